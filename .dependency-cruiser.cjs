@@ -1,0 +1,64 @@
+/**
+ * Layering rules (issue #2, STYLE.md "Domain-Driven Hexagon"):
+ *  - libraries never import apps; an app never imports another app;
+ *  - domain folders import no Nest, TypeORM, kafkajs, pg or undici code;
+ *  - the gateway client is framework-free outside its thin `nest/` adapter;
+ *  - no cycles.
+ */
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'A cycle means a boundary is wrong; do not patch it with forwardRef.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'libs-never-import-apps',
+      severity: 'error',
+      from: { path: '^libs/' },
+      to: { path: '^apps/' },
+    },
+    {
+      name: 'apps-do-not-import-each-other',
+      severity: 'error',
+      from: { path: '^apps/([^/]+)/' },
+      to: { path: '^apps/([^/]+)/', pathNot: '^apps/$1/' },
+    },
+    {
+      name: 'domain-is-framework-free',
+      severity: 'error',
+      comment: 'Domain code is pure: no Nest, ORM, broker, database or HTTP client imports.',
+      from: { path: '/domain/' },
+      to: {
+        path: 'node_modules/(@nestjs|typeorm|kafkajs|pg|undici|nestjs-pino|prom-client)(/|$)',
+      },
+    },
+    {
+      name: 'payment-gateway-is-framework-free',
+      severity: 'error',
+      from: { path: '^libs/payment-gateway/src/', pathNot: '^libs/payment-gateway/src/nest/' },
+      to: { path: 'node_modules/(@nestjs|typeorm|kafkajs)(/|$)' },
+    },
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^dist/|^node_modules/)' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      mainFields: ['main', 'types', 'typings'],
+    },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};

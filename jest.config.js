@@ -1,0 +1,62 @@
+/**
+ * Three tiers (STYLE.md §9):
+ *  - unit:        *.spec.ts beside the code, pure logic, no I/O.
+ *  - integration: *.int-spec.ts, against the real broker and the real PostgreSQL.
+ *  - e2e:         test/e2e/*.e2e-spec.ts, the apps and the sandbox as separate processes.
+ * `npm test` runs unit first, then integration and e2e inside scripts/with-infra.sh, which starts
+ * (or reuses, via KAFKA_BROKERS) the broker.
+ */
+const { readFileSync } = require('node:fs');
+const tsconfig = JSON.parse(readFileSync(`${__dirname}/tsconfig.json`, 'utf8'));
+
+const moduleNameMapper = {};
+for (const [alias, [target]] of Object.entries(tsconfig.compilerOptions.paths)) {
+  const from = `^${alias.replace('/*', '/(.*)')}$`;
+  moduleNameMapper[from] = `<rootDir>/${target.replace('/*', '/$1')}`;
+}
+
+const transform = {
+  '^.+\\.ts$': [
+    '@swc/jest',
+    {
+      jsc: {
+        parser: { syntax: 'typescript', decorators: true },
+        transform: { legacyDecorator: true, decoratorMetadata: true },
+        target: 'es2022',
+      },
+      module: { type: 'commonjs' },
+      sourceMaps: 'inline',
+    },
+  ],
+};
+
+const common = {
+  rootDir: __dirname,
+  transform,
+  moduleNameMapper,
+  testEnvironment: 'node',
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  modulePathIgnorePatterns: ['<rootDir>/dist/'],
+};
+
+module.exports = {
+  projects: [
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/{apps,libs,scripts,bench}/**/*.spec.ts'],
+    },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/{apps,libs,test}/**/*.int-spec.ts'],
+      testTimeout: 120000,
+    },
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+      testTimeout: 300000,
+    },
+  ],
+};

@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import { envVar } from './config';
+
+/** Reusable value schemas with readable expectations. */
+export const port = (fallback: number) =>
+  z.coerce
+    .number({ error: 'a TCP port number (1-65535)' })
+    .int('a TCP port number (1-65535)')
+    .min(1, 'a TCP port number (1-65535)')
+    .max(65535, 'a TCP port number (1-65535)')
+    .default(fallback);
+
+export const positiveInt = (fallback: number, what = 'a positive whole number') =>
+  z.coerce.number({ error: what }).int(what).positive(what).default(fallback);
+
+export const nonNegativeInt = (fallback: number, what = 'a whole number >= 0') =>
+  z.coerce.number({ error: what }).int(what).min(0, what).default(fallback);
+
+export const bool = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'one of true, false, 1, 0, yes, no' })
+    .transform((v) => v === 'true' || v === '1' || v === 'yes')
+    .default(fallback);
+
+const HOST_PORT = /^[A-Za-z0-9.-]+:\d{1,5}$/;
+
+export const brokerList = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((s) =>
+      s
+        .split(',')
+        .map((b) => b.trim())
+        .filter((b) => b.length > 0),
+    )
+    .pipe(
+      z
+        .array(z.string().regex(HOST_PORT, 'host:port'))
+        .min(1, 'a comma-separated list of host:port'),
+    );
+
+export const postgresUrl = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .refine((s) => /^postgres(ql)?:\/\/[^\s]+$/.test(s), 'a postgres:// connection URL');
+
+export const httpUrl = () =>
+  z.string().refine((s) => {
+    try {
+      const u = new URL(s);
+      return u.protocol === 'http:' || u.protocol === 'https:';
+    } catch {
+      return false;
+    }
+  }, 'an http(s) URL');
+
+export const logLevel = () =>
+  z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info');
+
+export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/payments';
+export const DEFAULT_KAFKA_BROKERS = '127.0.0.1:9092';
+
+/** Variables every app shares. */
+export const commonVars = {
+  logLevel: envVar('LOG_LEVEL', logLevel(), {
+    description: 'one of fatal, error, warn, info, debug, trace, silent',
+  }),
+  logPretty: envVar('LOG_PRETTY', bool(false), { description: 'true for human-readable logs' }),
+};
+
+export const kafkaVars = {
+  brokers: envVar('KAFKA_BROKERS', brokerList(DEFAULT_KAFKA_BROKERS), {
+    description: 'a comma-separated list of host:port (e.g. 127.0.0.1:9092)',
+  }),
+  clientId: envVar('KAFKA_CLIENT_ID', z.string().optional()),
+  topicPartitions: envVar('KAFKA_TOPIC_PARTITIONS', positiveInt(6), {
+    description: 'a positive whole number of partitions for topics created at start',
+  }),
+  partitionsConsumedConcurrently: envVar('KAFKA_CONSUMER_CONCURRENCY', positiveInt(3), {
+    description: 'a positive whole number of partitions handled at once',
+  }),
+};
+
+export const databaseVars = {
+  url: envVar('DATABASE_URL', postgresUrl(DEFAULT_DATABASE_URL), {
+    description: 'a postgres:// connection URL',
+    secret: false,
+  }),
+  poolSize: envVar('DATABASE_POOL_SIZE', positiveInt(10), {
+    description: 'a positive whole number of connections',
+  }),
+};

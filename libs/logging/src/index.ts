@@ -1,1 +1,5 @@
-export {};
+export * from './correlation';
+export * from './scrub';
+export * from './logger';
+export * from './logging.module';
+export { InjectPinoLogger, Logger, PinoLogger } from 'nestjs-pino';

@@ -10,11 +10,25 @@ import { APP_FILTER } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { Logger, LoggingModule, PinoLogger, currentCorrelationId } from '@payments/logging';
 import { HealthCheck } from './health-check';
-import { HttpErrorFilter } from './http-error.filter';
+import { ErrorBody, HttpErrorFilter } from './http-error.filter';
 import { ObservabilityModule } from './observability.module';
 import { provideHealthChecks } from './provide-health-checks';
 
 const PAN = '4111111111111111';
+
+interface HealthBody {
+  status: string;
+  info: Record<string, { status: string }>;
+  error: Record<string, { status: string; message?: string }>;
+}
+
+async function health(res: Response): Promise<HealthBody> {
+  return (await res.json()) as HealthBody;
+}
+
+async function errorBody(res: Response): Promise<ErrorBody> {
+  return (await res.json()) as ErrorBody;
+}
 
 @Injectable()
 class AlwaysUp implements HealthCheck {
@@ -107,10 +121,10 @@ describe('ObservabilityModule + LoggingModule over HTTP', () => {
   it('answers liveness and readiness with every component', async () => {
     const live = await fetch(`${base}/health/live`);
     expect(live.status).toBe(200);
-    expect((await live.json()).info).toEqual({ 'always-up': { status: 'up' } });
+    expect((await health(live)).info).toEqual({ 'always-up': { status: 'up' } });
     const ready = await fetch(`${base}/health/ready`);
     expect(ready.status).toBe(200);
-    expect(Object.keys((await ready.json()).info).sort()).toEqual(['derived', 'kafka', 'slow']);
+    expect(Object.keys((await health(ready)).info).sort()).toEqual(['derived', 'kafka', 'slow']);
   });
 
   it('answers 503 naming the failed component and the reason', async () => {
@@ -118,7 +132,7 @@ describe('ObservabilityModule + LoggingModule over HTTP', () => {
     try {
       const ready = await fetch(`${base}/health/ready`);
       expect(ready.status).toBe(503);
-      const body = await ready.json();
+      const body = await health(ready);
       expect(body.status).toBe('error');
       expect(body.error).toEqual({ kafka: { status: 'down', message: 'broker unreachable' } });
       expect(body.info.derived).toEqual({ status: 'up' });
@@ -175,7 +189,7 @@ describe('ObservabilityModule + LoggingModule over HTTP', () => {
   it('answers errors with code, message and errorId, never a stack or internals', async () => {
     const res = await fetch(`${base}/probe/boom`);
     expect(res.status).toBe(500);
-    const body = await res.json();
+    const body = await errorBody(res);
     expect(body).toEqual({
       error: {
         code: 'INTERNAL_ERROR',
@@ -189,13 +203,13 @@ describe('ObservabilityModule + LoggingModule over HTTP', () => {
 
     const rejected = await fetch(`${base}/probe/teapot`);
     expect(rejected.status).toBe(HttpStatus.UNPROCESSABLE_ENTITY);
-    expect((await rejected.json()).error).toMatchObject({
+    expect((await errorBody(rejected)).error).toMatchObject({
       code: 'AMOUNT_INVALID',
       message: 'amount must be > 0',
     });
 
     const missing = await fetch(`${base}/nowhere`);
     expect(missing.status).toBe(404);
-    expect((await missing.json()).error.code).toBe('NOT_FOUND');
+    expect((await errorBody(missing)).error.code).toBe('NOT_FOUND');
   });
 });

@@ -1,1 +1,3 @@
-export {};
+export * from './data-source';
+export * from './migrate';
+export * from './database.module';

@@ -1,1 +1,1 @@
-export {};
+export * from './test-database';

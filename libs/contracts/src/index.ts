@@ -1,1 +1,12 @@
-export {};
+export * from './topics';
+export * from './primitives';
+export * from './rejection-codes';
+export * from './commands';
+export * from './events';
+export * from './gateway';
+export * from './cloudevents';
+export * from './traceparent';
+export * from './card';
+export * from './sealing';
+export { findPlainCardData } from './plain-card-data';
+export { buildAsyncApiDocument } from './asyncapi';

@@ -1,0 +1,247 @@
+import { z } from 'zod';
+import { CE_HEADERS, CE_SOURCES, CE_SPECVERSION, ceType } from './cloudevents';
+import { COMMAND_SCHEMAS } from './commands';
+import { EVENT_SCHEMAS } from './events';
+import {
+  GatewayCallback,
+  GatewayFollowUpRequest,
+  GatewayResult,
+  GatewaySaleRequest,
+  GatewayStatusRequest,
+  StatusCheckHint,
+} from './gateway';
+import { RejectionCode } from './rejection-codes';
+import { TOPICS } from './topics';
+
+/**
+ * The AsyncAPI 3.0 description of our topics, built from the zod schemas so it cannot drift.
+ * `npm run asyncapi:generate` writes it to docs/asyncapi/asyncapi.json; a unit test fails when the
+ * published file differs from a fresh build.
+ */
+type JsonObject = Record<string, unknown>;
+
+const KAFKA_BINDING_VERSION = '0.5.0';
+
+function jsonSchema(schema: z.ZodType): JsonObject {
+  const out = z.toJSONSchema(schema, { target: 'draft-7', io: 'input' }) as JsonObject;
+  delete out.$schema;
+  return out;
+}
+
+const pascal = (s: string) =>
+  s
+    .split(/[-_.\s]/)
+    .filter(Boolean)
+    .map((w) => w[0].toUpperCase() + w.slice(1))
+    .join('');
+
+interface MessageSpec {
+  /** key under components.messages / components.schemas */
+  name: string;
+  title: string;
+  schema: z.ZodType;
+  ceType: string;
+  ceSource: string;
+}
+
+const cloudEventHeaders = (type: string, source: string): JsonObject => ({
+  type: 'object',
+  required: [
+    CE_HEADERS.specversion,
+    CE_HEADERS.id,
+    CE_HEADERS.type,
+    CE_HEADERS.source,
+    CE_HEADERS.subject,
+    CE_HEADERS.time,
+    CE_HEADERS.contentType,
+  ],
+  properties: {
+    [CE_HEADERS.specversion]: { type: 'string', const: CE_SPECVERSION },
+    [CE_HEADERS.id]: {
+      type: 'string',
+      description: 'Stable across redelivery (the outbox row id); consumers deduplicate on it.',
+    },
+    [CE_HEADERS.type]: { type: 'string', const: type },
+    [CE_HEADERS.source]: { type: 'string', examples: [source] },
+    [CE_HEADERS.subject]: { type: 'string', format: 'uuid', description: 'The payment id.' },
+    [CE_HEADERS.time]: { type: 'string', format: 'date-time' },
+    [CE_HEADERS.contentType]: { type: 'string', const: 'application/json' },
+    [CE_HEADERS.traceparent]: {
+      type: 'string',
+      pattern: '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$',
+      description: 'W3C Trace Context.',
+    },
+    [CE_HEADERS.tracestate]: { type: 'string' },
+  },
+});
+
+const commandMessages: MessageSpec[] = Object.entries(COMMAND_SCHEMAS).map(([type, schema]) => ({
+  name: `${pascal(type)}Command`,
+  title: `${type} command`,
+  schema,
+  ceType: ceType.command(type),
+  ceSource: '/merchant-platform/<service>',
+}));
+
+const eventMessages: MessageSpec[] = Object.entries(EVENT_SCHEMAS).map(([type, schema]) => ({
+  name: `${pascal(type)}Event`,
+  title: `${type} event`,
+  schema,
+  ceType: ceType.event(type),
+  ceSource: CE_SOURCES.orchestrator,
+}));
+
+const requestMessages: MessageSpec[] = [
+  {
+    name: 'GatewaySaleRequest',
+    title: 'sale or preauth request',
+    schema: GatewaySaleRequest,
+    ceType: ceType.gatewayRequest('<operation>'),
+    ceSource: CE_SOURCES.orchestrator,
+  },
+  {
+    name: 'GatewayFollowUpRequest',
+    title: 'capture, void or return request',
+    schema: GatewayFollowUpRequest,
+    ceType: ceType.gatewayRequest('<operation>'),
+    ceSource: CE_SOURCES.orchestrator,
+  },
+  {
+    name: 'GatewayStatusRequest',
+    title: 'status request',
+    schema: GatewayStatusRequest,
+    ceType: ceType.gatewayRequest('status'),
+    ceSource: CE_SOURCES.orchestrator,
+  },
+];
+
+const resultMessages: MessageSpec[] = [
+  {
+    name: 'GatewayResult',
+    title: 'classified gateway result',
+    schema: GatewayResult,
+    ceType: ceType.gatewayResult('<operation>'),
+    ceSource: CE_SOURCES.gatewayAdapter,
+  },
+];
+
+const callbackMessages: MessageSpec[] = [
+  {
+    name: 'GatewayCallback',
+    title: 'verified gateway notification',
+    schema: GatewayCallback,
+    ceType: ceType.callback('callback'),
+    ceSource: CE_SOURCES.callbackIngest,
+  },
+  {
+    name: 'StatusCheckHint',
+    title: 'unverified notification: status check hint',
+    schema: StatusCheckHint,
+    ceType: ceType.callback('status-check-hint'),
+    ceSource: CE_SOURCES.callbackIngest,
+  },
+];
+
+interface ChannelSpec {
+  id: string;
+  address: string;
+  description: string;
+  messages: MessageSpec[];
+  /** From the orchestrator's point of view. */
+  action: 'send' | 'receive';
+}
+
+const channels: ChannelSpec[] = [
+  {
+    id: 'commands',
+    address: TOPICS.commands,
+    description: 'Payment commands from internal services.',
+    messages: commandMessages,
+    action: 'receive',
+  },
+  {
+    id: 'events',
+    address: TOPICS.events,
+    description:
+      'The authoritative lifecycle and outcome events of payments, per payment in version order.',
+    messages: eventMessages,
+    action: 'send',
+  },
+  {
+    id: 'gatewayRequests',
+    address: TOPICS.gatewayRequests,
+    description: 'One gateway operation for the gateway-adapter to perform.',
+    messages: requestMessages,
+    action: 'send',
+  },
+  {
+    id: 'gatewayResults',
+    address: TOPICS.gatewayResults,
+    description: 'The classified result of a gateway request.',
+    messages: resultMessages,
+    action: 'receive',
+  },
+  {
+    id: 'gatewayCallbacks',
+    address: TOPICS.gatewayCallbacks,
+    description: 'Verified gateway notifications and status-check hints.',
+    messages: callbackMessages,
+    action: 'receive',
+  },
+];
+
+const ref = (path: string) => ({ $ref: path });
+
+export function buildAsyncApiDocument(): JsonObject {
+  const schemas: JsonObject = { RejectionCode: jsonSchema(RejectionCode) };
+  const messages: JsonObject = {};
+  const channelObjects: JsonObject = {};
+  const operations: JsonObject = {};
+
+  for (const channel of channels) {
+    const channelMessages: JsonObject = {};
+    for (const m of channel.messages) {
+      schemas[m.name] = jsonSchema(m.schema);
+      schemas[`${m.name}Headers`] = cloudEventHeaders(m.ceType, m.ceSource);
+      messages[m.name] = {
+        name: m.name,
+        title: m.title,
+        contentType: 'application/json',
+        headers: ref(`#/components/schemas/${m.name}Headers`),
+        payload: ref(`#/components/schemas/${m.name}`),
+        bindings: {
+          kafka: {
+            key: { type: 'string', format: 'uuid', description: 'The payment id.' },
+            bindingVersion: KAFKA_BINDING_VERSION,
+          },
+        },
+      };
+      channelMessages[m.name] = ref(`#/components/messages/${m.name}`);
+    }
+    channelObjects[channel.id] = {
+      address: channel.address,
+      description: `${channel.description} Dead letters go to \`${channel.address}.dlq\`.`,
+      messages: channelMessages,
+      bindings: { kafka: { bindingVersion: KAFKA_BINDING_VERSION } },
+    };
+    operations[`${channel.action}${pascal(channel.id)}`] = {
+      action: channel.action,
+      channel: ref(`#/channels/${channel.id}`),
+      messages: channel.messages.map((m) => ref(`#/channels/${channel.id}/messages/${m.name}`)),
+    };
+  }
+
+  return {
+    asyncapi: '3.0.0',
+    info: {
+      title: 'Payments orchestrator',
+      version: '1.0.0',
+      description:
+        "Kafka topics of the payment orchestration service. Values are JSON; headers follow the CloudEvents 1.0 Kafka binding in binary mode plus W3C traceparent. Record keys are payment ids. Operations are described from the orchestrator's point of view. Generated from libs/contracts; do not edit by hand.",
+    },
+    defaultContentType: 'application/json',
+    channels: channelObjects,
+    operations,
+    components: { schemas, messages },
+  };
+}

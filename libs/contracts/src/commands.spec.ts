@@ -1,0 +1,73 @@
+import { parseCommand } from './commands';
+import { captureCommand, saleCommand, voidCommand } from './testing';
+
+const fail = (input: unknown) => {
+  const r = parseCommand(input);
+  if (r.ok) throw new Error('expected a rejection');
+  return r;
+};
+
+describe('parseCommand', () => {
+  it('accepts a valid sale, capture and void (object, JSON string and bytes)', () => {
+    const sale = saleCommand();
+    expect(parseCommand(sale)).toEqual({ ok: true, command: sale });
+    expect(parseCommand(JSON.stringify(captureCommand())).ok).toBe(true);
+    expect(parseCommand(Buffer.from(JSON.stringify(voidCommand()))).ok).toBe(true);
+  });
+
+  it('MALFORMED: not JSON, not an object', () => {
+    expect(fail('{nope').reason).toBe('MALFORMED');
+    expect(fail([1, 2]).reason).toBe('MALFORMED');
+    expect(fail(null).reason).toBe('MALFORMED');
+  });
+
+  it('UNKNOWN_TYPE, with whatever ids were readable', () => {
+    const r = fail({ ...captureCommand(), type: 'teleport' });
+    expect(r.reason).toBe('UNKNOWN_TYPE');
+    expect(r.ids.paymentId).toBe(captureCommand().paymentId);
+    expect(r.ids.type).toBe('teleport');
+  });
+
+  it.each([
+    ['float amount', { amount: { minor: 10.5, currency: 'EUR' } }, '$.amount.minor'],
+    ['negative amount', { amount: { minor: -1, currency: 'EUR' } }, '$.amount.minor'],
+    ['unsafe integer', { amount: { minor: 2 ** 53, currency: 'EUR' } }, '$.amount.minor'],
+    ['lower-case currency', { amount: { minor: 1, currency: 'eur' } }, '$.amount.currency'],
+    ['bad uuid', { paymentId: 'p-1' }, '$.paymentId'],
+    ['bad time', { occurredAt: 'yesterday' }, '$.occurredAt'],
+    ['bad email', { customer: { email: 'x', ipAddress: '203.0.113.7' } }, '$.customer.email'],
+    ['bad sealed card', { sealedCard: 'not-sealed' }, '$.sealedCard'],
+    ['unknown field', { colour: 'red' }, '$'],
+  ])('SCHEMA_INVALID: %s', (_name, patch, path) => {
+    const r = fail({ ...saleCommand(), ...patch });
+    expect(r.reason).toBe('SCHEMA_INVALID');
+    expect(r.details.map((d) => d.path)).toContain(path);
+  });
+
+  it.each([
+    ['card number field', { cardNumber: '4111111111111111' }],
+    ['snake_case gateway field', { credit_card_number: '4111111111111111' }],
+    ['cvv nested', { customer: { email: 'a@b.co', ipAddress: '203.0.113.7', cvv: '123' } }],
+    ['pan in a free-text field', { order: { description: 'card 4111111111111111 pls' } }],
+    ['grouped pan in free text', { order: { description: 'card 4111-1111-1111-1111' } }],
+    ['expiry fields', { expire_month: 12, expire_year: 2030 }],
+    ['a card object', { card: { holder: 'X' } }],
+  ])('PLAIN_CARD_DATA: %s, reported by path without the value', (_name, patch) => {
+    const r = fail({ ...saleCommand(), ...patch });
+    expect(r.reason).toBe('PLAIN_CARD_DATA');
+    expect(JSON.stringify(r.details)).not.toMatch(/4111|123"/);
+  });
+
+  it('PLAIN_CARD_DATA wins over UNKNOWN_TYPE and schema errors', () => {
+    expect(fail({ type: '??', pan: '4111111111111111' }).reason).toBe('PLAIN_CARD_DATA');
+  });
+
+  it('does not mistake ids, amounts or non-Luhn digit runs for card numbers', () => {
+    const sale = saleCommand({
+      order: { description: 'ref 1234567890123 and 00000000-0000-0000-0000-000000000000' },
+      amount: { minor: 4_111_111_111_111, currency: 'EUR' },
+    });
+    // 1234567890123 fails Luhn; 4111111111111 (13 digits) fails Luhn too.
+    expect(parseCommand(sale).ok).toBe(true);
+  });
+});

@@ -1,0 +1,236 @@
+import { z } from 'zod';
+import { findPlainCardData } from './plain-card-data';
+import { Instant, MerchantRef, Money, SealedCard, Uuid } from './primitives';
+import type { RejectionCode } from './rejection-codes';
+
+/** Fields every command carries. `commandId` is the idempotency key (DESIGN.md guarantee 1). */
+const commandBase = {
+  commandId: Uuid,
+  paymentId: Uuid,
+  merchant: MerchantRef,
+  occurredAt: Instant,
+};
+
+export const BillingAddress = z.strictObject({
+  address1: z.string().min(1).max(50),
+  city: z.string().min(1).max(50),
+  zipCode: z.string().min(1).max(10),
+  /** ISO 3166-1 alpha-2. */
+  country: z.string().regex(/^[A-Z]{2}$/, 'an ISO 3166-1 alpha-2 country code'),
+  /** Required by the gateway for US, CA and AU. */
+  state: z.string().min(1).max(2).optional(),
+});
+export type BillingAddress = z.infer<typeof BillingAddress>;
+
+export const Customer = z.strictObject({
+  email: z.email().max(50),
+  ipAddress: z.union([z.ipv4(), z.ipv6()]),
+  phone: z
+    .string()
+    .regex(/^\+?\d{6,15}$/, 'a full international phone number')
+    .optional(),
+  firstName: z.string().min(1).max(50).optional(),
+  lastName: z.string().min(1).max(50).optional(),
+  /** YYYYMMDD */
+  birthday: z
+    .string()
+    .regex(/^\d{8}$/)
+    .optional(),
+  ssnLastFour: z
+    .string()
+    .regex(/^\d{4}$/)
+    .optional(),
+});
+export type Customer = z.infer<typeof Customer>;
+
+/** 3-D Secure 2 browser data (facts §5), collected by the merchant's checkout page. */
+export const BrowserInfo = z.strictObject({
+  acceptHeader: z.string().max(2048),
+  userAgent: z.string().max(2048),
+  acceptLanguage: z.string().max(8),
+  javascriptEnabled: z.boolean(),
+  javaEnabled: z.boolean(),
+  colorDepth: z.number().int().min(1).max(99),
+  screenWidth: z.number().int().min(0).max(99999),
+  screenHeight: z.number().int().min(0).max(99999),
+  timeZoneOffsetMinutes: z.number().int().min(-900).max(900),
+});
+export type BrowserInfo = z.infer<typeof BrowserInfo>;
+
+const paymentInitiation = {
+  ...commandBase,
+  amount: Money,
+  order: z.strictObject({
+    description: z.string().min(1).max(65535),
+    /** Echoed by the gateway in callbacks (`merchantdata`). */
+    merchantData: z.string().max(1024).optional(),
+  }),
+  customer: Customer,
+  billingAddress: BillingAddress,
+  /** Where the payer's browser returns after 3-D Secure. */
+  redirectUrl: z.url(),
+  browser: BrowserInfo.optional(),
+  /** The card, sealed to the gateway-adapter's key with the payment id as associated data. */
+  sealedCard: SealedCard,
+};
+
+export const SaleCommand = z.strictObject({ type: z.literal('sale'), ...paymentInitiation });
+export const PreauthCommand = z.strictObject({ type: z.literal('preauth'), ...paymentInitiation });
+
+/** Capture of an authorized preauth; without `amount` the remaining authorized amount. */
+export const CaptureCommand = z.strictObject({
+  type: z.literal('capture'),
+  ...commandBase,
+  amount: Money.optional(),
+});
+
+/** Void of an authorized, uncaptured preauth. Always whole; an `amount` must equal the authorized one. */
+export const VoidCommand = z.strictObject({
+  type: z.literal('void'),
+  ...commandBase,
+  amount: Money.optional(),
+  comment: z.string().min(1).max(50).optional(),
+});
+
+/** Return after final success; without `amount` the whole remaining balance. */
+export const ReturnCommand = z.strictObject({
+  type: z.literal('return'),
+  ...commandBase,
+  amount: Money.optional(),
+  comment: z.string().min(1).max(50).optional(),
+});
+
+/** Asks for a status query of the operation in flight now, instead of waiting for the next poll. */
+export const RefreshStatusCommand = z.strictObject({
+  type: z.literal('refresh-status'),
+  ...commandBase,
+});
+
+export const PaymentCommand = z.discriminatedUnion('type', [
+  SaleCommand,
+  PreauthCommand,
+  CaptureCommand,
+  VoidCommand,
+  ReturnCommand,
+  RefreshStatusCommand,
+]);
+
+export type SaleCommand = z.infer<typeof SaleCommand>;
+export type PreauthCommand = z.infer<typeof PreauthCommand>;
+export type CaptureCommand = z.infer<typeof CaptureCommand>;
+export type VoidCommand = z.infer<typeof VoidCommand>;
+export type ReturnCommand = z.infer<typeof ReturnCommand>;
+export type RefreshStatusCommand = z.infer<typeof RefreshStatusCommand>;
+export type PaymentCommand = z.infer<typeof PaymentCommand>;
+export type CommandType = PaymentCommand['type'];
+
+export const COMMAND_SCHEMAS = {
+  sale: SaleCommand,
+  preauth: PreauthCommand,
+  capture: CaptureCommand,
+  void: VoidCommand,
+  return: ReturnCommand,
+  'refresh-status': RefreshStatusCommand,
+} as const satisfies Record<CommandType, z.ZodType>;
+
+export const COMMAND_TYPES = Object.keys(COMMAND_SCHEMAS) as CommandType[];
+
+export interface ParseIssue {
+  path: string;
+  message: string;
+}
+
+export type ParseCommandResult =
+  | { ok: true; command: PaymentCommand }
+  | {
+      ok: false;
+      reason: Extract<
+        RejectionCode,
+        'MALFORMED' | 'UNKNOWN_TYPE' | 'SCHEMA_INVALID' | 'PLAIN_CARD_DATA'
+      >;
+      details: ParseIssue[];
+      /** Whatever identifiers could be read, so a rejection event can be addressed. */
+      ids: { commandId?: string; paymentId?: string; type?: string };
+    };
+
+function isCommandType(t: unknown): t is CommandType {
+  return typeof t === 'string' && Object.hasOwn(COMMAND_SCHEMAS, t);
+}
+
+function readIds(o: Record<string, unknown>): {
+  commandId?: string;
+  paymentId?: string;
+  type?: string;
+} {
+  const ids: { commandId?: string; paymentId?: string; type?: string } = {};
+  if (typeof o.commandId === 'string' && Uuid.safeParse(o.commandId).success)
+    ids.commandId = o.commandId;
+  if (typeof o.paymentId === 'string' && Uuid.safeParse(o.paymentId).success)
+    ids.paymentId = o.paymentId;
+  if (typeof o.type === 'string') ids.type = o.type.slice(0, 64);
+  return ids;
+}
+
+/**
+ * Validates an untrusted command: a JSON string or bytes, or an already-parsed value.
+ * Order matters: the plain-card check runs before the schema, so a command with card data is
+ * always reported as PLAIN_CARD_DATA and never echoes its values in schema issue details.
+ */
+export function parseCommand(input: unknown): ParseCommandResult {
+  let value: unknown = input;
+  if (typeof input === 'string' || input instanceof Uint8Array) {
+    try {
+      value = JSON.parse(typeof input === 'string' ? input : Buffer.from(input).toString('utf8'));
+    } catch {
+      return {
+        ok: false,
+        reason: 'MALFORMED',
+        details: [{ path: '$', message: 'not valid JSON' }],
+        ids: {},
+      };
+    }
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return {
+      ok: false,
+      reason: 'MALFORMED',
+      details: [{ path: '$', message: 'a command is a JSON object' }],
+      ids: {},
+    };
+  }
+  const record = value as Record<string, unknown>;
+  const ids = readIds(record);
+  const cardPaths = findPlainCardData(record);
+  if (cardPaths.length > 0) {
+    return {
+      ok: false,
+      reason: 'PLAIN_CARD_DATA',
+      details: cardPaths.map((path) => ({
+        path,
+        message: 'clear card data; send the card sealed as sealedCard',
+      })),
+      ids,
+    };
+  }
+  if (!isCommandType(record.type)) {
+    return {
+      ok: false,
+      reason: 'UNKNOWN_TYPE',
+      details: [{ path: '$.type', message: `one of ${COMMAND_TYPES.join(', ')}` }],
+      ids,
+    };
+  }
+  const parsed = PaymentCommand.safeParse(record);
+  if (!parsed.success) {
+    return {
+      ok: false,
+      reason: 'SCHEMA_INVALID',
+      details: parsed.error.issues.map((issue) => ({
+        path: ['$', ...issue.path.map(String)].join('.'),
+        message: issue.message,
+      })),
+      ids,
+    };
+  }
+  return { ok: true, command: parsed.data };
+}

@@ -1,0 +1,211 @@
+import { z } from 'zod';
+import {
+  CardSummary,
+  Instant,
+  MerchantRef,
+  Money,
+  PayerAction,
+  PaymentOperation,
+  Uuid,
+} from './primitives';
+import { RejectionCode } from './rejection-codes';
+
+/**
+ * Events on `payments.events.v1`, the authoritative lifecycle of a payment. Every event carries the
+ * payment id, the command that caused it, a per-payment version (1, 2, 3, … with no gaps) and the
+ * time. Amounts are Money; card data is at most BIN, last four and brand.
+ */
+const eventBase = {
+  paymentId: Uuid,
+  commandId: Uuid,
+  version: z.number().int().min(1),
+  occurredAt: Instant,
+};
+
+/** Which gateway request an event is about; `requestId` is stable across resends. */
+const operationRef = {
+  operation: PaymentOperation,
+  requestId: Uuid,
+};
+
+const event = <T extends string, S extends z.ZodRawShape>(type: T, shape: S) =>
+  z.strictObject({ type: z.literal(type), ...eventBase, ...shape });
+
+/** A sale, preauth, capture, void or return was decided and its gateway request issued. */
+export const OperationRequested = event('operation-requested', {
+  ...operationRef,
+  amount: Money,
+  clientOrderId: z.string().min(1).max(128),
+  /** Present on the first event of a payment (sale or preauth). */
+  merchant: MerchantRef.optional(),
+});
+
+/** The gateway took the request; the outcome follows through status or callback. */
+export const AcceptedByGateway = event('accepted-by-gateway', {
+  ...operationRef,
+  gatewayOrderId: z.string().min(1).max(128).optional(),
+});
+
+/** The payer must act: 3-D Secure challenge or hosted form. */
+export const ActionRequired = event('action-required', {
+  ...operationRef,
+  action: PayerAction,
+});
+
+/**
+ * The request may or may not have reached the gateway, or the gateway itself reports `unknown`.
+ * Only a status reply or a verified callback resolves it. `alert` is set once it has lasted an hour.
+ */
+export const OutcomeUnknown = event('outcome-unknown', {
+  ...operationRef,
+  since: Instant,
+  alert: z.boolean(),
+});
+
+/** A sale was approved: the money is taken. */
+export const Approved = event('approved', {
+  requestId: Uuid,
+  amount: Money,
+  gatewayOrderId: z.string().max(128).optional(),
+  approvalCode: z.string().max(64).optional(),
+  card: CardSummary.optional(),
+});
+
+/** A preauth was approved: the amount is on hold. */
+export const Authorized = event('authorized', {
+  requestId: Uuid,
+  amount: Money,
+  gatewayOrderId: z.string().max(128).optional(),
+  approvalCode: z.string().max(64).optional(),
+  card: CardSummary.optional(),
+});
+
+const gatewayError = {
+  code: z.string().max(64).optional(),
+  message: z.string().max(1024).optional(),
+};
+
+/** The issuer or the gateway declined the operation. For capture/void/return the payment keeps its earlier state. */
+export const Declined = event('declined', {
+  ...operationRef,
+  ...gatewayError,
+  card: CardSummary.optional(),
+});
+
+/**
+ * The operation ended without success for a reason other than a decline: gateway `error` or
+ * `filtered` status, the gateway refused the request (`rejected`), or it could not be sent (`not-sent`).
+ */
+export const Failed = event('failed', {
+  ...operationRef,
+  reason: z.enum(['error', 'filtered', 'rejected', 'not-sent']),
+  ...gatewayError,
+});
+
+export const Captured = event('captured', {
+  requestId: Uuid,
+  amount: Money,
+  totalCaptured: Money,
+  remainingAuthorized: Money,
+});
+
+export const Voided = event('voided', {
+  requestId: Uuid,
+  /** The hold released. */
+  amount: Money,
+});
+
+export const Returned = event('returned', {
+  requestId: Uuid,
+  amount: Money,
+  totalReturned: Money,
+  /** What is still returnable (captured minus returned). */
+  remainingBalance: Money,
+  /** True when the return cancelled an uncaptured preauth (released the hold). */
+  holdReleased: z.boolean(),
+});
+
+/** An authorization reached its hold expiry uncaptured; `action` says what the saga does about it. */
+export const HoldExpired = event('hold-expired', {
+  action: z.enum(['void', 'report']),
+  amount: Money,
+});
+
+export const CommandRejected = event('command-rejected', {
+  /** The `type` of the rejected command as sent (may be unknown to us: UNKNOWN_TYPE). */
+  commandType: z.string().min(1).max(64),
+  reason: RejectionCode,
+  message: z.string().max(1024),
+});
+
+export const PaymentEvent = z.discriminatedUnion('type', [
+  OperationRequested,
+  AcceptedByGateway,
+  ActionRequired,
+  OutcomeUnknown,
+  Approved,
+  Authorized,
+  Declined,
+  Failed,
+  Captured,
+  Voided,
+  Returned,
+  HoldExpired,
+  CommandRejected,
+]);
+
+export type OperationRequested = z.infer<typeof OperationRequested>;
+export type AcceptedByGateway = z.infer<typeof AcceptedByGateway>;
+export type ActionRequired = z.infer<typeof ActionRequired>;
+export type OutcomeUnknown = z.infer<typeof OutcomeUnknown>;
+export type Approved = z.infer<typeof Approved>;
+export type Authorized = z.infer<typeof Authorized>;
+export type Declined = z.infer<typeof Declined>;
+export type Failed = z.infer<typeof Failed>;
+export type Captured = z.infer<typeof Captured>;
+export type Voided = z.infer<typeof Voided>;
+export type Returned = z.infer<typeof Returned>;
+export type HoldExpired = z.infer<typeof HoldExpired>;
+export type CommandRejected = z.infer<typeof CommandRejected>;
+export type PaymentEvent = z.infer<typeof PaymentEvent>;
+export type PaymentEventType = PaymentEvent['type'];
+
+export const EVENT_SCHEMAS = {
+  'operation-requested': OperationRequested,
+  'accepted-by-gateway': AcceptedByGateway,
+  'action-required': ActionRequired,
+  'outcome-unknown': OutcomeUnknown,
+  approved: Approved,
+  authorized: Authorized,
+  declined: Declined,
+  failed: Failed,
+  captured: Captured,
+  voided: Voided,
+  returned: Returned,
+  'hold-expired': HoldExpired,
+  'command-rejected': CommandRejected,
+} as const satisfies Record<PaymentEventType, z.ZodType>;
+
+export type ParseEventResult =
+  | { ok: true; event: PaymentEvent }
+  | { ok: false; reason: 'MALFORMED' | 'SCHEMA_INVALID'; details: string[] };
+
+/** For consumers of `payments.events.v1`. */
+export function parseEvent(input: unknown): ParseEventResult {
+  let value = input;
+  if (typeof input === 'string') {
+    try {
+      value = JSON.parse(input);
+    } catch {
+      return { ok: false, reason: 'MALFORMED', details: ['not valid JSON'] };
+    }
+  }
+  const parsed = PaymentEvent.safeParse(value);
+  return parsed.success
+    ? { ok: true, event: parsed.data }
+    : {
+        ok: false,
+        reason: 'SCHEMA_INVALID',
+        details: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`),
+      };
+}

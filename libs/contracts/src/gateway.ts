@@ -1,0 +1,167 @@
+import { z } from 'zod';
+import { Customer, BillingAddress, BrowserInfo } from './commands';
+import {
+  CardSummary,
+  GatewayOperation,
+  GatewayStatus,
+  Instant,
+  MerchantRef,
+  Money,
+  PaymentOperation,
+  SealedCard,
+  Uuid,
+} from './primitives';
+
+/**
+ * Messages between the orchestrator and the gateway-adapter, and from callback-ingest.
+ *  - `payments.gateway.requests.v1`: GatewayRequest (orchestrator → adapter)
+ *  - `payments.gateway.results.v1`: GatewayResult (adapter → orchestrator)
+ *  - `payments.gateway.callbacks.v1`: GatewayCallback | StatusCheckHint (callback-ingest → orchestrator)
+ */
+
+const ClientOrderId = z.string().min(1).max(128);
+const GatewayOrderId = z.string().min(1).max(128);
+
+const requestBase = {
+  /** Stable id of this one intended operation; a resend keeps it, so the adapter can deduplicate. */
+  requestId: Uuid,
+  paymentId: Uuid,
+  merchant: MerchantRef,
+  /** `client_orderid`: unique per endpoint, the same for every resend. */
+  clientOrderId: ClientOrderId,
+  /** 1 for the first send; a resend after a not-sent result counts up. */
+  attempt: z.number().int().min(1),
+  requestedAt: Instant,
+};
+
+export const GatewaySaleRequest = z.strictObject({
+  operation: z.enum(['sale', 'preauth']),
+  ...requestBase,
+  amount: Money,
+  orderDescription: z.string().min(1).max(65535),
+  merchantData: z.string().max(1024).optional(),
+  customer: Customer,
+  billingAddress: BillingAddress,
+  redirectUrl: z.url(),
+  browser: BrowserInfo.optional(),
+  sealedCard: SealedCard,
+});
+
+/** Capture, void and return reference the original transaction (`orderid`). */
+export const GatewayFollowUpRequest = z.strictObject({
+  operation: z.enum(['capture', 'void', 'return']),
+  ...requestBase,
+  gatewayOrderId: GatewayOrderId,
+  /** Absent means the whole amount (full capture, whole void, full return). */
+  amount: Money.optional(),
+  comment: z.string().max(50).optional(),
+});
+
+/** Status query for an earlier request (`subjectRequestId`). */
+export const GatewayStatusRequest = z.strictObject({
+  operation: z.literal('status'),
+  ...requestBase,
+  subjectRequestId: Uuid,
+  subjectOperation: PaymentOperation,
+  gatewayOrderId: GatewayOrderId.optional(),
+});
+
+export const GatewayRequest = z.discriminatedUnion('operation', [
+  GatewaySaleRequest,
+  GatewayFollowUpRequest,
+  GatewayStatusRequest,
+]);
+export type GatewaySaleRequest = z.infer<typeof GatewaySaleRequest>;
+export type GatewayFollowUpRequest = z.infer<typeof GatewayFollowUpRequest>;
+export type GatewayStatusRequest = z.infer<typeof GatewayStatusRequest>;
+export type GatewayRequest = z.infer<typeof GatewayRequest>;
+
+/**
+ * What the gateway says about a transaction: the reply to a status query, the body of a
+ * synchronous reply, or a verified callback. `html` / `redirectUrl` come with `processing` when
+ * the payer must act (3-D Secure, hosted form).
+ */
+export const GatewayStatusReport = z.strictObject({
+  status: GatewayStatus,
+  gatewayOrderId: GatewayOrderId.optional(),
+  /** As reported by the gateway, converted to minor units at the edge. */
+  amount: Money.optional(),
+  /** `transaction-type` / callback `type`: sale, preauth, capture, reversal, chargeback, … */
+  transactionType: z.string().max(32).optional(),
+  html: z.string().min(1).max(65536).optional(),
+  redirectUrl: z.url().optional(),
+  approvalCode: z.string().max(64).optional(),
+  errorCode: z.string().max(64).optional(),
+  errorMessage: z.string().max(1024).optional(),
+  card: CardSummary.optional(),
+});
+export type GatewayStatusReport = z.infer<typeof GatewayStatusReport>;
+
+/**
+ * The adapter's classification of one request (STYLE.md practice 4):
+ *  - accepted: the gateway took it (`report` when the reply already says more than "processing",
+ *    `redirectUrl` for hosted forms);
+ *  - rejected: the gateway refused it (validation error); nothing happened;
+ *  - not-sent: it provably never left (breaker open, rate limited, connect refused); safe to resend;
+ *  - unknown: it may have been processed (timeout, 5xx, connection lost after sending).
+ */
+export const GatewayClassification = z.discriminatedUnion('kind', [
+  z.strictObject({
+    kind: z.literal('accepted'),
+    gatewayOrderId: GatewayOrderId.optional(),
+    report: GatewayStatusReport.optional(),
+    redirectUrl: z.url().optional(),
+  }),
+  z.strictObject({
+    kind: z.literal('rejected'),
+    code: z.string().max(64),
+    message: z.string().max(1024),
+  }),
+  z.strictObject({
+    kind: z.literal('not-sent'),
+    reason: z.string().max(256),
+  }),
+  z.strictObject({
+    kind: z.literal('unknown'),
+    reason: z.string().max(256),
+  }),
+]);
+export type GatewayClassification = z.infer<typeof GatewayClassification>;
+
+export const GatewayResult = z.strictObject({
+  requestId: Uuid,
+  paymentId: Uuid,
+  operation: GatewayOperation,
+  /** For `status`: the request whose status was asked. */
+  subjectRequestId: Uuid.optional(),
+  attempt: z.number().int().min(1),
+  result: GatewayClassification,
+  completedAt: Instant,
+});
+export type GatewayResult = z.infer<typeof GatewayResult>;
+
+/** A server callback (or browser return) whose checksum callback-ingest verified. */
+export const GatewayCallback = z.strictObject({
+  kind: z.literal('callback'),
+  /** Stable id of the notification (e.g. hash of the verified parameters), for inbox dedupe. */
+  notificationId: z.string().min(1).max(128),
+  paymentId: Uuid,
+  clientOrderId: ClientOrderId,
+  source: z.enum(['server-callback', 'browser-return']),
+  report: GatewayStatusReport.extend({ gatewayOrderId: GatewayOrderId }),
+  receivedAt: Instant,
+});
+export type GatewayCallback = z.infer<typeof GatewayCallback>;
+
+/** A callback that failed verification or carried too little: changes nothing, may prompt a status query. */
+export const StatusCheckHint = z.strictObject({
+  kind: z.literal('status-check-hint'),
+  notificationId: z.string().min(1).max(128),
+  paymentId: Uuid,
+  reason: z.enum(['checksum-mismatch', 'incomplete', 'browser-return']),
+  receivedAt: Instant,
+});
+export type StatusCheckHint = z.infer<typeof StatusCheckHint>;
+
+export const CallbackMessage = z.discriminatedUnion('kind', [GatewayCallback, StatusCheckHint]);
+export type CallbackMessage = z.infer<typeof CallbackMessage>;

@@ -1,0 +1,90 @@
+import { z } from 'zod';
+
+/** Identifiers are RFC 4122 UUIDs (any version; producers usually send v4 or v7). */
+export const Uuid = z.uuid();
+
+/** ISO 8601 instant with an offset or `Z`, e.g. `2025-01-31T12:00:00.000Z`. */
+export const Instant = z.iso.datetime({ offset: true });
+
+/** ISO 4217 alphabetic code: three upper-case letters. */
+export const CurrencyCode = z
+  .string()
+  .regex(/^[A-Z]{3}$/, 'an ISO 4217 code (three upper-case letters)');
+
+/**
+ * Money: integer minor units plus currency. Never a float; the decimal string the gateway wants is
+ * produced at the gateway edge from the currency's exponent.
+ */
+export const Money = z.strictObject({
+  minor: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  currency: CurrencyCode,
+});
+export type Money = z.infer<typeof Money>;
+
+/** Which merchant endpoint of the gateway the payment runs on. */
+export const MerchantRef = z.strictObject({
+  endpointId: z.string().regex(/^\d{1,19}$/, 'the gateway endpoint id (digits)'),
+  merchantId: z.string().min(1).max(64).optional(),
+});
+export type MerchantRef = z.infer<typeof MerchantRef>;
+
+/** The most of a card that may leave the adapter: BIN, last four digits, brand. */
+export const CardSummary = z.strictObject({
+  bin: z
+    .string()
+    .regex(/^\d{6,8}$/)
+    .optional(),
+  lastFour: z
+    .string()
+    .regex(/^\d{4}$/)
+    .optional(),
+  brand: z.string().min(1).max(32).optional(),
+});
+export type CardSummary = z.infer<typeof CardSummary>;
+
+/**
+ * A card sealed to the gateway-adapter's public key (see sealing.ts):
+ * `v1.<keyId>.<wrappedKey>.<iv>.<ciphertext>.<tag>`, every part base64url, keyId may be empty.
+ */
+export const SealedCard = z
+  .string()
+  .max(8192)
+  .regex(
+    /^v1\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/,
+    'a sealed card envelope (v1.<kid>.<key>.<iv>.<ciphertext>.<tag>)',
+  );
+export type SealedCard = z.infer<typeof SealedCard>;
+
+/** The gateway operations the orchestrator asks the adapter to perform. */
+export const GatewayOperation = z.enum(['sale', 'preauth', 'capture', 'void', 'return', 'status']);
+export type GatewayOperation = z.infer<typeof GatewayOperation>;
+
+/** Operations that move money (everything except `status`). */
+export const PaymentOperation = GatewayOperation.exclude(['status']);
+export type PaymentOperation = z.infer<typeof PaymentOperation>;
+
+/** Transaction statuses the gateway reports (facts §4). Final: approved, declined, error, filtered. */
+export const GatewayStatus = z.enum([
+  'approved',
+  'declined',
+  'error',
+  'filtered',
+  'processing',
+  'unknown',
+  'chain_declined',
+]);
+export type GatewayStatus = z.infer<typeof GatewayStatus>;
+
+export const FINAL_GATEWAY_STATUSES = ['approved', 'declined', 'error', 'filtered'] as const;
+export type FinalGatewayStatus = (typeof FINAL_GATEWAY_STATUSES)[number];
+
+export function isFinalGatewayStatus(status: GatewayStatus): status is FinalGatewayStatus {
+  return (FINAL_GATEWAY_STATUSES as readonly string[]).includes(status);
+}
+
+/** What the payer's browser must do next (3-D Secure or a hosted form). */
+export const PayerAction = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('redirect'), url: z.url() }),
+  z.strictObject({ kind: z.literal('html'), html: z.string().min(1).max(65536) }),
+]);
+export type PayerAction = z.infer<typeof PayerAction>;

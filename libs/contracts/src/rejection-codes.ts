@@ -1,0 +1,33 @@
+import { z } from 'zod';
+
+/**
+ * Stable reasons for refusing a command. Transport-level codes come from `parseCommand`, business
+ * codes from the payment decider; both share this one enum so consumers switch over one list.
+ * Codes are part of the public contract: add, never rename or reuse.
+ */
+export const REJECTION_CODES = [
+  // transport / schema
+  'MALFORMED',
+  'UNKNOWN_TYPE',
+  'SCHEMA_INVALID',
+  'PLAIN_CARD_DATA',
+  // idempotency
+  'DUPLICATE_COMMAND_CONFLICT',
+  // business rules
+  'PAYMENT_ALREADY_EXISTS',
+  'PAYMENT_NOT_FOUND',
+  'MERCHANT_MISMATCH',
+  'OPERATION_IN_PROGRESS',
+  'INVALID_STATE',
+  'NOT_A_PREAUTH',
+  'CURRENCY_MISMATCH',
+  'INVALID_AMOUNT',
+  'AMOUNT_EXCEEDS_AUTHORIZED',
+  'AMOUNT_EXCEEDS_CAPTURED',
+  'PARTIAL_VOID_NOT_SUPPORTED',
+  'PARTIAL_HOLD_RELEASE_NOT_SUPPORTED',
+  'NOTHING_TO_REFRESH',
+] as const;
+
+export const RejectionCode = z.enum(REJECTION_CODES);
+export type RejectionCode = z.infer<typeof RejectionCode>;

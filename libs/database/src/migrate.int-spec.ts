@@ -1,0 +1,157 @@
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { assertTestDatabase, createTestDatabase, serverUrl, TestDatabase } from '@payments/testing';
+import { orchestratorMigrations } from '../../../apps/orchestrator/src/migrations';
+import { createDataSource, MIGRATIONS_TABLE } from './data-source';
+import { runMigrations } from './migrate';
+
+async function query<T>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
+  assertTestDatabase(url);
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(sql, params)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+const silent = { info: () => undefined };
+
+describe('runMigrations (real PostgreSQL)', () => {
+  let db: TestDatabase;
+  const sources: DataSource[] = [];
+  const open = (name: string) => {
+    const ds = createDataSource({
+      url: db.url,
+      poolSize: 2,
+      migrations: orchestratorMigrations,
+      applicationName: name,
+    });
+    sources.push(ds);
+    return ds;
+  };
+
+  beforeEach(async () => {
+    db = await createTestDatabase('migrate');
+  });
+
+  afterEach(async () => {
+    await Promise.all(sources.splice(0).map((ds) => (ds.isInitialized ? ds.destroy() : undefined)));
+    await db.drop();
+  });
+
+  it('applies the orchestrator migrations to an empty database', async () => {
+    const before = await query<{ n: string }>(
+      db.url,
+      `SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = 'public'`,
+    );
+    expect(Number(before[0].n)).toBe(0);
+
+    const messages: string[] = [];
+    const applied = await runMigrations(open('migrate-a'), { info: (m) => messages.push(m) });
+    expect(applied).toEqual(['OutboxInbox1767225600000']);
+    expect(messages).toContain('migrations: applied OutboxInbox1767225600000');
+
+    const tables = await query<{ table_name: string }>(
+      db.url,
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`,
+    );
+    expect(tables.map((t) => t.table_name)).toEqual(['inbox', MIGRATIONS_TABLE, 'outbox']);
+
+    const outboxColumns = await query<{
+      column_name: string;
+      data_type: string;
+      is_nullable: string;
+    }>(
+      db.url,
+      `SELECT column_name, data_type, is_nullable FROM information_schema.columns
+        WHERE table_name = 'outbox' ORDER BY column_name`,
+    );
+    expect(
+      Object.fromEntries(outboxColumns.map((c) => [c.column_name, c.data_type])),
+    ).toMatchObject({
+      id: 'uuid',
+      topic: 'text',
+      message_key: 'text',
+      headers: 'jsonb',
+      payload: 'jsonb',
+      aggregate_id: 'text',
+      sequence: 'bigint',
+      created_at: 'timestamp with time zone',
+      published_at: 'timestamp with time zone',
+    });
+    const indexes = await query<{ indexdef: string }>(
+      db.url,
+      `SELECT indexdef FROM pg_indexes WHERE tablename = 'outbox'`,
+    );
+    expect(indexes.map((i) => i.indexdef).join('\n')).toMatch(
+      /\(sequence\) WHERE \(published_at IS NULL\)/,
+    );
+
+    // The tables work as the sagas will use them: ordered outbox, idempotent inbox.
+    await query(
+      db.url,
+      `INSERT INTO outbox (topic, message_key, payload, aggregate_id) VALUES
+         ('payments.events.v1', 'pay_1', '{"n":1}', 'pay_1'),
+         ('payments.events.v1', 'pay_1', '{"n":2}', 'pay_1')`,
+    );
+    const rows = await query<{ payload: { n: number }; sequence: string; published_at: null }>(
+      db.url,
+      `SELECT payload, sequence, published_at FROM outbox WHERE published_at IS NULL ORDER BY sequence`,
+    );
+    expect(rows.map((r) => r.payload.n)).toEqual([1, 2]);
+    expect(BigInt(rows[1].sequence)).toBeGreaterThan(BigInt(rows[0].sequence));
+    await query(db.url, `INSERT INTO inbox (consumer, message_id) VALUES ('c', 'm1')`);
+    await expect(
+      query(db.url, `INSERT INTO inbox (consumer, message_id) VALUES ('c', 'm1')`),
+    ).rejects.toThrow(/duplicate key/);
+
+    // A second run finds nothing to do.
+    expect(await runMigrations(open('migrate-b'), silent)).toEqual([]);
+  });
+
+  it('lets two runners start at the same time without collision', async () => {
+    const [a, b] = await Promise.all([
+      runMigrations(open('migrate-concurrent-a'), silent),
+      runMigrations(open('migrate-concurrent-b'), silent),
+    ]);
+    // Exactly one of them applied the migration; the other waited on the lock and found none.
+    expect([...a, ...b]).toEqual(['OutboxInbox1767225600000']);
+    const recorded = await query<{ name: string; n: string }>(
+      db.url,
+      `SELECT name, count(*) AS n FROM ${MIGRATIONS_TABLE} GROUP BY name`,
+    );
+    expect(recorded).toEqual([{ name: 'OutboxInbox1767225600000', n: '1' }]);
+    // The lock was released: nobody holds an advisory lock any more.
+    const locks = await query(db.url, `SELECT 1 FROM pg_locks WHERE locktype = 'advisory'`);
+    expect(locks).toHaveLength(0);
+  });
+});
+
+describe('createTestDatabase', () => {
+  async function exists(name: string): Promise<boolean> {
+    // Read-only look at the catalogue through the admin database (not a test database).
+    const client = new Client({
+      connectionString: serverUrl().replace(/\/[^/?]*(\?|$)/, '/postgres$1'),
+    });
+    await client.connect();
+    try {
+      const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [
+        name,
+      ]);
+      return rowCount === 1;
+    } finally {
+      await client.end();
+    }
+  }
+
+  it('creates a database whose name contains test, and drops it', async () => {
+    const db = await createTestDatabase('Guard Check');
+    expect(db.name).toMatch(/^payments_test_guard_check_[0-9a-f]{8}$/);
+    expect(assertTestDatabase(db.url)).toBe(db.name);
+    expect(await exists(db.name)).toBe(true);
+    await db.drop();
+    expect(await exists(db.name)).toBe(false);
+  });
+});

@@ -37,7 +37,11 @@ describe('runMigrations (real PostgreSQL)', () => {
   });
 
   afterEach(async () => {
-    await Promise.all(sources.splice(0).map((ds) => (ds.isInitialized ? ds.destroy() : undefined)));
+    await Promise.all(
+      sources.splice(0).map(async (ds) => {
+        if (ds.isInitialized) await ds.destroy();
+      }),
+    );
     await db.drop();
   });
 

@@ -1,0 +1,342 @@
+import type { KeyObject } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import type { AuthScheme, OperationId, ReplyKindOf, RequestOf } from './catalogue';
+import { OPERATIONS } from './catalogue';
+import { GatewayClientError } from './errors';
+import { classifyTransportError, type CallResult } from './outcome';
+import { redactReply, redactRequest } from './redaction';
+import { decodeReplyBody, parseReply, type ErrorLikeReply, type ReplyByKind } from './replies';
+import {
+  checkEndpoint,
+  parseBaseUrl,
+  prepareRequest,
+  resolveAuth,
+  type EndpointRef,
+  type PreparedRequest,
+  type SigningContext,
+} from './request';
+import { loadRsaPrivateKey } from './signers/keys';
+import { randomNonce } from './signers/oauth';
+import { GatewayTransport, type TransportOptions } from './transport';
+
+export type ReplyOf<Id extends OperationId> = ReplyByKind[ReplyKindOf<Id>];
+
+/** What `onRequest` receives: redacted fields only (no PAN, CVV, control, Authorization). */
+export interface RedactedRequestEvent {
+  readonly operation: OperationId;
+  readonly auth: AuthScheme;
+  readonly url: string;
+  readonly fields: Readonly<Record<string, string>>;
+}
+
+/** What `onResponse` receives: outcome and a redacted reply. */
+export interface RedactedResponseEvent {
+  readonly operation: OperationId;
+  readonly outcome: CallResult<unknown>['outcome'];
+  readonly reason?: string;
+  readonly httpStatus?: number;
+  readonly durationMs: number;
+  readonly reply?: unknown;
+}
+
+export interface PaymentGatewayClientConfig {
+  /** Gateway API root including any prefix, e.g. `https://sandbox.example.com/paynet`. */
+  readonly baseUrl: string;
+  /** Endpoint id or endpoint-group id. Per-call override via `CallOptions.endpoint`. */
+  readonly endpoint: EndpointRef;
+  /** Merchant login (control formulas, `login` field, `oauth_consumer_key`). */
+  readonly login: string;
+  /** Merchant control key (SHA-1 control and HMAC-SHA1 secret). Never sent, never logged. */
+  readonly controlKey: string;
+  /** RSA private key for v4 operations (PEM PKCS#8/PKCS#1 or a KeyObject), ≥ 2048 bits. */
+  readonly rsaPrivateKey?: string | Buffer | KeyObject;
+  readonly rsaPrivateKeyPassphrase?: string;
+  /** Per-operation auth scheme where the spec is silent (payment-form, payout-form). */
+  readonly auth?: Readonly<Partial<Record<OperationId, AuthScheme>>>;
+  readonly transport?: TransportOptions;
+  /** Epoch milliseconds (OAuth timestamps); default Date.now. */
+  readonly clock?: () => number;
+  /** OAuth nonce source; default 16 random bytes as hex. */
+  readonly nonce?: () => string;
+  readonly onRequest?: (event: RedactedRequestEvent) => void;
+  readonly onResponse?: (event: RedactedResponseEvent) => void;
+}
+
+export interface CallOptions {
+  readonly endpoint?: EndpointRef;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Signed client for every operation of the card-payment API. `call` never throws for gateway or
+ * network problems: it returns a classified {@link CallResult}. It throws only for configuration
+ * errors at construction.
+ */
+export class PaymentGatewayClient {
+  private readonly ctx: SigningContext;
+  private readonly transport: GatewayTransport;
+
+  constructor(private readonly config: PaymentGatewayClientConfig) {
+    if (config.login === '' || config.controlKey === '') {
+      throw new GatewayClientError('invalid-config', 'login and controlKey are required');
+    }
+    checkEndpoint(config.endpoint);
+    const rsaKey =
+      config.rsaPrivateKey === undefined
+        ? undefined
+        : typeof config.rsaPrivateKey === 'string' || Buffer.isBuffer(config.rsaPrivateKey)
+          ? loadRsaPrivateKey(config.rsaPrivateKey, config.rsaPrivateKeyPassphrase)
+          : checkKeyObject(config.rsaPrivateKey);
+    const auth = config.auth ?? {};
+    for (const id of Object.keys(auth) as OperationId[]) {
+      const scheme = auth[id];
+      if (!(id in OPERATIONS) || scheme === undefined) {
+        throw new GatewayClientError('invalid-config', `auth override for unknown operation ${id}`);
+      }
+      resolveAuth(OPERATIONS[id], auth);
+    }
+    this.ctx = {
+      baseUrl: parseBaseUrl(config.baseUrl),
+      endpoint: config.endpoint,
+      login: config.login,
+      controlKey: config.controlKey,
+      ...(rsaKey ? { rsaKey } : {}),
+      auth,
+      clock: config.clock ?? Date.now,
+      nonce: config.nonce ?? randomNonce,
+    };
+    this.transport = new GatewayTransport(config.transport);
+  }
+
+  /** Builds the signed request without sending it (for tests, conformance and debugging). */
+  prepare<Id extends OperationId>(
+    id: Id,
+    fields: RequestOf<Id>,
+    options: CallOptions = {},
+  ): PreparedRequest {
+    return prepareRequest(this.ctx, id, fields, options.endpoint);
+  }
+
+  async call<Id extends OperationId>(
+    id: Id,
+    fields: RequestOf<Id>,
+    options: CallOptions = {},
+  ): Promise<CallResult<ReplyOf<Id>>> {
+    const started = performance.now();
+    const elapsed = () => Math.round((performance.now() - started) * 1000) / 1000;
+    const op = OPERATIONS[id];
+    let prepared: PreparedRequest;
+    try {
+      prepared = this.prepare(id, fields, options);
+    } catch (err) {
+      if (err instanceof GatewayClientError) {
+        return this.report(id, {
+          outcome: 'rejected',
+          operation: id,
+          reason: 'client-validation',
+          errorMessage: err.message,
+          ...(err.details.field ? { field: err.details.field } : {}),
+          durationMs: elapsed(),
+        });
+      }
+      throw err;
+    }
+    this.safeHook(() =>
+      this.config.onRequest?.({
+        operation: id,
+        auth: prepared.auth,
+        url: prepared.url.toString(),
+        fields: redactRequest(prepared.fields),
+      }),
+    );
+    const res = await this.transport.post(
+      prepared.url,
+      { ...prepared.headers },
+      prepared.body,
+      options.signal,
+    );
+    const unknownFlags = { resolveByStatusQuery: op.mutating, retriable: op.retriable };
+    switch (res.kind) {
+      case 'error': {
+        const c = res.closedBeforeSend
+          ? ({ outcome: 'not-sent', reason: 'pool-closed', errorCode: 'UND_ERR_CLOSED' } as const)
+          : classifyTransportError(res.error);
+        return this.report(
+          id,
+          c.outcome === 'not-sent'
+            ? { ...c, operation: id, durationMs: elapsed() }
+            : { ...c, ...unknownFlags, operation: id, durationMs: elapsed() },
+        );
+      }
+      case 'too-large':
+        return this.report(id, {
+          outcome: 'unknown',
+          reason: 'reply-too-large',
+          httpStatus: res.status,
+          ...unknownFlags,
+          operation: id,
+          durationMs: elapsed(),
+        });
+      case 'response':
+        break;
+    }
+    const status = res.status;
+    const raw = decodeReplyBody(res.body);
+    const parsed = raw === undefined ? undefined : parseReply(raw, op.reply, status);
+    const errorReply: ErrorLikeReply | undefined =
+      parsed?.ok === true &&
+      (parsed.reply.type === 'validation-error' || parsed.reply.type === 'error')
+        ? parsed.reply
+        : undefined;
+    const errorFields = errorReply
+      ? {
+          reply: errorReply,
+          ...(errorReply.errorCode !== undefined ? { errorCode: errorReply.errorCode } : {}),
+          ...(errorReply.errorMessage !== undefined
+            ? { errorMessage: errorReply.errorMessage }
+            : {}),
+        }
+      : {};
+    const base = { operation: id, httpStatus: status } as const;
+
+    if (status >= 500) {
+      return this.report(id, {
+        ...base,
+        outcome: 'unknown',
+        reason: 'server-error',
+        ...unknownFlags,
+        ...(errorReply?.errorMessage !== undefined
+          ? { errorMessage: errorReply.errorMessage }
+          : {}),
+        durationMs: elapsed(),
+      });
+    }
+    if (status === 401 || status === 403) {
+      return this.report(id, {
+        ...base,
+        outcome: 'rejected',
+        reason: 'authentication',
+        ...errorFields,
+        durationMs: elapsed(),
+      });
+    }
+    if (status === 429) {
+      return this.report(id, {
+        ...base,
+        outcome: 'not-sent',
+        reason: 'rate-limited',
+        durationMs: elapsed(),
+      });
+    }
+    if (status >= 400) {
+      if (status === 408) {
+        return this.report(id, {
+          ...base,
+          outcome: 'unknown',
+          reason: 'unexpected-status',
+          ...unknownFlags,
+          durationMs: elapsed(),
+        });
+      }
+      return this.report(id, {
+        ...base,
+        outcome: 'rejected',
+        reason: errorReply
+          ? errorReply.type === 'validation-error'
+            ? 'validation'
+            : 'business-rule'
+          : status === 400 || status === 422
+            ? 'validation'
+            : 'http-status',
+        ...errorFields,
+        durationMs: elapsed(),
+      });
+    }
+    if (status < 200 || status >= 300) {
+      return this.report(id, {
+        ...base,
+        outcome: 'unknown',
+        reason: 'unexpected-status',
+        ...unknownFlags,
+        durationMs: elapsed(),
+      });
+    }
+    // 2xx
+    if (parsed === undefined || !parsed.ok) {
+      return this.report(id, {
+        ...base,
+        outcome: 'unknown',
+        reason: 'unparseable-reply',
+        ...unknownFlags,
+        durationMs: elapsed(),
+      });
+    }
+    if (errorReply) {
+      return this.report(id, {
+        ...base,
+        outcome: 'rejected',
+        reason: errorReply.type === 'validation-error' ? 'validation' : 'business-rule',
+        ...errorFields,
+        durationMs: elapsed(),
+      });
+    }
+    return this.report(id, {
+      ...base,
+      outcome: 'accepted',
+      reply: parsed.reply as ReplyOf<Id>,
+      durationMs: elapsed(),
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.transport.close();
+  }
+
+  private report<R>(id: OperationId, result: CallResult<R>): CallResult<R> {
+    const hook = this.config.onResponse;
+    if (hook) {
+      const reply =
+        result.outcome === 'accepted'
+          ? redactReply(result.reply as { raw: Record<string, string> })
+          : result.outcome === 'rejected' && result.reply
+            ? redactReply(result.reply)
+            : undefined;
+      this.safeHook(() =>
+        hook({
+          operation: id,
+          outcome: result.outcome,
+          ...(result.outcome !== 'accepted' ? { reason: result.reason } : {}),
+          ...(result.httpStatus !== undefined ? { httpStatus: result.httpStatus } : {}),
+          durationMs: result.durationMs,
+          ...(reply !== undefined ? { reply } : {}),
+        }),
+      );
+    }
+    return result;
+  }
+
+  /** Logging hooks must never change the outcome of a payment call. */
+  private safeHook(fn: () => void): void {
+    try {
+      fn();
+    } catch {
+      // deliberately ignored
+    }
+  }
+}
+
+function checkKeyObject(key: KeyObject): KeyObject {
+  if (key.type !== 'private' || key.asymmetricKeyType !== 'rsa') {
+    throw new GatewayClientError('invalid-key', 'rsaPrivateKey must be an RSA private key');
+  }
+  if ((key.asymmetricKeyDetails?.modulusLength ?? 0) < 2048) {
+    throw new GatewayClientError('invalid-key', 'RSA private key must have at least 2048 bits');
+  }
+  return key;
+}
+
+export function createPaymentGatewayClient(
+  config: PaymentGatewayClientConfig,
+): PaymentGatewayClient {
+  return new PaymentGatewayClient(config);
+}

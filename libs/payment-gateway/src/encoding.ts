@@ -1,0 +1,47 @@
+/**
+ * RFC 3986 percent-encoding, shared by the OAuth base string, the `Authorization` header and the
+ * form-encoded request body (a space is `%20`, never `+`).
+ *
+ * Only the unreserved set `A-Z a-z 0-9 - . _ ~` is left as is; every other UTF-8 byte becomes
+ * `%XX` with upper-case hex. Strings that are not well-formed UTF-16 (lone surrogates) cannot be
+ * encoded as UTF-8 and are refused instead of being silently replaced.
+ */
+export function percentEncode(value: string): string {
+  let encoded: string;
+  try {
+    encoded = encodeURIComponent(value);
+  } catch {
+    throw new TypeError('value is not well-formed unicode (lone surrogate)');
+  }
+  return encoded.replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/** Inverse of {@link percentEncode}. `+` is NOT a space here (RFC 3986, not HTML forms). */
+export function percentDecode(value: string): string {
+  return decodeURIComponent(value);
+}
+
+/** Compare two strings by their UTF-8 bytes (RFC 5849 §3.4.1.3.2 "ascending byte value"). */
+export function compareBytes(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}
+
+/**
+ * RFC 5849 §3.4.1.3.2 normalised parameter string: every name and value percent-encoded, pairs
+ * sorted by encoded name (then encoded value) in byte order, joined `name=value` with `&`.
+ * Empty values take part (`name=`).
+ */
+export function normalizeParameters(params: Readonly<Record<string, string>>): string {
+  return Object.entries(params)
+    .map(([k, v]) => [percentEncode(k), percentEncode(v)] as const)
+    .sort(([ak, av], [bk, bv]) => compareBytes(ak, bk) || compareBytes(av, bv))
+    .map(([k, v]) => `${k}=${v}`)
+    .join('&');
+}
+
+/** `application/x-www-form-urlencoded` body with RFC 3986 encoding (space → `%20`). */
+export function formEncode(fields: Readonly<Record<string, string>>): string {
+  return Object.entries(fields)
+    .map(([k, v]) => `${percentEncode(k)}=${percentEncode(v)}`)
+    .join('&');
+}

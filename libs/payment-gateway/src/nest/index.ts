@@ -1,0 +1,1 @@
+export { PAYMENT_GATEWAY_OPTIONS, PaymentGatewayModule } from './payment-gateway.module';

@@ -44,8 +44,9 @@ function correlationMiddleware(req: RequestWithId, res: ServerResponse, next: ()
  */
 @Module({})
 export class LoggingModule implements NestModule {
-  static forRoot(options: LoggingOptions): DynamicModule {
-    const logger = createLogger(options);
+  /** `logger`: reuse the pino logger main.ts already created for boot messages. */
+  static forRoot(options: LoggingOptions & { readonly logger?: Logger }): DynamicModule {
+    const logger = options.logger ?? createLogger(options);
     return {
       module: LoggingModule,
       global: true,

@@ -50,6 +50,7 @@ describe('createLogger redaction', () => {
     );
     logger.warn(`free text with ${AMEX} and key ${PEM}`);
     logger.error({ err: new Error(`gateway echoed ${PAN}`) }, 'failed');
+    logger.error({ err: new TypeError(`bad ${PAN}`) }, 'typed');
 
     const output = lines.join('');
     for (const secret of [
@@ -70,7 +71,7 @@ describe('createLogger redaction', () => {
     expect(output).toContain('411111******1111');
     expect(output).toContain('378282******0005');
     expect(output).toContain('555555******4444');
-    const [first, second, third] = records();
+    const [first, second, third, fourth] = records();
     expect(first.paymentId).toBe('pay_123');
     expect(first.amount).toEqual({ minor: 1050, currency: 'EUR' });
     expect(first.card.brand).toBe('visa');
@@ -86,6 +87,9 @@ describe('createLogger redaction', () => {
     expect(second.msg).toContain('378282******0005');
     expect(second.msg).toContain('[PRIVATE KEY REDACTED]');
     expect(third.err.message).toBe('gateway echoed 411111******1111');
+    expect(third.err.type).toBe('Error');
+    expect(fourth.err.type).toBe('TypeError');
+    expect(third.err.stack).toContain('gateway echoed 411111******1111');
   });
 
   it('leaves numbers that are not Luhn-valid card numbers alone', () => {

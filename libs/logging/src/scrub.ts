@@ -174,9 +174,9 @@ export function scrubString(value: string): string {
 const MAX_DEPTH = 10;
 
 /**
- * A scrubbed copy of `value` (the input is never mutated). Errors become plain
- * `{ type, message, stack, code }` objects; class instances other than Error, Date and Buffer
- * are copied through their own enumerable properties.
+ * A scrubbed copy of `value` (the input is never mutated). Errors stay Errors of the same
+ * class; other class instances (except Date and Buffer) become plain copies of their own
+ * enumerable properties.
  */
 export function scrubValue(value: unknown, depth = 0, seen = new WeakSet<object>()): unknown {
   if (typeof value === 'string') return scrubString(value);
@@ -198,10 +198,9 @@ export function scrubValue(value: unknown, depth = 0, seen = new WeakSet<object>
   seen.add(value);
   try {
     if (Array.isArray(value)) return value.map((item) => scrubValue(item, depth + 1, seen));
-    const source: Record<string, unknown> =
-      value instanceof Error ? errorToRecord(value) : (value as Record<string, unknown>);
+    if (value instanceof Error) return scrubError(value, depth, seen);
     const out: Record<string, unknown> = {};
-    for (const [key, inner] of Object.entries(source)) {
+    for (const [key, inner] of Object.entries(value)) {
       out[key] = isSensitiveKey(key) ? REDACTED : scrubValue(inner, depth + 1, seen);
     }
     return out;
@@ -210,15 +209,21 @@ export function scrubValue(value: unknown, depth = 0, seen = new WeakSet<object>
   }
 }
 
-function errorToRecord(error: Error): Record<string, unknown> {
-  const record: Record<string, unknown> = {
-    type: error.constructor?.name ?? 'Error',
-    message: error.message,
-    stack: error.stack,
-  };
+/**
+ * A copy of an Error with the same prototype (so pino's err serializer still reports its type)
+ * and scrubbed message, stack, cause and own properties.
+ */
+function scrubError(error: Error, depth: number, seen: WeakSet<object>): Error {
+  const copy = Object.create(Object.getPrototypeOf(error) as object) as Error;
   for (const [key, inner] of Object.entries(error)) {
-    if (!(key in record)) record[key] = inner;
+    (copy as unknown as Record<string, unknown>)[key] = isSensitiveKey(key)
+      ? REDACTED
+      : scrubValue(inner, depth + 1, seen);
   }
-  if (error.cause !== undefined) record.cause = error.cause;
-  return record;
+  const hidden = (key: 'message' | 'stack' | 'cause', v: unknown) =>
+    Object.defineProperty(copy, key, { value: v, writable: true, configurable: true });
+  hidden('message', scrubString(error.message));
+  if (error.stack !== undefined) hidden('stack', scrubString(error.stack));
+  if (error.cause !== undefined) hidden('cause', scrubValue(error.cause, depth + 1, seen));
+  return copy;
 }

@@ -1,9 +1,9 @@
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { assertTestDatabase, createTestDatabase, serverUrl, TestDatabase } from '@payments/testing';
-import { orchestratorMigrations } from '../../../apps/orchestrator/src/migrations';
-import { createDataSource, MIGRATIONS_TABLE } from './data-source';
-import { runMigrations } from './migrate';
+import { orchestratorMigrations } from './index';
+import { createDataSource, MIGRATIONS_TABLE, runMigrations } from '@payments/database';
+import { DatabaseHealthCheck } from '@payments/observability';
 
 async function query<T>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
   assertTestDatabase(url);
@@ -110,6 +110,13 @@ describe('runMigrations (real PostgreSQL)', () => {
     await expect(
       query(db.url, `INSERT INTO inbox (consumer, message_id) VALUES ('c', 'm1')`),
     ).rejects.toThrow(/duplicate key/);
+
+    // The readiness check passes on a live DataSource and fails, with a reason, on a closed one.
+    const ds = sources[0];
+    const check = new DatabaseHealthCheck(ds, 1000);
+    await expect(check.check()).resolves.toBeUndefined();
+    await ds.destroy();
+    await expect(check.check()).rejects.toThrow('not connected');
 
     // A second run finds nothing to do.
     expect(await runMigrations(open('migrate-b'), silent)).toEqual([]);

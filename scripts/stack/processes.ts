@@ -1,0 +1,130 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+
+/**
+ * Starting and stopping the project's processes for the demo, the e2e tests and the benchmark:
+ * each app runs from the build (`dist/`) as its own OS process, with its own environment and a
+ * log file under `.run/logs`, exactly as it would in a container.
+ */
+export const REPO_ROOT = path.resolve(__dirname, '..', '..');
+export const RUN_DIR = path.join(REPO_ROOT, '.run');
+
+export interface AppProcessSpec {
+  /** App folder name under apps/, e.g. 'orchestrator'. */
+  readonly app: string;
+  readonly env: Readonly<Record<string, string>>;
+  /** URL that answers 200 once the app is ready to take traffic. */
+  readonly readyUrl: string;
+  /** Where stdout/stderr go; defaults to .run/logs/<app>.log. */
+  readonly logFile?: string;
+}
+
+export interface RunningApp {
+  readonly spec: AppProcessSpec;
+  readonly child: ChildProcess;
+  readonly logFile: string;
+  /** Resolves with the exit code (or signal name) once the process has ended. */
+  readonly exited: Promise<number | string>;
+  stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<number | string>;
+}
+
+export function appEntry(app: string): string {
+  return path.join(REPO_ROOT, 'dist', 'apps', app, 'src', 'main.js');
+}
+
+export function startApp(spec: AppProcessSpec): RunningApp {
+  const logFile = spec.logFile ?? path.join(RUN_DIR, 'logs', `${spec.app}.log`);
+  mkdirSync(path.dirname(logFile), { recursive: true });
+  const log = createWriteStream(logFile, { flags: 'a' });
+  const child = spawn(process.execPath, [appEntry(spec.app)], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...spec.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.pipe(log, { end: false });
+  child.stderr?.pipe(log, { end: false });
+  const exited = new Promise<number | string>((resolve) => {
+    child.once('exit', (code, signal) => {
+      log.end();
+      resolve(code ?? signal ?? 'unknown');
+    });
+  });
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM', timeoutMs = 15_000) => {
+    if (child.exitCode !== null || child.signalCode !== null) return exited;
+    child.kill(signal);
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    const result = await exited;
+    clearTimeout(timer);
+    return result;
+  };
+  return { spec, child, logFile, exited, stop };
+}
+
+/** Polls `url` until it answers 2xx; fails early if the process exits. */
+export async function waitForReady(app: RunningApp, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let exitedWith: number | string | undefined;
+  void app.exited.then((code) => (exitedWith = code));
+  let lastError = '';
+  while (Date.now() < deadline) {
+    if (exitedWith !== undefined) {
+      throw new Error(
+        `${app.spec.app} exited (${exitedWith}) before it was ready; see ${app.logFile}`,
+      );
+    }
+    try {
+      const response = await fetch(app.spec.readyUrl, { signal: AbortSignal.timeout(2_000) });
+      if (response.ok) return;
+      lastError = `HTTP ${response.status}`;
+    } catch (error) {
+      lastError = (error as Error).message;
+    }
+    await sleep(250);
+  }
+  throw new Error(
+    `${app.spec.app} not ready at ${app.spec.readyUrl} after ${timeoutMs} ms (${lastError}); see ${app.logFile}`,
+  );
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** A free TCP port on 127.0.0.1, chosen by the kernel. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => {
+        if (address && typeof address === 'object') resolve(address.port);
+        else reject(new Error('no port'));
+      });
+    });
+  });
+}
+
+/** Runs a command to completion, inheriting stdio; rejects on a non-zero exit. */
+export async function run(
+  command: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(command, args, {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...env },
+      stdio: 'inherit',
+    });
+    child.once('error', reject);
+    child.once('exit', (code) =>
+      code === 0
+        ? resolve()
+        : reject(new Error(`${command} ${args.join(' ')} exited with ${code}`)),
+    );
+  });
+}

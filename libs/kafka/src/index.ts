@@ -1,1 +1,15 @@
-export {};
+export * from './backoff';
+export * from './errors';
+export * from './headers';
+export * from './message';
+export * from './dlq';
+export * from './logger';
+export * from './metrics';
+export * from './options';
+export * from './handler';
+export * from './topics';
+export * from './timeout';
+export * from './producer.service';
+export * from './consumer-runner';
+export * from './health';
+export * from './kafka.module';

@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import { indexHandlers, resolveConsumerSettings } from './consumer-runner';
+import { defineHandler, isHandlerObject } from './handler';
+import { kafkaJsLogCreator, type KafkaLogger } from './logger';
+import { logLevel } from 'kafkajs';
+
+describe('consumer settings', () => {
+  it('prefers group options over client options over defaults', () => {
+    const settings = resolveConsumerSettings(
+      { partitionsConsumedConcurrently: 4, topicPartitions: 8 },
+      { groupId: 'g', partitionsConsumedConcurrently: 2, retry: { retries: 1 } },
+    );
+    expect(settings.partitionsConsumedConcurrently).toBe(2);
+    expect(settings.topicPartitions).toBe(8);
+    expect(settings.retry).toMatchObject({ retries: 1, initialDelayMs: 200, maxDelayMs: 10_000 });
+    expect(settings.autoStart).toBe(true);
+  });
+
+  it('rejects an invalid retry policy at configuration time', () => {
+    expect(() =>
+      resolveConsumerSettings({}, { groupId: 'g', retry: { initialDelayMs: 500, maxDelayMs: 10 } }),
+    ).toThrow(/maxDelayMs/);
+  });
+});
+
+describe('handler registration', () => {
+  const schema = z.object({ id: z.string() });
+  const a = defineHandler('topic-a', schema, async () => undefined);
+  const b = defineHandler('topic-b', schema, async () => undefined);
+
+  it('indexes handlers by topic', () => {
+    expect([...indexHandlers([a, b]).keys()]).toEqual(['topic-a', 'topic-b']);
+  });
+
+  it('refuses two handlers for one topic and an empty list', () => {
+    expect(() => indexHandlers([a, { ...a }])).toThrow(/two handlers for topic topic-a/);
+    expect(() => indexHandlers([])).toThrow(/at least one handler/);
+  });
+
+  it('tells handler objects from Nest tokens', () => {
+    class SomeHandler {}
+    expect(isHandlerObject(a)).toBe(true);
+    expect(isHandlerObject(SomeHandler)).toBe(false);
+    expect(isHandlerObject('token')).toBe(false);
+  });
+});
+
+describe('kafkajs log routing', () => {
+  it('sends kafkajs entries to the matching logger method with fields, without timestamp', () => {
+    const calls: Array<[string, Record<string, unknown>, string]> = [];
+    const record =
+      (level: string) =>
+      (obj: Record<string, unknown>, msg: string): void => {
+        calls.push([level, obj, msg]);
+      };
+    const logger: KafkaLogger = {
+      debug: record('debug'),
+      info: record('info'),
+      warn: record('warn'),
+      error: record('error'),
+    };
+    const log = kafkaJsLogCreator(logger)(logLevel.INFO);
+    log({
+      namespace: 'Consumer',
+      level: logLevel.ERROR,
+      label: 'ERROR',
+      log: { message: 'Crash', timestamp: 'now', logger: 'kafkajs', groupId: 'g' },
+    });
+    log({
+      namespace: 'Runner',
+      level: logLevel.DEBUG,
+      label: 'DEBUG',
+      log: { message: 'fetch', timestamp: 't' },
+    });
+    expect(calls).toEqual([
+      ['error', { groupId: 'g', component: 'kafkajs', namespace: 'Consumer' }, 'Crash'],
+      ['debug', { component: 'kafkajs', namespace: 'Runner' }, 'fetch'],
+    ]);
+  });
+});

@@ -1,0 +1,540 @@
+import type { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
+import {
+  type Admin,
+  type Consumer,
+  type EachMessagePayload,
+  type Kafka,
+  KafkaJSError,
+  KafkaJSNonRetriableError,
+} from 'kafkajs';
+import { correlationIdFromHeaders, runWithCorrelationId } from '@payments/logging';
+import type { HealthCheck } from '@payments/observability';
+import {
+  backoffDelay,
+  DEFAULT_RETRY_POLICY,
+  type RetryPolicy,
+  validateRetryPolicy,
+} from './backoff';
+import { buildDlqHeaders, dlqTopicFor, type DlqReason, sanitizeErrorText } from './dlq';
+import { errorMessage, isNonRetriable } from './errors';
+import type { KafkaMessageHandler } from './handler';
+import type { KafkaLogger } from './logger';
+import { decodeMessage } from './message';
+import { kafkaConsumerMetrics, type KafkaConsumerMetrics } from './metrics';
+import { KAFKA_DEFAULTS } from './options';
+import type { KafkaProducerService } from './producer.service';
+import { sleep, withTimeout } from './timeout';
+import { ensureTopics } from './topics';
+
+/*
+ * Why a Nest-managed consumer (a provider with lifecycle hooks) and not a `@nestjs/microservices`
+ * CustomTransportStrategy (`class extends Server`), although DESIGN.md names the latter:
+ *  1. The runner must tell a PoisonMessageError from a retriable failure. Handlers run through
+ *     Nest's RPC pipeline lose that: RpcExceptionsHandler turns any non-RpcException into
+ *     `{ status: 'error', message: 'Internal server error' }`, and `Server.handleEvent` drops
+ *     errors of event handlers entirely. Fixing that needs a global exception filter, which also
+ *     touches the HTTP side of hybrid apps.
+ *  2. The commit policy, retries and DLQ need the decoded, schema-validated message and the
+ *     kafkajs payload (heartbeat, offsets) — a transport would bypass Nest's pipes/guards anyway.
+ *  3. Health checks and tests need the runner from DI (`app.get(...)`); a strategy instance is
+ *     built in main.ts outside the container, and needs `connectMicroservice` +
+ *     `startAllMicroservices` that apps can forget.
+ *  4. Shutdown order is explicit: `beforeApplicationShutdown` (here) runs before every
+ *     `onApplicationShutdown` (TypeORM closes its DataSource there, the producer disconnects
+ *     there), whereas a transport's close() runs inside `dispose()` with no documented order.
+ * Handlers stay thin transport adapters (STYLE.md practice 1): a provider with topic, schema and
+ * `handle`, registered with `KafkaModule.forConsumer({ groupId, handlers: [...] })`.
+ */
+
+export type ConsumerState = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped' | 'crashed';
+
+export interface ResolvedConsumerSettings {
+  readonly groupId: string;
+  readonly retry: RetryPolicy;
+  readonly partitionsConsumedConcurrently: number;
+  readonly topicPartitions: number;
+  readonly fromBeginning: boolean;
+  readonly lagIntervalMs: number;
+  readonly sessionTimeoutMs: number;
+  readonly heartbeatIntervalMs: number;
+  readonly maxRestarts: number;
+  readonly shutdownTimeoutMs: number;
+  readonly sendTimeoutMs: number;
+  readonly autoStart: boolean;
+}
+
+export interface ConsumerRunnerDeps {
+  readonly kafka: Kafka;
+  readonly producer: Pick<KafkaProducerService, 'sendRaw'>;
+  readonly logger: KafkaLogger;
+  readonly settings: ResolvedConsumerSettings;
+  /** Called once at start (Nest providers are resolved lazily, after every module is ready). */
+  readonly handlers: () => readonly KafkaMessageHandler[];
+}
+
+/**
+ * Thrown into kafkajs for messages reached after a stop began: they stay uncommitted and kafkajs
+ * does not move on to later messages of the batch. Retriable on purpose: kafkajs's fetch loop then
+ * sees that it is no longer running and ends quietly (a non-retriable error would be a CRASH).
+ */
+class ConsumerStoppingError extends KafkaJSError {
+  constructor() {
+    super('consumer is stopping; message left for redelivery', { retriable: true });
+  }
+}
+
+type Outcome = 'committed' | 'left-uncommitted';
+
+/**
+ * Runs one consumer group over the topics of its handlers and owns the commit policy:
+ *  - handler returns → offset+1 committed (autoCommit is off; one explicit commit per message);
+ *  - handler throws a retriable error → retried in place (bounded exponential backoff, heartbeats
+ *    while waiting), then dead-lettered as `retries-exhausted`;
+ *  - not JSON / schema mismatch / PoisonMessageError → dead-lettered at once (`parse`, `schema`,
+ *    `non-retriable`); the DLQ record is acknowledged BEFORE the offset is committed;
+ *  - DLQ write fails → nothing committed, the consumer crashes (liveness fails): never lose one.
+ * Partitions are consumed `partitionsConsumedConcurrently` at a time; within a partition strictly
+ * one message after another, so order per key is kept.
+ */
+export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  readonly groupId: string;
+  readonly liveness: HealthCheck;
+
+  private state: ConsumerState = 'idle';
+  private crashReason: string | undefined;
+  private consumer: Consumer | undefined;
+  private admin: Admin | undefined;
+  private handlerByTopic = new Map<string, KafkaMessageHandler>();
+  private restarts = 0;
+  private lagTimer: NodeJS.Timeout | undefined;
+  private stopping: Promise<void> | undefined;
+  private readonly abort = new AbortController();
+  private readonly metrics: KafkaConsumerMetrics = kafkaConsumerMetrics();
+  private readonly joined: Promise<void>;
+  private markJoined: () => void = () => undefined;
+
+  constructor(private readonly deps: ConsumerRunnerDeps) {
+    this.groupId = deps.settings.groupId;
+    validateRetryPolicy(deps.settings.retry);
+    this.joined = new Promise((resolve) => {
+      this.markJoined = resolve;
+    });
+    this.liveness = {
+      name: `kafka-consumer:${this.groupId}`,
+      check: () => {
+        if (this.state === 'crashed') {
+          throw new Error(`consumer crashed: ${this.crashReason ?? 'unknown reason'}`);
+        }
+      },
+    };
+  }
+
+  get status(): { readonly state: ConsumerState; readonly reason?: string } {
+    return this.crashReason === undefined
+      ? { state: this.state }
+      : { state: this.state, reason: this.crashReason };
+  }
+
+  get topics(): string[] {
+    return [...this.handlerByTopic.keys()];
+  }
+
+  /** Resolves when the consumer first joined its group (and got partitions assigned). */
+  whenJoined(): Promise<void> {
+    return this.joined;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.deps.settings.autoStart) await this.start();
+  }
+
+  /** Runs before any onApplicationShutdown hook: the database and the producer are still up. */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.stop();
+  }
+
+  async start(): Promise<void> {
+    if (this.state !== 'idle') throw new Error(`consumer ${this.groupId} already ${this.state}`);
+    this.state = 'starting';
+    const { settings, kafka, logger } = this.deps;
+    try {
+      this.handlerByTopic = indexHandlers(this.deps.handlers());
+      const topics = this.topics;
+      this.admin = kafka.admin();
+      await this.admin.connect();
+      await ensureTopics(
+        this.admin,
+        topics
+          .flatMap((topic) => [topic, dlqTopicFor(topic)])
+          .map((topic) => ({
+            topic,
+            numPartitions: settings.topicPartitions,
+          })),
+        logger,
+      );
+      const consumer = kafka.consumer({
+        groupId: settings.groupId,
+        sessionTimeout: settings.sessionTimeoutMs,
+        heartbeatInterval: settings.heartbeatIntervalMs,
+        allowAutoTopicCreation: false,
+        retry: { restartOnFailure: (error) => Promise.resolve(this.shouldRestart(error)) },
+      });
+      this.consumer = consumer;
+      consumer.on(consumer.events.GROUP_JOIN, (event) => {
+        this.restarts = 0;
+        logger.info(
+          {
+            groupId: this.groupId,
+            memberId: event.payload.memberId,
+            assignment: event.payload.memberAssignment,
+          },
+          'consumer joined its group',
+        );
+        this.markJoined();
+      });
+      consumer.on(consumer.events.CRASH, (event) => {
+        const reason = sanitizeErrorText(errorMessage(event.payload.error));
+        if (event.payload.restart) {
+          logger.warn(
+            { groupId: this.groupId, error: reason },
+            'consumer crashed; kafkajs restarts it',
+          );
+        } else {
+          this.markCrashed(reason);
+        }
+      });
+      await consumer.connect();
+      await consumer.subscribe({ topics, fromBeginning: settings.fromBeginning });
+      await consumer.run({
+        autoCommit: false,
+        partitionsConsumedConcurrently: settings.partitionsConsumedConcurrently,
+        eachMessage: (payload) => this.onMessage(payload),
+      });
+      if (this.state === 'starting') this.state = 'running';
+      if (settings.lagIntervalMs > 0) {
+        this.lagTimer = setInterval(() => void this.refreshLagQuietly(), settings.lagIntervalMs);
+        this.lagTimer.unref();
+      }
+      logger.info({ groupId: this.groupId, topics }, 'consumer started');
+    } catch (error) {
+      this.markCrashed(`start failed: ${sanitizeErrorText(errorMessage(error))}`);
+      await this.disconnectQuietly();
+      throw error;
+    }
+  }
+
+  /**
+   * Graceful stop: pause every partition (no new fetches), wake handlers waiting for a retry
+   * (their message stays uncommitted and is redelivered), let in-flight handlers finish and commit,
+   * leave the group, disconnect. Safe to call more than once.
+   */
+  stop(): Promise<void> {
+    this.stopping ??= this.doStop();
+    return this.stopping;
+  }
+
+  private async doStop(): Promise<void> {
+    const { logger, settings } = this.deps;
+    if (this.lagTimer) clearInterval(this.lagTimer);
+    if (this.state === 'idle') {
+      this.state = 'stopped';
+      return;
+    }
+    const crashed = this.state === 'crashed';
+    if (!crashed) this.state = 'stopping';
+    this.abort.abort();
+    try {
+      this.consumer?.pause(this.topics.map((topic) => ({ topic })));
+    } catch {
+      // Not running (never started or crashed): nothing to pause.
+    }
+    try {
+      if (this.consumer) {
+        await withTimeout(this.consumer.disconnect(), settings.shutdownTimeoutMs, 'consumer stop');
+      }
+    } catch (error) {
+      logger.error(
+        { groupId: this.groupId, error: sanitizeErrorText(errorMessage(error)) },
+        'consumer did not stop cleanly; uncommitted messages will be redelivered',
+      );
+    }
+    await this.admin?.disconnect().catch(() => undefined);
+    if (!crashed) this.state = 'stopped';
+    logger.info({ groupId: this.groupId }, 'consumer stopped');
+  }
+
+  /**
+   * Lag per topic (high watermark minus committed offset, summed over partitions; a partition
+   * without a committed offset counts from its low watermark) — also sets the lag gauge.
+   */
+  async refreshLag(): Promise<Map<string, number>> {
+    const admin = this.admin;
+    if (!admin) throw new Error('consumer not started');
+    const result = new Map<string, number>();
+    for (const topic of this.topics) {
+      const [watermarks, committed] = await Promise.all([
+        admin.fetchTopicOffsets(topic),
+        admin.fetchOffsets({ groupId: this.groupId, topics: [topic] }),
+      ]);
+      const committedBy = new Map(
+        (committed.find((c) => c.topic === topic)?.partitions ?? []).map((p) => [
+          p.partition,
+          BigInt(p.offset),
+        ]),
+      );
+      let lag = 0n;
+      for (const w of watermarks) {
+        const high = BigInt(w.high);
+        const c = committedBy.get(w.partition);
+        const from = c !== undefined && c >= 0n ? c : BigInt(w.low);
+        if (high > from) lag += high - from;
+      }
+      result.set(topic, Number(lag));
+      this.metrics.lag.set({ group: this.groupId, topic }, Number(lag));
+    }
+    return result;
+  }
+
+  private async refreshLagQuietly(): Promise<void> {
+    if (this.state !== 'running') return;
+    try {
+      await this.refreshLag();
+    } catch (error) {
+      this.deps.logger.debug(
+        { groupId: this.groupId, error: errorMessage(error) },
+        'lag refresh failed',
+      );
+    }
+  }
+
+  private shouldRestart(error: Error): boolean {
+    if (!this.isActive()) return false;
+    this.restarts += 1;
+    const restart = this.restarts <= this.deps.settings.maxRestarts;
+    if (!restart) {
+      this.deps.logger.error(
+        {
+          groupId: this.groupId,
+          restarts: this.restarts - 1,
+          error: sanitizeErrorText(errorMessage(error)),
+        },
+        'consumer keeps crashing; giving up',
+      );
+    }
+    return restart;
+  }
+
+  private markCrashed(reason: string): void {
+    if (this.state === 'stopped') return;
+    this.state = 'crashed';
+    this.crashReason ??= reason;
+    if (this.lagTimer) clearInterval(this.lagTimer);
+    this.deps.logger.error(
+      { groupId: this.groupId, reason },
+      'consumer crashed; liveness now fails',
+    );
+  }
+
+  private async onMessage(payload: EachMessagePayload): Promise<void> {
+    // Anything reached after a stop began (or after a crash) is neither handled nor committed.
+    if (!this.isActive()) throw new ConsumerStoppingError();
+    const outcome = await this.process(payload);
+    if (outcome === 'left-uncommitted') {
+      this.deps.logger.info(
+        {
+          groupId: this.groupId,
+          topic: payload.topic,
+          partition: payload.partition,
+          offset: payload.message.offset,
+        },
+        'stopping: message left uncommitted for redelivery',
+      );
+      // Keep kafkajs from moving on to later messages of this batch.
+      throw new ConsumerStoppingError();
+    }
+  }
+
+  private async process(payload: EachMessagePayload): Promise<Outcome> {
+    const { topic } = payload;
+    const handler = this.handlerByTopic.get(topic);
+    if (!handler) return this.deadLetter(payload, 'non-retriable', `no handler for topic ${topic}`);
+    const decoded = decodeMessage(payload, handler.schema);
+    if (!decoded.ok) return this.deadLetter(payload, decoded.reason, decoded.error);
+
+    const labels = { group: this.groupId, topic };
+    const policy = this.deps.settings.retry;
+    const correlationId = correlationIdFromHeaders(decoded.message.headers);
+    for (let retry = 0; ; retry++) {
+      let failure: { error: unknown } | undefined;
+      try {
+        await runWithCorrelationId(correlationId, () => handler.handle(decoded.message));
+      } catch (error) {
+        failure = { error };
+      }
+      if (!failure) {
+        this.metrics.handled.inc(labels);
+        await this.commit(payload);
+        return 'committed';
+      }
+      this.metrics.failed.inc(labels);
+      const message = errorMessage(failure.error);
+      if (isNonRetriable(failure.error)) return this.deadLetter(payload, 'non-retriable', message);
+      if (retry >= policy.retries) {
+        return this.deadLetter(
+          payload,
+          'retries-exhausted',
+          `after ${retry + 1} attempts: ${message}`,
+        );
+      }
+      if (!this.isActive()) return 'left-uncommitted';
+      const delayMs = backoffDelay(retry + 1, policy);
+      this.deps.logger.warn(
+        {
+          ...coordinates(payload),
+          groupId: this.groupId,
+          attempt: retry + 1,
+          delayMs,
+          error: sanitizeErrorText(message),
+        },
+        'handler failed; retrying',
+      );
+      if (!(await this.waitWithHeartbeat(delayMs, payload))) return 'left-uncommitted';
+    }
+  }
+
+  /** Waits `ms` while heartbeating; false when a stop interrupted the wait. */
+  private async waitWithHeartbeat(ms: number, payload: EachMessagePayload): Promise<boolean> {
+    const step = Math.max(100, this.deps.settings.heartbeatIntervalMs);
+    let remaining = ms;
+    while (remaining > 0) {
+      const chunk = Math.min(step, remaining);
+      if (!(await sleep(chunk, this.abort.signal))) return false;
+      remaining -= chunk;
+      // A rebalance error here propagates to kafkajs: the message stays uncommitted, redelivered.
+      await payload.heartbeat();
+    }
+    return this.isActive();
+  }
+
+  private isActive(): boolean {
+    return this.state === 'running' || this.state === 'starting';
+  }
+
+  private async deadLetter(
+    payload: EachMessagePayload,
+    reason: DlqReason,
+    error: string,
+  ): Promise<Outcome> {
+    const { topic, partition, message } = payload;
+    const dlqTopic = dlqTopicFor(topic);
+    const headers = buildDlqHeaders(message.headers, {
+      reason,
+      error,
+      topic,
+      partition,
+      offset: message.offset,
+      groupId: this.groupId,
+    });
+    try {
+      await this.deps.producer.sendRaw(
+        dlqTopic,
+        [{ key: message.key, value: message.value, headers }],
+        { timeoutMs: this.deps.settings.sendTimeoutMs },
+      );
+    } catch (sendError) {
+      const why = sanitizeErrorText(errorMessage(sendError));
+      this.markCrashed(
+        `dead-letter write to ${dlqTopic} failed for ${topic}/${partition}@${message.offset}: ${why}`,
+      );
+      // Non-retriable for kafkajs: no restart, nothing committed; the message is redelivered
+      // to whichever consumer owns the partition next.
+      throw new KafkaJSNonRetriableError(`dead-letter write failed: ${why}`);
+    }
+    this.metrics.deadLettered.inc({ group: this.groupId, topic, reason });
+    this.deps.logger.warn(
+      {
+        ...coordinates(payload),
+        groupId: this.groupId,
+        reason,
+        error: sanitizeErrorText(error),
+        dlqTopic,
+      },
+      'message dead-lettered',
+    );
+    await this.commit(payload);
+    return 'committed';
+  }
+
+  private async commit(payload: EachMessagePayload): Promise<void> {
+    const consumer = this.consumer;
+    if (!consumer) throw new Error('consumer not started');
+    const next = (BigInt(payload.message.offset) + 1n).toString();
+    await consumer.commitOffsets([
+      { topic: payload.topic, partition: payload.partition, offset: next },
+    ]);
+  }
+
+  private async disconnectQuietly(): Promise<void> {
+    await this.consumer?.disconnect().catch(() => undefined);
+    await this.admin?.disconnect().catch(() => undefined);
+  }
+}
+
+function coordinates(payload: EachMessagePayload): Record<string, unknown> {
+  return { topic: payload.topic, partition: payload.partition, offset: payload.message.offset };
+}
+
+export function indexHandlers(
+  handlers: readonly KafkaMessageHandler[],
+): Map<string, KafkaMessageHandler> {
+  if (handlers.length === 0) throw new Error('a consumer needs at least one handler');
+  const byTopic = new Map<string, KafkaMessageHandler>();
+  for (const handler of handlers) {
+    if (byTopic.has(handler.topic)) {
+      throw new Error(`two handlers for topic ${handler.topic}: one handler per topic and group`);
+    }
+    byTopic.set(handler.topic, handler);
+  }
+  return byTopic;
+}
+
+/** Consumer settings from the module-wide and the per-group options, with defaults. */
+export function resolveConsumerSettings(
+  root: {
+    readonly partitionsConsumedConcurrently?: number;
+    readonly topicPartitions?: number;
+    readonly sendTimeoutMs?: number;
+  },
+  group: {
+    readonly groupId: string;
+    readonly retry?: Partial<RetryPolicy>;
+    readonly partitionsConsumedConcurrently?: number;
+    readonly topicPartitions?: number;
+    readonly fromBeginning?: boolean;
+    readonly lagIntervalMs?: number;
+    readonly sessionTimeoutMs?: number;
+    readonly heartbeatIntervalMs?: number;
+    readonly maxRestarts?: number;
+    readonly shutdownTimeoutMs?: number;
+    readonly autoStart?: boolean;
+  },
+): ResolvedConsumerSettings {
+  return {
+    groupId: group.groupId,
+    retry: validateRetryPolicy({ ...DEFAULT_RETRY_POLICY, ...group.retry }),
+    partitionsConsumedConcurrently:
+      group.partitionsConsumedConcurrently ??
+      root.partitionsConsumedConcurrently ??
+      KAFKA_DEFAULTS.partitionsConsumedConcurrently,
+    topicPartitions:
+      group.topicPartitions ?? root.topicPartitions ?? KAFKA_DEFAULTS.topicPartitions,
+    fromBeginning: group.fromBeginning ?? KAFKA_DEFAULTS.fromBeginning,
+    lagIntervalMs: group.lagIntervalMs ?? KAFKA_DEFAULTS.lagIntervalMs,
+    sessionTimeoutMs: group.sessionTimeoutMs ?? KAFKA_DEFAULTS.sessionTimeoutMs,
+    heartbeatIntervalMs: group.heartbeatIntervalMs ?? KAFKA_DEFAULTS.heartbeatIntervalMs,
+    maxRestarts: group.maxRestarts ?? KAFKA_DEFAULTS.maxRestarts,
+    shutdownTimeoutMs: group.shutdownTimeoutMs ?? KAFKA_DEFAULTS.shutdownTimeoutMs,
+    sendTimeoutMs: root.sendTimeoutMs ?? KAFKA_DEFAULTS.sendTimeoutMs,
+    autoStart: group.autoStart ?? true,
+  };
+}

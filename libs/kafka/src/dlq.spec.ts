@@ -1,0 +1,66 @@
+import {
+  buildDlqHeaders,
+  DLQ_HEADER,
+  dlqTopicFor,
+  MAX_DLQ_ERROR_LENGTH,
+  sanitizeErrorText,
+} from './dlq';
+
+describe('dead-letter headers', () => {
+  const origin = {
+    reason: 'schema' as const,
+    error: 'value does not match the schema: amount: expected number',
+    topic: 'payments.commands.v1',
+    partition: 3,
+    offset: '9007199254740993',
+    groupId: 'orchestrator',
+  };
+
+  it('names the DLQ topic after the original', () => {
+    expect(dlqTopicFor('payments.commands.v1')).toBe('payments.commands.v1.dlq');
+  });
+
+  it('keeps the original headers and adds reason, error and original coordinates', () => {
+    const original = {
+      ce_id: Buffer.from('id-1'),
+      traceparent: 'tp',
+      multi: [Buffer.from('a'), Buffer.from('b')],
+    };
+    const headers = buildDlqHeaders(original, origin);
+    expect(headers.ce_id).toEqual(Buffer.from('id-1'));
+    expect(headers.traceparent).toBe('tp');
+    expect(headers.multi).toEqual([Buffer.from('a'), Buffer.from('b')]);
+    expect(headers[DLQ_HEADER.reason]).toBe('schema');
+    expect(headers[DLQ_HEADER.error]).toBe(origin.error);
+    expect(headers[DLQ_HEADER.originalTopic]).toBe('payments.commands.v1');
+    expect(headers[DLQ_HEADER.originalPartition]).toBe('3');
+    expect(headers[DLQ_HEADER.originalOffset]).toBe('9007199254740993');
+    expect(headers[DLQ_HEADER.consumerGroup]).toBe('orchestrator');
+  });
+
+  it('replaces dlq headers of a re-driven record instead of keeping stale ones', () => {
+    const headers = buildDlqHeaders({ 'dlq-reason': 'parse', 'dlq-original-offset': '1' }, origin);
+    expect(headers['dlq-reason']).toBe('schema');
+    expect(headers['dlq-original-offset']).toBe(origin.offset);
+  });
+
+  it('works without original headers and does not mutate them', () => {
+    const original = { a: 'b' };
+    buildDlqHeaders(original, origin);
+    expect(original).toEqual({ a: 'b' });
+    expect(Object.keys(buildDlqHeaders(undefined, origin)).sort()).toEqual(
+      Object.values(DLQ_HEADER).sort(),
+    );
+  });
+
+  it('masks card numbers, flattens lines and truncates the error text', () => {
+    const text = sanitizeErrorText('card 4111111111111111 declined\nsecond line');
+    expect(text).not.toContain('4111111111111111');
+    expect(text).not.toContain('\n');
+    const long = sanitizeErrorText('x'.repeat(5000));
+    expect(long.length).toBe(MAX_DLQ_ERROR_LENGTH);
+    expect(
+      buildDlqHeaders(undefined, { ...origin, error: 'y'.repeat(5000) })[DLQ_HEADER.error],
+    ).toHaveLength(MAX_DLQ_ERROR_LENGTH);
+  });
+});

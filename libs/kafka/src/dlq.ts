@@ -1,0 +1,68 @@
+import type { IHeaders } from 'kafkajs';
+import { scrubString } from '@payments/logging';
+import type { DecodeFailureReason } from './message';
+
+/**
+ * Dead-letter records: `<topic>.dlq` receives the ORIGINAL key and value bytes and the original
+ * headers, plus headers naming why and where from. Operators can re-drive a record by producing
+ * its key, value and original headers back to `dlq-original-topic`.
+ */
+export type DlqReason = DecodeFailureReason | 'non-retriable' | 'retries-exhausted';
+
+export const DLQ_REASONS: readonly DlqReason[] = [
+  'parse',
+  'schema',
+  'non-retriable',
+  'retries-exhausted',
+];
+
+export const DLQ_HEADER = {
+  reason: 'dlq-reason',
+  error: 'dlq-error',
+  originalTopic: 'dlq-original-topic',
+  originalPartition: 'dlq-original-partition',
+  originalOffset: 'dlq-original-offset',
+  consumerGroup: 'dlq-consumer-group',
+} as const;
+
+export const DLQ_SUFFIX = '.dlq';
+export const MAX_DLQ_ERROR_LENGTH = 500;
+
+export function dlqTopicFor(topic: string): string {
+  return `${topic}${DLQ_SUFFIX}`;
+}
+
+/** One line, card numbers and private keys masked, at most `max` characters. */
+export function sanitizeErrorText(text: string, max = MAX_DLQ_ERROR_LENGTH): string {
+  const oneLine = scrubString(text)
+    .replace(/[\r\n\t]+/g, ' ')
+    .trim();
+  return oneLine.length <= max ? oneLine : `${oneLine.slice(0, max - 1)}…`;
+}
+
+export interface DlqOrigin {
+  readonly reason: DlqReason;
+  readonly error: string;
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: string;
+  readonly groupId: string;
+}
+
+/**
+ * The original headers plus the `dlq-*` headers. A record that was already dead-lettered once
+ * and re-driven gets fresh `dlq-*` values (ours replace the old ones).
+ */
+export function buildDlqHeaders(original: IHeaders | undefined, origin: DlqOrigin): IHeaders {
+  const headers: IHeaders = {};
+  for (const [name, value] of Object.entries(original ?? {})) {
+    if (value !== undefined) headers[name] = value;
+  }
+  headers[DLQ_HEADER.reason] = origin.reason;
+  headers[DLQ_HEADER.error] = sanitizeErrorText(origin.error);
+  headers[DLQ_HEADER.originalTopic] = origin.topic;
+  headers[DLQ_HEADER.originalPartition] = String(origin.partition);
+  headers[DLQ_HEADER.originalOffset] = origin.offset;
+  headers[DLQ_HEADER.consumerGroup] = origin.groupId;
+  return headers;
+}

@@ -1,0 +1,33 @@
+/**
+ * How a handler tells the consumer runner that retrying cannot help. The runner owns the commit
+ * policy; a handler only throws:
+ *  - `PoisonMessageError` (or any error with `retriable === false`): the message goes to the DLQ
+ *    at once with reason `non-retriable`, and the partition moves on;
+ *  - anything else: retried in place with backoff, then dead-lettered as `retries-exhausted`.
+ * Expected business outcomes (a rejected command) are results, not exceptions: handle them and
+ * return normally.
+ */
+export class PoisonMessageError extends Error {
+  readonly retriable = false;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'PoisonMessageError';
+  }
+}
+
+/** True for PoisonMessageError and for any error object flagged `retriable: false`. */
+export function isNonRetriable(error: unknown): boolean {
+  if (error instanceof PoisonMessageError) return true;
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    (error as { retriable?: unknown }).retriable === false
+  );
+}
+
+/** A short description of anything thrown, never the whole object (it could hold data). */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  if (typeof error === 'string') return error;
+  return 'non-Error value thrown';
+}

@@ -1,0 +1,38 @@
+import type { InjectionToken } from '@nestjs/common';
+import type { z } from 'zod';
+import type { ConsumedMessage } from './message';
+
+/**
+ * A Kafka message handler: one topic, the zod schema its values must match, and `handle`.
+ * Returning normally means "done": the runner commits the offset. Throwing means "not done": the
+ * runner retries (or dead-letters a PoisonMessageError at once). Handlers never commit, never
+ * catch-and-log, never write to the DLQ themselves. They must be idempotent (redelivery after a
+ * crash or rebalance is normal): record processed message ids (inbox) in the same transaction as
+ * their effects.
+ */
+export interface KafkaMessageHandler<T = unknown> {
+  readonly topic: string;
+  readonly schema: z.ZodType<T>;
+  handle(message: ConsumedMessage<T>): Promise<void>;
+}
+
+/** A handler object, or the Nest token (usually the class) of a provider that is one. */
+export type KafkaHandlerSource = KafkaMessageHandler | InjectionToken;
+
+/** Builds a handler object from a function, for small handlers and tests. */
+export function defineHandler<S extends z.ZodType>(
+  topic: string,
+  schema: S,
+  handle: (message: ConsumedMessage<z.output<S>>) => Promise<void>,
+): KafkaMessageHandler<z.output<S>> {
+  return { topic, schema: schema as z.ZodType<z.output<S>>, handle };
+}
+
+export function isHandlerObject(source: KafkaHandlerSource): source is KafkaMessageHandler {
+  return (
+    typeof source === 'object' &&
+    source !== null &&
+    typeof source.handle === 'function' &&
+    typeof source.topic === 'string'
+  );
+}

@@ -1,0 +1,54 @@
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import type { Admin, Kafka } from 'kafkajs';
+import type { HealthCheck } from '@payments/observability';
+import { sanitizeErrorText } from './dlq';
+import { errorMessage } from './errors';
+import {
+  KAFKA_CLIENT,
+  KAFKA_DEFAULTS,
+  KAFKA_MODULE_OPTIONS,
+  type KafkaModuleOptions,
+} from './options';
+import { withTimeout } from './timeout';
+
+/**
+ * Readiness: the broker answers `describeCluster` within a short timeout. A failed check drops
+ * the admin connection so that the next check reconnects from scratch.
+ * List it under READINESS_CHECKS (`provideHealthChecks({ readiness: [KafkaBrokerHealthCheck] })`).
+ */
+@Injectable()
+export class KafkaBrokerHealthCheck implements HealthCheck, OnApplicationShutdown {
+  readonly name = 'kafka';
+  private admin: Admin | undefined;
+  private readonly timeoutMs: number;
+
+  constructor(
+    @Inject(KAFKA_CLIENT) private readonly kafka: Kafka,
+    @Inject(KAFKA_MODULE_OPTIONS) options: KafkaModuleOptions,
+  ) {
+    this.timeoutMs = options.healthCheckTimeoutMs ?? KAFKA_DEFAULTS.healthCheckTimeoutMs;
+  }
+
+  async check(): Promise<void> {
+    const admin = (this.admin ??= this.kafka.admin({ retry: { retries: 0 } }));
+    try {
+      await withTimeout(
+        (async () => {
+          await admin.connect();
+          const cluster = await admin.describeCluster();
+          if (cluster.brokers.length === 0) throw new Error('no brokers in the cluster metadata');
+        })(),
+        this.timeoutMs,
+        'Kafka describeCluster',
+      );
+    } catch (error) {
+      this.admin = undefined;
+      void admin.disconnect().catch(() => undefined);
+      throw new Error(sanitizeErrorText(errorMessage(error), 200));
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.admin?.disconnect().catch(() => undefined);
+  }
+}

@@ -1,0 +1,56 @@
+import { Counter, Gauge, register } from 'prom-client';
+
+/**
+ * Consumer metrics on prom-client's default registry (the one /metrics serves), labelled by
+ * consumer group and topic. Created once per process and shared by every consumer runner, so
+ * several runners (or several Nest apps in one test process) never register a name twice.
+ */
+export const KAFKA_METRIC = {
+  handled: 'kafka_consumer_messages_handled_total',
+  failed: 'kafka_consumer_handler_failures_total',
+  deadLettered: 'kafka_consumer_messages_dead_lettered_total',
+  lag: 'kafka_consumer_lag',
+} as const;
+
+export interface KafkaConsumerMetrics {
+  readonly handled: Counter<'group' | 'topic'>;
+  readonly failed: Counter<'group' | 'topic'>;
+  readonly deadLettered: Counter<'group' | 'topic' | 'reason'>;
+  readonly lag: Gauge<'group' | 'topic'>;
+}
+
+function counter<L extends string>(name: string, help: string, labelNames: L[]): Counter<L> {
+  const existing = register.getSingleMetric(name);
+  if (existing) return existing as Counter<L>;
+  return new Counter({ name, help, labelNames });
+}
+
+function gauge<L extends string>(name: string, help: string, labelNames: L[]): Gauge<L> {
+  const existing = register.getSingleMetric(name);
+  if (existing) return existing as Gauge<L>;
+  return new Gauge({ name, help, labelNames });
+}
+
+export function kafkaConsumerMetrics(): KafkaConsumerMetrics {
+  return {
+    handled: counter(
+      KAFKA_METRIC.handled,
+      'Messages whose handler returned normally (then committed).',
+      ['group', 'topic'],
+    ),
+    failed: counter(KAFKA_METRIC.failed, 'Handler attempts that threw (each retry counts).', [
+      'group',
+      'topic',
+    ]),
+    deadLettered: counter(
+      KAFKA_METRIC.deadLettered,
+      'Messages written to <topic>.dlq, by reason (parse, schema, non-retriable, retries-exhausted).',
+      ['group', 'topic', 'reason'],
+    ),
+    lag: gauge(
+      KAFKA_METRIC.lag,
+      'Messages not yet committed by the group: high watermark minus committed offset, summed over partitions.',
+      ['group', 'topic'],
+    ),
+  };
+}

@@ -1,0 +1,77 @@
+import type { RetryPolicy } from './backoff';
+import type { KafkaLogger, KafkaLogLevelName } from './logger';
+import type { KafkaHandlerSource } from './handler';
+
+/** Client-wide settings: `KafkaModule.forRoot(...)`. Build them from `kafkaVars` of libs/config. */
+export interface KafkaModuleOptions {
+  /** kafkajs client id, e.g. the app name. */
+  readonly clientId: string;
+  /** host:port list (KAFKA_BROKERS). Use 127.0.0.1 rather than localhost (kafkajs has no IPv6). */
+  readonly brokers: readonly string[];
+  /** Where kafkajs and this library log; default: Nest's Logger. */
+  readonly logger?: KafkaLogger;
+  /** kafkajs verbosity (default 'warn'; our own consumer/producer lines use the logger directly). */
+  readonly logLevel?: KafkaLogLevelName;
+  /** Partitions for topics created at start (KAFKA_TOPIC_PARTITIONS); default 6. */
+  readonly topicPartitions?: number;
+  /** Partitions handled at once by each consumer (KAFKA_CONSUMER_CONCURRENCY); default 3. */
+  readonly partitionsConsumedConcurrently?: number;
+  /** Topics this app only produces to, created at start if missing (consumers create their own). */
+  readonly topics?: readonly string[];
+  /** A send (including a DLQ write) that has no broker acknowledgement by then fails; default 30000. */
+  readonly sendTimeoutMs?: number;
+  /** Readiness check timeout (admin.describeCluster); default 2000. */
+  readonly healthCheckTimeoutMs?: number;
+  /** kafkajs connectionTimeout; default 3000. */
+  readonly connectionTimeoutMs?: number;
+  /** kafkajs requestTimeout; default 30000. */
+  readonly requestTimeoutMs?: number;
+}
+
+/** One consumer group of an app: `KafkaModule.forConsumer(...)`. */
+export interface KafkaConsumerOptions {
+  /** Consumer group id, e.g. 'orchestrator'. Also names the liveness check 'kafka-consumer:<id>'. */
+  readonly groupId: string;
+  /** Handler providers (class or token, resolved from the app) or handler objects; one per topic. */
+  readonly handlers: readonly KafkaHandlerSource[];
+  /** In-place retry of a failing handler before dead-lettering; default 5 retries, 200 ms .. 10 s. */
+  readonly retry?: Partial<RetryPolicy>;
+  /** Overrides the client-wide setting. Order within a partition is always kept. */
+  readonly partitionsConsumedConcurrently?: number;
+  /** Overrides the client-wide partition count for this group's topics and their DLQs. */
+  readonly topicPartitions?: number;
+  /** A group without committed offsets starts at the earliest message (default true). */
+  readonly fromBeginning?: boolean;
+  /** How often the lag gauge is refreshed, ms; 0 = only on demand (`refreshLag()`). Default 15000. */
+  readonly lagIntervalMs?: number;
+  /** kafkajs sessionTimeout (>= broker's group.min.session.timeout.ms, 6000); default 30000. */
+  readonly sessionTimeoutMs?: number;
+  /** kafkajs heartbeatInterval; default 3000. */
+  readonly heartbeatIntervalMs?: number;
+  /** Restarts after retriable kafkajs crashes before giving up (liveness then fails); default 3. */
+  readonly maxRestarts?: number;
+  /** How long a graceful stop waits for in-flight handlers; default 30000. */
+  readonly shutdownTimeoutMs?: number;
+  /** Start consuming on application bootstrap (default true); false = call `start()` yourself. */
+  readonly autoStart?: boolean;
+}
+
+export const KAFKA_MODULE_OPTIONS = Symbol('KAFKA_MODULE_OPTIONS');
+export const KAFKA_CLIENT = Symbol('KAFKA_CLIENT');
+export const KAFKA_LOGGER = Symbol('KAFKA_LOGGER');
+
+export const KAFKA_DEFAULTS = {
+  logLevel: 'warn',
+  topicPartitions: 6,
+  partitionsConsumedConcurrently: 3,
+  sendTimeoutMs: 30_000,
+  healthCheckTimeoutMs: 2_000,
+  connectionTimeoutMs: 3_000,
+  requestTimeoutMs: 30_000,
+  fromBeginning: true,
+  lagIntervalMs: 15_000,
+  sessionTimeoutMs: 30_000,
+  heartbeatIntervalMs: 3_000,
+  maxRestarts: 3,
+  shutdownTimeoutMs: 30_000,
+} as const;

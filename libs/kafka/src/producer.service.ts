@@ -1,0 +1,137 @@
+import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import {
+  CompressionTypes,
+  type Kafka,
+  type Message,
+  Partitioners,
+  type Producer,
+  type RecordMetadata,
+} from 'kafkajs';
+import {
+  KAFKA_CLIENT,
+  KAFKA_DEFAULTS,
+  KAFKA_LOGGER,
+  KAFKA_MODULE_OPTIONS,
+  type KafkaModuleOptions,
+} from './options';
+import type { KafkaLogger } from './logger';
+import { withTimeout } from './timeout';
+import { ensureTopics } from './topics';
+
+/** A message to send. `value`: a Buffer or string is sent as is, null is a tombstone, anything else is JSON. */
+export interface OutgoingMessage {
+  /** Record key (by convention the payment id): same key, same partition, kept in order. */
+  readonly key: string | Buffer | null;
+  readonly value: unknown;
+  readonly headers?: Readonly<Record<string, string | Buffer>>;
+  /** Explicit partition; normally leave it to the key. */
+  readonly partition?: number;
+}
+
+export interface SendOptions {
+  /** Overrides the module's sendTimeoutMs for this call. */
+  readonly timeoutMs?: number;
+}
+
+export function encodeValue(value: unknown): Buffer | string | null {
+  if (value === null || value === undefined) return null;
+  if (Buffer.isBuffer(value) || typeof value === 'string') return value;
+  return JSON.stringify(value);
+}
+
+/**
+ * The idempotent producer (one per app): acks from all in-sync replicas, one request in flight
+ * (kafkajs's idempotent producer keeps order and de-duplicates its own retries only then), the
+ * Java-compatible default partitioner (murmur2 of the key, as other clients use). `send`
+ * resolves only after the broker acknowledged; a send that is not acknowledged within the
+ * timeout rejects — its outcome is then unknown (it may still land), so callers must treat it
+ * as "not acknowledged", never as "not written".
+ *
+ * Lifecycle: connects in onModuleInit (so consumers can dead-letter from their first message),
+ * disconnects in onApplicationShutdown, after the consumers stopped in beforeApplicationShutdown.
+ */
+@Injectable()
+export class KafkaProducerService implements OnModuleInit, OnApplicationShutdown {
+  private readonly producer: Producer;
+  private connecting: Promise<void> | undefined;
+  private readonly timeoutMs: number;
+
+  constructor(
+    @Inject(KAFKA_CLIENT) private readonly kafka: Kafka,
+    @Inject(KAFKA_MODULE_OPTIONS) private readonly options: KafkaModuleOptions,
+    @Inject(KAFKA_LOGGER) private readonly logger: KafkaLogger,
+  ) {
+    this.timeoutMs = options.sendTimeoutMs ?? KAFKA_DEFAULTS.sendTimeoutMs;
+    this.producer = kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      createPartitioner: Partitioners.DefaultPartitioner,
+      // Topics are created on purpose (consumers, `topics` option): a typo must not create one.
+      allowAutoTopicCreation: false,
+    });
+  }
+
+  async onModuleInit(): Promise<void> {
+    await this.connect();
+    const topics = this.options.topics ?? [];
+    if (topics.length > 0) {
+      const admin = this.kafka.admin();
+      await admin.connect();
+      try {
+        const numPartitions = this.options.topicPartitions ?? KAFKA_DEFAULTS.topicPartitions;
+        await ensureTopics(
+          admin,
+          topics.map((topic) => ({ topic, numPartitions })),
+          this.logger,
+        );
+      } finally {
+        await admin.disconnect();
+      }
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.producer.disconnect();
+  }
+
+  connect(): Promise<void> {
+    this.connecting ??= this.producer.connect().catch((error: unknown) => {
+      this.connecting = undefined;
+      throw error;
+    });
+    return this.connecting;
+  }
+
+  /** Sends JSON (or raw) messages to one topic; resolves once acknowledged by the broker. */
+  async send(
+    topic: string,
+    messages: readonly OutgoingMessage[],
+    options: SendOptions = {},
+  ): Promise<RecordMetadata[]> {
+    return this.sendRaw(
+      topic,
+      messages.map((m) => ({
+        key: m.key,
+        value: encodeValue(m.value),
+        headers: m.headers ? { ...m.headers } : undefined,
+        partition: m.partition,
+      })),
+      options,
+    );
+  }
+
+  /** Sends kafkajs messages as they are (bytes kept), e.g. for dead-lettering. */
+  async sendRaw(
+    topic: string,
+    messages: Message[],
+    options: SendOptions = {},
+  ): Promise<RecordMetadata[]> {
+    const timeoutMs = options.timeoutMs ?? this.timeoutMs;
+    await withTimeout(this.connect(), timeoutMs, 'Kafka producer connect');
+    return withTimeout(
+      this.producer.send({ topic, messages, acks: -1, compression: CompressionTypes.None }),
+      timeoutMs,
+      `Kafka send to ${topic}`,
+    );
+  }
+}

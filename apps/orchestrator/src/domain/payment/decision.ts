@@ -1,0 +1,47 @@
+import type { PaymentEvent, RejectionCode } from '@payments/contracts';
+import type { Effect } from './effects';
+import type { HoldExpiryAction } from './inputs';
+
+export interface PaymentPolicy {
+  /** Sends of one request before a persistent not-sent result fails it (nothing reached the gateway). */
+  maxSendAttempts: number;
+  /** An authorization not captured within this time is voided or reported; undefined: no timer. */
+  holdExpiry?: { afterMs: number; action: HoldExpiryAction };
+  /** An outcome unknown this long raises the alert (facts §4: one hour). */
+  unknownAlertAfterMs: number;
+}
+
+export const DEFAULT_POLICY: PaymentPolicy = {
+  maxSendAttempts: 5,
+  holdExpiry: { afterMs: 7 * 24 * 60 * 60 * 1000, action: 'void' },
+  unknownAlertAfterMs: 60 * 60 * 1000,
+};
+
+/** Time and ids enter as data, so decisions are reproducible. */
+export interface DecisionContext {
+  /** ISO instant. */
+  now: string;
+  ids: { next(): string };
+  policy?: PaymentPolicy;
+}
+
+export interface Rejection {
+  code: RejectionCode;
+  message: string;
+}
+
+/** Why an input changed nothing (for logs and metrics; not an error). */
+export type IgnoreReason =
+  | 'NO_OPERATION_IN_FLIGHT'
+  | 'STALE_REQUEST'
+  | 'DUPLICATE_RESULT'
+  | 'UNKNOWN_ORDER'
+  | 'NOT_ABOUT_THIS_OPERATION'
+  | 'NO_NEWS'
+  | 'TIMER_OBSOLETE';
+
+export type Decision =
+  | { outcome: 'accepted'; events: PaymentEvent[]; effects: Effect[] }
+  /** A refused command: one command-rejected event (it gets a version like every event), no effects. */
+  | { outcome: 'rejected'; rejection: Rejection; events: PaymentEvent[]; effects: [] }
+  | { outcome: 'ignored'; reason: IgnoreReason; events: []; effects: Effect[] };

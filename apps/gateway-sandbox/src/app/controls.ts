@@ -1,0 +1,135 @@
+import { z } from 'zod';
+import { VirtualClock } from '../domain/clock';
+import { SandboxEngine } from '../domain/engine';
+import { FaultRegistry } from '../domain/faults';
+import { Ledger } from '../domain/ledger';
+import { formatMinor } from '../domain/money';
+import { forcedResult } from '../domain/outcomes';
+import { CallbackDispatcher } from './callback-dispatcher';
+
+export interface ControlReply {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+const faultSchema = z
+  .object({
+    login: z.string().optional(),
+    clientOrderId: z.string().optional(),
+    operation: z.string().optional(),
+    latencyMs: z.number().int().min(0).max(120_000).optional(),
+    failBefore: z.number().int().min(500).max(599).optional(),
+    failAfter: z.union([z.number().int().min(500).max(599), z.literal('drop')]).optional(),
+    outcome: z.enum(['approved', 'declined', 'error', 'filtered', 'unknown']).optional(),
+    callbacks: z.enum(['drop', 'duplicate', 'delay', 'reorder']).optional(),
+    callbackDelayMs: z.number().int().min(0).max(600_000).optional(),
+    times: z.number().int().positive().optional(),
+  })
+  .strict();
+
+const advanceSchema = z
+  .object({ ms: z.number().int().min(0).optional(), seconds: z.number().int().min(0).optional() })
+  .strict();
+
+const resolveSchema = z
+  .object({ status: z.enum(['approved', 'declined', 'error', 'filtered']) })
+  .strict();
+
+/**
+ * Test-only controls (`/_sandbox/...`, served only with SANDBOX_TEST_CONTROLS=true): the ledger,
+ * fault injection, the virtual clock, callback log, reconciliation of unknown outcomes, reset.
+ */
+export class SandboxControls {
+  constructor(
+    private readonly engine: SandboxEngine,
+    private readonly ledger: Ledger,
+    private readonly faults: FaultRegistry,
+    private readonly clock: VirtualClock,
+    private readonly dispatcher: CallbackDispatcher,
+  ) {}
+
+  ledgerView(login?: string, clientOrderId?: string): ControlReply {
+    const filter = { login, clientOrderId };
+    const entries = this.ledger.list(filter).map((e) => ({
+      ...e,
+      amount: formatMinor(e.amountMinor, e.currency),
+    }));
+    return { status: 200, body: { entries, totals: this.ledger.totals(filter) } };
+  }
+
+  addFault(body: unknown): ControlReply {
+    const parsed = faultSchema.safeParse(body);
+    if (!parsed.success) return invalid(parsed.error);
+    const { times, ...rule } = parsed.data;
+    return { status: 201, body: this.faults.add({ ...rule, remaining: times }) };
+  }
+
+  listFaults(): ControlReply {
+    return { status: 200, body: this.faults.list() };
+  }
+
+  removeFault(id?: string): ControlReply {
+    if (id === undefined) {
+      this.faults.clear();
+      return { status: 200, body: { removed: 'all' } };
+    }
+    return this.faults.remove(id)
+      ? { status: 200, body: { removed: id } }
+      : { status: 404, body: { error: `no fault ${id}` } };
+  }
+
+  clockView(): ControlReply {
+    return {
+      status: 200,
+      body: { now: new Date(this.clock.now()).toISOString(), offsetMs: this.clock.offset },
+    };
+  }
+
+  advance(body: unknown): ControlReply {
+    const parsed = advanceSchema.safeParse(body);
+    if (!parsed.success) return invalid(parsed.error);
+    const ms = (parsed.data.ms ?? 0) + (parsed.data.seconds ?? 0) * 1000;
+    this.clock.advance(ms);
+    this.engine.settle();
+    return this.clockView();
+  }
+
+  callbacks(): ControlReply {
+    return { status: 200, body: { idle: this.dispatcher.idle(), attempts: this.dispatcher.log() } };
+  }
+
+  order(orderId: string): ControlReply {
+    const reply = this.engine.describeOrder(orderId);
+    return reply ? { status: 200, body: reply } : { status: 404, body: { error: 'no such order' } };
+  }
+
+  resolve(orderId: string, body: unknown): ControlReply {
+    const parsed = resolveSchema.safeParse(body);
+    if (!parsed.success) return invalid(parsed.error);
+    return this.engine.resolve(orderId, forcedResult(parsed.data.status))
+      ? this.order(orderId)
+      : { status: 409, body: { error: 'no such order, or its last operation is already final' } };
+  }
+
+  recurring(login?: string): ControlReply {
+    return { status: 200, body: this.engine.recurringPlans(login) };
+  }
+
+  reset(): ControlReply {
+    this.engine.reset();
+    this.ledger.reset();
+    this.faults.clear();
+    this.dispatcher.reset();
+    this.clock.reset();
+    return { status: 200, body: { reset: true } };
+  }
+}
+
+function invalid(error: z.ZodError): ControlReply {
+  return {
+    status: 400,
+    body: {
+      error: error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '),
+    },
+  };
+}

@@ -1,0 +1,84 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { formatMinor, parseMajorAmount } from './money';
+import { brandOf, luhnValid, maskPan } from './luhn';
+import { parseForm } from './form';
+
+describe('money', () => {
+  it('converts the published minor-unit examples', () => {
+    const v = JSON.parse(
+      readFileSync(join(__dirname, '../../../../../shared/vectors/public-vectors.json'), 'utf8'),
+    ).vectors.find((x: { id: string }) => x.id === 'amount-minor-units-doc');
+    const got = v.inputs.cases.map((c: { amount: string; currency: string }) => {
+      const p = parseMajorAmount(c.amount, c.currency);
+      return p.ok ? String(p.minor) : p.reason;
+    });
+    expect(got).toEqual(v.expected.minor_units);
+  });
+
+  it('uses the ISO 4217 exponent', () => {
+    expect(parseMajorAmount('100', 'JPY')).toEqual({ ok: true, minor: 100 });
+    expect(parseMajorAmount('1.5', 'JPY').ok).toBe(false);
+    expect(parseMajorAmount('1.234', 'KWD')).toEqual({ ok: true, minor: 1234 });
+    expect(parseMajorAmount('10.5', 'USD')).toEqual({ ok: true, minor: 1050 });
+    expect(parseMajorAmount('0.10', 'USD')).toEqual({ ok: true, minor: 10 });
+    expect(parseMajorAmount('10.500', 'USD')).toEqual({ ok: true, minor: 1050 });
+  });
+
+  it('refuses what is not a plain decimal', () => {
+    for (const bad of ['', '-1', '1e3', '1,00', ' 1', '1.', '.5', '0x10', '1.001', '12345678901']) {
+      expect(parseMajorAmount(bad, 'USD').ok).toBe(false);
+    }
+  });
+
+  it('round-trips through the decimal string (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 9_999_999_999 }),
+        fc.constantFrom('USD', 'JPY', 'KWD'),
+        (minor, cur) => {
+          const text = formatMinor(minor, cur);
+          const back = parseMajorAmount(text, cur);
+          return back.ok && back.minor === minor;
+        },
+      ),
+    );
+  });
+});
+
+describe('cards', () => {
+  it('checks Luhn', () => {
+    expect(luhnValid('4444444444444448')).toBe(true);
+    expect(luhnValid('4444444444444444')).toBe(false);
+    expect(luhnValid('4485940822379130')).toBe(true);
+    expect(luhnValid('4444333322221111')).toBe(true);
+    expect(luhnValid('44443333222211')).toBe(false);
+    expect(luhnValid('abcd')).toBe(false);
+  });
+
+  it('names brands and masks', () => {
+    expect(brandOf('4444444444444448')).toBe('VISA');
+    expect(brandOf('5555555555554444')).toBe('MASTERCARD');
+    expect(maskPan('4444444444444448')).toBe('444444******4448');
+  });
+});
+
+describe('form bodies', () => {
+  it('decodes + as space and keeps duplicates in order', () => {
+    const p = parseForm('a=1+2&b=%C3%A9&a=3&flag');
+    if (!p.ok) throw new Error(p.reason);
+    expect(p.body.pairs).toEqual([
+      ['a', '1 2'],
+      ['b', 'é'],
+      ['a', '3'],
+      ['flag', ''],
+    ]);
+    expect(p.body.fields.get('a')).toBe('1 2');
+  });
+
+  it('refuses broken escapes', () => {
+    expect(parseForm('a=%zz').ok).toBe(false);
+    expect(parseForm('=x').ok).toBe(false);
+  });
+});

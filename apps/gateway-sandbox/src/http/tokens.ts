@@ -1,0 +1,6 @@
+import { Sandbox } from '../app/sandbox';
+import { SandboxConfig } from '../config';
+
+export const SANDBOX = Symbol('SANDBOX');
+export const SANDBOX_CONFIG = Symbol('SANDBOX_CONFIG');
+export type { Sandbox, SandboxConfig };

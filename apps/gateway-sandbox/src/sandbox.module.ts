@@ -1,0 +1,66 @@
+import {
+  DynamicModule,
+  Inject,
+  Logger,
+  Module,
+  OnApplicationShutdown,
+  OnModuleInit,
+} from '@nestjs/common';
+import { Sandbox } from './app/sandbox';
+import { SandboxConfig } from './config';
+import { loadMerchantsFile } from './domain/merchants';
+import { ApiController } from './http/api.controller';
+import { ControlsController } from './http/controls.controller';
+import { PagesController } from './http/pages.controller';
+import { SANDBOX, SANDBOX_CONFIG } from './http/tokens';
+
+/** Starts and stops the simulator's background work with the Nest application. */
+class SandboxLifecycle implements OnModuleInit, OnApplicationShutdown {
+  constructor(@Inject(SANDBOX) private readonly sandbox: Sandbox) {}
+
+  onModuleInit(): void {
+    this.sandbox.start();
+  }
+
+  onApplicationShutdown(): void {
+    this.sandbox.stop();
+  }
+}
+
+export function createSandbox(config: SandboxConfig): Sandbox {
+  const logger = new Logger('gateway-sandbox');
+  return new Sandbox(loadMerchantsFile(config.merchantsFile), {
+    api: {
+      publicUrl: config.publicUrl,
+      acceptMode: config.acceptMode,
+      oauthFailureStatus: config.oauthFailureStatus,
+      oauthWindowMs: 5 * 60_000,
+    },
+    callbacks: config.callbacks,
+    settlementDelayMs: config.settlementDelayMs,
+    payoutCheckTtlMs: config.payoutCheckTtlMs,
+    requireCustomerFields: config.requireCustomerFields,
+    tickMs: config.tickMs,
+    onError: (message) => logger.error(message),
+  });
+}
+
+@Module({})
+export class SandboxModule {
+  /** `sandbox` may be given by tests that want to reach the engine directly. */
+  static forRoot(config: SandboxConfig, sandbox: Sandbox = createSandbox(config)): DynamicModule {
+    return {
+      module: SandboxModule,
+      controllers: [
+        ...(config.testControls ? [ControlsController] : []),
+        PagesController,
+        ApiController,
+      ],
+      providers: [
+        { provide: SANDBOX_CONFIG, useValue: config },
+        { provide: SANDBOX, useValue: sandbox },
+        SandboxLifecycle,
+      ],
+    };
+  }
+}

@@ -51,12 +51,17 @@ function looksLikePan(value: string): boolean {
   return /^\d{13,19}$/.test(digits) && luhnValid(digits);
 }
 
+/** Masks card-number-like digit runs inside free text. */
+function maskPanRuns(value: string): string {
+  return value.replace(/(?<!\d)\d{13,19}(?!\d)/g, (run) => (luhnValid(run) ? maskPan(run) : run));
+}
+
 /** Redacts a flat field record (request body or raw reply). Returns a new object. */
 export function redactFields(fields: Readonly<Record<string, string>>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(fields)) {
     if (DROP.some((re) => re.test(k))) continue;
-    out[k] = PAN_FIELDS.some((re) => re.test(k)) || looksLikePan(v) ? maskPan(v) : v;
+    out[k] = PAN_FIELDS.some((re) => re.test(k)) || looksLikePan(v) ? maskPan(v) : maskPanRuns(v);
   }
   return out;
 }
@@ -72,7 +77,7 @@ export function redactReply<T extends { readonly raw: RawReply }>(reply: T): T {
   for (const [k, v] of Object.entries(reply)) {
     if (k === 'raw') continue;
     if (DROP.some((re) => re.test(k))) continue;
-    copy[k] = typeof v === 'string' && looksLikePan(v) ? maskPan(v) : v;
+    copy[k] = typeof v !== 'string' ? v : looksLikePan(v) ? maskPan(v) : maskPanRuns(v);
   }
   copy.raw = redactFields(reply.raw);
   return copy as T;

@@ -47,6 +47,12 @@ export function poolOptions(o: Required<TransportOptions>): Pool.Options {
   };
 }
 
+/** Drops a reply body we refuse to read; the abort error it emits is expected and swallowed. */
+function discard(body: Dispatcher.ResponseData['body']): void {
+  body.on('error', () => undefined);
+  body.destroy();
+}
+
 /** One keep-alive undici Pool per origin; never throws — errors come back as data. */
 export class GatewayTransport {
   private readonly pools = new Map<string, Pool>();
@@ -94,7 +100,7 @@ export class GatewayTransport {
     const max = this.options.maxReplyBytes;
     const declared = Number(res.headers['content-length']);
     if (Number.isFinite(declared) && declared > max) {
-      res.body.destroy();
+      discard(res.body);
       return { kind: 'too-large', status: res.statusCode };
     }
     const chunks: Buffer[] = [];
@@ -104,7 +110,7 @@ export class GatewayTransport {
         const buf = chunk as Buffer;
         size += buf.length;
         if (size > max) {
-          res.body.destroy();
+          discard(res.body);
           return { kind: 'too-large', status: res.statusCode };
         }
         chunks.push(buf);

@@ -64,6 +64,8 @@ export interface EngineRequest {
   readonly baseUrl: string;
   /** Outcome forced by the test controls. */
   readonly forced?: Result;
+  /** The OAuth consumer key, when the request was OAuth-signed (login need not be a field). */
+  readonly oauthLogin?: string;
 }
 
 export interface CallbackDelivery {
@@ -1446,7 +1448,8 @@ export class SandboxEngine {
 
   private referenced(r: EngineRequest, allowClientOrderIdOnly = false): Order {
     const f = r.fields;
-    const login = req(f, 'login', 20, 'oauth_consumer_key');
+    const login = opt(f, 'login') ?? r.oauthLogin;
+    if (login === undefined) throw new Refusal('login is required');
     if (login !== r.endpoint.merchant.login) throw new Refusal('login does not match the endpoint');
     const clientOrderId = clientOrderIdOf(f);
     const orderId = opt(f, 'orderid');

@@ -1,0 +1,138 @@
+import type { AsyncResponse, CallResult, StatusResponse } from '@payments/payment-gateway';
+import { classifyCall, maskCardNumbers, statusReport } from './classify';
+import { resultEventId } from './result-id';
+
+const statusReply = (over: Partial<StatusResponse> = {}): StatusResponse => ({
+  type: 'status-response',
+  status: 'approved',
+  final: true,
+  paynetOrderId: '900001',
+  amount: '10.42',
+  amountMinor: 1042,
+  currency: 'USD',
+  approvalCode: '123456',
+  bin: '444455',
+  lastFourDigits: '1111',
+  cardType: 'VISA',
+  raw: {},
+  ...over,
+});
+
+describe('statusReport', () => {
+  it('maps a status-response to the contract report with minor units and no PAN', () => {
+    expect(statusReport(statusReply())).toEqual({
+      status: 'approved',
+      gatewayOrderId: '900001',
+      amount: { minor: 1042, currency: 'USD' },
+      approvalCode: '123456',
+      card: { bin: '444455', lastFour: '1111', brand: 'VISA' },
+    });
+  });
+
+  it('keeps the 3-D Secure redirect only when it is a URL, and drops malformed card parts', () => {
+    const report = statusReport(
+      statusReply({
+        status: 'processing',
+        redirectTo: 'https://acs.example/challenge',
+        bin: '44',
+        lastFourDigits: 'x',
+        cardType: undefined,
+      }),
+    );
+    expect(report.redirectUrl).toBe('https://acs.example/challenge');
+    expect(report.card).toBeUndefined();
+    expect(statusReport(statusReply({ redirectTo: 'not a url' })).redirectUrl).toBeUndefined();
+  });
+
+  it('masks card numbers the gateway echoes in messages', () => {
+    const report = statusReport(
+      statusReply({ status: 'declined', errorMessage: 'card 4444 5555 6666 1111 refused' }),
+    );
+    expect(report.errorMessage).toBe('card 444455******1111 refused');
+    expect(maskCardNumbers('order 12345')).toBe('order 12345');
+  });
+});
+
+describe('classifyCall', () => {
+  const base = { operation: 'v2/sale', durationMs: 5 };
+  const accepted = (reply: AsyncResponse): CallResult<AsyncResponse> => ({
+    ...base,
+    outcome: 'accepted',
+    httpStatus: 200,
+    reply,
+  });
+
+  it('accepted: the gateway order id; a report only when the reply says more than processing', () => {
+    expect(
+      classifyCall(accepted({ type: 'async-response', paynetOrderId: '77', raw: {} })),
+    ).toEqual({ kind: 'accepted', gatewayOrderId: '77' });
+    expect(
+      classifyCall(
+        accepted({
+          type: 'async-response',
+          paynetOrderId: '77',
+          status: 'declined',
+          errorCode: '3',
+          raw: {},
+        }),
+      ),
+    ).toEqual({
+      kind: 'accepted',
+      gatewayOrderId: '77',
+      report: { status: 'declined', gatewayOrderId: '77', errorCode: '3' },
+    });
+  });
+
+  it('status query: accepted with the report', () => {
+    const result = classifyCall({
+      ...base,
+      outcome: 'accepted',
+      httpStatus: 200,
+      reply: statusReply({ status: 'declined', errorCode: '116' }),
+    });
+    expect(result).toMatchObject({
+      kind: 'accepted',
+      report: { status: 'declined', errorCode: '116' },
+    });
+  });
+
+  it('rejected, not-sent and unknown keep their reasons; unknown is never declined', () => {
+    expect(
+      classifyCall({
+        ...base,
+        outcome: 'rejected',
+        reason: 'validation',
+        errorCode: '2',
+        errorMessage: 'bad',
+      }),
+    ).toEqual({ kind: 'rejected', code: '2', message: 'bad' });
+    expect(classifyCall({ ...base, outcome: 'rejected', reason: 'client-validation' })).toEqual({
+      kind: 'rejected',
+      code: 'client-validation',
+      message: 'rejected: client-validation',
+    });
+    expect(classifyCall({ ...base, outcome: 'not-sent', reason: 'connection-refused' })).toEqual({
+      kind: 'not-sent',
+      reason: 'connection-refused',
+    });
+    expect(
+      classifyCall({
+        ...base,
+        outcome: 'unknown',
+        reason: 'server-error',
+        httpStatus: 500,
+        resolveByStatusQuery: true,
+        retriable: false,
+      }),
+    ).toEqual({ kind: 'unknown', reason: 'server-error (HTTP 500)' });
+  });
+});
+
+describe('resultEventId', () => {
+  it('is a stable UUID per request and attempt', () => {
+    const a = resultEventId('0f8b8c1e-4d4a-4c4e-9a53-6f1f0c2d3e4a', 1);
+    expect(a).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(resultEventId('0f8b8c1e-4d4a-4c4e-9a53-6f1f0c2d3e4a', 1)).toBe(a);
+    expect(resultEventId('0f8b8c1e-4d4a-4c4e-9a53-6f1f0c2d3e4a', 2)).not.toBe(a);
+  });
+});

@@ -1,0 +1,130 @@
+import {
+  type CardSummary,
+  GatewayStatusReport,
+  type GatewayClassification,
+} from '@payments/contracts';
+import type {
+  AsyncResponse,
+  CallResult,
+  GatewayStatus,
+  StatusResponse,
+} from '@payments/payment-gateway';
+
+/** Reasons the adapter itself answers with, without (or before) a gateway call. */
+export const ADAPTER_REASONS = {
+  circuitOpen: 'circuit open',
+  rateLimited: 'rate-limited',
+  concurrencyLimited: 'concurrency limit: no free slot in time',
+  mayHaveBeenSent:
+    'may already have been sent: this request attempt is in the sent-requests ledger',
+} as const;
+
+/** Digit runs that could be card numbers (12-19 digits, spaces or dashes allowed) are masked. */
+const PAN_LIKE = /\d(?:[ -]?\d){11,18}/g;
+
+/** Gateway text can echo what it was sent: never let a card number through into a result. */
+export function maskCardNumbers(text: string): string {
+  return text.replace(PAN_LIKE, (match) => {
+    const digits = match.replace(/\D/g, '');
+    return `${digits.slice(0, 6)}${'*'.repeat(Math.max(0, digits.length - 10))}${digits.slice(-4)}`;
+  });
+}
+
+const clip = (value: string | undefined, max: number): string | undefined =>
+  value === undefined || value === '' ? undefined : maskCardNumbers(value).slice(0, max);
+
+function validUrl(value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function cardOf(reply: {
+  bin?: string;
+  lastFourDigits?: string;
+  cardType?: string;
+}): CardSummary | undefined {
+  // BIN, last four and brand at most (DESIGN.md guarantee 7); anything malformed is left out.
+  const card: CardSummary = {
+    ...(reply.bin !== undefined && /^\d{6,8}$/.test(reply.bin) ? { bin: reply.bin } : {}),
+    ...(reply.lastFourDigits !== undefined && /^\d{4}$/.test(reply.lastFourDigits)
+      ? { lastFour: reply.lastFourDigits }
+      : {}),
+    ...(reply.cardType ? { brand: reply.cardType.slice(0, 32) } : {}),
+  };
+  return Object.keys(card).length > 0 ? card : undefined;
+}
+
+function strip<T extends Record<string, unknown>>(o: T): T {
+  for (const key of Object.keys(o)) if (o[key] === undefined) delete o[key];
+  return o;
+}
+
+/** A status-response as the contract's GatewayStatusReport (amount back to minor units). */
+export function statusReport(reply: StatusResponse): GatewayStatusReport {
+  const report = strip({
+    status: reply.status,
+    gatewayOrderId: clip(reply.paynetOrderId, 128),
+    amount:
+      reply.amountMinor !== undefined && reply.currency !== undefined
+        ? { minor: reply.amountMinor, currency: reply.currency }
+        : undefined,
+    transactionType: clip(reply.transactionType, 32),
+    html: clip(reply.html, 65536),
+    redirectUrl: validUrl(reply.redirectTo),
+    approvalCode: clip(reply.approvalCode, 64),
+    errorCode: clip(reply.errorCode, 64),
+    errorMessage: clip(reply.errorMessage, 1024),
+    card: cardOf(reply),
+  });
+  const parsed = GatewayStatusReport.safeParse(report);
+  // Never fail a result over a field the contract cannot carry: keep the status and the order id.
+  return parsed.success
+    ? parsed.data
+    : strip({ status: reply.status, gatewayOrderId: report.gatewayOrderId });
+}
+
+/** The synchronous reply of a mutating call says more than "processing" only sometimes. */
+function asyncReport(reply: AsyncResponse): GatewayStatusReport | undefined {
+  const status: GatewayStatus | undefined = reply.status;
+  if (status === undefined || status === 'processing') return undefined;
+  const report = strip({
+    status,
+    gatewayOrderId: clip(reply.paynetOrderId, 128),
+    errorCode: clip(reply.errorCode, 64),
+    errorMessage: clip(reply.errorMessage, 1024),
+  });
+  const parsed = GatewayStatusReport.safeParse(report);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** What the orchestrator learns from one gateway call (STYLE.md practice 4). */
+export function classifyCall(
+  result: CallResult<AsyncResponse | StatusResponse>,
+): GatewayClassification {
+  switch (result.outcome) {
+    case 'accepted': {
+      const reply = result.reply;
+      const gatewayOrderId = clip(reply.paynetOrderId, 128);
+      const report = reply.type === 'status-response' ? statusReport(reply) : asyncReport(reply);
+      return strip({ kind: 'accepted' as const, gatewayOrderId, report });
+    }
+    case 'rejected':
+      return {
+        kind: 'rejected',
+        code: clip(result.errorCode, 64) ?? result.reason,
+        message: clip(result.errorMessage, 1024) ?? `rejected: ${result.reason}`,
+      };
+    case 'not-sent':
+      return { kind: 'not-sent', reason: result.reason };
+    case 'unknown':
+      return {
+        kind: 'unknown',
+        reason: result.httpStatus ? `${result.reason} (HTTP ${result.httpStatus})` : result.reason,
+      };
+  }
+}

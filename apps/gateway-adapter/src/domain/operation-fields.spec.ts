@@ -1,0 +1,100 @@
+import type { GatewayFollowUpRequest, GatewaySaleRequest } from '@payments/contracts';
+import { OPERATIONS, createPaymentGatewayClient } from '@payments/payment-gateway';
+import {
+  callbackUrl,
+  cardPaymentCall,
+  DEFAULT_VOID_COMMENT,
+  followUpCall,
+  isMutating,
+} from './operation-fields';
+
+const sale: GatewaySaleRequest = {
+  operation: 'sale',
+  requestId: '00000000-0000-4000-8000-000000000001',
+  paymentId: '00000000-0000-4000-8000-000000000002',
+  merchant: { endpointId: '1113' },
+  clientOrderId: 'ord-1',
+  attempt: 1,
+  requestedAt: '2025-03-01T10:00:00.000Z',
+  amount: { minor: 1042, currency: 'USD' },
+  orderDescription: 'Order 1',
+  customer: { email: 'jane@example.com', ipAddress: '203.0.113.7', phone: '+15550100' },
+  billingAddress: { address1: '1 Main St', city: 'Springfield', zipCode: '12345', country: 'US' },
+  redirectUrl: 'https://shop.example/return',
+  sealedCard: 'v1..a.b.c.d',
+};
+const card = {
+  number: '4444555566661111',
+  expiryMonth: 3,
+  expiryYear: 2031,
+  cvv: '123',
+  holderName: 'JANE DOE',
+};
+
+// prepare() signs without sending: it proves the fields are what the catalogue accepts.
+const client = createPaymentGatewayClient({
+  baseUrl: 'http://127.0.0.1:1/paynet',
+  endpoint: { endpointId: '1113' },
+  login: 'merchant',
+  controlKey: 'control-key-for-unit-tests',
+});
+
+describe('operation fields', () => {
+  it('sale: amount in minor units formatted by the client, callback URL per endpoint', () => {
+    const call = cardPaymentCall(sale, card, callbackUrl('https://cb.example/', '1113'));
+    expect(call.id).toBe('v2/sale');
+    const prepared = client.prepare(call.id, call.fields);
+    expect(prepared.url.pathname).toBe('/paynet/api/v2/sale/1113');
+    expect(prepared.fields).toMatchObject({
+      amount: '10.42',
+      currency: 'USD',
+      expire_month: '03',
+      expire_year: '2031',
+      server_callback_url: 'https://cb.example/callbacks/gateway/1113',
+      redirect_url: 'https://shop.example/return',
+      zip_code: '12345',
+    });
+    expect(Object.keys(prepared.fields)).not.toContain('state');
+  });
+
+  it('preauth uses the preauth operation; a missing phone is refused by the client', () => {
+    const call = cardPaymentCall(
+      { ...sale, operation: 'preauth', customer: { ...sale.customer, phone: undefined } },
+      card,
+      'https://cb.example/callbacks/gateway/1113',
+    );
+    expect(call.id).toBe('v2/preauth');
+    expect(() => client.prepare(call.id, call.fields as never)).toThrow(/phone is required/);
+  });
+
+  it('follow-ups reference the gateway order; void always carries a comment and no amount', () => {
+    const base: GatewayFollowUpRequest = {
+      ...sale,
+      operation: 'capture',
+      gatewayOrderId: '900001',
+      amount: { minor: 500, currency: 'USD' },
+    } as unknown as GatewayFollowUpRequest;
+    const capture = followUpCall(base);
+    expect(capture).toEqual({
+      id: 'v2/capture',
+      fields: { client_orderid: 'ord-1', orderid: '900001', amount: 500, currency: 'USD' },
+    });
+    const voidCall = followUpCall({ ...base, operation: 'void' });
+    expect(voidCall).toEqual({
+      id: 'v2/void',
+      fields: { client_orderid: 'ord-1', orderid: '900001', comment: DEFAULT_VOID_COMMENT },
+    });
+    expect(followUpCall({ ...base, operation: 'return', amount: undefined }).fields).toEqual({
+      client_orderid: 'ord-1',
+      orderid: '900001',
+    });
+    expect(Object.keys(OPERATIONS)).toContain('v2/void');
+  });
+
+  it('only status skips the ledger', () => {
+    expect(isMutating(sale)).toBe(true);
+    expect(
+      isMutating({ ...sale, operation: 'status' } as unknown as Parameters<typeof isMutating>[0]),
+    ).toBe(false);
+  });
+});

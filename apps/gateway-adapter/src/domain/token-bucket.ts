@@ -1,0 +1,56 @@
+import type { Clock } from './clock';
+
+export interface TokenBucketOptions {
+  /** Tokens added per second (the sustained request rate). */
+  readonly ratePerSecond: number;
+  /** Bucket size (the burst allowed after a quiet period). */
+  readonly burst: number;
+}
+
+/**
+ * Token bucket with reservations: `reserve(maxWaitMs)` takes a token now or books the next free
+ * one in the future and says how long to wait for it. A caller whose wait would exceed the bound
+ * gets `undefined` and no token is consumed (the request is answered not-sent "rate-limited").
+ * Pure: time comes from the injected clock; the caller does the sleeping.
+ */
+export class TokenBucket {
+  private tokens: number;
+  private updatedAt: number;
+
+  constructor(
+    private readonly options: TokenBucketOptions,
+    private readonly clock: Clock,
+  ) {
+    if (!(options.ratePerSecond > 0) || !(options.burst >= 1)) {
+      throw new Error('a token bucket needs ratePerSecond > 0 and burst >= 1');
+    }
+    this.tokens = options.burst;
+    this.updatedAt = clock.now();
+  }
+
+  /** Milliseconds to wait before the reserved token may be used, or undefined when over the bound. */
+  reserve(maxWaitMs: number): number | undefined {
+    this.refill();
+    const after = this.tokens - 1;
+    const waitMs = after >= 0 ? 0 : Math.ceil((-after * 1000) / this.options.ratePerSecond);
+    if (waitMs > maxWaitMs) return undefined;
+    this.tokens = after;
+    return waitMs;
+  }
+
+  /** Tokens available now (negative while reservations are outstanding). */
+  available(): number {
+    this.refill();
+    return this.tokens;
+  }
+
+  private refill(): void {
+    const now = this.clock.now();
+    const elapsed = Math.max(0, now - this.updatedAt);
+    this.updatedAt = now;
+    this.tokens = Math.min(
+      this.options.burst,
+      this.tokens + (elapsed * this.options.ratePerSecond) / 1000,
+    );
+  }
+}

@@ -273,13 +273,12 @@ export type ParsedReply =
  * gateway says `validation-error` / `error` (or, with no `type`, when the HTTP status is 4xx).
  */
 export function parseReply(raw: RawReply, expected: ReplyKind, httpStatus: number): ParsedReply {
-  const env = envelopeSchema.safeParse(raw);
-  if (!env.success) return { ok: false, problem: 'reply envelope malformed' };
-  const type = env.data.type;
-  if (type === 'validation-error' || type === 'error') {
-    return { ok: true, reply: { ...envelope(raw, env.data), type } };
-  }
-  if (type === undefined && httpStatus >= 400) {
+  const type = raw.type;
+  const isError = type === 'validation-error' || type === 'error';
+  if (isError || (type === undefined && httpStatus >= 400)) {
+    const env = envelopeSchema.safeParse(raw);
+    if (!env.success) return { ok: false, problem: 'reply envelope malformed' };
+    if (isError) return { ok: true, reply: { ...envelope(raw, env.data), type } };
     return {
       ok: true,
       reply: {

@@ -1,18 +1,62 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
-import { LoggingModule } from '@payments/logging';
+import { TOPICS } from '@payments/contracts';
+import { DATABASE_HEALTH_CHECK, DatabaseModule } from '@payments/database';
+import { getConsumerLivenessToken, KafkaBrokerHealthCheck, KafkaModule } from '@payments/kafka';
+import { createLogger, LoggingModule } from '@payments/logging';
 import { HttpErrorFilter, ObservabilityModule, provideHealthChecks } from '@payments/observability';
 import type { Logger } from 'pino';
 import { GATEWAY_ADAPTER_CONFIG, GatewayAdapterConfig } from './config';
+import { type Clock, systemClock } from './domain/clock';
+import { GatewayEndpoints } from './gateway/gateway-endpoints';
+import { GatewayRequestHandler } from './gateway/gateway-request.handler';
+import { GatewayRequestService } from './gateway/gateway-request.service';
+import { ResultPublisher } from './gateway/result-publisher';
+import { SentRequestsLedger } from './ledger/sent-requests.ledger';
+import { adapterMigrations } from './migrations';
+import type { AdapterSecrets } from './secrets/credentials';
+import { ADAPTER_CLOCK, CARD_OPENER, GATEWAY_ENDPOINTS } from './tokens';
 
 export const SERVICE_NAME = 'gateway-adapter';
+export const CONSUMER_GROUP = 'gateway-adapter';
+
+/** Closes the gateway clients' connection pools after the consumer stopped. */
+@Injectable()
+class GatewayEndpointsCloser implements OnApplicationShutdown {
+  constructor(@Inject(GATEWAY_ENDPOINTS) private readonly endpoints: GatewayEndpoints) {}
+  async onApplicationShutdown(): Promise<void> {
+    await this.endpoints.close();
+  }
+}
+
+export interface AppModuleOptions {
+  /** Reuse the boot logger (main.ts) or a test's capturing logger. */
+  readonly logger?: Logger;
+  readonly clock?: Clock;
+}
 
 /**
- * The gateway-adapter's shell: logging, health and metrics. The Kafka consumer of gateway requests and the signed gateway client plug in here as they land.
+ * The gateway-adapter: consumes `payments.gateway.requests.v1` (group `gateway-adapter`), calls
+ * the gateway through the signed client with per-endpoint limits and breaker, records mutating
+ * sends in its ledger table, publishes `payments.gateway.results.v1`. Health: ready when the
+ * broker and the database answer; live while the consumer runs.
  */
 @Module({})
 export class AppModule {
-  static forRoot(config: GatewayAdapterConfig, logger?: Logger): DynamicModule {
+  static forRoot(
+    config: GatewayAdapterConfig,
+    secrets: AdapterSecrets,
+    options: AppModuleOptions = {},
+  ): DynamicModule {
+    const logger =
+      options.logger ??
+      createLogger({
+        service: SERVICE_NAME,
+        version: config.version,
+        level: config.log.logLevel,
+        pretty: config.log.logPretty,
+      });
+    const clock = options.clock ?? systemClock;
     return {
       module: AppModule,
       imports: [
@@ -24,12 +68,41 @@ export class AppModule {
           logger,
         }),
         ObservabilityModule.forRoot({ service: SERVICE_NAME }),
+        DatabaseModule.forRoot({
+          url: config.database.url,
+          poolSize: config.database.poolSize,
+          migrations: adapterMigrations,
+          applicationName: SERVICE_NAME,
+          migrateOnBoot: config.database.migrateOnBoot,
+        }),
+        KafkaModule.forRoot({
+          clientId: config.kafka.clientId ?? SERVICE_NAME,
+          brokers: config.kafka.brokers,
+          logger,
+          topics: [TOPICS.gatewayResults],
+          topicPartitions: config.kafka.topicPartitions,
+          partitionsConsumedConcurrently: config.kafka.partitionsConsumedConcurrently,
+        }),
+        KafkaModule.forConsumer({ groupId: CONSUMER_GROUP, handlers: [GatewayRequestHandler] }),
       ],
       providers: [
         { provide: GATEWAY_ADAPTER_CONFIG, useValue: config },
+        { provide: ADAPTER_CLOCK, useValue: clock },
+        { provide: CARD_OPENER, useValue: secrets.cards },
+        {
+          provide: GATEWAY_ENDPOINTS,
+          useFactory: () => new GatewayEndpoints(secrets.endpoints, config.transport, clock),
+        },
+        GatewayEndpointsCloser,
+        SentRequestsLedger,
+        ResultPublisher,
+        GatewayRequestService,
+        GatewayRequestHandler,
         { provide: APP_FILTER, useClass: HttpErrorFilter },
-        // Kafka producer/consumer readiness joins here when libs/kafka lands.
-        ...provideHealthChecks({ liveness: [], readiness: [] }),
+        ...provideHealthChecks({
+          liveness: [getConsumerLivenessToken(CONSUMER_GROUP)],
+          readiness: [KafkaBrokerHealthCheck, DATABASE_HEALTH_CHECK],
+        }),
       ],
       exports: [GATEWAY_ADAPTER_CONFIG],
     };

@@ -1,10 +1,21 @@
 import { z } from 'zod';
-import { commonVars, envVar, kafkaVars, port, ResolvedConfig } from '@payments/config';
+import {
+  bool,
+  commonVars,
+  databaseVars,
+  envVar,
+  httpUrl,
+  kafkaVars,
+  nonNegativeInt,
+  port,
+  positiveInt,
+  ResolvedConfig,
+} from '@payments/config';
 
 /**
- * Everything the gateway-adapter reads from its environment, validated once at boot.
- * Signing secrets (control keys, RSA private keys) and the card-data opening key join this shape,
- * marked `secret: true`, when the gateway client lands.
+ * Everything the gateway-adapter reads from its environment, validated once at boot. The signing
+ * secrets (credentials registry) and the card-opening key are read from the files or values
+ * named here and checked by `loadAdapterSecrets` (secrets.ts) before the app starts.
  */
 export const gatewayAdapterConfigShape = {
   version: envVar('APP_VERSION', z.string().min(1).default('0.1.0-dev'), {
@@ -13,6 +24,61 @@ export const gatewayAdapterConfigShape = {
   http: { port: envVar('HTTP_PORT', port(3002)) },
   log: commonVars,
   kafka: kafkaVars,
+  database: {
+    ...databaseVars,
+    migrateOnBoot: envVar('DATABASE_MIGRATE_ON_BOOT', bool(true), {
+      description: 'true to apply pending migrations at boot (one of true, false, 1, 0, yes, no)',
+    }),
+  },
+  credentials: {
+    file: envVar('GATEWAY_CREDENTIALS_FILE', z.string().min(1).optional(), {
+      description: 'a path to the gateway credentials JSON file',
+    }),
+    inline: envVar('GATEWAY_CREDENTIALS', z.string().min(1).optional(), {
+      description: 'the gateway credentials as inline JSON',
+      secret: true,
+    }),
+  },
+  cardKey: {
+    inline: envVar('CARD_SEALING_PRIVATE_KEY', z.string().min(1).optional(), {
+      description: 'the PEM RSA private key that opens sealed card data',
+      secret: true,
+    }),
+    file: envVar('CARD_SEALING_PRIVATE_KEY_FILE', z.string().min(1).optional(), {
+      description: 'a path to the PEM RSA private key that opens sealed card data',
+    }),
+  },
+  callbackBaseUrl: envVar('CALLBACK_BASE_URL', httpUrl().default('http://127.0.0.1:3003'), {
+    description:
+      'the public http(s) base URL of callback-ingest (server_callback_url = <base>/callbacks/gateway/<endpointId>)',
+  }),
+  /** Defaults for every endpoint; a credentials entry may override them under `limits`. */
+  limits: {
+    maxConcurrent: envVar('GATEWAY_MAX_CONCURRENT', positiveInt(8), {
+      description: 'a positive whole number of calls in flight per endpoint',
+    }),
+    ratePerSecond: envVar('GATEWAY_RATE_PER_SECOND', positiveInt(20), {
+      description: 'a positive whole number of calls per second per endpoint',
+    }),
+    burst: envVar('GATEWAY_RATE_BURST', positiveInt(20), {
+      description: 'a positive whole number of calls allowed at once after a quiet period',
+    }),
+    maxWaitMs: envVar('GATEWAY_LIMIT_MAX_WAIT_MS', nonNegativeInt(2000), {
+      description: 'milliseconds a call may wait for a rate token or a slot before not-sent',
+    }),
+    breakerFailures: envVar('GATEWAY_BREAKER_FAILURES', positiveInt(5), {
+      description: 'consecutive transport failures that open an endpoint circuit breaker',
+    }),
+    breakerCooldownMs: envVar('GATEWAY_BREAKER_COOLDOWN_MS', positiveInt(30_000), {
+      description: 'milliseconds an open breaker waits before one trial call',
+    }),
+  },
+  transport: {
+    connectTimeoutMs: envVar('GATEWAY_CONNECT_TIMEOUT_MS', positiveInt(5_000)),
+    responseTimeoutMs: envVar('GATEWAY_RESPONSE_TIMEOUT_MS', positiveInt(30_000), {
+      description: 'milliseconds to wait for reply headers (and between body chunks)',
+    }),
+  },
 };
 
 export type GatewayAdapterConfig = ResolvedConfig<typeof gatewayAdapterConfigShape>;

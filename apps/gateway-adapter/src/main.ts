@@ -3,9 +3,23 @@ import { describeConfig, loadConfigOrExit } from '@payments/config';
 import { createLogger, Logger } from '@payments/logging';
 import { AppModule, SERVICE_NAME } from './app.module';
 import { gatewayAdapterConfigShape } from './config';
+import {
+  AdapterSecretsError,
+  loadAdapterSecrets,
+  type AdapterSecrets,
+} from './secrets/credentials';
 
 async function bootstrap(): Promise<void> {
   const config = loadConfigOrExit(SERVICE_NAME, gatewayAdapterConfigShape);
+  let secrets: AdapterSecrets;
+  try {
+    secrets = loadAdapterSecrets(config);
+  } catch (error) {
+    if (!(error instanceof AdapterSecretsError)) throw error;
+    // Like a bad variable: exit 78 (EX_CONFIG) naming each entry and field, never a value.
+    process.stderr.write(`${error.message}\n`);
+    process.exit(78);
+  }
   const logger = createLogger({
     service: SERVICE_NAME,
     version: config.version,
@@ -13,14 +27,18 @@ async function bootstrap(): Promise<void> {
     pretty: config.log.logPretty,
   });
   logger.debug({ config: describeConfig(gatewayAdapterConfigShape, config) }, 'configuration');
+  logger.info(
+    { endpoints: secrets.endpoints.map((e) => ({ name: e.name, baseUrl: e.baseUrl })) },
+    'gateway credentials loaded',
+  );
   try {
-    const app = await NestFactory.create(AppModule.forRoot(config, logger), {
+    const app = await NestFactory.create(AppModule.forRoot(config, secrets, { logger }), {
       bufferLogs: true,
       abortOnError: false,
     });
     app.useLogger(app.get(Logger));
-    // SIGTERM/SIGINT: onModuleDestroy, beforeApplicationShutdown (consumers stop), HTTP server
-    // close, onApplicationShutdown (database closes), then exit 0 (flushes pino).
+    // SIGTERM/SIGINT: onModuleDestroy, beforeApplicationShutdown (consumer stops), HTTP server
+    // close, onApplicationShutdown (producer, gateway pools, database close), then exit 0.
     app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
     await app.listen(config.http.port);
     logger.info(

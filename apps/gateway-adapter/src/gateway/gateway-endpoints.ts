@@ -1,0 +1,85 @@
+import { PaymentGatewayClient } from '@payments/payment-gateway';
+import { CircuitBreaker } from '../domain/circuit-breaker';
+import { type Clock } from '../domain/clock';
+import { Semaphore } from '../domain/semaphore';
+import { TokenBucket } from '../domain/token-bucket';
+import { adapterMetrics, BREAKER_STATE_VALUE } from '../metrics';
+import type { EndpointCredentials, EndpointLimits } from '../secrets/credentials';
+
+export interface TransportSettings {
+  readonly connectTimeoutMs: number;
+  readonly responseTimeoutMs: number;
+}
+
+/** One merchant endpoint (or group): its signed client and its guards. */
+export interface GatewayEndpoint {
+  readonly name: string;
+  readonly id: string;
+  readonly client: PaymentGatewayClient;
+  readonly limits: EndpointLimits;
+  readonly breaker: CircuitBreaker;
+  readonly bucket: TokenBucket;
+  readonly slots: Semaphore;
+}
+
+/**
+ * The registry that picks the endpoint for a request (`merchant.endpointId`: an endpoint id, or
+ * an endpoint-group id). Built once at boot from the checked credentials; the secrets live on in
+ * the clients only.
+ */
+export class GatewayEndpoints {
+  private readonly byId = new Map<string, GatewayEndpoint>();
+
+  constructor(
+    credentials: readonly EndpointCredentials[],
+    transport: TransportSettings,
+    clock: Clock,
+  ) {
+    const { breakerState } = adapterMetrics();
+    for (const c of credentials) {
+      const client = new PaymentGatewayClient({
+        baseUrl: c.baseUrl,
+        endpoint: c.endpoint,
+        login: c.login,
+        controlKey: c.controlKey,
+        ...(c.rsaPrivateKey ? { rsaPrivateKey: c.rsaPrivateKey } : {}),
+        transport: {
+          connections: c.limits.maxConcurrent,
+          connectTimeoutMs: transport.connectTimeoutMs,
+          headersTimeoutMs: transport.responseTimeoutMs,
+          bodyTimeoutMs: transport.responseTimeoutMs,
+        },
+        clock: () => clock.now(),
+      });
+      breakerState.set({ endpoint: c.name }, BREAKER_STATE_VALUE.closed);
+      this.byId.set(c.id, {
+        name: c.name,
+        id: c.id,
+        client,
+        limits: c.limits,
+        breaker: new CircuitBreaker(
+          { failureThreshold: c.limits.breakerFailures, cooldownMs: c.limits.breakerCooldownMs },
+          clock,
+          (state) => breakerState.set({ endpoint: c.name }, BREAKER_STATE_VALUE[state]),
+        ),
+        bucket: new TokenBucket(
+          { ratePerSecond: c.limits.ratePerSecond, burst: c.limits.burst },
+          clock,
+        ),
+        slots: new Semaphore(c.limits.maxConcurrent),
+      });
+    }
+  }
+
+  find(endpointId: string): GatewayEndpoint | undefined {
+    return this.byId.get(endpointId);
+  }
+
+  list(): GatewayEndpoint[] {
+    return [...this.byId.values()];
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.list().map((e) => e.client.close()));
+  }
+}

@@ -1,0 +1,226 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { GatewayClassification, GatewayRequest } from '@payments/contracts';
+import { ROOT_LOGGER } from '@payments/logging';
+import type { AsyncResponse, CallResult, StatusResponse } from '@payments/payment-gateway';
+import type { Logger } from 'pino';
+import { ADAPTER_REASONS, classifyCall } from '../domain/classify';
+import {
+  callbackUrl,
+  cardPaymentCall,
+  followUpCall,
+  type GatewayCall,
+  isMutating,
+  statusCall,
+} from '../domain/operation-fields';
+import { SemaphoreTimeoutError } from '../domain/semaphore';
+import { GATEWAY_ADAPTER_CONFIG, type GatewayAdapterConfig } from '../config';
+import { SentRequestsLedger } from '../ledger/sent-requests.ledger';
+import { adapterMetrics } from '../metrics';
+import type { CardOpener } from '../secrets/credentials';
+import { CARD_OPENER, GATEWAY_ENDPOINTS } from '../tokens';
+import type { GatewayEndpoint, GatewayEndpoints } from './gateway-endpoints';
+import { ResultPublisher } from './result-publisher';
+
+type Answer = { readonly result: GatewayClassification; readonly source: 'gateway' | 'adapter' };
+
+const adapter = (result: GatewayClassification): Answer => ({ result, source: 'adapter' });
+const notSent = (reason: string): Answer => adapter({ kind: 'not-sent', reason });
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Performs one gateway request and publishes its classified result. Order of the guards:
+ *  1. endpoint lookup (no credentials → rejected "unknown-endpoint": nothing was sent);
+ *  2. circuit breaker open → not-sent "circuit open" (no ledger, no network);
+ *  3. rate limit (bounded wait) and concurrency slot (bounded wait) → else not-sent;
+ *  4. mutating operations: the sent-requests ledger row is committed first; if it exists the
+ *     request may already have been sent → unknown, and the gateway is not called;
+ *  5. the card is opened just before signing (sale/preauth only), the call is made;
+ *  6. not-sent deletes the ledger row (a resend is safe); every other outcome keeps it.
+ * Throwing leaves the Kafka message uncommitted (the runner retries): only infrastructure
+ * failures (database, broker) do that, never a gateway outcome.
+ */
+@Injectable()
+export class GatewayRequestService {
+  private readonly metrics = adapterMetrics();
+
+  constructor(
+    @Inject(GATEWAY_ENDPOINTS) private readonly endpoints: GatewayEndpoints,
+    @Inject(CARD_OPENER) private readonly cards: CardOpener,
+    @Inject(GATEWAY_ADAPTER_CONFIG) private readonly config: GatewayAdapterConfig,
+    @Inject(ROOT_LOGGER) private readonly logger: Logger,
+    private readonly ledger: SentRequestsLedger,
+    private readonly publisher: ResultPublisher,
+  ) {}
+
+  async execute(
+    request: GatewayRequest,
+    headers: Readonly<Record<string, string>> = {},
+  ): Promise<void> {
+    const started = performance.now();
+    const answer = await this.perform(request);
+    await this.publisher.publish(request, answer.result, headers);
+    this.metrics.results.inc({
+      operation: request.operation,
+      kind: answer.result.kind,
+      source: answer.source,
+    });
+    const r = answer.result;
+    this.logger.info(
+      {
+        requestId: request.requestId,
+        paymentId: request.paymentId,
+        operation: request.operation,
+        attempt: request.attempt,
+        endpointId: request.merchant.endpointId,
+        result: r.kind,
+        ...(r.kind === 'not-sent' || r.kind === 'unknown' ? { reason: r.reason } : {}),
+        ...(r.kind === 'rejected' ? { code: r.code } : {}),
+        ...(r.kind === 'accepted' && r.gatewayOrderId ? { gatewayOrderId: r.gatewayOrderId } : {}),
+        source: answer.source,
+        durationMs: Math.round(performance.now() - started),
+      },
+      'gateway request handled',
+    );
+  }
+
+  private async perform(request: GatewayRequest): Promise<Answer> {
+    const endpoint = this.endpoints.find(request.merchant.endpointId);
+    if (!endpoint) {
+      return adapter({
+        kind: 'rejected',
+        code: 'unknown-endpoint',
+        message: `the adapter has no credentials for endpoint ${request.merchant.endpointId}`,
+      });
+    }
+    if (endpoint.breaker.isRefusing()) return notSent(ADAPTER_REASONS.circuitOpen);
+
+    const waitMs = endpoint.bucket.reserve(endpoint.limits.maxWaitMs);
+    if (waitMs === undefined) return notSent(ADAPTER_REASONS.rateLimited);
+    if (waitMs > 0) await sleep(waitMs);
+
+    let releaseSlot: () => void;
+    try {
+      releaseSlot = await endpoint.slots.acquire(AbortSignal.timeout(endpoint.limits.maxWaitMs));
+    } catch (error) {
+      if (error instanceof SemaphoreTimeoutError) {
+        return notSent(ADAPTER_REASONS.concurrencyLimited);
+      }
+      throw error;
+    }
+    try {
+      return await this.guardedCall(request, endpoint);
+    } finally {
+      releaseSlot();
+    }
+  }
+
+  private async guardedCall(request: GatewayRequest, endpoint: GatewayEndpoint): Promise<Answer> {
+    const permit = endpoint.breaker.tryAcquire();
+    if (!permit) return notSent(ADAPTER_REASONS.circuitOpen);
+    let settled = false;
+    try {
+      const call = this.buildCall(request, endpoint);
+      if (call.kind === 'refused') {
+        return adapter(call.result);
+      }
+      const mutating = isMutating(request);
+      if (mutating) {
+        const claimed = await this.ledger.claim({
+          requestId: request.requestId,
+          attempt: request.attempt,
+          operation: request.operation,
+          paymentId: request.paymentId,
+          endpointId: request.merchant.endpointId,
+          clientOrderId: request.clientOrderId,
+        });
+        if (!claimed) {
+          return adapter({ kind: 'unknown', reason: ADAPTER_REASONS.mayHaveBeenSent });
+        }
+      }
+      const result = await this.send(call.call, endpoint);
+      settled = true;
+      if (result.outcome === 'accepted' || result.outcome === 'rejected') permit.success();
+      else permit.failure();
+      if (result.outcome === 'not-sent' && mutating) {
+        await this.ledger.release(request.requestId, request.attempt);
+      }
+      return { result: classifyCall(result), source: 'gateway' };
+    } finally {
+      if (!settled) permit.cancel();
+    }
+  }
+
+  private buildCall(
+    request: GatewayRequest,
+    endpoint: GatewayEndpoint,
+  ):
+    | { readonly kind: 'call'; readonly call: GatewayCall }
+    | { readonly kind: 'refused'; readonly result: GatewayClassification } {
+    switch (request.operation) {
+      case 'sale':
+      case 'preauth': {
+        let card;
+        try {
+          card = this.cards.open(request.sealedCard, request.paymentId);
+        } catch {
+          // One code for every failure (malformed, wrong key, tampered): no decryption oracle.
+          return {
+            kind: 'refused',
+            result: {
+              kind: 'rejected',
+              code: 'card-unreadable',
+              message: 'the sealed card could not be opened by the gateway-adapter',
+            },
+          };
+        }
+        const cb = callbackUrl(this.config.callbackBaseUrl, endpoint.id);
+        return { kind: 'call', call: cardPaymentCall(request, card, cb) };
+      }
+      case 'capture':
+      case 'void':
+      case 'return':
+        return { kind: 'call', call: followUpCall(request) };
+      case 'status':
+        return { kind: 'call', call: statusCall(request) };
+    }
+  }
+
+  private async send(
+    call: GatewayCall,
+    endpoint: GatewayEndpoint,
+  ): Promise<CallResult<AsyncResponse | StatusResponse>> {
+    const stop = this.metrics.callDuration.startTimer({
+      operation: call.id,
+      endpoint: endpoint.name,
+    });
+    let result: CallResult<AsyncResponse | StatusResponse>;
+    switch (call.id) {
+      case 'v2/sale':
+        result = await endpoint.client.call(call.id, call.fields);
+        break;
+      case 'v2/preauth':
+        result = await endpoint.client.call(call.id, call.fields);
+        break;
+      case 'v2/capture':
+        result = await endpoint.client.call(call.id, call.fields);
+        break;
+      case 'v2/void':
+        result = await endpoint.client.call(call.id, call.fields);
+        break;
+      case 'v2/return':
+        result = await endpoint.client.call(call.id, call.fields);
+        break;
+      case 'v2/status':
+        result = await endpoint.client.call(call.id, call.fields);
+        break;
+    }
+    stop();
+    this.metrics.calls.inc({
+      operation: call.id,
+      outcome: result.outcome,
+      endpoint: endpoint.name,
+    });
+    return result;
+  }
+}

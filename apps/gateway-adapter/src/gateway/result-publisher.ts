@@ -1,0 +1,60 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  CE_SOURCES,
+  ceType,
+  childTraceparent,
+  type GatewayClassification,
+  type GatewayRequest,
+  GatewayResult,
+  toKafkaHeaders,
+  TOPICS,
+} from '@payments/contracts';
+import { KafkaProducerService } from '@payments/kafka';
+import { CORRELATION_ID_HEADER } from '@payments/logging';
+import type { Clock } from '../domain/clock';
+import { resultEventId } from '../domain/result-id';
+import { ADAPTER_CLOCK } from '../tokens';
+
+/**
+ * Publishes one GatewayResult to `payments.gateway.results.v1`, keyed by the payment id, with
+ * CloudEvents binary headers: `ce_id` stable per request id and attempt (a result published
+ * twice dedupes downstream), `ce_subject` = payment id, the request's trace continued.
+ */
+@Injectable()
+export class ResultPublisher {
+  constructor(
+    private readonly producer: KafkaProducerService,
+    @Inject(ADAPTER_CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async publish(
+    request: GatewayRequest,
+    result: GatewayClassification,
+    incoming: Readonly<Record<string, string>>,
+  ): Promise<GatewayResult> {
+    const completedAt = new Date(this.clock.now()).toISOString();
+    const value = GatewayResult.parse({
+      requestId: request.requestId,
+      paymentId: request.paymentId,
+      operation: request.operation,
+      ...(request.operation === 'status' ? { subjectRequestId: request.subjectRequestId } : {}),
+      attempt: request.attempt,
+      result,
+      completedAt,
+    });
+    const tracestate = incoming.tracestate;
+    const headers: Record<string, string> = toKafkaHeaders({
+      id: resultEventId(request.requestId, request.attempt),
+      type: ceType.gatewayResult(request.operation),
+      source: CE_SOURCES.gatewayAdapter,
+      subject: request.paymentId,
+      time: completedAt,
+      traceparent: childTraceparent(incoming.traceparent),
+      ...(tracestate !== undefined && incoming.traceparent !== undefined ? { tracestate } : {}),
+    });
+    const correlationId = incoming[CORRELATION_ID_HEADER];
+    if (correlationId !== undefined) headers[CORRELATION_ID_HEADER] = correlationId;
+    await this.producer.send(TOPICS.gatewayResults, [{ key: request.paymentId, value, headers }]);
+    return value;
+  }
+}

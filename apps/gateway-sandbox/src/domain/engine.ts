@@ -459,6 +459,8 @@ export class SandboxEngine {
 
   private void(r: EngineRequest): Reply {
     const order = this.referenced(r);
+    // DOC-V2-VOID marks `comment` (≤ 50) required.
+    if (this.settings.requireCustomerFields) req(r.fields, 'comment', 50);
     this.requireIdle(order);
     const amountText = opt(r.fields, 'amount');
     if (amountText !== undefined) {

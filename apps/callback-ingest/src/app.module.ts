@@ -1,18 +1,54 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import {
+  type DynamicModule,
+  Inject,
+  type MiddlewareConsumer,
+  Module,
+  type NestModule,
+  RequestMethod,
+} from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
+import { TOPICS } from '@payments/contracts';
+import { KafkaBrokerHealthCheck } from '@payments/kafka';
 import { LoggingModule } from '@payments/logging';
 import { HttpErrorFilter, ObservabilityModule, provideHealthChecks } from '@payments/observability';
 import type { Logger } from 'pino';
-import { CALLBACK_INGEST_CONFIG, CallbackIngestConfig } from './config';
+import { CallbackIngestService } from './app/callback-ingest.service';
+import { callbackMetrics } from './app/metrics';
+import { CallbackPublisher } from './app/publisher';
+import { CALLBACK_METRICS, CONTROL_KEYS, HINT_LIMITER } from './app/tokens';
+import {
+  CALLBACK_INGEST_CONFIG,
+  type CallbackIngestConfig,
+  type CallbackIngestSettings,
+} from './config';
+import { CLOCK, type Clock, systemClock } from './domain/clock';
+import { HintLimiter } from './domain/hint-limiter';
+import { BrowserReturnController } from './http/browser-return.controller';
+import { edgeRequestMiddleware } from './http/edge-request.middleware';
+import { GatewayCallbackController } from './http/gateway-callback.controller';
+import { EdgeKafkaModule } from './kafka/edge-kafka.module';
 
 export const SERVICE_NAME = 'callback-ingest';
 
+export interface AppModuleOptions {
+  /** Reuse the pino logger main.ts (or a test) created. */
+  readonly logger?: Logger;
+  /** Time source of the hint limiter and the received-at stamps (tests pass their own). */
+  readonly clock?: Clock;
+}
+
 /**
- * callback-ingest's shell: logging, health and metrics, the HTTP error filter. The callback and browser-return controllers and the Kafka producer plug in here as they land.
+ * callback-ingest: the gateway's server callbacks and the payer's browser return, verified and
+ * published to payments.gateway.callbacks.v1. Logging, health (readiness = broker reachable),
+ * metrics, the HTTP error filter.
  */
 @Module({})
-export class AppModule {
-  static forRoot(config: CallbackIngestConfig, logger?: Logger): DynamicModule {
+export class AppModule implements NestModule {
+  constructor(@Inject(CALLBACK_INGEST_CONFIG) private readonly config: CallbackIngestConfig) {}
+
+  static forRoot(settings: CallbackIngestSettings, options: AppModuleOptions = {}): DynamicModule {
+    const { config, controlKeys } = settings;
+    const clock = options.clock ?? systemClock;
     return {
       module: AppModule,
       imports: [
@@ -21,17 +57,41 @@ export class AppModule {
           version: config.version,
           level: config.log.logLevel,
           pretty: config.log.logPretty,
-          logger,
+          ...(options.logger ? { logger: options.logger } : {}),
         }),
         ObservabilityModule.forRoot({ service: SERVICE_NAME }),
+        EdgeKafkaModule.forRoot({
+          clientId: config.kafka.clientId ?? SERVICE_NAME,
+          brokers: config.kafka.brokers,
+          topicPartitions: config.kafka.topicPartitions,
+          topics: [TOPICS.gatewayCallbacks],
+          sendTimeoutMs: config.callbacks.publishTimeoutMs,
+          startWaitMs: config.kafka.startWaitMs,
+        }),
       ],
+      controllers: [GatewayCallbackController, BrowserReturnController],
       providers: [
         { provide: CALLBACK_INGEST_CONFIG, useValue: config },
+        { provide: CONTROL_KEYS, useValue: controlKeys },
+        { provide: CLOCK, useValue: clock },
+        { provide: CALLBACK_METRICS, useFactory: callbackMetrics },
+        {
+          provide: HINT_LIMITER,
+          useFactory: () =>
+            new HintLimiter(clock, config.callbacks.hintWindowMs, config.callbacks.hintCapacity),
+        },
+        CallbackPublisher,
+        CallbackIngestService,
         { provide: APP_FILTER, useClass: HttpErrorFilter },
-        // Kafka producer/consumer readiness joins here when libs/kafka lands.
-        ...provideHealthChecks({ liveness: [], readiness: [] }),
+        ...provideHealthChecks({ liveness: [], readiness: [KafkaBrokerHealthCheck] }),
       ],
       exports: [CALLBACK_INGEST_CONFIG],
     };
+  }
+
+  configure(consumer: MiddlewareConsumer): void {
+    consumer
+      .apply(edgeRequestMiddleware(this.config.http.maxUrlBytes))
+      .forRoutes({ path: '{/*splat}', method: RequestMethod.ALL });
   }
 }

@@ -1,19 +1,118 @@
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { commonVars, envVar, kafkaVars, port, ResolvedConfig } from '@payments/config';
+import {
+  commonVars,
+  ConfigError,
+  envVar,
+  httpUrl,
+  kafkaVars,
+  port,
+  positiveInt,
+  ResolvedConfig,
+} from '@payments/config';
+import { ControlKeyStore } from './domain/control-keys';
 
 /**
  * Everything callback-ingest reads from its environment, validated once at boot. No database
- * (DESIGN.md). The control keys it verifies callbacks with join this shape, marked secret.
+ * (DESIGN.md). The control keys are secrets: never printed, never echoed in errors.
  */
 export const callbackIngestConfigShape = {
   version: envVar('APP_VERSION', z.string().min(1).default('0.1.0-dev'), {
     description: 'the build version shown in logs',
   }),
-  http: { port: envVar('HTTP_PORT', port(3003)) },
+  http: {
+    port: envVar('HTTP_PORT', port(3003)),
+    maxBodyBytes: envVar('CALLBACK_MAX_BODY_BYTES', positiveInt(16_384), {
+      description: 'a positive whole number of bytes (largest accepted form body)',
+    }),
+    maxUrlBytes: envVar('CALLBACK_MAX_URL_BYTES', positiveInt(8_192), {
+      description: 'a positive whole number of bytes (longest accepted path + query)',
+    }),
+    maxParameters: envVar('CALLBACK_MAX_PARAMETERS', positiveInt(64), {
+      description: 'a positive whole number of query/form parameters',
+    }),
+  },
+  callbacks: {
+    controlKeys: envVar('CALLBACK_CONTROL_KEYS', z.string().optional(), {
+      secret: true,
+      description: 'a JSON object {"<endpointId>": "<control key>"}',
+    }),
+    controlKeysFile: envVar('CALLBACK_CONTROL_KEYS_FILE', z.string().min(1).optional(), {
+      description: 'a path to a JSON file {"<endpointId>": "<control key>"}',
+    }),
+    merchantReturnUrl: envVar('MERCHANT_RETURN_URL', httpUrl(), {
+      description: 'an http(s) URL of the merchant page payers are sent back to',
+    }),
+    publishTimeoutMs: envVar('CALLBACK_PUBLISH_TIMEOUT_MS', positiveInt(5_000), {
+      description: 'a positive whole number of ms to wait for the broker acknowledgement',
+    }),
+    hintWindowMs: envVar('CALLBACK_HINT_WINDOW_MS', positiveInt(60_000), {
+      description:
+        'a positive whole number of ms: at most one status-check hint per payment per window',
+    }),
+    hintCapacity: envVar('CALLBACK_HINT_CAPACITY', positiveInt(10_000), {
+      description: 'a positive whole number of payments the hint limiter remembers',
+    }),
+  },
   log: commonVars,
-  kafka: kafkaVars,
+  kafka: {
+    ...kafkaVars,
+    startWaitMs: envVar('KAFKA_START_WAIT_MS', positiveInt(10_000), {
+      description:
+        'a positive whole number of ms boot waits for the broker before serving anyway (503s until it is reachable)',
+    }),
+  },
 };
 
 export type CallbackIngestConfig = ResolvedConfig<typeof callbackIngestConfigShape>;
 
+/** The validated configuration plus what boot derived from it (the control keys). */
+export interface CallbackIngestSettings {
+  readonly config: CallbackIngestConfig;
+  readonly controlKeys: ControlKeyStore;
+}
+
 export const CALLBACK_INGEST_CONFIG = Symbol('CALLBACK_INGEST_CONFIG');
+
+const APP = 'callback-ingest';
+
+/**
+ * Resolves the control keys from CALLBACK_CONTROL_KEYS or CALLBACK_CONTROL_KEYS_FILE (exactly
+ * one). Throws ConfigError naming the variable; the key values never appear in the message.
+ */
+export function resolveControlKeys(
+  config: CallbackIngestConfig,
+  readFile: (path: string) => string = (path) => readFileSync(path, 'utf8'),
+): ControlKeyStore {
+  const { controlKeys, controlKeysFile } = config.callbacks;
+  const fail = (variable: string, expected: string): never => {
+    throw new ConfigError(APP, [{ variable, expected, got: undefined }]);
+  };
+  if (controlKeys !== undefined && controlKeysFile !== undefined) {
+    return fail(
+      'CALLBACK_CONTROL_KEYS',
+      'either CALLBACK_CONTROL_KEYS or CALLBACK_CONTROL_KEYS_FILE, not both',
+    );
+  }
+  let text: string;
+  let variable: string;
+  if (controlKeys !== undefined) {
+    text = controlKeys;
+    variable = 'CALLBACK_CONTROL_KEYS';
+  } else if (controlKeysFile !== undefined) {
+    variable = 'CALLBACK_CONTROL_KEYS_FILE';
+    try {
+      text = readFile(controlKeysFile);
+    } catch {
+      return fail(variable, `a readable file (could not read ${controlKeysFile})`);
+    }
+  } else {
+    return fail(
+      'CALLBACK_CONTROL_KEYS',
+      'the control keys, in CALLBACK_CONTROL_KEYS or CALLBACK_CONTROL_KEYS_FILE',
+    );
+  }
+  const result = ControlKeyStore.fromJson(text);
+  if (!result.ok) return fail(variable, result.problem);
+  return result.store;
+}

@@ -1,30 +1,41 @@
-import { NestFactory } from '@nestjs/core';
-import { describeConfig, loadConfigOrExit } from '@payments/config';
-import { createLogger, Logger } from '@payments/logging';
-import { AppModule, SERVICE_NAME } from './app.module';
-import { callbackIngestConfigShape } from './config';
+import { ConfigError, describeConfig, loadConfigOrExit } from '@payments/config';
+import { createLogger } from '@payments/logging';
+import { SERVICE_NAME } from './app.module';
+import { createCallbackIngestApp } from './bootstrap';
+import { callbackIngestConfigShape, resolveControlKeys } from './config';
 
 async function bootstrap(): Promise<void> {
   const config = loadConfigOrExit(SERVICE_NAME, callbackIngestConfigShape);
+  let controlKeys;
+  try {
+    controlKeys = resolveControlKeys(config);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(78);
+    }
+    throw error;
+  }
   const logger = createLogger({
     service: SERVICE_NAME,
     version: config.version,
     level: config.log.logLevel,
     pretty: config.log.logPretty,
   });
-  logger.debug({ config: describeConfig(callbackIngestConfigShape, config) }, 'configuration');
+  logger.debug(
+    {
+      config: describeConfig(callbackIngestConfigShape, config),
+      endpoints: controlKeys.endpointIds,
+    },
+    'configuration',
+  );
   try {
-    const app = await NestFactory.create(AppModule.forRoot(config, logger), {
-      bufferLogs: true,
-      abortOnError: false,
-    });
-    app.useLogger(app.get(Logger));
-    // SIGTERM/SIGINT: onModuleDestroy, beforeApplicationShutdown (consumers stop), HTTP server
-    // close, onApplicationShutdown (database closes), then exit 0 (flushes pino).
+    const app = await createCallbackIngestApp({ config, controlKeys }, { logger });
+    // SIGTERM/SIGINT: in-flight requests finish, the producer disconnects, then exit 0.
     app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
     await app.listen(config.http.port);
     logger.info(
-      { url: await app.getUrl() },
+      { url: await app.getUrl(), endpoints: controlKeys.endpointIds },
       `${SERVICE_NAME} listening on port ${config.http.port}`,
     );
   } catch (error) {

@@ -1,0 +1,60 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  CallbackMessage,
+  CE_SOURCES,
+  ceType,
+  childTraceparent,
+  TOPICS,
+  toKafkaHeaders,
+} from '@payments/contracts';
+import { KafkaProducerService } from '@payments/kafka';
+import { CALLBACK_INGEST_CONFIG, type CallbackIngestConfig } from '../config';
+import { type CallbackMetrics } from './metrics';
+import { CALLBACK_METRICS } from './tokens';
+
+/**
+ * Writes callback messages to payments.gateway.callbacks.v1: key = payment id, CloudEvents binary
+ * headers (ce_id = notificationId, ce_subject = payment id, traceparent continuing the caller's
+ * trace). Resolves only when the broker acknowledged (acks=all, idempotent producer); rejects on
+ * failure or after the publish timeout — the outcome is then unknown (it may still land), which
+ * is harmless: the gateway retries and ce_id makes the repeat a duplicate.
+ */
+@Injectable()
+export class CallbackPublisher {
+  constructor(
+    private readonly producer: KafkaProducerService,
+    @Inject(CALLBACK_INGEST_CONFIG) private readonly config: CallbackIngestConfig,
+    @Inject(CALLBACK_METRICS) private readonly metrics: CallbackMetrics,
+  ) {}
+
+  async publish(message: CallbackMessage, incomingTraceparent?: string): Promise<void> {
+    const value = CallbackMessage.parse(message);
+    const headers = toKafkaHeaders({
+      id: value.notificationId,
+      type: ceType.callback(value.kind),
+      source: CE_SOURCES.callbackIngest,
+      subject: value.paymentId,
+      time: value.receivedAt,
+      traceparent: childTraceparent(incomingTraceparent),
+    });
+    const stop = this.metrics.publishSeconds.startTimer({ kind: value.kind });
+    try {
+      await this.producer.send(
+        TOPICS.gatewayCallbacks,
+        [{ key: value.paymentId, value, headers }],
+        {
+          timeoutMs: this.config.callbacks.publishTimeoutMs,
+        },
+      );
+    } catch (error) {
+      stop({ outcome: 'failed' });
+      this.metrics.publishFailed.inc({ kind: value.kind });
+      throw error;
+    }
+    stop({ outcome: 'acknowledged' });
+    this.metrics.published.inc({
+      kind: value.kind,
+      source: value.kind === 'callback' ? value.source : 'hint',
+    });
+  }
+}

@@ -1,0 +1,31 @@
+import type { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Logger } from '@payments/logging';
+import { AppModule, type AppModuleOptions } from './app.module';
+import type { CallbackIngestSettings } from './config';
+
+/** Slow clients may not hold a connection open for long (the bodies here are tiny). */
+const HEADERS_TIMEOUT_MS = 20_000;
+const REQUEST_TIMEOUT_MS = 30_000;
+
+/**
+ * The Nest application, ready to `listen` — shared by main.ts and the integration tests so that
+ * both run exactly the same HTTP setup: no body parser (handlers read and verify the raw
+ * request, with a size limit), no `x-powered-by`, shutdown hooks left to the caller.
+ */
+export async function createCallbackIngestApp(
+  settings: CallbackIngestSettings,
+  options: AppModuleOptions = {},
+): Promise<INestApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(
+    AppModule.forRoot(settings, options),
+    { bufferLogs: true, abortOnError: false, bodyParser: false },
+  );
+  app.useLogger(app.get(Logger));
+  app.disable('x-powered-by');
+  const server = app.getHttpServer();
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  server.requestTimeout = REQUEST_TIMEOUT_MS;
+  return app;
+}

@@ -54,14 +54,24 @@ describe('runMigrations (real PostgreSQL)', () => {
 
     const messages: string[] = [];
     const applied = await runMigrations(open('migrate-a'), { info: (m) => messages.push(m) });
-    expect(applied).toEqual(['OutboxInbox1767225600000']);
+    expect(applied).toEqual(['OutboxInbox1767225600000', 'Payments1767312000000']);
     expect(messages).toContain('migrations: applied OutboxInbox1767225600000');
+    expect(messages).toContain('migrations: applied Payments1767312000000');
 
     const tables = await query<{ table_name: string }>(
       db.url,
       `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`,
     );
-    expect(tables.map((t) => t.table_name)).toEqual(['inbox', MIGRATIONS_TABLE, 'outbox']);
+    expect(tables.map((t) => t.table_name)).toEqual([
+      'commands',
+      'gateway_requests',
+      'inbox',
+      MIGRATIONS_TABLE,
+      'outbox',
+      'payment_history',
+      'payments',
+      'timers',
+    ]);
 
     const outboxColumns = await query<{
       column_name: string;
@@ -128,12 +138,15 @@ describe('runMigrations (real PostgreSQL)', () => {
       runMigrations(open('migrate-concurrent-b'), silent),
     ]);
     // Exactly one of them applied the migration; the other waited on the lock and found none.
-    expect([...a, ...b]).toEqual(['OutboxInbox1767225600000']);
+    expect([...a, ...b]).toEqual(['OutboxInbox1767225600000', 'Payments1767312000000']);
     const recorded = await query<{ name: string; n: string }>(
       db.url,
       `SELECT name, count(*) AS n FROM ${MIGRATIONS_TABLE} GROUP BY name`,
     );
-    expect(recorded).toEqual([{ name: 'OutboxInbox1767225600000', n: '1' }]);
+    expect(recorded.sort((x, y) => x.name.localeCompare(y.name))).toEqual([
+      { name: 'OutboxInbox1767225600000', n: '1' },
+      { name: 'Payments1767312000000', n: '1' },
+    ]);
     // The lock was released: nobody holds an advisory lock any more.
     const locks = await query(db.url, `SELECT 1 FROM pg_locks WHERE locktype = 'advisory'`);
     expect(locks).toHaveLength(0);

@@ -5,7 +5,9 @@ import {
   databaseVars,
   envVar,
   kafkaVars,
+  nonNegativeInt,
   port,
+  positiveInt,
   ResolvedConfig,
 } from '@payments/config';
 
@@ -16,11 +18,59 @@ export const orchestratorConfigShape = {
   }),
   http: { port: envVar('HTTP_PORT', port(3001)) },
   log: commonVars,
-  kafka: kafkaVars,
+  kafka: {
+    ...kafkaVars,
+    consumerGroup: envVar('KAFKA_CONSUMER_GROUP', z.string().min(1).default('orchestrator'), {
+      description: 'consumer group of the commands, results and callbacks consumers',
+    }),
+  },
   database: {
     ...databaseVars,
     migrateOnBoot: envVar('DATABASE_MIGRATE_ON_BOOT', bool(true), {
       description: 'true to apply pending migrations at boot (one of true, false, 1, 0, yes, no)',
+    }),
+  },
+  outbox: {
+    relayEnabled: envVar('OUTBOX_RELAY_ENABLED', bool(true), {
+      description:
+        'true to run the outbox relay in this process (one of true, false, 1, 0, yes, no)',
+    }),
+    pollMs: envVar('OUTBOX_POLL_MS', positiveInt(1000), {
+      description: 'fallback poll of the outbox when no NOTIFY arrives, in ms',
+    }),
+    batchSize: envVar('OUTBOX_BATCH_SIZE', positiveInt(100), {
+      description: 'outbox rows published per round',
+    }),
+    maxBackoffMs: envVar('OUTBOX_MAX_BACKOFF_MS', positiveInt(30_000), {
+      description: 'longest pause after failed publications, in ms',
+    }),
+  },
+  timers: {
+    workerEnabled: envVar('TIMER_WORKER_ENABLED', bool(true), {
+      description: 'true to run the timer worker in this process',
+    }),
+    pollMs: envVar('TIMER_POLL_MS', positiveInt(500), {
+      description: 'how often due timers are claimed, in ms',
+    }),
+    batchSize: envVar('TIMER_BATCH_SIZE', positiveInt(50), {
+      description: 'timers fired per round at most',
+    }),
+  },
+  policy: {
+    holdExpiryAction: envVar('HOLD_EXPIRY_ACTION', z.enum(['void', 'report']).default('void'), {
+      description: 'what to do with an authorization not captured in time: void or report',
+    }),
+    holdExpirySeconds: envVar('HOLD_EXPIRY_SECONDS', nonNegativeInt(7 * 24 * 60 * 60), {
+      description: 'seconds after authorization before the hold expires; 0 disables the timer',
+    }),
+    unknownAlertSeconds: envVar('UNKNOWN_ALERT_SECONDS', positiveInt(60 * 60), {
+      description: 'seconds an outcome may stay unknown before the alert event',
+    }),
+    maxSendAttempts: envVar('GATEWAY_MAX_SEND_ATTEMPTS', positiveInt(5), {
+      description: 'sends of a request that was provably not sent before it fails',
+    }),
+    statusHintIntervalSeconds: envVar('STATUS_HINT_INTERVAL_SECONDS', nonNegativeInt(60), {
+      description: 'at most one status refresh per payment per this many seconds from hints',
     }),
   },
 };

@@ -48,6 +48,9 @@ export const sandboxConfigShape = {
     timeoutMs: envVar('SANDBOX_CALLBACK_TIMEOUT_MS', positiveInt(5_000)),
     reorderHoldMs: envVar('SANDBOX_CALLBACK_REORDER_HOLD_MS', positiveInt(500)),
   },
+  version: envVar('APP_VERSION', z.string().min(1).default('0.1.0-dev'), {
+    description: 'the build version shown in logs',
+  }),
   log: commonVars,
 };
 
@@ -69,5 +72,9 @@ export type SandboxConfig = {
     readonly timeoutMs: number;
     readonly reorderHoldMs: number;
   };
-  readonly log: { readonly logLevel: string; readonly logPretty: boolean };
+  readonly version: string;
+  readonly log: {
+    readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+    readonly logPretty: boolean;
+  };
 };

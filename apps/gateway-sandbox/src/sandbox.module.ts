@@ -6,6 +6,10 @@ import {
   OnApplicationShutdown,
   OnModuleInit,
 } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { LoggingModule } from '@payments/logging';
+import { HttpErrorFilter, ObservabilityModule, provideHealthChecks } from '@payments/observability';
+import type { Logger as PinoLogger } from 'pino';
 import { Sandbox } from './app/sandbox';
 import { SandboxConfig } from './config';
 import { loadMerchantsFile } from './domain/merchants';
@@ -13,6 +17,8 @@ import { ApiController } from './http/api.controller';
 import { ControlsController } from './http/controls.controller';
 import { PagesController } from './http/pages.controller';
 import { SANDBOX, SANDBOX_CONFIG } from './http/tokens';
+
+export const SERVICE_NAME = 'gateway-sandbox';
 
 /** Starts and stops the simulator's background work with the Nest application. */
 class SandboxLifecycle implements OnModuleInit, OnApplicationShutdown {
@@ -28,7 +34,7 @@ class SandboxLifecycle implements OnModuleInit, OnApplicationShutdown {
 }
 
 export function createSandbox(config: SandboxConfig): Sandbox {
-  const logger = new Logger('gateway-sandbox');
+  const logger = new Logger(SERVICE_NAME);
   return new Sandbox(loadMerchantsFile(config.merchantsFile), {
     api: {
       publicUrl: config.publicUrl,
@@ -48,9 +54,23 @@ export function createSandbox(config: SandboxConfig): Sandbox {
 @Module({})
 export class SandboxModule {
   /** `sandbox` may be given by tests that want to reach the engine directly. */
-  static forRoot(config: SandboxConfig, sandbox: Sandbox = createSandbox(config)): DynamicModule {
+  static forRoot(
+    config: SandboxConfig,
+    sandbox: Sandbox = createSandbox(config),
+    logger?: PinoLogger,
+  ): DynamicModule {
     return {
       module: SandboxModule,
+      imports: [
+        LoggingModule.forRoot({
+          service: SERVICE_NAME,
+          version: config.version,
+          level: config.log.logLevel,
+          pretty: config.log.logPretty,
+          ...(logger ? { logger } : {}),
+        }),
+        ObservabilityModule.forRoot({ service: SERVICE_NAME }),
+      ],
       controllers: [
         ...(config.testControls ? [ControlsController] : []),
         PagesController,
@@ -60,6 +80,8 @@ export class SandboxModule {
         { provide: SANDBOX_CONFIG, useValue: config },
         { provide: SANDBOX, useValue: sandbox },
         SandboxLifecycle,
+        { provide: APP_FILTER, useClass: HttpErrorFilter },
+        ...provideHealthChecks({ liveness: [], readiness: [] }),
       ],
     };
   }

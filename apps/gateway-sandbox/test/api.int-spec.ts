@@ -257,4 +257,16 @@ describe('gateway sandbox: API contract (raw HTTP)', () => {
     expect(st['merchant-order-id']).toBe(f.client_orderid);
     expect(LOGIN).toBe('test-merchant');
   });
+
+  it('serves health and metrics, and answers unknown paths with a 404 without a stack trace', async () => {
+    expect((await fetch(`${s.url}/health/live`)).status).toBe(200);
+    expect((await fetch(`${s.url}/health/ready`)).status).toBe(200);
+    const metrics = await fetch(`${s.url}/metrics`);
+    expect(metrics.status).toBe(200);
+    const missing = await fetch(`${s.url}/nowhere`, { method: 'POST' });
+    expect(missing.status).toBe(404);
+    expect(await missing.text()).not.toMatch(/at .*\.(ts|js):\d+/);
+    const get = await fetch(api(`v2/sale/${EP.usd}`));
+    expect(get.status).toBe(404);
+  });
 });

@@ -97,6 +97,7 @@ export function testConfig(overrides: Partial<SandboxConfig> = {}): SandboxConfi
       timeoutMs: 2000,
       reorderHoldMs: 150,
     },
+    version: 'test',
     log: { logLevel: 'silent', logPretty: false },
     ...overrides,
   };

@@ -1,0 +1,381 @@
+/**
+ * The gateway-adapter against the real broker, a test PostgreSQL database and the gateway
+ * sandbox over real HTTP: results, status reports, unknown outcomes after faults, at most one
+ * send per request attempt, the circuit breaker, boot-time refusal of bad credentials, and no
+ * secrets or card numbers in logs or results.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
+import { parseTraceparent, type GatewayRequest, TOPICS } from '@payments/contracts';
+import { metricValue, produceRaw, readMessages } from '../../../test/support/kafka';
+import { createTestDatabase, type TestDatabase, withClient } from '../../../test/support/postgres';
+import {
+  type CollectedResult,
+  produceRequests,
+  resultsFor,
+  type RunningAdapter,
+  sealCard,
+  sealingKeys,
+  startAdapter,
+  TopicCollector,
+} from '../../../test/support/adapter-harness';
+import {
+  SANDBOX_MERCHANT,
+  startTestSandbox,
+  type TestSandbox,
+} from '../../../test/support/adapter-sandbox';
+import { ADAPTER_REASONS } from '../src/domain/classify';
+import { resultEventId } from '../src/domain/result-id';
+import { loadAdapterSecrets } from '../src/secrets/credentials';
+
+jest.setTimeout(120_000);
+
+const PAN = '4444555566661111';
+const DEAD_ENDPOINT = '1199';
+const keys = sealingKeys();
+
+function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function saleRequest(cvv: string, over: Partial<GatewayRequest> = {}): GatewayRequest {
+  const paymentId = randomUUID();
+  return {
+    operation: 'sale',
+    requestId: randomUUID(),
+    paymentId,
+    merchant: { endpointId: SANDBOX_MERCHANT.endpointId },
+    clientOrderId: `adp-${paymentId.slice(0, 8)}`,
+    attempt: 1,
+    requestedAt: new Date().toISOString(),
+    amount: { minor: 1042, currency: 'USD' },
+    orderDescription: 'Adapter test order',
+    customer: { email: 'jane@example.com', ipAddress: '203.0.113.7', phone: '+15550100' },
+    billingAddress: { address1: '1 Main St', city: 'Springfield', zipCode: '12345', country: 'US' },
+    redirectUrl: 'https://shop.example/return',
+    sealedCard: sealCard(
+      { number: PAN, expiryMonth: 12, expiryYear: 2031, cvv, holderName: 'JANE DOE' },
+      keys.publicPem,
+      paymentId,
+    ),
+    ...over,
+  } as GatewayRequest;
+}
+
+function statusRequest(sale: GatewayRequest, gatewayOrderId?: string): GatewayRequest {
+  return {
+    operation: 'status',
+    requestId: randomUUID(),
+    paymentId: sale.paymentId,
+    merchant: sale.merchant,
+    clientOrderId: sale.clientOrderId,
+    attempt: 1,
+    requestedAt: new Date().toISOString(),
+    subjectRequestId: sale.requestId,
+    subjectOperation: 'sale',
+    ...(gatewayOrderId ? { gatewayOrderId } : {}),
+  };
+}
+
+async function until<T>(probe: () => Promise<T>, ok: (v: T) => boolean, what: string): Promise<T> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const value = await probe();
+    if (ok(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
+  let db: TestDatabase;
+  let sandbox: TestSandbox;
+  let adapter: RunningAdapter;
+  const collector = new TopicCollector(TOPICS.gatewayResults);
+  const published: CollectedResult[] = [];
+
+  async function run(request: GatewayRequest, count = 1): Promise<CollectedResult[]> {
+    await produceRequests([request]);
+    const got = await resultsFor(collector, request.requestId, count);
+    published.push(...got);
+    return got;
+  }
+
+  async function finalOrder(orderId: string): Promise<void> {
+    await until(
+      () => sandbox.order(orderId),
+      (o) => o.status !== 'processing',
+      `order ${orderId} final in the sandbox`,
+    );
+  }
+
+  beforeAll(async () => {
+    db = await createTestDatabase('gateway_adapter');
+    sandbox = await startTestSandbox();
+    const entry = {
+      baseUrl: sandbox.baseUrl,
+      login: SANDBOX_MERCHANT.login,
+      controlKey: SANDBOX_MERCHANT.controlKey,
+      rsaPrivateKeyFile: SANDBOX_MERCHANT.rsaPrivateKeyFile,
+    };
+    const credentials = {
+      endpoints: [
+        { ...entry, endpointId: SANDBOX_MERCHANT.endpointId },
+        {
+          ...entry,
+          endpointId: DEAD_ENDPOINT,
+          baseUrl: `http://127.0.0.1:${await closedPort()}/paynet`,
+          limits: { breakerFailures: 2, breakerCooldownMs: 600_000 },
+        },
+      ],
+    };
+    adapter = await startAdapter({
+      DATABASE_URL: db.url,
+      GATEWAY_CREDENTIALS: JSON.stringify(credentials),
+      CARD_SEALING_PRIVATE_KEY: keys.privatePem,
+      CALLBACK_BASE_URL: 'http://127.0.0.1:9/',
+    });
+    await collector.start();
+  }, 120_000);
+
+  afterAll(async () => {
+    await collector.stop();
+    await adapter?.close();
+    await sandbox?.close();
+    await db?.drop();
+  });
+
+  it('is ready (broker and database) and live (consumer)', async () => {
+    const ready = await fetch(`${adapter.url}/health/ready`);
+    const body = (await ready.json()) as { status: string; info: Record<string, unknown> };
+    expect(ready.status).toBe(200);
+    expect(Object.keys(body.info)).toEqual(expect.arrayContaining(['kafka', 'database']));
+    const live = (await (await fetch(`${adapter.url}/health/live`)).json()) as {
+      info: Record<string, unknown>;
+    };
+    expect(Object.keys(live.info)).toContain('kafka-consumer:gateway-adapter');
+  });
+
+  it('sale with CVV 123 → accepted with the gateway order id; status → approved report', async () => {
+    const sale = saleRequest('123');
+    const [result] = await run(sale);
+    expect(result?.value).toMatchObject({
+      requestId: sale.requestId,
+      paymentId: sale.paymentId,
+      operation: 'sale',
+      attempt: 1,
+      result: { kind: 'accepted', gatewayOrderId: expect.stringMatching(/^\d+$/) },
+    });
+    expect(result?.key).toBe(sale.paymentId);
+    expect(result?.headers).toMatchObject({
+      ce_id: resultEventId(sale.requestId, 1),
+      ce_subject: sale.paymentId,
+      ce_type: 'com.example.payments.gateway.result.sale.v1',
+      ce_source: '/payments/gateway-adapter',
+    });
+    const gatewayOrderId =
+      result?.value.result.kind === 'accepted' ? (result.value.result.gatewayOrderId ?? '') : '';
+    await finalOrder(gatewayOrderId);
+
+    const status = statusRequest(sale, gatewayOrderId);
+    const [report] = await run(status);
+    expect(report?.value).toMatchObject({
+      operation: 'status',
+      subjectRequestId: sale.requestId,
+      result: {
+        kind: 'accepted',
+        report: {
+          status: 'approved',
+          gatewayOrderId,
+          amount: { minor: 1042, currency: 'USD' },
+          card: { lastFour: '1111' },
+        },
+      },
+    });
+    const ledger = await sandbox.ledger(sale.clientOrderId);
+    expect(ledger.totals).toEqual({ charged: 1042 });
+  });
+
+  it('continues the request trace in the result headers', async () => {
+    const sale = saleRequest('123');
+    const { traceparents } = await produceRequests([sale]);
+    const [result] = await resultsFor(collector, sale.requestId);
+    const incoming = parseTraceparent(traceparents[0] ?? '');
+    const outgoing = parseTraceparent(result?.headers.traceparent ?? '');
+    expect(outgoing?.traceId).toBe(incoming?.traceId);
+    expect(outgoing?.parentId).not.toBe(incoming?.parentId);
+  });
+
+  it('a declined CVV → accepted, then status declined (never approved)', async () => {
+    const sale = saleRequest('116');
+    const [result] = await run(sale);
+    expect(result?.value.result.kind).toBe('accepted');
+    const orderId =
+      result?.value.result.kind === 'accepted' ? (result.value.result.gatewayOrderId ?? '') : '';
+    await finalOrder(orderId);
+    const [report] = await run(statusRequest(sale));
+    expect(report?.value.result).toMatchObject({
+      kind: 'accepted',
+      report: { status: 'declined', errorCode: '116' },
+    });
+    expect((await sandbox.ledger(sale.clientOrderId)).entries).toEqual([]);
+  });
+
+  it.each([
+    ['a 500 after processing', 500, /^server-error/],
+    ['a dropped connection after processing', 'drop' as const, /^connection-lost/],
+  ])('%s → unknown; the sandbox charged exactly once', async (_name, failAfter, reason) => {
+    const sale = saleRequest('123');
+    await sandbox.addFault({ clientOrderId: sale.clientOrderId, operation: 'SALE', failAfter });
+    const [result] = await run(sale);
+    expect(result?.value.result).toMatchObject({
+      kind: 'unknown',
+      reason: expect.stringMatching(reason),
+    });
+    const ledger = await until(
+      () => sandbox.ledger(sale.clientOrderId),
+      (l) => l.entries.length > 0,
+      'the charge in the sandbox ledger',
+    );
+    expect(ledger.totals).toEqual({ charged: 1042 });
+    expect(ledger.entries).toHaveLength(1);
+  });
+
+  it('the same request delivered twice → one gateway call; the second result is unknown', async () => {
+    const sale = saleRequest('123');
+    // A rule with no effect but a countdown: it counts the requests the sandbox receives.
+    const counter = await sandbox.addFault({
+      clientOrderId: sale.clientOrderId,
+      latencyMs: 0,
+      times: 100,
+    });
+    await produceRequests([sale]);
+    const [first] = await resultsFor(collector, sale.requestId, 1);
+    await produceRequests([sale]);
+    const both = await resultsFor(collector, sale.requestId, 2);
+    published.push(...both);
+    expect(first?.value.result.kind).toBe('accepted');
+    expect(both[1]?.value.result).toEqual({
+      kind: 'unknown',
+      reason: ADAPTER_REASONS.mayHaveBeenSent,
+    });
+    // Same ce_id for both: a consumer that saw the first drops the second.
+    expect(both[1]?.headers.ce_id).toBe(both[0]?.headers.ce_id);
+    expect(await sandbox.faultRemaining(counter.id)).toBe(99);
+    const rows = await withClient(
+      db.url,
+      async (client) =>
+        (
+          await client.query(
+            'SELECT attempt, operation FROM adapter_sent_requests WHERE request_id = $1',
+            [sale.requestId],
+          )
+        ).rows,
+    );
+    expect(rows).toEqual([{ attempt: 1, operation: 'sale' }]);
+  });
+
+  it('opens the breaker after repeated transport failures and then answers not-sent without a call', async () => {
+    const requests = [1, 2, 3].map(() =>
+      saleRequest('123', { merchant: { endpointId: DEAD_ENDPOINT } }),
+    );
+    const outcomes: CollectedResult[] = [];
+    for (const request of requests) outcomes.push(...(await run(request)));
+    expect(outcomes.map((o) => o.value.result)).toEqual([
+      { kind: 'not-sent', reason: 'connection-refused' },
+      { kind: 'not-sent', reason: 'connection-refused' },
+      { kind: 'not-sent', reason: ADAPTER_REASONS.circuitOpen },
+    ]);
+    expect(
+      await metricValue('gateway_adapter_calls_total', {
+        endpoint: `endpoint ${DEAD_ENDPOINT}`,
+        outcome: 'not-sent',
+      }),
+    ).toBe(2);
+    expect(
+      await metricValue('gateway_adapter_breaker_state', { endpoint: `endpoint ${DEAD_ENDPOINT}` }),
+    ).toBe(2);
+    // not-sent released its ledger rows; the refused one never wrote one.
+    const rows = await withClient(
+      db.url,
+      async (client) =>
+        (
+          await client.query(
+            'SELECT request_id FROM adapter_sent_requests WHERE request_id = ANY($1)',
+            [requests.map((r) => r.requestId)],
+          )
+        ).rows,
+    );
+    expect(rows).toEqual([]);
+  });
+
+  it('dead-letters a request that does not match the contract', async () => {
+    const key = randomUUID();
+    await produceRaw(TOPICS.gatewayRequests, [
+      { key, value: JSON.stringify({ operation: 'sale', requestId: key }) },
+    ]);
+    const dlq = await readMessages(`${TOPICS.gatewayRequests}.dlq`, 1);
+    expect(dlq.some((m) => m.key?.toString() === key)).toBe(true);
+  });
+
+  it('keeps card numbers, CVV, keys and control keys out of logs and results', () => {
+    const logs = adapter.logs.join('');
+    expect(adapter.logs.some((l) => l.includes('gateway request handled'))).toBe(true);
+    const everything = [logs, ...published.map((p) => p.raw + JSON.stringify(p.headers))].join(
+      '\n',
+    );
+    expect(published.length).toBeGreaterThanOrEqual(8);
+    expect(everything).not.toContain(PAN);
+    expect(everything).not.toContain(SANDBOX_MERCHANT.controlKey);
+    expect(everything).not.toContain('PRIVATE KEY');
+    expect(everything).not.toMatch(/cvv2?["=:]+\s*"?\d{3}/i);
+    expect(everything).not.toContain(keys.privatePem.split('\n')[1] ?? 'unreachable');
+  });
+});
+
+describe('boot-time checks of the credentials', () => {
+  it('refuses bad credentials naming the entry and the field, never echoing a secret', () => {
+    const secret = 'TOP-SECRET-CONTROL';
+    const attempt = () =>
+      loadAdapterSecrets({
+        credentials: {
+          file: undefined,
+          inline: JSON.stringify({
+            endpoints: [
+              {
+                endpointId: '1113',
+                baseUrl: 'http://127.0.0.1:8080/paynet',
+                login: 'm',
+                controlKey: secret,
+                rsaPrivateKey: 'not a key',
+              },
+            ],
+          }),
+        },
+        cardKey: { file: undefined, inline: keys.privatePem },
+        limits: {
+          maxConcurrent: 1,
+          ratePerSecond: 1,
+          burst: 1,
+          maxWaitMs: 0,
+          breakerFailures: 1,
+          breakerCooldownMs: 1,
+        },
+      });
+    expect(attempt).toThrow(
+      'GATEWAY_CREDENTIALS entry #0 (endpoint 1113): rsaPrivateKey: RSA private key could not be read',
+    );
+    try {
+      attempt();
+    } catch (error) {
+      expect((error as Error).message).not.toContain(secret);
+    }
+  });
+});

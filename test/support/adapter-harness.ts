@@ -1,0 +1,183 @@
+/**
+ * The gateway-adapter as a Nest application in the test process, wired exactly as main.ts wires
+ * it (AppModule.forRoot with configuration resolved from an environment object and secrets
+ * checked by loadAdapterSecrets), against the real broker and a test database; plus a producer of
+ * gateway requests and a collector of gateway results.
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import type { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { Kafka, type KafkaMessage, logLevel, Partitioners, type Consumer } from 'kafkajs';
+import { loadConfig } from '@payments/config';
+import {
+  type Card,
+  CE_HEADERS,
+  ceType,
+  GatewayResult,
+  type GatewayRequest,
+  newTraceparent,
+  seal,
+  TOPICS,
+} from '@payments/contracts';
+import { getConsumerToken, type KafkaConsumerRunner } from '@payments/kafka';
+import { createLogger } from '@payments/logging';
+import { AppModule, CONSUMER_GROUP, SERVICE_NAME } from '../../apps/gateway-adapter/src/app.module';
+import { gatewayAdapterConfigShape } from '../../apps/gateway-adapter/src/config';
+import { loadAdapterSecrets } from '../../apps/gateway-adapter/src/secrets/credentials';
+import { testBrokers, uniqueName, waitFor } from './kafka';
+
+/** A throw-away sealing key pair for one test run. */
+export function sealingKeys(): { publicPem: string; privatePem: string } {
+  const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  return {
+    publicPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    privatePem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+  };
+}
+
+export function sealCard(card: Card, publicPem: string, paymentId: string): string {
+  return seal(card, publicPem, paymentId);
+}
+
+export interface RunningAdapter {
+  readonly app: INestApplication;
+  readonly url: string;
+  /** Every JSON log line the adapter wrote (level debug). */
+  readonly logs: string[];
+  close(): Promise<void>;
+}
+
+export async function startAdapter(env: Record<string, string>): Promise<RunningAdapter> {
+  const config = loadConfig(SERVICE_NAME, gatewayAdapterConfigShape, {
+    KAFKA_BROKERS: testBrokers().join(','),
+    KAFKA_TOPIC_PARTITIONS: '1',
+    KAFKA_CONSUMER_CONCURRENCY: '1',
+    LOG_LEVEL: 'debug',
+    ...env,
+  });
+  const secrets = loadAdapterSecrets(config);
+  const logs: string[] = [];
+  const logger = createLogger({
+    service: SERVICE_NAME,
+    version: 'test',
+    level: 'debug',
+    pretty: false,
+    destination: { write: (line: string) => void logs.push(line) },
+  });
+  const app = await NestFactory.create(AppModule.forRoot(config, secrets, { logger }), {
+    logger: false,
+  });
+  await app.listen(0, '127.0.0.1');
+  const address = app.getHttpServer().address() as { port: number };
+  await app.get<KafkaConsumerRunner>(getConsumerToken(CONSUMER_GROUP)).whenJoined();
+  return { app, url: `http://127.0.0.1:${address.port}`, logs, close: () => app.close() };
+}
+
+function kafka(): Kafka {
+  return new Kafka({
+    clientId: uniqueName('adapter-test'),
+    brokers: testBrokers(),
+    logLevel: logLevel.NOTHING,
+  });
+}
+
+/** Produces gateway requests with CloudEvents headers and a traceparent, keyed by payment id. */
+export async function produceRequests(
+  requests: ReadonlyArray<GatewayRequest | { raw: string; key: string }>,
+): Promise<{ traceparents: string[] }> {
+  const producer = kafka().producer({ createPartitioner: Partitioners.DefaultPartitioner });
+  await producer.connect();
+  const traceparents: string[] = [];
+  try {
+    await producer.send({
+      topic: TOPICS.gatewayRequests,
+      acks: -1,
+      messages: requests.map((r) => {
+        if ('raw' in r) return { key: r.key, value: r.raw };
+        const traceparent = newTraceparent();
+        traceparents.push(traceparent);
+        return {
+          key: r.paymentId,
+          value: JSON.stringify(r),
+          headers: {
+            [CE_HEADERS.specversion]: '1.0',
+            [CE_HEADERS.id]: r.requestId,
+            [CE_HEADERS.type]: ceType.gatewayRequest(r.operation),
+            [CE_HEADERS.source]: '/payments/orchestrator',
+            [CE_HEADERS.subject]: r.paymentId,
+            [CE_HEADERS.time]: r.requestedAt,
+            [CE_HEADERS.contentType]: 'application/json',
+            [CE_HEADERS.traceparent]: traceparent,
+          },
+        };
+      }),
+    });
+  } finally {
+    await producer.disconnect();
+  }
+  return { traceparents };
+}
+
+export interface CollectedResult {
+  readonly key: string | null;
+  readonly headers: Record<string, string>;
+  readonly raw: string;
+  readonly value: GatewayResult;
+}
+
+/** Reads a topic from the beginning into memory (throw-away group) until stopped. */
+export class TopicCollector {
+  readonly messages: KafkaMessage[] = [];
+  private consumer: Consumer | undefined;
+
+  constructor(private readonly topic: string) {}
+
+  async start(): Promise<void> {
+    const consumer = kafka().consumer({ groupId: uniqueName('adapter-collector') });
+    this.consumer = consumer;
+    await consumer.connect();
+    await consumer.subscribe({ topics: [this.topic], fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        this.messages.push(message);
+      },
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.consumer?.disconnect();
+  }
+}
+
+function headersOf(message: KafkaMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(message.headers ?? {})) {
+    if (value !== undefined) out[name] = String(Array.isArray(value) ? value[0] : value);
+  }
+  return out;
+}
+
+export function results(collector: TopicCollector): CollectedResult[] {
+  return collector.messages.flatMap((m) => {
+    const raw = m.value?.toString('utf8') ?? '';
+    const parsed = GatewayResult.safeParse(JSON.parse(raw));
+    return parsed.success
+      ? [{ key: m.key?.toString('utf8') ?? null, headers: headersOf(m), raw, value: parsed.data }]
+      : [];
+  });
+}
+
+/** Waits until `count` results for the request have arrived; returns them in arrival order. */
+export async function resultsFor(
+  collector: TopicCollector,
+  requestId: string,
+  count = 1,
+  timeoutMs = 60_000,
+): Promise<CollectedResult[]> {
+  await waitFor(
+    () => results(collector).filter((r) => r.value.requestId === requestId).length >= count,
+    `${count} result(s) for request ${requestId}`,
+    timeoutMs,
+  );
+  return results(collector).filter((r) => r.value.requestId === requestId);
+}

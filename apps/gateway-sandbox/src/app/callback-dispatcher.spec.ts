@@ -1,0 +1,70 @@
+import { CallbackDispatcher, withQuery } from './callback-dispatcher';
+import { FaultRegistry } from '../domain/faults';
+
+const settings = {
+  maxAttempts: 30,
+  baseDelayMs: 60_000,
+  maxDelayMs: 61_200_000,
+  timeoutMs: 1000,
+  reorderHoldMs: 10,
+};
+
+describe('CallbackDispatcher', () => {
+  it('backs off exponentially from the base delay up to the cap; 30 attempts span about two weeks', () => {
+    const d = new CallbackDispatcher(new FaultRegistry(), settings, () => Promise.resolve(200));
+    expect([1, 2, 3, 4].map((n) => d.delayBefore(n))).toEqual([0, 60_000, 120_000, 240_000]);
+    let total = 0;
+    for (let n = 2; n <= 30; n += 1) total += d.delayBefore(n);
+    const days = total / 86_400_000;
+    expect(days).toBeGreaterThan(13);
+    expect(days).toBeLessThan(16);
+  });
+
+  it('retries non-200 answers until 200, then stops', async () => {
+    const answers = [500, 0, 200];
+    const urls: string[] = [];
+    const d = new CallbackDispatcher(
+      new FaultRegistry(),
+      { ...settings, baseDelayMs: 1, maxDelayMs: 2 },
+      (url) => {
+        urls.push(url);
+        return Promise.resolve(answers.shift() ?? 200);
+      },
+    );
+    d.enqueue({
+      url: 'http://m.test/cb?x=1',
+      params: { status: 'approved' },
+      login: 'm',
+      clientOrderId: 'o',
+      maxAttempts: undefined,
+    });
+    for (let i = 0; i < 200 && !(d.idle() && urls.length === 3); i += 1)
+      await new Promise((r) => setTimeout(r, 5));
+    expect(d.log().map((a) => a.httpStatus)).toEqual([500, 0, 200]);
+    expect(urls[0]).toBe('http://m.test/cb?x=1&status=approved');
+  });
+
+  it('honours a per-merchant attempt limit', async () => {
+    const d = new CallbackDispatcher(
+      new FaultRegistry(),
+      { ...settings, baseDelayMs: 1, maxDelayMs: 1 },
+      () => Promise.resolve(503),
+    );
+    d.enqueue({
+      url: 'http://m.test/',
+      params: {},
+      login: 'm',
+      clientOrderId: 'o',
+      maxAttempts: 2,
+    });
+    for (let i = 0; i < 200 && !(d.idle() && d.log().length > 0); i += 1)
+      await new Promise((r) => setTimeout(r, 5));
+    expect(d.log()).toHaveLength(2);
+  });
+
+  it('appends parameters with URL encoding, keeping the merchant query', () => {
+    expect(withQuery('http://m.test/a?k=v', { error_message: 'a b&c' })).toBe(
+      'http://m.test/a?k=v&error_message=a+b%26c',
+    );
+  });
+});

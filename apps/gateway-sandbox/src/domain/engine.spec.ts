@@ -1,0 +1,182 @@
+import { VirtualClock } from './clock';
+import {
+  CallbackDelivery,
+  DEFAULT_SETTINGS,
+  EngineRequest,
+  SandboxEngine,
+  addPeriod,
+} from './engine';
+import { Ledger } from './ledger';
+import { MerchantRegistry, merchantsFileSchema } from './merchants';
+import { OPERATIONS, routePath } from './operations';
+import { decideByCvv, isFinal } from './outcomes';
+
+/** The engine without HTTP or Nest: given a state, when a request arrives, then replies and money. */
+function setup(delayMs = 0) {
+  const registry = new MerchantRegistry(
+    merchantsFileSchema.parse({
+      merchants: [
+        {
+          login: 'm',
+          controlKey: 'control-key-1',
+          processingDelayMs: delayMs,
+          endpoints: [{ id: 7, currency: 'USD' }],
+        },
+      ],
+    }),
+  );
+  let wall = Date.UTC(2030, 0, 31, 12);
+  const clock = new VirtualClock(() => wall);
+  const ledger = new Ledger();
+  const callbacks: CallbackDelivery[] = [];
+  const engine = new SandboxEngine(
+    registry,
+    clock,
+    ledger,
+    { enqueue: (d) => callbacks.push(d) },
+    {
+      ...DEFAULT_SETTINGS,
+      requireCustomerFields: false,
+    },
+  );
+  const endpoint = registry.endpoint(7);
+  if (!endpoint) throw new Error('endpoint');
+  const request = (op: EngineRequest['op'], fields: Record<string, string>): EngineRequest => ({
+    op,
+    endpoint,
+    endpointRef: '7',
+    fields: new Map(Object.entries(fields)),
+    baseUrl: 'http://sandbox.test',
+  });
+  const sale = (id: string, cvv = '123', amount = '5.00', op: EngineRequest['op'] = 'SALE') =>
+    engine.execute(
+      request(op, {
+        client_orderid: id,
+        amount,
+        currency: 'USD',
+        email: 'a@b.c',
+        credit_card_number: '4444444444444448',
+        card_printed_name: 'X',
+        expire_month: '12',
+        expire_year: '2099',
+        cvv2: cvv,
+        server_callback_url: 'http://merchant.test/cb',
+      }),
+    );
+  const status = (id: string) =>
+    engine.execute(request('STATUS', { login: 'm', client_orderid: id })).body;
+  return {
+    engine,
+    clock,
+    ledger,
+    callbacks,
+    request,
+    sale,
+    status,
+    tick: (ms: number) => (wall += ms),
+  };
+}
+
+describe('SandboxEngine', () => {
+  it('keeps a sale processing until the configured delay has passed on the clock', () => {
+    const t = setup(5000);
+    const r = t.sale('a');
+    expect(r.kind).toBe('ok');
+    expect(t.status('a').status).toBe('processing');
+    t.clock.advance(4999);
+    expect(t.status('a').status).toBe('processing');
+    t.clock.advance(1);
+    expect(t.status('a').status).toBe('approved');
+    expect(t.ledger.totals()).toEqual({ charged: 500 });
+    expect(t.callbacks).toHaveLength(1);
+    expect(t.callbacks[0]?.params).toMatchObject({
+      status: 'approved',
+      amount: '5.00',
+      type: 'sale',
+    });
+  });
+
+  it('the background tick alone finishes due work (no poll needed)', () => {
+    const t = setup(1000);
+    t.sale('b');
+    t.tick(1000);
+    t.engine.settle();
+    expect(t.callbacks).toHaveLength(1);
+  });
+
+  it('answers a repeated request with the first reply and refuses a changed one', () => {
+    const t = setup();
+    const first = t.sale('c');
+    expect(t.sale('c')).toEqual(first);
+    const changed = t.sale('c', '123', '6.00');
+    expect(changed.kind).toBe('refused');
+    expect(t.ledger.totals()).toEqual({ charged: 500 });
+  });
+
+  it('gives the sale reply a numeric paynet-order-id and the preauth reply a string', () => {
+    const t = setup();
+    expect(typeof t.sale('d').body['paynet-order-id']).toBe('number');
+    expect(typeof t.sale('e', '123', '5.00', 'PREAUTH').body['paynet-order-id']).toBe('string');
+  });
+
+  it('a pending 3-D Secure challenge blocks the sale; the wrong password declines it', () => {
+    const t = setup();
+    t.sale('f', '321');
+    const pending = t.status('f');
+    expect(pending.status).toBe('processing');
+    const token = String(pending['redirect-to']).split('/').pop() ?? '';
+    t.clock.advance(3_600_000);
+    expect(t.status('f').status).toBe('processing');
+    const page = t.engine.acsSubmit(token, new Map([['password', 'nope']]));
+    expect(page.kind).toBe('html');
+    expect(t.status('f')).toMatchObject({
+      status: 'declined',
+      'verified-3d-status': 'NOT_AUTHENTICATED',
+    });
+    expect(t.ledger.list()).toEqual([]);
+  });
+
+  it('a recurring plan charges once per period, month ends clamp', () => {
+    expect(new Date(addPeriod(Date.UTC(2030, 0, 31), 'month', 1)).toISOString()).toBe(
+      '2030-02-28T00:00:00.000Z',
+    );
+    expect(addPeriod(0, 'week', 2)).toBe(14 * 86_400_000);
+  });
+});
+
+describe('outcomes and routing', () => {
+  it('maps the CVV table, with 3DS cards depending on the gate and the payer', () => {
+    const gate = { threeDSGate: true, payerPresent: true };
+    expect(decideByCvv('321', gate)).toEqual({ kind: 'challenge' });
+    expect(decideByCvv('321', { ...gate, threeDSGate: false })).toMatchObject({
+      result: { status: 'declined' },
+    });
+    expect(decideByCvv('321', { ...gate, payerPresent: false })).toMatchObject({
+      result: { status: 'approved' },
+    });
+    expect(decideByCvv('217', gate)).toMatchObject({ result: { status: 'unknown' } });
+    expect(isFinal('unknown')).toBe(false);
+    expect(isFinal('filtered')).toBe(true);
+  });
+
+  it('routes all 27 operations with and without prefix and group', () => {
+    expect(OPERATIONS).toHaveLength(27);
+    for (const op of OPERATIONS) {
+      expect(routePath(`/api/${op.path}/12`)).toMatchObject({
+        operation: op,
+        id: '12',
+        group: false,
+        prefix: '',
+      });
+      expect(routePath(`/paynet/api/${op.path}/group/34`)).toMatchObject({
+        operation: op,
+        id: '34',
+        group: true,
+        prefix: '/paynet',
+      });
+    }
+    expect(routePath('/api/v2/unknown/1')).toBeUndefined();
+    expect(routePath('/api/v2/sale')).toBeUndefined();
+    expect(routePath('/api/v2/sale//1')).toBeUndefined();
+  });
+});

@@ -341,6 +341,34 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
 });
 
 describe('boot-time checks of the credentials', () => {
+  it('loads the documented sandbox sample file and the test-only sealing key', () => {
+    const secrets = loadAdapterSecrets({
+      credentials: { file: 'apps/gateway-adapter/credentials.sandbox.json', inline: undefined },
+      cardKey: {
+        file: 'apps/gateway-adapter/test-keys/card-sealing-test-private.pem',
+        inline: undefined,
+      },
+      limits: {
+        maxConcurrent: 1,
+        ratePerSecond: 1,
+        burst: 1,
+        maxWaitMs: 0,
+        breakerFailures: 1,
+        breakerCooldownMs: 1,
+      },
+    });
+    expect(secrets.endpoints.map((e) => e.id)).toEqual([
+      '1111',
+      '1112',
+      '1113',
+      '1114',
+      '1115',
+      '1116',
+      '2111',
+    ]);
+    expect(secrets.endpoints[0]?.rsaPrivateKey?.asymmetricKeyDetails?.modulusLength).toBe(2048);
+  });
+
   it('refuses bad credentials naming the entry and the field, never echoing a secret', () => {
     const secret = 'TOP-SECRET-CONTROL';
     const attempt = () =>

@@ -22,6 +22,9 @@ export interface CallbackAttempt {
   readonly at: string;
 }
 
+/** The attempt log keeps the most recent entries only (the sandbox also serves load tests). */
+const MAX_LOG = 10_000;
+
 /** Sends one GET; resolves the HTTP status (0 on a network failure). */
 export type CallbackSender = (url: string, timeoutMs: number) => Promise<number>;
 
@@ -139,6 +142,8 @@ export class CallbackDispatcher implements CallbackSink {
     } finally {
       this.inFlight -= 1;
     }
+    if (this.attempts.length >= MAX_LOG)
+      this.attempts.splice(0, this.attempts.length - MAX_LOG + 1);
     this.attempts.push({
       url: delivery.url,
       clientOrderId: delivery.clientOrderId,

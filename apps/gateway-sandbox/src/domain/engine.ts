@@ -272,6 +272,8 @@ export class SandboxEngine {
   private readonly cardRefByOrder = new Map<string, CardRef>();
   private readonly plans = new Map<string, RecurringPlan>();
   private readonly pending = new Set<Order>();
+  /** Two-step payouts whose check is neither paid nor expired (kept apart: settle runs often). */
+  private readonly openChecks = new Set<Order>();
   private nextOrderId = 1_000_001;
   private nextSerial = 1;
   private nextRef = 500_001;
@@ -677,6 +679,7 @@ export class SandboxEngine {
         expiresAt: this.clock.now() + this.settings.payoutCheckTtlMs,
         state: 'open',
       };
+      this.openChecks.add(order);
       order.forced = decision.kind === 'result' ? decision.result : undefined;
       const check = this.addOp(order, 'payout-check', amount);
       this.applyDecision(
@@ -703,12 +706,12 @@ export class SandboxEngine {
     if (order.kind !== 'payout-two-step' || !check) {
       throw new Refusal('payout-pay needs an order registered by payout-check');
     }
-    this.requireIdle(order);
     if (check.state === 'paid') {
       // A repeated confirmation returns the payout already made, never a second one.
       const paid = order.ops.find((o) => o.type === 'payout');
       if (paid) return this.envelope('async-response', order, paid);
     }
+    this.requireIdle(order);
     if (check.state === 'expired' || this.clock.now() >= check.expiresAt) {
       throw new Refusal('the payout check has expired; register a new payout-check');
     }
@@ -1078,9 +1081,14 @@ export class SandboxEngine {
       }
       if (!open) this.pending.delete(order);
     }
-    for (const order of this.orders.values()) {
+    for (const order of [...this.openChecks]) {
       const check = order.payoutCheck;
-      if (check?.state === 'open' && now >= check.expiresAt) check.state = 'expired';
+      if (check?.state !== 'open') {
+        this.openChecks.delete(order);
+      } else if (now >= check.expiresAt) {
+        check.state = 'expired';
+        this.openChecks.delete(order);
+      }
     }
     for (const plan of this.plans.values()) this.chargeDue(plan, now);
   }
@@ -1153,6 +1161,7 @@ export class SandboxEngine {
     this.cardRefByOrder.clear();
     this.plans.clear();
     this.pending.clear();
+    this.openChecks.clear();
   }
 
   // ------------------------------------------------------------------ internals

@@ -50,13 +50,13 @@ module.exports = {
       ...common,
       displayName: 'integration',
       testMatch: ['<rootDir>/{apps,libs,test}/**/*.int-spec.ts'],
-      testTimeout: 120000,
+      setupFilesAfterEnv: ['<rootDir>/test/setup/integration-timeout.ts'],
     },
     {
       ...common,
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
-      testTimeout: 300000,
+      setupFilesAfterEnv: ['<rootDir>/test/setup/e2e-timeout.ts'],
     },
   ],
 };

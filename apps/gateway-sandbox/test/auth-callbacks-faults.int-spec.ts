@@ -383,7 +383,7 @@ describe('gateway sandbox: faults and test controls', () => {
     await controlPost(s.url, 'faults', {
       clientOrderId: reordered,
       callbacks: 'reorder',
-      callbackDelayMs: 300,
+      callbackDelayMs: 2000,
     });
     const orderId = await saleCb(reordered);
     await finalStatus(s.url, EP.usd, reordered, orderId);

@@ -144,7 +144,9 @@ export function describeConfig<S extends ConfigShape>(
 
 /** Every variable a shape reads, for documentation and `--help` output. */
 export function listVariables(shape: ConfigShape): EnvVar<unknown>[] {
-  return Object.values(shape).flatMap((child) => (isEnvVar(child) ? [child] : listVariables(child)));
+  return Object.values(shape).flatMap((child) =>
+    isEnvVar(child) ? [child] : listVariables(child),
+  );
 }
 
 function deepFreeze<T>(value: T): T {

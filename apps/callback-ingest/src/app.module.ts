@@ -1,11 +1,4 @@
-import {
-  type DynamicModule,
-  Inject,
-  type MiddlewareConsumer,
-  Module,
-  type NestModule,
-  RequestMethod,
-} from '@nestjs/common';
+import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { TOPICS } from '@payments/contracts';
 import { KafkaBrokerHealthCheck } from '@payments/kafka';
@@ -16,15 +9,10 @@ import { CallbackIngestService } from './app/callback-ingest.service';
 import { callbackMetrics } from './app/metrics';
 import { CallbackPublisher } from './app/publisher';
 import { CALLBACK_METRICS, CONTROL_KEYS, HINT_LIMITER } from './app/tokens';
-import {
-  CALLBACK_INGEST_CONFIG,
-  type CallbackIngestConfig,
-  type CallbackIngestSettings,
-} from './config';
+import { CALLBACK_INGEST_CONFIG, type CallbackIngestSettings } from './config';
 import { CLOCK, type Clock, systemClock } from './domain/clock';
 import { HintLimiter } from './domain/hint-limiter';
 import { BrowserReturnController } from './http/browser-return.controller';
-import { edgeRequestMiddleware } from './http/edge-request.middleware';
 import { GatewayCallbackController } from './http/gateway-callback.controller';
 import { EdgeKafkaModule } from './kafka/edge-kafka.module';
 
@@ -43,9 +31,7 @@ export interface AppModuleOptions {
  * metrics, the HTTP error filter.
  */
 @Module({})
-export class AppModule implements NestModule {
-  constructor(@Inject(CALLBACK_INGEST_CONFIG) private readonly config: CallbackIngestConfig) {}
-
+export class AppModule {
   static forRoot(settings: CallbackIngestSettings, options: AppModuleOptions = {}): DynamicModule {
     const { config, controlKeys } = settings;
     const clock = options.clock ?? systemClock;
@@ -87,11 +73,5 @@ export class AppModule implements NestModule {
       ],
       exports: [CALLBACK_INGEST_CONFIG],
     };
-  }
-
-  configure(consumer: MiddlewareConsumer): void {
-    consumer
-      .apply(edgeRequestMiddleware(this.config.http.maxUrlBytes))
-      .forRoutes({ path: '{/*splat}', method: RequestMethod.ALL });
   }
 }

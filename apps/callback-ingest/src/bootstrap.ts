@@ -4,6 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from '@payments/logging';
 import { AppModule, type AppModuleOptions } from './app.module';
 import type { CallbackIngestSettings } from './config';
+import { edgeRequestMiddleware } from './http/edge-request.middleware';
 
 /** Slow clients may not hold a connection open for long (the bodies here are tiny). */
 const HEADERS_TIMEOUT_MS = 20_000;
@@ -24,6 +25,8 @@ export async function createCallbackIngestApp(
   );
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
+  // Before init, so before every Nest middleware (the request logger included).
+  app.use(edgeRequestMiddleware(settings.config.http.maxUrlBytes));
   const server = app.getHttpServer();
   server.headersTimeout = HEADERS_TIMEOUT_MS;
   server.requestTimeout = REQUEST_TIMEOUT_MS;

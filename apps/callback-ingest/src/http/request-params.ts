@@ -2,6 +2,7 @@ import { HttpStatus } from '@nestjs/common';
 import type { Request } from 'express';
 import { collectParams } from '../domain/params';
 import { edgeError } from './edge-errors';
+import { takenQuery } from './edge-request.middleware';
 
 export interface EdgeLimits {
   readonly maxBodyBytes: number;
@@ -12,9 +13,10 @@ const FORM = 'application/x-www-form-urlencoded';
 
 /** The raw query string of the request (the part after `?`, undecoded). */
 export function rawQuery(req: Request): string {
-  const url = req.url;
-  const at = url.indexOf('?');
-  return at < 0 ? '' : url.slice(at + 1);
+  const taken = takenQuery(req);
+  if (taken !== undefined) return taken;
+  const at = req.url.indexOf('?');
+  return at < 0 ? '' : req.url.slice(at + 1);
 }
 
 /**

@@ -1,0 +1,288 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  CaptureCommand,
+  PaymentCommand,
+  ReturnCommand,
+  SaleCommand,
+  VoidCommand,
+  seal,
+} from '@payments/contracts';
+import { CommandProducer, EventCollector, ReceivedEvent, kafkaClient } from './kafka-io';
+import { REPO_ROOT, RUN_DIR, RunningApp, freePort, startApp, waitForReady } from './processes';
+import { SandboxControls } from './sandbox-controls';
+
+/**
+ * The whole product on one machine: the gateway sandbox and the three apps as separate
+ * processes on a real broker and real PostgreSQL databases, configured the way an operator
+ * would configure them (environment variables, credential files). Used by `npm run demo`, the
+ * e2e tests and the benchmark.
+ */
+export type AppName = 'gateway-sandbox' | 'orchestrator' | 'gateway-adapter' | 'callback-ingest';
+export const APP_NAMES: readonly AppName[] = [
+  'gateway-sandbox',
+  'gateway-adapter',
+  'callback-ingest',
+  'orchestrator',
+];
+
+export interface PaymentStackOptions {
+  readonly kafkaBrokers: readonly string[];
+  readonly orchestratorDatabaseUrl: string;
+  readonly adapterDatabaseUrl: string;
+  /** Fixed ports (the demo); free ports are picked for the ones not given. */
+  readonly ports?: Partial<Record<AppName, number>>;
+  /** Extra environment per app (e.g. shorter timers in tests). */
+  readonly env?: Partial<Record<AppName, Record<string, string>>>;
+  /** Where logs and generated credentials go; default .run/<random>. */
+  readonly workDir?: string;
+  readonly logLevel?: string;
+}
+
+/** The sandbox's default merchant (apps/gateway-sandbox/sandbox.merchants.json). */
+export const SANDBOX_MERCHANT = {
+  login: 'sandbox-merchant',
+  controlKey: 'B17F59B4-A7DC-41B4-8FF9-37D986B43D20',
+  /** USD, no 3-D Secure. */
+  plainEndpoint: '1113',
+  /** USD, 3-D Secure answered with redirect-to. */
+  threeDsEndpoint: '1111',
+} as const;
+
+const CARD_PUBLIC_KEY = path.join(
+  REPO_ROOT,
+  'apps/gateway-adapter/test-keys/card-sealing-test-public.pem',
+);
+const CARD_PRIVATE_KEY = path.join(
+  REPO_ROOT,
+  'apps/gateway-adapter/test-keys/card-sealing-test-private.pem',
+);
+const SANDBOX_CREDENTIALS = path.join(REPO_ROOT, 'apps/gateway-adapter/credentials.sandbox.json');
+
+/** A Luhn-valid test card; the CVV picks the sandbox's outcome (123 approved, 116 declined, ...). */
+export const TEST_CARD_NUMBER = '4444444444444448';
+
+export class PaymentStack {
+  readonly controls: SandboxControls;
+  private readonly producer: CommandProducer;
+  readonly events: EventCollector;
+  private readonly cardPublicKey = readFileSync(CARD_PUBLIC_KEY, 'utf8');
+
+  private constructor(
+    readonly options: PaymentStackOptions,
+    readonly urls: Record<AppName, string>,
+    readonly apps: Record<AppName, RunningApp>,
+    private readonly specs: Record<AppName, Parameters<typeof startApp>[0]>,
+    readonly workDir: string,
+    onEvent?: (received: ReceivedEvent) => void,
+  ) {
+    this.controls = new SandboxControls(urls['gateway-sandbox']);
+    const kafka = kafkaClient(options.kafkaBrokers, 'payment-stack');
+    this.producer = new CommandProducer(kafka);
+    this.events = new EventCollector(kafka, onEvent);
+  }
+
+  static async start(
+    options: PaymentStackOptions,
+    onEvent?: (received: ReceivedEvent) => void,
+  ): Promise<PaymentStack> {
+    const workDir = options.workDir ?? path.join(RUN_DIR, `stack-${randomUUID().slice(0, 8)}`);
+    mkdirSync(workDir, { recursive: true });
+    const ports = {} as Record<AppName, number>;
+    for (const app of APP_NAMES) ports[app] = options.ports?.[app] ?? (await freePort());
+    const urls = {} as Record<AppName, string>;
+    for (const app of APP_NAMES) urls[app] = `http://127.0.0.1:${ports[app]}`;
+
+    const credentialsFile = path.join(workDir, 'gateway-credentials.json');
+    writeFileSync(credentialsFile, sandboxCredentials(urls['gateway-sandbox']));
+
+    const common = {
+      LOG_LEVEL: options.logLevel ?? 'info',
+      KAFKA_BROKERS: options.kafkaBrokers.join(','),
+    };
+    const env: Record<AppName, Record<string, string>> = {
+      'gateway-sandbox': {
+        LOG_LEVEL: common.LOG_LEVEL,
+        HTTP_PORT: String(ports['gateway-sandbox']),
+        SANDBOX_TEST_CONTROLS: 'true',
+        SANDBOX_MERCHANTS_FILE: path.join(REPO_ROOT, 'apps/gateway-sandbox/sandbox.merchants.json'),
+        SANDBOX_CALLBACK_BASE_DELAY_MS: '200',
+        SANDBOX_CALLBACK_MAX_DELAY_MS: '2000',
+      },
+      'gateway-adapter': {
+        ...common,
+        HTTP_PORT: String(ports['gateway-adapter']),
+        DATABASE_URL: options.adapterDatabaseUrl,
+        GATEWAY_CREDENTIALS_FILE: credentialsFile,
+        CARD_SEALING_PRIVATE_KEY_FILE: CARD_PRIVATE_KEY,
+        CALLBACK_BASE_URL: urls['callback-ingest'],
+      },
+      'callback-ingest': {
+        ...common,
+        HTTP_PORT: String(ports['callback-ingest']),
+        CALLBACK_CONTROL_KEYS: JSON.stringify(
+          Object.fromEntries(
+            ['1111', '1112', '1113', '1114', '1115', '1116', '2111'].map((id) => [
+              id,
+              SANDBOX_MERCHANT.controlKey,
+            ]),
+          ),
+        ),
+        MERCHANT_RETURN_URL: 'http://127.0.0.1:9/merchant/return',
+      },
+      orchestrator: {
+        ...common,
+        HTTP_PORT: String(ports.orchestrator),
+        DATABASE_URL: options.orchestratorDatabaseUrl,
+      },
+    };
+    const specs = {} as Record<AppName, Parameters<typeof startApp>[0]>;
+    const apps = {} as Record<AppName, RunningApp>;
+    for (const app of APP_NAMES) {
+      specs[app] = {
+        app,
+        env: { ...env[app], ...(options.env?.[app] ?? {}) },
+        readyUrl: `${urls[app]}/health/ready`,
+        logFile: path.join(workDir, 'logs', `${app}.log`),
+      };
+    }
+    try {
+      for (const app of APP_NAMES) {
+        apps[app] = startApp(specs[app]);
+        await waitForReady(apps[app], 90_000);
+      }
+    } catch (error) {
+      await Promise.all(Object.values(apps).map((a) => a.stop('SIGKILL')));
+      throw error;
+    }
+    const stack = new PaymentStack(options, urls, apps, specs, workDir, onEvent);
+    await stack.producer.connect();
+    await stack.events.start();
+    return stack;
+  }
+
+  /** Stops an app (SIGKILL simulates a crash) and starts it again with the same configuration. */
+  async restart(app: AppName, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    await this.apps[app].stop(signal);
+    this.apps[app] = startApp(this.specs[app]);
+    await waitForReady(this.apps[app], 90_000);
+  }
+
+  async kill(app: AppName, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    await this.apps[app].stop(signal);
+  }
+
+  async startAgain(app: AppName): Promise<void> {
+    this.apps[app] = startApp(this.specs[app]);
+    await waitForReady(this.apps[app], 90_000);
+  }
+
+  send(...commands: PaymentCommand[]): Promise<void> {
+    return this.producer.send(commands);
+  }
+
+  /** Sends values that are not valid commands (malformed input tests). */
+  sendRaw(...values: unknown[]): Promise<void> {
+    return this.producer.send(values, true);
+  }
+
+  /** GET /payments/:id on the orchestrator's read API. */
+  async payment(paymentId: string): Promise<{ status: number; body: unknown }> {
+    const response = await fetch(`${this.urls.orchestrator}/payments/${paymentId}`);
+    return { status: response.status, body: (await response.json()) };
+  }
+
+  sale(options: SaleOptions = {}): SaleCommand {
+    const paymentId = options.paymentId ?? randomUUID();
+    return {
+      type: 'sale',
+      commandId: randomUUID(),
+      paymentId,
+      merchant: { endpointId: options.endpointId ?? SANDBOX_MERCHANT.plainEndpoint },
+      occurredAt: new Date().toISOString(),
+      amount: { minor: options.amountMinor ?? 1_000, currency: options.currency ?? 'USD' },
+      order: { description: options.description ?? 'Demo order' },
+      customer: { email: 'jane.doe@example.com', ipAddress: '203.0.113.7', phone: '+4930123456' },
+      billingAddress: { address1: '1 Main St', city: 'Berlin', zipCode: '10115', country: 'DE' },
+      redirectUrl: `${this.urls['callback-ingest']}/return/${options.endpointId ?? SANDBOX_MERCHANT.plainEndpoint}`,
+      sealedCard: seal(
+        {
+          number: TEST_CARD_NUMBER,
+          expiryMonth: 12,
+          expiryYear: 2030,
+          cvv: options.cvv ?? '123',
+          holderName: 'JANE DOE',
+        },
+        this.cardPublicKey,
+        paymentId,
+      ),
+    };
+  }
+
+  preauth(options: SaleOptions = {}): PaymentCommand {
+    return { ...this.sale(options), type: 'preauth' };
+  }
+
+  capture(paymentId: string, amountMinor?: number, currency = 'USD'): CaptureCommand {
+    return {
+      ...this.followUp(paymentId),
+      type: 'capture',
+      ...(amountMinor === undefined ? {} : { amount: { minor: amountMinor, currency } }),
+    };
+  }
+
+  void(paymentId: string): VoidCommand {
+    return { ...this.followUp(paymentId), type: 'void' };
+  }
+
+  return(paymentId: string, amountMinor?: number, currency = 'USD'): ReturnCommand {
+    return {
+      ...this.followUp(paymentId),
+      type: 'return',
+      ...(amountMinor === undefined ? {} : { amount: { minor: amountMinor, currency } }),
+    };
+  }
+
+  private followUp(paymentId: string) {
+    return {
+      commandId: randomUUID(),
+      paymentId,
+      merchant: { endpointId: SANDBOX_MERCHANT.plainEndpoint },
+      occurredAt: new Date().toISOString(),
+    };
+  }
+
+  async stop(): Promise<void> {
+    await this.events.stop().catch(() => undefined);
+    await this.producer.disconnect().catch(() => undefined);
+    // Orchestrator first, the sandbox last, so in-flight work can finish against it.
+    for (const app of [...APP_NAMES].reverse()) await this.apps[app]?.stop('SIGTERM');
+  }
+}
+
+export interface SaleOptions {
+  readonly paymentId?: string;
+  readonly amountMinor?: number;
+  readonly currency?: string;
+  readonly cvv?: string;
+  readonly endpointId?: string;
+  readonly description?: string;
+}
+
+/** The adapter's sandbox credentials with the sandbox's actual address and absolute key paths. */
+function sandboxCredentials(sandboxUrl: string): string {
+  const file = JSON.parse(readFileSync(SANDBOX_CREDENTIALS, 'utf8')) as {
+    endpoints: { baseUrl: string; rsaPrivateKeyFile?: string }[];
+  };
+  for (const entry of file.endpoints) {
+    entry.baseUrl = `${sandboxUrl}/paynet`;
+    if (entry.rsaPrivateKeyFile) {
+      entry.rsaPrivateKeyFile = path.resolve(
+        path.dirname(SANDBOX_CREDENTIALS),
+        entry.rsaPrivateKeyFile,
+      );
+    }
+  }
+  return JSON.stringify(file, null, 2);
+}

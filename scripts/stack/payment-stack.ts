@@ -190,7 +190,7 @@ export class PaymentStack {
   /** GET /payments/:id on the orchestrator's read API. */
   async payment(paymentId: string): Promise<{ status: number; body: unknown }> {
     const response = await fetch(`${this.urls.orchestrator}/payments/${paymentId}`);
-    return { status: response.status, body: (await response.json()) };
+    return { status: response.status, body: await response.json() };
   }
 
   sale(options: SaleOptions = {}): SaleCommand {

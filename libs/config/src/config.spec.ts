@@ -66,7 +66,9 @@ describe('loadConfig', () => {
       loadConfig('test-app', shape, { CONTROL_KEY: 'short' });
       throw new Error('should have thrown');
     } catch (error) {
-      expect((error as Error).message).toContain('CONTROL_KEY: expected at least 8 characters');
+      expect((error as Error).message).toContain(
+        'CONTROL_KEY: expected at least 8 characters (its value is secret and not shown)',
+      );
       expect((error as Error).message).not.toContain('short"');
     }
   });

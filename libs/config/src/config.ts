@@ -53,6 +53,8 @@ export interface ConfigProblem {
   readonly expected: string;
   /** The offending value, or undefined when it was missing or is a secret. */
   readonly got: string | undefined;
+  /** Whether the variable was set at all (a secret's bad value is set but not shown). */
+  readonly set?: boolean;
 }
 
 export class ConfigError extends Error {
@@ -67,7 +69,11 @@ export class ConfigError extends Error {
           .map(
             (p) =>
               `  - ${p.variable}: expected ${p.expected}` +
-              (p.got === undefined ? ' (it is not set)' : `, got ${JSON.stringify(p.got)}`),
+              (p.set === false || (p.set === undefined && p.got === undefined)
+                ? ' (it is not set)'
+                : p.got === undefined
+                  ? ' (its value is secret and not shown)'
+                  : `, got ${JSON.stringify(p.got)}`),
           )
           .join('\n'),
     );
@@ -110,6 +116,7 @@ export function loadConfig<S extends ConfigShape>(
           variable: child.name,
           expected: expectation(child, parsed.error.issues[0]),
           got: child.secret ? undefined : value,
+          set: value !== undefined,
         });
       }
     }

@@ -14,6 +14,7 @@ import {
   runWithBoundCorrelationId,
 } from './correlation';
 import { LoggingOptions, createLogger } from './logger';
+import { serializeRequest, serializeResponse } from './http-serializers';
 
 /** The root pino logger of the app, for adapters that want pino itself (kafkajs log creator). */
 export const ROOT_LOGGER = Symbol('ROOT_LOGGER');
@@ -56,6 +57,7 @@ export class LoggingModule implements NestModule {
             logger,
             genReqId: (req: IncomingMessage, res: ServerResponse) => requestCorrelationId(req, res),
             customAttributeKeys: { reqId: 'correlationId' },
+            serializers: { req: serializeRequest, res: serializeResponse },
             quietReqLogger: true,
             autoLogging: {
               ignore: (req: IncomingMessage) => QUIET_PATHS.includes((req.url ?? '').split('?')[0]),

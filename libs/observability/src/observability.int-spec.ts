@@ -168,7 +168,7 @@ describe('ObservabilityModule + LoggingModule over HTTP', () => {
       msg: 'payer typed 411111******1111',
     });
     const completed = records.find(
-      (r) => r.msg === 'request completed' && r.req?.url === '/probe/log',
+      (r) => r.msg === 'request completed' && r.req?.path === '/probe/log',
     );
     expect(completed?.correlationId).toBe('corr-http-1');
     expect(lines.join('')).not.toContain(PAN);

@@ -57,6 +57,7 @@ export interface ResolvedConsumerSettings {
   readonly lagIntervalMs: number;
   readonly sessionTimeoutMs: number;
   readonly heartbeatIntervalMs: number;
+  readonly maxWaitTimeMs: number;
   readonly maxRestarts: number;
   readonly shutdownTimeoutMs: number;
   readonly sendTimeoutMs: number;
@@ -108,6 +109,8 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
   private restarts = 0;
   private lagTimer: NodeJS.Timeout | undefined;
   private stopping: Promise<void> | undefined;
+  private inFlight = 0;
+  private idleWaiters: Array<() => void> = [];
   private readonly abort = new AbortController();
   private readonly metrics: KafkaConsumerMetrics = kafkaConsumerMetrics();
   private readonly joined: Promise<void>;
@@ -176,6 +179,7 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
         groupId: settings.groupId,
         sessionTimeout: settings.sessionTimeoutMs,
         heartbeatInterval: settings.heartbeatIntervalMs,
+        maxWaitTimeInMs: settings.maxWaitTimeMs,
         allowAutoTopicCreation: false,
         retry: { restartOnFailure: (error) => Promise.resolve(this.shouldRestart(error)) },
       });
@@ -249,6 +253,21 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
       // Not running (never started or crashed): nothing to pause.
     }
     try {
+      // Drain BEFORE disconnecting: once kafkajs is stopping, `consumer.commitOffsets` silently
+      // does nothing (runner.commitOffsets returns when !running), so an in-flight message that
+      // finished during disconnect() would be handled but not committed, and handled again later.
+      await withTimeout(this.whenIdle(), settings.shutdownTimeoutMs, 'in-flight messages');
+    } catch (error) {
+      logger.error(
+        {
+          groupId: this.groupId,
+          inFlight: this.inFlight,
+          error: sanitizeErrorText(errorMessage(error)),
+        },
+        'in-flight messages did not finish in time; they will be redelivered',
+      );
+    }
+    try {
       if (this.consumer) {
         await withTimeout(this.consumer.disconnect(), settings.shutdownTimeoutMs, 'consumer stop');
       }
@@ -261,6 +280,11 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
     await this.admin?.disconnect().catch(() => undefined);
     if (!crashed) this.state = 'stopped';
     logger.info({ groupId: this.groupId }, 'consumer stopped');
+  }
+
+  private whenIdle(): Promise<void> {
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
   /**
@@ -325,7 +349,7 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
   }
 
   private markCrashed(reason: string): void {
-    if (this.state === 'stopped') return;
+    if (this.state === 'stopped' || this.state === 'crashed') return;
     this.state = 'crashed';
     this.crashReason ??= reason;
     if (this.lagTimer) clearInterval(this.lagTimer);
@@ -338,7 +362,14 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
   private async onMessage(payload: EachMessagePayload): Promise<void> {
     // Anything reached after a stop began (or after a crash) is neither handled nor committed.
     if (!this.isActive()) throw new ConsumerStoppingError();
-    const outcome = await this.process(payload);
+    this.inFlight += 1;
+    let outcome: Outcome;
+    try {
+      outcome = await this.process(payload);
+    } finally {
+      this.inFlight -= 1;
+      if (this.inFlight === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+    }
     if (outcome === 'left-uncommitted') {
       this.deps.logger.info(
         {
@@ -514,6 +545,7 @@ export function resolveConsumerSettings(
     readonly lagIntervalMs?: number;
     readonly sessionTimeoutMs?: number;
     readonly heartbeatIntervalMs?: number;
+    readonly maxWaitTimeMs?: number;
     readonly maxRestarts?: number;
     readonly shutdownTimeoutMs?: number;
     readonly autoStart?: boolean;
@@ -532,6 +564,7 @@ export function resolveConsumerSettings(
     lagIntervalMs: group.lagIntervalMs ?? KAFKA_DEFAULTS.lagIntervalMs,
     sessionTimeoutMs: group.sessionTimeoutMs ?? KAFKA_DEFAULTS.sessionTimeoutMs,
     heartbeatIntervalMs: group.heartbeatIntervalMs ?? KAFKA_DEFAULTS.heartbeatIntervalMs,
+    maxWaitTimeMs: group.maxWaitTimeMs ?? KAFKA_DEFAULTS.maxWaitTimeMs,
     maxRestarts: group.maxRestarts ?? KAFKA_DEFAULTS.maxRestarts,
     shutdownTimeoutMs: group.shutdownTimeoutMs ?? KAFKA_DEFAULTS.shutdownTimeoutMs,
     sendTimeoutMs: root.sendTimeoutMs ?? KAFKA_DEFAULTS.sendTimeoutMs,

@@ -12,4 +12,5 @@ export * from './timeout';
 export * from './producer.service';
 export * from './consumer-runner';
 export * from './health';
+export * from './client';
 export * from './kafka.module';

@@ -8,14 +8,14 @@ import {
   type Provider,
 } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { Kafka } from 'kafkajs';
+import type { Kafka } from 'kafkajs';
+import { createKafkaClient } from './client';
 import { KafkaConsumerRunner, resolveConsumerSettings } from './consumer-runner';
 import { isHandlerObject, type KafkaMessageHandler } from './handler';
 import { KafkaBrokerHealthCheck } from './health';
-import { kafkaJsLogCreator, type KafkaLogger, nestKafkaLogger, toKafkaJsLevel } from './logger';
+import { type KafkaLogger, nestKafkaLogger } from './logger';
 import {
   KAFKA_CLIENT,
-  KAFKA_DEFAULTS,
   KAFKA_LOGGER,
   KAFKA_MODULE_OPTIONS,
   type KafkaConsumerOptions,
@@ -40,17 +40,6 @@ export interface KafkaModuleAsyncOptions {
   readonly useFactory: (...deps: never[]) => KafkaModuleOptions | Promise<KafkaModuleOptions>;
 }
 
-export function createKafkaClient(options: KafkaModuleOptions, logger: KafkaLogger): Kafka {
-  return new Kafka({
-    clientId: options.clientId,
-    brokers: [...options.brokers],
-    logLevel: toKafkaJsLevel(options.logLevel ?? KAFKA_DEFAULTS.logLevel),
-    logCreator: kafkaJsLogCreator(logger),
-    connectionTimeout: options.connectionTimeoutMs ?? KAFKA_DEFAULTS.connectionTimeoutMs,
-    requestTimeout: options.requestTimeoutMs ?? KAFKA_DEFAULTS.requestTimeoutMs,
-  });
-}
-
 const sharedProviders: Provider[] = [
   {
     provide: KAFKA_LOGGER,
@@ -59,7 +48,8 @@ const sharedProviders: Provider[] = [
   },
   {
     provide: KAFKA_CLIENT,
-    useFactory: createKafkaClient,
+    useFactory: (options: KafkaModuleOptions, logger: KafkaLogger) =>
+      createKafkaClient(options, logger),
     inject: [KAFKA_MODULE_OPTIONS, KAFKA_LOGGER],
   },
   KafkaProducerService,

@@ -20,6 +20,8 @@ export interface KafkaModuleOptions {
   readonly topics?: readonly string[];
   /** A send (including a DLQ write) that has no broker acknowledgement by then fails; default 30000. */
   readonly sendTimeoutMs?: number;
+  /** Retries of a failed produce request before send() fails (kafkajs backoff); default 5. */
+  readonly producerRetries?: number;
   /** Readiness check timeout (admin.describeCluster); default 2000. */
   readonly healthCheckTimeoutMs?: number;
   /** kafkajs connectionTimeout; default 3000. */
@@ -46,6 +48,11 @@ export interface KafkaConsumerOptions {
   readonly lagIntervalMs?: number;
   /** kafkajs sessionTimeout (>= broker's group.min.session.timeout.ms, 6000); default 30000. */
   readonly sessionTimeoutMs?: number;
+  /**
+   * Longest a fetch waits on the broker for new data (kafkajs maxWaitTimeInMs); a graceful stop
+   * waits for the fetch in flight, so this bounds the idle part of shutdown. Default 1000.
+   */
+  readonly maxWaitTimeMs?: number;
   /** kafkajs heartbeatInterval; default 3000. */
   readonly heartbeatIntervalMs?: number;
   /** Restarts after retriable kafkajs crashes before giving up (liveness then fails); default 3. */
@@ -65,6 +72,7 @@ export const KAFKA_DEFAULTS = {
   topicPartitions: 6,
   partitionsConsumedConcurrently: 3,
   sendTimeoutMs: 30_000,
+  producerRetries: 5,
   healthCheckTimeoutMs: 2_000,
   connectionTimeoutMs: 3_000,
   requestTimeoutMs: 30_000,
@@ -72,6 +80,7 @@ export const KAFKA_DEFAULTS = {
   lagIntervalMs: 15_000,
   sessionTimeoutMs: 30_000,
   heartbeatIntervalMs: 3_000,
+  maxWaitTimeMs: 1_000,
   maxRestarts: 3,
   shutdownTimeoutMs: 30_000,
 } as const;

@@ -68,6 +68,13 @@ export class KafkaProducerService implements OnModuleInit, OnApplicationShutdown
       createPartitioner: Partitioners.DefaultPartitioner,
       // Topics are created on purpose (consumers, `topics` option): a typo must not create one.
       allowAutoTopicCreation: false,
+      // Bounded, unlike kafkajs's idempotent default (MAX_SAFE_INTEGER): an endless retry loop
+      // outlives the send timeout and even disconnect() (it reconnects to refresh metadata).
+      // Within these retries the broker still de-duplicates (same producer id and sequence);
+      // kafkajs logs once that limiting retries "may invalidate EoS guarantees" — a send that
+      // failed has an unknown outcome and a later re-send may duplicate; consumers de-duplicate
+      // by ce_id (inbox).
+      retry: { retries: options.producerRetries ?? KAFKA_DEFAULTS.producerRetries },
     });
   }
 

@@ -75,6 +75,12 @@ interface Running {
 
 const children: ChildProcess[] = [];
 
+function requireBrokers(): string {
+  const brokers = process.env.KAFKA_BROKERS;
+  if (!brokers) throw new Error('KAFKA_BROKERS is not set: run through scripts/with-infra.sh');
+  return brokers;
+}
+
 function start(app: App, env: Record<string, string>): Running {
   const child = spawn(process.execPath, [join(OUT, 'apps', app, 'src', 'main.js')], {
     cwd: ROOT,
@@ -127,7 +133,10 @@ describe('app shells boot, report health and metrics, and stop cleanly', () => {
 
   it.each(APPS)('%s', async (app) => {
     const port = await freePort();
-    const running = start(app, { HTTP_PORT: String(port), DATABASE_URL: db.url });
+    // The orchestrator consumes and produces at boot: it needs the broker scripts/with-infra.sh runs.
+    const kafka: Record<string, string> =
+      app === 'orchestrator' ? { KAFKA_BROKERS: requireBrokers() } : {};
+    const running = start(app, { HTTP_PORT: String(port), DATABASE_URL: db.url, ...kafka });
     const base = `http://127.0.0.1:${port}`;
     await waitForLive(base, running);
 
@@ -135,7 +144,9 @@ describe('app shells boot, report health and metrics, and stop cleanly', () => {
     const readyBody = (await ready.json()) as { status: string; info: Record<string, unknown> };
     expect(ready.status).toBe(200);
     expect(readyBody.status).toBe('ok');
-    if (app === 'orchestrator') expect(Object.keys(readyBody.info)).toContain('database');
+    if (app === 'orchestrator') {
+      expect(Object.keys(readyBody.info)).toEqual(expect.arrayContaining(['database', 'kafka']));
+    }
 
     const metrics = await (await fetch(`${base}/metrics`)).text();
     expect(metrics).toMatch(new RegExp(`process_cpu_user_seconds_total\\{service="${app}"\\} \\d`));
@@ -163,7 +174,16 @@ describe('app shells boot, report health and metrics, and stop cleanly', () => {
           )
         ).rows.map((r: { tablename: string }) => r.tablename),
       );
-      expect(tables).toEqual(['inbox', 'migrations', 'outbox']);
+      expect(tables).toEqual([
+        'commands',
+        'gateway_requests',
+        'inbox',
+        'migrations',
+        'outbox',
+        'payment_history',
+        'payments',
+        'timers',
+      ]);
     }
   });
 

@@ -58,9 +58,10 @@ export class PaymentRepository {
     await sql.rows(
       `INSERT INTO payments (id, endpoint_id, kind, status, state, version, client_order_id,
                              created_at, updated_at)
-       VALUES ($1, $2, NULL, 'initial', $3::jsonb, 0, $1, $4, $4)
+       VALUES ($1, $2, NULL, 'initial', $3::jsonb, 0, $5, $4, $4)
        ON CONFLICT (id) DO NOTHING`,
-      [id, endpointId, JSON.stringify(initialState), now],
+      // client_order_id = payment id (what the decider sends to the gateway).
+      [id, endpointId, JSON.stringify(initialState), now, id],
     );
   }
 

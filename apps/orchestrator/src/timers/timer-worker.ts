@@ -1,0 +1,71 @@
+import {
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import { ORCHESTRATOR_CONFIG, type OrchestratorConfig } from '../config';
+import { PaymentSagaService } from '../application/payment-saga.service';
+import { WakeableSleep } from '../relay/wakeable-sleep';
+
+/**
+ * Fires due timers every TIMER_POLL_MS, up to TIMER_BATCH_SIZE per round, each in its own
+ * transaction through PaymentSagaService (claimed FOR UPDATE SKIP LOCKED, so any number of
+ * workers can run against one database).
+ */
+@Injectable()
+export class TimerWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(TimerWorker.name);
+  private readonly signal = new WakeableSleep();
+  private running: Promise<void> | undefined;
+  private stopping = false;
+
+  constructor(
+    @Inject(ORCHESTRATOR_CONFIG) private readonly config: OrchestratorConfig,
+    private readonly saga: PaymentSagaService,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (this.config.timers.workerEnabled) this.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.stop();
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.stopping = false;
+    this.running = this.loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.signal.wake();
+    await this.running;
+    this.running = undefined;
+  }
+
+  /** Fires what is due now; returns how many timers were claimed. */
+  async runOnce(): Promise<number> {
+    let fired = 0;
+    while (fired < this.config.timers.batchSize && !this.stopping) {
+      if (!(await this.saga.fireNextDueTimer())) break;
+      fired += 1;
+    }
+    return fired;
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopping) {
+      try {
+        this.signal.consume();
+        await this.runOnce();
+      } catch (error) {
+        this.logger.warn(`timer worker: round failed: ${String(error)}`);
+      }
+      await this.signal.sleep(this.config.timers.pollMs);
+    }
+  }
+}

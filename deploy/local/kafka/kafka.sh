@@ -60,8 +60,10 @@ resolve_jars() {
     say "resolving Kafka jars from Maven Central into ${LIBS#"$ROOT"/} (first run only)..."
     rm -rf "$LIBS"
     mvn -B -q -Dstyle.color=never -f "$HERE/pom.xml" dependency:copy-dependencies \
-      -DincludeScope=runtime -DoutputDirectory="$LIBS" ||
+      -DincludeScope=runtime -DoutputDirectory="$LIBS" >"$CACHE/mvn.log" 2>&1 || {
+      cat "$CACHE/mvn.log" >&2
       die "Maven could not resolve the Kafka jars (is Maven Central reachable?)"
+    }
     touch "$LIBS/.complete"
     say "resolved $(find "$LIBS" -name '*.jar' | wc -l) jars ($(du -sh "$LIBS" | cut -f1))"
   fi

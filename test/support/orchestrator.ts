@@ -79,7 +79,16 @@ async function prepareGroup(groupId: string): Promise<void> {
         })
         .catch(() => undefined); // another suite may have created them at the same moment
     }
-    for (const topic of CONSUMED) await admin.resetOffsets({ groupId, topic, earliest: false });
+    // resetOffsets would commit -1 ("use the reset policy"), which the consumer's fromBeginning
+    // turns into the earliest offset: commit the current high watermarks instead.
+    for (const topic of CONSUMED) {
+      const offsets = await admin.fetchTopicOffsets(topic);
+      await admin.setOffsets({
+        groupId,
+        topic,
+        partitions: offsets.map((p) => ({ partition: p.partition, offset: p.high })),
+      });
+    }
   } finally {
     await admin.disconnect();
   }
@@ -99,8 +108,10 @@ export async function startOrchestrator(
   env: Record<string, string> = {},
   options: { groupId?: string; clock?: TestClock } = {},
 ): Promise<RunningOrchestrator> {
+  // A new group starts at the end of the topics; joining an existing group (a second replica)
+  // takes over its offsets.
   const groupId = options.groupId ?? unique('orchestrator-test');
-  await prepareGroup(groupId);
+  if (options.groupId === undefined) await prepareGroup(groupId);
   const config = loadConfig('orchestrator', orchestratorConfigShape, {
     DATABASE_URL: databaseUrl,
     DATABASE_POOL_SIZE: '5',

@@ -59,13 +59,15 @@ export class TimerWorker implements OnApplicationBootstrap, BeforeApplicationShu
 
   private async loop(): Promise<void> {
     while (!this.stopping) {
+      let fired = 0;
       try {
         this.signal.consume();
-        await this.runOnce();
+        fired = await this.runOnce();
       } catch (error) {
         this.logger.warn(`timer worker: round failed: ${String(error)}`);
       }
-      await this.signal.sleep(this.config.timers.pollMs);
+      // A full batch means more may be due: go on at once.
+      if (fired < this.config.timers.batchSize) await this.signal.sleep(this.config.timers.pollMs);
     }
   }
 }

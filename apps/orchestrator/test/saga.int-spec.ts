@@ -391,6 +391,47 @@ describe('orchestrator saga (real broker + PostgreSQL)', () => {
     });
   });
 
+  it('resends the original request (same requestId, sealed card, attempt 2) after a not-sent result', async () => {
+    const command = newSale();
+    await producer.command(command);
+    const [first] = await collector.waitForRequests(command.paymentId, 1);
+    await producer.result({
+      ...accepted(first.value),
+      result: { kind: 'not-sent', reason: 'circuit open' },
+    });
+    const [, resent] = await collector.waitForRequests(command.paymentId, 2);
+    expect(resent.value).toEqual({ ...first.value, attempt: 2 });
+    expect(resent.headers.ce_id).not.toBe(first.headers.ce_id);
+    // Nothing happened to the payment: no event for a request that never left.
+    expect(types(collector.events(command.paymentId))).toEqual(['operation-requested']);
+  });
+
+  it('voids an authorization whose hold expired (HOLD_EXPIRY_SECONDS, action void)', async () => {
+    const preauth = newSale({ type: 'preauth' });
+    await producer.command({ ...preauth, type: 'preauth' });
+    const [request] = await collector.waitForRequests(preauth.paymentId, 1);
+    await producer.result(accepted(request.value));
+    await producer.callback(
+      callback(preauth.paymentId, 'approved', { transactionType: 'preauth' }),
+    );
+    await collector.waitForEvents(preauth.paymentId, 3);
+    orchestrator.clock.offsetMs = 2 * 60 * 60 * 1000; // past the configured hour
+    try {
+      const events = await collector.waitForEvents(preauth.paymentId, 5, 20_000);
+      expect(events.slice(3).map((e) => e.value)).toEqual([
+        expect.objectContaining({ type: 'hold-expired', action: 'void', version: 4 }),
+        expect.objectContaining({ type: 'operation-requested', operation: 'void', version: 5 }),
+      ]);
+      const requests = await collector.waitForRequests(preauth.paymentId, 2);
+      expect(requests[1].value).toMatchObject({
+        operation: 'void',
+        gatewayOrderId: `gw-${preauth.paymentId.slice(0, 8)}`,
+      });
+    } finally {
+      orchestrator.clock.offsetMs = 0;
+    }
+  });
+
   it('lets a duplicated or late callback change nothing once final', async () => {
     const { paymentId } = await saleInProcessing();
     const approved = callback(paymentId, 'approved');

@@ -119,24 +119,48 @@ async function waitForLive(base: string, running: Running, timeoutMs = 30000): P
 
 describe('app shells boot, report health and metrics, and stop cleanly', () => {
   let db: TestDatabase;
+  let adapterDb: TestDatabase;
+
+  /** The configuration each app refuses to boot without (test-only keys from the repository). */
+  function bootEnv(app: App): Record<string, string> {
+    const kafka = { KAFKA_BROKERS: requireBrokers() };
+    switch (app) {
+      case 'orchestrator':
+        return { ...kafka, DATABASE_URL: db.url };
+      case 'gateway-adapter':
+        return {
+          ...kafka,
+          DATABASE_URL: adapterDb.url,
+          GATEWAY_CREDENTIALS_FILE: 'apps/gateway-adapter/credentials.sandbox.json',
+          CARD_SEALING_PRIVATE_KEY_FILE:
+            'apps/gateway-adapter/test-keys/card-sealing-test-private.pem',
+        };
+      case 'callback-ingest':
+        return {
+          ...kafka,
+          CALLBACK_CONTROL_KEYS: JSON.stringify({ '1111': 'B17F59B4-A7DC-41B4-8FF9-37D986B43D20' }),
+          MERCHANT_RETURN_URL: 'https://shop.example.com/payment-finished',
+        };
+    }
+  }
 
   beforeAll(async () => {
     await build();
     db = await createTestDatabase('apps_boot');
+    adapterDb = await createTestDatabase('apps_boot_adapter');
   }, 120000);
 
   afterAll(async () => {
     for (const child of children)
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await db?.drop();
+    await adapterDb?.drop();
   });
 
   it.each(APPS)('%s', async (app) => {
     const port = await freePort();
-    // The orchestrator consumes and produces at boot: it needs the broker scripts/with-infra.sh runs.
-    const kafka: Record<string, string> =
-      app === 'orchestrator' ? { KAFKA_BROKERS: requireBrokers() } : {};
-    const running = start(app, { HTTP_PORT: String(port), DATABASE_URL: db.url, ...kafka });
+    // Every app talks to the broker scripts/with-infra.sh runs; each gets what it needs to boot.
+    const running = start(app, { HTTP_PORT: String(port), ...bootEnv(app) });
     const base = `http://127.0.0.1:${port}`;
     await waitForLive(base, running);
 
@@ -144,9 +168,9 @@ describe('app shells boot, report health and metrics, and stop cleanly', () => {
     const readyBody = (await ready.json()) as { status: string; info: Record<string, unknown> };
     expect(ready.status).toBe(200);
     expect(readyBody.status).toBe('ok');
-    if (app === 'orchestrator') {
-      expect(Object.keys(readyBody.info)).toEqual(expect.arrayContaining(['database', 'kafka']));
-    }
+    expect(Object.keys(readyBody.info)).toEqual(
+      expect.arrayContaining(app === 'callback-ingest' ? ['kafka'] : ['database', 'kafka']),
+    );
 
     const metrics = await (await fetch(`${base}/metrics`)).text();
     expect(metrics).toMatch(new RegExp(`process_cpu_user_seconds_total\\{service="${app}"\\} \\d`));

@@ -162,9 +162,17 @@ export class PaymentStack {
     return stack;
   }
 
-  /** Stops an app (SIGKILL simulates a crash) and starts it again with the same configuration. */
-  async restart(app: AppName, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  /**
+   * Stops an app (SIGKILL simulates a crash) and starts it again with the same configuration,
+   * plus `env` overrides that stay in force for later restarts.
+   */
+  async restart(
+    app: AppName,
+    signal: NodeJS.Signals = 'SIGTERM',
+    env: Record<string, string> = {},
+  ): Promise<void> {
     await this.apps[app].stop(signal);
+    this.specs[app] = { ...this.specs[app], env: { ...this.specs[app].env, ...env } };
     this.apps[app] = startApp(this.specs[app]);
     await waitForReady(this.apps[app], 90_000);
   }

@@ -147,8 +147,13 @@ describe('runMigrations (real PostgreSQL)', () => {
       { name: 'OutboxInbox1767225600000', n: '1' },
       { name: 'Payments1767312000000', n: '1' },
     ]);
-    // The lock was released: nobody holds an advisory lock any more.
-    const locks = await query(db.url, `SELECT 1 FROM pg_locks WHERE locktype = 'advisory'`);
+    // The lock was released: nobody holds an advisory lock in this database any more (pg_locks
+    // is server-wide: other databases, e.g. a running orchestrator's relay, may hold theirs).
+    const locks = await query(
+      db.url,
+      `SELECT 1 FROM pg_locks WHERE locktype = 'advisory'
+          AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+    );
     expect(locks).toHaveLength(0);
   });
 });

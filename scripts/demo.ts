@@ -92,7 +92,7 @@ async function main(): Promise<void> {
     add('sale, reply lost → polled', lost.paymentId, ['approved']);
     await s.controls.addFault({
       clientOrderId: lost.paymentId,
-      operation: 'sale',
+      operation: 'SALE',
       failAfter: 'drop',
       times: 1,
     });

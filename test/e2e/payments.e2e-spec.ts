@@ -1,0 +1,415 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Client } from 'pg';
+import { PaymentEvent } from '@payments/contracts';
+import { createTestDatabase, TestDatabase } from '@payments/testing';
+import { ReceivedEvent } from '../../scripts/stack/kafka-io';
+import {
+  PaymentStack,
+  SANDBOX_MERCHANT,
+  TEST_CARD_NUMBER,
+} from '../../scripts/stack/payment-stack';
+import { run, sleep } from '../../scripts/stack/processes';
+import { controlFor } from '../support/callback-control';
+
+/**
+ * Payments end to end (issue #5): the gateway sandbox, gateway-adapter, callback-ingest and the
+ * orchestrator as separate processes on the real broker and real PostgreSQL databases. Commands go
+ * in on payments.commands.v1 exactly as an internal service would send them; what is asserted is
+ * the authoritative event stream, the orchestrator's read API and the sandbox's ledger of money
+ * that really moved.
+ */
+const FINAL = ['approved', 'declined', 'failed'] as const;
+
+let stack: PaymentStack;
+let orchestratorDb: TestDatabase;
+let adapterDb: TestDatabase;
+
+/** Events of a payment, deduplicated by ce_id (delivery is at least once), in arrival order. */
+function eventsOf(paymentId: string): PaymentEvent[] {
+  const seen = new Set<string>();
+  const out: PaymentEvent[] = [];
+  for (const r of stack.events.eventsOf(paymentId)) {
+    if (seen.has(r.ceId)) continue;
+    seen.add(r.ceId);
+    out.push(r.event);
+  }
+  return out;
+}
+
+function typesOf(paymentId: string): string[] {
+  return eventsOf(paymentId).map((e) => e.type);
+}
+
+/** One event sequence: versions 1..n, in order, each exactly once. */
+function expectOneSequence(paymentId: string): void {
+  const versions = eventsOf(paymentId).map((e) => e.version);
+  expect(versions).toEqual(versions.map((_, i) => i + 1));
+}
+
+function waitFinal(paymentId: string, timeoutMs = 90_000): Promise<ReceivedEvent> {
+  return stack.events.waitFor(
+    paymentId,
+    (e) => (FINAL as readonly string[]).includes(e.type),
+    timeoutMs,
+  );
+}
+
+async function charged(clientOrderId: string): Promise<number> {
+  const ledger = await stack.controls.ledger(clientOrderId);
+  return ledger.entries.filter((e) => e.movement === 'charged').length;
+}
+
+beforeAll(async () => {
+  await run('npm', ['run', '--silent', 'build']);
+  orchestratorDb = await createTestDatabase('e2e_orchestrator');
+  adapterDb = await createTestDatabase('e2e_adapter');
+  const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
+  stack = await PaymentStack.start({
+    kafkaBrokers: brokers,
+    orchestratorDatabaseUrl: orchestratorDb.url,
+    adapterDatabaseUrl: adapterDb.url,
+    logLevel: 'debug',
+  });
+});
+
+afterAll(async () => {
+  await stack?.stop();
+  await orchestratorDb?.drop();
+  await adapterDb?.drop();
+});
+
+describe('sale', () => {
+  it('is approved: accepted, then approved with the card summary, charged once', async () => {
+    const sale = stack.sale({ cvv: '123', amountMinor: 2_500 });
+    await stack.send(sale);
+    const approved = await waitFinal(sale.paymentId);
+    expect(approved.event.type).toBe('approved');
+    expect(approved.event).toMatchObject({
+      paymentId: sale.paymentId,
+      amount: { minor: 2_500, currency: 'USD' },
+    });
+    expectOneSequence(sale.paymentId);
+    expect(typesOf(sale.paymentId)[0]).toBe('operation-requested');
+    expect(await charged(sale.paymentId)).toBe(1);
+    const view = await stack.payment(sale.paymentId);
+    expect(view.status).toBe(200);
+    expect(JSON.stringify(view.body)).toContain('approved');
+  });
+
+  it('is declined, and nothing is charged', async () => {
+    const sale = stack.sale({ cvv: '116', amountMinor: 4_200 });
+    await stack.send(sale);
+    const final = await waitFinal(sale.paymentId);
+    expect(final.event.type).toBe('declined');
+    expectOneSequence(sale.paymentId);
+    expect(await charged(sale.paymentId)).toBe(0);
+  });
+
+  it('whose reply is lost after processing goes to outcome unknown and is resolved by polling, charged once', async () => {
+    const sale = stack.sale({ cvv: '123', amountMinor: 9_900 });
+    await stack.controls.addFault({
+      clientOrderId: sale.paymentId,
+      operation: 'SALE',
+      failAfter: 'drop',
+      times: 1,
+    });
+    // No callback either: only a status query can resolve it.
+    await stack.controls.addFault({ clientOrderId: sale.paymentId, callbacks: 'drop' });
+    await stack.send(sale);
+    await stack.events.waitForType(sale.paymentId, ['outcome-unknown']);
+    const final = await waitFinal(sale.paymentId);
+    expect(final.event.type).toBe('approved');
+    const types = typesOf(sale.paymentId);
+    expect(types.indexOf('outcome-unknown')).toBeLessThan(types.indexOf('approved'));
+    expect(types).not.toContain('declined');
+    expectOneSequence(sale.paymentId);
+    expect(await charged(sale.paymentId)).toBe(1);
+  });
+
+  it('whose callback is dropped is resolved by polling', async () => {
+    const sale = stack.sale({ cvv: '123', amountMinor: 1_100 });
+    await stack.controls.addFault({ clientOrderId: sale.paymentId, callbacks: 'drop' });
+    await stack.send(sale);
+    expect((await waitFinal(sale.paymentId)).event.type).toBe('approved');
+    expectOneSequence(sale.paymentId);
+  });
+
+  it.each([
+    ['duplicated', 'duplicate'],
+    ['reordered', 'reorder'],
+  ] as const)(
+    'with %s callbacks ends in one outcome and one event sequence',
+    async (_name, mode) => {
+      const sale = stack.sale({ cvv: '123', amountMinor: 1_200 });
+      await stack.controls.addFault({ clientOrderId: sale.paymentId, callbacks: mode });
+      await stack.send(sale);
+      await waitFinal(sale.paymentId);
+      // Let the extra callbacks arrive and be processed before counting.
+      await waitForCallbacksIdle();
+      await settle(sale.paymentId);
+      const finals = typesOf(sale.paymentId).filter((t) =>
+        (FINAL as readonly string[]).includes(t),
+      );
+      expect(finals).toEqual(['approved']);
+      expectOneSequence(sale.paymentId);
+      expect(await charged(sale.paymentId)).toBe(1);
+    },
+  );
+
+  it('ignores a forged callback: 403 and no state change', async () => {
+    const sale = stack.sale({ cvv: '123', amountMinor: 1_300 });
+    await stack.send(sale);
+    await waitFinal(sale.paymentId);
+    await settle(sale.paymentId);
+    const before = await stack.payment(sale.paymentId);
+    const query = new URLSearchParams({
+      status: 'declined',
+      orderid: '999999',
+      merchant_order: sale.paymentId,
+      client_orderid: sale.paymentId,
+      type: 'sale',
+      amount: '13.00',
+      currency: 'USD',
+      control: controlFor('declined', '999999', sale.paymentId, 'not-the-merchant-key'),
+    });
+    const response = await fetch(
+      `${stack.urls['callback-ingest']}/callbacks/gateway/${SANDBOX_MERCHANT.plainEndpoint}?${query.toString()}`,
+    );
+    expect(response.status).toBe(403);
+    await settle(sale.paymentId);
+    const after = await stack.payment(sale.paymentId);
+    // The only change is the settle probe's own refusal (NOTHING_TO_REFRESH): same outcome,
+    // same amounts, no event caused by the forged callback.
+    expect(outcomeOf(after.body)).toEqual(outcomeOf(before.body));
+    expect(outcomeOf(after.body).status).toBe('approved');
+    expect(typesOf(sale.paymentId)).not.toContain('declined');
+  });
+
+  it('delivered three times is charged once', async () => {
+    const sale = stack.sale({ cvv: '123', amountMinor: 3_300 });
+    await stack.send(sale, sale, sale);
+    await waitFinal(sale.paymentId);
+    await settle(sale.paymentId);
+    expect(await charged(sale.paymentId)).toBe(1);
+    const finals = typesOf(sale.paymentId).filter((t) => t === 'approved');
+    expect(finals).toHaveLength(1);
+  });
+});
+
+describe('preauth', () => {
+  it('partial capture, partial return, then return of the rest', async () => {
+    const preauth = stack.preauth({ cvv: '123', amountMinor: 10_000 });
+    const id = preauth.paymentId;
+    await stack.send(preauth);
+    await stack.events.waitForType(id, ['authorized']);
+    await stack.send(stack.capture(id, 6_000));
+    const captured = await stack.events.waitForType(id, ['captured']);
+    expect(captured.event).toMatchObject({
+      amount: { minor: 6_000 },
+      totalCaptured: { minor: 6_000 },
+    });
+    await stack.send(stack.return(id, 2_000));
+    const partial = await stack.events.waitFor(id, (e) => e.type === 'returned');
+    expect(partial.event).toMatchObject({
+      amount: { minor: 2_000 },
+      remainingBalance: { minor: 4_000 },
+    });
+    await stack.send(stack.return(id));
+    const rest = await stack.events.waitFor(
+      id,
+      (e) =>
+        e.type === 'returned' &&
+        (e as { remainingBalance: { minor: number } }).remainingBalance.minor === 0,
+    );
+    expect(rest.event).toMatchObject({ amount: { minor: 4_000 }, totalReturned: { minor: 6_000 } });
+    expectOneSequence(id);
+    const totals = (await stack.controls.ledger(id)).totals;
+    expect(totals).toMatchObject({ authorized: 10_000, captured: 6_000, refunded: 6_000 });
+  });
+
+  it('then void releases the hold', async () => {
+    const preauth = stack.preauth({ cvv: '123', amountMinor: 5_000 });
+    await stack.send(preauth);
+    await stack.events.waitForType(preauth.paymentId, ['authorized']);
+    await stack.send(stack.void(preauth.paymentId));
+    const voided = await stack.events.waitForType(preauth.paymentId, ['voided']);
+    expect(voided.event).toMatchObject({ amount: { minor: 5_000, currency: 'USD' } });
+    expectOneSequence(preauth.paymentId);
+    expect((await stack.controls.ledger(preauth.paymentId)).totals.captured ?? 0).toBe(0);
+  });
+});
+
+describe('business rules', () => {
+  async function rejection(command: Parameters<PaymentStack['send']>[0]): Promise<string> {
+    await stack.send(command);
+    const rejected = await stack.events.waitFor(
+      command.paymentId,
+      (e) => e.type === 'command-rejected' && e.commandId === command.commandId,
+    );
+    return (rejected.event as { reason: string }).reason;
+  }
+
+  it('refuses each rule violation with a command-rejected reason and calls no gateway', async () => {
+    const preauth = stack.preauth({ cvv: '123', amountMinor: 5_000 });
+    await stack.send(preauth);
+    await stack.events.waitForType(preauth.paymentId, ['authorized']);
+    const ledgerBefore = await stack.controls.ledger(preauth.paymentId);
+
+    expect(await rejection(stack.capture(preauth.paymentId, 5_001))).toBe(
+      'AMOUNT_EXCEEDS_AUTHORIZED',
+    );
+    expect(
+      await rejection({
+        ...stack.void(preauth.paymentId),
+        amount: { minor: 1_000, currency: 'USD' },
+      }),
+    ).toBe('PARTIAL_VOID_NOT_SUPPORTED');
+    expect(await rejection(stack.capture(preauth.paymentId, 5_000, 'EUR'))).toBe(
+      'CURRENCY_MISMATCH',
+    );
+    expect(await rejection(stack.capture('6f0d9d5e-2d6a-4c55-9a55-0c1d2e3f4a5b', 100))).toBe(
+      'PAYMENT_NOT_FOUND',
+    );
+    expect((await stack.controls.ledger(preauth.paymentId)).entries).toEqual(ledgerBefore.entries);
+
+    const sale = stack.sale({ cvv: '123', amountMinor: 2_000 });
+    await stack.send(sale);
+    await waitFinal(sale.paymentId);
+    expect(await rejection(stack.capture(sale.paymentId, 100))).toBe('NOT_A_PREAUTH');
+    expect(await rejection(stack.return(sale.paymentId, 2_001))).toBe('AMOUNT_EXCEEDS_CAPTURED');
+
+    const declined = stack.sale({ cvv: '116', amountMinor: 2_000 });
+    await stack.send(declined);
+    await waitFinal(declined.paymentId);
+    expect(await rejection(stack.return(declined.paymentId))).toBe('INVALID_STATE');
+  });
+
+  it('rejects a command carrying plain card data and dead-letters one that is not JSON', async () => {
+    const sale = stack.sale({ cvv: '123' });
+    const plain = { ...sale, card: { number: TEST_CARD_NUMBER, cvv: '123' } };
+    expect(await rejection(plain as never)).toBe('PLAIN_CARD_DATA');
+    await stack.sendRaw('{ not json');
+    const next = stack.sale({ cvv: '123' });
+    await stack.send(next);
+    expect((await waitFinal(next.paymentId)).event.type).toBe('approved');
+  });
+});
+
+describe('crash safety', () => {
+  it('200 sales with the orchestrator killed (SIGKILL) mid-run: each reaches one final outcome, none charged twice', async () => {
+    const sales = Array.from({ length: 200 }, (_, i) =>
+      stack.sale({ cvv: '123', amountMinor: 100 + i }),
+    );
+    await stack.send(...sales);
+    // Kill once some, but not all, payments are under way.
+    await stack.events.waitFor(sales[20].paymentId, (e) => e.type === 'operation-requested');
+    await stack.kill('orchestrator', 'SIGKILL');
+    await stack.startAgain('orchestrator');
+    for (const sale of sales) await waitFinal(sale.paymentId, 180_000);
+    for (const sale of sales) {
+      const finals = typesOf(sale.paymentId).filter((t) =>
+        (FINAL as readonly string[]).includes(t),
+      );
+      expect(finals).toEqual(['approved']);
+      expectOneSequence(sale.paymentId);
+    }
+    const ledger = await stack.controls.ledger();
+    const chargesPerOrder = new Map<string, number>();
+    for (const e of ledger.entries.filter((x) => x.movement === 'charged')) {
+      chargesPerOrder.set(e.clientOrderId, (chargesPerOrder.get(e.clientOrderId) ?? 0) + 1);
+    }
+    for (const sale of sales) expect(chargesPerOrder.get(sale.paymentId)).toBe(1);
+  });
+
+  it('an authorization not captured before its hold expires is voided', async () => {
+    await stack.restart('orchestrator', 'SIGTERM', {
+      HOLD_EXPIRY_SECONDS: '3',
+      HOLD_EXPIRY_ACTION: 'void',
+    });
+    const preauth = stack.preauth({ cvv: '123', amountMinor: 7_000 });
+    await stack.send(preauth);
+    await stack.events.waitForType(preauth.paymentId, ['authorized']);
+    const expired = await stack.events.waitForType(preauth.paymentId, ['hold-expired']);
+    expect(expired.event).toMatchObject({ action: 'void', amount: { minor: 7_000 } });
+    await stack.events.waitForType(preauth.paymentId, ['voided']);
+    expectOneSequence(preauth.paymentId);
+  });
+});
+
+describe('card data', () => {
+  it('appears in no log line and no database row', async () => {
+    const logDir = path.join(stack.workDir, 'logs');
+    const logs = readdirSync(logDir).map((f) => readFileSync(path.join(logDir, f), 'utf8'));
+    expect(logs.join('\n').length).toBeGreaterThan(0);
+    for (const text of logs) {
+      expect(text).not.toContain(TEST_CARD_NUMBER);
+      expect(text).not.toMatch(/"cvv2?"\s*:\s*"\d{3,4}"/i);
+      expect(text).not.toMatch(/cvv2?=\d{3,4}/i);
+    }
+    for (const db of [orchestratorDb, adapterDb]) {
+      const dump = await dumpDatabase(db.url);
+      expect(dump.length).toBeGreaterThan(0);
+      expect(dump).not.toContain(TEST_CARD_NUMBER);
+      expect(dump).not.toMatch(/"cvv2?"\s*:/i);
+    }
+  });
+});
+
+/** A read-API view without the refusals of settle probes: status, amounts and real events. */
+function outcomeOf(body: unknown): { status: unknown; state: unknown; history: unknown[] } {
+  const view = body as { status: unknown; state: unknown; history: { type: string }[] };
+  const { version: _version, ...state } = view.state as Record<string, unknown>;
+  return {
+    status: view.status,
+    state,
+    history: view.history.filter((e) => e.type !== 'command-rejected'),
+  };
+}
+
+/** Every row of every table in the public schema, as text. */
+async function dumpDatabase(url: string): Promise<string> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const tables = await client.query<{ table_name: string }>(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'",
+    );
+    const parts: string[] = [];
+    for (const { table_name } of tables.rows) {
+      const rows = await client.query<{ row: string }>(
+        `SELECT t::text AS row FROM "${table_name}" t`,
+      );
+      parts.push(...rows.rows.map((r) => r.row));
+    }
+    return parts.join('\n');
+  } finally {
+    await client.end();
+  }
+}
+
+async function waitForCallbacksIdle(timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if ((await stack.controls.callbacks()).idle) return;
+    await sleep(200);
+  }
+  throw new Error('sandbox callbacks did not go idle');
+}
+
+/**
+ * Waits until the orchestrator has processed everything sent for a payment so far: a
+ * refresh-status command is processed after all earlier messages of the same partition, and
+ * answers with an event (command-rejected NOTHING_TO_REFRESH for a settled payment).
+ */
+async function settle(paymentId: string): Promise<void> {
+  const probe = {
+    type: 'refresh-status' as const,
+    commandId: crypto.randomUUID(),
+    paymentId,
+    merchant: { endpointId: SANDBOX_MERCHANT.plainEndpoint },
+    occurredAt: new Date().toISOString(),
+  };
+  await stack.send(probe);
+  await stack.events.waitFor(paymentId, (e) => e.commandId === probe.commandId);
+}

@@ -33,12 +33,17 @@ function describe(event: PaymentEvent): string {
   const parts: string[] = [event.type];
   if (amount) parts.push(money(amount.minor, amount.currency));
   if (typeof e.reason === 'string') parts.push(`reason=${e.reason}`);
-  if (typeof e.errorMessage === 'string') parts.push(`"${e.errorMessage}"`);
+  if (typeof e.code === 'string') parts.push(`code=${e.code}`);
+  if (typeof e.message === 'string') parts.push(`"${e.message}"`);
+  const card = e.card as { brand?: string; bin?: string; lastFour?: string } | undefined;
+  if (card?.lastFour) parts.push(`${card.brand ?? 'card'} ${card.bin ?? ''}…${card.lastFour}`);
   return parts.join('  ');
 }
 
 function printEvent(received: ReceivedEvent): void {
-  const label = labels.get(received.event.paymentId) ?? '?';
+  // A broker given by KAFKA_BROKERS may hold events of earlier runs: show only this run's payments.
+  const label = labels.get(received.event.paymentId);
+  if (label === undefined) return;
   const t = ((received.receivedAt - startedAt) / 1000).toFixed(1).padStart(6);
   process.stdout.write(
     `  ${t}s  ${label.padEnd(28)} v${String(received.event.version).padEnd(3)} ${describe(received.event)}\n`,
@@ -84,6 +89,7 @@ async function main(): Promise<void> {
     };
 
     process.stdout.write('\n== sending commands; events from payments.events.v1 as they arrive:\n');
+    process.stdout.write(`  ${'time'.padStart(7)}  ${'payment'.padEnd(28)} ver  event\n`);
     const approved = s.sale({ cvv: '123', amountMinor: 2_500 });
     add('sale approved (cvv 123)', approved.paymentId, ['approved']);
     const declined = s.sale({ cvv: '116', amountMinor: 4_200 });
@@ -96,6 +102,8 @@ async function main(): Promise<void> {
       failAfter: 'drop',
       times: 1,
     });
+    // ... and its callback too, so only the orchestrator's status polling can resolve it.
+    await s.controls.addFault({ clientOrderId: lost.paymentId, callbacks: 'drop' });
     const preauth = s.preauth({ cvv: '123', amountMinor: 10_000 });
     add('preauth → capture → return', preauth.paymentId, ['returned']);
     await s.send(approved, declined, lost, preauth);

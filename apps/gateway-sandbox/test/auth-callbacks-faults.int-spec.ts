@@ -277,6 +277,15 @@ describe('gateway sandbox: faults and test controls', () => {
   const ledgerOf = async (id: string) =>
     (await controlGet(s.url, `ledger?clientOrderId=${id}`)).body;
 
+  it('refuses a fault rule naming an operation that does not exist (it would never fire)', async () => {
+    const r = await controlPost(s.url, 'faults', { operation: 'sale', failAfter: 'drop' });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toContain('operation: one of');
+    expect(r.body.error).toContain('SALE');
+    expect((await controlGet(s.url, 'faults')).body).toEqual([]);
+    expect((await controlPost(s.url, 'faults', { operation: 'SALE', times: 1 })).status).toBe(201);
+  });
+
   it('5xx before processing: nothing moves, and the retry goes through once', async () => {
     const f = saleFields(EP.usd);
     await controlPost(s.url, 'faults', {

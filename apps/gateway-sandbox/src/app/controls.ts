@@ -4,6 +4,7 @@ import { SandboxEngine } from '../domain/engine';
 import { FaultRegistry } from '../domain/faults';
 import { Ledger } from '../domain/ledger';
 import { formatMinor } from '../domain/money';
+import { OPERATIONS } from '../domain/operations';
 import { forcedResult } from '../domain/outcomes';
 import { CallbackDispatcher } from './callback-dispatcher';
 
@@ -12,11 +13,19 @@ export interface ControlReply {
   readonly body: unknown;
 }
 
+const OPERATION_NAMES = new Set<string>(OPERATIONS.map((o) => o.name));
+
 const faultSchema = z
   .object({
     login: z.string().optional(),
     clientOrderId: z.string().optional(),
-    operation: z.string().optional(),
+    /** An operation name as the spec gives it (SALE, CAPTURE, STATUS, …); a typo would never match. */
+    operation: z
+      .string()
+      .refine((name) => OPERATION_NAMES.has(name), {
+        error: () => `one of ${[...OPERATION_NAMES].join(', ')}`,
+      })
+      .optional(),
     latencyMs: z.number().int().min(0).max(120_000).optional(),
     failBefore: z.number().int().min(500).max(599).optional(),
     failAfter: z.union([z.number().int().min(500).max(599), z.literal('drop')]).optional(),

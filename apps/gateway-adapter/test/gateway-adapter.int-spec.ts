@@ -146,9 +146,10 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
   }, 120_000);
 
   afterAll(async () => {
-    await collector.stop();
-    await adapter?.close();
-    await sandbox?.close();
+    // Each cleanup runs even if an earlier one fails, so the test database is always dropped.
+    await collector?.stop().catch(() => undefined);
+    await adapter?.close().catch(() => undefined);
+    await sandbox?.close().catch(() => undefined);
     await db?.drop();
   });
 

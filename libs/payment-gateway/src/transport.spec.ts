@@ -86,6 +86,29 @@ describe('before sending → not-sent', () => {
     });
   });
 
+  it('connect timeout for real: a TLS origin whose server accepts TCP but never answers the handshake', async () => {
+    // undici's connect phase includes the TLS handshake, so a listener that swallows the
+    // ClientHello makes the connect timeout fire over loopback: no request byte ever left.
+    const silent: Server = createServer((socket) => {
+      socket.on('data', () => undefined);
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const port = (silent.address() as AddressInfo).port;
+    const client = new PaymentGatewayClient(
+      cfg(`https://127.0.0.1:${port}/paynet`, {
+        transport: { headersTimeoutMs: 5_000, bodyTimeoutMs: 5_000, connectTimeoutMs: 200 },
+      }),
+    );
+    try {
+      const r = await client.call('v2/sale', sale);
+      expect(r).toMatchObject({ outcome: 'not-sent', reason: 'connect-timeout' });
+    } finally {
+      await client.close();
+      silent.close();
+    }
+  });
+
   it('closed client', async () => {
     const client = new PaymentGatewayClient(cfg(server.baseUrl));
     await client.close();

@@ -1,0 +1,17 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/** `commands` (migration Payments1767312000000): command id → fingerprint, for idempotency. */
+@Entity({ name: 'commands' })
+export class CommandEntity {
+  @PrimaryColumn({ name: 'command_id', type: 'uuid' })
+  commandId!: string;
+
+  @Column({ name: 'fingerprint', type: 'text' })
+  fingerprint!: string;
+
+  @Column({ name: 'payment_id', type: 'uuid' })
+  paymentId!: string;
+
+  @Column({ name: 'recorded_at', type: 'timestamptz', default: () => 'now()' })
+  recordedAt!: Date;
+}

@@ -1,47 +1,16 @@
-import { ConfigError, describeConfig, loadConfigOrExit } from '@payments/config';
-import { createLogger } from '@payments/logging';
+import { bootstrapHttpApp } from '@payments/bootstrap';
+import { ConfigError } from '@payments/config';
 import { SERVICE_NAME } from './app.module';
 import { createCallbackIngestApp } from './bootstrap';
 import { callbackIngestConfigShape, resolveControlKeys } from './config';
 
-async function bootstrap(): Promise<void> {
-  const config = loadConfigOrExit(SERVICE_NAME, callbackIngestConfigShape);
-  let controlKeys;
-  try {
-    controlKeys = resolveControlKeys(config);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(78);
-    }
-    throw error;
-  }
-  const logger = createLogger({
-    service: SERVICE_NAME,
-    version: config.version,
-    level: config.log.logLevel,
-    pretty: config.log.logPretty,
-  });
-  logger.debug(
-    {
-      config: describeConfig(callbackIngestConfigShape, config),
-      endpoints: controlKeys.endpointIds,
-    },
-    'configuration',
-  );
-  try {
-    const app = await createCallbackIngestApp({ config, controlKeys }, { logger });
-    // SIGTERM/SIGINT: in-flight requests finish, the producer disconnects, then exit 0.
-    app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
-    await app.listen(config.http.port);
-    logger.info(
-      { url: await app.getUrl(), endpoints: controlKeys.endpointIds },
-      `${SERVICE_NAME} listening on port ${config.http.port}`,
-    );
-  } catch (error) {
-    logger.fatal({ err: error }, `${SERVICE_NAME} failed to start`);
-    process.exit(1);
-  }
-}
-
-void bootstrap();
+void bootstrapHttpApp({
+  service: SERVICE_NAME,
+  configShape: callbackIngestConfigShape,
+  prepare: resolveControlKeys,
+  configErrors: [ConfigError],
+  details: (_, controlKeys) => ({ endpoints: controlKeys.endpointIds }),
+  // In-flight requests finish on SIGTERM, the producer disconnects, then exit 0.
+  createApp: (config, controlKeys, logger) =>
+    createCallbackIngestApp({ config, controlKeys }, { logger }),
+});

@@ -20,7 +20,10 @@ import { PaymentsController } from './http/payments.controller';
 import { ORCHESTRATOR_HANDLERS } from './messaging/handlers';
 import { orchestratorMigrations } from './migrations';
 import { Database } from './persistence/database';
+import { orchestratorEntities } from './persistence/entities';
+import { OutboxRepository } from './persistence/outbox.repository';
 import { PaymentRepository } from './persistence/payment.repository';
+import { TimerRepository } from './persistence/timer.repository';
 import { OutboxRelay } from './relay/outbox-relay';
 import { TimerWorker } from './timers/timer-worker';
 
@@ -60,6 +63,7 @@ export class AppModule {
           url: config.database.url,
           poolSize: config.database.poolSize,
           migrations: orchestratorMigrations,
+          entities: orchestratorEntities,
           applicationName: SERVICE_NAME,
           migrateOnBoot: config.database.migrateOnBoot,
         }),
@@ -82,6 +86,8 @@ export class AppModule {
         IdGenerator,
         Database,
         PaymentRepository,
+        OutboxRepository,
+        TimerRepository,
         PaymentSagaService,
         PaymentQueryService,
         OutboxRelay,

@@ -18,7 +18,7 @@ export interface OutboxRow {
   readonly topic: string;
   readonly key: string;
   readonly headers: Record<string, string>;
-  readonly payload: unknown;
+  readonly payload: object;
   readonly aggregateId: string;
 }
 

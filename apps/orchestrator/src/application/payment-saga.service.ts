@@ -22,13 +22,15 @@ import {
   type Timer,
 } from '../domain';
 import { ORCHESTRATOR_CONFIG, type OrchestratorConfig } from '../config';
-import { Database, type Sql } from '../persistence/database';
+import type { EntityManager } from 'typeorm';
+import { Database } from '../persistence/database';
+import { OutboxRepository } from '../persistence/outbox.repository';
 import {
   type HistoryRow,
   PaymentRepository,
   type PaymentRow,
-  type TimerRow,
 } from '../persistence/payment.repository';
+import { TimerRepository, type TimerRow } from '../persistence/timer.repository';
 import { Clock, IdGenerator } from './clock';
 import {
   eventRow,
@@ -69,6 +71,8 @@ export class PaymentSagaService {
   constructor(
     private readonly db: Database,
     private readonly payments: PaymentRepository,
+    private readonly outbox: OutboxRepository,
+    private readonly timers: TimerRepository,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
     @Inject(PAYMENT_POLICY) private readonly policy: PaymentPolicy,
@@ -93,21 +97,21 @@ export class PaymentSagaService {
       ? commandFingerprint(parsed.command)
       : invalidCommandFingerprint(raw);
     const commandType = parsed.ok ? parsed.command.type : parsed.ids.type;
-    await this.db.transaction(async (sql) => {
+    await this.db.transaction(async (tx) => {
       const now = this.clock.now();
       const endpointId = parsed.ok ? parsed.command.merchant.endpointId : readEndpointId(raw);
-      await this.payments.ensurePayment(sql, paymentId, endpointId, now);
-      const row = await this.mustLock(sql, paymentId);
+      await this.payments.ensurePayment(tx, paymentId, endpointId, now);
+      const row = await this.mustLock(tx, paymentId);
       const verdict = idempotencyVerdict(
-        await this.payments.findCommand(sql, commandId),
+        await this.payments.findCommand(tx, commandId),
         fingerprint,
       );
       switch (verdict) {
         case 'duplicate':
-          await this.reemit(sql, commandId, meta);
+          await this.reemit(tx, commandId, meta);
           return;
         case 'conflict':
-          await this.reject(sql, row, meta, now, {
+          await this.reject(tx, row, meta, now, {
             commandId,
             commandType,
             reason: 'DUPLICATE_COMMAND_CONFLICT',
@@ -121,9 +125,9 @@ export class PaymentSagaService {
           throw new Error(`unhandled verdict ${String(never)}`);
         }
       }
-      await this.payments.recordCommand(sql, commandId, fingerprint, paymentId, now);
+      await this.payments.recordCommand(tx, commandId, fingerprint, paymentId, now);
       if (!parsed.ok) {
-        await this.reject(sql, row, meta, now, {
+        await this.reject(tx, row, meta, now, {
           commandId,
           commandType,
           reason: parsed.reason,
@@ -131,22 +135,22 @@ export class PaymentSagaService {
         });
         return;
       }
-      await this.decideAndApply(sql, row, { kind: 'command', command: parsed.command }, meta, now);
+      await this.decideAndApply(tx, row, { kind: 'command', command: parsed.command }, meta, now);
     });
   }
 
   /** A GatewayResult (send result or status reply), deduplicated by requestId + attempt. */
   async handleGatewayResult(result: GatewayResult, meta: InputMeta): Promise<void> {
-    await this.db.transaction(async (sql) => {
+    await this.db.transaction(async (tx) => {
       const key = `${result.requestId}:${result.attempt}`;
-      if (!(await this.payments.recordInbox(sql, INBOX.gatewayResults, key))) return;
-      const row = await this.payments.lockPayment(sql, result.paymentId);
+      if (!(await this.outbox.recordInbox(tx, INBOX.gatewayResults, key))) return;
+      const row = await this.payments.lockPayment(tx, result.paymentId);
       if (!row) {
         this.logger.warn(`gateway result for unknown payment ${result.paymentId} ignored`);
         return;
       }
       await this.decideAndApply(
-        sql,
+        tx,
         row,
         { kind: 'gateway-result', result },
         meta,
@@ -157,9 +161,9 @@ export class PaymentSagaService {
 
   /** A verified callback or a status-check hint, deduplicated by notificationId. */
   async handleCallback(message: CallbackMessage, meta: InputMeta): Promise<void> {
-    await this.db.transaction(async (sql) => {
-      if (!(await this.payments.recordInbox(sql, INBOX.callbacks, message.notificationId))) return;
-      const row = await this.payments.lockPayment(sql, message.paymentId);
+    await this.db.transaction(async (tx) => {
+      if (!(await this.outbox.recordInbox(tx, INBOX.callbacks, message.notificationId))) return;
+      const row = await this.payments.lockPayment(tx, message.paymentId);
       if (!row) {
         this.logger.warn(`${message.kind} for unknown payment ${message.paymentId} ignored`);
         return;
@@ -167,19 +171,19 @@ export class PaymentSagaService {
       const now = this.clock.now();
       switch (message.kind) {
         case 'callback':
-          await this.decideAndApply(sql, row, { kind: 'callback', callback: message }, meta, now);
+          await this.decideAndApply(tx, row, { kind: 'callback', callback: message }, meta, now);
           return;
         case 'status-check-hint': {
           // Unverified: at most one status refresh per payment per interval.
           if (!hintAllowed(row.lastHintAt, now, this.hintIntervalMs)) return;
           const decision = await this.decideAndApply(
-            sql,
+            tx,
             row,
             { kind: 'status-check-hint', hint: message },
             meta,
             now,
           );
-          if (decision.effects.length > 0) await this.payments.markHint(sql, row.id, now);
+          if (decision.effects.length > 0) await this.payments.markHint(tx, row.id, now);
           return;
         }
         default: {
@@ -197,17 +201,17 @@ export class PaymentSagaService {
   async fireNextDueTimer(): Promise<boolean> {
     let claimed: TimerRow | undefined;
     try {
-      return await this.db.transaction(async (sql) => {
+      return await this.db.transaction(async (tx) => {
         const now = this.clock.now();
-        claimed = await this.payments.claimDueTimer(sql, now);
+        claimed = await this.timers.claimDueTimer(tx, now);
         if (!claimed) return false;
-        const row = await this.payments.lockPayment(sql, claimed.paymentId);
+        const row = await this.payments.lockPayment(tx, claimed.paymentId);
         if (!row) return true;
         if (claimed.kind === 'gateway-resend') {
-          await this.resend(sql, row, claimed.payload as ResendPayload, {}, now);
+          await this.resend(tx, row, claimed.payload as ResendPayload, {}, now);
         } else {
           const timer = claimed.payload as Timer;
-          await this.decideAndApply(sql, row, { kind: 'timer-fired', timer }, {}, now);
+          await this.decideAndApply(tx, row, { kind: 'timer-fired', timer }, {}, now);
         }
         return true;
       });
@@ -218,8 +222,8 @@ export class PaymentSagaService {
       this.logger.error(
         `timer ${failed.kind} of payment ${failed.paymentId} failed (attempt ${failed.attempts + 1}); retry at ${retryAt.toISOString()}: ${String(error)}`,
       );
-      await this.db.transaction((sql) =>
-        this.payments.postponeTimer(sql, failed.paymentId, failed.kind, retryAt),
+      await this.db.transaction((tx) =>
+        this.timers.postponeTimer(tx, failed.paymentId, failed.kind, retryAt),
       );
       return true;
     }
@@ -228,7 +232,7 @@ export class PaymentSagaService {
   // ---- the decision and its effects, inside the caller's transaction ----------------------------
 
   private async decideAndApply(
-    sql: Sql,
+    tx: EntityManager,
     row: PaymentRow,
     input: PaymentInput,
     meta: InputMeta,
@@ -243,18 +247,18 @@ export class PaymentSagaService {
     if (decision.outcome === 'ignored') {
       this.logger.debug(`payment ${row.id}: ${input.kind} ignored (${decision.reason})`);
     }
-    const state = await this.appendEvents(sql, row, decision.events, meta, now);
+    const state = await this.appendEvents(tx, row, decision.events, meta, now);
     const outbox: OutboxRow[] = [];
     for (const effect of decision.effects) {
-      outbox.push(...(await this.applyEffect(sql, row.id, state, effect, meta, now)));
+      outbox.push(...(await this.applyEffect(tx, row.id, state, effect, meta, now)));
     }
-    await this.payments.enqueue(sql, outbox);
+    await this.outbox.enqueue(tx, outbox);
     return decision;
   }
 
   /** History rows, the new state under the version check, and one outbox row per event. */
   private async appendEvents(
-    sql: Sql,
+    tx: EntityManager,
     row: PaymentRow,
     events: readonly PaymentEvent[],
     meta: InputMeta,
@@ -263,18 +267,18 @@ export class PaymentSagaService {
     if (events.length === 0) return row.state;
     const state = fold(row.state, events);
     const history: HistoryRow[] = events.map((event) => ({ eventId: this.ids.next(), event }));
-    await this.payments.appendHistory(sql, history);
-    await this.payments.savePayment(sql, row.id, state, row.version, now);
-    await this.payments.enqueue(
-      sql,
+    await this.payments.appendHistory(tx, history);
+    await this.payments.savePayment(tx, row.id, state, row.version, now);
+    await this.outbox.enqueue(
+      tx,
       history.map((h) => eventRow(h.event, { rowId: h.eventId, ceId: h.eventId }, meta)),
     );
-    if (isSettled(state)) await this.payments.purgeSealedCards(sql, row.id, now);
+    if (isSettled(state)) await this.payments.purgeSealedCards(tx, row.id, now);
     return state;
   }
 
   private async applyEffect(
-    sql: Sql,
+    tx: EntityManager,
     paymentId: string,
     state: PaymentState,
     effect: Effect,
@@ -283,20 +287,20 @@ export class PaymentSagaService {
   ): Promise<OutboxRow[]> {
     switch (effect.type) {
       case 'send-gateway-request':
-        await this.payments.saveGatewayRequest(sql, effect.request, now);
+        await this.payments.saveGatewayRequest(tx, effect.request, now);
         return [gatewayRequestRow(effect.request, this.ids.next(), now.toISOString(), meta)];
       case 'resend-gateway-request': {
         const payload: ResendPayload = { requestId: effect.requestId, attempt: effect.attempt };
         const notBefore = new Date(effect.notBefore);
         if (notBefore.getTime() > now.getTime()) {
-          await this.payments.upsertTimer(sql, paymentId, 'gateway-resend', notBefore, payload);
+          await this.timers.upsertTimer(tx, paymentId, 'gateway-resend', notBefore, payload);
           return [];
         }
-        return this.resendRows(sql, state, payload, meta, now);
+        return this.resendRows(tx, state, payload, meta, now);
       }
       case 'schedule-timer':
-        await this.payments.upsertTimer(
-          sql,
+        await this.timers.upsertTimer(
+          tx,
           paymentId,
           effect.timer.kind,
           new Date(effect.at),
@@ -304,7 +308,7 @@ export class PaymentSagaService {
         );
         return [];
       case 'cancel-timer':
-        await this.payments.deleteTimer(sql, paymentId, effect.timer);
+        await this.timers.deleteTimer(tx, paymentId, effect.timer);
         return [];
       default: {
         const never: never = effect;
@@ -315,24 +319,24 @@ export class PaymentSagaService {
 
   /** A deferred resend came due: the ORIGINAL request (sealed card included), attempt bumped. */
   private async resend(
-    sql: Sql,
+    tx: EntityManager,
     row: PaymentRow,
     payload: ResendPayload,
     meta: InputMeta,
     now: Date,
   ): Promise<void> {
-    await this.payments.enqueue(sql, await this.resendRows(sql, row.state, payload, meta, now));
+    await this.outbox.enqueue(tx, await this.resendRows(tx, row.state, payload, meta, now));
   }
 
   private async resendRows(
-    sql: Sql,
+    tx: EntityManager,
     state: PaymentState,
     payload: ResendPayload,
     meta: InputMeta,
     now: Date,
   ): Promise<OutboxRow[]> {
     if (!resendStillWanted(state, payload.requestId)) return [];
-    const original = await this.payments.findGatewayRequest(sql, payload.requestId);
+    const original = await this.payments.findGatewayRequest(tx, payload.requestId);
     if (!original) {
       this.logger.error(`resend of unknown gateway request ${payload.requestId} skipped`);
       return [];
@@ -348,16 +352,16 @@ export class PaymentSagaService {
   }
 
   /** Same command id and body again: publish the events it caused again, with their ce_ids. */
-  private async reemit(sql: Sql, commandId: string, meta: InputMeta): Promise<void> {
-    const history = await this.payments.eventsOfCommand(sql, commandId);
-    await this.payments.enqueue(
-      sql,
+  private async reemit(tx: EntityManager, commandId: string, meta: InputMeta): Promise<void> {
+    const history = await this.payments.eventsOfCommand(tx, commandId);
+    await this.outbox.enqueue(
+      tx,
       history.map((h) => eventRow(h.event, { rowId: this.ids.next(), ceId: h.eventId }, meta)),
     );
   }
 
   private async reject(
-    sql: Sql,
+    tx: EntityManager,
     row: PaymentRow,
     meta: InputMeta,
     now: Date,
@@ -374,11 +378,11 @@ export class PaymentSagaService {
       version: row.state.version + 1,
       now: now.toISOString(),
     });
-    await this.appendEvents(sql, row, [event], meta, now);
+    await this.appendEvents(tx, row, [event], meta, now);
   }
 
-  private async mustLock(sql: Sql, paymentId: string): Promise<PaymentRow> {
-    const row = await this.payments.lockPayment(sql, paymentId);
+  private async mustLock(tx: EntityManager, paymentId: string): Promise<PaymentRow> {
+    const row = await this.payments.lockPayment(tx, paymentId);
     if (!row) throw new Error(`payment ${paymentId} vanished inside its transaction`);
     return row;
   }

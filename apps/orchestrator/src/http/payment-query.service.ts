@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { MerchantRef, PaymentEvent } from '@payments/contracts';
 import type { PaymentState, PaymentStatus } from '../domain';
 import { Database } from '../persistence/database';
+import { PaymentEntity, PaymentHistoryEntity } from '../persistence/entities';
 
 /** GET /payments/:id. Money in integer minor units with its currency. */
 export interface PaymentView {
@@ -26,40 +27,29 @@ export interface PaymentView {
   readonly history: PaymentEvent[];
 }
 
-interface Row {
-  id: string;
-  state: PaymentState;
-  version: number;
-  client_order_id: string;
-  created_at: Date;
-  updated_at: Date;
-}
-
 /** Reads a payment and its history (no locks, no writes). */
 @Injectable()
 export class PaymentQueryService {
   constructor(private readonly db: Database) {}
 
   async find(id: string): Promise<PaymentView | undefined> {
-    return this.db.read(async (sql) => {
-      const [row] = await sql.rows<Row>(
-        `SELECT id, state, version, client_order_id, created_at, updated_at
-           FROM payments WHERE id = $1`,
-        [id],
-      );
+    return this.db.read(async (db) => {
+      const row = await db.findOneBy(PaymentEntity, { id });
       if (!row) return undefined;
-      const history = (
-        await sql.rows<{ event: PaymentEvent }>(
-          `SELECT event FROM payment_history WHERE payment_id = $1 ORDER BY version`,
-          [id],
-        )
-      ).map((r) => r.event);
-      return toView(row, history);
+      const history = await db.find(PaymentHistoryEntity, {
+        select: { paymentId: true, version: true, event: true },
+        where: { paymentId: id },
+        order: { version: 'ASC' },
+      });
+      return toView(
+        row,
+        history.map((h) => h.event),
+      );
     });
   }
 }
 
-function toView(row: Row, history: PaymentEvent[]): PaymentView {
+function toView(row: PaymentEntity, history: PaymentEvent[]): PaymentView {
   const state = { ...row.state, version: row.version };
   const first = history.find(
     (e) =>
@@ -71,7 +61,7 @@ function toView(row: Row, history: PaymentEvent[]): PaymentView {
     status: state.status,
     version: row.version,
     merchant: state.merchant ?? null,
-    clientOrderId: row.client_order_id,
+    clientOrderId: row.clientOrderId,
     amounts: {
       currency: state.currency ?? null,
       requested: first?.type === 'operation-requested' ? first.amount.minor : null,
@@ -80,8 +70,8 @@ function toView(row: Row, history: PaymentEvent[]): PaymentView {
       returned: state.returned,
     },
     state,
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
     history,
   };
 }

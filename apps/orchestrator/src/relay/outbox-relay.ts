@@ -9,7 +9,7 @@ import { KafkaProducerService } from '@payments/kafka';
 import { Client } from 'pg';
 import { ORCHESTRATOR_CONFIG, type OrchestratorConfig } from '../config';
 import { relayBackoffMs } from '../application/outbox-messages';
-import { OUTBOX_CHANNEL } from '../persistence/payment.repository';
+import { OUTBOX_CHANNEL } from '../persistence/outbox.repository';
 import { outboxMetrics } from './outbox-metrics';
 import { WakeableSleep } from './wakeable-sleep';
 

@@ -1,0 +1,166 @@
+import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import type { DataSource } from 'typeorm';
+import type { PaymentEvent } from '@payments/contracts';
+import { createDataSource, runMigrations } from '@payments/database';
+import { createTestDatabase, type TestDatabase } from '@payments/testing';
+import { orchestratorMigrations } from '../migrations';
+import { Database } from './database';
+import { orchestratorEntities } from './entities';
+import { OUTBOX_CHANNEL, OutboxRepository } from './outbox.repository';
+import { ConcurrentUpdateError, PaymentRepository } from './payment.repository';
+import { TimerRepository } from './timer.repository';
+
+/** The repositories' SQL (through the entities) against a migrated database. */
+describe('orchestrator repositories (real PostgreSQL)', () => {
+  let db: TestDatabase;
+  let dataSource: DataSource;
+  let database: Database;
+  const payments = new PaymentRepository();
+  const outbox = new OutboxRepository();
+  const timers = new TimerRepository();
+  const now = new Date('2026-01-02T03:04:05.678Z');
+
+  beforeAll(async () => {
+    db = await createTestDatabase('orch_repos');
+    dataSource = createDataSource({
+      url: db.url,
+      poolSize: 4,
+      migrations: orchestratorMigrations,
+      entities: orchestratorEntities,
+      applicationName: 'orchestrator-repositories-test',
+    });
+    await runMigrations(dataSource, { info: () => undefined });
+    database = new Database(dataSource);
+  });
+
+  afterAll(async () => {
+    try {
+      if (dataSource?.isInitialized) await dataSource.destroy();
+    } finally {
+      await db?.drop();
+    }
+  });
+
+  async function newPayment(): Promise<string> {
+    const id = randomUUID();
+    await database.transaction((tx) => payments.ensurePayment(tx, id, 'ep-1', now));
+    return id;
+  }
+
+  it('creates a payment once, locks it and saves with a version check', async () => {
+    const id = await newPayment();
+    await database.transaction((tx) => payments.ensurePayment(tx, id, 'ep-other', now));
+    const row = await database.transaction((tx) => payments.lockPayment(tx, id));
+    expect(row).toMatchObject({ id, version: 0, lastHintAt: null, state: { status: 'initial' } });
+
+    const state = { ...row!.state, version: 2 };
+    await database.transaction((tx) => payments.savePayment(tx, id, state, 0, now));
+    await expect(
+      database.transaction((tx) => payments.savePayment(tx, id, state, 0, now)),
+    ).rejects.toBeInstanceOf(ConcurrentUpdateError);
+    const [saved] = await dataSource.query<Array<{ endpoint_id: string; version: number }>>(
+      `SELECT endpoint_id, version FROM payments WHERE id = $1`,
+      [id],
+    );
+    expect(saved).toEqual({ endpoint_id: 'ep-1', version: 2 });
+    expect(await database.transaction((tx) => payments.lockPayment(tx, randomUUID()))).toBe(
+      undefined,
+    );
+  });
+
+  it('deduplicates inbox messages', async () => {
+    const messageId = randomUUID();
+    const record = () => database.transaction((tx) => outbox.recordInbox(tx, 'c', messageId));
+    expect(await record()).toBe(true);
+    expect(await record()).toBe(false);
+    expect(await database.transaction((tx) => outbox.recordInbox(tx, 'other', messageId))).toBe(
+      true,
+    );
+  });
+
+  it('numbers outbox rows in the order given and notifies the relay at commit', async () => {
+    const listener = new Client({ connectionString: db.url });
+    await listener.connect();
+    try {
+      const notified = new Promise<string>((resolve) =>
+        listener.on('notification', (n) => resolve(n.channel)),
+      );
+      await listener.query(`LISTEN ${OUTBOX_CHANNEL}`);
+      const aggregateId = randomUUID();
+      const ids = [randomUUID(), randomUUID(), randomUUID()];
+      await database.transaction((tx) =>
+        outbox.enqueue(
+          tx,
+          ids.map((id, n) => ({
+            id,
+            topic: 't',
+            key: aggregateId,
+            headers: { ce_id: id },
+            payload: { n },
+            aggregateId,
+          })),
+        ),
+      );
+      await expect(notified).resolves.toBe(OUTBOX_CHANNEL);
+      const rows = await dataSource.query<Array<{ id: string; payload: { n: number } }>>(
+        `SELECT id, payload FROM outbox WHERE aggregate_id = $1 ORDER BY sequence`,
+        [aggregateId],
+      );
+      expect(rows).toEqual(ids.map((id, n) => ({ id, payload: { n } })));
+    } finally {
+      await listener.end();
+    }
+  });
+
+  it('returns the events of a command in version order, without id-conflict rejections', async () => {
+    const id = await newPayment();
+    const commandId = randomUUID();
+    const event = (version: number, extra: Record<string, unknown>) =>
+      ({
+        paymentId: id,
+        commandId,
+        version,
+        occurredAt: now.toISOString(),
+        ...extra,
+      }) as unknown as PaymentEvent;
+    const conflict = event(2, { type: 'command-rejected', reason: 'DUPLICATE_COMMAND_CONFLICT' });
+    const rows = [
+      { eventId: randomUUID(), event: event(1, { type: 'operation-requested' }) },
+      { eventId: randomUUID(), event: conflict },
+      { eventId: randomUUID(), event: event(3, { type: 'command-rejected', reason: 'X' }) },
+    ];
+    await database.transaction((tx) => payments.appendHistory(tx, rows));
+    const found = await database.transaction((tx) => payments.eventsOfCommand(tx, commandId));
+    expect(found).toEqual([rows[0], rows[2]]);
+  });
+
+  it('claims a due timer once, even with two workers at the same time', async () => {
+    const id = await newPayment();
+    const due = new Date(now.getTime() - 1000);
+    await database.transaction((tx) => timers.upsertTimer(tx, id, 'status-poll', due, { a: 1 }));
+    await database.transaction((tx) => timers.postponeTimer(tx, id, 'status-poll', due));
+    await database.transaction((tx) => timers.postponeTimer(tx, id, 'status-poll', due));
+    await database.transaction((tx) => timers.upsertTimer(tx, id, 'status-poll', due, { a: 2 }));
+
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const first = database.transaction(async (tx) => {
+      const claimed = await timers.claimDueTimer(tx, now);
+      await held; // keeps the row locked while the second worker looks
+      return claimed;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const second = await database.transaction((tx) => timers.claimDueTimer(tx, now));
+    release();
+    expect(second).toBeUndefined();
+    expect(await first).toEqual({
+      paymentId: id,
+      kind: 'status-poll',
+      dueAt: due,
+      payload: { a: 2 },
+      attempts: 0,
+    });
+    expect(await database.transaction((tx) => timers.claimDueTimer(tx, now))).toBeUndefined();
+  });
+});

@@ -14,8 +14,7 @@ import { CallbackIngestService, type IngestOutcome } from '../app/callback-inges
 import { CALLBACK_INGEST_CONFIG, type CallbackIngestConfig } from '../config';
 import { BrowserErrorPageFilter } from './browser-error-page.filter';
 import { edgeError, unknownEndpoint } from './edge-errors';
-import { refusalCode } from './gateway-callback.controller';
-import { requestParams } from './request-params';
+import { ingestHttpRequest } from './ingest-http-request';
 
 export interface RedirectTo {
   readonly url: string;
@@ -51,24 +50,13 @@ export class BrowserReturnController {
   }
 
   private async handle(endpointId: string, req: Request): Promise<RedirectTo> {
-    if (!this.ingest.isKnownEndpoint(endpointId)) {
-      this.ingest.countRefused('unknown-endpoint');
-      throw unknownEndpoint();
-    }
-    let params: Readonly<Record<string, string>>;
-    try {
-      params = await requestParams(req, this.config.http);
-    } catch (error) {
-      this.ingest.countRefused(refusalCode(error));
-      throw error;
-    }
-    const traceparent = req.headers.traceparent;
-    const outcome = await this.ingest.ingest({
+    const outcome = await ingestHttpRequest(
+      this.ingest,
+      this.config.http,
+      'browser-return',
       endpointId,
-      source: 'browser-return',
-      params,
-      ...(typeof traceparent === 'string' ? { traceparent } : {}),
-    });
+      req,
+    );
     return this.redirectFor(outcome);
   }
 

@@ -2,7 +2,6 @@ import {
   Controller,
   Get,
   HttpCode,
-  HttpException,
   HttpStatus,
   Inject,
   Param,
@@ -15,7 +14,7 @@ import { CallbackIngestService, type IngestOutcome } from '../app/callback-inges
 import { CALLBACK_INGEST_CONFIG, type CallbackIngestConfig } from '../config';
 import { BrokerUnavailableFilter } from './broker-unavailable.filter';
 import { BrokerUnavailableException, edgeError, unknownEndpoint } from './edge-errors';
-import { requestParams } from './request-params';
+import { ingestHttpRequest } from './ingest-http-request';
 
 export interface CallbackAccepted {
   readonly status: 'accepted';
@@ -55,37 +54,15 @@ export class GatewayCallbackController {
   }
 
   private async handle(endpointId: string, req: Request): Promise<CallbackAccepted> {
-    if (!this.ingest.isKnownEndpoint(endpointId)) {
-      this.ingest.countRefused('unknown-endpoint');
-      throw unknownEndpoint();
-    }
-    let params: Readonly<Record<string, string>>;
-    try {
-      params = await requestParams(req, this.config.http);
-    } catch (error) {
-      this.ingest.countRefused(refusalCode(error));
-      throw error;
-    }
-    const traceparent = req.headers.traceparent;
-    const outcome = await this.ingest.ingest({
+    const outcome = await ingestHttpRequest(
+      this.ingest,
+      this.config.http,
+      'server-callback',
       endpointId,
-      source: 'server-callback',
-      params,
-      ...(typeof traceparent === 'string' ? { traceparent } : {}),
-    });
+      req,
+    );
     return toHttp(outcome);
   }
-}
-
-export function refusalCode(error: unknown): string {
-  if (error instanceof HttpException) {
-    const body = error.getResponse();
-    if (typeof body === 'object' && body !== null && 'code' in body) {
-      const code = body.code;
-      if (typeof code === 'string') return code;
-    }
-  }
-  return 'unreadable';
 }
 
 function toHttp(outcome: IngestOutcome): CallbackAccepted {

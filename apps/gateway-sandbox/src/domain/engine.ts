@@ -154,6 +154,13 @@ interface ThreeDS {
   passed: boolean | undefined;
 }
 
+interface Hosted {
+  readonly token: string;
+  /** A payout's page: the card entered is the destination. */
+  readonly destination: boolean;
+  submitted: boolean;
+}
+
 interface Order {
   readonly orderId: string;
   readonly login: string;
@@ -181,7 +188,7 @@ interface Order {
   voided: boolean;
   settleAt: number | undefined;
   threeDS: ThreeDS | undefined;
-  hosted: { readonly token: string; readonly destination: boolean; submitted: boolean } | undefined;
+  hosted: Hosted | undefined;
   payoutCheck: { readonly expiresAt: number; state: 'open' | 'paid' | 'expired' } | undefined;
   forced: Result | undefined;
 }
@@ -362,10 +369,7 @@ export class SandboxEngine {
   private cardPayment(r: EngineRequest, kind: 'sale' | 'preauth' | 'account-verification'): Reply {
     const f = r.fields;
     const clientOrderId = reqClientOrderId(f);
-    const currency = kind === 'account-verification' ? this.avCurrency(r) : reqCurrency(f);
-    const amount =
-      kind === 'account-verification' ? this.avAmount(f, currency) : reqPositiveAmount(f, currency);
-    this.checkCurrency(r.endpoint, currency);
+    const { currency, amount } = this.pricing(r, kind === 'account-verification');
     const email = reqEmail(f);
     if (this.settings.requireCustomerFields) reqCustomer(f);
     const card = reqCard(f, this.clock.now(), true);
@@ -388,12 +392,14 @@ export class SandboxEngine {
       callbackUrl,
     });
     order.card = this.summarize(card);
-    const op = this.addOp(order, TYPE_OF[kind], amount);
-    const decision: CardDecision = r.forced
-      ? { kind: 'result', result: r.forced }
-      : decideByCvv(card.cvv ?? '', { threeDSGate: r.endpoint.threeDSecure, payerPresent: true });
-    this.applyDecision(order, op, decision, r.endpoint.processingDelayMs);
-    return this.firstReply(order, op, r.op === 'SALE');
+    const decision = payerPresent(r.forced, card.cvv, r.endpoint.threeDSecure);
+    const op = this.submit(r, order, TYPE_OF[kind], amount, decision);
+    // The JSON type quirk (facts §1): a sale reply carries paynet-order-id as a number.
+    return this.firstReply(
+      order,
+      op,
+      r.op === 'SALE' ? { 'paynet-order-id': Number(order.orderId) } : {},
+    );
   }
 
   private formPayment(
@@ -402,10 +408,7 @@ export class SandboxEngine {
   ): Reply {
     const f = r.fields;
     const clientOrderId = reqClientOrderId(f);
-    const currency = kind === 'account-verification' ? this.avCurrency(r) : reqCurrency(f);
-    const amount =
-      kind === 'account-verification' ? this.avAmount(f, currency) : reqPositiveAmount(f, currency);
-    this.checkCurrency(r.endpoint, currency);
+    const { currency, amount } = this.pricing(r, kind === 'account-verification');
     const email = kind === 'payout' ? opt(f, 'email') : reqEmail(f);
     const redirectUrl = reqUrl(f, 'redirect_url');
     const callbackUrl = optUrl(f, 'server_callback_url');
@@ -429,12 +432,12 @@ export class SandboxEngine {
     const token = this.token();
     order.hosted = { token, destination: kind === 'payout', submitted: false };
     this.byToken.set(token, order);
-    const reply = {
-      ...this.envelope('async-form-response', order, op),
-      'redirect-url': `${r.baseUrl}/hpp/${token}`,
-    };
-    order.firstReply = reply;
-    return reply;
+    return this.firstReply(
+      order,
+      op,
+      { 'redirect-url': `${r.baseUrl}/hpp/${token}` },
+      'async-form-response',
+    );
   }
 
   private capture(r: EngineRequest): Reply {
@@ -454,9 +457,7 @@ export class SandboxEngine {
     if (minor > order.authorizedMinor) {
       throw new Refusal('capture amount exceeds the authorized amount');
     }
-    const op = this.addOp(order, 'capture', minor);
-    this.applyDecision(order, op, this.plain(r), r.endpoint.processingDelayMs);
-    return this.envelope('async-response', order, op);
+    return this.followUp(r, order, 'capture', minor);
   }
 
   private void(r: EngineRequest): Reply {
@@ -485,13 +486,12 @@ export class SandboxEngine {
           : 'void needs an authorized transaction that is not settled',
       );
     }
-    const op = this.addOp(
+    return this.followUp(
+      r,
       order,
       'void',
       order.holdOpen ? order.authorizedMinor : order.capturedMinor,
     );
-    this.applyDecision(order, op, this.plain(r), r.endpoint.processingDelayMs);
-    return this.envelope('async-response', order, op);
   }
 
   private return(r: EngineRequest): Reply {
@@ -516,9 +516,7 @@ export class SandboxEngine {
         throw new Refusal('return amount exceeds the captured amount not yet returned');
       }
     }
-    const op = this.addOp(order, 'return', minor);
-    this.applyDecision(order, op, this.plain(r), r.endpoint.processingDelayMs);
-    return this.envelope('async-response', order, op);
+    return this.followUp(r, order, 'return', minor);
   }
 
   private status(r: EngineRequest): Reply {
@@ -583,12 +581,8 @@ export class SandboxEngine {
     const f = r.fields;
     const clientOrderId = reqClientOrderId(f);
     const ref = this.cardRef(r, req(f, 'cardrefid', 20));
-    const currency = reqCurrency(f);
-    const amount = reqPositiveAmount(f, currency);
-    this.checkCurrency(r.endpoint, currency);
-    const cvv = opt(f, 'cvv2');
-    if (cvv !== undefined && !/^\d{3,4}$/.test(cvv))
-      throw new Refusal('cvv2 must be 3 or 4 digits');
+    const { currency, amount } = this.pricing(r);
+    const cvv = optCvv(f);
     const fingerprint = `${r.op}|${amount}|${currency}|${ref.id}`;
     const replay = this.replay(r, clientOrderId, fingerprint);
     if (replay) return replay;
@@ -598,27 +592,19 @@ export class SandboxEngine {
       amountMinor: amount,
       currency,
       fingerprint,
-      email: undefined,
-      redirectUrl: undefined,
       callbackUrl: optUrl(f, 'server_callback_url'),
     });
     order.card = ref.card;
-    const op = this.addOp(order, 'sale', amount);
-    const decision: CardDecision = r.forced
-      ? { kind: 'result', result: r.forced }
-      : cvv === undefined
-        ? { kind: 'result', result: APPROVED }
-        : decideByCvv(cvv, { threeDSGate: false, payerPresent: false });
-    this.applyDecision(order, op, decision, r.endpoint.processingDelayMs);
-    return this.firstReply(order, op, false);
+    return this.firstReply(
+      order,
+      this.submit(r, order, 'sale', amount, payerAbsent(r.forced, cvv)),
+    );
   }
 
   private payout(r: EngineRequest, kind: 'payout' | 'payout-two-step'): Reply {
     const f = r.fields;
     const clientOrderId = reqClientOrderId(f);
-    const currency = reqCurrency(f);
-    const amount = reqPositiveAmount(f, currency);
-    this.checkCurrency(r.endpoint, currency);
+    const { currency, amount } = this.pricing(r);
     const pan = optDestinationPan(
       f,
       'credit_card_number',
@@ -634,9 +620,7 @@ export class SandboxEngine {
       );
     }
     if (account !== undefined && pan === undefined && ref === undefined) req(f, 'bank_name', 128);
-    const cvv = opt(f, 'cvv2');
-    if (cvv !== undefined && !/^\d{3,4}$/.test(cvv))
-      throw new Refusal('cvv2 must be 3 or 4 digits');
+    const cvv = optCvv(f);
     const destination =
       pan !== undefined
         ? maskPan(pan)
@@ -652,9 +636,7 @@ export class SandboxEngine {
       amountMinor: amount,
       currency,
       fingerprint,
-      email: opt(f, 'email'),
-      redirectUrl: optUrl(f, 'redirect_url'),
-      callbackUrl: optUrl(f, 'server_callback_url'),
+      ...optContacts(f),
     });
     order.destination = destination;
     if (pan !== undefined) {
@@ -669,11 +651,7 @@ export class SandboxEngine {
     } else if (ref) {
       order.card = ref.card;
     }
-    const decision: CardDecision = r.forced
-      ? { kind: 'result', result: r.forced }
-      : cvv === undefined
-        ? { kind: 'result', result: APPROVED }
-        : decideByCvv(cvv, { threeDSGate: false, payerPresent: false });
+    const decision = payerAbsent(r.forced, cvv);
     if (kind === 'payout-two-step') {
       order.payoutCheck = {
         expiresAt: this.clock.now() + this.settings.payoutCheckTtlMs,
@@ -681,23 +659,11 @@ export class SandboxEngine {
       };
       this.openChecks.add(order);
       order.forced = decision.kind === 'result' ? decision.result : undefined;
-      const check = this.addOp(order, 'payout-check', amount);
-      this.applyDecision(
-        order,
-        check,
-        { kind: 'result', result: APPROVED },
-        r.endpoint.processingDelayMs,
-      );
-      return this.firstReply(order, check, false);
+      const approved: CardDecision = { kind: 'result', result: APPROVED };
+      return this.firstReply(order, this.submit(r, order, 'payout-check', amount, approved));
     }
-    const op = this.addOp(order, 'payout', amount);
-    this.applyDecision(order, op, decision, r.endpoint.processingDelayMs);
-    const reply = this.firstReply(order, op, false);
-    if (r.op === 'PAYOUT_V4') {
-      reply['payout-id'] = order.orderId;
-      order.firstReply = reply;
-    }
-    return reply;
+    const op = this.submit(r, order, 'payout', amount, decision);
+    return this.firstReply(order, op, r.op === 'PAYOUT_V4' ? { 'payout-id': order.orderId } : {});
   }
 
   private payoutPay(r: EngineRequest): Reply {
@@ -719,22 +685,16 @@ export class SandboxEngine {
       throw new Refusal('the payout check was not approved');
     }
     check.state = 'paid';
-    const op = this.addOp(order, 'payout', order.amountMinor);
-    this.applyDecision(
-      order,
-      op,
-      { kind: 'result', result: r.forced ?? order.forced ?? APPROVED },
-      r.endpoint.processingDelayMs,
-    );
-    return this.envelope('async-response', order, op);
+    return this.followUp(r, order, 'payout', order.amountMinor, {
+      kind: 'result',
+      result: r.forced ?? order.forced ?? APPROVED,
+    });
   }
 
   private transfer(r: EngineRequest): Reply {
     const f = r.fields;
     const clientOrderId = reqClientOrderId(f);
-    const currency = reqCurrency(f);
-    const amount = reqPositiveAmount(f, currency);
-    this.checkCurrency(r.endpoint, currency);
+    const { currency, amount } = this.pricing(r);
     const deposit = opt(f, 'deposit2card') === 'true';
     const sourceRp = opt(f, 'card_recurring_payment_id');
     let source: CardInput | undefined;
@@ -753,9 +713,7 @@ export class SandboxEngine {
   private transferByRef(r: EngineRequest): Reply {
     const f = r.fields;
     const clientOrderId = reqClientOrderId(f);
-    const currency = reqCurrency(f);
-    const amount = reqPositiveAmount(f, currency);
-    this.checkCurrency(r.endpoint, currency);
+    const { currency, amount } = this.pricing(r);
     const sourceRef = opt(f, 'source-card-ref-id');
     if (sourceRef !== undefined) this.cardRef(r, sourceRef);
     const destPan = optDestinationPan(f, 'destination-card-no');
@@ -785,23 +743,12 @@ export class SandboxEngine {
       amountMinor: amount,
       currency,
       fingerprint,
-      email: opt(r.fields, 'email'),
-      redirectUrl: optUrl(r.fields, 'redirect_url'),
-      callbackUrl: optUrl(r.fields, 'server_callback_url'),
+      ...optContacts(r.fields),
     });
     order.destination = destination;
     if (source) order.card = this.summarize(source);
-    const op = this.addOp(order, 'transfer', amount);
-    const decision: CardDecision = r.forced
-      ? { kind: 'result', result: r.forced }
-      : source?.cvv !== undefined
-        ? decideByCvv(source.cvv, { threeDSGate: false, payerPresent: false })
-        : { kind: 'result', result: APPROVED };
-    this.applyDecision(order, op, decision, r.endpoint.processingDelayMs);
-    const reply = this.firstReply(order, op, false);
-    reply['transaction-id'] = order.orderId;
-    order.firstReply = reply;
-    return reply;
+    const op = this.submit(r, order, 'transfer', amount, payerAbsent(r.forced, source?.cvv));
+    return this.firstReply(order, op, { 'transaction-id': order.orderId });
   }
 
   private panEligibility(r: EngineRequest): Reply {
@@ -817,28 +764,20 @@ export class SandboxEngine {
       amountMinor: 0,
       currency: r.endpoint.currency,
       fingerprint,
-      email: undefined,
-      redirectUrl: undefined,
-      callbackUrl: undefined,
     });
     order.card = ref.card;
     const op = this.addOp(order, 'pan-eligibility', 0);
     this.finish(order, op, r.forced ?? APPROVED);
-    const reply: Reply = {
-      ...this.envelope('async-response', order, op),
+    return this.firstReply(order, op, {
       status: op.status,
       eligible: op.status === 'approved' ? 'true' : 'false',
-    };
-    order.firstReply = reply;
-    return reply;
+    });
   }
 
   private createRecurring(r: EngineRequest): Reply {
     const f = r.fields;
     const clientOrderId = reqClientOrderId(f);
-    const currency = reqCurrency(f);
-    const amount = reqPositiveAmount(f, currency);
-    this.checkCurrency(r.endpoint, currency);
+    const { currency, amount } = this.pricing(r);
     const periodText = req(f, 'period', 10).toLowerCase();
     const period = (
       {
@@ -976,22 +915,15 @@ export class SandboxEngine {
   // ------------------------------------------------------------------ pages
 
   hostedPage(token: string): PageResult {
-    const order = this.byToken.get(token);
-    if (!order?.hosted)
-      return html(404, messagePage('Not found', 'Unknown or expired payment page.'));
-    if (order.hosted.submitted)
-      return html(409, messagePage('Already submitted', 'This payment page was already used.'));
-    return html(200, this.hostedForm(order));
+    const page = this.openHostedPage(token);
+    return 'kind' in page ? page : html(200, this.hostedForm(page.order));
   }
 
   hostedSubmit(token: string, fields: Fields): PageResult {
     this.settle();
-    const order = this.byToken.get(token);
-    const hosted = order?.hosted;
-    if (!order || !hosted)
-      return html(404, messagePage('Not found', 'Unknown or expired payment page.'));
-    if (hosted.submitted)
-      return html(409, messagePage('Already submitted', 'This payment page was already used.'));
+    const page = this.openHostedPage(token);
+    if ('kind' in page) return page;
+    const { order, hosted } = page;
     let card: CardInput;
     try {
       card = reqCard(fields, this.clock.now(), !hosted.destination);
@@ -1003,14 +935,10 @@ export class SandboxEngine {
     order.card = this.summarize(card);
     if (hosted.destination) order.destination = maskPan(card.pan);
     const op = this.last(order);
-    const decision: CardDecision = order.forced
-      ? { kind: 'result', result: order.forced }
-      : hosted.destination
-        ? { kind: 'result', result: APPROVED }
-        : decideByCvv(card.cvv ?? '', {
-            threeDSGate: order.endpoint.threeDSecure,
-            payerPresent: true,
-          });
+    // A payout's destination card has no CVV to decide by.
+    const decision = hosted.destination
+      ? payerAbsent(order.forced, undefined)
+      : payerPresent(order.forced, card.cvv, order.endpoint.threeDSecure);
     if (decision.kind === 'challenge') {
       this.startThreeDS(order, op, true);
       return { kind: 'redirect', location: `${order.baseUrl}/acs/${order.threeDS?.token ?? ''}` };
@@ -1027,23 +955,15 @@ export class SandboxEngine {
 
   acsPage(token: string): PageResult {
     this.settle();
-    const order = this.byToken.get(token);
-    const tds = order?.threeDS;
-    if (!order || !tds) return html(404, messagePage('Not found', 'Unknown 3-D Secure session.'));
-    if (tds.stage !== 'challenge' && tds.stage !== 'method') {
-      return html(409, messagePage('Finished', 'This 3-D Secure session is already finished.'));
-    }
-    return html(200, this.challengeForm(order));
+    const session = this.openAcsSession(token);
+    return 'kind' in session ? session : html(200, this.challengeForm(session.order));
   }
 
   acsSubmit(token: string, fields: Fields): PageResult {
     this.settle();
-    const order = this.byToken.get(token);
-    const tds = order?.threeDS;
-    if (!order || !tds) return html(404, messagePage('Not found', 'Unknown 3-D Secure session.'));
-    if (tds.stage !== 'challenge' && tds.stage !== 'method') {
-      return html(409, messagePage('Finished', 'This 3-D Secure session is already finished.'));
-    }
+    const session = this.openAcsSession(token);
+    if ('kind' in session) return session;
+    const { order, tds } = session;
     const cancelled = fields.get('action') === 'cancel';
     const password = fields.get('password') ?? '';
     if (!cancelled && password !== this.merchants.acsPassword && password === '') {
@@ -1057,6 +977,30 @@ export class SandboxEngine {
     }
     this.completeChallenge(order, passed);
     return html(200, this.returnToMerchant(order, this.last(order)));
+  }
+
+  /** The order behind a hosted page not yet submitted, or the page that says why there is none. */
+  private openHostedPage(token: string): { order: Order; hosted: Hosted } | PageResult {
+    const order = this.byToken.get(token);
+    const hosted = order?.hosted;
+    if (!order || !hosted) {
+      return html(404, messagePage('Not found', 'Unknown or expired payment page.'));
+    }
+    if (hosted.submitted) {
+      return html(409, messagePage('Already submitted', 'This payment page was already used.'));
+    }
+    return { order, hosted };
+  }
+
+  /** The order behind a 3-D Secure challenge still open, or the page that says why not. */
+  private openAcsSession(token: string): { order: Order; tds: ThreeDS } | PageResult {
+    const order = this.byToken.get(token);
+    const tds = order?.threeDS;
+    if (!order || !tds) return html(404, messagePage('Not found', 'Unknown 3-D Secure session.'));
+    if (tds.stage !== 'challenge' && tds.stage !== 'method') {
+      return html(409, messagePage('Finished', 'This 3-D Secure session is already finished.'));
+    }
+    return { order, tds };
   }
 
   // ------------------------------------------------------------------ time
@@ -1114,8 +1058,6 @@ export class SandboxEngine {
         currency: plan.currency,
         fingerprint: `recurring|${plan.id}|${plan.charges}`,
         baseUrl: plan.baseUrl,
-        email: undefined,
-        redirectUrl: undefined,
         callbackUrl: plan.callbackUrl,
       });
       order.card = plan.card;
@@ -1523,10 +1465,7 @@ export class SandboxEngine {
       amountMinor: number;
       currency: string;
       fingerprint: string;
-      email: string | undefined;
-      redirectUrl: string | undefined;
-      callbackUrl: string | undefined;
-    },
+    } & Contacts,
   ): Order {
     const order = this.storeOrder({
       ...o,
@@ -1540,23 +1479,25 @@ export class SandboxEngine {
     return merchantData === undefined ? order : Object.assign(order, { merchantData });
   }
 
-  private storeOrder(o: {
-    orderId: string;
-    login: string;
-    endpoint: Endpoint;
-    endpointRef: string;
-    clientOrderId: string;
-    kind: OrderKind;
-    amountMinor: number;
-    currency: string;
-    fingerprint: string;
-    baseUrl: string;
-    email: string | undefined;
-    redirectUrl: string | undefined;
-    callbackUrl: string | undefined;
-  }): Order {
+  private storeOrder(
+    o: {
+      orderId: string;
+      login: string;
+      endpoint: Endpoint;
+      endpointRef: string;
+      clientOrderId: string;
+      kind: OrderKind;
+      amountMinor: number;
+      currency: string;
+      fingerprint: string;
+      baseUrl: string;
+    } & Contacts,
+  ): Order {
     const order: Order = {
       ...o,
+      email: o.email,
+      redirectUrl: o.redirectUrl,
+      callbackUrl: o.callbackUrl,
       createdAt: this.clock.now(),
       merchantData: undefined,
       ops: [],
@@ -1595,12 +1536,44 @@ export class SandboxEngine {
     return op;
   }
 
-  private firstReply(order: Order, op: Operation, numericOrderId: boolean): Reply {
-    const reply = this.envelope('async-response', order, op);
-    // The JSON type quirk (facts §1): a sale reply carries paynet-order-id as a number.
-    if (numericOrderId) reply['paynet-order-id'] = Number(order.orderId);
+  /** The reply of the request that created the order, kept: the same request again gets it. */
+  private firstReply(
+    order: Order,
+    op: Operation,
+    extra: Reply = {},
+    type = 'async-response',
+  ): Reply {
+    const reply = { ...this.envelope(type, order, op), ...extra };
     order.firstReply = reply;
     return reply;
+  }
+
+  /** Adds an operation that goes on toward `decision` (after the endpoint's delay, or 3DS). */
+  private submit(
+    r: EngineRequest,
+    order: Order,
+    type: OpType,
+    amountMinor: number,
+    decision: CardDecision,
+  ): Operation {
+    const op = this.addOp(order, type, amountMinor);
+    this.applyDecision(order, op, decision, r.endpoint.processingDelayMs);
+    return op;
+  }
+
+  /** An operation on an existing order (capture, void, return, payout-pay), answered at once. */
+  private followUp(
+    r: EngineRequest,
+    order: Order,
+    type: OpType,
+    amountMinor: number,
+    decision: CardDecision = payerAbsent(r.forced, undefined),
+  ): Reply {
+    return this.envelope(
+      'async-response',
+      order,
+      this.submit(r, order, type, amountMinor, decision),
+    );
   }
 
   private envelope(type: string, order: Order, op: Operation): Reply {
@@ -1650,6 +1623,16 @@ export class SandboxEngine {
     return { amount: reqAmount(f, currency), partial: true };
   }
 
+  /** Currency and amount of a new order, for the endpoint's currency; zero for a verification. */
+  private pricing(r: EngineRequest, zeroAmount = false): { currency: string; amount: number } {
+    const currency = zeroAmount ? this.avCurrency(r) : reqCurrency(r.fields);
+    const amount = zeroAmount
+      ? this.avAmount(r.fields, currency)
+      : reqPositiveAmount(r.fields, currency);
+    this.checkCurrency(r.endpoint, currency);
+    return { currency, amount };
+  }
+
   private avCurrency(r: EngineRequest): string {
     return opt(r.fields, 'currency') === undefined ? r.endpoint.currency : reqCurrency(r.fields);
   }
@@ -1664,10 +1647,6 @@ export class SandboxEngine {
     if (currency !== endpoint.currency) {
       throw new Refusal(`endpoint ${endpoint.id} does not process ${currency}`);
     }
-  }
-
-  private plain(r: EngineRequest): CardDecision {
-    return { kind: 'result', result: r.forced ?? APPROVED };
   }
 
   private last(order: Order): Operation {
@@ -1700,6 +1679,44 @@ export class SandboxEngine {
   private token(): string {
     return randomBytes(16).toString('hex');
   }
+}
+
+/** Where the order's payer and merchant are reached; all optional. */
+interface Contacts {
+  readonly email?: string | undefined;
+  readonly redirectUrl?: string | undefined;
+  readonly callbackUrl?: string | undefined;
+}
+
+function optContacts(f: Fields): Contacts {
+  return {
+    email: opt(f, 'email'),
+    redirectUrl: optUrl(f, 'redirect_url'),
+    callbackUrl: optUrl(f, 'server_callback_url'),
+  };
+}
+
+function optCvv(f: Fields): string | undefined {
+  const cvv = opt(f, 'cvv2');
+  if (cvv !== undefined && !/^\d{3,4}$/.test(cvv)) throw new Refusal('cvv2 must be 3 or 4 digits');
+  return cvv;
+}
+
+/** The payer at the card (sale, preauth, hosted page): forced, else by the CVV, 3DS gated. */
+function payerPresent(
+  forced: Result | undefined,
+  cvv: string | undefined,
+  threeDSGate: boolean,
+): CardDecision {
+  if (forced) return { kind: 'result', result: forced };
+  return decideByCvv(cvv ?? '', { threeDSGate, payerPresent: true });
+}
+
+/** No payer (rebill, payout, transfer): forced, else by the CVV when given, else approved. */
+function payerAbsent(forced: Result | undefined, cvv: string | undefined): CardDecision {
+  if (forced) return { kind: 'result', result: forced };
+  if (cvv === undefined) return { kind: 'result', result: APPROVED };
+  return decideByCvv(cvv, { threeDSGate: false, payerPresent: false });
 }
 
 function html(status: number, body: string): PageResult {

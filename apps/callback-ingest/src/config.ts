@@ -9,6 +9,7 @@ import {
   port,
   positiveInt,
   ResolvedConfig,
+  versionVar,
 } from '@payments/config';
 import { ControlKeyStore } from './domain/control-keys';
 
@@ -17,9 +18,7 @@ import { ControlKeyStore } from './domain/control-keys';
  * (DESIGN.md). The control keys are secrets: never printed, never echoed in errors.
  */
 export const callbackIngestConfigShape = {
-  version: envVar('APP_VERSION', z.string().min(1).default('0.1.0-dev'), {
-    description: 'the build version shown in logs',
-  }),
+  version: versionVar,
   http: {
     port: envVar('HTTP_PORT', port(3003)),
     maxBodyBytes: envVar('CALLBACK_MAX_BODY_BYTES', positiveInt(16_384), {

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import {
-  bool,
   commonVars,
   databaseVars,
   envVar,
@@ -10,6 +9,7 @@ import {
   port,
   positiveInt,
   ResolvedConfig,
+  versionVar,
 } from '@payments/config';
 
 /**
@@ -18,18 +18,11 @@ import {
  * named here and checked by `loadAdapterSecrets` (secrets.ts) before the app starts.
  */
 export const gatewayAdapterConfigShape = {
-  version: envVar('APP_VERSION', z.string().min(1).default('0.1.0-dev'), {
-    description: 'the build version shown in logs',
-  }),
+  version: versionVar,
   http: { port: envVar('HTTP_PORT', port(3002)) },
   log: commonVars,
   kafka: kafkaVars,
-  database: {
-    ...databaseVars,
-    migrateOnBoot: envVar('DATABASE_MIGRATE_ON_BOOT', bool(true), {
-      description: 'true to apply pending migrations at boot (one of true, false, 1, 0, yes, no)',
-    }),
-  },
+  database: databaseVars,
   credentials: {
     file: envVar('GATEWAY_CREDENTIALS_FILE', z.string().min(1).optional(), {
       description: 'a path to the gateway credentials JSON file',

@@ -7,6 +7,7 @@ import {
   nonNegativeInt,
   port,
   positiveInt,
+  versionVar,
 } from '@payments/config';
 
 /** Every variable the sandbox reads (README "Configuration"). */
@@ -48,9 +49,7 @@ export const sandboxConfigShape = {
     timeoutMs: envVar('SANDBOX_CALLBACK_TIMEOUT_MS', positiveInt(5_000)),
     reorderHoldMs: envVar('SANDBOX_CALLBACK_REORDER_HOLD_MS', positiveInt(500)),
   },
-  version: envVar('APP_VERSION', z.string().min(1).default('0.1.0-dev'), {
-    description: 'the build version shown in logs',
-  }),
+  version: versionVar,
   log: commonVars,
 };
 

@@ -9,13 +9,12 @@ import {
   port,
   positiveInt,
   ResolvedConfig,
+  versionVar,
 } from '@payments/config';
 
 /** Everything the orchestrator reads from its environment, validated once at boot. */
 export const orchestratorConfigShape = {
-  version: envVar('APP_VERSION', z.string().min(1).default('0.1.0-dev'), {
-    description: 'the build version shown in logs',
-  }),
+  version: versionVar,
   http: { port: envVar('HTTP_PORT', port(3001)) },
   log: commonVars,
   kafka: {
@@ -24,12 +23,7 @@ export const orchestratorConfigShape = {
       description: 'consumer group of the commands, results and callbacks consumers',
     }),
   },
-  database: {
-    ...databaseVars,
-    migrateOnBoot: envVar('DATABASE_MIGRATE_ON_BOOT', bool(true), {
-      description: 'true to apply pending migrations at boot (one of true, false, 1, 0, yes, no)',
-    }),
-  },
+  database: databaseVars,
   outbox: {
     relayEnabled: envVar('OUTBOX_RELAY_ENABLED', bool(true), {
       description:

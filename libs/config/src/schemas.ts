@@ -91,4 +91,12 @@ export const databaseVars = {
   poolSize: envVar('DATABASE_POOL_SIZE', positiveInt(10), {
     description: 'a positive whole number of connections',
   }),
+  migrateOnBoot: envVar('DATABASE_MIGRATE_ON_BOOT', bool(true), {
+    description: 'true to apply pending migrations at boot (one of true, false, 1, 0, yes, no)',
+  }),
 };
+
+/** The build version every log line carries. */
+export const versionVar = envVar('APP_VERSION', z.string().min(1).default('0.1.0-dev'), {
+  description: 'the build version shown in logs',
+});

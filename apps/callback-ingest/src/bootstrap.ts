@@ -1,7 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { Logger } from '@payments/logging';
+import { createNestApp } from '@payments/bootstrap';
 import { AppModule, type AppModuleOptions } from './app.module';
 import type { CallbackIngestSettings } from './config';
 import { edgeRequestMiddleware } from './http/edge-request.middleware';
@@ -19,11 +17,7 @@ export async function createCallbackIngestApp(
   settings: CallbackIngestSettings,
   options: AppModuleOptions = {},
 ): Promise<INestApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(
-    AppModule.forRoot(settings, options),
-    { bufferLogs: true, abortOnError: false, bodyParser: false },
-  );
-  app.useLogger(app.get(Logger));
+  const app = await createNestApp(AppModule.forRoot(settings, options), { bodyParser: false });
   app.disable('x-powered-by');
   // Before init, so before every Nest middleware (the request logger included).
   app.use(edgeRequestMiddleware(settings.config.http.maxUrlBytes));

@@ -27,8 +27,10 @@ export const sandboxConfigShape = {
   testControls: envVar('SANDBOX_TEST_CONTROLS', bool(false), {
     description: 'true to serve the test-only /_sandbox routes',
   }),
-  acceptMode: envVar('SANDBOX_ACCEPT_MODE', z.enum(['form', 'reject']).default('form'), {
-    description: 'form (answer form-encoded without the JSON Accept) or reject (406)',
+  // The spec: "The Accept header must be application/vnd.pay+json" — enforced by default; `form`
+  // emulates the real gateway's legacy form-encoded answer to clients that omit it (facts §1).
+  acceptMode: envVar('SANDBOX_ACCEPT_MODE', z.enum(['form', 'reject']).default('reject'), {
+    description: 'reject (406 without the JSON Accept, the default) or form (answer form-encoded)',
   }),
   oauthFailureStatus: envVar(
     'SANDBOX_OAUTH_FAILURE_STATUS',

@@ -146,7 +146,8 @@ async function pipeline(
       sales.map((s) =>
         stack.events.waitFor(
           s.paymentId,
-          (e) => ['approved', 'declined', 'failed'].includes(e.type),
+          // command-rejected too: a rejected sale must show in the figures, not hang the run.
+          (e) => ['approved', 'declined', 'failed', 'command-rejected'].includes(e.type),
           600_000,
         ),
       ),

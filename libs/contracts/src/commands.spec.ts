@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { parseCommand } from './commands';
 import { captureCommand, saleCommand, voidCommand } from './testing';
 
@@ -60,6 +61,27 @@ describe('parseCommand', () => {
 
   it('PLAIN_CARD_DATA wins over UNKNOWN_TYPE and schema errors', () => {
     expect(fail({ type: '??', pan: '4111111111111111' }).reason).toBe('PLAIN_CARD_DATA');
+  });
+
+  it('does not mistake a random UUID for a grouped card number (found in the benchmark)', () => {
+    // "…f6481-2428-4766-9d…" reads as the Luhn-valid 6481 2428 4766 9.
+    const id = '984f6481-2428-4766-9dd4-5ae283168d2a';
+    expect(parseCommand(saleCommand({ paymentId: id, commandId: id })).ok).toBe(true);
+    fc.assert(
+      fc.property(fc.uuid({ version: 4 }), fc.uuid({ version: 4 }), (paymentId, commandId) => {
+        const r = parseCommand(saleCommand({ paymentId, commandId }));
+        expect(r.ok ? 'accepted' : r.reason).toBe('accepted');
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+
+  it('still finds a grouped card number standing in text next to ids', () => {
+    const r = fail({
+      ...saleCommand(),
+      order: { description: 'id 984f6481-2428-4766-9dd4-5ae283168d2a card 4111 1111 1111 1111' },
+    });
+    expect(r.reason).toBe('PLAIN_CARD_DATA');
   });
 
   it('does not mistake ids, amounts or non-Luhn digit runs for card numbers', () => {

@@ -40,7 +40,13 @@ const CARD_FIELD_NAMES = new Set([
 const OPAQUE_FIELDS = new Set(['sealedCard']);
 
 const DIGIT_RUN = /(?<!\d)\d{13,19}(?!\d)/g;
-const GROUPED = /(?<![\d-])\d{4}([ -])\d{4}\1\d{4}\1\d{1,7}(?![\d-])/g;
+/** 4-4-4-n digit groups standing alone: letters next to them mean an identifier, not a PAN. */
+const GROUPED = /(?<![\dA-Za-z-])\d{4}([ -])\d{4}\1\d{4}\1\d{1,7}(?![\dA-Za-z-])/g;
+/**
+ * Identifiers such as payment and command ids: a UUID's digit-only segments
+ * (`…f6481-2428-4766-9d…`) can read as a Luhn-valid grouped number, so UUIDs are blanked first.
+ */
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 
 function normaliseName(name: string): string {
   return name.toLowerCase().replace(/[^a-z0-9]/g, '');
@@ -54,8 +60,9 @@ function looksLikePan(candidate: string): boolean {
 }
 
 function valueHasPan(value: string): boolean {
+  const text = value.replace(UUID, ' ');
   for (const re of [DIGIT_RUN, GROUPED]) {
-    for (const m of value.matchAll(re)) {
+    for (const m of text.matchAll(re)) {
       if (looksLikePan(m[0])) return true;
     }
   }

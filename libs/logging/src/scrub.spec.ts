@@ -1,6 +1,19 @@
+import fc from 'fast-check';
 import { luhnValid, scrubString, scrubValue } from './scrub';
 
 describe('scrubString', () => {
+  it('leaves UUIDs intact (their digit segments can read as a Luhn-valid grouped number)', () => {
+    // 1234-1234-1234-123453 (from the middle of this id) is 18 digits and passes Luhn.
+    const id = '98765432-1234-1234-1234-123453abcdef';
+    expect(luhnValid('123412341234123453')).toBe(true);
+    expect(scrubString(`payment ${id} approved`)).toBe(`payment ${id} approved`);
+    fc.assert(
+      fc.property(fc.uuid(), (uuid) => scrubString(`id=${uuid};`) === `id=${uuid};`),
+      { numRuns: 20_000 },
+    );
+    expect(scrubString(`${id} card 4111 1111 1111 1111`)).toBe(`${id} card 411111******1111`);
+  });
+
   it.each([
     ['4111111111111111', '411111******1111'],
     ['card 4000 0000 0000 0002 exp 12/30', 'card 400000******0002 exp 12/30'],

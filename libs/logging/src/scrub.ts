@@ -161,14 +161,27 @@ function maskGrouped(match: string): string {
 const PEM_PRIVATE_KEY =
   /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g;
 
-/** Masks card numbers and drops private keys in one string. */
+/** Payment, command and correlation ids: their digit-only segments must not read as a card. */
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+
+function maskPans(text: string): string {
+  return text
+    .replace(CONTIGUOUS, (m) => (isPan(m) ? maskPanDigits(m) : m))
+    .replace(GROUPED, maskGrouped);
+}
+
+/** Masks card numbers (outside UUIDs, which stay intact) and drops private keys in one string. */
 export function scrubString(value: string): string {
   let out = value;
   if (out.includes('PRIVATE KEY')) out = out.replace(PEM_PRIVATE_KEY, PRIVATE_KEY_REDACTED);
   if (!/[0-9]{3}/.test(out)) return out;
-  out = out.replace(CONTIGUOUS, (m) => (isPan(m) ? maskPanDigits(m) : m));
-  out = out.replace(GROUPED, maskGrouped);
-  return out;
+  let scrubbed = '';
+  let from = 0;
+  for (const id of out.matchAll(UUID)) {
+    scrubbed += maskPans(out.slice(from, id.index)) + id[0];
+    from = id.index + id[0].length;
+  }
+  return scrubbed + maskPans(out.slice(from));
 }
 
 const MAX_DEPTH = 10;

@@ -155,6 +155,43 @@ describe('outbox relay and timers with two orchestrators on one database', () =>
     expect(collector.requests(next)).toHaveLength(1);
   });
 
+  it('a timer firing while a handler holds the payment waits for it instead of deadlocking', async () => {
+    const clock = new TestClock();
+    clock.frozenAt = new Date();
+    const o = await start({ TIMER_WORKER_ENABLED: 'false' }, { clock });
+    const saga = o.app.get(PaymentSagaService);
+    const paymentId = randomUUID();
+    await saga.handleCommand(saleCommand({ paymentId, commandId: randomUUID() }), {});
+    const { request_id } = await requestOf(paymentId);
+    await saga.handleGatewayResult(acceptedResult(paymentId, request_id), {});
+    clock.frozenAt = new Date(clock.frozenAt.getTime() + 10_000); // the first status poll is due
+
+    // A "handler" in the order every handler uses: the payment row, then (a moment later) its timer.
+    const handler = new Client({ connectionString: db.url });
+    await handler.connect();
+    try {
+      await handler.query('BEGIN');
+      await handler.query('SELECT id FROM payments WHERE id = $1 FOR UPDATE', [paymentId]);
+      const firing = o.app.get(TimerWorker).runOnce();
+      await new Promise((resolve) => setTimeout(resolve, 300)); // the worker is now waiting
+      // Locking the timer row while the worker waits: with the opposite lock order in the worker
+      // (timer, then payment) PostgreSQL aborts one of the two with "deadlock detected".
+      await handler.query(
+        `UPDATE timers SET attempts = attempts WHERE payment_id = $1 AND kind = 'status-poll'`,
+        [paymentId],
+      );
+      await handler.query('COMMIT');
+      expect(await firing).toBe(1);
+    } finally {
+      await handler.end();
+    }
+    const polls = await query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM gateway_requests WHERE payment_id = $1 AND operation = 'status'`,
+      [paymentId],
+    );
+    expect(polls[0].n).toBe(1);
+  });
+
   it('never fires the same timer twice with two timer workers on one database', async () => {
     const clock = new TestClock();
     clock.frozenAt = new Date();

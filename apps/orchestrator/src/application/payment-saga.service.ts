@@ -196,24 +196,29 @@ export class PaymentSagaService {
 
   /**
    * Claims and fires one due timer (FOR UPDATE SKIP LOCKED: concurrent workers never fire the same
-   * one). Returns false when none is due. A failed firing is rolled back, counted and postponed.
+   * one). `idle` when none is due; `taken` when another worker fired or a handler rescheduled it
+   * while this one waited for the payment. A failed firing is rolled back, counted and postponed.
    */
-  async fireNextDueTimer(): Promise<boolean> {
+  async fireNextDueTimer(): Promise<'fired' | 'taken' | 'idle'> {
     let claimed: TimerRow | undefined;
     try {
       return await this.db.transaction(async (tx) => {
         const now = this.clock.now();
-        claimed = await this.timers.claimDueTimer(tx, now);
-        if (!claimed) return false;
-        const row = await this.payments.lockPayment(tx, claimed.paymentId);
-        if (!row) return true;
+        const next = await this.timers.nextDueTimer(tx, now);
+        if (!next) return 'idle';
+        // Lock order as in every handler, payment row first, then its timer: no deadlock.
+        const row = await this.payments.lockPayment(tx, next.paymentId);
+        claimed = await this.timers.claimTimer(tx, next.paymentId, next.kind, now);
+        // Fired or rescheduled by someone else while we waited for the payment: go on.
+        if (!claimed) return 'taken';
+        if (!row) return 'fired';
         if (claimed.kind === 'gateway-resend') {
           await this.resend(tx, row, claimed.payload as ResendPayload, {}, now);
         } else {
           const timer = claimed.payload as Timer;
           await this.decideAndApply(tx, row, { kind: 'timer-fired', timer }, {}, now);
         }
-        return true;
+        return 'fired';
       });
     } catch (error) {
       const failed: TimerRow | undefined = claimed;
@@ -225,7 +230,7 @@ export class PaymentSagaService {
       await this.db.transaction((tx) =>
         this.timers.postponeTimer(tx, failed.paymentId, failed.kind, retryAt),
       );
-      return true;
+      return 'fired';
     }
   }
 

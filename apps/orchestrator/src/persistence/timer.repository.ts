@@ -38,16 +38,44 @@ export class TimerRepository {
   }
 
   /**
-   * Claims one due timer: locks it (skipping timers another worker holds) and deletes it in the
-   * caller's transaction, so it fires once; a decision may schedule the same kind again.
+   * The earliest due timer, read without a lock: the worker locks its payment first and then
+   * claims it (`claimTimer`), the same order as every handler (payment row, then its timers), so
+   * a worker and a handler never deadlock.
    */
-  async claimDueTimer(tx: EntityManager, now: Date): Promise<TimerRow | undefined> {
+  async nextDueTimer(
+    tx: EntityManager,
+    now: Date,
+  ): Promise<{ paymentId: string; kind: StoredTimerKind } | undefined> {
     const due = await tx
       .getRepository(TimerEntity)
       .createQueryBuilder('t')
+      .select(['t.paymentId', 't.kind'])
       .where('t.dueAt <= :now', { now })
       .orderBy('t.dueAt')
       .limit(1)
+      .getOne();
+    return due ? { paymentId: due.paymentId, kind: due.kind } : undefined;
+  }
+
+  /**
+   * Claims one timer if it is still due: locks it (skipping it if another worker holds it) and
+   * deletes it in the caller's transaction, so it fires once; a decision may schedule the same
+   * kind again.
+   */
+  async claimTimer(
+    tx: EntityManager,
+    paymentId: string,
+    kind: StoredTimerKind,
+    now: Date,
+  ): Promise<TimerRow | undefined> {
+    const due = await tx
+      .getRepository(TimerEntity)
+      .createQueryBuilder('t')
+      .where('t.paymentId = :paymentId AND t.kind = :kind AND t.dueAt <= :now', {
+        paymentId,
+        kind,
+        now,
+      })
       .setLock('pessimistic_write')
       .setOnLocked('skip_locked')
       .getOne();
@@ -60,6 +88,12 @@ export class TimerRepository {
       payload: due.payload,
       attempts: due.attempts,
     };
+  }
+
+  /** The earliest due timer, claimed (for callers that hold no payment lock). */
+  async claimDueTimer(tx: EntityManager, now: Date): Promise<TimerRow | undefined> {
+    const next = await this.nextDueTimer(tx, now);
+    return next ? this.claimTimer(tx, next.paymentId, next.kind, now) : undefined;
   }
 
   /** After a failed firing: count the attempt and try again later (the claim was rolled back). */

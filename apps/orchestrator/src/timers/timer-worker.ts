@@ -47,12 +47,15 @@ export class TimerWorker implements OnApplicationBootstrap, BeforeApplicationShu
     this.running = undefined;
   }
 
-  /** Fires what is due now; returns how many timers were claimed. */
+  /** Fires what is due now; returns how many timers this worker fired. */
   async runOnce(): Promise<number> {
+    const { batchSize } = this.config.timers;
     let fired = 0;
-    while (fired < this.config.timers.batchSize && !this.stopping) {
-      if (!(await this.saga.fireNextDueTimer())) break;
-      fired += 1;
+    // Timers another worker took meanwhile do not count, but bound the round all the same.
+    for (let tries = 0; fired < batchSize && tries < 2 * batchSize && !this.stopping; tries++) {
+      const outcome = await this.saga.fireNextDueTimer();
+      if (outcome === 'idle') break;
+      if (outcome === 'fired') fired += 1;
     }
     return fired;
   }

@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
 import { cardSummary, luhnValid, type Card } from './card';
 import { open, parseSealed, seal, SealingError } from './sealing';
 
@@ -35,6 +35,14 @@ describe('card sealing', () => {
     const sealed = seal(card, adapter.publicKey, paymentId, { keyId: 'adapter-2025' });
     expect(open(sealed, adapter.privateKey, paymentId)).toEqual(card);
     expect(parseSealed(sealed).keyId).toBe('adapter-2025');
+  });
+
+  it('opens with a parsed KeyObject as with the PEM, and refuses another parsed key', () => {
+    const sealed = seal(card, adapter.publicKey, paymentId);
+    expect(open(sealed, createPrivateKey(adapter.privateKey), paymentId)).toEqual(card);
+    expect(code(() => open(sealed, createPrivateKey(other.privateKey), paymentId))).toBe(
+      'SEAL_OPEN_FAILED',
+    );
   });
 
   it('never contains the PAN, CVV or holder in any encoding we can think of', () => {

@@ -2,6 +2,7 @@ import {
   constants,
   createCipheriv,
   createDecipheriv,
+  type KeyObject,
   privateDecrypt,
   publicEncrypt,
   randomBytes,
@@ -117,14 +118,15 @@ export function parseSealed(sealed: string): SealedEnvelope {
 
 /**
  * Opens a sealed card. Any failure (wrong key, wrong associated data, tampering) is one error code,
- * SEAL_OPEN_FAILED, so callers cannot be used as a decryption oracle.
+ * SEAL_OPEN_FAILED, so callers cannot be used as a decryption oracle. A long-lived opener passes
+ * the parsed KeyObject: parsing the PEM on every call costs more than the decryption.
  */
-export function open(sealed: string, privateKeyPem: string, associatedData: string): Card {
+export function open(sealed: string, privateKey: string | KeyObject, associatedData: string): Card {
   const envelope = parseSealed(sealed);
   let plaintext: string;
   try {
     const key = privateDecrypt(
-      { key: privateKeyPem, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
+      { key: privateKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
       envelope.wrappedKey,
     );
     const decipher = createDecipheriv('aes-256-gcm', key, envelope.iv);

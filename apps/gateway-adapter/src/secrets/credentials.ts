@@ -213,7 +213,7 @@ function hideSecrets<T extends EndpointCredentials>(entry: T): T {
  * data). The key stays in a private field; the object prints as `[CardOpener]`.
  */
 export class CardOpener {
-  readonly #pem: string;
+  readonly #key: KeyObject;
 
   constructor(pem: string) {
     let key: KeyObject;
@@ -227,11 +227,11 @@ export class CardOpener {
     if (bits < MIN_RSA_BITS) {
       throw new Error(`has ${bits} bits; at least ${MIN_RSA_BITS} required`);
     }
-    this.#pem = key.export({ type: 'pkcs8', format: 'pem' }).toString();
+    this.#key = key;
   }
 
   open(sealed: string, paymentId: string): Card {
-    return open(sealed, this.#pem, paymentId);
+    return open(sealed, this.#key, paymentId);
   }
 
   toJSON(): string {

@@ -2,7 +2,7 @@
 # Runs CMD with the infrastructure the integration and e2e tests need:
 #   - Kafka: if KAFKA_BROKERS is set, that broker is used as is; otherwise a throw-away local
 #     broker is started with deploy/local/kafka/kafka.sh on test ports (KAFKA_PORT /
-#     KAFKA_CONTROLLER_PORT, default 39092/39093, or the next free pair), KAFKA_BROKERS is
+#     KAFKA_CONTROLLER_PORT, default 19092/19093, or the next free pair), KAFKA_BROKERS is
 #     exported for CMD, and the broker is always stopped afterwards (also on failure or Ctrl-C).
 #   - PostgreSQL: the machine's server at DATABASE_URL's host and port (default 127.0.0.1:5432)
 #     must accept connections; it is only checked, never started.
@@ -52,25 +52,38 @@ check_postgres
 if [[ -n "${KAFKA_BROKERS:-}" ]]; then
   say "using the broker(s) in KAFKA_BROKERS=$KAFKA_BROKERS"
 else
-  port="${KAFKA_PORT:-39092}"
+  KAFKA_PORT_GIVEN="${KAFKA_PORT:-}"
+  # Below the kernel's ephemeral range (32768-60999 here): a port inside it can be held by any
+  # outgoing connection at the moment the broker binds, which a "nobody listens" check misses.
+  port="${KAFKA_PORT:-19092}"
   controller="${KAFKA_CONTROLLER_PORT:-$((port + 1))}"
-  if [[ -z "${KAFKA_PORT:-}" ]]; then
-    # Another run (or another developer's) may hold the default test ports: take the next free pair.
-    tries=0
+  next_free_pair() {
+    local tries=0
     while port_open "$port" || port_open "$controller"; do
       tries=$((tries + 1))
-      ((tries < 50)) || die "no free port pair found from 39092 upwards"
+      ((tries < 50)) || die "no free port pair found from ${KAFKA_PORT:-19092} upwards"
       port=$((port + 2))
       controller=$((port + 1))
     done
-  fi
-  export KAFKA_PORT="$port" KAFKA_CONTROLLER_PORT="$controller"
+  }
+  [[ -n "${KAFKA_PORT:-}" ]] || next_free_pair
   # Always stop the broker we start, whatever happens to CMD.
   cleanup() { bash "$KAFKA_SH" stop || true; }
   trap cleanup EXIT
   trap 'exit 130' INT
   trap 'exit 143' TERM
-  bash "$KAFKA_SH" start
+  attempt=1
+  while true; do
+    export KAFKA_PORT="$port" KAFKA_CONTROLLER_PORT="$controller"
+    bash "$KAFKA_SH" start && break
+    # A pair taken between the check and the bind: try the next one (not when ports were given).
+    [[ -z "${KAFKA_PORT_GIVEN:-}" && $attempt -lt 3 ]] || die "the broker did not start (see above)"
+    attempt=$((attempt + 1))
+    say "retrying on the next port pair"
+    port=$((port + 2))
+    controller=$((port + 1))
+    next_free_pair
+  done
   export KAFKA_BROKERS="127.0.0.1:$KAFKA_PORT"
 fi
 

@@ -2,7 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { TOPICS } from '@payments/contracts';
 import { KafkaBrokerHealthCheck } from '@payments/kafka';
-import { LoggingModule } from '@payments/logging';
+import { LoggingModule, loggingOptions } from '@payments/logging';
 import { HttpErrorFilter, ObservabilityModule, provideHealthChecks } from '@payments/observability';
 import type { Logger } from 'pino';
 import { CallbackIngestService } from './app/callback-ingest.service';
@@ -39,10 +39,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         LoggingModule.forRoot({
-          service: SERVICE_NAME,
-          version: config.version,
-          level: config.log.logLevel,
-          pretty: config.log.logPretty,
+          ...loggingOptions(SERVICE_NAME, config),
           ...(options.logger ? { logger: options.logger } : {}),
         }),
         ObservabilityModule.forRoot({ service: SERVICE_NAME }),

@@ -3,7 +3,7 @@ import { APP_FILTER } from '@nestjs/core';
 import { TOPICS } from '@payments/contracts';
 import { DATABASE_HEALTH_CHECK, DatabaseModule } from '@payments/database';
 import { getConsumerLivenessToken, KafkaBrokerHealthCheck, KafkaModule } from '@payments/kafka';
-import { createLogger, LoggingModule } from '@payments/logging';
+import { createLogger, LoggingModule, loggingOptions } from '@payments/logging';
 import { HttpErrorFilter, ObservabilityModule, provideHealthChecks } from '@payments/observability';
 import type { Logger } from 'pino';
 import { GATEWAY_ADAPTER_CONFIG, GatewayAdapterConfig } from './config';
@@ -48,23 +48,13 @@ export class AppModule {
     secrets: AdapterSecrets,
     options: AppModuleOptions = {},
   ): DynamicModule {
-    const logger =
-      options.logger ??
-      createLogger({
-        service: SERVICE_NAME,
-        version: config.version,
-        level: config.log.logLevel,
-        pretty: config.log.logPretty,
-      });
+    const logger = options.logger ?? createLogger(loggingOptions(SERVICE_NAME, config));
     const clock = options.clock ?? systemClock;
     return {
       module: AppModule,
       imports: [
         LoggingModule.forRoot({
-          service: SERVICE_NAME,
-          version: config.version,
-          level: config.log.logLevel,
-          pretty: config.log.logPretty,
+          ...loggingOptions(SERVICE_NAME, config),
           logger,
         }),
         ObservabilityModule.forRoot({ service: SERVICE_NAME }),

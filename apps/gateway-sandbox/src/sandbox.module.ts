@@ -7,7 +7,7 @@ import {
   OnModuleInit,
 } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
-import { LoggingModule } from '@payments/logging';
+import { LoggingModule, loggingOptions } from '@payments/logging';
 import { HttpErrorFilter, ObservabilityModule, provideHealthChecks } from '@payments/observability';
 import type { Logger as PinoLogger } from 'pino';
 import { Sandbox } from './app/sandbox';
@@ -63,10 +63,7 @@ export class SandboxModule {
       module: SandboxModule,
       imports: [
         LoggingModule.forRoot({
-          service: SERVICE_NAME,
-          version: config.version,
-          level: config.log.logLevel,
-          pretty: config.log.logPretty,
+          ...loggingOptions(SERVICE_NAME, config),
           ...(logger ? { logger } : {}),
         }),
         ObservabilityModule.forRoot({ service: SERVICE_NAME }),

@@ -8,7 +8,7 @@ import {
   type KafkaLogger,
   KafkaModule,
 } from '@payments/kafka';
-import { LoggingModule } from '@payments/logging';
+import { LoggingModule, loggingOptions } from '@payments/logging';
 import { HttpErrorFilter, ObservabilityModule, provideHealthChecks } from '@payments/observability';
 import type { Logger } from 'pino';
 import { Clock, IdGenerator } from './application/clock';
@@ -52,10 +52,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         LoggingModule.forRoot({
-          service: SERVICE_NAME,
-          version: config.version,
-          level: config.log.logLevel,
-          pretty: config.log.logPretty,
+          ...loggingOptions(SERVICE_NAME, config),
           logger,
         }),
         ObservabilityModule.forRoot({ service: SERVICE_NAME }),

@@ -8,7 +8,7 @@ import {
   describeConfig,
   loadConfigOrExit,
 } from '@payments/config';
-import { Logger, LoggingOptions, createLogger } from '@payments/logging';
+import { Logger, LoggingOptions, createLogger, loggingOptions } from '@payments/logging';
 
 /** The variables boot itself reads; every app's configuration shape declares them. */
 export interface BootShape extends ConfigShape {
@@ -83,10 +83,7 @@ export async function bootstrapHttpApp<S extends BootShape, P = undefined>(
   const prepared = prepareOrExit(spec, config);
   const boot: ResolvedConfig<BootShape> = config;
   const logger = createLogger({
-    service,
-    version: boot.version,
-    level: boot.log.logLevel,
-    pretty: boot.log.logPretty,
+    ...loggingOptions(service, boot),
     destination: spec.logDestination,
   });
   const details = spec.details?.(config, prepared) ?? {};

@@ -1,4 +1,4 @@
-import { createLogger } from './logger';
+import { createLogger, loggingOptions } from './logger';
 import { currentCorrelationId, runWithCorrelationId } from './correlation';
 
 function capture() {
@@ -118,5 +118,16 @@ describe('correlation ids', () => {
     expect(before.correlationId).toBe('corr-42');
     expect(after.correlationId).toBe('corr-42');
     expect(after.component).toBe('x');
+  });
+});
+
+describe('loggingOptions', () => {
+  it('maps an app configuration to the logger options', () => {
+    expect(
+      loggingOptions('orchestrator', {
+        version: '1.2.3',
+        log: { logLevel: 'debug', logPretty: true },
+      }),
+    ).toEqual({ service: 'orchestrator', version: '1.2.3', level: 'debug', pretty: true });
   });
 });

@@ -15,6 +15,22 @@ export interface LoggingOptions {
   readonly destination?: DestinationStream;
 }
 
+/** The part of every app's configuration that logging reads (APP_VERSION, LOG_LEVEL, LOG_PRETTY). */
+export interface AppLogConfig {
+  readonly version: string;
+  readonly log: { readonly logLevel: string; readonly logPretty: boolean };
+}
+
+/** Logging options of an app from its resolved configuration. */
+export function loggingOptions(service: string, config: AppLogConfig): LoggingOptions {
+  return {
+    service,
+    version: config.version,
+    level: config.log.logLevel,
+    pretty: config.log.logPretty,
+  };
+}
+
 /** The pino options every logger of the project shares (base fields, redaction, scrubbing). */
 export function buildPinoOptions(options: LoggingOptions): LoggerOptions {
   return {

@@ -204,8 +204,8 @@ describe('app shells boot, report health and metrics, and stop cleanly', () => {
         'inbox',
         'migrations',
         'outbox',
-        'payment_history',
-        'payments',
+        'saga_history',
+        'sagas',
         'timers',
       ]);
     }

@@ -20,7 +20,7 @@ import {
 import { getConsumerToken, type KafkaConsumerRunner } from '@payments/kafka';
 import { Logger } from '@payments/logging';
 import { AppModule } from '../../apps/orchestrator/src/app.module';
-import { Clock } from '../../apps/orchestrator/src/application/clock';
+import { Clock } from '../../apps/orchestrator/src/runtime/clock';
 import { orchestratorConfigShape } from '../../apps/orchestrator/src/config';
 
 export function brokers(): string[] {

@@ -11,21 +11,29 @@ import {
 import { LoggingModule, loggingOptions } from '@payments/logging';
 import { HttpErrorFilter, ObservabilityModule, provideHealthChecks } from '@payments/observability';
 import type { Logger } from 'pino';
-import { Clock, IdGenerator } from './application/clock';
-import { PaymentSagaService } from './application/payment-saga.service';
-import { PAYMENT_POLICY, policyFromConfig } from './application/policy';
 import { ORCHESTRATOR_CONFIG, OrchestratorConfig } from './config';
-import { PaymentQueryService } from './http/payment-query.service';
-import { PaymentsController } from './http/payments.controller';
-import { ORCHESTRATOR_HANDLERS } from './messaging/handlers';
+import { cardPaymentFlow } from './flows/card-payment/card-payment.flow';
+import { policyFromConfig } from './flows/card-payment/policy';
+import { contractCommands } from './flows/command-catalogue';
 import { orchestratorMigrations } from './migrations';
+import { OutboxRelay } from './outbox/outbox-relay';
+import { OutboxWriter } from './outbox/outbox.writer';
 import { Database } from './persistence/database';
 import { orchestratorEntities } from './persistence/entities';
-import { OutboxRepository } from './persistence/outbox.repository';
-import { PaymentRepository } from './persistence/payment.repository';
+import { SagaRepository } from './persistence/saga.repository';
 import { TimerRepository } from './persistence/timer.repository';
-import { OutboxRelay } from './relay/outbox-relay';
-import { TimerWorker } from './timers/timer-worker';
+import { PaymentQueryService } from './queries/payment-query.service';
+import { Clock, IdGenerator } from './runtime/clock';
+import {
+  COMMAND_CATALOGUE,
+  FLOWS,
+  RUNTIME_OPTIONS,
+  type RuntimeOptions,
+  SagaRuntime,
+} from './runtime/saga-runtime';
+import { TimerWorker } from './runtime/timer-worker';
+import { PaymentsController } from './transport/http/payments.controller';
+import { ORCHESTRATOR_HANDLERS } from './transport/kafka/handlers';
 
 export const SERVICE_NAME = 'orchestrator';
 
@@ -77,15 +85,22 @@ export class AppModule {
       controllers: [PaymentsController],
       providers: [
         { provide: ORCHESTRATOR_CONFIG, useValue: config },
-        { provide: PAYMENT_POLICY, useValue: policyFromConfig(config.policy) },
+        { provide: FLOWS, useValue: [cardPaymentFlow(policyFromConfig(config.policy))] },
+        { provide: COMMAND_CATALOGUE, useValue: contractCommands },
+        {
+          provide: RUNTIME_OPTIONS,
+          useValue: {
+            hintIntervalMs: config.policy.statusHintIntervalSeconds * 1000,
+          } satisfies RuntimeOptions,
+        },
         { provide: APP_FILTER, useClass: HttpErrorFilter },
         Clock,
         IdGenerator,
         Database,
-        PaymentRepository,
-        OutboxRepository,
+        SagaRepository,
+        OutboxWriter,
         TimerRepository,
-        PaymentSagaService,
+        SagaRuntime,
         PaymentQueryService,
         OutboxRelay,
         TimerWorker,

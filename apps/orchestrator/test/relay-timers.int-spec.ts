@@ -7,9 +7,9 @@ import { Client } from 'pg';
 import type { GatewayResult } from '@payments/contracts';
 import { saleCommand } from '@payments/contracts/testing';
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
-import { PaymentSagaService } from '../src/application/payment-saga.service';
-import { OutboxRelay } from '../src/relay/outbox-relay';
-import { TimerWorker } from '../src/timers/timer-worker';
+import { SagaRuntime } from '../src/runtime/saga-runtime';
+import { OutboxRelay } from '../src/outbox/outbox-relay';
+import { TimerWorker } from '../src/runtime/timer-worker';
 import {
   type RunningOrchestrator,
   startOrchestrator,
@@ -65,7 +65,7 @@ describe('outbox relay and timers with two orchestrators on one database', () =>
   async function requestOf(paymentId: string): Promise<{ request_id: string }> {
     return waitFor(async () => {
       const [row] = await query<{ request_id: string }>(
-        `SELECT request_id FROM gateway_requests WHERE payment_id = $1`,
+        `SELECT request_id FROM gateway_requests WHERE saga_id = $1`,
         [paymentId],
       );
       return row;
@@ -92,7 +92,7 @@ describe('outbox relay and timers with two orchestrators on one database', () =>
     const historyCount = async (n: number) =>
       waitFor(async () => {
         const [{ count }] = await query<{ count: number }>(
-          `SELECT count(*)::int AS count FROM payment_history WHERE payment_id = ANY($1::uuid[])`,
+          `SELECT count(*)::int AS count FROM saga_history WHERE saga_id = ANY($1::uuid[])`,
           [payments],
         );
         return count === n;
@@ -122,7 +122,7 @@ describe('outbox relay and timers with two orchestrators on one database', () =>
     );
     expect(backlog).toBe(12); // 9 events + 3 gateway requests
     // The new consumer group started at the end of the topics: no earlier test's commands.
-    expect(await query(`SELECT id FROM payments`)).toHaveLength(3);
+    expect(await query(`SELECT id FROM sagas`)).toHaveLength(3);
     for (const p of payments) expect(collector.events(p)).toHaveLength(0);
 
     // Two relays now: one holds the lock and publishes, the other stands by.
@@ -159,7 +159,7 @@ describe('outbox relay and timers with two orchestrators on one database', () =>
     const clock = new TestClock();
     clock.frozenAt = new Date();
     const o = await start({ TIMER_WORKER_ENABLED: 'false' }, { clock });
-    const saga = o.app.get(PaymentSagaService);
+    const saga = o.app.get(SagaRuntime);
     const paymentId = randomUUID();
     await saga.handleCommand(saleCommand({ paymentId, commandId: randomUUID() }), {});
     const { request_id } = await requestOf(paymentId);
@@ -171,13 +171,13 @@ describe('outbox relay and timers with two orchestrators on one database', () =>
     await handler.connect();
     try {
       await handler.query('BEGIN');
-      await handler.query('SELECT id FROM payments WHERE id = $1 FOR UPDATE', [paymentId]);
+      await handler.query('SELECT id FROM sagas WHERE id = $1 FOR UPDATE', [paymentId]);
       const firing = o.app.get(TimerWorker).runOnce();
       await new Promise((resolve) => setTimeout(resolve, 300)); // the worker is now waiting
       // Locking the timer row while the worker waits: with the opposite lock order in the worker
       // (timer, then payment) PostgreSQL aborts one of the two with "deadlock detected".
       await handler.query(
-        `UPDATE timers SET attempts = attempts WHERE payment_id = $1 AND kind = 'status-poll'`,
+        `UPDATE timers SET attempts = attempts WHERE saga_id = $1 AND kind = 'status-poll'`,
         [paymentId],
       );
       await handler.query('COMMIT');
@@ -186,7 +186,7 @@ describe('outbox relay and timers with two orchestrators on one database', () =>
       await handler.end();
     }
     const polls = await query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM gateway_requests WHERE payment_id = $1 AND operation = 'status'`,
+      `SELECT count(*)::int AS n FROM gateway_requests WHERE saga_id = $1 AND operation = 'status'`,
       [paymentId],
     );
     expect(polls[0].n).toBe(1);
@@ -198,7 +198,7 @@ describe('outbox relay and timers with two orchestrators on one database', () =>
     const env = { TIMER_WORKER_ENABLED: 'false', TIMER_BATCH_SIZE: '5' };
     const a = await start(env, { clock });
     const b = await start(env, { groupId: a.groupId, clock });
-    const saga = a.app.get(PaymentSagaService);
+    const saga = a.app.get(SagaRuntime);
 
     const payments = Array.from({ length: 20 }, () => randomUUID());
     for (const paymentId of payments) {
@@ -224,9 +224,9 @@ describe('outbox relay and timers with two orchestrators on one database', () =>
     ]);
     expect(firedA + firedB).toBe(20);
 
-    const statusRequests = await query<{ payment_id: string; n: number }>(
-      `SELECT payment_id, count(*)::int AS n FROM gateway_requests
-        WHERE operation = 'status' GROUP BY payment_id`,
+    const statusRequests = await query<{ saga_id: string; n: number }>(
+      `SELECT saga_id, count(*)::int AS n FROM gateway_requests
+        WHERE operation = 'status' GROUP BY saga_id`,
     );
     expect(statusRequests).toHaveLength(20);
     expect(statusRequests.every((r) => r.n === 1)).toBe(true);

@@ -161,7 +161,7 @@ describe('orchestrator saga (real broker + PostgreSQL)', () => {
     // Settled: the sealed card is gone from the stored request and from published outbox rows.
     const stored = await query<{ has: boolean; purged: Date | null }>(
       `SELECT body ? 'sealedCard' AS has, sealed_card_purged_at AS purged
-         FROM gateway_requests WHERE payment_id = $1`,
+         FROM gateway_requests WHERE saga_id = $1`,
       [command.paymentId],
     );
     expect(stored).toEqual([{ has: false, purged: expect.any(Date) }]);
@@ -212,7 +212,7 @@ describe('orchestrator saga (real broker + PostgreSQL)', () => {
     expect(new Set(events.map((e) => e.value.version))).toEqual(new Set([1]));
 
     expect(collector.requests(command.paymentId)).toHaveLength(1);
-    const requests = await query(`SELECT 1 FROM gateway_requests WHERE payment_id = $1`, [
+    const requests = await query(`SELECT 1 FROM gateway_requests WHERE saga_id = $1`, [
       command.paymentId,
     ]);
     expect(requests).toHaveLength(1);
@@ -308,7 +308,7 @@ describe('orchestrator saga (real broker + PostgreSQL)', () => {
     expect(types(collector.events(command.paymentId))).not.toContain('failed');
     expect(types(collector.events(command.paymentId))).not.toContain('declined');
     const timers = await query<{ kind: string }>(
-      `SELECT kind FROM timers WHERE payment_id = $1 ORDER BY kind`,
+      `SELECT kind FROM timers WHERE saga_id = $1 ORDER BY kind`,
       [command.paymentId],
     );
     expect(timers.map((t) => t.kind)).toEqual(['status-poll']);
@@ -337,10 +337,9 @@ describe('orchestrator saga (real broker + PostgreSQL)', () => {
     );
     const authorized = await collector.waitForEvents(preauth.paymentId, 3);
     expect(authorized[2].value).toMatchObject({ type: 'authorized', version: 3 });
-    const hold = await query(
-      `SELECT 1 FROM timers WHERE payment_id = $1 AND kind = 'hold-expiry'`,
-      [preauth.paymentId],
-    );
+    const hold = await query(`SELECT 1 FROM timers WHERE saga_id = $1 AND kind = 'hold-expiry'`, [
+      preauth.paymentId,
+    ]);
     expect(hold).toHaveLength(1);
 
     const tooMuch = {
@@ -449,7 +448,7 @@ describe('orchestrator saga (real broker + PostgreSQL)', () => {
     ]);
     expect(inbox).toHaveLength(1);
     const history = await query<{ version: number }>(
-      `SELECT version FROM payment_history WHERE payment_id = $1 ORDER BY version`,
+      `SELECT version FROM saga_history WHERE saga_id = $1 ORDER BY version`,
       [paymentId],
     );
     expect(history.map((h) => h.version)).toEqual([1, 2, 3]);
@@ -474,7 +473,7 @@ describe('orchestrator saga (real broker + PostgreSQL)', () => {
       'first hint',
     );
     const [{ last_hint_at: firstAt }] = await query<{ last_hint_at: Date }>(
-      `SELECT last_hint_at FROM payments WHERE id = $1`,
+      `SELECT last_hint_at FROM sagas WHERE id = $1`,
       [paymentId],
     );
     expect(firstAt).toBeInstanceOf(Date);
@@ -487,7 +486,7 @@ describe('orchestrator saga (real broker + PostgreSQL)', () => {
       'second hint',
     );
     const [{ last_hint_at: secondAt }] = await query<{ last_hint_at: Date }>(
-      `SELECT last_hint_at FROM payments WHERE id = $1`,
+      `SELECT last_hint_at FROM sagas WHERE id = $1`,
       [paymentId],
     );
     expect(secondAt.getTime()).toBe(firstAt.getTime());

@@ -1,10 +1,10 @@
-export * from './payment';
-export { DomainError, type DomainErrorCode } from './shared/domain-error';
+/** Pure helpers every flow's domain may use (no I/O, no framework). */
+export { DomainError, type DomainErrorCode } from './domain-error';
 export {
   commandFingerprint,
   canonicalJson,
   idempotencyVerdict,
   FINGERPRINT_EXCLUDED_FIELDS,
-} from './shared/fingerprint';
-export type { IdempotencyVerdict } from './shared/fingerprint';
-export { nextPollDelay, notSentRetryDelay, POLL_BANDS } from './shared/polling';
+} from './fingerprint';
+export type { IdempotencyVerdict } from './fingerprint';
+export { nextPollDelay, notSentRetryDelay, POLL_BANDS } from './polling';

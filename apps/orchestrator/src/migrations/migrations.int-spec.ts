@@ -54,7 +54,11 @@ describe('runMigrations (real PostgreSQL)', () => {
 
     const messages: string[] = [];
     const applied = await runMigrations(open('migrate-a'), { info: (m) => messages.push(m) });
-    expect(applied).toEqual(['OutboxInbox1767225600000', 'Payments1767312000000']);
+    expect(applied).toEqual([
+      'OutboxInbox1767225600000',
+      'Payments1767312000000',
+      'Sagas1767600000000',
+    ]);
     expect(messages).toContain('migrations: applied OutboxInbox1767225600000');
     expect(messages).toContain('migrations: applied Payments1767312000000');
 
@@ -68,8 +72,8 @@ describe('runMigrations (real PostgreSQL)', () => {
       'inbox',
       MIGRATIONS_TABLE,
       'outbox',
-      'payment_history',
-      'payments',
+      'saga_history',
+      'sagas',
       'timers',
     ]);
 
@@ -138,7 +142,11 @@ describe('runMigrations (real PostgreSQL)', () => {
       runMigrations(open('migrate-concurrent-b'), silent),
     ]);
     // Exactly one of them applied the migration; the other waited on the lock and found none.
-    expect([...a, ...b]).toEqual(['OutboxInbox1767225600000', 'Payments1767312000000']);
+    expect([...a, ...b]).toEqual([
+      'OutboxInbox1767225600000',
+      'Payments1767312000000',
+      'Sagas1767600000000',
+    ]);
     const recorded = await query<{ name: string; n: string }>(
       db.url,
       `SELECT name, count(*) AS n FROM ${MIGRATIONS_TABLE} GROUP BY name`,
@@ -146,6 +154,7 @@ describe('runMigrations (real PostgreSQL)', () => {
     expect(recorded.sort((x, y) => x.name.localeCompare(y.name))).toEqual([
       { name: 'OutboxInbox1767225600000', n: '1' },
       { name: 'Payments1767312000000', n: '1' },
+      { name: 'Sagas1767600000000', n: '1' },
     ]);
     // The lock was released: nobody holds an advisory lock in this database any more (pg_locks
     // is server-wide: other databases, e.g. a running orchestrator's relay, may hold theirs).

@@ -4,11 +4,12 @@ import type { DataSource } from 'typeorm';
 import type { PaymentEvent } from '@payments/contracts';
 import { createDataSource, runMigrations } from '@payments/database';
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
+import { initialState } from '../flows/card-payment/domain';
 import { orchestratorMigrations } from '../migrations';
 import { Database } from './database';
 import { orchestratorEntities } from './entities';
-import { OUTBOX_CHANNEL, OutboxRepository } from './outbox.repository';
-import { ConcurrentUpdateError, PaymentRepository } from './payment.repository';
+import { OUTBOX_CHANNEL, OutboxWriter } from '../outbox/outbox.writer';
+import { ConcurrentUpdateError, SagaRepository } from './saga.repository';
 import { TimerRepository } from './timer.repository';
 
 /** The repositories' SQL (through the entities) against a migrated database. */
@@ -16,8 +17,8 @@ describe('orchestrator repositories (real PostgreSQL)', () => {
   let db: TestDatabase;
   let dataSource: DataSource;
   let database: Database;
-  const payments = new PaymentRepository();
-  const outbox = new OutboxRepository();
+  const payments = new SagaRepository();
+  const outbox = new OutboxWriter();
   const timers = new TimerRepository();
   const now = new Date('2026-01-02T03:04:05.678Z');
 
@@ -42,39 +43,55 @@ describe('orchestrator repositories (real PostgreSQL)', () => {
     }
   });
 
+  const key = (sagaId: string) => ({ flow: 'card-payment', sagaId, kind: 'status-poll' });
+
   async function newPayment(): Promise<string> {
     const id = randomUUID();
-    await database.transaction((tx) => payments.ensurePayment(tx, id, 'ep-1', now));
+    await database.transaction((tx) =>
+      payments.ensureSaga(
+        tx,
+        { id, flow: 'card-payment', endpointId: 'ep-1', state: initialState },
+        now,
+      ),
+    );
     return id;
   }
 
   it('creates a payment once, locks it and saves with a version check', async () => {
     const id = await newPayment();
-    await database.transaction((tx) => payments.ensurePayment(tx, id, 'ep-other', now));
-    const row = await database.transaction((tx) => payments.lockPayment(tx, id));
+    await database.transaction((tx) =>
+      payments.ensureSaga(
+        tx,
+        { id, flow: 'card-payment', endpointId: 'ep-other', state: initialState },
+        now,
+      ),
+    );
+    const row = await database.transaction((tx) => payments.lockSaga(tx, id));
     expect(row).toMatchObject({ id, version: 0, lastHintAt: null, state: { status: 'initial' } });
 
-    const state = { ...row!.state, version: 2 };
-    await database.transaction((tx) => payments.savePayment(tx, id, state, 0, now));
+    const update = {
+      state: { ...(row!.state as object), version: 2 },
+      version: 2,
+      projection: { status: 'initial', kind: null, settled: false },
+    };
+    await database.transaction((tx) => payments.saveSaga(tx, id, update, 0, now));
     await expect(
-      database.transaction((tx) => payments.savePayment(tx, id, state, 0, now)),
+      database.transaction((tx) => payments.saveSaga(tx, id, update, 0, now)),
     ).rejects.toBeInstanceOf(ConcurrentUpdateError);
     const [saved] = await dataSource.query<Array<{ endpoint_id: string; version: number }>>(
-      `SELECT endpoint_id, version FROM payments WHERE id = $1`,
+      `SELECT endpoint_id, version FROM sagas WHERE id = $1`,
       [id],
     );
     expect(saved).toEqual({ endpoint_id: 'ep-1', version: 2 });
-    expect(await database.transaction((tx) => payments.lockPayment(tx, randomUUID()))).toBe(
-      undefined,
-    );
+    expect(await database.transaction((tx) => payments.lockSaga(tx, randomUUID()))).toBe(undefined);
   });
 
   it('deduplicates inbox messages', async () => {
     const messageId = randomUUID();
-    const record = () => database.transaction((tx) => outbox.recordInbox(tx, 'c', messageId));
+    const record = () => database.transaction((tx) => payments.recordInbox(tx, 'c', messageId));
     expect(await record()).toBe(true);
     expect(await record()).toBe(false);
-    expect(await database.transaction((tx) => outbox.recordInbox(tx, 'other', messageId))).toBe(
+    expect(await database.transaction((tx) => payments.recordInbox(tx, 'other', messageId))).toBe(
       true,
     );
   });
@@ -130,18 +147,18 @@ describe('orchestrator repositories (real PostgreSQL)', () => {
       { eventId: randomUUID(), event: conflict },
       { eventId: randomUUID(), event: event(3, { type: 'command-rejected', reason: 'X' }) },
     ];
-    await database.transaction((tx) => payments.appendHistory(tx, rows));
+    await database.transaction((tx) => payments.appendHistory(tx, id, rows));
     const found = await database.transaction((tx) => payments.eventsOfCommand(tx, commandId));
-    expect(found).toEqual([rows[0], rows[2]]);
+    expect(found).toEqual([rows[0], rows[2]].map((r) => ({ sagaId: id, ...r })));
   });
 
   it('claims a due timer once, even with two workers at the same time', async () => {
     const id = await newPayment();
     const due = new Date(now.getTime() - 1000);
-    await database.transaction((tx) => timers.upsertTimer(tx, id, 'status-poll', due, { a: 1 }));
-    await database.transaction((tx) => timers.postponeTimer(tx, id, 'status-poll', due));
-    await database.transaction((tx) => timers.postponeTimer(tx, id, 'status-poll', due));
-    await database.transaction((tx) => timers.upsertTimer(tx, id, 'status-poll', due, { a: 2 }));
+    await database.transaction((tx) => timers.upsertTimer(tx, key(id), due, { a: 1 }));
+    await database.transaction((tx) => timers.postponeTimer(tx, key(id), due));
+    await database.transaction((tx) => timers.postponeTimer(tx, key(id), due));
+    await database.transaction((tx) => timers.upsertTimer(tx, key(id), due, { a: 2 }));
 
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
@@ -155,7 +172,8 @@ describe('orchestrator repositories (real PostgreSQL)', () => {
     release();
     expect(second).toBeUndefined();
     expect(await first).toEqual({
-      paymentId: id,
+      flow: 'card-payment',
+      sagaId: id,
       kind: 'status-poll',
       dueAt: due,
       payload: { a: 2 },

@@ -9,8 +9,8 @@ export class CommandEntity {
   @Column({ name: 'fingerprint', type: 'text' })
   fingerprint!: string;
 
-  @Column({ name: 'payment_id', type: 'uuid' })
-  paymentId!: string;
+  @Column({ name: 'saga_id', type: 'uuid' })
+  sagaId!: string;
 
   @Column({ name: 'recorded_at', type: 'timestamptz', default: () => 'now()' })
   recordedAt!: Date;

@@ -40,8 +40,8 @@ describe('orchestrator entities and migrations (real PostgreSQL)', () => {
       'gateway_requests',
       'inbox',
       'outbox',
-      'payment_history',
-      'payments',
+      'saga_history',
+      'sagas',
       'timers',
     ]);
   });

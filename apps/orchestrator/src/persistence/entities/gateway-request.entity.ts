@@ -1,17 +1,17 @@
 import type { GatewayRequest } from '@payments/contracts';
 import { Column, Entity, ForeignKey, Index, PrimaryColumn } from 'typeorm';
-import { PaymentEntity } from './payment.entity';
+import { SagaEntity } from './saga.entity';
 
 /** `gateway_requests` (migration Payments1767312000000): every request as first sent. */
 @Entity({ name: 'gateway_requests' })
-@Index('gateway_requests_payment_idx', ['paymentId'])
+@Index('gateway_requests_saga_idx', ['sagaId'])
 export class GatewayRequestEntity {
   @PrimaryColumn({ name: 'request_id', type: 'uuid' })
   requestId!: string;
 
-  @Column({ name: 'payment_id', type: 'uuid' })
-  @ForeignKey(() => PaymentEntity, { name: 'gateway_requests_payment_id_fkey' })
-  paymentId!: string;
+  @Column({ name: 'saga_id', type: 'uuid' })
+  @ForeignKey(() => SagaEntity, { name: 'gateway_requests_saga_id_fkey' })
+  sagaId!: string;
 
   @Column({ name: 'operation', type: 'text' })
   operation!: string;

@@ -2,8 +2,8 @@ import { CommandEntity } from './command.entity';
 import { GatewayRequestEntity } from './gateway-request.entity';
 import { InboxEntity } from './inbox.entity';
 import { OutboxEntity } from './outbox.entity';
-import { PaymentHistoryEntity } from './payment-history.entity';
-import { PaymentEntity } from './payment.entity';
+import { SagaHistoryEntity } from './saga-history.entity';
+import { SagaEntity } from './saga.entity';
 import { TimerEntity } from './timer.entity';
 
 export {
@@ -11,16 +11,15 @@ export {
   GatewayRequestEntity,
   InboxEntity,
   OutboxEntity,
-  PaymentEntity,
-  PaymentHistoryEntity,
+  SagaEntity,
+  SagaHistoryEntity,
   TimerEntity,
 };
-export type { StoredTimerKind } from './timer.entity';
 
 /** Every table of the orchestrator's database; the schema itself comes from the migrations. */
 export const orchestratorEntities = [
-  PaymentEntity,
-  PaymentHistoryEntity,
+  SagaEntity,
+  SagaHistoryEntity,
   CommandEntity,
   GatewayRequestEntity,
   TimerEntity,

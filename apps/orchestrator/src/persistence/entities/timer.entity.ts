@@ -1,19 +1,20 @@
 import { Column, Entity, ForeignKey, Index, PrimaryColumn } from 'typeorm';
-import { PaymentEntity } from './payment.entity';
+import { SagaEntity } from './saga.entity';
 
-/** Timer kinds of the decider plus the app's own deferred resend of a not-sent request. */
-export type StoredTimerKind = 'status-poll' | 'unknown-alert' | 'hold-expiry' | 'gateway-resend';
-
-/** `timers` (migration Payments1767312000000): one row per (payment, kind). */
+/** `timers` (migrations Payments1767312000000, Sagas1767600000000): one row per (flow, saga, kind). */
 @Entity({ name: 'timers' })
 @Index('timers_due_idx', ['dueAt'])
 export class TimerEntity {
-  @PrimaryColumn({ name: 'payment_id', type: 'uuid' })
-  @ForeignKey(() => PaymentEntity, { name: 'timers_payment_id_fkey' })
-  paymentId!: string;
+  @PrimaryColumn({ name: 'flow', type: 'text' })
+  flow!: string;
 
+  @PrimaryColumn({ name: 'saga_id', type: 'uuid' })
+  @ForeignKey(() => SagaEntity, { name: 'timers_saga_id_fkey' })
+  sagaId!: string;
+
+  /** A kind of the flow's decider, or the runtime's own `gateway-resend`. */
   @PrimaryColumn({ name: 'kind', type: 'text' })
-  kind!: StoredTimerKind;
+  kind!: string;
 
   @Column({ name: 'due_at', type: 'timestamptz' })
   dueAt!: Date;

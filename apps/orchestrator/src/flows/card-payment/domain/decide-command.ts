@@ -1,0 +1,278 @@
+import type {
+  CaptureCommand,
+  GatewayFollowUpRequest,
+  Money,
+  PaymentCommand,
+  PreauthCommand,
+  RefreshStatusCommand,
+  ReturnCommand,
+  SaleCommand,
+  VoidCommand,
+} from '@payments/contracts';
+import type { Decision, DecisionContext } from './decision';
+import { accepted, rejected } from './drafts';
+import { statusRequest } from './decide-gateway';
+import {
+  currencyRefusal,
+  existingPayment,
+  firstRefusal,
+  followUpTarget,
+  isRejection,
+  MISSING_ORDER_ID,
+  refuse,
+} from './guards';
+import type { OpenPayment, PaymentState } from './state';
+
+export function decideCommand(
+  command: PaymentCommand,
+  state: PaymentState,
+  ctx: DecisionContext,
+): Decision {
+  switch (command.type) {
+    case 'sale':
+    case 'preauth':
+      return initiate(command, state, ctx);
+    case 'capture':
+      return capture(command, state, ctx);
+    case 'void':
+      return voidAuthorization(command, state, ctx);
+    case 'return':
+      return returnFunds(command, state, ctx);
+    case 'refresh-status':
+      return refreshStatus(command, state, ctx);
+    default: {
+      const never: never = command;
+      throw new Error(`unhandled command ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+function initiate(
+  command: SaleCommand | PreauthCommand,
+  state: PaymentState,
+  ctx: DecisionContext,
+): Decision {
+  const refusal = firstRefusal([
+    state.status !== 'initial' &&
+      refuse('PAYMENT_ALREADY_EXISTS', `payment ${command.paymentId} already exists`),
+    command.amount.minor === 0 &&
+      refuse('INVALID_AMOUNT', `a ${command.type} needs an amount above zero`),
+  ]);
+  if (refusal) return rejected(state, command, ctx, refusal);
+  const requestId = ctx.ids.next();
+  // client_orderid = payment id: unique per endpoint, stable across resends, and lets
+  // callback-ingest address a notification to its payment without a lookup.
+  const clientOrderId = command.paymentId;
+  return accepted(
+    state,
+    command.paymentId,
+    ctx,
+    [
+      {
+        type: 'operation-requested',
+        commandId: command.commandId,
+        operation: command.type,
+        requestId,
+        amount: command.amount,
+        clientOrderId,
+        merchant: command.merchant,
+      },
+    ],
+    [
+      {
+        type: 'send-gateway-request',
+        request: {
+          operation: command.type,
+          requestId,
+          paymentId: command.paymentId,
+          merchant: command.merchant,
+          clientOrderId,
+          attempt: 1,
+          requestedAt: ctx.now,
+          amount: command.amount,
+          orderDescription: command.order.description,
+          ...(command.order.merchantData === undefined
+            ? {}
+            : { merchantData: command.order.merchantData }),
+          customer: command.customer,
+          billingAddress: command.billingAddress,
+          redirectUrl: command.redirectUrl,
+          ...(command.browser === undefined ? {} : { browser: command.browser }),
+          sealedCard: command.sealedCard,
+        },
+      },
+    ],
+  );
+}
+
+function money(payment: OpenPayment, minor: number): Money {
+  return { minor, currency: payment.currency };
+}
+
+function followUp(
+  command: CaptureCommand | VoidCommand | ReturnCommand,
+  payment: OpenPayment,
+  gatewayOrderId: string,
+  ctx: DecisionContext,
+  amount: Money,
+  includeAmount: boolean,
+): Decision {
+  const requestId = ctx.ids.next();
+  const request: GatewayFollowUpRequest = {
+    operation: command.type,
+    requestId,
+    paymentId: command.paymentId,
+    merchant: payment.merchant,
+    clientOrderId: payment.clientOrderId,
+    attempt: 1,
+    requestedAt: ctx.now,
+    gatewayOrderId,
+    ...(includeAmount ? { amount } : {}),
+    ...('comment' in command && command.comment !== undefined ? { comment: command.comment } : {}),
+  };
+  return accepted(
+    payment,
+    command.paymentId,
+    ctx,
+    [
+      {
+        type: 'operation-requested',
+        commandId: command.commandId,
+        operation: command.type,
+        requestId,
+        amount,
+        clientOrderId: payment.clientOrderId,
+      },
+    ],
+    [{ type: 'send-gateway-request', request }],
+  );
+}
+
+function capture(command: CaptureCommand, state: PaymentState, ctx: DecisionContext): Decision {
+  const payment = followUpTarget(command, state);
+  if (isRejection(payment)) return rejected(state, command, ctx, payment);
+  const remaining = payment.authorized - payment.captured;
+  const amount = command.amount?.minor ?? remaining;
+  const orderId = payment.gatewayOrderId;
+  const refusal = firstRefusal([
+    payment.kind !== 'preauth' && refuse('NOT_A_PREAUTH', 'only a preauth can be captured'),
+    payment.status !== 'authorized' &&
+      payment.status !== 'captured' &&
+      refuse('INVALID_STATE', `cannot capture a payment that is ${payment.status}`),
+    currencyRefusal(payment, command.amount),
+    amount <= 0 && refuse('INVALID_AMOUNT', 'nothing to capture'),
+    amount > remaining &&
+      refuse('AMOUNT_EXCEEDS_AUTHORIZED', `at most ${remaining} can still be captured`),
+  ]);
+  if (refusal !== undefined || orderId === undefined)
+    return rejected(state, command, ctx, refusal ?? MISSING_ORDER_ID);
+  return followUp(command, payment, orderId, ctx, money(payment, amount), true);
+}
+
+function voidAuthorization(
+  command: VoidCommand,
+  state: PaymentState,
+  ctx: DecisionContext,
+): Decision {
+  const payment = followUpTarget(command, state);
+  if (isRejection(payment)) return rejected(state, command, ctx, payment);
+  const orderId = payment.gatewayOrderId;
+  const refusal = firstRefusal([
+    payment.kind !== 'preauth' && refuse('NOT_A_PREAUTH', 'only an authorization can be voided'),
+    currencyRefusal(payment, command.amount),
+    command.amount !== undefined &&
+      command.amount.minor !== payment.authorized &&
+      refuse('PARTIAL_VOID_NOT_SUPPORTED', 'a void releases the whole authorization'),
+    payment.status !== 'authorized' &&
+      refuse('INVALID_STATE', `cannot void a payment that is ${payment.status}`),
+  ]);
+  if (refusal !== undefined || orderId === undefined)
+    return rejected(state, command, ctx, refusal ?? MISSING_ORDER_ID);
+  return followUp(command, payment, orderId, ctx, money(payment, payment.authorized), false);
+}
+
+function returnFunds(command: ReturnCommand, state: PaymentState, ctx: DecisionContext): Decision {
+  const payment = followUpTarget(command, state);
+  if (isRejection(payment)) return rejected(state, command, ctx, payment);
+  const currency = currencyRefusal(payment, command.amount);
+  if (currency) return rejected(state, command, ctx, currency);
+  const orderId = payment.gatewayOrderId;
+  switch (payment.status) {
+    case 'authorized': {
+      // On an uncaptured preauth the gateway's return is a cancel: it releases the whole hold.
+      const refusal = firstRefusal([
+        command.amount !== undefined &&
+          command.amount.minor !== payment.authorized &&
+          refuse(
+            'PARTIAL_HOLD_RELEASE_NOT_SUPPORTED',
+            'a return on an uncaptured preauth releases the whole hold',
+          ),
+      ]);
+      if (refusal !== undefined || orderId === undefined)
+        return rejected(state, command, ctx, refusal ?? MISSING_ORDER_ID);
+      return followUp(
+        command,
+        payment,
+        orderId,
+        ctx,
+        money(payment, payment.authorized),
+        command.amount !== undefined,
+      );
+    }
+    case 'approved':
+    case 'captured':
+    case 'partially-returned': {
+      const remaining = payment.captured - payment.returned;
+      const amount = command.amount?.minor ?? remaining;
+      const refusal = firstRefusal([
+        amount <= 0 && refuse('INVALID_AMOUNT', 'nothing to return'),
+        amount > remaining &&
+          refuse('AMOUNT_EXCEEDS_CAPTURED', `at most ${remaining} can still be returned`),
+      ]);
+      if (refusal !== undefined || orderId === undefined)
+        return rejected(state, command, ctx, refusal ?? MISSING_ORDER_ID);
+      return followUp(command, payment, orderId, ctx, money(payment, amount), true);
+    }
+    case 'returned':
+    case 'voided':
+    case 'declined':
+    case 'failed':
+      return rejected(
+        state,
+        command,
+        ctx,
+        refuse(
+          'INVALID_STATE',
+          `a return needs a final successful payment, this one is ${payment.status}`,
+        ),
+      );
+    default: {
+      const never: never = payment;
+      throw new Error(`unhandled status ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+function refreshStatus(
+  command: RefreshStatusCommand,
+  state: PaymentState,
+  ctx: DecisionContext,
+): Decision {
+  const payment = existingPayment(command, state);
+  if (isRejection(payment)) return rejected(state, command, ctx, payment);
+  if (!payment.inFlight) {
+    return rejected(
+      state,
+      command,
+      ctx,
+      refuse('NOTHING_TO_REFRESH', `the payment is ${payment.status} with nothing in flight`),
+    );
+  }
+  return accepted(
+    state,
+    command.paymentId,
+    ctx,
+    [],
+    [{ type: 'send-gateway-request', request: statusRequest(payment, payment.inFlight, ctx) }],
+  );
+}

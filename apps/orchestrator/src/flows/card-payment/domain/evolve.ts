@@ -1,0 +1,219 @@
+import type { PaymentEvent } from '@payments/contracts';
+import { DomainError } from '../../../domain/domain-error';
+import {
+  type FailedPayment,
+  type InFlightOperation,
+  isMainOperation,
+  type OpenPayment,
+  type PaymentState,
+  type PendingPayment,
+  type SucceededPayment,
+  type SucceededStatus,
+} from './state';
+
+/** Folds one event into the state. Total over event types; throws only on a corrupt history. */
+export function evolve(state: PaymentState, event: PaymentEvent): PaymentState {
+  if (event.version !== state.version + 1) {
+    throw new DomainError(
+      'VERSION_GAP',
+      `event version ${event.version} after state version ${state.version}`,
+    );
+  }
+  const version = event.version;
+  switch (event.type) {
+    case 'operation-requested': {
+      const inFlight: InFlightOperation = {
+        operation: event.operation,
+        requestId: event.requestId,
+        commandId: event.commandId,
+        amount: event.amount,
+        stage: 'requested',
+        requestedAt: event.occurredAt,
+        alerted: false,
+      };
+      if (isMainOperation(event.operation)) {
+        if (event.merchant === undefined) {
+          throw new DomainError(
+            'INCOMPLETE_EVENT',
+            `${event.operation} requested without merchant`,
+          );
+        }
+        const pending: PendingPayment = {
+          status: 'requested',
+          version,
+          paymentId: event.paymentId,
+          kind: event.operation,
+          merchant: event.merchant,
+          currency: event.amount.currency,
+          clientOrderId: event.clientOrderId,
+          authorized: state.authorized,
+          captured: state.captured,
+          returned: state.returned,
+          holdReleased: state.holdReleased,
+          holdExpired: state.holdExpired,
+          inFlight,
+        };
+        return pending;
+      }
+      return { ...requireSucceeded(state, event), version, inFlight };
+    }
+    case 'accepted-by-gateway': {
+      const [open, op] = requireInFlight(state, event);
+      const withOrder =
+        event.gatewayOrderId !== undefined && isMainOperation(op.operation)
+          ? { gatewayOrderId: event.gatewayOrderId }
+          : {};
+      return stage({ ...open, ...withOrder, version }, { ...op, stage: 'processing' });
+    }
+    case 'action-required': {
+      const [open, op] = requireInFlight(state, event);
+      return stage({ ...open, version }, { ...op, stage: 'action-required', action: event.action });
+    }
+    case 'outcome-unknown': {
+      const [open, op] = requireInFlight(state, event);
+      return stage(
+        { ...open, version },
+        {
+          ...op,
+          stage: 'outcome-unknown',
+          unknownSince: event.since,
+          alerted: op.alerted || event.alert,
+        },
+      );
+    }
+    case 'approved':
+      return settle(state, event, 'approved', {
+        authorized: event.amount.minor,
+        captured: event.amount.minor,
+      });
+    case 'authorized':
+      return settle(state, event, 'authorized', { authorized: event.amount.minor });
+    case 'declined':
+    case 'failed': {
+      const [open, op] = requireInFlight(state, event);
+      const withCard =
+        event.type === 'declined' && event.card !== undefined ? { card: event.card } : {};
+      const rest = { ...withoutInFlight(open), ...withCard, version };
+      if (isMainOperation(op.operation)) {
+        const failed: FailedPayment = { ...rest, status: event.type };
+        return failed;
+      }
+      // A declined or failed follow-up moved no money: the position stays as it was.
+      return { ...rest, status: succeededStatusOf(open, event) };
+    }
+    case 'captured':
+      return settle(state, event, 'captured', { captured: event.totalCaptured.minor });
+    case 'voided':
+      return settle(state, event, 'voided', {});
+    case 'returned':
+      return settle(
+        state,
+        event,
+        event.holdReleased || event.remainingBalance.minor === 0
+          ? 'returned'
+          : 'partially-returned',
+        { returned: event.totalReturned.minor, holdReleased: event.holdReleased },
+      );
+    case 'hold-expired':
+      return { ...requireOpen(state, event), version, holdExpired: true };
+    case 'command-rejected':
+      return { ...state, version };
+    default: {
+      const never: never = event;
+      throw new Error(`unhandled event ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/** Replays a history from the initial state. */
+export function fold(state: PaymentState, events: readonly PaymentEvent[]): PaymentState {
+  return events.reduce(evolve, state);
+}
+
+function stage(state: OpenPayment, op: InFlightOperation): PaymentState {
+  // The payment's own status mirrors the stage only while the sale/preauth itself is in flight.
+  if (isMainOperation(op.operation)) {
+    const pending: PendingPayment = { ...state, status: op.stage, inFlight: op };
+    return pending;
+  }
+  const succeeded: SucceededPayment = {
+    ...state,
+    status: succeededStatusOf(state, undefined),
+    inFlight: op,
+  };
+  return succeeded;
+}
+
+function settle(
+  state: PaymentState,
+  event: PaymentEvent & { gatewayOrderId?: string; card?: SucceededPayment['card'] },
+  status: SucceededStatus,
+  balances: Partial<
+    Pick<SucceededPayment, 'authorized' | 'captured' | 'returned' | 'holdReleased'>
+  >,
+): SucceededPayment {
+  const [open] = requireInFlight(state, event);
+  return {
+    ...withoutInFlight(open),
+    ...(event.gatewayOrderId === undefined ? {} : { gatewayOrderId: event.gatewayOrderId }),
+    ...(event.card === undefined ? {} : { card: event.card }),
+    ...balances,
+    version: event.version,
+    status,
+  };
+}
+
+function withoutInFlight(state: OpenPayment): Omit<OpenPayment, 'inFlight' | 'status'> {
+  const { inFlight: _done, status: _status, ...rest } = state;
+  return rest;
+}
+
+/** The status of a payment whose sale/preauth succeeded (follow-ups never change it by themselves). */
+function succeededStatusOf(state: OpenPayment, event: PaymentEvent | undefined): SucceededStatus {
+  switch (state.status) {
+    case 'authorized':
+    case 'approved':
+    case 'captured':
+    case 'partially-returned':
+    case 'returned':
+    case 'voided':
+      return state.status;
+    case 'requested':
+    case 'processing':
+    case 'action-required':
+    case 'outcome-unknown':
+    case 'declined':
+    case 'failed':
+      throw new DomainError(
+        'NO_OPERATION_IN_FLIGHT',
+        `${event?.type ?? 'a follow-up'} on a payment that is ${state.status}`,
+      );
+    default: {
+      const never: never = state;
+      throw new Error(`unhandled state ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+function requireOpen(state: PaymentState, event: PaymentEvent): OpenPayment {
+  if (state.status === 'initial') {
+    throw new DomainError('EVENT_BEFORE_CREATION', `${event.type} before the payment was created`);
+  }
+  return state;
+}
+
+function requireSucceeded(state: PaymentState, event: PaymentEvent): SucceededPayment {
+  const open = requireOpen(state, event);
+  const status = succeededStatusOf(open, event);
+  return { ...open, status };
+}
+
+function requireInFlight(
+  state: PaymentState,
+  event: PaymentEvent,
+): [OpenPayment, InFlightOperation] {
+  const open = requireOpen(state, event);
+  if (!open.inFlight)
+    throw new DomainError('NO_OPERATION_IN_FLIGHT', `${event.type} with no operation in flight`);
+  return [open, open.inFlight];
+}

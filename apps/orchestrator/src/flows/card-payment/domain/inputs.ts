@@ -1,0 +1,27 @@
+import type {
+  GatewayCallback,
+  GatewayResult,
+  PaymentCommand,
+  PaymentOperation,
+  StatusCheckHint,
+} from '@payments/contracts';
+
+/** Timers are keyed by (payment id, kind): scheduling one replaces the previous of that kind. */
+export type Timer =
+  | { kind: 'status-poll'; requestId: string; attempt: number }
+  | { kind: 'unknown-alert'; requestId: string }
+  | { kind: 'hold-expiry'; action: HoldExpiryAction };
+export type TimerKind = Timer['kind'];
+export type HoldExpiryAction = 'void' | 'report';
+
+/** Everything the payment decider reacts to. */
+export type PaymentInput =
+  | { kind: 'command'; command: PaymentCommand }
+  | { kind: 'gateway-result'; result: GatewayResult }
+  /**
+   * `about`: the operations the callback's transaction type can name, normalised at the edge
+   * (gateway vocabulary such as `reversal` never reaches the domain); undefined when it names none.
+   */
+  | { kind: 'callback'; callback: GatewayCallback; about?: readonly PaymentOperation[] }
+  | { kind: 'status-check-hint'; hint: StatusCheckHint }
+  | { kind: 'timer-fired'; timer: Timer };

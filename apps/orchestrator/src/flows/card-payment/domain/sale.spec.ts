@@ -1,0 +1,202 @@
+import { PAYMENT_ID, saleCommand } from '@payments/contracts/testing';
+import {
+  acceptedResult,
+  at,
+  callback,
+  command,
+  given,
+  givenInputs,
+  result,
+  statusReply,
+} from '../../../../test/kits/card-payment.kit';
+
+const sale = saleCommand();
+const requested = () => givenInputs(command(sale));
+const processing = () => requested().and(acceptedResult());
+
+describe('sale', () => {
+  it('SALE → operation-requested and a gateway request with the sealed card, client order id = payment id', () => {
+    given()
+      .when(command(sale))
+      .then([
+        {
+          type: 'operation-requested',
+          version: 1,
+          paymentId: PAYMENT_ID,
+          commandId: sale.commandId,
+          operation: 'sale',
+          amount: { minor: 10_000, currency: 'EUR' },
+          clientOrderId: PAYMENT_ID,
+          merchant: sale.merchant,
+        },
+      ])
+      .thenEffects([
+        {
+          type: 'send-gateway-request',
+          request: expect.objectContaining({
+            operation: 'sale',
+            attempt: 1,
+            clientOrderId: PAYMENT_ID,
+            sealedCard: sale.sealedCard,
+          }),
+        },
+      ])
+      .thenState({ status: 'requested', kind: 'sale', currency: 'EUR' });
+  });
+
+  it('the request id in the event is the one sent', () => {
+    const o = given().when(command(sale));
+    const effect = o.decision.effects[0];
+    expect(effect?.type === 'send-gateway-request' && effect.request.requestId).toBe(
+      o.after.inFlight?.requestId,
+    );
+  });
+
+  it('a second sale for the same payment is rejected, as a versioned command-rejected event', () => {
+    requested()
+      .when(command(saleCommand()))
+      .thenRejected('PAYMENT_ALREADY_EXISTS')
+      .thenState({ status: 'requested', version: 2 });
+  });
+
+  it('a zero-amount sale is rejected (account verification is its own flow)', () => {
+    given()
+      .when(command(saleCommand({ amount: { minor: 0, currency: 'EUR' } })))
+      .thenRejected('INVALID_AMOUNT');
+  });
+
+  it('accepted by the gateway → processing, first status poll in 3 s', () => {
+    requested()
+      .when(acceptedResult('gw-1'))
+      .then([
+        {
+          type: 'accepted-by-gateway',
+          version: 2,
+          operation: 'sale',
+          gatewayOrderId: 'gw-1',
+          commandId: sale.commandId,
+        },
+      ])
+      .thenEffects([
+        { type: 'schedule-timer', timer: { kind: 'status-poll', attempt: 1 }, at: at(3000) },
+      ])
+      .thenState({ status: 'processing', gatewayOrderId: 'gw-1' });
+  });
+
+  it('3-D Secure: processing with redirect-to → action-required, announced once', () => {
+    const report = { status: 'processing', redirectUrl: 'https://acs.example/challenge' } as const;
+    const o = processing()
+      .when(statusReply(report))
+      .then([
+        {
+          type: 'action-required',
+          action: { kind: 'redirect', url: 'https://acs.example/challenge' },
+        },
+      ])
+      .thenState({ status: 'action-required' });
+    given(...processing().events, ...o.decision.events)
+      .when(statusReply(report))
+      .thenIgnored('NO_NEWS');
+  });
+
+  it('3-D Secure: processing with html → action-required (html)', () => {
+    processing()
+      .when(statusReply({ status: 'processing', html: '<form>…</form>' }))
+      .then([{ type: 'action-required', action: { kind: 'html', html: '<form>…</form>' } }]);
+  });
+
+  it('approved callback → approved with card summary, timers cancelled', () => {
+    processing()
+      .when(
+        callback('approved', {
+          approvalCode: '242805',
+          card: { bin: '444444', lastFour: '4448', brand: 'VISA' },
+        }),
+      )
+      .then([
+        {
+          type: 'approved',
+          amount: { minor: 10_000, currency: 'EUR' },
+          approvalCode: '242805',
+          card: { bin: '444444', lastFour: '4448', brand: 'VISA' },
+        },
+      ])
+      .thenEffects([
+        { type: 'cancel-timer', timer: 'status-poll' },
+        { type: 'cancel-timer', timer: 'unknown-alert' },
+      ])
+      .thenState({ status: 'approved', authorized: 10_000, captured: 10_000, inFlight: undefined });
+  });
+
+  it.each([
+    ['declined', { type: 'declined', code: '3', message: 'issuer said no' }, 'declined'],
+    ['error', { type: 'failed', reason: 'error' }, 'failed'],
+    ['filtered', { type: 'failed', reason: 'filtered' }, 'failed'],
+  ] as const)('%s status → %j', (status, event, finalStatus) => {
+    processing()
+      .when(callback(status, { errorCode: '3', errorMessage: 'issuer said no' }))
+      .then([event])
+      .thenState({ status: finalStatus });
+  });
+
+  it('the gateway refusing the request (validation error) → failed(rejected), nothing charged', () => {
+    requested()
+      .when(result({ kind: 'rejected', code: '1', message: 'bad zip' }))
+      .then([{ type: 'failed', reason: 'rejected', code: '1', message: 'bad zip' }])
+      .thenState({ status: 'failed' });
+  });
+
+  it('not sent → resend the SAME request later, no event', () => {
+    const o = requested().when(result({ kind: 'not-sent', reason: 'breaker open' }, 1));
+    o.thenIgnored().thenEffects([
+      {
+        type: 'resend-gateway-request',
+        requestId: o.before.inFlight!.requestId,
+        attempt: 2,
+        notBefore: at(1000),
+      },
+    ]);
+  });
+
+  it('not sent on the last allowed attempt → failed(not-sent)', () => {
+    requested()
+      .when(result({ kind: 'not-sent', reason: 'breaker open' }, 5))
+      .then([{ type: 'failed', reason: 'not-sent' }])
+      .thenState({ status: 'failed' });
+  });
+
+  it('a callback overtaking the send result is applied; the late result is then ignored', () => {
+    const s = requested().and(callback('approved'));
+    expect(s.state.status).toBe('approved');
+    s.when(acceptedResult()).thenIgnored('NO_OPERATION_IN_FLIGHT');
+  });
+
+  it('a processing callback before the send result starts polling; the late result is a duplicate', () => {
+    const o = requested()
+      .when(callback('processing'))
+      .then([{ type: 'accepted-by-gateway' }]);
+    o.thenEffects([{ type: 'schedule-timer', timer: { kind: 'status-poll' } }]);
+    given(...requested().events, ...o.decision.events)
+      .when(acceptedResult())
+      .thenIgnored('DUPLICATE_RESULT');
+  });
+
+  it('final is never moved backwards: declined after approved is ignored', () => {
+    processing()
+      .and(callback('approved'))
+      .when(callback('declined'))
+      .thenIgnored('NO_OPERATION_IN_FLIGHT')
+      .thenState({ status: 'approved' });
+  });
+
+  it('a callback for another order is ignored', () => {
+    processing()
+      .when((s) => {
+        const input = callback('approved')(s);
+        return input.kind === 'callback'
+          ? { ...input, callback: { ...input.callback, clientOrderId: 'someone-else' } }
+          : input;
+      })
+      .thenIgnored('UNKNOWN_ORDER');
+  });
+});

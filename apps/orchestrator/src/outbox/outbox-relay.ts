@@ -1,0 +1,208 @@
+import {
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import { KafkaProducerService } from '@payments/kafka';
+import { Client } from 'pg';
+import { ORCHESTRATOR_CONFIG, type OrchestratorConfig } from '../config';
+import { relayBackoffMs } from './outbox-rows';
+import { OUTBOX_CHANNEL } from './outbox.writer';
+import { outboxMetrics } from './outbox-metrics';
+import { WakeableSleep } from '../runtime/wakeable-sleep';
+
+/** Session advisory lock of the one active relay per database ("outbxrly" in ASCII). */
+export const RELAY_LOCK_KEY = '8031170174785645689';
+
+interface OutboxRecord {
+  id: string;
+  topic: string;
+  message_key: string;
+  headers: Record<string, string>;
+  payload: unknown;
+}
+
+/**
+ * Publishes committed outbox rows to Kafka, in `sequence` order, and stamps them published after
+ * the broker acknowledged.
+ *
+ *  - One dedicated pg connection holds `pg_try_advisory_lock(RELAY_LOCK_KEY)`: only one relay per
+ *    database publishes, so two replicas never interleave a payment's messages. A standby retries
+ *    the lock every OUTBOX_POLL_MS; if the leader's connection dies PostgreSQL frees the lock.
+ *  - The same connection LISTENs on `orchestrator_outbox`: writers NOTIFY in their transaction, so
+ *    a commit wakes the relay at once; OUTBOX_POLL_MS is only the fallback.
+ *  - Selects `published_at IS NULL ORDER BY sequence` (never "sequence > last published": a
+ *    sequence is taken at insert, not commit). Per payment the order is safe: all rows of one
+ *    payment are written under its row lock, so a later row commits after an earlier one.
+ *  - A failed send leaves the rows unpublished (attempts + 1) and stops the round, so nothing
+ *    overtakes them; the relay backs off (200 ms doubling up to OUTBOX_MAX_BACKOFF_MS).
+ *  - At least once: a crash between the ack and the stamp publishes the rows again with the same
+ *    ce_id; consumers deduplicate.
+ */
+@Injectable()
+export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(OutboxRelay.name);
+  private readonly metrics = outboxMetrics();
+  private readonly signal = new WakeableSleep();
+  private client: Client | undefined;
+  private leader = false;
+  private running: Promise<void> | undefined;
+  private stopping = false;
+  private failures = 0;
+
+  constructor(
+    @Inject(ORCHESTRATOR_CONFIG) private readonly config: OrchestratorConfig,
+    private readonly producer: KafkaProducerService,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (this.config.outbox.relayEnabled) this.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.stop();
+  }
+
+  /** True while this instance holds the relay lock. */
+  get isLeader(): boolean {
+    return this.leader;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.stopping = false;
+    this.running = this.loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.signal.wake();
+    await this.running;
+    this.running = undefined;
+    await this.disconnect();
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopping) {
+      try {
+        const client = await this.connection();
+        if (!this.leader) {
+          this.leader = await this.tryLock(client);
+          if (!this.leader) {
+            await this.signal.sleep(this.config.outbox.pollMs);
+            continue;
+          }
+          this.logger.log('outbox relay: lock acquired, publishing');
+        }
+        this.signal.consume();
+        const published = await this.publishRound(client);
+        this.failures = 0;
+        if (published < this.config.outbox.batchSize) {
+          await this.signal.sleep(this.config.outbox.pollMs);
+        }
+      } catch (error) {
+        this.failures += 1;
+        this.metrics.failures.inc();
+        const delay = relayBackoffMs(this.failures, this.config.outbox.maxBackoffMs);
+        this.logger.warn(
+          `outbox relay: round failed (${this.failures} in a row), retry in ${delay} ms: ${String(error)}`,
+        );
+        await this.signal.sleep(delay);
+      }
+    }
+  }
+
+  private async connection(): Promise<Client> {
+    if (this.client) return this.client;
+    const client = new Client({
+      connectionString: this.config.database.url,
+      application_name: 'orchestrator-outbox-relay',
+    });
+    client.on('error', (error) => {
+      this.logger.warn(`outbox relay: connection lost: ${error.message}`);
+      if (this.client === client) this.client = undefined;
+      this.leader = false;
+    });
+    client.on('notification', () => this.signal.wake());
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+    this.client = client;
+    this.leader = false;
+    return client;
+  }
+
+  private async tryLock(client: Client): Promise<boolean> {
+    const { rows } = await client.query<{ locked: boolean }>(
+      'SELECT pg_try_advisory_lock($1::bigint) AS locked',
+      [RELAY_LOCK_KEY],
+    );
+    return rows[0]?.locked === true;
+  }
+
+  /** One round: up to OUTBOX_BATCH_SIZE rows, sent in runs of consecutive rows of one topic. */
+  private async publishRound(client: Client): Promise<number> {
+    const { rows } = await client.query<OutboxRecord>(
+      `SELECT id, topic, message_key, headers, payload FROM outbox
+        WHERE published_at IS NULL ORDER BY sequence LIMIT $1`,
+      [this.config.outbox.batchSize],
+    );
+    for (const run of runsByTopic(rows)) {
+      const ids = run.map((r) => r.id);
+      try {
+        await this.producer.send(
+          run[0].topic,
+          run.map((r) => ({ key: r.message_key, value: r.payload, headers: r.headers })),
+        );
+      } catch (error) {
+        await client.query('UPDATE outbox SET attempts = attempts + 1 WHERE id = ANY($1::uuid[])', [
+          ids,
+        ]);
+        await this.refreshBacklog(client);
+        throw error;
+      }
+      await client.query('UPDATE outbox SET published_at = now() WHERE id = ANY($1::uuid[])', [
+        ids,
+      ]);
+      this.metrics.published.inc(run.length);
+    }
+    await this.refreshBacklog(client);
+    return rows.length;
+  }
+
+  private async refreshBacklog(client: Client): Promise<void> {
+    const { rows } = await client.query<{ backlog: number; lag: number }>(
+      `SELECT count(*)::int AS backlog,
+              COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8 AS lag
+         FROM outbox WHERE published_at IS NULL`,
+    );
+    this.metrics.backlog.set(rows[0]?.backlog ?? 0);
+    this.metrics.lag.set(rows[0]?.lag ?? 0);
+  }
+
+  private async disconnect(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    this.leader = false;
+    if (!client) return;
+    // Ending the session releases the advisory lock and the LISTEN.
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** Consecutive rows of the same topic, in order (one Kafka send each). */
+export function runsByTopic<T extends { topic: string }>(rows: readonly T[]): T[][] {
+  const runs: T[][] = [];
+  for (const row of rows) {
+    const last = runs[runs.length - 1];
+    if (last && last[0].topic === row.topic) last.push(row);
+    else runs.push([row]);
+  }
+  return runs;
+}

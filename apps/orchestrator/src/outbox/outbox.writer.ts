@@ -1,0 +1,50 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { OutboxEntity } from '../persistence/entities';
+import type { OutboxRow } from './outbox-rows';
+
+/** The channel the outbox relay LISTENs on; NOTIFY is delivered when the writer commits. */
+export const OUTBOX_CHANNEL = 'orchestrator_outbox';
+
+/**
+ * The one writer of the `outbox` table (the relay only reads and stamps it): rows in the caller's
+ * transaction, a NOTIFY to wake the relay at commit, and the purge of sealed cards from rows
+ * already published.
+ */
+@Injectable()
+export class OutboxWriter {
+  async enqueue(tx: EntityManager, rows: readonly OutboxRow[]): Promise<void> {
+    // One INSERT per row, in order: `sequence` (bigserial) follows the order of the history.
+    for (const row of rows) {
+      await tx
+        .createQueryBuilder()
+        .insert()
+        .into(OutboxEntity)
+        .values({
+          id: row.id,
+          topic: row.topic,
+          messageKey: row.key,
+          headers: row.headers,
+          payload: row.payload,
+          aggregateId: row.aggregateId,
+        })
+        .updateEntity(false)
+        .execute();
+    }
+    // Raw SQL: NOTIFY is a PostgreSQL function call, not a table operation.
+    if (rows.length > 0) await tx.query(`SELECT pg_notify($1, '')`, [OUTBOX_CHANNEL]);
+  }
+
+  /**
+   * Drops the sealed card from the aggregate's rows already published (unpublished rows still
+   * need it: the adapter opens it).
+   */
+  async purgeSealedCards(tx: EntityManager, aggregateId: string): Promise<void> {
+    // Raw SQL: jsonb `-` (remove a key) and `?` (has key) have no TypeORM equivalent.
+    await tx.query(
+      `UPDATE outbox SET payload = payload - 'sealedCard'
+        WHERE aggregate_id = $1 AND published_at IS NOT NULL AND payload ? 'sealedCard'`,
+      [aggregateId],
+    );
+  }
+}

@@ -1,0 +1,140 @@
+import type {
+  GatewayCallback,
+  GatewayRequest,
+  GatewayResult,
+  RejectionCode,
+  StatusCheckHint,
+} from '@payments/contracts';
+
+/**
+ * The saga runtime's contract with a flow (DESIGN.md "Sagas"). A flow is a folder with a pure
+ * decider (`decide`, `evolve`, an initial state) and this binding, which tells the runtime how
+ * inputs reach the decider, what its effects mean and how its state is projected onto the row.
+ * Everything else (inbox, idempotency, locks, history, outbox, timers, child sagas, one commit)
+ * is the runtime's.
+ */
+
+/** What every flow's events have in common. */
+export interface SagaEvent {
+  readonly type: string;
+  readonly version: number;
+  readonly commandId: string;
+  /** ISO instant. */
+  readonly occurredAt: string;
+}
+
+/** Time, ids and the flow's policy enter a decision as data. */
+export interface DecisionContext<Policy = unknown> {
+  /** ISO instant. */
+  now: string;
+  ids: { next(): string };
+  policy?: Policy;
+}
+
+/** A pure decider: `decide(input, state, ctx) → events + effects`, `evolve(state, event) → state`. */
+export interface Decider<State, Input, Event extends SagaEvent, Effect, Policy = unknown> {
+  readonly initialState: State;
+  decide(input: Input, state: State, ctx: DecisionContext<Policy>): Decision<Event, Effect>;
+  evolve(state: State, event: Event): State;
+}
+
+export type Decision<Event, Effect> =
+  | { outcome: 'accepted'; events: Event[]; effects: Effect[] }
+  /** A refused command: its command-rejected event (versioned like every event), no effects. */
+  | {
+      outcome: 'rejected';
+      rejection: { code: RejectionCode; message: string };
+      events: Event[];
+      effects: [];
+    }
+  | { outcome: 'ignored'; reason: string; events: []; effects: Effect[] };
+
+/** What the runtime does for a flow, in the same transaction as appending the events. */
+export type RuntimeEffect =
+  /** Write the request (kept for resends) and publish it. */
+  | { type: 'send-gateway-request'; request: GatewayRequest }
+  /** Publish the SAME request again (attempt bumped) not before `notBefore`. */
+  | { type: 'resend-gateway-request'; requestId: string; attempt: number; notBefore: string }
+  /** Upsert the saga's timer of this kind (one per flow, saga and kind). */
+  | { type: 'set-timer'; kind: string; at: string; payload: object }
+  | { type: 'cancel-timer'; kind: string }
+  /**
+   * Start another saga in the same transaction with a command (a schedule starts a rebill). The
+   * command's id makes the start idempotent like any command.
+   */
+  | { type: 'start-saga'; command: object };
+
+/** An input as the runtime hands it to a flow. */
+export type SagaInput =
+  | { kind: 'command'; command: RoutedCommand }
+  | { kind: 'gateway-result'; result: GatewayResult }
+  | { kind: 'callback'; callback: GatewayCallback }
+  | { kind: 'status-check-hint'; hint: StatusCheckHint }
+  | { kind: 'timer'; timer: { kind: string; payload: unknown } };
+
+/** A validated command, with what the runtime needs to route and record it. */
+export interface RoutedCommand {
+  readonly type: string;
+  readonly commandId: string;
+  /** The saga it is about (for card payments, the payment id). */
+  readonly sagaId: string;
+  readonly endpointId: string;
+  readonly body: unknown;
+}
+
+/** The row's projection of a state: what queries filter on and what must stay unique. */
+export interface SagaProjection {
+  readonly status: string;
+  readonly kind: string | null;
+  /** Undefined: keep the row's. */
+  readonly endpointId?: string;
+  /** The sale's or payout's client_orderid, unique per endpoint (undefined: none). */
+  readonly clientOrderId?: string;
+  /** Nothing will be resent any more: the sealed card of its requests can be purged. */
+  readonly settled: boolean;
+}
+
+export interface Flow<State = unknown, Event extends SagaEvent = SagaEvent> {
+  readonly name: string;
+  /** The command types this flow starts or handles. */
+  readonly commandTypes: readonly string[];
+  readonly initialState: State;
+  /** The decision for an input, its effects already in the runtime's vocabulary. */
+  decide(input: SagaInput, state: State, ctx: DecisionContext): Decision<Event, RuntimeEffect>;
+  evolve(state: State, event: Event): State;
+  project(state: State): SagaProjection;
+  /** The command-rejected event for a command its decider never saw (invalid, or an id conflict). */
+  rejection(args: {
+    sagaId: string;
+    commandId: string;
+    commandType: string | undefined;
+    version: number;
+    now: string;
+    reason: RejectionCode;
+    message: string;
+  }): Event;
+  /** A deferred resend of `requestId` still applies in this state. */
+  resendWanted(state: State, requestId: string): boolean;
+}
+
+/** How raw commands are validated and routed (contracts' schemas in the app; test flows' own). */
+export interface CommandCatalogue {
+  parse(raw: unknown):
+    | { ok: true; command: RoutedCommand; fingerprint: string }
+    | {
+        ok: false;
+        reason: RejectionCode;
+        message: string;
+        ids: { commandId?: string; sagaId?: string; type?: string; endpointId: string };
+        fingerprint: string;
+      };
+}
+
+/** Folds events into a state with a flow's evolve. */
+export function foldEvents<State, Event extends SagaEvent>(
+  flow: Pick<Flow<State, Event>, 'evolve'>,
+  state: State,
+  events: readonly Event[],
+): State {
+  return events.reduce((s, e) => flow.evolve(s, e), state);
+}

@@ -1,0 +1,221 @@
+import { fromKafkaHeaders, type GatewayRequest, type PaymentEvent } from '@payments/contracts';
+import { saleCommand } from '@payments/contracts/testing';
+import { initialState, type PaymentState } from '../flows/card-payment/domain';
+import { resendStillWanted } from '../flows/card-payment/domain';
+import { rejectionEvent } from '../flows/card-payment/card-payment.flow';
+import { policyFromConfig } from '../flows/card-payment/policy';
+import { eventRow, gatewayRequestRow, inputMeta, relayBackoffMs } from '../outbox/outbox-rows';
+import { runsByTopic } from '../outbox/outbox-relay';
+import {
+  hintAllowed,
+  invalidCommandFingerprint,
+  readEndpointId,
+  timerRetryDelayMs,
+} from './runtime-rules';
+
+const PAYMENT = '0f8b8c1e-4d4a-4c4e-9a53-6f1f0c2d3e4a';
+const COMMAND = '00000000-0000-4000-8000-000000000001';
+const ROW = '00000000-0000-4000-8000-0000000000aa';
+const FIRST = '00000000-0000-4000-8000-0000000000bb';
+const PARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+
+const event: PaymentEvent = {
+  type: 'approved',
+  paymentId: PAYMENT,
+  commandId: COMMAND,
+  version: 3,
+  occurredAt: '2025-03-01T10:00:00.000Z',
+  requestId: '00000000-0000-4000-8000-000000000002',
+  amount: { minor: 10_000, currency: 'EUR' },
+};
+
+describe('eventRow', () => {
+  it('keys by payment id and carries CloudEvents headers with the given ce_id and the input trace', () => {
+    const row = eventRow(
+      event.paymentId,
+      event,
+      { rowId: ROW, ceId: FIRST },
+      { traceparent: PARENT },
+    );
+    expect(row).toMatchObject({
+      id: ROW,
+      topic: 'payments.events.v1',
+      key: PAYMENT,
+      aggregateId: PAYMENT,
+      payload: event,
+    });
+    const parsed = fromKafkaHeaders(row.headers);
+    expect(parsed).toEqual({
+      ok: true,
+      envelope: expect.objectContaining({
+        id: FIRST,
+        type: 'com.example.payments.payment.approved.v1',
+        source: '/payments/orchestrator',
+        subject: PAYMENT,
+        time: event.occurredAt,
+      }),
+    });
+    // Same trace, new span.
+    expect(row.headers.traceparent.split('-')[1]).toBe(PARENT.split('-')[1]);
+    expect(row.headers.traceparent).not.toBe(PARENT);
+  });
+
+  it('starts a trace when the input had none', () => {
+    const row = eventRow(event.paymentId, event, { rowId: ROW, ceId: ROW }, {});
+    expect(row.headers.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/);
+  });
+});
+
+describe('gatewayRequestRow', () => {
+  it('goes to the requests topic with the operation in ce_type and the request as value', () => {
+    const request = {
+      operation: 'status',
+      requestId: '00000000-0000-4000-8000-000000000003',
+      paymentId: PAYMENT,
+      merchant: { endpointId: '1234' },
+      clientOrderId: PAYMENT,
+      attempt: 1,
+      requestedAt: '2025-03-01T10:00:00.000Z',
+      subjectRequestId: '00000000-0000-4000-8000-000000000002',
+      subjectOperation: 'sale',
+    } satisfies GatewayRequest;
+    const row = gatewayRequestRow(request, ROW, '2025-03-01T10:00:01.000Z', {});
+    expect(row).toMatchObject({
+      topic: 'payments.gateway.requests.v1',
+      key: PAYMENT,
+      payload: request,
+    });
+    expect(row.headers).toMatchObject({
+      ce_id: ROW,
+      ce_type: 'com.example.payments.gateway.request.status.v1',
+      ce_subject: PAYMENT,
+      ce_time: '2025-03-01T10:00:01.000Z',
+    });
+  });
+});
+
+describe('rejectionEvent', () => {
+  it('builds a command-rejected event and names an unknown command type', () => {
+    expect(
+      rejectionEvent({
+        paymentId: PAYMENT,
+        commandId: COMMAND,
+        commandType: undefined,
+        version: 4,
+        now: '2025-03-01T10:00:00.000Z',
+        reason: 'SCHEMA_INVALID',
+        message: 'x'.repeat(2000),
+      }),
+    ).toEqual({
+      type: 'command-rejected',
+      paymentId: PAYMENT,
+      commandId: COMMAND,
+      version: 4,
+      occurredAt: '2025-03-01T10:00:00.000Z',
+      commandType: 'unknown',
+      reason: 'SCHEMA_INVALID',
+      message: 'x'.repeat(1024),
+    });
+  });
+});
+
+describe('invalidCommandFingerprint', () => {
+  const raw = { ...saleCommand({ commandId: COMMAND }), amount: { minor: -1, currency: 'EUR' } };
+
+  it('is stable across key order, occurredAt and re-sealing, and differs with the body', () => {
+    const reordered = Object.fromEntries(Object.entries(raw).reverse());
+    expect(invalidCommandFingerprint(reordered)).toBe(invalidCommandFingerprint(raw));
+    expect(
+      invalidCommandFingerprint({
+        ...raw,
+        occurredAt: '2030-01-01T00:00:00.000Z',
+        sealedCard: 'v1.other',
+      }),
+    ).toBe(invalidCommandFingerprint(raw));
+    expect(invalidCommandFingerprint({ ...raw, amount: { minor: -2, currency: 'EUR' } })).not.toBe(
+      invalidCommandFingerprint(raw),
+    );
+    expect(invalidCommandFingerprint(raw)).toMatch(/^invalid:sha256:[0-9a-f]{64}$/);
+  });
+
+  it('keeps no trace of clear card data', () => {
+    const withPan = { ...raw, card: { pan: '4111111111111111' } };
+    expect(invalidCommandFingerprint(withPan)).not.toContain('4111');
+    expect(invalidCommandFingerprint(null)).toMatch(/^invalid:sha256:/);
+  });
+});
+
+describe('small helpers', () => {
+  it('reads the endpoint id of an unvalidated command only when it is a short string', () => {
+    expect(readEndpointId({ merchant: { endpointId: '77' } })).toBe('77');
+    expect(readEndpointId({ merchant: { endpointId: 77 } })).toBe('');
+    expect(readEndpointId({ merchant: { endpointId: 'x'.repeat(65) } })).toBe('');
+    expect(readEndpointId('nope')).toBe('');
+  });
+
+  it('takes the traceparent from the consumed headers', () => {
+    expect(inputMeta({ traceparent: PARENT, ce_id: 'x' })).toEqual({ traceparent: PARENT });
+    expect(inputMeta({})).toEqual({});
+  });
+
+  it('allows one hint-driven refresh per interval', () => {
+    const now = new Date('2025-03-01T10:01:00.000Z');
+    expect(hintAllowed(null, now, 60_000)).toBe(true);
+    expect(hintAllowed(new Date('2025-03-01T10:00:00.001Z'), now, 60_000)).toBe(false);
+    expect(hintAllowed(new Date('2025-03-01T10:00:00.000Z'), now, 60_000)).toBe(true);
+  });
+
+  it('resends only the request still in flight with no answer yet', () => {
+    const requestId = '00000000-0000-4000-8000-000000000002';
+    const inFlight = (stage: 'requested' | 'processing'): PaymentState => ({
+      ...initialState,
+      paymentId: PAYMENT,
+      kind: 'sale',
+      merchant: { endpointId: '1' },
+      currency: 'EUR',
+      clientOrderId: PAYMENT,
+      status: stage,
+      inFlight: {
+        operation: 'sale',
+        requestId,
+        commandId: COMMAND,
+        amount: { minor: 1, currency: 'EUR' },
+        stage,
+        requestedAt: '2025-03-01T10:00:00.000Z',
+        alerted: false,
+      },
+    });
+    expect(resendStillWanted(inFlight('requested'), requestId)).toBe(true);
+    expect(resendStillWanted(inFlight('processing'), requestId)).toBe(false);
+    expect(resendStillWanted(inFlight('requested'), COMMAND)).toBe(false);
+    expect(resendStillWanted(initialState, requestId)).toBe(false);
+  });
+
+  it('backs off failed timers and relay rounds, bounded', () => {
+    expect([0, 1, 2, 3].map(timerRetryDelayMs)).toEqual([1000, 2000, 4000, 8000]);
+    expect(timerRetryDelayMs(50)).toBe(300_000);
+    expect([1, 2, 3].map((n) => relayBackoffMs(n, 30_000))).toEqual([200, 400, 800]);
+    expect(relayBackoffMs(40, 30_000)).toBe(30_000);
+  });
+
+  it('groups consecutive outbox rows of one topic without reordering', () => {
+    const rows = ['e', 'e', 'r', 'e', 'r', 'r'].map((topic, i) => ({ topic, i }));
+    expect(runsByTopic(rows).map((run) => run.map((r) => r.i))).toEqual([[0, 1], [2], [3], [4, 5]]);
+  });
+
+  it('builds the decider policy from the configuration', () => {
+    const base = {
+      holdExpiryAction: 'report' as const,
+      holdExpirySeconds: 5,
+      unknownAlertSeconds: 3600,
+      maxSendAttempts: 4,
+      statusHintIntervalSeconds: 60,
+    };
+    expect(policyFromConfig(base)).toEqual({
+      maxSendAttempts: 4,
+      unknownAlertAfterMs: 3_600_000,
+      holdExpiry: { afterMs: 5000, action: 'report' },
+    });
+    expect(policyFromConfig({ ...base, holdExpirySeconds: 0 })).not.toHaveProperty('holdExpiry');
+  });
+});

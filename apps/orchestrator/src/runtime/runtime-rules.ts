@@ -1,0 +1,35 @@
+import { createHash } from 'node:crypto';
+import { canonicalJson, FINGERPRINT_EXCLUDED_FIELDS } from '../domain';
+
+/**
+ * Fingerprint of a command that failed validation, so a redelivery of the same invalid command is
+ * a duplicate (re-emits its rejection) and not a second rejection. Only the hash is kept: the body
+ * may hold clear card data (PLAIN_CARD_DATA), which must never be stored.
+ */
+export function invalidCommandFingerprint(raw: unknown): string {
+  const body: Record<string, unknown> =
+    raw !== null && typeof raw === 'object' && !Array.isArray(raw)
+      ? { ...(raw as Record<string, unknown>) }
+      : { value: raw };
+  for (const field of FINGERPRINT_EXCLUDED_FIELDS) delete body[field];
+  return `invalid:sha256:${createHash('sha256').update(canonicalJson(body)).digest('hex')}`;
+}
+
+/** merchant.endpointId of an unvalidated command, when it is a short string. */
+export function readEndpointId(raw: unknown): string {
+  if (raw === null || typeof raw !== 'object') return '';
+  const merchant = (raw as Record<string, unknown>).merchant;
+  if (merchant === null || typeof merchant !== 'object') return '';
+  const endpointId = (merchant as Record<string, unknown>).endpointId;
+  return typeof endpointId === 'string' && endpointId.length <= 64 ? endpointId : '';
+}
+
+/** At most one hint-driven status refresh per saga per interval. */
+export function hintAllowed(lastHintAt: Date | null, now: Date, intervalMs: number): boolean {
+  return lastHintAt === null || now.getTime() - lastHintAt.getTime() >= intervalMs;
+}
+
+/** Backoff of a timer whose firing failed: 1 s, 2 s, 4 s … up to 5 minutes. */
+export function timerRetryDelayMs(attempts: number): number {
+  return Math.min(5 * 60_000, 1000 * 2 ** Math.min(20, Math.max(0, attempts)));
+}

@@ -1,0 +1,457 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { CallbackMessage, GatewayResult, RejectionCode } from '@payments/contracts';
+import { PoisonMessageError } from '@payments/kafka';
+import type { EntityManager } from 'typeorm';
+import { idempotencyVerdict } from '../domain';
+import { eventRow as eventRowFor, gatewayRequestRow, type InputMeta } from '../outbox/outbox-rows';
+import { OutboxWriter } from '../outbox/outbox.writer';
+import { Database } from '../persistence/database';
+import { SagaRepository, type SagaRow } from '../persistence/saga.repository';
+import { TimerRepository, type TimerRow } from '../persistence/timer.repository';
+import { Clock, IdGenerator } from './clock';
+import type { CommandCatalogue, Decision, Flow, RuntimeEffect, SagaEvent, SagaInput } from './flow';
+import { hintAllowed, timerRetryDelayMs } from './runtime-rules';
+import { planWrites, RESEND_TIMER, type ResendPayload, type WritePlan } from './write-plan';
+
+/** The flows the runtime hosts (the first one also answers invalid commands of no known type). */
+export const FLOWS = Symbol('FLOWS');
+/** How raw commands are validated and routed. */
+export const COMMAND_CATALOGUE = Symbol('COMMAND_CATALOGUE');
+/** Runtime settings. */
+export const RUNTIME_OPTIONS = Symbol('RUNTIME_OPTIONS');
+
+export interface RuntimeOptions {
+  /** At most one status-check hint acted on per saga per interval. */
+  readonly hintIntervalMs: number;
+}
+
+/** Inbox consumer names (one per consumed stream). */
+export const INBOX = {
+  gatewayResults: 'orchestrator:gateway-results',
+  callbacks: 'orchestrator:gateway-callbacks',
+} as const;
+
+/** One input of a unit of work. */
+export type RuntimeInput =
+  | { kind: 'command'; raw: unknown; meta: InputMeta }
+  | { kind: 'gateway-result'; result: GatewayResult; meta: InputMeta }
+  | { kind: 'callback'; message: CallbackMessage; meta: InputMeta };
+
+type AnyFlow = Flow<unknown, SagaEvent>;
+
+/**
+ * The saga runtime (DESIGN.md "Sagas"): routes every input — command, gateway result, callback,
+ * status-check hint, timer — to (flow, saga id) and carries it through one unit of work:
+ * inbox or idempotency check, saga row locked FOR UPDATE, the flow's pure decider, a pure write
+ * plan (state, history, outbox rows, timers, child sagas), applied in one transaction. A list of
+ * inputs is one transaction too, in order (so one saga's inputs keep theirs). Nothing is
+ * published from here: the outbox relay publishes what committed.
+ */
+@Injectable()
+export class SagaRuntime {
+  private readonly logger = new Logger(SagaRuntime.name);
+  private readonly byName = new Map<string, AnyFlow>();
+  private readonly byCommandType = new Map<string, AnyFlow>();
+  private readonly defaultFlow: AnyFlow;
+
+  constructor(
+    private readonly db: Database,
+    private readonly sagas: SagaRepository,
+    private readonly outbox: OutboxWriter,
+    private readonly timers: TimerRepository,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+    @Inject(FLOWS) flows: readonly AnyFlow[],
+    @Inject(COMMAND_CATALOGUE) private readonly catalogue: CommandCatalogue,
+    @Inject(RUNTIME_OPTIONS) private readonly options: RuntimeOptions,
+  ) {
+    const [first] = flows;
+    if (first === undefined) throw new Error('the saga runtime needs at least one flow');
+    this.defaultFlow = first;
+    for (const flow of flows) {
+      if (this.byName.has(flow.name)) throw new Error(`flow ${flow.name} registered twice`);
+      this.byName.set(flow.name, flow);
+      for (const type of flow.commandTypes) {
+        if (this.byCommandType.has(type)) throw new Error(`command type ${type} has two flows`);
+        this.byCommandType.set(type, flow);
+      }
+    }
+  }
+
+  /** A message from the commands topic (any JSON value). */
+  handleCommand(raw: unknown, meta: InputMeta): Promise<void> {
+    return this.process([{ kind: 'command', raw, meta }]);
+  }
+
+  /** A GatewayResult (send result or status reply), deduplicated by requestId + attempt. */
+  handleGatewayResult(result: GatewayResult, meta: InputMeta): Promise<void> {
+    return this.process([{ kind: 'gateway-result', result, meta }]);
+  }
+
+  /** A verified callback or a status-check hint, deduplicated by notificationId. */
+  handleCallback(message: CallbackMessage, meta: InputMeta): Promise<void> {
+    return this.process([{ kind: 'callback', message, meta }]);
+  }
+
+  /**
+   * Inputs in one transaction, in order. Throws PoisonMessageError (before anything is written)
+   * when a command carries no command id and saga id to address a rejection to.
+   */
+  async process(inputs: readonly RuntimeInput[]): Promise<void> {
+    for (const input of inputs) if (input.kind === 'command') this.addressable(input.raw);
+    await this.db.transaction(async (tx) => {
+      const work = this.unitOfWork(tx);
+      for (const input of inputs) await work.run(input);
+    });
+  }
+
+  /**
+   * Claims and fires one due timer (FOR UPDATE SKIP LOCKED: concurrent workers never fire the same
+   * one). `idle` when none is due; `taken` when another worker fired or a handler rescheduled it
+   * while this one waited for the saga. A failed firing is rolled back, counted and postponed.
+   */
+  async fireNextDueTimer(): Promise<'fired' | 'taken' | 'idle'> {
+    let claimed: TimerRow | undefined;
+    try {
+      return await this.db.transaction(async (tx) => {
+        const work = this.unitOfWork(tx);
+        const next = await this.timers.nextDueTimer(tx, work.now);
+        if (!next) return 'idle';
+        // Lock order as in every handler, saga row first, then its timer: no deadlock.
+        const row = await work.lock(next.sagaId);
+        claimed = await this.timers.claimTimer(tx, next, work.now);
+        // Fired or rescheduled by someone else while we waited for the saga: go on.
+        if (!claimed) return 'taken';
+        if (row) await work.fire(row, claimed);
+        return 'fired';
+      });
+    } catch (error) {
+      const failed: TimerRow | undefined = claimed;
+      if (!failed) throw error;
+      const retryAt = new Date(this.clock.now().getTime() + timerRetryDelayMs(failed.attempts));
+      this.logger.error(
+        `timer ${failed.kind} of ${failed.flow} ${failed.sagaId} failed (attempt ${failed.attempts + 1}); retry at ${retryAt.toISOString()}: ${String(error)}`,
+      );
+      await this.db.transaction((tx) => this.timers.postponeTimer(tx, failed, retryAt));
+      return 'fired';
+    }
+  }
+
+  private addressable(raw: unknown): void {
+    const parsed = this.catalogue.parse(raw);
+    if (parsed.ok) return;
+    if (parsed.ids.commandId === undefined || parsed.ids.sagaId === undefined) {
+      throw new PoisonMessageError(
+        `command without commandId/paymentId (${parsed.reason}: ${parsed.message})`,
+      );
+    }
+  }
+
+  private unitOfWork(tx: EntityManager): UnitOfWork {
+    return new UnitOfWork(
+      tx,
+      this.clock.now(),
+      {
+        sagas: this.sagas,
+        outbox: this.outbox,
+        timers: this.timers,
+        ids: this.ids,
+        catalogue: this.catalogue,
+        options: this.options,
+        logger: this.logger,
+      },
+      (name) => this.byName.get(name),
+      (type) => (type === undefined ? undefined : this.byCommandType.get(type)) ?? this.defaultFlow,
+    );
+  }
+}
+
+interface UnitOfWorkDeps {
+  readonly sagas: SagaRepository;
+  readonly outbox: OutboxWriter;
+  readonly timers: TimerRepository;
+  readonly ids: IdGenerator;
+  readonly catalogue: CommandCatalogue;
+  readonly options: RuntimeOptions;
+  readonly logger: Logger;
+}
+
+/** One transaction: the sagas it locked (with their state as it moves) and the writes so far. */
+class UnitOfWork {
+  private readonly locked = new Map<string, SagaRow>();
+
+  constructor(
+    private readonly tx: EntityManager,
+    readonly now: Date,
+    private readonly deps: UnitOfWorkDeps,
+    private readonly flowNamed: (name: string) => AnyFlow | undefined,
+    private readonly flowForCommand: (type: string | undefined) => AnyFlow,
+  ) {}
+
+  async run(input: RuntimeInput): Promise<void> {
+    switch (input.kind) {
+      case 'command':
+        return this.command(input.raw, input.meta);
+      case 'gateway-result':
+        return this.gatewayResult(input.result, input.meta);
+      case 'callback':
+        return this.callback(input.message, input.meta);
+      default: {
+        const never: never = input;
+        throw new Error(`unhandled input ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  /** Locks the saga once per transaction; later inputs see the state the earlier ones left. */
+  async lock(sagaId: string): Promise<SagaRow | undefined> {
+    const cached = this.locked.get(sagaId);
+    if (cached) return cached;
+    const row = await this.deps.sagas.lockSaga(this.tx, sagaId);
+    if (row) this.locked.set(sagaId, row);
+    return row;
+  }
+
+  async fire(row: SagaRow, timer: TimerRow): Promise<void> {
+    if (timer.kind === RESEND_TIMER) {
+      const flow = this.flowOf(row);
+      const rows = await this.resendRows(row, flow, timer.payload as ResendPayload, {});
+      await this.deps.outbox.enqueue(this.tx, rows);
+      return;
+    }
+    await this.decideAndApply(
+      row,
+      { kind: 'timer', timer: { kind: timer.kind, payload: timer.payload } },
+      {},
+    );
+  }
+
+  private async command(raw: unknown, meta: InputMeta): Promise<void> {
+    const parsed = this.deps.catalogue.parse(raw);
+    const ids = parsed.ok
+      ? {
+          commandId: parsed.command.commandId,
+          sagaId: parsed.command.sagaId,
+          type: parsed.command.type,
+          endpointId: parsed.command.endpointId,
+        }
+      : parsed.ids;
+    const { commandId, sagaId } = ids;
+    // Checked before the transaction (SagaRuntime.process); a child command is built by a flow.
+    if (commandId === undefined || sagaId === undefined) {
+      throw new PoisonMessageError('command without commandId/paymentId');
+    }
+    const flow = this.flowForCommand(ids.type);
+    await this.deps.sagas.ensureSaga(
+      this.tx,
+      { id: sagaId, flow: flow.name, endpointId: ids.endpointId, state: flow.initialState },
+      this.now,
+    );
+    const row = await this.lock(sagaId);
+    if (!row) throw new Error(`saga ${sagaId} vanished inside its transaction`);
+    const reject = (reason: RejectionCode, message: string) =>
+      this.reject(row, meta, { commandId, commandType: ids.type, reason, message });
+    const verdict = idempotencyVerdict(
+      await this.deps.sagas.findCommand(this.tx, commandId),
+      parsed.fingerprint,
+    );
+    switch (verdict) {
+      case 'duplicate':
+        return this.reemit(commandId, meta);
+      case 'conflict':
+        return reject(
+          'DUPLICATE_COMMAND_CONFLICT',
+          `command ${commandId} was already received with a different body`,
+        );
+      case 'new':
+        break;
+      default: {
+        const never: never = verdict;
+        throw new Error(`unhandled verdict ${String(never)}`);
+      }
+    }
+    await this.deps.sagas.recordCommand(this.tx, commandId, parsed.fingerprint, sagaId, this.now);
+    if (!parsed.ok) return reject(parsed.reason, parsed.message);
+    if (row.flow !== flow.name) {
+      return reject('INVALID_STATE', `${sagaId} is a ${row.flow} saga, not a ${flow.name} one`);
+    }
+    await this.decideAndApply(row, { kind: 'command', command: parsed.command }, meta);
+  }
+
+  private async gatewayResult(result: GatewayResult, meta: InputMeta): Promise<void> {
+    const key = `${result.requestId}:${result.attempt}`;
+    if (!(await this.deps.sagas.recordInbox(this.tx, INBOX.gatewayResults, key))) return;
+    const row = await this.lock(result.paymentId);
+    if (!row) {
+      this.deps.logger.warn(`gateway result for unknown saga ${result.paymentId} ignored`);
+      return;
+    }
+    await this.decideAndApply(row, { kind: 'gateway-result', result }, meta);
+  }
+
+  private async callback(message: CallbackMessage, meta: InputMeta): Promise<void> {
+    if (!(await this.deps.sagas.recordInbox(this.tx, INBOX.callbacks, message.notificationId)))
+      return;
+    const row = await this.lock(message.paymentId);
+    if (!row) {
+      this.deps.logger.warn(`${message.kind} for unknown saga ${message.paymentId} ignored`);
+      return;
+    }
+    switch (message.kind) {
+      case 'callback':
+        await this.decideAndApply(row, { kind: 'callback', callback: message }, meta);
+        return;
+      case 'status-check-hint': {
+        // Unverified: at most one status refresh per saga per interval.
+        if (!hintAllowed(row.lastHintAt, this.now, this.deps.options.hintIntervalMs)) return;
+        const decision = await this.decideAndApply(
+          row,
+          { kind: 'status-check-hint', hint: message },
+          meta,
+        );
+        if (decision.effects.length > 0) {
+          await this.deps.sagas.markHint(this.tx, row.id, this.now);
+          this.locked.set(row.id, { ...this.current(row), lastHintAt: this.now });
+        }
+        return;
+      }
+      default: {
+        const never: never = message;
+        throw new Error(`unhandled callback message ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  private flowOf(row: SagaRow): AnyFlow {
+    const flow = this.flowNamed(row.flow);
+    if (!flow) throw new Error(`saga ${row.id} belongs to flow ${row.flow}, which is not hosted`);
+    return flow;
+  }
+
+  private current(row: SagaRow): SagaRow {
+    return this.locked.get(row.id) ?? row;
+  }
+
+  private async decideAndApply(
+    given: SagaRow,
+    input: SagaInput,
+    meta: InputMeta,
+  ): Promise<Decision<SagaEvent, RuntimeEffect>> {
+    const row = this.current(given);
+    const flow = this.flowOf(row);
+    const decision = flow.decide(input, row.state, {
+      now: this.now.toISOString(),
+      ids: { next: () => this.deps.ids.next() },
+    });
+    if (decision.outcome === 'ignored') {
+      this.deps.logger.debug(`${row.flow} ${row.id}: ${input.kind} ignored (${decision.reason})`);
+    }
+    await this.apply(row, flow, decision.events, decision.effects, meta);
+    return decision;
+  }
+
+  /** Plans the writes of a decision (pure) and carries them out in this transaction. */
+  private async apply(
+    row: SagaRow,
+    flow: AnyFlow,
+    events: readonly SagaEvent[],
+    effects: readonly RuntimeEffect[],
+    meta: InputMeta,
+  ): Promise<void> {
+    const plan = planWrites({
+      sagaId: row.id,
+      flow,
+      state: row.state,
+      version: row.version,
+      events,
+      effects,
+      meta,
+      now: this.now,
+      ids: this.deps.ids,
+    });
+    await this.write(row, flow, plan, meta);
+  }
+
+  private async write(
+    row: SagaRow,
+    flow: AnyFlow,
+    plan: WritePlan,
+    meta: InputMeta,
+  ): Promise<void> {
+    const { sagas, timers, outbox } = this.deps;
+    if (plan.next) {
+      await sagas.appendHistory(this.tx, row.id, plan.history);
+      await sagas.saveSaga(this.tx, row.id, plan.next, plan.expectedVersion, this.now);
+      this.locked.set(row.id, { ...row, state: plan.next.state, version: plan.next.version });
+    }
+    for (const request of plan.gatewayRequests) {
+      await sagas.saveGatewayRequest(this.tx, row.id, request, this.now);
+    }
+    for (const timer of plan.timers) {
+      const key = { flow: plan.flow, sagaId: row.id, kind: timer.kind };
+      if (timer.op === 'set') await timers.upsertTimer(this.tx, key, timer.at, timer.payload);
+      else await timers.deleteTimer(this.tx, key);
+    }
+    const rows = [...plan.outbox];
+    for (const resend of plan.resends) {
+      rows.push(...(await this.resendRows(this.current(row), flow, resend, meta)));
+    }
+    await outbox.enqueue(this.tx, rows);
+    if (plan.purgeSealedCards) {
+      await sagas.purgeSealedCards(this.tx, row.id, this.now);
+      await outbox.purgeSealedCards(this.tx, row.id);
+    }
+    // A child saga starts in the same transaction, through the same command path.
+    for (const child of plan.children) await this.command(child, meta);
+  }
+
+  /** A resend came due: the ORIGINAL request (sealed card included), attempt bumped. */
+  private async resendRows(row: SagaRow, flow: AnyFlow, payload: ResendPayload, meta: InputMeta) {
+    if (!flow.resendWanted(row.state, payload.requestId)) return [];
+    const original = await this.deps.sagas.findGatewayRequest(this.tx, payload.requestId);
+    if (!original) {
+      this.deps.logger.error(`resend of unknown gateway request ${payload.requestId} skipped`);
+      return [];
+    }
+    return [
+      gatewayRequestRow(
+        { ...original, attempt: payload.attempt },
+        this.deps.ids.next(),
+        this.now.toISOString(),
+        meta,
+      ),
+    ];
+  }
+
+  /** Same command id and body again: publish the events it caused again, with their ce_ids. */
+  private async reemit(commandId: string, meta: InputMeta): Promise<void> {
+    const history = await this.deps.sagas.eventsOfCommand(this.tx, commandId);
+    await this.deps.outbox.enqueue(
+      this.tx,
+      history.map((h) =>
+        eventRowFor(h.sagaId, h.event, { rowId: this.deps.ids.next(), ceId: h.eventId }, meta),
+      ),
+    );
+  }
+
+  private async reject(
+    given: SagaRow,
+    meta: InputMeta,
+    rejection: {
+      commandId: string;
+      commandType: string | undefined;
+      reason: RejectionCode;
+      message: string;
+    },
+  ): Promise<void> {
+    const row = this.current(given);
+    const flow = this.flowOf(row);
+    const event = flow.rejection({
+      ...rejection,
+      sagaId: row.id,
+      version: row.version + 1,
+      now: this.now.toISOString(),
+    });
+    await this.apply(row, flow, [event], [], meta);
+  }
+}

@@ -1,0 +1,118 @@
+import type { GatewayRequest } from '@payments/contracts';
+import { eventRow, gatewayRequestRow, type InputMeta, type OutboxRow } from '../outbox/outbox-rows';
+import type { HistoryRow } from '../persistence/saga.repository';
+import type { Flow, RuntimeEffect, SagaEvent, SagaProjection } from './flow';
+
+/** The timer the runtime itself keeps: the deferred resend of a request that was not sent. */
+export const RESEND_TIMER = 'gateway-resend';
+
+export interface ResendPayload {
+  requestId: string;
+  attempt: number;
+}
+
+export type TimerWrite =
+  { op: 'set'; kind: string; at: Date; payload: object } | { op: 'cancel'; kind: string };
+
+/**
+ * Everything one decision writes, computed without I/O: the new state (with its projection and
+ * the version it must replace), history rows, outbox rows in publication order, gateway requests
+ * to keep, timers to set and cancel, resends due now, child sagas to start.
+ */
+export interface WritePlan {
+  readonly sagaId: string;
+  readonly flow: string;
+  readonly expectedVersion: number;
+  /** Undefined when the decision appended no event (the row is not touched). */
+  readonly next?: { state: unknown; version: number; projection: SagaProjection };
+  readonly history: HistoryRow[];
+  readonly outbox: OutboxRow[];
+  readonly gatewayRequests: GatewayRequest[];
+  readonly timers: TimerWrite[];
+  /** Resends due now: the original request is read back and published with `attempt`. */
+  readonly resends: ResendPayload[];
+  /** Commands that start (or reach) other sagas in the same transaction. */
+  readonly children: object[];
+  /** The saga is settled: drop the sealed card from its stored requests and published rows. */
+  readonly purgeSealedCards: boolean;
+}
+
+export function planWrites<State, Event extends SagaEvent>(args: {
+  sagaId: string;
+  flow: Flow<State, Event>;
+  state: State;
+  version: number;
+  events: readonly Event[];
+  effects: readonly RuntimeEffect[];
+  meta: InputMeta;
+  now: Date;
+  ids: { next(): string };
+}): WritePlan {
+  const { sagaId, flow, events, effects, meta, now, ids } = args;
+  const history: HistoryRow[] = events.map((event) => ({ eventId: ids.next(), event }));
+  const outbox: OutboxRow[] = history.map((h) =>
+    eventRow(sagaId, h.event, { rowId: h.eventId, ceId: h.eventId }, meta),
+  );
+  let next: WritePlan['next'];
+  let purgeSealedCards = false;
+  const last = events.at(-1);
+  if (last !== undefined) {
+    const state = events.reduce((s, e) => flow.evolve(s, e), args.state);
+    const projection = flow.project(state);
+    next = { state, version: last.version, projection };
+    purgeSealedCards = projection.settled;
+  }
+  const gatewayRequests: GatewayRequest[] = [];
+  const timers: TimerWrite[] = [];
+  const resends: ResendPayload[] = [];
+  const children: object[] = [];
+  for (const effect of effects) {
+    switch (effect.type) {
+      case 'send-gateway-request':
+        gatewayRequests.push(effect.request);
+        outbox.push(gatewayRequestRow(effect.request, ids.next(), now.toISOString(), meta));
+        break;
+      case 'resend-gateway-request': {
+        const payload: ResendPayload = { requestId: effect.requestId, attempt: effect.attempt };
+        const notBefore = new Date(effect.notBefore);
+        if (notBefore.getTime() > now.getTime()) {
+          timers.push({ op: 'set', kind: RESEND_TIMER, at: notBefore, payload });
+        } else {
+          resends.push(payload);
+        }
+        break;
+      }
+      case 'set-timer':
+        timers.push({
+          op: 'set',
+          kind: effect.kind,
+          at: new Date(effect.at),
+          payload: effect.payload,
+        });
+        break;
+      case 'cancel-timer':
+        timers.push({ op: 'cancel', kind: effect.kind });
+        break;
+      case 'start-saga':
+        children.push(effect.command);
+        break;
+      default: {
+        const never: never = effect;
+        throw new Error(`unhandled effect ${JSON.stringify(never)}`);
+      }
+    }
+  }
+  return {
+    sagaId,
+    flow: flow.name,
+    expectedVersion: args.version,
+    ...(next === undefined ? {} : { next }),
+    history,
+    outbox,
+    gatewayRequests,
+    timers,
+    resends,
+    children,
+    purgeSealedCards,
+  };
+}

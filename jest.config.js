@@ -1,6 +1,7 @@
 /**
  * Three tiers (STYLE.md §9):
  *  - unit:        *.spec.ts beside the code, pure logic, no I/O.
+ *  - database:    *.db-spec.ts, against the real PostgreSQL alone (the saga runtime).
  *  - integration: *.int-spec.ts, against the real broker and the real PostgreSQL.
  *  - e2e:         test/e2e/*.e2e-spec.ts, the apps and the sandbox as separate processes.
  * `npm test` runs unit first, then integration and e2e inside scripts/with-infra.sh, which starts
@@ -45,6 +46,12 @@ module.exports = {
       ...common,
       displayName: 'unit',
       testMatch: ['<rootDir>/{apps,libs,scripts,bench}/**/*.spec.ts'],
+    },
+    {
+      ...common,
+      displayName: 'database',
+      testMatch: ['<rootDir>/{apps,libs}/**/*.db-spec.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/setup/integration-timeout.ts'],
     },
     {
       ...common,

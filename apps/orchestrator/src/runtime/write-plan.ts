@@ -37,6 +37,14 @@ export interface WritePlan {
   readonly purgeSealedCards: boolean;
 }
 
+/** A decision whose events do not continue the saga's version (a bug or a stale state). */
+export class VersionConflictError extends Error {
+  constructor(sagaId: string, expected: number, got: number) {
+    super(`saga ${sagaId}: event version ${got} where ${expected} was next`);
+    this.name = 'VersionConflictError';
+  }
+}
+
 export function planWrites<State, Event extends SagaEvent>(args: {
   sagaId: string;
   flow: Flow<State, Event>;
@@ -49,6 +57,11 @@ export function planWrites<State, Event extends SagaEvent>(args: {
   ids: { next(): string };
 }): WritePlan {
   const { sagaId, flow, events, effects, meta, now, ids } = args;
+  // Versions continue the saga's without gaps (DESIGN.md guarantee 4), whatever the flow's evolve checks.
+  events.forEach((event, i) => {
+    const expected = args.version + i + 1;
+    if (event.version !== expected) throw new VersionConflictError(sagaId, expected, event.version);
+  });
   const history: HistoryRow[] = events.map((event) => ({ eventId: ids.next(), event }));
   const outbox: OutboxRow[] = history.map((h) =>
     eventRow(sagaId, h.event, { rowId: h.eventId, ceId: h.eventId }, meta),

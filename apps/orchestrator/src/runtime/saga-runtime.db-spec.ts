@@ -1,0 +1,353 @@
+/**
+ * The saga runtime against PostgreSQL alone (no broker): a small test flow drives every part of
+ * the unit of work — idempotent replay, a refused version, serialised concurrent work, a child saga
+ * started in the same transaction, timers set, fired and cancelled, and a batch of inputs for
+ * several sagas committed (or rolled back) at once.
+ */
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { createDataSource, runMigrations } from '@payments/database';
+import { createTestDatabase, type TestDatabase } from '@payments/testing';
+import { canonicalJson } from '../domain';
+import { orchestratorMigrations } from '../migrations';
+import { OutboxWriter } from '../outbox/outbox.writer';
+import { Database } from '../persistence/database';
+import { orchestratorEntities } from '../persistence/entities';
+import { SagaRepository } from '../persistence/saga.repository';
+import { TimerRepository } from '../persistence/timer.repository';
+import { Clock, IdGenerator } from './clock';
+import type { CommandCatalogue, Flow, RuntimeEffect, SagaEvent } from './flow';
+import { SagaRuntime } from './saga-runtime';
+
+// ---- a test flow: a counter that can spawn children and arm a timer --------------------------
+
+interface CounterState {
+  status: 'initial' | 'open';
+  version: number;
+  total: number;
+  parent?: string;
+}
+type CounterEvent = SagaEvent &
+  (
+    | { type: 'opened'; parent?: string }
+    | { type: 'added'; n: number }
+    | { type: 'spawned'; childId: string }
+    | { type: 'rang' }
+    | { type: 'command-rejected'; reason: string }
+  );
+type CounterCommand =
+  | { type: 'open'; commandId: string; sagaId: string; parent?: string }
+  | { type: 'add'; commandId: string; sagaId: string; n: number; badVersion?: boolean }
+  | { type: 'spawn'; commandId: string; sagaId: string; childId: string }
+  | { type: 'arm'; commandId: string; sagaId: string; at: string }
+  | { type: 'disarm'; commandId: string; sagaId: string };
+
+const catalogue: CommandCatalogue = {
+  parse(raw) {
+    const c = raw as CounterCommand;
+    const fingerprint = canonicalJson(raw);
+    if (!['open', 'add', 'spawn', 'arm', 'disarm'].includes(c.type)) {
+      return {
+        ok: false,
+        reason: 'UNKNOWN_TYPE',
+        message: 'unknown',
+        ids: { commandId: c.commandId, sagaId: c.sagaId, type: c.type, endpointId: 'e' },
+        fingerprint,
+      };
+    }
+    return {
+      ok: true,
+      command: { type: c.type, commandId: c.commandId, sagaId: c.sagaId, endpointId: 'e', body: c },
+      fingerprint,
+    };
+  },
+};
+
+const counterFlow: Flow<CounterState, CounterEvent> = {
+  name: 'counter',
+  commandTypes: ['open', 'add', 'spawn', 'arm', 'disarm'],
+  initialState: { status: 'initial', version: 0, total: 0 },
+  decide(input, state, ctx) {
+    const at = (offset: number, draft: Record<string, unknown>) =>
+      ({ ...draft, version: state.version + 1 + offset, occurredAt: ctx.now }) as CounterEvent;
+    if (input.kind === 'timer') {
+      return {
+        outcome: 'accepted',
+        events: [at(0, { type: 'rang', commandId: randomUUID() })],
+        effects: [],
+      };
+    }
+    if (input.kind !== 'command')
+      return { outcome: 'ignored', reason: 'NO_NEWS', events: [], effects: [] };
+    const c = input.command.body as CounterCommand;
+    const base = { commandId: c.commandId };
+    const reject = (reason: string) => ({
+      outcome: 'rejected' as const,
+      rejection: { code: 'INVALID_STATE' as const, message: reason },
+      events: [at(0, { ...base, type: 'command-rejected', reason })],
+      effects: [] as [],
+    });
+    switch (c.type) {
+      case 'open':
+        if (state.status !== 'initial') return reject('exists');
+        return {
+          outcome: 'accepted',
+          events: [at(0, { ...base, type: 'opened', ...(c.parent ? { parent: c.parent } : {}) })],
+          effects: [],
+        };
+      case 'add': {
+        if (state.status !== 'open') return reject('not open');
+        const event = at(c.badVersion ? 5 : 0, { ...base, type: 'added', n: c.n });
+        return { outcome: 'accepted', events: [event], effects: [] };
+      }
+      case 'spawn': {
+        const child = {
+          type: 'open',
+          commandId: `${c.commandId.slice(0, 24)}${'0'.repeat(12)}`,
+          sagaId: c.childId,
+          parent: c.sagaId,
+        };
+        const effects: RuntimeEffect[] = [{ type: 'start-saga', command: child }];
+        return {
+          outcome: 'accepted',
+          events: [at(0, { ...base, type: 'spawned', childId: c.childId })],
+          effects,
+        };
+      }
+      case 'arm':
+        return {
+          outcome: 'accepted',
+          events: [],
+          effects: [
+            { type: 'set-timer', kind: 'bell', at: c.at, payload: { armedBy: c.commandId } },
+          ],
+        };
+      case 'disarm':
+        return {
+          outcome: 'accepted',
+          events: [],
+          effects: [{ type: 'cancel-timer', kind: 'bell' }],
+        };
+      default: {
+        const never: never = c;
+        throw new Error(`unhandled ${JSON.stringify(never)}`);
+      }
+    }
+  },
+  evolve(state, event) {
+    switch (event.type) {
+      case 'opened':
+        return {
+          ...state,
+          status: 'open',
+          version: event.version,
+          ...(event.parent ? { parent: event.parent } : {}),
+        };
+      case 'added':
+        return { ...state, version: event.version, total: state.total + event.n };
+      case 'spawned':
+      case 'rang':
+      case 'command-rejected':
+        return { ...state, version: event.version };
+      default: {
+        const never: never = event;
+        throw new Error(`unhandled ${JSON.stringify(never)}`);
+      }
+    }
+  },
+  project: (state) => ({ status: state.status, kind: null, settled: false }),
+  rejection: (args) => ({
+    type: 'command-rejected',
+    commandId: args.commandId,
+    version: args.version,
+    occurredAt: args.now,
+    reason: args.reason,
+  }),
+  resendWanted: () => false,
+};
+
+class MovableClock extends Clock {
+  at = new Date('2026-01-01T00:00:00.000Z');
+  override now(): Date {
+    return new Date(this.at);
+  }
+}
+
+describe('saga runtime (real PostgreSQL, no broker)', () => {
+  let db: TestDatabase;
+  let dataSource: DataSource;
+  let runtime: SagaRuntime;
+  const clock = new MovableClock();
+
+  beforeAll(async () => {
+    db = await createTestDatabase('orch_runtime');
+    dataSource = createDataSource({
+      url: db.url,
+      poolSize: 6,
+      migrations: orchestratorMigrations,
+      entities: orchestratorEntities,
+      applicationName: 'orchestrator-runtime-test',
+    });
+    await runMigrations(dataSource, { info: () => undefined });
+    runtime = new SagaRuntime(
+      new Database(dataSource),
+      new SagaRepository(),
+      new OutboxWriter(),
+      new TimerRepository(),
+      clock,
+      new IdGenerator(),
+      [counterFlow],
+      catalogue,
+      { hintIntervalMs: 60_000 },
+    );
+  });
+
+  afterAll(async () => {
+    try {
+      if (dataSource?.isInitialized) await dataSource.destroy();
+    } finally {
+      await db?.drop();
+    }
+  });
+
+  const send = (...commands: object[]) =>
+    runtime.process(commands.map((raw) => ({ kind: 'command' as const, raw, meta: {} })));
+  const history = (sagaId: string) =>
+    dataSource.query<Array<{ version: number; event_type: string }>>(
+      `SELECT version, event_type FROM saga_history WHERE saga_id = $1 ORDER BY version`,
+      [sagaId],
+    );
+  const saga = async (sagaId: string) =>
+    (
+      await dataSource.query<Array<{ flow: string; version: number; state: CounterState }>>(
+        `SELECT flow, version, state FROM sagas WHERE id = $1`,
+        [sagaId],
+      )
+    )[0];
+  const outboxCount = async (sagaId: string) =>
+    Number(
+      (
+        await dataSource.query<Array<{ n: string }>>(
+          `SELECT count(*) AS n FROM outbox WHERE aggregate_id = $1`,
+          [sagaId],
+        )
+      )[0]?.n,
+    );
+  const open = (sagaId: string) => ({ type: 'open', commandId: randomUUID(), sagaId });
+  const add = (sagaId: string, n: number, extra: object = {}) => ({
+    type: 'add',
+    commandId: randomUUID(),
+    sagaId,
+    n,
+    ...extra,
+  });
+
+  it('replays a command idempotently: same id and body re-emits, changes nothing', async () => {
+    const id = randomUUID();
+    const command = open(id);
+    await send(command);
+    await send(command);
+    expect(await history(id)).toEqual([{ version: 1, event_type: 'opened' }]);
+    // The event was published twice (re-emitted with its ce_id), the state moved once.
+    expect(await outboxCount(id)).toBe(2);
+    const ceIds = await dataSource.query<Array<{ ce: string }>>(
+      `SELECT headers->>'ce_id' AS ce FROM outbox WHERE aggregate_id = $1`,
+      [id],
+    );
+    expect(new Set(ceIds.map((r) => r.ce)).size).toBe(1);
+    // Same id, other body: rejected as a conflict, as an event with the next version.
+    await send({ ...command, parent: 'x' });
+    expect(await history(id)).toEqual([
+      { version: 1, event_type: 'opened' },
+      { version: 2, event_type: 'command-rejected' },
+    ]);
+  });
+
+  it('refuses a decision whose events do not continue the saga version, writing nothing', async () => {
+    const id = randomUUID();
+    await send(open(id));
+    await expect(send(add(id, 3, { badVersion: true }))).rejects.toThrow(/version/i);
+    expect(await history(id)).toEqual([{ version: 1, event_type: 'opened' }]);
+    expect(await saga(id)).toMatchObject({ version: 1, state: { total: 0 } });
+  });
+
+  it('serialises concurrent units of work on one saga: no lost update, no version gap', async () => {
+    const id = randomUUID();
+    await send(open(id));
+    await Promise.all(Array.from({ length: 8 }, (_, i) => send(add(id, i + 1))));
+    const events = await history(id);
+    expect(events.map((e) => e.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(await saga(id)).toMatchObject({ version: 9, state: { total: 36 } });
+  });
+
+  it('starts a child saga in the same transaction, and not at all when it rolls back', async () => {
+    const parent = randomUUID();
+    const child = randomUUID();
+    await send(open(parent), {
+      type: 'spawn',
+      commandId: randomUUID(),
+      sagaId: parent,
+      childId: child,
+    });
+    expect(await saga(child)).toMatchObject({ flow: 'counter', version: 1, state: { parent } });
+    expect(await history(child)).toEqual([{ version: 1, event_type: 'opened' }]);
+
+    const parent2 = randomUUID();
+    const child2 = randomUUID();
+    await expect(
+      send(
+        open(parent2),
+        { type: 'spawn', commandId: randomUUID(), sagaId: parent2, childId: child2 },
+        add(parent2, 1, { badVersion: true }),
+      ),
+    ).rejects.toThrow();
+    expect(await saga(parent2)).toBeUndefined();
+    expect(await saga(child2)).toBeUndefined();
+  });
+
+  it('sets a timer keyed by (flow, saga, kind), fires it once when due, and cancels it', async () => {
+    const id = randomUUID();
+    const due = new Date(clock.at.getTime() + 60_000).toISOString();
+    await send(open(id), { type: 'arm', commandId: randomUUID(), sagaId: id, at: due });
+    const timers = () =>
+      dataSource.query<Array<{ flow: string; kind: string }>>(
+        `SELECT flow, kind FROM timers WHERE saga_id = $1`,
+        [id],
+      );
+    expect(await timers()).toEqual([{ flow: 'counter', kind: 'bell' }]);
+    expect(await runtime.fireNextDueTimer()).toBe('idle');
+    clock.at = new Date(Date.parse(due) + 1);
+    expect(await runtime.fireNextDueTimer()).toBe('fired');
+    expect(await runtime.fireNextDueTimer()).toBe('idle');
+    expect((await history(id)).map((e) => e.event_type)).toEqual(['opened', 'rang']);
+    expect(await timers()).toEqual([]);
+
+    await send({ type: 'arm', commandId: randomUUID(), sagaId: id, at: due });
+    expect(await timers()).toHaveLength(1);
+    await send({ type: 'disarm', commandId: randomUUID(), sagaId: id });
+    expect(await timers()).toEqual([]);
+  });
+
+  it('commits a batch of inputs for several sagas at once, in order per saga', async () => {
+    const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
+    await send(open(a), open(b), add(a, 1), open(c), add(b, 10), add(a, 2), add(c, 100));
+    expect(await saga(a)).toMatchObject({ version: 3, state: { total: 3 } });
+    expect(await saga(b)).toMatchObject({ version: 2, state: { total: 10 } });
+    expect(await saga(c)).toMatchObject({ version: 2, state: { total: 100 } });
+    const order = await dataSource.query<Array<{ aggregate_id: string; v: number }>>(
+      `SELECT aggregate_id, (payload->>'version')::int AS v FROM outbox
+        WHERE aggregate_id = ANY($1::text[]) ORDER BY sequence`,
+      [[a, b, c]],
+    );
+    for (const id of [a, b, c]) {
+      const versions = order.filter((r) => r.aggregate_id === id).map((r) => r.v);
+      expect(versions).toEqual([...versions].sort((x, y) => x - y));
+    }
+
+    // One bad input rolls the whole batch back: nothing of it is written.
+    const [d, e] = [randomUUID(), randomUUID()];
+    await expect(send(open(d), open(e), add(e, 1, { badVersion: true }))).rejects.toThrow();
+    expect(await saga(d)).toBeUndefined();
+    expect(await saga(e)).toBeUndefined();
+  });
+});

@@ -25,7 +25,7 @@ import type { Effect } from '../../src/flows/card-payment/domain/effects';
 import { evolve, fold } from '../../src/flows/card-payment/domain/evolve';
 import type { PaymentInput, Timer } from '../../src/flows/card-payment/domain/inputs';
 import { initialState, type PaymentState } from '../../src/flows/card-payment/domain/state';
-import { callbackInput } from '../../src/flows/card-payment/gateway-vocabulary';
+import { callbackInput, gatewayResultInput } from '../../src/flows/card-payment/gateway-vocabulary';
 
 export const T0 = '2025-03-01T10:00:00.000Z';
 
@@ -161,7 +161,7 @@ export const result =
       result: classification,
       completedAt: T0,
     };
-    return { kind: 'gateway-result', result: gatewayResult };
+    return gatewayResultInput(gatewayResult);
   };
 
 export const acceptedResult = (gatewayOrderId = 'gw-777') =>
@@ -170,9 +170,8 @@ export const acceptedResult = (gatewayOrderId = 'gw-777') =>
 /** A status-query reply about the operation in flight. */
 export const statusReply =
   (report: GatewayStatusReport) =>
-  (state: PaymentState): PaymentInput => ({
-    kind: 'gateway-result',
-    result: {
+  (state: PaymentState): PaymentInput =>
+    gatewayResultInput({
       requestId: '10000000-0000-4000-8000-00000000abcd',
       paymentId: state.status === 'initial' ? '' : state.paymentId,
       operation: 'status',
@@ -180,8 +179,16 @@ export const statusReply =
       attempt: 1,
       result: { kind: 'accepted', report },
       completedAt: T0,
-    },
-  });
+    });
+
+/** The gateway's transaction type for each of our operations (a return is a `reversal`). */
+const GATEWAY_TYPE = {
+  sale: 'sale',
+  preauth: 'preauth',
+  capture: 'capture',
+  void: 'void',
+  return: 'reversal',
+} as const;
 
 export const callback =
   (status: GatewayStatusReport['status'], extra: Partial<GatewayCallback['report']> = {}) =>
@@ -192,8 +199,33 @@ export const callback =
       paymentId: state.status === 'initial' ? '' : state.paymentId,
       clientOrderId: state.status === 'initial' ? '' : state.clientOrderId,
       source: 'server-callback',
-      report: { status, gatewayOrderId: 'gw-777', ...extra },
+      // A real server callback names its transaction (sandbox and gateway alike).
+      report: {
+        status,
+        gatewayOrderId: 'gw-777',
+        ...(state.inFlight ? { transactionType: GATEWAY_TYPE[state.inFlight.operation] } : {}),
+        ...extra,
+      },
       receivedAt: T0,
     });
 
 export const timer = (t: Timer): PaymentInput => ({ kind: 'timer-fired', timer: t });
+
+/**
+ * The gateway's answer about the operation in flight: for the sale/preauth a verified server
+ * callback naming it; for a capture, void or return a status reply naming that operation (a
+ * callback about a follow-up is only a hint: its checksum binds neither operation nor amount).
+ */
+export const answer =
+  (status: GatewayStatusReport['status'], extra: Partial<GatewayStatusReport> = {}) =>
+  (state: PaymentState): PaymentInput => {
+    const op = state.inFlight;
+    if (op === undefined || op.operation === 'sale' || op.operation === 'preauth')
+      return callback(status, extra)(state);
+    return statusReply({
+      status,
+      gatewayOrderId: 'gw-777',
+      transactionType: GATEWAY_TYPE[op.operation],
+      ...extra,
+    })(state);
+  };

@@ -12,7 +12,7 @@ import {
   resendStillWanted,
   type Timer,
 } from './domain';
-import { callbackInput } from './gateway-vocabulary';
+import { callbackInput, gatewayResultInput } from './gateway-vocabulary';
 
 export const CARD_PAYMENT_FLOW = 'card-payment';
 
@@ -72,7 +72,7 @@ function toDomainInput(input: SagaInput): PaymentInput | undefined {
     case 'command':
       return { kind: 'command', command: input.command.body as PaymentCommand };
     case 'gateway-result':
-      return { kind: 'gateway-result', result: input.result };
+      return gatewayResultInput(input.result);
     case 'callback':
       return callbackInput(input.callback);
     case 'status-check-hint':

@@ -1,4 +1,4 @@
-import type { GatewayCallback, PaymentOperation } from '@payments/contracts';
+import type { GatewayCallback, GatewayResult, PaymentOperation } from '@payments/contracts';
 import type { PaymentInput } from './domain/inputs';
 
 /**
@@ -32,4 +32,14 @@ export function callbackInput(callback: GatewayCallback): PaymentInput {
   return about === undefined
     ? { kind: 'callback', callback }
     : { kind: 'callback', callback, about };
+}
+
+/** A gateway result as the decider's input; a status reply says which operations it names. */
+export function gatewayResultInput(result: GatewayResult): PaymentInput {
+  if (result.operation !== 'status' || result.result.kind !== 'accepted')
+    return { kind: 'gateway-result', result };
+  const about = operationsNamedBy(result.result.report?.transactionType);
+  return about === undefined
+    ? { kind: 'gateway-result', result }
+    : { kind: 'gateway-result', result, about };
 }

@@ -9,10 +9,15 @@ import {
   type StatusCheckHint,
 } from '@payments/contracts';
 import { nextPollDelay, notSentRetryDelay } from '../../../domain/polling';
-import type { Decision, DecisionContext } from './decision';
+import type { Decision, DecisionContext, IgnoreReason } from './decision';
 import { accepted, addMs, ignored, policyOf, type EventDraft } from './drafts';
 import type { Effect } from './effects';
-import type { InFlightOperation, OpenPayment, PaymentState } from './state';
+import {
+  type InFlightOperation,
+  isMainOperation,
+  type OpenPayment,
+  type PaymentState,
+} from './state';
 
 export function statusRequest(
   state: OpenPayment,
@@ -52,8 +57,15 @@ export function inFlightOf(state: PaymentState): [OpenPayment, InFlightOperation
   return state.inFlight === undefined ? undefined : [state, state.inFlight];
 }
 
+/**
+ * A send result or a status reply. `about` (status replies only) lists the operations the
+ * reply's transaction type can name, normalised at the edge: a status query without a request
+ * serial describes the order's LATEST operation, which may be the preauth or an earlier capture,
+ * so a reply resolves a capture, void or return only when it names that operation.
+ */
 export function decideGatewayResult(
   result: GatewayResult,
+  about: readonly PaymentOperation[] | undefined,
   current: PaymentState,
   ctx: DecisionContext,
 ): Decision {
@@ -66,6 +78,8 @@ export function decideGatewayResult(
     // A failed status query changes nothing: the poll timer asks again.
     if (result.result.kind !== 'accepted' || result.result.report === undefined)
       return ignored('NO_NEWS');
+    if (!isMainOperation(op.operation) && !(about ?? []).includes(op.operation))
+      return ignored('NOT_ABOUT_THIS_OPERATION');
     return applyReport(result.result.report, state, op, ctx);
   }
 
@@ -178,7 +192,29 @@ export function decideCallback(
   if (callback.clientOrderId !== state.clientOrderId) return ignored('UNKNOWN_ORDER');
   if (about !== undefined && !about.includes(op.operation))
     return ignored('NOT_ABOUT_THIS_OPERATION');
+  // Truth about money (DESIGN.md): a payer's browser return, a callback that names no operation,
+  // and any callback about a capture, void or return are hints. The return URL's control is the
+  // same for every approved operation on the order and the server checksum binds neither the
+  // operation nor the amount, so a genuine control can be replayed for another operation. Such a
+  // callback only asks for a status query; the status reply, matched to the operation, decides.
+  if (callback.source === 'browser-return' || about === undefined || !isMainOperation(op.operation))
+    return statusQuerySoon(op, ctx);
   return applyReport(callback.report, state, op, ctx);
+}
+
+/** Nothing changes; a status query is made at once (the poll timer is an upsert per saga). */
+function statusQuerySoon(
+  op: InFlightOperation,
+  ctx: DecisionContext,
+  reason: IgnoreReason = 'HINT_ONLY',
+): Decision {
+  return ignored(reason, [
+    {
+      type: 'schedule-timer',
+      timer: { kind: 'status-poll', requestId: op.requestId, attempt: 1 },
+      at: ctx.now,
+    },
+  ]);
 }
 
 export function decideStatusCheckHint(
@@ -188,15 +224,8 @@ export function decideStatusCheckHint(
 ): Decision {
   const op = state.inFlight;
   if (!op) return ignored('NO_OPERATION_IN_FLIGHT');
-  // Unverified: it changes nothing, but is worth a status query soon. The app layer rate-limits
-  // (the timer is an upsert per payment).
-  return ignored('NO_NEWS', [
-    {
-      type: 'schedule-timer',
-      timer: { kind: 'status-poll', requestId: op.requestId, attempt: 1 },
-      at: ctx.now,
-    },
-  ]);
+  // Unverified: it changes nothing, but is worth a status query soon. The runtime rate-limits.
+  return statusQuerySoon(op, ctx, 'NO_NEWS');
 }
 
 function applyReport(

@@ -15,7 +15,7 @@ export function decide(input: PaymentInput, state: PaymentState, ctx: DecisionCo
     case 'command':
       return decideCommand(input.command, state, ctx);
     case 'gateway-result':
-      return decideGatewayResult(input.result, state, ctx);
+      return decideGatewayResult(input.result, input.about, state, ctx);
     case 'callback':
       return decideCallback(input.callback, input.about, state, ctx);
     case 'status-check-hint':

@@ -37,6 +37,8 @@ export type IgnoreReason =
   | 'DUPLICATE_RESULT'
   | 'UNKNOWN_ORDER'
   | 'NOT_ABOUT_THIS_OPERATION'
+  /** A browser return or an unverifiable callback: it only prompts a status query. */
+  | 'HINT_ONLY'
   | 'NO_NEWS'
   | 'TIMER_OBSOLETE';
 

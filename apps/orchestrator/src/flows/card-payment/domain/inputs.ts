@@ -17,7 +17,8 @@ export type HoldExpiryAction = 'void' | 'report';
 /** Everything the payment decider reacts to. */
 export type PaymentInput =
   | { kind: 'command'; command: PaymentCommand }
-  | { kind: 'gateway-result'; result: GatewayResult }
+  /** `about`: for a status reply, the operations its transaction type can name (see callback). */
+  | { kind: 'gateway-result'; result: GatewayResult; about?: readonly PaymentOperation[] }
   /**
    * `about`: the operations the callback's transaction type can name, normalised at the edge
    * (gateway vocabulary such as `reversal` never reaches the domain); undefined when it names none.

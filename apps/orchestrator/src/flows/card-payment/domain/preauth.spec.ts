@@ -7,20 +7,20 @@ import {
 import {
   acceptedResult,
   at,
-  callback,
+  answer,
   command,
   givenInputs,
   timer,
 } from '../../../../test/kits/card-payment.kit';
 
 const authorized = () =>
-  givenInputs(command(preauthCommand()), acceptedResult(), callback('approved'));
+  givenInputs(command(preauthCommand()), acceptedResult(), answer('approved'));
 const eur = (minor: number) => ({ minor, currency: 'EUR' });
 
 describe('preauth', () => {
   it('approved preauth → authorized, hold-expiry timer scheduled', () => {
     givenInputs(command(preauthCommand()), acceptedResult())
-      .when(callback('approved'))
+      .when(answer('approved'))
       .then([{ type: 'authorized', amount: eur(10_000) }])
       .thenState({ status: 'authorized', authorized: 10_000, captured: 0 });
   });
@@ -46,7 +46,7 @@ describe('capture', () => {
     authorized()
       .and(command(captureCommand()))
       .and(acceptedResult())
-      .when(callback('approved', { transactionType: 'capture' }))
+      .when(answer('approved', { transactionType: 'capture' }))
       .then([
         {
           type: 'captured',
@@ -66,14 +66,14 @@ describe('capture', () => {
   it('partial captures add up to the authorization, not beyond', () => {
     const after40 = authorized()
       .and(command(captureCommand({ amount: eur(4_000) })))
-      .and(callback('approved'));
+      .and(answer('approved'));
     expect(after40.state).toMatchObject({ status: 'captured', captured: 4_000 });
     after40
       .when(command(captureCommand({ amount: eur(6_001) })))
       .thenRejected('AMOUNT_EXCEEDS_AUTHORIZED');
     const after100 = after40
       .and(command(captureCommand({ amount: eur(6_000) })))
-      .and(callback('approved'));
+      .and(answer('approved'));
     expect(after100.state.captured).toBe(10_000);
     after100.when(command(captureCommand())).thenRejected('INVALID_AMOUNT');
   });
@@ -81,11 +81,11 @@ describe('capture', () => {
   it('capture declined → the authorization stands and can be captured again', () => {
     const declined = authorized().and(command(captureCommand())).and(acceptedResult());
     declined
-      .when(callback('declined'))
+      .when(answer('declined'))
       .then([{ type: 'declined', operation: 'capture' }])
       .thenState({ status: 'authorized', inFlight: undefined });
     declined
-      .and(callback('declined'))
+      .and(answer('declined'))
       .when(command(captureCommand()))
       .then([{ type: 'operation-requested', operation: 'capture' }]);
   });
@@ -94,7 +94,7 @@ describe('capture', () => {
     ['on an unknown payment', () => givenInputs(), captureCommand(), 'PAYMENT_NOT_FOUND'],
     [
       'on a sale',
-      () => givenInputs(command(saleCommand()), callback('approved')),
+      () => givenInputs(command(saleCommand()), answer('approved')),
       captureCommand(),
       'NOT_A_PREAUTH',
     ],
@@ -124,13 +124,13 @@ describe('capture', () => {
     ],
     [
       'after a void',
-      () => authorized().and(command(voidCommand())).and(callback('approved')),
+      () => authorized().and(command(voidCommand())).and(answer('approved')),
       captureCommand(),
       'INVALID_STATE',
     ],
     [
       'after a decline',
-      () => givenInputs(command(preauthCommand()), callback('declined')),
+      () => givenInputs(command(preauthCommand()), answer('declined')),
       captureCommand(),
       'INVALID_STATE',
     ],
@@ -152,7 +152,7 @@ describe('void', () => {
       ]);
     authorized()
       .and(command(voidCommand()))
-      .when(callback('approved', { transactionType: 'void' }))
+      .when(answer('approved', { transactionType: 'void' }))
       .then([{ type: 'voided', amount: eur(10_000) }])
       .thenState({ status: 'voided' });
   });
@@ -175,19 +175,19 @@ describe('void', () => {
       () =>
         authorized()
           .and(command(captureCommand({ amount: eur(1_000) })))
-          .and(callback('approved')),
+          .and(answer('approved')),
       voidCommand(),
       'INVALID_STATE',
     ],
     [
       'on a sale',
-      () => givenInputs(command(saleCommand()), callback('approved')),
+      () => givenInputs(command(saleCommand()), answer('approved')),
       voidCommand(),
       'NOT_A_PREAUTH',
     ],
     [
       'twice',
-      () => authorized().and(command(voidCommand())).and(callback('approved')),
+      () => authorized().and(command(voidCommand())).and(answer('approved')),
       voidCommand(),
       'INVALID_STATE',
     ],
@@ -205,7 +205,7 @@ describe('hold expiry', () => {
 
   it('authorization schedules the hold-expiry timer from the policy', () => {
     givenInputs(command(preauthCommand()), acceptedResult())
-      .when(callback('approved'), at(0), policy('report'))
+      .when(answer('approved'), at(0), policy('report'))
       .thenEffects([
         { type: 'cancel-timer', timer: 'status-poll' },
         { type: 'cancel-timer', timer: 'unknown-alert' },
@@ -243,7 +243,7 @@ describe('hold expiry', () => {
   it('after capture the timer is obsolete', () => {
     authorized()
       .and(command(captureCommand()))
-      .and(callback('approved'))
+      .and(answer('approved'))
       .when(timer({ kind: 'hold-expiry', action: 'void' }))
       .thenIgnored('TIMER_OBSOLETE');
   });

@@ -6,16 +6,16 @@ import {
 } from '@payments/contracts/testing';
 import {
   acceptedResult,
-  callback,
+  answer,
   command,
   givenInputs,
 } from '../../../../test/kits/card-payment.kit';
 
 const eur = (minor: number) => ({ minor, currency: 'EUR' });
 const approvedSale = () =>
-  givenInputs(command(saleCommand()), acceptedResult(), callback('approved'));
+  givenInputs(command(saleCommand()), acceptedResult(), answer('approved'));
 const authorized = () =>
-  givenInputs(command(preauthCommand()), acceptedResult(), callback('approved'));
+  givenInputs(command(preauthCommand()), acceptedResult(), answer('approved'));
 
 describe('return', () => {
   it('partial returns of a sale, cumulative, never above what was captured', () => {
@@ -37,7 +37,7 @@ describe('return', () => {
 
     const after30 = approvedSale().and(command(returnCommand({ amount: eur(3_000) })));
     after30
-      .when(callback('approved', { transactionType: 'reversal' }))
+      .when(answer('approved', { transactionType: 'reversal' }))
       .then([
         {
           type: 'returned',
@@ -49,11 +49,11 @@ describe('return', () => {
       ])
       .thenState({ status: 'partially-returned', returned: 3_000 });
 
-    const partially = after30.and(callback('approved'));
+    const partially = after30.and(answer('approved'));
     partially
       .when(command(returnCommand({ amount: eur(7_001) })))
       .thenRejected('AMOUNT_EXCEEDS_CAPTURED');
-    const full = partially.and(command(returnCommand())).and(callback('approved'));
+    const full = partially.and(command(returnCommand())).and(answer('approved'));
     expect(full.state).toMatchObject({ status: 'returned', returned: 10_000 });
     full.when(command(returnCommand({ amount: eur(1) }))).thenRejected('INVALID_STATE');
   });
@@ -67,7 +67,7 @@ describe('return', () => {
   it('on an uncaptured preauth a return releases the whole hold', () => {
     authorized()
       .and(command(returnCommand()))
-      .when(callback('approved'))
+      .when(answer('approved'))
       .then([
         { type: 'returned', amount: eur(10_000), holdReleased: true, remainingBalance: eur(0) },
       ])
@@ -85,7 +85,7 @@ describe('return', () => {
   it('on a partially captured preauth, returns are bounded by the captured amount', () => {
     const captured40 = authorized()
       .and(command(captureCommand({ amount: eur(4_000) })))
-      .and(callback('approved'));
+      .and(answer('approved'));
     captured40
       .when(command(returnCommand({ amount: eur(4_001) })))
       .thenRejected('AMOUNT_EXCEEDS_CAPTURED');
@@ -97,7 +97,7 @@ describe('return', () => {
   it('a declined return changes nothing', () => {
     approvedSale()
       .and(command(returnCommand({ amount: eur(100) })))
-      .when(callback('declined'))
+      .when(answer('declined'))
       .then([{ type: 'declined', operation: 'return' }])
       .thenState({ status: 'approved', returned: 0 });
   });
@@ -110,7 +110,7 @@ describe('return', () => {
     ],
     [
       'after a decline',
-      () => givenInputs(command(saleCommand()), callback('declined')),
+      () => givenInputs(command(saleCommand()), answer('declined')),
       'INVALID_STATE',
     ],
     ['on an unknown payment', () => givenInputs(), 'PAYMENT_NOT_FOUND'],

@@ -1,0 +1,121 @@
+/**
+ * Truth about money (issue #9 item 1, DESIGN.md): only a gateway answer about that very operation
+ * moves a payment. A payer's browser return, a callback naming no operation, and any callback
+ * about a capture, void or return (whose checksum binds neither the operation nor the amount, so a
+ * genuine control can be replayed) only prompt a status query; a status reply about another
+ * operation of the order (the preauth, the sale) resolves nothing.
+ */
+import type { GatewayCallback } from '@payments/contracts';
+import {
+  captureCommand,
+  preauthCommand,
+  returnCommand,
+  saleCommand,
+  voidCommand,
+} from '@payments/contracts/testing';
+import {
+  acceptedResult,
+  answer,
+  callback,
+  command,
+  givenInputs,
+  result,
+  statusReply,
+  T0,
+} from '../../../../test/kits/card-payment.kit';
+import { callbackInput } from '../gateway-vocabulary';
+import type { PaymentInput } from './inputs';
+import type { PaymentState } from './state';
+
+const authorized = () =>
+  givenInputs(command(preauthCommand()), acceptedResult(), answer('approved'));
+const approvedSale = () =>
+  givenInputs(command(saleCommand()), acceptedResult(), answer('approved'));
+
+/** The payer's browser coming back through the return URL (control valid for the order). */
+const browserReturn =
+  (status: GatewayCallback['report']['status']) =>
+  (state: PaymentState): PaymentInput =>
+    callbackInput({
+      kind: 'callback',
+      notificationId: `browser-${status}`,
+      paymentId: state.status === 'initial' ? '' : state.paymentId,
+      clientOrderId: state.status === 'initial' ? '' : state.clientOrderId,
+      source: 'browser-return',
+      report: { status, gatewayOrderId: 'gw-777' },
+      receivedAt: T0,
+    });
+
+const statusQueryNow = [
+  { type: 'schedule-timer', timer: { kind: 'status-poll', attempt: 1 }, at: T0 },
+] as const;
+
+describe('follow-ups are moved only by an answer about that very operation', () => {
+  const inFlight = {
+    capture: () => authorized().and(command(captureCommand())).and(acceptedResult()),
+    void: () => authorized().and(command(voidCommand())).and(acceptedResult()),
+    return: () =>
+      approvedSale()
+        .and(command(returnCommand({ amount: { minor: 3_000, currency: 'EUR' } })))
+        .and(acceptedResult()),
+  };
+
+  for (const [operation, start] of Object.entries(inFlight)) {
+    for (const status of ['approved', 'declined'] as const) {
+      it(`${operation} in flight + a browser return saying ${status} → no change, a status query`, () => {
+        const s = start()
+          .when(browserReturn(status))
+          .thenIgnored('HINT_ONLY')
+          .thenEffects([...statusQueryNow]);
+        expect(s.after.inFlight?.operation).toBe(operation);
+      });
+    }
+
+    it(`${operation} in flight + a callback naming no operation → no change, a status query`, () => {
+      start()
+        .when(callback('approved', { transactionType: undefined }))
+        .thenIgnored('HINT_ONLY')
+        .thenEffects([...statusQueryNow]);
+    });
+
+    it(`${operation} in flight + a genuine control replayed as a typed server callback → no change`, () => {
+      const type = operation === 'return' ? 'reversal' : operation;
+      const s = start()
+        .when(callback('approved', { transactionType: type }))
+        .thenIgnored('HINT_ONLY')
+        .thenEffects([...statusQueryNow]);
+      expect(s.after.inFlight?.operation).toBe(operation);
+    });
+  }
+
+  it('a status reply describing the preauth resolves no capture or void; the matched one does', () => {
+    const capture = inFlight.capture();
+    capture
+      .when(statusReply({ status: 'approved', transactionType: 'preauth' }))
+      .thenIgnored('NOT_ABOUT_THIS_OPERATION');
+    capture.when(statusReply({ status: 'approved' })).thenIgnored('NOT_ABOUT_THIS_OPERATION');
+    capture
+      .when(statusReply({ status: 'declined', transactionType: 'capture' }))
+      .then([{ type: 'declined', operation: 'capture' }])
+      .thenState({ status: 'authorized', captured: 0 });
+    inFlight
+      .void()
+      .when(statusReply({ status: 'approved', transactionType: 'preauth' }))
+      .thenIgnored('NOT_ABOUT_THIS_OPERATION');
+  });
+
+  it('an unknown capture is not resolved by the order status describing the preauth', () => {
+    authorized()
+      .and(command(captureCommand()))
+      .and(result({ kind: 'unknown', reason: 'reply lost' }))
+      .when(statusReply({ status: 'approved', transactionType: 'preauth' }))
+      .thenIgnored('NOT_ABOUT_THIS_OPERATION');
+  });
+
+  it('a browser return never finalises the sale itself either', () => {
+    givenInputs(command(saleCommand()), acceptedResult())
+      .when(browserReturn('approved'))
+      .thenIgnored('HINT_ONLY')
+      .thenEffects([...statusQueryNow]);
+  });
+});

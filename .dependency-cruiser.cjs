@@ -3,8 +3,14 @@
  *  - libraries never import apps; an app never imports another app;
  *  - domain folders import no Nest, TypeORM, kafkajs, pg or undici code;
  *  - the gateway client is framework-free outside its thin `nest/` adapter;
- *  - no cycles.
+ *  - no cycles;
+ *  - inside every app (ARCHITECTURE.md): domain code imports nothing of its app outside domain
+ *    folders; persistence does not import the application layer; transports (http, kafka) do
+ *    not import persistence.
  */
+/** Test files may reach across layers to set up what they test. */
+const TESTS = '[.](spec|int-spec|db-spec|e2e-spec)[.]ts$';
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -35,6 +41,33 @@ module.exports = {
       to: {
         path: 'node_modules/(@nestjs|typeorm|kafkajs|pg|undici|nestjs-pino|prom-client)(/|$)',
       },
+    },
+    {
+      name: 'app-domain-imports-only-domain',
+      severity: 'error',
+      comment:
+        'A domain folder imports nothing of its app but other domain folders (ARCHITECTURE.md).',
+      from: { path: '^apps/([^/]+)/src/(domain|flows/[^/]+/domain)/', pathNot: TESTS },
+      to: { path: '^apps/$1/src/', pathNot: '^apps/$1/src/(domain|flows/[^/]+/domain)/' },
+    },
+    {
+      name: 'app-persistence-does-not-import-application',
+      severity: 'error',
+      comment:
+        'Persistence knows tables and the runtime contract types (runtime/flow.ts), not use cases or transports.',
+      from: { path: '^apps/([^/]+)/src/persistence/', pathNot: TESTS },
+      to: {
+        path: '^apps/$1/src/(application|runtime|flows|queries|outbox|transport|http|kafka|app)/',
+        pathNot: '^apps/$1/src/runtime/flow[.]ts$',
+      },
+    },
+    {
+      name: 'app-transport-does-not-import-persistence',
+      severity: 'error',
+      comment:
+        'Controllers and Kafka handlers hand over to the application layer; no table access.',
+      from: { path: '^apps/([^/]+)/src/(transport|http|kafka)/', pathNot: TESTS },
+      to: { path: '^apps/$1/src/(persistence|ledger|migrations)/' },
     },
     {
       name: 'payment-gateway-is-framework-free',

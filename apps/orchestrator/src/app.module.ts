@@ -13,7 +13,7 @@ import { HttpErrorFilter, ObservabilityModule, provideHealthChecks } from '@paym
 import type { Logger } from 'pino';
 import { ORCHESTRATOR_CONFIG, OrchestratorConfig } from './config';
 import { cardPaymentFlow } from './flows/card-payment/card-payment.flow';
-import { policyFromConfig } from './flows/card-payment/policy';
+import { cardPaymentPolicy } from './flows/card-payment/policy';
 import { contractCommands } from './flows/command-catalogue';
 import { orchestratorMigrations } from './migrations';
 import { OutboxRelay } from './outbox/outbox-relay';
@@ -85,7 +85,7 @@ export class AppModule {
       controllers: [PaymentsController],
       providers: [
         { provide: ORCHESTRATOR_CONFIG, useValue: config },
-        { provide: FLOWS, useValue: [cardPaymentFlow(policyFromConfig(config.policy))] },
+        { provide: FLOWS, useValue: [cardPaymentFlow(cardPaymentPolicy(config))] },
         { provide: COMMAND_CATALOGUE, useValue: contractCommands },
         {
           provide: RUNTIME_OPTIONS,

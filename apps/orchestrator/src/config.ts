@@ -12,6 +12,34 @@ import {
   versionVar,
 } from '@payments/config';
 
+const AmountLimitsSchema = z.strictObject({
+  minMinor: z.number().int().nonnegative().optional(),
+  maxMinor: z.number().int().positive().optional(),
+  currencies: z
+    .array(z.string().regex(/^[A-Z]{3}$/))
+    .min(1)
+    .optional(),
+});
+
+/** `PAYMENT_LIMITS`: JSON `{"default": {…}, "endpoints": {"<endpoint id>": {…}}}`. */
+const paymentLimits = z
+  .string()
+  .default('{"default":{"maxMinor":100000000}}')
+  .transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'not valid JSON' });
+      return z.NEVER;
+    }
+  })
+  .pipe(
+    z.strictObject({
+      default: AmountLimitsSchema,
+      endpoints: z.record(z.string().min(1), AmountLimitsSchema).optional(),
+    }),
+  );
+
 /** Everything the orchestrator reads from its environment, validated once at boot. */
 export const orchestratorConfigShape = {
   version: versionVar,
@@ -50,6 +78,10 @@ export const orchestratorConfigShape = {
       description: 'timers fired per round at most',
     }),
   },
+  limits: envVar('PAYMENT_LIMITS', paymentLimits, {
+    description:
+      'per-endpoint limits of a sale or preauth, checked before the gateway, as JSON {"default":{"minMinor":…,"maxMinor":…,"currencies":["EUR"]},"endpoints":{"<id>":{…}}} (minor units)',
+  }),
   policy: {
     holdExpiryAction: envVar('HOLD_EXPIRY_ACTION', z.enum(['void', 'report']).default('void'), {
       description: 'what to do with an authorization not captured in time: void or report',

@@ -110,7 +110,11 @@ describe('outbox relay and timers with two orchestrators on one database', () =>
         paymentId,
         clientOrderId: paymentId,
         source: 'server-callback',
-        report: { status: 'approved', gatewayOrderId: `gw-${paymentId.slice(0, 8)}` },
+        report: {
+          status: 'approved',
+          gatewayOrderId: `gw-${paymentId.slice(0, 8)}`,
+          transactionType: 'sale',
+        },
         receivedAt: new Date().toISOString(),
       });
     }
@@ -132,6 +136,7 @@ describe('outbox relay and timers with two orchestrators on one database', () =>
     relayA.start();
     for (const p of payments) {
       const events = await collector.waitForEvents(p, 3);
+      await collector.waitForRequests(p, 1);
       expect(events.map((e) => e.value.version)).toEqual([1, 2, 3]);
       expect(events.map((e) => e.value.type)).toEqual([
         'operation-requested',
@@ -152,6 +157,8 @@ describe('outbox relay and timers with two orchestrators on one database', () =>
     await producer.command(saleCommand({ paymentId: next, commandId: randomUUID() }));
     await collector.waitForEvents(next, 1);
     expect(standby.isLeader).toBe(true);
+    // Events and requests are two topics: the request may reach the collector a moment later.
+    await collector.waitForRequests(next, 1);
     expect(collector.requests(next)).toHaveLength(1);
   });
 

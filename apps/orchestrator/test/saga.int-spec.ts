@@ -82,7 +82,13 @@ describe('orchestrator saga (real broker + PostgreSQL)', () => {
       paymentId,
       clientOrderId: paymentId,
       source: 'server-callback',
-      report: { status, gatewayOrderId: `gw-${paymentId.slice(0, 8)}`, ...extra },
+      // A real server callback names its transaction; most payments here are sales.
+      report: {
+        status,
+        gatewayOrderId: `gw-${paymentId.slice(0, 8)}`,
+        transactionType: 'sale',
+        ...extra,
+      },
       receivedAt: T(),
     };
   }
@@ -373,9 +379,29 @@ describe('orchestrator saga (real broker + PostgreSQL)', () => {
       gatewayOrderId: `gw-${preauth.paymentId.slice(0, 8)}`,
     });
     await producer.result(accepted(requests[1].value));
+    // A callback about a capture is only a hint (its checksum binds neither the operation nor the
+    // amount): it brings the status query forward, and the status reply naming the capture decides.
     await producer.callback(
       callback(preauth.paymentId, 'approved', { transactionType: 'capture' }),
     );
+    const withStatus = await collector.waitForRequests(preauth.paymentId, 3);
+    expect(withStatus[2].value).toMatchObject({
+      operation: 'status',
+      subjectRequestId: requests[1].value.requestId,
+    });
+    expect(types(collector.events(preauth.paymentId))).not.toContain('captured');
+    await producer.result({
+      requestId: withStatus[2].value.requestId,
+      paymentId: preauth.paymentId,
+      operation: 'status',
+      subjectRequestId: requests[1].value.requestId,
+      attempt: 1,
+      result: {
+        kind: 'accepted',
+        report: { status: 'approved', transactionType: 'capture' },
+      },
+      completedAt: T(),
+    });
     const events = await collector.waitForEvents(preauth.paymentId, 7);
     expect(types(events).slice(4)).toEqual([
       'operation-requested',

@@ -102,16 +102,23 @@ export const Failed = event('failed', {
   ...gatewayError,
 });
 
+/**
+ * The gateway captures an authorization once: `amount` is settled and the rest of the hold is
+ * let go at the same time (`released`; zero for a full capture). `remainingAuthorized` is what is
+ * still authorized afterwards, always zero (kept for consumers that read it).
+ */
 export const Captured = event('captured', {
   requestId: Uuid,
   amount: Money,
   totalCaptured: Money,
   remainingAuthorized: Money,
+  released: Money,
 });
 
+/** A void: of an authorization (the hold released) or of a sale or capture before settlement. */
 export const Voided = event('voided', {
   requestId: Uuid,
-  /** The hold released. */
+  /** The hold released, or the charge cancelled. */
   amount: Money,
 });
 

@@ -27,6 +27,10 @@ export const REJECTION_CODES = [
   'PARTIAL_VOID_NOT_SUPPORTED',
   'PARTIAL_HOLD_RELEASE_NOT_SUPPORTED',
   'NOTHING_TO_REFRESH',
+  // per-endpoint limits, checked before the gateway
+  'AMOUNT_BELOW_MINIMUM',
+  'AMOUNT_ABOVE_MAXIMUM',
+  'CURRENCY_NOT_ALLOWED',
 ] as const;
 
 export const RejectionCode = z.enum(REJECTION_CODES);

@@ -16,3 +16,10 @@ export function policyFromConfig(policy: OrchestratorConfig['policy']): PaymentP
       : {}),
   };
 }
+
+/** The card-payment decider's whole policy: behaviour from `policy`, limits from `limits`. */
+export function cardPaymentPolicy(
+  config: Pick<OrchestratorConfig, 'policy' | 'limits'>,
+): PaymentPolicy {
+  return { ...policyFromConfig(config.policy), limits: config.limits };
+}

@@ -18,6 +18,7 @@ import {
   firstRefusal,
   followUpTarget,
   isRejection,
+  limitRefusal,
   MISSING_ORDER_ID,
   refuse,
 } from './guards';
@@ -35,7 +36,7 @@ export function decideCommand(
     case 'capture':
       return capture(command, state, ctx);
     case 'void':
-      return voidAuthorization(command, state, ctx);
+      return voidPayment(command, state, ctx);
     case 'return':
       return returnFunds(command, state, ctx);
     case 'refresh-status':
@@ -57,6 +58,7 @@ function initiate(
       refuse('PAYMENT_ALREADY_EXISTS', `payment ${command.paymentId} already exists`),
     command.amount.minor === 0 &&
       refuse('INVALID_AMOUNT', `a ${command.type} needs an amount above zero`),
+    limitRefusal(ctx.policy?.limits, command.merchant.endpointId, command.amount),
   ]);
   if (refusal) return rejected(state, command, ctx, refusal);
   const requestId = ctx.ids.next();
@@ -151,11 +153,17 @@ function followUp(
 function capture(command: CaptureCommand, state: PaymentState, ctx: DecisionContext): Decision {
   const payment = followUpTarget(command, state);
   if (isRejection(payment)) return rejected(state, command, ctx, payment);
+  // The gateway captures an authorization once and releases the rest of the hold (issue #9).
   const remaining = payment.authorized - payment.captured;
   const amount = command.amount?.minor ?? remaining;
   const orderId = payment.gatewayOrderId;
   const refusal = firstRefusal([
     payment.kind !== 'preauth' && refuse('NOT_A_PREAUTH', 'only a preauth can be captured'),
+    payment.status === 'captured' &&
+      refuse(
+        'INVALID_STATE',
+        'the authorization was captured once already; the gateway released the rest of the hold',
+      ),
     payment.status !== 'authorized' &&
       payment.status !== 'captured' &&
       refuse('INVALID_STATE', `cannot capture a payment that is ${payment.status}`),
@@ -169,26 +177,35 @@ function capture(command: CaptureCommand, state: PaymentState, ctx: DecisionCont
   return followUp(command, payment, orderId, ctx, money(payment, amount), true);
 }
 
-function voidAuthorization(
-  command: VoidCommand,
-  state: PaymentState,
-  ctx: DecisionContext,
-): Decision {
+/**
+ * A void cancels, before settlement, a whole authorization (the hold is released) or a whole sale
+ * or capture (facts: "Void can only be processed for Sale and Capture transactions in the final
+ * successful status"). After settlement the gateway declines it; a return is the way then.
+ */
+function voidPayment(command: VoidCommand, state: PaymentState, ctx: DecisionContext): Decision {
   const payment = followUpTarget(command, state);
   if (isRejection(payment)) return rejected(state, command, ctx, payment);
   const orderId = payment.gatewayOrderId;
+  const voidable =
+    payment.status === 'authorized' ||
+    ((payment.status === 'approved' || payment.status === 'captured') && payment.returned === 0);
+  const whole = payment.status === 'authorized' ? payment.authorized : payment.captured;
   const refusal = firstRefusal([
-    payment.kind !== 'preauth' && refuse('NOT_A_PREAUTH', 'only an authorization can be voided'),
     currencyRefusal(payment, command.amount),
     command.amount !== undefined &&
-      command.amount.minor !== payment.authorized &&
-      refuse('PARTIAL_VOID_NOT_SUPPORTED', 'a void releases the whole authorization'),
-    payment.status !== 'authorized' &&
-      refuse('INVALID_STATE', `cannot void a payment that is ${payment.status}`),
+      command.amount.minor !== whole &&
+      refuse('PARTIAL_VOID_NOT_SUPPORTED', 'a void cancels the whole authorization or charge'),
+    !voidable &&
+      refuse(
+        'INVALID_STATE',
+        payment.returned > 0
+          ? 'part of the payment was returned already; return the rest instead'
+          : `cannot void a payment that is ${payment.status}`,
+      ),
   ]);
   if (refusal !== undefined || orderId === undefined)
     return rejected(state, command, ctx, refusal ?? MISSING_ORDER_ID);
-  return followUp(command, payment, orderId, ctx, money(payment, payment.authorized), false);
+  return followUp(command, payment, orderId, ctx, money(payment, whole), false);
 }
 
 function returnFunds(command: ReturnCommand, state: PaymentState, ctx: DecisionContext): Decision {

@@ -401,15 +401,17 @@ function successDraft(
       };
     }
     case 'capture': {
+      // One capture per authorization: the rest of the hold is released with it.
       const total = state.captured + op.amount.minor;
-      if (total >= state.authorized) effects.push({ type: 'cancel-timer', timer: 'hold-expiry' });
+      effects.push({ type: 'cancel-timer', timer: 'hold-expiry' });
       return {
         type: 'captured',
         commandId: op.commandId,
         requestId: op.requestId,
         amount: op.amount,
         totalCaptured: m(total),
-        remainingAuthorized: m(state.authorized - total),
+        remainingAuthorized: m(0),
+        released: m(state.authorized - total),
       };
     }
     case 'void':

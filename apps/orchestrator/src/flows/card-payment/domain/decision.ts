@@ -2,7 +2,26 @@ import type { PaymentEvent, RejectionCode } from '@payments/contracts';
 import type { Effect } from './effects';
 import type { HoldExpiryAction } from './inputs';
 
+/** Amount rules of an endpoint, checked before anything reaches the gateway (minor units). */
+export interface AmountLimits {
+  readonly minMinor?: number;
+  readonly maxMinor?: number;
+  /** ISO 4217 codes accepted; undefined: any. */
+  readonly currencies?: readonly string[];
+}
+
+/** `default` for every endpoint; an endpoint's own entry overrides it field by field. */
+export interface PaymentLimits {
+  readonly default: AmountLimits;
+  readonly endpoints?: Readonly<Record<string, AmountLimits>>;
+}
+
+/** Without configuration: at most 100,000,000 minor units per sale or preauth. */
+export const DEFAULT_LIMITS: PaymentLimits = { default: { maxMinor: 100_000_000 } };
+
 export interface PaymentPolicy {
+  /** Per-endpoint amount and currency limits; undefined: DEFAULT_LIMITS. */
+  limits?: PaymentLimits;
   /** Sends of one request before a persistent not-sent result fails it (nothing reached the gateway). */
   maxSendAttempts: number;
   /** An authorization not captured within this time is voided or reported; undefined: no timer. */

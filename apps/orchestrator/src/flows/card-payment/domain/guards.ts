@@ -1,5 +1,5 @@
 import type { Money, PaymentCommand } from '@payments/contracts';
-import type { Rejection } from './decision';
+import { DEFAULT_LIMITS, type AmountLimits, type PaymentLimits, type Rejection } from './decision';
 import type { FailedPayment, OpenPayment, PaymentState, SucceededPayment } from './state';
 
 /** A refusal, or nothing (`false`/`undefined`) when the rule holds. */
@@ -63,3 +63,30 @@ export const MISSING_ORDER_ID = refuse(
   'INVALID_STATE',
   'the gateway order id of the payment is not known yet; refresh its status first',
 );
+
+function limitsOf(limits: PaymentLimits, endpointId: string): AmountLimits {
+  return { ...limits.default, ...limits.endpoints?.[endpointId] };
+}
+
+/** The endpoint's amount and currency limits for a new sale or preauth. */
+export function limitRefusal(
+  limits: PaymentLimits | undefined,
+  endpointId: string,
+  amount: Money,
+): Check {
+  const l = limitsOf(limits ?? DEFAULT_LIMITS, endpointId);
+  return firstRefusal([
+    l.currencies !== undefined &&
+      !l.currencies.includes(amount.currency) &&
+      refuse(
+        'CURRENCY_NOT_ALLOWED',
+        `endpoint ${endpointId} accepts ${l.currencies.join(', ')}, not ${amount.currency}`,
+      ),
+    l.minMinor !== undefined &&
+      amount.minor < l.minMinor &&
+      refuse('AMOUNT_BELOW_MINIMUM', `the minimum on endpoint ${endpointId} is ${l.minMinor}`),
+    l.maxMinor !== undefined &&
+      amount.minor > l.maxMinor &&
+      refuse('AMOUNT_ABOVE_MAXIMUM', `the maximum on endpoint ${endpointId} is ${l.maxMinor}`),
+  ]);
+}

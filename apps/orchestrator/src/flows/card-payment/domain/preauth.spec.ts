@@ -1,6 +1,7 @@
 import {
   captureCommand,
   preauthCommand,
+  returnCommand,
   saleCommand,
   voidCommand,
 } from '@payments/contracts/testing';
@@ -63,19 +64,32 @@ describe('capture', () => {
       .thenState({ status: 'captured', captured: 10_000 });
   });
 
-  it('partial captures add up to the authorization, not beyond', () => {
-    const after40 = authorized()
-      .and(command(captureCommand({ amount: eur(4_000) })))
-      .and(answer('approved'));
-    expect(after40.state).toMatchObject({ status: 'captured', captured: 4_000 });
-    after40
-      .when(command(captureCommand({ amount: eur(6_001) })))
+  it('a partial capture settles its amount and releases the rest of the hold; no second capture', () => {
+    // Issue #9 item 2: the gateway (and the sandbox) captures an authorization once.
+    authorized()
+      .when(command(captureCommand({ amount: eur(10_001) })))
       .thenRejected('AMOUNT_EXCEEDS_AUTHORIZED');
-    const after100 = after40
-      .and(command(captureCommand({ amount: eur(6_000) })))
-      .and(answer('approved'));
-    expect(after100.state.captured).toBe(10_000);
-    after100.when(command(captureCommand())).thenRejected('INVALID_AMOUNT');
+    const capturing = authorized().and(command(captureCommand({ amount: eur(4_000) })));
+    const after40 = capturing.and(answer('approved'));
+    capturing
+      .when(answer('approved'))
+      .then([
+        {
+          type: 'captured',
+          amount: eur(4_000),
+          totalCaptured: eur(4_000),
+          remainingAuthorized: eur(0),
+          released: eur(6_000),
+        },
+      ])
+      .thenEffects([
+        { type: 'cancel-timer', timer: 'status-poll' },
+        { type: 'cancel-timer', timer: 'unknown-alert' },
+        { type: 'cancel-timer', timer: 'hold-expiry' },
+      ]);
+    expect(after40.state).toMatchObject({ status: 'captured', captured: 4_000 });
+    after40.when(command(captureCommand({ amount: eur(6_000) }))).thenRejected('INVALID_STATE');
+    after40.when(command(captureCommand())).thenRejected('INVALID_STATE');
   });
 
   it('capture declined → the authorization stands and can be captured again', () => {
@@ -157,6 +171,38 @@ describe('void', () => {
       .thenState({ status: 'voided' });
   });
 
+  it('void of an approved sale or of a capture (before settlement) → voided for the whole charge', () => {
+    // Issue #9 item 3: "Void can only be processed for Sale and Capture transactions in the final
+    // successful status"; the gateway declines it once settled, and a return is the way then.
+    const sale = givenInputs(command(saleCommand()), answer('approved'));
+    sale
+      .when(command(voidCommand()))
+      .then([{ type: 'operation-requested', operation: 'void', amount: eur(10_000) }]);
+    sale
+      .and(command(voidCommand()))
+      .when(answer('approved'))
+      .then([{ type: 'voided', amount: eur(10_000) }])
+      .thenState({ status: 'voided' });
+    sale
+      .and(command(voidCommand()))
+      .and(answer('approved'))
+      .when(command(returnCommand()))
+      .thenRejected('INVALID_STATE');
+    sale
+      .and(command(voidCommand()))
+      .when(answer('declined'))
+      .then([{ type: 'declined', operation: 'void' }])
+      .thenState({ status: 'approved', captured: 10_000 });
+    const captured = authorized()
+      .and(command(captureCommand({ amount: eur(4_000) })))
+      .and(answer('approved'));
+    captured
+      .and(command(voidCommand()))
+      .when(answer('approved'))
+      .then([{ type: 'voided', amount: eur(4_000) }])
+      .thenState({ status: 'voided' });
+  });
+
   it('an amount equal to the authorization is a whole void', () => {
     authorized()
       .when(command(voidCommand({ amount: eur(10_000) })))
@@ -171,19 +217,28 @@ describe('void', () => {
       'PARTIAL_VOID_NOT_SUPPORTED',
     ],
     [
-      'after a capture',
+      'partial amount of a capture',
       () =>
         authorized()
           .and(command(captureCommand({ amount: eur(1_000) })))
+          .and(answer('approved')),
+      voidCommand({ amount: eur(500) }),
+      'PARTIAL_VOID_NOT_SUPPORTED',
+    ],
+    [
+      'on a sale partly returned',
+      () =>
+        givenInputs(command(saleCommand()), answer('approved'))
+          .and(command(returnCommand({ amount: eur(1_000) })))
           .and(answer('approved')),
       voidCommand(),
       'INVALID_STATE',
     ],
     [
-      'on a sale',
-      () => givenInputs(command(saleCommand()), answer('approved')),
+      'on a declined sale',
+      () => givenInputs(command(saleCommand()), answer('declined')),
       voidCommand(),
-      'NOT_A_PREAUTH',
+      'INVALID_STATE',
     ],
     [
       'twice',

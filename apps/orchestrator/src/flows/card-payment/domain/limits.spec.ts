@@ -1,0 +1,47 @@
+/** Per-endpoint limits, checked before the gateway (issue #9 item 10). */
+import { preauthCommand, saleCommand } from '@payments/contracts/testing';
+import { command, givenInputs } from '../../../../test/kits/card-payment.kit';
+import { DEFAULT_POLICY, type PaymentPolicy } from './decision';
+
+const eur = (minor: number) => ({ minor, currency: 'EUR' });
+const withLimits = (limits: PaymentPolicy['limits']): PaymentPolicy => ({
+  ...DEFAULT_POLICY,
+  limits,
+});
+
+describe('limits', () => {
+  it('refuses without configuration a sale above 100,000,000 minor units (99,999,999,999 was charged)', () => {
+    givenInputs()
+      .when(command(saleCommand({ amount: eur(99_999_999_999) })))
+      .thenRejected('AMOUNT_ABOVE_MAXIMUM');
+    givenInputs()
+      .when(command(saleCommand({ amount: eur(100_000_000) })))
+      .then([{ type: 'operation-requested', operation: 'sale' }]);
+  });
+
+  it("applies the endpoint's minimum, maximum and currencies, over the default field by field", () => {
+    const policy = withLimits({
+      default: { maxMinor: 50_000, currencies: ['EUR', 'USD'] },
+      endpoints: { '1113': { minMinor: 100, currencies: ['USD'] } },
+    });
+    const sale = (endpointId: string, amount: { minor: number; currency: string }) =>
+      givenInputs().when(
+        command(saleCommand({ merchant: { endpointId }, amount })),
+        undefined,
+        policy,
+      );
+    sale('1113', eur(1_000)).thenRejected('CURRENCY_NOT_ALLOWED');
+    sale('1113', { minor: 99, currency: 'USD' }).thenRejected('AMOUNT_BELOW_MINIMUM');
+    sale('1113', { minor: 50_001, currency: 'USD' }).thenRejected('AMOUNT_ABOVE_MAXIMUM');
+    sale('1113', { minor: 50_000, currency: 'USD' }).then([{ type: 'operation-requested' }]);
+    sale('9999', eur(99)).then([{ type: 'operation-requested' }]);
+    sale('9999', { minor: 1_000, currency: 'JPY' }).thenRejected('CURRENCY_NOT_ALLOWED');
+    givenInputs()
+      .when(
+        command(preauthCommand({ merchant: { endpointId: '9999' }, amount: eur(50_001) })),
+        undefined,
+        policy,
+      )
+      .thenRejected('AMOUNT_ABOVE_MAXIMUM');
+  });
+});

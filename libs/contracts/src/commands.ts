@@ -1,4 +1,10 @@
 import { z } from 'zod';
+import {
+  COMMAND_GATEWAY_FIELDS,
+  gatewayRequirements,
+  type GatewayRequiredCommandType,
+  type GatewayRequirement,
+} from './gateway-requirements';
 import { findPlainCardData } from './plain-card-data';
 import { Instant, MerchantRef, Money, SealedCard, Uuid } from './primitives';
 import type { RejectionCode } from './rejection-codes';
@@ -74,37 +80,89 @@ const paymentInitiation = {
   sealedCard: SealedCard,
 };
 
-export const SaleCommand = z.strictObject({ type: z.literal('sale'), ...paymentInitiation });
-export const PreauthCommand = z.strictObject({ type: z.literal('preauth'), ...paymentInitiation });
+/**
+ * The schema with every path made required whose gateway field the catalogue requires
+ * (gateway-requirements.ts): a command that cannot succeed at the gateway is refused at parsing
+ * (SCHEMA_INVALID, with the path), not after it was accepted. The static type stays the one of
+ * the base schema (wider: such fields still look optional to TypeScript).
+ */
+function withGatewayRequirements<T extends z.ZodObject>(
+  type: GatewayRequiredCommandType,
+  schema: T,
+): T {
+  let out = schema as unknown as ObjectSchema;
+  for (const requirement of gatewayRequirements(type)) out = requirePath(out, requirement.path);
+  return out as unknown as T;
+}
+
+type ObjectSchema = z.ZodObject<Record<string, z.core.$ZodType>, z.core.$ZodObjectConfig>;
+
+function requirePath(schema: ObjectSchema, path: readonly string[]): ObjectSchema {
+  const [head, ...rest] = path;
+  const shape: Readonly<Record<string, z.core.$ZodType | undefined>> = schema.shape;
+  const current = head === undefined ? undefined : shape[head];
+  if (head === undefined || current === undefined) {
+    throw new Error(
+      `gateway requirement names a path the command does not have: ${path.join('.')}`,
+    );
+  }
+  const inner: z.core.$ZodType = current instanceof z.ZodOptional ? current.unwrap() : current;
+  if (rest.length === 0) return schema.extend({ [head]: inner });
+  if (!(inner instanceof z.ZodObject)) {
+    throw new Error(`gateway requirement path ${path.join('.')} goes through a non-object`);
+  }
+  return schema.extend({ [head]: requirePath(inner as unknown as ObjectSchema, rest) });
+}
+
+export const SaleCommand = withGatewayRequirements(
+  'sale',
+  z.strictObject({ type: z.literal('sale'), ...paymentInitiation }),
+);
+export const PreauthCommand = withGatewayRequirements(
+  'preauth',
+  z.strictObject({ type: z.literal('preauth'), ...paymentInitiation }),
+);
 
 /** Capture of an authorized preauth; without `amount` the remaining authorized amount. */
-export const CaptureCommand = z.strictObject({
-  type: z.literal('capture'),
-  ...commandBase,
-  amount: Money.optional(),
-});
+export const CaptureCommand = withGatewayRequirements(
+  'capture',
+  z.strictObject({
+    type: z.literal('capture'),
+    ...commandBase,
+    amount: Money.optional(),
+  }),
+);
 
 /** Void of an authorized, uncaptured preauth. Always whole; an `amount` must equal the authorized one. */
-export const VoidCommand = z.strictObject({
-  type: z.literal('void'),
-  ...commandBase,
-  amount: Money.optional(),
-  comment: z.string().min(1).max(50).optional(),
-});
+export const VoidCommand = withGatewayRequirements(
+  'void',
+  z.strictObject({
+    type: z.literal('void'),
+    ...commandBase,
+    amount: Money.optional(),
+    comment: z.string().min(1).max(50).optional(),
+  }),
+);
 
 /** Return after final success; without `amount` the whole remaining balance. */
-export const ReturnCommand = z.strictObject({
-  type: z.literal('return'),
-  ...commandBase,
-  amount: Money.optional(),
-  comment: z.string().min(1).max(50).optional(),
-});
+export const ReturnCommand = withGatewayRequirements(
+  'return',
+  z.strictObject({
+    type: z.literal('return'),
+    ...commandBase,
+    amount: Money.optional(),
+    comment: z.string().min(1).max(50).optional(),
+  }),
+);
 
 /** Asks for a status query of the operation in flight now, instead of waiting for the next poll. */
-export const RefreshStatusCommand = z.strictObject({
-  type: z.literal('refresh-status'),
-  ...commandBase,
-});
+export const RefreshStatusCommand = withGatewayRequirements(
+  'refresh-status',
+  z.strictObject({
+    type: z.literal('refresh-status'),
+    ...commandBase,
+  }),
+);
 
 export const PaymentCommand = z.discriminatedUnion('type', [
   SaleCommand,
@@ -134,6 +192,10 @@ export const COMMAND_SCHEMAS = {
 } as const satisfies Record<CommandType, z.ZodType>;
 
 export const COMMAND_TYPES = Object.keys(COMMAND_SCHEMAS) as CommandType[];
+
+// Every command type names its gateway operation and field sources, and nothing else does.
+COMMAND_GATEWAY_FIELDS satisfies Record<CommandType, unknown>;
+COMMAND_SCHEMAS satisfies Record<GatewayRequiredCommandType, z.ZodType>;
 
 export interface ParseIssue {
   path: string;
@@ -169,6 +231,28 @@ function readIds(o: Record<string, unknown>): {
     ids.paymentId = o.paymentId;
   if (typeof o.type === 'string') ids.type = o.type.slice(0, 64);
   return ids;
+}
+
+/** For a missing path the gateway requires: which gateway operation and field need it. */
+function gatewayMessage(
+  record: Record<string, unknown>,
+  path: readonly string[],
+): string | undefined {
+  if (!isCommandType(record.type)) return undefined;
+  let value: unknown = record;
+  for (const key of path) {
+    value =
+      value !== null && typeof value === 'object'
+        ? (value as Record<string, unknown>)[key]
+        : undefined;
+  }
+  if (value !== undefined) return undefined;
+  const requirement: GatewayRequirement | undefined = gatewayRequirements(record.type).find(
+    (r) => r.path.join('.') === path.join('.'),
+  );
+  return requirement
+    ? `required: the gateway operation ${requirement.operation} requires ${requirement.fields.join(', ')}`
+    : undefined;
 }
 
 /**
@@ -227,7 +311,7 @@ export function parseCommand(input: unknown): ParseCommandResult {
       reason: 'SCHEMA_INVALID',
       details: parsed.error.issues.map((issue) => ({
         path: ['$', ...issue.path.map(String)].join('.'),
-        message: issue.message,
+        message: gatewayMessage(record, issue.path.map(String)) ?? issue.message,
       })),
       ids,
     };

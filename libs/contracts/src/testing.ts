@@ -31,7 +31,7 @@ export function saleCommand(overrides: Partial<SaleCommand> = {}): SaleCommand {
     occurredAt: '2025-03-01T10:00:00.000Z',
     amount: { minor: 10_000, currency: 'EUR' },
     order: { description: 'Order #42' },
-    customer: { email: 'jane@example.com', ipAddress: '203.0.113.7' },
+    customer: { email: 'jane@example.com', ipAddress: '203.0.113.7', phone: '+4930123456' },
     billingAddress: { address1: '1 Main St', city: 'Berlin', zipCode: '10115', country: 'DE' },
     redirectUrl: 'https://shop.example.com/return',
     sealedCard: PLACEHOLDER_SEALED_CARD,

@@ -3,9 +3,9 @@ import { performance } from 'node:perf_hooks';
 import type { AuthScheme, OperationId, ReplyKindOf, RequestOf } from './catalogue';
 import { OPERATIONS } from './catalogue';
 import { GatewayClientError } from './errors';
-import { classifyTransportError, type CallResult } from './outcome';
+import { classifyExchange, type CallResult } from './outcome';
 import { redactReply, redactRequest } from './redaction';
-import { decodeReplyBody, parseReply, type ErrorLikeReply, type ReplyByKind } from './replies';
+import type { ReplyByKind } from './replies';
 import {
   checkEndpoint,
   parseBaseUrl,
@@ -20,6 +20,15 @@ import { randomNonce } from './signers/oauth';
 import { GatewayTransport, type TransportOptions } from './transport';
 
 export type ReplyOf<Id extends OperationId> = ReplyByKind[ReplyKindOf<Id>];
+
+/**
+ * One operation with its typed fields. `OperationCall` (no argument) is the union over the whole
+ * catalogue, so `{ id, fields }` pairs of different operations can travel in one variable (an
+ * operation table) and still be checked per operation.
+ */
+export type OperationCall<Id extends OperationId = OperationId> = {
+  [K in Id]: { readonly id: K; readonly fields: RequestOf<K> };
+}[Id];
 
 /** What `onRequest` receives: redacted fields only (no PAN, CVV, control, Authorization). */
 export interface RedactedRequestEvent {
@@ -117,14 +126,43 @@ export class PaymentGatewayClient {
     return prepareRequest(this.ctx, id, fields, options.endpoint);
   }
 
-  async call<Id extends OperationId>(
+  /**
+   * Performs one operation: `call(id, fields)`, or `call({ id, fields })` with any
+   * {@link OperationCall} (a caller holding a union of operations needs no branch per
+   * operation: the reply type follows the ids the call can have).
+   */
+  call<Id extends OperationId>(
+    id: Id,
+    fields: RequestOf<Id>,
+    options?: CallOptions,
+  ): Promise<CallResult<ReplyOf<Id>>>;
+  call<C extends OperationCall>(
+    call: C,
+    options?: CallOptions,
+  ): Promise<CallResult<ReplyOf<C['id']>>>;
+  call(
+    idOrCall: OperationId | OperationCall,
+    fieldsOrOptions?: RequestOf<OperationId> | CallOptions,
+    maybeOptions?: CallOptions,
+  ): Promise<CallResult<ReplyOf<OperationId>>> {
+    if (typeof idOrCall === 'string') {
+      // The first signature guarantees `fields` belongs to `id`.
+      return this.perform(idOrCall, fieldsOrOptions as RequestOf<OperationId>, maybeOptions);
+    }
+    return this.perform(
+      idOrCall.id,
+      idOrCall.fields,
+      fieldsOrOptions as CallOptions | undefined,
+    );
+  }
+
+  private async perform<Id extends OperationId>(
     id: Id,
     fields: RequestOf<Id>,
     options: CallOptions = {},
   ): Promise<CallResult<ReplyOf<Id>>> {
     const started = performance.now();
     const elapsed = () => Math.round((performance.now() - started) * 1000) / 1000;
-    const op = OPERATIONS[id];
     let prepared: PreparedRequest;
     try {
       prepared = this.prepare(id, fields, options);
@@ -155,137 +193,9 @@ export class PaymentGatewayClient {
       prepared.body,
       options.signal,
     );
-    const unknownFlags = { resolveByStatusQuery: op.mutating, retriable: op.retriable };
-    switch (res.kind) {
-      case 'error': {
-        const c = res.closedBeforeSend
-          ? ({ outcome: 'not-sent', reason: 'pool-closed', errorCode: 'UND_ERR_CLOSED' } as const)
-          : classifyTransportError(res.error);
-        return this.report(
-          id,
-          c.outcome === 'not-sent'
-            ? { ...c, operation: id, durationMs: elapsed() }
-            : { ...c, ...unknownFlags, operation: id, durationMs: elapsed() },
-        );
-      }
-      case 'too-large':
-        return this.report(id, {
-          outcome: 'unknown',
-          reason: 'reply-too-large',
-          httpStatus: res.status,
-          ...unknownFlags,
-          operation: id,
-          durationMs: elapsed(),
-        });
-      case 'response':
-        break;
-    }
-    const status = res.status;
-    const raw = decodeReplyBody(res.body);
-    const parsed = raw === undefined ? undefined : parseReply(raw, op.reply, status);
-    const errorReply: ErrorLikeReply | undefined =
-      parsed?.ok === true &&
-      (parsed.reply.type === 'validation-error' || parsed.reply.type === 'error')
-        ? parsed.reply
-        : undefined;
-    const errorFields = errorReply
-      ? {
-          reply: errorReply,
-          ...(errorReply.errorCode !== undefined ? { errorCode: errorReply.errorCode } : {}),
-          ...(errorReply.errorMessage !== undefined
-            ? { errorMessage: errorReply.errorMessage }
-            : {}),
-        }
-      : {};
-    const base = { operation: id, httpStatus: status } as const;
-
-    if (status >= 500) {
-      return this.report(id, {
-        ...base,
-        outcome: 'unknown',
-        reason: 'server-error',
-        ...unknownFlags,
-        ...(errorReply?.errorMessage !== undefined
-          ? { errorMessage: errorReply.errorMessage }
-          : {}),
-        durationMs: elapsed(),
-      });
-    }
-    if (status === 401 || status === 403) {
-      return this.report(id, {
-        ...base,
-        outcome: 'rejected',
-        reason: 'authentication',
-        ...errorFields,
-        durationMs: elapsed(),
-      });
-    }
-    if (status === 429) {
-      return this.report(id, {
-        ...base,
-        outcome: 'not-sent',
-        reason: 'rate-limited',
-        durationMs: elapsed(),
-      });
-    }
-    if (status >= 400) {
-      if (status === 408) {
-        return this.report(id, {
-          ...base,
-          outcome: 'unknown',
-          reason: 'unexpected-status',
-          ...unknownFlags,
-          durationMs: elapsed(),
-        });
-      }
-      return this.report(id, {
-        ...base,
-        outcome: 'rejected',
-        reason: errorReply
-          ? errorReply.type === 'validation-error'
-            ? 'validation'
-            : 'business-rule'
-          : status === 400 || status === 422
-            ? 'validation'
-            : 'http-status',
-        ...errorFields,
-        durationMs: elapsed(),
-      });
-    }
-    if (status < 200 || status >= 300) {
-      return this.report(id, {
-        ...base,
-        outcome: 'unknown',
-        reason: 'unexpected-status',
-        ...unknownFlags,
-        durationMs: elapsed(),
-      });
-    }
-    // 2xx
-    if (parsed === undefined || !parsed.ok) {
-      return this.report(id, {
-        ...base,
-        outcome: 'unknown',
-        reason: 'unparseable-reply',
-        ...unknownFlags,
-        durationMs: elapsed(),
-      });
-    }
-    if (errorReply) {
-      return this.report(id, {
-        ...base,
-        outcome: 'rejected',
-        reason: errorReply.type === 'validation-error' ? 'validation' : 'business-rule',
-        ...errorFields,
-        durationMs: elapsed(),
-      });
-    }
-    return this.report(id, {
-      ...base,
-      outcome: 'accepted',
-      reply: parsed.reply as ReplyOf<Id>,
-      durationMs: elapsed(),
-    });
+    // Classification is the table in outcome.ts (transport error codes, then REPLY_RULES).
+    const classified = classifyExchange<ReplyOf<Id>>(res, OPERATIONS[id]);
+    return this.report(id, { ...classified, operation: id, durationMs: elapsed() });
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,6 @@
-import type { ErrorLikeReply } from './replies';
+import type { OperationDef } from './catalogue';
+import { decodeReplyBody, parseReply, type ErrorLikeReply } from './replies';
+import type { TransportResult } from './transport';
 
 /**
  * Outcome of every call — an exhaustive discriminated union (STYLE §4: accepted, rejected,
@@ -161,4 +163,190 @@ export function classifyTransportError(err: unknown): ErrorClass {
   }
   const known = codes.map((c) => UNKNOWN_CODES[c]).find((r) => r !== undefined);
   return { outcome: 'unknown', reason: known ?? 'transport-error', errorCode: first };
+}
+
+// ---- reply classification: one table ----------------------------------------------------------
+
+/** What the classification of an HTTP reply looks at. */
+export interface ReplyFacts {
+  readonly httpStatus: number;
+  /** The body parsed, as the operation's reply kind or as an error reply. */
+  readonly parsed: boolean;
+  /** The gateway's error reply type (`type=…`, or inferred for a 4xx/5xx without `type`). */
+  readonly errorType?: ErrorLikeReply['type'];
+}
+
+/**
+ * What a row decides. `errorMessage`: an `unknown` row that keeps the gateway's error message
+ * (a 5xx may say why). Every `rejected` result carries the error reply, code and message.
+ */
+export type ReplyVerdict =
+  | { readonly outcome: 'accepted' }
+  | { readonly outcome: 'rejected'; readonly reason: RejectReason }
+  | { readonly outcome: 'not-sent'; readonly reason: NotSentReason }
+  | { readonly outcome: 'unknown'; readonly reason: UnknownReason; readonly errorMessage?: true };
+
+export interface ReplyRule {
+  /** The row in words, as the README's outcome table states it. */
+  readonly when: string;
+  readonly matches: (facts: ReplyFacts) => boolean;
+  readonly verdict: ReplyVerdict;
+}
+
+const is2xx = (status: number): boolean => status >= 200 && status < 300;
+
+/**
+ * How a reply that arrived is classified: the first matching row wins. The order is part of the
+ * table (401 before "other 4xx", the error-reply rows before "400/422"); the last row takes
+ * every 2xx that parsed as the expected reply.
+ */
+export const REPLY_RULES: readonly ReplyRule[] = [
+  {
+    when: '5xx',
+    matches: (f) => f.httpStatus >= 500,
+    verdict: { outcome: 'unknown', reason: 'server-error', errorMessage: true },
+  },
+  {
+    when: '401 or 403, any body',
+    matches: (f) => f.httpStatus === 401 || f.httpStatus === 403,
+    verdict: { outcome: 'rejected', reason: 'authentication' },
+  },
+  {
+    when: '429',
+    matches: (f) => f.httpStatus === 429,
+    verdict: { outcome: 'not-sent', reason: 'rate-limited' },
+  },
+  {
+    when: '408',
+    matches: (f) => f.httpStatus === 408,
+    verdict: { outcome: 'unknown', reason: 'unexpected-status' },
+  },
+  {
+    when: '1xx or 3xx',
+    matches: (f) => f.httpStatus < 200 || (f.httpStatus >= 300 && f.httpStatus < 400),
+    verdict: { outcome: 'unknown', reason: 'unexpected-status' },
+  },
+  {
+    when: '2xx whose body does not parse',
+    matches: (f) => is2xx(f.httpStatus) && !f.parsed,
+    verdict: { outcome: 'unknown', reason: 'unparseable-reply' },
+  },
+  {
+    when: '2xx or 4xx with a validation-error reply',
+    matches: (f) => f.errorType === 'validation-error',
+    verdict: { outcome: 'rejected', reason: 'validation' },
+  },
+  {
+    when: '2xx or 4xx with an error reply',
+    matches: (f) => f.errorType === 'error',
+    verdict: { outcome: 'rejected', reason: 'business-rule' },
+  },
+  {
+    when: '400 or 422 without an error reply',
+    matches: (f) => f.httpStatus === 400 || f.httpStatus === 422,
+    verdict: { outcome: 'rejected', reason: 'validation' },
+  },
+  {
+    when: 'other 4xx',
+    matches: (f) => f.httpStatus >= 400,
+    verdict: { outcome: 'rejected', reason: 'http-status' },
+  },
+  {
+    when: '2xx with the expected reply',
+    matches: () => true,
+    verdict: { outcome: 'accepted' },
+  },
+];
+
+/** The row deciding `facts` (the table ends with a catch-all, so there always is one). */
+export function replyVerdict(facts: ReplyFacts): ReplyVerdict {
+  const rule = REPLY_RULES.find((r) => r.matches(facts));
+  if (rule === undefined) throw new Error('REPLY_RULES must end with a catch-all row');
+  return rule.verdict;
+}
+
+type WithoutCommon<T> = T extends unknown ? Omit<T, keyof Common> : never;
+/** A call result before the client adds the operation id and the duration. */
+export type Classified<R> = WithoutCommon<CallResult<R>>;
+
+/** What the classification needs to know of the operation (from the catalogue). */
+export type ClassifiedOperation = Pick<OperationDef, 'reply' | 'mutating' | 'retriable'>;
+
+/**
+ * Classifies one exchange with the gateway: a transport failure by its error codes
+ * ({@link classifyTransportError}), a reply by {@link REPLY_RULES}. `R` is the operation's reply
+ * type; the parser produced it from the operation's reply kind.
+ */
+export function classifyExchange<R>(res: TransportResult, op: ClassifiedOperation): Classified<R> {
+  const unknownFlags = { resolveByStatusQuery: op.mutating, retriable: op.retriable };
+  switch (res.kind) {
+    case 'error': {
+      const c: ErrorClass = res.closedBeforeSend
+        ? { outcome: 'not-sent', reason: 'pool-closed', errorCode: 'UND_ERR_CLOSED' }
+        : classifyTransportError(res.error);
+      return c.outcome === 'not-sent' ? c : { ...c, ...unknownFlags };
+    }
+    case 'too-large':
+      return {
+        outcome: 'unknown',
+        reason: 'reply-too-large',
+        httpStatus: res.status,
+        ...unknownFlags,
+      };
+    case 'response':
+      break;
+    default: {
+      const never: never = res;
+      return never;
+    }
+  }
+  const httpStatus = res.status;
+  const raw = decodeReplyBody(res.body);
+  const parsed = raw === undefined ? undefined : parseReply(raw, op.reply, httpStatus);
+  const errorReply: ErrorLikeReply | undefined =
+    parsed?.ok === true &&
+    (parsed.reply.type === 'validation-error' || parsed.reply.type === 'error')
+      ? parsed.reply
+      : undefined;
+  const verdict = replyVerdict({
+    httpStatus,
+    parsed: parsed?.ok === true,
+    ...(errorReply ? { errorType: errorReply.type } : {}),
+  });
+  switch (verdict.outcome) {
+    case 'accepted':
+      if (parsed?.ok !== true) throw new Error('REPLY_RULES accepted a reply that did not parse');
+      return { outcome: 'accepted', httpStatus, reply: parsed.reply as R };
+    case 'rejected':
+      return {
+        outcome: 'rejected',
+        reason: verdict.reason,
+        httpStatus,
+        ...(errorReply
+          ? {
+              reply: errorReply,
+              ...(errorReply.errorCode !== undefined ? { errorCode: errorReply.errorCode } : {}),
+              ...(errorReply.errorMessage !== undefined
+                ? { errorMessage: errorReply.errorMessage }
+                : {}),
+            }
+          : {}),
+      };
+    case 'not-sent':
+      return { outcome: 'not-sent', reason: verdict.reason, httpStatus };
+    case 'unknown':
+      return {
+        outcome: 'unknown',
+        reason: verdict.reason,
+        httpStatus,
+        ...unknownFlags,
+        ...(verdict.errorMessage && errorReply?.errorMessage !== undefined
+          ? { errorMessage: errorReply.errorMessage }
+          : {}),
+      };
+    default: {
+      const never: never = verdict;
+      return never;
+    }
+  }
 }

@@ -4,14 +4,7 @@ import { ROOT_LOGGER } from '@payments/logging';
 import type { AsyncResponse, CallResult, StatusResponse } from '@payments/payment-gateway';
 import type { Logger } from 'pino';
 import { ADAPTER_REASONS, classifyCall } from '../domain/classify';
-import {
-  callbackUrl,
-  cardPaymentCall,
-  followUpCall,
-  type GatewayCall,
-  isMutating,
-  statusCall,
-} from '../domain/operation-fields';
+import { callbackUrl, type GatewayCall, planCall } from '../domain/operation-table';
 import { SemaphoreTimeoutError } from '../domain/semaphore';
 import { GATEWAY_ADAPTER_CONFIG, type GatewayAdapterConfig } from '../config';
 import { SentRequestsLedger } from '../ledger/sent-requests.ledger';
@@ -124,7 +117,7 @@ export class GatewayRequestService {
       if (call.kind === 'refused') {
         return adapter(call.result);
       }
-      const mutating = isMutating(request);
+      const mutating = call.mutating;
       if (mutating) {
         const claimed = await this.ledger.claim({
           requestId: request.requestId,
@@ -151,18 +144,24 @@ export class GatewayRequestService {
     }
   }
 
+  /**
+   * The call from the request's row of the operation table; a row that sends a card gets it
+   * opened here, just before signing.
+   */
   private buildCall(
     request: GatewayRequest,
     endpoint: GatewayEndpoint,
   ):
-    | { readonly kind: 'call'; readonly call: GatewayCall }
+    | { readonly kind: 'call'; readonly call: GatewayCall; readonly mutating: boolean }
     | { readonly kind: 'refused'; readonly result: GatewayClassification } {
-    switch (request.operation) {
-      case 'sale':
-      case 'preauth': {
+    const plan = planCall(request);
+    switch (plan.needs) {
+      case 'nothing':
+        return { kind: 'call', call: plan.call, mutating: plan.mutating };
+      case 'sealed-card': {
         let card;
         try {
-          card = this.cards.open(request.sealedCard, request.paymentId);
+          card = this.cards.open(plan.sealedCard, request.paymentId);
         } catch {
           // One code for every failure (malformed, wrong key, tampered): no decryption oracle.
           return {
@@ -175,14 +174,12 @@ export class GatewayRequestService {
           };
         }
         const cb = callbackUrl(this.config.callbackBaseUrl, endpoint.id);
-        return { kind: 'call', call: cardPaymentCall(request, card, cb) };
+        return { kind: 'call', call: plan.call(card, cb), mutating: plan.mutating };
       }
-      case 'capture':
-      case 'void':
-      case 'return':
-        return { kind: 'call', call: followUpCall(request) };
-      case 'status':
-        return { kind: 'call', call: statusCall(request) };
+      default: {
+        const never: never = plan;
+        return never;
+      }
     }
   }
 
@@ -194,27 +191,7 @@ export class GatewayRequestService {
       operation: call.id,
       endpoint: endpoint.name,
     });
-    let result: CallResult<AsyncResponse | StatusResponse>;
-    switch (call.id) {
-      case 'v2/sale':
-        result = await endpoint.client.call(call.id, call.fields);
-        break;
-      case 'v2/preauth':
-        result = await endpoint.client.call(call.id, call.fields);
-        break;
-      case 'v2/capture':
-        result = await endpoint.client.call(call.id, call.fields);
-        break;
-      case 'v2/void':
-        result = await endpoint.client.call(call.id, call.fields);
-        break;
-      case 'v2/return':
-        result = await endpoint.client.call(call.id, call.fields);
-        break;
-      case 'v2/status':
-        result = await endpoint.client.call(call.id, call.fields);
-        break;
-    }
+    const result = await endpoint.client.call(call);
     stop();
     this.metrics.calls.inc({
       operation: call.id,

@@ -1,4 +1,9 @@
-import type { GatewayFollowUpRequest, GatewaySaleRequest } from '@payments/contracts';
+import {
+  GatewayOperation,
+  PaymentOperation,
+  type GatewayFollowUpRequest,
+  type GatewaySaleRequest,
+} from '@payments/contracts';
 import { OPERATIONS, createPaymentGatewayClient } from '@payments/payment-gateway';
 import {
   callbackUrl,
@@ -6,7 +11,8 @@ import {
   DEFAULT_VOID_COMMENT,
   followUpCall,
   isMutating,
-} from './operation-fields';
+  OPERATION_TABLE,
+} from './operation-table';
 
 const sale: GatewaySaleRequest = {
   operation: 'sale',
@@ -96,5 +102,29 @@ describe('operation fields', () => {
     expect(
       isMutating({ ...sale, operation: 'status' } as unknown as Parameters<typeof isMutating>[0]),
     ).toBe(false);
+  });
+});
+
+describe('operation table', () => {
+  it('has a row per contract operation; the ledger flag is the catalogue operation’s', () => {
+    const rows = GatewayOperation.options.map((operation) => {
+      const row = OPERATION_TABLE[operation];
+      return { operation, mutating: row.mutating, catalogue: OPERATIONS[row.catalogue].mutating };
+    });
+    expect(rows.map((r) => r.mutating)).toEqual(rows.map((r) => r.catalogue));
+    expect(rows.filter((r) => r.mutating).map((r) => r.operation)).toEqual(
+      PaymentOperation.options,
+    );
+  });
+
+  it('rows that send a card are exactly those whose catalogue operation requires a card number', () => {
+    const needsCard = (operation: GatewayOperation) => {
+      const fields: Record<string, { required: boolean; sensitive?: string }> =
+        OPERATIONS[OPERATION_TABLE[operation].catalogue].fields;
+      return Object.values(fields).some((f) => f.required && f.sensitive === 'pan');
+    };
+    expect(GatewayOperation.options.map((o) => OPERATION_TABLE[o].needs === 'sealed-card')).toEqual(
+      GatewayOperation.options.map(needsCard),
+    );
   });
 });

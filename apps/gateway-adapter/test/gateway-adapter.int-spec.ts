@@ -283,6 +283,43 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
     expect(rows).toEqual([{ attempt: 1, operation: 'sale' }]);
   });
 
+  it('sends the one resend flagged afterNoTrace past an earlier attempt in the ledger, and that resend only once', async () => {
+    const sale = saleRequest('123');
+    // The first attempt fails before the sandbox processes it: unknown, and in the ledger.
+    await sandbox.addFault({ clientOrderId: sale.clientOrderId, failBefore: 503, times: 1 });
+    const counter = await sandbox.addFault({
+      clientOrderId: sale.clientOrderId,
+      latencyMs: 0,
+      times: 100,
+    });
+    await produceRequests([sale]);
+    const [first] = await resultsFor(collector, sale.requestId, 1);
+    expect(first?.value.result.kind).toBe('unknown');
+    // A plain resend (no flag) is refused by the ledger: the first may have reached the gateway.
+    await produceRequests([{ ...sale, attempt: 6 }]);
+    const [, plain] = await resultsFor(collector, sale.requestId, 2);
+    expect(plain?.value.result).toEqual({
+      kind: 'unknown',
+      reason: ADAPTER_REASONS.mayHaveBeenSent,
+    });
+    // The orchestrator's resend after the gateway showed no trace: sent, approved.
+    const resend = { ...sale, attempt: 7, afterNoTrace: true as const };
+    await produceRequests([resend]);
+    const [, , sent] = await resultsFor(collector, sale.requestId, 3);
+    expect(sent?.value.result.kind).toBe('accepted');
+    // Its redelivery is refused like any other.
+    await produceRequests([resend]);
+    const all = await resultsFor(collector, sale.requestId, 4);
+    published.push(...all);
+    expect(all[3]?.value.result).toEqual({
+      kind: 'unknown',
+      reason: ADAPTER_REASONS.mayHaveBeenSent,
+    });
+    // Past the first attempt (answered by the 503 rule) exactly one request reached the sandbox:
+    // the flagged resend (the counter rule matches from the second request on).
+    expect(await sandbox.faultRemaining(counter.id)).toBe(99);
+  });
+
   it('opens the breaker after repeated transport failures and then answers not-sent without a call', async () => {
     const requests = [1, 2, 3].map(() =>
       saleRequest('123', { merchant: { endpointId: DEAD_ENDPOINT } }),

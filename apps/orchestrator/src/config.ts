@@ -95,6 +95,10 @@ export const orchestratorConfigShape = {
     maxSendAttempts: envVar('GATEWAY_MAX_SEND_ATTEMPTS', positiveInt(5), {
       description: 'sends of a request that was provably not sent before it fails',
     }),
+    neverReceivedSeconds: envVar('NEVER_RECEIVED_RESEND_SECONDS', positiveInt(60), {
+      description:
+        'seconds an unknown outcome must stay without any trace at the gateway before it is sent once more (then failed as not-sent)',
+    }),
     statusHintIntervalSeconds: envVar('STATUS_HINT_INTERVAL_SECONDS', nonNegativeInt(60), {
       description: 'at most one status refresh per payment per this many seconds from hints',
     }),

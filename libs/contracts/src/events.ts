@@ -62,6 +62,19 @@ export const OutcomeUnknown = event('outcome-unknown', {
   alert: z.boolean(),
 });
 
+/**
+ * The gateway has no trace of the operation (an unknown sale/preauth whose order the gateway says
+ * does not exist, or a follow-up the order's status shows never arrived) for the whole safe window:
+ * the same request is sent once more, under the same `client_orderid`, with `attempt`. If that too
+ * never arrives, the operation fails as `not-sent`.
+ */
+export const OperationResent = event('operation-resent', {
+  ...operationRef,
+  attempt: z.number().int().min(2),
+  /** When the outcome became unknown; the gateway had no trace of it from then until now. */
+  unknownSince: Instant,
+});
+
 /** A sale was approved: the money is taken. */
 export const Approved = event('approved', {
   requestId: Uuid,
@@ -150,6 +163,7 @@ export const PaymentEvent = z.discriminatedUnion('type', [
   AcceptedByGateway,
   ActionRequired,
   OutcomeUnknown,
+  OperationResent,
   Approved,
   Authorized,
   Declined,
@@ -165,6 +179,7 @@ export type OperationRequested = z.infer<typeof OperationRequested>;
 export type AcceptedByGateway = z.infer<typeof AcceptedByGateway>;
 export type ActionRequired = z.infer<typeof ActionRequired>;
 export type OutcomeUnknown = z.infer<typeof OutcomeUnknown>;
+export type OperationResent = z.infer<typeof OperationResent>;
 export type Approved = z.infer<typeof Approved>;
 export type Authorized = z.infer<typeof Authorized>;
 export type Declined = z.infer<typeof Declined>;
@@ -182,6 +197,7 @@ export const EVENT_SCHEMAS = {
   'accepted-by-gateway': AcceptedByGateway,
   'action-required': ActionRequired,
   'outcome-unknown': OutcomeUnknown,
+  'operation-resent': OperationResent,
   approved: Approved,
   authorized: Authorized,
   declined: Declined,

@@ -32,6 +32,12 @@ const requestBase = {
   /** 1 for the first send; a resend after a not-sent result counts up. */
   attempt: z.number().int().min(1),
   requestedAt: Instant,
+  /**
+   * Set on the one resend of a request the gateway showed no trace of for the whole safe window
+   * (operation-resent): the adapter may send this attempt although an earlier attempt is in its
+   * at-most-once ledger. Every other resend follows a proven not-sent and needs no flag.
+   */
+  afterNoTrace: z.literal(true).optional(),
 };
 
 export const GatewaySaleRequest = z.strictObject({
@@ -120,6 +126,12 @@ export const GatewayClassification = z.discriminatedUnion('kind', [
   z.strictObject({
     kind: z.literal('not-sent'),
     reason: z.string().max(256),
+    /**
+     * Set when our own circuit breaker, rate limit or concurrency limit held the request back: the
+     * earliest instant a resend can go out (the breaker half-opens, a token is due). The saga waits
+     * for it (bounded) instead of spending its send attempts inside the cool-down.
+     */
+    retryAt: Instant.optional(),
   }),
   z.strictObject({
     kind: z.literal('unknown'),

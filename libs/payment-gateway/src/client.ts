@@ -149,11 +149,7 @@ export class PaymentGatewayClient {
       // The first signature guarantees `fields` belongs to `id`.
       return this.perform(idOrCall, fieldsOrOptions as RequestOf<OperationId>, maybeOptions);
     }
-    return this.perform(
-      idOrCall.id,
-      idOrCall.fields,
-      fieldsOrOptions as CallOptions | undefined,
-    );
+    return this.perform(idOrCall.id, idOrCall.fields, fieldsOrOptions as CallOptions | undefined);
   }
 
   private async perform<Id extends OperationId>(

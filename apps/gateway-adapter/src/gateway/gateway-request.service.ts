@@ -119,14 +119,17 @@ export class GatewayRequestService {
       }
       const mutating = call.mutating;
       if (mutating) {
-        const claimed = await this.ledger.claim({
-          requestId: request.requestId,
-          attempt: request.attempt,
-          operation: request.operation,
-          paymentId: request.paymentId,
-          endpointId: request.merchant.endpointId,
-          clientOrderId: request.clientOrderId,
-        });
+        const claimed = await this.ledger.claim(
+          {
+            requestId: request.requestId,
+            attempt: request.attempt,
+            operation: request.operation,
+            paymentId: request.paymentId,
+            endpointId: request.merchant.endpointId,
+            clientOrderId: request.clientOrderId,
+          },
+          { afterNoTrace: request.afterNoTrace === true },
+        );
         if (!claimed) {
           return adapter({ kind: 'unknown', reason: ADAPTER_REASONS.mayHaveBeenSent });
         }

@@ -21,13 +21,21 @@ export interface SentRequestRecord {
 export class SentRequestsLedger {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** True when the row was written (the call may proceed); false when it may already be sent. */
-  async claim(record: SentRequestRecord): Promise<boolean> {
+  /**
+   * True when the row was written (the call may proceed); false when it may already be sent.
+   * `afterNoTrace`: the orchestrator's one resend of a request the gateway showed no trace of
+   * (operation-resent) — only this very attempt must not be in the ledger yet, so a redelivery of
+   * the resend is still refused.
+   */
+  async claim(
+    record: SentRequestRecord,
+    options: { afterNoTrace?: boolean } = {},
+  ): Promise<boolean> {
     const rows: unknown[] = await this.dataSource.query(
       `INSERT INTO adapter_sent_requests
          (request_id, attempt, operation, payment_id, endpoint_id, client_order_id)
        SELECT $1, $2, $3, $4, $5, $6
-       WHERE NOT EXISTS (SELECT 1 FROM adapter_sent_requests WHERE request_id = $1)
+       WHERE $7::boolean OR NOT EXISTS (SELECT 1 FROM adapter_sent_requests WHERE request_id = $1)
        ON CONFLICT (request_id, attempt) DO NOTHING
        RETURNING request_id`,
       [
@@ -37,6 +45,7 @@ export class SentRequestsLedger {
         record.paymentId,
         record.endpointId,
         record.clientOrderId,
+        options.afterNoTrace === true,
       ],
     );
     return rows.length === 1;

@@ -53,8 +53,17 @@ export type Decision<Event, Effect> =
 export type RuntimeEffect =
   /** Write the request (kept for resends) and publish it. */
   | { type: 'send-gateway-request'; request: GatewayRequest }
-  /** Publish the SAME request again (attempt bumped) not before `notBefore`. */
-  | { type: 'resend-gateway-request'; requestId: string; attempt: number; notBefore: string }
+  /**
+   * Publish the SAME request again (attempt bumped) not before `notBefore`. `afterNoTrace`: the
+   * one resend of a request the gateway showed no trace of (the adapter's ledger lets it pass).
+   */
+  | {
+      type: 'resend-gateway-request';
+      requestId: string;
+      attempt: number;
+      notBefore: string;
+      afterNoTrace?: true;
+    }
   /** Upsert the saga's timer of this kind (one per flow, saga and kind). */
   | { type: 'set-timer'; kind: string; at: string; payload: object }
   | { type: 'cancel-timer'; kind: string }

@@ -209,6 +209,7 @@ describe('small helpers', () => {
       holdExpirySeconds: 5,
       unknownAlertSeconds: 3600,
       maxSendAttempts: 4,
+      neverReceivedSeconds: 60,
       statusHintIntervalSeconds: 60,
     };
     expect(policyFromConfig(base)).toEqual({

@@ -415,7 +415,11 @@ class UnitOfWork {
     }
     return [
       gatewayRequestRow(
-        { ...original, attempt: payload.attempt },
+        {
+          ...original,
+          attempt: payload.attempt,
+          ...(payload.afterNoTrace ? { afterNoTrace: true as const } : {}),
+        },
         this.deps.ids.next(),
         this.now.toISOString(),
         meta,

@@ -9,6 +9,7 @@ export const RESEND_TIMER = 'gateway-resend';
 export interface ResendPayload {
   requestId: string;
   attempt: number;
+  afterNoTrace?: true;
 }
 
 export type TimerWrite =
@@ -86,7 +87,11 @@ export function planWrites<State, Event extends SagaEvent>(args: {
         outbox.push(gatewayRequestRow(effect.request, ids.next(), now.toISOString(), meta));
         break;
       case 'resend-gateway-request': {
-        const payload: ResendPayload = { requestId: effect.requestId, attempt: effect.attempt };
+        const payload: ResendPayload = {
+          requestId: effect.requestId,
+          attempt: effect.attempt,
+          ...(effect.afterNoTrace ? { afterNoTrace: true as const } : {}),
+        };
         const notBefore = new Date(effect.notBefore);
         if (notBefore.getTime() > now.getTime()) {
           timers.push({ op: 'set', kind: RESEND_TIMER, at: notBefore, payload });

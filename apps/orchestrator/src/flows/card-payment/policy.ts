@@ -21,5 +21,9 @@ export function policyFromConfig(policy: OrchestratorConfig['policy']): PaymentP
 export function cardPaymentPolicy(
   config: Pick<OrchestratorConfig, 'policy' | 'limits'>,
 ): PaymentPolicy {
-  return { ...policyFromConfig(config.policy), limits: config.limits };
+  return {
+    ...policyFromConfig(config.policy),
+    limits: config.limits,
+    neverReceivedAfterMs: config.policy.neverReceivedSeconds * 1000,
+  };
 }

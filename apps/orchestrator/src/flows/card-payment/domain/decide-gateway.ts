@@ -9,8 +9,13 @@ import {
   type StatusCheckHint,
 } from '@payments/contracts';
 import { nextPollDelay, notSentRetryDelay } from '../../../domain/polling';
-import type { Decision, DecisionContext, IgnoreReason } from './decision';
-import { accepted, addMs, ignored, policyOf, type EventDraft } from './drafts';
+import {
+  type Decision,
+  type DecisionContext,
+  DEFAULT_NEVER_RECEIVED_AFTER_MS,
+  type IgnoreReason,
+} from './decision';
+import { accepted, addMs, ignored, msBetween, policyOf, type EventDraft } from './drafts';
 import type { Effect } from './effects';
 import {
   type InFlightOperation,
@@ -75,6 +80,8 @@ export function decideGatewayResult(
 
   if (result.operation === 'status') {
     if (result.subjectRequestId !== op.requestId) return ignored('STALE_REQUEST');
+    if (op.stage === 'outcome-unknown' && noTraceOf(op, result.result, about))
+      return neverReceived(state, op, ctx);
     // A failed status query changes nothing: the poll timer asks again.
     if (result.result.kind !== 'accepted' || result.result.report === undefined)
       return ignored('NO_NEWS');
@@ -176,6 +183,73 @@ export function decideGatewayResult(
 }
 
 /**
+ * The status reply says the gateway never got the operation: for the sale/preauth, the gateway
+ * refuses to describe the order (it does not exist); for a follow-up, the order's latest operation
+ * is another one, in a final status (had ours arrived, it would be the latest).
+ */
+function noTraceOf(
+  op: InFlightOperation,
+  reply: GatewayResult['result'],
+  about: readonly PaymentOperation[] | undefined,
+): boolean {
+  if (isMainOperation(op.operation)) return reply.kind === 'rejected';
+  return (
+    reply.kind === 'accepted' &&
+    reply.report !== undefined &&
+    isFinalGatewayStatus(reply.report.status) &&
+    about !== undefined &&
+    !about.includes(op.operation)
+  );
+}
+
+/**
+ * DESIGN.md: an operation the gateway says it never received is resolved by a stated rule, never
+ * left unknown for good and never sent twice. No trace for the whole safe window since the outcome
+ * became unknown → the same request once more (same requestId and client_orderid, a fresh
+ * attempt number no not-sent retry uses); no trace of that one either → failed, not-sent.
+ */
+function neverReceived(state: OpenPayment, op: InFlightOperation, ctx: DecisionContext): Decision {
+  const policy = policyOf(ctx);
+  const since = op.unknownSince ?? op.requestedAt;
+  const windowMs = policy.neverReceivedAfterMs ?? DEFAULT_NEVER_RECEIVED_AFTER_MS;
+  if (msBetween(since, ctx.now) < windowMs) return ignored('NO_NEWS');
+  const ref = { commandId: op.commandId, operation: op.operation, requestId: op.requestId };
+  if (op.resent) {
+    return accepted(
+      state,
+      state.paymentId,
+      ctx,
+      [
+        {
+          type: 'failed',
+          ...ref,
+          reason: 'not-sent',
+          message: 'the gateway has no trace of it, also after it was sent once more',
+        },
+      ],
+      settleTimers(),
+    );
+  }
+  const attempt = policy.maxSendAttempts + 1;
+  return accepted(
+    state,
+    state.paymentId,
+    ctx,
+    [{ type: 'operation-resent', ...ref, attempt, unknownSince: since }],
+    [
+      {
+        type: 'resend-gateway-request',
+        requestId: op.requestId,
+        attempt,
+        notBefore: ctx.now,
+        afterNoTrace: true,
+      },
+      { type: 'cancel-timer', timer: 'unknown-alert' },
+    ],
+  );
+}
+
+/**
  * A verified callback. `about` lists the operations the callback's transaction type can name,
  * normalised from the gateway's vocabulary at the edge (undefined: the callback names none).
  */
@@ -190,6 +264,13 @@ export function decideCallback(
   if (!open) return ignored('NO_OPERATION_IN_FLIGHT');
   const [state, op] = open;
   if (callback.clientOrderId !== state.clientOrderId) return ignored('UNKNOWN_ORDER');
+  // The control covers the orderid: one that is not this payment's order is about another order.
+  if (
+    state.gatewayOrderId !== undefined &&
+    callback.report.gatewayOrderId !== undefined &&
+    callback.report.gatewayOrderId !== state.gatewayOrderId
+  )
+    return ignored('UNKNOWN_ORDER');
   if (about !== undefined && !about.includes(op.operation))
     return ignored('NOT_ABOUT_THIS_OPERATION');
   // Truth about money (DESIGN.md): a payer's browser return, a callback that names no operation,

@@ -19,7 +19,19 @@ export interface PaymentLimits {
 /** Without configuration: at most 100,000,000 minor units per sale or preauth. */
 export const DEFAULT_LIMITS: PaymentLimits = { default: { maxMinor: 100_000_000 } };
 
+/**
+ * How long an unknown outcome must stay without any trace at the gateway before the request is
+ * sent once more (the gateway shows a new order at once; polls run every 3-5 s meanwhile).
+ */
+export const DEFAULT_NEVER_RECEIVED_AFTER_MS = 60_000;
+
 export interface PaymentPolicy {
+  /**
+   * An unknown outcome the gateway has no trace of for this long (the order does not exist, or
+   * the order's status shows an earlier operation) is resent once, then failed as not-sent.
+   * Undefined: DEFAULT_NEVER_RECEIVED_AFTER_MS.
+   */
+  neverReceivedAfterMs?: number;
   /** Per-endpoint amount and currency limits; undefined: DEFAULT_LIMITS. */
   limits?: PaymentLimits;
   /** Sends of one request before a persistent not-sent result fails it (nothing reached the gateway). */

@@ -13,7 +13,14 @@ export type Effect =
    * `attempt` bumped) not before `notBefore`. Only after a not-sent result. The request is kept by
    * the app layer (it holds the sealed card, which never goes into state or events).
    */
-  | { type: 'resend-gateway-request'; requestId: string; attempt: number; notBefore: string }
+  | {
+      type: 'resend-gateway-request';
+      requestId: string;
+      attempt: number;
+      notBefore: string;
+      /** The one resend after the gateway showed no trace of the request (operation-resent). */
+      afterNoTrace?: true;
+    }
   /** Upsert the timer of this kind for the payment. */
   | { type: 'schedule-timer'; timer: Timer; at: string }
   | { type: 'cancel-timer'; timer: TimerKind };

@@ -81,6 +81,14 @@ export function evolve(state: PaymentState, event: PaymentEvent): PaymentState {
         },
       );
     }
+    case 'operation-resent': {
+      const [open, op] = requireInFlight(state, event);
+      const { unknownSince: _since, ...rest } = op;
+      return stage(
+        { ...open, version },
+        { ...rest, stage: 'requested', alerted: false, resent: true },
+      );
+    }
     case 'approved':
       return settle(state, event, 'approved', {
         authorized: event.amount.minor,

@@ -109,7 +109,18 @@ describe('follow-ups are moved only by an answer about that very operation', () 
       .and(command(captureCommand()))
       .and(result({ kind: 'unknown', reason: 'reply lost' }))
       .when(statusReply({ status: 'approved', transactionType: 'preauth' }))
-      .thenIgnored('NOT_ABOUT_THIS_OPERATION');
+      // No captured: within the safe window it is only evidence that the capture never arrived.
+      .thenIgnored('NO_NEWS')
+      .thenEffects([]);
+  });
+
+  it('a server callback naming another orderid than the payment order is ignored', () => {
+    givenInputs(command(saleCommand()), acceptedResult('gw-777'))
+      .when(callback('declined', { gatewayOrderId: '999999' }))
+      .thenIgnored('UNKNOWN_ORDER');
+    givenInputs(command(saleCommand()), acceptedResult('gw-777'))
+      .when(callback('declined'))
+      .then([{ type: 'declined' }]);
   });
 
   it('a browser return never finalises the sale itself either', () => {

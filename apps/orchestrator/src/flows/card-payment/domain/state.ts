@@ -54,6 +54,8 @@ export interface InFlightOperation {
   alerted: boolean;
   /** The payer action last announced, so a repeated status reply does not announce it again. */
   action?: PayerAction;
+  /** Sent once more because the gateway had no trace of it (operation-resent). */
+  resent?: boolean;
 }
 
 export type PaymentKind = 'sale' | 'preauth';

@@ -1,0 +1,179 @@
+import type { PaymentEvent } from '@payments/contracts';
+import { createTestDatabase, type TestDatabase } from '@payments/testing';
+import { PaymentStack, SANDBOX_MERCHANT } from '../../scripts/stack/payment-stack';
+import { run } from '../../scripts/stack/processes';
+import { controlFor } from '../support/callback-control';
+
+/**
+ * Truth about money end to end (issues #9 item 1, #10 items 1 and 2): the four apps as processes
+ * on the real broker and PostgreSQL. A follow-up is moved only by a gateway answer about that very
+ * operation — never by a browser return or a genuine control replayed as a typed callback while it
+ * is in flight — and an operation the gateway never received is sent once more after the safe
+ * window (NEVER_RECEIVED_RESEND_SECONDS, 3 s here) and charged once.
+ */
+const NEVER_RECEIVED_SECONDS = 3;
+
+let stack: PaymentStack;
+let orchestratorDb: TestDatabase;
+let adapterDb: TestDatabase;
+
+function eventsOf(paymentId: string): PaymentEvent[] {
+  const seen = new Set<string>();
+  return stack.events
+    .eventsOf(paymentId)
+    .filter((r) => !seen.has(r.ceId) && seen.add(r.ceId))
+    .map((r) => r.event);
+}
+const typesOf = (paymentId: string) => eventsOf(paymentId).map((e) => e.type);
+
+async function movements(clientOrderId: string, movement: string): Promise<number[]> {
+  const ledger = await stack.controls.ledger(clientOrderId);
+  return ledger.entries.filter((e) => e.movement === movement).map((e) => e.amountMinor);
+}
+
+/** An authorized preauth and the gateway's order id of it. */
+async function authorizedPreauth(
+  amountMinor: number,
+): Promise<{ paymentId: string; orderId: string }> {
+  const preauth = stack.preauth({ cvv: '123', amountMinor });
+  await stack.send(preauth);
+  await stack.events.waitForType(preauth.paymentId, ['authorized']);
+  const accepted = eventsOf(preauth.paymentId).find((e) => e.type === 'accepted-by-gateway');
+  if (accepted?.type !== 'accepted-by-gateway' || accepted.gatewayOrderId === undefined)
+    throw new Error('no gateway order id for the preauth');
+  return { paymentId: preauth.paymentId, orderId: accepted.gatewayOrderId };
+}
+
+beforeAll(async () => {
+  await run('npm', ['run', '--silent', 'build']);
+  orchestratorDb = await createTestDatabase('e2e_truth_orchestrator');
+  adapterDb = await createTestDatabase('e2e_truth_adapter');
+  stack = await PaymentStack.start({
+    kafkaBrokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
+    orchestratorDatabaseUrl: orchestratorDb.url,
+    adapterDatabaseUrl: adapterDb.url,
+    env: { orchestrator: { NEVER_RECEIVED_RESEND_SECONDS: String(NEVER_RECEIVED_SECONDS) } },
+  });
+});
+
+afterAll(async () => {
+  await stack?.stop();
+  await orchestratorDb?.drop();
+  await adapterDb?.drop();
+});
+
+describe('a capture in flight', () => {
+  it('is not captured by the preauth genuine control replayed as a type=capture callback; the gateway decline stands', async () => {
+    const { paymentId, orderId } = await authorizedPreauth(5_000);
+    // The gateway will decline this capture, and answers it slowly: it is in flight meanwhile.
+    await stack.controls.addFault({
+      clientOrderId: paymentId,
+      operation: 'CAPTURE',
+      latencyMs: 2_500,
+      outcome: 'declined',
+      times: 1,
+    });
+    await stack.send(stack.capture(paymentId, 5_000));
+    await stack.events.waitFor(
+      paymentId,
+      (e) => e.type === 'operation-requested' && e.operation === 'capture',
+      30_000,
+    );
+    // The preauth's approval control is valid for any approved callback on this order.
+    const replay = new URLSearchParams({
+      status: 'approved',
+      orderid: orderId,
+      merchant_order: paymentId,
+      client_orderid: paymentId,
+      type: 'capture',
+      amount: '50.00',
+      currency: 'USD',
+      control: controlFor('approved', orderId, paymentId, SANDBOX_MERCHANT.controlKey),
+    });
+    const response = await fetch(
+      `${stack.urls['callback-ingest']}/callbacks/gateway/${SANDBOX_MERCHANT.plainEndpoint}?${replay.toString()}`,
+    );
+    expect(response.status).toBe(200); // the checksum is genuine: verified, published, a hint
+    // A browser return saying approved, too, while the capture is still in flight.
+    const back = new URLSearchParams({
+      status: 'approved',
+      orderid: orderId,
+      merchant_order: paymentId,
+      control: controlFor('approved', orderId, paymentId, SANDBOX_MERCHANT.controlKey),
+    });
+    await fetch(`${stack.urls['callback-ingest']}/return/${SANDBOX_MERCHANT.plainEndpoint}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: back.toString(),
+      redirect: 'manual',
+    });
+    const final = await stack.events.waitFor(
+      paymentId,
+      (e) => e.type === 'declined' || e.type === 'captured',
+      60_000,
+    );
+    expect(final.event).toMatchObject({ type: 'declined', operation: 'capture' });
+    expect(typesOf(paymentId)).not.toContain('captured');
+    expect(await movements(paymentId, 'captured')).toEqual([]);
+    const view = await stack.payment(paymentId);
+    expect(view.body).toMatchObject({ status: 'authorized', amounts: { captured: 0 } });
+  });
+});
+
+describe('an operation the gateway never received', () => {
+  it('a sale answered 503 before processing is unknown, sent once more after the window, charged once', async () => {
+    const sale = stack.sale({ cvv: '123', amountMinor: 4_400 });
+    await stack.controls.addFault({
+      clientOrderId: sale.paymentId,
+      operation: 'SALE',
+      failBefore: 503,
+      times: 1,
+    });
+    await stack.send(sale);
+    const final = await stack.events.waitFor(
+      sale.paymentId,
+      (e) => ['approved', 'declined', 'failed'].includes(e.type),
+      90_000,
+    );
+    // The whole stream in the failure message when it is not approved.
+    expect({ final: final.event, all: eventsOf(sale.paymentId) }).toMatchObject({
+      final: { type: 'approved' },
+    });
+    expect(typesOf(sale.paymentId)).toEqual([
+      'operation-requested',
+      'outcome-unknown',
+      'operation-resent',
+      'accepted-by-gateway',
+      'approved',
+    ]);
+    expect(await movements(sale.paymentId, 'charged')).toEqual([4_400]);
+  });
+
+  it('a capture answered 503 before processing is not resolved by the preauth status; resent once, captured once', async () => {
+    const { paymentId } = await authorizedPreauth(6_000);
+    await stack.controls.addFault({
+      clientOrderId: paymentId,
+      operation: 'CAPTURE',
+      failBefore: 503,
+      times: 1,
+    });
+    await stack.send(stack.capture(paymentId, 6_000));
+    const final = await stack.events.waitFor(
+      paymentId,
+      (e) => ['captured', 'declined', 'failed'].includes(e.type),
+      90_000,
+    );
+    expect({ final: final.event, all: eventsOf(paymentId) }).toMatchObject({
+      final: { type: 'captured', amount: { minor: 6_000 } },
+    });
+    const types = typesOf(paymentId);
+    expect(types.slice(types.indexOf('authorized') + 1)).toEqual([
+      'operation-requested',
+      'outcome-unknown',
+      'operation-resent',
+      'accepted-by-gateway',
+      'captured',
+    ]);
+    expect(await movements(paymentId, 'captured')).toEqual([6_000]);
+  });
+});

@@ -7,6 +7,7 @@ import {
   KafkaJSError,
   KafkaJSNonRetriableError,
 } from 'kafkajs';
+import { sleep, withTimeout } from '@payments/core';
 import { correlationIdFromHeaders, runWithCorrelationId } from '@payments/logging';
 import type { HealthCheck } from '@payments/observability';
 import {
@@ -23,7 +24,6 @@ import { decodeMessage } from './message';
 import { kafkaConsumerMetrics, type KafkaConsumerMetrics } from './metrics';
 import { KAFKA_DEFAULTS } from './options';
 import type { KafkaProducerService } from './producer.service';
-import { sleep, withTimeout } from './timeout';
 import { ensureTopics } from './topics';
 
 /*

@@ -8,7 +8,6 @@ export * from './metrics';
 export * from './options';
 export * from './handler';
 export * from './topics';
-export * from './timeout';
 export * from './producer.service';
 export * from './consumer-runner';
 export * from './health';

@@ -6,4 +6,3 @@ export * from './metrics';
 export * from './options';
 export * from './observability.module';
 export * from './http-error.filter';
-export * from './timeout';

@@ -8,6 +8,7 @@ import {
   maskCardNumber,
   maskCardNumbers,
 } from './card-number';
+import { maskCardDataInJson, maskCardDataInText } from './card-data';
 
 /** A Luhn-valid number of `length` digits (not one digit repeated), from arbitrary leading digits. */
 const pan = fc
@@ -128,5 +129,57 @@ describe('card-number detector and masker', () => {
       ),
       { numRuns: 20_000 },
     );
+  });
+});
+
+describe('card data in whole messages', () => {
+  it('JSON: masks card numbers in strings and numbers, blanks CVV-like fields, keeps the rest', () => {
+    const message = {
+      type: 'sale',
+      paymentId: '984f6481-2428-4766-9dd4-5ae283168d2a',
+      card: { number: '4111 1111 1111 1111', cvv: '123', CVV2: 456, expiryMonth: 12 },
+      notes: ['pan 5555555555554444'],
+      raw: 4012888888881881,
+      security_code: '999',
+    };
+    const before = JSON.stringify(message);
+    expect(maskCardDataInJson(message)).toEqual({
+      type: 'sale',
+      paymentId: '984f6481-2428-4766-9dd4-5ae283168d2a',
+      card: { number: '411111******1111', cvv: '', CVV2: '', expiryMonth: 12 },
+      notes: ['pan 555555******4444'],
+      raw: '401288******1881',
+      security_code: '',
+    });
+    expect(JSON.stringify(message)).toBe(before);
+  });
+
+  it('JSON nested deeper than the walk goes is masked as text', () => {
+    let deep: unknown = { cvv: '123', pan: '4111111111111111' };
+    for (let i = 0; i < 100; i++) deep = { inner: deep };
+    const out = JSON.stringify(maskCardDataInJson(deep));
+    expect(out).not.toContain('4111111111111111');
+    expect(out).not.toContain('123');
+  });
+
+  it.each([
+    [
+      'broken JSON',
+      '{"cvv":"123","number":"4111111111111111", broken',
+      '{"cvv":"","number":"411111******1111", broken',
+    ],
+    [
+      'form encoding',
+      'cvv2=123&credit_card_number=4111111111111111&amount=10',
+      'cvv2=&credit_card_number=411111******1111&amount=10',
+    ],
+    [
+      'free text',
+      "securityCode: 1234, card 4111-1111-1111-1111 'cvc'='987'",
+      "securityCode: , card 411111******1111 'cvc'=''",
+    ],
+    ['nothing to mask', 'code=123&order=42', 'code=123&order=42'],
+  ])('text (%s)', (_name, input, expected) => {
+    expect(maskCardDataInText(input)).toBe(expected);
   });
 });

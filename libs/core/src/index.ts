@@ -1,4 +1,5 @@
 export { BackgroundLoop, type BackgroundLoopOptions, type RoundOutcome } from './background-loop';
+export { maskCardDataInJson, maskCardDataInText } from './card-data';
 export {
   CARD_NUMBER_MAX_DIGITS,
   CARD_NUMBER_MIN_DIGITS,

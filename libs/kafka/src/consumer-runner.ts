@@ -16,7 +16,13 @@ import {
   type RetryPolicy,
   validateRetryPolicy,
 } from './backoff';
-import { buildDlqHeaders, dlqTopicFor, type DlqReason, sanitizeErrorText } from './dlq';
+import {
+  buildDlqHeaders,
+  dlqTopicFor,
+  type DlqReason,
+  maskDlqBytes,
+  sanitizeErrorText,
+} from './dlq';
 import { errorMessage, isNonRetriable } from './errors';
 import type { KafkaMessageHandler } from './handler';
 import type { KafkaLogger } from './logger';
@@ -469,7 +475,7 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
     try {
       await this.deps.producer.sendRaw(
         dlqTopic,
-        [{ key: message.key, value: message.value, headers }],
+        [{ key: maskDlqBytes(message.key), value: maskDlqBytes(message.value), headers }],
         { timeoutMs: this.deps.settings.sendTimeoutMs },
       );
     } catch (sendError) {

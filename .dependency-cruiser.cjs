@@ -3,6 +3,7 @@
  *  - libraries never import apps; an app never imports another app;
  *  - domain folders import no Nest, TypeORM, kafkajs, pg or undici code;
  *  - the gateway client is framework-free outside its thin `nest/` adapter;
+ *  - libs/core is framework-free and imports no other library: everything may depend on it;
  *  - no cycles;
  *  - inside every app (ARCHITECTURE.md): domain code imports nothing of its app outside domain
  *    folders; persistence does not import the application layer; transports (http, kafka) do
@@ -74,6 +75,19 @@ module.exports = {
       severity: 'error',
       from: { path: '^libs/payment-gateway/src/', pathNot: '^libs/payment-gateway/src/nest/' },
       to: { path: 'node_modules/(@nestjs|typeorm|kafkajs)(/|$)' },
+    },
+    {
+      name: 'core-is-framework-free',
+      severity: 'error',
+      comment:
+        'libs/core (clock, ids, timeouts, loop, card-number masking) is imported by every layer: no framework, driver or client, no other library, no app.',
+      from: { path: '^libs/core/' },
+      to: {
+        path: [
+          'node_modules/(@nestjs|typeorm|kafkajs|pg|undici|nestjs-pino|pino|prom-client|zod)(/|$)',
+          '^libs/(?!core/)',
+        ],
+      },
     },
     {
       name: 'not-to-unresolvable',

@@ -7,7 +7,7 @@ import { createLogger, LoggingModule, loggingOptions } from '@payments/logging';
 import { HttpErrorFilter, ObservabilityModule, provideHealthChecks } from '@payments/observability';
 import type { Logger } from 'pino';
 import { GATEWAY_ADAPTER_CONFIG, GatewayAdapterConfig } from './config';
-import { type Clock, systemClock } from './domain/clock';
+import { type Clock, systemClock } from '@payments/core';
 import { GatewayEndpoints } from './gateway/gateway-endpoints';
 import { GatewayRequestHandler } from './gateway/gateway-request.handler';
 import { GatewayRequestService } from './gateway/gateway-request.service';

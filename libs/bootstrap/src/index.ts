@@ -1,1 +1,1 @@
-export * from './http-app';
+export { bootstrapHttpApp, createNestApp } from './http-app';

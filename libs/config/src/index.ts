@@ -1,3 +1,22 @@
-export * from './config';
-export * from './schemas';
-export * from './boot';
+export {
+  ConfigError,
+  type ConfigShape,
+  describeConfig,
+  envVar,
+  type EnvVar,
+  listVariables,
+  loadConfig,
+  type ResolvedConfig,
+} from './config';
+export {
+  bool,
+  commonVars,
+  databaseVars,
+  httpUrl,
+  kafkaVars,
+  nonNegativeInt,
+  port,
+  positiveInt,
+  versionVar,
+} from './schemas';
+export { loadConfigOrExit, processEnvironment } from './boot';

@@ -1,22 +1,6 @@
+import { luhnValid } from '@payments/core';
 import { z } from 'zod';
 import type { CardSummary } from './primitives';
-
-/** Luhn (mod 10) check over a string of digits. */
-export function luhnValid(digits: string): boolean {
-  if (!/^\d+$/.test(digits)) return false;
-  let sum = 0;
-  let double = false;
-  for (let i = digits.length - 1; i >= 0; i--) {
-    let d = digits.charCodeAt(i) - 48;
-    if (double) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-    double = !double;
-  }
-  return sum % 10 === 0;
-}
 
 /** Clear card data. Exists only inside the producer and the gateway-adapter; never in events. */
 export const Card = z.strictObject({

@@ -1,12 +1,47 @@
-export * from './topics';
-export * from './primitives';
-export * from './rejection-codes';
-export * from './commands';
-export * from './events';
-export * from './gateway';
-export * from './cloudevents';
-export * from './traceparent';
-export * from './card';
-export * from './sealing';
 export { findPlainCardData } from './plain-card-data';
 export { buildAsyncApiDocument } from './asyncapi';
+export { TOPICS } from './topics';
+export {
+  CardSummary,
+  GatewayStatus,
+  isFinalGatewayStatus,
+  MerchantRef,
+  Money,
+  PayerAction,
+  PaymentOperation,
+  GatewayOperation,
+  Uuid,
+} from './primitives';
+export { RejectionCode } from './rejection-codes';
+export {
+  CaptureCommand,
+  parseCommand,
+  PaymentCommand,
+  PreauthCommand,
+  RefreshStatusCommand,
+  ReturnCommand,
+  SaleCommand,
+  VoidCommand,
+} from './commands';
+export { parseEvent, PaymentEvent } from './events';
+export {
+  CallbackMessage,
+  GatewayCallback,
+  GatewayClassification,
+  GatewayFollowUpRequest,
+  GatewayRequest,
+  GatewayResult,
+  GatewaySaleRequest,
+  GatewayStatusReport,
+  GatewayStatusRequest,
+  StatusCheckHint,
+} from './gateway';
+export { CE_HEADERS, CE_SOURCES, ceType, fromKafkaHeaders, toKafkaHeaders } from './cloudevents';
+export {
+  childTraceparent,
+  isValidTraceparent,
+  newTraceparent,
+  parseTraceparent,
+} from './traceparent';
+export { Card } from './card';
+export { open, seal } from './sealing';

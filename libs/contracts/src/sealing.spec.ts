@@ -1,5 +1,6 @@
 import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
-import { cardSummary, luhnValid, type Card } from './card';
+import { luhnValid } from '@payments/core';
+import { cardSummary, type Card } from './card';
 import { open, parseSealed, seal, SealingError } from './sealing';
 
 const pair = () =>

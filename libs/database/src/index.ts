@@ -1,3 +1,3 @@
-export * from './data-source';
-export * from './migrate';
-export * from './database.module';
+export { createDataSource, type MigrationClass, MIGRATIONS_TABLE } from './data-source';
+export { runMigrations } from './migrate';
+export { DATABASE_HEALTH_CHECK, DatabaseModule } from './database.module';

@@ -7,6 +7,7 @@ import {
   KafkaJSError,
   KafkaJSNonRetriableError,
 } from 'kafkajs';
+import { sleep, withTimeout } from '@payments/core';
 import { correlationIdFromHeaders, runWithCorrelationId } from '@payments/logging';
 import type { HealthCheck } from '@payments/observability';
 import {
@@ -15,7 +16,13 @@ import {
   type RetryPolicy,
   validateRetryPolicy,
 } from './backoff';
-import { buildDlqHeaders, dlqTopicFor, type DlqReason, sanitizeErrorText } from './dlq';
+import {
+  buildDlqHeaders,
+  dlqTopicFor,
+  type DlqReason,
+  maskDlqBytes,
+  sanitizeErrorText,
+} from './dlq';
 import { errorMessage, isNonRetriable } from './errors';
 import type { KafkaMessageHandler } from './handler';
 import type { KafkaLogger } from './logger';
@@ -23,7 +30,6 @@ import { decodeMessage } from './message';
 import { kafkaConsumerMetrics, type KafkaConsumerMetrics } from './metrics';
 import { KAFKA_DEFAULTS } from './options';
 import type { KafkaProducerService } from './producer.service';
-import { sleep, withTimeout } from './timeout';
 import { ensureTopics } from './topics';
 
 /*
@@ -469,7 +475,7 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
     try {
       await this.deps.producer.sendRaw(
         dlqTopic,
-        [{ key: message.key, value: message.value, headers }],
+        [{ key: maskDlqBytes(message.key), value: maskDlqBytes(message.value), headers }],
         { timeoutMs: this.deps.settings.sendTimeoutMs },
       );
     } catch (sendError) {

@@ -2,6 +2,7 @@ import {
   buildDlqHeaders,
   DLQ_HEADER,
   dlqTopicFor,
+  maskDlqBytes,
   MAX_DLQ_ERROR_LENGTH,
   sanitizeErrorText,
 } from './dlq';
@@ -62,5 +63,43 @@ describe('dead-letter headers', () => {
     expect(
       buildDlqHeaders(undefined, { ...origin, error: 'y'.repeat(5000) })[DLQ_HEADER.error],
     ).toHaveLength(MAX_DLQ_ERROR_LENGTH);
+  });
+});
+
+describe('dead-letter values', () => {
+  const card = '4111111111111111';
+
+  it('keeps the original bytes when there is no card data', () => {
+    const value = Buffer.from('{ "id" : "x",  "n": 1 }');
+    expect(maskDlqBytes(value)).toBe(value);
+    const broken = Buffer.from('{"id":"x", broken');
+    expect(maskDlqBytes(broken)).toBe(broken);
+    expect(maskDlqBytes(null)).toBeNull();
+  });
+
+  it('JSON: card numbers masked and CVV-like fields blanked, the rest kept', () => {
+    const value = Buffer.from(
+      JSON.stringify({ type: 'sale', card: { number: card, cvv: '123' }, securityCode: '321' }),
+    );
+    expect(JSON.parse(maskDlqBytes(value)?.toString() ?? 'null')).toEqual({
+      type: 'sale',
+      card: { number: '411111******1111', cvv: '' },
+      securityCode: '',
+    });
+  });
+
+  it('not JSON: masked as text; bytes that are not UTF-8 stay as they were around the card', () => {
+    expect(maskDlqBytes(Buffer.from(`{"cvv2":"123","pan":"${card}", broken`))?.toString()).toBe(
+      '{"cvv2":"","pan":"411111******1111", broken',
+    );
+    const binary = Buffer.concat([
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from(` ${card} `),
+      Buffer.from([0xc3]),
+    ]);
+    const masked = maskDlqBytes(binary);
+    expect(masked?.subarray(0, 2)).toEqual(Buffer.from([0xff, 0xfe]));
+    expect(masked?.subarray(-1)).toEqual(Buffer.from([0xc3]));
+    expect(masked?.toString('latin1')).toContain(' 411111******1111 ');
   });
 });

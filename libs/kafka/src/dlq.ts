@@ -1,11 +1,13 @@
 import type { IHeaders } from 'kafkajs';
+import { maskCardDataInJson, maskCardDataInText } from '@payments/core';
 import { scrubString } from '@payments/logging';
 import type { DecodeFailureReason } from './message';
 
 /**
- * Dead-letter records: `<topic>.dlq` receives the ORIGINAL key and value bytes and the original
- * headers, plus headers naming why and where from. Operators can re-drive a record by producing
- * its key, value and original headers back to `dlq-original-topic`.
+ * Dead-letter records: `<topic>.dlq` receives the original key and value with card data masked
+ * (`maskDlqBytes`: unchanged bytes when there is none), the original headers, plus headers naming
+ * why and where from. Operators can re-drive a record by producing its key, value and original
+ * headers back to `dlq-original-topic` (a masked command then fails again, by design).
  */
 export type DlqReason = DecodeFailureReason | 'non-retriable' | 'retries-exhausted';
 
@@ -65,4 +67,36 @@ export function buildDlqHeaders(original: IHeaders | undefined, origin: DlqOrigi
   headers[DLQ_HEADER.originalOffset] = origin.offset;
   headers[DLQ_HEADER.consumerGroup] = origin.groupId;
   return headers;
+}
+
+/**
+ * Key or value bytes as they may rest in a dead-letter topic: card numbers masked, CVV-like
+ * fields blanked (issue #9 item 9: a command with clear card data is dead-lettered, and must not
+ * carry it there). A JSON value is masked field by field and re-serialised; anything else (broken
+ * JSON, form encoding, text) is masked as text, bytes that are not UTF-8 through latin1 so every
+ * other byte stays as it was. Without card data the original bytes are returned unchanged.
+ */
+export function maskDlqBytes(bytes: Buffer | null): Buffer | null {
+  if (bytes === null || bytes.length === 0) return bytes;
+  const text = bytes.toString('utf8');
+  const utf8 = Buffer.from(text, 'utf8').equals(bytes);
+  if (utf8) {
+    const parsed = parseJson(text);
+    if (parsed.ok) {
+      const masked = JSON.stringify(maskCardDataInJson(parsed.value));
+      return masked === JSON.stringify(parsed.value) ? bytes : Buffer.from(masked, 'utf8');
+    }
+  }
+  const encoding = utf8 ? 'utf8' : 'latin1';
+  const original = bytes.toString(encoding);
+  const masked = maskCardDataInText(original);
+  return masked === original ? bytes : Buffer.from(masked, encoding);
+}
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return { ok: false };
+  }
 }

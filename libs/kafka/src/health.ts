@@ -11,7 +11,7 @@ import {
   KAFKA_MODULE_OPTIONS,
   type KafkaModuleOptions,
 } from './options';
-import { withTimeout } from './timeout';
+import { withTimeout } from '@payments/core';
 
 /**
  * Readiness: the broker answers `describeCluster` within a short timeout. Uses its own kafkajs

@@ -1,16 +1,20 @@
-export * from './backoff';
-export * from './errors';
-export * from './headers';
-export * from './message';
-export * from './dlq';
-export * from './logger';
-export * from './metrics';
-export * from './options';
-export * from './handler';
-export * from './topics';
-export * from './timeout';
-export * from './producer.service';
-export * from './consumer-runner';
-export * from './health';
-export * from './client';
-export * from './kafka.module';
+export { backoffDelay } from './backoff';
+export { errorMessage, PoisonMessageError } from './errors';
+export { type ConsumedMessage } from './message';
+export { dlqTopicFor, maskDlqBytes } from './dlq';
+export { type KafkaLogger } from './logger';
+export { KAFKA_METRIC } from './metrics';
+export {
+  KAFKA_CLIENT,
+  KAFKA_DEFAULTS,
+  KAFKA_LOGGER,
+  KAFKA_MODULE_OPTIONS,
+  type KafkaConsumerOptions,
+  type KafkaModuleOptions,
+} from './options';
+export { defineHandler, type KafkaMessageHandler } from './handler';
+export { KafkaProducerService } from './producer.service';
+export { KafkaConsumerRunner } from './consumer-runner';
+export { KafkaBrokerHealthCheck } from './health';
+export { createKafkaClient } from './client';
+export { getConsumerLivenessToken, getConsumerToken, KafkaModule } from './kafka.module';

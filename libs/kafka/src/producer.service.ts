@@ -15,7 +15,7 @@ import {
   type KafkaModuleOptions,
 } from './options';
 import type { KafkaLogger } from './logger';
-import { withTimeout } from './timeout';
+import { withTimeout } from '@payments/core';
 import { ensureTopics } from './topics';
 
 /** A message to send. `value`: a Buffer or string is sent as is, null is a tombstone, anything else is JSON. */

@@ -165,6 +165,48 @@ describe('libs/kafka against a real broker', () => {
     }
   });
 
+  it('card data never rests in the dead-letter topic: clear card numbers masked, CVVs blanked, coordinates and reason kept (JSON, broken JSON, refused by the handler)', async () => {
+    const topic = uniqueName('dlq-card');
+    const groupId = uniqueName('dlq-card-group');
+    await start({
+      groupId,
+      handlers: [
+        defineHandler(topic, Payload, async () => {
+          throw new PoisonMessageError('PLAIN_CARD_DATA at $.card');
+        }),
+      ],
+    });
+    const card = { number: '4111 1111 1111 1111', cvv: '123', securityCode: '4321' };
+    await produceRaw(topic, [
+      { key: 'pay-9', value: json({ id: 'sale-1', n: 'x', card }) },
+      { key: 'pay-9', value: Buffer.from('pan=4111111111111111&cvv2=123&broken{') },
+      { key: 'pay-9', value: json({ id: 'sale-2', n: 2, card }) },
+    ]);
+
+    const dlq = await readMessages(dlqTopicFor(topic), 3);
+    const byOffset = new Map(dlq.map((m) => [m.headers?.['dlq-original-offset']?.toString(), m]));
+    for (const [offset, reason] of [
+      ['0', 'schema'],
+      ['1', 'parse'],
+      ['2', 'non-retriable'],
+    ]) {
+      const record = byOffset.get(offset);
+      const value = record?.value?.toString() ?? '';
+      expect(value).toContain('411111******1111');
+      expect(value.replace(/[ -]/g, '')).not.toContain('4111111111111111');
+      expect(value).not.toMatch(/123|4321/);
+      expect(record?.key?.toString()).toBe('pay-9');
+      expect(record?.headers?.['dlq-reason']?.toString()).toBe(reason);
+      expect(record?.headers?.['dlq-original-topic']?.toString()).toBe(topic);
+      expect(record?.headers?.['dlq-original-partition']?.toString()).toBe('0');
+    }
+    expect(JSON.parse(byOffset.get('2')?.value?.toString() ?? 'null')).toEqual({
+      id: 'sale-2',
+      n: 2,
+      card: { number: '411111******1111', cvv: '', securityCode: '' },
+    });
+  });
+
   it('retries a retriable failure in place until it succeeds (committed once), and dead-letters when retries run out', async () => {
     const topic = uniqueName('retry');
     const groupId = uniqueName('retry-group');

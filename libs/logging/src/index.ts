@@ -1,6 +1,10 @@
-export * from './correlation';
-export * from './scrub';
-export * from './logger';
-export * from './logging.module';
-export { InjectPinoLogger, Logger, PinoLogger } from 'nestjs-pino';
-export * from './http-serializers';
+export { Logger, PinoLogger } from 'nestjs-pino';
+export {
+  CORRELATION_ID_HEADER,
+  correlationIdFromHeaders,
+  currentCorrelationId,
+  runWithCorrelationId,
+} from './correlation';
+export { scrubString } from './scrub';
+export { createLogger, loggingOptions, type LoggingOptions } from './logger';
+export { LoggingModule, ROOT_LOGGER } from './logging.module';

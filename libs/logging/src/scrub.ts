@@ -1,8 +1,10 @@
+import { isCardNumber, maskCardNumber, maskCardNumbers } from '@payments/core';
+
 /**
  * Value-based scrubbing, the second line of defence behind pino's path-based `redact`:
  *  - any value under a sensitive key (at any depth, case- and separator-insensitive) is replaced;
- *  - any Luhn-valid 13-19 digit sequence in a string (contiguous, or in space/dash separated
- *    groups) or a number is masked to BIN + `******` + last four;
+ *  - any card number in a string or a number is masked to BIN + `******` + last four, by the one
+ *    detector in `@payments/core` (Luhn-valid 12-19 digits, contiguous or grouped, UUIDs intact);
  *  - PEM private key blocks are dropped.
  */
 export const REDACTED = '[REDACTED]';
@@ -113,75 +115,14 @@ export function redactPaths(): string[] {
   return paths;
 }
 
-export function luhnValid(digits: string): boolean {
-  let sum = 0;
-  let double = false;
-  for (let i = digits.length - 1; i >= 0; i--) {
-    let d = digits.charCodeAt(i) - 48;
-    if (d < 0 || d > 9) return false;
-    if (double) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-    double = !double;
-  }
-  return sum % 10 === 0;
-}
-
-function isPan(digits: string): boolean {
-  return digits.length >= 13 && digits.length <= 19 && luhnValid(digits);
-}
-
-export function maskPanDigits(digits: string): string {
-  return `${digits.slice(0, 6)}******${digits.slice(-4)}`;
-}
-
-const CONTIGUOUS = /(?<![0-9])[0-9]{13,19}(?![0-9])/g;
-// 3 to 5 groups of 3-6 digits separated by one space or dash each (4-4-4-4, 4-6-5, 4-4-4-4-3...).
-const GROUPED = /(?<![0-9])[0-9]{3,6}(?:[ -][0-9]{3,6}){2,4}(?![0-9])/g;
-
-function maskGrouped(match: string): string {
-  const groups = match.split(/[ -]/);
-  // Try the longest run of groups from each start, so "4111 1111 1111 1111 2030" still masks.
-  for (let start = 0; start < groups.length; start++) {
-    for (let end = groups.length; end - start >= 3; end--) {
-      const digits = groups.slice(start, end).join('');
-      if (isPan(digits)) {
-        const before = groups.slice(0, start);
-        const after = groups.slice(end);
-        const separator = match.charAt(groups[0].length);
-        return [...before, maskPanDigits(digits), ...after].join(separator);
-      }
-    }
-  }
-  return match;
-}
-
 const PEM_PRIVATE_KEY =
   /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g;
-
-/** Payment, command and correlation ids: their digit-only segments must not read as a card. */
-const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
-
-function maskPans(text: string): string {
-  return text
-    .replace(CONTIGUOUS, (m) => (isPan(m) ? maskPanDigits(m) : m))
-    .replace(GROUPED, maskGrouped);
-}
 
 /** Masks card numbers (outside UUIDs, which stay intact) and drops private keys in one string. */
 export function scrubString(value: string): string {
   let out = value;
   if (out.includes('PRIVATE KEY')) out = out.replace(PEM_PRIVATE_KEY, PRIVATE_KEY_REDACTED);
-  if (!/[0-9]{3}/.test(out)) return out;
-  let scrubbed = '';
-  let from = 0;
-  for (const id of out.matchAll(UUID)) {
-    scrubbed += maskPans(out.slice(from, id.index)) + id[0];
-    from = id.index + id[0].length;
-  }
-  return scrubbed + maskPans(out.slice(from));
+  return maskCardNumbers(out);
 }
 
 const MAX_DEPTH = 10;
@@ -196,13 +137,13 @@ export function scrubValue(value: unknown, depth = 0, seen = new WeakSet<object>
   if (typeof value === 'number') {
     if (Number.isSafeInteger(value) && value > 0) {
       const digits = String(value);
-      if (isPan(digits)) return maskPanDigits(digits);
+      if (isCardNumber(digits)) return maskCardNumber(digits);
     }
     return value;
   }
   if (typeof value === 'bigint') {
     const digits = value.toString();
-    return isPan(digits) ? maskPanDigits(digits) : value;
+    return isCardNumber(digits) ? maskCardNumber(digits) : value;
   }
   if (value === null || typeof value !== 'object') return value;
   if (value instanceof Date || Buffer.isBuffer(value)) return value;

@@ -15,7 +15,7 @@ import {
   HealthIndicatorService,
 } from '@nestjs/terminus';
 import { HealthCheck, LIVENESS_CHECKS, READINESS_CHECKS } from './health-check';
-import { withTimeout } from './timeout';
+import { withTimeout } from '@payments/core';
 import { OBSERVABILITY_OPTIONS, ObservabilityOptions } from './options';
 
 /**
@@ -75,7 +75,7 @@ export class HealthController implements OnApplicationBootstrap {
     return checks.map((check) => async () => {
       const session = this.indicators.check(check.name);
       try {
-        await withTimeout(check.check(), timeoutMs, `no answer within ${timeoutMs} ms`);
+        await withTimeout(check.check(), timeoutMs, check.name);
         return session.up();
       } catch (error) {
         return session.down({ message: error instanceof Error ? error.message : String(error) });

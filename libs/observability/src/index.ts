@@ -1,9 +1,5 @@
-export * from './health-check';
-export * from './provide-health-checks';
-export * from './database.health-check';
-export * from './health.controller';
-export * from './metrics';
-export * from './options';
-export * from './observability.module';
-export * from './http-error.filter';
-export * from './timeout';
+export { type HealthCheck } from './health-check';
+export { provideHealthChecks } from './provide-health-checks';
+export { DatabaseHealthCheck } from './database.health-check';
+export { ObservabilityModule } from './observability.module';
+export { type ErrorBody, HttpErrorFilter } from './http-error.filter';

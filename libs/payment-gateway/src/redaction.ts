@@ -1,10 +1,11 @@
+import { maskCardNumber, maskCardNumbers } from '@payments/core';
 import type { RawReply } from './replies';
 
 /**
  * Redaction for request/response logging (DESIGN guarantee 7 and 8): PAN masked to BIN(6) + last
  * four, CVV and expiry dropped, `control`, `oauth_*`, `Authorization`, signatures, keys and
- * secrets never present. Any other value that looks like a card number (13–19 digits passing
- * Luhn) is masked as well, whatever its field name.
+ * secrets never present. Any card number in any other value is masked as well, whatever its field
+ * name, by the one detector of `@payments/core`.
  */
 const DROP = [
   /^cvv2?$/i,
@@ -27,33 +28,13 @@ const PAN_FIELDS = [
   /^pan$/i,
 ];
 
+/**
+ * The value of a card-number field: BIN + `******` + last four when it holds 12-19 digits (spaces
+ * and dashes allowed, Luhn or not: the field name says it is a card), `****` otherwise.
+ */
 export function maskPan(value: string): string {
   const digits = value.replace(/[\s-]/g, '');
-  if (!/^\d{12,19}$/.test(digits)) return '****';
-  return `${digits.slice(0, 6)}${'*'.repeat(digits.length - 10)}${digits.slice(-4)}`;
-}
-
-function luhnValid(digits: string): boolean {
-  let sum = 0;
-  for (let i = 0; i < digits.length; i++) {
-    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
-    if (i % 2 === 1) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-  }
-  return sum % 10 === 0;
-}
-
-function looksLikePan(value: string): boolean {
-  const digits = value.replace(/[\s-]/g, '');
-  return /^\d{13,19}$/.test(digits) && luhnValid(digits);
-}
-
-/** Masks card-number-like digit runs inside free text. */
-function maskPanRuns(value: string): string {
-  return value.replace(/(?<!\d)\d{13,19}(?!\d)/g, (run) => (luhnValid(run) ? maskPan(run) : run));
+  return /^\d{12,19}$/.test(digits) ? maskCardNumber(digits) : '****';
 }
 
 /** Redacts a flat field record (request body or raw reply). Returns a new object. */
@@ -61,7 +42,7 @@ export function redactFields(fields: Readonly<Record<string, string>>): Record<s
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(fields)) {
     if (DROP.some((re) => re.test(k))) continue;
-    out[k] = PAN_FIELDS.some((re) => re.test(k)) || looksLikePan(v) ? maskPan(v) : maskPanRuns(v);
+    out[k] = PAN_FIELDS.some((re) => re.test(k)) ? maskPan(v) : maskCardNumbers(v);
   }
   return out;
 }
@@ -77,7 +58,7 @@ export function redactReply<T extends { readonly raw: RawReply }>(reply: T): T {
   for (const [k, v] of Object.entries(reply)) {
     if (k === 'raw') continue;
     if (DROP.some((re) => re.test(k))) continue;
-    copy[k] = typeof v !== 'string' ? v : looksLikePan(v) ? maskPan(v) : maskPanRuns(v);
+    copy[k] = typeof v === 'string' ? maskCardNumbers(v) : v;
   }
   copy.raw = redactFields(reply.raw);
   return copy as T;

@@ -1,1 +1,6 @@
-export * from './test-database';
+export {
+  assertTestDatabase,
+  createTestDatabase,
+  serverUrl,
+  type TestDatabase,
+} from './test-database';

@@ -11,9 +11,8 @@ import {
   type KafkaLogger,
   type KafkaModuleOptions,
   KafkaProducerService,
-  sleep,
-  withTimeout,
 } from '@payments/kafka';
+import { sleep, withTimeout } from '@payments/core';
 import { ROOT_LOGGER } from '@payments/logging';
 import type { Logger } from 'pino';
 

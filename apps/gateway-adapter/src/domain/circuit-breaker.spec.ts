@@ -1,5 +1,5 @@
 import { type BreakerState, CircuitBreaker } from './circuit-breaker';
-import { ManualClock } from './test-clock';
+import { ManualClock } from '@payments/core';
 
 function setup(threshold = 3, cooldownMs = 10_000) {
   const clock = new ManualClock();

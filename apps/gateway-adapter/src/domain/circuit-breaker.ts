@@ -1,4 +1,4 @@
-import type { Clock } from './clock';
+import type { Clock } from '@payments/core';
 
 export type BreakerState = 'closed' | 'open' | 'half-open';
 

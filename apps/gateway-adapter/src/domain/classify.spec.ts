@@ -1,5 +1,6 @@
 import type { AsyncResponse, CallResult, StatusResponse } from '@payments/payment-gateway';
-import { classifyCall, maskCardNumbers, statusReport } from './classify';
+import { maskCardNumbers } from '@payments/core';
+import { classifyCall, statusReport } from './classify';
 import { resultEventId } from './result-id';
 
 const statusReply = (over: Partial<StatusResponse> = {}): StatusResponse => ({

@@ -3,6 +3,7 @@ import {
   GatewayStatusReport,
   type GatewayClassification,
 } from '@payments/contracts';
+import { maskCardNumbers } from '@payments/core';
 import type {
   AsyncResponse,
   CallResult,
@@ -19,17 +20,7 @@ export const ADAPTER_REASONS = {
     'may already have been sent: this request attempt is in the sent-requests ledger',
 } as const;
 
-/** Digit runs that could be card numbers (12-19 digits, spaces or dashes allowed) are masked. */
-const PAN_LIKE = /\d(?:[ -]?\d){11,18}/g;
-
 /** Gateway text can echo what it was sent: never let a card number through into a result. */
-export function maskCardNumbers(text: string): string {
-  return text.replace(PAN_LIKE, (match) => {
-    const digits = match.replace(/\D/g, '');
-    return `${digits.slice(0, 6)}${'*'.repeat(Math.max(0, digits.length - 10))}${digits.slice(-4)}`;
-  });
-}
-
 const clip = (value: string | undefined, max: number): string | undefined =>
   value === undefined || value === '' ? undefined : maskCardNumbers(value).slice(0, max);
 

@@ -1,4 +1,4 @@
-import { ManualClock } from './test-clock';
+import { ManualClock } from '@payments/core';
 import { TokenBucket } from './token-bucket';
 
 describe('TokenBucket', () => {

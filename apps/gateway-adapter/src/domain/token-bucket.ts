@@ -1,4 +1,4 @@
-import type { Clock } from './clock';
+import type { Clock } from '@payments/core';
 
 export interface TokenBucketOptions {
   /** Tokens added per second (the sustained request rate). */

@@ -1,6 +1,6 @@
 import { PaymentGatewayClient } from '@payments/payment-gateway';
 import { CircuitBreaker } from '../domain/circuit-breaker';
-import { type Clock } from '../domain/clock';
+import { type Clock } from '@payments/core';
 import { Semaphore } from '../domain/semaphore';
 import { TokenBucket } from '../domain/token-bucket';
 import { adapterMetrics, BREAKER_STATE_VALUE } from '../metrics';

@@ -11,7 +11,7 @@ import {
 } from '@payments/contracts';
 import { KafkaProducerService } from '@payments/kafka';
 import { CORRELATION_ID_HEADER } from '@payments/logging';
-import type { Clock } from '../domain/clock';
+import type { Clock } from '@payments/core';
 import { resultEventId } from '../domain/result-id';
 import { ADAPTER_CLOCK } from '../tokens';
 

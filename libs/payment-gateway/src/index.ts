@@ -41,9 +41,11 @@ export {
 export {
   compareBytes,
   formEncode,
+  parameterPairs,
   normalizeParameters,
   percentDecode,
   percentEncode,
+  type FormParams,
 } from './encoding';
 export { GatewayClientError, type GatewayClientErrorCode } from './errors';
 export {

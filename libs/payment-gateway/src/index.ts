@@ -50,10 +50,15 @@ export {
 export { GatewayClientError, type GatewayClientErrorCode } from './errors';
 export {
   assertMinorUnits,
+  checkCurrencyExponents,
   currencyExponent,
   formatMinorUnits,
   isKnownCurrency,
   parseMajorUnits,
+  toWireAmount,
+  wireExponent,
+  type CurrencyExponents,
+  type WireAmount,
 } from './money';
 export {
   classifyTransportError,

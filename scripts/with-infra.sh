@@ -6,6 +6,8 @@
 #     exported for CMD, and the broker is always stopped afterwards (also on failure or Ctrl-C).
 #   - PostgreSQL: the machine's server at DATABASE_URL's host and port (default 127.0.0.1:5432)
 #     must accept connections; it is only checked, never started.
+#   - System test tools (python3-oauthlib for the OAuth interop tests): installed by
+#     scripts/ensure-test-tools.sh when missing (apt-get, as root); only checked when present.
 # CMD's exit code is propagated.
 #
 #   bash scripts/with-infra.sh npx jest --selectProjects integration e2e --runInBand
@@ -48,6 +50,7 @@ check_postgres() {
 }
 
 check_postgres
+bash "$ROOT/scripts/ensure-test-tools.sh"
 
 if [[ -n "${KAFKA_BROKERS:-}" ]]; then
   say "using the broker(s) in KAFKA_BROKERS=$KAFKA_BROKERS"

@@ -123,7 +123,7 @@ export class PaymentStack {
         HTTP_PORT: String(ports['callback-ingest']),
         CALLBACK_CONTROL_KEYS: JSON.stringify(
           Object.fromEntries(
-            ['1111', '1112', '1113', '1114', '1115', '1116', '2111'].map((id) => [
+            ['1111', '1112', '1113', '1114', '1115', '1116', '1117', '2111'].map((id) => [
               id,
               SANDBOX_MERCHANT.controlKey,
             ]),

@@ -402,6 +402,7 @@ describe('boot-time checks of the credentials', () => {
       '1114',
       '1115',
       '1116',
+      '1117',
       '2111',
     ]);
     expect(secrets.endpoints[0]?.rsaPrivateKey?.asymmetricKeyDetails?.modulusLength).toBe(2048);

@@ -241,7 +241,7 @@ export function oauthSign(
   const base = `POST&${pct(url)}&${pct(params)}`;
   const signature =
     o.method === 'HMAC-SHA1'
-      ? createHmac('sha1', `${o.secret ?? KEY}&`)
+      ? createHmac('sha1', `${pct(o.secret ?? KEY)}&`) // RFC 5849 §3.4.2
           .update(base)
           .digest('base64')
       : sign('sha256', Buffer.from(base), o.privateKey ?? PRIVATE_KEY).toString('base64');

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { AuthScheme, OperationId, ReplyKindOf, RequestOf } from './catalogue';
 import { OPERATIONS } from './catalogue';
 import { GatewayClientError } from './errors';
+import { checkCurrencyExponents, type CurrencyExponents } from './money';
 import { classifyExchange, type CallResult } from './outcome';
 import { redactReply, redactRequest } from './redaction';
 import type { ReplyByKind } from './replies';
@@ -62,6 +63,11 @@ export interface PaymentGatewayClientConfig {
   readonly rsaPrivateKeyPassphrase?: string;
   /** Per-operation auth scheme where the spec is silent (payment-form, payout-form). */
   readonly auth?: Readonly<Partial<Record<OperationId, AuthScheme>>>;
+  /**
+   * This endpoint's wire exponent per currency where it is not the ISO 4217 one (`'*'`: every
+   * other currency), e.g. `{ JPY: 2 }` for a gateway that multiplies every amount by 100.
+   */
+  readonly currencyExponents?: CurrencyExponents;
   readonly transport?: TransportOptions;
   /** Epoch milliseconds (OAuth timestamps); default Date.now. */
   readonly clock?: () => number;
@@ -104,6 +110,7 @@ export class PaymentGatewayClient {
       }
       resolveAuth(OPERATIONS[id], auth);
     }
+    checkCurrencyExponents(config.currencyExponents ?? {});
     this.ctx = {
       baseUrl: parseBaseUrl(config.baseUrl),
       endpoint: config.endpoint,
@@ -111,6 +118,7 @@ export class PaymentGatewayClient {
       controlKey: config.controlKey,
       ...(rsaKey ? { rsaKey } : {}),
       auth,
+      currencyExponents: config.currencyExponents ?? {},
       clock: config.clock ?? Date.now,
       nonce: config.nonce ?? randomNonce,
     };

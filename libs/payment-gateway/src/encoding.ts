@@ -27,12 +27,28 @@ export function compareBytes(a: string, b: string): number {
 }
 
 /**
+ * Request parameters: a record, or name/value pairs in which a name may repeat (RFC 5849
+ * §3.4.1.3.1 signs every occurrence).
+ */
+export type FormParams =
+  Readonly<Record<string, string>> | ReadonlyArray<readonly [name: string, value: string]>;
+
+/** The parameters as pairs, in their given order. */
+export function parameterPairs(params: FormParams): ReadonlyArray<readonly [string, string]> {
+  return isPairs(params) ? params : Object.entries(params);
+}
+
+function isPairs(params: FormParams): params is ReadonlyArray<readonly [string, string]> {
+  return Array.isArray(params);
+}
+
+/**
  * RFC 5849 §3.4.1.3.2 normalised parameter string: every name and value percent-encoded, pairs
  * sorted by encoded name (then encoded value) in byte order, joined `name=value` with `&`.
- * Empty values take part (`name=`).
+ * Empty values take part (`name=`); a repeated name takes part once per value.
  */
-export function normalizeParameters(params: Readonly<Record<string, string>>): string {
-  return Object.entries(params)
+export function normalizeParameters(params: FormParams): string {
+  return parameterPairs(params)
     .map(([k, v]) => [percentEncode(k), percentEncode(v)] as const)
     .sort(([ak, av], [bk, bv]) => compareBytes(ak, bk) || compareBytes(av, bv))
     .map(([k, v]) => `${k}=${v}`)

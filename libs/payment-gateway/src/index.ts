@@ -42,17 +42,24 @@ export {
 export {
   compareBytes,
   formEncode,
+  parameterPairs,
   normalizeParameters,
   percentDecode,
   percentEncode,
+  type FormParams,
 } from './encoding';
 export { GatewayClientError, type GatewayClientErrorCode } from './errors';
 export {
   assertMinorUnits,
+  checkCurrencyExponents,
   currencyExponent,
   formatMinorUnits,
   isKnownCurrency,
   parseMajorUnits,
+  toWireAmount,
+  wireExponent,
+  type CurrencyExponents,
+  type WireAmount,
 } from './money';
 export {
   REPLY_RULES,

@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { vector } from '../test/support';
 import { GatewayClientError } from './errors';
-import { currencyExponent, formatMinorUnits, parseMajorUnits } from './money';
+import {
+  currencyExponent,
+  formatMinorUnits,
+  parseMajorUnits,
+  toWireAmount,
+  wireExponent,
+} from './money';
 
 describe('money', () => {
   it('vector amount-minor-units-doc', () => {
@@ -54,6 +60,54 @@ describe('money', () => {
         expect(parseMajorUnits(formatMinorUnits(n, c), c)).toBe(n);
       }),
       { numRuns: 1000 },
+    );
+  });
+
+  it.each([
+    // amount (ISO minor), currency, overrides, wire decimal, gateway minor units
+    [500, 'JPY', { JPY: 2 }, '500.00', '50000'],
+    [0, 'JPY', { '*': 2 }, '0.00', '0'],
+    [1042, 'USD', { '*': 2 }, '10.42', '1042'],
+    [1230, 'KWD', { '*': 2 }, '1.23', '123'],
+    [3000, 'KWD', { KWD: 0 }, '3', '3'],
+    [12_3456, 'CLF', {}, '12.3456', '123456'],
+    [12_3400, 'CLF', { CLF: 2 }, '12.34', '1234'],
+    [7, 'UYW', { '*': 2, UYW: 4 }, '0.0007', '7'],
+    [1042, 'USD', { USD: 3 }, '10.420', '10420'],
+  ])('%d %s with %j → %s (minor %s)', (amount, currency, overrides, decimal, minor) => {
+    expect(toWireAmount(amount, currency, overrides)).toEqual({ decimal, minor });
+    expect(formatMinorUnits(amount, currency, overrides)).toBe(decimal);
+  });
+
+  it('an override the amount cannot be expressed in is refused, not rounded', () => {
+    expect(() => toWireAmount(1234, 'KWD', { '*': 2 })).toThrow(
+      expect.objectContaining({ code: 'invalid-amount' }) as Error,
+    );
+    expect(() => toWireAmount(5, 'CLF', { CLF: 0 })).toThrow(/more decimals than the 0/);
+  });
+
+  it('the explicit code wins over "*", which wins over ISO', () => {
+    expect(wireExponent('JPY', { '*': 2, JPY: 0 })).toBe(0);
+    expect(wireExponent('JPY', { '*': 2 })).toBe(2);
+    expect(wireExponent('JPY')).toBe(0);
+    expect(() => wireExponent('XYZ', { '*': 2 })).toThrow(/currency/);
+  });
+
+  it('parse(wire decimal under any override ≥ ISO) gives back the ISO minor units (property)', () => {
+    const cur = fc.constantFrom('USD', 'JPY', 'KWD', 'CLF', 'UYW', 'BHD', 'KRW');
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 999_999_999 }),
+        cur,
+        fc.integer({ min: 0, max: 4 }),
+        (n, c, extra) => {
+          const exp = Math.min(4, currencyExponent(c) + extra);
+          const wire = toWireAmount(n, c, { [c]: exp });
+          expect(parseMajorUnits(wire.decimal, c)).toBe(n);
+          expect(wire.decimal.replace('.', '').replace(/^0+(?=\d)/, '')).toBe(wire.minor);
+        },
+      ),
+      { numRuns: 500 },
     );
   });
 

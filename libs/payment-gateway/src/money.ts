@@ -50,20 +50,99 @@ export function assertMinorUnits(amount: unknown, field = 'amount'): asserts amo
   }
 }
 
-/** 1042 USD → "10.42"; 5 USD → "0.05"; 500 JPY → "500"; 1234 KWD → "1.234". */
-export function formatMinorUnits(amount: number, currency: string): string {
-  assertMinorUnits(amount);
-  const exp = currencyExponent(currency);
-  const digits = String(amount);
-  if (exp === 0) return digits;
-  const padded = digits.padStart(exp + 1, '0');
-  return `${padded.slice(0, -exp)}.${padded.slice(-exp)}`;
+/**
+ * Per-endpoint wire exponents where the gateway does not use the ISO 4217 one: currency code →
+ * number of decimals (0–4) the endpoint expects, `'*'` for every currency not listed. Absent or
+ * empty: ISO for every currency. Amounts entering the library stay ISO minor units either way.
+ */
+export type CurrencyExponents = Readonly<Record<string, number>>;
+
+const MAX_WIRE_EXPONENT = 4;
+
+/** Checks an override map (known codes or `'*'`, integers 0–4); throws `invalid-config`. */
+export function checkCurrencyExponents(exponents: CurrencyExponents): void {
+  for (const [code, exp] of Object.entries(exponents)) {
+    if (code !== '*' && !EXPONENTS.has(code)) {
+      throw new GatewayClientError(
+        'invalid-config',
+        `currencyExponents: ${code} is not an ISO 4217 code (or "*")`,
+      );
+    }
+    if (!Number.isInteger(exp) || exp < 0 || exp > MAX_WIRE_EXPONENT) {
+      throw new GatewayClientError(
+        'invalid-config',
+        `currencyExponents.${code}: expected an integer from 0 to ${MAX_WIRE_EXPONENT}`,
+      );
+    }
+  }
+}
+
+/** Decimals the gateway expects for `currency`: the override, else the ISO 4217 exponent. */
+export function wireExponent(currency: string, exponents: CurrencyExponents = {}): number {
+  const iso = currencyExponent(currency);
+  return exponents[currency] ?? exponents['*'] ?? iso;
+}
+
+/** An amount as the gateway sees it: the decimal string and its minor units (for `control`). */
+export interface WireAmount {
+  /** `"10.42"`; digits only when the exponent is 0. */
+  readonly decimal: string;
+  /** The same amount in the gateway's minor units, as digits: `"1042"`. */
+  readonly minor: string;
 }
 
 /**
- * Major-unit decimal string (as the gateway sends it in callbacks and status replies) → minor
+ * ISO minor units → the gateway's representation under the endpoint's exponent. A larger wire
+ * exponent appends zeros (500 JPY with exponent 2 → "500.00", minor "50000"); a smaller one
+ * drops trailing zero digits and refuses an amount it cannot express (1234 KWD with exponent 2
+ * → `invalid-amount`; 1230 → "1.23"). String arithmetic only.
+ */
+export function toWireAmount(
+  amount: number,
+  currency: string,
+  exponents: CurrencyExponents = {},
+  field = 'amount',
+): WireAmount {
+  assertMinorUnits(amount, field);
+  const iso = currencyExponent(currency);
+  const exp = wireExponent(currency, exponents);
+  let minor = String(amount);
+  if (exp > iso) {
+    minor = amount === 0 ? '0' : minor + '0'.repeat(exp - iso);
+  } else if (exp < iso) {
+    const dropped = minor.padStart(iso - exp + 1, '0').slice(-(iso - exp));
+    if (!/^0*$/.test(dropped)) {
+      throw new GatewayClientError(
+        'invalid-amount',
+        `${field} has more decimals than the ${exp} this endpoint sends for ${currency}`,
+        { field },
+      );
+    }
+    minor = minor.length > iso - exp ? minor.slice(0, -(iso - exp)) : '0';
+  }
+  if (exp === 0) return { decimal: minor, minor };
+  const padded = minor.padStart(exp + 1, '0');
+  return { decimal: `${padded.slice(0, -exp)}.${padded.slice(-exp)}`, minor };
+}
+
+/**
+ * 1042 USD → "10.42"; 5 USD → "0.05"; 500 JPY → "500"; 1234 KWD → "1.234"; with an endpoint's
+ * override, 500 JPY and `{ JPY: 2 }` → "500.00".
+ */
+export function formatMinorUnits(
+  amount: number,
+  currency: string,
+  exponents: CurrencyExponents = {},
+): string {
+  return toWireAmount(amount, currency, exponents).decimal;
+}
+
+/**
+ * Major-unit decimal string (as the gateway sends it in callbacks and status replies) → ISO minor
  * units. "10.5" USD → 1050, "100" JPY → 100. Extra fraction digits are accepted only when they
- * are zeros ("10.500" USD); anything else (signs, exponents, "1,00", too many digits) throws.
+ * are zeros ("10.500" USD, or "500.00" JPY from an endpoint with a `{ JPY: 2 }` override), so
+ * parsing needs no per-endpoint exponent; anything else (signs, exponents, "1,00", a non-zero
+ * digit beyond the ISO exponent) throws.
  */
 export function parseMajorUnits(value: string, currency: string, field = 'amount'): number {
   const exp = currencyExponent(currency);

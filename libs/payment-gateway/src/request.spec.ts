@@ -62,6 +62,42 @@ describe('request building', () => {
     expect(jpy.fields.control).toBe(sha1('login1c1o1500JPY' + KEY));
   });
 
+  it("per-endpoint currency exponents: wire amount and control in the gateway's minor units", () => {
+    const byHundred = new PaymentGatewayClient({ ...cfg, currencyExponents: { '*': 2 } });
+    const capture = (c: PaymentGatewayClient, amount: number, currency: string) =>
+      c.prepare('v2/capture', { client_orderid: 'c1', orderid: 'o1', amount, currency });
+    const jpy = capture(byHundred, 500, 'JPY');
+    expect(jpy.fields.amount).toBe('500.00');
+    expect(jpy.fields.control).toBe(sha1('login1c1o150000JPY' + KEY));
+    const kwd = capture(byHundred, 1230, 'KWD');
+    expect(kwd.fields.amount).toBe('1.23');
+    expect(kwd.fields.control).toBe(sha1('login1c1o1123KWD' + KEY));
+    expect(capture(byHundred, 1042, 'USD').fields.amount).toBe('10.42');
+    // 1.234 KWD cannot be sent with two decimals: refused before sending, nothing rounded.
+    expect(() => capture(byHundred, 1234, 'KWD')).toThrow(/more decimals than the 2/);
+    const clf = new PaymentGatewayClient({ ...cfg, currencyExponents: { CLF: 2 } });
+    expect(capture(clf, 12_3400, 'CLF').fields.amount).toBe('12.34');
+    expect(capture(clf, 500, 'JPY').fields.amount).toBe('500'); // not listed: ISO
+    expect(capture(client, 12_3456, 'CLF').fields.amount).toBe('12.3456'); // default: ISO
+    void byHundred.close();
+    void clf.close();
+  });
+
+  it('refuses invalid currency exponent overrides at construction', () => {
+    const bad: Array<Record<string, number>> = [
+      { XYZ: 2 },
+      { JPY: 5 },
+      { JPY: 1.5 },
+      { usd: 2 },
+      { JPY: -1 },
+    ];
+    for (const currencyExponents of bad) {
+      expect(() => new PaymentGatewayClient({ ...cfg, currencyExponents })).toThrow(
+        expect.objectContaining({ code: 'invalid-config' }) as Error,
+      );
+    }
+  });
+
   it('status without orderid: empty string in the control, field omitted', () => {
     const p = client.prepare('v2/status', { client_orderid: 'c1', orderid: '' });
     expect(p.fields).toEqual({

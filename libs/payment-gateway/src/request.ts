@@ -8,7 +8,7 @@ import {
 } from './catalogue';
 import { formEncode } from './encoding';
 import { GatewayClientError } from './errors';
-import { assertMinorUnits, currencyExponent, formatMinorUnits } from './money';
+import { assertMinorUnits, currencyExponent, toWireAmount, type CurrencyExponents } from './money';
 import { controlChecksum } from './signers/control';
 import {
   hmacSha1Signer,
@@ -27,6 +27,8 @@ export interface SigningContext {
   readonly controlKey: string;
   readonly rsaKey?: KeyObject;
   readonly auth: Readonly<Partial<Record<OperationId, AuthScheme>>>;
+  /** The endpoint's wire exponents where they differ from ISO 4217 (default: none). */
+  readonly currencyExponents?: CurrencyExponents;
   /** Epoch milliseconds. */
   readonly clock: () => number;
   readonly nonce: () => string;
@@ -101,7 +103,8 @@ function invalid(field: string, message: string): GatewayClientError {
 /**
  * Validates the caller's fields against the catalogue and renders the wire fields (strings):
  * login first (when the operation sends it), then catalogue order, then `extra`. Amounts are
- * minor-unit integers rendered by the currency's exponent; booleans as `true`/`false`. Values are
+ * ISO minor-unit integers rendered by the endpoint's wire exponent for the currency (ISO unless
+ * `exponents` overrides it); the control takes the gateway's minor units; booleans as `true`/`false`. Values are
  * trimmed (the gateway strips leading/trailing whitespace, and the control must match what it
  * sees); empty optional values are omitted from the body.
  */
@@ -109,6 +112,7 @@ export function renderFields(
   op: OperationDef,
   input: Readonly<Record<string, unknown>>,
   login: string,
+  exponents: CurrencyExponents = {},
 ): { wire: Record<string, string>; minorAmounts: Record<string, string> } {
   const wire: Record<string, string> = {};
   const minorAmounts: Record<string, string> = {};
@@ -131,8 +135,9 @@ export function renderFields(
         if (typeof currency !== 'string' || currency === '') {
           throw invalid('currency', `currency is required when ${name} is sent`);
         }
-        wire[name] = formatMinorUnits(value, currency);
-        minorAmounts[name] = String(value);
+        const amount = toWireAmount(value, currency, exponents, name);
+        wire[name] = amount.decimal;
+        minorAmounts[name] = amount.minor;
         break;
       }
       case 'currency': {
@@ -199,7 +204,7 @@ export function prepareRequest<Id extends OperationId>(
   if (!op) throw new GatewayClientError('invalid-request', `unknown operation ${String(id)}`);
   checkEndpoint(endpoint);
   const auth = resolveAuth(op, ctx.auth);
-  const { wire, minorAmounts } = renderFields(op, input, ctx.login);
+  const { wire, minorAmounts } = renderFields(op, input, ctx.login, ctx.currencyExponents);
   const url = new URL(ctx.baseUrl.origin + operationPath(op, ctx.baseUrl, endpoint));
   const headers: Record<string, string> = {
     accept: ACCEPT,

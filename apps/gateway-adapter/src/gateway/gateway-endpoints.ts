@@ -43,6 +43,7 @@ export class GatewayEndpoints {
         login: c.login,
         controlKey: c.controlKey,
         ...(c.rsaPrivateKey ? { rsaPrivateKey: c.rsaPrivateKey } : {}),
+        currencyExponents: c.currencyExponents,
         transport: {
           connections: c.limits.maxConcurrent,
           connectTimeoutMs: transport.connectTimeoutMs,

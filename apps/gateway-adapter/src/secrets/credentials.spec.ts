@@ -50,6 +50,27 @@ function problemsOf(fn: () => unknown): string {
 }
 
 describe('credentials registry', () => {
+  it('currencyExponents: ISO (empty) by default, per entry when given, checked at boot', () => {
+    const [iso, jpy] = parse([
+      entry(),
+      entry({ endpointId: '1117', currencyExponents: { JPY: 2, '*': 2 } }),
+    ]);
+    expect(iso?.currencyExponents).toEqual({});
+    expect(jpy?.currencyExponents).toEqual({ JPY: 2, '*': 2 });
+    const message = problemsOf(() =>
+      parse([
+        entry({ currencyExponents: { XYZ: 2 } }),
+        entry({ endpointId: '2', currencyExponents: { JPY: 7 } }),
+      ]),
+    );
+    expect(message).toContain(
+      'GATEWAY_CREDENTIALS entry #0 (endpoint 1113): currencyExponents: XYZ is not an ISO 4217 code (or "*")',
+    );
+    expect(message).toContain(
+      'GATEWAY_CREDENTIALS entry #1 (endpoint 2): currencyExponents.JPY: expected an integer from 0 to 4',
+    );
+  });
+
   it('loads entries with defaults, per-entry limits, key files relative to the file', () => {
     const [a, b] = parse([
       entry({ rsaPrivateKeyFile: 'merchant.pem', limits: { maxConcurrent: 2 } }),

@@ -3,7 +3,13 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { open, type Card } from '@payments/contracts';
-import { GatewayClientError, loadRsaPrivateKey, MIN_RSA_BITS } from '@payments/payment-gateway';
+import {
+  checkCurrencyExponents,
+  GatewayClientError,
+  loadRsaPrivateKey,
+  MIN_RSA_BITS,
+  type CurrencyExponents,
+} from '@payments/payment-gateway';
 import type { GatewayAdapterConfig } from '../config';
 
 /**
@@ -45,6 +51,11 @@ const Entry = z
     rsaPrivateKey: z.string().min(1).optional(),
     rsaPrivateKeyFile: z.string().min(1).optional(),
     limits: Limits.optional(),
+    /**
+     * Decimals this endpoint's gateway expects per currency where it is not the ISO 4217
+     * exponent (`{ "JPY": 2 }`, `"*"` for every currency not listed); default ISO for all.
+     */
+    currencyExponents: z.record(z.string(), z.number()).optional(),
   })
   .refine((e) => (e.endpointId === undefined) !== (e.endpointGroupId === undefined), {
     message: 'exactly one of endpointId and endpointGroupId',
@@ -75,6 +86,8 @@ export interface EndpointCredentials {
   readonly controlKey: string;
   readonly rsaPrivateKey?: KeyObject;
   readonly limits: EndpointLimits;
+  /** Wire exponents where this endpoint's gateway does not use ISO 4217 (empty: ISO). */
+  readonly currencyExponents: CurrencyExponents;
 }
 
 export type FileReader = (path: string) => string;
@@ -174,6 +187,13 @@ export function parseCredentials(
         );
       }
     }
+    const currencyExponents = e.currencyExponents ?? {};
+    try {
+      checkCurrencyExponents(currencyExponents);
+    } catch (error) {
+      if (!(error instanceof GatewayClientError)) throw error;
+      entryProblems.push(error.message);
+    }
     const id = e.endpointId ?? e.endpointGroupId ?? '';
     const name = e.name ?? (e.endpointId ? `endpoint ${id}` : `group ${id}`);
     const previous = seen.get(id);
@@ -193,6 +213,7 @@ export function parseCredentials(
         controlKey,
         ...(rsaPrivateKey ? { rsaPrivateKey } : {}),
         limits: { ...defaults, ...e.limits },
+        currencyExponents,
       }),
     );
   });

@@ -4,7 +4,7 @@ import { FaultRegistry } from '../domain/faults';
 import { Fields, clientOrderIdOf } from '../domain/fields';
 import { FormBody, parseForm } from '../domain/form';
 import { Endpoint, MerchantRegistry } from '../domain/merchants';
-import { parseMajorAmount, isCurrency } from '../domain/money';
+import { parseMajorAmount, isCurrency, wireMinor } from '../domain/money';
 import { NonceStore } from '../domain/nonces';
 import {
   normalizeBaseUrl,
@@ -205,9 +205,10 @@ export class SandboxApi {
             kind: 'control',
             reason: 'currency must be an ISO 4217 code such as USD',
           };
-        const parsed = parseMajorAmount(amount, currency);
+        // Minor units as the endpoint counts them (its amountExponent, default ISO 4217).
+        const parsed = parseMajorAmount(amount, currency, endpoint.amountExponent);
         if (!parsed.ok) return { ok: false, kind: 'control', reason: parsed.reason };
-        values.push(String(parsed.minor));
+        values.push(wireMinor(parsed.minor, currency, endpoint.amountExponent));
       } else if (part === 'client-order-id') {
         values.push(clientOrderIdOf(fields) ?? '');
       } else {

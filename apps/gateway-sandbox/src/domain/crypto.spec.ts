@@ -135,6 +135,15 @@ describe('RFC 3986 and OAuth base strings', () => {
     expect(verifyHmacSha1(base, 'secret-key', 'not base64!')).toBe(false);
   });
 
+  it('keys HMAC-SHA1 with the percent-encoded control key (RFC 5849 §3.4.2), not the raw one', () => {
+    const base = 'POST&x&y';
+    const key = 'a&b c/é+%';
+    const encoded = createHmac('sha1', 'a%26b%20c%2F%C3%A9%2B%25&').update(base).digest('base64');
+    const raw = createHmac('sha1', `${key}&`).update(base).digest('base64');
+    expect(verifyHmacSha1(base, key, encoded)).toBe(true);
+    expect(verifyHmacSha1(base, key, raw)).toBe(false);
+  });
+
   it('verifies RSA-SHA256 PKCS#1 v1.5 and refuses another key or a changed base', () => {
     const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const other = generateKeyPairSync('rsa', { modulusLength: 2048 });

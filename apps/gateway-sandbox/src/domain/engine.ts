@@ -467,7 +467,7 @@ export class SandboxEngine {
     this.requireIdle(order);
     const amountText = opt(r.fields, 'amount');
     if (amountText !== undefined) {
-      const minor = optAmount(r.fields, order.currency) ?? 0;
+      const minor = optAmount(r.fields, order.currency, order.endpoint.amountExponent) ?? 0;
       const full = order.holdOpen ? order.authorizedMinor : order.capturedMinor;
       if (minor !== full) throw new Refusal('void does not support a partial amount');
     }
@@ -1233,7 +1233,7 @@ export class SandboxEngine {
       client_orderid: order.clientOrderId,
       orderid: order.orderId,
       type: callbackType(op.type),
-      amount: formatMinor(op.amountMinor, order.currency),
+      amount: formatMinor(op.amountMinor, order.currency, order.endpoint.amountExponent),
       currency: order.currency,
       control: callbackControl(status, order.orderId, order.clientOrderId, merchant.controlKey),
     };
@@ -1263,7 +1263,7 @@ export class SandboxEngine {
     const reply: Reply = {
       type: 'status-response',
       status: op.status,
-      amount: formatMinor(order.amountMinor, order.currency),
+      amount: formatMinor(order.amountMinor, order.currency, order.endpoint.amountExponent),
       currency: order.currency,
       'paynet-order-id': order.orderId,
       'merchant-order-id': order.clientOrderId,
@@ -1337,7 +1337,7 @@ export class SandboxEngine {
     return acsChallengePage({
       action: `${order.baseUrl}/acs/${tds?.token ?? ''}/submit`,
       merchantOrder: order.clientOrderId,
-      amount: formatMinor(order.amountMinor, order.currency),
+      amount: formatMinor(order.amountMinor, order.currency, order.endpoint.amountExponent),
       currency: order.currency,
       lastFour: order.card?.lastFour ?? '',
       hint: this.merchants.acsPassword,
@@ -1351,7 +1351,7 @@ export class SandboxEngine {
       action: `${order.baseUrl}/hpp/${order.hosted?.token ?? ''}`,
       title: destination ? 'Sandbox payout' : 'Sandbox payment',
       merchantOrder: order.clientOrderId,
-      amount: formatMinor(order.amountMinor, order.currency),
+      amount: formatMinor(order.amountMinor, order.currency, order.endpoint.amountExponent),
       currency: order.currency,
       destination,
       error,
@@ -1620,7 +1620,7 @@ export class SandboxEngine {
     }
     if (currency === undefined) throw new Refusal('currency is required together with amount');
     if (currency !== order.currency) throw new Refusal('currency does not match the order');
-    return { amount: reqAmount(f, currency), partial: true };
+    return { amount: reqAmount(f, currency, order.endpoint.amountExponent), partial: true };
   }
 
   /** Currency and amount of a new order, for the endpoint's currency; zero for a verification. */
@@ -1628,7 +1628,7 @@ export class SandboxEngine {
     const currency = zeroAmount ? this.avCurrency(r) : reqCurrency(r.fields);
     const amount = zeroAmount
       ? this.avAmount(r.fields, currency)
-      : reqPositiveAmount(r.fields, currency);
+      : reqPositiveAmount(r.fields, currency, r.endpoint.amountExponent);
     this.checkCurrency(r.endpoint, currency);
     return { currency, amount };
   }

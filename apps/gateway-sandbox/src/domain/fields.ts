@@ -50,22 +50,23 @@ export function reqCurrency(f: Fields): string {
   return c;
 }
 
-export function reqAmount(f: Fields, currency: string): number {
-  const minor = optAmount(f, currency);
+/** ISO minor units; `wireExponent` is the endpoint's `amountExponent` (default ISO). */
+export function reqAmount(f: Fields, currency: string, wireExponent?: number): number {
+  const minor = optAmount(f, currency, wireExponent);
   if (minor === undefined) throw new Refusal('amount is required');
   return minor;
 }
 
-export function optAmount(f: Fields, currency: string): number | undefined {
+export function optAmount(f: Fields, currency: string, wireExponent?: number): number | undefined {
   const text = opt(f, 'amount');
   if (text === undefined) return undefined;
-  const parsed = parseMajorAmount(text, currency);
+  const parsed = parseMajorAmount(text, currency, wireExponent);
   if (!parsed.ok) throw new Refusal(parsed.reason);
   return parsed.minor;
 }
 
-export function reqPositiveAmount(f: Fields, currency: string): number {
-  const minor = reqAmount(f, currency);
+export function reqPositiveAmount(f: Fields, currency: string, wireExponent?: number): number {
+  const minor = reqAmount(f, currency, wireExponent);
   if (minor <= 0) throw new Refusal('amount must be greater than zero');
   return minor;
 }

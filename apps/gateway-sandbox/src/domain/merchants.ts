@@ -26,6 +26,12 @@ const endpointSchema = z.object({
   /** 3DS 2 method step before the challenge (threeDSCompInd via upload-method-url-result). */
   threeDSMethod: z.boolean().default(false),
   processingDelayMs: z.number().int().min(0).optional(),
+  /**
+   * Decimals this endpoint expects in amounts (and the minor units of its control checksums)
+   * when they are not the currency's ISO 4217 exponent, e.g. 2 for JPY as public clients send it.
+   * Amounts inside the sandbox (ledger) stay ISO minor units.
+   */
+  amountExponent: z.number().int().min(0).max(4).optional(),
 });
 
 const merchantSchema = z.object({

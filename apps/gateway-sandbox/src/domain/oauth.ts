@@ -3,7 +3,7 @@ import { rfc3986Encode } from './rfc3986';
 
 /**
  * OAuth 1.0a verification (RFC 5849) for the two signature methods of the gateway: HMAC-SHA1
- * keyed with `controlKey&` and RSA-SHA256 (RSASSA-PKCS1-v1_5) against the merchant's registered
+ * keyed with `percent-encode(controlKey)&` and RSA-SHA256 (RSASSA-PKCS1-v1_5) against the merchant's registered
  * public key. Built from the RFC and the spec only.
  */
 export type OAuthMethod = 'HMAC-SHA1' | 'RSA-SHA256';
@@ -70,9 +70,18 @@ export function signatureBaseString(
   ].join('&');
 }
 
-/** Spec §5.2 item 7: the key is the control key as is, `&`, and an empty token secret. */
+/**
+ * Spec §5.2 item 7 with RFC 5849 §3.4.2: the key is the percent-encoded control key (the consumer
+ * secret), `&`, and the percent-encoded token secret, which is empty. For UUID-style keys that is
+ * the key as is + `&` (the vendor's example); for keys with reserved or non-ASCII characters only
+ * the encoded form matches standard OAuth libraries (proven against oauthlib).
+ */
+export function hmacSha1Key(controlKey: string): string {
+  return `${rfc3986Encode(controlKey)}&`;
+}
+
 export function verifyHmacSha1(base: string, controlKey: string, signatureB64: string): boolean {
-  const expected = createHmac('sha1', `${controlKey}&`).update(base, 'utf8').digest();
+  const expected = createHmac('sha1', hmacSha1Key(controlKey)).update(base, 'utf8').digest();
   const received = decodeBase64Strict(signatureB64);
   return (
     received !== undefined &&

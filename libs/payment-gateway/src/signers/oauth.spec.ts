@@ -204,19 +204,63 @@ describe('signOAuthRequest', () => {
     }
   });
 
-  it('HMAC key is the control key verbatim + "&" (not percent-encoded)', () => {
+  it('HMAC key is percent-encode(control key) + "&" (RFC 5849 §3.4.2), not the key verbatim', () => {
     const out = signOAuthRequest({
       url,
       params,
       consumerKey: 'm',
-      signer: hmacSha1Signer('a&b c'),
+      signer: hmacSha1Signer('a&b c/é'),
       timestampSeconds: 1,
       nonce: 'n',
     });
-    const verbatim = createHmac('sha1', 'a&b c&').update(out.baseString).digest('base64');
-    const encoded = createHmac('sha1', 'a%26b%20c&').update(out.baseString).digest('base64');
-    expect(out.oauthParams.oauth_signature).toBe(verbatim);
-    expect(out.oauthParams.oauth_signature).not.toBe(encoded);
+    const encoded = createHmac('sha1', 'a%26b%20c%2F%C3%A9&')
+      .update(out.baseString)
+      .digest('base64');
+    const verbatim = createHmac('sha1', 'a&b c/é&').update(out.baseString).digest('base64');
+    expect(out.oauthParams.oauth_signature).toBe(encoded);
+    expect(out.oauthParams.oauth_signature).not.toBe(verbatim);
+  });
+
+  it('repeated parameter names are all signed, sorted by name then value (RFC 5849 §3.4.1.3.2)', () => {
+    const out = signOAuthRequest({
+      url,
+      params: [
+        ['a', '2'],
+        ['b', 'x y'],
+        ['a', '1'],
+        ['a', '10'],
+        ['a', ''],
+      ],
+      consumerKey: 'm',
+      signer: hmacSha1Signer('k'),
+      timestampSeconds: 7,
+      nonce: 'n',
+    });
+    const paramString =
+      'a=&a=1&a=10&a=2&b=x%20y&oauth_consumer_key=m&oauth_nonce=n&oauth_signature_method=HMAC-SHA1&oauth_timestamp=7&oauth_version=1.0';
+    expect(out.baseString).toBe(`POST&${refEncode(url)}&${refEncode(paramString)}`);
+    expect(
+      normalizeParameters([
+        ['a', '2'],
+        ['b', 'x y'],
+        ['a', '1'],
+        ['a', '10'],
+        ['a', ''],
+      ]),
+    ).toBe('a=&a=1&a=10&a=2&b=x%20y');
+  });
+
+  it('a record and the same pairs sign identically', () => {
+    const sign = (p: Record<string, string> | Array<[string, string]>) =>
+      signOAuthRequest({
+        url,
+        params: p,
+        consumerKey: 'm',
+        signer: hmacSha1Signer('k'),
+        timestampSeconds: 7,
+        nonce: 'n',
+      }).baseString;
+    expect(sign(params)).toBe(sign(Object.entries(params)));
   });
 
   it('RSA-SHA256 signature verifies with crypto.verify (PKCS#1 v1.5, SHA-256)', () => {
@@ -240,17 +284,24 @@ describe('signOAuthRequest', () => {
     expect(verify('sha256', Buffer.from(out.baseString + 'x'), publicKey, sig)).toBe(false);
   });
 
-  it('refuses body fields named oauth_*', () => {
-    expect(() =>
+  it('refuses body fields named oauth_* (also as pairs) and __proto__', () => {
+    const attempt = (p: Array<[string, string]>) => () =>
       signOAuthRequest({
         url,
-        params: { oauth_token: 'x' },
+        params: p,
         consumerKey: 'm',
         signer: hmacSha1Signer('k'),
         timestampSeconds: 1,
         nonce: 'n',
-      }),
-    ).toThrow(/reserved/);
+      });
+    expect(attempt([['oauth_token', 'x']])).toThrow(/oauth_token is reserved/);
+    expect(
+      attempt([
+        ['a', '1'],
+        ['oauth_nonce', 'x'],
+      ]),
+    ).toThrow(/oauth_nonce is reserved/);
+    expect(attempt([['__proto__', 'x']])).toThrow(/__proto__ is reserved/);
   });
 
   it('nonces are random, 32 hex chars and unique', () => {

@@ -1,5 +1,6 @@
 import { constants, createHmac, randomBytes, sign, type KeyObject } from 'node:crypto';
 import OAuth from 'oauth-1.0a';
+import { parameterPairs, percentEncode, type FormParams } from '../encoding';
 import { GatewayClientError } from '../errors';
 
 export type OAuthSignatureMethod = 'HMAC-SHA1' | 'RSA-SHA256';
@@ -11,12 +12,14 @@ export interface OAuthSigner {
 }
 
 /**
- * OAuth 1.0a HMAC-SHA1 (spec §5.2): key = merchant control key + `&` + empty token secret, as the
- * vendor's helper page states. Note: oauth-1.0a would pass `percentEncode(secret) + '&'`; we
- * ignore that and use the control key verbatim (identical for the usual UUID-style keys).
+ * OAuth 1.0a HMAC-SHA1 (spec §5.2, RFC 5849 §3.4.2): key = percent-encode(consumer secret) + `&`
+ * + percent-encode(token secret), the consumer secret being the merchant control key and the
+ * token secret empty. For UUID-style keys this is the key verbatim + `&`, as the vendor's helper
+ * page shows; for a key with reserved or non-ASCII characters only the encoded form is what a
+ * standard OAuth verifier (proven against oauthlib) computes.
  */
 export function hmacSha1Signer(controlKey: string): OAuthSigner {
-  const key = `${controlKey}&`;
+  const key = `${percentEncode(controlKey)}&`;
   return {
     method: 'HMAC-SHA1',
     sign: (base) => createHmac('sha1', key).update(base, 'utf8').digest('base64'),
@@ -40,11 +43,21 @@ export function randomNonce(): string {
   return randomBytes(16).toString('hex');
 }
 
+/**
+ * Form body parameters: a record, or name/value pairs in which a name may repeat (RFC 5849
+ * §3.4.1.3.1: every occurrence is signed; §3.4.1.3.2 sorts by name, then by value).
+ */
+export type OAuthParams =
+  Readonly<Record<string, string>> | ReadonlyArray<readonly [name: string, value: string]>;
+
 export interface OAuthSignInput {
   /** Normalised request URL (scheme and host lower-case, no default port, no query). */
   readonly url: string;
-  /** Form body parameters (they are signed; `oauth_*` parameters never go in the body). */
-  readonly params: Readonly<Record<string, string>>;
+  /**
+   * Form body parameters (they are signed; `oauth_*` parameters never go in the body). Pairs may
+   * repeat a name: every occurrence is signed, sorted by name then value (RFC 5849 §3.4.1.3).
+   */
+  readonly params: FormParams;
   readonly consumerKey: string;
   readonly signer: OAuthSigner;
   readonly timestampSeconds: number;
@@ -60,20 +73,37 @@ export interface OAuthSignOutput {
 }
 
 /**
- * Signs one POST with oauth-1.0a doing parameter gathering, encoding, sorting and the base string
- * (its RFC 3986 encoder and its sort are proven equal to our independent implementation in
- * oauth.spec.ts, including property tests, so they are used as is). What we override: the nonce (crypto.randomBytes, injectable), the timestamp (injectable clock) and the
- * hash function. oauth-1.0a merges the body parameters INTO the object it returns, so the header
- * is built from the `oauth_*` keys only.
+ * The parameters as oauth-1.0a takes them: one key per name, an array of values for a repeated
+ * name (it sorts those values itself). `oauth_*` names are refused (they belong in the header);
+ * `__proto__` is refused because oauth-1.0a merges parameters into a plain object by assignment,
+ * which would drop it silently.
  */
-export function signOAuthRequest(input: OAuthSignInput): OAuthSignOutput {
-  for (const name of Object.keys(input.params)) {
-    if (name.startsWith('oauth_')) {
+function toOAuthData(params: FormParams): Record<string, string | string[]> {
+  const data: Record<string, string | string[]> = {};
+  for (const [name, value] of parameterPairs(params)) {
+    if (name.startsWith('oauth_') || name === '__proto__') {
       throw new GatewayClientError('invalid-request', `body field ${name} is reserved for OAuth`, {
         field: name,
       });
     }
+    const seen = Object.prototype.hasOwnProperty.call(data, name) ? data[name] : undefined;
+    data[name] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value];
   }
+  return data;
+}
+
+/**
+ * Signs one POST with oauth-1.0a doing parameter gathering, encoding, sorting and the base string
+ * (its RFC 3986 encoder and its sort are proven equal to our independent implementation in
+ * oauth.spec.ts, and the whole signature equal to Python's oauthlib in
+ * test/oauth-oauthlib.int-spec.ts, so they are used as is). What we override: the nonce
+ * (crypto.randomBytes, injectable), the timestamp (injectable clock) and the hash function
+ * (the signer computes its own key, so oauth-1.0a gets an empty consumer secret and its key
+ * argument is ignored). oauth-1.0a merges the body parameters INTO the object it returns, so the
+ * header is built from the `oauth_*` keys only.
+ */
+export function signOAuthRequest(input: OAuthSignInput): OAuthSignOutput {
+  const data = toOAuthData(input.params);
   let baseString = '';
   const oauth = new OAuth({
     consumer: { key: input.consumerKey, secret: '' },
@@ -89,7 +119,7 @@ export function signOAuthRequest(input: OAuthSignInput): OAuthSignOutput {
   const authorized = oauth.authorize({
     url: input.url,
     method: 'POST',
-    data: { ...input.params },
+    data,
   }) as unknown as Record<string, string>;
   const oauthParams: Record<string, string> = {};
   for (const [k, v] of Object.entries(authorized)) {

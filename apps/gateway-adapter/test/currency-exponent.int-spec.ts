@@ -1,0 +1,133 @@
+/**
+ * A per-endpoint currency exponent, adapter → sandbox over real HTTP, on the real broker and a
+ * test PostgreSQL database: sandbox endpoint 1117 (sandbox.merchants.json) expects JPY with two
+ * decimals (`amountExponent: 2`), and the adapter's credentials entry for it says the same
+ * (`currencyExponents: { JPY: 2 }`), so a 1,500 yen sale goes out as "1500.00" with the control
+ * over 150000, is approved, and the status report and the sandbox ledger carry ISO minor units.
+ */
+import { randomUUID } from 'node:crypto';
+import { type GatewayRequest, TOPICS } from '@payments/contracts';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/postgres';
+import {
+  produceRequests,
+  resultsFor,
+  type RunningAdapter,
+  sealCard,
+  sealingKeys,
+  startAdapter,
+  TopicCollector,
+} from '../../../test/support/adapter-harness';
+import {
+  SANDBOX_MERCHANT,
+  startTestSandbox,
+  type TestSandbox,
+} from '../../../test/support/adapter-sandbox';
+
+jest.setTimeout(120_000);
+
+const JPY_TWO_DECIMALS = '1117';
+const keys = sealingKeys();
+
+function jpySale(endpointId: string, minor: number): GatewayRequest {
+  const paymentId = randomUUID();
+  return {
+    operation: 'sale',
+    requestId: randomUUID(),
+    paymentId,
+    merchant: { endpointId },
+    clientOrderId: `exp-${paymentId.slice(0, 8)}`,
+    attempt: 1,
+    requestedAt: new Date().toISOString(),
+    amount: { minor, currency: 'JPY' },
+    orderDescription: 'Exponent test order',
+    customer: { email: 'jane@example.com', ipAddress: '203.0.113.7', phone: '+15550100' },
+    billingAddress: { address1: '1 Main St', city: 'Tokyo', zipCode: '100-0001', country: 'JP' },
+    redirectUrl: 'https://shop.example/return',
+    sealedCard: sealCard(
+      {
+        number: '4444555566661111',
+        expiryMonth: 12,
+        expiryYear: 2031,
+        cvv: '123',
+        holderName: 'JANE DOE',
+      },
+      keys.publicPem,
+      paymentId,
+    ),
+  };
+}
+
+function statusOf(sale: GatewayRequest, gatewayOrderId: string): GatewayRequest {
+  return {
+    operation: 'status',
+    requestId: randomUUID(),
+    paymentId: sale.paymentId,
+    merchant: sale.merchant,
+    clientOrderId: sale.clientOrderId,
+    attempt: 1,
+    requestedAt: new Date().toISOString(),
+    subjectRequestId: sale.requestId,
+    subjectOperation: 'sale',
+    gatewayOrderId,
+  };
+}
+
+describe('gateway-adapter → sandbox with a per-endpoint currency exponent', () => {
+  let db: TestDatabase;
+  let sandbox: TestSandbox;
+  let adapter: RunningAdapter;
+  const collector = new TopicCollector(TOPICS.gatewayResults);
+
+  beforeAll(async () => {
+    db = await createTestDatabase('gateway_adapter_exponent');
+    sandbox = await startTestSandbox();
+    const entry = {
+      baseUrl: sandbox.baseUrl,
+      login: SANDBOX_MERCHANT.login,
+      controlKey: SANDBOX_MERCHANT.controlKey,
+    };
+    adapter = await startAdapter({
+      DATABASE_URL: db.url,
+      GATEWAY_CREDENTIALS: JSON.stringify({
+        endpoints: [{ ...entry, endpointId: JPY_TWO_DECIMALS, currencyExponents: { JPY: 2 } }],
+      }),
+      CARD_SEALING_PRIVATE_KEY: keys.privatePem,
+      CALLBACK_BASE_URL: 'http://127.0.0.1:9/',
+    });
+    await collector.start();
+  }, 120_000);
+
+  afterAll(async () => {
+    await collector?.stop().catch(() => undefined);
+    await adapter?.close().catch(() => undefined);
+    await sandbox?.close().catch(() => undefined);
+    await db?.drop();
+  });
+
+  it('a 1,500 yen sale is accepted, approved, reported and charged as 1,500 yen', async () => {
+    const sale = jpySale(JPY_TWO_DECIMALS, 1500);
+    await produceRequests([sale]);
+    const [result] = await resultsFor(collector, sale.requestId);
+    expect(result?.value.result).toMatchObject({ kind: 'accepted' });
+    const orderId =
+      result?.value.result.kind === 'accepted' ? (result.value.result.gatewayOrderId ?? '') : '';
+    expect(orderId).toMatch(/^\d+$/);
+
+    const deadline = Date.now() + 30_000;
+    let report: unknown;
+    for (;;) {
+      const status = statusOf(sale, orderId);
+      await produceRequests([status]);
+      const [r] = await resultsFor(collector, status.requestId);
+      report = r?.value.result;
+      const s = (report as { report?: { status?: string } }).report?.status;
+      if (s !== 'processing' || Date.now() > deadline) break;
+      await new Promise((done) => setTimeout(done, 200));
+    }
+    expect(report).toMatchObject({
+      kind: 'accepted',
+      report: { status: 'approved', amount: { minor: 1500, currency: 'JPY' } },
+    });
+    expect((await sandbox.ledger(sale.clientOrderId)).totals).toEqual({ charged: 1500 });
+  });
+});

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs the system tools the integration tests need, and nothing else; run by
+# scripts/with-infra.sh before every integration/e2e run (so `npm test` stays the one command).
+# Idempotent and quick: when everything is present it only checks (≈ 50 ms).
+#
+#   - python3-oauthlib: Python's oauthlib, the independent OAuth 1.0a implementation the signing
+#     interop tests compare against (test/support/oauthlib.ts). Checked with the interpreter the
+#     tests use: OAUTHLIB_PYTHON, default /usr/bin/python3 (where the Debian package installs; a
+#     pyenv or venv python3 earlier on PATH would not see it).
+#
+# Installing needs apt-get and root (CI and the dev machines run as root); otherwise the script
+# stops with the command to run. Set ENSURE_TEST_TOOLS=skip to bypass (the tests that need a tool
+# then fail, they never skip).
+set -euo pipefail
+
+say() { printf '[ensure-test-tools] %s\n' "$*"; }
+die() {
+  printf '[ensure-test-tools] ERROR: %s\n' "$*" >&2
+  exit 1
+}
+
+[[ "${ENSURE_TEST_TOOLS:-}" == skip ]] && exit 0
+
+PY="${OAUTHLIB_PYTHON:-/usr/bin/python3}"
+has_oauthlib() { [[ -x "$PY" ]] && "$PY" -c 'import oauthlib' 2>/dev/null; }
+
+has_oauthlib && exit 0
+
+missing=(python3-oauthlib)
+command -v apt-get >/dev/null || die "$PY with oauthlib is missing and apt-get is not available; install python3 and oauthlib (Debian: apt-get install -y ${missing[*]})"
+if [[ "$(id -u)" -ne 0 ]]; then
+  die "$PY with oauthlib is missing; run as root: apt-get update && apt-get install -y ${missing[*]}"
+fi
+say "installing ${missing[*]} (apt-get update first)"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+has_oauthlib || die "installed ${missing[*]} but $PY still cannot import oauthlib (set OAUTHLIB_PYTHON to the interpreter it installed for)"
+say "ready: $("$PY" -c 'import oauthlib; print("oauthlib", oauthlib.__version__)')"

@@ -1,6 +1,8 @@
 /**
  * A client of the gateway sandbox's test-only routes (`/_sandbox/...`, on only with
- * SANDBOX_TEST_CONTROLS=true): the ledger of money movements, fault injection, the virtual clock.
+ * SANDBOX_TEST_CONTROLS=true): the ledger of money movements, fault injection, the virtual clock,
+ * the callback log and run-time settings (fault seed, reused client_orderid, callback retries).
+ * apps/gateway-sandbox/README.md "Test controls" describes each field.
  */
 export type Movement =
   | 'authorized'
@@ -30,14 +32,54 @@ export interface Ledger {
 export interface FaultRule {
   login?: string;
   clientOrderId?: string;
+  /** An operation name (SALE, CAPTURE, STATUS, …); unset matches every operation but STATUS. */
   operation?: string;
+  /** Endpoint or group id as in the request path, or the endpoint a group resolved to. */
+  endpoint?: string;
+  /** Chance 0–1 per matching request or callback attempt, drawn from the seed; 1 when unset. */
+  probability?: number;
   latencyMs?: number;
-  failBefore?: number;
+  /** A 5xx before processing, or `drop`: the connection closes unanswered, nothing processed. */
+  failBefore?: number | 'drop';
   failAfter?: number | 'drop';
   outcome?: 'approved' | 'declined' | 'error' | 'filtered' | 'unknown';
+  /** `drop` loses each matching delivery attempt (the sandbox retries on its schedule). */
   callbacks?: 'drop' | 'duplicate' | 'delay' | 'reorder';
   callbackDelayMs?: number;
   times?: number;
+}
+
+export interface StoredFaultRule extends Omit<FaultRule, 'times'> {
+  readonly id: string;
+  /** Hits left, when the rule was added with `times`. */
+  readonly remaining?: number;
+}
+
+export interface CallbackRetry {
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export interface SandboxSettings {
+  /** Seed of the probability draws; setting it restarts them (same seed, same faults). */
+  faultSeed: number;
+  /** `charge-again`: a reused client_orderid creates and charges a second order. */
+  reusedClientOrderId: 'refuse' | 'charge-again';
+  /** A given maxAttempts overrides the merchant's own limit until reset. */
+  callbackRetry: CallbackRetry;
+}
+
+export interface CallbackAttempt {
+  readonly url: string;
+  readonly clientOrderId: string;
+  readonly status: string;
+  readonly type: string;
+  readonly attempt: number;
+  /** 0 when the connection failed or the attempt was dropped by a fault. */
+  readonly httpStatus: number;
+  readonly dropped: boolean;
+  readonly at: string;
 }
 
 export class SandboxControls {
@@ -48,8 +90,16 @@ export class SandboxControls {
     return this.call<Ledger>('GET', `/_sandbox/ledger${query}`);
   }
 
-  async addFault(rule: FaultRule): Promise<{ id: string }> {
+  async addFault(rule: FaultRule): Promise<StoredFaultRule> {
     return this.call('POST', '/_sandbox/faults', rule);
+  }
+
+  async faults(): Promise<StoredFaultRule[]> {
+    return this.call('GET', '/_sandbox/faults');
+  }
+
+  async removeFault(id: string): Promise<void> {
+    await this.call('DELETE', `/_sandbox/faults/${encodeURIComponent(id)}`);
   }
 
   async clearFaults(): Promise<void> {
@@ -60,8 +110,22 @@ export class SandboxControls {
     await this.call('POST', '/_sandbox/clock/advance', { seconds });
   }
 
-  async callbacks(): Promise<{ idle: boolean; attempts: unknown[] }> {
-    return this.call('GET', '/_sandbox/callbacks');
+  /** Callback attempts, and whether none is scheduled, held or in flight (of one order if given). */
+  async callbacks(clientOrderId?: string): Promise<{ idle: boolean; attempts: CallbackAttempt[] }> {
+    const query = clientOrderId ? `?clientOrderId=${encodeURIComponent(clientOrderId)}` : '';
+    return this.call('GET', `/_sandbox/callbacks${query}`);
+  }
+
+  async settings(): Promise<SandboxSettings> {
+    return this.call('GET', '/_sandbox/settings');
+  }
+
+  async changeSettings(
+    change: Partial<Omit<SandboxSettings, 'callbackRetry'>> & {
+      callbackRetry?: Partial<CallbackRetry>;
+    },
+  ): Promise<SandboxSettings> {
+    return this.call('POST', '/_sandbox/settings', change);
   }
 
   async reset(): Promise<void> {

@@ -36,6 +36,7 @@ describe('CallbackDispatcher', () => {
       params: { status: 'approved' },
       login: 'm',
       clientOrderId: 'o',
+      endpointId: '1',
       maxAttempts: undefined,
     });
     for (let i = 0; i < 200 && !(d.idle() && urls.length === 3); i += 1)
@@ -55,6 +56,7 @@ describe('CallbackDispatcher', () => {
       params: {},
       login: 'm',
       clientOrderId: 'o',
+      endpointId: '1',
       maxAttempts: 2,
     });
     for (let i = 0; i < 200 && !(d.idle() && d.log().length > 0); i += 1)

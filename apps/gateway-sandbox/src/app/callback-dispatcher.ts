@@ -1,5 +1,5 @@
 import { CallbackDelivery, CallbackSink } from '../domain/engine';
-import { FaultRegistry } from '../domain/faults';
+import { CallbackKey, FaultRegistry } from '../domain/faults';
 
 export interface CallbackSettings {
   /** Attempts per callback unless the merchant overrides it; the gateway makes 30. */
@@ -12,13 +12,23 @@ export interface CallbackSettings {
   readonly timeoutMs: number;
 }
 
+/** The part of the settings the test controls can change at run time. */
+export type CallbackRetrySettings = Pick<
+  CallbackSettings,
+  'maxAttempts' | 'baseDelayMs' | 'maxDelayMs'
+>;
+
 export interface CallbackAttempt {
   readonly url: string;
   readonly clientOrderId: string;
   readonly status: string;
+  /** The operation the callback is about (`type` parameter). */
+  readonly type: string;
   readonly attempt: number;
-  /** HTTP status, or 0 when the request failed (refused, timed out). */
+  /** HTTP status, or 0 when the request failed (refused, timed out) or was dropped. */
   readonly httpStatus: number;
+  /** Lost to a `drop` fault: never sent, retried like any failed attempt. */
+  readonly dropped: boolean;
   readonly at: string;
 }
 
@@ -40,62 +50,93 @@ export const fetchSender: CallbackSender = async (url, timeoutMs) => {
 
 /**
  * Delivers server callbacks (facts §6): GET server_callback_url with the parameters added to its
- * query (the merchant's own query kept); anything but 200 is retried with exponential backoff up
- * to the attempt limit. Callback faults from the test controls are applied here.
+ * query (the merchant's own query kept); anything but 200 — another status, a refused or timed
+ * out connection, an attempt dropped by a fault — is retried with exponential backoff up to the
+ * attempt limit. Callback faults from the test controls are applied here: `drop` to every
+ * attempt, the others once per callback.
  */
 export class CallbackDispatcher implements CallbackSink {
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly held = new Map<string, CallbackDelivery[]>();
+  /** Scheduled, held or in-flight deliveries per client_orderid (for `idle(clientOrderId)`). */
+  private readonly outstanding = new Map<string, number>();
   private attempts: CallbackAttempt[] = [];
   private inFlight = 0;
+  private retry: CallbackRetrySettings;
+  /** Set by the test controls: wins over the merchant's own attempt limit. */
+  private attemptsOverride: number | undefined;
 
   constructor(
     private readonly faults: FaultRegistry,
     private readonly settings: CallbackSettings,
     private readonly send: CallbackSender = fetchSender,
     private readonly onError: (message: string) => void = () => undefined,
-  ) {}
+  ) {
+    this.retry = pickRetry(settings);
+  }
+
+  /** The retry schedule in force (configuration, or what the test controls set). */
+  retrySettings(): CallbackRetrySettings {
+    return { ...this.retry };
+  }
+
+  /** Changes the retry schedule until `reset`; a given attempt limit overrides the merchant's. */
+  configureRetry(change: Partial<CallbackRetrySettings>): void {
+    this.retry = { ...this.retry, ...change };
+    if (change.maxAttempts !== undefined) this.attemptsOverride = change.maxAttempts;
+  }
 
   enqueue(delivery: CallbackDelivery): void {
-    const fault = this.faults.forCallback(delivery.login, delivery.clientOrderId);
-    switch (fault?.callbacks) {
+    const fault = this.faults.forCallback(keyOf(delivery), ['duplicate', 'delay', 'reorder'], 1);
+    const effect = fault?.callbacks;
+    switch (effect) {
       case undefined:
-        this.schedule(delivery, 1, 0);
-        return;
       case 'drop':
+        this.schedule(delivery, 1, 0);
         return;
       case 'duplicate':
         this.schedule(delivery, 1, 0);
-        this.schedule(delivery, 1, fault.callbackDelayMs ?? 0);
+        this.schedule(delivery, 1, fault?.callbackDelayMs ?? 0);
         return;
       case 'delay':
-        this.schedule(delivery, 1, fault.callbackDelayMs ?? 1000);
+        this.schedule(delivery, 1, fault?.callbackDelayMs ?? 1000);
         return;
       case 'reorder': {
         const key = `${delivery.login}|${delivery.clientOrderId}`;
+        this.track(delivery.clientOrderId, 1);
         const queue = this.held.get(key);
         if (queue) {
           queue.push(delivery);
           return;
         }
         this.held.set(key, [delivery]);
-        this.later(fault.callbackDelayMs ?? this.settings.reorderHoldMs, () => {
+        this.later(fault?.callbackDelayMs ?? this.settings.reorderHoldMs, () => {
           const batch = this.held.get(key) ?? [];
           this.held.delete(key);
-          batch.reverse().forEach((d, i) => this.schedule(d, 1, i * 20));
+          batch.reverse().forEach((d, i) => {
+            this.schedule(d, 1, i * 20);
+            this.track(d.clientOrderId, -1);
+          });
         });
         return;
+      }
+      default: {
+        const unexpected: never = effect;
+        throw new Error(`unknown callback fault ${String(unexpected)}`);
       }
     }
   }
 
-  /** Attempts made so far (for tests and the demo). */
-  log(): readonly CallbackAttempt[] {
-    return this.attempts;
+  /** Attempts made so far (for tests and the demo), optionally of one client_orderid. */
+  log(clientOrderId?: string): readonly CallbackAttempt[] {
+    return clientOrderId === undefined
+      ? this.attempts
+      : this.attempts.filter((a) => a.clientOrderId === clientOrderId);
   }
 
-  /** Nothing scheduled, nothing held, nothing in flight. */
-  idle(): boolean {
+  /** Nothing scheduled, nothing held, nothing in flight (for one client_orderid, when given). */
+  idle(clientOrderId?: string): boolean {
+    if (clientOrderId !== undefined) return !this.outstanding.has(clientOrderId);
     return this.timers.size === 0 && this.held.size === 0 && this.inFlight === 0;
   }
 
@@ -103,7 +144,10 @@ export class CallbackDispatcher implements CallbackSink {
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     this.held.clear();
+    this.outstanding.clear();
     this.attempts = [];
+    this.retry = pickRetry(this.settings);
+    this.attemptsOverride = undefined;
   }
 
   stop(): void {
@@ -113,13 +157,20 @@ export class CallbackDispatcher implements CallbackSink {
   delayBefore(attempt: number): number {
     if (attempt <= 1) return 0;
     const exp = Math.min(attempt - 2, 30);
-    return Math.min(this.settings.baseDelayMs * 2 ** exp, this.settings.maxDelayMs);
+    return Math.min(this.retry.baseDelayMs * 2 ** exp, this.retry.maxDelayMs);
   }
 
   private schedule(delivery: CallbackDelivery, attempt: number, delayMs: number): void {
+    this.track(delivery.clientOrderId, 1);
     this.later(delayMs, () => {
-      void this.attempt(delivery, attempt);
+      void this.attempt(delivery, attempt).finally(() => this.track(delivery.clientOrderId, -1));
     });
+  }
+
+  private track(clientOrderId: string, change: 1 | -1): void {
+    const n = (this.outstanding.get(clientOrderId) ?? 0) + change;
+    if (n > 0) this.outstanding.set(clientOrderId, n);
+    else this.outstanding.delete(clientOrderId);
   }
 
   private later(delayMs: number, fn: () => void): void {
@@ -133,10 +184,11 @@ export class CallbackDispatcher implements CallbackSink {
 
   private async attempt(delivery: CallbackDelivery, attempt: number): Promise<void> {
     const url = withQuery(delivery.url, delivery.params);
+    const dropped = this.faults.forCallback(keyOf(delivery), ['drop'], attempt) !== undefined;
     this.inFlight += 1;
     let status = 0;
     try {
-      status = await this.send(url, this.settings.timeoutMs);
+      if (!dropped) status = await this.send(url, this.settings.timeoutMs);
     } catch (error) {
       this.onError(`callback sender failed: ${(error as Error).message}`);
     } finally {
@@ -148,15 +200,30 @@ export class CallbackDispatcher implements CallbackSink {
       url: delivery.url,
       clientOrderId: delivery.clientOrderId,
       status: delivery.params.status ?? '',
+      type: delivery.params.type ?? '',
       attempt,
       httpStatus: status,
+      dropped,
       at: new Date().toISOString(),
     });
-    const max = delivery.maxAttempts ?? this.settings.maxAttempts;
+    const max = this.attemptsOverride ?? delivery.maxAttempts ?? this.retry.maxAttempts;
     if (status !== 200 && attempt < max) {
       this.schedule(delivery, attempt + 1, this.delayBefore(attempt + 1));
     }
   }
+}
+
+function pickRetry(settings: CallbackSettings): CallbackRetrySettings {
+  const { maxAttempts, baseDelayMs, maxDelayMs } = settings;
+  return { maxAttempts, baseDelayMs, maxDelayMs };
+}
+
+function keyOf(delivery: CallbackDelivery): CallbackKey {
+  return {
+    login: delivery.login,
+    clientOrderId: delivery.clientOrderId,
+    endpointId: delivery.endpointId,
+  };
 }
 
 export function withQuery(url: string, params: Readonly<Record<string, string>>): string {

@@ -26,13 +26,40 @@ const faultSchema = z
         error: () => `one of ${[...OPERATION_NAMES].join(', ')}`,
       })
       .optional(),
+    /** An endpoint or endpoint-group id as in the request path, or the resolved endpoint id. */
+    endpoint: z
+      .string()
+      .regex(/^\d{1,18}$/, { error: 'an endpoint id (digits)' })
+      .optional(),
+    probability: z.number().min(0).max(1).optional(),
     latencyMs: z.number().int().min(0).max(120_000).optional(),
-    failBefore: z.number().int().min(500).max(599).optional(),
+    failBefore: z.union([z.number().int().min(500).max(599), z.literal('drop')]).optional(),
     failAfter: z.union([z.number().int().min(500).max(599), z.literal('drop')]).optional(),
     outcome: z.enum(['approved', 'declined', 'error', 'filtered', 'unknown']).optional(),
     callbacks: z.enum(['drop', 'duplicate', 'delay', 'reorder']).optional(),
     callbackDelayMs: z.number().int().min(0).max(600_000).optional(),
     times: z.number().int().positive().optional(),
+  })
+  .strict();
+
+const settingsSchema = z
+  .object({
+    /** Seed of the probability draws; setting it restarts them. */
+    faultSeed: z
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 32 - 1)
+      .optional(),
+    reusedClientOrderId: z.enum(['refuse', 'charge-again']).optional(),
+    callbackRetry: z
+      .object({
+        maxAttempts: z.number().int().min(1).max(100).optional(),
+        baseDelayMs: z.number().int().min(1).max(86_400_000).optional(),
+        maxDelayMs: z.number().int().min(1).max(86_400_000).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -103,8 +130,35 @@ export class SandboxControls {
     return this.clockView();
   }
 
-  callbacks(): ControlReply {
-    return { status: 200, body: { idle: this.dispatcher.idle(), attempts: this.dispatcher.log() } };
+  settings(): ControlReply {
+    return {
+      status: 200,
+      body: {
+        faultSeed: this.faults.seed,
+        reusedClientOrderId: this.engine.reusedClientOrderId,
+        callbackRetry: this.dispatcher.retrySettings(),
+      },
+    };
+  }
+
+  changeSettings(body: unknown): ControlReply {
+    const parsed = settingsSchema.safeParse(body);
+    if (!parsed.success) return invalid(parsed.error);
+    const { faultSeed, reusedClientOrderId, callbackRetry } = parsed.data;
+    if (faultSeed !== undefined) this.faults.reseed(faultSeed);
+    if (reusedClientOrderId !== undefined) this.engine.reusedClientOrderId = reusedClientOrderId;
+    if (callbackRetry !== undefined) this.dispatcher.configureRetry(callbackRetry);
+    return this.settings();
+  }
+
+  callbacks(clientOrderId?: string): ControlReply {
+    return {
+      status: 200,
+      body: {
+        idle: this.dispatcher.idle(clientOrderId),
+        attempts: this.dispatcher.log(clientOrderId),
+      },
+    };
   }
 
   order(orderId: string): ControlReply {
@@ -128,6 +182,7 @@ export class SandboxControls {
     this.engine.reset();
     this.ledger.reset();
     this.faults.clear();
+    this.faults.reseed(0);
     this.dispatcher.reset();
     this.clock.reset();
     return { status: 200, body: { reset: true } };

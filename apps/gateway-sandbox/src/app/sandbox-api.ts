@@ -107,12 +107,15 @@ export class SandboxApi {
     }
 
     const clientOrderId = clientOrderIdOf(form.fields);
-    const fault = this.faults.forRequest(
-      endpoint.merchant.login,
+    const fault = this.faults.forRequest({
+      login: endpoint.merchant.login,
       clientOrderId,
-      route.operation.name,
-    );
+      operation: route.operation.name,
+      endpointRef: route.id,
+      endpointId: String(endpoint.id),
+    });
     if (fault?.latencyMs) await this.sleep(fault.latencyMs);
+    if (fault?.failBefore === 'drop') return { kind: 'drop' };
     if (fault?.failBefore !== undefined) {
       return this.error(
         format,

@@ -73,8 +73,17 @@ export interface CallbackDelivery {
   readonly params: Readonly<Record<string, string>>;
   readonly login: string;
   readonly clientOrderId: string;
+  /** The endpoint the order was made on (fault rules can match it). */
+  readonly endpointId: string;
   readonly maxAttempts: number | undefined;
 }
+
+/**
+ * What a reused client_orderid does (README "Decisions"): `refuse` (the default) returns the
+ * first reply to the identical request and refuses a different one; `charge-again` (test
+ * controls only) creates and charges a second order, as a gateway without that check would.
+ */
+export type ReuseMode = 'refuse' | 'charge-again';
 
 export interface CallbackSink {
   enqueue(delivery: CallbackDelivery): void;
@@ -284,6 +293,7 @@ export class SandboxEngine {
   private nextOrderId = 1_000_001;
   private nextSerial = 1;
   private nextRef = 500_001;
+  private reuseMode: ReuseMode = 'refuse';
   private readonly panKey = randomBytes(32);
 
   constructor(
@@ -1095,7 +1105,16 @@ export class SandboxEngine {
       }));
   }
 
+  get reusedClientOrderId(): ReuseMode {
+    return this.reuseMode;
+  }
+
+  set reusedClientOrderId(mode: ReuseMode) {
+    this.reuseMode = mode;
+  }
+
   reset(): void {
+    this.reuseMode = 'refuse';
     this.orders.clear();
     this.byClientOrderId.clear();
     this.byToken.clear();
@@ -1255,6 +1274,7 @@ export class SandboxEngine {
       params,
       login: order.login,
       clientOrderId: order.clientOrderId,
+      endpointId: String(order.endpoint.id),
       maxAttempts: merchant.callbackMaxAttempts,
     });
   }
@@ -1445,9 +1465,12 @@ export class SandboxEngine {
 
   /**
    * Reused client_orderid (README "Decisions"): the same request again returns the order it
-   * created, and nothing is charged twice; a different request with that id is refused.
+   * created, and nothing is charged twice; a different request with that id is refused. In the
+   * `charge-again` mode nothing is replayed: the caller creates a second order, which then owns
+   * the client_orderid for lookups by it alone.
    */
   private replay(r: EngineRequest, clientOrderId: string, fingerprint: string): Reply | undefined {
+    if (this.reuseMode === 'charge-again') return undefined;
     const existing = this.byClientOrderId.get(`${r.endpoint.merchant.login}|${clientOrderId}`);
     if (!existing) return undefined;
     if (existing.fingerprint === fingerprint) return existing.firstReply;

@@ -1,32 +1,82 @@
+import { createHash } from 'node:crypto';
 import { FinalStatus } from './outcomes';
+
+/** The operation whose faults are separate from every other operation's (README "Decisions"). */
+export const STATUS_OPERATION = 'STATUS';
 
 /**
  * Fault injection for tests (test controls only). A rule matches requests and/or callbacks by
- * merchant login, client_orderid and operation name; unset criteria match everything.
+ * merchant login, client_orderid, operation name and endpoint; unset criteria match everything,
+ * except that a rule without `operation` never matches a STATUS query (status faults are named
+ * explicitly, so an order's faults do not also blind the query that would resolve them).
  */
 export interface FaultRule {
   readonly id: string;
   readonly login?: string;
   readonly clientOrderId?: string;
   readonly operation?: string;
+  /** The endpoint or endpoint-group id as in the request path, or the resolved endpoint id. */
+  readonly endpoint?: string;
+  /**
+   * Chance (0–1) that a matching request or callback attempt is hit; always when unset. Drawn
+   * from the registry's seed (see `draw`), so the same seed gives the same faults.
+   */
+  readonly probability?: number;
   /** Added latency before the request is handled. */
   readonly latencyMs?: number;
-  /** Answer with this 5xx before anything is processed. */
-  readonly failBefore?: number;
+  /** Answer with this 5xx before anything is processed, or drop the connection unanswered. */
+  readonly failBefore?: number | 'drop';
   /** Process the request (money moves), then answer with this 5xx, or drop the connection. */
   readonly failAfter?: number | 'drop';
   /** Final result to use instead of the CVV table. */
   readonly outcome?: FinalStatus | 'unknown';
-  /** Callbacks of matching orders: dropped, sent twice, delayed, or held and sent in reverse. */
-  readonly callbacks?: 'drop' | 'duplicate' | 'delay' | 'reorder';
+  /**
+   * Callbacks of matching orders: each delivery attempt dropped (and retried on the schedule),
+   * sent twice, delayed, or held and sent in reverse.
+   */
+  readonly callbacks?: CallbackFault;
   readonly callbackDelayMs?: number;
-  /** How many matches the rule serves before it is spent; unlimited when unset. */
+  /** How many hits the rule serves before it is spent; unlimited when unset. */
   remaining?: number;
 }
+
+export type CallbackFault = 'drop' | 'duplicate' | 'delay' | 'reorder';
+
+/** What a request carries for rule matching. */
+export interface RequestKey {
+  readonly login: string;
+  readonly clientOrderId: string | undefined;
+  readonly operation: string;
+  /** The id in the path and the endpoint it resolved to (equal unless a group was called). */
+  readonly endpointRef: string;
+  readonly endpointId: string;
+}
+
+/** What a callback attempt carries for rule matching. */
+export interface CallbackKey {
+  readonly login: string;
+  readonly clientOrderId: string;
+  readonly endpointId: string;
+}
+
+/**
+ * A number in [0, 1) determined by the seed and the key alone (counter-based: SHA-256 of both).
+ * Keys name the rule, the order, the operation and how many times that rule has been drawn for
+ * it, so a chaos run with the same seed hits the same orders whatever order requests of
+ * different payments arrive in.
+ */
+export function draw(seed: number, key: string): number {
+  return createHash('sha256').update(`${seed}\u0000${key}`).digest().readUInt32BE(0) / 2 ** 32;
+}
+
+/** Per-(rule, order, operation) draw counters kept at most; then they restart (README "Traps"). */
+const MAX_COUNTERS = 200_000;
 
 export class FaultRegistry {
   private rules: FaultRule[] = [];
   private seq = 0;
+  private seedValue = 0;
+  private readonly counters = new Map<string, number>();
 
   add(rule: Omit<FaultRule, 'id'>): FaultRule {
     this.seq += 1;
@@ -45,51 +95,83 @@ export class FaultRegistry {
     return this.rules.length < before;
   }
 
+  /** Removes every rule and restarts rule ids and draws, so a replayed setup draws the same. */
   clear(): void {
     this.rules = [];
+    this.seq = 0;
+    this.counters.clear();
   }
 
-  /** The first live rule with a request effect that matches; consumes one use. */
-  forRequest(
-    login: string,
-    clientOrderId: string | undefined,
-    operation: string,
-  ): FaultRule | undefined {
+  get seed(): number {
+    return this.seedValue;
+  }
+
+  /** Sets the seed of probability draws and restarts them. */
+  reseed(seed: number): void {
+    this.seedValue = seed;
+    this.counters.clear();
+  }
+
+  /** The first live rule with a request effect that matches and hits; consumes one use. */
+  forRequest(request: RequestKey): FaultRule | undefined {
     return this.take(
       (r) =>
         (r.latencyMs !== undefined ||
           r.failBefore !== undefined ||
           r.failAfter !== undefined ||
           r.outcome !== undefined) &&
-        matches(r, login, clientOrderId, operation),
+        matchesRequest(r, request),
+      `${request.login}|${request.clientOrderId ?? ''}|${request.operation}`,
     );
   }
 
-  /** The first live rule with a callback effect that matches; consumes one use. */
-  forCallback(login: string, clientOrderId: string): FaultRule | undefined {
+  /**
+   * The first live rule with one of these callback effects that matches and hits; consumes one
+   * use. `drop` is asked per delivery attempt, the others once per callback.
+   */
+  forCallback(
+    callback: CallbackKey,
+    effects: readonly CallbackFault[],
+    attempt: number,
+  ): FaultRule | undefined {
     return this.take(
-      (r) => r.callbacks !== undefined && matches(r, login, clientOrderId, undefined),
+      (r) =>
+        r.callbacks !== undefined && effects.includes(r.callbacks) && matchesCallback(r, callback),
+      `callback|${callback.login}|${callback.clientOrderId}|${attempt}`,
     );
   }
 
-  private take(predicate: (r: FaultRule) => boolean): FaultRule | undefined {
+  private take(predicate: (r: FaultRule) => boolean, key: string): FaultRule | undefined {
     const rule = this.rules.find(
-      (r) => (r.remaining === undefined || r.remaining > 0) && predicate(r),
+      (r) => (r.remaining === undefined || r.remaining > 0) && predicate(r) && this.hits(r, key),
     );
     if (rule && rule.remaining !== undefined) rule.remaining -= 1;
     return rule;
   }
+
+  private hits(rule: FaultRule, key: string): boolean {
+    if (rule.probability === undefined) return true;
+    const counterKey = `${rule.id}|${key}`;
+    const n = this.counters.get(counterKey) ?? 0;
+    if (this.counters.size >= MAX_COUNTERS) this.counters.clear();
+    this.counters.set(counterKey, n + 1);
+    return draw(this.seedValue, `${counterKey}|${n}`) < rule.probability;
+  }
 }
 
-function matches(
-  r: FaultRule,
-  login: string,
-  clientOrderId: string | undefined,
-  operation: string | undefined,
-): boolean {
+function matchesRequest(r: FaultRule, q: RequestKey): boolean {
   return (
-    (r.login === undefined || r.login === login) &&
-    (r.clientOrderId === undefined || r.clientOrderId === clientOrderId) &&
-    (r.operation === undefined || operation === undefined || r.operation === operation)
+    (r.login === undefined || r.login === q.login) &&
+    (r.clientOrderId === undefined || r.clientOrderId === q.clientOrderId) &&
+    (r.operation === undefined ? q.operation !== STATUS_OPERATION : r.operation === q.operation) &&
+    (r.endpoint === undefined || r.endpoint === q.endpointRef || r.endpoint === q.endpointId)
+  );
+}
+
+function matchesCallback(r: FaultRule, c: CallbackKey): boolean {
+  return (
+    (r.login === undefined || r.login === c.login) &&
+    (r.clientOrderId === undefined || r.clientOrderId === c.clientOrderId) &&
+    (r.endpoint === undefined || r.endpoint === c.endpointId)
   );
 }

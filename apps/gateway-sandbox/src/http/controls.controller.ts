@@ -55,9 +55,20 @@ export class ControlsController {
     if (body !== NO_BODY) reply(res, this.sandbox.controls.advance(body));
   }
 
+  @Get('settings')
+  settings(@Res() res: Response): void {
+    reply(res, this.sandbox.controls.settings());
+  }
+
+  @Post('settings')
+  async changeSettings(@Req() req: Request, @Res() res: Response): Promise<void> {
+    const body = await this.json(req, res);
+    if (body !== NO_BODY) reply(res, this.sandbox.controls.changeSettings(body));
+  }
+
   @Get('callbacks')
-  callbacks(@Res() res: Response): void {
-    reply(res, this.sandbox.controls.callbacks());
+  callbacks(@Query('clientOrderId') clientOrderId: string | undefined, @Res() res: Response): void {
+    reply(res, this.sandbox.controls.callbacks(clientOrderId));
   }
 
   @Get('orders/:orderId')

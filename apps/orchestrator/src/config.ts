@@ -99,6 +99,10 @@ export const orchestratorConfigShape = {
       description:
         'seconds an unknown outcome must stay without any trace at the gateway before it is sent once more (then failed as not-sent)',
     }),
+    ownLimitWaitSeconds: envVar('OWN_LIMIT_WAIT_SECONDS', positiveInt(600), {
+      description:
+        "seconds a request held back by the gateway-adapter's own breaker or limits may wait for them before it fails as not-sent",
+    }),
     statusHintIntervalSeconds: envVar('STATUS_HINT_INTERVAL_SECONDS', nonNegativeInt(60), {
       description: 'at most one status refresh per payment per this many seconds from hints',
     }),

@@ -5,13 +5,13 @@ import {
   Logger,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
+import { BackgroundLoop, type RoundOutcome } from '@payments/core';
 import { KafkaProducerService } from '@payments/kafka';
 import { Client } from 'pg';
 import { ORCHESTRATOR_CONFIG, type OrchestratorConfig } from '../config';
 import { relayBackoffMs } from './outbox-rows';
 import { OUTBOX_CHANNEL } from './outbox.writer';
 import { outboxMetrics } from './outbox-metrics';
-import { WakeableSleep } from '../runtime/wakeable-sleep';
 
 /** Session advisory lock of the one active relay per database ("outbxrly" in ASCII). */
 export const RELAY_LOCK_KEY = '8031170174785645689';
@@ -45,17 +45,26 @@ interface OutboxRecord {
 export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(OutboxRelay.name);
   private readonly metrics = outboxMetrics();
-  private readonly signal = new WakeableSleep();
+  private readonly loop: BackgroundLoop;
   private client: Client | undefined;
   private leader = false;
-  private running: Promise<void> | undefined;
-  private stopping = false;
-  private failures = 0;
 
   constructor(
     @Inject(ORCHESTRATOR_CONFIG) private readonly config: OrchestratorConfig,
     private readonly producer: KafkaProducerService,
-  ) {}
+  ) {
+    this.loop = new BackgroundLoop({
+      runOnce: () => this.round(),
+      idleMs: config.outbox.pollMs,
+      backoffMs: (failures) => relayBackoffMs(failures, config.outbox.maxBackoffMs),
+      onError: (error, failures, delayMs) => {
+        this.metrics.failures.inc();
+        this.logger.warn(
+          `outbox relay: round failed (${failures} in a row), retry in ${delayMs} ms: ${String(error)}`,
+        );
+      },
+    });
+  }
 
   onApplicationBootstrap(): void {
     if (this.config.outbox.relayEnabled) this.start();
@@ -71,47 +80,24 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
   }
 
   start(): void {
-    if (this.running) return;
-    this.stopping = false;
-    this.running = this.loop();
+    this.loop.start();
   }
 
   async stop(): Promise<void> {
-    this.stopping = true;
-    this.signal.wake();
-    await this.running;
-    this.running = undefined;
+    await this.loop.stop();
     await this.disconnect();
   }
 
-  private async loop(): Promise<void> {
-    while (!this.stopping) {
-      try {
-        const client = await this.connection();
-        if (!this.leader) {
-          this.leader = await this.tryLock(client);
-          if (!this.leader) {
-            await this.signal.sleep(this.config.outbox.pollMs);
-            continue;
-          }
-          this.logger.log('outbox relay: lock acquired, publishing');
-        }
-        this.signal.consume();
-        const published = await this.publishRound(client);
-        this.failures = 0;
-        if (published < this.config.outbox.batchSize) {
-          await this.signal.sleep(this.config.outbox.pollMs);
-        }
-      } catch (error) {
-        this.failures += 1;
-        this.metrics.failures.inc();
-        const delay = relayBackoffMs(this.failures, this.config.outbox.maxBackoffMs);
-        this.logger.warn(
-          `outbox relay: round failed (${this.failures} in a row), retry in ${delay} ms: ${String(error)}`,
-        );
-        await this.signal.sleep(delay);
-      }
+  /** One round: take the lock if not the leader yet (a standby retries every poll), publish. */
+  private async round(): Promise<RoundOutcome> {
+    const client = await this.connection();
+    if (!this.leader) {
+      this.leader = await this.tryLock(client);
+      if (!this.leader) return 'idle';
+      this.logger.log('outbox relay: lock acquired, publishing');
     }
+    const published = await this.publishRound(client);
+    return published < this.config.outbox.batchSize ? 'idle' : 'busy';
   }
 
   private async connection(): Promise<Client> {
@@ -125,7 +111,7 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
       if (this.client === client) this.client = undefined;
       this.leader = false;
     });
-    client.on('notification', () => this.signal.wake());
+    client.on('notification', () => this.loop.wake());
     try {
       await client.connect();
       await client.query(`LISTEN ${OUTBOX_CHANNEL}`);

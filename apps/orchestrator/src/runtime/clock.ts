@@ -1,11 +1,14 @@
-import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import { newId, systemClock } from '@payments/core';
 
-/** The time, behind an injected class so tests can move it (STYLE.md: I/O behind classes). */
+/**
+ * libs/core's clock and ids as injectable classes (STYLE.md: I/O behind classes), so tests move
+ * the time by overriding `now()`. The runtime works with Dates.
+ */
 @Injectable()
 export class Clock {
   now(): Date {
-    return new Date();
+    return new Date(systemClock.now());
   }
 }
 
@@ -13,6 +16,6 @@ export class Clock {
 @Injectable()
 export class IdGenerator {
   next(): string {
-    return randomUUID();
+    return newId();
   }
 }

@@ -210,6 +210,7 @@ describe('small helpers', () => {
       unknownAlertSeconds: 3600,
       maxSendAttempts: 4,
       neverReceivedSeconds: 60,
+      ownLimitWaitSeconds: 600,
       statusHintIntervalSeconds: 60,
     };
     expect(policyFromConfig(base)).toEqual({

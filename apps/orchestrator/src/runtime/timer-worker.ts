@@ -5,26 +5,33 @@ import {
   Logger,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
+import { BackgroundLoop } from '@payments/core';
 import { ORCHESTRATOR_CONFIG, type OrchestratorConfig } from '../config';
 import { SagaRuntime } from './saga-runtime';
-import { WakeableSleep } from './wakeable-sleep';
 
 /**
  * Fires due timers every TIMER_POLL_MS, up to TIMER_BATCH_SIZE per round, each in its own
- * transaction through SagaRuntime (claimed FOR UPDATE SKIP LOCKED, so any number of
- * workers can run against one database).
+ * transaction through the SagaRuntime (claimed FOR UPDATE SKIP LOCKED, so any number of
+ * workers can run against one database). The loop itself is libs/core's BackgroundLoop.
  */
 @Injectable()
 export class TimerWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(TimerWorker.name);
-  private readonly signal = new WakeableSleep();
-  private running: Promise<void> | undefined;
+  private readonly loop: BackgroundLoop;
   private stopping = false;
 
   constructor(
     @Inject(ORCHESTRATOR_CONFIG) private readonly config: OrchestratorConfig,
     private readonly runtime: SagaRuntime,
-  ) {}
+  ) {
+    this.loop = new BackgroundLoop({
+      // A full batch means more may be due: go on at once.
+      runOnce: async () => ((await this.runOnce()) < config.timers.batchSize ? 'idle' : 'busy'),
+      idleMs: config.timers.pollMs,
+      backoffMs: () => config.timers.pollMs,
+      onError: (error) => this.logger.warn(`timer worker: round failed: ${String(error)}`),
+    });
+  }
 
   onApplicationBootstrap(): void {
     if (this.config.timers.workerEnabled) this.start();
@@ -35,16 +42,13 @@ export class TimerWorker implements OnApplicationBootstrap, BeforeApplicationShu
   }
 
   start(): void {
-    if (this.running) return;
     this.stopping = false;
-    this.running = this.loop();
+    this.loop.start();
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
-    this.signal.wake();
-    await this.running;
-    this.running = undefined;
+    await this.loop.stop();
   }
 
   /** Fires what is due now; returns how many timers this worker fired. */
@@ -58,19 +62,5 @@ export class TimerWorker implements OnApplicationBootstrap, BeforeApplicationShu
       if (outcome === 'fired') fired += 1;
     }
     return fired;
-  }
-
-  private async loop(): Promise<void> {
-    while (!this.stopping) {
-      let fired = 0;
-      try {
-        this.signal.consume();
-        fired = await this.runOnce();
-      } catch (error) {
-        this.logger.warn(`timer worker: round failed: ${String(error)}`);
-      }
-      // A full batch means more may be due: go on at once.
-      if (fired < this.config.timers.batchSize) await this.signal.sleep(this.config.timers.pollMs);
-    }
   }
 }

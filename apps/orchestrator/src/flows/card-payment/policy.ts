@@ -25,5 +25,6 @@ export function cardPaymentPolicy(
     ...policyFromConfig(config.policy),
     limits: config.limits,
     neverReceivedAfterMs: config.policy.neverReceivedSeconds * 1000,
+    ownLimitWaitMs: config.policy.ownLimitWaitSeconds * 1000,
   };
 }

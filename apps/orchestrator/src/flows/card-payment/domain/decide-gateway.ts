@@ -13,7 +13,9 @@ import {
   type Decision,
   type DecisionContext,
   DEFAULT_NEVER_RECEIVED_AFTER_MS,
+  DEFAULT_OWN_LIMIT_WAIT_MS,
   type IgnoreReason,
+  NEVER_RECEIVED_ATTEMPT,
 } from './decision';
 import { accepted, addMs, ignored, msBetween, policyOf, type EventDraft } from './drafts';
 import type { Effect } from './effects';
@@ -139,7 +141,25 @@ export function decideGatewayResult(
         settleTimers(),
       );
     case 'not-sent': {
-      if (result.attempt < policyOf(ctx).maxSendAttempts) {
+      const policy = policyOf(ctx);
+      // Held back by our own breaker or limits (retryAt): wait for it, bounded, without spending
+      // the send attempts inside the cool-down (issue #10 item 8).
+      if (
+        r.retryAt !== undefined &&
+        result.attempt + 1 < NEVER_RECEIVED_ATTEMPT &&
+        msBetween(op.requestedAt, ctx.now) < (policy.ownLimitWaitMs ?? DEFAULT_OWN_LIMIT_WAIT_MS)
+      ) {
+        const notBefore = Date.parse(r.retryAt) > Date.parse(ctx.now) ? r.retryAt : ctx.now;
+        return ignored('NO_NEWS', [
+          {
+            type: 'resend-gateway-request',
+            requestId: op.requestId,
+            attempt: result.attempt + 1,
+            notBefore: new Date(Date.parse(notBefore)).toISOString(),
+          },
+        ]);
+      }
+      if (r.retryAt === undefined && result.attempt < policy.maxSendAttempts) {
         // Resend the same request: same requestId, same clientOrderId. No event; nothing happened.
         return ignored('NO_NEWS', [
           {
@@ -230,7 +250,7 @@ function neverReceived(state: OpenPayment, op: InFlightOperation, ctx: DecisionC
       settleTimers(),
     );
   }
-  const attempt = policy.maxSendAttempts + 1;
+  const attempt = NEVER_RECEIVED_ATTEMPT;
   return accepted(
     state,
     state.paymentId,

@@ -25,7 +25,23 @@ export const DEFAULT_LIMITS: PaymentLimits = { default: { maxMinor: 100_000_000 
  */
 export const DEFAULT_NEVER_RECEIVED_AFTER_MS = 60_000;
 
+/**
+ * The attempt number of the one resend after the gateway showed no trace of a request: above any
+ * attempt a not-sent resend can reach, so the adapter's ledger and the results inbox (both keyed
+ * by request id and attempt) never confuse the two.
+ */
+export const NEVER_RECEIVED_ATTEMPT = 1000;
+
+/** How long a request held back by our own breaker or limits may wait before it fails. */
+export const DEFAULT_OWN_LIMIT_WAIT_MS = 10 * 60 * 1000;
+
 export interface PaymentPolicy {
+  /**
+   * A request our own breaker, rate limit or concurrency limit held back (not-sent with retryAt)
+   * is resent at retryAt until this long after it was first requested, then fails as not-sent.
+   * Undefined: DEFAULT_OWN_LIMIT_WAIT_MS.
+   */
+  ownLimitWaitMs?: number;
   /**
    * An unknown outcome the gateway has no trace of for this long (the order does not exist, or
    * the order's status shows an earlier operation) is resent once, then failed as not-sent.

@@ -15,12 +15,12 @@ import {
   statusReply,
 } from '../../../../test/kits/card-payment.kit';
 import type { PaymentInput } from './inputs';
-import { DEFAULT_POLICY } from './decision';
+import { DEFAULT_POLICY, NEVER_RECEIVED_ATTEMPT } from './decision';
 import type { PaymentState } from './state';
 
 const WINDOW = 60_000;
 const policy = { ...DEFAULT_POLICY, neverReceivedAfterMs: WINDOW };
-const resendAttempt = DEFAULT_POLICY.maxSendAttempts + 1;
+const resendAttempt = NEVER_RECEIVED_ATTEMPT;
 
 /** The gateway refuses to describe the order: it does not exist there. */
 const noSuchOrder = (state: PaymentState): PaymentInput => {
@@ -106,5 +106,40 @@ describe('a capture the order status shows never arrived', () => {
         policy,
       )
       .then([{ type: 'accepted-by-gateway', operation: 'capture' }]);
+  });
+});
+
+describe('a request held back by our own breaker or limits (not-sent with retryAt)', () => {
+  const held = (attempt: number, retryAt: string) =>
+    result({ kind: 'not-sent', reason: 'circuit open', retryAt }, attempt);
+
+  it('waits for retryAt without spending the send attempts, far beyond GATEWAY_MAX_SEND_ATTEMPTS', () => {
+    let s = givenInputs(command(saleCommand()));
+    for (let attempt = 1; attempt <= 3 * DEFAULT_POLICY.maxSendAttempts; attempt++) {
+      const now = at(attempt * 10_000);
+      const retryAt = at(attempt * 10_000 + 30_000);
+      s.when(held(attempt, retryAt), now)
+        .thenIgnored('NO_NEWS')
+        .thenEffects([
+          { type: 'resend-gateway-request', attempt: attempt + 1, notBefore: retryAt },
+        ]);
+      s = s.and(held(attempt, retryAt), now);
+    }
+    expect(s.state.status).toBe('requested');
+  });
+
+  it('fails as not-sent once it waited longer than the bound', () => {
+    givenInputs(command(saleCommand()))
+      .when(held(3, at(11 * 60_000)), at(10 * 60_000), {
+        ...DEFAULT_POLICY,
+        ownLimitWaitMs: 10 * 60_000,
+      })
+      .then([{ type: 'failed', reason: 'not-sent', message: 'circuit open' }]);
+  });
+
+  it('a not-sent without retryAt (nothing reached the gateway for another reason) keeps its attempt limit', () => {
+    givenInputs(command(saleCommand()))
+      .when(result({ kind: 'not-sent', reason: 'connect refused' }, DEFAULT_POLICY.maxSendAttempts))
+      .then([{ type: 'failed', reason: 'not-sent' }]);
   });
 });

@@ -5,16 +5,16 @@ import { KafkaBrokerHealthCheck } from '@payments/kafka';
 import { LoggingModule, loggingOptions } from '@payments/logging';
 import { HttpErrorFilter, ObservabilityModule, provideHealthChecks } from '@payments/observability';
 import type { Logger } from 'pino';
-import { CallbackIngestService } from './app/callback-ingest.service';
-import { callbackMetrics } from './app/metrics';
-import { CallbackPublisher } from './app/publisher';
-import { CALLBACK_METRICS, CONTROL_KEYS, HINT_LIMITER } from './app/tokens';
+import { CallbackIngestService } from './application/callback-ingest.service';
+import { callbackMetrics } from './application/metrics';
+import { CallbackPublisher } from './application/publisher';
+import { CALLBACK_METRICS, CONTROL_KEYS, HINT_LIMITER } from './application/tokens';
 import { CALLBACK_INGEST_CONFIG, type CallbackIngestSettings } from './config';
 import { CLOCK, type Clock, systemClock } from './domain/clock';
 import { HintLimiter } from './domain/hint-limiter';
-import { BrowserReturnController } from './http/browser-return.controller';
-import { GatewayCallbackController } from './http/gateway-callback.controller';
-import { EdgeKafkaModule } from './kafka/edge-kafka.module';
+import { BrowserReturnController } from './transport/http/browser-return.controller';
+import { GatewayCallbackController } from './transport/http/gateway-callback.controller';
+import { EdgeKafkaModule } from './transport/kafka/edge-kafka.module';
 
 export const SERVICE_NAME = 'callback-ingest';
 

@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { createNestApp } from '@payments/bootstrap';
 import { AppModule, type AppModuleOptions } from './app.module';
 import type { CallbackIngestSettings } from './config';
-import { edgeRequestMiddleware } from './http/edge-request.middleware';
+import { edgeRequestMiddleware } from './transport/http/edge-request.middleware';
 
 /** Slow clients may not hold a connection open for long (the bodies here are tiny). */
 const HEADERS_TIMEOUT_MS = 20_000;

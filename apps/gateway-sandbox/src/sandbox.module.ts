@@ -10,13 +10,13 @@ import { APP_FILTER } from '@nestjs/core';
 import { LoggingModule, loggingOptions } from '@payments/logging';
 import { HttpErrorFilter, ObservabilityModule, provideHealthChecks } from '@payments/observability';
 import type { Logger as PinoLogger } from 'pino';
-import { Sandbox } from './app/sandbox';
+import { Sandbox } from './application/sandbox';
 import { SandboxConfig } from './config';
 import { loadMerchantsFile } from './domain/merchants';
-import { ApiController } from './http/api.controller';
-import { ControlsController } from './http/controls.controller';
-import { PagesController } from './http/pages.controller';
-import { SANDBOX, SANDBOX_CONFIG } from './http/tokens';
+import { ApiController } from './transport/http/api.controller';
+import { ControlsController } from './transport/http/controls.controller';
+import { PagesController } from './transport/http/pages.controller';
+import { SANDBOX, SANDBOX_CONFIG } from './transport/http/tokens';
 
 export const SERVICE_NAME = 'gateway-sandbox';
 

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { Sandbox, SandboxOptions } from '../src/app/sandbox';
+import { Sandbox, SandboxOptions } from '../src/application/sandbox';
 import { SandboxConfig } from '../src/config';
 import { MerchantRegistry, merchantsFileSchema } from '../src/domain/merchants';
 import { SandboxModule } from '../src/sandbox.module';

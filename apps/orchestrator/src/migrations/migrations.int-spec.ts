@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { assertTestDatabase, createTestDatabase, serverUrl, TestDatabase } from '@payments/testing';
-import { orchestratorMigrations } from './index';
+import { orchestratorMigrations } from '.';
 import { createDataSource, MIGRATIONS_TABLE, runMigrations } from '@payments/database';
 import { DatabaseHealthCheck } from '@payments/observability';
 

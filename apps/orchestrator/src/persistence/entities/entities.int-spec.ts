@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
 import { createDataSource, runMigrations } from '@payments/database';
 import { orchestratorMigrations } from '../../migrations';
-import { orchestratorEntities } from './index';
+import { orchestratorEntities } from '.';
 
 /**
  * The entities describe exactly the schema the migrations build: TypeORM's `schema:log` (the

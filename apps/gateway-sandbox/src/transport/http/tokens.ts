@@ -1,5 +1,5 @@
-import { Sandbox } from '../app/sandbox';
-import { SandboxConfig } from '../config';
+import { Sandbox } from '../../application/sandbox';
+import { SandboxConfig } from '../../config';
 
 export const SANDBOX = Symbol('SANDBOX');
 export const SANDBOX_CONFIG = Symbol('SANDBOX_CONFIG');

@@ -1,8 +1,8 @@
 import { Controller, Inject, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { ApiReply, plain } from '../app/sandbox-api';
-import { Sandbox } from '../app/sandbox';
-import { SandboxConfig } from '../config';
+import { ApiReply, plain } from '../../application/sandbox-api';
+import { Sandbox } from '../../application/sandbox';
+import { SandboxConfig } from '../../config';
 import { headerMap, readBody } from './body';
 import { SANDBOX, SANDBOX_CONFIG } from './tokens';
 

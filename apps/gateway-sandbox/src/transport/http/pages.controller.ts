@@ -1,9 +1,9 @@
 import { All, Controller, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { Sandbox } from '../app/sandbox';
-import { PageResult } from '../domain/engine';
-import { parseForm } from '../domain/form';
-import { SandboxConfig } from '../config';
+import { Sandbox } from '../../application/sandbox';
+import { PageResult } from '../../domain/engine';
+import { parseForm } from '../../domain/form';
+import { SandboxConfig } from '../../config';
 import { readBody } from './body';
 import { SANDBOX, SANDBOX_CONFIG } from './tokens';
 

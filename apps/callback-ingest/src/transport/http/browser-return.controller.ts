@@ -10,8 +10,11 @@ import {
   UseFilters,
 } from '@nestjs/common';
 import type { Request } from 'express';
-import { CallbackIngestService, type IngestOutcome } from '../app/callback-ingest.service';
-import { CALLBACK_INGEST_CONFIG, type CallbackIngestConfig } from '../config';
+import {
+  CallbackIngestService,
+  type IngestOutcome,
+} from '../../application/callback-ingest.service';
+import { CALLBACK_INGEST_CONFIG, type CallbackIngestConfig } from '../../config';
 import { BrowserErrorPageFilter } from './browser-error-page.filter';
 import { edgeError, unknownEndpoint } from './edge-errors';
 import { ingestHttpRequest } from './ingest-http-request';

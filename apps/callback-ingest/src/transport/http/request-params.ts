@@ -1,6 +1,6 @@
 import { HttpStatus } from '@nestjs/common';
 import type { Request } from 'express';
-import { collectParams } from '../domain/params';
+import { collectParams } from '../../domain/params';
 import { edgeError } from './edge-errors';
 import { takenQuery } from './edge-request.middleware';
 

@@ -1,8 +1,8 @@
 import { Controller, Delete, Get, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { ControlReply } from '../app/controls';
-import { Sandbox } from '../app/sandbox';
-import { SandboxConfig } from '../config';
+import { ControlReply } from '../../application/controls';
+import { Sandbox } from '../../application/sandbox';
+import { SandboxConfig } from '../../config';
 import { readBody } from './body';
 import { SANDBOX, SANDBOX_CONFIG } from './tokens';
 

@@ -1,7 +1,10 @@
 import { HttpException } from '@nestjs/common';
 import type { Request } from 'express';
-import type { CallbackIngestService, IngestOutcome } from '../app/callback-ingest.service';
-import type { CallbackSource } from '../domain/notification-id';
+import type {
+  CallbackIngestService,
+  IngestOutcome,
+} from '../../application/callback-ingest.service';
+import type { CallbackSource } from '../../domain/notification-id';
 import { unknownEndpoint } from './edge-errors';
 import { EdgeLimits, requestParams } from './request-params';
 

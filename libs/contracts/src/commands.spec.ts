@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { parseCommand } from './commands';
-import { captureCommand, saleCommand, voidCommand } from './testing';
+import { captureCommand, saleCommand, voidCommand } from '../test/testing';
 
 const fail = (input: unknown) => {
   const r = parseCommand(input);

@@ -13,7 +13,7 @@ import {
   saleCommand,
   testUuid,
   voidCommand,
-} from './testing';
+} from '../test/testing';
 
 /** A valid command of each type (amounts set so optional money paths exist). */
 const VALID: Record<CommandType, () => Record<string, unknown>> = {

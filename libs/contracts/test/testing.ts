@@ -4,7 +4,7 @@ import type {
   ReturnCommand,
   SaleCommand,
   VoidCommand,
-} from './commands';
+} from '../src/commands';
 
 /**
  * Test-data factories for commands (not exported from the package index; import

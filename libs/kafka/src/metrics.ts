@@ -1,4 +1,5 @@
-import { Counter, Gauge, register } from 'prom-client';
+import { counterMetric, gaugeMetric } from '@payments/observability';
+import type { Counter, Gauge } from 'prom-client';
 
 /**
  * Consumer metrics on prom-client's default registry (the one /metrics serves), labelled by
@@ -20,15 +21,11 @@ export interface KafkaConsumerMetrics {
 }
 
 function counter<L extends string>(name: string, help: string, labelNames: L[]): Counter<L> {
-  const existing = register.getSingleMetric(name);
-  if (existing) return existing as Counter<L>;
-  return new Counter({ name, help, labelNames });
+  return counterMetric({ name, help, labelNames });
 }
 
 function gauge<L extends string>(name: string, help: string, labelNames: L[]): Gauge<L> {
-  const existing = register.getSingleMetric(name);
-  if (existing) return existing as Gauge<L>;
-  return new Gauge({ name, help, labelNames });
+  return gaugeMetric({ name, help, labelNames });
 }
 
 export function kafkaConsumerMetrics(): KafkaConsumerMetrics {

@@ -3,3 +3,4 @@ export { provideHealthChecks } from './provide-health-checks';
 export { DatabaseHealthCheck } from './database.health-check';
 export { ObservabilityModule } from './observability.module';
 export { type ErrorBody, HttpErrorFilter } from './http-error.filter';
+export { counterMetric, gaugeMetric, histogramMetric } from './metric-factory';

@@ -1,4 +1,5 @@
-import { Counter, Histogram, register } from 'prom-client';
+import { counterMetric, histogramMetric } from '@payments/observability';
+import type { Counter, Histogram } from 'prom-client';
 
 /**
  * callback-ingest's metrics on the default registry (the one /metrics serves). Looked up before
@@ -25,15 +26,11 @@ export interface CallbackMetrics {
 }
 
 function counter<L extends string>(name: string, help: string, labelNames: L[]): Counter<L> {
-  const existing = register.getSingleMetric(name);
-  if (existing) return existing as Counter<L>;
-  return new Counter({ name, help, labelNames });
+  return counterMetric({ name, help, labelNames });
 }
 
 function histogram<L extends string>(name: string, help: string, labelNames: L[]): Histogram<L> {
-  const existing = register.getSingleMetric(name);
-  if (existing) return existing as Histogram<L>;
-  return new Histogram({
+  return histogramMetric({
     name,
     help,
     labelNames,

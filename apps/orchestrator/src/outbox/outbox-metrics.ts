@@ -1,12 +1,8 @@
-import { Counter, Gauge, register } from 'prom-client';
+import { counterMetric, gaugeMetric } from '@payments/observability';
+import type { Counter, Gauge } from 'prom-client';
 
-function gauge(name: string, help: string): Gauge {
-  return (register.getSingleMetric(name) as Gauge | undefined) ?? new Gauge({ name, help });
-}
-
-function counter(name: string, help: string): Counter {
-  return (register.getSingleMetric(name) as Counter | undefined) ?? new Counter({ name, help });
-}
+const gauge = (name: string, help: string): Gauge => gaugeMetric({ name, help });
+const counter = (name: string, help: string): Counter => counterMetric({ name, help });
 
 /** Outbox relay metrics (process-wide; shared by several app instances in one test process). */
 export function outboxMetrics(): {

@@ -245,12 +245,15 @@ describe('orchestrator saga (real broker + PostgreSQL)', () => {
     const [rejected] = await collector.waitForEvents(paymentId, 1);
     expect(rejected.value).toMatchObject({
       type: 'command-rejected',
-      version: 1,
+      // The payment does not exist and is not created for an invalid command (issue #9 item 5).
+      version: 0,
       commandId,
       commandType: 'sale',
       reason: 'SCHEMA_INVALID',
     });
     expect(collector.requests(paymentId)).toHaveLength(0);
+    expect(await query(`SELECT 1 FROM sagas WHERE id = $1`, [paymentId])).toHaveLength(0);
+    expect((await getPayment(paymentId)).status).toBe(404);
 
     const noIds = randomUUID();
     await producer.send(

@@ -152,6 +152,11 @@ export const HoldExpired = event('hold-expired', {
 });
 
 export const CommandRejected = event('command-rejected', {
+  /**
+   * The payment's next version; 0 when the command names a payment that does not exist (nothing
+   * is created for it, so the rejection belongs to no payment's history).
+   */
+  version: z.number().int().min(0),
   /** The `type` of the rejected command as sent (may be unknown to us: UNKNOWN_TYPE). */
   commandType: z.string().min(1).max(64),
   reason: RejectionCode,

@@ -2,10 +2,12 @@ import type { MigrationClass } from '@payments/database';
 import { OutboxInbox1767225600000 } from './1767225600000-outbox-inbox';
 import { Payments1767312000000 } from './1767312000000-payments';
 import { Sagas1767600000000 } from './1767600000000-sagas';
+import { CommandRejections1767700000000 } from './1767700000000-command-rejections';
 
 /** Every migration of the orchestrator's database, oldest first. Append; never edit an applied one. */
 export const orchestratorMigrations: readonly MigrationClass[] = [
   OutboxInbox1767225600000,
   Payments1767312000000,
   Sagas1767600000000,
+  CommandRejections1767700000000,
 ];

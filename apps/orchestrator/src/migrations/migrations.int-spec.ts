@@ -58,6 +58,7 @@ describe('runMigrations (real PostgreSQL)', () => {
       'OutboxInbox1767225600000',
       'Payments1767312000000',
       'Sagas1767600000000',
+      'CommandRejections1767700000000',
     ]);
     expect(messages).toContain('migrations: applied OutboxInbox1767225600000');
     expect(messages).toContain('migrations: applied Payments1767312000000');
@@ -146,6 +147,7 @@ describe('runMigrations (real PostgreSQL)', () => {
       'OutboxInbox1767225600000',
       'Payments1767312000000',
       'Sagas1767600000000',
+      'CommandRejections1767700000000',
     ]);
     const recorded = await query<{ name: string; n: string }>(
       db.url,
@@ -155,6 +157,7 @@ describe('runMigrations (real PostgreSQL)', () => {
       { name: 'OutboxInbox1767225600000', n: '1' },
       { name: 'Payments1767312000000', n: '1' },
       { name: 'Sagas1767600000000', n: '1' },
+      { name: 'CommandRejections1767700000000', n: '1' },
     ]);
     // The lock was released: nobody holds an advisory lock in this database any more (pg_locks
     // is server-wide: other databases, e.g. a running orchestrator's relay, may hold theirs).

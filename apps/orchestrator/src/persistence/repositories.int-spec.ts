@@ -45,27 +45,27 @@ describe('orchestrator repositories (real PostgreSQL)', () => {
 
   const key = (sagaId: string) => ({ flow: 'card-payment', sagaId, kind: 'status-poll' });
 
+  const saga = (id: string, endpointId: string) => ({
+    id,
+    flow: 'card-payment',
+    endpointId,
+    state: initialState,
+    version: 0,
+    projection: { status: 'initial', kind: null, settled: false },
+  });
+
   async function newPayment(): Promise<string> {
     const id = randomUUID();
-    await database.transaction((tx) =>
-      payments.ensureSaga(
-        tx,
-        { id, flow: 'card-payment', endpointId: 'ep-1', state: initialState },
-        now,
-      ),
-    );
+    await database.transaction((tx) => payments.insertSaga(tx, saga(id, 'ep-1'), now));
     return id;
   }
 
   it('creates a payment once, locks it and saves with a version check', async () => {
     const id = await newPayment();
-    await database.transaction((tx) =>
-      payments.ensureSaga(
-        tx,
-        { id, flow: 'card-payment', endpointId: 'ep-other', state: initialState },
-        now,
-      ),
-    );
+    // Created once: a second insert of the same id changes nothing and says so.
+    expect(
+      await database.transaction((tx) => payments.insertSaga(tx, saga(id, 'ep-other'), now)),
+    ).toBe(false);
     const row = await database.transaction((tx) => payments.lockSaga(tx, id));
     expect(row).toMatchObject({ id, version: 0, lastHintAt: null, state: { status: 'initial' } });
 

@@ -38,31 +38,43 @@ export class ConcurrentUpdateError extends Error {
  */
 @Injectable()
 export class SagaRepository {
-  /** Creates the row of a saga a command names, if missing (so it can be locked). */
-  async ensureSaga(
+  /**
+   * Creates the row of a saga its first decision started, with that decision's state. False when
+   * another transaction created it meanwhile (the caller retries on the row then).
+   */
+  async insertSaga(
     tx: EntityManager,
-    saga: { id: string; flow: string; endpointId: string; state: unknown },
+    saga: {
+      id: string;
+      flow: string;
+      endpointId: string;
+      state: unknown;
+      version: number;
+      projection: SagaProjection;
+    },
     now: Date,
-  ): Promise<void> {
-    await tx
+  ): Promise<boolean> {
+    const inserted = await tx
       .createQueryBuilder()
       .insert()
       .into(SagaEntity)
       .values({
         id: saga.id,
         flow: saga.flow,
-        endpointId: saga.endpointId,
-        kind: null,
-        status: 'initial',
+        endpointId: saga.projection.endpointId ?? saga.endpointId,
+        kind: saga.projection.kind,
+        status: saga.projection.status,
         state: saga.state as object,
-        version: 0,
-        clientOrderId: null,
+        version: saga.version,
+        clientOrderId: saga.projection.clientOrderId ?? null,
         createdAt: now,
         updatedAt: now,
       })
       .orIgnore()
+      .returning(['id'])
       .updateEntity(false)
       .execute();
+    return (inserted.raw as unknown[]).length === 1;
   }
 
   async lockSaga(tx: EntityManager, id: string): Promise<SagaRow | undefined> {
@@ -159,9 +171,17 @@ export class SagaRepository {
     return rows.map((r) => ({ sagaId: r.sagaId, eventId: r.eventId, event: r.event }));
   }
 
-  async findCommand(tx: EntityManager, commandId: string): Promise<string | undefined> {
+  async findCommand(
+    tx: EntityManager,
+    commandId: string,
+  ): Promise<{ fingerprint: string; sagaId: string; rejection: HistoryRow | null } | undefined> {
     const row = await tx.findOneBy(CommandEntity, { commandId });
-    return row?.fingerprint;
+    if (!row) return undefined;
+    return {
+      fingerprint: row.fingerprint,
+      sagaId: row.sagaId,
+      rejection: row.rejection as HistoryRow | null,
+    };
   }
 
   async recordCommand(
@@ -172,6 +192,15 @@ export class SagaRepository {
     now: Date,
   ): Promise<void> {
     await tx.insert(CommandEntity, { commandId, fingerprint, sagaId, recordedAt: now });
+  }
+
+  /** Keeps the rejection of a command about a saga that does not exist, for re-emitting it. */
+  async recordRejection(
+    tx: EntityManager,
+    commandId: string,
+    rejection: HistoryRow,
+  ): Promise<void> {
+    await tx.update(CommandEntity, { commandId }, { rejection: rejection });
   }
 
   async saveGatewayRequest(

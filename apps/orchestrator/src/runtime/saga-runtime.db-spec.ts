@@ -263,6 +263,29 @@ describe('saga runtime (real PostgreSQL, no broker)', () => {
     ]);
   });
 
+  it('creates nothing for a command about a saga that does not exist: a version-0 rejection, re-emitted with its ce_id', async () => {
+    const id = randomUUID();
+    const stray = add(id, 5);
+    await send(stray);
+    expect(await saga(id)).toBeUndefined();
+    expect(await history(id)).toEqual([]);
+    const published = () =>
+      dataSource.query<Array<{ ce: string; version: number; type: string }>>(
+        `SELECT headers->>'ce_id' AS ce, (payload->>'version')::int AS version,
+                payload->>'type' AS type
+           FROM outbox WHERE aggregate_id = $1 ORDER BY sequence`,
+        [id],
+      );
+    const [first] = await published();
+    expect(first).toMatchObject({ version: 0, type: 'command-rejected' });
+    await send(stray); // redelivered: the same rejection again, same ce_id, still nothing created
+    expect((await published()).map((r) => r.ce)).toEqual([first?.ce, first?.ce]);
+    expect(await saga(id)).toBeUndefined();
+    // The saga then starts normally, its history from version 1.
+    await send(open(id));
+    expect(await history(id)).toEqual([{ version: 1, event_type: 'opened' }]);
+  });
+
   it('refuses a decision whose events do not continue the saga version, writing nothing', async () => {
     const id = randomUUID();
     await send(open(id));

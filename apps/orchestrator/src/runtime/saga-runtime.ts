@@ -6,7 +6,12 @@ import { idempotencyVerdict } from '../domain';
 import { eventRow as eventRowFor, gatewayRequestRow, type InputMeta } from '../outbox/outbox-rows';
 import { OutboxWriter } from '../outbox/outbox.writer';
 import { Database } from '../persistence/database';
-import { SagaRepository, type SagaRow } from '../persistence/saga.repository';
+import {
+  ConcurrentUpdateError,
+  type HistoryRow,
+  SagaRepository,
+  type SagaRow,
+} from '../persistence/saga.repository';
 import { TimerRepository, type TimerRow } from '../persistence/timer.repository';
 import { Clock, IdGenerator } from './clock';
 import type { CommandCatalogue, Decision, Flow, RuntimeEffect, SagaEvent, SagaInput } from './flow';
@@ -179,6 +184,8 @@ interface UnitOfWorkDeps {
 /** One transaction: the sagas it locked (with their state as it moves) and the writes so far. */
 class UnitOfWork {
   private readonly locked = new Map<string, SagaRow>();
+  /** Sagas decided on in this unit of work that have no row (yet): id → endpoint id. */
+  private readonly notSaved = new Map<string, string>();
 
   constructor(
     private readonly tx: EntityManager,
@@ -242,26 +249,21 @@ class UnitOfWork {
       throw new PoisonMessageError('command without commandId/paymentId');
     }
     const flow = this.flowForCommand(ids.type);
-    await this.deps.sagas.ensureSaga(
-      this.tx,
-      { id: sagaId, flow: flow.name, endpointId: ids.endpointId, state: flow.initialState },
-      this.now,
-    );
-    const row = await this.lock(sagaId);
-    if (!row) throw new Error(`saga ${sagaId} vanished inside its transaction`);
-    const reject = (reason: RejectionCode, message: string) =>
-      this.reject(row, meta, { commandId, commandType: ids.type, reason, message });
-    const verdict = idempotencyVerdict(
-      await this.deps.sagas.findCommand(this.tx, commandId),
-      parsed.fingerprint,
-    );
+    // A saga that does not exist is not created for a command: only a decision that starts it
+    // writes its row (issue #9 item 5). Until then the command is decided on the initial state.
+    const row = (await this.lock(sagaId)) ?? this.unsaved(sagaId, flow.name, ids.endpointId, flow);
+    const reject = (reason: RejectionCode, message: string, own: boolean) =>
+      this.reject(row, meta, { commandId, commandType: ids.type, reason, message }, own);
+    const recorded = await this.deps.sagas.findCommand(this.tx, commandId);
+    const verdict = idempotencyVerdict(recorded?.fingerprint, parsed.fingerprint);
     switch (verdict) {
       case 'duplicate':
-        return this.reemit(commandId, meta);
+        return this.reemit(commandId, recorded?.rejection ?? null, sagaId, meta);
       case 'conflict':
         return reject(
           'DUPLICATE_COMMAND_CONFLICT',
           `command ${commandId} was already received with a different body`,
+          false,
         );
       case 'new':
         break;
@@ -271,11 +273,21 @@ class UnitOfWork {
       }
     }
     await this.deps.sagas.recordCommand(this.tx, commandId, parsed.fingerprint, sagaId, this.now);
-    if (!parsed.ok) return reject(parsed.reason, parsed.message);
+    if (!parsed.ok) return reject(parsed.reason, parsed.message, true);
     if (row.flow !== flow.name) {
-      return reject('INVALID_STATE', `${sagaId} is a ${row.flow} saga, not a ${flow.name} one`);
+      return reject(
+        'INVALID_STATE',
+        `${sagaId} is a ${row.flow} saga, not a ${flow.name} one`,
+        true,
+      );
     }
-    await this.decideAndApply(row, { kind: 'command', command: parsed.command }, meta);
+    await this.decideAndApply(row, { kind: 'command', command: parsed.command }, meta, commandId);
+  }
+
+  /** A saga that has no row yet, decided on its flow's initial state. */
+  private unsaved(id: string, flow: string, endpointId: string, f: AnyFlow): SagaRow {
+    this.notSaved.set(id, endpointId);
+    return { id, flow, state: f.initialState, version: 0, lastHintAt: null };
   }
 
   private async gatewayResult(result: GatewayResult, meta: InputMeta): Promise<void> {
@@ -336,6 +348,7 @@ class UnitOfWork {
     given: SagaRow,
     input: SagaInput,
     meta: InputMeta,
+    ownCommandId?: string,
   ): Promise<Decision<SagaEvent, RuntimeEffect>> {
     const row = this.current(given);
     const flow = this.flowOf(row);
@@ -346,7 +359,7 @@ class UnitOfWork {
     if (decision.outcome === 'ignored') {
       this.deps.logger.debug(`${row.flow} ${row.id}: ${input.kind} ignored (${decision.reason})`);
     }
-    await this.apply(row, flow, decision.events, decision.effects, meta);
+    await this.apply(row, flow, decision.events, decision.effects, meta, ownCommandId);
     return decision;
   }
 
@@ -357,7 +370,9 @@ class UnitOfWork {
     events: readonly SagaEvent[],
     effects: readonly RuntimeEffect[],
     meta: InputMeta,
+    ownCommandId?: string,
   ): Promise<void> {
+    const endpointId = this.notSaved.get(row.id);
     const plan = planWrites({
       sagaId: row.id,
       flow,
@@ -369,7 +384,46 @@ class UnitOfWork {
       now: this.now,
       ids: this.deps.ids,
     });
-    await this.write(row, flow, plan, meta);
+    if (endpointId !== undefined) {
+      if (plan.next === undefined || plan.next.projection.status === 'initial') {
+        return this.publishWithoutSaga(row, plan, meta, ownCommandId);
+      }
+      // The decision starts the saga: its row is created with the new state.
+      const created = await this.deps.sagas.insertSaga(
+        this.tx,
+        { id: row.id, flow: flow.name, endpointId, ...plan.next },
+        this.now,
+      );
+      // Created by another transaction meanwhile: roll back; the redelivery decides on its row.
+      if (!created) throw new ConcurrentUpdateError(row.id, 0);
+      this.notSaved.delete(row.id);
+    }
+    await this.write(row, flow, plan, meta, endpointId !== undefined);
+  }
+
+  /**
+   * A decision about a saga that does not exist and that does not start it (a rejection): nothing
+   * is written for the saga; its events are published with version 0 (they belong to no saga's
+   * history) and the command's own rejection is kept on its row for re-emitting.
+   */
+  private async publishWithoutSaga(
+    row: SagaRow,
+    plan: WritePlan,
+    meta: InputMeta,
+    ownCommandId: string | undefined,
+  ): Promise<void> {
+    const effects =
+      plan.gatewayRequests.length + plan.timers.length + plan.resends.length + plan.children.length;
+    if (effects > 0) throw new Error(`a decision that starts no saga has effects (saga ${row.id})`);
+    const history = plan.history.map((h) => ({ ...h, event: { ...h.event, version: 0 } }));
+    await this.deps.outbox.enqueue(
+      this.tx,
+      history.map((h) => eventRowFor(row.id, h.event, { rowId: h.eventId, ceId: h.eventId }, meta)),
+    );
+    const [own] = history;
+    if (ownCommandId !== undefined && own !== undefined && history.length === 1) {
+      await this.deps.sagas.recordRejection(this.tx, ownCommandId, own);
+    }
   }
 
   private async write(
@@ -377,11 +431,13 @@ class UnitOfWork {
     flow: AnyFlow,
     plan: WritePlan,
     meta: InputMeta,
+    created: boolean,
   ): Promise<void> {
     const { sagas, timers, outbox } = this.deps;
     if (plan.next) {
       await sagas.appendHistory(this.tx, row.id, plan.history);
-      await sagas.saveSaga(this.tx, row.id, plan.next, plan.expectedVersion, this.now);
+      if (!created)
+        await sagas.saveSaga(this.tx, row.id, plan.next, plan.expectedVersion, this.now);
       this.locked.set(row.id, { ...row, state: plan.next.state, version: plan.next.version });
     }
     for (const request of plan.gatewayRequests) {
@@ -427,15 +483,31 @@ class UnitOfWork {
     ];
   }
 
-  /** Same command id and body again: publish the events it caused again, with their ce_ids. */
-  private async reemit(commandId: string, meta: InputMeta): Promise<void> {
+  /**
+   * Same command id and body again: publish the events it caused again, with their ce_ids (or
+   * its rejection, when it named a saga that does not exist).
+   */
+  private async reemit(
+    commandId: string,
+    rejection: HistoryRow | null,
+    sagaId: string,
+    meta: InputMeta,
+  ): Promise<void> {
     const history = await this.deps.sagas.eventsOfCommand(this.tx, commandId);
-    await this.deps.outbox.enqueue(
-      this.tx,
-      history.map((h) =>
-        eventRowFor(h.sagaId, h.event, { rowId: this.deps.ids.next(), ceId: h.eventId }, meta),
-      ),
+    const rows = history.map((h) =>
+      eventRowFor(h.sagaId, h.event, { rowId: this.deps.ids.next(), ceId: h.eventId }, meta),
     );
+    if (rows.length === 0 && rejection !== null) {
+      rows.push(
+        eventRowFor(
+          sagaId,
+          rejection.event,
+          { rowId: this.deps.ids.next(), ceId: rejection.eventId },
+          meta,
+        ),
+      );
+    }
+    await this.deps.outbox.enqueue(this.tx, rows);
   }
 
   private async reject(
@@ -447,6 +519,7 @@ class UnitOfWork {
       reason: RejectionCode;
       message: string;
     },
+    own: boolean,
   ): Promise<void> {
     const row = this.current(given);
     const flow = this.flowOf(row);
@@ -456,6 +529,6 @@ class UnitOfWork {
       version: row.version + 1,
       now: this.now.toISOString(),
     });
-    await this.apply(row, flow, [event], [], meta);
+    await this.apply(row, flow, [event], [], meta, own ? rejection.commandId : undefined);
   }
 }

@@ -12,6 +12,10 @@ export class CommandEntity {
   @Column({ name: 'saga_id', type: 'uuid' })
   sagaId!: string;
 
+  /** The rejection of a command about a saga that does not exist (no history to keep it in). */
+  @Column({ name: 'rejection', type: 'jsonb', nullable: true })
+  rejection!: { eventId: string; event: object } | null;
+
   @Column({ name: 'recorded_at', type: 'timestamptz', default: () => 'now()' })
   recordedAt!: Date;
 }

@@ -154,10 +154,10 @@ describe('runMigrations (real PostgreSQL)', () => {
       `SELECT name, count(*) AS n FROM ${MIGRATIONS_TABLE} GROUP BY name`,
     );
     expect(recorded.sort((x, y) => x.name.localeCompare(y.name))).toEqual([
+      { name: 'CommandRejections1767700000000', n: '1' },
       { name: 'OutboxInbox1767225600000', n: '1' },
       { name: 'Payments1767312000000', n: '1' },
       { name: 'Sagas1767600000000', n: '1' },
-      { name: 'CommandRejections1767700000000', n: '1' },
     ]);
     // The lock was released: nobody holds an advisory lock in this database any more (pg_locks
     // is server-wide: other databases, e.g. a running orchestrator's relay, may hold theirs).

@@ -51,6 +51,30 @@ const firstPoll = (op: InFlightOperation, ctx: DecisionContext): Effect => ({
   at: addMs(ctx.now, nextPollDelay(0, 0)),
 });
 
+/** The operation in flight ended without money moving (not a decline): `failed`, timers dropped. */
+function failedWith(
+  state: OpenPayment,
+  op: InFlightOperation,
+  ctx: DecisionContext,
+  why: { reason: 'rejected' | 'not-sent'; code?: string; message: string },
+): Decision {
+  return accepted(
+    state,
+    state.paymentId,
+    ctx,
+    [
+      {
+        type: 'failed',
+        commandId: op.commandId,
+        operation: op.operation,
+        requestId: op.requestId,
+        ...why,
+      },
+    ],
+    settleTimers(),
+  );
+}
+
 /** Timers to drop once the operation in flight has its outcome. */
 function settleTimers(): Effect[] {
   return [
@@ -123,69 +147,32 @@ export function decideGatewayResult(
       return accepted(state, state.paymentId, ctx, drafts, [firstPoll(op, ctx)]);
     }
     case 'rejected':
-      return accepted(
-        state,
-        state.paymentId,
-        ctx,
-        [
-          {
-            type: 'failed',
-            commandId: op.commandId,
-            operation: op.operation,
-            requestId: op.requestId,
-            reason: 'rejected',
-            code: r.code,
-            message: r.message,
-          },
-        ],
-        settleTimers(),
-      );
+      return failedWith(state, op, ctx, { reason: 'rejected', code: r.code, message: r.message });
     case 'not-sent': {
       const policy = policyOf(ctx);
       // Held back by our own breaker or limits (retryAt): wait for it, bounded, without spending
       // the send attempts inside the cool-down (issue #10 item 8).
-      if (
+      const waitForOwnLimit =
         r.retryAt !== undefined &&
         result.attempt + 1 < NEVER_RECEIVED_ATTEMPT &&
-        msBetween(op.requestedAt, ctx.now) < (policy.ownLimitWaitMs ?? DEFAULT_OWN_LIMIT_WAIT_MS)
-      ) {
-        const notBefore = Date.parse(r.retryAt) > Date.parse(ctx.now) ? r.retryAt : ctx.now;
-        return ignored('NO_NEWS', [
-          {
-            type: 'resend-gateway-request',
-            requestId: op.requestId,
-            attempt: result.attempt + 1,
-            notBefore: new Date(Date.parse(notBefore)).toISOString(),
-          },
-        ]);
-      }
-      if (r.retryAt === undefined && result.attempt < policy.maxSendAttempts) {
+        msBetween(op.requestedAt, ctx.now) < (policy.ownLimitWaitMs ?? DEFAULT_OWN_LIMIT_WAIT_MS);
+      const retryGatewayPath = r.retryAt === undefined && result.attempt < policy.maxSendAttempts;
+      if (waitForOwnLimit || retryGatewayPath) {
         // Resend the same request: same requestId, same clientOrderId. No event; nothing happened.
+        const notBefore =
+          r.retryAt !== undefined
+            ? new Date(Math.max(Date.parse(r.retryAt), Date.parse(ctx.now))).toISOString()
+            : addMs(ctx.now, notSentRetryDelay(result.attempt));
         return ignored('NO_NEWS', [
           {
             type: 'resend-gateway-request',
             requestId: op.requestId,
             attempt: result.attempt + 1,
-            notBefore: addMs(ctx.now, notSentRetryDelay(result.attempt)),
+            notBefore,
           },
         ]);
       }
-      return accepted(
-        state,
-        state.paymentId,
-        ctx,
-        [
-          {
-            type: 'failed',
-            commandId: op.commandId,
-            operation: op.operation,
-            requestId: op.requestId,
-            reason: 'not-sent',
-            message: r.reason,
-          },
-        ],
-        settleTimers(),
-      );
+      return failedWith(state, op, ctx, { reason: 'not-sent', message: r.reason });
     }
     case 'unknown':
       return accepted(
@@ -235,20 +222,10 @@ function neverReceived(state: OpenPayment, op: InFlightOperation, ctx: DecisionC
   if (msBetween(since, ctx.now) < windowMs) return ignored('NO_NEWS');
   const ref = { commandId: op.commandId, operation: op.operation, requestId: op.requestId };
   if (op.resent) {
-    return accepted(
-      state,
-      state.paymentId,
-      ctx,
-      [
-        {
-          type: 'failed',
-          ...ref,
-          reason: 'not-sent',
-          message: 'the gateway has no trace of it, also after it was sent once more',
-        },
-      ],
-      settleTimers(),
-    );
+    return failedWith(state, op, ctx, {
+      reason: 'not-sent',
+      message: 'the gateway has no trace of it, also after it was sent once more',
+    });
   }
   const attempt = NEVER_RECEIVED_ATTEMPT;
   return accepted(

@@ -62,6 +62,10 @@ export interface ResolvedConsumerSettings {
   readonly shutdownTimeoutMs: number;
   readonly sendTimeoutMs: number;
   readonly autoStart: boolean;
+  /** A value larger than this is poison (DLQ `parse`) before it is parsed. */
+  readonly maxMessageBytes: number;
+  /** A value nested deeper than this is poison (DLQ `parse`) before it is parsed. */
+  readonly maxValueDepth: number;
 }
 
 export interface ConsumerRunnerDeps {
@@ -389,7 +393,11 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
     const { topic } = payload;
     const handler = this.handlerByTopic.get(topic);
     if (!handler) return this.deadLetter(payload, 'non-retriable', `no handler for topic ${topic}`);
-    const decoded = decodeMessage(payload, handler.schema);
+    const { maxMessageBytes, maxValueDepth } = this.deps.settings;
+    const decoded = decodeMessage(payload, handler.schema, {
+      maxValueBytes: maxMessageBytes,
+      maxDepth: maxValueDepth,
+    });
     if (!decoded.ok) return this.deadLetter(payload, decoded.reason, decoded.error);
 
     const labels = { group: this.groupId, topic };
@@ -535,6 +543,8 @@ export function resolveConsumerSettings(
     readonly partitionsConsumedConcurrently?: number;
     readonly topicPartitions?: number;
     readonly sendTimeoutMs?: number;
+    readonly maxMessageBytes?: number;
+    readonly maxValueDepth?: number;
   },
   group: {
     readonly groupId: string;
@@ -569,5 +579,7 @@ export function resolveConsumerSettings(
     shutdownTimeoutMs: group.shutdownTimeoutMs ?? KAFKA_DEFAULTS.shutdownTimeoutMs,
     sendTimeoutMs: root.sendTimeoutMs ?? KAFKA_DEFAULTS.sendTimeoutMs,
     autoStart: group.autoStart ?? true,
+    maxMessageBytes: root.maxMessageBytes ?? KAFKA_DEFAULTS.maxMessageBytes,
+    maxValueDepth: root.maxValueDepth ?? KAFKA_DEFAULTS.maxValueDepth,
   };
 }

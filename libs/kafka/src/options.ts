@@ -1,6 +1,7 @@
 import type { RetryPolicy } from './backoff';
 import type { KafkaLogger, KafkaLogLevelName } from './logger';
 import type { KafkaHandlerSource } from './handler';
+import { DEFAULT_DECODE_LIMITS } from './message';
 
 /** Client-wide settings: `KafkaModule.forRoot(...)`. Build them from `kafkaVars` of libs/config. */
 export interface KafkaModuleOptions {
@@ -28,6 +29,16 @@ export interface KafkaModuleOptions {
   readonly connectionTimeoutMs?: number;
   /** kafkajs requestTimeout; default 30000. */
   readonly requestTimeoutMs?: number;
+  /**
+   * A consumed value larger than this (bytes) is poison: dead-lettered (`parse`) unparsed, on the
+   * first attempt (KAFKA_MAX_MESSAGE_BYTES); default 1048576, the broker's own default limit.
+   */
+  readonly maxMessageBytes?: number;
+  /**
+   * A consumed value nesting objects/arrays deeper than this is poison: dead-lettered (`parse`)
+   * before JSON.parse, so no recursive code ever overflows on it (KAFKA_MAX_VALUE_DEPTH); default 64.
+   */
+  readonly maxValueDepth?: number;
 }
 
 /** One consumer group of an app: `KafkaModule.forConsumer(...)`. */
@@ -83,4 +94,6 @@ export const KAFKA_DEFAULTS = {
   maxWaitTimeMs: 1_000,
   maxRestarts: 3,
   shutdownTimeoutMs: 30_000,
+  maxMessageBytes: DEFAULT_DECODE_LIMITS.maxValueBytes,
+  maxValueDepth: DEFAULT_DECODE_LIMITS.maxDepth,
 } as const;

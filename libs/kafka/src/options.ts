@@ -15,6 +15,26 @@ export interface KafkaModuleOptions {
   readonly logLevel?: KafkaLogLevelName;
   /** Partitions for topics created at start (KAFKA_TOPIC_PARTITIONS); default 6. */
   readonly topicPartitions?: number;
+  /**
+   * Replicas of each partition of topics created at start (KAFKA_REPLICATION_FACTOR); default 1
+   * (one local broker). A three-broker cluster: 3.
+   */
+  readonly replicationFactor?: number;
+  /**
+   * `min.insync.replicas` of topics created at start (KAFKA_MIN_INSYNC_REPLICAS); default 1. With
+   * the producer's acks=all a write is acknowledged only once this many replicas have it: 2 of 3
+   * survives the loss of one broker without losing an acknowledged message.
+   */
+  readonly minInsyncReplicas?: number;
+  /**
+   * Consumer group session timeout, ms (KAFKA_SESSION_TIMEOUT_MS): how long a crashed member keeps
+   * its partitions before the group rebalances. Must lie within the broker's
+   * group.min/max.session.timeout.ms (6000..1800000 by default; the local brokers allow 1000+).
+   * Default 6000.
+   */
+  readonly sessionTimeoutMs?: number;
+  /** Consumer heartbeat interval, ms (KAFKA_HEARTBEAT_INTERVAL_MS); default 1000. */
+  readonly heartbeatIntervalMs?: number;
   /** Partitions handled at once by each consumer (KAFKA_CONSUMER_CONCURRENCY); default 3. */
   readonly partitionsConsumedConcurrently?: number;
   /** Topics this app only produces to, created at start if missing (consumers create their own). */
@@ -57,14 +77,14 @@ export interface KafkaConsumerOptions {
   readonly fromBeginning?: boolean;
   /** How often the lag gauge is refreshed, ms; 0 = only on demand (`refreshLag()`). Default 15000. */
   readonly lagIntervalMs?: number;
-  /** kafkajs sessionTimeout (>= broker's group.min.session.timeout.ms, 6000); default 30000. */
+  /** Overrides the client-wide sessionTimeoutMs for this group. */
   readonly sessionTimeoutMs?: number;
   /**
    * Longest a fetch waits on the broker for new data (kafkajs maxWaitTimeInMs); a graceful stop
    * waits for the fetch in flight, so this bounds the idle part of shutdown. Default 1000.
    */
   readonly maxWaitTimeMs?: number;
-  /** kafkajs heartbeatInterval; default 3000. */
+  /** Overrides the client-wide heartbeatIntervalMs for this group. */
   readonly heartbeatIntervalMs?: number;
   /** Restarts after retriable kafkajs crashes before giving up (liveness then fails); default 3. */
   readonly maxRestarts?: number;
@@ -89,8 +109,10 @@ export const KAFKA_DEFAULTS = {
   requestTimeoutMs: 30_000,
   fromBeginning: true,
   lagIntervalMs: 15_000,
-  sessionTimeoutMs: 30_000,
-  heartbeatIntervalMs: 3_000,
+  replicationFactor: 1,
+  minInsyncReplicas: 1,
+  sessionTimeoutMs: 6_000,
+  heartbeatIntervalMs: 1_000,
   maxWaitTimeMs: 1_000,
   maxRestarts: 3,
   shutdownTimeoutMs: 30_000,

@@ -2,8 +2,9 @@
 # Runs CMD with the infrastructure the integration and e2e tests need:
 #   - Kafka: if KAFKA_BROKERS is set, that broker is used as is; otherwise a throw-away local
 #     broker is started with deploy/local/kafka/kafka.sh on test ports (KAFKA_PORT /
-#     KAFKA_CONTROLLER_PORT, default 19092/19093, or the next free pair), KAFKA_BROKERS is
-#     exported for CMD, and the broker is always stopped afterwards (also on failure or Ctrl-C).
+#     KAFKA_CONTROLLER_PORT, default 19092/19093, or the next free pair) with fresh storage,
+#     KAFKA_BROKERS is exported for CMD, and the broker is always stopped and its data removed
+#     afterwards (also on failure or Ctrl-C).
 #   - PostgreSQL: the machine's server at DATABASE_URL's host and port (default 127.0.0.1:5432)
 #     must accept connections; it is only checked, never started.
 #   - System test tools (python3-oauthlib for the OAuth interop tests): installed by
@@ -71,14 +72,14 @@ else
   }
   [[ -n "${KAFKA_PORT:-}" ]] || next_free_pair
   # Always stop the broker we start, whatever happens to CMD.
-  cleanup() { bash "$KAFKA_SH" stop || true; }
+  cleanup() { bash "$KAFKA_SH" stop --wipe || true; }
   trap cleanup EXIT
   trap 'exit 130' INT
   trap 'exit 143' TERM
   attempt=1
   while true; do
     export KAFKA_PORT="$port" KAFKA_CONTROLLER_PORT="$controller"
-    bash "$KAFKA_SH" start && break
+    bash "$KAFKA_SH" start --fresh && break
     # A pair taken between the check and the bind: try the next one (not when ports were given).
     [[ -z "${KAFKA_PORT_GIVEN:-}" && $attempt -lt 3 ]] || die "the broker did not start (see above)"
     attempt=$((attempt + 1))

@@ -24,11 +24,12 @@ export async function ensureBroker(
     return { brokers: given.split(',').map((b) => b.trim()), stop: async () => undefined };
   }
   const brokerEnv = { KAFKA_PORT: String(port), KAFKA_CONTROLLER_PORT: String(port + 1) };
-  await run('bash', [KAFKA_SH, 'start'], brokerEnv);
+  // A throw-away broker: fresh storage, removed on stop (the demo's databases are fresh too).
+  await run('bash', [KAFKA_SH, 'start', '--fresh'], brokerEnv);
   return {
     brokers: [`127.0.0.1:${port}`],
     stop: async () => {
-      spawnSync('bash', [KAFKA_SH, 'stop'], {
+      spawnSync('bash', [KAFKA_SH, 'stop', '--wipe'], {
         cwd: REPO_ROOT,
         env: { ...process.env, ...brokerEnv },
         stdio: 'inherit',

@@ -44,6 +44,7 @@ export class AppModule {
         }),
         ObservabilityModule.forRoot({ service: SERVICE_NAME }),
         EdgeKafkaModule.forRoot({
+          ...config.kafka, // replication, session/heartbeat, poison limits (libs/config kafkaVars)
           clientId: config.kafka.clientId ?? SERVICE_NAME,
           brokers: config.kafka.brokers,
           topicPartitions: config.kafka.topicPartitions,

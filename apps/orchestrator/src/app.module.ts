@@ -73,6 +73,7 @@ export class AppModule {
           migrateOnBoot: config.database.migrateOnBoot,
         }),
         KafkaModule.forRoot({
+          ...config.kafka, // replication, session/heartbeat, poison limits (libs/config kafkaVars)
           clientId: config.kafka.clientId ?? SERVICE_NAME,
           brokers: config.kafka.brokers,
           ...(logger ? { logger: kafkaLogger(logger) } : {}),

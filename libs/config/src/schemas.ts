@@ -81,6 +81,25 @@ export const kafkaVars = {
   partitionsConsumedConcurrently: envVar('KAFKA_CONSUMER_CONCURRENCY', positiveInt(3), {
     description: 'a positive whole number of partitions handled at once',
   }),
+  // The names below match libs/kafka's KafkaModuleOptions: apps pass them on as they are.
+  replicationFactor: envVar('KAFKA_REPLICATION_FACTOR', positiveInt(1), {
+    description: 'a positive whole number of replicas for topics created at start (3 on a cluster)',
+  }),
+  minInsyncReplicas: envVar('KAFKA_MIN_INSYNC_REPLICAS', positiveInt(1), {
+    description: 'a positive whole number: min.insync.replicas of topics created at start',
+  }),
+  sessionTimeoutMs: envVar('KAFKA_SESSION_TIMEOUT_MS', positiveInt(6_000), {
+    description: 'a positive whole number of ms before a silent group member is dropped',
+  }),
+  heartbeatIntervalMs: envVar('KAFKA_HEARTBEAT_INTERVAL_MS', positiveInt(1_000), {
+    description: 'a positive whole number of ms between consumer heartbeats',
+  }),
+  maxMessageBytes: envVar('KAFKA_MAX_MESSAGE_BYTES', positiveInt(1_048_576), {
+    description: 'a positive whole number of bytes: larger consumed values are dead-lettered',
+  }),
+  maxValueDepth: envVar('KAFKA_MAX_VALUE_DEPTH', positiveInt(64), {
+    description: 'a positive whole number: values nested deeper are dead-lettered',
+  }),
 };
 
 export const databaseVars = {

@@ -68,6 +68,12 @@ export interface ResolvedConsumerSettings {
   readonly shutdownTimeoutMs: number;
   readonly sendTimeoutMs: number;
   readonly autoStart: boolean;
+  /** A value larger than this is poison (DLQ `parse`) before it is parsed. */
+  readonly maxMessageBytes: number;
+  /** A value nested deeper than this is poison (DLQ `parse`) before it is parsed. */
+  readonly maxValueDepth: number;
+  readonly replicationFactor: number;
+  readonly minInsyncReplicas: number;
 }
 
 export interface ConsumerRunnerDeps {
@@ -178,6 +184,8 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
           .map((topic) => ({
             topic,
             numPartitions: settings.topicPartitions,
+            replicationFactor: settings.replicationFactor,
+            minInsyncReplicas: settings.minInsyncReplicas,
           })),
         logger,
       );
@@ -395,7 +403,11 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
     const { topic } = payload;
     const handler = this.handlerByTopic.get(topic);
     if (!handler) return this.deadLetter(payload, 'non-retriable', `no handler for topic ${topic}`);
-    const decoded = decodeMessage(payload, handler.schema);
+    const { maxMessageBytes, maxValueDepth } = this.deps.settings;
+    const decoded = decodeMessage(payload, handler.schema, {
+      maxValueBytes: maxMessageBytes,
+      maxDepth: maxValueDepth,
+    });
     if (!decoded.ok) return this.deadLetter(payload, decoded.reason, decoded.error);
 
     const labels = { group: this.groupId, topic };
@@ -403,10 +415,18 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
     const correlationId = correlationIdFromHeaders(decoded.message.headers);
     for (let retry = 0; ; retry++) {
       let failure: { error: unknown } | undefined;
+      // kafkajs heartbeats only between messages: keep the session alive while a handler runs
+      // longer than the (short) session timeout, e.g. a slow gateway call.
+      const keepAlive = setInterval(
+        () => void payload.heartbeat().catch(() => undefined),
+        this.deps.settings.heartbeatIntervalMs,
+      );
       try {
         await runWithCorrelationId(correlationId, () => handler.handle(decoded.message));
       } catch (error) {
         failure = { error };
+      } finally {
+        clearInterval(keepAlive);
       }
       if (!failure) {
         this.metrics.handled.inc(labels);
@@ -541,6 +561,12 @@ export function resolveConsumerSettings(
     readonly partitionsConsumedConcurrently?: number;
     readonly topicPartitions?: number;
     readonly sendTimeoutMs?: number;
+    readonly maxMessageBytes?: number;
+    readonly maxValueDepth?: number;
+    readonly replicationFactor?: number;
+    readonly minInsyncReplicas?: number;
+    readonly sessionTimeoutMs?: number;
+    readonly heartbeatIntervalMs?: number;
   },
   group: {
     readonly groupId: string;
@@ -568,12 +594,18 @@ export function resolveConsumerSettings(
       group.topicPartitions ?? root.topicPartitions ?? KAFKA_DEFAULTS.topicPartitions,
     fromBeginning: group.fromBeginning ?? KAFKA_DEFAULTS.fromBeginning,
     lagIntervalMs: group.lagIntervalMs ?? KAFKA_DEFAULTS.lagIntervalMs,
-    sessionTimeoutMs: group.sessionTimeoutMs ?? KAFKA_DEFAULTS.sessionTimeoutMs,
-    heartbeatIntervalMs: group.heartbeatIntervalMs ?? KAFKA_DEFAULTS.heartbeatIntervalMs,
+    sessionTimeoutMs:
+      group.sessionTimeoutMs ?? root.sessionTimeoutMs ?? KAFKA_DEFAULTS.sessionTimeoutMs,
+    heartbeatIntervalMs:
+      group.heartbeatIntervalMs ?? root.heartbeatIntervalMs ?? KAFKA_DEFAULTS.heartbeatIntervalMs,
     maxWaitTimeMs: group.maxWaitTimeMs ?? KAFKA_DEFAULTS.maxWaitTimeMs,
     maxRestarts: group.maxRestarts ?? KAFKA_DEFAULTS.maxRestarts,
     shutdownTimeoutMs: group.shutdownTimeoutMs ?? KAFKA_DEFAULTS.shutdownTimeoutMs,
     sendTimeoutMs: root.sendTimeoutMs ?? KAFKA_DEFAULTS.sendTimeoutMs,
     autoStart: group.autoStart ?? true,
+    maxMessageBytes: root.maxMessageBytes ?? KAFKA_DEFAULTS.maxMessageBytes,
+    maxValueDepth: root.maxValueDepth ?? KAFKA_DEFAULTS.maxValueDepth,
+    replicationFactor: root.replicationFactor ?? KAFKA_DEFAULTS.replicationFactor,
+    minInsyncReplicas: root.minInsyncReplicas ?? KAFKA_DEFAULTS.minInsyncReplicas,
   };
 }

@@ -15,14 +15,24 @@ export class PoisonMessageError extends Error {
   }
 }
 
-/** True for PoisonMessageError and for any error object flagged `retriable: false`. */
+/**
+ * True for PoisonMessageError, for any error object flagged `retriable: false`, and for a stack
+ * overflow (`RangeError: Maximum call stack size exceeded`): the same value overflows again on
+ * every attempt, so retrying only blocks the partition.
+ */
 export function isNonRetriable(error: unknown): boolean {
   if (error instanceof PoisonMessageError) return true;
+  if (isStackOverflow(error)) return true;
   return (
     typeof error === 'object' &&
     error !== null &&
     (error as { retriable?: unknown }).retriable === false
   );
+}
+
+/** V8's RangeError for a blown stack (deeply nested data walked recursively). */
+export function isStackOverflow(error: unknown): boolean {
+  return error instanceof RangeError && /maximum call stack size exceeded/i.test(error.message);
 }
 
 /** A short description of anything thrown, never the whole object (it could hold data). */

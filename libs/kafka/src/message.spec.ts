@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { decodeHeaders } from './headers';
-import { decodeMessage, type RawMessage } from './message';
-import { isNonRetriable, PoisonMessageError } from './errors';
+import { decodeMessage, findUnstorableString, jsonNestingDepth, type RawMessage } from './message';
+import { isNonRetriable, isStackOverflow, PoisonMessageError } from './errors';
 import { encodeValue } from './producer.service';
 
 const schema = z.object({ paymentId: z.string(), amount: z.number().int() });
@@ -110,5 +110,86 @@ describe('errors and encoding', () => {
     expect(encodeValue('raw')).toBe('raw');
     expect(encodeValue(null)).toBeNull();
     expect(encodeValue(42)).toBe('42');
+  });
+});
+
+describe('poison values (issue #10 item 7)', () => {
+  const anything = z.object({ data: z.unknown() });
+  const decode = (text: string, limits = { maxValueBytes: 1_000_000, maxDepth: 8 }) =>
+    decodeMessage(raw(Buffer.from(text)), anything, limits);
+
+  it('refuses values nested deeper than the limit before parsing them, whatever the depth', () => {
+    expect(decode(`{"data":${'['.repeat(7)}${']'.repeat(7)}}`).ok).toBe(true);
+    for (const depth of [8, 100_000]) {
+      expect(decode(`{"data":${'['.repeat(depth)}${']'.repeat(depth)}}`)).toEqual({
+        ok: false,
+        reason: 'parse',
+        error: 'value nests deeper than 8 levels of objects and arrays',
+      });
+    }
+  });
+
+  it('counts nesting outside strings only (brackets and escaped quotes inside strings do not count)', () => {
+    expect(jsonNestingDepth('{"a":"[[[[{{{{\\"[[[[","b":[{}]}')).toBe(3);
+    expect(jsonNestingDepth('[]')).toBe(1);
+    expect(jsonNestingDepth('"x"')).toBe(0);
+    expect(jsonNestingDepth('[[[[[[', 2)).toBe(3); // stops once past the limit
+  });
+
+  it('refuses values larger than the limit without parsing them', () => {
+    const text = JSON.stringify({ data: 'x'.repeat(100) });
+    expect(decode(text, { maxValueBytes: 50, maxDepth: 8 })).toEqual({
+      ok: false,
+      reason: 'parse',
+      error: `value is ${Buffer.byteLength(text)} bytes, more than the limit of 50`,
+    });
+  });
+
+  it.each([
+    ['{"data":"a\\u0000b"}', 'a NUL character (\\u0000) at $.data'],
+    ['{"data":{"k\\u0000":1}}', 'a NUL character (\\u0000) in a key at $.data'],
+    ['{"data":[1,{"x y":["\\ud800"]}]}', 'a lone UTF-16 surrogate at $.data[1]["x y"][0]'],
+    ['{"data":"\\udc00x"}', 'a lone UTF-16 surrogate at $.data'],
+    ['{"data":"x\\ud83d"}', 'a lone UTF-16 surrogate at $.data'],
+  ])('refuses strings PostgreSQL cannot store: %s', (text, where) => {
+    expect(decode(text)).toEqual({ ok: false, reason: 'schema', error: `value contains ${where}` });
+  });
+
+  it('accepts surrogate pairs and ordinary control characters', () => {
+    expect(findUnstorableString({ a: ['\ud83d\ude00', 'tab\there', { b: 'é' }] })).toBeUndefined();
+    expect(decode('{"data":"\\ud83d\\ude00\\n"}').ok).toBe(true);
+  });
+
+  it('cuts long keys in the path', () => {
+    const key = 'k'.repeat(100);
+    expect(findUnstorableString({ [key]: '\u0000' })).toBe(
+      `a NUL character (\\u0000) at $.${'k'.repeat(32)}…`,
+    );
+  });
+
+  it('a schema that overflows the stack is a schema failure, not an exception', () => {
+    const overflowing = z.unknown().transform(function recurse(v: unknown): unknown {
+      return recurse(v);
+    });
+    expect(decodeMessage(raw(Buffer.from('{}')), overflowing)).toEqual({
+      ok: false,
+      reason: 'schema',
+      error: 'validation failed: RangeError: Maximum call stack size exceeded',
+    });
+  });
+
+  it('classifies a stack overflow as non-retriable', () => {
+    const overflow = (() => {
+      const recurse = (n: number): number => recurse(n + 1) + 1;
+      try {
+        recurse(0);
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    })();
+    expect(isStackOverflow(overflow)).toBe(true);
+    expect(isNonRetriable(overflow)).toBe(true);
+    expect(isNonRetriable(new RangeError('Invalid array length'))).toBe(false);
   });
 });

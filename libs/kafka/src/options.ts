@@ -1,6 +1,7 @@
 import type { RetryPolicy } from './backoff';
 import type { KafkaLogger, KafkaLogLevelName } from './logger';
 import type { KafkaHandlerSource } from './handler';
+import { DEFAULT_DECODE_LIMITS } from './message';
 
 /** Client-wide settings: `KafkaModule.forRoot(...)`. Build them from `kafkaVars` of libs/config. */
 export interface KafkaModuleOptions {
@@ -14,6 +15,26 @@ export interface KafkaModuleOptions {
   readonly logLevel?: KafkaLogLevelName;
   /** Partitions for topics created at start (KAFKA_TOPIC_PARTITIONS); default 6. */
   readonly topicPartitions?: number;
+  /**
+   * Replicas of each partition of topics created at start (KAFKA_REPLICATION_FACTOR); default 1
+   * (one local broker). A three-broker cluster: 3.
+   */
+  readonly replicationFactor?: number;
+  /**
+   * `min.insync.replicas` of topics created at start (KAFKA_MIN_INSYNC_REPLICAS); default 1. With
+   * the producer's acks=all a write is acknowledged only once this many replicas have it: 2 of 3
+   * survives the loss of one broker without losing an acknowledged message.
+   */
+  readonly minInsyncReplicas?: number;
+  /**
+   * Consumer group session timeout, ms (KAFKA_SESSION_TIMEOUT_MS): how long a crashed member keeps
+   * its partitions before the group rebalances. Must lie within the broker's
+   * group.min/max.session.timeout.ms (6000..1800000 by default; the local brokers allow 1000+).
+   * Default 6000.
+   */
+  readonly sessionTimeoutMs?: number;
+  /** Consumer heartbeat interval, ms (KAFKA_HEARTBEAT_INTERVAL_MS); default 1000. */
+  readonly heartbeatIntervalMs?: number;
   /** Partitions handled at once by each consumer (KAFKA_CONSUMER_CONCURRENCY); default 3. */
   readonly partitionsConsumedConcurrently?: number;
   /** Topics this app only produces to, created at start if missing (consumers create their own). */
@@ -28,6 +49,16 @@ export interface KafkaModuleOptions {
   readonly connectionTimeoutMs?: number;
   /** kafkajs requestTimeout; default 30000. */
   readonly requestTimeoutMs?: number;
+  /**
+   * A consumed value larger than this (bytes) is poison: dead-lettered (`parse`) unparsed, on the
+   * first attempt (KAFKA_MAX_MESSAGE_BYTES); default 1048576, the broker's own default limit.
+   */
+  readonly maxMessageBytes?: number;
+  /**
+   * A consumed value nesting objects/arrays deeper than this is poison: dead-lettered (`parse`)
+   * before JSON.parse, so no recursive code ever overflows on it (KAFKA_MAX_VALUE_DEPTH); default 64.
+   */
+  readonly maxValueDepth?: number;
 }
 
 /** One consumer group of an app: `KafkaModule.forConsumer(...)`. */
@@ -46,14 +77,14 @@ export interface KafkaConsumerOptions {
   readonly fromBeginning?: boolean;
   /** How often the lag gauge is refreshed, ms; 0 = only on demand (`refreshLag()`). Default 15000. */
   readonly lagIntervalMs?: number;
-  /** kafkajs sessionTimeout (>= broker's group.min.session.timeout.ms, 6000); default 30000. */
+  /** Overrides the client-wide sessionTimeoutMs for this group. */
   readonly sessionTimeoutMs?: number;
   /**
    * Longest a fetch waits on the broker for new data (kafkajs maxWaitTimeInMs); a graceful stop
    * waits for the fetch in flight, so this bounds the idle part of shutdown. Default 1000.
    */
   readonly maxWaitTimeMs?: number;
-  /** kafkajs heartbeatInterval; default 3000. */
+  /** Overrides the client-wide heartbeatIntervalMs for this group. */
   readonly heartbeatIntervalMs?: number;
   /** Restarts after retriable kafkajs crashes before giving up (liveness then fails); default 3. */
   readonly maxRestarts?: number;
@@ -78,9 +109,13 @@ export const KAFKA_DEFAULTS = {
   requestTimeoutMs: 30_000,
   fromBeginning: true,
   lagIntervalMs: 15_000,
-  sessionTimeoutMs: 30_000,
-  heartbeatIntervalMs: 3_000,
+  replicationFactor: 1,
+  minInsyncReplicas: 1,
+  sessionTimeoutMs: 6_000,
+  heartbeatIntervalMs: 1_000,
   maxWaitTimeMs: 1_000,
   maxRestarts: 3,
   shutdownTimeoutMs: 30_000,
+  maxMessageBytes: DEFAULT_DECODE_LIMITS.maxValueBytes,
+  maxValueDepth: DEFAULT_DECODE_LIMITS.maxDepth,
 } as const;

@@ -85,10 +85,14 @@ export class KafkaProducerService implements OnModuleInit, OnApplicationShutdown
       const admin = this.kafka.admin();
       await admin.connect();
       try {
-        const numPartitions = this.options.topicPartitions ?? KAFKA_DEFAULTS.topicPartitions;
+        const spec = {
+          numPartitions: this.options.topicPartitions ?? KAFKA_DEFAULTS.topicPartitions,
+          replicationFactor: this.options.replicationFactor ?? KAFKA_DEFAULTS.replicationFactor,
+          minInsyncReplicas: this.options.minInsyncReplicas ?? KAFKA_DEFAULTS.minInsyncReplicas,
+        };
         await ensureTopics(
           admin,
-          topics.map((topic) => ({ topic, numPartitions })),
+          topics.map((topic) => ({ topic, ...spec })),
           this.logger,
         );
       } finally {

@@ -1,0 +1,117 @@
+/**
+ * Issue #10 item 5: a three-node KRaft cluster (three JVMs, deploy/local/kafka/kafka.sh
+ * cluster-start), topics created by libs/kafka with replication factor 3 and
+ * min.insync.replicas=2, libs/kafka's producer (acks=all) writing continuously while the leader of
+ * a partition is killed with SIGKILL and later restarted: every acknowledged message is handled.
+ */
+import { ConfigResourceTypes } from 'kafkajs';
+import { z } from 'zod';
+import { defineHandler } from '@payments/kafka';
+import {
+  type KafkaTestApp,
+  startKafkaTestApp,
+  uniqueName,
+  waitFor,
+  withAdmin,
+} from '../../../test/support/kafka';
+import { type LocalKafka, startLocalCluster } from '../../../test/support/local-kafka';
+
+jest.setTimeout(300_000);
+
+const Payload = z.object({ id: z.string(), n: z.number().int() });
+
+describe('libs/kafka on a three-node cluster', () => {
+  let cluster: LocalKafka;
+  let started: KafkaTestApp | undefined;
+  const sharedBrokers = process.env.KAFKA_BROKERS;
+
+  beforeAll(async () => {
+    cluster = await startLocalCluster();
+    process.env.KAFKA_BROKERS = cluster.brokers.join(',');
+  });
+
+  afterAll(async () => {
+    await started?.app.close();
+    process.env.KAFKA_BROKERS = sharedBrokers;
+    await cluster.sh('cluster-stop', '--wipe');
+  });
+
+  it('replication factor 3, min ISR 2, acks=all: a partition leader killed (SIGKILL) mid-run and restarted loses no acknowledged message', async () => {
+    const topic = uniqueName('replicated');
+    const groupId = uniqueName('replicated-group');
+    const handled: number[] = [];
+    started = await startKafkaTestApp(
+      {
+        groupId,
+        handlers: [defineHandler(topic, Payload, async (m) => void handled.push(m.value.n))],
+      },
+      {
+        topicPartitions: 3,
+        partitionsConsumedConcurrently: 3,
+        replicationFactor: 3,
+        minInsyncReplicas: 2,
+      },
+    );
+    const { producer, runner } = started;
+
+    // The topic (and its DLQ) as configured: three replicas per partition, min.insync.replicas=2.
+    const { topics } = await withAdmin((admin) => admin.fetchTopicMetadata({ topics: [topic] }));
+    expect(topics[0]?.partitions.map((p) => p.replicas.length)).toEqual([3, 3, 3]);
+    const configs = await withAdmin((admin) =>
+      admin.describeConfigs({
+        includeSynonyms: false,
+        resources: [{ type: ConfigResourceTypes.TOPIC, name: topic }],
+      }),
+    );
+    const minIsr = configs.resources[0]?.configEntries.find(
+      (e) => e.configName === 'min.insync.replicas',
+    );
+    expect(minIsr?.configValue).toBe('2');
+
+    const acknowledged: number[] = [];
+    const failed: number[] = [];
+    let producing = true;
+    const production = (async () => {
+      for (let n = 0; producing; n++) {
+        try {
+          await producer.send(topic, [{ key: `pay-${n % 11}`, value: { id: `m-${n}`, n } }]);
+          acknowledged.push(n);
+        } catch {
+          failed.push(n); // not acknowledged: unknown outcome
+        }
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    })();
+    const moreAcknowledged = async (count: number, what: string) => {
+      const target = acknowledged.length + count;
+      await waitFor(() => acknowledged.length >= target, what, 120_000);
+    };
+
+    await moreAcknowledged(50, '50 messages with three brokers');
+    const leader = topics[0]?.partitions.find((p) => p.partitionId === 0)?.leader;
+    expect([1, 2, 3]).toContain(leader);
+    await cluster.sh('cluster-node-kill', String(leader));
+    await moreAcknowledged(50, '50 messages with one broker dead');
+    await cluster.sh('cluster-node-start', String(leader));
+    await moreAcknowledged(50, '50 messages after the restart');
+    producing = false;
+    await production;
+
+    await waitFor(
+      () => acknowledged.every((n) => handled.includes(n)),
+      'every acknowledged message to be handled',
+      120_000,
+    );
+    expect(acknowledged.filter((n) => !handled.includes(n))).toEqual([]);
+    expect(runner.status).toEqual({ state: 'running' });
+    // The restarted broker caught up: every partition is fully in sync again.
+    await waitFor(
+      async () => {
+        const meta = await withAdmin((admin) => admin.fetchTopicMetadata({ topics: [topic] }));
+        return meta.topics[0]?.partitions.every((p) => p.isr.length === 3) ?? false;
+      },
+      'all three replicas back in sync',
+      120_000,
+    );
+  });
+});

@@ -498,11 +498,19 @@ async function settle(paymentId: string, timeoutMs = 30_000): Promise<PaymentVie
 }
 
 async function endOffsets(): Promise<Map<string, number>> {
-  const ends = new Map<string, number>();
-  for (const topic of ORCHESTRATOR_INPUTS) {
-    for (const p of await admin.fetchTopicOffsets(topic)) {
-      ends.set(`${topic}/${p.partition}`, Number(p.high));
+  // A broker busy electing leaders answers "not the leader" for a moment: ask again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const ends = new Map<string, number>();
+      for (const topic of ORCHESTRATOR_INPUTS) {
+        for (const p of await admin.fetchTopicOffsets(topic)) {
+          ends.set(`${topic}/${p.partition}`, Number(p.high));
+        }
+      }
+      return ends;
+    } catch (error) {
+      if (attempt >= 20 || (error as { retriable?: boolean }).retriable !== true) throw error;
+      await sleep(250);
     }
   }
-  return ends;
 }

@@ -4,7 +4,7 @@
  * min.insync.replicas=2, libs/kafka's producer (acks=all) writing continuously while the leader of
  * a partition is killed with SIGKILL and later restarted: every acknowledged message is handled.
  */
-import { ConfigResourceTypes } from 'kafkajs';
+import { ConfigResourceTypes, type DescribeConfigResponse } from 'kafkajs';
 import { z } from 'zod';
 import { defineHandler } from '@payments/kafka';
 import {
@@ -57,13 +57,23 @@ describe('libs/kafka on a three-node cluster', () => {
     // The topic (and its DLQ) as configured: three replicas per partition, min.insync.replicas=2.
     const { topics } = await withAdmin((admin) => admin.fetchTopicMetadata({ topics: [topic] }));
     expect(topics[0]?.partitions.map((p) => p.replicas.length)).toEqual([3, 3, 3]);
-    const configs = await withAdmin((admin) =>
-      admin.describeConfigs({
-        includeSynonyms: false,
-        resources: [{ type: ConfigResourceTypes.TOPIC, name: topic }],
-      }),
+    // Right after creation a broker may not host the topic yet ("does not host this
+    // topic-partition"): ask until one answers.
+    let configs: DescribeConfigResponse | undefined;
+    await waitFor(
+      async () => {
+        configs = await withAdmin((admin) =>
+          admin.describeConfigs({
+            includeSynonyms: false,
+            resources: [{ type: ConfigResourceTypes.TOPIC, name: topic }],
+          }),
+        ).catch(() => undefined);
+        return configs !== undefined;
+      },
+      'the topic configuration',
+      60_000,
     );
-    const minIsr = configs.resources[0]?.configEntries.find(
+    const minIsr = configs?.resources[0]?.configEntries.find(
       (e) => e.configName === 'min.insync.replicas',
     );
     expect(minIsr?.configValue).toBe('2');

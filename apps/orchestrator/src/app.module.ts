@@ -15,6 +15,9 @@ import { ORCHESTRATOR_CONFIG, OrchestratorConfig } from './config';
 import { cardPaymentFlow } from './flows/card-payment/card-payment.flow';
 import { cardPaymentPolicy } from './flows/card-payment/policy';
 import { contractCommands } from './flows/command-catalogue';
+import { payoutBudgetFlow } from './flows/payout-budget/payout-budget.flow';
+import { payoutFlow } from './flows/payout/payout.flow';
+import { payoutPolicy } from './flows/payout/policy';
 import { orchestratorMigrations } from './migrations';
 import { OutboxRelay } from './outbox/outbox-relay';
 import { OutboxWriter } from './outbox/outbox.writer';
@@ -86,7 +89,14 @@ export class AppModule {
       controllers: [PaymentsController],
       providers: [
         { provide: ORCHESTRATOR_CONFIG, useValue: config },
-        { provide: FLOWS, useValue: [cardPaymentFlow(cardPaymentPolicy(config))] },
+        {
+          provide: FLOWS,
+          useValue: [
+            cardPaymentFlow(cardPaymentPolicy(config)),
+            payoutFlow(payoutPolicy(config)),
+            payoutBudgetFlow(payoutPolicy(config)),
+          ],
+        },
         { provide: COMMAND_CATALOGUE, useValue: contractCommands },
         {
           provide: RUNTIME_OPTIONS,

@@ -40,6 +40,34 @@ const paymentLimits = z
     }),
   );
 
+const PayoutLimitsSchema = AmountLimitsSchema.extend({
+  /** Most paid out per endpoint, currency and UTC day (minor units). */
+  dailyLimitMinor: z.number().int().positive().optional(),
+  /** How long a registered two-step payout waits for its approval. */
+  approvalWindowSeconds: z.number().int().positive().optional(),
+});
+
+/** `PAYOUT_LIMITS`: JSON `{"default": {…}, "endpoints": {"<endpoint id>": {…}}}`. */
+const payoutLimits = z
+  .string()
+  .default(
+    '{"default":{"maxMinor":100000000,"dailyLimitMinor":10000000,"approvalWindowSeconds":600}}',
+  )
+  .transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'not valid JSON' });
+      return z.NEVER;
+    }
+  })
+  .pipe(
+    z.strictObject({
+      default: PayoutLimitsSchema,
+      endpoints: z.record(z.string().min(1), PayoutLimitsSchema).optional(),
+    }),
+  );
+
 /** Everything the orchestrator reads from its environment, validated once at boot. */
 export const orchestratorConfigShape = {
   version: versionVar,
@@ -81,6 +109,10 @@ export const orchestratorConfigShape = {
   limits: envVar('PAYMENT_LIMITS', paymentLimits, {
     description:
       'per-endpoint limits of a sale or preauth, checked before the gateway, as JSON {"default":{"minMinor":…,"maxMinor":…,"currencies":["EUR"]},"endpoints":{"<id>":{…}}} (minor units)',
+  }),
+  payoutLimits: envVar('PAYOUT_LIMITS', payoutLimits, {
+    description:
+      'per-endpoint payout rules, checked before the gateway, as JSON {"default":{"minMinor":…,"maxMinor":…,"currencies":["EUR"],"dailyLimitMinor":…,"approvalWindowSeconds":…},"endpoints":{"<id>":{…}}} (minor units; the daily limit is per endpoint, currency and UTC day)',
   }),
   policy: {
     holdExpiryAction: envVar('HOLD_EXPIRY_ACTION', z.enum(['void', 'report']).default('void'), {

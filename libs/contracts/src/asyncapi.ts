@@ -5,11 +5,18 @@ import { EVENT_SCHEMAS } from './events';
 import {
   GatewayCallback,
   GatewayFollowUpRequest,
+  GatewayPayoutCheckRequest,
+  GatewayPayoutPayRequest,
   GatewayResult,
   GatewaySaleRequest,
   GatewayStatusRequest,
   StatusCheckHint,
 } from './gateway';
+import {
+  PAYOUT_BUDGET_EVENT_SCHEMAS,
+  PAYOUT_COMMAND_SCHEMAS,
+  PAYOUT_EVENT_SCHEMAS,
+} from './payouts';
 import { RejectionCode } from './rejection-codes';
 import { TOPICS } from './topics';
 
@@ -75,7 +82,10 @@ const cloudEventHeaders = (type: string, source: string): JsonObject => ({
   },
 });
 
-const commandMessages: MessageSpec[] = Object.entries(COMMAND_SCHEMAS).map(([type, schema]) => ({
+const commandMessages: MessageSpec[] = Object.entries({
+  ...COMMAND_SCHEMAS,
+  ...PAYOUT_COMMAND_SCHEMAS,
+}).map(([type, schema]) => ({
   name: `${pascal(type)}Command`,
   title: `${type} command`,
   schema,
@@ -83,7 +93,11 @@ const commandMessages: MessageSpec[] = Object.entries(COMMAND_SCHEMAS).map(([typ
   ceSource: '/merchant-platform/<service>',
 }));
 
-const eventMessages: MessageSpec[] = Object.entries(EVENT_SCHEMAS).map(([type, schema]) => ({
+const eventMessages: MessageSpec[] = Object.entries({
+  ...EVENT_SCHEMAS,
+  ...PAYOUT_EVENT_SCHEMAS,
+  ...PAYOUT_BUDGET_EVENT_SCHEMAS,
+}).map(([type, schema]) => ({
   name: `${pascal(type)}Event`,
   title: `${type} event`,
   schema,
@@ -104,6 +118,20 @@ const requestMessages: MessageSpec[] = [
     title: 'capture, void or return request',
     schema: GatewayFollowUpRequest,
     ceType: ceType.gatewayRequest('<operation>'),
+    ceSource: CE_SOURCES.orchestrator,
+  },
+  {
+    name: 'GatewayPayoutCheckRequest',
+    title: 'payout-check request (two-step payout, first step)',
+    schema: GatewayPayoutCheckRequest,
+    ceType: ceType.gatewayRequest('payout-check'),
+    ceSource: CE_SOURCES.orchestrator,
+  },
+  {
+    name: 'GatewayPayoutPayRequest',
+    title: 'payout-pay request (two-step payout, second step)',
+    schema: GatewayPayoutPayRequest,
+    ceType: ceType.gatewayRequest('payout-pay'),
     ceSource: CE_SOURCES.orchestrator,
   },
   {

@@ -5,6 +5,7 @@ import {
   type GatewayRequiredCommandType,
   type GatewayRequirement,
 } from './gateway-requirements';
+import { PAYOUT_COMMAND_SCHEMAS, PayoutCommand } from './payouts';
 import { findPlainCardData } from './plain-card-data';
 import { Instant, MerchantRef, Money, SealedCard, Uuid } from './primitives';
 import type { RejectionCode } from './rejection-codes';
@@ -193,6 +194,24 @@ export const COMMAND_SCHEMAS = {
 
 export const COMMAND_TYPES = Object.keys(COMMAND_SCHEMAS) as CommandType[];
 
+/** Every command on `payments.commands.v1`: card payments and payouts (payouts.ts). */
+export const ALL_COMMAND_SCHEMAS = { ...COMMAND_SCHEMAS, ...PAYOUT_COMMAND_SCHEMAS } as const;
+export type AnyCommand = PaymentCommand | PayoutCommand;
+export type AnyCommandType = AnyCommand['type'];
+
+/**
+ * The field naming a command's saga, in this order: `paymentId` (card payments), `payoutId`
+ * (payouts), `budgetId` (a payout budget). Each command has exactly one of them.
+ */
+export const SAGA_ID_FIELDS = ['paymentId', 'payoutId', 'budgetId'] as const;
+
+/** The saga a valid command is about. */
+export function commandSagaId(command: AnyCommand): string {
+  if ('paymentId' in command) return command.paymentId;
+  if ('budgetId' in command && command.type !== 'payout-budget-answer') return command.budgetId;
+  return command.payoutId;
+}
+
 // Every command type names its gateway operation and field sources, and nothing else does.
 COMMAND_GATEWAY_FIELDS satisfies Record<CommandType, unknown>;
 COMMAND_SCHEMAS satisfies Record<GatewayRequiredCommandType, z.ZodType>;
@@ -203,7 +222,7 @@ export interface ParseIssue {
 }
 
 export type ParseCommandResult =
-  | { ok: true; command: PaymentCommand }
+  | { ok: true; command: AnyCommand }
   | {
       ok: false;
       reason: Extract<
@@ -212,23 +231,37 @@ export type ParseCommandResult =
       >;
       details: ParseIssue[];
       /** Whatever identifiers could be read, so a rejection event can be addressed. */
-      ids: { commandId?: string; paymentId?: string; type?: string };
+      ids: { commandId?: string; paymentId?: string; sagaId?: string; type?: string };
     };
 
 function isCommandType(t: unknown): t is CommandType {
   return typeof t === 'string' && Object.hasOwn(COMMAND_SCHEMAS, t);
 }
 
+function isAnyCommandType(t: unknown): t is AnyCommandType {
+  return typeof t === 'string' && Object.hasOwn(ALL_COMMAND_SCHEMAS, t);
+}
+
 function readIds(o: Record<string, unknown>): {
   commandId?: string;
   paymentId?: string;
+  sagaId?: string;
   type?: string;
 } {
-  const ids: { commandId?: string; paymentId?: string; type?: string } = {};
+  const ids: { commandId?: string; paymentId?: string; sagaId?: string; type?: string } = {};
   if (typeof o.commandId === 'string' && Uuid.safeParse(o.commandId).success)
     ids.commandId = o.commandId;
   if (typeof o.paymentId === 'string' && Uuid.safeParse(o.paymentId).success)
     ids.paymentId = o.paymentId;
+  // The payout answer names the payout (its saga) and the budget: payoutId comes first there.
+  const fields = o.type === 'payout-budget-answer' ? ['payoutId'] : SAGA_ID_FIELDS;
+  for (const field of fields) {
+    const value = o[field];
+    if (typeof value === 'string' && Uuid.safeParse(value).success) {
+      ids.sagaId = value;
+      break;
+    }
+  }
   if (typeof o.type === 'string') ids.type = o.type.slice(0, 64);
   return ids;
 }
@@ -296,15 +329,17 @@ export function parseCommand(input: unknown): ParseCommandResult {
       ids,
     };
   }
-  if (!isCommandType(record.type)) {
+  if (!isAnyCommandType(record.type)) {
     return {
       ok: false,
       reason: 'UNKNOWN_TYPE',
-      details: [{ path: '$.type', message: `one of ${COMMAND_TYPES.join(', ')}` }],
+      details: [
+        { path: '$.type', message: `one of ${Object.keys(ALL_COMMAND_SCHEMAS).join(', ')}` },
+      ],
       ids,
     };
   }
-  const parsed = PaymentCommand.safeParse(record);
+  const parsed = ALL_COMMAND_SCHEMAS[record.type].safeParse(record);
   if (!parsed.success) {
     return {
       ok: false,

@@ -7,8 +7,8 @@ import {
   Instant,
   MerchantRef,
   Money,
-  PaymentOperation,
   SealedCard,
+  SubjectOperation,
   Uuid,
 } from './primitives';
 
@@ -68,15 +68,40 @@ export const GatewayStatusRequest = z.strictObject({
   operation: z.literal('status'),
   ...requestBase,
   subjectRequestId: Uuid,
-  subjectOperation: PaymentOperation,
+  subjectOperation: SubjectOperation,
   gatewayOrderId: GatewayOrderId.optional(),
+});
+
+/**
+ * First step of the two-step payout (v4 payout-check): registers the payout to the sealed
+ * destination card, nothing paid. The card is sealed with the payout id (`paymentId`) as
+ * associated data.
+ */
+export const GatewayPayoutCheckRequest = z.strictObject({
+  operation: z.literal('payout-check'),
+  ...requestBase,
+  amount: Money,
+  sealedCard: SealedCard,
+  orderDescription: z.string().min(1).max(65535).optional(),
+  purpose: z.string().min(1).max(128).optional(),
+});
+
+/** Second step (v4 payout-pay): executes the payout registered under `gatewayOrderId`. */
+export const GatewayPayoutPayRequest = z.strictObject({
+  operation: z.literal('payout-pay'),
+  ...requestBase,
+  gatewayOrderId: GatewayOrderId,
 });
 
 export const GatewayRequest = z.discriminatedUnion('operation', [
   GatewaySaleRequest,
   GatewayFollowUpRequest,
   GatewayStatusRequest,
+  GatewayPayoutCheckRequest,
+  GatewayPayoutPayRequest,
 ]);
+export type GatewayPayoutCheckRequest = z.infer<typeof GatewayPayoutCheckRequest>;
+export type GatewayPayoutPayRequest = z.infer<typeof GatewayPayoutPayRequest>;
 export type GatewaySaleRequest = z.infer<typeof GatewaySaleRequest>;
 export type GatewayFollowUpRequest = z.infer<typeof GatewayFollowUpRequest>;
 export type GatewayStatusRequest = z.infer<typeof GatewayStatusRequest>;

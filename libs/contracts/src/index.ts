@@ -10,11 +10,15 @@ export {
   PayerAction,
   PaymentOperation,
   GatewayOperation,
+  SubjectOperation,
   Uuid,
 } from './primitives';
 export { RejectionCode } from './rejection-codes';
 export {
+  ALL_COMMAND_SCHEMAS,
+  type AnyCommand,
   CaptureCommand,
+  commandSagaId,
   parseCommand,
   PaymentCommand,
   PreauthCommand,
@@ -29,6 +33,8 @@ export {
   GatewayCallback,
   GatewayClassification,
   GatewayFollowUpRequest,
+  GatewayPayoutCheckRequest,
+  GatewayPayoutPayRequest,
   GatewayRequest,
   GatewayResult,
   GatewaySaleRequest,
@@ -44,4 +50,21 @@ export {
   parseTraceparent,
 } from './traceparent';
 export { Card } from './card';
+export {
+  ApprovePayoutCommand,
+  INTERNAL_COMMAND_TYPES,
+  parsePayoutEvent,
+  PAYOUT_BUDGET_EVENT_SCHEMAS,
+  PAYOUT_COMMAND_SCHEMAS,
+  PAYOUT_EVENT_SCHEMAS,
+  PayoutBudgetAnswerCommand,
+  PayoutBudgetEvent,
+  PayoutCheckCommand,
+  PayoutCommand,
+  PayoutEvent,
+  PayoutOperation,
+  RejectPayoutCommand,
+  ReleasePayoutBudgetCommand,
+  ReservePayoutBudgetCommand,
+} from './payouts';
 export { open, seal } from './sealing';

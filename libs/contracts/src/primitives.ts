@@ -56,12 +56,25 @@ export const SealedCard = z
 export type SealedCard = z.infer<typeof SealedCard>;
 
 /** The gateway operations the orchestrator asks the adapter to perform. */
-export const GatewayOperation = z.enum(['sale', 'preauth', 'capture', 'void', 'return', 'status']);
+export const GatewayOperation = z.enum([
+  'sale',
+  'preauth',
+  'capture',
+  'void',
+  'return',
+  'status',
+  'payout-check',
+  'payout-pay',
+]);
 export type GatewayOperation = z.infer<typeof GatewayOperation>;
 
-/** Operations that move money (everything except `status`). */
-export const PaymentOperation = GatewayOperation.exclude(['status']);
+/** The card-payment operations that move money. */
+export const PaymentOperation = z.enum(['sale', 'preauth', 'capture', 'void', 'return']);
 export type PaymentOperation = z.infer<typeof PaymentOperation>;
+
+/** Every operation a status query can be about (everything except `status`). */
+export const SubjectOperation = GatewayOperation.exclude(['status']);
+export type SubjectOperation = z.infer<typeof SubjectOperation>;
 
 /** Transaction statuses the gateway reports (facts §4). Final: approved, declined, error, filtered. */
 export const GatewayStatus = z.enum([

@@ -31,6 +31,16 @@ export const REJECTION_CODES = [
   'AMOUNT_BELOW_MINIMUM',
   'AMOUNT_ABOVE_MAXIMUM',
   'CURRENCY_NOT_ALLOWED',
+  // payouts (issue #11)
+  'PAYOUT_ALREADY_EXISTS',
+  'PAYOUT_NOT_FOUND',
+  'PAYOUT_NOT_REGISTERED',
+  'PAYOUT_ALREADY_APPROVED',
+  'PAYOUT_REJECTED',
+  'PAYOUT_EXPIRED',
+  'DAILY_PAYOUT_LIMIT_EXCEEDED',
+  /** A command type only the orchestrator itself issues, received on the commands topic. */
+  'INTERNAL_COMMAND',
 ] as const;
 
 export const RejectionCode = z.enum(REJECTION_CODES);

@@ -1,6 +1,7 @@
 import {
   GatewayOperation,
-  PaymentOperation,
+  GatewayRequest,
+  SubjectOperation,
   type GatewayFollowUpRequest,
   type GatewaySaleRequest,
 } from '@payments/contracts';
@@ -113,15 +114,23 @@ describe('operation table', () => {
     });
     expect(rows.map((r) => r.mutating)).toEqual(rows.map((r) => r.catalogue));
     expect(rows.filter((r) => r.mutating).map((r) => r.operation)).toEqual(
-      PaymentOperation.options,
+      SubjectOperation.options,
     );
   });
 
-  it('rows that send a card are exactly those whose catalogue operation requires a card number', () => {
+  it('rows that send a card are exactly those whose catalogue operation requires a card number, or takes one the contract request carries sealed', () => {
+    // payout-check's card is optional in the catalogue (a bank account may be the destination);
+    // our contract's payout-check always carries the sealed destination card.
+    const carriesSealedCard = (operation: GatewayOperation) =>
+      GatewayRequest.options.some(
+        (schema) =>
+          'sealedCard' in schema.shape && schema.shape.operation.safeParse(operation).success,
+      );
     const needsCard = (operation: GatewayOperation) => {
       const fields: Record<string, { required: boolean; sensitive?: string }> =
         OPERATIONS[OPERATION_TABLE[operation].catalogue].fields;
-      return Object.values(fields).some((f) => f.required && f.sensitive === 'pan');
+      const pan = Object.values(fields).find((f) => f.sensitive === 'pan');
+      return pan !== undefined && (pan.required || carriesSealedCard(operation));
     };
     expect(GatewayOperation.options.map((o) => OPERATION_TABLE[o].needs === 'sealed-card')).toEqual(
       GatewayOperation.options.map(needsCard),

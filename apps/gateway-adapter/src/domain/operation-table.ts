@@ -2,6 +2,8 @@ import type {
   Card,
   GatewayFollowUpRequest,
   GatewayOperation,
+  GatewayPayoutCheckRequest,
+  GatewayPayoutPayRequest,
   GatewayRequest,
   GatewaySaleRequest,
   GatewayStatusRequest,
@@ -172,6 +174,26 @@ const referenceAndMoney = (request: GatewayFollowUpRequest) =>
 
 const sealedCardOf = (request: GatewaySaleRequest): string => request.sealedCard;
 
+/** v4 payout-check to the sealed destination card (no CVV: the payee is not present). */
+function payoutCheckFields(
+  request: GatewayPayoutCheckRequest,
+  card: Card,
+  serverCallbackUrl: string,
+): RequestOf<'v4/payout-check'> {
+  return defined({
+    client_orderid: request.clientOrderId,
+    amount: request.amount.minor,
+    currency: request.amount.currency,
+    order_desc: request.orderDescription,
+    purpose: request.purpose,
+    server_callback_url: serverCallbackUrl,
+    credit_card_number: card.number,
+    expire_month: String(card.expiryMonth).padStart(2, '0'),
+    expire_year: String(card.expiryYear),
+    card_printed_name: card.holderName,
+  });
+}
+
 export const OPERATION_TABLE: { readonly [O in GatewayOperation]: OperationRow<O> } = {
   sale: sealedCardRow('v2/sale', sealedCardOf, cardPaymentFields),
   preauth: sealedCardRow('v2/preauth', sealedCardOf, cardPaymentFields),
@@ -185,6 +207,15 @@ export const OPERATION_TABLE: { readonly [O in GatewayOperation]: OperationRow<O
   status: plainRow('v2/status', (request: GatewayStatusRequest) =>
     defined({ client_orderid: request.clientOrderId, orderid: request.gatewayOrderId }),
   ),
+  'payout-check': sealedCardRow(
+    'v4/payout-check',
+    (request: GatewayPayoutCheckRequest) => request.sealedCard,
+    payoutCheckFields,
+  ),
+  'payout-pay': plainRow('v4/payout-pay', (request: GatewayPayoutPayRequest) => ({
+    client_orderid: request.clientOrderId,
+    orderid: request.gatewayOrderId,
+  })),
 };
 
 /** What performing one request takes, read from its row (no branch per operation). */

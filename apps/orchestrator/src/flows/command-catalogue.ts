@@ -1,4 +1,4 @@
-import { parseCommand } from '@payments/contracts';
+import { commandSagaId, INTERNAL_COMMAND_TYPES, parseCommand } from '@payments/contracts';
 import { commandFingerprint } from '../domain';
 import type { CommandCatalogue } from '../runtime/flow';
 import { invalidCommandFingerprint, readEndpointId } from '../runtime/runtime-rules';
@@ -12,11 +12,27 @@ function describe(details: ReadonlyArray<{ path: string; message: string }>): st
 
 /**
  * Commands as libs/contracts defines them (the schemas producers validate against): validated,
- * fingerprinted for idempotency, and addressed to their saga (the payment id).
+ * fingerprinted for idempotency, and addressed to their saga (`commandSagaId`: the payment id,
+ * the payout id or the payout budget id). Internal command types (a payout's budget
+ * reservation and its answer) are accepted only from a saga, never from the commands topic.
  */
 export const contractCommands: CommandCatalogue = {
-  parse(raw) {
+  parse(raw, origin = 'topic') {
     const parsed = parseCommand(raw);
+    if (parsed.ok && origin === 'topic' && INTERNAL_COMMAND_TYPES.includes(parsed.command.type)) {
+      return {
+        ok: false,
+        reason: 'INTERNAL_COMMAND',
+        message: `${parsed.command.type} is issued by the orchestrator itself, not accepted on the commands topic`,
+        ids: {
+          commandId: parsed.command.commandId,
+          sagaId: commandSagaId(parsed.command),
+          type: parsed.command.type,
+          endpointId: parsed.command.merchant.endpointId,
+        },
+        fingerprint: invalidCommandFingerprint(raw),
+      };
+    }
     if (parsed.ok) {
       const { command } = parsed;
       return {
@@ -24,7 +40,7 @@ export const contractCommands: CommandCatalogue = {
         command: {
           type: command.type,
           commandId: command.commandId,
-          sagaId: command.paymentId,
+          sagaId: commandSagaId(command),
           endpointId: command.merchant.endpointId,
           body: command,
         },
@@ -37,7 +53,7 @@ export const contractCommands: CommandCatalogue = {
       message: describe(parsed.details),
       ids: {
         ...(parsed.ids.commandId === undefined ? {} : { commandId: parsed.ids.commandId }),
-        ...(parsed.ids.paymentId === undefined ? {} : { sagaId: parsed.ids.paymentId }),
+        ...(parsed.ids.sagaId === undefined ? {} : { sagaId: parsed.ids.sagaId }),
         ...(parsed.ids.type === undefined ? {} : { type: parsed.ids.type }),
         endpointId: readEndpointId(raw),
       },

@@ -128,7 +128,14 @@ export interface Flow<State = unknown, Event extends SagaEvent = SagaEvent> {
 
 /** How raw commands are validated and routed (contracts' schemas in the app; test flows' own). */
 export interface CommandCatalogue {
-  parse(raw: unknown):
+  /**
+   * `origin`: `topic` for a command from the commands topic, `saga` for one a flow started
+   * (start-saga). A catalogue may accept some command types only from a saga.
+   */
+  parse(
+    raw: unknown,
+    origin?: CommandOrigin,
+  ):
     | { ok: true; command: RoutedCommand; fingerprint: string }
     | {
         ok: false;
@@ -138,6 +145,8 @@ export interface CommandCatalogue {
         fingerprint: string;
       };
 }
+
+export type CommandOrigin = 'topic' | 'saga';
 
 /** Folds events into a state with a flow's evolve. */
 export function foldEvents<State, Event extends SagaEvent>(

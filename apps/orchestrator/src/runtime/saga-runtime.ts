@@ -14,7 +14,15 @@ import {
 } from '../persistence/saga.repository';
 import { TimerRepository, type TimerRow } from '../persistence/timer.repository';
 import { Clock, IdGenerator } from './clock';
-import type { CommandCatalogue, Decision, Flow, RuntimeEffect, SagaEvent, SagaInput } from './flow';
+import type {
+  CommandCatalogue,
+  CommandOrigin,
+  Decision,
+  Flow,
+  RuntimeEffect,
+  SagaEvent,
+  SagaInput,
+} from './flow';
 import { hintAllowed, timerRetryDelayMs } from './runtime-rules';
 import { planWrites, RESEND_TIMER, type ResendPayload, type WritePlan } from './write-plan';
 
@@ -233,8 +241,12 @@ class UnitOfWork {
     );
   }
 
-  private async command(raw: unknown, meta: InputMeta): Promise<void> {
-    const parsed = this.deps.catalogue.parse(raw);
+  private async command(
+    raw: unknown,
+    meta: InputMeta,
+    origin: CommandOrigin = 'topic',
+  ): Promise<void> {
+    const parsed = this.deps.catalogue.parse(raw, origin);
     const ids = parsed.ok
       ? {
           commandId: parsed.command.commandId,
@@ -458,7 +470,7 @@ class UnitOfWork {
       await outbox.purgeSealedCards(this.tx, row.id);
     }
     // A child saga starts in the same transaction, through the same command path.
-    for (const child of plan.children) await this.command(child, meta);
+    for (const child of plan.children) await this.command(child, meta, 'saga');
   }
 
   /** A resend came due: the ORIGINAL request (sealed card included), attempt bumped. */

@@ -1,0 +1,63 @@
+import type { PayoutBudgetEvent } from '@payments/contracts';
+import type { Flow } from '../../runtime/flow';
+import {
+  budgetRejection,
+  type BudgetCommand,
+  type BudgetState,
+  decideBudget,
+  evolveBudget,
+  initialBudgetState,
+  type PayoutPolicy,
+} from '../payout/domain';
+
+export const PAYOUT_BUDGET_FLOW = 'payout-budget';
+
+/** Internal commands only (start-saga from the payout flow). */
+export const PAYOUT_BUDGET_COMMANDS = ['reserve-payout-budget', 'release-payout-budget'] as const;
+
+/**
+ * The per-endpoint daily payout budget as a saga (one per endpoint, currency and UTC day): the
+ * row lock of this saga is what makes the daily limit hold under concurrent approvals.
+ */
+export function payoutBudgetFlow(policy: PayoutPolicy): Flow<BudgetState, PayoutBudgetEvent> {
+  return {
+    name: PAYOUT_BUDGET_FLOW,
+    commandTypes: PAYOUT_BUDGET_COMMANDS,
+    initialState: initialBudgetState,
+    decide(input, state, ctx) {
+      if (input.kind !== 'command')
+        return { outcome: 'ignored', reason: 'NOT_A_COMMAND', events: [], effects: [] };
+      const decision = decideBudget(input.command.body as BudgetCommand, state, {
+        ...ctx,
+        policy,
+      });
+      switch (decision.outcome) {
+        case 'accepted':
+          return {
+            outcome: 'accepted',
+            events: decision.events,
+            effects: decision.effects.map((e) => ({ type: 'start-saga', command: e.command })),
+          };
+        case 'ignored':
+          return { outcome: 'ignored', reason: decision.reason, events: [], effects: [] };
+        default: {
+          const never: never = decision;
+          throw new Error(`unhandled decision ${JSON.stringify(never)}`);
+        }
+      }
+    },
+    evolve: evolveBudget,
+    project(state) {
+      return state.status === 'initial'
+        ? { status: state.status, kind: null, settled: true }
+        : {
+            status: state.status,
+            kind: 'payout-budget',
+            endpointId: state.merchant.endpointId,
+            settled: true,
+          };
+    },
+    rejection: ({ sagaId, ...rest }) => budgetRejection({ budgetId: sagaId, ...rest }),
+    resendWanted: () => false,
+  };
+}

@@ -1,0 +1,125 @@
+import type { PayoutEvent } from '@payments/contracts';
+import { type OpenPayout, type PayoutInFlight, type PayoutState, utcDay } from './model';
+
+function open(state: PayoutState): OpenPayout {
+  if (state.status === 'initial') throw new Error('event for a payout that was never requested');
+  return state;
+}
+
+function withInFlight(
+  state: OpenPayout,
+  change: (op: PayoutInFlight) => PayoutInFlight,
+): PayoutInFlight | undefined {
+  return state.inFlight ? change(state.inFlight) : undefined;
+}
+
+/** Without the operation in flight (its outcome is known). */
+function settled(state: OpenPayout): OpenPayout {
+  const { inFlight: _done, ...rest } = state;
+  return rest;
+}
+
+/** The payout's state after one of its events (pure, total over the event union). */
+export function evolvePayout(state: PayoutState, event: PayoutEvent): PayoutState {
+  const version = event.version;
+  switch (event.type) {
+    case 'payout-requested': {
+      const inFlight: PayoutInFlight = {
+        operation: event.operation,
+        requestId: event.requestId,
+        commandId: event.commandId,
+        requestedAt: event.occurredAt,
+        stage: 'requested',
+      };
+      if (event.operation === 'payout-check') {
+        return {
+          status: 'checking',
+          version,
+          payoutId: event.payoutId,
+          merchant: event.merchant ?? { endpointId: '' },
+          amount: event.amount,
+          clientOrderId: event.clientOrderId,
+          inFlight,
+        };
+      }
+      return { ...open(state), status: 'paying', version, reserved: true, inFlight };
+    }
+    case 'payout-accepted-by-gateway': {
+      const s = open(state);
+      const inFlight = withInFlight(s, ({ unknownSince: _u, alerted: _a, ...op }) => ({
+        ...op,
+        stage: 'processing',
+      }));
+      return {
+        ...s,
+        version,
+        ...(event.gatewayOrderId === undefined ? {} : { gatewayOrderId: event.gatewayOrderId }),
+        ...(inFlight ? { inFlight } : {}),
+      };
+    }
+    case 'payout-outcome-unknown': {
+      const s = open(state);
+      const inFlight = withInFlight(s, (op) => ({
+        ...op,
+        stage: 'outcome-unknown',
+        unknownSince: op.unknownSince ?? event.since,
+        ...(event.alert ? { alerted: true as const } : {}),
+      }));
+      return { ...s, version, ...(inFlight ? { inFlight } : {}) };
+    }
+    case 'payout-operation-resent': {
+      const s = open(state);
+      const inFlight = withInFlight(s, (op) => ({
+        ...op,
+        resent: true,
+        unknownSince: event.occurredAt,
+      }));
+      return { ...s, version, ...(inFlight ? { inFlight } : {}) };
+    }
+    case 'payout-registered':
+      return {
+        ...settled(open(state)),
+        status: 'registered',
+        version,
+        approvalDeadline: event.approvalDeadline,
+        ...(event.gatewayOrderId === undefined ? {} : { gatewayOrderId: event.gatewayOrderId }),
+      };
+    case 'payout-approved':
+      return {
+        ...open(state),
+        status: 'reserving',
+        version,
+        approval: {
+          commandId: event.commandId,
+          by: event.approvedBy,
+          day: utcDay(event.occurredAt),
+        },
+      };
+    case 'payout-approval-refused': {
+      // Back to awaiting approval (another approval may come, e.g. the next day).
+      const { approval: _a, ...rest } = open(state);
+      return { ...rest, status: 'registered', version };
+    }
+    case 'payout-rejected':
+      return { ...open(state), status: 'rejected', version };
+    case 'payout-expired':
+      return { ...open(state), status: 'expired', version };
+    case 'paid-out':
+      return { ...settled(open(state)), status: 'paid', version };
+    case 'payout-declined':
+    case 'payout-failed': {
+      const { reserved: _r, ...rest } = settled(open(state));
+      return { ...rest, status: event.type === 'payout-declined' ? 'declined' : 'failed', version };
+    }
+    case 'payout-command-rejected':
+      return { ...state, version: Math.max(state.version, version) };
+    default: {
+      const never: never = event;
+      throw new Error(`unhandled event ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+export function foldPayout(state: PayoutState, events: readonly PayoutEvent[]): PayoutState {
+  return events.reduce(evolvePayout, state);
+}

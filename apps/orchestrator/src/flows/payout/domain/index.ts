@@ -1,0 +1,23 @@
+export { decidePayout } from './decide';
+export { evolvePayout, foldPayout } from './evolve';
+export {
+  budgetRejection,
+  decideBudget,
+  evolveBudget,
+  initialBudgetState,
+  payoutBudgetId,
+  type BudgetCommand,
+  type BudgetState,
+} from './budget';
+export {
+  DEFAULT_PAYOUT_POLICY,
+  FINAL_PAYOUT_STATUSES,
+  initialPayoutState,
+  type PayoutDomainCommand,
+  type PayoutEffect,
+  type PayoutInput,
+  type PayoutLimits,
+  type PayoutPolicy,
+  type PayoutState,
+  type PayoutTimer,
+} from './model';

@@ -1,0 +1,213 @@
+import type {
+  ApprovePayoutCommand,
+  GatewayCallback,
+  GatewayPayoutCheckRequest,
+  GatewayPayoutPayRequest,
+  GatewayResult,
+  GatewayStatusRequest,
+  Money,
+  PayoutBudgetAnswerCommand,
+  PayoutCheckCommand,
+  PayoutEvent,
+  PayoutOperation,
+  RejectionCode,
+  RejectPayoutCommand,
+  StatusCheckHint,
+} from '@payments/contracts';
+
+/**
+ * The two-step payout: payout-check → registered (awaiting approval until the deadline) →
+ * approved → budget reserved (same transaction) → payout-pay → paid / declined / failed; or
+ * rejected / expired, nothing paid. `reserving` never outlives the transaction of the approval:
+ * the budget's answer is processed in it.
+ */
+export type PayoutStatus =
+  | 'initial'
+  | 'checking'
+  | 'registered'
+  | 'reserving'
+  | 'paying'
+  | 'paid'
+  | 'declined'
+  | 'failed'
+  | 'rejected'
+  | 'expired';
+
+export const FINAL_PAYOUT_STATUSES: ReadonlySet<PayoutStatus> = new Set([
+  'paid',
+  'declined',
+  'failed',
+  'rejected',
+  'expired',
+]);
+
+/** The gateway operation in flight (payout-check or payout-pay). */
+export interface PayoutInFlight {
+  readonly operation: PayoutOperation;
+  readonly requestId: string;
+  /** The command that caused it (payout-check, or the approval for payout-pay). */
+  readonly commandId: string;
+  readonly requestedAt: string;
+  readonly stage: 'requested' | 'processing' | 'outcome-unknown';
+  readonly unknownSince?: string;
+  readonly alerted?: true;
+  /** Sent once more after the gateway had no trace of it. */
+  readonly resent?: true;
+}
+
+export interface InitialPayout {
+  readonly status: 'initial';
+  readonly version: number;
+}
+
+export interface OpenPayout {
+  readonly status: Exclude<PayoutStatus, 'initial'>;
+  readonly version: number;
+  readonly payoutId: string;
+  readonly merchant: { endpointId: string; merchantId?: string };
+  readonly amount: Money;
+  readonly clientOrderId: string;
+  readonly gatewayOrderId?: string;
+  readonly approvalDeadline?: string;
+  readonly inFlight?: PayoutInFlight;
+  /** Set by the approval: who, and the UTC day whose budget it draws on. */
+  readonly approval?: { readonly commandId: string; readonly by: string; readonly day: string };
+  /** The budget reservation is held (from grant until paid, or released on decline/failure). */
+  readonly reserved?: true;
+}
+
+export type PayoutState = InitialPayout | OpenPayout;
+
+export const initialPayoutState: PayoutState = { status: 'initial', version: 0 };
+
+export type PayoutTimer =
+  | { kind: 'status-poll'; requestId: string; attempt: number }
+  | { kind: 'unknown-alert'; requestId: string }
+  | { kind: 'approval-expiry' };
+export type PayoutTimerKind = PayoutTimer['kind'];
+
+export type PayoutDomainCommand =
+  PayoutCheckCommand | ApprovePayoutCommand | RejectPayoutCommand | PayoutBudgetAnswerCommand;
+
+export type PayoutInput =
+  | { kind: 'command'; command: PayoutDomainCommand }
+  /** `about`: for a status reply, the operations its transaction type names (edge-normalised). */
+  | { kind: 'gateway-result'; result: GatewayResult; about?: readonly PayoutOperation[] }
+  | { kind: 'callback'; callback: GatewayCallback; about?: readonly PayoutOperation[] }
+  | { kind: 'status-check-hint'; hint: StatusCheckHint }
+  | { kind: 'timer-fired'; timer: PayoutTimer };
+
+export type PayoutEffect =
+  | {
+      type: 'send-gateway-request';
+      request: GatewayPayoutCheckRequest | GatewayPayoutPayRequest | GatewayStatusRequest;
+    }
+  | {
+      type: 'resend-gateway-request';
+      requestId: string;
+      attempt: number;
+      notBefore: string;
+      afterNoTrace?: true;
+    }
+  | { type: 'schedule-timer'; timer: PayoutTimer; at: string }
+  | { type: 'cancel-timer'; timer: PayoutTimerKind }
+  /** Ask the endpoint's budget of `day` for the amount (answered in the same transaction). */
+  | {
+      type: 'reserve-budget';
+      payoutId: string;
+      merchant: OpenPayout['merchant'];
+      amount: Money;
+      day: string;
+    }
+  /** Give the reservation back: the payout paid nothing. */
+  | {
+      type: 'release-budget';
+      payoutId: string;
+      merchant: OpenPayout['merchant'];
+      currency: string;
+      day: string;
+    };
+
+/** Amount rules and the approval rules of an endpoint (minor units of the payout's currency). */
+export interface PayoutLimits {
+  readonly minMinor?: number;
+  readonly maxMinor?: number;
+  /** ISO 4217 codes accepted; undefined: any. */
+  readonly currencies?: readonly string[];
+  /** Most paid out (reserved) per endpoint, currency and UTC day. */
+  readonly dailyLimitMinor?: number;
+  /** How long a registered payout waits for its approval. */
+  readonly approvalWindowMs?: number;
+}
+
+export interface PayoutPolicy {
+  readonly limits: {
+    readonly default: PayoutLimits;
+    readonly endpoints?: Readonly<Record<string, PayoutLimits>>;
+  };
+  readonly maxSendAttempts: number;
+  readonly unknownAlertAfterMs: number;
+  readonly neverReceivedAfterMs: number;
+  readonly ownLimitWaitMs: number;
+}
+
+/** Approval window 10 minutes (below the sandbox's 15-minute payout-check lifetime). */
+export const DEFAULT_APPROVAL_WINDOW_MS = 10 * 60 * 1000;
+/** Without configuration: 10,000,000 minor units per endpoint, currency and day. */
+export const DEFAULT_DAILY_LIMIT_MINOR = 10_000_000;
+
+export const DEFAULT_PAYOUT_POLICY: PayoutPolicy = {
+  limits: { default: { maxMinor: 100_000_000 } },
+  maxSendAttempts: 5,
+  unknownAlertAfterMs: 60 * 60 * 1000,
+  neverReceivedAfterMs: 60_000,
+  ownLimitWaitMs: 10 * 60 * 1000,
+};
+
+/** The endpoint's limits: its own entry over the default, field by field. */
+export function limitsOf(policy: PayoutPolicy, endpointId: string): PayoutLimits {
+  return { ...policy.limits.default, ...(policy.limits.endpoints?.[endpointId] ?? {}) };
+}
+
+export interface PayoutContext {
+  /** ISO instant. */
+  readonly now: string;
+  readonly ids: { next(): string };
+  readonly policy?: PayoutPolicy;
+}
+
+export type PayoutIgnoreReason =
+  | 'NO_OPERATION_IN_FLIGHT'
+  | 'STALE_REQUEST'
+  | 'DUPLICATE_RESULT'
+  | 'UNKNOWN_ORDER'
+  | 'NOT_ABOUT_THIS_OPERATION'
+  | 'HINT_ONLY'
+  | 'NO_NEWS'
+  | 'TIMER_OBSOLETE';
+
+export type PayoutDecision =
+  | { outcome: 'accepted'; events: PayoutEvent[]; effects: PayoutEffect[] }
+  | {
+      outcome: 'rejected';
+      rejection: { code: RejectionCode; message: string };
+      events: PayoutEvent[];
+      effects: [];
+    }
+  | { outcome: 'ignored'; reason: PayoutIgnoreReason; events: []; effects: PayoutEffect[] };
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+export type PayoutEventDraft = DistributiveOmit<PayoutEvent, 'payoutId' | 'version' | 'occurredAt'>;
+
+export function addMs(iso: string, ms: number): string {
+  return new Date(Date.parse(iso) + ms).toISOString();
+}
+
+export function msBetween(fromIso: string, toIso: string): number {
+  return Date.parse(toIso) - Date.parse(fromIso);
+}
+
+/** The UTC calendar day of an instant. */
+export function utcDay(iso: string): string {
+  return new Date(iso).toISOString().slice(0, 10);
+}

@@ -1,0 +1,157 @@
+import fc from 'fast-check';
+import type { GatewayStatus } from '@payments/contracts';
+import {
+  approve,
+  at,
+  command,
+  PayoutWorld,
+  POLICY,
+  reject,
+  sendResult,
+  statusReply,
+  timer,
+  uuid,
+} from '../../../../test/kits/payout.kit';
+import type { PayoutInput, PayoutState } from './model';
+
+type Step = { label: string; input: (s: PayoutState, id: string) => PayoutInput };
+
+const statusArb = fc.constantFrom<GatewayStatus>(
+  'approved',
+  'declined',
+  'error',
+  'filtered',
+  'processing',
+  'unknown',
+);
+const aboutArb = fc.constantFrom<Array<'payout-check' | 'payout-pay'>>(
+  ['payout-check'],
+  ['payout-pay'],
+);
+
+/** Anything that can reach a registered payout: approvals, rejections, results, callbacks, timers. */
+const stepArb: fc.Arbitrary<Step> = fc.oneof(
+  fc.constant<Step>({ label: 'approve', input: (_s, id) => command(approve(id)) }),
+  fc.constant<Step>({ label: 'reject', input: (_s, id) => command(reject(id)) }),
+  fc.constant<Step>({ label: 'expiry', input: () => timer({ kind: 'approval-expiry' }) }),
+  fc.tuple(statusArb, aboutArb).map(([status, about]) => ({
+    label: `status ${status} about ${about.join()}`,
+    input: (s: PayoutState) => statusReply(s, { status }, about),
+  })),
+  fc.constantFrom('accepted', 'unknown', 'not-sent', 'rejected').map((kind) => ({
+    label: `send result ${kind}`,
+    input: (s: PayoutState) =>
+      sendResult(
+        s,
+        kind === 'accepted'
+          ? { kind: 'accepted' }
+          : kind === 'rejected'
+            ? { kind: 'rejected', code: 'x', message: 'x' }
+            : { kind, reason: 'x' },
+      ),
+  })),
+  statusArb.map((status) => ({
+    label: `callback ${status}`,
+    input: (s: PayoutState, id: string): PayoutInput => ({
+      kind: 'callback',
+      callback: {
+        kind: 'callback',
+        notificationId: uuid(),
+        paymentId: id,
+        clientOrderId: id,
+        source: 'server-callback',
+        report: {
+          status,
+          gatewayOrderId: s.status === 'initial' ? 'G' : (s.gatewayOrderId ?? 'G'),
+        },
+        receivedAt: at(0),
+      },
+      about: ['payout-pay'],
+    }),
+  })),
+);
+
+/** Steps with a time: an offset in minutes from the registration (the window is 10 minutes). */
+const timedStepsArb = fc.array(fc.tuple(stepArb, fc.integer({ min: 0, max: 20 })), {
+  maxLength: 25,
+});
+
+describe('two-step payout properties', () => {
+  it('at most one payout-pay per payout, whatever arrives in whatever order', () => {
+    fc.assert(
+      fc.property(timedStepsArb, (steps) => {
+        const world = new PayoutWorld();
+        const id = uuid();
+        world.registered(id);
+        for (const [step, minute] of steps)
+          world.apply(id, (s) => step.input(s, id), at(minute * 60_000));
+        expect(world.paysSent(id)).toBeLessThanOrEqual(1);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('never paid after a rejection or an expiry', () => {
+    fc.assert(
+      fc.property(timedStepsArb, (steps) => {
+        const world = new PayoutWorld();
+        const id = uuid();
+        world.registered(id);
+        let closedAt: number | undefined;
+        for (const [step, minute] of steps) {
+          const before = world.paysSent(id);
+          world.apply(id, (s) => step.input(s, id), at(minute * 60_000));
+          const status = world.state(id).status;
+          if (closedAt === undefined && (status === 'rejected' || status === 'expired'))
+            closedAt = world.paysSent(id);
+          if (closedAt !== undefined) expect(world.paysSent(id)).toBe(before);
+        }
+        const types = world.types(id);
+        const closed = types.findIndex((t) => t === 'payout-rejected' || t === 'payout-expired');
+        if (closed >= 0) {
+          expect(types.slice(closed)).not.toContain('payout-requested');
+          expect(types).not.toContain('paid-out');
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('the daily limit holds under any interleaving of approvals and outcomes of many payouts', () => {
+    const limit = POLICY.limits.default.dailyLimitMinor ?? 0;
+    const payoutArb = fc.array(fc.integer({ min: 1, max: limit }), { minLength: 2, maxLength: 8 });
+    const eventArb = fc.array(
+      fc.tuple(
+        fc.nat(),
+        fc.constantFrom('approve', 'approve', 'paid', 'declined', 'error', 'unknown'),
+      ),
+      { maxLength: 40 },
+    );
+    fc.assert(
+      fc.property(payoutArb, eventArb, (amounts, events) => {
+        const world = new PayoutWorld();
+        const ids = amounts.map(() => uuid());
+        ids.forEach((id, i) => world.registered(id, amounts[i]));
+        for (const [pick, what] of events) {
+          const id = ids[pick % ids.length] ?? '';
+          world.apply(id, (s) =>
+            what === 'approve'
+              ? command(approve(id))
+              : what === 'unknown'
+                ? sendResult(s, { kind: 'unknown', reason: 'timeout' })
+                : statusReply(s, { status: what === 'paid' ? 'approved' : what }, ['payout-pay']),
+          );
+          // Money that left or may have left: payouts whose pay was sent and not declined/failed.
+          const committed = ids
+            .map((pid, j) => ({ s: world.state(pid), amount: amounts[j] ?? 0 }))
+            .filter(({ s }) => s.status === 'paying' || s.status === 'paid')
+            .reduce((sum, { amount }) => sum + amount, 0);
+          expect(committed).toBeLessThanOrEqual(limit);
+          const budget = world.budgetOfDay();
+          expect(budget.status === 'open' ? budget.reservedMinor : 0).toBe(committed);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

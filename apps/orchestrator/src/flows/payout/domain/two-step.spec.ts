@@ -1,0 +1,205 @@
+import {
+  approve,
+  at,
+  command,
+  payoutCheck,
+  PayoutWorld,
+  POLICY,
+  reject,
+  sendResult,
+  statusReply,
+  T0,
+  timer,
+  uuid,
+} from '../../../../test/kits/payout.kit';
+
+describe('two-step payout: payout-check → registered → approval → payout-pay', () => {
+  it('given a payout-check, when the gateway approves it, then it is registered awaiting approval until the window closes', () => {
+    const world = new PayoutWorld();
+    const id = uuid();
+    world.apply(id, command(payoutCheck(id)));
+    expect(world.sent).toEqual([
+      { payoutId: id, operation: 'payout-check', requestId: expect.any(String) },
+    ]);
+    const decision = world.apply(id, (s) =>
+      statusReply(s, { status: 'approved', gatewayOrderId: 'G-1' }, ['payout-check']),
+    );
+    expect(decision.events).toMatchObject([
+      { type: 'payout-registered', gatewayOrderId: 'G-1', approvalDeadline: at(10 * 60_000) },
+    ]);
+    expect(decision.effects).toContainEqual({
+      type: 'schedule-timer',
+      timer: { kind: 'approval-expiry' },
+      at: at(10 * 60_000),
+    });
+    expect(world.state(id).status).toBe('registered');
+  });
+
+  it('when approved, then the budget is reserved and payout-pay is sent once; approved twice more, refused', () => {
+    const world = new PayoutWorld();
+    const id = uuid();
+    world.registered(id, 5_000);
+    world.apply(id, command(approve(id)));
+    expect(world.types(id).slice(-2)).toEqual(['payout-approved', 'payout-requested']);
+    expect(world.paysSent(id)).toBe(1);
+    const again = world.apply(id, command(approve(id)));
+    const third = world.apply(id, command(approve(id, 'someone-else')));
+    expect([again.outcome, third.outcome]).toEqual(['rejected', 'rejected']);
+    expect(again.outcome === 'rejected' && again.rejection.code).toBe('PAYOUT_ALREADY_APPROVED');
+    expect(world.paysSent(id)).toBe(1);
+    expect(world.budgetOfDay()).toMatchObject({ reservedMinor: 5_000 });
+  });
+
+  it('when payout-pay is approved by the gateway, then paid-out with the amount; a late callback changes nothing', () => {
+    const world = new PayoutWorld();
+    const id = uuid();
+    world.registered(id, 7_000);
+    world.apply(id, command(approve(id)));
+    world.apply(id, (s) => sendResult(s, { kind: 'accepted', gatewayOrderId: 'G-x' }));
+    const paid = world.apply(id, (s) => statusReply(s, { status: 'approved' }, ['payout-pay']));
+    expect(paid.events).toMatchObject([
+      { type: 'paid-out', amount: { minor: 7_000, currency: 'EUR' } },
+    ]);
+    expect(world.state(id).status).toBe('paid');
+    expect(
+      world.apply(id, (s) => statusReply(s, { status: 'declined' }, ['payout-pay'])).outcome,
+    ).toBe('ignored');
+  });
+
+  it('a status reply that still names the payout-check does not resolve payout-pay', () => {
+    const world = new PayoutWorld();
+    const id = uuid();
+    world.registered(id);
+    world.apply(id, command(approve(id)));
+    const d = world.apply(id, (s) => statusReply(s, { status: 'approved' }, ['payout-check']));
+    expect(d).toMatchObject({ outcome: 'ignored', reason: 'NOT_ABOUT_THIS_OPERATION' });
+    expect(world.state(id).status).toBe('paying');
+  });
+
+  it('a verified callback about payout-pay is only a hint: status query now, nothing paid yet', () => {
+    const world = new PayoutWorld();
+    const id = uuid();
+    world.registered(id);
+    world.apply(id, command(approve(id)));
+    const state = world.state(id);
+    const d = world.apply(id, {
+      kind: 'callback',
+      callback: {
+        kind: 'callback',
+        notificationId: 'n1',
+        paymentId: id,
+        clientOrderId: id,
+        source: 'server-callback',
+        report: { status: 'approved', gatewayOrderId: `G-${id.slice(-4)}` },
+        receivedAt: T0,
+      },
+      about: ['payout-pay'],
+    });
+    expect(d).toMatchObject({ outcome: 'ignored', reason: 'HINT_ONLY' });
+    expect(world.state(id)).toEqual(state);
+  });
+
+  it('when payout-pay is declined, then payout-declined and the reservation is released', () => {
+    const world = new PayoutWorld();
+    const id = uuid();
+    world.registered(id, 9_000);
+    world.apply(id, command(approve(id)));
+    world.apply(id, (s) =>
+      statusReply(s, { status: 'declined', errorCode: '116' }, ['payout-pay']),
+    );
+    expect(world.state(id).status).toBe('declined');
+    expect(world.budgetOfDay()).toMatchObject({ reservedMinor: 0 });
+  });
+
+  it('when rejected, then nothing is paid and a later approval is refused with PAYOUT_REJECTED', () => {
+    const world = new PayoutWorld();
+    const id = uuid();
+    world.registered(id);
+    expect(world.apply(id, command(reject(id))).events).toMatchObject([
+      { type: 'payout-rejected', rejectedBy: 'ops@example.com' },
+    ]);
+    const late = world.apply(id, command(approve(id)));
+    expect(late.outcome === 'rejected' && late.rejection.code).toBe('PAYOUT_REJECTED');
+    expect(world.paysSent()).toBe(0);
+  });
+
+  it('when the approval window passes, then expired; a later approval is refused with PAYOUT_EXPIRED', () => {
+    const world = new PayoutWorld();
+    const id = uuid();
+    world.registered(id);
+    const deadline = at(POLICY.limits.default.approvalWindowMs ?? 0);
+    expect(world.apply(id, timer({ kind: 'approval-expiry' }), deadline).events).toMatchObject([
+      { type: 'payout-expired', approvalDeadline: deadline },
+    ]);
+    const late = world.apply(id, command(approve(id)), at(11 * 60_000));
+    expect(late.outcome === 'rejected' && late.rejection.code).toBe('PAYOUT_EXPIRED');
+    expect(world.paysSent()).toBe(0);
+  });
+
+  it('an approval after the deadline but before the expiry timer fired is refused too', () => {
+    const world = new PayoutWorld();
+    const id = uuid();
+    world.registered(id);
+    const late = world.apply(id, command(approve(id)), at(10 * 60_000));
+    expect(late.outcome === 'rejected' && late.rejection.code).toBe('PAYOUT_EXPIRED');
+  });
+
+  it('an approval before the check has its outcome is refused with PAYOUT_NOT_REGISTERED; of an unknown payout, PAYOUT_NOT_FOUND', () => {
+    const world = new PayoutWorld();
+    const id = uuid();
+    world.apply(id, command(payoutCheck(id)));
+    const early = world.apply(id, command(approve(id)));
+    expect(early.outcome === 'rejected' && early.rejection.code).toBe('PAYOUT_NOT_REGISTERED');
+    const nowhere = uuid();
+    const missing = world.apply(nowhere, command(approve(nowhere)));
+    expect(missing.outcome === 'rejected' && missing.rejection.code).toBe('PAYOUT_NOT_FOUND');
+  });
+
+  it('when the day’s budget is spent, the approval is refused and the payout stays registered', () => {
+    const world = new PayoutWorld();
+    const [a, b] = [uuid(), uuid()];
+    world.registered(a, 60_000).registered(b, 50_000);
+    world.apply(a, command(approve(a)));
+    world.apply(b, command(approve(b)));
+    expect(world.types(b).slice(-2)).toEqual(['payout-approved', 'payout-approval-refused']);
+    expect(world.state(b).status).toBe('registered');
+    expect(world.paysSent()).toBe(1);
+    // a's pay declines: its reservation returns, b can now be approved.
+    world.apply(a, (s) => statusReply(s, { status: 'declined' }, ['payout-pay']));
+    world.apply(b, command(approve(b)));
+    expect(world.paysSent(b)).toBe(1);
+  });
+
+  it('a payout-check above the limits is refused before the gateway', () => {
+    const world = new PayoutWorld();
+    const id = uuid();
+    const d = world.apply(id, command(payoutCheck(id, 150_000)));
+    expect(d.outcome === 'rejected' && d.rejection.code).toBe('DAILY_PAYOUT_LIMIT_EXCEEDED');
+    const zero = world.apply(id, command(payoutCheck(id, 0)));
+    expect(zero.outcome === 'rejected' && zero.rejection.code).toBe('INVALID_AMOUNT');
+    expect(world.sent).toEqual([]);
+  });
+
+  it('payout-pay unknown → the gateway shows no trace for the window → sent once more → still none → failed, reservation released', () => {
+    const world = new PayoutWorld();
+    const id = uuid();
+    world.registered(id, 4_000);
+    world.apply(id, command(approve(id)));
+    world.apply(id, (s) => sendResult(s, { kind: 'unknown', reason: 'timeout' }));
+    const noTrace = (s: Parameters<typeof statusReply>[0]) =>
+      statusReply(s, { status: 'approved' }, ['payout-check']);
+    expect(world.apply(id, noTrace, at(30_000)).outcome).toBe('ignored');
+    const resent = world.apply(id, noTrace, at(61_000));
+    expect(resent.events).toMatchObject([{ type: 'payout-operation-resent', attempt: 1000 }]);
+    expect(resent.effects).toContainEqual(
+      expect.objectContaining({
+        type: 'resend-gateway-request',
+        attempt: 1000,
+        afterNoTrace: true,
+      }),
+    );
+    world.apply(id, noTrace, at(125_000));
+    expect(world.state(id).status).toBe('failed');
+    expect(world.budgetOfDay()).toMatchObject({ reservedMinor: 0 });
+  });
+});

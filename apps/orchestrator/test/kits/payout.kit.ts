@@ -1,0 +1,258 @@
+/**
+ * given/when/then for the two-step payout decider and its daily budget (test support only).
+ *
+ *   payout().check().registered().when(approve()).then('payout-approved')
+ *
+ * `approveThroughBudget` runs an approval the way the runtime does in one transaction: the
+ * approval, the budget saga's reservation, and the budget's answer back to the payout.
+ */
+import type {
+  ApprovePayoutCommand,
+  GatewayClassification,
+  GatewayResult,
+  GatewayStatusReport,
+  PayoutBudgetEvent,
+  PayoutCheckCommand,
+  PayoutEvent,
+  RejectPayoutCommand,
+} from '@payments/contracts';
+import { PLACEHOLDER_SEALED_CARD } from '@payments/contracts/testing';
+import {
+  type BudgetState,
+  decideBudget,
+  decidePayout,
+  evolveBudget,
+  foldPayout,
+  initialBudgetState,
+  initialPayoutState,
+  payoutBudgetId,
+  type PayoutEffect,
+  type PayoutInput,
+  type PayoutPolicy,
+  type PayoutState,
+  type PayoutTimer,
+} from '../../src/flows/payout/domain';
+import type { PayoutDecision } from '../../src/flows/payout/domain/model';
+import { idSequence, T0 } from './card-payment.kit';
+
+export { at, T0 } from './card-payment.kit';
+
+export const ENDPOINT = '1234';
+export const MERCHANT = { endpointId: ENDPOINT } as const;
+let counter = 0;
+export const uuid = (n = ++counter) =>
+  `20000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
+
+export const POLICY: PayoutPolicy = {
+  limits: {
+    default: { maxMinor: 1_000_000, dailyLimitMinor: 100_000, approvalWindowMs: 10 * 60_000 },
+  },
+  maxSendAttempts: 3,
+  unknownAlertAfterMs: 3_600_000,
+  neverReceivedAfterMs: 60_000,
+  ownLimitWaitMs: 600_000,
+};
+
+export function payoutCheck(payoutId: string, minor = 5_000): PayoutCheckCommand {
+  return {
+    type: 'payout-check',
+    commandId: uuid(),
+    payoutId,
+    merchant: MERCHANT,
+    occurredAt: T0,
+    amount: { minor, currency: 'EUR' },
+    sealedCard: PLACEHOLDER_SEALED_CARD,
+  };
+}
+
+export function approve(payoutId: string, by = 'finance@example.com'): ApprovePayoutCommand {
+  return {
+    type: 'approve-payout',
+    commandId: uuid(),
+    payoutId,
+    merchant: MERCHANT,
+    occurredAt: T0,
+    approvedBy: by,
+  };
+}
+
+export function reject(payoutId: string): RejectPayoutCommand {
+  return {
+    type: 'reject-payout',
+    commandId: uuid(),
+    payoutId,
+    merchant: MERCHANT,
+    occurredAt: T0,
+    rejectedBy: 'ops@example.com',
+    reason: 'recipient failed screening',
+  };
+}
+
+export const command = (c: PayoutCheckCommand | ApprovePayoutCommand | RejectPayoutCommand) =>
+  ({ kind: 'command', command: c }) as const satisfies PayoutInput;
+
+/** The send result of the operation in flight. */
+export function sendResult(state: PayoutState, result: GatewayClassification): PayoutInput {
+  const op = state.status === 'initial' ? undefined : state.inFlight;
+  const r: GatewayResult = {
+    requestId: op?.requestId ?? uuid(),
+    paymentId: state.status === 'initial' ? uuid() : state.payoutId,
+    operation: op?.operation ?? 'payout-check',
+    attempt: 1,
+    result,
+    completedAt: T0,
+  };
+  return { kind: 'gateway-result', result: r };
+}
+
+/** A status reply about the operation in flight; `about` as the edge would normalise it. */
+export function statusReply(
+  state: PayoutState,
+  report: GatewayStatusReport,
+  about: readonly ('payout-check' | 'payout-pay')[],
+): PayoutInput {
+  const op = state.status === 'initial' ? undefined : state.inFlight;
+  return {
+    kind: 'gateway-result',
+    result: {
+      requestId: uuid(),
+      paymentId: state.status === 'initial' ? uuid() : state.payoutId,
+      operation: 'status',
+      subjectRequestId: op?.requestId ?? uuid(),
+      attempt: 1,
+      result: { kind: 'accepted', report },
+      completedAt: T0,
+    },
+    about,
+  };
+}
+
+export const timer = (t: PayoutTimer): PayoutInput => ({ kind: 'timer-fired', timer: t });
+
+/** One payout's history and the shared budget (several payouts may share one budget). */
+export class PayoutWorld {
+  readonly ids = idSequence(5000);
+  readonly payouts = new Map<string, PayoutEvent[]>();
+  readonly budgets = new Map<string, PayoutBudgetEvent[]>();
+  /** Every gateway request sent, in order. */
+  readonly sent: Array<{ payoutId: string; operation: string; requestId: string }> = [];
+
+  constructor(readonly policy: PayoutPolicy = POLICY) {}
+
+  state(payoutId: string): PayoutState {
+    return foldPayout(initialPayoutState, this.payouts.get(payoutId) ?? []);
+  }
+
+  budget(budgetId: string): BudgetState {
+    return (this.budgets.get(budgetId) ?? []).reduce(evolveBudget, initialBudgetState);
+  }
+
+  budgetOfDay(day = T0.slice(0, 10), currency = 'EUR'): BudgetState {
+    return this.budget(payoutBudgetId(ENDPOINT, currency, day));
+  }
+
+  /** Decides an input for a payout, applies its events and carries out its budget effects. */
+  apply(payoutId: string, input: PayoutInput | ((s: PayoutState) => PayoutInput), now = T0) {
+    const before = this.state(payoutId);
+    const resolved = typeof input === 'function' ? input(before) : input;
+    const decision = decidePayout(resolved, before, { now, ids: this.ids, policy: this.policy });
+    this.record(payoutId, decision);
+    for (const effect of decision.effects) this.carryOut(payoutId, effect, now);
+    return decision;
+  }
+
+  private record(payoutId: string, decision: PayoutDecision): void {
+    if (decision.outcome === 'rejected') return;
+    this.payouts.set(payoutId, [...(this.payouts.get(payoutId) ?? []), ...decision.events]);
+  }
+
+  private carryOut(payoutId: string, effect: PayoutEffect, now: string): void {
+    switch (effect.type) {
+      case 'send-gateway-request':
+        if (effect.request.operation !== 'status')
+          this.sent.push({
+            payoutId,
+            operation: effect.request.operation,
+            requestId: effect.request.requestId,
+          });
+        return;
+      case 'reserve-budget':
+      case 'release-budget': {
+        const currency =
+          effect.type === 'reserve-budget' ? effect.amount.currency : effect.currency;
+        const budgetId = payoutBudgetId(effect.merchant.endpointId, currency, effect.day);
+        const state = this.budget(budgetId);
+        const ctx = { now, ids: this.ids, policy: this.policy };
+        const decision =
+          effect.type === 'reserve-budget'
+            ? decideBudget(
+                {
+                  type: 'reserve-payout-budget',
+                  commandId: this.ids.next(),
+                  budgetId,
+                  merchant: effect.merchant,
+                  occurredAt: now,
+                  payoutId: effect.payoutId,
+                  amount: effect.amount,
+                  day: effect.day,
+                },
+                state,
+                ctx,
+              )
+            : decideBudget(
+                {
+                  type: 'release-payout-budget',
+                  commandId: this.ids.next(),
+                  budgetId,
+                  merchant: effect.merchant,
+                  occurredAt: now,
+                  payoutId: effect.payoutId,
+                },
+                state,
+                ctx,
+              );
+        this.budgets.set(budgetId, [...(this.budgets.get(budgetId) ?? []), ...decision.events]);
+        for (const answer of decision.effects)
+          this.apply(effect.payoutId, { kind: 'command', command: answer.command }, now);
+        return;
+      }
+      case 'resend-gateway-request':
+      case 'schedule-timer':
+      case 'cancel-timer':
+        return;
+      default: {
+        const never: never = effect;
+        throw new Error(`unhandled effect ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  /** A payout checked and registered by the gateway (approved payout-check). */
+  registered(payoutId: string, minor = 5_000, now = T0): this {
+    this.apply(payoutId, command({ ...payoutCheck(payoutId, minor), occurredAt: now }), now);
+    this.apply(
+      payoutId,
+      (s) => sendResult(s, { kind: 'accepted', gatewayOrderId: `G-${payoutId.slice(-4)}` }),
+      now,
+    );
+    this.apply(
+      payoutId,
+      (s) =>
+        statusReply(s, { status: 'approved', gatewayOrderId: `G-${payoutId.slice(-4)}` }, [
+          'payout-check',
+        ]),
+      now,
+    );
+    return this;
+  }
+
+  types(payoutId: string): string[] {
+    return (this.payouts.get(payoutId) ?? []).map((e) => e.type);
+  }
+
+  paysSent(payoutId?: string): number {
+    return this.sent.filter(
+      (s) => s.operation === 'payout-pay' && (payoutId === undefined || s.payoutId === payoutId),
+    ).length;
+  }
+}

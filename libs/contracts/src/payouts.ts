@@ -1,0 +1,348 @@
+import { z } from 'zod';
+import { CardSummary, Instant, MerchantRef, Money, SealedCard, Uuid } from './primitives';
+import { RejectionCode } from './rejection-codes';
+
+/**
+ * The two-step payout (issue #11): `payout-check` registers the payout at the gateway (v4
+ * payout-check, nothing paid), finance approves or rejects it, an approval within the endpoint's
+ * daily limit sends `payout-pay` once. Commands and events name their saga by `payoutId` (which is
+ * also the gateway `client_orderid`); the per-endpoint daily budget saga by `budgetId`.
+ */
+
+/** The payout operations the orchestrator asks the adapter to perform. */
+export const PayoutOperation = z.enum(['payout-check', 'payout-pay']);
+export type PayoutOperation = z.infer<typeof PayoutOperation>;
+
+const payoutBase = {
+  commandId: Uuid,
+  payoutId: Uuid,
+  merchant: MerchantRef,
+  occurredAt: Instant,
+};
+
+/** Who decided, for the audit trail (an operator's or a finance system's identity). */
+const Actor = z.string().min(1).max(128);
+
+export const PayoutCheckCommand = z.strictObject({
+  type: z.literal('payout-check'),
+  ...payoutBase,
+  amount: Money,
+  /**
+   * The destination card, sealed to the gateway-adapter's key with the payout id as associated
+   * data (top level like a sale's, so a re-sealed resend is the same command for idempotency).
+   */
+  sealedCard: SealedCard,
+  order: z
+    .strictObject({
+      description: z.string().min(1).max(65535).optional(),
+      purpose: z.string().min(1).max(128).optional(),
+    })
+    .optional(),
+});
+
+export const ApprovePayoutCommand = z.strictObject({
+  type: z.literal('approve-payout'),
+  ...payoutBase,
+  approvedBy: Actor,
+  reason: z.string().min(1).max(1024).optional(),
+});
+
+export const RejectPayoutCommand = z.strictObject({
+  type: z.literal('reject-payout'),
+  ...payoutBase,
+  rejectedBy: Actor,
+  reason: z.string().min(1).max(1024),
+});
+
+/** A UTC calendar day, `YYYY-MM-DD`. */
+const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a UTC day (YYYY-MM-DD)');
+
+/**
+ * Internal: an approved payout asks its endpoint's budget of the day for its amount. Only ever
+ * started by the payout saga inside the orchestrator (start-saga); refused on the commands topic.
+ */
+export const ReservePayoutBudgetCommand = z.strictObject({
+  type: z.literal('reserve-payout-budget'),
+  commandId: Uuid,
+  budgetId: Uuid,
+  merchant: MerchantRef,
+  occurredAt: Instant,
+  payoutId: Uuid,
+  amount: Money,
+  day: Day,
+});
+
+/** Internal: a payout that paid nothing (declined, failed) gives its reservation back. */
+export const ReleasePayoutBudgetCommand = z.strictObject({
+  type: z.literal('release-payout-budget'),
+  commandId: Uuid,
+  budgetId: Uuid,
+  merchant: MerchantRef,
+  occurredAt: Instant,
+  payoutId: Uuid,
+});
+
+/** Internal: the budget's answer to a reservation, addressed to the payout. */
+export const PayoutBudgetAnswerCommand = z.strictObject({
+  type: z.literal('payout-budget-answer'),
+  ...payoutBase,
+  budgetId: Uuid,
+  granted: z.boolean(),
+  /** What the day's budget had reserved before this payout, and its limit. */
+  reservedMinor: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  limit: Money,
+});
+
+export const PAYOUT_COMMAND_SCHEMAS = {
+  'payout-check': PayoutCheckCommand,
+  'approve-payout': ApprovePayoutCommand,
+  'reject-payout': RejectPayoutCommand,
+  'reserve-payout-budget': ReservePayoutBudgetCommand,
+  'release-payout-budget': ReleasePayoutBudgetCommand,
+  'payout-budget-answer': PayoutBudgetAnswerCommand,
+} as const;
+
+/** Command types only the orchestrator itself may issue (child commands of a saga). */
+export const INTERNAL_COMMAND_TYPES: readonly string[] = [
+  'reserve-payout-budget',
+  'release-payout-budget',
+  'payout-budget-answer',
+] satisfies ReadonlyArray<keyof typeof PAYOUT_COMMAND_SCHEMAS>;
+
+export const PayoutCommand = z.discriminatedUnion('type', [
+  PayoutCheckCommand,
+  ApprovePayoutCommand,
+  RejectPayoutCommand,
+  ReservePayoutBudgetCommand,
+  ReleasePayoutBudgetCommand,
+  PayoutBudgetAnswerCommand,
+]);
+export type PayoutCheckCommand = z.infer<typeof PayoutCheckCommand>;
+export type ApprovePayoutCommand = z.infer<typeof ApprovePayoutCommand>;
+export type RejectPayoutCommand = z.infer<typeof RejectPayoutCommand>;
+export type ReservePayoutBudgetCommand = z.infer<typeof ReservePayoutBudgetCommand>;
+export type ReleasePayoutBudgetCommand = z.infer<typeof ReleasePayoutBudgetCommand>;
+export type PayoutBudgetAnswerCommand = z.infer<typeof PayoutBudgetAnswerCommand>;
+export type PayoutCommand = z.infer<typeof PayoutCommand>;
+export type PayoutCommandType = PayoutCommand['type'];
+
+// ---- events -----------------------------------------------------------------------------
+
+const payoutEventBase = {
+  payoutId: Uuid,
+  commandId: Uuid,
+  version: z.number().int().min(1),
+  occurredAt: Instant,
+};
+const payoutEvent = <T extends string, S extends z.ZodRawShape>(type: T, shape: S) =>
+  z.strictObject({ type: z.literal(type), ...payoutEventBase, ...shape });
+
+const payoutOperationRef = { operation: PayoutOperation, requestId: Uuid };
+const gatewayError = {
+  code: z.string().max(64).optional(),
+  message: z.string().max(1024).optional(),
+};
+
+/** The recipient as events may show it: a card's BIN, last four and brand at most. */
+export const RecipientSummary = z.strictObject({
+  kind: z.literal('card'),
+  card: CardSummary.optional(),
+});
+
+/** payout-check or payout-pay decided and its gateway request issued. */
+export const PayoutRequested = payoutEvent('payout-requested', {
+  ...payoutOperationRef,
+  amount: Money,
+  clientOrderId: z.string().min(1).max(128),
+  /** On the first event of a payout. */
+  merchant: MerchantRef.optional(),
+});
+
+export const PayoutAcceptedByGateway = payoutEvent('payout-accepted-by-gateway', {
+  ...payoutOperationRef,
+  gatewayOrderId: z.string().min(1).max(128).optional(),
+});
+
+/** May or may not have reached the gateway; resolved only by a status reply or a verified callback. */
+export const PayoutOutcomeUnknown = payoutEvent('payout-outcome-unknown', {
+  ...payoutOperationRef,
+  since: Instant,
+  alert: z.boolean(),
+});
+
+/** The gateway had no trace of the operation for the whole safe window: sent once more. */
+export const PayoutOperationResent = payoutEvent('payout-operation-resent', {
+  ...payoutOperationRef,
+  attempt: z.number().int().min(2),
+  unknownSince: Instant,
+});
+
+/** The gateway registered the payout (payout-check approved): awaiting approval until `approvalDeadline`. */
+export const PayoutRegistered = payoutEvent('payout-registered', {
+  requestId: Uuid,
+  amount: Money,
+  recipient: RecipientSummary,
+  gatewayOrderId: z.string().min(1).max(128).optional(),
+  approvalDeadline: Instant,
+});
+
+export const PayoutApproved = payoutEvent('payout-approved', {
+  approvedBy: Actor,
+  reason: z.string().max(1024).optional(),
+});
+
+/** The approval could not be carried out (the endpoint's daily limit): still awaiting approval. */
+export const PayoutApprovalRefused = payoutEvent('payout-approval-refused', {
+  reason: RejectionCode,
+  message: z.string().max(1024),
+  /** Reserved today before this payout, and the day's limit. */
+  reservedToday: Money,
+  dailyLimit: Money,
+});
+
+export const PayoutRejected = payoutEvent('payout-rejected', {
+  rejectedBy: Actor,
+  reason: z.string().max(1024),
+});
+
+/** The approval window passed without approval: nothing is paid, later approvals are refused. */
+export const PayoutExpired = payoutEvent('payout-expired', {
+  approvalDeadline: Instant,
+});
+
+/** The gateway paid the payout out (payout-pay approved): the money left. */
+export const PaidOut = payoutEvent('paid-out', {
+  requestId: Uuid,
+  amount: Money,
+  gatewayOrderId: z.string().max(128).optional(),
+  approvalCode: z.string().max(64).optional(),
+});
+
+export const PayoutDeclined = payoutEvent('payout-declined', {
+  ...payoutOperationRef,
+  ...gatewayError,
+});
+
+export const PayoutFailed = payoutEvent('payout-failed', {
+  ...payoutOperationRef,
+  reason: z.enum(['error', 'filtered', 'rejected', 'not-sent']),
+  ...gatewayError,
+});
+
+export const PayoutCommandRejected = payoutEvent('payout-command-rejected', {
+  /** 0 when the command names a payout that does not exist. */
+  version: z.number().int().min(0),
+  commandType: z.string().min(1).max(64),
+  reason: RejectionCode,
+  message: z.string().max(1024),
+});
+
+// The per-endpoint daily budget (one saga per endpoint, currency and UTC day).
+const budgetEventBase = {
+  budgetId: Uuid,
+  commandId: Uuid,
+  version: z.number().int().min(0),
+  occurredAt: Instant,
+};
+const budgetEvent = <T extends string, S extends z.ZodRawShape>(type: T, shape: S) =>
+  z.strictObject({ type: z.literal(type), ...budgetEventBase, ...shape });
+
+export const PayoutBudgetReserved = budgetEvent('payout-budget-reserved', {
+  merchant: MerchantRef,
+  day: Day,
+  payoutId: Uuid,
+  amount: Money,
+  /** Reserved for the day after this reservation, and the limit. */
+  reserved: Money,
+  limit: Money,
+});
+
+export const PayoutBudgetRefused = budgetEvent('payout-budget-refused', {
+  merchant: MerchantRef,
+  day: Day,
+  payoutId: Uuid,
+  amount: Money,
+  reserved: Money,
+  limit: Money,
+});
+
+export const PayoutBudgetReleased = budgetEvent('payout-budget-released', {
+  payoutId: Uuid,
+  amount: Money,
+  reserved: Money,
+});
+
+export const PayoutBudgetCommandRejected = budgetEvent('payout-budget-command-rejected', {
+  commandType: z.string().min(1).max(64),
+  reason: RejectionCode,
+  message: z.string().max(1024),
+});
+
+export const PAYOUT_EVENT_SCHEMAS = {
+  'payout-requested': PayoutRequested,
+  'payout-accepted-by-gateway': PayoutAcceptedByGateway,
+  'payout-outcome-unknown': PayoutOutcomeUnknown,
+  'payout-operation-resent': PayoutOperationResent,
+  'payout-registered': PayoutRegistered,
+  'payout-approved': PayoutApproved,
+  'payout-approval-refused': PayoutApprovalRefused,
+  'payout-rejected': PayoutRejected,
+  'payout-expired': PayoutExpired,
+  'paid-out': PaidOut,
+  'payout-declined': PayoutDeclined,
+  'payout-failed': PayoutFailed,
+  'payout-command-rejected': PayoutCommandRejected,
+} as const;
+
+export const PAYOUT_BUDGET_EVENT_SCHEMAS = {
+  'payout-budget-reserved': PayoutBudgetReserved,
+  'payout-budget-refused': PayoutBudgetRefused,
+  'payout-budget-released': PayoutBudgetReleased,
+  'payout-budget-command-rejected': PayoutBudgetCommandRejected,
+} as const;
+
+export const PayoutEvent = z.discriminatedUnion('type', [
+  PayoutRequested,
+  PayoutAcceptedByGateway,
+  PayoutOutcomeUnknown,
+  PayoutOperationResent,
+  PayoutRegistered,
+  PayoutApproved,
+  PayoutApprovalRefused,
+  PayoutRejected,
+  PayoutExpired,
+  PaidOut,
+  PayoutDeclined,
+  PayoutFailed,
+  PayoutCommandRejected,
+]);
+export type PayoutEvent = z.infer<typeof PayoutEvent>;
+export type PayoutEventType = PayoutEvent['type'];
+
+export const PayoutBudgetEvent = z.discriminatedUnion('type', [
+  PayoutBudgetReserved,
+  PayoutBudgetRefused,
+  PayoutBudgetReleased,
+  PayoutBudgetCommandRejected,
+]);
+export type PayoutBudgetEvent = z.infer<typeof PayoutBudgetEvent>;
+
+PAYOUT_EVENT_SCHEMAS satisfies Record<PayoutEventType, z.ZodType>;
+PAYOUT_BUDGET_EVENT_SCHEMAS satisfies Record<PayoutBudgetEvent['type'], z.ZodType>;
+PAYOUT_COMMAND_SCHEMAS satisfies Record<PayoutCommandType, z.ZodType>;
+
+/** For consumers of `payments.events.v1`: a payout or payout-budget event. */
+export function parsePayoutEvent(
+  input: unknown,
+):
+  | { ok: true; event: PayoutEvent | PayoutBudgetEvent }
+  | { ok: false; reason: 'SCHEMA_INVALID'; details: string[] } {
+  const parsed = z.union([PayoutEvent, PayoutBudgetEvent]).safeParse(input);
+  return parsed.success
+    ? { ok: true, event: parsed.data }
+    : {
+        ok: false,
+        reason: 'SCHEMA_INVALID',
+        details: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`),
+      };
+}

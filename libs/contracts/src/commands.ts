@@ -5,6 +5,7 @@ import {
   type GatewayRequiredCommandType,
   type GatewayRequirement,
 } from './gateway-requirements';
+import { maskCardNumbers } from '@payments/core';
 import { findPlainCardData } from './plain-card-data';
 import { Instant, MerchantRef, Money, SealedCard, Uuid } from './primitives';
 import type { RejectionCode } from './rejection-codes';
@@ -229,7 +230,8 @@ function readIds(o: Record<string, unknown>): {
     ids.commandId = o.commandId;
   if (typeof o.paymentId === 'string' && Uuid.safeParse(o.paymentId).success)
     ids.paymentId = o.paymentId;
-  if (typeof o.type === 'string') ids.type = o.type.slice(0, 64);
+  // The type is echoed in the command-rejected event (commandType): never a card number.
+  if (typeof o.type === 'string') ids.type = maskCardNumbers(o.type).slice(0, 64);
   return ids;
 }
 

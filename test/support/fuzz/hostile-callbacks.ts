@@ -206,6 +206,11 @@ const badEncoding: Shape = fc
     }),
   );
 
+/** No content-type header at all for ''. */
+function contentType(type: string): Record<string, string> {
+  return type === '' ? {} : { 'content-type': type };
+}
+
 const wrongContentType: Shape = fc
   .constantFrom(
     'application/json',
@@ -219,7 +224,7 @@ const wrongContentType: Shape = fc
     make('wrong-content-type', `POST as ${JSON.stringify(type)}`, (t) => ({
       method: 'POST',
       path: `/callbacks/gateway/${t.endpointId}`,
-      headers: type === '' ? ({} as Record<string, string>) : { 'content-type': type },
+      headers: contentType(type),
       body: Buffer.from(
         type.startsWith('application/json')
           ? JSON.stringify(params(t, 'approved', '0'.repeat(40)))

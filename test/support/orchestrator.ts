@@ -143,6 +143,8 @@ export interface Received {
   readonly key: string;
   readonly headers: Record<string, string>;
   readonly value: Record<string, unknown>;
+  /** The value as UTF-8 text, as it was on the topic. */
+  readonly text: string;
 }
 
 function headerStrings(message: KafkaMessage): Record<string, string> {
@@ -181,6 +183,7 @@ export class TopicCollector {
           key: message.key?.toString('utf8') ?? '',
           headers: headerStrings(message),
           value: parseValue(message.value?.toString('utf8') ?? 'null'),
+          text: message.value?.toString('utf8') ?? '',
         });
       },
     });

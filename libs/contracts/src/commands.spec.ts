@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { findCardNumbers } from '@payments/core';
 import { parseCommand } from './commands';
 import { captureCommand, saleCommand, voidCommand } from '../test/testing';
 
@@ -63,6 +64,28 @@ describe('parseCommand', () => {
     expect(fail({ type: '??', pan: '4111111111111111' }).reason).toBe('PLAIN_CARD_DATA');
   });
 
+  // Found by the fuzz suite (test/fuzz): a card number as a field name, in the type, or nested
+  // deeper than the walk used to go reached the command-rejected event (its message quoted the
+  // unrecognised key, its commandType the type) or was reported as a mere schema error.
+  it.each([
+    ['a card number as a field name', { '4111111111111111': 1 }],
+    ['a grouped card number as a nested field name', { order: { '4111 1111 1111 1111': 'x' } }],
+    ['a card number as the type', { type: '4111111111111111' }],
+    [
+      'a card number nested 40 levels deep',
+      { order: { description: 'x', deep: nest(40, '4111111111111111') } },
+    ],
+  ])('PLAIN_CARD_DATA: %s, and the card appears nowhere in the answer', (_name, patch) => {
+    const r = fail({ ...saleCommand(), ...patch });
+    expect(r.reason).toBe('PLAIN_CARD_DATA');
+    expect(findCardNumbers(JSON.stringify(r))).toEqual([]);
+  });
+
+  it('walks nesting far deeper than any command without overflowing the stack', () => {
+    const r = fail({ ...saleCommand(), order: { description: 'x', deep: nest(200_000, 'end') } });
+    expect(r.reason).toBe('SCHEMA_INVALID');
+  });
+
   it('does not mistake a random UUID for a grouped card number (found in the benchmark)', () => {
     // "…f6481-2428-4766-9d…" reads as the Luhn-valid 6481 2428 4766 9.
     const id = '984f6481-2428-4766-9dd4-5ae283168d2a';
@@ -93,3 +116,10 @@ describe('parseCommand', () => {
     expect(parseCommand(sale).ok).toBe(true);
   });
 });
+
+/** `value` inside `depth` nested arrays. */
+function nest(depth: number, value: unknown): unknown {
+  let out: unknown = value;
+  for (let i = 0; i < depth; i++) out = [out];
+  return out;
+}

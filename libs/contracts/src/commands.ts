@@ -5,6 +5,7 @@ import {
   type GatewayRequiredCommandType,
   type GatewayRequirement,
 } from './gateway-requirements';
+import { maskCardNumbers } from '@payments/core';
 import { PAYOUT_COMMAND_SCHEMAS, PayoutCommand } from './payouts';
 import { findPlainCardData } from './plain-card-data';
 import { Instant, MerchantRef, Money, SealedCard, Uuid } from './primitives';
@@ -262,7 +263,8 @@ function readIds(o: Record<string, unknown>): {
       break;
     }
   }
-  if (typeof o.type === 'string') ids.type = o.type.slice(0, 64);
+  // The type is echoed in the command-rejected event (commandType): never a card number.
+  if (typeof o.type === 'string') ids.type = maskCardNumbers(o.type).slice(0, 64);
   return ids;
 }
 

@@ -1,4 +1,4 @@
-import { containsCardNumber, normalizeFieldName } from '@payments/core';
+import { containsCardNumber, maskCardNumbers, normalizeFieldName } from '@payments/core';
 
 /**
  * Finds clear card data anywhere in an untrusted message: by field name (card number, CVV, expiry
@@ -40,32 +40,43 @@ const CARD_FIELD_NAMES = new Set([
 /** Field names whose values are opaque and may contain anything (e.g. ciphertext). */
 const OPAQUE_FIELDS = new Set(['sealedCard']);
 
-export function findPlainCardData(input: unknown, path = '$', depth = 0): string[] {
-  if (depth > 32) return [];
-  if (typeof input === 'string') return containsCardNumber(input) ? [path] : [];
-  if (typeof input === 'number') {
-    return Number.isSafeInteger(input) && containsCardNumber(String(input)) ? [path] : [];
-  }
-  if (Array.isArray(input)) {
-    return input.flatMap((item, i) => findPlainCardData(item, `${path}[${i}]`, depth + 1));
-  }
-  if (input !== null && typeof input === 'object') {
-    const found: string[] = [];
-    for (const [key, value] of Object.entries(input)) {
-      if (OPAQUE_FIELDS.has(key)) continue;
-      const here = `${path}.${key}`;
-      if (
-        CARD_FIELD_NAMES.has(normalizeFieldName(key)) &&
-        value !== null &&
-        value !== undefined &&
-        value !== ''
-      ) {
-        found.push(here);
-        continue;
+/**
+ * Walks the whole value with an explicit stack (no depth limit, no recursion: a value nested
+ * 100,000 deep is walked, not skipped). Field names are checked like values — a card number can
+ * be a key — and paths name such a key masked (`maskCardNumbers`), so a path is safe to report.
+ */
+export function findPlainCardData(input: unknown, path = '$'): string[] {
+  const found: string[] = [];
+  const stack: Array<{ value: unknown; path: string }> = [{ value: input, path }];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const { value, path: here } = next;
+    if (typeof value === 'string') {
+      if (containsCardNumber(value)) found.push(here);
+    } else if (typeof value === 'number') {
+      if (Number.isSafeInteger(value) && containsCardNumber(String(value))) found.push(here);
+    } else if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--)
+        stack.push({ value: value[i] as unknown, path: `${here}[${i}]` });
+    } else if (value !== null && typeof value === 'object') {
+      const entries = Object.entries(value);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, child] = entries[i] as [string, unknown];
+        if (OPAQUE_FIELDS.has(key)) continue;
+        const keyPath = `${here}.${maskCardNumbers(key)}`;
+        if (containsCardNumber(key)) {
+          found.push(keyPath);
+        } else if (
+          CARD_FIELD_NAMES.has(normalizeFieldName(key)) &&
+          child !== null &&
+          child !== undefined &&
+          child !== ''
+        ) {
+          found.push(keyPath);
+        } else {
+          stack.push({ value: child, path: keyPath });
+        }
       }
-      found.push(...findPlainCardData(value, here, depth + 1));
     }
-    return found;
   }
-  return [];
+  return found;
 }

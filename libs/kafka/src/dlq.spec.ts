@@ -103,3 +103,26 @@ describe('dead-letter values', () => {
     expect(masked?.toString('latin1')).toContain(' 411111******1111 ');
   });
 });
+
+// Found by the fuzz suite (test/fuzz/hostile-commands.int-spec.ts): a command nested 50,000 deep
+// overflowed the stack while its dead letter was masked, the dead-letter write failed and the
+// consumer crashed (liveness down, the partition blocked for good).
+describe('maskDlqBytes on deeply nested values', () => {
+  const nested = (depth: number, inner: string) => '['.repeat(depth) + inner + ']'.repeat(depth);
+
+  it.each([100, 10_000, 50_000, 200_000])(
+    '%i levels: masked as text, never a stack overflow',
+    (depth) => {
+      const bytes = Buffer.from(`{"order":{"deep":${nested(depth, '"4111111111111111"')}}}`);
+      const masked = maskDlqBytes(bytes)?.toString('utf8') ?? '';
+      expect(masked).not.toContain('4111111111111111');
+      expect(masked).toContain('411111******1111');
+      expect(masked.length).toBe(bytes.length);
+    },
+  );
+
+  it('keeps the exact bytes of a deep value without card data', () => {
+    const bytes = Buffer.from(`{"deep":${nested(100_000, '1')}}`);
+    expect(maskDlqBytes(bytes)).toBe(bytes);
+  });
+});

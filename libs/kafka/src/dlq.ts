@@ -80,7 +80,10 @@ export function maskDlqBytes(bytes: Buffer | null): Buffer | null {
   if (bytes === null || bytes.length === 0) return bytes;
   const text = bytes.toString('utf8');
   const utf8 = Buffer.from(text, 'utf8').equals(bytes);
-  if (utf8) {
+  // Field by field only when shallow: JSON.stringify recurses (a value nested 50,000 deep
+  // overflowed the stack here, the dead-letter write failed and the consumer crashed), and
+  // core's masker renders anything deeper than MAX_MASK_DEPTH as text anyway.
+  if (utf8 && !nestedDeeperThan(text, MAX_MASK_DEPTH)) {
     const parsed = parseJson(text);
     if (parsed.ok) {
       const masked = JSON.stringify(maskCardDataInJson(parsed.value));
@@ -91,6 +94,29 @@ export function maskDlqBytes(bytes: Buffer | null): Buffer | null {
   const original = bytes.toString(encoding);
   const masked = maskCardDataInText(original);
   return masked === original ? bytes : Buffer.from(masked, encoding);
+}
+
+/** libs/core masks JSON field by field down to this depth. */
+const MAX_MASK_DEPTH = 64;
+
+/** Whether JSON text opens more than `limit` arrays/objects at once (strings skipped), one pass. */
+function nestedDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
+  return false;
 }
 
 function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {

@@ -407,6 +407,10 @@ describe('boot-time checks of the credentials', () => {
         maxWaitMs: 0,
         breakerFailures: 1,
         breakerCooldownMs: 1,
+        statusRatePerSecond: 1,
+        statusBurst: 1,
+        moneyReservedTokens: undefined,
+        statusMinIntervalMs: 0,
       },
     });
     expect(secrets.endpoints.map((e) => e.id)).toEqual([
@@ -448,6 +452,10 @@ describe('boot-time checks of the credentials', () => {
           maxWaitMs: 0,
           breakerFailures: 1,
           breakerCooldownMs: 1,
+          statusRatePerSecond: 1,
+          statusBurst: 1,
+          moneyReservedTokens: undefined,
+          statusMinIntervalMs: 0,
         },
       });
     expect(attempt).toThrow(

@@ -32,7 +32,9 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * Performs one gateway request and publishes its classified result. Order of the guards:
  *  1. endpoint lookup (no credentials → rejected "unknown-endpoint": nothing was sent);
  *  2. circuit breaker open → not-sent "circuit open" (no ledger, no network);
- *  3. rate limit (bounded wait) and concurrency slot (bounded wait) → else not-sent;
+ *  3. money operations: rate limit (bounded wait) and concurrency slot (bounded wait) → else
+ *     not-sent; status queries: the endpoint's status budget admits them now or they are
+ *     not-sent at once (they never wait, so they never hold up a money operation);
  *     every not-sent of 2–3 (our own limits) carries `retryAt`: when the breaker half-opens, when
  *     the next token is due, or now + the slot wait;
  *  4. mutating operations: the sent-requests ledger row is committed first; if it exists the
@@ -98,6 +100,7 @@ export class GatewayRequestService {
       });
     }
     if (endpoint.breaker.isRefusing()) return this.circuitOpen(endpoint);
+    if (request.operation === 'status') return this.performStatus(request, endpoint);
 
     const waitMs = endpoint.bucket.reserve(endpoint.limits.maxWaitMs);
     if (waitMs === undefined) {
@@ -118,6 +121,22 @@ export class GatewayRequestService {
       return await this.guardedCall(request, endpoint);
     } finally {
       releaseSlot();
+    }
+  }
+
+  /**
+   * A status query never waits and never books a token or a slot ahead: it is sent now if the
+   * endpoint's status budget admits it (StatusBudget: one per payment at a time, its own bucket,
+   * never the tokens or the slot kept for money operations), otherwise answered not-sent at once
+   * with `retryAt`, so the partition moves on to the next request (a money operation among them).
+   */
+  private async performStatus(request: GatewayRequest, endpoint: GatewayEndpoint): Promise<Answer> {
+    const admission = endpoint.statusBudget.admit(request.paymentId);
+    if (admission.kind === 'held') return heldBack(admission.reason, admission.retryAt);
+    try {
+      return await this.guardedCall(request, endpoint);
+    } finally {
+      admission.done();
     }
   }
 

@@ -65,6 +65,28 @@ export const gatewayAdapterConfigShape = {
     breakerCooldownMs: envVar('GATEWAY_BREAKER_COOLDOWN_MS', positiveInt(30_000), {
       description: 'milliseconds an open breaker waits before one trial call',
     }),
+    // Status queries (polls) share a bounded budget and never hold up money operations.
+    statusRatePerSecond: envVar('GATEWAY_STATUS_RATE_PER_SECOND', positiveInt(5), {
+      description: 'a positive whole number of status queries per second per endpoint',
+    }),
+    statusBurst: envVar('GATEWAY_STATUS_BURST', positiveInt(5), {
+      description: 'a positive whole number of status queries allowed at once after a quiet period',
+    }),
+    moneyReservedTokens: envVar(
+      'GATEWAY_MONEY_RESERVED_TOKENS',
+      z.coerce
+        .number({ error: 'a whole number >= 0, less than the rate burst' })
+        .int('a whole number >= 0, less than the rate burst')
+        .min(0, 'a whole number >= 0, less than the rate burst')
+        .optional(),
+      {
+        description:
+          'tokens of the endpoint rate limit a status query never takes (default: half the burst, rounded down)',
+      },
+    ),
+    statusMinIntervalMs: envVar('GATEWAY_STATUS_MIN_INTERVAL_MS', nonNegativeInt(1_000), {
+      description: 'milliseconds between two status queries for one payment',
+    }),
   },
   transport: {
     connectTimeoutMs: envVar('GATEWAY_CONNECT_TIMEOUT_MS', positiveInt(5_000)),

@@ -120,8 +120,15 @@ describe('gateway-adapter → sandbox with a per-endpoint currency exponent', ()
       await produceRequests([status]);
       const [r] = await resultsFor(collector, status.requestId);
       report = r?.value.result;
+      if (Date.now() > deadline) break;
+      // A status query for this payment sent moments ago is held back: ask again at retryAt.
+      if (r?.value.result.kind === 'not-sent' && r.value.result.retryAt !== undefined) {
+        const waitMs = Date.parse(r.value.result.retryAt) - Date.now();
+        await new Promise((done) => setTimeout(done, Math.max(0, waitMs)));
+        continue;
+      }
       const s = (report as { report?: { status?: string } }).report?.status;
-      if (s !== 'processing' || Date.now() > deadline) break;
+      if (s !== 'processing') break;
       await new Promise((done) => setTimeout(done, 200));
     }
     expect(report).toMatchObject({

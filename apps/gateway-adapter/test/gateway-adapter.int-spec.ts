@@ -32,6 +32,7 @@ jest.setTimeout(120_000);
 
 const PAN = '4444555566661111';
 const DEAD_ENDPOINT = '1199';
+const DEAD_ENDPOINT_COOLDOWN_MS = 600_000;
 const keys = sealingKeys();
 
 function closedPort(): Promise<number> {
@@ -132,7 +133,7 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
           ...entry,
           endpointId: DEAD_ENDPOINT,
           baseUrl: `http://127.0.0.1:${await closedPort()}/paynet`,
-          limits: { breakerFailures: 2, breakerCooldownMs: 600_000 },
+          limits: { breakerFailures: 2, breakerCooldownMs: DEAD_ENDPOINT_COOLDOWN_MS },
         },
       ],
     };
@@ -325,12 +326,25 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
       saleRequest('123', { merchant: { endpointId: DEAD_ENDPOINT } }),
     );
     const outcomes: CollectedResult[] = [];
-    for (const request of requests) outcomes.push(...(await run(request)));
+    // The breaker opens while the second request is handled: not before it was produced.
+    let secondProducedAt = 0;
+    for (const [index, request] of requests.entries()) {
+      if (index === 1) secondProducedAt = Date.now();
+      outcomes.push(...(await run(request)));
+    }
+    const thirdAnsweredAt = Date.now();
+    // The gateway's own refusal (connect refused) carries no retryAt; our breaker's does.
     expect(outcomes.map((o) => o.value.result)).toEqual([
       { kind: 'not-sent', reason: 'connection-refused' },
       { kind: 'not-sent', reason: 'connection-refused' },
-      { kind: 'not-sent', reason: ADAPTER_REASONS.circuitOpen },
+      { kind: 'not-sent', reason: ADAPTER_REASONS.circuitOpen, retryAt: expect.any(String) },
     ]);
+    // retryAt is when the breaker half-opens: opened at or after the second request was
+    // produced and before the third was answered, plus the cool-down.
+    const refused = outcomes[2]?.value.result;
+    const retryAt = Date.parse(refused?.kind === 'not-sent' ? (refused.retryAt ?? '') : '');
+    expect(retryAt).toBeGreaterThanOrEqual(secondProducedAt + DEAD_ENDPOINT_COOLDOWN_MS);
+    expect(retryAt).toBeLessThanOrEqual(thirdAnsweredAt + DEAD_ENDPOINT_COOLDOWN_MS);
     expect(
       await metricValue('gateway_adapter_calls_total', {
         endpoint: `endpoint ${DEAD_ENDPOINT}`,
@@ -393,6 +407,10 @@ describe('boot-time checks of the credentials', () => {
         maxWaitMs: 0,
         breakerFailures: 1,
         breakerCooldownMs: 1,
+        statusRatePerSecond: 1,
+        statusBurst: 1,
+        moneyReservedTokens: undefined,
+        statusMinIntervalMs: 0,
       },
     });
     expect(secrets.endpoints.map((e) => e.id)).toEqual([
@@ -434,6 +452,10 @@ describe('boot-time checks of the credentials', () => {
           maxWaitMs: 0,
           breakerFailures: 1,
           breakerCooldownMs: 1,
+          statusRatePerSecond: 1,
+          statusBurst: 1,
+          moneyReservedTokens: undefined,
+          statusMinIntervalMs: 0,
         },
       });
     expect(attempt).toThrow(

@@ -48,6 +48,25 @@ describe('CircuitBreaker', () => {
     expect(breaker.tryAcquire()).toBeDefined();
   });
 
+  it('halfOpensAt: the end of the cool-down while open; unknown while closed or during a trial', () => {
+    const { breaker, fail, clock } = setup(2, 5_000);
+    expect(breaker.halfOpensAt()).toBeUndefined();
+    fail();
+    clock.advance(1_234);
+    fail();
+    const openedAt = clock.now();
+    expect(breaker.halfOpensAt()).toBe(openedAt + 5_000);
+    clock.advance(4_999);
+    expect(breaker.halfOpensAt()).toBe(openedAt + 5_000);
+    clock.advance(1);
+    const trial = breaker.tryAcquire();
+    expect(breaker.halfOpensAt()).toBeUndefined();
+    // The trial fails: open again, half-opening one full cool-down later.
+    clock.advance(300);
+    trial?.failure();
+    expect(breaker.halfOpensAt()).toBe(openedAt + 5_300 + 5_000);
+  });
+
   it('a failed trial opens it again for a full cool-down', () => {
     const { breaker, fail, clock, changes } = setup(1, 1_000);
     fail();

@@ -55,6 +55,15 @@ export class CircuitBreaker {
     return state === 'open' || (state === 'half-open' && this.trialInFlight);
   }
 
+  /**
+   * When a refused call may next be let through (clock milliseconds): while open, the end of the
+   * cool-down (the breaker half-opens then). Undefined when that instant is not known: closed
+   * (nothing is refused), or half-open with the trial still in flight (its outcome decides).
+   */
+  halfOpensAt(): number | undefined {
+    return this.state === 'open' ? this.openedAt + this.options.cooldownMs : undefined;
+  }
+
   /** A permit for one call, or undefined when the breaker refuses it. */
   tryAcquire(): BreakerPermit | undefined {
     const state = this.state;

@@ -16,6 +16,10 @@ export const ADAPTER_REASONS = {
   circuitOpen: 'circuit open',
   rateLimited: 'rate-limited',
   concurrencyLimited: 'concurrency limit: no free slot in time',
+  statusInFlight: 'status query for this payment already in flight',
+  statusRecent: 'status query for this payment sent moments ago',
+  statusBudget: 'status budget spent: status queries share a bounded rate',
+  moneyFirst: 'rate limit: the remaining tokens are kept for money operations',
   mayHaveBeenSent:
     'may already have been sent: this request attempt is in the sent-requests ledger',
 } as const;

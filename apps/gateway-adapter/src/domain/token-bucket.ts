@@ -38,6 +38,19 @@ export class TokenBucket {
     return waitMs;
   }
 
+  /**
+   * The instant (clock milliseconds) at which `level` whole tokens will be available if nobody
+   * else takes or books one: now when they already are; otherwise after the outstanding
+   * reservations have been served and enough has refilled. `availableAt(1)` is when the next
+   * token is due: the `retryAt` of a request refused as rate-limited.
+   */
+  availableAt(level = 1): number {
+    this.refill();
+    const now = this.clock.now();
+    if (this.tokens >= level) return now;
+    return now + Math.ceil(((level - this.tokens) * 1000) / this.options.ratePerSecond);
+  }
+
   /** Tokens available now (negative while reservations are outstanding). */
   available(): number {
     this.refill();

@@ -2,6 +2,7 @@ import { PaymentGatewayClient } from '@payments/payment-gateway';
 import { CircuitBreaker } from '../domain/circuit-breaker';
 import { type Clock } from '@payments/core';
 import { Semaphore } from '../domain/semaphore';
+import { StatusBudget } from '../domain/status-budget';
 import { TokenBucket } from '../domain/token-bucket';
 import { adapterMetrics, BREAKER_STATE_VALUE } from '../metrics';
 import type { EndpointCredentials, EndpointLimits } from '../secrets/credentials';
@@ -20,6 +21,8 @@ export interface GatewayEndpoint {
   readonly breaker: CircuitBreaker;
   readonly bucket: TokenBucket;
   readonly slots: Semaphore;
+  /** Status queries: their own bounded budget, after money operations (domain/status-budget). */
+  readonly statusBudget: StatusBudget;
 }
 
 /**
@@ -53,6 +56,11 @@ export class GatewayEndpoints {
         clock: () => clock.now(),
       });
       breakerState.set({ endpoint: c.name }, BREAKER_STATE_VALUE.closed);
+      const bucket = new TokenBucket(
+        { ratePerSecond: c.limits.ratePerSecond, burst: c.limits.burst },
+        clock,
+      );
+      const slots = new Semaphore(c.limits.maxConcurrent);
       this.byId.set(c.id, {
         name: c.name,
         id: c.id,
@@ -63,11 +71,20 @@ export class GatewayEndpoints {
           clock,
           (state) => breakerState.set({ endpoint: c.name }, BREAKER_STATE_VALUE[state]),
         ),
-        bucket: new TokenBucket(
-          { ratePerSecond: c.limits.ratePerSecond, burst: c.limits.burst },
+        bucket,
+        slots,
+        statusBudget: new StatusBudget(
+          {
+            ratePerSecond: c.limits.statusRatePerSecond,
+            burst: c.limits.statusBurst,
+            moneyReservedTokens: c.limits.moneyReservedTokens,
+            minIntervalMs: c.limits.statusMinIntervalMs,
+            slotWaitMs: c.limits.maxWaitMs,
+          },
+          bucket,
+          slots,
           clock,
         ),
-        slots: new Semaphore(c.limits.maxConcurrent),
       });
     }
   }

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { GatewayClassification, GatewayRequest } from '@payments/contracts';
+import type { Clock } from '@payments/core';
 import { ROOT_LOGGER } from '@payments/logging';
 import type { AsyncResponse, CallResult, StatusResponse } from '@payments/payment-gateway';
 import type { Logger } from 'pino';
@@ -10,14 +11,20 @@ import { GATEWAY_ADAPTER_CONFIG, type GatewayAdapterConfig } from '../config';
 import { SentRequestsLedger } from '../ledger/sent-requests.ledger';
 import { adapterMetrics } from '../metrics';
 import type { CardOpener } from '../secrets/credentials';
-import { CARD_OPENER, GATEWAY_ENDPOINTS } from '../tokens';
+import { ADAPTER_CLOCK, CARD_OPENER, GATEWAY_ENDPOINTS } from '../tokens';
 import type { GatewayEndpoint, GatewayEndpoints } from './gateway-endpoints';
 import { ResultPublisher } from './result-publisher';
 
 type Answer = { readonly result: GatewayClassification; readonly source: 'gateway' | 'adapter' };
 
 const adapter = (result: GatewayClassification): Answer => ({ result, source: 'adapter' });
-const notSent = (reason: string): Answer => adapter({ kind: 'not-sent', reason });
+/**
+ * Not sent because of our own limits (breaker, rate limit, concurrency): `retryAt` tells the
+ * orchestrator the earliest instant a resend can go out, so it waits instead of spending its send
+ * attempts. A gateway-side not-sent (connect refused …) comes from classifyCall, without one.
+ */
+const heldBack = (reason: string, retryAtMs: number): Answer =>
+  adapter({ kind: 'not-sent', reason, retryAt: new Date(retryAtMs).toISOString() });
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -25,7 +32,11 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * Performs one gateway request and publishes its classified result. Order of the guards:
  *  1. endpoint lookup (no credentials → rejected "unknown-endpoint": nothing was sent);
  *  2. circuit breaker open → not-sent "circuit open" (no ledger, no network);
- *  3. rate limit (bounded wait) and concurrency slot (bounded wait) → else not-sent;
+ *  3. money operations: rate limit (bounded wait) and concurrency slot (bounded wait) → else
+ *     not-sent; status queries: the endpoint's status budget admits them now or they are
+ *     not-sent at once (they never wait, so they never hold up a money operation);
+ *     every not-sent of 2–3 (our own limits) carries `retryAt`: when the breaker half-opens, when
+ *     the next token is due, or now + the slot wait;
  *  4. mutating operations: the sent-requests ledger row is committed first; if it exists the
  *     request may already have been sent → unknown, and the gateway is not called;
  *  5. the card is opened just before signing (sale/preauth only), the call is made;
@@ -42,6 +53,7 @@ export class GatewayRequestService {
     @Inject(CARD_OPENER) private readonly cards: CardOpener,
     @Inject(GATEWAY_ADAPTER_CONFIG) private readonly config: GatewayAdapterConfig,
     @Inject(ROOT_LOGGER) private readonly logger: Logger,
+    @Inject(ADAPTER_CLOCK) private readonly clock: Clock,
     private readonly ledger: SentRequestsLedger,
     private readonly publisher: ResultPublisher,
   ) {}
@@ -68,6 +80,7 @@ export class GatewayRequestService {
         endpointId: request.merchant.endpointId,
         result: r.kind,
         ...(r.kind === 'not-sent' || r.kind === 'unknown' ? { reason: r.reason } : {}),
+        ...(r.kind === 'not-sent' && r.retryAt !== undefined ? { retryAt: r.retryAt } : {}),
         ...(r.kind === 'rejected' ? { code: r.code } : {}),
         ...(r.kind === 'accepted' && r.gatewayOrderId ? { gatewayOrderId: r.gatewayOrderId } : {}),
         source: answer.source,
@@ -86,10 +99,13 @@ export class GatewayRequestService {
         message: `the adapter has no credentials for endpoint ${request.merchant.endpointId}`,
       });
     }
-    if (endpoint.breaker.isRefusing()) return notSent(ADAPTER_REASONS.circuitOpen);
+    if (endpoint.breaker.isRefusing()) return this.circuitOpen(endpoint);
+    if (request.operation === 'status') return this.performStatus(request, endpoint);
 
     const waitMs = endpoint.bucket.reserve(endpoint.limits.maxWaitMs);
-    if (waitMs === undefined) return notSent(ADAPTER_REASONS.rateLimited);
+    if (waitMs === undefined) {
+      return heldBack(ADAPTER_REASONS.rateLimited, endpoint.bucket.availableAt());
+    }
     if (waitMs > 0) await sleep(waitMs);
 
     let releaseSlot: () => void;
@@ -97,7 +113,7 @@ export class GatewayRequestService {
       releaseSlot = await endpoint.slots.acquire(AbortSignal.timeout(endpoint.limits.maxWaitMs));
     } catch (error) {
       if (error instanceof SemaphoreTimeoutError) {
-        return notSent(ADAPTER_REASONS.concurrencyLimited);
+        return heldBack(ADAPTER_REASONS.concurrencyLimited, this.afterSlotWait(endpoint));
       }
       throw error;
     }
@@ -108,9 +124,25 @@ export class GatewayRequestService {
     }
   }
 
+  /**
+   * A status query never waits and never books a token or a slot ahead: it is sent now if the
+   * endpoint's status budget admits it (StatusBudget: one per payment at a time, its own bucket,
+   * never the tokens or the slot kept for money operations), otherwise answered not-sent at once
+   * with `retryAt`, so the partition moves on to the next request (a money operation among them).
+   */
+  private async performStatus(request: GatewayRequest, endpoint: GatewayEndpoint): Promise<Answer> {
+    const admission = endpoint.statusBudget.admit(request.paymentId);
+    if (admission.kind === 'held') return heldBack(admission.reason, admission.retryAt);
+    try {
+      return await this.guardedCall(request, endpoint);
+    } finally {
+      admission.done();
+    }
+  }
+
   private async guardedCall(request: GatewayRequest, endpoint: GatewayEndpoint): Promise<Answer> {
     const permit = endpoint.breaker.tryAcquire();
-    if (!permit) return notSent(ADAPTER_REASONS.circuitOpen);
+    if (!permit) return this.circuitOpen(endpoint);
     let settled = false;
     try {
       const call = this.buildCall(request, endpoint);
@@ -145,6 +177,22 @@ export class GatewayRequestService {
     } finally {
       if (!settled) permit.cancel();
     }
+  }
+
+  /**
+   * Refused by our own breaker: come back when it half-opens; while a half-open trial is in
+   * flight (its outcome decides), after one slot wait.
+   */
+  private circuitOpen(endpoint: GatewayEndpoint): Answer {
+    return heldBack(
+      ADAPTER_REASONS.circuitOpen,
+      endpoint.breaker.halfOpensAt() ?? this.afterSlotWait(endpoint),
+    );
+  }
+
+  /** A short, sane instant for a request refused a slot: now + the bounded slot wait. */
+  private afterSlotWait(endpoint: GatewayEndpoint): number {
+    return this.clock.now() + endpoint.limits.maxWaitMs;
   }
 
   /**

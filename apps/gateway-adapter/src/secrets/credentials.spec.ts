@@ -18,6 +18,10 @@ const defaults = {
   maxWaitMs: 2000,
   breakerFailures: 5,
   breakerCooldownMs: 30_000,
+  statusRatePerSecond: 5,
+  statusBurst: 5,
+  moneyReservedTokens: undefined,
+  statusMinIntervalMs: 1_000,
 };
 const CONTROL_KEY = 'B17F59B4-SECRET-CONTROL-KEY';
 const entry = (over: Record<string, unknown> = {}) => ({
@@ -81,7 +85,8 @@ describe('credentials registry', () => {
       id: '1113',
       endpoint: { endpointId: '1113' },
     });
-    expect(a?.limits).toEqual({ ...defaults, maxConcurrent: 2 });
+    // The money reserve left to the default: half the burst, rounded down.
+    expect(a?.limits).toEqual({ ...defaults, maxConcurrent: 2, moneyReservedTokens: 10 });
     expect(a?.rsaPrivateKey?.asymmetricKeyDetails?.modulusLength).toBe(2048);
     expect(b).toMatchObject({
       name: 'eu group',
@@ -89,6 +94,21 @@ describe('credentials registry', () => {
       endpoint: { endpointGroupId: '2111' },
     });
     expect(JSON.stringify(a)).not.toContain(CONTROL_KEY);
+  });
+
+  it('resolves the money reserve per entry and refuses one that leaves status queries no token', () => {
+    const [odd, explicit] = parse([
+      entry({ limits: { burst: 7 } }),
+      entry({ endpointId: '1114', limits: { burst: 7, moneyReservedTokens: 6 } }),
+    ]);
+    expect(odd?.limits.moneyReservedTokens).toBe(3);
+    expect(explicit?.limits.moneyReservedTokens).toBe(6);
+    const message = problemsOf(() =>
+      parse([entry({ limits: { burst: 4, moneyReservedTokens: 4 } })]),
+    );
+    expect(message).toContain(
+      'GATEWAY_CREDENTIALS entry #0 (endpoint 1113): limits.moneyReservedTokens (or GATEWAY_MONEY_RESERVED_TOKENS): 4 must be less than the burst (4)',
+    );
   });
 
   it('names the entry and the field of every problem, never a secret value', () => {

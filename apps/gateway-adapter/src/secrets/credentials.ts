@@ -34,6 +34,10 @@ const Limits = z.strictObject({
   maxWaitMs: z.number().int().min(0).max(60_000).optional(),
   breakerFailures: z.number().int().min(1).max(1000).optional(),
   breakerCooldownMs: z.number().int().min(1).max(3_600_000).optional(),
+  statusRatePerSecond: z.number().positive().max(100_000).optional(),
+  statusBurst: z.number().int().min(1).max(100_000).optional(),
+  moneyReservedTokens: z.number().int().min(0).max(100_000).optional(),
+  statusMinIntervalMs: z.number().int().min(0).max(3_600_000).optional(),
 });
 
 const Entry = z
@@ -72,7 +76,31 @@ const Entry = z
 
 const CredentialsFile = z.strictObject({ endpoints: z.array(z.unknown()).min(1) });
 
+/** One entry's limits: the entry's `limits` over the environment's defaults, resolved. */
 export type EndpointLimits = Required<z.infer<typeof Limits>>;
+
+/** The environment's defaults (GATEWAY_* variables); the money reserve may be left to the burst. */
+export type LimitDefaults = Omit<EndpointLimits, 'moneyReservedTokens'> & {
+  readonly moneyReservedTokens?: number | undefined;
+};
+
+/**
+ * Resolves an entry's limits. The money reserve defaults to half the burst (rounded down) and
+ * must stay below the burst, or no status query could ever be sent.
+ */
+export function resolveLimits(
+  defaults: LimitDefaults,
+  entry: z.infer<typeof Limits> | undefined,
+): { readonly limits: EndpointLimits } | { readonly problem: string } {
+  const merged = { ...defaults, ...entry };
+  const moneyReservedTokens = merged.moneyReservedTokens ?? Math.floor(merged.burst / 2);
+  if (moneyReservedTokens >= merged.burst) {
+    return {
+      problem: `limits.moneyReservedTokens (or GATEWAY_MONEY_RESERVED_TOKENS): ${moneyReservedTokens} must be less than the burst (${merged.burst}), or no status query could ever be sent`,
+    };
+  }
+  return { limits: { ...merged, moneyReservedTokens } };
+}
 
 /** One validated registry entry. Holds secrets: never log it (toJSON hides them). */
 export interface EndpointCredentials {
@@ -122,7 +150,7 @@ function baseUrlProblem(value: string): string | undefined {
 export function parseCredentials(
   text: string,
   source: string,
-  defaults: EndpointLimits,
+  defaults: LimitDefaults,
   baseDir: string,
   readFile: FileReader = readUtf8,
 ): EndpointCredentials[] {
@@ -199,7 +227,9 @@ export function parseCredentials(
     const previous = seen.get(id);
     if (previous !== undefined) entryProblems.push(`id ${id} is already used by ${previous}`);
     seen.set(id, label);
-    if (entryProblems.length > 0 || controlKey === undefined) {
+    const limits = resolveLimits(defaults, e.limits);
+    if ('problem' in limits) entryProblems.push(limits.problem);
+    if (entryProblems.length > 0 || controlKey === undefined || 'problem' in limits) {
       problems.push(...entryProblems.map((p) => `${label}: ${p}`));
       return;
     }
@@ -212,7 +242,7 @@ export function parseCredentials(
         login: e.login,
         controlKey,
         ...(rsaPrivateKey ? { rsaPrivateKey } : {}),
-        limits: { ...defaults, ...e.limits },
+        limits: limits.limits,
         currencyExponents,
       }),
     );

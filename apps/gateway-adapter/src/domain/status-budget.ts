@@ -1,0 +1,129 @@
+import type { Clock } from '@payments/core';
+import { ADAPTER_REASONS } from './classify';
+import type { Semaphore } from './semaphore';
+import { TokenBucket } from './token-bucket';
+
+export interface StatusBudgetOptions {
+  /** Status queries per second this endpoint may send (their own bucket). */
+  readonly ratePerSecond: number;
+  /** Status queries allowed at once after a quiet period. */
+  readonly burst: number;
+  /** Tokens of the endpoint's rate limit a status query never takes: they are money's. */
+  readonly moneyReservedTokens: number;
+  /** Least time between the starts of two status queries for one payment. */
+  readonly minIntervalMs: number;
+  /** How far ahead `retryAt` lies when every slot is busy (the adapter's bounded slot wait). */
+  readonly slotWaitMs: number;
+}
+
+/** Admitted: send now, and call `done` exactly once when the call is over. */
+export interface StatusGo {
+  readonly kind: 'send';
+  readonly done: () => void;
+}
+
+/** Held back without waiting: answer not-sent with this reason and `retryAt` (clock ms). */
+export interface StatusHeld {
+  readonly kind: 'held';
+  readonly reason: string;
+  readonly retryAt: number;
+}
+
+interface PaymentEntry {
+  startedAt: number;
+  inFlight: boolean;
+}
+
+/**
+ * The scheduling rule for status queries (polls) of one endpoint (issue #10 item 6): money
+ * operations go first, polls share a bounded budget and never queue.
+ *
+ * A status query is sent only when, right now,
+ *  1. its payment has no status query in flight and none started in the last `minIntervalMs`;
+ *  2. the status bucket (`ratePerSecond`, `burst`) has a token;
+ *  3. the endpoint's bucket holds more than `moneyReservedTokens` whole tokens (money operations'
+ *     bookings make it negative, so a poll never takes a token a money operation is waiting for);
+ *  4. a concurrency slot is free and another stays free for a money operation (when the limit is
+ *     1 there is no other, and a poll may take the only one).
+ * Otherwise it is held at once — nothing waits, nothing is booked, nothing queues — with the
+ * earliest instant the blocking rule could pass. Money operations keep their bounded waits
+ * (reserve a token, queue for a slot), and a freed slot goes to a queued money operation first.
+ * Pure apart from the shared bucket and semaphore: time from the injected clock.
+ */
+export class StatusBudget {
+  private readonly bucket: TokenBucket;
+  /** Per payment, in start order (re-inserted on each admission), pruned as they expire. */
+  private readonly payments = new Map<string, PaymentEntry>();
+
+  constructor(
+    private readonly options: StatusBudgetOptions,
+    private readonly endpointBucket: TokenBucket,
+    private readonly slots: Semaphore,
+    private readonly clock: Clock,
+  ) {
+    if (!(options.moneyReservedTokens >= 0) || !(options.minIntervalMs >= 0)) {
+      throw new Error('a status budget needs moneyReservedTokens >= 0 and minIntervalMs >= 0');
+    }
+    this.bucket = new TokenBucket(
+      { ratePerSecond: options.ratePerSecond, burst: options.burst },
+      clock,
+    );
+  }
+
+  /** Payments remembered right now (bounded by the status rate × the interval, plus in flight). */
+  get tracked(): number {
+    return this.payments.size;
+  }
+
+  admit(paymentId: string): StatusGo | StatusHeld {
+    const now = this.clock.now();
+    this.prune(now);
+    const previous = this.payments.get(paymentId);
+    if (previous !== undefined) {
+      const after = previous.startedAt + this.options.minIntervalMs;
+      if (previous.inFlight) {
+        return held(ADAPTER_REASONS.statusInFlight, Math.max(after, now + this.options.slotWaitMs));
+      }
+      if (after > now) return held(ADAPTER_REASONS.statusRecent, after);
+    }
+    const statusTokenAt = this.bucket.availableAt();
+    if (statusTokenAt > now) return held(ADAPTER_REASONS.statusBudget, statusTokenAt);
+    const aboveReserveAt = this.endpointBucket.availableAt(this.options.moneyReservedTokens + 1);
+    if (aboveReserveAt > now) return held(ADAPTER_REASONS.moneyFirst, aboveReserveAt);
+    const keepFree = this.slots.limit > 1 ? 1 : 0;
+    if (this.slots.active + keepFree >= this.slots.limit) {
+      return held(ADAPTER_REASONS.concurrencyLimited, now + this.options.slotWaitMs);
+    }
+    const release = this.slots.tryAcquire();
+    if (release === undefined) {
+      return held(ADAPTER_REASONS.concurrencyLimited, now + this.options.slotWaitMs);
+    }
+    // Both buckets were checked above: these take a token now and never book a future one.
+    this.bucket.reserve(0);
+    this.endpointBucket.reserve(0);
+    const entry: PaymentEntry = { startedAt: now, inFlight: true };
+    this.payments.delete(paymentId);
+    this.payments.set(paymentId, entry);
+    let finished = false;
+    return {
+      kind: 'send',
+      done: () => {
+        if (finished) return;
+        finished = true;
+        entry.inFlight = false;
+        release();
+      },
+    };
+  }
+
+  /** Forgets payments whose interval has passed, oldest first; stops at the first still fresh. */
+  private prune(now: number): void {
+    for (const [paymentId, entry] of this.payments) {
+      if (entry.inFlight) continue;
+      if (entry.startedAt + this.options.minIntervalMs > now) break;
+      this.payments.delete(paymentId);
+    }
+  }
+}
+
+const held = (reason: string, retryAt: number): StatusHeld => ({ kind: 'held', reason, retryAt });

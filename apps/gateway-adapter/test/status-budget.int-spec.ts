@@ -1,0 +1,186 @@
+/**
+ * Status polls do not starve money operations (issue #10 item 6), on the real broker, a test
+ * PostgreSQL database and the sandbox over real HTTP. One partition, one request at a time (the
+ * harness), so the order below is the order the adapter handles them in.
+ *
+ * A flood of status queries for many payments (two back to back for each, as a poll backlog
+ * leaves them) is produced together with a few sales behind them. The endpoint's rate limit is
+ * tight (20 tokens, 1 per second, no waiting); its status budget allows 4 queries (refilling one
+ * per 100 s, so none during the test) and keeps 10 tokens for money. Every sale must be sent and
+ * accepted; exactly the first four payments' first status queries reach the gateway; every other
+ * status query is answered not-sent at once with a retryAt. Before the status budget, the status
+ * queries spent the whole bucket and the sales behind them were refused as rate-limited.
+ */
+import { randomUUID } from 'node:crypto';
+import { type GatewayRequest, TOPICS } from '@payments/contracts';
+import { waitFor } from '../../../test/support/kafka';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/postgres';
+import {
+  type CollectedResult,
+  produceRequests,
+  resultsFor,
+  type RunningAdapter,
+  sealCard,
+  sealingKeys,
+  startAdapter,
+  TopicCollector,
+} from '../../../test/support/adapter-harness';
+import {
+  SANDBOX_MERCHANT,
+  startTestSandbox,
+  type TestSandbox,
+} from '../../../test/support/adapter-sandbox';
+import { ADAPTER_REASONS } from '../src/domain/classify';
+
+jest.setTimeout(180_000);
+
+const keys = sealingKeys();
+const PAYMENTS_POLLED = 40;
+const STATUS_BURST = 4;
+/** After how many status queries of the flood each sale is produced. */
+const SALES_AFTER = [30, 45, 60, 75, 80];
+
+function sale(): GatewayRequest {
+  const paymentId = randomUUID();
+  return {
+    operation: 'sale',
+    requestId: randomUUID(),
+    paymentId,
+    merchant: { endpointId: SANDBOX_MERCHANT.endpointId },
+    clientOrderId: `bud-${paymentId.slice(0, 8)}`,
+    attempt: 1,
+    requestedAt: new Date().toISOString(),
+    amount: { minor: 2500, currency: 'USD' },
+    orderDescription: 'Status budget test order',
+    customer: { email: 'jane@example.com', ipAddress: '203.0.113.7', phone: '+15550100' },
+    billingAddress: { address1: '1 Main St', city: 'Springfield', zipCode: '12345', country: 'US' },
+    redirectUrl: 'https://shop.example/return',
+    sealedCard: sealCard(
+      {
+        number: '4444555566661111',
+        expiryMonth: 12,
+        expiryYear: 2031,
+        cvv: '123',
+        holderName: 'JANE DOE',
+      },
+      keys.publicPem,
+      paymentId,
+    ),
+  };
+}
+
+function status(paymentId: string): GatewayRequest {
+  return {
+    operation: 'status',
+    requestId: randomUUID(),
+    paymentId,
+    merchant: { endpointId: SANDBOX_MERCHANT.endpointId },
+    clientOrderId: `bud-${paymentId.slice(0, 8)}`,
+    attempt: 1,
+    requestedAt: new Date().toISOString(),
+    subjectRequestId: randomUUID(),
+    subjectOperation: 'sale',
+  };
+}
+
+describe('status budget: a flood of status queries and a few money operations', () => {
+  let db: TestDatabase;
+  let sandbox: TestSandbox;
+  let adapter: RunningAdapter;
+  const collector = new TopicCollector(TOPICS.gatewayResults);
+
+  beforeAll(async () => {
+    db = await createTestDatabase('gateway_adapter_budget');
+    sandbox = await startTestSandbox();
+    const credentials = {
+      endpoints: [
+        {
+          endpointId: SANDBOX_MERCHANT.endpointId,
+          baseUrl: sandbox.baseUrl,
+          login: SANDBOX_MERCHANT.login,
+          controlKey: SANDBOX_MERCHANT.controlKey,
+          limits: {
+            ratePerSecond: 1,
+            burst: 20,
+            maxWaitMs: 0,
+            statusRatePerSecond: 0.01,
+            statusBurst: STATUS_BURST,
+            moneyReservedTokens: 10,
+            statusMinIntervalMs: 600_000,
+          },
+        },
+      ],
+    };
+    adapter = await startAdapter({
+      DATABASE_URL: db.url,
+      GATEWAY_CREDENTIALS: JSON.stringify(credentials),
+      CARD_SEALING_PRIVATE_KEY: keys.privatePem,
+      CALLBACK_BASE_URL: 'http://127.0.0.1:9/',
+    });
+    await collector.start();
+  }, 120_000);
+
+  afterAll(async () => {
+    await collector?.stop().catch(() => undefined);
+    await adapter?.close().catch(() => undefined);
+    await sandbox?.close().catch(() => undefined);
+    await db?.drop();
+  });
+
+  it('sends every money operation; polls get their bounded share, one per payment, the rest not-sent with retryAt', async () => {
+    const polled = Array.from({ length: PAYMENTS_POLLED }, () => randomUUID());
+    const statuses = polled.flatMap((paymentId) => [status(paymentId), status(paymentId)]);
+    const sales = SALES_AFTER.map(() => sale());
+    const flood: GatewayRequest[] = [];
+    statuses.forEach((s, index) => {
+      flood.push(s);
+      SALES_AFTER.forEach((after, i) => {
+        const money = sales[i];
+        if (after === index + 1 && money) flood.push(money);
+      });
+    });
+    expect(flood).toHaveLength(statuses.length + sales.length);
+    await produceRequests(flood);
+
+    const resultOf = async (request: GatewayRequest): Promise<CollectedResult['value']> => {
+      const [first] = await resultsFor(collector, request.requestId);
+      if (!first) throw new Error(`no result for ${request.requestId}`);
+      return first.value;
+    };
+    const saleResults = await Promise.all(sales.map(resultOf));
+    const statusResults = await Promise.all(statuses.map(resultOf));
+
+    // Every money operation was sent and taken by the gateway, none held back.
+    expect(saleResults.map((r) => r.result.kind)).toEqual(sales.map(() => 'accepted'));
+
+    // Status queries, in order: the first four payments' first queries reach the gateway; every
+    // other one is not-sent at once with a retryAt, a payment's second query because its first
+    // was just sent, the rest because the status budget was spent.
+    const reasons = statuses.map((s, i) => {
+      const r = statusResults[i]?.result;
+      if (r?.kind !== 'not-sent') return 'sent';
+      expect(Date.parse(r.retryAt ?? '')).toBeGreaterThan(Date.parse(s.requestedAt));
+      return r.reason;
+    });
+    const expectedReasons = statuses.map((_, i) => {
+      const payment = Math.floor(i / 2);
+      if (payment >= STATUS_BURST) return ADAPTER_REASONS.statusBudget;
+      return i % 2 === 0 ? 'sent' : ADAPTER_REASONS.statusRecent;
+    });
+    expect(reasons).toEqual(expectedReasons);
+
+    // Exactly the first status query of the first STATUS_BURST payments reached the gateway.
+    const reached = statuses.filter((_, i) => statusResults[i]?.result.kind !== 'not-sent');
+    const expectedReached = polled.slice(0, STATUS_BURST).map((_, p) => statuses[2 * p]);
+    expect(reached.map((s) => s.requestId)).toEqual(expectedReached.map((s) => s?.requestId));
+
+    // The sandbox charged each sale once (it processes asynchronously after accepting).
+    for (const s of sales) {
+      await waitFor(
+        async () => (await sandbox.ledger(s.clientOrderId)).entries.length > 0,
+        `the charge of ${s.clientOrderId} in the sandbox ledger`,
+      );
+      expect((await sandbox.ledger(s.clientOrderId)).totals).toEqual({ charged: 2500 });
+    }
+  });
+});

@@ -8,11 +8,11 @@ import { HttpErrorFilter, ObservabilityModule, provideHealthChecks } from '@paym
 import type { Logger } from 'pino';
 import { GATEWAY_ADAPTER_CONFIG, GatewayAdapterConfig } from './config';
 import { type Clock, systemClock } from '@payments/core';
-import { GatewayEndpoints } from './gateway/gateway-endpoints';
-import { GatewayRequestHandler } from './gateway/gateway-request.handler';
-import { GatewayRequestService } from './gateway/gateway-request.service';
-import { ResultPublisher } from './gateway/result-publisher';
-import { SentRequestsLedger } from './ledger/sent-requests.ledger';
+import { GatewayEndpoints } from './application/gateway-endpoints';
+import { GatewayRequestHandler } from './transport/kafka/gateway-request.handler';
+import { GatewayRequestService } from './application/gateway-request.service';
+import { ResultPublisher } from './application/result-publisher';
+import { SentRequestsLedger } from './persistence/sent-requests.ledger';
 import { adapterMigrations } from './migrations';
 import type { AdapterSecrets } from './secrets/credentials';
 import { ADAPTER_CLOCK, CARD_OPENER, GATEWAY_ENDPOINTS } from './tokens';

@@ -4,7 +4,7 @@ import { type Clock } from '@payments/core';
 import { Semaphore } from '../domain/semaphore';
 import { StatusBudget } from '../domain/status-budget';
 import { TokenBucket } from '../domain/token-bucket';
-import { adapterMetrics, BREAKER_STATE_VALUE } from '../metrics';
+import { adapterMetrics, BREAKER_STATE_VALUE } from './metrics';
 import type { EndpointCredentials, EndpointLimits } from '../secrets/credentials';
 
 export interface TransportSettings {

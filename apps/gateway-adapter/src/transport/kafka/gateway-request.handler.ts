@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { GatewayRequest, TOPICS } from '@payments/contracts';
 import type { ConsumedMessage, KafkaMessageHandler } from '@payments/kafka';
-import { GatewayRequestService } from './gateway-request.service';
+import { GatewayRequestService } from '../../application/gateway-request.service';
 
 /**
  * `payments.gateway.requests.v1` → GatewayRequestService. A transport adapter only: the runner

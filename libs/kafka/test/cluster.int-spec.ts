@@ -111,7 +111,13 @@ describe('libs/kafka on a three-node cluster', () => {
       () => acknowledged.every((n) => handled.includes(n)),
       'every acknowledged message to be handled',
       120_000,
-    );
+    ).catch((error: unknown) => {
+      // Say what is missing and how the consumer stands, not only that time ran out.
+      const missing = acknowledged.filter((n) => !handled.includes(n));
+      throw new Error(
+        `${String(error)}: ${missing.length} of ${acknowledged.length} acknowledged not handled (first ${missing.slice(0, 5).join(', ')}), runner ${JSON.stringify(runner.status)}`,
+      );
+    });
     expect(acknowledged.filter((n) => !handled.includes(n))).toEqual([]);
     expect(runner.status).toEqual({ state: 'running' });
     // The restarted broker caught up: every partition is fully in sync again.

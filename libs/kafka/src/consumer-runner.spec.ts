@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { indexHandlers, resolveConsumerSettings } from './consumer-runner';
+import { indexHandlers, rebalanceCause, resolveConsumerSettings } from './consumer-runner';
 import { defineHandler, isHandlerObject } from './handler';
 import { kafkaJsLogCreator, type KafkaLogger } from './logger';
-import { logLevel } from 'kafkajs';
+import { KafkaJSNonRetriableError, logLevel } from 'kafkajs';
 
 describe('consumer settings', () => {
   it('prefers group options over client options over defaults', () => {
@@ -76,5 +76,20 @@ describe('kafkajs log routing', () => {
       ['error', { groupId: 'g', component: 'kafkajs', namespace: 'Consumer' }, 'Crash'],
       ['debug', { component: 'kafkajs', namespace: 'Runner' }, 'fetch'],
     ]);
+  });
+});
+
+describe('rebalanceCause', () => {
+  it('recognises the group moving on, also when kafkajs re-wrapped it keeping only the message', () => {
+    const wrapped = new KafkaJSNonRetriableError(
+      new Error('Specified group generation id is not valid'),
+    );
+    expect(rebalanceCause(wrapped)).toMatchObject({ type: 'ILLEGAL_GENERATION', code: 22 });
+    const direct = Object.assign(new Error('x'), { type: 'REBALANCE_IN_PROGRESS' });
+    expect(rebalanceCause(direct)).toMatchObject({ type: 'REBALANCE_IN_PROGRESS' });
+    expect(rebalanceCause(new KafkaJSNonRetriableError(new Error('Invalid topic x')))).toBe(
+      undefined,
+    );
+    expect(rebalanceCause('not an error')).toBeUndefined();
   });
 });

@@ -6,6 +6,7 @@ import {
   type Kafka,
   KafkaJSError,
   KafkaJSNonRetriableError,
+  KafkaJSProtocolError,
 } from 'kafkajs';
 import { sleep, withTimeout } from '@payments/core';
 import { correlationIdFromHeaders, runWithCorrelationId } from '@payments/logging';
@@ -526,15 +527,59 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
     const consumer = this.consumer;
     if (!consumer) throw new Error('consumer not started');
     const next = (BigInt(payload.message.offset) + 1n).toString();
-    await consumer.commitOffsets([
-      { topic: payload.topic, partition: payload.partition, offset: next },
-    ]);
+    try {
+      await consumer.commitOffsets([
+        { topic: payload.topic, partition: payload.partition, offset: next },
+      ]);
+    } catch (error) {
+      // A rebalance raced the commit (seen on the three-node cluster when a broker died):
+      // kafkajs wraps the protocol error as non-retriable and the consumer crashed for good.
+      // Hand kafkajs the protocol error itself, which it answers by re-joining the group; the
+      // message was not committed and comes again (handlers are idempotent).
+      throw rebalanceCause(error) ?? error;
+    }
   }
 
   private async disconnectQuietly(): Promise<void> {
     await this.consumer?.disconnect().catch(() => undefined);
     await this.admin?.disconnect().catch(() => undefined);
   }
+}
+
+/** kafkajs's protocol errors that mean "the group moved on: re-join" (its own `isRebalancing`). */
+const REBALANCE_ERRORS = [
+  {
+    type: 'NOT_COORDINATOR_FOR_GROUP',
+    code: 16,
+    message: 'This is not the correct coordinator for this group',
+  },
+  { type: 'ILLEGAL_GENERATION', code: 22, message: 'Specified group generation id is not valid' },
+  {
+    type: 'REBALANCE_IN_PROGRESS',
+    code: 27,
+    message: 'The group is rebalancing, so a rejoin is needed',
+  },
+] as const;
+
+/**
+ * The protocol error saying the group moved on, when `error` is one or wraps one. kafkajs's
+ * retrier re-wraps it as KafkaJSNonRetriableError keeping only the message, so the message is
+ * matched too; the result carries the `type` kafkajs's runner re-joins on.
+ */
+export function rebalanceCause(error: unknown): Error | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && current instanceof Error; depth++) {
+    const { message } = current;
+    const type = (current as { type?: unknown }).type;
+    const known = REBALANCE_ERRORS.find((e) => e.type === type || e.message === message);
+    if (known) {
+      // kafkajs's typings take a string or an Error; its constructor reads type, code, retriable.
+      const protocolError = Object.assign(new Error(known.message), known, { retriable: false });
+      return new KafkaJSProtocolError(protocolError);
+    }
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
 }
 
 function coordinates(payload: EachMessagePayload): Record<string, unknown> {

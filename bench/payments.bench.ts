@@ -11,14 +11,14 @@
  * It is a script, not a test: it prints figures and never asserts on time.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Partitioners } from 'kafkajs';
 import { Pool } from 'pg';
 import { ensureBroker, freshDatabase } from '../scripts/stack/infra';
 import { kafkaClient } from '../scripts/stack/kafka-io';
-import { PaymentStack } from '../scripts/stack/payment-stack';
-import { REPO_ROOT, RUN_DIR, run } from '../scripts/stack/processes';
+import { PaymentStack, sandboxMerchantsWithDelay } from '../scripts/stack/payment-stack';
+import { RUN_DIR, run } from '../scripts/stack/processes';
 
 const SALES = Number(process.env.BENCH_SALES ?? 300);
 const FLOOR_MESSAGES = Number(process.env.BENCH_FLOOR_MESSAGES ?? 3_000);
@@ -174,22 +174,6 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
   ]);
 }
 
-/** The sandbox's default merchant with a short processing delay, so the gateway is not the bottleneck. */
-function benchMerchants(dir: string): string {
-  const source = path.join(REPO_ROOT, 'apps/gateway-sandbox/sandbox.merchants.json');
-  const config = JSON.parse(readFileSync(source, 'utf8')) as {
-    merchants: { processingDelayMs?: number; rsaPublicKeyFile?: string }[];
-  };
-  for (const m of config.merchants) {
-    m.processingDelayMs = Number(process.env.BENCH_GATEWAY_DELAY_MS ?? 20);
-    if (m.rsaPublicKeyFile)
-      m.rsaPublicKeyFile = path.resolve(path.dirname(source), m.rsaPublicKeyFile);
-  }
-  const file = path.join(dir, 'bench.merchants.json');
-  writeFileSync(file, JSON.stringify(config, null, 2));
-  return file;
-}
-
 function row(name: string, f: Figures, unit: string): string {
   return `${name.padEnd(34)} ${String(f.count).padStart(6)} ${f.seconds.toFixed(1).padStart(8)} ${f.perSecond
     .toFixed(1)
@@ -218,7 +202,12 @@ async function main(): Promise<void> {
       workDir,
       logLevel: 'warn',
       env: {
-        'gateway-sandbox': { SANDBOX_MERCHANTS_FILE: benchMerchants(workDir) },
+        'gateway-sandbox': {
+          SANDBOX_MERCHANTS_FILE: sandboxMerchantsWithDelay(
+            workDir,
+            Number(process.env.BENCH_GATEWAY_DELAY_MS ?? 20),
+          ),
+        },
         'gateway-adapter': {
           GATEWAY_RATE_PER_SECOND: '1000',
           GATEWAY_RATE_BURST: '1000',

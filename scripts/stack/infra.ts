@@ -1,5 +1,6 @@
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { REPO_ROOT, run } from './processes';
 
@@ -8,6 +9,7 @@ import { REPO_ROOT, run } from './processes';
  * one from deploy/local/kafka started on demand) and PostgreSQL databases on the server named by
  * DATABASE_URL (default the local server, user postgres).
  */
+const execFileAsync = promisify(execFile);
 const KAFKA_SH = path.join(REPO_ROOT, 'deploy/local/kafka/kafka.sh');
 
 export interface Broker {
@@ -55,4 +57,53 @@ export async function freshDatabase(serverUrl: string, name: string): Promise<st
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return url.toString();
+}
+
+/** A broker (or three-node cluster) the caller owns, so it can restart it mid-run. */
+export interface OwnBroker extends Broker {
+  /** Single node: node 1; cluster: one node of 1–3 (the kafka.sh `cluster-node-*` commands). */
+  restart(signal: 'SIGTERM' | 'SIGKILL', node?: number): Promise<void>;
+  readonly cluster: boolean;
+}
+
+/**
+ * Starts a broker on `port` (and `port + 1` for its controller), or with `cluster` three nodes on
+ * `port`, +2, +4 (controllers on the next port of each), with fresh storage; kafka.sh keeps the
+ * data across the restarts, and `stop` wipes it.
+ */
+export async function startOwnBroker(port: number, cluster = false): Promise<OwnBroker> {
+  const { KAFKA_BROKERS: _shared, ...inherited } = process.env;
+  const brokerEnv: Record<string, string> = cluster
+    ? { KAFKA_CLUSTER_PORT: String(port) }
+    : { KAFKA_PORT: String(port), KAFKA_CONTROLLER_PORT: String(port + 1) };
+  // Asynchronous: a restart takes seconds, and the caller keeps sending meanwhile.
+  const sh = async (...args: string[]): Promise<void> => {
+    try {
+      await execFileAsync('bash', [KAFKA_SH, ...args], {
+        cwd: REPO_ROOT,
+        env: { ...inherited, ...brokerEnv },
+        timeout: 180_000,
+      });
+    } catch (error) {
+      const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
+      throw new Error(`kafka.sh ${args.join(' ')} failed:\n${stdout}${stderr}`);
+    }
+  };
+  await sh(cluster ? 'cluster-start' : 'start', '--fresh');
+  return {
+    cluster,
+    brokers: cluster
+      ? [0, 2, 4].map((offset) => `127.0.0.1:${port + offset}`)
+      : [`127.0.0.1:${port}`],
+    restart: async (signal, node = 1) => {
+      if (cluster) {
+        await sh(signal === 'SIGKILL' ? 'cluster-node-kill' : 'cluster-node-stop', String(node));
+        await sh('cluster-node-start', String(node));
+      } else {
+        await sh(signal === 'SIGKILL' ? 'kill' : 'stop');
+        await sh('start');
+      }
+    },
+    stop: () => sh(cluster ? 'cluster-stop' : 'stop', '--wipe'),
+  };
 }

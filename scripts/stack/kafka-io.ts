@@ -154,3 +154,112 @@ export class EventCollector {
 export function kafkaClient(brokers: readonly string[], clientId: string): Kafka {
   return new Kafka({ clientId, brokers: [...brokers], logLevel: logLevel.NOTHING });
 }
+
+/** One message as stored on a topic (`timestamp`: the producer's create time, epoch ms). */
+export interface StoredMessage {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: string;
+  readonly timestamp: number;
+  readonly key: Buffer | null;
+  readonly value: Buffer | null;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** High watermark of every partition of `topics`, keyed `<topic>/<partition>`. */
+export async function topicEndOffsets(
+  kafka: Kafka,
+  topics: readonly string[],
+): Promise<Map<string, number>> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const ends = new Map<string, number>();
+    for (const topic of topics) {
+      for (const p of await admin.fetchTopicOffsets(topic)) {
+        ends.set(`${topic}/${p.partition}`, Number(p.high));
+      }
+    }
+    return ends;
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** The topics whose names start with `prefix` (e.g. `payments.`: every topic and its DLQ). */
+export async function listTopics(kafka: Kafka, prefix: string): Promise<string[]> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    return (await admin.listTopics()).filter((t) => t.startsWith(prefix)).sort();
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/**
+ * Reads every message of `topics` from `from` (offsets keyed `<topic>/<partition>`; the beginning
+ * when absent) up to the end offsets taken when called, handing each to `visit` in partition
+ * order, without keeping them. A throw-away consumer group; nothing is committed that matters.
+ */
+export async function scanTopics(
+  kafka: Kafka,
+  topics: readonly string[],
+  visit: (message: StoredMessage) => void,
+  from: ReadonlyMap<string, number> = new Map(),
+  timeoutMs = 300_000,
+): Promise<number> {
+  const ends = await topicEndOffsets(kafka, topics);
+  const left = new Set<string>();
+  for (const [key, end] of ends) if (end > (from.get(key) ?? 0)) left.add(key);
+  if (left.size === 0) return 0;
+  const consumer = kafka.consumer({ groupId: `scan-${randomUUID()}`, maxWaitTimeInMs: 100 });
+  let count = 0;
+  try {
+    await consumer.connect();
+    await consumer.subscribe({ topics: [...topics], fromBeginning: true });
+    const done = new Promise<void>((resolve) => {
+      void consumer.run({
+        autoCommit: false,
+        eachMessage: async ({ topic, partition, message }) => {
+          const key = `${topic}/${partition}`;
+          const offset = Number(message.offset);
+          const end = ends.get(key) ?? 0;
+          if (offset >= (from.get(key) ?? 0) && offset < end) {
+            const headers: Record<string, string> = {};
+            for (const [name, value] of Object.entries(message.headers ?? {})) {
+              headers[name] = Array.isArray(value)
+                ? value.map((v) => v.toString()).join(',')
+                : (value?.toString() ?? '');
+            }
+            count += 1;
+            visit({
+              topic,
+              partition,
+              offset: message.offset,
+              timestamp: Number(message.timestamp),
+              key: message.key,
+              value: message.value,
+              headers,
+            });
+          }
+          if (offset >= end - 1 && left.delete(key) && left.size === 0) resolve();
+          await Promise.resolve();
+        },
+      });
+    });
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      done,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`scanTopics: ${[...left].join(', ')} not read to the end`)),
+          timeoutMs,
+        );
+      }),
+    ]).finally(() => clearTimeout(timer));
+    return count;
+  } finally {
+    await consumer.disconnect();
+  }
+}

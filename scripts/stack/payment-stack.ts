@@ -282,6 +282,25 @@ export interface SaleOptions {
   readonly description?: string;
 }
 
+/**
+ * The sandbox's default merchants with another processing delay per operation (the default file
+ * says 1 s), written to `dir`; pass the path as the sandbox's SANDBOX_MERCHANTS_FILE.
+ */
+export function sandboxMerchantsWithDelay(dir: string, processingDelayMs: number): string {
+  const source = path.join(REPO_ROOT, 'apps/gateway-sandbox/sandbox.merchants.json');
+  const config = JSON.parse(readFileSync(source, 'utf8')) as {
+    merchants: { processingDelayMs?: number; rsaPublicKeyFile?: string }[];
+  };
+  for (const m of config.merchants) {
+    m.processingDelayMs = processingDelayMs;
+    if (m.rsaPublicKeyFile)
+      m.rsaPublicKeyFile = path.resolve(path.dirname(source), m.rsaPublicKeyFile);
+  }
+  const file = path.join(dir, `sandbox.merchants.${processingDelayMs}ms.json`);
+  writeFileSync(file, JSON.stringify(config, null, 2));
+  return file;
+}
+
 /** The adapter's sandbox credentials with the sandbox's actual address and absolute key paths. */
 function sandboxCredentials(sandboxUrl: string): string {
   const file = JSON.parse(readFileSync(SANDBOX_CREDENTIALS, 'utf8')) as {

@@ -1,0 +1,618 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { Kafka } from 'kafkajs';
+import { Client } from 'pg';
+import { parseEvent, PaymentCommand, TOPICS } from '@payments/contracts';
+import { auditCardData, AuditReport } from '../stack/card-data-audit';
+import type { OwnBroker } from '../stack/infra';
+import { kafkaClient, listTopics, scanTopics, topicEndOffsets } from '../stack/kafka-io';
+import {
+  AppName,
+  PaymentStack,
+  SANDBOX_MERCHANT,
+  sandboxMerchantsWithDelay,
+} from '../stack/payment-stack';
+import { RUN_DIR, sleep } from '../stack/processes';
+import { FaultRule } from '../stack/sandbox-controls';
+import { checkRun, CommandType, ObservedEvent, RunChecks, SentCommand } from './checks';
+
+/**
+ * The chaos run (issue #10): mixed commands at a steady rate while apps are SIGKILLed and
+ * SIGTERMed, the broker restarts and the sandbox injects faults by percentage with a fixed seed;
+ * then quiet until quiescence (bounded), the verdict of `checks.ts`, recovery times and the
+ * card-data audit. `npm run chaos` (scripts/chaos/main.ts) and test/e2e/chaos.e2e-spec.ts use it.
+ */
+export type ChaosTarget = Exclude<AppName, 'gateway-sandbox'> | 'broker';
+
+export interface ChaosAction {
+  readonly target: ChaosTarget;
+  readonly signal: 'SIGKILL' | 'SIGTERM';
+}
+
+export interface FaultMix {
+  /** Share of money operations answered 503 before processing. */
+  readonly failBefore: number;
+  /** Share of money operations processed whose reply is lost (connection dropped). */
+  readonly replyLost: number;
+  /** Share of callback delivery attempts dropped (the sandbox retries). */
+  readonly callbackDrop: number;
+  readonly callbackDuplicate: number;
+  readonly callbackReorder: number;
+  /** Share of status queries answered 503. */
+  readonly statusFail: number;
+  /** Share of status queries answered after `statusLatencyMs`. */
+  readonly statusSlow: number;
+  readonly statusLatencyMs: number;
+}
+
+export interface ChaosConfig {
+  readonly commands: number;
+  readonly ratePerSecond: number;
+  /** Seeds the workload and the sandbox's fault draws: same seed, same run. */
+  readonly seed: number;
+  /** Spread evenly over the sending, in this order. */
+  readonly actions: readonly ChaosAction[];
+  readonly faults: FaultMix;
+  /** Upper bound of the quiet phase after the last command. */
+  readonly quietMaxSeconds: number;
+  /** The orchestrator's NEVER_RECEIVED_RESEND_SECONDS for the run. */
+  readonly neverReceivedSeconds: number;
+  /** Sales with the sandbox's deliberately unknown card (CVV 217): they stay unknown. */
+  readonly unknownCards: number;
+  /** The sandbox's processing delay per operation. */
+  readonly gatewayDelayMs: number;
+  readonly logLevel: string;
+}
+
+export const DEFAULT_FAULTS: FaultMix = {
+  failBefore: 0.05,
+  replyLost: 0.05,
+  callbackDrop: 0.1,
+  callbackDuplicate: 0.1,
+  callbackReorder: 0.05,
+  statusFail: 0.1,
+  statusSlow: 0.05,
+  statusLatencyMs: 1_500,
+};
+
+export interface ActionRecord extends ChaosAction {
+  readonly at: number;
+  /** When the replacement was spawned (app) or the broker was up again. */
+  readonly backAt: number;
+  /** From the signal to the first message the target produced after coming back; ms. */
+  recoveryMs?: number;
+}
+
+export interface ChaosReport {
+  readonly config: ChaosConfig;
+  /** Sending: first to last command; quiet: last command to quiescence (or the bound). */
+  readonly seconds: { readonly sending: number; readonly quiet: number };
+  /** Events by type (outcome-unknown, operation-resent … show the faults at work). */
+  readonly eventTypes: Record<string, number>;
+  /** Callback delivery attempts, and how many of them a fault dropped. */
+  readonly callbackAttempts: { readonly total: number; readonly dropped: number };
+  readonly quiescent: boolean;
+  readonly checks: RunChecks;
+  readonly actions: ActionRecord[];
+  readonly dlq: Record<string, number>;
+  readonly outboxBacklog: number;
+  readonly invalidEvents: number;
+  readonly audit: AuditReport;
+  readonly workDir: string;
+}
+
+export interface ChaosEnvironment {
+  readonly broker: OwnBroker;
+  readonly orchestratorDatabaseUrl: string;
+  readonly adapterDatabaseUrl: string;
+  readonly workDir?: string;
+  readonly log: (line: string) => void;
+}
+
+/** Workload: one scenario per payment, a chain of commands, each after the previous succeeded. */
+interface Step {
+  readonly type: CommandType;
+  readonly cvv?: string;
+  /** Fraction of the payment's amount (partial capture/return); whole when unset. */
+  readonly part?: number;
+}
+
+const SCENARIOS: ReadonlyArray<{ name: string; weight: number; steps: Step[] }> = [
+  { name: 'sale approved', weight: 28, steps: [{ type: 'sale', cvv: '123' }] },
+  { name: 'sale declined', weight: 10, steps: [{ type: 'sale', cvv: '116' }] },
+  { name: 'sale → void', weight: 6, steps: [{ type: 'sale', cvv: '123' }, { type: 'void' }] },
+  { name: 'sale → return', weight: 5, steps: [{ type: 'sale', cvv: '123' }, { type: 'return' }] },
+  {
+    name: 'sale → partial return',
+    weight: 5,
+    steps: [
+      { type: 'sale', cvv: '123' },
+      { type: 'return', part: 0.4 },
+    ],
+  },
+  { name: 'preauth declined', weight: 4, steps: [{ type: 'preauth', cvv: '209' }] },
+  {
+    name: 'preauth → capture',
+    weight: 12,
+    steps: [{ type: 'preauth', cvv: '123' }, { type: 'capture' }],
+  },
+  {
+    name: 'preauth → partial capture',
+    weight: 12,
+    steps: [
+      { type: 'preauth', cvv: '123' },
+      { type: 'capture', part: 0.6 },
+    ],
+  },
+  { name: 'preauth → void', weight: 9, steps: [{ type: 'preauth', cvv: '123' }, { type: 'void' }] },
+  {
+    name: 'preauth → capture → partial return',
+    weight: 9,
+    steps: [{ type: 'preauth', cvv: '123' }, { type: 'capture' }, { type: 'return', part: 0.5 }],
+  },
+];
+
+/** The event that lets a scenario's next step go: the previous step succeeded. */
+const SUCCESS: Record<CommandType, string> = {
+  sale: 'approved',
+  preauth: 'authorized',
+  capture: 'captured',
+  void: 'voided',
+  return: 'returned',
+};
+
+interface Scenario {
+  readonly paymentId: string;
+  readonly steps: readonly Step[];
+  readonly amountMinor: number;
+  /** Index of the next step to send. */
+  next: number;
+  /** The next step may be sent (the previous one succeeded). */
+  ready: boolean;
+  /** Ended: every step sent and done, or a step did not succeed. */
+  ended: boolean;
+}
+
+/** mulberry32: a small seeded generator, so one seed gives one workload. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+/** The sandbox faults of a run, in the order that matters (the first rule that hits applies). */
+export function faultRules(mix: FaultMix): FaultRule[] {
+  return [
+    { probability: mix.failBefore, failBefore: 503 },
+    // The rule above takes its share first; this one draws among the rest.
+    { probability: mix.replyLost / (1 - mix.failBefore), failAfter: 'drop' },
+    { operation: 'STATUS', probability: mix.statusFail, failBefore: 503 },
+    {
+      operation: 'STATUS',
+      probability: mix.statusSlow / (1 - mix.statusFail),
+      latencyMs: mix.statusLatencyMs,
+    },
+    { probability: mix.callbackDrop, callbacks: 'drop' },
+    { probability: mix.callbackDuplicate, callbacks: 'duplicate' },
+    { probability: mix.callbackReorder, callbacks: 'reorder' },
+  ];
+}
+
+/** What each target writes, to see when it works again. */
+const OUTPUTS: Record<ChaosTarget, readonly string[]> = {
+  orchestrator: [TOPICS.events, TOPICS.gatewayRequests],
+  'gateway-adapter': [TOPICS.gatewayResults],
+  'callback-ingest': [TOPICS.gatewayCallbacks],
+  broker: [TOPICS.events],
+};
+
+const ORCHESTRATOR_INPUTS = [TOPICS.commands, TOPICS.gatewayResults, TOPICS.gatewayCallbacks];
+
+export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Promise<ChaosReport> {
+  const { log, broker } = env;
+  const workDir = env.workDir ?? path.join(RUN_DIR, `chaos-${randomUUID().slice(0, 8)}`);
+  mkdirSync(workDir, { recursive: true });
+  const random = seeded(config.seed);
+  const scenarios = new Map<string, Scenario>();
+  const sent: SentCommand[] = [];
+  const deliberatelyUnknown = new Set<string>();
+
+  const onEvent = (paymentId: string, type: string) => {
+    const s = scenarios.get(paymentId);
+    if (!s || s.ended || s.ready || s.next === 0) return;
+    const last = s.steps[s.next - 1];
+    if (type === SUCCESS[last.type]) {
+      if (s.next >= s.steps.length) s.ended = true;
+      else s.ready = true;
+    } else if (type === 'declined' || type === 'failed' || type === 'command-rejected') {
+      s.ended = true;
+    }
+  };
+
+  // On a cluster the apps create their topics replicated (RF 3, min ISR 2) and write with acks=all.
+  const replication: Record<string, string> = broker.cluster
+    ? { KAFKA_REPLICATION_FACTOR: '3', KAFKA_MIN_INSYNC_REPLICAS: '2' }
+    : {};
+  const stack = await PaymentStack.start(
+    {
+      kafkaBrokers: broker.brokers,
+      orchestratorDatabaseUrl: env.orchestratorDatabaseUrl,
+      adapterDatabaseUrl: env.adapterDatabaseUrl,
+      workDir,
+      logLevel: config.logLevel,
+      env: {
+        'gateway-sandbox': {
+          SANDBOX_MERCHANTS_FILE: sandboxMerchantsWithDelay(workDir, config.gatewayDelayMs),
+        },
+        orchestrator: {
+          ...replication,
+          NEVER_RECEIVED_RESEND_SECONDS: String(config.neverReceivedSeconds),
+        },
+        'gateway-adapter': replication,
+        'callback-ingest': replication,
+      },
+    },
+    (received) => onEvent(received.event.paymentId, received.event.type),
+  );
+  const kafka = kafkaClient(broker.brokers, 'chaos');
+  const actions: ActionRecord[] = [];
+  try {
+    await stack.controls.reset();
+    await stack.controls.changeSettings({
+      faultSeed: config.seed,
+      reusedClientOrderId: 'charge-again',
+    });
+    for (const rule of faultRules(config.faults)) await stack.controls.addFault(rule);
+
+    const send = async (command: PaymentCommand, type: CommandType) => {
+      // The broker may be restarting: the same command again (same commandId) until it is taken.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await stack.send(command);
+          break;
+        } catch (error) {
+          if (attempt >= 240) throw error;
+          await sleep(500);
+        }
+      }
+      sent.push({
+        commandId: command.commandId,
+        paymentId: command.paymentId,
+        type,
+        sentAt: Date.now(),
+      });
+    };
+    const commandOf = (s: Scenario, step: Step): PaymentCommand => {
+      const amount = step.part ? Math.max(1, Math.round(s.amountMinor * step.part)) : undefined;
+      switch (step.type) {
+        case 'sale':
+          return stack.sale({ paymentId: s.paymentId, cvv: step.cvv, amountMinor: s.amountMinor });
+        case 'preauth':
+          return stack.preauth({
+            paymentId: s.paymentId,
+            cvv: step.cvv,
+            amountMinor: s.amountMinor,
+          });
+        case 'capture':
+          return stack.capture(s.paymentId, amount);
+        case 'void':
+          return stack.void(s.paymentId);
+        case 'return':
+          return stack.return(s.paymentId, amount);
+        default: {
+          const never: never = step.type;
+          throw new Error(`unknown step ${String(never)}`);
+        }
+      }
+    };
+
+    // Deliberately unknown payments first, so they are old by the end.
+    for (let i = 0; i < config.unknownCards; i++) {
+      const sale = stack.sale({ cvv: '217', amountMinor: 777 + i });
+      deliberatelyUnknown.add(sale.paymentId);
+      await send(sale, 'sale');
+    }
+
+    let reserved = config.unknownCards;
+    const totalWeight = SCENARIOS.reduce((sum, s) => sum + s.weight, 0);
+    const pick = () => {
+      let r = random() * totalWeight;
+      for (const s of SCENARIOS) if ((r -= s.weight) < 0) return s;
+      return SCENARIOS[0];
+    };
+    const thresholds = config.actions.map((_, i) =>
+      Math.floor(((i + 1) * config.commands) / (config.actions.length + 1)),
+    );
+    let chaos: Promise<void> = Promise.resolve();
+    let fired = 0;
+    const fire = (action: ChaosAction) => {
+      chaos = chaos.then(async () => {
+        const at = Date.now();
+        log(`chaos: ${action.signal} ${action.target}`);
+        if (action.target === 'broker') {
+          await broker.restart(action.signal, 1 + (fired % 3));
+          actions.push({ ...action, at, backAt: Date.now() });
+        } else {
+          await stack.kill(action.target, action.signal);
+          const backAt = Date.now();
+          await stack.startAgain(action.target);
+          actions.push({ ...action, at, backAt });
+        }
+        log(`chaos: ${action.target} back after ${((Date.now() - at) / 1000).toFixed(1)} s`);
+      });
+    };
+
+    const interval = 1000 / config.ratePerSecond;
+    const started = Date.now();
+    let lastProgress = started;
+    let allStarted: number | undefined;
+    let quiescent = false;
+    const progress = () => {
+      const values = [...scenarios.values()];
+      const open = values.filter((s) => !s.ended).length;
+      const phase =
+        reserved < config.commands ? 'sending' : open > 0 ? 'follow-ups' : 'waiting for quiet';
+      log(
+        `${phase} ${((Date.now() - started) / 1000).toFixed(0)} s: sent ${sent.length}/${config.commands}, ` +
+          `payments ${values.length} (${values.filter((s) => s.ended).length} ended), ` +
+          `events ${stack.events.all.length}, chaos actions ${actions.length}/${config.actions.length}`,
+      );
+    };
+    for (let tick = 0; ; tick++) {
+      const due = started + tick * interval;
+      if (due > Date.now()) await sleep(due - Date.now());
+      while (fired < thresholds.length && reserved >= thresholds[fired]) {
+        fire(config.actions[fired]);
+        fired += 1;
+      }
+      const follow = [...scenarios.values()].find((s) => s.ready);
+      if (follow) {
+        follow.ready = false;
+        const step = follow.steps[follow.next];
+        follow.next += 1;
+        await send(commandOf(follow, step), step.type);
+      } else if (reserved < config.commands) {
+        let shape = pick();
+        if (reserved + shape.steps.length > config.commands) shape = SCENARIOS[0];
+        reserved += shape.steps.length;
+        const scenario: Scenario = {
+          paymentId: randomUUID(),
+          steps: shape.steps,
+          amountMinor: 100 + Math.floor(random() * 99_900),
+          next: 1,
+          ready: false,
+          ended: false,
+        };
+        scenarios.set(scenario.paymentId, scenario);
+        await send(commandOf(scenario, shape.steps[0]), shape.steps[0].type);
+      } else {
+        // Everything started: wait for the follow-ups, then for quiescence (bounded).
+        if (fired === thresholds.length) await chaos;
+        allStarted ??= Date.now();
+        if (Date.now() - lastProgress > 5_000) {
+          lastProgress = Date.now();
+          progress();
+        }
+        const open = [...scenarios.values()].some((s) => !s.ended);
+        if (!open && (await quiet(stack, kafka, env.orchestratorDatabaseUrl))) {
+          quiescent = true;
+          break;
+        }
+        const lastSent = sent.at(-1)?.sentAt ?? allStarted;
+        if (Date.now() - Math.max(allStarted, lastSent) > config.quietMaxSeconds * 1000) break;
+        await sleep(1_000);
+        continue;
+      }
+      if (Date.now() - lastProgress > 5_000) {
+        lastProgress = Date.now();
+        progress();
+      }
+    }
+    await chaos;
+    const quietEnded = Date.now();
+    // Late duplicates and resends have a moment to show before the stream is judged.
+    await sleep(3_000);
+
+    log('reading every topic and the ledger...');
+    const events: ObservedEvent[] = [];
+    let invalidEvents = 0;
+    const dlq: Record<string, number> = {};
+    const firstAfter = new Map<number, number>();
+    const topics = await listTopics(kafka, 'payments.');
+    await scanTopics(kafka, topics, (m) => {
+      if (m.topic.endsWith('.dlq')) dlq[m.topic] = (dlq[m.topic] ?? 0) + 1;
+      actions.forEach((a, i) => {
+        if (OUTPUTS[a.target].includes(m.topic) && m.timestamp >= a.backAt) {
+          firstAfter.set(i, Math.min(firstAfter.get(i) ?? Infinity, m.timestamp));
+        }
+      });
+      if (m.topic !== TOPICS.events) return;
+      const parsed = parseEvent(JSON.parse(m.value?.toString('utf8') ?? 'null'));
+      const ceId = m.headers.ce_id;
+      if (!parsed.ok || !ceId) invalidEvents += 1;
+      else events.push({ event: parsed.event, ceId });
+    });
+    actions.forEach((a, i) => {
+      const first = firstAfter.get(i);
+      if (first !== undefined) a.recoveryMs = first - a.at;
+    });
+    const ledger = await stack.controls.ledger();
+    const attempts = (await stack.controls.callbacks()).attempts;
+    const eventTypes: Record<string, number> = {};
+    const seenCe = new Set<string>();
+    for (const e of events) {
+      if (seenCe.has(e.ceId)) continue;
+      seenCe.add(e.ceId);
+      eventTypes[e.event.type] = (eventTypes[e.event.type] ?? 0) + 1;
+    }
+    const checks = checkRun({
+      commands: sent,
+      events,
+      ledger: ledger.entries,
+      deliberatelyUnknown,
+      now: Date.now(),
+    });
+    const outboxBacklog = await outboxCount(env.orchestratorDatabaseUrl);
+    await stack.stop();
+
+    log('card-data audit...');
+    const audit = await auditCardData({
+      logDirs: [path.join(workDir, 'logs')],
+      databaseUrls: [env.orchestratorDatabaseUrl, env.adapterDatabaseUrl],
+      kafka,
+      secrets: [SANDBOX_MERCHANT.controlKey],
+    });
+    return {
+      config,
+      seconds: {
+        sending: ((sent.at(-1)?.sentAt ?? started) - started) / 1000,
+        quiet: (quietEnded - (sent.at(-1)?.sentAt ?? quietEnded)) / 1000,
+      },
+      eventTypes,
+      callbackAttempts: {
+        total: attempts.length,
+        dropped: attempts.filter((a) => a.dropped).length,
+      },
+      quiescent,
+      checks,
+      actions,
+      dlq,
+      outboxBacklog,
+      invalidEvents,
+      audit,
+      workDir,
+    };
+  } finally {
+    await stack.stop();
+  }
+}
+
+/** The orchestrator has handled everything on its inputs and published its whole outbox. */
+async function quiet(stack: PaymentStack, kafka: Kafka, orchestratorDb: string): Promise<boolean> {
+  try {
+    if ((await outboxCount(orchestratorDb)) > 0) return false;
+    const ends = await topicEndOffsets(kafka, ORCHESTRATOR_INPUTS);
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      const committed = await admin.fetchOffsets({
+        groupId: 'orchestrator',
+        topics: [...ORCHESTRATOR_INPUTS],
+      });
+      for (const { topic, partitions } of committed) {
+        for (const p of partitions) {
+          if (Number(p.offset) < (ends.get(`${topic}/${p.partition}`) ?? 0)) return false;
+        }
+      }
+    } finally {
+      await admin.disconnect();
+    }
+    return (await stack.controls.callbacks()).idle;
+  } catch {
+    return false; // the broker or the sandbox busy for a moment: not quiet yet
+  }
+}
+
+async function outboxCount(url: string): Promise<number> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const result = await client.query<{ n: string }>(
+      'SELECT count(*) AS n FROM outbox WHERE published_at IS NULL',
+    );
+    return Number(result.rows[0].n);
+  } finally {
+    await client.end();
+  }
+}
+
+const zeroLine = (n: number) => (n === 0 ? 'ok' : 'FAIL');
+
+/** The zero lines: each must be 0 for the run to pass. */
+export function zeroLines(report: ChaosReport): Record<string, number> {
+  const c = report.checks;
+  return {
+    'lost commands': c.lost.length,
+    'double charges': c.doubleCharges.length,
+    'misreported outcomes': c.misreported.length,
+    'unknown after quiescence (not the CVV 217 card)': c.unknown.filter((u) => !u.deliberate)
+      .length,
+    'version gaps/duplicates': c.versionProblems.length,
+    'dead letters': Object.values(report.dlq).reduce((a, b) => a + b, 0),
+    'outbox backlog': report.outboxBacklog,
+    'unreadable events': report.invalidEvents,
+    'card-data findings': report.audit.findings.length,
+  };
+}
+
+export function formatReport(report: ChaosReport): string {
+  const c = report.checks;
+  const lines: string[] = [];
+  const row = (label: string, value: string | number, verdict = '') =>
+    lines.push(`  ${label.padEnd(50)} ${String(value).padStart(8)}  ${verdict}`);
+  lines.push(
+    `chaos: ${report.config.commands} commands at ${report.config.ratePerSecond}/s, seed ${report.config.seed}; sending ${report.seconds.sending.toFixed(0)} s, quiet ${report.seconds.quiet.toFixed(0)} s (${report.quiescent ? 'quiescent' : `NOT quiescent within ${report.config.quietMaxSeconds} s`})`,
+  );
+  row('commands sent', c.commandsSent);
+  row('payments', c.payments);
+  row('payments final', c.paymentsFinal);
+  row('commands rejected (reason)', c.rejected.length);
+  lines.push(
+    `  events: ${Object.entries(report.eventTypes)
+      .map(([type, n]) => `${type} ${n}`)
+      .join(', ')}`,
+  );
+  lines.push(
+    `  callback attempts: ${report.callbackAttempts.total}, dropped by a fault ${report.callbackAttempts.dropped}`,
+  );
+  const deliberate = c.unknown.filter((u) => u.deliberate);
+  row('unknown, deliberate (CVV 217)', deliberate.length);
+  for (const [label, value] of Object.entries(zeroLines(report)))
+    row(label, value, zeroLine(value));
+  for (const [topic, n] of Object.entries(report.dlq)) lines.push(`    ${topic}: ${n}`);
+  const show = (title: string, items: readonly { paymentId: string; detail: string }[]) => {
+    for (const p of items.slice(0, 10)) lines.push(`    ${title} ${p.paymentId}: ${p.detail}`);
+    if (items.length > 10) lines.push(`    … ${items.length - 10} more`);
+  };
+  show(
+    'lost',
+    c.lost.map((l) => ({ paymentId: l.paymentId, detail: `${l.type} ${l.commandId}` })),
+  );
+  show('double', c.doubleCharges);
+  show('misreported', c.misreported);
+  show('version', c.versionProblems);
+  show('rejected', c.rejected);
+  show(
+    'unknown',
+    c.unknown.map((u) => ({
+      paymentId: u.paymentId,
+      detail: `${u.ageSeconds} s old, last event ${u.lastEvent}${u.deliberate ? ' (deliberate)' : ''}`,
+    })),
+  );
+  lines.push('  recovery after each action (signal → first message the target produced after it):');
+  for (const a of report.actions) {
+    lines.push(
+      `    ${a.signal.padEnd(8)} ${a.target.padEnd(16)} ${a.recoveryMs === undefined ? 'no output after it' : `${(a.recoveryMs / 1000).toFixed(1)} s`}`,
+    );
+  }
+  lines.push(
+    report.audit.findings.length === 0
+      ? `  card-data audit: 0 findings in ${report.audit.logLines} log lines, ${report.audit.rows} rows of ${report.audit.tables} tables, ${report.audit.messages} messages on ${report.audit.topics} topics`
+      : `  card-data audit: ${report.audit.findings.length} findings`,
+  );
+  for (const f of report.audit.findings.slice(0, 10)) {
+    lines.push(`    ${f.rule} ${f.where} ${f.excerpt}`);
+  }
+  lines.push(`  logs and credentials: ${report.workDir}`);
+  return lines.join('\n');
+}
+
+export function passed(report: ChaosReport): boolean {
+  return report.quiescent && Object.values(zeroLines(report)).every((n) => n === 0);
+}

@@ -1,0 +1,117 @@
+/**
+ * `npm run chaos` (issue #10): the chaos run with its figures, a script, not a test.
+ *
+ *   npm run chaos                                   # 2,000 commands at 10/s, seed 10, 9 actions
+ *   npm run chaos -- --commands=300 --rate=20 --actions=orchestrator:KILL,broker:TERM
+ *   CHAOS_COMMANDS=500 CHAOS_CLUSTER=true npm run chaos
+ *
+ * Every option is a flag (`--name=value`) or an environment variable (`CHAOS_NAME`, upper case,
+ * dashes as underscores); the flag wins. Exits 1 when a zero line is not zero or the run did not
+ * reach quiescence. It starts a broker of its own (it restarts it), so KAFKA_BROKERS is ignored.
+ */
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { freshDatabase, OwnBroker, startOwnBroker } from '../stack/infra';
+import { RUN_DIR, run } from '../stack/processes';
+import {
+  ChaosAction,
+  ChaosConfig,
+  ChaosTarget,
+  DEFAULT_FAULTS,
+  formatReport,
+  passed,
+  runChaos,
+} from './chaos-run';
+
+const DEFAULT_ACTIONS =
+  'orchestrator:KILL,gateway-adapter:KILL,callback-ingest:KILL,broker:TERM,orchestrator:TERM,gateway-adapter:TERM,callback-ingest:TERM,orchestrator:KILL,broker:KILL';
+
+function option(name: string, fallback: string): string {
+  const flag = process.argv.slice(2).find((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+  if (flag) return flag.includes('=') ? flag.slice(flag.indexOf('=') + 1) : 'true';
+  return process.env[`CHAOS_${name.toUpperCase().replace(/-/g, '_')}`] ?? fallback;
+}
+
+function numberOption(name: string, fallback: number): number {
+  const value = Number(option(name, String(fallback)));
+  if (!Number.isFinite(value) || value < 0) throw new Error(`--${name} must be a number ≥ 0`);
+  return value;
+}
+
+const TARGETS: readonly ChaosTarget[] = [
+  'orchestrator',
+  'gateway-adapter',
+  'callback-ingest',
+  'broker',
+];
+
+export function parseActions(text: string): ChaosAction[] {
+  return text
+    .split(',')
+    .filter((a) => a.trim().length > 0)
+    .map((item) => {
+      const [target, signal] = item.trim().split(':');
+      const found = TARGETS.find((t) => t === target);
+      if (!found || (signal !== 'KILL' && signal !== 'TERM')) {
+        throw new Error(`bad action "${item}": <${TARGETS.join('|')}>:<KILL|TERM>`);
+      }
+      return { target: found, signal: signal === 'KILL' ? 'SIGKILL' : 'SIGTERM' };
+    });
+}
+
+async function main(): Promise<void> {
+  const config: ChaosConfig = {
+    commands: numberOption('commands', 2_000),
+    ratePerSecond: numberOption('rate', 10),
+    seed: numberOption('seed', 10),
+    actions: parseActions(option('actions', DEFAULT_ACTIONS)),
+    faults: {
+      ...DEFAULT_FAULTS,
+      failBefore: numberOption('fail-before', DEFAULT_FAULTS.failBefore),
+      replyLost: numberOption('reply-lost', DEFAULT_FAULTS.replyLost),
+      callbackDrop: numberOption('callback-drop', DEFAULT_FAULTS.callbackDrop),
+      callbackDuplicate: numberOption('callback-duplicate', DEFAULT_FAULTS.callbackDuplicate),
+      callbackReorder: numberOption('callback-reorder', DEFAULT_FAULTS.callbackReorder),
+      statusFail: numberOption('status-fail', DEFAULT_FAULTS.statusFail),
+      statusSlow: numberOption('status-slow', DEFAULT_FAULTS.statusSlow),
+    },
+    quietMaxSeconds: numberOption('quiet-max', 300),
+    neverReceivedSeconds: numberOption('never-received', 15),
+    unknownCards: numberOption('unknown-cards', 3),
+    gatewayDelayMs: numberOption('gateway-delay', 200),
+    logLevel: option('log-level', 'info'),
+  };
+  const cluster = option('cluster', 'false') === 'true';
+  const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const log = (line: string) => process.stdout.write(`${line}\n`);
+  log(
+    `chaos: ${config.commands} commands at ${config.ratePerSecond}/s, seed ${config.seed}, ${config.actions.length} actions, ${cluster ? 'three-node cluster' : 'single broker'}`,
+  );
+  await run('npm', ['run', '--silent', 'build']);
+  let broker: OwnBroker | undefined;
+  let ok = false;
+  try {
+    broker = await startOwnBroker(numberOption('broker-port', cluster ? 29392 : 29292), cluster);
+    const report = await runChaos(config, {
+      broker,
+      orchestratorDatabaseUrl: await freshDatabase(serverUrl, 'payments_chaos'),
+      adapterDatabaseUrl: await freshDatabase(serverUrl, 'payments_chaos_adapter'),
+      workDir: path.join(RUN_DIR, `stack-chaos-${randomUUID().slice(0, 8)}`),
+      log,
+    });
+    log('');
+    log(formatReport(report));
+    ok = passed(report);
+    log(ok ? '\nchaos: PASSED' : '\nchaos: FAILED');
+  } finally {
+    await broker?.stop();
+  }
+  process.exitCode = ok ? 0 : 1;
+}
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`chaos failed: ${(error as Error).stack ?? String(error)}\n`);
+    process.exitCode = 1;
+  });
+}

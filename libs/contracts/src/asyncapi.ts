@@ -11,6 +11,7 @@ import {
   StatusCheckHint,
 } from './gateway';
 import { RejectionCode } from './rejection-codes';
+import { RECURRING_COMMAND_SCHEMAS, SCHEDULE_EVENT_SCHEMAS } from './schedules';
 import { TOPICS } from './topics';
 
 /**
@@ -75,7 +76,10 @@ const cloudEventHeaders = (type: string, source: string): JsonObject => ({
   },
 });
 
-const commandMessages: MessageSpec[] = Object.entries(COMMAND_SCHEMAS).map(([type, schema]) => ({
+const commandMessages: MessageSpec[] = Object.entries({
+  ...COMMAND_SCHEMAS,
+  ...RECURRING_COMMAND_SCHEMAS,
+}).map(([type, schema]) => ({
   name: `${pascal(type)}Command`,
   title: `${type} command`,
   schema,
@@ -83,7 +87,10 @@ const commandMessages: MessageSpec[] = Object.entries(COMMAND_SCHEMAS).map(([typ
   ceSource: '/merchant-platform/<service>',
 }));
 
-const eventMessages: MessageSpec[] = Object.entries(EVENT_SCHEMAS).map(([type, schema]) => ({
+const eventMessages: MessageSpec[] = Object.entries({
+  ...EVENT_SCHEMAS,
+  ...SCHEDULE_EVENT_SCHEMAS,
+}).map(([type, schema]) => ({
   name: `${pascal(type)}Event`,
   title: `${type} event`,
   schema,

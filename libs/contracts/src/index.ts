@@ -45,3 +45,18 @@ export {
 } from './traceparent';
 export { Card } from './card';
 export { open, seal } from './sealing';
+export {
+  CardRef,
+  isCalendarDate,
+  isIanaTimeZone,
+  CreateScheduleCommand,
+  isRecurringCommandType,
+  parseRecurringCommand,
+  RebillCommand,
+  RecordCycleOutcomeCommand,
+  RecurringCommand,
+  ScheduleCommand,
+  UpdateScheduleCommand,
+  ScheduleEvent,
+  ScheduleRule,
+} from './schedules';

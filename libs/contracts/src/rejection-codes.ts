@@ -31,6 +31,10 @@ export const REJECTION_CODES = [
   'AMOUNT_BELOW_MINIMUM',
   'AMOUNT_ABOVE_MAXIMUM',
   'CURRENCY_NOT_ALLOWED',
+  // recurring schedules
+  'SCHEDULE_ALREADY_EXISTS',
+  'SCHEDULE_NOT_FOUND',
+  'INVALID_SCHEDULE',
 ] as const;
 
 export const RejectionCode = z.enum(REJECTION_CODES);

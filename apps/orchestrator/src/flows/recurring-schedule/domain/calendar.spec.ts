@@ -5,8 +5,6 @@ import {
   daysInMonth,
   firstCycleFrom,
   formatLocalDate,
-  isValidLocalDate,
-  isValidTimeZone,
   localParts,
   parseLocalDate,
   type Period,
@@ -126,13 +124,6 @@ describe('schedule calculator: calendar rules', () => {
     expect(
       firstCycleFrom({ ...r, end: { kind: 'count', count: 3 } }, 1, '2025-04-20T00:00:00Z'),
     ).toBe(undefined);
-  });
-
-  it('validates dates and time zones', () => {
-    expect(isValidLocalDate('2025-02-29')).toBe(false);
-    expect(isValidLocalDate('2024-02-29')).toBe(true);
-    expect(isValidTimeZone('Europe/Berlin')).toBe(true);
-    expect(isValidTimeZone('Mars/Olympus')).toBe(false);
   });
 });
 

@@ -70,31 +70,6 @@ export function daysInMonth(year: number, month: number): number {
   return [4, 6, 9, 11].includes(month) ? 30 : 31;
 }
 
-/** A calendar-valid local date (YYYY-MM-DD, years 1900–9999). */
-export function isValidLocalDate(text: string): boolean {
-  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
-  if (!match) return false;
-  const { year, month, day } = parseLocalDate(text);
-  return year >= 1900 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month);
-}
-
-export function isValidTimeOfDay(text: string): boolean {
-  const match = /^(\d{2}):(\d{2})$/.exec(text);
-  if (!match) return false;
-  const { hour, minute } = parseTimeOfDay(text);
-  return hour <= 23 && minute <= 59;
-}
-
-/** An IANA time zone the runtime's ICU data knows. */
-export function isValidTimeZone(timeZone: string): boolean {
-  try {
-    formatter(timeZone);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 function epochDay(date: LocalDate): number {
   return Date.UTC(date.year, date.month - 1, date.day) / DAY_MS;
 }

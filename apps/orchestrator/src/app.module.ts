@@ -27,6 +27,7 @@ import { SagaRepository } from './persistence/saga.repository';
 import { TimerRepository } from './persistence/timer.repository';
 import { PaymentQueryService } from './queries/payment-query.service';
 import { Clock, IdGenerator } from './runtime/clock';
+import { ControllableClock } from './runtime/controllable-clock';
 import {
   COMMAND_CATALOGUE,
   FLOWS,
@@ -36,6 +37,7 @@ import {
 } from './runtime/saga-runtime';
 import { TimerWorker } from './runtime/timer-worker';
 import { PaymentsController } from './transport/http/payments.controller';
+import { TestControlsController } from './transport/http/test-controls.controller';
 import { ORCHESTRATOR_HANDLERS } from './transport/kafka/handlers';
 
 export const SERVICE_NAME = 'orchestrator';
@@ -86,7 +88,10 @@ export class AppModule {
         }),
         KafkaModule.forConsumer({ groupId, handlers: ORCHESTRATOR_HANDLERS }),
       ],
-      controllers: [PaymentsController],
+      controllers: [
+        PaymentsController,
+        ...(config.testControls.enabled ? [TestControlsController] : []),
+      ],
       providers: [
         { provide: ORCHESTRATOR_CONFIG, useValue: config },
         {
@@ -105,7 +110,10 @@ export class AppModule {
           } satisfies RuntimeOptions,
         },
         { provide: APP_FILTER, useClass: HttpErrorFilter },
-        Clock,
+        // TEST_CONTROLS_ENABLED: a clock the test controls move forward; otherwise the system's.
+        ...(config.testControls.enabled
+          ? [ControllableClock, { provide: Clock, useExisting: ControllableClock }]
+          : [Clock]),
         IdGenerator,
         Database,
         SagaRepository,

@@ -68,6 +68,23 @@ const payoutLimits = z
     }),
   );
 
+/** `SCHEDULE_DUNNING_RETRY_SECONDS`: comma-separated delays, e.g. `86400,259200,604800`; `none`: no retry. */
+const retryDelays = z
+  .string()
+  .default('86400,259200,604800')
+  .transform((text) => (text.trim() === 'none' ? [] : text.split(',').map((part) => part.trim())))
+  .pipe(
+    z
+      .array(
+        z
+          .string()
+          .regex(/^\d{1,9}$/)
+          .transform(Number)
+          .pipe(z.number().int().positive()),
+      )
+      .max(20),
+  );
+
 /** Everything the orchestrator reads from its environment, validated once at boot. */
 export const orchestratorConfigShape = {
   version: versionVar,
@@ -137,6 +154,18 @@ export const orchestratorConfigShape = {
     }),
     statusHintIntervalSeconds: envVar('STATUS_HINT_INTERVAL_SECONDS', nonNegativeInt(60), {
       description: 'at most one status refresh per payment per this many seconds from hints',
+    }),
+  },
+  testControls: {
+    enabled: envVar('TEST_CONTROLS_ENABLED', bool(false), {
+      description:
+        'true to mount /test-controls (move the orchestrator clock forward); e2e and demo only, never in production',
+    }),
+  },
+  schedules: {
+    dunningRetrySeconds: envVar('SCHEDULE_DUNNING_RETRY_SECONDS', retryDelays, {
+      description:
+        'delays in seconds of the dunning retries after a declined schedule cycle, comma-separated, or none; then the schedule is suspended',
     }),
   },
 };

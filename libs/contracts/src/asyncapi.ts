@@ -18,6 +18,7 @@ import {
   PAYOUT_EVENT_SCHEMAS,
 } from './payouts';
 import { RejectionCode } from './rejection-codes';
+import { RECURRING_COMMAND_SCHEMAS, SCHEDULE_EVENT_SCHEMAS } from './schedules';
 import { TOPICS } from './topics';
 
 /**
@@ -85,6 +86,7 @@ const cloudEventHeaders = (type: string, source: string): JsonObject => ({
 const commandMessages: MessageSpec[] = Object.entries({
   ...COMMAND_SCHEMAS,
   ...PAYOUT_COMMAND_SCHEMAS,
+  ...RECURRING_COMMAND_SCHEMAS,
 }).map(([type, schema]) => ({
   name: `${pascal(type)}Command`,
   title: `${type} command`,
@@ -97,6 +99,7 @@ const eventMessages: MessageSpec[] = Object.entries({
   ...EVENT_SCHEMAS,
   ...PAYOUT_EVENT_SCHEMAS,
   ...PAYOUT_BUDGET_EVENT_SCHEMAS,
+  ...SCHEDULE_EVENT_SCHEMAS,
 }).map(([type, schema]) => ({
   name: `${pascal(type)}Event`,
   title: `${type} event`,

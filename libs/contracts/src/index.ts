@@ -68,3 +68,18 @@ export {
   ReservePayoutBudgetCommand,
 } from './payouts';
 export { open, seal } from './sealing';
+export {
+  CardRef,
+  isCalendarDate,
+  isIanaTimeZone,
+  CreateScheduleCommand,
+  isRecurringCommandType,
+  parseRecurringCommand,
+  RebillCommand,
+  RecordCycleOutcomeCommand,
+  RecurringCommand,
+  ScheduleCommand,
+  UpdateScheduleCommand,
+  ScheduleEvent,
+  ScheduleRule,
+} from './schedules';

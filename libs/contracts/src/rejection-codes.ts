@@ -41,6 +41,10 @@ export const REJECTION_CODES = [
   'DAILY_PAYOUT_LIMIT_EXCEEDED',
   /** A command type only the orchestrator itself issues, received on the commands topic. */
   'INTERNAL_COMMAND',
+  // recurring schedules
+  'SCHEDULE_ALREADY_EXISTS',
+  'SCHEDULE_NOT_FOUND',
+  'INVALID_SCHEDULE',
 ] as const;
 
 export const RejectionCode = z.enum(REJECTION_CODES);

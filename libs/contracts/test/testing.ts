@@ -5,6 +5,7 @@ import type {
   SaleCommand,
   VoidCommand,
 } from '../src/commands';
+import type { CreateScheduleCommand } from '../src/schedules';
 
 /**
  * Test-data factories for commands (not exported from the package index; import
@@ -60,4 +61,31 @@ export function voidCommand(overrides: Partial<VoidCommand> = {}): VoidCommand {
 
 export function returnCommand(overrides: Partial<ReturnCommand> = {}): ReturnCommand {
   return { ...captureCommand(), type: 'return', ...overrides };
+}
+
+export const SCHEDULE_ID = '5c3a9e2b-7f1d-4b8e-9c6a-2d4f8e1b3a70';
+
+/** A monthly schedule on the 31st, 12 cycles, in Europe/Berlin (recurring schedules, issue #12). */
+export function createScheduleCommand(
+  overrides: Partial<CreateScheduleCommand> = {},
+): CreateScheduleCommand {
+  return {
+    type: 'create-schedule',
+    commandId: testUuid(),
+    scheduleId: SCHEDULE_ID,
+    merchant: { ...MERCHANT },
+    occurredAt: '2026-01-01T00:00:00.000Z',
+    cardRef: { refId: 'card-ref-1' },
+    amount: { minor: 999, currency: 'EUR' },
+    description: 'Monthly plan',
+    rule: {
+      period: 'month',
+      interval: 1,
+      startDate: '2026-01-31',
+      timeOfDay: '09:00',
+      timeZone: 'Europe/Berlin',
+      end: { kind: 'count', count: 12 },
+    },
+    ...overrides,
+  };
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { AnyCommand } from '@payments/contracts';
+import type { AnyCommand, RecurringCommand } from '@payments/contracts';
 
 /**
  * Fields left out of a command's fingerprint:
@@ -26,7 +26,7 @@ export function canonicalJson(value: unknown): string {
  * same id + same fingerprint → re-emit the earlier outcome; same id + other fingerprint → reject
  * with DUPLICATE_COMMAND_CONFLICT.
  */
-export function commandFingerprint(command: AnyCommand): string {
+export function commandFingerprint(command: AnyCommand | RecurringCommand): string {
   const body: Record<string, unknown> = { ...command };
   for (const field of FINGERPRINT_EXCLUDED_FIELDS) delete body[field];
   return `sha256:${createHash('sha256').update(canonicalJson(body)).digest('hex')}`;

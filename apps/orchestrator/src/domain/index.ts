@@ -8,3 +8,4 @@ export {
 } from './fingerprint';
 export type { IdempotencyVerdict } from './fingerprint';
 export { nextPollDelay, notSentRetryDelay, POLL_BANDS } from './polling';
+export { derivedUuid } from './derived-id';

@@ -1,4 +1,10 @@
-import { commandSagaId, INTERNAL_COMMAND_TYPES, parseCommand } from '@payments/contracts';
+import {
+  commandSagaId,
+  INTERNAL_COMMAND_TYPES,
+  isRecurringCommandType,
+  parseCommand,
+  parseRecurringCommand,
+} from '@payments/contracts';
 import { commandFingerprint } from '../domain';
 import type { CommandCatalogue } from '../runtime/flow';
 import { invalidCommandFingerprint, readEndpointId } from '../runtime/runtime-rules';
@@ -18,6 +24,7 @@ function describe(details: ReadonlyArray<{ path: string; message: string }>): st
  */
 export const contractCommands: CommandCatalogue = {
   parse(raw, origin = 'topic') {
+    if (isRecurringObject(raw)) return parseRecurring(raw, origin);
     const parsed = parseCommand(raw);
     if (parsed.ok && origin === 'topic' && INTERNAL_COMMAND_TYPES.includes(parsed.command.type)) {
       return {
@@ -61,3 +68,60 @@ export const contractCommands: CommandCatalogue = {
     };
   },
 };
+
+function isRecurringObject(raw: unknown): raw is Record<string, unknown> {
+  return (
+    raw !== null &&
+    typeof raw === 'object' &&
+    !Array.isArray(raw) &&
+    isRecurringCommandType((raw as Record<string, unknown>).type)
+  );
+}
+
+/**
+ * Schedule commands are addressed by `scheduleId` (the schedule saga), a rebill by its
+ * `paymentId` (issue #12). Card-payment commands keep `parseCommand` above, unchanged.
+ */
+function parseRecurring(
+  raw: Record<string, unknown>,
+  origin: 'topic' | 'saga',
+): ReturnType<CommandCatalogue['parse']> {
+  const parsed = parseRecurringCommand(raw);
+  // A cycle's outcome is reported by the rebill saga itself, never by a producer on the topic.
+  if (parsed.ok && origin === 'topic' && parsed.command.type === 'record-cycle-outcome') {
+    return {
+      ok: false,
+      reason: 'INTERNAL_COMMAND',
+      message:
+        'record-cycle-outcome is issued by the orchestrator itself, not accepted on the commands topic',
+      ids: {
+        commandId: parsed.command.commandId,
+        sagaId: parsed.command.scheduleId,
+        type: parsed.command.type,
+        endpointId: parsed.command.merchant.endpointId,
+      },
+      fingerprint: invalidCommandFingerprint(raw),
+    };
+  }
+  if (parsed.ok) {
+    const { command } = parsed;
+    return {
+      ok: true,
+      command: {
+        type: command.type,
+        commandId: command.commandId,
+        sagaId: command.type === 'rebill' ? command.paymentId : command.scheduleId,
+        endpointId: command.merchant.endpointId,
+        body: command,
+      },
+      fingerprint: commandFingerprint(command),
+    };
+  }
+  return {
+    ok: false,
+    reason: parsed.reason,
+    message: describe(parsed.details),
+    ids: { ...parsed.ids, endpointId: readEndpointId(raw) },
+    fingerprint: invalidCommandFingerprint(raw),
+  };
+}

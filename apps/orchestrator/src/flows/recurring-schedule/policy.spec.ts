@@ -1,0 +1,26 @@
+import { ConfigError, loadConfig } from '@payments/config';
+import { orchestratorConfigShape } from '../../config';
+import { schedulePolicy } from './policy';
+
+const load = (env: Record<string, string>) =>
+  loadConfig('orchestrator', orchestratorConfigShape, env);
+
+describe('schedule policy from SCHEDULE_DUNNING_RETRY_SECONDS', () => {
+  it('defaults to retries after 1, 3 and 7 days', () => {
+    expect(schedulePolicy(load({})).retryDelaysMs).toEqual([1, 3, 7].map((d) => d * 86_400_000));
+  });
+
+  it('takes a comma-separated list of seconds, or none', () => {
+    const env = { SCHEDULE_DUNNING_RETRY_SECONDS: '60, 120' };
+    expect(schedulePolicy(load(env)).retryDelaysMs).toEqual([60_000, 120_000]);
+    const none = { SCHEDULE_DUNNING_RETRY_SECONDS: 'none' };
+    expect(schedulePolicy(load(none)).retryDelaysMs).toEqual([]);
+  });
+
+  it('refuses anything else, naming the variable', () => {
+    expect(() => load({ SCHEDULE_DUNNING_RETRY_SECONDS: '1d,3d' })).toThrow(ConfigError);
+    expect(() => load({ SCHEDULE_DUNNING_RETRY_SECONDS: '0' })).toThrow(
+      /SCHEDULE_DUNNING_RETRY_SECONDS/,
+    );
+  });
+});

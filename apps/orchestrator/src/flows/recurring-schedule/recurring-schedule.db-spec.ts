@@ -1,0 +1,338 @@
+/**
+ * The recurring-schedule flow on the saga runtime against PostgreSQL alone (no broker): the
+ * schedule saga, its charge timer and the child rebill sagas it starts, with a stand-in rebill
+ * flow whose outcome the test decides (`settle-rebill`). Proves one charge per cycle when the
+ * timer fires twice, when the firing transaction dies half-way, and when a command is redelivered.
+ */
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import type { RebillCommand } from '@payments/contracts';
+import { createScheduleCommand } from '@payments/contracts/testing';
+import { createDataSource, runMigrations } from '@payments/database';
+import { createTestDatabase, type TestDatabase } from '@payments/testing';
+import { canonicalJson, derivedUuid } from '../../domain';
+import { orchestratorMigrations } from '../../migrations';
+import { OutboxWriter } from '../../outbox/outbox.writer';
+import { Database } from '../../persistence/database';
+import { orchestratorEntities } from '../../persistence/entities';
+import { SagaRepository } from '../../persistence/saga.repository';
+import { TimerRepository } from '../../persistence/timer.repository';
+import { Clock, IdGenerator } from '../../runtime/clock';
+import type { CommandCatalogue, Flow, SagaEvent } from '../../runtime/flow';
+import { SagaRuntime } from '../../runtime/saga-runtime';
+import { contractCommands } from '../command-catalogue';
+import { chargeIds, cycleDueAt } from './domain';
+import { RECURRING_SCHEDULE_FLOW, recurringScheduleFlow } from './recurring-schedule.flow';
+
+// ---- a stand-in rebill flow: takes the rebill, settles when the test says so ----------------------
+
+interface RebillState {
+  status: 'initial' | 'pending' | 'approved' | 'declined';
+  version: number;
+  command?: RebillCommand;
+}
+type RebillEvent = SagaEvent & { type: string; command?: RebillCommand };
+interface Settle {
+  type: 'settle-rebill';
+  commandId: string;
+  paymentId: string;
+  outcome: 'approved' | 'declined';
+}
+
+/** Set to make the next rebill command throw (the worker dies in the middle of the cycle). */
+const crash = { next: false };
+
+const rebillStandIn: Flow<RebillState, RebillEvent> = {
+  name: 'rebill-stand-in',
+  commandTypes: ['rebill', 'settle-rebill'],
+  initialState: { status: 'initial', version: 0 },
+  decide(input, state, ctx) {
+    if (input.kind !== 'command')
+      return { outcome: 'ignored', reason: 'NO_NEWS', events: [], effects: [] };
+    const event = (type: string, extra: object = {}): RebillEvent => ({
+      type,
+      commandId: input.command.commandId,
+      version: state.version + 1,
+      occurredAt: ctx.now,
+      ...extra,
+    });
+    const body = input.command.body as RebillCommand | Settle;
+    if (body.type === 'rebill') {
+      if (crash.next) {
+        crash.next = false;
+        throw new Error('killed in the middle of the cycle');
+      }
+      return {
+        outcome: 'accepted',
+        events: [event('rebill-requested', { command: body })],
+        effects: [],
+      };
+    }
+    const schedule = state.command?.schedule;
+    if (state.status !== 'pending' || !schedule || !state.command)
+      return { outcome: 'ignored', reason: 'NOT_PENDING', events: [], effects: [] };
+    const report = {
+      type: 'record-cycle-outcome',
+      commandId: derivedUuid(`${body.commandId}/report`),
+      scheduleId: schedule.scheduleId,
+      merchant: state.command.merchant,
+      occurredAt: ctx.now,
+      cycle: schedule.cycle,
+      attempt: schedule.attempt,
+      paymentId: state.command.paymentId,
+      outcome: body.outcome,
+    };
+    return {
+      outcome: 'accepted',
+      events: [event(body.outcome)],
+      effects: [{ type: 'start-saga', command: report }],
+    };
+  },
+  evolve(state, event) {
+    if (event.type === 'rebill-requested' && event.command)
+      return { status: 'pending', version: event.version, command: event.command };
+    if (event.type === 'approved' || event.type === 'declined')
+      return { ...state, status: event.type, version: event.version };
+    return { ...state, version: event.version };
+  },
+  project: (state) => ({ status: state.status, kind: 'rebill', settled: false }),
+  rejection: (args) => ({
+    type: 'command-rejected',
+    commandId: args.commandId,
+    version: args.version,
+    occurredAt: args.now,
+  }),
+  resendWanted: () => false,
+};
+
+/** The contracts' commands, plus the test's settle-rebill. */
+const catalogue: CommandCatalogue = {
+  parse(raw, origin) {
+    const settle = raw as Settle;
+    // The origin travels on: a child's record-cycle-outcome is accepted, one from the topic not.
+    if (settle.type !== 'settle-rebill') return contractCommands.parse(raw, origin);
+    return {
+      ok: true,
+      command: {
+        type: settle.type,
+        commandId: settle.commandId,
+        sagaId: settle.paymentId,
+        endpointId: '1234',
+        body: settle,
+      },
+      fingerprint: canonicalJson(raw),
+    };
+  },
+};
+
+class MovableClock extends Clock {
+  at = new Date('2026-01-01T00:00:00.000Z');
+  override now(): Date {
+    return new Date(this.at);
+  }
+}
+
+const DAY = 86_400_000;
+
+describe('recurring-schedule flow on the saga runtime (real PostgreSQL, no broker)', () => {
+  let db: TestDatabase;
+  let dataSource: DataSource;
+  let runtime: SagaRuntime;
+  const clock = new MovableClock();
+  const timers = new TimerRepository();
+
+  beforeAll(async () => {
+    db = await createTestDatabase('orch_schedules');
+    dataSource = createDataSource({
+      url: db.url,
+      poolSize: 4,
+      migrations: orchestratorMigrations,
+      entities: orchestratorEntities,
+      applicationName: 'orchestrator-schedule-test',
+    });
+    await runMigrations(dataSource, { info: () => undefined });
+    runtime = new SagaRuntime(
+      new Database(dataSource),
+      new SagaRepository(),
+      new OutboxWriter(),
+      timers,
+      clock,
+      new IdGenerator(),
+      [recurringScheduleFlow({ retryDelaysMs: [DAY, 3 * DAY] }), rebillStandIn],
+      catalogue,
+      { hintIntervalMs: 60_000 },
+    );
+  });
+
+  afterAll(async () => {
+    try {
+      if (dataSource?.isInitialized) await dataSource.destroy();
+    } finally {
+      await db?.drop();
+    }
+  });
+
+  const send = (raw: object) => runtime.process([{ kind: 'command', raw, meta: {} }]);
+  const row = async (id: string) =>
+    (
+      await dataSource.query<Array<{ flow: string; status: string; version: number }>>(
+        `SELECT flow, status, version FROM sagas WHERE id = $1`,
+        [id],
+      )
+    )[0];
+  const events = (id: string) =>
+    dataSource.query<Array<{ type: string; cycle: number | null }>>(
+      `SELECT event_type AS type, (event->>'cycle')::int AS cycle
+         FROM saga_history WHERE saga_id = $1 ORDER BY version`,
+      [id],
+    );
+  const timer = async (id: string) =>
+    (
+      await dataSource.query<Array<{ due: Date; payload: { cycle: number; attempt: number } }>>(
+        `SELECT due_at AS due, payload FROM timers WHERE saga_id = $1 AND flow = $2`,
+        [id, RECURRING_SCHEDULE_FLOW],
+      )
+    )[0];
+  /** Rebill sagas of a schedule (their ids derive from schedule, cycle and attempt). */
+  const rebills = async (scheduleId: string, cycles: number, attempts = 3) => {
+    const ids = [];
+    for (let c = 0; c < cycles; c++)
+      for (let a = 1; a <= attempts; a++) ids.push(chargeIds(scheduleId, c, a).paymentId);
+    return dataSource.query<Array<{ id: string; status: string }>>(
+      `SELECT id, status FROM sagas WHERE id = ANY($1::uuid[])`,
+      [ids],
+    );
+  };
+  /** Fires every due timer at `at`. */
+  const fireAt = async (at: string) => {
+    clock.at = new Date(at);
+    while ((await runtime.fireNextDueTimer()) !== 'idle');
+  };
+  const settle = (paymentId: string, outcome: 'approved' | 'declined') =>
+    send({ type: 'settle-rebill', commandId: randomUUID(), paymentId, outcome });
+
+  const newSchedule = async (over: Parameters<typeof createScheduleCommand>[0] = {}) => {
+    clock.at = new Date('2026-01-01T00:00:00.000Z');
+    const command = createScheduleCommand({
+      scheduleId: randomUUID(),
+      commandId: randomUUID(),
+      ...over,
+    });
+    await send(command);
+    const due = (n: number) => cycleDueAt(command.rule, n) ?? '';
+    return { id: command.scheduleId, due };
+  };
+
+  it('creates the schedule and arms the first cycle; the due timer starts one rebill saga', async () => {
+    const { id, due } = await newSchedule();
+    expect(await row(id)).toMatchObject({ flow: RECURRING_SCHEDULE_FLOW, status: 'active' });
+    const armed = await timer(id);
+    expect(armed?.due.toISOString()).toBe(due(0));
+    expect(armed?.payload).toEqual({ cycle: 0, attempt: 1 });
+    await fireAt(due(0));
+    const { paymentId } = chargeIds(id, 0, 1);
+    expect(await row(paymentId)).toMatchObject({ flow: 'rebill-stand-in', status: 'pending' });
+    expect((await events(id)).map((e) => e.type)).toEqual([
+      'schedule-created',
+      'cycle-charge-requested',
+    ]);
+    // Approved: the cycle is charged in the rebill's transaction and the next cycle armed.
+    await settle(paymentId, 'approved');
+    expect((await events(id)).map((e) => e.type).slice(-1)).toEqual(['cycle-charged']);
+    expect((await timer(id))?.due.toISOString()).toBe(due(1));
+  });
+
+  it('a timer that fires twice charges the cycle once', async () => {
+    const { id, due } = await newSchedule();
+    await fireAt(due(0));
+    // The same timer again (a second worker's late firing, a re-armed duplicate).
+    await dataSource.transaction((tx) =>
+      timers.upsertTimer(
+        tx,
+        { flow: RECURRING_SCHEDULE_FLOW, sagaId: id, kind: 'charge' },
+        new Date(due(0)),
+        { cycle: 0, attempt: 1 },
+      ),
+    );
+    await fireAt(due(0));
+    expect(await rebills(id, 2)).toHaveLength(1);
+    expect((await events(id)).filter((e) => e.type === 'cycle-charge-requested')).toHaveLength(1);
+  });
+
+  it('a worker killed in the middle of the cycle: rolled back, fired again, one charge', async () => {
+    const { id, due } = await newSchedule();
+    crash.next = true;
+    await fireAt(due(0)); // the firing throws after the schedule decided: all of it rolls back
+    expect(await rebills(id, 1)).toHaveLength(0);
+    expect((await events(id)).map((e) => e.type)).toEqual(['schedule-created']);
+    const postponed = await timer(id);
+    expect(postponed?.payload).toEqual({ cycle: 0, attempt: 1 });
+    await fireAt(postponed?.due.toISOString() ?? '');
+    expect(await rebills(id, 1)).toHaveLength(1);
+    expect((await events(id)).filter((e) => e.type === 'cycle-charge-requested')).toHaveLength(1);
+  });
+
+  it('a redelivered rebill command or outcome changes nothing', async () => {
+    const { id, due } = await newSchedule();
+    await fireAt(due(0));
+    const { paymentId, commandId } = chargeIds(id, 0, 1);
+    const [requested] = await dataSource.query<Array<{ event: { command: RebillCommand } }>>(
+      `SELECT event FROM saga_history WHERE saga_id = $1 AND version = 1`,
+      [paymentId],
+    );
+    expect(requested?.event.command.commandId).toBe(commandId);
+    await send(requested?.event.command ?? {});
+    const settleCommand = {
+      type: 'settle-rebill',
+      commandId: randomUUID(),
+      paymentId,
+      outcome: 'approved',
+    };
+    await send(settleCommand);
+    await send(settleCommand);
+    expect((await events(id)).filter((e) => e.type === 'cycle-charged')).toHaveLength(1);
+    expect(await row(paymentId)).toMatchObject({ version: 2 });
+  });
+
+  it('declines go through dunning to suspended; resume skips the missed cycles', async () => {
+    const { id, due } = await newSchedule();
+    await fireAt(due(0));
+    await settle(chargeIds(id, 0, 1).paymentId, 'declined');
+    expect(await row(id)).toMatchObject({ status: 'past-due' });
+    const retry = await timer(id);
+    expect(retry?.payload).toEqual({ cycle: 0, attempt: 2 });
+    await fireAt(retry?.due.toISOString() ?? '');
+    await settle(chargeIds(id, 0, 2).paymentId, 'declined');
+    const last = await timer(id);
+    await fireAt(last?.due.toISOString() ?? '');
+    await settle(chargeIds(id, 0, 3).paymentId, 'declined');
+    expect(await row(id)).toMatchObject({ status: 'suspended' });
+    expect(await timer(id)).toBeUndefined();
+
+    clock.at = new Date(Date.parse(due(2)) + DAY);
+    await send({
+      type: 'resume-schedule',
+      commandId: randomUUID(),
+      scheduleId: id,
+      merchant: { endpointId: '1234' },
+      occurredAt: clock.at.toISOString(),
+    });
+    expect((await timer(id))?.payload).toEqual({ cycle: 3, attempt: 1 });
+    expect(await rebills(id, 4)).toHaveLength(3);
+  });
+
+  it('cancel stops future charges', async () => {
+    const { id, due } = await newSchedule();
+    await send({
+      type: 'cancel-schedule',
+      commandId: randomUUID(),
+      scheduleId: id,
+      merchant: { endpointId: '1234' },
+      occurredAt: clock.at.toISOString(),
+    });
+    expect(await row(id)).toMatchObject({ status: 'cancelled' });
+    expect(await timer(id)).toBeUndefined();
+    await fireAt(due(3));
+    expect(await rebills(id, 4)).toHaveLength(0);
+  });
+});

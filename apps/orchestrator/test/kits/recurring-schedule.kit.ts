@@ -1,0 +1,168 @@
+/**
+ * given/when/then for the recurring-schedule decider (test support only).
+ *
+ *   givenInputs([create(), T0]).when(timer(0), at(...)).then([{ type: 'cycle-charge-requested' }])
+ *
+ * Every input comes with the time it is decided at (schedules are all about time).
+ */
+import type { Money, RejectionCode, ScheduleCommand, ScheduleEvent } from '@payments/contracts';
+import {
+  createScheduleCommand,
+  MERCHANT,
+  SCHEDULE_ID,
+  testUuid,
+} from '@payments/contracts/testing';
+import {
+  type ChargeTimer,
+  decideSchedule,
+  DEFAULT_SCHEDULE_POLICY,
+  fold,
+  initialScheduleState,
+  type ScheduleDecision,
+  type ScheduleEffect,
+  type ScheduleIgnoreReason,
+  type ScheduleInput,
+  type SchedulePolicy,
+  type ScheduleState,
+} from '../../src/flows/recurring-schedule/domain';
+
+/** Before the first cycle of `createScheduleCommand()` (31 January 2026, 09:00 Berlin). */
+export const T0 = '2026-01-01T00:00:00.000Z';
+
+type InputOrFn = ScheduleInput | ((state: ScheduleState) => ScheduleInput);
+const resolve = (input: InputOrFn, state: ScheduleState) =>
+  typeof input === 'function' ? input(state) : input;
+
+export class Scenario {
+  constructor(
+    readonly events: ScheduleEvent[] = [],
+    readonly policy: SchedulePolicy = DEFAULT_SCHEDULE_POLICY,
+  ) {}
+
+  get state(): ScheduleState {
+    return fold(initialScheduleState, this.events);
+  }
+
+  and(input: InputOrFn, now = T0): Scenario {
+    const state = this.state;
+    const decision = decideSchedule(resolve(input, state), state, { now, policy: this.policy });
+    return new Scenario([...this.events, ...decision.events], this.policy);
+  }
+
+  when(input: InputOrFn, now = T0): Outcome {
+    const before = this.state;
+    return new Outcome(
+      before,
+      decideSchedule(resolve(input, before), before, { now, policy: this.policy }),
+    );
+  }
+}
+
+export class Outcome {
+  readonly after: ScheduleState;
+
+  constructor(
+    readonly before: ScheduleState,
+    readonly decision: ScheduleDecision,
+  ) {
+    this.after = fold(before, decision.events);
+  }
+
+  /** The emitted events match these (partially), in this order, and nothing else. */
+  then(expected: ReadonlyArray<Partial<ScheduleEvent> & { type: ScheduleEvent['type'] }>): this {
+    expect(this.decision.outcome).toBe('accepted');
+    expect(this.decision.events).toHaveLength(expected.length);
+    this.decision.events.forEach((event, i) => expect(event).toMatchObject(expected[i] ?? {}));
+    return this;
+  }
+
+  thenRejected(code: RejectionCode): this {
+    expect(this.decision.outcome).toBe('rejected');
+    if (this.decision.outcome === 'rejected') expect(this.decision.rejection.code).toBe(code);
+    expect(this.decision.events).toEqual([
+      expect.objectContaining({
+        type: 'command-rejected',
+        reason: code,
+        version: this.before.version + 1,
+      }),
+    ]);
+    expect(this.decision.effects).toEqual([]);
+    return this;
+  }
+
+  thenIgnored(reason: ScheduleIgnoreReason): this {
+    expect(this.decision).toEqual({ outcome: 'ignored', reason, events: [], effects: [] });
+    return this;
+  }
+
+  thenEffects(
+    expected: ReadonlyArray<{ type: ScheduleEffect['type'] } & Record<string, unknown>>,
+  ): this {
+    expect(this.decision.effects).toHaveLength(expected.length);
+    this.decision.effects.forEach((effect, i) => expect(effect).toMatchObject(expected[i] ?? {}));
+    return this;
+  }
+
+  thenStatus(status: ScheduleState['status']): this {
+    expect(this.after.status).toBe(status);
+    return this;
+  }
+}
+
+export function givenInputs(...inputs: Array<[InputOrFn, string]>): Scenario {
+  return inputs.reduce((s, [input, now]) => s.and(input, now), new Scenario());
+}
+
+export function withPolicy(
+  policy: SchedulePolicy,
+  ...inputs: Array<[InputOrFn, string]>
+): Scenario {
+  return inputs.reduce((s, [input, now]) => s.and(input, now), new Scenario([], policy));
+}
+
+// ---- input builders -------------------------------------------------------------------------------
+
+const base = () => ({
+  commandId: testUuid(),
+  scheduleId: SCHEDULE_ID,
+  merchant: { ...MERCHANT },
+  occurredAt: T0,
+});
+
+export const command = (c: ScheduleCommand): ScheduleInput => ({ kind: 'command', command: c });
+
+export const create = (over: Partial<Parameters<typeof createScheduleCommand>[0]> = {}) =>
+  command(createScheduleCommand({ commandId: testUuid(), ...over }));
+export const update = (amount: Money) => command({ type: 'update-schedule', ...base(), amount });
+export const pause = () => command({ type: 'pause-schedule', ...base() });
+export const resume = () => command({ type: 'resume-schedule', ...base() });
+export const cancel = () => command({ type: 'cancel-schedule', ...base() });
+
+export const timer = (cycle: number, attempt = 1): ScheduleInput => ({
+  kind: 'timer',
+  timer: { cycle, attempt } satisfies ChargeTimer,
+});
+
+/** The timer of whatever the state waits for (the next cycle, or the dunning retry). */
+export const dueTimer = (state: ScheduleState): ScheduleInput => {
+  if (state.status === 'active') return timer(state.nextCycle);
+  if (state.status === 'past-due') return timer(state.dunning.cycle, state.dunning.declines + 1);
+  throw new Error(`no charge timer in ${state.status}`);
+};
+
+/** The final outcome of the charge in flight, as its rebill saga reports it. */
+export const outcome =
+  (result: 'approved' | 'declined' | 'failed', code?: string) =>
+  (state: ScheduleState): ScheduleInput => {
+    const charge = 'charge' in state ? state.charge : null;
+    if (charge === null) throw new Error(`no charge in flight in ${state.status}`);
+    return command({
+      type: 'record-cycle-outcome',
+      ...base(),
+      cycle: charge.cycle,
+      attempt: charge.attempt,
+      paymentId: charge.paymentId,
+      outcome: result,
+      ...(code === undefined ? {} : { code }),
+    });
+  };

@@ -1,0 +1,349 @@
+import { z } from 'zod';
+import { findPlainCardData } from './plain-card-data';
+import { Instant, MerchantRef, Money, Uuid } from './primitives';
+import { RejectionCode } from './rejection-codes';
+
+/**
+ * Recurring schedules (issue #12): the commands and events of the orchestrator's schedule saga.
+ * A schedule is addressed by `scheduleId` (its saga id) instead of `paymentId`; each charge is a
+ * rebill payment of its own with a payment id derived from (schedule, cycle, attempt).
+ */
+
+/** A calendar date YYYY-MM-DD that exists (years 1900–9999). */
+export function isCalendarDate(text: string): boolean {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  if (!match) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const d = new Date(Date.UTC(year, month - 1, day));
+  return (
+    year >= 1900 &&
+    d.getUTCFullYear() === year &&
+    d.getUTCMonth() === month - 1 &&
+    d.getUTCDate() === day
+  );
+}
+
+/** An IANA time zone the runtime's ICU data knows (e.g. `Europe/Berlin`). */
+export function isIanaTimeZone(text: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: text });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const LocalDate = z
+  .string()
+  .refine(isCalendarDate, 'a calendar date YYYY-MM-DD (years 1900–9999) that exists');
+
+export const ScheduleRule = z.strictObject({
+  period: z.enum(['day', 'week', 'month', 'year']),
+  /** Every `interval` periods. */
+  interval: z.number().int().min(1).max(366),
+  /** Local date of the first cycle, the anchor of every later one. */
+  startDate: LocalDate,
+  /** Local time of day every cycle is due at (24 h). */
+  timeOfDay: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'HH:MM (24 h)'),
+  timeZone: z.string().min(1).max(64).refine(isIanaTimeZone, 'an IANA time zone'),
+  end: z.discriminatedUnion('kind', [
+    z.strictObject({ kind: z.literal('never') }),
+    z.strictObject({ kind: z.literal('count'), count: z.number().int().min(1).max(100_000) }),
+    z.strictObject({ kind: z.literal('until'), date: LocalDate }),
+  ]),
+});
+export type ScheduleRule = z.infer<typeof ScheduleRule>;
+
+/** A card reference at the gateway (create-card-ref): its id only, never card data. */
+export const CardRef = z.strictObject({
+  refId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'the gateway card reference id'),
+});
+export type CardRef = z.infer<typeof CardRef>;
+
+const scheduleBase = {
+  commandId: Uuid,
+  scheduleId: Uuid,
+  merchant: MerchantRef,
+  occurredAt: Instant,
+};
+
+export const CreateScheduleCommand = z.strictObject({
+  type: z.literal('create-schedule'),
+  ...scheduleBase,
+  cardRef: CardRef,
+  /** Charged every cycle; `minor` > 0. */
+  amount: Money.refine((m) => m.minor > 0, 'a positive amount'),
+  description: z.string().min(1).max(255),
+  rule: ScheduleRule,
+});
+
+/** A new amount, charged from the next cycle that starts (a charge in flight or in dunning keeps its own). */
+export const UpdateScheduleCommand = z.strictObject({
+  type: z.literal('update-schedule'),
+  ...scheduleBase,
+  amount: Money.refine((m) => m.minor > 0, 'a positive amount'),
+});
+
+export const PauseScheduleCommand = z.strictObject({
+  type: z.literal('pause-schedule'),
+  ...scheduleBase,
+});
+
+export const ResumeScheduleCommand = z.strictObject({
+  type: z.literal('resume-schedule'),
+  ...scheduleBase,
+});
+
+export const CancelScheduleCommand = z.strictObject({
+  type: z.literal('cancel-schedule'),
+  ...scheduleBase,
+});
+
+/**
+ * Internal: the rebill saga of a cycle reports its final outcome to its schedule (a start-saga
+ * effect of the rebill flow; it names the charge's derived payment id, which the schedule checks).
+ */
+export const RecordCycleOutcomeCommand = z.strictObject({
+  type: z.literal('record-cycle-outcome'),
+  ...scheduleBase,
+  cycle: z.number().int().min(0),
+  attempt: z.number().int().min(1),
+  paymentId: Uuid,
+  outcome: z.enum(['approved', 'declined', 'failed']),
+  code: z.string().max(64).optional(),
+});
+
+/**
+ * A charge of a card reference with the cardholder absent (make-rebill). A schedule starts one per
+ * cycle and dunning attempt with ids derived from (schedule, cycle, attempt) and names itself in
+ * `schedule`, so the rebill saga reports its final outcome back (record-cycle-outcome).
+ */
+export const RebillCommand = z.strictObject({
+  type: z.literal('rebill'),
+  commandId: Uuid,
+  paymentId: Uuid,
+  merchant: MerchantRef,
+  occurredAt: Instant,
+  cardRef: CardRef,
+  amount: Money.refine((m) => m.minor > 0, 'a positive amount'),
+  order: z.strictObject({ description: z.string().min(1).max(255) }),
+  schedule: z
+    .strictObject({
+      scheduleId: Uuid,
+      cycle: z.number().int().min(0),
+      attempt: z.number().int().min(1),
+    })
+    .optional(),
+});
+export type RebillCommand = z.infer<typeof RebillCommand>;
+
+export const ScheduleCommand = z.discriminatedUnion('type', [
+  CreateScheduleCommand,
+  UpdateScheduleCommand,
+  PauseScheduleCommand,
+  ResumeScheduleCommand,
+  CancelScheduleCommand,
+  RecordCycleOutcomeCommand,
+]);
+export type CreateScheduleCommand = z.infer<typeof CreateScheduleCommand>;
+export type UpdateScheduleCommand = z.infer<typeof UpdateScheduleCommand>;
+export type RecordCycleOutcomeCommand = z.infer<typeof RecordCycleOutcomeCommand>;
+export type ScheduleCommand = z.infer<typeof ScheduleCommand>;
+export type ScheduleCommandType = ScheduleCommand['type'];
+
+export const SCHEDULE_COMMAND_SCHEMAS = {
+  'create-schedule': CreateScheduleCommand,
+  'update-schedule': UpdateScheduleCommand,
+  'pause-schedule': PauseScheduleCommand,
+  'resume-schedule': ResumeScheduleCommand,
+  'cancel-schedule': CancelScheduleCommand,
+  'record-cycle-outcome': RecordCycleOutcomeCommand,
+} as const satisfies Record<ScheduleCommandType, z.ZodType>;
+
+export const SCHEDULE_COMMAND_TYPES = Object.keys(
+  SCHEDULE_COMMAND_SCHEMAS,
+) as ScheduleCommandType[];
+
+/** The commands parsed here rather than by `parseCommand`: schedules and rebills. */
+export const RecurringCommand = z.discriminatedUnion('type', [
+  ...ScheduleCommand.options,
+  RebillCommand,
+]);
+export type RecurringCommand = z.infer<typeof RecurringCommand>;
+export const RECURRING_COMMAND_SCHEMAS = {
+  ...SCHEDULE_COMMAND_SCHEMAS,
+  rebill: RebillCommand,
+} as const satisfies Record<RecurringCommand['type'], z.ZodType>;
+
+export function isRecurringCommandType(type: unknown): type is RecurringCommand['type'] {
+  return typeof type === 'string' && Object.hasOwn(RECURRING_COMMAND_SCHEMAS, type);
+}
+
+export type ParseRecurringCommandResult =
+  | { ok: true; command: RecurringCommand }
+  | {
+      ok: false;
+      reason: Extract<RejectionCode, 'SCHEMA_INVALID' | 'PLAIN_CARD_DATA'>;
+      details: Array<{ path: string; message: string }>;
+      /** The saga id is `scheduleId` for schedule commands, `paymentId` for a rebill. */
+      ids: { commandId?: string; sagaId?: string; type?: string };
+    };
+
+/**
+ * Validates a command whose `type` is a recurring command type (an already-parsed object; see
+ * `isRecurringCommandType`). As in `parseCommand`, clear card data is refused before the schema.
+ */
+export function parseRecurringCommand(
+  record: Record<string, unknown>,
+): ParseRecurringCommandResult {
+  const ids: { commandId?: string; sagaId?: string; type?: string } = {};
+  const sagaField = record.type === 'rebill' ? record.paymentId : record.scheduleId;
+  if (Uuid.safeParse(record.commandId).success) ids.commandId = record.commandId as string;
+  if (Uuid.safeParse(sagaField).success) ids.sagaId = sagaField as string;
+  if (typeof record.type === 'string') ids.type = record.type.slice(0, 64);
+  const cardPaths = findPlainCardData(record);
+  if (cardPaths.length > 0) {
+    return {
+      ok: false,
+      reason: 'PLAIN_CARD_DATA',
+      details: cardPaths.map((path) => ({
+        path,
+        message: 'clear card data; use a card reference',
+      })),
+      ids,
+    };
+  }
+  const parsed = RecurringCommand.safeParse(record);
+  if (!parsed.success) {
+    return {
+      ok: false,
+      reason: 'SCHEMA_INVALID',
+      details: parsed.error.issues.map((issue) => ({
+        path: ['$', ...issue.path.map(String)].join('.'),
+        message: issue.message,
+      })),
+      ids,
+    };
+  }
+  return { ok: true, command: parsed.data };
+}
+
+// ---- events ---------------------------------------------------------------------------------------
+
+const eventBase = {
+  scheduleId: Uuid,
+  commandId: Uuid,
+  version: z.number().int().min(1),
+  occurredAt: Instant,
+};
+
+const event = <T extends string, S extends z.ZodRawShape>(type: T, shape: S) =>
+  z.strictObject({ type: z.literal(type), ...eventBase, ...shape });
+
+const cycleRef = { cycle: z.number().int().min(0) };
+/** The next cycle to charge and when it is due (absent: the schedule has ended). */
+const nextDue = { nextCycle: z.number().int().min(0).optional(), nextDueAt: Instant.optional() };
+
+export const ScheduleCreated = event('schedule-created', {
+  merchant: MerchantRef,
+  cardRef: CardRef,
+  amount: Money,
+  description: z.string().min(1).max(255),
+  rule: ScheduleRule,
+  /** Cycles whose time had passed when the schedule was created (never charged). */
+  skippedCycles: z.number().int().min(0),
+  ...nextDue,
+});
+
+export const ScheduleUpdated = event('schedule-updated', { amount: Money });
+
+export const SchedulePaused = event('schedule-paused', {});
+
+/** Cycles due during the pause (or suspension) are skipped, not caught up. */
+export const ScheduleResumed = event('schedule-resumed', {
+  skippedCycles: z.number().int().min(0),
+  ...nextDue,
+});
+
+export const ScheduleCancelled = event('schedule-cancelled', {});
+
+/** The last cycle is behind us (end by count or date). */
+export const ScheduleCompleted = event('schedule-completed', {});
+
+/** A cycle is due: its rebill payment was started (`attempt` > 1: a dunning retry). */
+export const CycleChargeRequested = event('cycle-charge-requested', {
+  ...cycleRef,
+  attempt: z.number().int().min(1),
+  paymentId: Uuid,
+  amount: Money,
+  dueAt: Instant,
+});
+
+/** The cycle's rebill payment was approved (its own `approved` event says the money moved). */
+export const CycleCharged = event('cycle-charged', {
+  ...cycleRef,
+  attempt: z.number().int().min(1),
+  paymentId: Uuid,
+  amount: Money,
+  ...nextDue,
+});
+
+/** The cycle's rebill payment was declined or failed; `retryAt`: the dunning retry, if any. */
+export const CycleChargeDeclined = event('cycle-charge-declined', {
+  ...cycleRef,
+  attempt: z.number().int().min(1),
+  paymentId: Uuid,
+  outcome: z.enum(['declined', 'failed']),
+  code: z.string().max(64).optional(),
+  retryAt: Instant.optional(),
+});
+
+/** The first decline of a cycle: dunning retries follow. */
+export const SchedulePastDue = event('schedule-past-due', { ...cycleRef, retryAt: Instant });
+
+/** A dunning retry was approved: the schedule is current again. */
+export const ScheduleRecovered = event('schedule-recovered', cycleRef);
+
+/** Every dunning retry was declined: no more charges until `resume-schedule`. */
+export const ScheduleSuspended = event('schedule-suspended', cycleRef);
+
+export const ScheduleCommandRejected = event('command-rejected', {
+  version: z.number().int().min(0),
+  commandType: z.string().min(1).max(64),
+  reason: RejectionCode,
+  message: z.string().max(1024),
+});
+
+export const ScheduleEvent = z.discriminatedUnion('type', [
+  ScheduleCreated,
+  ScheduleUpdated,
+  SchedulePaused,
+  ScheduleResumed,
+  ScheduleCancelled,
+  ScheduleCompleted,
+  CycleChargeRequested,
+  CycleCharged,
+  CycleChargeDeclined,
+  SchedulePastDue,
+  ScheduleRecovered,
+  ScheduleSuspended,
+  ScheduleCommandRejected,
+]);
+export type ScheduleEvent = z.infer<typeof ScheduleEvent>;
+export type ScheduleEventType = ScheduleEvent['type'];
+
+/** For the AsyncAPI document (`command-rejected` is listed with the payment events). */
+export const SCHEDULE_EVENT_SCHEMAS = {
+  'schedule-created': ScheduleCreated,
+  'schedule-updated': ScheduleUpdated,
+  'schedule-paused': SchedulePaused,
+  'schedule-resumed': ScheduleResumed,
+  'schedule-cancelled': ScheduleCancelled,
+  'schedule-completed': ScheduleCompleted,
+  'cycle-charge-requested': CycleChargeRequested,
+  'cycle-charged': CycleCharged,
+  'cycle-charge-declined': CycleChargeDeclined,
+  'schedule-past-due': SchedulePastDue,
+  'schedule-recovered': ScheduleRecovered,
+  'schedule-suspended': ScheduleSuspended,
+} as const satisfies Record<Exclude<ScheduleEventType, 'command-rejected'>, z.ZodType>;

@@ -90,6 +90,11 @@ describe('rebalanceCause', () => {
     expect(rebalanceCause(new KafkaJSNonRetriableError(new Error('Invalid topic x')))).toBe(
       undefined,
     );
+    expect(
+      rebalanceCause(
+        new KafkaJSNonRetriableError(new Error('The coordinator is not aware of this member')),
+      ),
+    ).toMatchObject({ type: 'UNKNOWN_MEMBER_ID', code: 25 });
     expect(rebalanceCause('not an error')).toBeUndefined();
   });
 });

@@ -546,7 +546,10 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
   }
 }
 
-/** kafkajs's protocol errors that mean "the group moved on: re-join" (its own `isRebalancing`). */
+/**
+ * kafkajs's protocol errors its runner answers by re-joining the group (`isRebalancing`, and
+ * UNKNOWN_MEMBER_ID, which a broker restart produced in the chaos run).
+ */
 const REBALANCE_ERRORS = [
   {
     type: 'NOT_COORDINATOR_FOR_GROUP',
@@ -558,6 +561,11 @@ const REBALANCE_ERRORS = [
     type: 'REBALANCE_IN_PROGRESS',
     code: 27,
     message: 'The group is rebalancing, so a rejoin is needed',
+  },
+  {
+    type: 'UNKNOWN_MEMBER_ID',
+    code: 25,
+    message: 'The coordinator is not aware of this member',
   },
 ] as const;
 

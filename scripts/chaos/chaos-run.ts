@@ -63,6 +63,11 @@ export interface ChaosConfig {
   /** The sandbox's processing delay per operation. */
   readonly gatewayDelayMs: number;
   readonly logLevel: string;
+  /**
+   * The stack restarts an app whose /health/live fails 3 times in a row, asked every this many
+   * ms (what Kubernetes does with deploy/helm's probe, faster); 0: never.
+   */
+  readonly livenessPeriodMs: number;
 }
 
 export const DEFAULT_FAULTS: FaultMix = {
@@ -90,6 +95,14 @@ export interface ChaosReport {
   readonly seconds: { readonly sending: number; readonly quiet: number };
   /** Events by type (outcome-unknown, operation-resent … show the faults at work). */
   readonly eventTypes: Record<string, number>;
+  /**
+   * Per scenario: payments started, completed (every step sent, the last one answered) and ended
+   * early (a step declined, failed or rejected, or still not final), and the commands left unsent.
+   */
+  readonly scenarios: Record<
+    string,
+    { started: number; completed: number; endedEarly: number; unsent: number }
+  >;
   /** Callback delivery attempts, and how many of them a fault dropped. */
   readonly callbackAttempts: { readonly total: number; readonly dropped: number };
   readonly quiescent: boolean;
@@ -97,6 +110,8 @@ export interface ChaosReport {
   readonly actions: ActionRecord[];
   readonly dlq: Record<string, number>;
   readonly outboxBacklog: number;
+  /** Apps the liveness supervisor restarted (a crashed consumer, …) and what /health/live said. */
+  readonly livenessRestarts: { app: string; at: number; answer: string }[];
   readonly invalidEvents: number;
   readonly audit: AuditReport;
   readonly workDir: string;
@@ -164,6 +179,7 @@ const SUCCESS: Record<CommandType, string> = {
 
 interface Scenario {
   readonly paymentId: string;
+  readonly name: string;
   readonly steps: readonly Step[];
   readonly amountMinor: number;
   /** Index of the next step to send. */
@@ -172,6 +188,18 @@ interface Scenario {
   ready: boolean;
   /** Ended: every step sent and done, or a step did not succeed. */
   ended: boolean;
+}
+
+/**
+ * A UUID v4 drawn from the seeded generator: payment ids are the sandbox's client_orderid, which
+ * keys its fault draws, so the same seed hits the same payments with the same faults.
+ */
+function seededUuid(random: () => number): string {
+  const bytes = Array.from({ length: 16 }, () => Math.floor(random() * 256));
+  bytes[6] = (bytes[6] & 0x0f) | 0x40;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = bytes.map((b) => b.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 /** mulberry32: a small seeded generator, so one seed gives one workload. */
@@ -263,6 +291,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
   const kafka = kafkaClient(broker.brokers, 'chaos');
   const actions: ActionRecord[] = [];
   try {
+    if (config.livenessPeriodMs > 0) stack.superviseLiveness(config.livenessPeriodMs, 3);
     await stack.controls.reset();
     await stack.controls.changeSettings({
       faultSeed: config.seed,
@@ -314,7 +343,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
 
     // Deliberately unknown payments first, so they are old by the end.
     for (let i = 0; i < config.unknownCards; i++) {
-      const sale = stack.sale({ cvv: '217', amountMinor: 777 + i });
+      const sale = stack.sale({ paymentId: seededUuid(random), cvv: '217', amountMinor: 777 + i });
       deliberatelyUnknown.add(sale.paymentId);
       await send(sale, 'sale');
     }
@@ -382,7 +411,8 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
         if (reserved + shape.steps.length > config.commands) shape = SCENARIOS[0];
         reserved += shape.steps.length;
         const scenario: Scenario = {
-          paymentId: randomUUID(),
+          paymentId: seededUuid(random),
+          name: shape.name,
           steps: shape.steps,
           amountMinor: 100 + Math.floor(random() * 99_900),
           next: 1,
@@ -475,6 +505,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
         quiet: (quietEnded - (sent.at(-1)?.sentAt ?? quietEnded)) / 1000,
       },
       eventTypes,
+      scenarios: summarize([...scenarios.values()]),
       callbackAttempts: {
         total: attempts.length,
         dropped: attempts.filter((a) => a.dropped).length,
@@ -484,6 +515,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       actions,
       dlq,
       outboxBacklog,
+      livenessRestarts: [...stack.livenessRestarts],
       invalidEvents,
       audit,
       workDir,
@@ -491,6 +523,19 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
   } finally {
     await stack.stop();
   }
+}
+
+function summarize(scenarios: readonly Scenario[]): ChaosReport['scenarios'] {
+  const out: ChaosReport['scenarios'] = {};
+  for (const s of scenarios) {
+    const row = (out[s.name] ??= { started: 0, completed: 0, endedEarly: 0, unsent: 0 });
+    row.started += 1;
+    const complete = s.ended && s.next === s.steps.length && !s.ready;
+    if (complete) row.completed += 1;
+    else row.endedEarly += 1;
+    row.unsent += s.steps.length - s.next;
+  }
+  return out;
 }
 
 /** The orchestrator has handled everything on its inputs and published its whole outbox. */
@@ -568,6 +613,11 @@ export function formatReport(report: ChaosReport): string {
       .map(([type, n]) => `${type} ${n}`)
       .join(', ')}`,
   );
+  for (const [name, r] of Object.entries(report.scenarios)) {
+    lines.push(
+      `    ${name.padEnd(36)} started ${r.started}, completed ${r.completed}, ended early ${r.endedEarly}${r.unsent ? ` (${r.unsent} commands unsent)` : ''}`,
+    );
+  }
   lines.push(
     `  callback attempts: ${report.callbackAttempts.total}, dropped by a fault ${report.callbackAttempts.dropped}`,
   );
@@ -595,6 +645,11 @@ export function formatReport(report: ChaosReport): string {
       detail: `${u.ageSeconds} s old, last event ${u.lastEvent}${u.deliberate ? ' (deliberate)' : ''}`,
     })),
   );
+  lines.push(`  restarts by the liveness probe: ${report.livenessRestarts.length}`);
+  for (const r of report.livenessRestarts) {
+    const at = new Date(r.at).toISOString().slice(11, 23);
+    lines.push(`    ${r.app} at ${at}: ${r.answer.slice(0, 160)}`);
+  }
   lines.push('  recovery after each action (signal → first message the target produced after it):');
   for (const a of report.actions) {
     lines.push(

@@ -80,6 +80,7 @@ async function main(): Promise<void> {
     unknownCards: numberOption('unknown-cards', 3),
     gatewayDelayMs: numberOption('gateway-delay', 200),
     logLevel: option('log-level', 'info'),
+    livenessPeriodMs: numberOption('liveness-period', 2_000),
   };
   const cluster = option('cluster', 'false') === 'true';
   const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';

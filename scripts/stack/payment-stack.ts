@@ -182,12 +182,60 @@ export class PaymentStack {
   }
 
   async kill(app: AppName, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    this.busy.add(app);
     await this.apps[app].stop(signal);
   }
 
   async startAgain(app: AppName): Promise<void> {
     this.apps[app] = startApp(this.specs[app]);
-    await waitForReady(this.apps[app], 90_000);
+    try {
+      await waitForReady(this.apps[app], 90_000);
+    } finally {
+      this.busy.delete(app);
+    }
+  }
+
+  /** Apps being stopped or started by the caller: the liveness supervisor leaves them alone. */
+  private readonly busy = new Set<AppName>();
+  private supervisor: NodeJS.Timeout | undefined;
+  /** Restarts made by the liveness supervisor, in order. */
+  readonly livenessRestarts: { app: AppName; at: number; answer: string }[] = [];
+
+  /**
+   * What an orchestrator's liveness probe does (deploy/helm: GET /health/live, restart after
+   * `failureThreshold` failures in a row): every `periodMs`, each app but the sandbox is asked;
+   * one that fails that often is SIGKILLed and started again. Off unless called.
+   */
+  superviseLiveness(periodMs: number, failureThreshold: number): void {
+    const failures = new Map<AppName, number>();
+    let round = Promise.resolve();
+    this.supervisor = setInterval(() => {
+      round = round
+        .then(async () => {
+          for (const app of APP_NAMES.filter((a) => a !== 'gateway-sandbox')) {
+            if (this.busy.has(app)) {
+              failures.delete(app);
+              continue;
+            }
+            const answer = await fetch(`${this.urls[app]}/health/live`, {
+              signal: AbortSignal.timeout(Math.max(500, periodMs)),
+            }).then(
+              async (r) =>
+                r.ok ? undefined : `HTTP ${r.status} ${(await r.text()).slice(0, 300)}`,
+              (error: unknown) => (error as Error).message,
+            );
+            const count = answer === undefined ? 0 : (failures.get(app) ?? 0) + 1;
+            failures.set(app, count);
+            if (answer !== undefined && count >= failureThreshold && !this.busy.has(app)) {
+              failures.delete(app);
+              this.livenessRestarts.push({ app, at: Date.now(), answer });
+              await this.kill(app, 'SIGKILL');
+              await this.startAgain(app);
+            }
+          }
+        })
+        .catch(() => undefined); // a failed restart is tried again at the next failures
+    }, periodMs);
   }
 
   send(...commands: PaymentCommand[]): Promise<void> {
@@ -266,6 +314,7 @@ export class PaymentStack {
   }
 
   async stop(): Promise<void> {
+    if (this.supervisor) clearInterval(this.supervisor);
     await this.events.stop().catch(() => undefined);
     await this.producer.disconnect().catch(() => undefined);
     // Orchestrator first, the sandbox last, so in-flight work can finish against it.

@@ -44,6 +44,7 @@ beforeAll(async () => {
       unknownCards: 1,
       gatewayDelayMs: 200,
       logLevel: 'info',
+      livenessPeriodMs: 2_000,
     },
     {
       broker,
@@ -64,7 +65,9 @@ afterAll(async () => {
 describe('chaos, small fixed-seed run', () => {
   it('reaches quiescence with every command answered and every payment final but the CVV 217 one', () => {
     expect(report.quiescent).toBe(true);
-    expect(report.checks.commandsSent).toBe(report.config.commands);
+    // Every command of the plan was sent, but those after a step that did not succeed.
+    const unsent = Object.values(report.scenarios).reduce((n, s) => n + s.unsent, 0);
+    expect(report.checks.commandsSent + unsent).toBe(report.config.commands);
     expect(report.checks.unknown.map((u) => u.deliberate)).toEqual([true]);
     expect(report.checks.paymentsFinal).toBe(report.checks.payments - 1);
     expect(report.actions.map((a) => `${a.signal} ${a.target}`)).toEqual(

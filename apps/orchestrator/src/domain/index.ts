@@ -9,3 +9,8 @@ export {
 export type { IdempotencyVerdict } from './fingerprint';
 export { nextPollDelay, notSentRetryDelay, POLL_BANDS } from './polling';
 export { derivedUuid } from './derived-id';
+export {
+  DEFAULT_OWN_LIMIT_WAIT_MS,
+  NEVER_RECEIVED_ATTEMPT,
+  resendAfterNotSent,
+} from './send-rules';

@@ -8,14 +8,13 @@ import {
   type PaymentOperation,
   type StatusCheckHint,
 } from '@payments/contracts';
-import { nextPollDelay, notSentRetryDelay } from '../../../domain/polling';
+import { nextPollDelay } from '../../../domain/polling';
+import { NEVER_RECEIVED_ATTEMPT, resendAfterNotSent } from '../../../domain/send-rules';
 import {
   type Decision,
   type DecisionContext,
   DEFAULT_NEVER_RECEIVED_AFTER_MS,
-  DEFAULT_OWN_LIMIT_WAIT_MS,
   type IgnoreReason,
-  NEVER_RECEIVED_ATTEMPT,
 } from './decision';
 import { accepted, addMs, ignored, msBetween, policyOf, type EventDraft } from './drafts';
 import type { Effect } from './effects';
@@ -150,29 +149,20 @@ export function decideGatewayResult(
       return failedWith(state, op, ctx, { reason: 'rejected', code: r.code, message: r.message });
     case 'not-sent': {
       const policy = policyOf(ctx);
-      // Held back by our own breaker or limits (retryAt): wait for it, bounded, without spending
-      // the send attempts inside the cool-down (issue #10 item 8).
-      const waitForOwnLimit =
-        r.retryAt !== undefined &&
-        result.attempt + 1 < NEVER_RECEIVED_ATTEMPT &&
-        msBetween(op.requestedAt, ctx.now) < (policy.ownLimitWaitMs ?? DEFAULT_OWN_LIMIT_WAIT_MS);
-      const retryGatewayPath = r.retryAt === undefined && result.attempt < policy.maxSendAttempts;
-      if (waitForOwnLimit || retryGatewayPath) {
-        // Resend the same request: same requestId, same clientOrderId. No event; nothing happened.
-        const notBefore =
-          r.retryAt !== undefined
-            ? new Date(Math.max(Date.parse(r.retryAt), Date.parse(ctx.now))).toISOString()
-            : addMs(ctx.now, notSentRetryDelay(result.attempt));
-        return ignored('NO_NEWS', [
-          {
-            type: 'resend-gateway-request',
-            requestId: op.requestId,
-            attempt: result.attempt + 1,
-            notBefore,
-          },
-        ]);
-      }
-      return failedWith(state, op, ctx, { reason: 'not-sent', message: r.reason });
+      const resend = resendAfterNotSent({
+        attempt: result.attempt,
+        retryAt: r.retryAt,
+        requestedAt: op.requestedAt,
+        now: ctx.now,
+        maxSendAttempts: policy.maxSendAttempts,
+        ownLimitWaitMs: policy.ownLimitWaitMs,
+      });
+      if (resend === undefined)
+        return failedWith(state, op, ctx, { reason: 'not-sent', message: r.reason });
+      // Resend the same request: same requestId, same clientOrderId. No event; nothing happened.
+      return ignored('NO_NEWS', [
+        { type: 'resend-gateway-request', requestId: op.requestId, ...resend },
+      ]);
     }
     case 'unknown':
       return accepted(

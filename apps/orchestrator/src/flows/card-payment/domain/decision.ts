@@ -25,15 +25,7 @@ export const DEFAULT_LIMITS: PaymentLimits = { default: { maxMinor: 100_000_000 
  */
 export const DEFAULT_NEVER_RECEIVED_AFTER_MS = 60_000;
 
-/**
- * The attempt number of the one resend after the gateway showed no trace of a request: above any
- * attempt a not-sent resend can reach, so the adapter's ledger and the results inbox (both keyed
- * by request id and attempt) never confuse the two.
- */
-export const NEVER_RECEIVED_ATTEMPT = 1000;
-
-/** How long a request held back by our own breaker or limits may wait before it fails. */
-export const DEFAULT_OWN_LIMIT_WAIT_MS = 10 * 60 * 1000;
+export { DEFAULT_OWN_LIMIT_WAIT_MS, NEVER_RECEIVED_ATTEMPT } from '../../../domain/send-rules';
 
 export interface PaymentPolicy {
   /**

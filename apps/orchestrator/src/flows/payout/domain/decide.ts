@@ -6,8 +6,8 @@ import {
   type PayoutOperation,
   type RejectionCode,
 } from '@payments/contracts';
-import { nextPollDelay, notSentRetryDelay } from '../../../domain/polling';
-import { NEVER_RECEIVED_ATTEMPT } from '../../card-payment/domain/decision';
+import { nextPollDelay } from '../../../domain/polling';
+import { NEVER_RECEIVED_ATTEMPT, resendAfterNotSent } from '../../../domain/send-rules';
 import {
   addMs,
   DEFAULT_APPROVAL_WINDOW_MS,
@@ -444,26 +444,19 @@ function decideResult(
       return failed(state, op, ctx, { reason: 'rejected', code: r.code, message: r.message });
     case 'not-sent': {
       const policy = policyOf(ctx);
-      const waitForOwnLimit =
-        r.retryAt !== undefined &&
-        result.attempt + 1 < NEVER_RECEIVED_ATTEMPT &&
-        msBetween(op.requestedAt, ctx.now) < policy.ownLimitWaitMs;
-      const retryGatewayPath = r.retryAt === undefined && result.attempt < policy.maxSendAttempts;
-      if (waitForOwnLimit || retryGatewayPath) {
-        const notBefore =
-          r.retryAt !== undefined
-            ? new Date(Math.max(Date.parse(r.retryAt), Date.parse(ctx.now))).toISOString()
-            : addMs(ctx.now, notSentRetryDelay(result.attempt));
-        return ignored('NO_NEWS', [
-          {
-            type: 'resend-gateway-request',
-            requestId: op.requestId,
-            attempt: result.attempt + 1,
-            notBefore,
-          },
-        ]);
-      }
-      return failed(state, op, ctx, { reason: 'not-sent', message: r.reason });
+      const resend = resendAfterNotSent({
+        attempt: result.attempt,
+        retryAt: r.retryAt,
+        requestedAt: op.requestedAt,
+        now: ctx.now,
+        maxSendAttempts: policy.maxSendAttempts,
+        ownLimitWaitMs: policy.ownLimitWaitMs,
+      });
+      if (resend === undefined)
+        return failed(state, op, ctx, { reason: 'not-sent', message: r.reason });
+      return ignored('NO_NEWS', [
+        { type: 'resend-gateway-request', requestId: op.requestId, ...resend },
+      ]);
     }
     case 'unknown':
       return accepted(

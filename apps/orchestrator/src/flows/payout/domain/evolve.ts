@@ -1,4 +1,5 @@
 import type { PayoutEvent } from '@payments/contracts';
+import { DomainError } from '../../../domain/domain-error';
 import { type OpenPayout, type PayoutInFlight, type PayoutState, utcDay } from './model';
 
 function open(state: PayoutState): OpenPayout {
@@ -32,11 +33,14 @@ export function evolvePayout(state: PayoutState, event: PayoutEvent): PayoutStat
         stage: 'requested',
       };
       if (event.operation === 'payout-check') {
+        if (event.merchant === undefined) {
+          throw new DomainError('INCOMPLETE_EVENT', 'payout-check requested without merchant');
+        }
         return {
           status: 'checking',
           version,
           payoutId: event.payoutId,
-          merchant: event.merchant ?? { endpointId: '' },
+          merchant: event.merchant,
           amount: event.amount,
           clientOrderId: event.clientOrderId,
           inFlight,

@@ -1,4 +1,5 @@
-import type { PaymentCommand, PaymentEvent, RejectionCode } from '@payments/contracts';
+import { type RejectionArgs, rejectionFields } from '../../domain/rejection';
+import type { PaymentCommand, PaymentEvent } from '@payments/contracts';
 import type { Decider, Flow, RuntimeEffect, SagaInput } from '../../runtime/flow';
 import {
   decide,
@@ -42,28 +43,8 @@ export const cardPaymentDecider: Decider<
 > = { initialState, decide, evolve };
 
 /** The command-rejected event for a command the decider never saw (invalid, or an id conflict). */
-export function rejectionEvent(args: {
-  paymentId: string;
-  commandId: string;
-  commandType: string | undefined;
-  version: number;
-  now: string;
-  reason: RejectionCode;
-  message: string;
-}): PaymentEvent {
-  return {
-    type: 'command-rejected',
-    paymentId: args.paymentId,
-    commandId: args.commandId,
-    version: args.version,
-    occurredAt: args.now,
-    commandType:
-      args.commandType === undefined || args.commandType.length === 0
-        ? 'unknown'
-        : args.commandType,
-    reason: args.reason,
-    message: args.message.slice(0, 1024),
-  };
+export function rejectionEvent(args: RejectionArgs & { paymentId: string }): PaymentEvent {
+  return { type: 'command-rejected', paymentId: args.paymentId, ...rejectionFields(args) };
 }
 
 /** A runtime input as the card-payment decider's input (undefined: not one of this flow's). */

@@ -1,4 +1,5 @@
-import type { PayoutEvent, RejectionCode } from '@payments/contracts';
+import { type RejectionArgs, rejectionFields } from '../../domain/rejection';
+import type { PayoutEvent } from '@payments/contracts';
 import type { Flow, RuntimeEffect, SagaInput } from '../../runtime/flow';
 import {
   decidePayout,
@@ -31,28 +32,8 @@ const TIMER_KINDS: ReadonlySet<string> = new Set<PayoutTimer['kind']>([
   'approval-expiry',
 ]);
 
-export function payoutRejectionEvent(args: {
-  sagaId: string;
-  commandId: string;
-  commandType: string | undefined;
-  version: number;
-  now: string;
-  reason: RejectionCode;
-  message: string;
-}): PayoutEvent {
-  return {
-    type: 'payout-command-rejected',
-    payoutId: args.sagaId,
-    commandId: args.commandId,
-    version: args.version,
-    occurredAt: args.now,
-    commandType:
-      args.commandType === undefined || args.commandType.length === 0
-        ? 'unknown'
-        : args.commandType,
-    reason: args.reason,
-    message: args.message.slice(0, 1024),
-  };
+export function payoutRejectionEvent(args: RejectionArgs & { sagaId: string }): PayoutEvent {
+  return { type: 'payout-command-rejected', payoutId: args.sagaId, ...rejectionFields(args) };
 }
 
 function toDomainInput(input: SagaInput): PayoutInput | undefined {

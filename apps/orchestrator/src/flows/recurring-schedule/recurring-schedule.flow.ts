@@ -1,4 +1,5 @@
-import { type RejectionCode, type ScheduleCommand, type ScheduleEvent } from '@payments/contracts';
+import { type RejectionArgs, rejectionFields } from '../../domain/rejection';
+import { type ScheduleCommand, type ScheduleEvent } from '@payments/contracts';
 import type { Flow, RuntimeEffect, SagaInput } from '../../runtime/flow';
 import {
   CHARGE_TIMER,
@@ -60,28 +61,10 @@ function toRuntimeEffect(effect: ScheduleEffect): RuntimeEffect {
   }
 }
 
-export function scheduleRejectionEvent(args: {
-  scheduleId: string;
-  commandId: string;
-  commandType: string | undefined;
-  version: number;
-  now: string;
-  reason: RejectionCode;
-  message: string;
-}): ScheduleEvent {
-  return {
-    type: 'command-rejected',
-    scheduleId: args.scheduleId,
-    commandId: args.commandId,
-    version: args.version,
-    occurredAt: args.now,
-    commandType:
-      args.commandType === undefined || args.commandType.length === 0
-        ? 'unknown'
-        : args.commandType,
-    reason: args.reason,
-    message: args.message.slice(0, 1024),
-  };
+export function scheduleRejectionEvent(
+  args: RejectionArgs & { scheduleId: string },
+): ScheduleEvent {
+  return { type: 'command-rejected', scheduleId: args.scheduleId, ...rejectionFields(args) };
 }
 
 /** The recurring-schedule flow: a schedule saga whose cycles are rebill sagas (issue #12). */

@@ -1,9 +1,9 @@
+import { type RejectionArgs, rejectionFields } from '../../../domain/rejection';
 import { createHash } from 'node:crypto';
 import type {
   Money,
   PayoutBudgetAnswerCommand,
   PayoutBudgetEvent,
-  RejectionCode,
   ReleasePayoutBudgetCommand,
   ReservePayoutBudgetCommand,
 } from '@payments/contracts';
@@ -189,23 +189,10 @@ export function evolveBudget(state: BudgetState, event: PayoutBudgetEvent): Budg
 }
 
 /** The budget's rejection event (for commands the decider never saw). */
-export function budgetRejection(args: {
-  budgetId: string;
-  commandId: string;
-  commandType: string | undefined;
-  version: number;
-  now: string;
-  reason: RejectionCode;
-  message: string;
-}): PayoutBudgetEvent {
+export function budgetRejection(args: RejectionArgs & { budgetId: string }): PayoutBudgetEvent {
   return {
     type: 'payout-budget-command-rejected',
     budgetId: args.budgetId,
-    commandId: args.commandId,
-    version: args.version,
-    occurredAt: args.now,
-    commandType: args.commandType || 'unknown',
-    reason: args.reason,
-    message: args.message.slice(0, 1024),
+    ...rejectionFields(args),
   };
 }

@@ -1,11 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { Consumer, Kafka, logLevel, Partitioners, Producer } from 'kafkajs';
+import { Consumer, Kafka, logLevel, Partitioners } from 'kafkajs';
+import { IdempotentSender } from '@payments/kafka';
 import {
   PaymentCommand,
   PaymentEvent,
+  ScheduleEvent,
+  PayoutBudgetEvent,
+  PayoutEvent,
   TOPICS,
   fromKafkaHeaders,
   parseEvent,
+  parsePayoutEvent,
+  parsePanEligibilityEvent,
+  parseTransferEvent,
+  PanEligibilityEvent,
+  TransferEvent,
 } from '@payments/contracts';
 
 /**
@@ -22,46 +31,106 @@ export interface ReceivedEvent {
   readonly receivedAt: number;
 }
 
+/** A recurring schedule's event (issue #12), keyed by its schedule id. */
+export interface ReceivedScheduleEvent {
+  readonly event: ScheduleEvent;
+  readonly ceId: string;
+  readonly receivedAt: number;
+}
+
+/**
+ * A payout, payout-budget, transfer or PAN-eligibility event as received (keyed by its payout,
+ * budget, transfer or check id).
+ */
+export interface ReceivedPayoutEvent extends Omit<ReceivedEvent, 'event'> {
+  readonly event: PayoutEvent | PayoutBudgetEvent | TransferEvent | PanEligibilityEvent;
+}
+
+/** The saga an event belongs to: its payment, payout, payout budget, transfer or check id. */
+export function eventSagaId(event: PaymentEvent | ReceivedPayoutEvent['event']): string {
+  if ('paymentId' in event) return event.paymentId;
+  if ('budgetId' in event) return event.budgetId;
+  if ('transferId' in event) return event.transferId;
+  if ('checkId' in event) return event.checkId;
+  return event.payoutId;
+}
+
+/** A payout, payout-budget, transfer or PAN-eligibility event and the saga id it is indexed under. */
+function parseOtherEvent(
+  value: unknown,
+): { event: ReceivedPayoutEvent['event']; id: string } | undefined {
+  const payout = parsePayoutEvent(value);
+  const transfer = payout.ok ? undefined : parseTransferEvent(value);
+  const check = payout.ok || transfer?.ok ? undefined : parsePanEligibilityEvent(value);
+  const event = payout.ok
+    ? payout.event
+    : transfer?.ok
+      ? transfer.event
+      : check?.ok
+        ? check.event
+        : undefined;
+  return event === undefined ? undefined : { event, id: eventSagaId(event) };
+}
+
+/** Sends commands the way the services send (IdempotentSender: an acknowledgement means "in the log"). */
 export class CommandProducer {
-  private readonly producer: Producer;
+  private readonly sender: IdempotentSender;
 
   constructor(kafka: Kafka) {
-    this.producer = kafka.producer({
-      idempotent: true,
-      maxInFlightRequests: 1,
-      createPartitioner: Partitioners.DefaultPartitioner,
-    });
+    this.sender = new IdempotentSender(() =>
+      kafka.producer({
+        idempotent: true,
+        maxInFlightRequests: 1,
+        createPartitioner: Partitioners.DefaultPartitioner,
+      }),
+    );
   }
 
   connect(): Promise<void> {
-    return this.producer.connect();
+    return this.sender.connect();
   }
 
   /** Sends commands as an internal service would: JSON value, key = payment id. */
   async send(commands: readonly PaymentCommand[] | readonly unknown[], raw = false): Promise<void> {
-    await this.producer.send({
-      topic: TOPICS.commands,
-      acks: -1,
-      messages: commands.map((command) => {
-        const c = command as { paymentId?: string; commandId?: string };
+    await this.sender.send(
+      TOPICS.commands,
+      commands.map((command) => {
+        const c = command as {
+          paymentId?: string;
+          scheduleId?: string;
+          payoutId?: string;
+          transferId?: string;
+          checkId?: string;
+          commandId?: string;
+        };
         return {
-          key: c.paymentId ?? randomUUID(),
+          key:
+            c.paymentId ?? c.scheduleId ?? c.payoutId ?? c.transferId ?? c.checkId ?? randomUUID(),
           value: raw && typeof command === 'string' ? command : JSON.stringify(command),
           headers: { 'content-type': 'application/json' },
         };
       }),
-    });
+      30_000,
+    );
   }
 
   disconnect(): Promise<void> {
-    return this.producer.disconnect();
+    return this.sender.close();
   }
 }
 
 /** Reads payments.events.v1 from the beginning and indexes what arrives by payment id. */
+/** Records once each by ce_id (delivery is at least once), in arrival order. */
+function distinct<E>(records: readonly { readonly ceId: string; readonly event: E }[]): E[] {
+  const seen = new Set<string>();
+  return records.filter((r) => !seen.has(r.ceId) && seen.add(r.ceId)).map((r) => r.event);
+}
+
 export class EventCollector {
   private readonly consumer: Consumer;
   private readonly byPayment = new Map<string, ReceivedEvent[]>();
+  private readonly bySchedule = new Map<string, ReceivedScheduleEvent[]>();
+  private readonly byPayout = new Map<string, ReceivedPayoutEvent[]>();
   private readonly listeners = new Set<() => void>();
   readonly all: ReceivedEvent[] = [];
   readonly invalid: { offset: string; error: string }[] = [];
@@ -83,7 +152,33 @@ export class EventCollector {
           this.invalid.push({ offset: message.offset, error: `headers: ${headers.reason}` });
           return;
         }
-        const parsed = parseEvent(JSON.parse(message.value?.toString('utf8') ?? 'null'));
+        const value: unknown = JSON.parse(message.value?.toString('utf8') ?? 'null');
+        const schedule = ScheduleEvent.safeParse(value);
+        if (schedule.success) {
+          const id = schedule.data.scheduleId;
+          const list = this.bySchedule.get(id) ?? [];
+          list.push({ event: schedule.data, ceId: headers.envelope.id, receivedAt: Date.now() });
+          this.bySchedule.set(id, list);
+          for (const listener of this.listeners) listener();
+          return;
+        }
+        const parsed = parseEvent(value);
+        const other = parsed.ok ? undefined : parseOtherEvent(value);
+        if (other) {
+          const id = other.id;
+          const list = this.byPayout.get(id) ?? [];
+          list.push({
+            event: other.event,
+            ceId: headers.envelope.id,
+            ceType: headers.envelope.type,
+            partition,
+            offset: message.offset,
+            receivedAt: Date.now(),
+          });
+          this.byPayout.set(id, list);
+          for (const listener of this.listeners) listener();
+          return;
+        }
         if (!parsed.ok) {
           this.invalid.push({ offset: message.offset, error: JSON.stringify(parsed) });
           return;
@@ -111,24 +206,59 @@ export class EventCollector {
     return [...(this.byPayment.get(paymentId) ?? [])];
   }
 
+  /** A schedule's events, deduplicated by ce_id (delivery is at least once), in arrival order. */
+  scheduleEventsOf(scheduleId: string): ScheduleEvent[] {
+    return distinct(this.bySchedule.get(scheduleId) ?? []);
+  }
+
+  /** The payment's events once each (delivery is at least once: deduplicated by ce_id). */
+  distinctEventsOf(paymentId: string): PaymentEvent[] {
+    return distinct(this.eventsOf(paymentId));
+  }
+
+  /** Resolves with the first event of the schedule that matches, waiting up to timeoutMs. */
+  waitForSchedule(
+    scheduleId: string,
+    predicate: (event: ScheduleEvent) => boolean,
+    timeoutMs = 60_000,
+  ): Promise<ScheduleEvent> {
+    return this.waitUntil(
+      () => this.scheduleEventsOf(scheduleId).find(predicate),
+      () =>
+        `${scheduleId}; seen [${this.scheduleEventsOf(scheduleId)
+          .map((e) => `${e.version}:${e.type}`)
+          .join(', ')}]`,
+      timeoutMs,
+    );
+  }
+
   /** Resolves with the first event of the payment that matches, waiting up to timeoutMs. */
-  async waitFor(
+  waitFor(
     paymentId: string,
     predicate: (event: PaymentEvent) => boolean,
     timeoutMs = 60_000,
   ): Promise<ReceivedEvent> {
-    const find = () => this.eventsOf(paymentId).find((r) => predicate(r.event));
+    return this.waitUntil(
+      () => this.eventsOf(paymentId).find((r) => predicate(r.event)),
+      () =>
+        `${paymentId}; seen [${this.eventsOf(paymentId)
+          .map((r) => `${r.event.version}:${r.event.type}`)
+          .join(', ')}]`,
+      timeoutMs,
+    );
+  }
+
+  private async waitUntil<T>(
+    find: () => T | undefined,
+    describe: () => string,
+    timeoutMs: number,
+  ): Promise<T> {
     const found = find();
     if (found) return found;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.listeners.delete(check);
-        const seen = this.eventsOf(paymentId).map((r) => `${r.event.version}:${r.event.type}`);
-        reject(
-          new Error(
-            `no matching event for ${paymentId} within ${timeoutMs} ms; seen [${seen.join(', ')}]`,
-          ),
-        );
+        reject(new Error(`no matching event within ${timeoutMs} ms for ${describe()}`));
       }, timeoutMs);
       const check = () => {
         const hit = find();
@@ -138,6 +268,41 @@ export class EventCollector {
           resolve(hit);
         }
       };
+      this.listeners.add(check);
+    });
+  }
+
+  /** A payout's (or a payout budget's, or a transfer's) events, in arrival order. */
+  payoutEventsOf(id: string): ReceivedPayoutEvent[] {
+    return [...(this.byPayout.get(id) ?? [])];
+  }
+
+  /** Resolves with the payout's first event of one of `types`, waiting up to timeoutMs. */
+  waitForPayout(
+    id: string,
+    types: readonly string[],
+    timeoutMs = 60_000,
+  ): Promise<ReceivedPayoutEvent> {
+    const find = () => this.payoutEventsOf(id).find((r) => types.includes(r.event.type));
+    const found = find();
+    if (found) return Promise.resolve(found);
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const hit = find();
+        if (!hit) return;
+        clearTimeout(timer);
+        this.listeners.delete(check);
+        resolve(hit);
+      };
+      const timer = setTimeout(() => {
+        this.listeners.delete(check);
+        const seen = this.payoutEventsOf(id).map((r) => `${r.event.version}:${r.event.type}`);
+        reject(
+          new Error(
+            `no ${types.join('|')} for ${id} within ${timeoutMs} ms; seen [${seen.join(', ')}]`,
+          ),
+        );
+      }, timeoutMs);
       this.listeners.add(check);
     });
   }
@@ -166,6 +331,24 @@ export interface StoredMessage {
   readonly headers: Readonly<Record<string, string>>;
 }
 
+/**
+ * A topic the apps created moments ago on a fresh broker may still be electing its leader
+ * ("This server is not the leader for that topic-partition", retriable): ask again for up to
+ * 10 s instead of failing the caller's setup.
+ */
+async function offsetsSettled<T>(fetch: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      return await fetch();
+    } catch (error) {
+      const retriable = (error as { retriable?: boolean }).retriable === true;
+      if (!retriable || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
 /** High watermark of every partition of `topics`, keyed `<topic>/<partition>`. */
 export async function topicEndOffsets(
   kafka: Kafka,
@@ -176,7 +359,7 @@ export async function topicEndOffsets(
   try {
     const ends = new Map<string, number>();
     for (const topic of topics) {
-      for (const p of await admin.fetchTopicOffsets(topic)) {
+      for (const p of await offsetsSettled(() => admin.fetchTopicOffsets(topic))) {
         ends.set(`${topic}/${p.partition}`, Number(p.high));
       }
     }

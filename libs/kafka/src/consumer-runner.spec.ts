@@ -21,6 +21,16 @@ describe('consumer settings', () => {
       resolveConsumerSettings({}, { groupId: 'g', retry: { initialDelayMs: 500, maxDelayMs: 10 } }),
     ).toThrow(/maxDelayMs/);
   });
+
+  it('takes maxBatchMessages from the group (default 100) and refuses one below 1', () => {
+    expect(resolveConsumerSettings({}, { groupId: 'g' }).maxBatchMessages).toBe(100);
+    expect(
+      resolveConsumerSettings({}, { groupId: 'g', maxBatchMessages: 7 }).maxBatchMessages,
+    ).toBe(7);
+    expect(() => resolveConsumerSettings({}, { groupId: 'g', maxBatchMessages: 0 })).toThrow(
+      /maxBatchMessages must be a whole number >= 1, got 0/,
+    );
+  });
 });
 
 describe('handler registration', () => {

@@ -2,7 +2,9 @@ import type { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/
 import {
   type Admin,
   type Consumer,
+  type EachBatchPayload,
   type EachMessagePayload,
+  type KafkaMessage,
   type Kafka,
   KafkaJSError,
   KafkaJSNonRetriableError,
@@ -26,6 +28,7 @@ import {
 } from './dlq';
 import { errorMessage, isNonRetriable } from './errors';
 import type { KafkaMessageHandler } from './handler';
+import type { ConsumedMessage } from './message';
 import type { KafkaLogger } from './logger';
 import { decodeMessage } from './message';
 import { kafkaConsumerMetrics, type KafkaConsumerMetrics } from './metrics';
@@ -73,6 +76,8 @@ export interface ResolvedConsumerSettings {
   readonly maxMessageBytes: number;
   /** A value nested deeper than this is poison (DLQ `parse`) before it is parsed. */
   readonly maxValueDepth: number;
+  /** Most messages one `handleBatch` call gets (handlers that have one; default 100). */
+  readonly maxBatchMessages: number;
   readonly replicationFactor: number;
   readonly minInsyncReplicas: number;
 }
@@ -109,6 +114,11 @@ type Outcome = 'committed' | 'left-uncommitted';
  *  - DLQ write fails → nothing committed, the consumer crashes (liveness fails): never lose one.
  * Partitions are consumed `partitionsConsumedConcurrently` at a time; within a partition strictly
  * one message after another, so order per key is kept.
+ *
+ * Handlers with `handleBatch` (batch mode: kafkajs eachBatch): the consecutive messages of a fetched
+ * batch, up to `maxBatchMessages`, all decoded, go to `handleBatch` in one call and are committed
+ * once after it returns. If a message does not decode, or the call throws, the same messages go
+ * through the per-message path above (its retries, dead letters and commits), in order.
  */
 export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
   readonly groupId: string;
@@ -224,10 +234,13 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
       });
       await consumer.connect();
       await consumer.subscribe({ topics, fromBeginning: settings.fromBeginning });
+      const batched = [...this.handlerByTopic.values()].some((h) => h.handleBatch !== undefined);
       await consumer.run({
         autoCommit: false,
         partitionsConsumedConcurrently: settings.partitionsConsumedConcurrently,
-        eachMessage: (payload) => this.onMessage(payload),
+        ...(batched
+          ? { eachBatch: (payload: EachBatchPayload) => this.onBatch(payload) }
+          : { eachMessage: (payload: EachMessagePayload) => this.onMessage(payload) }),
       });
       if (this.state === 'starting') this.state = 'running';
       if (settings.lagIntervalMs > 0) {
@@ -372,6 +385,89 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
       { groupId: this.groupId, reason },
       'consumer crashed; liveness now fails',
     );
+  }
+
+  /** Batch mode: chunks to `handleBatch`, falling back to the per-message path chunk by chunk. */
+  private async onBatch(payload: EachBatchPayload): Promise<void> {
+    const { batch } = payload;
+    const handler = this.handlerByTopic.get(batch.topic);
+    const max = this.deps.settings.maxBatchMessages;
+    for (let start = 0; start < batch.messages.length; start += max) {
+      const chunk = batch.messages.slice(start, start + max);
+      if (chunk.length > 1 && handler?.handleBatch !== undefined) {
+        if (await this.tryBatch(handler, payload, chunk)) continue;
+      }
+      for (const message of chunk) {
+        await this.onMessage({
+          topic: batch.topic,
+          partition: batch.partition,
+          message,
+          heartbeat: () => payload.heartbeat(),
+          pause: () => payload.pause(),
+        });
+        payload.resolveOffset(message.offset);
+      }
+    }
+  }
+
+  /** One `handleBatch` call for `chunk`; true when handled and committed, false to go one by one. */
+  private async tryBatch(
+    handler: KafkaMessageHandler,
+    payload: EachBatchPayload,
+    chunk: readonly KafkaMessage[],
+  ): Promise<boolean> {
+    if (!this.isActive()) throw new ConsumerStoppingError();
+    const { topic, partition } = payload.batch;
+    const { maxMessageBytes, maxValueDepth } = this.deps.settings;
+    const decoded: ConsumedMessage<unknown>[] = [];
+    for (const message of chunk) {
+      const result = decodeMessage({ topic, partition, message }, handler.schema, {
+        maxValueBytes: maxMessageBytes,
+        maxDepth: maxValueDepth,
+      });
+      if (!result.ok) return false;
+      decoded.push(result.message);
+    }
+    const handleBatch = handler.handleBatch?.bind(handler);
+    if (handleBatch === undefined) return false;
+    const last = chunk[chunk.length - 1];
+    if (last === undefined) return false;
+    this.inFlight += 1;
+    const keepAlive = setInterval(
+      () => void payload.heartbeat().catch(() => undefined),
+      this.deps.settings.heartbeatIntervalMs,
+    );
+    try {
+      try {
+        // The batch's log lines carry its first message's correlation id.
+        const headers = decoded[0]?.headers ?? {};
+        await runWithCorrelationId(correlationIdFromHeaders(headers), () => handleBatch(decoded));
+      } catch (error) {
+        this.metrics.batchFallbacks.inc({ group: this.groupId, topic });
+        this.deps.logger.debug(
+          {
+            groupId: this.groupId,
+            topic,
+            partition,
+            from: chunk[0]?.offset,
+            to: last.offset,
+            error: sanitizeErrorText(errorMessage(error)),
+          },
+          'batch failed; its messages go one by one',
+        );
+        return false;
+      } finally {
+        clearInterval(keepAlive);
+      }
+      this.metrics.handled.inc({ group: this.groupId, topic }, chunk.length);
+      this.metrics.batches.inc({ group: this.groupId, topic });
+      await this.commitNext(topic, partition, last.offset);
+      payload.resolveOffset(last.offset);
+      return true;
+    } finally {
+      this.inFlight -= 1;
+      if (this.inFlight === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+    }
   }
 
   private async onMessage(payload: EachMessagePayload): Promise<void> {
@@ -523,14 +619,17 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
     return 'committed';
   }
 
-  private async commit(payload: EachMessagePayload): Promise<void> {
+  private commit(payload: EachMessagePayload): Promise<void> {
+    return this.commitNext(payload.topic, payload.partition, payload.message.offset);
+  }
+
+  /** Commits `offset + 1` (the next message to read) of one partition. */
+  private async commitNext(topic: string, partition: number, offset: string): Promise<void> {
     const consumer = this.consumer;
     if (!consumer) throw new Error('consumer not started');
-    const next = (BigInt(payload.message.offset) + 1n).toString();
+    const next = (BigInt(offset) + 1n).toString();
     try {
-      await consumer.commitOffsets([
-        { topic: payload.topic, partition: payload.partition, offset: next },
-      ]);
+      await consumer.commitOffsets([{ topic, partition, offset: next }]);
     } catch (error) {
       // A rebalance raced the commit (seen on the three-node cluster when a broker died):
       // kafkajs wraps the protocol error as non-retriable and the consumer crashed for good.
@@ -634,8 +733,13 @@ export function resolveConsumerSettings(
     readonly maxRestarts?: number;
     readonly shutdownTimeoutMs?: number;
     readonly autoStart?: boolean;
+    readonly maxBatchMessages?: number;
   },
 ): ResolvedConsumerSettings {
+  const maxBatchMessages = group.maxBatchMessages ?? KAFKA_DEFAULTS.maxBatchMessages;
+  if (!Number.isInteger(maxBatchMessages) || maxBatchMessages < 1) {
+    throw new RangeError(`maxBatchMessages must be a whole number >= 1, got ${maxBatchMessages}`);
+  }
   return {
     groupId: group.groupId,
     retry: validateRetryPolicy({ ...DEFAULT_RETRY_POLICY, ...group.retry }),
@@ -658,6 +762,7 @@ export function resolveConsumerSettings(
     autoStart: group.autoStart ?? true,
     maxMessageBytes: root.maxMessageBytes ?? KAFKA_DEFAULTS.maxMessageBytes,
     maxValueDepth: root.maxValueDepth ?? KAFKA_DEFAULTS.maxValueDepth,
+    maxBatchMessages,
     replicationFactor: root.replicationFactor ?? KAFKA_DEFAULTS.replicationFactor,
     minInsyncReplicas: root.minInsyncReplicas ?? KAFKA_DEFAULTS.minInsyncReplicas,
   };

@@ -14,6 +14,14 @@ export interface KafkaMessageHandler<T = unknown> {
   readonly topic: string;
   readonly schema: z.ZodType<T>;
   handle(message: ConsumedMessage<T>): Promise<void>;
+  /**
+   * Optional: several consecutive messages of one partition (in offset order, all decoded) at
+   * once, all or nothing — one database transaction, typically. Returning means every one is done
+   * (the runner commits once, after the last); throwing means none is (whatever it wrote must
+   * roll back): the runner then hands the same messages to `handle` one by one, with the usual
+   * retries and dead letters, so one bad message never holds up or poisons its neighbours.
+   */
+  handleBatch?(messages: readonly ConsumedMessage<T>[]): Promise<void>;
 }
 
 /** A handler object, or the Nest token (usually the class) of a provider that is one. */

@@ -13,6 +13,12 @@ export {
   type KafkaModuleOptions,
 } from './options';
 export { defineHandler, type KafkaMessageHandler } from './handler';
+export {
+  IdempotentSender,
+  type IdempotentSenderHooks,
+  type IdempotentSenderOptions,
+  SenderClosedError,
+} from './idempotent-sender';
 export { KafkaProducerService } from './producer.service';
 export { KafkaConsumerRunner } from './consumer-runner';
 export { KafkaBrokerHealthCheck } from './health';

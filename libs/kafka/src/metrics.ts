@@ -10,6 +10,8 @@ export const KAFKA_METRIC = {
   handled: 'kafka_consumer_messages_handled_total',
   failed: 'kafka_consumer_handler_failures_total',
   deadLettered: 'kafka_consumer_messages_dead_lettered_total',
+  batches: 'kafka_consumer_batches_handled_total',
+  batchFallbacks: 'kafka_consumer_batch_fallbacks_total',
   lag: 'kafka_consumer_lag',
 } as const;
 
@@ -17,6 +19,8 @@ export interface KafkaConsumerMetrics {
   readonly handled: Counter<'group' | 'topic'>;
   readonly failed: Counter<'group' | 'topic'>;
   readonly deadLettered: Counter<'group' | 'topic' | 'reason'>;
+  readonly batches: Counter<'group' | 'topic'>;
+  readonly batchFallbacks: Counter<'group' | 'topic'>;
   readonly lag: Gauge<'group' | 'topic'>;
 }
 
@@ -43,6 +47,16 @@ export function kafkaConsumerMetrics(): KafkaConsumerMetrics {
       KAFKA_METRIC.deadLettered,
       'Messages written to <topic>.dlq, by reason (parse, schema, non-retriable, retries-exhausted).',
       ['group', 'topic', 'reason'],
+    ),
+    batches: counter(
+      KAFKA_METRIC.batches,
+      'handleBatch calls that returned (their messages then committed at once).',
+      ['group', 'topic'],
+    ),
+    batchFallbacks: counter(
+      KAFKA_METRIC.batchFallbacks,
+      'Batches that did not decode or whose handleBatch threw: their messages went one by one.',
+      ['group', 'topic'],
     ),
     lag: gauge(
       KAFKA_METRIC.lag,

@@ -92,6 +92,8 @@ export interface KafkaConsumerOptions {
   readonly shutdownTimeoutMs?: number;
   /** Start consuming on application bootstrap (default true); false = call `start()` yourself. */
   readonly autoStart?: boolean;
+  /** Most messages one `handleBatch` call gets, for handlers that have one; default 100. */
+  readonly maxBatchMessages?: number;
 }
 
 export const KAFKA_MODULE_OPTIONS = Symbol('KAFKA_MODULE_OPTIONS');
@@ -118,4 +120,5 @@ export const KAFKA_DEFAULTS = {
   shutdownTimeoutMs: 30_000,
   maxMessageBytes: DEFAULT_DECODE_LIMITS.maxValueBytes,
   maxValueDepth: DEFAULT_DECODE_LIMITS.maxDepth,
+  maxBatchMessages: 100,
 } as const;

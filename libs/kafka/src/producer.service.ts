@@ -1,12 +1,5 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import {
-  CompressionTypes,
-  type Kafka,
-  type Message,
-  Partitioners,
-  type Producer,
-  type RecordMetadata,
-} from 'kafkajs';
+import { type Kafka, type Message, Partitioners, type RecordMetadata } from 'kafkajs';
 import {
   KAFKA_CLIENT,
   KAFKA_DEFAULTS,
@@ -15,7 +8,7 @@ import {
   type KafkaModuleOptions,
 } from './options';
 import type { KafkaLogger } from './logger';
-import { withTimeout } from '@payments/core';
+import { IdempotentSender } from './idempotent-sender';
 import { ensureTopics } from './topics';
 
 /** A message to send. `value`: a Buffer or string is sent as is, null is a tombstone, anything else is JSON. */
@@ -40,20 +33,20 @@ export function encodeValue(value: unknown): Buffer | string | null {
 }
 
 /**
- * The idempotent producer (one per app): acks from all in-sync replicas, one request in flight
- * (kafkajs's idempotent producer keeps order and de-duplicates its own retries only then), the
- * Java-compatible default partitioner (murmur2 of the key, as other clients use). `send`
- * resolves only after the broker acknowledged; a send that is not acknowledged within the
- * timeout rejects — its outcome is then unknown (it may still land), so callers must treat it
- * as "not acknowledged", never as "not written".
+ * The idempotent producer (one per app): acks from all in-sync replicas, one request in flight,
+ * the Java-compatible default partitioner (murmur2 of the key, as other clients use), used
+ * through IdempotentSender (one produce call at a time, waiting sends coalesced, a producer whose
+ * call failed replaced by a new producer id — see there why kafkajs needs both). `send` resolves
+ * only after the broker acknowledged; a send that is not acknowledged within the timeout rejects —
+ * its outcome is then unknown (it may still land), so callers must treat it as "not
+ * acknowledged", never as "not written".
  *
  * Lifecycle: connects in onModuleInit (so consumers can dead-letter from their first message),
  * disconnects in onApplicationShutdown, after the consumers stopped in beforeApplicationShutdown.
  */
 @Injectable()
 export class KafkaProducerService implements OnModuleInit, OnApplicationShutdown {
-  private readonly producer: Producer;
-  private connecting: Promise<void> | undefined;
+  private readonly sender: IdempotentSender;
   private readonly timeoutMs: number;
 
   constructor(
@@ -62,20 +55,33 @@ export class KafkaProducerService implements OnModuleInit, OnApplicationShutdown
     @Inject(KAFKA_LOGGER) private readonly logger: KafkaLogger,
   ) {
     this.timeoutMs = options.sendTimeoutMs ?? KAFKA_DEFAULTS.sendTimeoutMs;
-    this.producer = kafka.producer({
-      idempotent: true,
-      maxInFlightRequests: 1,
-      createPartitioner: Partitioners.DefaultPartitioner,
-      // Topics are created on purpose (consumers, `topics` option): a typo must not create one.
-      allowAutoTopicCreation: false,
-      // Bounded, unlike kafkajs's idempotent default (MAX_SAFE_INTEGER): an endless retry loop
-      // outlives the send timeout and even disconnect() (it reconnects to refresh metadata).
-      // Within these retries the broker still de-duplicates (same producer id and sequence);
-      // kafkajs logs once that limiting retries "may invalidate EoS guarantees" — a send that
-      // failed has an unknown outcome and a later re-send may duplicate; consumers de-duplicate
-      // by ce_id (inbox).
-      retry: { retries: options.producerRetries ?? KAFKA_DEFAULTS.producerRetries },
-    });
+    const retries = options.producerRetries ?? KAFKA_DEFAULTS.producerRetries;
+    this.sender = new IdempotentSender(
+      () =>
+        kafka.producer({
+          idempotent: true,
+          maxInFlightRequests: 1,
+          createPartitioner: Partitioners.DefaultPartitioner,
+          // Topics are created on purpose (consumers, `topics` option): a typo must not create one.
+          allowAutoTopicCreation: false,
+          // Bounded, unlike kafkajs's idempotent default (MAX_SAFE_INTEGER): an endless retry loop
+          // outlives the send timeout and even disconnect() (it reconnects to refresh metadata).
+          // Within these retries the broker still de-duplicates (same producer id and sequence);
+          // kafkajs logs once that limiting retries "may invalidate EoS guarantees" — a send that
+          // failed has an unknown outcome and a later re-send may duplicate; consumers de-duplicate
+          // by ce_id (inbox).
+          retry: { retries },
+        }),
+      {
+        hooks: {
+          retired: (error, messages) =>
+            this.logger.warn(
+              { err: error, messages },
+              'Kafka send not acknowledged (outcome unknown); producer replaced by a new producer id',
+            ),
+        },
+      },
+    );
   }
 
   async onModuleInit(): Promise<void> {
@@ -102,15 +108,11 @@ export class KafkaProducerService implements OnModuleInit, OnApplicationShutdown
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.producer.disconnect();
+    await this.sender.close();
   }
 
   connect(): Promise<void> {
-    this.connecting ??= this.producer.connect().catch((error: unknown) => {
-      this.connecting = undefined;
-      throw error;
-    });
-    return this.connecting;
+    return this.sender.connect();
   }
 
   /** Sends JSON (or raw) messages to one topic; resolves once acknowledged by the broker. */
@@ -137,12 +139,6 @@ export class KafkaProducerService implements OnModuleInit, OnApplicationShutdown
     messages: Message[],
     options: SendOptions = {},
   ): Promise<RecordMetadata[]> {
-    const timeoutMs = options.timeoutMs ?? this.timeoutMs;
-    await withTimeout(this.connect(), timeoutMs, 'Kafka producer connect');
-    return withTimeout(
-      this.producer.send({ topic, messages, acks: -1, compression: CompressionTypes.None }),
-      timeoutMs,
-      `Kafka send to ${topic}`,
-    );
+    return this.sender.send(topic, messages, options.timeoutMs ?? this.timeoutMs);
   }
 }

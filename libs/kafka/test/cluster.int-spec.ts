@@ -8,8 +8,10 @@ import { ConfigResourceTypes, type DescribeConfigResponse } from 'kafkajs';
 import { z } from 'zod';
 import { defineHandler } from '@payments/kafka';
 import {
+  committedOffsets,
   type KafkaTestApp,
   startKafkaTestApp,
+  testKafka,
   uniqueName,
   waitFor,
   withAdmin,
@@ -19,6 +21,37 @@ import { type LocalKafka, startLocalCluster } from '../../../test/support/local-
 jest.setTimeout(300_000);
 
 const Payload = z.object({ id: z.string(), n: z.number().int() });
+
+/**
+ * Where acknowledged-but-unhandled messages are, for the failure message: in the log (the consumer
+ * skipped them) or not (lost after the producer's ack), and the group's committed offsets.
+ */
+async function locate(topic: string, groupId: string, missing: readonly number[]): Promise<string> {
+  const found = new Map<number, string>();
+  const consumer = testKafka('cluster-diagnosis').consumer({
+    groupId: uniqueName('diagnosis'),
+    maxWaitTimeInMs: 200,
+  });
+  try {
+    await consumer.connect();
+    await consumer.subscribe({ topics: [topic], fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ partition, message }) => {
+        const n = Payload.safeParse(JSON.parse(message.value?.toString() ?? 'null')).data?.n;
+        if (n !== undefined && missing.includes(n))
+          found.set(n, `partition ${partition} offset ${message.offset}`);
+      },
+    });
+    await waitFor(() => found.size === missing.length, 'the missing messages in the log', 20_000);
+  } catch {
+    // What was found so far is the answer.
+  } finally {
+    await consumer.disconnect().catch(() => undefined);
+  }
+  const committed = await committedOffsets(groupId, topic).catch(() => new Map<number, string>());
+  const where = missing.map((n) => `${n}: ${found.get(n) ?? 'NOT in the log'}`).join('; ');
+  return `${where}; committed ${JSON.stringify([...committed])}`;
+}
 
 describe('libs/kafka on a three-node cluster', () => {
   let cluster: LocalKafka;
@@ -111,11 +144,12 @@ describe('libs/kafka on a three-node cluster', () => {
       () => acknowledged.every((n) => handled.includes(n)),
       'every acknowledged message to be handled',
       120_000,
-    ).catch((error: unknown) => {
+    ).catch(async (error: unknown) => {
       // Say what is missing and how the consumer stands, not only that time ran out.
       const missing = acknowledged.filter((n) => !handled.includes(n));
+      const where = await locate(topic, groupId, missing.slice(0, 5));
       throw new Error(
-        `${String(error)}: ${missing.length} of ${acknowledged.length} acknowledged not handled (first ${missing.slice(0, 5).join(', ')}), runner ${JSON.stringify(runner.status)}`,
+        `${String(error)}: ${missing.length} of ${acknowledged.length} acknowledged not handled (first ${missing.slice(0, 5).join(', ')}), runner ${JSON.stringify(runner.status)}; not acknowledged (outcome unknown): ${JSON.stringify(failed)}; where: ${where}`,
       );
     });
     expect(acknowledged.filter((n) => !handled.includes(n))).toEqual([]);

@@ -6,7 +6,10 @@
  * `%XX` with upper-case hex. Strings that are not well-formed UTF-16 (lone surrogates) cannot be
  * encoded as UTF-8 and are refused instead of being silently replaced.
  */
+const UNRESERVED_ONLY = /^[A-Za-z0-9\-._~]*$/;
+
 export function percentEncode(value: string): string {
+  if (UNRESERVED_ONLY.test(value)) return value;
   let encoded: string;
   try {
     encoded = encodeURIComponent(value);
@@ -24,6 +27,14 @@ export function percentDecode(value: string): string {
 /** Compare two strings by their UTF-8 bytes (RFC 5849 §3.4.1.3.2 "ascending byte value"). */
 export function compareBytes(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}
+
+/**
+ * Byte order of two percent-encoded strings: they are ASCII (unreserved characters and `%XX`), so
+ * UTF-16 code-unit order is their UTF-8 byte order and no Buffer is needed.
+ */
+function compareAscii(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /**
@@ -50,7 +61,7 @@ function isPairs(params: FormParams): params is ReadonlyArray<readonly [string, 
 export function normalizeParameters(params: FormParams): string {
   return parameterPairs(params)
     .map(([k, v]) => [percentEncode(k), percentEncode(v)] as const)
-    .sort(([ak, av], [bk, bv]) => compareBytes(ak, bk) || compareBytes(av, bv))
+    .sort(([ak, av], [bk, bv]) => compareAscii(ak, bk) || compareAscii(av, bv))
     .map(([k, v]) => `${k}=${v}`)
     .join('&');
 }

@@ -128,6 +128,12 @@ export interface StatusResponse extends ReplyEnvelope {
   readonly html?: string;
   /** 3-D Secure: URL to send the payer's browser to. */
   readonly redirectTo?: string;
+  /**
+   * 3-D Secure 2.x method step (`threeds-method-url`, `threeds-server-trans-id`): facts §5 say
+   * how a merchant learns them is not public; the sandbox reports them on the status reply.
+   */
+  readonly threeDSMethodUrl?: string;
+  readonly threeDSServerTransId?: string;
   readonly bin?: string;
   readonly lastFourDigits?: string;
   readonly cardType?: string;
@@ -151,6 +157,8 @@ export interface CardInfoResponse extends ReplyEnvelope {
   readonly cardPrintedName?: string;
   readonly bin?: string;
   readonly lastFourDigits?: string;
+  /** The card's brand (`card-type`), when the gateway sends it. */
+  readonly cardType?: string;
   readonly expireMonth?: string;
   readonly expireYear?: string;
   readonly result3d?: string;
@@ -225,6 +233,8 @@ const statusSchema = envelopeSchema.extend({
   currency: opt,
   html: opt,
   'redirect-to': opt,
+  'threeds-method-url': opt,
+  'threeds-server-trans-id': opt,
   bin: opt,
   'last-four-digits': opt,
   'card-type': opt,
@@ -244,6 +254,7 @@ const cardInfoSchema = envelopeSchema.extend({
   'card-printed-name': opt,
   bin: opt,
   'last-four-digits': opt,
+  'card-type': opt,
   'expire-year': opt,
   'expire-month': opt,
   'result-3d': opt,
@@ -362,6 +373,9 @@ function parseKind(raw: RawReply, expected: ReplyKind): SuccessReply | undefined
         currency: d.currency,
         html: d.html === '' ? undefined : d.html,
         redirectTo: d['redirect-to'] === '' ? undefined : d['redirect-to'],
+        threeDSMethodUrl: d['threeds-method-url'] === '' ? undefined : d['threeds-method-url'],
+        threeDSServerTransId:
+          d['threeds-server-trans-id'] === '' ? undefined : d['threeds-server-trans-id'],
         bin: d.bin,
         lastFourDigits: d['last-four-digits'],
         cardType: d['card-type'],
@@ -393,6 +407,7 @@ function parseKind(raw: RawReply, expected: ReplyKind): SuccessReply | undefined
         cardPrintedName: r.data['card-printed-name'],
         bin: r.data.bin,
         lastFourDigits: r.data['last-four-digits'],
+        cardType: r.data['card-type'],
         expireMonth: r.data['expire-month'],
         expireYear: r.data['expire-year'],
         result3d: r.data['result-3d'],

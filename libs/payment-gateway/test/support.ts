@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
+import OAuth from 'oauth-1.0a';
+import type { OAuthSignInput } from '../src';
 
 export interface Vector {
   id: string;
@@ -103,4 +105,44 @@ export function parseBody(body: string): Record<string, string> {
     out[decodeURIComponent(pair.slice(0, eq))] = decodeURIComponent(pair.slice(eq + 1));
   }
   return out;
+}
+
+/**
+ * The OAuth signing the client did through oauth-1.0a before it had its own RFC 5849 code: the
+ * reference the new code is compared with (oauth.spec.ts) and measured against
+ * (bench/payment-gateway.bench.ts). Repeated names go in as arrays (oauth-1.0a sorts them).
+ */
+export function oauth10aReferenceSign(input: OAuthSignInput): {
+  baseString: string;
+  authorization: string;
+} {
+  const data: Record<string, string | string[]> = {};
+  const pairs = Array.isArray(input.params)
+    ? (input.params as ReadonlyArray<readonly [string, string]>)
+    : Object.entries(input.params as Readonly<Record<string, string>>);
+  for (const [k, v] of pairs) {
+    const seen = Object.prototype.hasOwnProperty.call(data, k) ? data[k] : undefined;
+    data[k] = seen === undefined ? v : [...(Array.isArray(seen) ? seen : [seen]), v];
+  }
+  let baseString = '';
+  const oauth = new OAuth({
+    consumer: { key: input.consumerKey, secret: '' },
+    signature_method: input.signer.method,
+    hash_function: (base: string) => {
+      baseString = base;
+      return input.signer.sign(base);
+    },
+  });
+  oauth.getNonce = () => input.nonce;
+  oauth.getTimeStamp = () => input.timestampSeconds;
+  const authorized = oauth.authorize({ url: input.url, method: 'POST', data }) as unknown as Record<
+    string,
+    string
+  >;
+  const header: Record<string, string> = {};
+  for (const [k, v] of Object.entries(authorized)) if (k.startsWith('oauth_')) header[k] = v;
+  return {
+    baseString,
+    authorization: oauth.toHeader(header as unknown as OAuth.Authorization).Authorization,
+  };
 }

@@ -2,7 +2,7 @@ import { createHmac, generateKeyPairSync, verify, constants } from 'node:crypto'
 import fc from 'fast-check';
 import OAuth from 'oauth-1.0a';
 import { compareBytes, normalizeParameters, percentDecode, percentEncode } from '../encoding';
-import { parseOAuthHeader, refEncode, vector } from '../../test/support';
+import { oauth10aReferenceSign, parseOAuthHeader, refEncode, vector } from '../../test/support';
 import { hmacSha1Signer, randomNonce, rsaSha256Signer, signOAuthRequest } from './oauth';
 
 /** The library as the signer uses it (constructed the same way). */
@@ -248,6 +248,34 @@ describe('signOAuthRequest', () => {
         ['a', ''],
       ]),
     ).toBe('a=&a=1&a=10&a=2&b=x%20y');
+  });
+
+  it('equals oauth-1.0a (the reference it replaced): same base string, signature and header for any parameters', () => {
+    const name = fc
+      .stringMatching(/^[a-z_][a-z0-9_.~ -]{0,12}$/)
+      .filter((n) => !n.startsWith('oauth_'));
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(name, fc.string({ unit: 'grapheme', maxLength: 20 })), { maxLength: 12 }),
+        fc.stringMatching(/^[0-9a-f]{8,32}$/),
+        fc.integer({ min: 0, max: 2 ** 31 }),
+        (pairs, nonce, timestamp) => {
+          const input = {
+            url,
+            params: pairs,
+            consumerKey: 'login name',
+            signer: hmacSha1Signer('control-key/with+reserved'),
+            timestampSeconds: timestamp,
+            nonce,
+          };
+          const ours = signOAuthRequest(input);
+          const ref = oauth10aReferenceSign(input);
+          expect(ours.baseString).toBe(ref.baseString);
+          expect(ours.authorization).toBe(ref.authorization);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it('a record and the same pairs sign identically', () => {

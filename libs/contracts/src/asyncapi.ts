@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AdminActionAudited } from './admin';
 import { CE_HEADERS, CE_SOURCES, CE_SPECVERSION, ceType } from './cloudevents';
 import { COMMAND_SCHEMAS } from './commands';
 import { EVENT_SCHEMAS } from './events';
@@ -7,6 +8,10 @@ import {
   GatewayFollowUpRequest,
   GatewayPayoutCheckRequest,
   GatewayPayoutPayRequest,
+  GatewayPayoutRequest,
+  GatewayPayoutFormRequest,
+  GatewayTransferRequest,
+  GatewayPanEligibilityRequest,
   GatewayResult,
   GatewaySaleRequest,
   GatewayStatusRequest,
@@ -19,6 +24,8 @@ import {
 } from './payouts';
 import { RejectionCode } from './rejection-codes';
 import { RECURRING_COMMAND_SCHEMAS, SCHEDULE_EVENT_SCHEMAS } from './schedules';
+import { TRANSFER_COMMAND_SCHEMAS, TRANSFER_EVENT_SCHEMAS } from './transfers';
+import { PAN_ELIGIBILITY_COMMAND_SCHEMAS, PAN_ELIGIBILITY_EVENT_SCHEMAS } from './pan-eligibility';
 import { TOPICS } from './topics';
 
 /**
@@ -86,6 +93,8 @@ const cloudEventHeaders = (type: string, source: string): JsonObject => ({
 const commandMessages: MessageSpec[] = Object.entries({
   ...COMMAND_SCHEMAS,
   ...PAYOUT_COMMAND_SCHEMAS,
+  ...TRANSFER_COMMAND_SCHEMAS,
+  ...PAN_ELIGIBILITY_COMMAND_SCHEMAS,
   ...RECURRING_COMMAND_SCHEMAS,
 }).map(([type, schema]) => ({
   name: `${pascal(type)}Command`,
@@ -99,6 +108,8 @@ const eventMessages: MessageSpec[] = Object.entries({
   ...EVENT_SCHEMAS,
   ...PAYOUT_EVENT_SCHEMAS,
   ...PAYOUT_BUDGET_EVENT_SCHEMAS,
+  ...TRANSFER_EVENT_SCHEMAS,
+  ...PAN_ELIGIBILITY_EVENT_SCHEMAS,
   ...SCHEDULE_EVENT_SCHEMAS,
 }).map(([type, schema]) => ({
   name: `${pascal(type)}Event`,
@@ -138,6 +149,34 @@ const requestMessages: MessageSpec[] = [
     ceSource: CE_SOURCES.orchestrator,
   },
   {
+    name: 'GatewayPayoutRequest',
+    title: 'one-step payout request (v2 payout or v4 payout)',
+    schema: GatewayPayoutRequest,
+    ceType: ceType.gatewayRequest('<operation>'),
+    ceSource: CE_SOURCES.orchestrator,
+  },
+  {
+    name: 'GatewayPayoutFormRequest',
+    title: 'payout-form request (hosted payout form)',
+    schema: GatewayPayoutFormRequest,
+    ceType: ceType.gatewayRequest('payout-form'),
+    ceSource: CE_SOURCES.orchestrator,
+  },
+  {
+    name: 'GatewayTransferRequest',
+    title: 'transfer or transfer-by-ref request (v4)',
+    schema: GatewayTransferRequest,
+    ceType: ceType.gatewayRequest('<operation>'),
+    ceSource: CE_SOURCES.orchestrator,
+  },
+  {
+    name: 'GatewayPanEligibilityRequest',
+    title: 'pan-eligibility request (v2, by card reference)',
+    schema: GatewayPanEligibilityRequest,
+    ceType: ceType.gatewayRequest('pan-eligibility'),
+    ceSource: CE_SOURCES.orchestrator,
+  },
+  {
     name: 'GatewayStatusRequest',
     title: 'status request',
     schema: GatewayStatusRequest,
@@ -170,6 +209,16 @@ const callbackMessages: MessageSpec[] = [
     schema: StatusCheckHint,
     ceType: ceType.callback('status-check-hint'),
     ceSource: CE_SOURCES.callbackIngest,
+  },
+];
+
+const adminAuditMessages: MessageSpec[] = [
+  {
+    name: 'AdminActionAudited',
+    title: 'an operator action through the admin API',
+    schema: AdminActionAudited,
+    ceType: ceType.admin('admin-action-audited'),
+    ceSource: CE_SOURCES.admin,
   },
 ];
 
@@ -218,6 +267,14 @@ const channels: ChannelSpec[] = [
     description: 'Verified gateway notifications and status-check hints.',
     messages: callbackMessages,
     action: 'receive',
+  },
+  {
+    id: 'adminAudit',
+    address: TOPICS.adminAudit,
+    description:
+      'One event per operator action through the admin API (who, role, why, the command sent).',
+    messages: adminAuditMessages,
+    action: 'send',
   },
 ];
 

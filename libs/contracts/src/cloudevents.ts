@@ -18,6 +18,7 @@ export const ceType = {
   gatewayRequest: (operation: string) => `${CE_TYPE_PREFIX}.gateway.request.${operation}.v1`,
   gatewayResult: (operation: string) => `${CE_TYPE_PREFIX}.gateway.result.${operation}.v1`,
   callback: (kind: string) => `${CE_TYPE_PREFIX}.gateway.${kind}.v1`,
+  admin: (type: string) => `${CE_TYPE_PREFIX}.admin.${type}.v1`,
 } as const;
 
 /** `ce_source` values: URI-references naming the producing service. */
@@ -25,6 +26,8 @@ export const CE_SOURCES = {
   orchestrator: '/payments/orchestrator',
   gatewayAdapter: '/payments/gateway-adapter',
   callbackIngest: '/payments/callback-ingest',
+  /** The orchestrator's admin API (operator actions and their audit). */
+  admin: '/payments/orchestrator/admin',
 } as const;
 
 export const CloudEventEnvelope = z.strictObject({

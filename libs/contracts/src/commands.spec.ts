@@ -17,6 +17,26 @@ describe('parseCommand', () => {
     expect(parseCommand(Buffer.from(JSON.stringify(voidCommand()))).ok).toBe(true);
   });
 
+  it('a hosted form carries no card: a sealed card, or a clear one, is refused', () => {
+    const { sealedCard, ...fields } = saleCommand();
+    const form = { ...fields, type: 'sale-form' };
+    expect(parseCommand(form).ok).toBe(true);
+    expect(fail({ ...form, sealedCard })).toMatchObject({
+      reason: 'SCHEMA_INVALID',
+      details: [expect.objectContaining({ path: '$' })],
+    });
+    expect(fail({ ...form, card: { number: '4444444444444448' } }).reason).toBe('PLAIN_CARD_DATA');
+  });
+
+  it('upload-method-url-result takes only Y, N or U; a CRes must be Base64', () => {
+    const base = { ...captureCommand(), type: 'upload-method-url-result' };
+    expect(parseCommand({ ...base, threeDSCompInd: 'Y' }).ok).toBe(true);
+    expect(fail({ ...base, threeDSCompInd: 'maybe' }).reason).toBe('SCHEMA_INVALID');
+    const cres = { ...captureCommand(), type: 'upload-cres-result' };
+    expect(parseCommand({ ...cres, cRes: 'eyJhIjoxfQ==' }).ok).toBe(true);
+    expect(fail({ ...cres, cRes: '<html>' }).reason).toBe('SCHEMA_INVALID');
+  });
+
   it('MALFORMED: not JSON, not an object', () => {
     expect(fail('{nope').reason).toBe('MALFORMED');
     expect(fail([1, 2]).reason).toBe('MALFORMED');

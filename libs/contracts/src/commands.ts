@@ -7,6 +7,8 @@ import {
 } from './gateway-requirements';
 import { maskCardNumbers } from '@payments/core';
 import { PAYOUT_COMMAND_SCHEMAS, PayoutCommand } from './payouts';
+import { type AnyTransferCommand, TRANSFER_COMMAND_SCHEMAS } from './transfers';
+import { PAN_ELIGIBILITY_COMMAND_SCHEMAS, type PanEligibilityCommand } from './pan-eligibility';
 import { findPlainCardData } from './plain-card-data';
 import { Instant, MerchantRef, Money, SealedCard, Uuid } from './primitives';
 import type { RejectionCode } from './rejection-codes';
@@ -166,6 +168,102 @@ export const RefreshStatusCommand = withGatewayRequirements(
   }),
 );
 
+/**
+ * Hosted forms (issue #13): the payer types the card on the gateway's page, so the command
+ * carries no card at all (nothing about the card passes through this service). The gateway's
+ * form URL comes back as `action-required`; the outcome by callback or status query.
+ */
+const hostedInitiation = {
+  ...commandBase,
+  amount: Money,
+  order: paymentInitiation.order,
+  customer: Customer,
+  billingAddress: BillingAddress,
+  /** Where the payer's browser returns after the form (and 3-D Secure). */
+  redirectUrl: z.url(),
+};
+
+export const SaleFormCommand = withGatewayRequirements(
+  'sale-form',
+  z.strictObject({ type: z.literal('sale-form'), ...hostedInitiation }),
+);
+export const PreauthFormCommand = withGatewayRequirements(
+  'preauth-form',
+  z.strictObject({ type: z.literal('preauth-form'), ...hostedInitiation }),
+);
+/** The universal hosted form: a sale on the gateway's page, for when sale-form does not fit. */
+export const PaymentFormCommand = withGatewayRequirements(
+  'payment-form',
+  z.strictObject({ type: z.literal('payment-form'), ...hostedInitiation }),
+);
+
+/** Account verification: zero amount, nothing charged; the card account is checked. */
+const verificationBase = {
+  ...commandBase,
+  order: z.strictObject({ description: z.string().min(1).max(65535) }),
+  customer: Customer,
+  billingAddress: BillingAddress,
+};
+
+/** Account verification with the card sealed (direct). */
+export const AccountVerificationCommand = withGatewayRequirements(
+  'account-verification',
+  z.strictObject({
+    type: z.literal('account-verification'),
+    ...verificationBase,
+    redirectUrl: z.url().optional(),
+    sealedCard: SealedCard,
+  }),
+);
+
+/** Account verification with the card typed on the gateway's hosted page. */
+export const AccountVerificationFormCommand = withGatewayRequirements(
+  'account-verification-form',
+  z.strictObject({
+    type: z.literal('account-verification-form'),
+    ...verificationBase,
+    redirectUrl: z.url(),
+  }),
+);
+
+/**
+ * 3-D Secure 2.x method step, from the merchant's front end: `threeDSCompInd` Y (the method
+ * completed), N (it did not complete within 10 seconds: the front end sends N then), U (no
+ * method URL was given).
+ */
+export const UploadMethodUrlResultCommand = withGatewayRequirements(
+  'upload-method-url-result',
+  z.strictObject({
+    type: z.literal('upload-method-url-result'),
+    ...commandBase,
+    threeDSCompInd: z.enum(['Y', 'N', 'U']),
+    threeDSServerTransID: z.string().min(1).max(36).optional(),
+    browser: BrowserInfo.optional(),
+  }),
+);
+
+const Base64 = z.string().regex(/^[A-Za-z0-9+/_-]+={0,2}$/, 'Base64');
+
+/** The CRes the ACS posted at the end of a 3-D Secure 2.x challenge (Base64). */
+export const UploadCresResultCommand = withGatewayRequirements(
+  'upload-cres-result',
+  z.strictObject({
+    type: z.literal('upload-cres-result'),
+    ...commandBase,
+    cRes: Base64.max(4096),
+  }),
+);
+
+/** The PaRes of a 3-D Secure 1.0.2 flow (Base64). */
+export const UploadParesResultCommand = withGatewayRequirements(
+  'upload-pares-result',
+  z.strictObject({
+    type: z.literal('upload-pares-result'),
+    ...commandBase,
+    paRes: Base64.max(16384),
+  }),
+);
+
 export const PaymentCommand = z.discriminatedUnion('type', [
   SaleCommand,
   PreauthCommand,
@@ -173,6 +271,14 @@ export const PaymentCommand = z.discriminatedUnion('type', [
   VoidCommand,
   ReturnCommand,
   RefreshStatusCommand,
+  SaleFormCommand,
+  PreauthFormCommand,
+  PaymentFormCommand,
+  AccountVerificationCommand,
+  AccountVerificationFormCommand,
+  UploadMethodUrlResultCommand,
+  UploadCresResultCommand,
+  UploadParesResultCommand,
 ]);
 
 export type SaleCommand = z.infer<typeof SaleCommand>;
@@ -181,6 +287,14 @@ export type CaptureCommand = z.infer<typeof CaptureCommand>;
 export type VoidCommand = z.infer<typeof VoidCommand>;
 export type ReturnCommand = z.infer<typeof ReturnCommand>;
 export type RefreshStatusCommand = z.infer<typeof RefreshStatusCommand>;
+export type SaleFormCommand = z.infer<typeof SaleFormCommand>;
+export type PreauthFormCommand = z.infer<typeof PreauthFormCommand>;
+export type PaymentFormCommand = z.infer<typeof PaymentFormCommand>;
+export type AccountVerificationCommand = z.infer<typeof AccountVerificationCommand>;
+export type AccountVerificationFormCommand = z.infer<typeof AccountVerificationFormCommand>;
+export type UploadMethodUrlResultCommand = z.infer<typeof UploadMethodUrlResultCommand>;
+export type UploadCresResultCommand = z.infer<typeof UploadCresResultCommand>;
+export type UploadParesResultCommand = z.infer<typeof UploadParesResultCommand>;
 export type PaymentCommand = z.infer<typeof PaymentCommand>;
 export type CommandType = PaymentCommand['type'];
 
@@ -191,24 +305,47 @@ export const COMMAND_SCHEMAS = {
   void: VoidCommand,
   return: ReturnCommand,
   'refresh-status': RefreshStatusCommand,
+  'sale-form': SaleFormCommand,
+  'preauth-form': PreauthFormCommand,
+  'payment-form': PaymentFormCommand,
+  'account-verification': AccountVerificationCommand,
+  'account-verification-form': AccountVerificationFormCommand,
+  'upload-method-url-result': UploadMethodUrlResultCommand,
+  'upload-cres-result': UploadCresResultCommand,
+  'upload-pares-result': UploadParesResultCommand,
 } as const satisfies Record<CommandType, z.ZodType>;
 
 export const COMMAND_TYPES = Object.keys(COMMAND_SCHEMAS) as CommandType[];
 
-/** Every command on `payments.commands.v1`: card payments and payouts (payouts.ts). */
-export const ALL_COMMAND_SCHEMAS = { ...COMMAND_SCHEMAS, ...PAYOUT_COMMAND_SCHEMAS } as const;
-export type AnyCommand = PaymentCommand | PayoutCommand;
+/** Every command on `payments.commands.v1`: card payments, payouts (payouts.ts), transfers (transfers.ts). */
+export const ALL_COMMAND_SCHEMAS = {
+  ...COMMAND_SCHEMAS,
+  ...PAYOUT_COMMAND_SCHEMAS,
+  ...TRANSFER_COMMAND_SCHEMAS,
+  ...PAN_ELIGIBILITY_COMMAND_SCHEMAS,
+} as const;
+export type AnyCommand =
+  PaymentCommand | PayoutCommand | AnyTransferCommand | PanEligibilityCommand;
 export type AnyCommandType = AnyCommand['type'];
 
 /**
  * The field naming a command's saga, in this order: `paymentId` (card payments), `payoutId`
- * (payouts), `budgetId` (a payout budget). Each command has exactly one of them.
+ * (payouts), `budgetId` (a payout budget), `transferId` (transfers), `checkId` (PAN eligibility).
+ * Each command has exactly one of them.
  */
-export const SAGA_ID_FIELDS = ['paymentId', 'payoutId', 'budgetId'] as const;
+export const SAGA_ID_FIELDS = [
+  'paymentId',
+  'payoutId',
+  'budgetId',
+  'transferId',
+  'checkId',
+] as const;
 
 /** The saga a valid command is about. */
 export function commandSagaId(command: AnyCommand): string {
   if ('paymentId' in command) return command.paymentId;
+  if ('transferId' in command) return command.transferId;
+  if ('checkId' in command) return command.checkId;
   if ('budgetId' in command && command.type !== 'payout-budget-answer') return command.budgetId;
   return command.payoutId;
 }

@@ -9,6 +9,7 @@ import {
   Uuid,
 } from './primitives';
 import { RejectionCode } from './rejection-codes';
+import { CardRef, ScheduleLink, ScheduleOnNewCardRef } from './schedules';
 
 /**
  * Events on `payments.events.v1`, the authoritative lifecycle of a payment. Every event carries the
@@ -36,8 +37,14 @@ export const OperationRequested = event('operation-requested', {
   ...operationRef,
   amount: Money,
   clientOrderId: z.string().min(1).max(128),
-  /** Present on the first event of a payment (sale or preauth). */
+  /** Present on the first event of a payment (sale, preauth or rebill). */
   merchant: MerchantRef.optional(),
+  /** A rebill: the card reference charged (its id only). */
+  cardRef: CardRef.optional(),
+  /** A rebill a recurring schedule started: the cycle and dunning attempt it charges. */
+  schedule: ScheduleLink.optional(),
+  /** The payer enters the card on the gateway's hosted page (sale-form, preauth-form, …). */
+  via: z.literal('hosted-form').optional(),
 });
 
 /** The gateway took the request; the outcome follows through status or callback. */
@@ -79,6 +86,14 @@ export const OperationResent = event('operation-resent', {
 export const Approved = event('approved', {
   requestId: Uuid,
   amount: Money,
+  gatewayOrderId: z.string().max(128).optional(),
+  approvalCode: z.string().max(64).optional(),
+  card: CardSummary.optional(),
+});
+
+/** An account verification was approved: the card account is in good standing, nothing charged. */
+export const AccountVerified = event('account-verified', {
+  requestId: Uuid,
   gatewayOrderId: z.string().max(128).optional(),
   approvalCode: z.string().max(64).optional(),
   card: CardSummary.optional(),
@@ -163,6 +178,50 @@ export const CommandRejected = event('command-rejected', {
   message: z.string().max(1024),
 });
 
+/** create-card-ref was sent for this (successful) payment's order. */
+export const CardRefRequested = event('card-ref-requested', {
+  requestId: Uuid,
+  /** The schedule create-card-ref was asked to start on the new reference. */
+  schedule: ScheduleOnNewCardRef.optional(),
+});
+
+/**
+ * The gateway made a card reference of this payment's card. What is kept of the card: the
+ * reference id, BIN, last four and brand; never the number, CVV or expiry.
+ */
+export const CardRefCreated = event('card-ref-created', {
+  requestId: Uuid,
+  cardRef: CardRef,
+  card: CardSummary.optional(),
+  /** The schedule started on this reference (its create-schedule, started by the payment saga). */
+  schedule: ScheduleOnNewCardRef.optional(),
+});
+
+/** get-card-info was sent for the payment's card reference. */
+export const CardInfoRequested = event('card-info-requested', {
+  requestId: Uuid,
+  cardRef: CardRef,
+});
+
+/** The gateway's card info of the reference: BIN, last four and brand only. */
+export const CardInfoReported = event('card-info-reported', {
+  requestId: Uuid,
+  cardRef: CardRef,
+  card: CardSummary,
+});
+
+/**
+ * create-card-ref or get-card-info did not succeed. Neither moves money: `unknown` (the reply was
+ * lost) is reported as is, and the same command with a new id may be sent again (the gateway keeps
+ * one reference per order).
+ */
+export const CardReferenceFailed = event('card-reference-failed', {
+  requestId: Uuid,
+  operation: z.enum(['create-card-ref', 'get-card-info']),
+  reason: z.enum(['rejected', 'not-sent', 'unknown']),
+  ...gatewayError,
+});
+
 export const PaymentEvent = z.discriminatedUnion('type', [
   OperationRequested,
   AcceptedByGateway,
@@ -171,6 +230,7 @@ export const PaymentEvent = z.discriminatedUnion('type', [
   OperationResent,
   Approved,
   Authorized,
+  AccountVerified,
   Declined,
   Failed,
   Captured,
@@ -178,6 +238,11 @@ export const PaymentEvent = z.discriminatedUnion('type', [
   Returned,
   HoldExpired,
   CommandRejected,
+  CardRefRequested,
+  CardRefCreated,
+  CardInfoRequested,
+  CardInfoReported,
+  CardReferenceFailed,
 ]);
 
 export type OperationRequested = z.infer<typeof OperationRequested>;
@@ -187,6 +252,7 @@ export type OutcomeUnknown = z.infer<typeof OutcomeUnknown>;
 export type OperationResent = z.infer<typeof OperationResent>;
 export type Approved = z.infer<typeof Approved>;
 export type Authorized = z.infer<typeof Authorized>;
+export type AccountVerified = z.infer<typeof AccountVerified>;
 export type Declined = z.infer<typeof Declined>;
 export type Failed = z.infer<typeof Failed>;
 export type Captured = z.infer<typeof Captured>;
@@ -194,6 +260,13 @@ export type Voided = z.infer<typeof Voided>;
 export type Returned = z.infer<typeof Returned>;
 export type HoldExpired = z.infer<typeof HoldExpired>;
 export type CommandRejected = z.infer<typeof CommandRejected>;
+export type CardReferenceEvent = z.infer<
+  | typeof CardRefRequested
+  | typeof CardRefCreated
+  | typeof CardInfoRequested
+  | typeof CardInfoReported
+  | typeof CardReferenceFailed
+>;
 export type PaymentEvent = z.infer<typeof PaymentEvent>;
 export type PaymentEventType = PaymentEvent['type'];
 
@@ -205,6 +278,7 @@ export const EVENT_SCHEMAS = {
   'operation-resent': OperationResent,
   approved: Approved,
   authorized: Authorized,
+  'account-verified': AccountVerified,
   declined: Declined,
   failed: Failed,
   captured: Captured,
@@ -212,6 +286,11 @@ export const EVENT_SCHEMAS = {
   returned: Returned,
   'hold-expired': HoldExpired,
   'command-rejected': CommandRejected,
+  'card-ref-requested': CardRefRequested,
+  'card-ref-created': CardRefCreated,
+  'card-info-requested': CardInfoRequested,
+  'card-info-reported': CardInfoReported,
+  'card-reference-failed': CardReferenceFailed,
 } as const satisfies Record<PaymentEventType, z.ZodType>;
 
 export type ParseEventResult =

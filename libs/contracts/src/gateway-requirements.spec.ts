@@ -28,7 +28,40 @@ const VALID: Record<CommandType, () => Record<string, unknown>> = {
     commandId: testUuid(),
     paymentId: PAYMENT_ID,
   }),
+  'sale-form': () => hosted('sale-form'),
+  'preauth-form': () => hosted('preauth-form'),
+  'payment-form': () => hosted('payment-form'),
+  'account-verification': () => verification('account-verification', true),
+  'account-verification-form': () => verification('account-verification-form', false),
+  'upload-method-url-result': () => ({
+    ...reference('upload-method-url-result'),
+    threeDSCompInd: 'N',
+  }),
+  'upload-cres-result': () => ({ ...reference('upload-cres-result'), cRes: 'eyJ9' }),
+  'upload-pares-result': () => ({ ...reference('upload-pares-result'), paRes: 'PFBBUmVzPg==' }),
 };
+
+/** A hosted-form command: the sale's fields without the card. */
+function hosted(type: string): Record<string, unknown> {
+  const { sealedCard: _card, ...rest } = saleCommand();
+  return { ...rest, type, commandId: testUuid() };
+}
+
+function verification(type: string, withCard: boolean): Record<string, unknown> {
+  const { amount: _amount, order, sealedCard, ...rest } = saleCommand();
+  return {
+    ...rest,
+    type,
+    commandId: testUuid(),
+    order: { description: order.description },
+    ...(withCard ? { sealedCard } : {}),
+  };
+}
+
+function reference(type: string): Record<string, unknown> {
+  const { type: _t, ...base } = captureCommand();
+  return { ...base, type, commandId: testUuid(), paymentId: PAYMENT_ID };
+}
 
 function without(command: Record<string, unknown>, path: readonly string[]) {
   const copy = structuredClone(command);

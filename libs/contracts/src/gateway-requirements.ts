@@ -48,6 +48,27 @@ const CARD_PAYMENT_SOURCES: Readonly<Record<string, FieldSource>> = {
   cvv2: fromSealedCard,
 };
 
+/** Hosted forms: the order and payer fields of sale/preauth; the card is typed on the gateway's page. */
+const HOSTED_FORM_SOURCES: Readonly<Record<string, FieldSource>> = Object.fromEntries(
+  Object.entries(CARD_PAYMENT_SOURCES).filter(([, source]) => source !== fromSealedCard),
+);
+
+/** Account verification: no amount, no merchant data (the catalogue has neither field). */
+const VERIFICATION_SOURCES: Readonly<Record<string, FieldSource>> = Object.fromEntries(
+  Object.entries(CARD_PAYMENT_SOURCES).filter(
+    ([name]) => !['amount', 'currency', 'merchant_data'].includes(name),
+  ),
+);
+const VERIFICATION_FORM_SOURCES: Readonly<Record<string, FieldSource>> = Object.fromEntries(
+  Object.entries(VERIFICATION_SOURCES).filter(([, source]) => source !== fromSealedCard),
+);
+
+/** The 3-D Secure uploads reference the payment's order. */
+const UPLOAD_REFERENCE: Readonly<Record<string, FieldSource>> = {
+  'client-order-id': inCommand('paymentId'),
+  orderid: GATEWAY_ORDER_ID,
+};
+
 /** Capture and return: a partial amount, or none for the whole amount. */
 const FOLLOW_UP_SOURCES: Readonly<Record<string, FieldSource>> = {
   client_orderid: inCommand('paymentId'),
@@ -82,6 +103,39 @@ export const COMMAND_GATEWAY_FIELDS = {
   'refresh-status': {
     operation: 'v2/status',
     fields: { client_orderid: inCommand('paymentId'), orderid: GATEWAY_ORDER_ID },
+  },
+  'sale-form': { operation: 'v2/sale-form', fields: HOSTED_FORM_SOURCES },
+  'preauth-form': { operation: 'v2/preauth-form', fields: HOSTED_FORM_SOURCES },
+  'payment-form': { operation: 'v2/payment-form', fields: HOSTED_FORM_SOURCES },
+  'account-verification': { operation: 'v2/account-verification', fields: VERIFICATION_SOURCES },
+  'account-verification-form': {
+    operation: 'v2/account-verification-form',
+    fields: VERIFICATION_FORM_SOURCES,
+  },
+  'upload-method-url-result': {
+    operation: '3ds/v1/upload-method-url-result',
+    fields: {
+      ...UPLOAD_REFERENCE,
+      threeDSCompInd: inCommand('threeDSCompInd'),
+      threeDSServerTransID: inCommand('threeDSServerTransID'),
+      browserAcceptHeader: inCommand('browser.acceptHeader'),
+      browserUserAgent: inCommand('browser.userAgent'),
+      browserLanguage: inCommand('browser.acceptLanguage'),
+      browserJavascriptEnabled: inCommand('browser.javascriptEnabled'),
+      browserJavaEnabled: inCommand('browser.javaEnabled'),
+      browserColorDepth: inCommand('browser.colorDepth'),
+      browserScreenWidth: inCommand('browser.screenWidth'),
+      browserScreenHeight: inCommand('browser.screenHeight'),
+      browserTZ: inCommand('browser.timeZoneOffsetMinutes'),
+    },
+  },
+  'upload-cres-result': {
+    operation: '3ds/v1/upload-cres-result',
+    fields: { ...UPLOAD_REFERENCE, cRes: inCommand('cRes') },
+  },
+  'upload-pares-result': {
+    operation: '3ds/v1/upload-pares-result',
+    fields: { ...UPLOAD_REFERENCE, PaRes: inCommand('paRes') },
   },
 } as const satisfies Readonly<Record<string, CommandGatewayFields>>;
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Customer, BillingAddress, BrowserInfo } from './commands';
+import { GatewayCardRefId } from './pan-eligibility';
 import {
   CardSummary,
   GatewayOperation,
@@ -40,15 +41,20 @@ const requestBase = {
   afterNoTrace: z.literal(true).optional(),
 };
 
-export const GatewaySaleRequest = z.strictObject({
-  operation: z.enum(['sale', 'preauth']),
-  ...requestBase,
+/** The order and the payer of a sale or preauth, direct or on a hosted form. */
+const orderAndPayer = {
   amount: Money,
   orderDescription: z.string().min(1).max(65535),
   merchantData: z.string().max(1024).optional(),
   customer: Customer,
   billingAddress: BillingAddress,
   redirectUrl: z.url(),
+};
+
+export const GatewaySaleRequest = z.strictObject({
+  operation: z.enum(['sale', 'preauth']),
+  ...requestBase,
+  ...orderAndPayer,
   browser: BrowserInfo.optional(),
   sealedCard: SealedCard,
 });
@@ -72,6 +78,15 @@ export const GatewayStatusRequest = z.strictObject({
   gatewayOrderId: GatewayOrderId.optional(),
 });
 
+/** What a payout request carries besides the common fields: amount, sealed card, description. */
+const payoutDestination = {
+  ...requestBase,
+  amount: Money,
+  sealedCard: SealedCard,
+  orderDescription: z.string().min(1).max(65535).optional(),
+  purpose: z.string().min(1).max(128).optional(),
+};
+
 /**
  * First step of the two-step payout (v4 payout-check): registers the payout to the sealed
  * destination card, nothing paid. The card is sealed with the payout id (`paymentId`) as
@@ -79,11 +94,49 @@ export const GatewayStatusRequest = z.strictObject({
  */
 export const GatewayPayoutCheckRequest = z.strictObject({
   operation: z.literal('payout-check'),
+  ...payoutDestination,
+});
+
+/**
+ * One-step payout to the sealed destination card: v2 `payout` (OAuth HMAC-SHA1) or v4 `payout`
+ * (`payout-v4`, OAuth RSA-SHA256). Money leaves when it is approved.
+ */
+export const GatewayPayoutRequest = z.strictObject({
+  operation: z.enum(['payout', 'payout-v4']),
+  ...payoutDestination,
+});
+
+/**
+ * Hosted payout form (v2 payout-form, OAuth HMAC-SHA1): the payee enters the destination card on
+ * the gateway's page; the reply carries the form URL (`redirectUrl` of the accepted result).
+ */
+export const GatewayPayoutFormRequest = z.strictObject({
+  operation: z.literal('payout-form'),
   ...requestBase,
   amount: Money,
-  sealedCard: SealedCard,
+  redirectUrl: z.url(),
   orderDescription: z.string().min(1).max(65535).optional(),
   purpose: z.string().min(1).max(128).optional(),
+});
+
+/**
+ * v4 transfer (from `sealedCard`, the source card with its CVV) or v4 transfer-by-ref (no source
+ * card) to the sealed destination card. Both cards are sealed with the transfer id.
+ */
+export const GatewayTransferRequest = z.strictObject({
+  operation: z.enum(['transfer', 'transfer-by-ref']),
+  ...requestBase,
+  amount: Money,
+  sealedCard: SealedCard.optional(),
+  sealedDestinationCard: SealedCard,
+  orderDescription: z.string().min(1).max(65535).optional(),
+});
+
+/** v2 pan-eligibility/send: can the card behind the gateway card reference receive payouts? */
+export const GatewayPanEligibilityRequest = z.strictObject({
+  operation: z.literal('pan-eligibility'),
+  ...requestBase,
+  cardRefId: GatewayCardRefId,
 });
 
 /** Second step (v4 payout-pay): executes the payout registered under `gatewayOrderId`. */
@@ -93,15 +146,127 @@ export const GatewayPayoutPayRequest = z.strictObject({
   gatewayOrderId: GatewayOrderId,
 });
 
+/** A card reference id at the gateway (`cardrefid`): a reference only, never card data. */
+const CardRefId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'the gateway card reference id');
+
+/**
+ * make-rebill (issue #12): a charge of a card reference with the cardholder absent. A payment of
+ * its own (`clientOrderId` = its payment id); no card data travels, only the reference id.
+ */
+export const GatewayRebillRequest = z.strictObject({
+  operation: z.literal('rebill'),
+  ...requestBase,
+  cardRefId: CardRefId,
+  amount: Money,
+  orderDescription: z.string().min(1).max(65535),
+});
+
+/**
+ * create-card-ref after a successful sale or preauth (`gatewayOrderId` = its orderid). Whether it
+ * is signed with v2 control or v4 RSA-SHA256 is the adapter's per-endpoint setting.
+ */
+export const GatewayCardRefRequest = z.strictObject({
+  operation: z.literal('create-card-ref'),
+  ...requestBase,
+  gatewayOrderId: GatewayOrderId,
+});
+
+/** get-card-info of a card reference (read-only). */
+export const GatewayCardInfoRequest = z.strictObject({
+  operation: z.literal('get-card-info'),
+  ...requestBase,
+  cardRefId: CardRefId,
+});
+
+/** A hosted form (issue #13): no card; the reply carries the form URL for the payer. */
+export const GatewayHostedFormRequest = z.strictObject({
+  operation: z.enum(['sale-form', 'preauth-form', 'payment-form']),
+  ...requestBase,
+  ...orderAndPayer,
+});
+
+const verification = {
+  ...requestBase,
+  orderDescription: z.string().min(1).max(65535),
+  customer: Customer,
+  billingAddress: BillingAddress,
+};
+
+/** Account verification (zero amount) with the sealed card. */
+export const GatewayAccountVerificationRequest = z.strictObject({
+  operation: z.literal('account-verification'),
+  ...verification,
+  redirectUrl: z.url().optional(),
+  sealedCard: SealedCard,
+});
+
+/** Account verification on the gateway's hosted page. */
+export const GatewayAccountVerificationFormRequest = z.strictObject({
+  operation: z.literal('account-verification-form'),
+  ...verification,
+  redirectUrl: z.url(),
+});
+
+const upload = { ...requestBase, gatewayOrderId: GatewayOrderId };
+
+/** 3-D Secure uploads about the payment's order (`gatewayOrderId`). */
+export const GatewayUploadMethodUrlResultRequest = z.strictObject({
+  operation: z.literal('upload-method-url-result'),
+  ...upload,
+  threeDSCompInd: z.enum(['Y', 'N', 'U']),
+  threeDSServerTransID: z.string().min(1).max(36).optional(),
+  browser: BrowserInfo.optional(),
+});
+export const GatewayUploadCresResultRequest = z.strictObject({
+  operation: z.literal('upload-cres-result'),
+  ...upload,
+  cRes: z.string().min(1).max(4096),
+});
+export const GatewayUploadParesResultRequest = z.strictObject({
+  operation: z.literal('upload-pares-result'),
+  ...upload,
+  paRes: z.string().min(1).max(16384),
+});
+
 export const GatewayRequest = z.discriminatedUnion('operation', [
   GatewaySaleRequest,
   GatewayFollowUpRequest,
   GatewayStatusRequest,
   GatewayPayoutCheckRequest,
   GatewayPayoutPayRequest,
+  GatewayRebillRequest,
+  GatewayCardRefRequest,
+  GatewayCardInfoRequest,
+  GatewayHostedFormRequest,
+  GatewayAccountVerificationRequest,
+  GatewayAccountVerificationFormRequest,
+  GatewayUploadMethodUrlResultRequest,
+  GatewayUploadCresResultRequest,
+  GatewayUploadParesResultRequest,
+  GatewayPayoutRequest,
+  GatewayPayoutFormRequest,
+  GatewayTransferRequest,
+  GatewayPanEligibilityRequest,
 ]);
+export type GatewayRebillRequest = z.infer<typeof GatewayRebillRequest>;
+export type GatewayCardRefRequest = z.infer<typeof GatewayCardRefRequest>;
+export type GatewayCardInfoRequest = z.infer<typeof GatewayCardInfoRequest>;
+export type GatewayHostedFormRequest = z.infer<typeof GatewayHostedFormRequest>;
+export type GatewayAccountVerificationRequest = z.infer<typeof GatewayAccountVerificationRequest>;
+export type GatewayAccountVerificationFormRequest = z.infer<
+  typeof GatewayAccountVerificationFormRequest
+>;
+export type GatewayUploadMethodUrlResultRequest = z.infer<
+  typeof GatewayUploadMethodUrlResultRequest
+>;
+export type GatewayUploadCresResultRequest = z.infer<typeof GatewayUploadCresResultRequest>;
+export type GatewayUploadParesResultRequest = z.infer<typeof GatewayUploadParesResultRequest>;
 export type GatewayPayoutCheckRequest = z.infer<typeof GatewayPayoutCheckRequest>;
 export type GatewayPayoutPayRequest = z.infer<typeof GatewayPayoutPayRequest>;
+export type GatewayPayoutRequest = z.infer<typeof GatewayPayoutRequest>;
+export type GatewayPayoutFormRequest = z.infer<typeof GatewayPayoutFormRequest>;
+export type GatewayTransferRequest = z.infer<typeof GatewayTransferRequest>;
+export type GatewayPanEligibilityRequest = z.infer<typeof GatewayPanEligibilityRequest>;
 export type GatewaySaleRequest = z.infer<typeof GatewaySaleRequest>;
 export type GatewayFollowUpRequest = z.infer<typeof GatewayFollowUpRequest>;
 export type GatewayStatusRequest = z.infer<typeof GatewayStatusRequest>;
@@ -121,6 +286,10 @@ export const GatewayStatusReport = z.strictObject({
   transactionType: z.string().max(32).optional(),
   html: z.string().min(1).max(65536).optional(),
   redirectUrl: z.url().optional(),
+  /** 3-D Secure 2.x method step: the method URL and the 3DS server transaction id. */
+  threeDSMethod: z
+    .strictObject({ url: z.url(), threeDSServerTransID: z.string().min(1).max(36) })
+    .optional(),
   approvalCode: z.string().max(64).optional(),
   errorCode: z.string().max(64).optional(),
   errorMessage: z.string().max(1024).optional(),
@@ -142,6 +311,13 @@ export const GatewayClassification = z.discriminatedUnion('kind', [
     gatewayOrderId: GatewayOrderId.optional(),
     report: GatewayStatusReport.optional(),
     redirectUrl: z.url().optional(),
+    /**
+     * create-card-ref: the new reference; get-card-info: the reference and what is kept of its
+     * card (BIN, last four, brand — never the number, expiry or holder name).
+     */
+    cardReference: z
+      .strictObject({ refId: CardRefId.optional(), card: CardSummary.optional() })
+      .optional(),
   }),
   z.strictObject({
     kind: z.literal('rejected'),

@@ -1,6 +1,7 @@
 export { findPlainCardData } from './plain-card-data';
 export { buildAsyncApiDocument } from './asyncapi';
 export { TOPICS } from './topics';
+export { ADMIN_ACTIONS, AdminAction, AdminActionAudited, AdminRole } from './admin';
 export {
   CardSummary,
   GatewayStatus,
@@ -15,6 +16,16 @@ export {
 } from './primitives';
 export { RejectionCode } from './rejection-codes';
 export {
+  AccountVerificationCommand,
+  AccountVerificationFormCommand,
+  PaymentFormCommand,
+  PreauthFormCommand,
+  SaleFormCommand,
+  UploadCresResultCommand,
+  UploadMethodUrlResultCommand,
+  UploadParesResultCommand,
+} from './commands';
+export {
   ALL_COMMAND_SCHEMAS,
   type AnyCommand,
   CaptureCommand,
@@ -27,14 +38,27 @@ export {
   SaleCommand,
   VoidCommand,
 } from './commands';
-export { parseEvent, PaymentEvent } from './events';
+export { type CardReferenceEvent, EVENT_SCHEMAS, parseEvent, PaymentEvent } from './events';
 export {
   CallbackMessage,
   GatewayCallback,
   GatewayClassification,
+  GatewayAccountVerificationFormRequest,
+  GatewayAccountVerificationRequest,
   GatewayFollowUpRequest,
+  GatewayHostedFormRequest,
+  GatewayUploadCresResultRequest,
+  GatewayUploadMethodUrlResultRequest,
+  GatewayUploadParesResultRequest,
   GatewayPayoutCheckRequest,
   GatewayPayoutPayRequest,
+  GatewayCardInfoRequest,
+  GatewayCardRefRequest,
+  GatewayRebillRequest,
+  GatewayPayoutRequest,
+  GatewayPayoutFormRequest,
+  GatewayTransferRequest,
+  GatewayPanEligibilityRequest,
   GatewayRequest,
   GatewayResult,
   GatewaySaleRequest,
@@ -52,6 +76,9 @@ export {
 export { Card } from './card';
 export {
   ApprovePayoutCommand,
+  OneStepPayoutCommand,
+  PayoutV4Command,
+  PayoutFormCommand,
   INTERNAL_COMMAND_TYPES,
   parsePayoutEvent,
   PAYOUT_BUDGET_EVENT_SCHEMAS,
@@ -67,9 +94,32 @@ export {
   ReleasePayoutBudgetCommand,
   ReservePayoutBudgetCommand,
 } from './payouts';
-export { open, seal } from './sealing';
+export {
+  AnyTransferCommand,
+  parseTransferEvent,
+  TRANSFER_COMMAND_SCHEMAS,
+  TRANSFER_EVENT_SCHEMAS,
+  TransferByRefCommand,
+  TransferCommand,
+  TransferEvent,
+  TransferOperation,
+} from './transfers';
+export {
+  GatewayCardRefId,
+  PAN_ELIGIBILITY_COMMAND_SCHEMAS,
+  PAN_ELIGIBILITY_EVENT_SCHEMAS,
+  PanEligibilityCommand,
+  PanEligibilityEvent,
+  PanEligibilityOperation,
+  parsePanEligibilityEvent,
+} from './pan-eligibility';
+export { open, seal, SEALED_CARD_FIELDS } from './sealing';
 export {
   CardRef,
+  type CardReferenceCommand,
+  CreateCardRefCommand,
+  GetCardInfoCommand,
+  isPaymentAddressed,
   isCalendarDate,
   isIanaTimeZone,
   CreateScheduleCommand,
@@ -77,9 +127,12 @@ export {
   parseRecurringCommand,
   RebillCommand,
   RecordCycleOutcomeCommand,
+  RECURRING_COMMAND_SCHEMAS,
   RecurringCommand,
   ScheduleCommand,
+  ScheduleOnNewCardRef,
   UpdateScheduleCommand,
   ScheduleEvent,
+  SCHEDULE_EVENT_SCHEMAS,
   ScheduleRule,
 } from './schedules';

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { CardSummary, Instant, MerchantRef, Money, SealedCard, Uuid } from './primitives';
+import {
+  CardSummary,
+  Instant,
+  MerchantRef,
+  Money,
+  PayerAction,
+  SealedCard,
+  Uuid,
+} from './primitives';
 import { RejectionCode } from './rejection-codes';
 
 /**
@@ -9,8 +17,19 @@ import { RejectionCode } from './rejection-codes';
  * also the gateway `client_orderid`); the per-endpoint daily budget saga by `budgetId`.
  */
 
-/** The payout operations the orchestrator asks the adapter to perform. */
-export const PayoutOperation = z.enum(['payout-check', 'payout-pay']);
+/**
+ * The payout operations the orchestrator asks the adapter to perform: the two steps of the
+ * two-step payout (v4 payout-check, payout-pay), and the one-step payouts (v2 `payout`, OAuth
+ * HMAC-SHA1; v4 `payout-v4`, OAuth RSA-SHA256; the hosted `payout-form`, where the payee enters
+ * the card).
+ */
+export const PayoutOperation = z.enum([
+  'payout-check',
+  'payout-pay',
+  'payout',
+  'payout-v4',
+  'payout-form',
+]);
 export type PayoutOperation = z.infer<typeof PayoutOperation>;
 
 const payoutBase = {
@@ -23,9 +42,8 @@ const payoutBase = {
 /** Who decided, for the audit trail (an operator's or a finance system's identity). */
 const Actor = z.string().min(1).max(128);
 
-export const PayoutCheckCommand = z.strictObject({
-  type: z.literal('payout-check'),
-  ...payoutBase,
+/** The destination and description of a payout (one-step or the check of a two-step one). */
+const payoutDestination = {
   amount: Money,
   /**
    * The destination card, sealed to the gateway-adapter's key with the payout id as associated
@@ -38,6 +56,40 @@ export const PayoutCheckCommand = z.strictObject({
       purpose: z.string().min(1).max(128).optional(),
     })
     .optional(),
+};
+
+export const PayoutCheckCommand = z.strictObject({
+  type: z.literal('payout-check'),
+  ...payoutBase,
+  ...payoutDestination,
+});
+
+/** One-step payout (v2 `payout`, OAuth HMAC-SHA1): paid at once, no approval step. */
+export const OneStepPayoutCommand = z.strictObject({
+  type: z.literal('payout'),
+  ...payoutBase,
+  ...payoutDestination,
+});
+
+/** One-step payout through the v4 API (`payout`, OAuth RSA-SHA256). */
+export const PayoutV4Command = z.strictObject({
+  type: z.literal('payout-v4'),
+  ...payoutBase,
+  ...payoutDestination,
+});
+
+/**
+ * A payout through the gateway's hosted form (v2 payout-form): the payee enters the destination
+ * card on the form, whose URL is published as `payout-action-required`; no card passes through
+ * the orchestrator. Paid when the gateway reports the payout approved.
+ */
+export const PayoutFormCommand = z.strictObject({
+  type: z.literal('payout-form'),
+  ...payoutBase,
+  amount: Money,
+  /** Where the gateway sends the payee after the form. */
+  redirectUrl: z.url().max(2048),
+  order: payoutDestination.order,
 });
 
 export const ApprovePayoutCommand = z.strictObject({
@@ -94,6 +146,9 @@ export const PayoutBudgetAnswerCommand = z.strictObject({
 });
 
 export const PAYOUT_COMMAND_SCHEMAS = {
+  payout: OneStepPayoutCommand,
+  'payout-v4': PayoutV4Command,
+  'payout-form': PayoutFormCommand,
   'payout-check': PayoutCheckCommand,
   'approve-payout': ApprovePayoutCommand,
   'reject-payout': RejectPayoutCommand,
@@ -110,6 +165,9 @@ export const INTERNAL_COMMAND_TYPES: readonly string[] = [
 ] satisfies ReadonlyArray<keyof typeof PAYOUT_COMMAND_SCHEMAS>;
 
 export const PayoutCommand = z.discriminatedUnion('type', [
+  OneStepPayoutCommand,
+  PayoutV4Command,
+  PayoutFormCommand,
   PayoutCheckCommand,
   ApprovePayoutCommand,
   RejectPayoutCommand,
@@ -118,6 +176,9 @@ export const PayoutCommand = z.discriminatedUnion('type', [
   PayoutBudgetAnswerCommand,
 ]);
 export type PayoutCheckCommand = z.infer<typeof PayoutCheckCommand>;
+export type OneStepPayoutCommand = z.infer<typeof OneStepPayoutCommand>;
+export type PayoutV4Command = z.infer<typeof PayoutV4Command>;
+export type PayoutFormCommand = z.infer<typeof PayoutFormCommand>;
 export type ApprovePayoutCommand = z.infer<typeof ApprovePayoutCommand>;
 export type RejectPayoutCommand = z.infer<typeof RejectPayoutCommand>;
 export type ReservePayoutBudgetCommand = z.infer<typeof ReservePayoutBudgetCommand>;
@@ -161,6 +222,12 @@ export const PayoutRequested = payoutEvent('payout-requested', {
 export const PayoutAcceptedByGateway = payoutEvent('payout-accepted-by-gateway', {
   ...payoutOperationRef,
   gatewayOrderId: z.string().min(1).max(128).optional(),
+});
+
+/** The payee must act: the hosted payout form's URL (payout-form). */
+export const PayoutActionRequired = payoutEvent('payout-action-required', {
+  ...payoutOperationRef,
+  action: PayerAction,
 });
 
 /** May or may not have reached the gateway; resolved only by a status reply or a verified callback. */
@@ -210,7 +277,7 @@ export const PayoutExpired = payoutEvent('payout-expired', {
   approvalDeadline: Instant,
 });
 
-/** The gateway paid the payout out (payout-pay approved): the money left. */
+/** The gateway paid the payout out (payout-pay or a one-step payout approved): the money left. */
 export const PaidOut = payoutEvent('paid-out', {
   requestId: Uuid,
   amount: Money,
@@ -281,6 +348,7 @@ export const PayoutBudgetCommandRejected = budgetEvent('payout-budget-command-re
 export const PAYOUT_EVENT_SCHEMAS = {
   'payout-requested': PayoutRequested,
   'payout-accepted-by-gateway': PayoutAcceptedByGateway,
+  'payout-action-required': PayoutActionRequired,
   'payout-outcome-unknown': PayoutOutcomeUnknown,
   'payout-operation-resent': PayoutOperationResent,
   'payout-registered': PayoutRegistered,
@@ -304,6 +372,7 @@ export const PAYOUT_BUDGET_EVENT_SCHEMAS = {
 export const PayoutEvent = z.discriminatedUnion('type', [
   PayoutRequested,
   PayoutAcceptedByGateway,
+  PayoutActionRequired,
   PayoutOutcomeUnknown,
   PayoutOperationResent,
   PayoutRegistered,

@@ -65,15 +65,49 @@ export const GatewayOperation = z.enum([
   'status',
   'payout-check',
   'payout-pay',
+  /** A charge of a card reference, cardholder absent (make-rebill). */
+  'rebill',
+  /** A card reference taken from a successful sale or preauth (v2 control or v4 RSA per endpoint). */
+  'create-card-ref',
+  /** BIN, last four and brand of a card reference (read-only). */
+  'get-card-info',
+  // Hosted forms, account verification and the 3-D Secure uploads (issue #13).
+  'sale-form',
+  'preauth-form',
+  'payment-form',
+  'account-verification',
+  'account-verification-form',
+  'upload-method-url-result',
+  'upload-cres-result',
+  'upload-pares-result',
+  'payout',
+  'payout-v4',
+  'payout-form',
+  'transfer',
+  'transfer-by-ref',
+  'pan-eligibility',
 ]);
 export type GatewayOperation = z.infer<typeof GatewayOperation>;
 
-/** The card-payment operations that move money. */
-export const PaymentOperation = z.enum(['sale', 'preauth', 'capture', 'void', 'return']);
+/**
+ * The card-payment operations that move money (a rebill charges a card reference), and
+ * `account-verification` (zero amount: it confirms the card account, moves nothing). A hosted
+ * form is the same operation (`sale`, `preauth`, `account-verification`) requested
+ * `via: 'hosted-form'`.
+ */
+export const PaymentOperation = z.enum([
+  'sale',
+  'preauth',
+  'capture',
+  'void',
+  'return',
+  'rebill',
+  'account-verification',
+]);
 export type PaymentOperation = z.infer<typeof PaymentOperation>;
 
-/** Every operation a status query can be about (everything except `status`). */
-export const SubjectOperation = GatewayOperation.exclude(['status']);
+/** Every operation a status query can be about (everything except `status` and the read-only get-card-info). */
+export const SubjectOperation = GatewayOperation.exclude(['status', 'get-card-info']);
 export type SubjectOperation = z.infer<typeof SubjectOperation>;
 
 /** Transaction statuses the gateway reports (facts §4). Final: approved, declined, error, filtered. */
@@ -99,5 +133,15 @@ export function isFinalGatewayStatus(status: GatewayStatus): status is FinalGate
 export const PayerAction = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('redirect'), url: z.url() }),
   z.strictObject({ kind: z.literal('html'), html: z.string().min(1).max(65536) }),
+  /**
+   * 3-D Secure 2.x method step: load `url` in a hidden iframe of the payer's browser, then send
+   * `upload-method-url-result` with `threeDSServerTransID` and `threeDSCompInd` Y (loaded), N (not
+   * loaded within 10 s) or U.
+   */
+  z.strictObject({
+    kind: z.literal('threeds-method'),
+    url: z.url(),
+    threeDSServerTransID: z.string().min(1).max(36),
+  }),
 ]);
 export type PayerAction = z.infer<typeof PayerAction>;

@@ -38,6 +38,10 @@ export const REJECTION_CODES = [
   'PAYOUT_ALREADY_APPROVED',
   'PAYOUT_REJECTED',
   'PAYOUT_EXPIRED',
+  /** An approval or rejection of a one-step payout (it has no approval step). */
+  'PAYOUT_NOT_TWO_STEP',
+  'TRANSFER_ALREADY_EXISTS',
+  'CHECK_ALREADY_EXISTS',
   'DAILY_PAYOUT_LIMIT_EXCEEDED',
   /** A command type only the orchestrator itself issues, received on the commands topic. */
   'INTERNAL_COMMAND',
@@ -45,6 +49,9 @@ export const REJECTION_CODES = [
   'SCHEDULE_ALREADY_EXISTS',
   'SCHEDULE_NOT_FOUND',
   'INVALID_SCHEDULE',
+  // 3-D Secure uploads (issue #13)
+  /** An upload (method result, CRes, PaRes) for a payment with no sale/preauth awaiting the payer. */
+  'NO_PAYER_ACTION_PENDING',
 ] as const;
 
 export const RejectionCode = z.enum(REJECTION_CODES);

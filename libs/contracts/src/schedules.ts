@@ -77,6 +77,18 @@ export const CreateScheduleCommand = z.strictObject({
   rule: ScheduleRule,
 });
 
+/**
+ * A schedule to start on the card reference a create-card-ref takes from a successful payment
+ * (everything of create-schedule but the reference and the merchant, which are the payment's).
+ */
+export const ScheduleOnNewCardRef = z.strictObject({
+  scheduleId: Uuid,
+  amount: Money.refine((m) => m.minor > 0, 'a positive amount'),
+  description: z.string().min(1).max(255),
+  rule: ScheduleRule,
+});
+export type ScheduleOnNewCardRef = z.infer<typeof ScheduleOnNewCardRef>;
+
 /** A new amount, charged from the next cycle that starts (a charge in flight or in dunning keeps its own). */
 export const UpdateScheduleCommand = z.strictObject({
   type: z.literal('update-schedule'),
@@ -113,6 +125,13 @@ export const RecordCycleOutcomeCommand = z.strictObject({
   code: z.string().max(64).optional(),
 });
 
+/** The schedule cycle and dunning attempt a rebill charges. */
+export const ScheduleLink = z.strictObject({
+  scheduleId: Uuid,
+  cycle: z.number().int().min(0),
+  attempt: z.number().int().min(1),
+});
+
 /**
  * A charge of a card reference with the cardholder absent (make-rebill). A schedule starts one per
  * cycle and dunning attempt with ids derived from (schedule, cycle, attempt) and names itself in
@@ -127,15 +146,50 @@ export const RebillCommand = z.strictObject({
   cardRef: CardRef,
   amount: Money.refine((m) => m.minor > 0, 'a positive amount'),
   order: z.strictObject({ description: z.string().min(1).max(255) }),
-  schedule: z
-    .strictObject({
-      scheduleId: Uuid,
-      cycle: z.number().int().min(0),
-      attempt: z.number().int().min(1),
-    })
-    .optional(),
+  schedule: ScheduleLink.optional(),
 });
 export type RebillCommand = z.infer<typeof RebillCommand>;
+
+const paymentAddressed = {
+  commandId: Uuid,
+  paymentId: Uuid,
+  merchant: MerchantRef,
+  occurredAt: Instant,
+};
+
+/**
+ * Take a card reference from this payment (create-card-ref): a sale or preauth in a final
+ * successful status. The reference lives on the payment (`card-ref-created`).
+ */
+export const CreateCardRefCommand = z.strictObject({
+  type: z.literal('create-card-ref'),
+  ...paymentAddressed,
+  /** Start this recurring schedule on the new reference once the gateway made it. */
+  schedule: ScheduleOnNewCardRef.optional(),
+});
+export type CreateCardRefCommand = z.infer<typeof CreateCardRefCommand>;
+
+/** BIN, last four and brand of this payment's card reference (get-card-info). */
+export const GetCardInfoCommand = z.strictObject({
+  type: z.literal('get-card-info'),
+  ...paymentAddressed,
+});
+export type GetCardInfoCommand = z.infer<typeof GetCardInfoCommand>;
+
+/** The card-reference commands hosted by the card-payment saga (addressed by `paymentId`). */
+export type CardReferenceCommand = RebillCommand | CreateCardRefCommand | GetCardInfoCommand;
+const PAYMENT_ADDRESSED_TYPES: ReadonlySet<string> = new Set([
+  'rebill',
+  'create-card-ref',
+  'get-card-info',
+]);
+
+/** Recurring commands about a payment (its saga id is `paymentId`), not a schedule. */
+export function isPaymentAddressed(
+  command: RecurringCommand,
+): command is Extract<RecurringCommand, CardReferenceCommand> {
+  return PAYMENT_ADDRESSED_TYPES.has(command.type);
+}
 
 export const ScheduleCommand = z.discriminatedUnion('type', [
   CreateScheduleCommand,
@@ -168,11 +222,15 @@ export const SCHEDULE_COMMAND_TYPES = Object.keys(
 export const RecurringCommand = z.discriminatedUnion('type', [
   ...ScheduleCommand.options,
   RebillCommand,
+  CreateCardRefCommand,
+  GetCardInfoCommand,
 ]);
 export type RecurringCommand = z.infer<typeof RecurringCommand>;
 export const RECURRING_COMMAND_SCHEMAS = {
   ...SCHEDULE_COMMAND_SCHEMAS,
   rebill: RebillCommand,
+  'create-card-ref': CreateCardRefCommand,
+  'get-card-info': GetCardInfoCommand,
 } as const satisfies Record<RecurringCommand['type'], z.ZodType>;
 
 export function isRecurringCommandType(type: unknown): type is RecurringCommand['type'] {
@@ -185,7 +243,7 @@ export type ParseRecurringCommandResult =
       ok: false;
       reason: Extract<RejectionCode, 'SCHEMA_INVALID' | 'PLAIN_CARD_DATA'>;
       details: Array<{ path: string; message: string }>;
-      /** The saga id is `scheduleId` for schedule commands, `paymentId` for a rebill. */
+      /** The saga id is `scheduleId` for schedule commands, `paymentId` for payment-addressed ones. */
       ids: { commandId?: string; sagaId?: string; type?: string };
     };
 
@@ -197,7 +255,10 @@ export function parseRecurringCommand(
   record: Record<string, unknown>,
 ): ParseRecurringCommandResult {
   const ids: { commandId?: string; sagaId?: string; type?: string } = {};
-  const sagaField = record.type === 'rebill' ? record.paymentId : record.scheduleId;
+  const sagaField =
+    typeof record.type === 'string' && PAYMENT_ADDRESSED_TYPES.has(record.type)
+      ? record.paymentId
+      : record.scheduleId;
   if (Uuid.safeParse(record.commandId).success) ids.commandId = record.commandId as string;
   if (Uuid.safeParse(sagaField).success) ids.sagaId = sagaField as string;
   if (typeof record.type === 'string') ids.type = record.type.slice(0, 64);

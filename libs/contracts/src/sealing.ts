@@ -144,3 +144,9 @@ export function open(sealed: string, privateKey: string | KeyObject, associatedD
   }
   return card.data;
 }
+
+/**
+ * The fields of a gateway request that hold a sealed card (a transfer carries two): the
+ * orchestrator drops them from stored requests and published rows once the saga is settled.
+ */
+export const SEALED_CARD_FIELDS: readonly string[] = ['sealedCard', 'sealedDestinationCard'];

@@ -8,6 +8,8 @@ export const TOPICS = {
   gatewayRequests: 'payments.gateway.requests.v1',
   gatewayResults: 'payments.gateway.results.v1',
   gatewayCallbacks: 'payments.gateway.callbacks.v1',
+  /** Operators' actions through the admin API, one audit event each (key: the saga id). */
+  adminAudit: 'payments.admin.audit.v1',
 } as const;
 
 export type TopicKey = keyof typeof TOPICS;

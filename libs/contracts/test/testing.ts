@@ -5,7 +5,7 @@ import type {
   SaleCommand,
   VoidCommand,
 } from '../src/commands';
-import type { CreateScheduleCommand } from '../src/schedules';
+import type { CreateScheduleCommand, RebillCommand } from '../src/schedules';
 
 /**
  * Test-data factories for commands (not exported from the package index; import
@@ -86,6 +86,21 @@ export function createScheduleCommand(
       timeZone: 'Europe/Berlin',
       end: { kind: 'count', count: 12 },
     },
+    ...overrides,
+  };
+}
+
+/** A rebill of card reference `10901` (issue #12); `schedule` when a schedule cycle charges it. */
+export function rebillCommand(overrides: Partial<RebillCommand> = {}): RebillCommand {
+  return {
+    type: 'rebill',
+    commandId: testUuid(),
+    paymentId: PAYMENT_ID,
+    merchant: { ...MERCHANT },
+    occurredAt: '2025-03-01T10:00:00.000Z',
+    cardRef: { refId: '10901' },
+    amount: { minor: 1_500, currency: 'EUR' },
+    order: { description: 'Monthly plan' },
     ...overrides,
   };
 }

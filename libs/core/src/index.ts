@@ -14,6 +14,6 @@ export {
   normalizeFieldName,
 } from './card-number';
 export { type Clock, ManualClock, systemClock } from './clock';
-export { type IdGenerator, newId, SequentialIds, uuidGenerator } from './ids';
+export { derivedUuid, type IdGenerator, newId, SequentialIds, uuidGenerator } from './ids';
 export { sleep, TimeoutError, withTimeout } from './timeout';
 export { WakeableSleep } from './wakeable-sleep';

@@ -5,6 +5,7 @@ import { PinoLogger } from '@payments/logging';
 import { CLOCK, type Clock } from '../domain/clock';
 import type { ControlKeyStore } from '../domain/control-keys';
 import { decide, type RejectionCode } from '../domain/decide';
+import { type HandBackCommand, handBackCommand } from '../domain/hand-back';
 import type { HintLimiter } from '../domain/hint-limiter';
 import type { CallbackSource } from '../domain/notification-id';
 import type { CallbackMetrics } from './metrics';
@@ -66,12 +67,17 @@ export class CallbackIngestService {
       return { kind: 'unknown-endpoint' };
     }
     this.metrics.received.inc({ source });
+    const receivedAt = new Date(this.clock.now()).toISOString();
+    if (source === 'browser-return') {
+      const handBack = handBackCommand({ endpointId, params: request.params, receivedAt });
+      if (handBack !== undefined) return this.passOn(handBack, request.traceparent);
+    }
     const decision = decide({
       endpointId,
       source,
       params: request.params,
       controlKey,
-      receivedAt: new Date(this.clock.now()).toISOString(),
+      receivedAt,
     });
 
     if (decision.kind === 'reject') {
@@ -114,6 +120,27 @@ export class CallbackIngestService {
       notificationId: message.notificationId,
       paymentId: message.paymentId,
     };
+  }
+
+  /** A 3-D Secure hand-back (CRes / PaRes) passed on as its upload command. */
+  private async passOn(command: HandBackCommand, traceparent?: string): Promise<IngestOutcome> {
+    const fields = {
+      endpointId: command.merchant.endpointId,
+      paymentId: command.paymentId,
+      commandId: command.commandId,
+      type: command.type,
+    };
+    try {
+      await this.publisher.publishCommand(command, traceparent);
+    } catch (error) {
+      this.logger.error(
+        { ...fields, error: errorMessage(error) },
+        '3-D Secure hand-back not published',
+      );
+      return { kind: 'unavailable', paymentId: command.paymentId };
+    }
+    this.logger.info(fields, '3-D Secure hand-back published as a command');
+    return { kind: 'accepted', notificationId: command.commandId, paymentId: command.paymentId };
   }
 
   /**

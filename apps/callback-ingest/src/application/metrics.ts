@@ -53,7 +53,7 @@ export function callbackMetrics(): CallbackMetrics {
     ),
     published: counter(
       CALLBACK_METRIC.published,
-      'Messages acknowledged by the broker on payments.gateway.callbacks.v1, by kind.',
+      'Messages acknowledged by the broker on payments.gateway.callbacks.v1 (kind command: a 3-D Secure hand-back on payments.commands.v1), by kind.',
       ['kind', 'source'],
     ),
     publishFailed: counter(

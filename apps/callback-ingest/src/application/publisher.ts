@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   CallbackMessage,
   CE_SOURCES,
+  type PaymentCommand,
   ceType,
   childTraceparent,
   TOPICS,
@@ -26,6 +27,35 @@ export class CallbackPublisher {
     @Inject(CALLBACK_INGEST_CONFIG) private readonly config: CallbackIngestConfig,
     @Inject(CALLBACK_METRICS) private readonly metrics: CallbackMetrics,
   ) {}
+
+  /**
+   * A command on payments.commands.v1 (the 3-D Secure hand-back, domain/hand-back.ts): key =
+   * payment id, ce_id = command id. Resolves only when the broker acknowledged.
+   */
+  async publishCommand(command: PaymentCommand, incomingTraceparent?: string): Promise<void> {
+    const headers = toKafkaHeaders({
+      id: command.commandId,
+      type: ceType.command(command.type),
+      source: CE_SOURCES.callbackIngest,
+      subject: command.paymentId,
+      time: command.occurredAt,
+      traceparent: childTraceparent(incomingTraceparent),
+    });
+    const stop = this.metrics.publishSeconds.startTimer({ kind: 'command' });
+    try {
+      await this.producer.send(
+        TOPICS.commands,
+        [{ key: command.paymentId, value: command, headers }],
+        { timeoutMs: this.config.callbacks.publishTimeoutMs },
+      );
+    } catch (error) {
+      stop({ outcome: 'failed' });
+      this.metrics.publishFailed.inc({ kind: 'command' });
+      throw error;
+    }
+    stop({ outcome: 'acknowledged' });
+    this.metrics.published.inc({ kind: 'command', source: 'browser-return' });
+  }
 
   async publish(message: CallbackMessage, incomingTraceparent?: string): Promise<void> {
     const value = CallbackMessage.parse(message);

@@ -18,6 +18,8 @@ export interface GatewayEndpoint {
   readonly id: string;
   readonly client: PaymentGatewayClient;
   readonly limits: EndpointLimits;
+  /** How create-card-ref is signed (v2 control or v4 RSA-SHA256). */
+  readonly cardRefApi: 'v2' | 'v4';
   readonly breaker: CircuitBreaker;
   readonly bucket: TokenBucket;
   readonly slots: Semaphore;
@@ -66,6 +68,7 @@ export class GatewayEndpoints {
         id: c.id,
         client,
         limits: c.limits,
+        cardRefApi: c.cardRefApi,
         breaker: new CircuitBreaker(
           { failureThreshold: c.limits.breakerFailures, cooldownMs: c.limits.breakerCooldownMs },
           clock,

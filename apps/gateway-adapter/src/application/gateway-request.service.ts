@@ -2,9 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { GatewayClassification, GatewayRequest } from '@payments/contracts';
 import type { Clock } from '@payments/core';
 import { ROOT_LOGGER } from '@payments/logging';
-import type { AsyncResponse, CallResult, StatusResponse } from '@payments/payment-gateway';
+import type { CallResult } from '@payments/payment-gateway';
 import type { Logger } from 'pino';
-import { ADAPTER_REASONS, classifyCall } from '../domain/classify';
+import { ADAPTER_REASONS, type ClassifiableReply, classifyCall } from '../domain/classify';
 import { callbackUrl, type GatewayCall, planCall } from '../domain/operation-table';
 import { SemaphoreTimeoutError } from '../domain/semaphore';
 import { GATEWAY_ADAPTER_CONFIG, type GatewayAdapterConfig } from '../config';
@@ -207,12 +207,17 @@ export class GatewayRequestService {
     | { readonly kind: 'refused'; readonly result: GatewayClassification } {
     const plan = planCall(request);
     switch (plan.needs) {
-      case 'nothing':
-        return { kind: 'call', call: plan.call, mutating: plan.mutating };
+      case 'nothing': {
+        const context = {
+          serverCallbackUrl: callbackUrl(this.config.callbackBaseUrl, endpoint.id),
+          cardRefApi: endpoint.cardRefApi,
+        };
+        return { kind: 'call', call: plan.call(context), mutating: plan.mutating };
+      }
       case 'sealed-card': {
-        let card;
+        let cards;
         try {
-          card = this.cards.open(plan.sealedCard, request.paymentId);
+          cards = plan.sealedCards.map((sealed) => this.cards.open(sealed, request.paymentId));
         } catch {
           // One code for every failure (malformed, wrong key, tampered): no decryption oracle.
           return {
@@ -225,7 +230,11 @@ export class GatewayRequestService {
           };
         }
         const cb = callbackUrl(this.config.callbackBaseUrl, endpoint.id);
-        return { kind: 'call', call: plan.call(card, cb), mutating: plan.mutating };
+        return { kind: 'call', call: plan.call(cards, cb), mutating: plan.mutating };
+      }
+      case 'callback-url': {
+        const cb = callbackUrl(this.config.callbackBaseUrl, endpoint.id);
+        return { kind: 'call', call: plan.call(cb), mutating: plan.mutating };
       }
       default: {
         const never: never = plan;
@@ -237,7 +246,7 @@ export class GatewayRequestService {
   private async send(
     call: GatewayCall,
     endpoint: GatewayEndpoint,
-  ): Promise<CallResult<AsyncResponse | StatusResponse>> {
+  ): Promise<CallResult<ClassifiableReply>> {
     const stop = this.metrics.callDuration.startTimer({
       operation: call.id,
       endpoint: endpoint.name,

@@ -1,4 +1,11 @@
-import type { AsyncResponse, CallResult, StatusResponse } from '@payments/payment-gateway';
+import type {
+  AsyncFormResponse,
+  AsyncResponse,
+  CallResult,
+  CardInfoResponse,
+  CardRefResponse,
+  StatusResponse,
+} from '@payments/payment-gateway';
 import { maskCardNumbers } from '@payments/core';
 import { classifyCall, statusReport } from './classify';
 import { resultEventId } from './result-id';
@@ -45,6 +52,40 @@ describe('statusReport', () => {
     expect(statusReport(statusReply({ redirectTo: 'not a url' })).redirectUrl).toBeUndefined();
   });
 
+  it('reports the 3-D Secure method step only with both its URL and transaction id', () => {
+    const method = { threeDSMethodUrl: 'https://acs.example/method', threeDSServerTransId: 'tx-1' };
+    expect(statusReport(statusReply({ status: 'processing', ...method })).threeDSMethod).toEqual({
+      url: 'https://acs.example/method',
+      threeDSServerTransID: 'tx-1',
+    });
+    expect(
+      statusReport(statusReply({ status: 'processing', threeDSServerTransId: 'tx-1' }))
+        .threeDSMethod,
+    ).toBeUndefined();
+    expect(
+      statusReport(statusReply({ ...method, threeDSMethodUrl: 'javascript:alert(1)' }))
+        .threeDSMethod,
+    ).toBeUndefined();
+  });
+
+  it('classifies a hosted form reply as accepted with the form URL', () => {
+    expect(
+      classifyCall({
+        outcome: 'accepted',
+        reply: {
+          type: 'async-form-response',
+          paynetOrderId: '77',
+          redirectUrl: 'https://gateway.example/hpp/t1',
+          raw: {},
+        },
+      } as CallResult<AsyncFormResponse>),
+    ).toEqual({
+      kind: 'accepted',
+      gatewayOrderId: '77',
+      redirectUrl: 'https://gateway.example/hpp/t1',
+    });
+  });
+
   it('masks card numbers the gateway echoes in messages', () => {
     const report = statusReport(
       statusReply({ status: 'declined', errorMessage: 'card 4444 5555 6666 1111 refused' }),
@@ -61,6 +102,24 @@ describe('classifyCall', () => {
     outcome: 'accepted',
     httpStatus: 200,
     reply,
+  });
+
+  it('a hosted form (payout-form): accepted with the form URL; a URL that is not http(s) is dropped', () => {
+    const form = (redirectUrl: string): CallResult<AsyncFormResponse> => ({
+      ...base,
+      outcome: 'accepted',
+      httpStatus: 200,
+      reply: { type: 'async-form-response', paynetOrderId: '78', redirectUrl, raw: {} },
+    });
+    expect(classifyCall(form('https://gw.example/hpp/abc'))).toEqual({
+      kind: 'accepted',
+      gatewayOrderId: '78',
+      redirectUrl: 'https://gw.example/hpp/abc',
+    });
+    expect(classifyCall(form('javascript:alert(1)'))).toEqual({
+      kind: 'accepted',
+      gatewayOrderId: '78',
+    });
   });
 
   it('accepted: the gateway order id; a report only when the reply says more than processing', () => {
@@ -135,5 +194,52 @@ describe('resultEventId', () => {
     expect(a).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(resultEventId('0f8b8c1e-4d4a-4c4e-9a53-6f1f0c2d3e4a', 1)).toBe(a);
     expect(resultEventId('0f8b8c1e-4d4a-4c4e-9a53-6f1f0c2d3e4a', 2)).not.toBe(a);
+  });
+});
+
+describe('classifyCall: card references (issue #12)', () => {
+  const base = {
+    operation: 'v2/create-card-ref',
+    durationMs: 5,
+    outcome: 'accepted',
+    httpStatus: 200,
+  } as const;
+
+  it('create-card-ref: the reference id (and the order id)', () => {
+    const reply: CardRefResponse = {
+      type: 'create-card-ref-response',
+      cardRefId: '10901',
+      paynetOrderId: '900001',
+      raw: {},
+    };
+    expect(classifyCall({ ...base, reply })).toEqual({
+      kind: 'accepted',
+      gatewayOrderId: '900001',
+      cardReference: { refId: '10901' },
+    });
+    expect(classifyCall({ ...base, reply: { ...reply, cardRefId: 'a b' } })).toEqual({
+      kind: 'accepted',
+      gatewayOrderId: '900001',
+      cardReference: {},
+    });
+  });
+
+  it('get-card-info: BIN, last four and brand; never the holder name or the expiry', () => {
+    const reply: CardInfoResponse = {
+      type: 'get-card-info-response',
+      cardPrintedName: 'JANE DOE',
+      bin: '444444',
+      lastFourDigits: '4448',
+      cardType: 'VISA',
+      expireMonth: '03',
+      expireYear: '2031',
+      raw: {},
+    };
+    const classified = classifyCall({ ...base, operation: 'v2/get-card-info', reply });
+    expect(classified).toEqual({
+      kind: 'accepted',
+      cardReference: { card: { bin: '444444', lastFour: '4448', brand: 'VISA' } },
+    });
+    expect(JSON.stringify(classified)).not.toMatch(/JANE|2031/);
   });
 });

@@ -5,8 +5,11 @@ import {
 } from '@payments/contracts';
 import { maskCardNumbers } from '@payments/core';
 import type {
+  AsyncFormResponse,
   AsyncResponse,
   CallResult,
+  CardInfoResponse,
+  CardRefResponse,
   GatewayStatus,
   StatusResponse,
 } from '@payments/payment-gateway';
@@ -59,6 +62,15 @@ function strip<T extends Record<string, unknown>>(o: T): T {
   return o;
 }
 
+/** The 3-D Secure 2.x method step, when the reply names both its URL and transaction id. */
+function threeDSMethodOf(
+  reply: StatusResponse,
+): { url: string; threeDSServerTransID: string } | undefined {
+  const url = validUrl(reply.threeDSMethodUrl);
+  const id = clip(reply.threeDSServerTransId, 36);
+  return url === undefined || id === undefined ? undefined : { url, threeDSServerTransID: id };
+}
+
 /** A status-response as the contract's GatewayStatusReport (amount back to minor units). */
 export function statusReport(reply: StatusResponse): GatewayStatusReport {
   const report = strip({
@@ -71,6 +83,7 @@ export function statusReport(reply: StatusResponse): GatewayStatusReport {
     transactionType: clip(reply.transactionType, 32),
     html: clip(reply.html, 65536),
     redirectUrl: validUrl(reply.redirectTo),
+    threeDSMethod: threeDSMethodOf(reply),
     approvalCode: clip(reply.approvalCode, 64),
     errorCode: clip(reply.errorCode, 64),
     errorMessage: clip(reply.errorMessage, 1024),
@@ -97,14 +110,41 @@ function asyncReport(reply: AsyncResponse): GatewayStatusReport | undefined {
   return parsed.success ? parsed.data : undefined;
 }
 
+/** The replies of the operations in the adapter's operation table. */
+export type ClassifiableReply =
+  AsyncResponse | AsyncFormResponse | StatusResponse | CardRefResponse | CardInfoResponse;
+
+const CARD_REF_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * create-card-ref and get-card-info: the reference id and what is kept of the card (BIN, last
+ * four, brand). The holder name and expiry the card-info reply carries are dropped here.
+ */
+function cardReferenceOf(reply: CardRefResponse | CardInfoResponse): GatewayClassification {
+  if (reply.type === 'create-card-ref-response') {
+    return strip({
+      kind: 'accepted' as const,
+      gatewayOrderId: clip(reply.paynetOrderId, 128),
+      cardReference: CARD_REF_ID.test(reply.cardRefId) ? { refId: reply.cardRefId } : {},
+    });
+  }
+  const card = cardOf(reply);
+  return { kind: 'accepted', cardReference: card === undefined ? {} : { card } };
+}
+
 /** What the orchestrator learns from one gateway call (STYLE.md practice 4). */
-export function classifyCall(
-  result: CallResult<AsyncResponse | StatusResponse>,
-): GatewayClassification {
+export function classifyCall(result: CallResult<ClassifiableReply>): GatewayClassification {
   switch (result.outcome) {
     case 'accepted': {
       const reply = result.reply;
+      if (reply.type === 'create-card-ref-response' || reply.type === 'get-card-info-response')
+        return cardReferenceOf(reply);
       const gatewayOrderId = clip(reply.paynetOrderId, 128);
+      if (reply.type === 'async-form-response') {
+        // A hosted form: where the payer goes to enter the card (sale-form, preauth-form, …).
+        const redirectUrl = validUrl(reply.redirectUrl);
+        return strip({ kind: 'accepted' as const, gatewayOrderId, redirectUrl });
+      }
       const report = reply.type === 'status-response' ? statusReport(reply) : asyncReport(reply);
       return strip({ kind: 'accepted' as const, gatewayOrderId, report });
     }

@@ -13,6 +13,7 @@ import {
   followUpCall,
   isMutating,
   OPERATION_TABLE,
+  planCall,
 } from './operation-table';
 
 const sale: GatewaySaleRequest = {
@@ -135,5 +136,151 @@ describe('operation table', () => {
     expect(GatewayOperation.options.map((o) => OPERATION_TABLE[o].needs === 'sealed-card')).toEqual(
       GatewayOperation.options.map(needsCard),
     );
+  });
+});
+
+describe('card references and rebill (issue #12)', () => {
+  const ids = {
+    requestId: '00000000-0000-4000-8000-000000000011',
+    paymentId: '00000000-0000-4000-8000-000000000012',
+    merchant: { endpointId: '1113' },
+    clientOrderId: '00000000-0000-4000-8000-000000000012',
+    attempt: 1,
+    requestedAt: '2025-03-01T10:00:00.000Z',
+  };
+  const plan = (request: GatewayRequest) => {
+    const p = planCall(request);
+    if (p.needs !== 'nothing') throw new Error('no card data expected');
+    return p;
+  };
+
+  it('rebill: make-rebill with the reference, minor units formatted by the client, the callback URL; no card data', () => {
+    const p = plan({
+      operation: 'rebill',
+      ...ids,
+      cardRefId: '10901',
+      amount: { minor: 1500, currency: 'USD' },
+      orderDescription: 'Monthly plan',
+    });
+    expect(p.mutating).toBe(true);
+    const call = p.call({ serverCallbackUrl: callbackUrl('https://cb.example', '1113') });
+    expect(call.id).toBe('v2/make-rebill');
+    const prepared = client.prepare(call.id, call.fields);
+    expect(prepared.url.pathname).toBe('/paynet/api/v2/make-rebill/1113');
+    expect(prepared.fields).toMatchObject({
+      client_orderid: ids.clientOrderId,
+      cardrefid: '10901',
+      amount: '15.00',
+      currency: 'USD',
+      order_desc: 'Monthly plan',
+      server_callback_url: 'https://cb.example/callbacks/gateway/1113',
+    });
+    expect(Object.keys(prepared.fields)).not.toContain('cvv2');
+  });
+
+  it('create-card-ref: v2 (control) by default, v4 (RSA-SHA256) where the endpoint is set to it', () => {
+    const p = plan({ operation: 'create-card-ref', ...ids, gatewayOrderId: '900001' });
+    const v2 = p.call({});
+    expect(v2).toEqual({
+      id: 'v2/create-card-ref',
+      fields: { client_orderid: ids.clientOrderId, orderid: '900001' },
+    });
+    expect(client.prepare(v2.id, v2.fields).url.pathname).toBe(
+      '/paynet/api/v2/create-card-ref/1113',
+    );
+    expect(p.call({ cardRefApi: 'v4' }).id).toBe('v4/create-card-ref');
+  });
+
+  it('get-card-info: read-only (no ledger), the reference only', () => {
+    const p = plan({ operation: 'get-card-info', ...ids, cardRefId: '10901' });
+    expect(p.mutating).toBe(false);
+    expect(p.call({})).toEqual({ id: 'v2/get-card-info', fields: { cardrefid: '10901' } });
+  });
+});
+
+describe('one-step payout rows', () => {
+  const payout = (operation: 'payout' | 'payout-v4') => ({
+    operation,
+    requestId: sale.requestId,
+    paymentId: sale.paymentId,
+    merchant: sale.merchant,
+    clientOrderId: 'payout-1',
+    attempt: 1,
+    requestedAt: sale.requestedAt,
+    amount: { minor: 2_500, currency: 'USD' },
+    sealedCard: sale.sealedCard,
+    purpose: 'settlement',
+  });
+
+  it.each([
+    ['payout', 'v2/payout', 'client_orderid'],
+    ['payout-v4', 'v4/payout', 'client-order-id'],
+  ] as const)(
+    '%s is %s with the opened card, the order id named %s, no CVV',
+    (operation, id, orderField) => {
+      const plan = planCall(payout(operation));
+      if (plan.needs !== 'sealed-card') throw new Error('a payout sends the destination card');
+      expect(plan.mutating).toBe(true);
+      const call = plan.call([card], 'https://cb.example/callbacks/gateway/1113');
+      expect(call.id).toBe(id);
+      expect(call.fields).toMatchObject({
+        [orderField]: 'payout-1',
+        amount: 2_500,
+        currency: 'USD',
+        credit_card_number: card.number,
+        purpose: 'settlement',
+        server_callback_url: 'https://cb.example/callbacks/gateway/1113',
+      });
+      expect(call.fields).not.toHaveProperty('cvv2');
+    },
+  );
+});
+
+describe('transfer rows', () => {
+  const destination = { ...card, number: '4111111111111111', cvv: undefined };
+  const request = (operation: 'transfer' | 'transfer-by-ref') => ({
+    operation,
+    requestId: sale.requestId,
+    paymentId: sale.paymentId,
+    merchant: sale.merchant,
+    clientOrderId: 'transfer-1',
+    attempt: 1,
+    requestedAt: sale.requestedAt,
+    amount: { minor: 1_900, currency: 'USD' },
+    ...(operation === 'transfer' ? { sealedCard: 'v1.source' } : {}),
+    sealedDestinationCard: 'v1.destination',
+  });
+
+  it('v4 transfer opens the source card, then the destination card, each into its own fields', () => {
+    const plan = planCall(request('transfer'));
+    if (plan.needs !== 'sealed-card') throw new Error('a transfer sends cards');
+    expect(plan.sealedCards).toEqual(['v1.source', 'v1.destination']);
+    const call = plan.call([card, destination], 'https://cb.example/callbacks/gateway/1113');
+    expect(call.id).toBe('v4/transfer');
+    expect(call.fields).toMatchObject({
+      client_orderid: 'transfer-1',
+      amount: 1_900,
+      currency: 'USD',
+      credit_card_number: card.number,
+      cvv2: card.cvv,
+      'destination-card-no': '4111111111111111',
+    });
+    expect(() => plan.call([card], 'https://cb.example/')).toThrow(/takes 2 opened card/);
+  });
+
+  it('v4 transfer-by-ref sends the spec fields: client-order-id, amount, currency, destination-card-no', () => {
+    const plan = planCall(request('transfer-by-ref'));
+    if (plan.needs !== 'sealed-card') throw new Error('a transfer sends cards');
+    expect(plan.sealedCards).toEqual(['v1.destination']);
+    const call = plan.call([destination], 'https://cb.example/');
+    expect(call).toEqual({
+      id: 'v4/transfer-by-ref',
+      fields: {
+        'client-order-id': 'transfer-1',
+        amount: 1_900,
+        currency: 'USD',
+        'destination-card-no': '4111111111111111',
+      },
+    });
   });
 });

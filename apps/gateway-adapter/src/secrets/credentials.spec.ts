@@ -75,6 +75,18 @@ describe('credentials registry', () => {
     );
   });
 
+  it('cardRefApi: v2 by default; v4 only with the RSA key (checked at boot)', () => {
+    const [v2, v4] = parse([
+      entry(),
+      entry({ endpointId: '1116', cardRefApi: 'v4', rsaPrivateKeyFile: 'merchant.pem' }),
+    ]);
+    expect(v2?.cardRefApi).toBe('v2');
+    expect(v4?.cardRefApi).toBe('v4');
+    expect(problemsOf(() => parse([entry({ cardRefApi: 'v4' })]))).toContain(
+      'GATEWAY_CREDENTIALS entry #0 (endpoint 1113): cardRefApi: v4 signs with RSA-SHA256 and needs rsaPrivateKey(File)',
+    );
+  });
+
   it('loads entries with defaults, per-entry limits, key files relative to the file', () => {
     const [a, b] = parse([
       entry({ rsaPrivateKeyFile: 'merchant.pem', limits: { maxConcurrent: 2 } }),

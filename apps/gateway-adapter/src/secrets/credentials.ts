@@ -60,6 +60,11 @@ const Entry = z
      * exponent (`{ "JPY": 2 }`, `"*"` for every currency not listed); default ISO for all.
      */
     currencyExponents: z.record(z.string(), z.number()).optional(),
+    /**
+     * How create-card-ref is signed for this endpoint: `v2` (SHA-1 control, the default) or
+     * `v4` (OAuth RSA-SHA256; needs the RSA private key).
+     */
+    cardRefApi: z.enum(['v2', 'v4']).optional(),
   })
   .refine((e) => (e.endpointId === undefined) !== (e.endpointGroupId === undefined), {
     message: 'exactly one of endpointId and endpointGroupId',
@@ -116,6 +121,8 @@ export interface EndpointCredentials {
   readonly limits: EndpointLimits;
   /** Wire exponents where this endpoint's gateway does not use ISO 4217 (empty: ISO). */
   readonly currencyExponents: CurrencyExponents;
+  /** create-card-ref through v2 (control) or v4 (RSA-SHA256). */
+  readonly cardRefApi: 'v2' | 'v4';
 }
 
 export type FileReader = (path: string) => string;
@@ -222,6 +229,10 @@ export function parseCredentials(
       if (!(error instanceof GatewayClientError)) throw error;
       entryProblems.push(error.message);
     }
+    const cardRefApi = e.cardRefApi ?? 'v2';
+    if (cardRefApi === 'v4' && pem === undefined) {
+      entryProblems.push('cardRefApi: v4 signs with RSA-SHA256 and needs rsaPrivateKey(File)');
+    }
     const id = e.endpointId ?? e.endpointGroupId ?? '';
     const name = e.name ?? (e.endpointId ? `endpoint ${id}` : `group ${id}`);
     const previous = seen.get(id);
@@ -244,6 +255,7 @@ export function parseCredentials(
         ...(rsaPrivateKey ? { rsaPrivateKey } : {}),
         limits: limits.limits,
         currencyExponents,
+        cardRefApi,
       }),
     );
   });

@@ -125,7 +125,7 @@ describe('SandboxEngine', () => {
     const pending = t.status('f');
     expect(pending.status).toBe('processing');
     const token = String(pending['redirect-to']).split('/').pop() ?? '';
-    t.clock.advance(3_600_000);
+    t.clock.advance(599_999);
     expect(t.status('f').status).toBe('processing');
     const page = t.engine.acsSubmit(token, new Map([['password', 'nope']]));
     expect(page.kind).toBe('html');
@@ -133,6 +133,23 @@ describe('SandboxEngine', () => {
       status: 'declined',
       'verified-3d-status': 'NOT_AUTHENTICATED',
     });
+    expect(t.ledger.list()).toEqual([]);
+  });
+
+  it('a 3-D Secure challenge the payer abandons is declined after 10 minutes, with a callback', () => {
+    const t = setup();
+    t.sale('g', '321');
+    const token = String(t.status('g')['redirect-to']).split('/').pop() ?? '';
+    t.clock.advance(599_999);
+    expect(t.status('g').status).toBe('processing');
+    t.clock.advance(1);
+    expect(t.status('g')).toMatchObject({
+      status: 'declined',
+      'error-message': '3-D Secure not completed in time',
+      'verified-3d-status': 'UNKNOWN',
+    });
+    expect(t.callbacks.map((c) => c.params.status)).toEqual(['declined']);
+    expect(t.engine.acsPage(token)).toMatchObject({ status: 409 });
     expect(t.ledger.list()).toEqual([]);
   });
 

@@ -32,6 +32,7 @@ import {
   Result,
   Status,
   THREEDS_FAILED,
+  THREEDS_TIMED_OUT,
   decideByCvv,
   isFinal,
 } from './outcomes';
@@ -96,6 +97,11 @@ export interface EngineSettings {
   readonly payoutCheckTtlMs: number;
   /** 3DS method step: without an upload the sandbox goes on with threeDSCompInd N. */
   readonly methodTimeoutMs: number;
+  /**
+   * A 3-D Secure step the payer leaves unfinished (no method result, no challenge answer, no
+   * upload) ends after this long: declined, "3-D Secure not completed in time". Default 10 min.
+   */
+  readonly challengeTimeoutMs?: number;
   /** Require the customer fields the docs mark required (address, city, zip, country, IP…). */
   readonly requireCustomerFields: boolean;
 }
@@ -104,6 +110,7 @@ export const DEFAULT_SETTINGS: EngineSettings = {
   settlementDelayMs: 24 * 3600_000,
   payoutCheckTtlMs: 15 * 60_000,
   methodTimeoutMs: 10_000,
+  challengeTimeoutMs: 600_000,
   requireCustomerFields: true,
 };
 
@@ -159,6 +166,8 @@ interface ThreeDS {
   readonly serverTransId: string;
   readonly acsTransId: string;
   readonly methodDeadline: number;
+  /** The payer must have finished by then (EngineSettings.challengeTimeoutMs). */
+  readonly expiresAt: number;
   compInd: string | undefined;
   passed: boolean | undefined;
 }
@@ -1024,6 +1033,11 @@ export class SandboxEngine {
         tds.compInd = 'N';
         tds.stage = 'challenge';
       }
+      if (tds !== undefined && tds.stage !== 'done' && now >= tds.expiresAt) {
+        // The payer abandoned the 3-D Secure step: only a status query or the callback tells.
+        tds.stage = 'done';
+        this.finish(order, this.last(order), THREEDS_TIMED_OUT);
+      }
       let open = false;
       for (const op of order.ops) {
         if (op.status !== 'processing') continue;
@@ -1150,6 +1164,9 @@ export class SandboxEngine {
       serverTransId: randomUUID(),
       acsTransId: randomUUID(),
       methodDeadline: this.clock.now() + this.settings.methodTimeoutMs,
+      expiresAt:
+        this.clock.now() +
+        (this.settings.challengeTimeoutMs ?? DEFAULT_SETTINGS.challengeTimeoutMs ?? 600_000),
       compInd: undefined,
       passed: undefined,
     };

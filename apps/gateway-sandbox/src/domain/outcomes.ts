@@ -51,6 +51,14 @@ export const THREEDS_FAILED: Result = {
   verified3d: 'NOT_AUTHENTICATED',
 };
 
+/** The payer never finished the 3-D Secure step: the ACS gives up and the issuer declines. */
+export const THREEDS_TIMED_OUT: Result = {
+  status: 'declined',
+  errorMessage: '3-D Secure not completed in time',
+  errorCode: 4,
+  verified3d: 'UNKNOWN',
+};
+
 export function decideByCvv(
   cvv: string,
   context: { readonly threeDSGate: boolean; readonly payerPresent: boolean },

@@ -1,0 +1,125 @@
+import { Injectable } from '@nestjs/common';
+import {
+  type AdminAction,
+  type AdminActionAudited,
+  CE_SOURCES,
+  ceType,
+  newTraceparent,
+  TOPICS,
+  toKafkaHeaders,
+} from '@payments/contracts';
+import { actionCommand } from '../domain/admin-actions';
+import type { AdminPrincipal } from '../domain/admin-tokens';
+import { contractCommands } from '../flows/command-catalogue';
+import type { OutboxRow } from '../outbox/outbox-rows';
+import { OutboxWriter } from '../outbox/outbox.writer';
+import { Database } from '../persistence/database';
+import { AdminAuditEntity } from '../persistence/entities';
+import { Clock, IdGenerator } from '../runtime/clock';
+
+export type ActionResult =
+  | {
+      readonly kind: 'accepted';
+      readonly auditId: string;
+      readonly commandId: string;
+      readonly commandType: string;
+    }
+  | { readonly kind: 'not-found' }
+  | { readonly kind: 'not-applicable'; readonly message: string }
+  | { readonly kind: 'invalid'; readonly message: string };
+
+/**
+ * An operator's action (issue #15): the command it means (domain/admin-actions.ts), checked by the
+ * same catalogue the commands consumer uses, then — in ONE transaction — the audit row, the command
+ * as an outbox row for `payments.commands.v1` and the `admin-action-audited` event for
+ * `payments.admin.audit.v1`. The relay publishes both; the command enters the saga like any other,
+ * so the action and its audit can never part (no audit without the command, no command without it).
+ */
+@Injectable()
+export class AdminActionService {
+  constructor(
+    private readonly db: Database,
+    private readonly outbox: OutboxWriter,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+  ) {}
+
+  async act(
+    principal: AdminPrincipal,
+    sagaId: string,
+    action: AdminAction,
+    reason: string,
+  ): Promise<ActionResult> {
+    return this.db.transaction(async (tx) => {
+      const [saga] = await tx.query<Array<{ id: string; flow: string; endpoint_id: string }>>(
+        `SELECT id, flow, endpoint_id FROM sagas WHERE id = $1`,
+        [sagaId],
+      );
+      if (saga === undefined) return { kind: 'not-found' };
+      const now = this.clock.now();
+      const commandId = this.ids.next();
+      const built = actionCommand(
+        action,
+        { id: saga.id, flow: saga.flow, endpointId: saga.endpoint_id },
+        { actor: principal.name, reason, commandId, now: now.toISOString() },
+      );
+      if (!built.ok) return { kind: 'not-applicable', message: built.message };
+      const parsed = contractCommands.parse(built.command);
+      if (!parsed.ok) return { kind: 'invalid', message: parsed.message };
+      const auditId = this.ids.next();
+      const audited: AdminActionAudited = {
+        type: 'admin-action-audited',
+        auditId,
+        actor: principal.name,
+        role: principal.role,
+        action,
+        sagaId,
+        flow: saga.flow,
+        reason,
+        commandId,
+        commandType: built.command.type,
+        occurredAt: now.toISOString(),
+      };
+      await tx
+        .createQueryBuilder()
+        .insert()
+        .into(AdminAuditEntity)
+        .values({
+          id: auditId,
+          at: now,
+          actor: principal.name,
+          role: principal.role,
+          action,
+          sagaId,
+          flow: saga.flow,
+          reason,
+          commandId,
+          commandType: built.command.type,
+        })
+        .updateEntity(false)
+        .execute();
+      // One trace for the action: the command and its audit event are siblings in it.
+      const traceparent = newTraceparent();
+      const row = (id: string, topic: string, type: string, payload: object): OutboxRow => ({
+        id,
+        topic,
+        key: sagaId,
+        headers: toKafkaHeaders({
+          id,
+          type,
+          source: CE_SOURCES.admin,
+          subject: sagaId,
+          time: now.toISOString(),
+          traceparent,
+        }),
+        payload,
+        aggregateId: sagaId,
+      });
+      await this.outbox.enqueue(tx, [
+        row(commandId, TOPICS.commands, ceType.command(built.command.type), built.command),
+        row(auditId, TOPICS.adminAudit, ceType.admin(audited.type), audited),
+      ]);
+      return { kind: 'accepted', auditId, commandId, commandType: built.command.type };
+    });
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * What an operator's action on a saga becomes (issue #15): an ordinary command of the contracts,
+ * sent like any other. Pure; the admin service validates the result against the contracts, writes
+ * the audit and enqueues both. Money never moves on an operator's word: "resolve an unknown
+ * outcome" asks the gateway for the status (refresh-status) and the answer decides.
+ */
+import type { AdminAction as AdminActionName } from '@payments/contracts';
+
+export interface ActionTarget {
+  readonly id: string;
+  readonly flow: string;
+  readonly endpointId: string;
+}
+
+export interface ActionInput {
+  readonly actor: string;
+  readonly reason: string;
+  readonly commandId: string;
+  readonly now: string;
+}
+
+export type ActionCommand =
+  | { readonly ok: true; readonly command: Record<string, unknown> & { type: string } }
+  | { readonly ok: false; readonly message: string };
+
+/** The flows each action applies to (flow names as the runtime registers them). */
+export const ACTION_FLOWS: Readonly<Record<AdminActionName, string>> = {
+  'refresh-status': 'card-payment',
+  'resolve-unknown': 'card-payment',
+  approve: 'payout',
+  reject: 'payout',
+  pause: 'recurring-schedule',
+  resume: 'recurring-schedule',
+  cancel: 'recurring-schedule',
+};
+
+export function actionCommand(
+  action: AdminActionName,
+  saga: ActionTarget,
+  input: ActionInput,
+): ActionCommand {
+  const flow = ACTION_FLOWS[action];
+  if (saga.flow !== flow) {
+    return {
+      ok: false,
+      message: `${action} applies to ${flow} sagas; ${saga.id} is a ${saga.flow} saga`,
+    };
+  }
+  const base = {
+    commandId: input.commandId,
+    merchant: { endpointId: saga.endpointId },
+    occurredAt: input.now,
+  };
+  switch (action) {
+    case 'refresh-status':
+    case 'resolve-unknown':
+      return { ok: true, command: { type: 'refresh-status', ...base, paymentId: saga.id } };
+    case 'approve':
+      return {
+        ok: true,
+        command: {
+          type: 'approve-payout',
+          ...base,
+          payoutId: saga.id,
+          approvedBy: input.actor,
+          reason: input.reason,
+        },
+      };
+    case 'reject':
+      return {
+        ok: true,
+        command: {
+          type: 'reject-payout',
+          ...base,
+          payoutId: saga.id,
+          rejectedBy: input.actor,
+          reason: input.reason,
+        },
+      };
+    case 'pause':
+      return { ok: true, command: { type: 'pause-schedule', ...base, scheduleId: saga.id } };
+    case 'resume':
+      return { ok: true, command: { type: 'resume-schedule', ...base, scheduleId: saga.id } };
+    case 'cancel':
+      return { ok: true, command: { type: 'cancel-schedule', ...base, scheduleId: saga.id } };
+    default: {
+      const never: never = action;
+      throw new Error(`unhandled admin action ${String(never)}`);
+    }
+  }
+}

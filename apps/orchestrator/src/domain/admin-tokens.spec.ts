@@ -1,0 +1,64 @@
+import { AdminTokensSchema, allows, authenticate, tokenHash } from './admin-tokens';
+
+const ALICE = 'alice-token-0123456789abcdef';
+const BOB = 'bob-token-0123456789abcdef01';
+
+const tokens = AdminTokensSchema.parse(
+  JSON.stringify([
+    { name: 'alice', role: 'operator', sha256: tokenHash(ALICE) },
+    { name: 'bob', role: 'viewer', sha256: tokenHash(BOB).toUpperCase() },
+  ]),
+);
+
+describe('admin tokens', () => {
+  it('knows a configured token by its hash, whatever the hex case', () => {
+    expect(authenticate(`Bearer ${ALICE}`, tokens)).toEqual({
+      ok: true,
+      principal: { name: 'alice', role: 'operator' },
+    });
+    expect(authenticate(`Bearer ${BOB}`, tokens)).toEqual({
+      ok: true,
+      principal: { name: 'bob', role: 'viewer' },
+    });
+  });
+
+  it('refuses a missing, malformed or unknown token', () => {
+    expect(authenticate(undefined, tokens)).toEqual({ ok: false, reason: 'missing' });
+    expect(authenticate('', tokens)).toEqual({ ok: false, reason: 'missing' });
+    expect(authenticate(`Basic ${ALICE}`, tokens)).toEqual({ ok: false, reason: 'malformed' });
+    expect(authenticate('Bearer short', tokens)).toEqual({ ok: false, reason: 'malformed' });
+    expect(authenticate(`Bearer ${ALICE}x`, tokens)).toEqual({ ok: false, reason: 'unknown' });
+    expect(authenticate(`Bearer ${tokenHash(ALICE)}`, tokens)).toEqual({
+      ok: false,
+      reason: 'unknown',
+    });
+    expect(authenticate(`Bearer ${ALICE}`, [])).toEqual({ ok: false, reason: 'unknown' });
+  });
+
+  it('viewers read, operators read and act', () => {
+    expect(allows('viewer', 'viewer')).toBe(true);
+    expect(allows('viewer', 'operator')).toBe(false);
+    expect(allows('operator', 'operator')).toBe(true);
+    expect(allows('operator', 'viewer')).toBe(true);
+  });
+
+  it('configuration: defaults to none; refuses a clear token, bad JSON, unknown roles, duplicates', () => {
+    expect(AdminTokensSchema.parse(undefined)).toEqual([]);
+    const bad = (value: unknown) => AdminTokensSchema.safeParse(JSON.stringify(value)).success;
+    expect(AdminTokensSchema.safeParse('not json').success).toBe(false);
+    expect(bad([{ name: 'a', role: 'operator', sha256: ALICE }])).toBe(false);
+    expect(bad([{ name: 'a', role: 'admin', sha256: tokenHash(ALICE) }])).toBe(false);
+    expect(
+      bad([
+        { name: 'a', role: 'viewer', sha256: tokenHash(ALICE) },
+        { name: 'a', role: 'viewer', sha256: tokenHash(BOB) },
+      ]),
+    ).toBe(false);
+    expect(
+      bad([
+        { name: 'a', role: 'viewer', sha256: tokenHash(ALICE) },
+        { name: 'b', role: 'operator', sha256: tokenHash(ALICE) },
+      ]),
+    ).toBe(false);
+  });
+});

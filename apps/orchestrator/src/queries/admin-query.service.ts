@@ -1,0 +1,257 @@
+import { Injectable } from '@nestjs/common';
+import { SEALED_CARD_FIELDS, TOPICS } from '@payments/contracts';
+import { Database } from '../persistence/database';
+
+/** Filters of GET /admin/sagas; every one optional. Amounts in minor units. */
+export interface SagaSearch {
+  readonly flow?: string;
+  readonly status?: string;
+  readonly endpoint?: string;
+  readonly from?: Date;
+  readonly to?: Date;
+  readonly currency?: string;
+  readonly minAmount?: number;
+  readonly maxAmount?: number;
+  /** Only sagas whose outcome has been unknown for longer than this. */
+  readonly unknownOlderThanSeconds?: number;
+  readonly limit: number;
+  readonly cursor?: string;
+}
+
+export interface SagaSummary {
+  readonly id: string;
+  readonly flow: string;
+  readonly kind: string | null;
+  readonly status: string;
+  readonly endpointId: string;
+  readonly version: number;
+  readonly amount: { readonly minor: number; readonly currency: string } | null;
+  readonly unknownSince: string | null;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export interface SagaPage {
+  readonly items: SagaSummary[];
+  /** Pass as `cursor` for the next page; absent on the last one. */
+  readonly nextCursor?: string;
+}
+
+export interface SagaDetail {
+  readonly saga: SagaSummary & { readonly state: unknown };
+  readonly history: Array<{ version: number; type: string; occurredAt: string; event: unknown }>;
+  readonly events: Array<{
+    id: string;
+    type: string;
+    publishedAt: string | null;
+    sequence: string;
+  }>;
+  /** The gateway requests as first sent (sealed cards left out). */
+  readonly gatewayRequests: Array<{
+    requestId: string;
+    operation: string;
+    createdAt: string;
+    request: unknown;
+  }>;
+  readonly audit: Array<{
+    id: string;
+    at: string;
+    actor: string;
+    role: string;
+    action: string;
+    reason: string;
+    commandId: string;
+    commandType: string;
+  }>;
+}
+
+/** Thrown for a cursor this API did not hand out. */
+export class BadCursorError extends Error {}
+
+interface SagaRowSql {
+  id: string;
+  flow: string;
+  kind: string | null;
+  status: string;
+  endpoint_id: string;
+  version: number;
+  amount_minor: string | null;
+  currency: string | null;
+  unknown_since: string | null;
+  created_at: Date;
+  updated_at: Date;
+  state?: unknown;
+}
+
+// The amount, currency and unknown-since of any flow's state: the in-flight operation's, else the
+// saga's own (payouts, transfers, schedules keep `amount`; a settled payment its authorized sum).
+const AMOUNT = `COALESCE((s.state->'inFlight'->'amount'->>'minor')::bigint,
+  (s.state->'amount'->>'minor')::bigint, NULLIF((s.state->>'authorized')::bigint, 0))`;
+const CURRENCY = `COALESCE(s.state->'inFlight'->'amount'->>'currency', s.state->'amount'->>'currency',
+  s.state->>'currency')`;
+const UNKNOWN_SINCE = `COALESCE(s.state->'inFlight'->>'unknownSince', s.state->>'unknownSince')`;
+const COLUMNS = `s.id, s.flow, s.kind, s.status, s.endpoint_id, s.version, ${AMOUNT} AS amount_minor,
+  ${CURRENCY} AS currency, ${UNKNOWN_SINCE} AS unknown_since, s.created_at, s.updated_at`;
+
+function summary(row: SagaRowSql): SagaSummary {
+  return {
+    id: row.id,
+    flow: row.flow,
+    kind: row.kind,
+    status: row.status,
+    endpointId: row.endpoint_id,
+    version: row.version,
+    amount:
+      row.amount_minor === null || row.currency === null
+        ? null
+        : { minor: Number(row.amount_minor), currency: row.currency },
+    unknownSince: row.unknown_since,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+function encodeCursor(row: SagaRowSql): string {
+  return Buffer.from(JSON.stringify([row.created_at.toISOString(), row.id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): [string, string] {
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (
+      Array.isArray(value) &&
+      value.length === 2 &&
+      typeof value[0] === 'string' &&
+      !Number.isNaN(Date.parse(value[0])) &&
+      typeof value[1] === 'string' &&
+      /^[0-9a-f-]{36}$/.test(value[1])
+    ) {
+      return [value[0], value[1]];
+    }
+  } catch {
+    // answered below
+  }
+  throw new BadCursorError('cursor is not one this API handed out');
+}
+
+/**
+ * Reads for the admin API (no locks, no writes). Raw SQL: the filters read jsonb paths of every
+ * flow's state and the page is keyset-paginated on (created_at, id) — both awkward in the query
+ * builder; every value is a bound parameter.
+ */
+@Injectable()
+export class AdminQueryService {
+  constructor(private readonly db: Database) {}
+
+  async search(search: SagaSearch): Promise<SagaPage> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    const bind = (value: unknown) => {
+      params.push(value);
+      return `$${params.length}`;
+    };
+    if (search.flow !== undefined) where.push(`s.flow = ${bind(search.flow)}`);
+    if (search.status !== undefined) where.push(`s.status = ${bind(search.status)}`);
+    if (search.endpoint !== undefined) where.push(`s.endpoint_id = ${bind(search.endpoint)}`);
+    if (search.from !== undefined) where.push(`s.created_at >= ${bind(search.from)}`);
+    if (search.to !== undefined) where.push(`s.created_at < ${bind(search.to)}`);
+    if (search.currency !== undefined) where.push(`${CURRENCY} = ${bind(search.currency)}`);
+    if (search.minAmount !== undefined) where.push(`${AMOUNT} >= ${bind(search.minAmount)}`);
+    if (search.maxAmount !== undefined) where.push(`${AMOUNT} <= ${bind(search.maxAmount)}`);
+    if (search.unknownOlderThanSeconds !== undefined) {
+      where.push(
+        `(${UNKNOWN_SINCE})::timestamptz <= now() - make_interval(secs => ${bind(search.unknownOlderThanSeconds)})`,
+      );
+    }
+    if (search.cursor !== undefined) {
+      const [createdAt, id] = decodeCursor(search.cursor);
+      where.push(`(s.created_at, s.id) < (${bind(createdAt)}::timestamptz, ${bind(id)}::uuid)`);
+    }
+    const sql = `SELECT ${COLUMNS} FROM sagas s
+      ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
+      ORDER BY s.created_at DESC, s.id DESC LIMIT ${bind(search.limit + 1)}`;
+    const rows = await this.db.read((db) => db.query<SagaRowSql[]>(sql, params));
+    const page = rows.slice(0, search.limit);
+    const last = page.at(-1);
+    return {
+      items: page.map(summary),
+      ...(rows.length > search.limit && last !== undefined
+        ? { nextCursor: encodeCursor(last) }
+        : {}),
+    };
+  }
+
+  async detail(id: string): Promise<SagaDetail | undefined> {
+    return this.db.read(async (db) => {
+      const [row] = await db.query<SagaRowSql[]>(
+        `SELECT ${COLUMNS}, s.state FROM sagas s WHERE s.id = $1`,
+        [id],
+      );
+      if (row === undefined) return undefined;
+      const [history, events, requests, audit] = await Promise.all([
+        db.query<Array<{ version: number; event_type: string; occurred_at: Date; event: unknown }>>(
+          `SELECT version, event_type, occurred_at, event FROM saga_history
+            WHERE saga_id = $1 ORDER BY version`,
+          [id],
+        ),
+        db.query<Array<{ id: string; type: string; published_at: Date | null; sequence: string }>>(
+          `SELECT id, payload->>'type' AS type, published_at, sequence::text FROM outbox
+            WHERE aggregate_id = $1 AND topic = $2 ORDER BY sequence`,
+          [id, TOPICS.events],
+        ),
+        db.query<Array<{ request_id: string; operation: string; created_at: Date; body: unknown }>>(
+          `SELECT request_id, operation, created_at, body - $2::text[] AS body
+             FROM gateway_requests WHERE saga_id = $1 ORDER BY created_at`,
+          [id, SEALED_CARD_FIELDS],
+        ),
+        db.query<
+          Array<{
+            id: string;
+            at: Date;
+            actor: string;
+            role: string;
+            action: string;
+            reason: string;
+            command_id: string;
+            command_type: string;
+          }>
+        >(
+          `SELECT id, at, actor, role, action, reason, command_id, command_type FROM admin_audit
+            WHERE saga_id = $1 ORDER BY at`,
+          [id],
+        ),
+      ]);
+      return {
+        saga: { ...summary(row), state: row.state },
+        history: history.map((h) => ({
+          version: h.version,
+          type: h.event_type,
+          occurredAt: h.occurred_at.toISOString(),
+          event: h.event,
+        })),
+        events: events.map((e) => ({
+          id: e.id,
+          type: e.type,
+          publishedAt: e.published_at?.toISOString() ?? null,
+          sequence: e.sequence,
+        })),
+        gatewayRequests: requests.map((r) => ({
+          requestId: r.request_id,
+          operation: r.operation,
+          createdAt: r.created_at.toISOString(),
+          request: r.body,
+        })),
+        audit: audit.map((a) => ({
+          id: a.id,
+          at: a.at.toISOString(),
+          actor: a.actor,
+          role: a.role,
+          action: a.action,
+          reason: a.reason,
+          commandId: a.command_id,
+          commandType: a.command_type,
+        })),
+      };
+    });
+  }
+}

@@ -1,0 +1,51 @@
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { AdminActionService } from '../../admin/admin-action.service';
+import { ORCHESTRATOR_CONFIG } from '../../config';
+import { AdminQueryService } from '../../queries/admin-query.service';
+import { AdminController } from './admin.controller';
+
+/**
+ * Only what @nestjs/swagger reads: the controller's routes and decorators. The providers are
+ * never called while the document is built (no request is served), so empty objects stand in.
+ */
+@Module({
+  controllers: [AdminController],
+  providers: [
+    { provide: AdminQueryService, useValue: {} },
+    { provide: AdminActionService, useValue: {} },
+    { provide: ORCHESTRATOR_CONFIG, useValue: { admin: { tokens: [] } } },
+  ],
+})
+class AdminDocumentModule {}
+
+/** The admin API's OpenAPI document, generated from the controller (docs/openapi/admin.json). */
+export async function buildAdminOpenApiDocument(): Promise<OpenAPIObject> {
+  const app = await NestFactory.create(AdminDocumentModule, { logger: false });
+  try {
+    const config = new DocumentBuilder()
+      .setTitle('payments orchestrator — admin API')
+      .setDescription(
+        'Search sagas, read one with its history, events, gateway requests and audit, and act on it. Bearer tokens from ADMIN_TOKENS (roles viewer, operator). Every action is an ordinary command on payments.commands.v1, audited on payments.admin.audit.v1 in the same transaction.',
+      )
+      .setVersion('1')
+      .addBearerAuth()
+      .build();
+    const document = SwaggerModule.createDocument(app, config);
+    // Parameters in a fixed order: decorators are applied in an order that differs between
+    // compilers (tsx/esbuild for the generator, swc under Jest).
+    for (const path of Object.values(document.paths)) {
+      for (const operation of [path.get, path.post, path.put, path.patch, path.delete]) {
+        operation?.parameters?.sort((a, b) =>
+          JSON.stringify(['in' in a ? a.in : '', 'name' in a ? a.name : '']).localeCompare(
+            JSON.stringify(['in' in b ? b.in : '', 'name' in b ? b.name : '']),
+          ),
+        );
+      }
+    }
+    return document;
+  } finally {
+    await app.close();
+  }
+}

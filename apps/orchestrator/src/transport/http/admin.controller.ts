@@ -1,0 +1,270 @@
+import {
+  BadRequestException,
+  Body,
+  ConflictException,
+  Controller,
+  Get,
+  HttpCode,
+  NotFoundException,
+  Param,
+  ParseUUIDPipe,
+  Post,
+  Query,
+  Req,
+  UseGuards,
+} from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiBadRequestResponse,
+  ApiBearerAuth,
+  ApiBody,
+  ApiConflictResponse,
+  ApiForbiddenResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiQuery,
+  ApiTags,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
+import { ADMIN_ACTIONS, AdminAction } from '@payments/contracts';
+import { z } from 'zod';
+import { AdminActionService } from '../../admin/admin-action.service';
+import { AdminAuthGuard, type AdminRequest, RequiresRole } from '../../admin/admin-auth.guard';
+import {
+  AdminQueryService,
+  BadCursorError,
+  type SagaDetail,
+  type SagaPage,
+} from '../../queries/admin-query.service';
+
+const count = z
+  .string()
+  .regex(/^\d{1,15}$/, 'a whole number')
+  .transform(Number);
+const time = z
+  .string()
+  .refine((v) => !Number.isNaN(Date.parse(v)), 'an ISO 8601 time')
+  .transform((v) => new Date(v));
+
+/** GET /admin/sagas query string; every filter optional. */
+export const SagaSearchQuery = z.strictObject({
+  flow: z.string().min(1).max(64).optional(),
+  status: z.string().min(1).max(64).optional(),
+  endpoint: z
+    .string()
+    .regex(/^\d{1,19}$/, 'a gateway endpoint id')
+    .optional(),
+  from: time.optional(),
+  to: time.optional(),
+  currency: z
+    .string()
+    .regex(/^[A-Z]{3}$/, 'an ISO 4217 code')
+    .optional(),
+  minAmount: count.optional(),
+  maxAmount: count.optional(),
+  unknownOlderThanSeconds: count.optional(),
+  limit: count.pipe(z.number().int().min(1).max(200)).optional(),
+  cursor: z.string().min(1).max(512).optional(),
+});
+
+/** POST /admin/sagas/:id/actions/:action body. */
+export const ActionBody = z.strictObject({
+  reason: z.string().trim().min(1, 'say why').max(1024),
+});
+
+function parsed<T>(schema: z.ZodType<T>, value: unknown): T {
+  const result = schema.safeParse(value ?? {});
+  if (!result.success) {
+    throw new BadRequestException({
+      code: 'BAD_REQUEST',
+      message: result.error.issues.map((i) => `${i.path.join('.') || '$'}: ${i.message}`),
+    });
+  }
+  return result.data;
+}
+
+const errorSchema = {
+  type: 'object',
+  properties: {
+    error: {
+      type: 'object',
+      properties: {
+        code: { type: 'string' },
+        message: { type: 'string' },
+        errorId: { type: 'string' },
+      },
+    },
+  },
+};
+
+const summarySchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    flow: { type: 'string' },
+    kind: { type: 'string', nullable: true },
+    status: { type: 'string' },
+    endpointId: { type: 'string' },
+    version: { type: 'integer' },
+    amount: {
+      type: 'object',
+      nullable: true,
+      properties: { minor: { type: 'integer' }, currency: { type: 'string' } },
+    },
+    unknownSince: { type: 'string', format: 'date-time', nullable: true },
+    createdAt: { type: 'string', format: 'date-time' },
+    updatedAt: { type: 'string', format: 'date-time' },
+  },
+};
+
+/**
+ * The operators' admin API (issue #15), mounted when ADMIN_TOKENS names at least one token: search
+ * sagas of every flow, read one with its history, events, gateway requests and audit, and act on
+ * it — every action becomes an ordinary command on Kafka, audited in the same transaction.
+ */
+@ApiTags('admin')
+@ApiBearerAuth()
+@ApiUnauthorizedResponse({ description: 'no or unknown bearer token', schema: errorSchema })
+@UseGuards(AdminAuthGuard)
+@Controller('admin/sagas')
+export class AdminController {
+  constructor(
+    private readonly queries: AdminQueryService,
+    private readonly actions: AdminActionService,
+  ) {}
+
+  @Get()
+  @ApiOperation({ summary: 'Search sagas (newest first, keyset pages)' })
+  @ApiQuery({
+    name: 'flow',
+    required: false,
+    description: 'card-payment, payout, recurring-schedule, transfer, …',
+  })
+  @ApiQuery({ name: 'status', required: false })
+  @ApiQuery({ name: 'endpoint', required: false, description: 'merchant endpoint id' })
+  @ApiQuery({ name: 'from', required: false, description: 'created at or after (ISO 8601)' })
+  @ApiQuery({ name: 'to', required: false, description: 'created before (ISO 8601)' })
+  @ApiQuery({ name: 'currency', required: false })
+  @ApiQuery({ name: 'minAmount', required: false, description: 'minor units' })
+  @ApiQuery({ name: 'maxAmount', required: false, description: 'minor units' })
+  @ApiQuery({
+    name: 'unknownOlderThanSeconds',
+    required: false,
+    description: 'outcome unknown for longer than this',
+  })
+  @ApiQuery({ name: 'limit', required: false, description: '1-200, default 50' })
+  @ApiQuery({ name: 'cursor', required: false, description: 'nextCursor of the previous page' })
+  @ApiOkResponse({
+    schema: {
+      type: 'object',
+      properties: {
+        items: { type: 'array', items: summarySchema },
+        nextCursor: { type: 'string' },
+      },
+    },
+  })
+  @ApiBadRequestResponse({ description: 'a filter is invalid', schema: errorSchema })
+  async search(@Query() query: unknown): Promise<SagaPage> {
+    const q = parsed(SagaSearchQuery, query);
+    try {
+      return await this.queries.search({ ...q, limit: q.limit ?? 50 });
+    } catch (error) {
+      if (error instanceof BadCursorError) {
+        throw new BadRequestException({ code: 'BAD_REQUEST', message: error.message });
+      }
+      throw error;
+    }
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'One saga: state, history, events, gateway requests, audit' })
+  @ApiParam({ name: 'id', type: String, format: 'uuid', required: true })
+  @ApiOkResponse({
+    schema: {
+      type: 'object',
+      properties: {
+        saga: summarySchema,
+        history: { type: 'array', items: { type: 'object' } },
+        events: { type: 'array', items: { type: 'object' } },
+        gatewayRequests: { type: 'array', items: { type: 'object' } },
+        audit: { type: 'array', items: { type: 'object' } },
+      },
+    },
+  })
+  @ApiNotFoundResponse({ description: 'no such saga', schema: errorSchema })
+  async detail(@Param('id', new ParseUUIDPipe()) id: string): Promise<SagaDetail> {
+    const detail = await this.queries.detail(id);
+    if (detail === undefined) {
+      throw new NotFoundException({ code: 'SAGA_NOT_FOUND', message: `no saga ${id}` });
+    }
+    return detail;
+  }
+
+  @Post(':id/actions/:action')
+  @HttpCode(202)
+  @RequiresRole('operator')
+  @ApiOperation({
+    summary: 'Act on a saga: the action is sent as a command through Kafka and audited',
+    description:
+      'refresh-status / resolve-unknown (card payments: ask the gateway; its answer decides), approve / reject (payouts), pause / resume / cancel (schedules).',
+  })
+  @ApiParam({ name: 'id', type: String, format: 'uuid', required: true })
+  @ApiParam({ name: 'action', type: String, enum: [...ADMIN_ACTIONS], required: true })
+  @ApiBody({
+    schema: {
+      type: 'object',
+      required: ['reason'],
+      properties: { reason: { type: 'string', minLength: 1, maxLength: 1024 } },
+    },
+  })
+  @ApiAcceptedResponse({
+    description: 'the command is enqueued with its audit',
+    schema: {
+      type: 'object',
+      properties: {
+        auditId: { type: 'string', format: 'uuid' },
+        commandId: { type: 'string', format: 'uuid' },
+        commandType: { type: 'string' },
+      },
+    },
+  })
+  @ApiBadRequestResponse({ description: 'unknown action or invalid body', schema: errorSchema })
+  @ApiForbiddenResponse({ description: 'the token is a viewer’s', schema: errorSchema })
+  @ApiNotFoundResponse({ description: 'no such saga', schema: errorSchema })
+  @ApiConflictResponse({
+    description: 'the action does not apply to this saga’s flow',
+    schema: errorSchema,
+  })
+  async act(
+    @Param('id', new ParseUUIDPipe()) id: string,
+    @Param('action') action: string,
+    @Body() body: unknown,
+    @Req() request: AdminRequest,
+  ): Promise<{ auditId: string; commandId: string; commandType: string }> {
+    const name = parsed(AdminAction, action);
+    const { reason } = parsed(ActionBody, body);
+    const principal = request.adminPrincipal;
+    if (principal === undefined) throw new Error('AdminAuthGuard did not run');
+    const result = await this.actions.act(principal, id, name, reason);
+    switch (result.kind) {
+      case 'accepted':
+        return {
+          auditId: result.auditId,
+          commandId: result.commandId,
+          commandType: result.commandType,
+        };
+      case 'not-found':
+        throw new NotFoundException({ code: 'SAGA_NOT_FOUND', message: `no saga ${id}` });
+      case 'not-applicable':
+        throw new ConflictException({ code: 'ACTION_NOT_APPLICABLE', message: result.message });
+      case 'invalid':
+        throw new BadRequestException({ code: 'BAD_REQUEST', message: result.message });
+      default: {
+        const never: never = result;
+        throw new Error(`unhandled result ${JSON.stringify(never)}`);
+      }
+    }
+  }
+}

@@ -18,6 +18,10 @@ import { contractCommands } from './flows/command-catalogue';
 import { payoutBudgetFlow } from './flows/payout-budget/payout-budget.flow';
 import { payoutFlow } from './flows/payout/payout.flow';
 import { payoutPolicy } from './flows/payout/policy';
+import { recurringScheduleFlow } from './flows/recurring-schedule/recurring-schedule.flow';
+import { schedulePolicy } from './flows/recurring-schedule/policy';
+import { transferFlow } from './flows/transfer/transfer.flow';
+import { panEligibilityFlow } from './flows/pan-eligibility/pan-eligibility.flow';
 import { orchestratorMigrations } from './migrations';
 import { OutboxRelay } from './outbox/outbox-relay';
 import { OutboxWriter } from './outbox/outbox.writer';
@@ -25,6 +29,8 @@ import { Database } from './persistence/database';
 import { orchestratorEntities } from './persistence/entities';
 import { SagaRepository } from './persistence/saga.repository';
 import { TimerRepository } from './persistence/timer.repository';
+import { AdminActionService } from './admin/admin-action.service';
+import { AdminQueryService } from './queries/admin-query.service';
 import { PaymentQueryService } from './queries/payment-query.service';
 import { Clock, IdGenerator } from './runtime/clock';
 import { ControllableClock } from './runtime/controllable-clock';
@@ -36,6 +42,7 @@ import {
   SagaRuntime,
 } from './runtime/saga-runtime';
 import { TimerWorker } from './runtime/timer-worker';
+import { AdminController } from './transport/http/admin.controller';
 import { PaymentsController } from './transport/http/payments.controller';
 import { TestControlsController } from './transport/http/test-controls.controller';
 import { ORCHESTRATOR_HANDLERS } from './transport/kafka/handlers';
@@ -84,12 +91,14 @@ export class AppModule {
           ...(logger ? { logger: kafkaLogger(logger) } : {}),
           topicPartitions: config.kafka.topicPartitions,
           partitionsConsumedConcurrently: config.kafka.partitionsConsumedConcurrently,
-          topics: [TOPICS.events, TOPICS.gatewayRequests],
+          topics: [TOPICS.events, TOPICS.gatewayRequests, TOPICS.adminAudit],
         }),
         KafkaModule.forConsumer({ groupId, handlers: ORCHESTRATOR_HANDLERS }),
       ],
       controllers: [
         PaymentsController,
+        // The admin API exists only when ADMIN_TOKENS names a token.
+        ...(config.admin.tokens.length > 0 ? [AdminController] : []),
         ...(config.testControls.enabled ? [TestControlsController] : []),
       ],
       providers: [
@@ -100,6 +109,9 @@ export class AppModule {
             cardPaymentFlow(cardPaymentPolicy(config)),
             payoutFlow(payoutPolicy(config)),
             payoutBudgetFlow(payoutPolicy(config)),
+            recurringScheduleFlow(schedulePolicy(config)),
+            transferFlow(payoutPolicy(config)),
+            panEligibilityFlow(payoutPolicy(config)),
           ],
         },
         { provide: COMMAND_CATALOGUE, useValue: contractCommands },
@@ -121,6 +133,8 @@ export class AppModule {
         TimerRepository,
         SagaRuntime,
         PaymentQueryService,
+        AdminQueryService,
+        AdminActionService,
         OutboxRelay,
         TimerWorker,
         ...ORCHESTRATOR_HANDLERS,

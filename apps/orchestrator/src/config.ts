@@ -11,6 +11,7 @@ import {
   ResolvedConfig,
   versionVar,
 } from '@payments/config';
+import { AdminTokensSchema } from './domain/admin-tokens';
 
 const AmountLimitsSchema = z.strictObject({
   minMinor: z.number().int().nonnegative().optional(),
@@ -154,6 +155,12 @@ export const orchestratorConfigShape = {
     }),
     statusHintIntervalSeconds: envVar('STATUS_HINT_INTERVAL_SECONDS', nonNegativeInt(60), {
       description: 'at most one status refresh per payment per this many seconds from hints',
+    }),
+  },
+  admin: {
+    tokens: envVar('ADMIN_TOKENS', AdminTokensSchema, {
+      description:
+        'admin API bearer tokens as JSON [{"name":"alice","role":"operator","sha256":"<hex SHA-256 of the token>"}] (roles viewer, operator); none (default) = the admin API is off',
     }),
   },
   testControls: {

@@ -1,6 +1,7 @@
 import {
   commandSagaId,
   INTERNAL_COMMAND_TYPES,
+  isPaymentAddressed,
   isRecurringCommandType,
   parseCommand,
   parseRecurringCommand,
@@ -79,8 +80,8 @@ function isRecurringObject(raw: unknown): raw is Record<string, unknown> {
 }
 
 /**
- * Schedule commands are addressed by `scheduleId` (the schedule saga), a rebill by its
- * `paymentId` (issue #12). Card-payment commands keep `parseCommand` above, unchanged.
+ * Schedule commands are addressed by `scheduleId` (the schedule saga); a rebill, create-card-ref
+ * and get-card-info by their `paymentId` (issue #12). Card-payment commands keep `parseCommand` above, unchanged.
  */
 function parseRecurring(
   raw: Record<string, unknown>,
@@ -110,7 +111,7 @@ function parseRecurring(
       command: {
         type: command.type,
         commandId: command.commandId,
-        sagaId: command.type === 'rebill' ? command.paymentId : command.scheduleId,
+        sagaId: isPaymentAddressed(command) ? command.paymentId : command.scheduleId,
         endpointId: command.merchant.endpointId,
         body: command,
       },

@@ -3,6 +3,7 @@ import { OutboxInbox1767225600000 } from './1767225600000-outbox-inbox';
 import { Payments1767312000000 } from './1767312000000-payments';
 import { Sagas1767600000000 } from './1767600000000-sagas';
 import { CommandRejections1767700000000 } from './1767700000000-command-rejections';
+import { AdminAudit1767800000000 } from './1767800000000-admin-audit';
 
 /** Every migration of the orchestrator's database, oldest first. Append; never edit an applied one. */
 export const orchestratorMigrations: readonly MigrationClass[] = [
@@ -10,4 +11,5 @@ export const orchestratorMigrations: readonly MigrationClass[] = [
   Payments1767312000000,
   Sagas1767600000000,
   CommandRejections1767700000000,
+  AdminAudit1767800000000,
 ];

@@ -59,6 +59,7 @@ describe('runMigrations (real PostgreSQL)', () => {
       'Payments1767312000000',
       'Sagas1767600000000',
       'CommandRejections1767700000000',
+      'AdminAudit1767800000000',
     ]);
     expect(messages).toContain('migrations: applied OutboxInbox1767225600000');
     expect(messages).toContain('migrations: applied Payments1767312000000');
@@ -68,6 +69,7 @@ describe('runMigrations (real PostgreSQL)', () => {
       `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`,
     );
     expect(tables.map((t) => t.table_name)).toEqual([
+      'admin_audit',
       'commands',
       'gateway_requests',
       'inbox',
@@ -148,12 +150,14 @@ describe('runMigrations (real PostgreSQL)', () => {
       'Payments1767312000000',
       'Sagas1767600000000',
       'CommandRejections1767700000000',
+      'AdminAudit1767800000000',
     ]);
     const recorded = await query<{ name: string; n: string }>(
       db.url,
       `SELECT name, count(*) AS n FROM ${MIGRATIONS_TABLE} GROUP BY name`,
     );
     expect(recorded.sort((x, y) => x.name.localeCompare(y.name))).toEqual([
+      { name: 'AdminAudit1767800000000', n: '1' },
       { name: 'CommandRejections1767700000000', n: '1' },
       { name: 'OutboxInbox1767225600000', n: '1' },
       { name: 'Payments1767312000000', n: '1' },

@@ -1,3 +1,4 @@
+import { SEALED_CARD_FIELDS } from '@payments/contracts';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { OutboxEntity } from '../persistence/entities';
@@ -36,15 +37,15 @@ export class OutboxWriter {
   }
 
   /**
-   * Drops the sealed card from the aggregate's rows already published (unpublished rows still
-   * need it: the adapter opens it).
+   * Drops the sealed cards (SEALED_CARD_FIELDS) from the aggregate's rows already published
+   * (unpublished rows still need them: the adapter opens them).
    */
   async purgeSealedCards(tx: EntityManager, aggregateId: string): Promise<void> {
-    // Raw SQL: jsonb `-` (remove a key) and `?` (has key) have no TypeORM equivalent.
+    // Raw SQL: jsonb `-` (remove keys) and `?|` (has any key) have no TypeORM equivalent.
     await tx.query(
-      `UPDATE outbox SET payload = payload - 'sealedCard'
-        WHERE aggregate_id = $1 AND published_at IS NOT NULL AND payload ? 'sealedCard'`,
-      [aggregateId],
+      `UPDATE outbox SET payload = payload - $2::text[]
+        WHERE aggregate_id = $1 AND published_at IS NOT NULL AND payload ?| $2::text[]`,
+      [aggregateId, SEALED_CARD_FIELDS],
     );
   }
 }

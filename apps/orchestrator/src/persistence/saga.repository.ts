@@ -1,3 +1,4 @@
+import { SEALED_CARD_FIELDS } from '@payments/contracts';
 import { Injectable } from '@nestjs/common';
 import type { GatewayRequest } from '@payments/contracts';
 import type { EntityManager } from 'typeorm';
@@ -85,15 +86,24 @@ export class SagaRepository {
       .where('s.id = :id', { id })
       .setLock('pessimistic_write')
       .getOne();
-    if (!row) return undefined;
-    return {
-      id: row.id,
-      flow: row.flow,
-      // The snapshot's version is the row's (a new row starts at 0).
-      state: { ...(row.state as object), version: row.version },
-      version: row.version,
-      lastHintAt: row.lastHintAt,
-    };
+    return row ? sagaRow(row) : undefined;
+  }
+
+  /**
+   * Locks several sagas in one statement, in id order (the order every multi-saga transaction
+   * takes them in, so two batches never wait on each other in a cycle). Absent ids are skipped.
+   */
+  async lockSagas(tx: EntityManager, ids: readonly string[]): Promise<SagaRow[]> {
+    if (ids.length === 0) return [];
+    const rows = await tx
+      .getRepository(SagaEntity)
+      .createQueryBuilder('s')
+      .select(['s.id', 's.flow', 's.state', 's.version', 's.lastHintAt'])
+      .where('s.id IN (:...ids)', { ids: [...ids] })
+      .orderBy('s.id')
+      .setLock('pessimistic_write')
+      .getMany();
+    return rows.map(sagaRow);
   }
 
   /** Saves the new state; throws ConcurrentUpdateError if someone else moved the version on. */
@@ -226,13 +236,13 @@ export class SagaRepository {
     return row?.body;
   }
 
-  /** Once nothing will be resent: drop the sealed card from the saga's stored requests. */
+  /** Once nothing will be resent: drop the sealed cards (SEALED_CARD_FIELDS) from the saga's stored requests. */
   async purgeSealedCards(tx: EntityManager, sagaId: string, now: Date): Promise<void> {
-    // Raw SQL: jsonb `-` (remove a key) and `?` (has key) have no TypeORM equivalent.
+    // Raw SQL: jsonb `-` (remove keys) and `?|` (has any key) have no TypeORM equivalent.
     await tx.query(
-      `UPDATE gateway_requests SET body = body - 'sealedCard', sealed_card_purged_at = $2
-        WHERE saga_id = $1 AND body ? 'sealedCard'`,
-      [sagaId, now],
+      `UPDATE gateway_requests SET body = body - $3::text[], sealed_card_purged_at = $2
+        WHERE saga_id = $1 AND body ?| $3::text[]`,
+      [sagaId, now, SEALED_CARD_FIELDS],
     );
   }
 
@@ -250,4 +260,17 @@ export class SagaRepository {
     // ON CONFLICT DO NOTHING returns no row for a message seen before.
     return (inserted.raw as unknown[]).length === 1;
   }
+}
+
+/** A locked saga as the runtime sees it: the snapshot's version is the row's (a new row starts at 0). */
+function sagaRow(
+  row: Pick<SagaEntity, 'id' | 'flow' | 'state' | 'version' | 'lastHintAt'>,
+): SagaRow {
+  return {
+    id: row.id,
+    flow: row.flow,
+    state: { ...(row.state as object), version: row.version },
+    version: row.version,
+    lastHintAt: row.lastHintAt,
+  };
 }

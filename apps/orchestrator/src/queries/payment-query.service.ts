@@ -8,7 +8,7 @@ import { SagaEntity, SagaHistoryEntity } from '../persistence/entities';
 /** GET /payments/:id. Money in integer minor units with its currency. */
 export interface PaymentView {
   readonly paymentId: string;
-  readonly kind: 'sale' | 'preauth' | null;
+  readonly kind: 'sale' | 'preauth' | 'rebill' | 'account-verification' | null;
   readonly status: PaymentStatus;
   readonly version: number;
   readonly merchant: MerchantRef | null;
@@ -54,7 +54,8 @@ function toView(row: SagaEntity, history: PaymentEvent[]): PaymentView {
   const state = { ...(row.state as PaymentState), version: row.version };
   const first = history.find(
     (e) =>
-      e.type === 'operation-requested' && (e.operation === 'sale' || e.operation === 'preauth'),
+      e.type === 'operation-requested' &&
+      (e.operation === 'sale' || e.operation === 'preauth' || e.operation === 'rebill'),
   );
   return {
     paymentId: row.id,

@@ -5,6 +5,7 @@ import type {
   RejectionCode,
   StatusCheckHint,
 } from '@payments/contracts';
+import type { FlowDecision } from '../domain/decision';
 
 /**
  * The saga runtime's contract with a flow (DESIGN.md "Sagas"). A flow is a folder with a pure
@@ -38,16 +39,8 @@ export interface Decider<State, Input, Event extends SagaEvent, Effect, Policy =
   evolve(state: State, event: Event): State;
 }
 
-export type Decision<Event, Effect> =
-  | { outcome: 'accepted'; events: Event[]; effects: Effect[] }
-  /** A refused command: its command-rejected event (versioned like every event), no effects. */
-  | {
-      outcome: 'rejected';
-      rejection: { code: RejectionCode; message: string };
-      events: Event[];
-      effects: [];
-    }
-  | { outcome: 'ignored'; reason: string; events: []; effects: Effect[] };
+/** A decision (domain/decision.ts): accepted, rejected (its command-rejected event) or ignored. */
+export type Decision<Event, Effect> = FlowDecision<Event, Effect, string>;
 
 /** What the runtime does for a flow, in the same transaction as appending the events. */
 export type RuntimeEffect =

@@ -114,8 +114,37 @@ export class SagaRuntime {
     for (const input of inputs) if (input.kind === 'command') this.addressable(input.raw);
     await this.db.transaction(async (tx) => {
       const work = this.unitOfWork(tx);
+      // Several inputs (a consumed batch): their sagas locked up front, in one statement and in id
+      // order, so two batches sharing sagas queue instead of deadlocking.
+      if (inputs.length > 1) await work.lockAll(this.sagaIdsOf(inputs));
       for (const input of inputs) await work.run(input);
     });
+  }
+
+  /** The sagas the inputs address (those that name one), sorted. */
+  private sagaIdsOf(inputs: readonly RuntimeInput[]): string[] {
+    const ids = new Set<string>();
+    for (const input of inputs) {
+      switch (input.kind) {
+        case 'command': {
+          const parsed = this.catalogue.parse(input.raw);
+          const id = parsed.ok ? parsed.command.sagaId : parsed.ids.sagaId;
+          if (id !== undefined) ids.add(id);
+          break;
+        }
+        case 'gateway-result':
+          ids.add(input.result.paymentId);
+          break;
+        case 'callback':
+          ids.add(input.message.paymentId);
+          break;
+        default: {
+          const never: never = input;
+          throw new Error(`unhandled input ${JSON.stringify(never)}`);
+        }
+      }
+    }
+    return [...ids].sort();
   }
 
   /**
@@ -215,6 +244,14 @@ class UnitOfWork {
         const never: never = input;
         throw new Error(`unhandled input ${JSON.stringify(never)}`);
       }
+    }
+  }
+
+  /** Locks the sagas that exist among `ids` (sorted) in one statement; `lock` then finds them. */
+  async lockAll(ids: readonly string[]): Promise<void> {
+    const missing = ids.filter((id) => !this.locked.has(id));
+    for (const row of await this.deps.sagas.lockSagas(this.tx, missing)) {
+      this.locked.set(row.id, row);
     }
   }
 

@@ -188,6 +188,9 @@ const GATEWAY_TYPE = {
   capture: 'capture',
   void: 'void',
   return: 'reversal',
+  // The gateway names a rebill's order a sale.
+  rebill: 'sale',
+  'account-verification': 'account-verification',
 } as const;
 
 export const callback =
@@ -220,7 +223,12 @@ export const answer =
   (status: GatewayStatusReport['status'], extra: Partial<GatewayStatusReport> = {}) =>
   (state: PaymentState): PaymentInput => {
     const op = state.inFlight;
-    if (op === undefined || op.operation === 'sale' || op.operation === 'preauth')
+    if (
+      op === undefined ||
+      op.operation === 'sale' ||
+      op.operation === 'preauth' ||
+      op.operation === 'account-verification'
+    )
       return callback(status, extra)(state);
     return statusReply({
       status,

@@ -11,7 +11,11 @@ import type {
   GatewayClassification,
   GatewayResult,
   GatewayStatusReport,
+  OneStepPayoutCommand,
   PayoutBudgetEvent,
+  PayoutOperation,
+  PayoutV4Command,
+  PayoutFormCommand,
   PayoutCheckCommand,
   PayoutEvent,
   RejectPayoutCommand,
@@ -88,8 +92,37 @@ export function reject(payoutId: string): RejectPayoutCommand {
   };
 }
 
-export const command = (c: PayoutCheckCommand | ApprovePayoutCommand | RejectPayoutCommand) =>
-  ({ kind: 'command', command: c }) as const satisfies PayoutInput;
+/** A one-step payout (v2 `payout` or v4 `payout-v4`) to the placeholder sealed card. */
+export function oneStepPayout(
+  payoutId: string,
+  minor = 5_000,
+  type: 'payout' | 'payout-v4' = 'payout',
+): OneStepPayoutCommand | PayoutV4Command {
+  return { ...payoutCheck(payoutId, minor), type };
+}
+
+/** A payout through the hosted form (no card: the payee enters it on the form). */
+export function payoutForm(payoutId: string, minor = 5_000): PayoutFormCommand {
+  return {
+    type: 'payout-form',
+    commandId: uuid(),
+    payoutId,
+    merchant: MERCHANT,
+    occurredAt: T0,
+    amount: { minor, currency: 'EUR' },
+    redirectUrl: 'https://shop.example/payout/done',
+  };
+}
+
+export const command = (
+  c:
+    | PayoutCheckCommand
+    | OneStepPayoutCommand
+    | PayoutV4Command
+    | PayoutFormCommand
+    | ApprovePayoutCommand
+    | RejectPayoutCommand,
+) => ({ kind: 'command', command: c }) as const satisfies PayoutInput;
 
 /** The send result of the operation in flight. */
 export function sendResult(state: PayoutState, result: GatewayClassification): PayoutInput {
@@ -109,7 +142,7 @@ export function sendResult(state: PayoutState, result: GatewayClassification): P
 export function statusReply(
   state: PayoutState,
   report: GatewayStatusReport,
-  about: readonly ('payout-check' | 'payout-pay')[],
+  about: readonly PayoutOperation[],
 ): PayoutInput {
   const op = state.status === 'initial' ? undefined : state.inFlight;
   return {

@@ -1,6 +1,12 @@
 import { type RejectionArgs, rejectionFields } from '../../domain/rejection';
-import type { PaymentCommand, PaymentEvent } from '@payments/contracts';
-import type { Decider, Flow, RuntimeEffect, SagaInput } from '../../runtime/flow';
+import type {
+  CardReferenceCommand,
+  PaymentCommand,
+  PaymentEvent,
+  PaymentOperation,
+} from '@payments/contracts';
+import { type Decider, type Flow, foldEvents } from '../../runtime/flow';
+import { gatewayFlow, runtimeEffectOf } from '../../runtime/flow-binding';
 import {
   decide,
   type Effect,
@@ -13,11 +19,16 @@ import {
   resendStillWanted,
   type Timer,
 } from './domain';
-import { callbackInput, gatewayResultInput } from './gateway-vocabulary';
+import { cycleOutcomeEffects, scheduleStartEffects } from './cycle-outcome';
+import { CARD_PAYMENT_OPERATIONS } from './gateway-vocabulary';
 
 export const CARD_PAYMENT_FLOW = 'card-payment';
 
-/** The commands of sale, preauth, capture, void, return and status refresh. */
+/**
+ * The commands of sale, preauth, capture, void, return and status refresh; of card references:
+ * rebill, create-card-ref, get-card-info (issue #12); and the payer-facing ones: hosted forms,
+ * account verification, the 3-D Secure uploads (issue #13).
+ */
 export const CARD_PAYMENT_COMMANDS = [
   'sale',
   'preauth',
@@ -25,13 +36,25 @@ export const CARD_PAYMENT_COMMANDS = [
   'void',
   'return',
   'refresh-status',
-] as const satisfies ReadonlyArray<PaymentCommand['type']>;
+  'rebill',
+  'create-card-ref',
+  'get-card-info',
+  'sale-form',
+  'preauth-form',
+  'payment-form',
+  'account-verification',
+  'account-verification-form',
+  'upload-method-url-result',
+  'upload-cres-result',
+  'upload-pares-result',
+] as const satisfies ReadonlyArray<PaymentCommand['type'] | CardReferenceCommand['type']>;
 
-const TIMER_KINDS: ReadonlySet<string> = new Set<Timer['kind']>([
+const TIMER_KINDS: readonly Timer['kind'][] = [
   'status-poll',
   'unknown-alert',
   'hold-expiry',
-]);
+  'threeds-method-deadline',
+];
 
 /** The card-payment decider under the runtime's generic contract. */
 export const cardPaymentDecider: Decider<
@@ -47,68 +70,23 @@ export function rejectionEvent(args: RejectionArgs & { paymentId: string }): Pay
   return { type: 'command-rejected', paymentId: args.paymentId, ...rejectionFields(args) };
 }
 
-/** A runtime input as the card-payment decider's input (undefined: not one of this flow's). */
-function toDomainInput(input: SagaInput): PaymentInput | undefined {
-  switch (input.kind) {
-    case 'command':
-      return { kind: 'command', command: input.command.body as PaymentCommand };
-    case 'gateway-result':
-      return gatewayResultInput(input.result);
-    case 'callback':
-      return callbackInput(input.callback);
-    case 'status-check-hint':
-      return { kind: 'status-check-hint', hint: input.hint };
-    case 'timer':
-      return TIMER_KINDS.has(input.timer.kind)
-        ? { kind: 'timer-fired', timer: input.timer.payload as Timer }
-        : undefined;
-    default: {
-      const never: never = input;
-      throw new Error(`unhandled input ${JSON.stringify(never)}`);
-    }
-  }
-}
-
-/** The decider's effects in the runtime's vocabulary (timers keyed by their kind). */
-function toRuntimeEffect(effect: Effect): RuntimeEffect {
-  switch (effect.type) {
-    case 'send-gateway-request':
-    case 'resend-gateway-request':
-      return effect;
-    case 'schedule-timer':
-      return { type: 'set-timer', kind: effect.timer.kind, at: effect.at, payload: effect.timer };
-    case 'cancel-timer':
-      return { type: 'cancel-timer', kind: effect.timer };
-    default: {
-      const never: never = effect;
-      throw new Error(`unhandled effect ${JSON.stringify(never)}`);
-    }
-  }
-}
-
 /** The card-payment flow: sale, preauth → capture / void / return, status. */
 export function cardPaymentFlow(policy: PaymentPolicy): Flow<PaymentState, PaymentEvent> {
-  return {
+  const flow = gatewayFlow<
+    PaymentState,
+    PaymentEvent,
+    PaymentCommand | CardReferenceCommand,
+    Timer,
+    PaymentOperation,
+    Effect
+  >({
     name: CARD_PAYMENT_FLOW,
     commandTypes: CARD_PAYMENT_COMMANDS,
     initialState,
-    decide(input, state, ctx) {
-      const domainInput = toDomainInput(input);
-      if (domainInput === undefined)
-        return { outcome: 'ignored', reason: 'TIMER_OBSOLETE', events: [], effects: [] };
-      const decision = decide(domainInput, state, { ...ctx, policy });
-      switch (decision.outcome) {
-        case 'accepted':
-        case 'ignored':
-          return { ...decision, effects: decision.effects.map(toRuntimeEffect) };
-        case 'rejected':
-          return decision;
-        default: {
-          const never: never = decision;
-          throw new Error(`unhandled decision ${JSON.stringify(never)}`);
-        }
-      }
-    },
+    timerKinds: TIMER_KINDS,
+    operations: CARD_PAYMENT_OPERATIONS,
+    decide: (input, state, ctx) => decide(input, state, { ...ctx, policy }),
+    effect: runtimeEffectOf,
     evolve,
     project(state) {
       return state.status === 'initial'
@@ -123,5 +101,22 @@ export function cardPaymentFlow(policy: PaymentPolicy): Flow<PaymentState, Payme
     },
     rejection: ({ sagaId, ...rest }) => rejectionEvent({ paymentId: sagaId, ...rest }),
     resendWanted: resendStillWanted,
+  });
+  // A rebill a schedule started reports its outcome to the schedule, and a card reference taken
+  // for a schedule starts it: child sagas, decided from the events the decision appends.
+  return {
+    ...flow,
+    decide(input, state, ctx) {
+      const decision = flow.decide(input, state, ctx);
+      if (decision.outcome !== 'accepted') return decision;
+      const after = foldEvents({ evolve }, state, decision.events);
+      const children = [
+        ...cycleOutcomeEffects(state, after, decision.events, ctx.now),
+        ...scheduleStartEffects(state, decision.events, ctx.now),
+      ];
+      return children.length === 0
+        ? decision
+        : { ...decision, effects: [...decision.effects, ...children] };
+    },
   };
 }

@@ -1,4 +1,5 @@
 import type { GatewayCallback, GatewayResult, PaymentOperation } from '@payments/contracts';
+import { transactionTypes } from '../../runtime/flow-binding';
 import type { PaymentInput } from './domain/inputs';
 
 /**
@@ -7,8 +8,10 @@ import type { PaymentInput } from './domain/inputs';
  * `reversal` and `cancel` undo an authorization or a charge: they can be a void or a return.
  * An unknown type names none of ours (an empty list: the callback is about something else).
  */
-const OPERATIONS_BY_TRANSACTION_TYPE: Readonly<Record<string, readonly PaymentOperation[]>> = {
-  sale: ['sale'],
+export const CARD_PAYMENT_OPERATIONS = transactionTypes<PaymentOperation>({
+  // The gateway reports a rebill (make-rebill) as a sale on its own order.
+  sale: ['sale', 'rebill'],
+  rebill: ['rebill'],
   preauth: ['preauth'],
   auth: ['preauth'],
   capture: ['capture'],
@@ -17,29 +20,15 @@ const OPERATIONS_BY_TRANSACTION_TYPE: Readonly<Record<string, readonly PaymentOp
   cancel: ['void', 'return'],
   return: ['return'],
   refund: ['return'],
-};
+  'account-verification': ['account-verification'],
+});
 
-export function operationsNamedBy(
-  transactionType: string | undefined,
-): readonly PaymentOperation[] | undefined {
-  if (transactionType === undefined) return undefined;
-  return OPERATIONS_BY_TRANSACTION_TYPE[transactionType.toLowerCase()] ?? [];
-}
+export const operationsNamedBy = CARD_PAYMENT_OPERATIONS.named;
 
 /** A verified callback as the card-payment decider's input. */
-export function callbackInput(callback: GatewayCallback): PaymentInput {
-  const about = operationsNamedBy(callback.report.transactionType);
-  return about === undefined
-    ? { kind: 'callback', callback }
-    : { kind: 'callback', callback, about };
-}
+export const callbackInput: (callback: GatewayCallback) => PaymentInput =
+  CARD_PAYMENT_OPERATIONS.callbackInput;
 
 /** A gateway result as the decider's input; a status reply says which operations it names. */
-export function gatewayResultInput(result: GatewayResult): PaymentInput {
-  if (result.operation !== 'status' || result.result.kind !== 'accepted')
-    return { kind: 'gateway-result', result };
-  const about = operationsNamedBy(result.result.report?.transactionType);
-  return about === undefined
-    ? { kind: 'gateway-result', result }
-    : { kind: 'gateway-result', result, about };
-}
+export const gatewayResultInput: (result: GatewayResult) => PaymentInput =
+  CARD_PAYMENT_OPERATIONS.resultInput;

@@ -1,6 +1,7 @@
 import { type RejectionArgs, rejectionFields } from '../../domain/rejection';
-import type { PayoutEvent } from '@payments/contracts';
-import type { Flow, RuntimeEffect, SagaInput } from '../../runtime/flow';
+import type { PayoutEvent, PayoutOperation } from '@payments/contracts';
+import type { Flow, RuntimeEffect } from '../../runtime/flow';
+import { gatewayFlow, runtimeEffectOf } from '../../runtime/flow-binding';
 import {
   decidePayout,
   evolvePayout,
@@ -9,52 +10,33 @@ import {
   payoutBudgetId,
   type PayoutDomainCommand,
   type PayoutEffect,
-  type PayoutInput,
   type PayoutPolicy,
   type PayoutState,
   type PayoutTimer,
 } from './domain';
-import { payoutCallbackInput, payoutResultInput } from './gateway-vocabulary';
+import { PAYOUT_OPERATIONS } from './gateway-vocabulary';
 
 export const PAYOUT_FLOW = 'payout';
 
-/** The commands of the two-step payout (the budget answer is internal: start-saga only). */
+/** The commands of one-step and two-step payouts (the budget answer is internal: start-saga only). */
 export const PAYOUT_COMMANDS = [
+  'payout',
+  'payout-v4',
+  'payout-form',
   'payout-check',
   'approve-payout',
   'reject-payout',
   'payout-budget-answer',
 ] as const satisfies ReadonlyArray<PayoutDomainCommand['type']>;
 
-const TIMER_KINDS: ReadonlySet<string> = new Set<PayoutTimer['kind']>([
+const TIMER_KINDS: readonly PayoutTimer['kind'][] = [
   'status-poll',
   'unknown-alert',
   'approval-expiry',
-]);
+];
 
 export function payoutRejectionEvent(args: RejectionArgs & { sagaId: string }): PayoutEvent {
   return { type: 'payout-command-rejected', payoutId: args.sagaId, ...rejectionFields(args) };
-}
-
-function toDomainInput(input: SagaInput): PayoutInput | undefined {
-  switch (input.kind) {
-    case 'command':
-      return { kind: 'command', command: input.command.body as PayoutDomainCommand };
-    case 'gateway-result':
-      return payoutResultInput(input.result);
-    case 'callback':
-      return payoutCallbackInput(input.callback);
-    case 'status-check-hint':
-      return { kind: 'status-check-hint', hint: input.hint };
-    case 'timer':
-      return TIMER_KINDS.has(input.timer.kind)
-        ? { kind: 'timer-fired', timer: input.timer.payload as PayoutTimer }
-        : undefined;
-    default: {
-      const never: never = input;
-      throw new Error(`unhandled input ${JSON.stringify(never)}`);
-    }
-  }
 }
 
 /** The payout decider's effects in the runtime's vocabulary; budget calls become child commands. */
@@ -66,11 +48,9 @@ function toRuntimeEffect(
   switch (effect.type) {
     case 'send-gateway-request':
     case 'resend-gateway-request':
-      return effect;
     case 'schedule-timer':
-      return { type: 'set-timer', kind: effect.timer.kind, at: effect.at, payload: effect.timer };
     case 'cancel-timer':
-      return { type: 'cancel-timer', kind: effect.timer };
+      return runtimeEffectOf(effect);
     case 'reserve-budget':
       return {
         type: 'start-saga',
@@ -104,43 +84,37 @@ function toRuntimeEffect(
   }
 }
 
-/** The two-step payout flow: payout-check → approval → payout-pay (issue #11). */
+/** Payouts (issue #11): one-step (v2 payout, v4 payout) and two-step (payout-check → approval → payout-pay). */
 export function payoutFlow(policy: PayoutPolicy): Flow<PayoutState, PayoutEvent> {
-  return {
+  return gatewayFlow<
+    PayoutState,
+    PayoutEvent,
+    PayoutDomainCommand,
+    PayoutTimer,
+    PayoutOperation,
+    PayoutEffect
+  >({
     name: PAYOUT_FLOW,
     commandTypes: PAYOUT_COMMANDS,
     initialState: initialPayoutState,
-    decide(input, state, ctx) {
-      const domainInput = toDomainInput(input);
-      if (domainInput === undefined)
-        return { outcome: 'ignored', reason: 'TIMER_OBSOLETE', events: [], effects: [] };
-      const decision = decidePayout(domainInput, state, { ...ctx, policy });
-      switch (decision.outcome) {
-        case 'accepted':
-        case 'ignored':
-          return {
-            ...decision,
-            effects: decision.effects.map((e) => toRuntimeEffect(e, ctx.now, ctx.ids)),
-          };
-        case 'rejected':
-          return decision;
-        default: {
-          const never: never = decision;
-          throw new Error(`unhandled decision ${JSON.stringify(never)}`);
-        }
-      }
-    },
+    timerKinds: TIMER_KINDS,
+    operations: PAYOUT_OPERATIONS,
+    decide: (input, state, ctx) => decidePayout(input, state, { ...ctx, policy }),
+    effect: (effect, ctx) => toRuntimeEffect(effect, ctx.now, ctx.ids),
     evolve: evolvePayout,
     project(state) {
       return state.status === 'initial'
         ? { status: state.status, kind: null, settled: false }
         : {
             status: state.status,
-            kind: 'two-step-payout',
+            kind: `${state.mode}-payout`,
             endpointId: state.merchant.endpointId,
             clientOrderId: state.clientOrderId,
-            // The payout-check's sealed card is needed only until the check has its outcome.
-            settled: state.status !== 'checking',
+            // The sealed card of payout-check or a one-step payout is needed only until that
+            // operation has its outcome (payout-pay carries none).
+            settled:
+              state.status !== 'checking' &&
+              !(state.mode === 'one-step' && !FINAL_PAYOUT_STATUSES.has(state.status)),
           };
     },
     rejection: payoutRejectionEvent,
@@ -148,5 +122,5 @@ export function payoutFlow(policy: PayoutPolicy): Flow<PayoutState, PayoutEvent>
       state.status !== 'initial' &&
       !FINAL_PAYOUT_STATUSES.has(state.status) &&
       state.inFlight?.requestId === requestId,
-  };
+  });
 }

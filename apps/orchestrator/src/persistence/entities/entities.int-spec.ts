@@ -36,6 +36,7 @@ describe('orchestrator entities and migrations (real PostgreSQL)', () => {
 
   it('registers an entity for every orchestrator table', () => {
     expect(dataSource.entityMetadatas.map((m) => m.tableName).sort()).toEqual([
+      'admin_audit',
       'commands',
       'gateway_requests',
       'inbox',

@@ -1,3 +1,4 @@
+import { AdminAuditEntity } from './admin-audit.entity';
 import { CommandEntity } from './command.entity';
 import { GatewayRequestEntity } from './gateway-request.entity';
 import { InboxEntity } from './inbox.entity';
@@ -7,6 +8,7 @@ import { SagaEntity } from './saga.entity';
 import { TimerEntity } from './timer.entity';
 
 export {
+  AdminAuditEntity,
   CommandEntity,
   GatewayRequestEntity,
   InboxEntity,
@@ -25,4 +27,5 @@ export const orchestratorEntities = [
   TimerEntity,
   OutboxEntity,
   InboxEntity,
+  AdminAuditEntity,
 ];

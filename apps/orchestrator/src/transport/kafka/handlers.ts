@@ -7,7 +7,9 @@ import { SagaRuntime } from '../../runtime/saga-runtime';
 
 /**
  * Kafka handlers of the `orchestrator` group: they translate a message into a call of the saga
- * service and nothing else (STYLE.md practice 1). libs/kafka owns commit, retry and DLQ.
+ * service and nothing else (STYLE.md practice 1). libs/kafka owns commit, retry and DLQ. A
+ * consumed batch is one unit of work (`SagaRuntime.process`: one transaction, in order); when it
+ * fails, libs/kafka hands its messages to `handle` one by one.
  */
 
 /** Any JSON value: validation (and the command-rejected answer) belongs to the service. */
@@ -22,6 +24,12 @@ export class CommandsHandler implements KafkaMessageHandler<unknown> {
   handle(message: ConsumedMessage<unknown>): Promise<void> {
     return this.runtime.handleCommand(message.value, inputMeta(message.headers));
   }
+
+  handleBatch(messages: readonly ConsumedMessage<unknown>[]): Promise<void> {
+    return this.runtime.process(
+      messages.map((m) => ({ kind: 'command', raw: m.value, meta: inputMeta(m.headers) })),
+    );
+  }
 }
 
 @Injectable()
@@ -33,6 +41,16 @@ export class GatewayResultsHandler implements KafkaMessageHandler<GatewayResult>
   handle(message: ConsumedMessage<GatewayResult>): Promise<void> {
     return this.runtime.handleGatewayResult(message.value, inputMeta(message.headers));
   }
+
+  handleBatch(messages: readonly ConsumedMessage<GatewayResult>[]): Promise<void> {
+    return this.runtime.process(
+      messages.map((m) => ({
+        kind: 'gateway-result',
+        result: m.value,
+        meta: inputMeta(m.headers),
+      })),
+    );
+  }
 }
 
 @Injectable()
@@ -43,6 +61,12 @@ export class CallbacksHandler implements KafkaMessageHandler<CallbackMessage> {
 
   handle(message: ConsumedMessage<CallbackMessage>): Promise<void> {
     return this.runtime.handleCallback(message.value, inputMeta(message.headers));
+  }
+
+  handleBatch(messages: readonly ConsumedMessage<CallbackMessage>[]): Promise<void> {
+    return this.runtime.process(
+      messages.map((m) => ({ kind: 'callback', message: m.value, meta: inputMeta(m.headers) })),
+    );
   }
 }
 

@@ -11,18 +11,20 @@ import type {
 } from '@payments/contracts';
 import type { Decision, DecisionContext } from './decision';
 import { accepted, rejected } from './drafts';
+import { orderAndPayer, requestBase, requestPayment } from './initiate';
 import { statusRequest } from './decide-gateway';
 import {
   currencyRefusal,
   existingPayment,
   firstRefusal,
   followUpTarget,
+  initiationRefusal,
   isRejection,
-  limitRefusal,
   MISSING_ORDER_ID,
   refuse,
 } from './guards';
 import type { OpenPayment, PaymentState } from './state';
+import { initiateHostedForm, initiateVerification, uploadPayerResult } from './decide-payer-flows';
 
 export function decideCommand(
   command: PaymentCommand,
@@ -41,6 +43,17 @@ export function decideCommand(
       return returnFunds(command, state, ctx);
     case 'refresh-status':
       return refreshStatus(command, state, ctx);
+    case 'sale-form':
+    case 'preauth-form':
+    case 'payment-form':
+      return initiateHostedForm(command, state, ctx);
+    case 'account-verification':
+    case 'account-verification-form':
+      return initiateVerification(command, state, ctx);
+    case 'upload-method-url-result':
+    case 'upload-cres-result':
+    case 'upload-pares-result':
+      return uploadPayerResult(command, state, ctx);
     default: {
       const never: never = command;
       throw new Error(`unhandled command ${JSON.stringify(never)}`);
@@ -53,58 +66,15 @@ function initiate(
   state: PaymentState,
   ctx: DecisionContext,
 ): Decision {
-  const refusal = firstRefusal([
-    state.status !== 'initial' &&
-      refuse('PAYMENT_ALREADY_EXISTS', `payment ${command.paymentId} already exists`),
-    command.amount.minor === 0 &&
-      refuse('INVALID_AMOUNT', `a ${command.type} needs an amount above zero`),
-    limitRefusal(ctx.policy?.limits, command.merchant.endpointId, command.amount),
-  ]);
+  const refusal = initiationRefusal(command, state, ctx);
   if (refusal) return rejected(state, command, ctx, refusal);
-  const requestId = ctx.ids.next();
-  // client_orderid = payment id: unique per endpoint, stable across resends, and lets
-  // callback-ingest address a notification to its payment without a lookup.
-  const clientOrderId = command.paymentId;
-  return accepted(
-    state,
-    command.paymentId,
-    ctx,
-    [
-      {
-        type: 'operation-requested',
-        commandId: command.commandId,
-        operation: command.type,
-        requestId,
-        amount: command.amount,
-        clientOrderId,
-        merchant: command.merchant,
-      },
-    ],
-    [
-      {
-        type: 'send-gateway-request',
-        request: {
-          operation: command.type,
-          requestId,
-          paymentId: command.paymentId,
-          merchant: command.merchant,
-          clientOrderId,
-          attempt: 1,
-          requestedAt: ctx.now,
-          amount: command.amount,
-          orderDescription: command.order.description,
-          ...(command.order.merchantData === undefined
-            ? {}
-            : { merchantData: command.order.merchantData }),
-          customer: command.customer,
-          billingAddress: command.billingAddress,
-          redirectUrl: command.redirectUrl,
-          ...(command.browser === undefined ? {} : { browser: command.browser }),
-          sealedCard: command.sealedCard,
-        },
-      },
-    ],
-  );
+  return requestPayment(command, state, ctx, command.type, command.amount, (ids) => ({
+    operation: command.type,
+    ...requestBase(command, ids, ctx),
+    ...orderAndPayer(command),
+    ...(command.browser === undefined ? {} : { browser: command.browser }),
+    sealedCard: command.sealedCard,
+  }));
 }
 
 function money(payment: OpenPayment, minor: number): Money {
@@ -254,6 +224,7 @@ function returnFunds(command: ReturnCommand, state: PaymentState, ctx: DecisionC
     case 'voided':
     case 'declined':
     case 'failed':
+    case 'verified':
       return rejected(
         state,
         command,

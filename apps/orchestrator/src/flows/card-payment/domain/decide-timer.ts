@@ -1,7 +1,7 @@
-import { nextPollDelay } from '../../../domain/polling';
+import { decideMethodDeadline } from './decide-payer-flows';
 import type { Decision, DecisionContext } from './decision';
-import { inFlightOf, statusRequest } from './decide-gateway';
-import { accepted, addMs, ignored, msBetween, policyOf } from './drafts';
+import { decideOperation } from './decide-gateway';
+import { accepted, addMs, ignored } from './drafts';
 import type { Timer } from './inputs';
 import type { PaymentState } from './state';
 
@@ -9,56 +9,9 @@ const HOLD_RECHECK_MS = 5 * 60 * 1000;
 
 export function decideTimer(timer: Timer, state: PaymentState, ctx: DecisionContext): Decision {
   switch (timer.kind) {
-    case 'status-poll': {
-      const open = inFlightOf(state);
-      if (!open || open[1].requestId !== timer.requestId) return ignored('TIMER_OBSOLETE');
-      const [payment, op] = open;
-      const elapsed = msBetween(op.requestedAt, ctx.now);
-      return ignored('NO_NEWS', [
-        { type: 'send-gateway-request', request: statusRequest(payment, op, ctx) },
-        {
-          type: 'schedule-timer',
-          timer: { kind: 'status-poll', requestId: op.requestId, attempt: timer.attempt + 1 },
-          at: addMs(ctx.now, nextPollDelay(timer.attempt, elapsed)),
-        },
-      ]);
-    }
-    case 'unknown-alert': {
-      const open = inFlightOf(state);
-      if (
-        !open ||
-        open[1].requestId !== timer.requestId ||
-        open[1].stage !== 'outcome-unknown' ||
-        open[1].alerted
-      ) {
-        return ignored('TIMER_OBSOLETE');
-      }
-      const [payment, op] = open;
-      const since = op.unknownSince ?? op.requestedAt;
-      const remaining = policyOf(ctx).unknownAlertAfterMs - msBetween(since, ctx.now);
-      if (remaining > 0) {
-        return ignored('NO_NEWS', [
-          { type: 'schedule-timer', timer, at: addMs(ctx.now, remaining) },
-        ]);
-      }
-      // Raise the alert, stay unknown: an hour of silence is not a decline.
-      return accepted(
-        payment,
-        payment.paymentId,
-        ctx,
-        [
-          {
-            type: 'outcome-unknown',
-            commandId: op.commandId,
-            operation: op.operation,
-            requestId: op.requestId,
-            since,
-            alert: true,
-          },
-        ],
-        [],
-      );
-    }
+    case 'status-poll':
+    case 'unknown-alert':
+      return decideOperation({ kind: 'timer-fired', timer }, state, ctx);
     case 'hold-expiry': {
       if (state.status !== 'authorized' || state.holdExpired) return ignored('TIMER_OBSOLETE');
       const payment = state;
@@ -109,6 +62,8 @@ export function decideTimer(timer: Timer, state: PaymentState, ctx: DecisionCont
         ],
       );
     }
+    case 'threeds-method-deadline':
+      return decideMethodDeadline(timer, state, ctx);
     default: {
       const never: never = timer;
       throw new Error(`unhandled timer ${JSON.stringify(never)}`);

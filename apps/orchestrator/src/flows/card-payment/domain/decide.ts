@@ -1,6 +1,14 @@
 import type { Decision, DecisionContext } from './decision';
 import { decideCommand } from './decide-command';
-import { decideCallback, decideGatewayResult, decideStatusCheckHint } from './decide-gateway';
+import {
+  decideCardReferenceCommand,
+  decideCardReferenceResult,
+  isCardReferenceCommand,
+  isCardReferenceResult,
+} from './card-reference';
+import { decideOperation, inFlightOf } from './decide-gateway';
+import { decideUploadResult, isUploadOperation } from './decide-payer-flows';
+import { ignored } from './drafts';
 import { decideTimer } from './decide-timer';
 import type { PaymentInput } from './inputs';
 import type { PaymentState } from './state';
@@ -13,13 +21,23 @@ import type { PaymentState } from './state';
 export function decide(input: PaymentInput, state: PaymentState, ctx: DecisionContext): Decision {
   switch (input.kind) {
     case 'command':
-      return decideCommand(input.command, state, ctx);
-    case 'gateway-result':
-      return decideGatewayResult(input.result, input.about, state, ctx);
+      return isCardReferenceCommand(input.command)
+        ? decideCardReferenceCommand(input.command, state, ctx)
+        : decideCommand(input.command, state, ctx);
+    case 'gateway-result': {
+      if (isCardReferenceResult(input.result))
+        return decideCardReferenceResult(input.result, state, ctx);
+      if (isUploadOperation(input.result.operation)) {
+        const open = inFlightOf(state);
+        return open === undefined
+          ? ignored('NO_OPERATION_IN_FLIGHT')
+          : decideUploadResult(input.result, open[0], open[1], ctx);
+      }
+      return decideOperation(input, state, ctx);
+    }
     case 'callback':
-      return decideCallback(input.callback, input.about, state, ctx);
     case 'status-check-hint':
-      return decideStatusCheckHint(input.hint, state, ctx);
+      return decideOperation(input, state, ctx);
     case 'timer-fired':
       return decideTimer(input.timer, state, ctx);
     default: {

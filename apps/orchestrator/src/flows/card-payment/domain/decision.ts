@@ -1,4 +1,5 @@
-import type { PaymentEvent, RejectionCode } from '@payments/contracts';
+import type { PaymentEvent } from '@payments/contracts';
+import type { FlowDecision, IgnoreReason as SharedIgnoreReason } from '../../../domain/decision';
 import type { Effect } from './effects';
 import type { HoldExpiryAction } from './inputs';
 
@@ -19,11 +20,7 @@ export interface PaymentLimits {
 /** Without configuration: at most 100,000,000 minor units per sale or preauth. */
 export const DEFAULT_LIMITS: PaymentLimits = { default: { maxMinor: 100_000_000 } };
 
-/**
- * How long an unknown outcome must stay without any trace at the gateway before the request is
- * sent once more (the gateway shows a new order at once; polls run every 3-5 s meanwhile).
- */
-export const DEFAULT_NEVER_RECEIVED_AFTER_MS = 60_000;
+export { DEFAULT_NEVER_RECEIVED_AFTER_MS } from '../../../domain/gateway-operation';
 
 export { DEFAULT_OWN_LIMIT_WAIT_MS, NEVER_RECEIVED_ATTEMPT } from '../../../domain/send-rules';
 
@@ -64,25 +61,12 @@ export interface DecisionContext {
   policy?: PaymentPolicy;
 }
 
-export interface Rejection {
-  code: RejectionCode;
-  message: string;
-}
+export type { Rejection } from '../../../domain/decision';
 
-/** Why an input changed nothing (for logs and metrics; not an error). */
+/** Why an input changed nothing: the gateway flows' reasons, and a refused 3-D Secure upload. */
 export type IgnoreReason =
-  | 'NO_OPERATION_IN_FLIGHT'
-  | 'STALE_REQUEST'
-  | 'DUPLICATE_RESULT'
-  | 'UNKNOWN_ORDER'
-  | 'NOT_ABOUT_THIS_OPERATION'
-  /** A browser return or an unverifiable callback: it only prompts a status query. */
-  | 'HINT_ONLY'
-  | 'NO_NEWS'
-  | 'TIMER_OBSOLETE';
+  | SharedIgnoreReason
+  /** The gateway refused a 3-D Secure upload; the sale/preauth goes on without it. */
+  | 'UPLOAD_REFUSED';
 
-export type Decision =
-  | { outcome: 'accepted'; events: PaymentEvent[]; effects: Effect[] }
-  /** A refused command: one command-rejected event (it gets a version like every event), no effects. */
-  | { outcome: 'rejected'; rejection: Rejection; events: PaymentEvent[]; effects: [] }
-  | { outcome: 'ignored'; reason: IgnoreReason; events: []; effects: Effect[] };
+export type Decision = FlowDecision<PaymentEvent, Effect, IgnoreReason>;

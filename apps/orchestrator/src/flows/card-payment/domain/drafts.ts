@@ -1,4 +1,5 @@
 import type { PaymentEvent } from '@payments/contracts';
+import { type Draft, ignoredWith, stampDrafts } from '../../../domain/decision';
 import type { DecisionContext } from './decision';
 import {
   DEFAULT_POLICY,
@@ -10,10 +11,8 @@ import {
 import type { Effect } from './effects';
 import type { PaymentState } from './state';
 
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-
 /** An event before the decider stamps payment id, version and time on it. */
-export type EventDraft = DistributiveOmit<PaymentEvent, 'paymentId' | 'version' | 'occurredAt'>;
+export type EventDraft = Draft<PaymentEvent, 'paymentId'>;
 
 /** Versions continue the state's: state.version + 1, + 2, … in the order given. */
 export function stamp(
@@ -22,12 +21,7 @@ export function stamp(
   now: string,
   drafts: EventDraft[],
 ): PaymentEvent[] {
-  return drafts.map((d, i) => ({
-    ...d,
-    paymentId,
-    version: state.version + i + 1,
-    occurredAt: now,
-  }));
+  return stampDrafts<PaymentEvent, 'paymentId'>(state.version, { paymentId }, now, drafts);
 }
 
 export function accepted(
@@ -41,7 +35,7 @@ export function accepted(
 }
 
 export function ignored(reason: IgnoreReason, effects: Effect[] = []): Decision {
-  return { outcome: 'ignored', reason, events: [], effects };
+  return ignoredWith(reason, effects);
 }
 
 export function rejected(
@@ -66,10 +60,4 @@ export function policyOf(ctx: DecisionContext): PaymentPolicy {
   return ctx.policy ?? DEFAULT_POLICY;
 }
 
-export function addMs(iso: string, ms: number): string {
-  return new Date(Date.parse(iso) + ms).toISOString();
-}
-
-export function msBetween(fromIso: string, toIso: string): number {
-  return Date.parse(toIso) - Date.parse(fromIso);
-}
+export { addMs, msBetween } from '../../../domain/decision';

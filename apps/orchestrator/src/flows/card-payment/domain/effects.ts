@@ -1,4 +1,5 @@
 import type { GatewayRequest } from '@payments/contracts';
+import type { ResendGatewayRequest } from '../../../domain/gateway-operation';
 import type { Timer, TimerKind } from './inputs';
 
 /**
@@ -9,18 +10,10 @@ export type Effect =
   /** Publish a new gateway request. */
   | { type: 'send-gateway-request'; request: GatewayRequest }
   /**
-   * Publish the SAME request again (same requestId, same clientOrderId, all fields as first sent,
-   * `attempt` bumped) not before `notBefore`. Only after a not-sent result. The request is kept by
-   * the app layer (it holds the sealed card, which never goes into state or events).
+   * Publish the SAME request again (all fields as first sent, `attempt` bumped). The request is
+   * kept by the app layer (it holds the sealed card, which never goes into state or events).
    */
-  | {
-      type: 'resend-gateway-request';
-      requestId: string;
-      attempt: number;
-      notBefore: string;
-      /** The one resend after the gateway showed no trace of the request (operation-resent). */
-      afterNoTrace?: true;
-    }
+  | ResendGatewayRequest
   /** Upsert the timer of this kind for the payment. */
   | { type: 'schedule-timer'; timer: Timer; at: string }
   | { type: 'cancel-timer'; timer: TimerKind };

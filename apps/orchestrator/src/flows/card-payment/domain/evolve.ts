@@ -1,5 +1,6 @@
 import type { PaymentEvent } from '@payments/contracts';
 import { DomainError } from '../../../domain/domain-error';
+import { evolveCardReference } from './card-reference';
 import {
   type FailedPayment,
   type InFlightOperation,
@@ -46,6 +47,8 @@ export function evolve(state: PaymentState, event: PaymentEvent): PaymentState {
           merchant: event.merchant,
           currency: event.amount.currency,
           clientOrderId: event.clientOrderId,
+          ...(event.cardRef === undefined ? {} : { cardRef: event.cardRef }),
+          ...(event.schedule === undefined ? {} : { schedule: event.schedule }),
           authorized: state.authorized,
           captured: state.captured,
           returned: state.returned,
@@ -96,6 +99,8 @@ export function evolve(state: PaymentState, event: PaymentEvent): PaymentState {
       });
     case 'authorized':
       return settle(state, event, 'authorized', { authorized: event.amount.minor });
+    case 'account-verified':
+      return settle(state, event, 'verified', {});
     case 'declined':
     case 'failed': {
       const [open, op] = requireInFlight(state, event);
@@ -126,6 +131,12 @@ export function evolve(state: PaymentState, event: PaymentEvent): PaymentState {
       return { ...requireOpen(state, event), version, holdExpired: true };
     case 'command-rejected':
       return { ...state, version };
+    case 'card-ref-requested':
+    case 'card-ref-created':
+    case 'card-info-requested':
+    case 'card-info-reported':
+    case 'card-reference-failed':
+      return evolveCardReference(requireOpen(state, event), event);
     default: {
       const never: never = event;
       throw new Error(`unhandled event ${JSON.stringify(never)}`);
@@ -185,6 +196,7 @@ function succeededStatusOf(state: OpenPayment, event: PaymentEvent | undefined):
     case 'partially-returned':
     case 'returned':
     case 'voided':
+    case 'verified':
       return state.status;
     case 'requested':
     case 'processing':

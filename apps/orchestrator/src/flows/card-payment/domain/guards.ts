@@ -1,4 +1,5 @@
 import type { Money, PaymentCommand } from '@payments/contracts';
+import type { DecisionContext } from './decision';
 import { DEFAULT_LIMITS, type AmountLimits, type PaymentLimits, type Rejection } from './decision';
 import type { FailedPayment, OpenPayment, PaymentState, SucceededPayment } from './state';
 
@@ -15,7 +16,7 @@ export function firstRefusal(checks: readonly Check[]): Rejection | undefined {
 
 /** The payment a command about an existing payment is addressed to, or why it cannot be. */
 export function existingPayment(
-  command: PaymentCommand,
+  command: Pick<PaymentCommand, 'paymentId' | 'merchant'>,
   state: PaymentState,
 ): OpenPayment | Rejection {
   if (state.status === 'initial')
@@ -28,7 +29,7 @@ export function existingPayment(
 
 /** A follow-up needs an existing payment of the same endpoint with nothing in flight. */
 export function followUpTarget(
-  command: PaymentCommand,
+  command: Pick<PaymentCommand, 'paymentId' | 'merchant'>,
   state: PaymentState,
 ): SucceededPayment | FailedPayment | Rejection {
   const payment = existingPayment(command, state);
@@ -66,6 +67,21 @@ export const MISSING_ORDER_ID = refuse(
 
 function limitsOf(limits: PaymentLimits, endpointId: string): AmountLimits {
   return { ...limits.default, ...limits.endpoints?.[endpointId] };
+}
+
+/** Why a new payment (sale, preauth or a hosted form) cannot be requested, if it cannot. */
+export function initiationRefusal(
+  command: { type: string; paymentId: string; amount: Money; merchant: { endpointId: string } },
+  state: PaymentState,
+  ctx: DecisionContext,
+): Rejection | undefined {
+  return firstRefusal([
+    state.status !== 'initial' &&
+      refuse('PAYMENT_ALREADY_EXISTS', `payment ${command.paymentId} already exists`),
+    command.amount.minor === 0 &&
+      refuse('INVALID_AMOUNT', `a ${command.type} needs an amount above zero`),
+    limitRefusal(ctx.policy?.limits, command.merchant.endpointId, command.amount),
+  ]);
 }
 
 /** The endpoint's amount and currency limits for a new sale or preauth. */

@@ -1,4 +1,5 @@
 import type {
+  CardReferenceCommand,
   GatewayCallback,
   GatewayResult,
   PaymentCommand,
@@ -10,13 +11,16 @@ import type {
 export type Timer =
   | { kind: 'status-poll'; requestId: string; attempt: number }
   | { kind: 'unknown-alert'; requestId: string }
-  | { kind: 'hold-expiry'; action: HoldExpiryAction };
+  | { kind: 'hold-expiry'; action: HoldExpiryAction }
+  /** 3-D Secure 2.x: the method step's 10 seconds are over (decide-payer-flows.ts). */
+  | { kind: 'threeds-method-deadline'; requestId: string };
 export type TimerKind = Timer['kind'];
 export type HoldExpiryAction = 'void' | 'report';
 
 /** Everything the payment decider reacts to. */
 export type PaymentInput =
-  | { kind: 'command'; command: PaymentCommand }
+  /** A rebill, create-card-ref or get-card-info is decided in card-reference.ts. */
+  | { kind: 'command'; command: PaymentCommand | CardReferenceCommand }
   /** `about`: for a status reply, the operations its transaction type can name (see callback). */
   | { kind: 'gateway-result'; result: GatewayResult; about?: readonly PaymentOperation[] }
   /**

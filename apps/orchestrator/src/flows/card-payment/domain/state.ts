@@ -1,4 +1,6 @@
 import type {
+  ScheduleOnNewCardRef,
+  CardRef,
   CardSummary,
   MerchantRef,
   Money,
@@ -36,7 +38,9 @@ export type PaymentStatus =
   | 'returned'
   | 'voided'
   | 'declined'
-  | 'failed';
+  | 'failed'
+  /** An account verification was approved (zero amount, nothing charged). */
+  | 'verified';
 
 /** Where the operation in flight stands. */
 export type OperationStage = 'requested' | 'processing' | 'action-required' | 'outcome-unknown';
@@ -58,7 +62,25 @@ export interface InFlightOperation {
   resent?: boolean;
 }
 
-export type PaymentKind = 'sale' | 'preauth';
+/** `rebill`: a charge of a card reference with the cardholder absent (a sale without a card). */
+export type PaymentKind = 'sale' | 'preauth' | 'rebill' | 'account-verification';
+
+/** The schedule cycle a rebill charges (the schedule is told its outcome). */
+export interface ScheduleLink {
+  scheduleId: string;
+  cycle: number;
+  attempt: number;
+}
+
+/** A create-card-ref or get-card-info sent and not answered yet (one at a time). */
+export interface CardRefRequest {
+  operation: 'create-card-ref' | 'get-card-info';
+  requestId: string;
+  commandId: string;
+  requestedAt: string;
+  /** create-card-ref: the schedule to start on the new reference. */
+  schedule?: ScheduleOnNewCardRef;
+}
 
 /** Money positions every state carries (minor units; zero before anything happened). */
 interface Balances {
@@ -83,6 +105,11 @@ interface PaymentFacts extends Balances {
   /** orderid the gateway gave the sale/preauth; capture, void and return reference it. */
   gatewayOrderId?: string;
   card?: CardSummary;
+  /** The card reference: the one a rebill charges, or the one created from this payment. */
+  cardRef?: CardRef;
+  /** A rebill started by a recurring schedule. */
+  schedule?: ScheduleLink;
+  cardRefRequest?: CardRefRequest;
 }
 
 /** Nothing requested yet. */
@@ -98,7 +125,13 @@ export interface PendingPayment extends PaymentFacts {
 }
 
 export type SucceededStatus =
-  'authorized' | 'approved' | 'captured' | 'partially-returned' | 'returned' | 'voided';
+  | 'authorized'
+  | 'approved'
+  | 'captured'
+  | 'partially-returned'
+  | 'returned'
+  | 'voided'
+  | 'verified';
 
 /** The sale/preauth succeeded; a capture, void or return may be in flight. */
 export interface SucceededPayment extends PaymentFacts {
@@ -141,6 +174,7 @@ export const FINAL_STATUSES: readonly PaymentStatus[] = [
   'voided',
   'declined',
   'failed',
+  'verified',
 ];
 
 /** The sale/preauth has its outcome (follow-up operations may still come). */
@@ -153,7 +187,12 @@ export function isOpen(state: PaymentState): state is OpenPayment {
 }
 
 export function isMainOperation(operation: PaymentOperation): operation is PaymentKind {
-  return operation === 'sale' || operation === 'preauth';
+  return (
+    operation === 'sale' ||
+    operation === 'preauth' ||
+    operation === 'rebill' ||
+    operation === 'account-verification'
+  );
 }
 
 /**

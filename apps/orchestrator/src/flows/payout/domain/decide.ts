@@ -1,31 +1,35 @@
-import {
-  isFinalGatewayStatus,
-  type GatewayCallback,
-  type GatewayResult,
-  type GatewayStatusReport,
-  type PayoutOperation,
-  type RejectionCode,
+import type {
+  GatewayStatusReport,
+  PayoutEvent,
+  PayoutOperation,
+  RejectionCode,
 } from '@payments/contracts';
-import { nextPollDelay } from '../../../domain/polling';
-import { NEVER_RECEIVED_ATTEMPT, resendAfterNotSent } from '../../../domain/send-rules';
+import { addMs, type IgnoreReason, ignoredWith, stampDrafts } from '../../../domain/decision';
 import {
-  addMs,
+  operationDecision,
+  reportError,
+  type OperationInput,
+  type OperationOutcome,
+  type OperationVocabulary,
+} from '../../../domain/gateway-operation';
+import {
   DEFAULT_APPROVAL_WINDOW_MS,
   DEFAULT_PAYOUT_POLICY,
+  amountRefusal,
   limitsOf,
-  msBetween,
   type OpenPayout,
   type PayoutContext,
   type PayoutDecision,
   type PayoutDomainCommand,
   type PayoutEffect,
   type PayoutEventDraft,
-  type PayoutIgnoreReason,
   type PayoutInFlight,
   type PayoutInput,
   type PayoutPolicy,
   type PayoutState,
   type PayoutTimer,
+  OPENING_OPERATIONS,
+  opensPayoutOrder,
   utcDay,
 } from './model';
 
@@ -49,13 +53,9 @@ export function decidePayout(
     case 'command':
       return decideCommand(input.command, state, ctx);
     case 'gateway-result':
-      return decideResult(input.result, input.about, state, ctx);
     case 'callback':
-      return decideCallback(input.callback, input.about, state, ctx);
-    case 'status-check-hint': {
-      const open = inFlightOf(state);
-      return open ? pollSoon(open[1], ctx, 'NO_NEWS') : ignored('NO_OPERATION_IN_FLIGHT');
-    }
+    case 'status-check-hint':
+      return decideOperation(input, state, ctx);
     case 'timer-fired':
       return decideTimer(input.timer, state, ctx);
     default: {
@@ -71,15 +71,6 @@ function policyOf(ctx: PayoutContext): PayoutPolicy {
   return ctx.policy ?? DEFAULT_PAYOUT_POLICY;
 }
 
-function stamp(state: PayoutState, payoutId: string, now: string, drafts: PayoutEventDraft[]) {
-  return drafts.map((d, i) => ({
-    ...d,
-    payoutId,
-    version: state.version + i + 1,
-    occurredAt: now,
-  }));
-}
-
 function accepted(
   state: PayoutState,
   payoutId: string,
@@ -87,11 +78,15 @@ function accepted(
   drafts: PayoutEventDraft[],
   effects: PayoutEffect[],
 ): PayoutDecision {
-  return { outcome: 'accepted', events: stamp(state, payoutId, ctx.now, drafts), effects };
+  return {
+    outcome: 'accepted',
+    events: stampDrafts<PayoutEvent, 'payoutId'>(state.version, { payoutId }, ctx.now, drafts),
+    effects,
+  };
 }
 
-function ignored(reason: PayoutIgnoreReason, effects: PayoutEffect[] = []): PayoutDecision {
-  return { outcome: 'ignored', reason, events: [], effects };
+function ignored(reason: IgnoreReason, effects: PayoutEffect[] = []): PayoutDecision {
+  return ignoredWith(reason, effects);
 }
 
 function rejected(
@@ -101,15 +96,20 @@ function rejected(
   code: RejectionCode,
   message: string,
 ): PayoutDecision {
-  const events = stamp(state, command.payoutId, ctx.now, [
-    {
-      type: 'payout-command-rejected',
-      commandId: command.commandId,
-      commandType: command.type,
-      reason: code,
-      message,
-    },
-  ]);
+  const events = stampDrafts<PayoutEvent, 'payoutId'>(
+    state.version,
+    { payoutId: command.payoutId },
+    ctx.now,
+    [
+      {
+        type: 'payout-command-rejected',
+        commandId: command.commandId,
+        commandType: command.type,
+        reason: code,
+        message,
+      },
+    ],
+  );
   return { outcome: 'rejected', rejection: { code, message }, events, effects: [] };
 }
 
@@ -119,33 +119,6 @@ function inFlightOf(state: PayoutState): [OpenPayout, PayoutInFlight] | undefine
 
 const ref = (op: PayoutInFlight) =>
   ({ commandId: op.commandId, operation: op.operation, requestId: op.requestId }) as const;
-
-function firstPoll(op: PayoutInFlight, ctx: PayoutContext): PayoutEffect {
-  return {
-    type: 'schedule-timer',
-    timer: { kind: 'status-poll', requestId: op.requestId, attempt: 1 },
-    at: addMs(ctx.now, nextPollDelay(0, 0)),
-  };
-}
-
-function pollSoon(
-  op: PayoutInFlight,
-  ctx: PayoutContext,
-  reason: PayoutIgnoreReason = 'HINT_ONLY',
-): PayoutDecision {
-  return ignored(reason, [
-    {
-      type: 'schedule-timer',
-      timer: { kind: 'status-poll', requestId: op.requestId, attempt: 1 },
-      at: ctx.now,
-    },
-  ]);
-}
-
-const settleTimers = (): PayoutEffect[] => [
-  { type: 'cancel-timer', timer: 'status-poll' },
-  { type: 'cancel-timer', timer: 'unknown-alert' },
-];
 
 /** A payout-pay that ended without paying gives its budget reservation back. */
 function releaseIfReserved(state: OpenPayout): PayoutEffect[] {
@@ -171,13 +144,16 @@ function decideCommand(
 ): PayoutDecision {
   const refuse = (code: RejectionCode, message: string) =>
     rejected(state, command, ctx, code, message);
-  if (command.type === 'payout-check') {
+  if (isOpeningCommand(command)) {
     if (state.status !== 'initial') return refuse('PAYOUT_ALREADY_EXISTS', 'payout exists');
-    return payoutCheck(command, state, ctx, refuse);
+    return startPayout(command, state, ctx, refuse);
   }
   if (state.status === 'initial') return refuse('PAYOUT_NOT_FOUND', 'no such payout');
   if (command.merchant.endpointId !== state.merchant.endpointId) {
     return refuse('MERCHANT_MISMATCH', 'the payout belongs to another endpoint');
+  }
+  if (state.mode === 'one-step' && command.type !== 'payout-budget-answer') {
+    return refuse('PAYOUT_NOT_TWO_STEP', `a one-step payout takes no ${command.type}`);
   }
   switch (command.type) {
     case 'approve-payout': {
@@ -234,30 +210,27 @@ function decideCommand(
   }
 }
 
-function payoutCheck(
-  command: Extract<PayoutDomainCommand, { type: 'payout-check' }>,
+/**
+ * payout-check (two-step) or a one-step payout (`payout`, `payout-v4`): amount, currency and
+ * limits checked before anything reaches the gateway, then the request to the sealed card.
+ */
+function startPayout(
+  command: OpeningCommand,
   state: PayoutState,
   ctx: PayoutContext,
   refuse: (code: RejectionCode, message: string) => PayoutDecision,
 ): PayoutDecision {
   const { amount } = command;
   const limits = limitsOf(policyOf(ctx), command.merchant.endpointId);
-  if (amount.minor <= 0) return refuse('INVALID_AMOUNT', 'a payout needs an amount above zero');
-  if (limits.currencies !== undefined && !limits.currencies.includes(amount.currency)) {
-    return refuse('CURRENCY_NOT_ALLOWED', `${amount.currency} is not allowed on this endpoint`);
-  }
-  if (limits.minMinor !== undefined && amount.minor < limits.minMinor) {
-    return refuse('AMOUNT_BELOW_MINIMUM', `the minimum payout is ${limits.minMinor}`);
-  }
-  if (limits.maxMinor !== undefined && amount.minor > limits.maxMinor) {
-    return refuse('AMOUNT_ABOVE_MAXIMUM', `the maximum payout is ${limits.maxMinor}`);
-  }
+  const refusal = amountRefusal(amount, limits, 'payout');
+  if (refusal) return refuse(...refusal);
   const daily = limits.dailyLimitMinor;
   if (daily !== undefined && amount.minor > daily) {
     return refuse('DAILY_PAYOUT_LIMIT_EXCEEDED', `the daily payout limit is ${daily}`);
   }
   const requestId = ctx.ids.next();
   const payoutId = command.payoutId;
+  const operation = OPENING_OPERATIONS[command.type];
   return accepted(
     state,
     payoutId,
@@ -266,34 +239,55 @@ function payoutCheck(
       {
         type: 'payout-requested',
         commandId: command.commandId,
-        operation: 'payout-check',
+        operation,
         requestId,
         amount,
         clientOrderId: payoutId,
         merchant: command.merchant,
       },
     ],
-    [
-      {
-        type: 'send-gateway-request',
-        request: {
-          operation: 'payout-check',
-          requestId,
-          paymentId: payoutId,
-          merchant: command.merchant,
-          clientOrderId: payoutId,
-          attempt: 1,
-          requestedAt: ctx.now,
-          amount,
-          sealedCard: command.sealedCard,
-          ...(command.order?.description === undefined
-            ? {}
-            : { orderDescription: command.order.description }),
-          ...(command.order?.purpose === undefined ? {} : { purpose: command.order.purpose }),
-        },
-      },
-    ],
+    [{ type: 'send-gateway-request', request: openingRequest(command, requestId, ctx.now) }],
   );
+}
+
+type OpeningCommand = Extract<PayoutDomainCommand, { type: keyof typeof OPENING_OPERATIONS }>;
+
+function isOpeningCommand(command: PayoutDomainCommand): command is OpeningCommand {
+  return command.type in OPENING_OPERATIONS;
+}
+
+/** The gateway request of the command that opens a payout. */
+function openingRequest(
+  command: OpeningCommand,
+  requestId: string,
+  now: string,
+): Extract<PayoutEffect, { type: 'send-gateway-request' }>['request'] {
+  const common = {
+    requestId,
+    paymentId: command.payoutId,
+    merchant: command.merchant,
+    clientOrderId: command.payoutId,
+    attempt: 1,
+    requestedAt: now,
+    amount: command.amount,
+    ...(command.order?.description === undefined
+      ? {}
+      : { orderDescription: command.order.description }),
+    ...(command.order?.purpose === undefined ? {} : { purpose: command.order.purpose }),
+  };
+  switch (command.type) {
+    case 'payout-form':
+      return { operation: 'payout-form', ...common, redirectUrl: command.redirectUrl };
+    case 'payout-check':
+      return { operation: 'payout-check', ...common, sealedCard: command.sealedCard };
+    case 'payout':
+    case 'payout-v4':
+      return { operation: command.type, ...common, sealedCard: command.sealedCard };
+    default: {
+      const never: never = command;
+      throw new Error(`unhandled command ${JSON.stringify(never)}`);
+    }
+  }
 }
 
 /** Why an approval or rejection cannot be taken now (undefined: it can). */
@@ -391,294 +385,123 @@ function budgetAnswer(
   );
 }
 
-// ---- gateway results, callbacks ---------------------------------------------------------
+// ---- gateway results, callbacks, poll and alert timers (the shared operation module) -------
 
-function decideResult(
-  result: GatewayResult,
-  about: readonly PayoutOperation[] | undefined,
+/** Everything about the operation in flight (domain/gateway-operation.ts). */
+function decideOperation(
+  input: OperationInput<PayoutOperation>,
   current: PayoutState,
   ctx: PayoutContext,
 ): PayoutDecision {
   const open = inFlightOf(current);
-  if (!open) return ignored('NO_OPERATION_IN_FLIGHT');
-  const [state, op] = open;
-  if (result.operation === 'status') {
-    if (result.subjectRequestId !== op.requestId) return ignored('STALE_REQUEST');
-    if (op.stage === 'outcome-unknown' && noTraceOf(op, result.result, about))
-      return neverReceived(state, op, ctx);
-    if (result.result.kind !== 'accepted' || result.result.report === undefined)
-      return ignored('NO_NEWS');
-    // A status reply describes the order's latest operation: payout-pay is resolved only by a
-    // reply naming it (the order's payout-check is approved too).
-    if (op.operation === 'payout-pay' && !(about ?? []).includes('payout-pay'))
-      return ignored('NOT_ABOUT_THIS_OPERATION');
-    return applyReport(result.result.report, state, op, ctx);
-  }
-  if (result.requestId !== op.requestId) return ignored('STALE_REQUEST');
-  if (op.stage !== 'requested') return ignored('DUPLICATE_RESULT');
-  const r = result.result;
-  switch (r.kind) {
-    case 'accepted': {
-      const drafts: PayoutEventDraft[] = [
-        {
-          type: 'payout-accepted-by-gateway',
-          ...ref(op),
-          ...(r.gatewayOrderId === undefined ? {} : { gatewayOrderId: r.gatewayOrderId }),
-        },
-      ];
-      if (r.report !== undefined) {
-        const more = reportOutcome(
-          r.gatewayOrderId === undefined
-            ? r.report
-            : { gatewayOrderId: r.gatewayOrderId, ...r.report },
-          state,
-          { ...op, stage: 'processing' },
-          ctx,
-        );
-        if (more.final)
-          return accepted(state, state.payoutId, ctx, [...drafts, ...more.drafts], more.effects);
-      }
-      return accepted(state, state.payoutId, ctx, drafts, [firstPoll(op, ctx)]);
-    }
-    case 'rejected':
-      return failed(state, op, ctx, { reason: 'rejected', code: r.code, message: r.message });
-    case 'not-sent': {
-      const policy = policyOf(ctx);
-      const resend = resendAfterNotSent({
-        attempt: result.attempt,
-        retryAt: r.retryAt,
-        requestedAt: op.requestedAt,
-        now: ctx.now,
-        maxSendAttempts: policy.maxSendAttempts,
-        ownLimitWaitMs: policy.ownLimitWaitMs,
-      });
-      if (resend === undefined)
-        return failed(state, op, ctx, { reason: 'not-sent', message: r.reason });
-      return ignored('NO_NEWS', [
-        { type: 'resend-gateway-request', requestId: op.requestId, ...resend },
-      ]);
-    }
-    case 'unknown':
-      return accepted(
-        state,
-        state.payoutId,
-        ctx,
-        [{ type: 'payout-outcome-unknown', ...ref(op), since: ctx.now, alert: false }],
-        [firstPoll(op, ctx), alertTimer(op, ctx.now, ctx)],
-      );
-    default: {
-      const never: never = r;
-      throw new Error(`unhandled result ${JSON.stringify(never)}`);
-    }
-  }
+  return operationDecision<PayoutInFlight, PayoutEvent, 'payoutId', OpenPayout, PayoutEffect>(
+    input,
+    open && { state: open[0], sagaId: open[0].payoutId, idField: 'payoutId', op: open[1] },
+    (state) => payoutVocabulary(state, ctx),
+    policyOf(ctx),
+    ctx,
+  );
 }
 
 /**
- * No trace at the gateway: for payout-check the gateway refuses to describe the order (it does
- * not exist); for payout-pay the order's latest operation is still the payout-check, final.
+ * How the two-step payout names what happens to payout-check and payout-pay. Only payout-check
+ * opens the order: payout-pay's callbacks are hints (the checksum does not bind the operation, and
+ * payout-check's approval callback on the same order would otherwise read as "paid"), and a
+ * status reply resolves it only when it names the payout.
  */
-function noTraceOf(
-  op: PayoutInFlight,
-  reply: GatewayResult['result'],
-  about: readonly PayoutOperation[] | undefined,
-): boolean {
-  if (op.operation === 'payout-check') return reply.kind === 'rejected';
-  return (
-    reply.kind === 'accepted' &&
-    reply.report !== undefined &&
-    isFinalGatewayStatus(reply.report.status) &&
-    about !== undefined &&
-    !about.includes('payout-pay')
-  );
-}
-
-/** The never-received rule (DESIGN.md), as for card payments: resend once, then fail not-sent. */
-function neverReceived(state: OpenPayout, op: PayoutInFlight, ctx: PayoutContext): PayoutDecision {
-  const since = op.unknownSince ?? op.requestedAt;
-  if (msBetween(since, ctx.now) < policyOf(ctx).neverReceivedAfterMs) return ignored('NO_NEWS');
-  if (op.resent) {
-    return failed(state, op, ctx, {
-      reason: 'not-sent',
-      message: 'the gateway has no trace of it, also after it was sent once more',
-    });
-  }
-  return accepted(
-    state,
-    state.payoutId,
-    ctx,
-    [
-      {
-        type: 'payout-operation-resent',
-        ...ref(op),
-        attempt: NEVER_RECEIVED_ATTEMPT,
-        unknownSince: since,
-      },
-    ],
-    [
-      {
-        type: 'resend-gateway-request',
-        requestId: op.requestId,
-        attempt: NEVER_RECEIVED_ATTEMPT,
-        notBefore: ctx.now,
-        afterNoTrace: true,
-      },
-      { type: 'cancel-timer', timer: 'unknown-alert' },
-    ],
-  );
-}
-
-function decideCallback(
-  callback: GatewayCallback,
-  about: readonly PayoutOperation[] | undefined,
-  current: PayoutState,
-  ctx: PayoutContext,
-): PayoutDecision {
-  const open = inFlightOf(current);
-  if (!open) return ignored('NO_OPERATION_IN_FLIGHT');
-  const [state, op] = open;
-  if (callback.clientOrderId !== state.clientOrderId) return ignored('UNKNOWN_ORDER');
-  if (state.gatewayOrderId !== undefined && callback.report.gatewayOrderId !== state.gatewayOrderId)
-    return ignored('UNKNOWN_ORDER');
-  if (about !== undefined && !about.includes(op.operation))
-    return ignored('NOT_ABOUT_THIS_OPERATION');
-  if (callback.source === 'browser-return' || about === undefined || op.operation === 'payout-pay')
-    return pollSoon(op, ctx);
-  return applyReport(callback.report, state, op, ctx);
-}
-
-function applyReport(
-  report: GatewayStatusReport,
+function payoutVocabulary(
   state: OpenPayout,
-  op: PayoutInFlight,
   ctx: PayoutContext,
-): PayoutDecision {
-  const { drafts, effects } = reportOutcome(report, state, op, ctx);
-  if (drafts.length === 0 && effects.length === 0) return ignored('NO_NEWS');
-  return accepted(state, state.payoutId, ctx, drafts, effects);
-}
-
-function failed(
-  state: OpenPayout,
-  op: PayoutInFlight,
-  ctx: PayoutContext,
-  why: { reason: 'rejected' | 'not-sent'; code?: string; message: string },
-): PayoutDecision {
-  return accepted(
-    state,
-    state.payoutId,
-    ctx,
-    [{ type: 'payout-failed', ...ref(op), ...why }],
-    [...settleTimers(), ...(op.operation === 'payout-pay' ? releaseIfReserved(state) : [])],
-  );
-}
-
-function reportOutcome(
-  report: GatewayStatusReport,
-  state: OpenPayout,
-  op: PayoutInFlight,
-  ctx: PayoutContext,
-): { drafts: PayoutEventDraft[]; effects: PayoutEffect[]; final: boolean } {
-  const error = {
-    ...(report.errorCode === undefined ? {} : { code: report.errorCode }),
-    ...(report.errorMessage === undefined ? {} : { message: report.errorMessage }),
-  };
-  if (isFinalGatewayStatus(report.status)) {
-    const effects = settleTimers();
-    const release = op.operation === 'payout-pay' ? releaseIfReserved(state) : [];
-    switch (report.status) {
-      case 'approved': {
-        if (op.operation === 'payout-check') {
-          const window =
-            limitsOf(policyOf(ctx), state.merchant.endpointId).approvalWindowMs ??
-            DEFAULT_APPROVAL_WINDOW_MS;
-          const approvalDeadline = addMs(ctx.now, window);
-          effects.push({
-            type: 'schedule-timer',
-            timer: { kind: 'approval-expiry' },
-            at: approvalDeadline,
-          });
-          const gatewayOrderId = report.gatewayOrderId ?? state.gatewayOrderId;
-          return {
-            drafts: [
-              {
-                type: 'payout-registered',
-                commandId: op.commandId,
-                requestId: op.requestId,
-                amount: state.amount,
-                recipient: {
-                  kind: 'card',
-                  ...(report.card === undefined ? {} : { card: report.card }),
-                },
-                ...(gatewayOrderId === undefined ? {} : { gatewayOrderId }),
-                approvalDeadline,
-              },
-            ],
-            effects,
-            final: true,
-          };
-        }
-        return {
-          drafts: [
-            {
-              type: 'paid-out',
-              commandId: op.commandId,
-              requestId: op.requestId,
-              amount: state.amount,
-              ...(report.gatewayOrderId === undefined
-                ? {}
-                : { gatewayOrderId: report.gatewayOrderId }),
-              ...(report.approvalCode === undefined ? {} : { approvalCode: report.approvalCode }),
-            },
-          ],
-          effects,
-          final: true,
-        };
-      }
-      case 'declined':
-        return {
-          drafts: [{ type: 'payout-declined', ...ref(op), ...error }],
-          effects: [...effects, ...release],
-          final: true,
-        };
-      case 'error':
-      case 'filtered':
-        return {
-          drafts: [{ type: 'payout-failed', ...ref(op), reason: report.status, ...error }],
-          effects: [...effects, ...release],
-          final: true,
-        };
-      default: {
-        const never: never = report.status;
-        throw new Error(`unhandled final status ${String(never)}`);
-      }
-    }
-  }
-  const drafts: PayoutEventDraft[] = [];
-  const effects: PayoutEffect[] = op.stage === 'requested' ? [firstPoll(op, ctx)] : [];
-  if (report.status === 'unknown') {
-    if (op.stage !== 'outcome-unknown') {
-      drafts.push({ type: 'payout-outcome-unknown', ...ref(op), since: ctx.now, alert: false });
-      effects.push(alertTimer(op, ctx.now, ctx));
-    }
-    return { drafts, effects, final: false };
-  }
-  if (op.stage === 'requested' || op.stage === 'outcome-unknown') {
-    drafts.push({
+): OperationVocabulary<PayoutInFlight, PayoutEventDraft, PayoutEffect> {
+  const releaseAfterPay = (op: PayoutInFlight) =>
+    op.operation === 'payout-pay' ? releaseIfReserved(state) : [];
+  return {
+    opensOrder: opensPayoutOrder,
+    actionRequired: (op, action) => ({ type: 'payout-action-required', ...ref(op), action }),
+    acceptedByGateway: (op, gatewayOrderId) => ({
       type: 'payout-accepted-by-gateway',
       ...ref(op),
-      ...(report.gatewayOrderId === undefined ? {} : { gatewayOrderId: report.gatewayOrderId }),
-    });
-    if (op.stage === 'outcome-unknown')
-      effects.push({ type: 'cancel-timer', timer: 'unknown-alert' });
-  }
-  return { drafts, effects, final: false };
+      ...(gatewayOrderId === undefined ? {} : { gatewayOrderId }),
+    }),
+    outcomeUnknown: (op, since, alert) => ({
+      type: 'payout-outcome-unknown',
+      ...ref(op),
+      since,
+      alert,
+    }),
+    operationResent: (op, attempt, unknownSince) => ({
+      type: 'payout-operation-resent',
+      ...ref(op),
+      attempt,
+      unknownSince,
+    }),
+    succeeded: (report, op) =>
+      op.operation === 'payout-check'
+        ? registered(report, state, op, ctx)
+        : paidOut(report, state, op),
+    declined: (report, op) => ({
+      drafts: [
+        {
+          type: 'payout-declined',
+          ...ref(op),
+          ...reportError(report),
+        },
+      ],
+      effects: releaseAfterPay(op),
+    }),
+    failed: (op, why) => ({
+      drafts: [{ type: 'payout-failed', ...ref(op), ...why }],
+      effects: releaseAfterPay(op),
+    }),
+  };
 }
 
-function alertTimer(op: PayoutInFlight, since: string, ctx: PayoutContext): PayoutEffect {
+/** payout-check approved: registered, awaiting approval until the endpoint's window passes. */
+function registered(
+  report: GatewayStatusReport,
+  state: OpenPayout,
+  op: PayoutInFlight,
+  ctx: PayoutContext,
+): OperationOutcome<PayoutEventDraft, PayoutEffect> {
+  const window =
+    limitsOf(policyOf(ctx), state.merchant.endpointId).approvalWindowMs ??
+    DEFAULT_APPROVAL_WINDOW_MS;
+  const approvalDeadline = addMs(ctx.now, window);
+  const gatewayOrderId = report.gatewayOrderId ?? state.gatewayOrderId;
   return {
-    type: 'schedule-timer',
-    timer: { kind: 'unknown-alert', requestId: op.requestId },
-    at: addMs(since, policyOf(ctx).unknownAlertAfterMs),
+    drafts: [
+      {
+        type: 'payout-registered',
+        commandId: op.commandId,
+        requestId: op.requestId,
+        amount: state.amount,
+        recipient: { kind: 'card', ...(report.card === undefined ? {} : { card: report.card }) },
+        ...(gatewayOrderId === undefined ? {} : { gatewayOrderId }),
+        approvalDeadline,
+      },
+    ],
+    effects: [{ type: 'schedule-timer', timer: { kind: 'approval-expiry' }, at: approvalDeadline }],
+  };
+}
+
+/** payout-pay approved: the money left. */
+function paidOut(
+  report: GatewayStatusReport,
+  state: OpenPayout,
+  op: PayoutInFlight,
+): OperationOutcome<PayoutEventDraft, PayoutEffect> {
+  return {
+    drafts: [
+      {
+        type: 'paid-out',
+        commandId: op.commandId,
+        requestId: op.requestId,
+        amount: state.amount,
+        ...(report.gatewayOrderId === undefined ? {} : { gatewayOrderId: report.gatewayOrderId }),
+        ...(report.approvalCode === undefined ? {} : { approvalCode: report.approvalCode }),
+      },
+    ],
+    effects: [],
   };
 }
 
@@ -686,59 +509,9 @@ function alertTimer(op: PayoutInFlight, since: string, ctx: PayoutContext): Payo
 
 function decideTimer(timer: PayoutTimer, state: PayoutState, ctx: PayoutContext): PayoutDecision {
   switch (timer.kind) {
-    case 'status-poll': {
-      const open = inFlightOf(state);
-      if (!open || open[1].requestId !== timer.requestId) return ignored('TIMER_OBSOLETE');
-      const [payout, op] = open;
-      return ignored('NO_NEWS', [
-        {
-          type: 'send-gateway-request',
-          request: {
-            operation: 'status',
-            requestId: ctx.ids.next(),
-            paymentId: payout.payoutId,
-            merchant: payout.merchant,
-            clientOrderId: payout.clientOrderId,
-            attempt: 1,
-            requestedAt: ctx.now,
-            subjectRequestId: op.requestId,
-            subjectOperation: op.operation,
-            ...(payout.gatewayOrderId === undefined
-              ? {}
-              : { gatewayOrderId: payout.gatewayOrderId }),
-          },
-        },
-        {
-          type: 'schedule-timer',
-          timer: { kind: 'status-poll', requestId: op.requestId, attempt: timer.attempt + 1 },
-          at: addMs(ctx.now, nextPollDelay(timer.attempt, msBetween(op.requestedAt, ctx.now))),
-        },
-      ]);
-    }
-    case 'unknown-alert': {
-      const open = inFlightOf(state);
-      if (
-        !open ||
-        open[1].requestId !== timer.requestId ||
-        open[1].stage !== 'outcome-unknown' ||
-        open[1].alerted
-      )
-        return ignored('TIMER_OBSOLETE');
-      const [payout, op] = open;
-      const since = op.unknownSince ?? op.requestedAt;
-      const remaining = policyOf(ctx).unknownAlertAfterMs - msBetween(since, ctx.now);
-      if (remaining > 0)
-        return ignored('NO_NEWS', [
-          { type: 'schedule-timer', timer, at: addMs(ctx.now, remaining) },
-        ]);
-      return accepted(
-        payout,
-        payout.payoutId,
-        ctx,
-        [{ type: 'payout-outcome-unknown', ...ref(op), since, alert: true }],
-        [],
-      );
-    }
+    case 'status-poll':
+    case 'unknown-alert':
+      return decideOperation({ kind: 'timer-fired', timer }, state, ctx);
     case 'approval-expiry': {
       if (state.status !== 'registered' || state.approvalDeadline === undefined)
         return ignored('TIMER_OBSOLETE');

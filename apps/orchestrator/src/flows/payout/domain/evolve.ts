@@ -1,6 +1,13 @@
 import type { PayoutEvent } from '@payments/contracts';
 import { DomainError } from '../../../domain/domain-error';
-import { type OpenPayout, type PayoutInFlight, type PayoutState, utcDay } from './model';
+import { inFlight as operation } from '../../../domain/gateway-operation';
+import {
+  type OpenPayout,
+  opensPayoutOrder,
+  type PayoutInFlight,
+  type PayoutState,
+  utcDay,
+} from './model';
 
 function open(state: PayoutState): OpenPayout {
   if (state.status === 'initial') throw new Error('event for a payout that was never requested');
@@ -25,19 +32,18 @@ export function evolvePayout(state: PayoutState, event: PayoutEvent): PayoutStat
   const version = event.version;
   switch (event.type) {
     case 'payout-requested': {
-      const inFlight: PayoutInFlight = {
-        operation: event.operation,
-        requestId: event.requestId,
-        commandId: event.commandId,
-        requestedAt: event.occurredAt,
-        stage: 'requested',
-      };
-      if (event.operation === 'payout-check') {
+      const inFlight: PayoutInFlight = operation.requested(event);
+      if (opensPayoutOrder(event.operation)) {
         if (event.merchant === undefined) {
-          throw new DomainError('INCOMPLETE_EVENT', 'payout-check requested without merchant');
+          throw new DomainError(
+            'INCOMPLETE_EVENT',
+            `${event.operation} requested without merchant`,
+          );
         }
+        const twoStep = event.operation === 'payout-check';
         return {
-          status: 'checking',
+          status: twoStep ? 'checking' : 'paying',
+          mode: twoStep ? 'two-step' : 'one-step',
           version,
           payoutId: event.payoutId,
           merchant: event.merchant,
@@ -50,10 +56,7 @@ export function evolvePayout(state: PayoutState, event: PayoutEvent): PayoutStat
     }
     case 'payout-accepted-by-gateway': {
       const s = open(state);
-      const inFlight = withInFlight(s, ({ unknownSince: _u, alerted: _a, ...op }) => ({
-        ...op,
-        stage: 'processing',
-      }));
+      const inFlight = withInFlight(s, operation.accepted);
       return {
         ...s,
         version,
@@ -61,23 +64,19 @@ export function evolvePayout(state: PayoutState, event: PayoutEvent): PayoutStat
         ...(inFlight ? { inFlight } : {}),
       };
     }
+    case 'payout-action-required': {
+      const s = open(state);
+      const inFlight = withInFlight(s, (op) => operation.actionRequired(op, event.action));
+      return { ...s, version, ...(inFlight ? { inFlight } : {}) };
+    }
     case 'payout-outcome-unknown': {
       const s = open(state);
-      const inFlight = withInFlight(s, (op) => ({
-        ...op,
-        stage: 'outcome-unknown',
-        unknownSince: op.unknownSince ?? event.since,
-        ...(event.alert ? { alerted: true as const } : {}),
-      }));
+      const inFlight = withInFlight(s, (op) => operation.unknown(op, event.since, event.alert));
       return { ...s, version, ...(inFlight ? { inFlight } : {}) };
     }
     case 'payout-operation-resent': {
       const s = open(state);
-      const inFlight = withInFlight(s, (op) => ({
-        ...op,
-        resent: true,
-        unknownSince: event.occurredAt,
-      }));
+      const inFlight = withInFlight(s, (op) => operation.resent(op, event.occurredAt));
       return { ...s, version, ...(inFlight ? { inFlight } : {}) };
     }
     case 'payout-registered':

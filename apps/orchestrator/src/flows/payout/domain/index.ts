@@ -10,6 +10,8 @@ export {
   type BudgetState,
 } from './budget';
 export {
+  amountRefusal,
+  limitsOf,
   DEFAULT_PAYOUT_POLICY,
   FINAL_PAYOUT_STATUSES,
   initialPayoutState,

@@ -3,17 +3,24 @@ import type {
   GatewayCallback,
   GatewayPayoutCheckRequest,
   GatewayPayoutPayRequest,
+  GatewayPayoutRequest,
+  GatewayPayoutFormRequest,
   GatewayResult,
   GatewayStatusRequest,
   Money,
+  RejectionCode,
+  OneStepPayoutCommand,
+  PayoutV4Command,
+  PayoutFormCommand,
   PayoutBudgetAnswerCommand,
   PayoutCheckCommand,
   PayoutEvent,
   PayoutOperation,
-  RejectionCode,
   RejectPayoutCommand,
   StatusCheckHint,
 } from '@payments/contracts';
+import type { Draft, FlowDecision, IgnoreReason } from '../../../domain/decision';
+import type { OperationInFlight, ResendGatewayRequest } from '../../../domain/gateway-operation';
 
 /**
  * The two-step payout: payout-check → registered (awaiting approval until the deadline) →
@@ -41,19 +48,8 @@ export const FINAL_PAYOUT_STATUSES: ReadonlySet<PayoutStatus> = new Set([
   'expired',
 ]);
 
-/** The gateway operation in flight (payout-check or payout-pay). */
-export interface PayoutInFlight {
-  readonly operation: PayoutOperation;
-  readonly requestId: string;
-  /** The command that caused it (payout-check, or the approval for payout-pay). */
-  readonly commandId: string;
-  readonly requestedAt: string;
-  readonly stage: 'requested' | 'processing' | 'outcome-unknown';
-  readonly unknownSince?: string;
-  readonly alerted?: true;
-  /** Sent once more after the gateway had no trace of it. */
-  readonly resent?: true;
-}
+/** The gateway operation in flight (payout-check or payout-pay); the command that caused it is the payout-check, or the approval for payout-pay. */
+export type PayoutInFlight = OperationInFlight<PayoutOperation>;
 
 export interface InitialPayout {
   readonly status: 'initial';
@@ -62,6 +58,8 @@ export interface InitialPayout {
 
 export interface OpenPayout {
   readonly status: Exclude<PayoutStatus, 'initial'>;
+  /** two-step: payout-check → approval → payout-pay; one-step: `payout` / `payout-v4` at once. */
+  readonly mode: 'two-step' | 'one-step';
   readonly version: number;
   readonly payoutId: string;
   readonly merchant: { endpointId: string; merchantId?: string };
@@ -87,7 +85,26 @@ export type PayoutTimer =
 export type PayoutTimerKind = PayoutTimer['kind'];
 
 export type PayoutDomainCommand =
-  PayoutCheckCommand | ApprovePayoutCommand | RejectPayoutCommand | PayoutBudgetAnswerCommand;
+  | OneStepPayoutCommand
+  | PayoutV4Command
+  | PayoutFormCommand
+  | PayoutCheckCommand
+  | ApprovePayoutCommand
+  | RejectPayoutCommand
+  | PayoutBudgetAnswerCommand;
+
+/** The commands that open a payout, and the operation each sends. */
+export const OPENING_OPERATIONS = {
+  'payout-check': 'payout-check',
+  payout: 'payout',
+  'payout-v4': 'payout-v4',
+  'payout-form': 'payout-form',
+} as const satisfies Record<string, PayoutOperation>;
+
+/** Operations that open the gateway order (everything but payout-pay). */
+export function opensPayoutOrder(operation: PayoutOperation): boolean {
+  return operation !== 'payout-pay';
+}
 
 export type PayoutInput =
   | { kind: 'command'; command: PayoutDomainCommand }
@@ -100,15 +117,14 @@ export type PayoutInput =
 export type PayoutEffect =
   | {
       type: 'send-gateway-request';
-      request: GatewayPayoutCheckRequest | GatewayPayoutPayRequest | GatewayStatusRequest;
+      request:
+        | GatewayPayoutCheckRequest
+        | GatewayPayoutRequest
+        | GatewayPayoutFormRequest
+        | GatewayPayoutPayRequest
+        | GatewayStatusRequest;
     }
-  | {
-      type: 'resend-gateway-request';
-      requestId: string;
-      attempt: number;
-      notBefore: string;
-      afterNoTrace?: true;
-    }
+  | ResendGatewayRequest
   | { type: 'schedule-timer'; timer: PayoutTimer; at: string }
   | { type: 'cancel-timer'; timer: PayoutTimerKind }
   /** Ask the endpoint's budget of `day` for the amount (answered in the same transaction). */
@@ -169,6 +185,25 @@ export function limitsOf(policy: PayoutPolicy, endpointId: string): PayoutLimits
   return { ...policy.limits.default, ...(policy.limits.endpoints?.[endpointId] ?? {}) };
 }
 
+/**
+ * Amount and currency checked against an endpoint's limits before anything reaches the gateway
+ * (payouts and transfers); undefined: within them. `what` names the operation in the message.
+ */
+export function amountRefusal(
+  amount: Money,
+  limits: PayoutLimits,
+  what: string,
+): [RejectionCode, string] | undefined {
+  if (amount.minor <= 0) return ['INVALID_AMOUNT', `a ${what} needs an amount above zero`];
+  if (limits.currencies !== undefined && !limits.currencies.includes(amount.currency))
+    return ['CURRENCY_NOT_ALLOWED', `${amount.currency} is not allowed on this endpoint`];
+  if (limits.minMinor !== undefined && amount.minor < limits.minMinor)
+    return ['AMOUNT_BELOW_MINIMUM', `the minimum ${what} is ${limits.minMinor}`];
+  if (limits.maxMinor !== undefined && amount.minor > limits.maxMinor)
+    return ['AMOUNT_ABOVE_MAXIMUM', `the maximum ${what} is ${limits.maxMinor}`];
+  return undefined;
+}
+
 export interface PayoutContext {
   /** ISO instant. */
   readonly now: string;
@@ -176,36 +211,13 @@ export interface PayoutContext {
   readonly policy?: PayoutPolicy;
 }
 
-export type PayoutIgnoreReason =
-  | 'NO_OPERATION_IN_FLIGHT'
-  | 'STALE_REQUEST'
-  | 'DUPLICATE_RESULT'
-  | 'UNKNOWN_ORDER'
-  | 'NOT_ABOUT_THIS_OPERATION'
-  | 'HINT_ONLY'
-  | 'NO_NEWS'
-  | 'TIMER_OBSOLETE';
+export type PayoutIgnoreReason = IgnoreReason;
 
-export type PayoutDecision =
-  | { outcome: 'accepted'; events: PayoutEvent[]; effects: PayoutEffect[] }
-  | {
-      outcome: 'rejected';
-      rejection: { code: RejectionCode; message: string };
-      events: PayoutEvent[];
-      effects: [];
-    }
-  | { outcome: 'ignored'; reason: PayoutIgnoreReason; events: []; effects: PayoutEffect[] };
+export type PayoutDecision = FlowDecision<PayoutEvent, PayoutEffect>;
 
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-export type PayoutEventDraft = DistributiveOmit<PayoutEvent, 'payoutId' | 'version' | 'occurredAt'>;
+export type PayoutEventDraft = Draft<PayoutEvent, 'payoutId'>;
 
-export function addMs(iso: string, ms: number): string {
-  return new Date(Date.parse(iso) + ms).toISOString();
-}
-
-export function msBetween(fromIso: string, toIso: string): number {
-  return Date.parse(toIso) - Date.parse(fromIso);
-}
+export { addMs, msBetween } from '../../../domain/decision';
 
 /** The UTC calendar day of an instant. */
 export function utcDay(iso: string): string {

@@ -4,6 +4,7 @@ import {
   approve,
   at,
   command,
+  oneStepPayout,
   PayoutWorld,
   POLICY,
   reject,
@@ -150,6 +151,53 @@ describe('two-step payout properties', () => {
           const budget = world.budgetOfDay();
           expect(budget.status === 'open' ? budget.reservedMinor : 0).toBe(committed);
         }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('one-step payout properties', () => {
+  const oneStepStepArb: fc.Arbitrary<Step> = fc.oneof(
+    stepArb,
+    fc.constant<Step>({
+      label: 'the payout command again',
+      input: (_s, id) => command(oneStepPayout(id)),
+    }),
+    fc.constant<Step>({
+      label: 'status poll due',
+      input: (s) =>
+        timer({
+          kind: 'status-poll',
+          requestId: s.status === 'initial' ? uuid() : (s.inFlight?.requestId ?? uuid()),
+          attempt: 1,
+        }),
+    }),
+    statusArb.map((status) => ({
+      label: `status ${status} about payout`,
+      input: (s: PayoutState) => statusReply(s, { status }, ['payout']),
+    })),
+  );
+
+  it('one payout request, at most one outcome, and a final outcome never changes, whatever arrives', () => {
+    fc.assert(
+      fc.property(fc.array(oneStepStepArb, { maxLength: 25 }), (steps) => {
+        const world = new PayoutWorld();
+        const id = uuid();
+        world.apply(id, command(oneStepPayout(id)));
+        let final: string | undefined;
+        for (const step of steps) {
+          world.apply(id, (s) => step.input(s, id));
+          const status = world.state(id).status;
+          if (final !== undefined) expect(status).toBe(final);
+          if (['paid', 'declined', 'failed'].includes(status)) final = status;
+        }
+        expect(world.sent.filter((r) => r.operation === 'payout')).toHaveLength(1);
+        expect(world.sent.filter((r) => r.operation === 'payout-pay')).toHaveLength(0);
+        const outcomes = world
+          .types(id)
+          .filter((t) => t === 'paid-out' || t === 'payout-declined' || t === 'payout-failed');
+        expect(outcomes.length).toBeLessThanOrEqual(1);
       }),
       { numRuns: 300 },
     );

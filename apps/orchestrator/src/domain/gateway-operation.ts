@@ -1,0 +1,698 @@
+import {
+  isFinalGatewayStatus,
+  type GatewayCallback,
+  type GatewayResult,
+  type GatewayStatusReport,
+  type GatewayStatusRequest,
+  type MerchantRef,
+  type PayerAction,
+  type SubjectOperation,
+} from '@payments/contracts';
+import {
+  addMs,
+  type Draft,
+  type FlowDecision,
+  type IgnoreReason,
+  msBetween,
+  stampDrafts,
+} from './decision';
+import { nextPollDelay } from './polling';
+import { NEVER_RECEIVED_ATTEMPT, resendAfterNotSent } from './send-rules';
+
+/**
+ * One gateway operation in flight, the same way in every flow (card payments, payouts, transfers):
+ * sent → accepted / approved / declined / failed (rejected, not sent, error, filtered) / unknown;
+ * status polls; the never-received rule; the unknown-outcome alert. A flow names its events
+ * through an {@link OperationVocabulary}; this module decides WHEN each is due.
+ *
+ * Truth about money (DESIGN.md): a final outcome comes only from the send's own reply, a status
+ * reply matched to the operation, or a verified callback about an operation that opens the order
+ * (a callback about a follow-up, a browser return or a callback naming no operation only brings
+ * a status query forward).
+ */
+
+export type OperationStage = 'requested' | 'processing' | 'action-required' | 'outcome-unknown';
+
+export interface OperationInFlight<Op extends SubjectOperation = SubjectOperation> {
+  readonly operation: Op;
+  /** Stable across resends; results and status replies are matched on it. */
+  readonly requestId: string;
+  /** The command that caused it. */
+  readonly commandId: string;
+  readonly requestedAt: string;
+  readonly stage: OperationStage;
+  readonly unknownSince?: string;
+  /** The alert for this unknown outcome was raised. */
+  readonly alerted?: boolean;
+  /** The payer action last announced, so a repeated status reply does not announce it again. */
+  readonly action?: PayerAction;
+  /** Sent once more because the gateway had no trace of it. */
+  readonly resent?: boolean;
+}
+
+/**
+ * How an operation in flight changes with its events (every flow's evolve uses these): requested,
+ * acknowledged by the gateway (no longer unknown), waiting for the payer, unknown (since the first
+ * unknown; `alert` once raised), sent once more after the gateway had no trace of it.
+ */
+export const inFlight = {
+  requested: <Op extends SubjectOperation>(event: {
+    operation: Op;
+    requestId: string;
+    commandId: string;
+    occurredAt: string;
+  }): OperationInFlight<Op> => ({
+    operation: event.operation,
+    requestId: event.requestId,
+    commandId: event.commandId,
+    requestedAt: event.occurredAt,
+    stage: 'requested',
+  }),
+  // Dropping the unknown-outcome fields leaves an O without them (the cast says so).
+  accepted: <O extends OperationInFlight>({ unknownSince: _u, alerted: _a, ...op }: O): O =>
+    ({ ...op, stage: 'processing' }) as O,
+  actionRequired: <O extends OperationInFlight>(op: O, action: PayerAction): O => ({
+    ...op,
+    stage: 'action-required',
+    action,
+  }),
+  unknown: <O extends OperationInFlight>(op: O, since: string, alert: boolean): O => ({
+    ...op,
+    stage: 'outcome-unknown',
+    unknownSince: op.unknownSince ?? since,
+    ...(alert ? { alerted: true } : {}),
+  }),
+  resent: <O extends OperationInFlight>(op: O, at: string): O => ({
+    ...op,
+    resent: true,
+    unknownSince: at,
+  }),
+};
+
+/** A state at `version` with its operation in flight changed (when it has one). */
+export function withOperation<
+  S extends { readonly version: number; readonly inFlight?: OperationInFlight },
+>(
+  state: S,
+  version: number,
+  change: (op: NonNullable<S['inFlight']>) => NonNullable<S['inFlight']>,
+): S {
+  const op = state.inFlight as NonNullable<S['inFlight']> | undefined;
+  return { ...state, version, ...(op ? { inFlight: change(op) } : {}) };
+}
+
+/** The order an operation belongs to (what a status query and a callback are matched with). */
+export interface GatewayOrder {
+  /** The saga id (the request's `paymentId`). */
+  readonly sagaId: string;
+  readonly merchant: MerchantRef;
+  readonly clientOrderId: string;
+  readonly gatewayOrderId?: string;
+}
+
+export type OperationTimer =
+  | { kind: 'status-poll'; requestId: string; attempt: number }
+  | { kind: 'unknown-alert'; requestId: string };
+
+/**
+ * Publish the SAME request again (same requestId and client_orderid, `attempt` bumped) not before
+ * `notBefore`; `afterNoTrace`: the one resend after the gateway showed no trace of it.
+ */
+export interface ResendGatewayRequest {
+  type: 'resend-gateway-request';
+  requestId: string;
+  attempt: number;
+  notBefore: string;
+  afterNoTrace?: true;
+}
+
+/** The effects of this module, a subset of every gateway flow's effects. */
+export type OperationEffect =
+  | { type: 'send-gateway-request'; request: GatewayStatusRequest }
+  | ResendGatewayRequest
+  | { type: 'schedule-timer'; timer: OperationTimer; at: string }
+  | { type: 'cancel-timer'; timer: OperationTimer['kind'] };
+
+export interface OperationRules {
+  /** Sends of one request before a persistent not-sent result fails it. */
+  readonly maxSendAttempts: number;
+  /** How long a request our own breaker or limits held back may wait (undefined: the default). */
+  readonly ownLimitWaitMs?: number;
+  /** No trace at the gateway this long → sent once more (undefined: the default). */
+  readonly neverReceivedAfterMs?: number;
+  /** An outcome unknown this long raises the alert (facts §4: one hour). */
+  readonly unknownAlertAfterMs: number;
+}
+
+/**
+ * How long an unknown outcome must stay without any trace at the gateway before the request is
+ * sent once more (the gateway shows a new order at once; polls run every 3-5 s meanwhile).
+ */
+export const DEFAULT_NEVER_RECEIVED_AFTER_MS = 60_000;
+
+/** Why an operation failed without money moving. */
+export interface FailedWhy {
+  readonly reason: 'rejected' | 'not-sent' | 'error' | 'filtered';
+  readonly code?: string;
+  readonly message?: string;
+}
+
+export interface OperationOutcome<Draft, Effect> {
+  readonly drafts: Draft[];
+  /** Besides dropping the operation's poll and alert timers, which this module does. */
+  readonly effects: Effect[];
+}
+
+/** How a flow names what happened to its operation (its events and extra effects). */
+export interface OperationVocabulary<O extends OperationInFlight, Draft, Effect> {
+  /**
+   * Operations that open the order (sale, preauth, payout-check, a one-step payout): the gateway
+   * refusing to describe the order means it never got them, any status reply is about them, and
+   * a verified callback naming them decides. Others (capture, payout-pay …) are resolved only by a
+   * status reply naming them.
+   */
+  opensOrder(operation: O['operation']): boolean;
+  acceptedByGateway(op: O, gatewayOrderId: string | undefined): Draft;
+  /** Undefined: the flow has no payer step; a redirect is not announced. */
+  actionRequired?(op: O, action: PayerAction): Draft;
+  /** What a newly announced payer action starts (card payments: the 3DS method step's deadline). */
+  payerActionEffects?(op: O, action: PayerAction): Effect[];
+  outcomeUnknown(op: O, since: string, alert: boolean): Draft;
+  operationResent(op: O, attempt: number, unknownSince: string): Draft;
+  succeeded(report: GatewayStatusReport, op: O): OperationOutcome<Draft, Effect>;
+  declined(report: GatewayStatusReport, op: O): OperationOutcome<Draft, Effect>;
+  failed(op: O, why: FailedWhy): OperationOutcome<Draft, Effect>;
+}
+
+export interface OperationContext {
+  readonly now: string;
+  readonly ids: { next(): string };
+}
+
+/** The operation in flight, its order, how its flow names it, the rules and the decision's time. */
+export interface OperationScope<O extends OperationInFlight, D, E> {
+  readonly order: GatewayOrder;
+  readonly op: O;
+  readonly vocab: OperationVocabulary<O, D, E>;
+  readonly rules: OperationRules;
+  readonly ctx: OperationContext;
+}
+
+/** What an input means for the operation in flight: news (events to append) or nothing. */
+export type OperationStep<Draft, Effect> =
+  | { outcome: 'news'; drafts: Draft[]; effects: Array<Effect | OperationEffect> }
+  | { outcome: 'ignored'; reason: IgnoreReason; effects: OperationEffect[] };
+
+const news = <D, E>(drafts: D[], effects: Array<E | OperationEffect>): OperationStep<D, E> => ({
+  outcome: 'news',
+  drafts,
+  effects,
+});
+
+const ignored = <D, E>(
+  reason: IgnoreReason,
+  effects: OperationEffect[] = [],
+): OperationStep<D, E> => ({ outcome: 'ignored', reason, effects });
+
+/** The gateway's error code and message of a report, as events carry them (absent: left out). */
+export function reportError(report: GatewayStatusReport): { code?: string; message?: string } {
+  return {
+    ...(report.errorCode === undefined ? {} : { code: report.errorCode }),
+    ...(report.errorMessage === undefined ? {} : { message: report.errorMessage }),
+  };
+}
+
+/** Timers to drop once the operation in flight has its outcome. */
+export function settleTimers(): OperationEffect[] {
+  return [
+    { type: 'cancel-timer', timer: 'status-poll' },
+    { type: 'cancel-timer', timer: 'unknown-alert' },
+  ];
+}
+
+/** The first status poll after a send (facts §4 bands). */
+export function firstPoll(op: OperationInFlight, now: string): OperationEffect {
+  return {
+    type: 'schedule-timer',
+    timer: { kind: 'status-poll', requestId: op.requestId, attempt: 1 },
+    at: addMs(now, nextPollDelay(0, 0)),
+  };
+}
+
+/** Nothing changes; a status query is made at once (the poll timer is an upsert per saga). */
+export function statusQuerySoon<D, E>(
+  op: OperationInFlight,
+  now: string,
+  reason: IgnoreReason = 'HINT_ONLY',
+): OperationStep<D, E> {
+  return ignored(reason, [
+    {
+      type: 'schedule-timer',
+      timer: { kind: 'status-poll', requestId: op.requestId, attempt: 1 },
+      at: now,
+    },
+  ]);
+}
+
+export function statusRequest(
+  order: GatewayOrder,
+  op: OperationInFlight,
+  ctx: OperationContext,
+): GatewayStatusRequest {
+  return {
+    operation: 'status',
+    requestId: ctx.ids.next(),
+    paymentId: order.sagaId,
+    merchant: order.merchant,
+    clientOrderId: order.clientOrderId,
+    attempt: 1,
+    requestedAt: ctx.now,
+    subjectRequestId: op.requestId,
+    subjectOperation: op.operation,
+    ...(order.gatewayOrderId === undefined ? {} : { gatewayOrderId: order.gatewayOrderId }),
+  };
+}
+
+function unknownAlertTimer(op: OperationInFlight, since: string, rules: OperationRules) {
+  return {
+    type: 'schedule-timer',
+    timer: { kind: 'unknown-alert', requestId: op.requestId },
+    at: addMs(since, rules.unknownAlertAfterMs),
+  } as const satisfies OperationEffect;
+}
+
+function withSettledTimers<D, E>(outcome: OperationOutcome<D, E>): OperationStep<D, E> {
+  return news(outcome.drafts, [...settleTimers(), ...outcome.effects]);
+}
+
+/**
+ * A send result or a status reply. `about` (status replies) lists the operations the reply's
+ * transaction type can name, normalised at the edge: a status query describes the order's LATEST
+ * operation, so a reply resolves an operation that does not open the order only when it names it.
+ */
+function decideOperationResult<O extends OperationInFlight, D, E>(
+  result: GatewayResult,
+  about: readonly string[] | undefined,
+  scope: OperationScope<O, D, E>,
+): OperationStep<D, E> {
+  const { op, vocab, rules, ctx } = scope;
+  if (result.operation === 'status') {
+    if (result.subjectRequestId !== op.requestId) return ignored('STALE_REQUEST');
+    if (op.stage === 'outcome-unknown' && noTraceOf(op, result.result, about, vocab))
+      return neverReceived(scope);
+    // A failed status query changes nothing: the poll timer asks again.
+    if (result.result.kind !== 'accepted' || result.result.report === undefined)
+      return ignored('NO_NEWS');
+    if (!vocab.opensOrder(op.operation) && !(about ?? []).includes(op.operation))
+      return ignored('NOT_ABOUT_THIS_OPERATION');
+    return applyReport(result.result.report, scope);
+  }
+
+  if (result.requestId !== op.requestId) return ignored('STALE_REQUEST');
+  // Only the first result of a send counts; a callback or status reply may already have moved on.
+  if (op.stage !== 'requested') return ignored('DUPLICATE_RESULT');
+
+  const r = result.result;
+  switch (r.kind) {
+    case 'accepted': {
+      const drafts: D[] = [vocab.acceptedByGateway(op, r.gatewayOrderId)];
+      let progressed: O = { ...op, stage: 'processing' };
+      if (r.redirectUrl !== undefined && vocab.actionRequired !== undefined) {
+        const action: PayerAction = { kind: 'redirect', url: r.redirectUrl };
+        drafts.push(vocab.actionRequired(progressed, action));
+        progressed = { ...progressed, action };
+      }
+      if (r.report !== undefined) {
+        const report =
+          r.report.gatewayOrderId === undefined && r.gatewayOrderId !== undefined
+            ? { ...r.report, gatewayOrderId: r.gatewayOrderId }
+            : r.report;
+        const more = reportOutcome(report, { ...scope, op: progressed });
+        if (more.final) return news([...drafts, ...more.drafts], more.effects);
+        drafts.push(...more.drafts);
+      }
+      return news(drafts, [firstPoll(op, ctx.now)]);
+    }
+    case 'rejected':
+      return withSettledTimers(
+        vocab.failed(op, { reason: 'rejected', code: r.code, message: r.message }),
+      );
+    case 'not-sent': {
+      const resend = resendAfterNotSent({
+        attempt: result.attempt,
+        retryAt: r.retryAt,
+        requestedAt: op.requestedAt,
+        now: ctx.now,
+        maxSendAttempts: rules.maxSendAttempts,
+        ownLimitWaitMs: rules.ownLimitWaitMs,
+      });
+      if (resend === undefined)
+        return withSettledTimers(vocab.failed(op, { reason: 'not-sent', message: r.reason }));
+      // Resend the same request: same requestId, same clientOrderId. No event; nothing happened.
+      return ignored('NO_NEWS', [
+        { type: 'resend-gateway-request', requestId: op.requestId, ...resend },
+      ]);
+    }
+    case 'unknown':
+      return news(
+        [vocab.outcomeUnknown(op, ctx.now, false)],
+        [firstPoll(op, ctx.now), unknownAlertTimer(op, ctx.now, rules)],
+      );
+    default: {
+      const never: never = r;
+      throw new Error(`unhandled result ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/**
+ * The status reply says the gateway never got the operation: for one that opens the order, the
+ * gateway refuses to describe the order (it does not exist); for another, the order's latest
+ * operation is another one, in a final status (had ours arrived, it would be the latest).
+ */
+function noTraceOf<O extends OperationInFlight>(
+  op: O,
+  reply: GatewayResult['result'],
+  about: readonly string[] | undefined,
+  vocab: Pick<OperationVocabulary<O, unknown, unknown>, 'opensOrder'>,
+): boolean {
+  if (vocab.opensOrder(op.operation)) return reply.kind === 'rejected';
+  return (
+    reply.kind === 'accepted' &&
+    reply.report !== undefined &&
+    isFinalGatewayStatus(reply.report.status) &&
+    about !== undefined &&
+    !about.includes(op.operation)
+  );
+}
+
+/**
+ * DESIGN.md: an operation the gateway says it never received is resolved by a stated rule, never
+ * left unknown for good and never sent twice. No trace for the whole safe window since the outcome
+ * became unknown → the same request once more (same requestId and client_orderid, a fresh
+ * attempt number no not-sent retry uses); no trace of that one either → failed, not-sent.
+ */
+function neverReceived<O extends OperationInFlight, D, E>({
+  op,
+  vocab,
+  rules,
+  ctx,
+}: OperationScope<O, D, E>): OperationStep<D, E> {
+  const since = op.unknownSince ?? op.requestedAt;
+  const windowMs = rules.neverReceivedAfterMs ?? DEFAULT_NEVER_RECEIVED_AFTER_MS;
+  if (msBetween(since, ctx.now) < windowMs) return ignored('NO_NEWS');
+  if (op.resent) {
+    return withSettledTimers(
+      vocab.failed(op, {
+        reason: 'not-sent',
+        message: 'the gateway has no trace of it, also after it was sent once more',
+      }),
+    );
+  }
+  return news(
+    [vocab.operationResent(op, NEVER_RECEIVED_ATTEMPT, since)],
+    [
+      {
+        type: 'resend-gateway-request',
+        requestId: op.requestId,
+        attempt: NEVER_RECEIVED_ATTEMPT,
+        notBefore: ctx.now,
+        afterNoTrace: true,
+      },
+      { type: 'cancel-timer', timer: 'unknown-alert' },
+    ],
+  );
+}
+
+/**
+ * A verified callback. `about` lists the operations the callback's transaction type can name,
+ * normalised from the gateway's vocabulary at the edge (undefined: the callback names none).
+ */
+function decideOperationCallback<O extends OperationInFlight, D, E>(
+  callback: GatewayCallback,
+  about: readonly string[] | undefined,
+  scope: OperationScope<O, D, E>,
+): OperationStep<D, E> {
+  const { order, op, vocab, ctx } = scope;
+  if (callback.clientOrderId !== order.clientOrderId) return ignored('UNKNOWN_ORDER');
+  // The control covers the orderid: one that is not this order's is about another order.
+  if (
+    order.gatewayOrderId !== undefined &&
+    callback.report.gatewayOrderId !== undefined &&
+    callback.report.gatewayOrderId !== order.gatewayOrderId
+  )
+    return ignored('UNKNOWN_ORDER');
+  if (about !== undefined && !about.includes(op.operation))
+    return ignored('NOT_ABOUT_THIS_OPERATION');
+  // Truth about money (DESIGN.md): a payer's browser return, a callback that names no operation,
+  // and any callback about an operation that does not open the order are hints. The return
+  // URL's control is the same for every approved operation on the order and the server checksum
+  // binds neither the operation nor the amount, so a genuine control can be replayed for another
+  // operation. Such a callback only asks for a status query; the status reply, matched to the
+  // operation, decides.
+  if (
+    callback.source === 'browser-return' ||
+    about === undefined ||
+    !vocab.opensOrder(op.operation)
+  )
+    return statusQuerySoon(op, ctx.now);
+  return applyReport(callback.report, scope);
+}
+
+function applyReport<O extends OperationInFlight, D, E>(
+  report: GatewayStatusReport,
+  scope: OperationScope<O, D, E>,
+): OperationStep<D, E> {
+  const { drafts, effects } = reportOutcome(report, scope);
+  if (drafts.length === 0 && effects.length === 0) return ignored('NO_NEWS');
+  return news(drafts, effects);
+}
+
+function samePayerAction(a: PayerAction | undefined, b: PayerAction): boolean {
+  if (a === undefined || a.kind !== b.kind) return false;
+  switch (b.kind) {
+    case 'redirect':
+      return a.kind === 'redirect' && a.url === b.url;
+    case 'html':
+      return a.kind === 'html' && a.html === b.html;
+    case 'threeds-method':
+      return (
+        a.kind === 'threeds-method' &&
+        a.url === b.url &&
+        a.threeDSServerTransID === b.threeDSServerTransID
+      );
+    default: {
+      const never: never = b;
+      throw new Error(`unhandled payer action ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/**
+ * What a gateway status (a reply, a status query or a verified callback) means for the operation
+ * in flight. `final` when the operation has its outcome.
+ */
+function reportOutcome<O extends OperationInFlight, D, E>(
+  report: GatewayStatusReport,
+  { op, vocab, rules, ctx }: OperationScope<O, D, E>,
+): { drafts: D[]; effects: Array<E | OperationEffect>; final: boolean } {
+  if (isFinalGatewayStatus(report.status)) {
+    let outcome: OperationOutcome<D, E>;
+    switch (report.status) {
+      case 'approved':
+        outcome = vocab.succeeded(report, op);
+        break;
+      case 'declined':
+        outcome = vocab.declined(report, op);
+        break;
+      case 'error':
+      case 'filtered':
+        outcome = vocab.failed(op, { reason: report.status, ...reportError(report) });
+        break;
+      default: {
+        const never: never = report.status;
+        throw new Error(`unhandled final status ${String(never)}`);
+      }
+    }
+    return {
+      drafts: outcome.drafts,
+      effects: [...settleTimers(), ...outcome.effects],
+      final: true,
+    };
+  }
+
+  // Non-final: processing, unknown, chain_declined.
+  const drafts: D[] = [];
+  // A callback or status reply overtook the send result (which will then be ignored): poll from here.
+  const effects: Array<E | OperationEffect> =
+    op.stage === 'requested' ? [firstPoll(op, ctx.now)] : [];
+  if (report.status === 'unknown') {
+    if (op.stage !== 'outcome-unknown') {
+      drafts.push(vocab.outcomeUnknown(op, ctx.now, false));
+      effects.push(unknownAlertTimer(op, ctx.now, rules));
+    }
+    return { drafts, effects, final: false };
+  }
+  // The gateway has the transaction: it is no longer unknown (or not yet acknowledged).
+  if (op.stage === 'requested' || op.stage === 'outcome-unknown') {
+    drafts.push(vocab.acceptedByGateway(op, report.gatewayOrderId));
+    if (op.stage === 'outcome-unknown')
+      effects.push({ type: 'cancel-timer', timer: 'unknown-alert' });
+  }
+  const action: PayerAction | undefined =
+    report.redirectUrl !== undefined
+      ? { kind: 'redirect', url: report.redirectUrl }
+      : report.html !== undefined
+        ? { kind: 'html', html: report.html }
+        : report.threeDSMethod !== undefined
+          ? { kind: 'threeds-method', ...report.threeDSMethod }
+          : undefined;
+  if (
+    action !== undefined &&
+    vocab.actionRequired !== undefined &&
+    !samePayerAction(op.action, action)
+  ) {
+    drafts.push(vocab.actionRequired(op, action));
+    if (vocab.payerActionEffects !== undefined)
+      effects.push(...vocab.payerActionEffects(op, action));
+  }
+  return { drafts, effects, final: false };
+}
+
+/** The inputs about an operation in flight, as every gateway flow's decider receives them. */
+export type OperationInput<Op extends SubjectOperation> =
+  | { kind: 'gateway-result'; result: GatewayResult; about?: readonly Op[] }
+  | { kind: 'callback'; callback: GatewayCallback; about?: readonly Op[] }
+  /** An unverified callback: nothing changes, a status query soon (the runtime rate-limits). */
+  | { kind: 'status-check-hint' }
+  | { kind: 'timer-fired'; timer: OperationTimer };
+
+/**
+ * Everything about the operation in flight: a send result or status reply, a verified callback,
+ * a hint, a poll or alert timer. A flow without an operation in flight ignores these inputs
+ * (`NO_OPERATION_IN_FLIGHT`; an obsolete timer) before calling this.
+ */
+export function decideOperationInput<O extends OperationInFlight, D, E>(
+  input: OperationInput<O['operation']>,
+  scope: OperationScope<O, D, E>,
+): OperationStep<D, E> {
+  switch (input.kind) {
+    case 'gateway-result':
+      return decideOperationResult(input.result, input.about, scope);
+    case 'callback':
+      return decideOperationCallback(input.callback, input.about, scope);
+    case 'status-check-hint':
+      return statusQuerySoon(scope.op, scope.ctx.now, 'NO_NEWS');
+    case 'timer-fired':
+      return decideOperationTimer(input.timer, scope);
+    default: {
+      const never: never = input;
+      throw new Error(`unhandled input ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/** What every gateway flow's open state holds about its order. */
+export interface OrderFacts {
+  readonly version: number;
+  readonly merchant: MerchantRef;
+  readonly clientOrderId: string;
+  readonly gatewayOrderId?: string;
+}
+
+/** The order of a saga's gateway operations. */
+export function orderOf(sagaId: string, state: OrderFacts): GatewayOrder {
+  return {
+    sagaId,
+    merchant: state.merchant,
+    clientOrderId: state.clientOrderId,
+    ...(state.gatewayOrderId === undefined ? {} : { gatewayOrderId: state.gatewayOrderId }),
+  };
+}
+
+/** An open saga with its operation in flight, as a flow hands it to {@link operationDecision}. */
+export interface SagaOperation<O extends OperationInFlight, IdField extends string, S> {
+  readonly state: S & OrderFacts;
+  readonly sagaId: string;
+  /** The field naming the saga in the flow's events, e.g. `paymentId`. */
+  readonly idField: IdField;
+  readonly op: O;
+}
+
+/**
+ * {@link decideOperationInput} as the flow's decision: news stamped as the flow's events
+ * (versions continuing the state's), or the ignore. `saga` undefined: nothing in flight (an
+ * obsolete timer, or nothing to apply a result or callback to).
+ */
+export function operationDecision<O extends OperationInFlight, Event, IdField extends string, S, E>(
+  input: OperationInput<O['operation']>,
+  saga: SagaOperation<O, IdField, S> | undefined,
+  vocabulary: (state: S & OrderFacts) => OperationVocabulary<O, Draft<Event, IdField>, E>,
+  rules: OperationRules,
+  ctx: OperationContext,
+): FlowDecision<Event, E | OperationEffect> {
+  if (saga === undefined) {
+    const reason = input.kind === 'timer-fired' ? 'TIMER_OBSOLETE' : 'NO_OPERATION_IN_FLIGHT';
+    return { outcome: 'ignored', reason, events: [], effects: [] };
+  }
+  const step = decideOperationInput(input, {
+    order: orderOf(saga.sagaId, saga.state),
+    op: saga.op,
+    vocab: vocabulary(saga.state),
+    rules,
+    ctx,
+  });
+  return step.outcome === 'news'
+    ? {
+        outcome: 'accepted',
+        events: stampDrafts<Event, IdField>(
+          saga.state.version,
+          // A computed key widens to string: it is exactly the IdField given.
+          { [saga.idField]: saga.sagaId } as Record<IdField, string>,
+          ctx.now,
+          step.drafts,
+        ),
+        effects: step.effects,
+      }
+    : { outcome: 'ignored', reason: step.reason, events: [], effects: step.effects };
+}
+
+/**
+ * The poll and alert timers of the operation in flight: a poll sends a status query and arms the
+ * next; the alert is raised once the outcome has been unknown for `unknownAlertAfterMs` (it stays
+ * unknown: silence is not a decline).
+ */
+function decideOperationTimer<O extends OperationInFlight, D, E>(
+  timer: OperationTimer,
+  { order, op, vocab, rules, ctx }: OperationScope<O, D, E>,
+): OperationStep<D, E> {
+  switch (timer.kind) {
+    case 'status-poll': {
+      if (op.requestId !== timer.requestId) return ignored('TIMER_OBSOLETE');
+      const elapsed = msBetween(op.requestedAt, ctx.now);
+      return ignored('NO_NEWS', [
+        { type: 'send-gateway-request', request: statusRequest(order, op, ctx) },
+        {
+          type: 'schedule-timer',
+          timer: { kind: 'status-poll', requestId: op.requestId, attempt: timer.attempt + 1 },
+          at: addMs(ctx.now, nextPollDelay(timer.attempt, elapsed)),
+        },
+      ]);
+    }
+    case 'unknown-alert': {
+      if (op.requestId !== timer.requestId || op.stage !== 'outcome-unknown' || op.alerted === true)
+        return ignored('TIMER_OBSOLETE');
+      const since = op.unknownSince ?? op.requestedAt;
+      const remaining = rules.unknownAlertAfterMs - msBetween(since, ctx.now);
+      if (remaining > 0)
+        return ignored('NO_NEWS', [
+          { type: 'schedule-timer', timer, at: addMs(ctx.now, remaining) },
+        ]);
+      return news([vocab.outcomeUnknown(op, since, true)], []);
+    }
+    default: {
+      const never: never = timer;
+      throw new Error(`unhandled timer ${JSON.stringify(never)}`);
+    }
+  }
+}

@@ -1,0 +1,124 @@
+import fc from 'fast-check';
+import { GatewayStatus, type PaymentEvent } from '@payments/contracts';
+import {
+  MERCHANT,
+  PAYMENT_ID,
+  rebillCommand,
+  returnCommand,
+  SCHEDULE_ID,
+  testUuid,
+} from '@payments/contracts/testing';
+import {
+  acceptedResult,
+  at,
+  callback,
+  command,
+  result,
+  statusReply,
+  testContext,
+  timer,
+} from '../../../test/kits/card-payment.kit';
+import type { RuntimeEffect, SagaInput } from '../../runtime/flow';
+import { cardPaymentFlow } from './card-payment.flow';
+import { DEFAULT_POLICY, initialState, type PaymentInput, type PaymentState } from './domain';
+
+/**
+ * One report per rebill (issue #12): whatever the gateway sends after a scheduled rebill —
+ * duplicated and reordered callbacks, status replies, late results, poll timers, a return of the
+ * approved rebill and its answers — the binding
+ * starts `record-cycle-outcome` exactly once if the rebill reaches its outcome, never otherwise,
+ * always with the same derived command id and the outcome the payment ended in.
+ */
+const flow = cardPaymentFlow(DEFAULT_POLICY);
+
+const rebill = rebillCommand({
+  commandId: '10000000-0000-4000-8000-00000000aaaa',
+  amount: { minor: 990, currency: 'EUR' },
+  schedule: { scheduleId: SCHEDULE_ID, cycle: 7, attempt: 2 },
+});
+
+/** The runtime's input for a domain input built by the kit. */
+function sagaInput(input: PaymentInput): SagaInput {
+  switch (input.kind) {
+    case 'gateway-result':
+      return { kind: 'gateway-result', result: input.result };
+    case 'callback':
+      return { kind: 'callback', callback: input.callback };
+    case 'timer-fired':
+      return { kind: 'timer', timer: { kind: input.timer.kind, payload: input.timer } };
+    case 'status-check-hint':
+      return { kind: 'status-check-hint', hint: input.hint };
+    case 'command':
+      return {
+        kind: 'command',
+        command: {
+          type: input.command.type,
+          commandId: input.command.commandId,
+          sagaId: PAYMENT_ID,
+          endpointId: MERCHANT.endpointId,
+          body: input.command,
+        },
+      };
+  }
+}
+
+type Step = (s: PaymentState) => PaymentInput;
+const statusArb = fc.constantFrom(...GatewayStatus.options);
+const noiseArb: fc.Arbitrary<Step> = fc.oneof(
+  statusArb.map((s) => callback(s, { transactionType: 'sale' })),
+  statusArb.map((s) => statusReply({ status: s, transactionType: 'sale' })),
+  fc.constant(acceptedResult()),
+  fc.constant(result({ kind: 'unknown', reason: 'timeout' })),
+  fc.constant(result({ kind: 'rejected', code: '2', message: 'refused' })),
+  // A return of the approved rebill settles later on its own: no second report.
+  fc.constant((): PaymentInput =>
+    command(returnCommand({ commandId: testUuid(), amount: { minor: 100, currency: 'EUR' } })),
+  ),
+  fc.constant((s: PaymentState) =>
+    timer({ kind: 'status-poll', requestId: s.inFlight?.requestId ?? 'gone', attempt: 2 }),
+  ),
+);
+
+const reports = (effects: readonly RuntimeEffect[]) =>
+  effects.flatMap((e) =>
+    e.type === 'start-saga' && (e.command as { type?: string }).type === 'record-cycle-outcome'
+      ? [e.command as { commandId: string; outcome: string; cycle: number; attempt: number }]
+      : [],
+  );
+
+describe('a scheduled rebill reports its cycle outcome once', () => {
+  it('exactly one record-cycle-outcome once the rebill has its outcome, none before; same id, its outcome', () => {
+    fc.assert(
+      fc.property(fc.array(noiseArb, { minLength: 1, maxLength: 12 }), (steps) => {
+        const ctx = testContext();
+        const first = flow.decide(
+          {
+            kind: 'command',
+            command: {
+              type: 'rebill',
+              commandId: rebill.commandId,
+              sagaId: PAYMENT_ID,
+              endpointId: MERCHANT.endpointId,
+              body: rebill,
+            },
+          },
+          initialState,
+          ctx,
+        );
+        let state = first.events.reduce((s, e) => flow.evolve(s, e), initialState as PaymentState);
+        const seen = [...reports(first.effects)];
+        let outcome: string | undefined;
+        steps.forEach((step, i) => {
+          const decision = flow.decide(sagaInput(step(state)), state, testContext(at(i * 1000)));
+          seen.push(...reports(decision.effects));
+          state = decision.events.reduce((s, e: PaymentEvent) => flow.evolve(s, e), state);
+          if (outcome === undefined && ['approved', 'declined', 'failed'].includes(state.status))
+            outcome = state.status;
+        });
+        expect(seen).toHaveLength(outcome === undefined ? 0 : 1);
+        if (outcome !== undefined) expect(seen[0]).toMatchObject({ outcome, cycle: 7, attempt: 2 });
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -1,0 +1,366 @@
+import type { CardReferenceCommand, GatewayResult, PaymentEvent } from '@payments/contracts';
+import {
+  createScheduleCommand,
+  MERCHANT,
+  PAYMENT_ID,
+  rebillCommand,
+  SCHEDULE_ID,
+  saleCommand,
+  testUuid,
+} from '@payments/contracts/testing';
+import {
+  acceptedResult,
+  answer,
+  callback,
+  command,
+  given,
+  givenInputs,
+  result,
+  statusReply,
+  T0,
+  testContext,
+} from '../../../../test/kits/card-payment.kit';
+import { derivedUuid } from '../../../domain';
+import type { RuntimeEffect, SagaInput } from '../../../runtime/flow';
+import { cardPaymentFlow } from '../card-payment.flow';
+import { DEFAULT_POLICY, fold, initialState, type PaymentInput, type PaymentState } from '.';
+
+const CARD = { bin: '444444', lastFour: '4448', brand: 'VISA' };
+
+const cmd = (c: CardReferenceCommand): PaymentInput => ({ kind: 'command', command: c });
+
+const createCardRef = (): CardReferenceCommand => ({
+  type: 'create-card-ref',
+  commandId: testUuid(),
+  paymentId: PAYMENT_ID,
+  merchant: MERCHANT,
+  occurredAt: T0,
+});
+
+const getCardInfo = (): CardReferenceCommand => ({
+  type: 'get-card-info',
+  commandId: testUuid(),
+  paymentId: PAYMENT_ID,
+  merchant: MERCHANT,
+  occurredAt: T0,
+});
+
+/** The result of the card-reference request waiting for its answer. */
+const referenceResult =
+  (classification: GatewayResult['result']) =>
+  (state: PaymentState): PaymentInput => {
+    const pending = state.status === 'initial' ? undefined : state.cardRefRequest;
+    return {
+      kind: 'gateway-result',
+      result: {
+        requestId: pending?.requestId ?? testUuid(),
+        paymentId: PAYMENT_ID,
+        operation: pending?.operation ?? 'create-card-ref',
+        attempt: 1,
+        result: classification,
+        completedAt: T0,
+      },
+    };
+  };
+
+const approvedSale = () =>
+  givenInputs(
+    command(saleCommand()),
+    acceptedResult(),
+    callback('approved', { card: CARD, transactionType: 'sale' }),
+  );
+
+describe('rebill (a card reference charged, cardholder absent)', () => {
+  it('→ operation-requested (rebill, the reference, the schedule cycle) and a make-rebill request without card data', () => {
+    const rebill = rebillCommand({ schedule: { scheduleId: SCHEDULE_ID, cycle: 3, attempt: 2 } });
+    given()
+      .when(cmd(rebill))
+      .then([
+        {
+          type: 'operation-requested',
+          version: 1,
+          operation: 'rebill',
+          clientOrderId: PAYMENT_ID,
+          cardRef: { refId: '10901' },
+          schedule: { scheduleId: SCHEDULE_ID, cycle: 3, attempt: 2 },
+          merchant: MERCHANT,
+        },
+      ])
+      .thenEffects([
+        {
+          type: 'send-gateway-request',
+          request: {
+            operation: 'rebill',
+            requestId: expect.any(String) as string,
+            paymentId: PAYMENT_ID,
+            merchant: MERCHANT,
+            clientOrderId: PAYMENT_ID,
+            attempt: 1,
+            requestedAt: T0,
+            cardRefId: '10901',
+            amount: { minor: 1_500, currency: 'EUR' },
+            orderDescription: 'Monthly plan',
+          },
+        },
+      ])
+      .thenState({ status: 'requested', kind: 'rebill', cardRef: { refId: '10901' } });
+  });
+
+  it('is approved on a verified callback the gateway names a sale: approved, the money taken', () => {
+    givenInputs(cmd(rebillCommand()), acceptedResult())
+      .when(callback('approved', { transactionType: 'sale', card: CARD }))
+      .then([{ type: 'approved', amount: { minor: 1_500, currency: 'EUR' }, card: CARD }])
+      .thenState({ status: 'approved', captured: 1_500 });
+  });
+
+  it('is declined on the gateway’s decline; nothing moved', () => {
+    givenInputs(cmd(rebillCommand()), acceptedResult())
+      .when(answer('declined', { errorCode: '116', errorMessage: 'insufficient funds' }))
+      .then([{ type: 'declined', operation: 'rebill', code: '116' }])
+      .thenState({ status: 'declined', captured: 0 });
+  });
+
+  it('an unknown outcome stays unknown until a status reply about it resolves it', () => {
+    const unknown = givenInputs(
+      cmd(rebillCommand()),
+      result({ kind: 'unknown', reason: 'timeout' }),
+    );
+    expect(unknown.state.status).toBe('outcome-unknown');
+    unknown
+      .when(statusReply({ status: 'approved', gatewayOrderId: 'gw-777', transactionType: 'sale' }))
+      .then([{ type: 'approved' }]);
+  });
+
+  it('a second rebill for the same payment is refused', () => {
+    givenInputs(cmd(rebillCommand()))
+      .when(cmd(rebillCommand()))
+      .thenRejected('PAYMENT_ALREADY_EXISTS');
+  });
+});
+
+describe('create-card-ref', () => {
+  it('after an approved sale: card-ref-requested, create-card-ref with the sale’s order; the answer keeps id, BIN, last four, brand', () => {
+    const requested = approvedSale().when(cmd(createCardRef()));
+    requested.then([{ type: 'card-ref-requested' }]).thenEffects([
+      {
+        type: 'send-gateway-request',
+        request: expect.objectContaining({
+          operation: 'create-card-ref',
+          gatewayOrderId: 'gw-777',
+          clientOrderId: PAYMENT_ID,
+        }) as object,
+      },
+    ]);
+    approvedSale()
+      .and(cmd(createCardRef()))
+      .when(referenceResult({ kind: 'accepted', cardReference: { refId: '10901' } }))
+      .then([{ type: 'card-ref-created', cardRef: { refId: '10901' }, card: CARD }])
+      .thenState({ status: 'approved', cardRef: { refId: '10901' }, cardRefRequest: undefined });
+  });
+
+  it('is refused before the sale succeeded, after a decline, while one is pending, and once a reference exists', () => {
+    givenInputs(command(saleCommand())).when(cmd(createCardRef())).thenRejected('INVALID_STATE');
+    givenInputs(command(saleCommand()), acceptedResult(), callback('declined'))
+      .when(cmd(createCardRef()))
+      .thenRejected('INVALID_STATE');
+    approvedSale()
+      .and(cmd(createCardRef()))
+      .when(cmd(createCardRef()))
+      .thenRejected('OPERATION_IN_PROGRESS');
+    approvedSale()
+      .and(cmd(createCardRef()))
+      .and(referenceResult({ kind: 'accepted', cardReference: { refId: '10901' } }))
+      .when(cmd(createCardRef()))
+      .thenRejected('INVALID_STATE');
+    given().when(cmd(createCardRef())).thenRejected('PAYMENT_NOT_FOUND');
+  });
+
+  it('a lost reply is reported as unknown (no money moves); a refusal as rejected; a reply without id is not a reference', () => {
+    const pending = () => approvedSale().and(cmd(createCardRef()));
+    pending()
+      .when(referenceResult({ kind: 'unknown', reason: 'timeout' }))
+      .then([{ type: 'card-reference-failed', operation: 'create-card-ref', reason: 'unknown' }])
+      .thenState({ cardRefRequest: undefined, cardRef: undefined });
+    pending()
+      .when(referenceResult({ kind: 'rejected', code: '2', message: 'no such order' }))
+      .then([{ type: 'card-reference-failed', reason: 'rejected', code: '2' }]);
+    pending()
+      .when(referenceResult({ kind: 'accepted', cardReference: {} }))
+      .then([{ type: 'card-reference-failed', reason: 'rejected' }]);
+  });
+
+  it('a result for another request changes nothing', () => {
+    approvedSale()
+      .and(cmd(createCardRef()))
+      .when({
+        kind: 'gateway-result',
+        result: {
+          requestId: testUuid(),
+          paymentId: PAYMENT_ID,
+          operation: 'create-card-ref',
+          attempt: 1,
+          result: { kind: 'accepted', cardReference: { refId: '666' } },
+          completedAt: T0,
+        },
+      })
+      .thenIgnored('STALE_REQUEST');
+  });
+});
+
+describe('get-card-info', () => {
+  it('reads BIN, last four and brand of the payment’s reference', () => {
+    const withRef = () =>
+      approvedSale()
+        .and(cmd(createCardRef()))
+        .and(referenceResult({ kind: 'accepted', cardReference: { refId: '10901' } }));
+    withRef()
+      .when(cmd(getCardInfo()))
+      .then([{ type: 'card-info-requested', cardRef: { refId: '10901' } }])
+      .thenEffects([
+        {
+          type: 'send-gateway-request',
+          request: expect.objectContaining({
+            operation: 'get-card-info',
+            cardRefId: '10901',
+          }) as object,
+        },
+      ]);
+    withRef()
+      .and(cmd(getCardInfo()))
+      .when(referenceResult({ kind: 'accepted', cardReference: { card: CARD } }))
+      .then([{ type: 'card-info-reported', cardRef: { refId: '10901' }, card: CARD }]);
+  });
+
+  it('is refused without a reference', () => {
+    approvedSale().when(cmd(getCardInfo())).thenRejected('INVALID_STATE');
+  });
+});
+
+describe('a scheduled rebill reports its outcome to the schedule (binding)', () => {
+  const flow = cardPaymentFlow(DEFAULT_POLICY);
+  const rebill = rebillCommand({ schedule: { scheduleId: SCHEDULE_ID, cycle: 4, attempt: 1 } });
+  const history = givenInputs(cmd(rebill), acceptedResult()).events;
+  const state = fold(initialState, history);
+  const callbackOf = (status: 'approved' | 'declined'): SagaInput => {
+    const input = callback(status, { transactionType: 'sale', errorCode: '116' })(state);
+    if (input.kind !== 'callback') throw new Error('not a callback');
+    return { kind: 'callback', callback: input.callback };
+  };
+  const starts = (effects: RuntimeEffect[]) => effects.filter((e) => e.type === 'start-saga');
+
+  it.each(['approved', 'declined'] as const)(
+    '%s → one record-cycle-outcome for (schedule, cycle, attempt) with an id derived from the payment',
+    (status) => {
+      const decision = flow.decide(callbackOf(status), state, testContext());
+      expect(starts(decision.effects)).toEqual([
+        {
+          type: 'start-saga',
+          command: {
+            type: 'record-cycle-outcome',
+            commandId: derivedUuid(`${PAYMENT_ID}/record-cycle-outcome`),
+            scheduleId: SCHEDULE_ID,
+            merchant: MERCHANT,
+            occurredAt: T0,
+            cycle: 4,
+            attempt: 1,
+            paymentId: PAYMENT_ID,
+            outcome: status,
+            ...(status === 'declined' ? { code: '116' } : {}),
+          },
+        },
+      ]);
+    },
+  );
+
+  it('nothing before the outcome, nothing for a duplicate callback after it, nothing for a rebill without schedule', () => {
+    expect(
+      starts(
+        flow.decide(
+          {
+            kind: 'command',
+            command: {
+              type: 'rebill',
+              commandId: rebill.commandId,
+              sagaId: PAYMENT_ID,
+              endpointId: '1234',
+              body: rebill,
+            },
+          },
+          initialState,
+          testContext(),
+        ).effects,
+      ),
+    ).toEqual([]);
+    const settled = fold(
+      state,
+      flow.decide(callbackOf('approved'), state, testContext()).events as PaymentEvent[],
+    );
+    expect(starts(flow.decide(callbackOf('approved'), settled, testContext()).effects)).toEqual([]);
+    const plain = fold(initialState, givenInputs(cmd(rebillCommand()), acceptedResult()).events);
+    expect(starts(flow.decide(callbackOf('approved'), plain, testContext()).effects)).toEqual([]);
+  });
+});
+
+describe('create-card-ref with a schedule: the schedule starts on the new reference (binding)', () => {
+  const flow = cardPaymentFlow(DEFAULT_POLICY);
+  const { scheduleId, amount, description, rule } = createScheduleCommand();
+  const schedule = { scheduleId, amount, description, rule };
+  const request: CardReferenceCommand = { ...createCardRef(), type: 'create-card-ref', schedule };
+  const asSaga = (c: CardReferenceCommand): SagaInput => ({
+    kind: 'command',
+    command: {
+      type: c.type,
+      commandId: c.commandId,
+      sagaId: PAYMENT_ID,
+      endpointId: '1234',
+      body: c,
+    },
+  });
+  const starts = (effects: RuntimeEffect[]) => effects.filter((e) => e.type === 'start-saga');
+
+  it('create-schedule on the reference once card-ref-created, with the payment’s merchant and an id derived from (payment, schedule)', () => {
+    const approved = fold(initialState, approvedSale().events);
+    const asked = flow.decide(asSaga(request), approved, testContext());
+    expect(starts(asked.effects)).toEqual([]);
+    const pending = fold(approved, asked.events);
+    const answer = referenceResult({ kind: 'accepted', cardReference: { refId: '10901' } })(
+      pending,
+    );
+    if (answer.kind !== 'gateway-result') throw new Error('not a result');
+    const created = flow.decide(
+      { kind: 'gateway-result', result: answer.result },
+      pending,
+      testContext(),
+    );
+    expect(created.events).toEqual([
+      expect.objectContaining({ type: 'card-ref-created', schedule }),
+    ]);
+    expect(starts(created.effects)).toEqual([
+      {
+        type: 'start-saga',
+        command: {
+          type: 'create-schedule',
+          commandId: derivedUuid(`${PAYMENT_ID}/create-schedule/${SCHEDULE_ID}`),
+          merchant: MERCHANT,
+          occurredAt: T0,
+          cardRef: { refId: '10901' },
+          ...schedule,
+        },
+      },
+    ]);
+  });
+
+  it('no schedule when the reference was not made', () => {
+    const approved = fold(initialState, approvedSale().events);
+    const pending = fold(approved, flow.decide(asSaga(request), approved, testContext()).events);
+    const lost = referenceResult({ kind: 'unknown', reason: 'timeout' })(pending);
+    if (lost.kind !== 'gateway-result') throw new Error('not a result');
+    const failed = flow.decide(
+      { kind: 'gateway-result', result: lost.result },
+      pending,
+      testContext(),
+    );
+    expect(failed.events).toEqual([expect.objectContaining({ type: 'card-reference-failed' })]);
+    expect(starts(failed.effects)).toEqual([]);
+  });
+});

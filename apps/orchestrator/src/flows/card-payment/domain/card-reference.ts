@@ -1,0 +1,328 @@
+import type {
+  CardReferenceCommand,
+  CardReferenceEvent,
+  CreateCardRefCommand,
+  GatewayResult,
+  GetCardInfoCommand,
+  RebillCommand,
+} from '@payments/contracts';
+import { resendAfterNotSent } from '../../../domain/send-rules';
+import { type Decision, type DecisionContext } from './decision';
+import { accepted, ignored, policyOf, rejected, type EventDraft } from './drafts';
+import { existingPayment, firstRefusal, isRejection, limitRefusal, refuse } from './guards';
+import { requestBase, requestPayment } from './initiate';
+import type { CardRefRequest, OpenPayment, PaymentState } from './state';
+
+/**
+ * Card references and rebill (issue #12), hosted by the card-payment saga:
+ *  - `rebill` is a payment of its own, a sale of a card reference with the cardholder absent; once
+ *    requested it is a main operation like a sale, so approved / declined / unknown / status /
+ *    never-received are the card-payment flow's own rules, and its outcome events are the same
+ *    (`approved` says the money moved, on a gateway answer about that very rebill);
+ *  - `create-card-ref` takes a reference from this successful sale or preauth, `get-card-info`
+ *    reads BIN, last four and brand of the payment's reference. Neither moves money; one at a time.
+ * What is kept of a card: the reference id, BIN, last four and brand, never number, CVV or expiry.
+ */
+
+export function isCardReferenceCommand(command: {
+  readonly type: string;
+}): command is CardReferenceCommand {
+  return (
+    command.type === 'rebill' ||
+    command.type === 'create-card-ref' ||
+    command.type === 'get-card-info'
+  );
+}
+
+export function isCardReferenceResult(result: GatewayResult): boolean {
+  return result.operation === 'create-card-ref' || result.operation === 'get-card-info';
+}
+
+export function decideCardReferenceCommand(
+  command: CardReferenceCommand,
+  state: PaymentState,
+  ctx: DecisionContext,
+): Decision {
+  switch (command.type) {
+    case 'rebill':
+      return rebill(command, state, ctx);
+    case 'create-card-ref':
+      return createCardRef(command, state, ctx);
+    case 'get-card-info':
+      return getCardInfo(command, state, ctx);
+    default: {
+      const never: never = command;
+      throw new Error(`unhandled command ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+function rebill(command: RebillCommand, state: PaymentState, ctx: DecisionContext): Decision {
+  const refusal = firstRefusal([
+    state.status !== 'initial' &&
+      refuse('PAYMENT_ALREADY_EXISTS', `payment ${command.paymentId} already exists`),
+    limitRefusal(ctx.policy?.limits, command.merchant.endpointId, command.amount),
+  ]);
+  if (refusal) return rejected(state, command, ctx, refusal);
+  return requestPayment(
+    command,
+    state,
+    ctx,
+    'rebill',
+    command.amount,
+    (ids) => ({
+      operation: 'rebill',
+      ...requestBase(command, ids, ctx),
+      cardRefId: command.cardRef.refId,
+      amount: command.amount,
+      orderDescription: command.order.description,
+    }),
+    {
+      cardRef: command.cardRef,
+      ...(command.schedule === undefined ? {} : { schedule: command.schedule }),
+    },
+  );
+}
+
+/** The fields of a request about this payment's order, first sent now. */
+function firstSend(payment: OpenPayment, requestId: string, ctx: DecisionContext) {
+  return {
+    requestId,
+    paymentId: payment.paymentId,
+    merchant: payment.merchant,
+    clientOrderId: payment.clientOrderId,
+    attempt: 1,
+    requestedAt: ctx.now,
+  };
+}
+
+/** The payment a card-reference command may use: existing, same endpoint, nothing of its kind pending. */
+function referencePayment(
+  command: CreateCardRefCommand | GetCardInfoCommand,
+  state: PaymentState,
+): OpenPayment | ReturnType<typeof refuse> {
+  const payment = existingPayment(command, state);
+  if (isRejection(payment)) return payment;
+  if (payment.cardRefRequest !== undefined)
+    return refuse(
+      'OPERATION_IN_PROGRESS',
+      `a ${payment.cardRefRequest.operation} of this payment has no answer yet`,
+    );
+  return payment;
+}
+
+function createCardRef(
+  command: CreateCardRefCommand,
+  state: PaymentState,
+  ctx: DecisionContext,
+): Decision {
+  const payment = referencePayment(command, state);
+  if (isRejection(payment)) return rejected(state, command, ctx, payment);
+  const successful =
+    payment.status === 'approved' ||
+    payment.status === 'authorized' ||
+    payment.status === 'captured' ||
+    payment.status === 'partially-returned';
+  const refusal = firstRefusal([
+    payment.kind === 'rebill' &&
+      refuse('INVALID_STATE', 'a rebill already charges a card reference'),
+    !successful &&
+      refuse(
+        'INVALID_STATE',
+        `a card reference needs a sale or preauth in a final successful status, this one is ${payment.status}`,
+      ),
+    payment.cardRef !== undefined &&
+      refuse('INVALID_STATE', `the payment's card reference exists: ${payment.cardRef.refId}`),
+  ]);
+  const orderId = payment.gatewayOrderId;
+  if (refusal !== undefined || orderId === undefined)
+    return rejected(
+      state,
+      command,
+      ctx,
+      refusal ?? refuse('INVALID_STATE', 'the gateway order id of the payment is not known'),
+    );
+  const requestId = ctx.ids.next();
+  return accepted(
+    state,
+    payment.paymentId,
+    ctx,
+    [
+      {
+        type: 'card-ref-requested',
+        commandId: command.commandId,
+        requestId,
+        ...(command.schedule === undefined ? {} : { schedule: command.schedule }),
+      },
+    ],
+    [
+      {
+        type: 'send-gateway-request',
+        request: {
+          operation: 'create-card-ref',
+          ...firstSend(payment, requestId, ctx),
+          gatewayOrderId: orderId,
+        },
+      },
+    ],
+  );
+}
+
+function getCardInfo(
+  command: GetCardInfoCommand,
+  state: PaymentState,
+  ctx: DecisionContext,
+): Decision {
+  const payment = referencePayment(command, state);
+  if (isRejection(payment)) return rejected(state, command, ctx, payment);
+  const cardRef = payment.cardRef;
+  if (cardRef === undefined)
+    return rejected(
+      state,
+      command,
+      ctx,
+      refuse('INVALID_STATE', 'the payment has no card reference (create-card-ref first)'),
+    );
+  const requestId = ctx.ids.next();
+  return accepted(
+    state,
+    payment.paymentId,
+    ctx,
+    [{ type: 'card-info-requested', commandId: command.commandId, requestId, cardRef }],
+    [
+      {
+        type: 'send-gateway-request',
+        request: {
+          operation: 'get-card-info',
+          ...firstSend(payment, requestId, ctx),
+          cardRefId: cardRef.refId,
+        },
+      },
+    ],
+  );
+}
+
+/** The result of a create-card-ref or get-card-info request. */
+export function decideCardReferenceResult(
+  result: GatewayResult,
+  state: PaymentState,
+  ctx: DecisionContext,
+): Decision {
+  if (state.status === 'initial' || state.cardRefRequest === undefined)
+    return ignored('NO_OPERATION_IN_FLIGHT');
+  const pending = state.cardRefRequest;
+  if (result.requestId !== pending.requestId) return ignored('STALE_REQUEST');
+  const failed = (
+    reason: 'rejected' | 'not-sent' | 'unknown',
+    message: string,
+    code?: string,
+  ): Decision =>
+    accepted(
+      state,
+      state.paymentId,
+      ctx,
+      [
+        {
+          type: 'card-reference-failed',
+          commandId: pending.commandId,
+          requestId: pending.requestId,
+          operation: pending.operation,
+          reason,
+          message,
+          ...(code === undefined ? {} : { code }),
+        },
+      ],
+      [],
+    );
+  const r = result.result;
+  switch (r.kind) {
+    case 'accepted':
+      return (
+        answered(state, pending, r.cardReference, ctx) ??
+        failed('rejected', 'the reply carried no card reference')
+      );
+    case 'rejected':
+      return failed('rejected', r.message, r.code);
+    case 'not-sent': {
+      const policy = policyOf(ctx);
+      const resend = resendAfterNotSent({
+        attempt: result.attempt,
+        retryAt: r.retryAt,
+        requestedAt: pending.requestedAt,
+        now: ctx.now,
+        maxSendAttempts: policy.maxSendAttempts,
+        ownLimitWaitMs: policy.ownLimitWaitMs,
+      });
+      if (resend === undefined) return failed('not-sent', r.reason);
+      return ignored('NO_NEWS', [
+        { type: 'resend-gateway-request', requestId: pending.requestId, ...resend },
+      ]);
+    }
+    case 'unknown':
+      // No money moves: the outcome is reported as unknown; the same command again (a new id)
+      // gets the same reference, the gateway keeps one per order.
+      return failed('unknown', r.reason);
+    default: {
+      const never: never = r;
+      throw new Error(`unhandled result ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+function answered(
+  state: OpenPayment,
+  pending: CardRefRequest,
+  reference: { refId?: string; card?: OpenPayment['card'] } | undefined,
+  ctx: DecisionContext,
+): Decision | undefined {
+  if (reference === undefined) return undefined;
+  const base = { commandId: pending.commandId, requestId: pending.requestId };
+  let draft: EventDraft;
+  if (pending.operation === 'create-card-ref') {
+    if (reference.refId === undefined) return undefined;
+    const card = reference.card ?? state.card;
+    draft = {
+      type: 'card-ref-created',
+      ...base,
+      cardRef: { refId: reference.refId },
+      ...(card === undefined ? {} : { card }),
+      ...(pending.schedule === undefined ? {} : { schedule: pending.schedule }),
+    };
+  } else {
+    if (reference.card === undefined || state.cardRef === undefined) return undefined;
+    draft = { type: 'card-info-reported', ...base, cardRef: state.cardRef, card: reference.card };
+  }
+  return accepted(state, state.paymentId, ctx, [draft], []);
+}
+
+/** Folds a card-reference event into an existing payment. */
+export function evolveCardReference(state: OpenPayment, event: CardReferenceEvent): PaymentState {
+  const version = event.version;
+  const { cardRefRequest: _done, ...rest } = state;
+  switch (event.type) {
+    case 'card-ref-requested':
+    case 'card-info-requested':
+      return {
+        ...state,
+        version,
+        cardRefRequest: {
+          operation: event.type === 'card-ref-requested' ? 'create-card-ref' : 'get-card-info',
+          requestId: event.requestId,
+          commandId: event.commandId,
+          requestedAt: event.occurredAt,
+          ...(event.type === 'card-ref-requested' && event.schedule !== undefined
+            ? { schedule: event.schedule }
+            : {}),
+        },
+      };
+    case 'card-ref-created':
+      return { ...rest, version, cardRef: event.cardRef };
+    case 'card-info-reported':
+    case 'card-reference-failed':
+      return { ...rest, version };
+    default: {
+      const never: never = event;
+      throw new Error(`unhandled event ${JSON.stringify(never)}`);
+    }
+  }
+}

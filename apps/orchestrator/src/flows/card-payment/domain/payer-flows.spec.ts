@@ -1,0 +1,432 @@
+import type {
+  AccountVerificationCommand,
+  AccountVerificationFormCommand,
+  PaymentCommand,
+  SaleFormCommand,
+} from '@payments/contracts';
+import { captureCommand, PAYMENT_ID, saleCommand, testUuid } from '@payments/contracts/testing';
+import {
+  acceptedResult,
+  at,
+  callback,
+  command,
+  given,
+  givenInputs,
+  result,
+  statusReply,
+  T0,
+  timer,
+} from '../../../../test/kits/card-payment.kit';
+import type { PaymentInput } from './inputs';
+import type { PaymentState } from './state';
+
+/**
+ * Issue #13 as given/when/then: hosted forms, 3-D Secure on a sale, the uploads from the
+ * merchant's front end, and account verification. Whatever the payer's browser does, money is
+ * confirmed only by the gateway: a verified server callback naming the operation or a status
+ * reply; the browser's return is a hint that brings the status query forward.
+ */
+
+const { sealedCard, ...saleFields } = saleCommand();
+const form = (type: SaleFormCommand['type'] | 'preauth-form' | 'payment-form') =>
+  ({ ...saleFields, type, commandId: testUuid() }) as PaymentCommand;
+const { amount: _amount, order, ...verificationFields } = saleFields;
+const verification = (): AccountVerificationCommand => ({
+  ...verificationFields,
+  type: 'account-verification',
+  commandId: testUuid(),
+  order: { description: order.description },
+  sealedCard,
+});
+const verificationForm = (): AccountVerificationFormCommand => ({
+  ...verificationFields,
+  type: 'account-verification-form',
+  commandId: testUuid(),
+  order: { description: order.description },
+});
+const reference = () => {
+  const { type: _t, ...base } = captureCommand();
+  return { ...base, commandId: testUuid(), paymentId: PAYMENT_ID };
+};
+
+const FORM_URL = 'https://gateway.example/hpp/token-1';
+const ACS_URL = 'https://acs.example/challenge/1';
+
+/** The payer's browser back on our return endpoint with a valid control: a hint, never an answer. */
+const browserReturn =
+  (status: 'approved' | 'declined') =>
+  (state: PaymentState): PaymentInput => {
+    const input = callback(status)(state);
+    return input.kind === 'callback'
+      ? { ...input, callback: { ...input.callback, source: 'browser-return' } }
+      : input;
+  };
+
+const pollNow = {
+  type: 'schedule-timer',
+  timer: { kind: 'status-poll', attempt: 1 },
+  at: T0,
+} as const;
+
+describe('hosted forms (sale-form, preauth-form, payment-form)', () => {
+  it.each([
+    ['sale-form', 'sale'],
+    ['payment-form', 'sale'],
+    ['preauth-form', 'preauth'],
+  ] as const)(
+    '%s → operation-requested (%s via hosted-form) and a form request with no card at all',
+    (type, operation) => {
+      const o = given()
+        .when(command(form(type)))
+        .then([
+          {
+            type: 'operation-requested',
+            operation,
+            via: 'hosted-form',
+            amount: { minor: 10_000, currency: 'EUR' },
+            clientOrderId: PAYMENT_ID,
+          },
+        ])
+        .thenEffects([
+          {
+            type: 'send-gateway-request',
+            request: expect.objectContaining({
+              operation: type,
+              redirectUrl: saleFields.redirectUrl,
+            }),
+          },
+        ])
+        .thenState({ status: 'requested', kind: operation });
+      expect(JSON.stringify(o.decision.effects)).not.toContain('sealedCard');
+    },
+  );
+
+  it('the gateway answers with the form URL → action-required (redirect), payer goes there', () => {
+    givenInputs(command(form('sale-form')))
+      .when(result({ kind: 'accepted', gatewayOrderId: 'gw-9', redirectUrl: FORM_URL }))
+      .then([
+        { type: 'accepted-by-gateway', gatewayOrderId: 'gw-9' },
+        { type: 'action-required', action: { kind: 'redirect', url: FORM_URL } },
+      ])
+      .thenState({ status: 'action-required', gatewayOrderId: 'gw-9' });
+  });
+
+  const onForm = () =>
+    givenInputs(
+      command(form('sale-form')),
+      result({ kind: 'accepted', gatewayOrderId: 'gw-777', redirectUrl: FORM_URL }),
+    );
+
+  it('the payer back from the form (verified return) only brings the status query forward', () => {
+    onForm()
+      .when(browserReturn('approved'))
+      .thenIgnored('HINT_ONLY')
+      .thenEffects([pollNow])
+      .thenState({ status: 'action-required' });
+  });
+
+  it('a verified server callback naming the sale → approved', () => {
+    onForm()
+      .when(callback('approved', { card: { bin: '444444', lastFour: '4448', brand: 'VISA' } }))
+      .then([{ type: 'approved', amount: { minor: 10_000, currency: 'EUR' } }])
+      .thenState({ status: 'approved', captured: 10_000 });
+  });
+
+  it('a status reply while the payer is still on the form changes nothing; the poll asks again', () => {
+    onForm()
+      .when(statusReply({ status: 'processing' }))
+      .thenIgnored('NO_NEWS');
+  });
+
+  it('preauth-form authorized → capture sends the capture on the form order', () => {
+    givenInputs(
+      command(form('preauth-form')),
+      result({ kind: 'accepted', gatewayOrderId: 'gw-5', redirectUrl: FORM_URL }),
+      callback('approved', { gatewayOrderId: 'gw-5' }),
+    )
+      .when(command({ ...captureCommand(), commandId: testUuid() }))
+      .then([{ type: 'operation-requested', operation: 'capture' }])
+      .thenEffects([
+        {
+          type: 'send-gateway-request',
+          request: expect.objectContaining({ operation: 'capture', gatewayOrderId: 'gw-5' }),
+        },
+      ]);
+  });
+
+  it('a zero amount, or a payment that exists already, is refused', () => {
+    given()
+      .when(
+        command({ ...form('sale-form'), amount: { minor: 0, currency: 'EUR' } } as PaymentCommand),
+      )
+      .thenRejected('INVALID_AMOUNT');
+    onForm()
+      .when(command(form('preauth-form')))
+      .thenRejected('PAYMENT_ALREADY_EXISTS');
+  });
+});
+
+describe('3-D Secure on a sale', () => {
+  const sent = () => givenInputs(command(saleCommand()), acceptedResult());
+  const challenged = () => sent().and(statusReply({ status: 'processing', redirectUrl: ACS_URL }));
+
+  it('challenge announced → action-required with the ACS URL', () => {
+    sent()
+      .when(statusReply({ status: 'processing', redirectUrl: ACS_URL }))
+      .then([{ type: 'action-required', action: { kind: 'redirect', url: ACS_URL } }])
+      .thenState({ status: 'action-required' });
+  });
+
+  it('challenge passed: the browser return is a hint; the status reply approves', () => {
+    challenged().when(browserReturn('approved')).thenIgnored('HINT_ONLY').thenEffects([pollNow]);
+    challenged()
+      .and(browserReturn('approved'))
+      .when(statusReply({ status: 'approved', transactionType: 'sale' }))
+      .then([{ type: 'approved' }])
+      .thenState({ status: 'approved' });
+  });
+
+  it('challenge failed → declined (status reply)', () => {
+    challenged()
+      .when(statusReply({ status: 'declined', errorMessage: '3-D Secure authentication failed' }))
+      .then([{ type: 'declined', message: '3-D Secure authentication failed' }])
+      .thenState({ status: 'declined' });
+  });
+
+  it('frictionless → approved with no action-required at all', () => {
+    sent()
+      .when(statusReply({ status: 'approved', transactionType: 'sale' }))
+      .then([{ type: 'approved' }]);
+  });
+
+  it('payer abandons: polling goes on until the gateway gives up on the challenge → declined', () => {
+    const s = challenged();
+    const poll = s
+      .when(timer({ kind: 'status-poll', requestId: s.state.inFlight!.requestId, attempt: 3 }))
+      .thenEffects([
+        { type: 'send-gateway-request', request: expect.objectContaining({ operation: 'status' }) },
+        { type: 'schedule-timer', timer: { kind: 'status-poll', attempt: 4 } },
+      ]);
+    expect(poll.decision.events).toEqual([]);
+    s.when(statusReply({ status: 'processing', redirectUrl: ACS_URL })).thenIgnored('NO_NEWS');
+    s.when(statusReply({ status: 'declined', errorMessage: 'challenge timed out' }))
+      .then([{ type: 'declined' }])
+      .thenState({ status: 'declined' });
+  });
+});
+
+describe('3-D Secure uploads from the front end', () => {
+  const challenged = () =>
+    givenInputs(
+      command(saleCommand()),
+      acceptedResult('gw-3'),
+      statusReply({ status: 'processing', redirectUrl: ACS_URL }),
+    );
+
+  it('method step announced → action-required (threeds-method) once; then the challenge', () => {
+    const method = { url: 'https://acs.example/method/1', threeDSServerTransID: 'tx-1' };
+    const sent = givenInputs(command(saleCommand()), acceptedResult('gw-3'));
+    const o = sent
+      .when(statusReply({ status: 'processing', threeDSMethod: method }))
+      .then([{ type: 'action-required', action: { kind: 'threeds-method', ...method } }]);
+    const announced = given(...sent.events, ...o.decision.events);
+    announced
+      .when(statusReply({ status: 'processing', threeDSMethod: method }))
+      .thenIgnored('NO_NEWS');
+    announced
+      .when(statusReply({ status: 'processing', redirectUrl: ACS_URL }))
+      .then([{ type: 'action-required', action: { kind: 'redirect', url: ACS_URL } }]);
+  });
+
+  it('10-second rule: the method step still pending at its deadline → the service uploads N', () => {
+    const method = { url: 'https://acs.example/method/1', threeDSServerTransID: 'tx-1' };
+    const sent = givenInputs(command(saleCommand()), acceptedResult('gw-3'));
+    const announce = sent.when(statusReply({ status: 'processing', threeDSMethod: method }));
+    expect(announce.decision.effects).toContainEqual({
+      type: 'schedule-timer',
+      timer: { kind: 'threeds-method-deadline', requestId: sent.state.inFlight!.requestId },
+      at: at(10_000),
+    });
+    const pending = given(...sent.events, ...announce.decision.events);
+    const deadline = timer({
+      kind: 'threeds-method-deadline',
+      requestId: sent.state.inFlight!.requestId,
+    });
+    pending
+      .when(deadline, at(10_000))
+      .thenIgnored('NO_NEWS')
+      .thenEffects([
+        {
+          type: 'send-gateway-request',
+          request: expect.objectContaining({
+            operation: 'upload-method-url-result',
+            gatewayOrderId: 'gw-3',
+            threeDSCompInd: 'N',
+            threeDSServerTransID: 'tx-1',
+          }),
+        },
+      ]);
+    // The front end reported in time: the challenge was announced, the deadline is obsolete.
+    pending
+      .and(statusReply({ status: 'processing', redirectUrl: ACS_URL }))
+      .when(deadline, at(10_000))
+      .thenIgnored('TIMER_OBSOLETE')
+      .thenEffects([]);
+  });
+
+  it.each(['Y', 'N', 'U'] as const)(
+    'upload-method-url-result threeDSCompInd %s → the upload on the order, no event',
+    (ind) => {
+      challenged()
+        .when(
+          command({
+            ...reference(),
+            type: 'upload-method-url-result',
+            threeDSCompInd: ind,
+            threeDSServerTransID: 'tx-1',
+          }),
+        )
+        .then([])
+        .thenEffects([
+          {
+            type: 'send-gateway-request',
+            request: expect.objectContaining({
+              operation: 'upload-method-url-result',
+              gatewayOrderId: 'gw-3',
+              threeDSCompInd: ind,
+              threeDSServerTransID: 'tx-1',
+            }),
+          },
+        ]);
+    },
+  );
+
+  it('upload-cres-result and upload-pares-result carry the ACS answer to the gateway', () => {
+    challenged()
+      .when(command({ ...reference(), type: 'upload-cres-result', cRes: 'eyJhIjoxfQ==' }))
+      .thenEffects([
+        {
+          type: 'send-gateway-request',
+          request: expect.objectContaining({
+            operation: 'upload-cres-result',
+            cRes: 'eyJhIjoxfQ==',
+          }),
+        },
+      ]);
+    challenged()
+      .when(command({ ...reference(), type: 'upload-pares-result', paRes: 'PFBBUmVzPg==' }))
+      .thenEffects([
+        {
+          type: 'send-gateway-request',
+          request: expect.objectContaining({
+            operation: 'upload-pares-result',
+            paRes: 'PFBBUmVzPg==',
+          }),
+        },
+      ]);
+  });
+
+  it('an accepted upload brings the status query forward; a refused one changes nothing', () => {
+    const s = challenged();
+    const uploadResult =
+      (kind: 'accepted' | 'rejected') =>
+      (state: PaymentState): PaymentInput => ({
+        kind: 'gateway-result',
+        result: {
+          requestId: testUuid(),
+          paymentId: state.status === 'initial' ? '' : state.paymentId,
+          operation: 'upload-cres-result',
+          attempt: 1,
+          result:
+            kind === 'accepted'
+              ? { kind: 'accepted', gatewayOrderId: 'gw-3' }
+              : { kind: 'rejected', code: '1', message: 'cRes belongs to another transaction' },
+          completedAt: T0,
+        },
+      });
+    s.when(uploadResult('accepted')).thenIgnored('NO_NEWS').thenEffects([pollNow]);
+    s.when(uploadResult('rejected')).thenIgnored('UPLOAD_REFUSED').thenEffects([]);
+  });
+
+  it('an upload with nothing awaiting the payer is refused with a reason', () => {
+    const cres = () => command({ ...reference(), type: 'upload-cres-result', cRes: 'eyJ9' });
+    given().when(cres()).thenRejected('PAYMENT_NOT_FOUND');
+    givenInputs(command(saleCommand())).when(cres()).thenRejected('NO_PAYER_ACTION_PENDING');
+    challenged()
+      .and(statusReply({ status: 'approved', transactionType: 'sale' }))
+      .when(cres())
+      .thenRejected('NO_PAYER_ACTION_PENDING');
+  });
+});
+
+describe('account verification', () => {
+  it('direct: zero amount (XXX, nothing charged), the sealed card to the gateway', () => {
+    given()
+      .when(command(verification()))
+      .then([
+        {
+          type: 'operation-requested',
+          operation: 'account-verification',
+          amount: { minor: 0, currency: 'XXX' },
+        },
+      ])
+      .thenEffects([
+        {
+          type: 'send-gateway-request',
+          request: expect.objectContaining({ operation: 'account-verification', sealedCard }),
+        },
+      ])
+      .thenState({ status: 'requested', kind: 'account-verification' });
+  });
+
+  const sent = () => givenInputs(command(verification()), acceptedResult());
+
+  it('approved callback naming it → account-verified; nothing authorized or captured', () => {
+    sent()
+      .when(callback('approved', { card: { bin: '444444', lastFour: '4448', brand: 'VISA' } }))
+      .then([{ type: 'account-verified', card: { lastFour: '4448' } }])
+      .thenState({ status: 'verified', authorized: 0, captured: 0, inFlight: undefined });
+  });
+
+  it('declined → declined', () => {
+    sent()
+      .when(callback('declined'))
+      .then([{ type: 'declined' }])
+      .thenState({ status: 'declined' });
+  });
+
+  it('a callback naming a sale is not about it; capture and return are refused afterwards', () => {
+    sent()
+      .when((s) => {
+        const input = callback('approved')(s);
+        return input.kind === 'callback' ? { ...input, about: ['sale'] } : input;
+      })
+      .thenIgnored('NOT_ABOUT_THIS_OPERATION');
+    const verified = sent().and(callback('approved'));
+    verified
+      .when(command({ ...captureCommand(), commandId: testUuid() }))
+      .thenRejected('NOT_A_PREAUTH');
+    verified
+      .when(command({ ...captureCommand(), type: 'return', commandId: testUuid() }))
+      .thenRejected('INVALID_STATE');
+  });
+
+  it('hosted: account-verification-form → form URL → action-required, then verified by callback', () => {
+    const o = given()
+      .when(command(verificationForm()))
+      .then([
+        { type: 'operation-requested', operation: 'account-verification', via: 'hosted-form' },
+      ])
+      .thenEffects([
+        {
+          type: 'send-gateway-request',
+          request: expect.objectContaining({ operation: 'account-verification-form' }),
+        },
+      ]);
+    expect(JSON.stringify(o.decision.effects)).not.toContain('sealedCard');
+    givenInputs(command(verificationForm()))
+      .and(result({ kind: 'accepted', gatewayOrderId: 'gw-7', redirectUrl: FORM_URL }))
+      .when(callback('approved', { gatewayOrderId: 'gw-7' }))
+      .then([{ type: 'account-verified' }]);
+  });
+});

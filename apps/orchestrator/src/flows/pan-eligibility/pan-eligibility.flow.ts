@@ -1,0 +1,56 @@
+import type {
+  PanEligibilityCommand,
+  PanEligibilityEvent,
+  PanEligibilityOperation,
+} from '@payments/contracts';
+import type { OperationRules, OperationTimer } from '../../domain/gateway-operation';
+import { type RejectionArgs, rejectionFields } from '../../domain/rejection';
+import type { Flow } from '../../runtime/flow';
+import {
+  gatewayFlow,
+  runtimeEffectOf,
+  singleOperationSaga,
+  transactionTypes,
+} from '../../runtime/flow-binding';
+import {
+  type CheckEffect,
+  type CheckState,
+  decideCheck,
+  evolveCheck,
+  initialCheckState,
+} from './domain';
+
+export const PAN_ELIGIBILITY_FLOW = 'pan-eligibility';
+
+export function checkRejectionEvent(args: RejectionArgs & { sagaId: string }): PanEligibilityEvent {
+  return {
+    type: 'pan-eligibility-command-rejected',
+    checkId: args.sagaId,
+    ...rejectionFields(args),
+  };
+}
+
+/** PAN eligibility (issue #11): can the card behind a gateway card reference receive payouts? */
+export function panEligibilityFlow(rules: OperationRules): Flow<CheckState, PanEligibilityEvent> {
+  return gatewayFlow<
+    CheckState,
+    PanEligibilityEvent,
+    PanEligibilityCommand,
+    OperationTimer,
+    PanEligibilityOperation,
+    CheckEffect
+  >({
+    name: PAN_ELIGIBILITY_FLOW,
+    commandTypes: ['pan-eligibility'],
+    initialState: initialCheckState,
+    timerKinds: ['status-poll', 'unknown-alert'],
+    operations: transactionTypes<PanEligibilityOperation>({
+      'pan-eligibility': ['pan-eligibility'],
+    }),
+    decide: (input, state, ctx) => decideCheck(input, state, { ...ctx, policy: rules }),
+    effect: (effect) => runtimeEffectOf(effect),
+    evolve: evolveCheck,
+    rejection: checkRejectionEvent,
+    ...singleOperationSaga<CheckState>('pan-eligibility', 'checking'),
+  });
+}

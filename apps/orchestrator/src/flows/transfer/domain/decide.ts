@@ -1,0 +1,194 @@
+import type {
+  AnyTransferCommand,
+  RejectionCode,
+  TransferEvent,
+  TransferOperation,
+} from '@payments/contracts';
+import { stampDrafts } from '../../../domain/decision';
+import {
+  operationDecision,
+  reportError,
+  type OperationInFlight,
+  type OperationVocabulary,
+} from '../../../domain/gateway-operation';
+import { amountRefusal, DEFAULT_PAYOUT_POLICY, limitsOf } from '../../payout/domain';
+import type {
+  OpenTransfer,
+  TransferContext,
+  TransferDecision,
+  TransferEffect,
+  TransferEventDraft,
+  TransferInput,
+  TransferState,
+} from './model';
+
+type TransferOp = OperationInFlight<TransferOperation>;
+
+/**
+ * The transfer decider (pure). A transfer command is checked (amount, currency, the endpoint's
+ * limits) and sent at once; everything after the send — the reply, status polls, callbacks, the
+ * never-received rule, the unknown-outcome alert — is the shared gateway-operation module's, named
+ * here as transfer events. `transferred` only on a gateway answer about this transfer.
+ */
+export function decideTransfer(
+  input: TransferInput,
+  state: TransferState,
+  ctx: TransferContext,
+): TransferDecision {
+  switch (input.kind) {
+    case 'command':
+      return decideCommand(input.command, state, ctx);
+    case 'gateway-result':
+    case 'callback':
+    case 'status-check-hint':
+    case 'timer-fired': {
+      const open = state.status === 'initial' ? undefined : state;
+      const op = open?.inFlight;
+      return operationDecision<
+        TransferOp,
+        TransferEvent,
+        'transferId',
+        OpenTransfer,
+        TransferEffect
+      >(
+        input,
+        open && op && { state: open, sagaId: open.transferId, idField: 'transferId', op },
+        (s) => transferVocabulary(s),
+        ctx.policy ?? DEFAULT_PAYOUT_POLICY,
+        ctx,
+      );
+    }
+    default: {
+      const never: never = input;
+      throw new Error(`unhandled input ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+function stamp(
+  state: TransferState,
+  transferId: string,
+  now: string,
+  drafts: TransferEventDraft[],
+) {
+  return stampDrafts<TransferEvent, 'transferId'>(state.version, { transferId }, now, drafts);
+}
+
+function decideCommand(
+  command: AnyTransferCommand,
+  state: TransferState,
+  ctx: TransferContext,
+): TransferDecision {
+  const refuse = (code: RejectionCode, message: string): TransferDecision => ({
+    outcome: 'rejected',
+    rejection: { code, message },
+    events: stamp(state, command.transferId, ctx.now, [
+      {
+        type: 'transfer-command-rejected',
+        commandId: command.commandId,
+        commandType: command.type,
+        reason: code,
+        message,
+      },
+    ]),
+    effects: [],
+  });
+  if (state.status !== 'initial') return refuse('TRANSFER_ALREADY_EXISTS', 'transfer exists');
+  const policy = ctx.policy ?? DEFAULT_PAYOUT_POLICY;
+  const refusal = amountRefusal(
+    command.amount,
+    limitsOf(policy, command.merchant.endpointId),
+    'transfer',
+  );
+  if (refusal) return refuse(...refusal);
+  const requestId = ctx.ids.next();
+  const { transferId, merchant, amount } = command;
+  return {
+    outcome: 'accepted',
+    events: stamp(state, transferId, ctx.now, [
+      {
+        type: 'transfer-requested',
+        commandId: command.commandId,
+        operation: command.type,
+        requestId,
+        amount,
+        clientOrderId: transferId,
+        merchant,
+      },
+    ]),
+    effects: [
+      {
+        type: 'send-gateway-request',
+        request: {
+          operation: command.type,
+          requestId,
+          paymentId: transferId,
+          merchant,
+          clientOrderId: transferId,
+          attempt: 1,
+          requestedAt: ctx.now,
+          amount,
+          sealedDestinationCard: command.sealedDestinationCard,
+          ...(command.type === 'transfer' ? { sealedCard: command.sealedCard } : {}),
+          ...(command.order?.description === undefined
+            ? {}
+            : { orderDescription: command.order.description }),
+        },
+      },
+    ],
+  };
+}
+
+/** How a transfer names what happens to its operation (every transfer operation opens its order). */
+function transferVocabulary(
+  state: OpenTransfer,
+): OperationVocabulary<TransferOp, TransferEventDraft, TransferEffect> {
+  const ref = (op: TransferOp) =>
+    ({ commandId: op.commandId, operation: op.operation, requestId: op.requestId }) as const;
+  return {
+    opensOrder: () => true,
+    acceptedByGateway: (op, gatewayOrderId) => ({
+      type: 'transfer-accepted-by-gateway',
+      ...ref(op),
+      ...(gatewayOrderId === undefined ? {} : { gatewayOrderId }),
+    }),
+    outcomeUnknown: (op, since, alert) => ({
+      type: 'transfer-outcome-unknown',
+      ...ref(op),
+      since,
+      alert,
+    }),
+    operationResent: (op, attempt, unknownSince) => ({
+      type: 'transfer-operation-resent',
+      ...ref(op),
+      attempt,
+      unknownSince,
+    }),
+    succeeded: (report, op) => ({
+      drafts: [
+        {
+          type: 'transferred',
+          ...ref(op),
+          amount: state.amount,
+          ...(report.gatewayOrderId === undefined ? {} : { gatewayOrderId: report.gatewayOrderId }),
+          ...(report.approvalCode === undefined ? {} : { approvalCode: report.approvalCode }),
+        },
+      ],
+      effects: [],
+    }),
+    declined: (report, op) => ({
+      drafts: [
+        {
+          type: 'transfer-declined',
+          ...ref(op),
+          ...reportError(report),
+        },
+      ],
+      effects: [],
+    }),
+    failed: (op, why) => ({
+      drafts: [{ type: 'transfer-failed', ...ref(op), ...why }],
+      effects: [],
+    }),
+  };
+}

@@ -1,0 +1,9 @@
+export { decideTransfer } from './decide';
+export { evolveTransfer } from './evolve';
+export {
+  initialTransferState,
+  type TransferEffect,
+  type TransferInput,
+  type TransferPolicy,
+  type TransferState,
+} from './model';

@@ -1,0 +1,57 @@
+import type { AnyTransferCommand, TransferEvent, TransferOperation } from '@payments/contracts';
+import type { OperationTimer } from '../../domain/gateway-operation';
+import { type RejectionArgs, rejectionFields } from '../../domain/rejection';
+import type { Flow } from '../../runtime/flow';
+import {
+  gatewayFlow,
+  runtimeEffectOf,
+  singleOperationSaga,
+  transactionTypes,
+} from '../../runtime/flow-binding';
+import {
+  decideTransfer,
+  evolveTransfer,
+  initialTransferState,
+  type TransferEffect,
+  type TransferPolicy,
+  type TransferState,
+} from './domain';
+
+export const TRANSFER_FLOW = 'transfer';
+
+export const TRANSFER_COMMANDS = ['transfer', 'transfer-by-ref'] as const satisfies ReadonlyArray<
+  AnyTransferCommand['type']
+>;
+
+/** The gateway reports both as a `transfer` transaction (callback `type`). */
+export const TRANSFER_OPERATIONS = transactionTypes<TransferOperation>({
+  transfer: ['transfer', 'transfer-by-ref'],
+  'transfer-by-ref': ['transfer-by-ref'],
+});
+
+export function transferRejectionEvent(args: RejectionArgs & { sagaId: string }): TransferEvent {
+  return { type: 'transfer-command-rejected', transferId: args.sagaId, ...rejectionFields(args) };
+}
+
+/** Card-to-card transfers (issue #11): v4 transfer and transfer-by-ref, one operation each. */
+export function transferFlow(policy: TransferPolicy): Flow<TransferState, TransferEvent> {
+  return gatewayFlow<
+    TransferState,
+    TransferEvent,
+    AnyTransferCommand,
+    OperationTimer,
+    TransferOperation,
+    TransferEffect
+  >({
+    name: TRANSFER_FLOW,
+    commandTypes: TRANSFER_COMMANDS,
+    initialState: initialTransferState,
+    timerKinds: ['status-poll', 'unknown-alert'],
+    operations: TRANSFER_OPERATIONS,
+    decide: (input, state, ctx) => decideTransfer(input, state, { ...ctx, policy }),
+    effect: (effect) => runtimeEffectOf(effect),
+    evolve: evolveTransfer,
+    rejection: transferRejectionEvent,
+    ...singleOperationSaga<TransferState>('transfer', 'transferring'),
+  });
+}

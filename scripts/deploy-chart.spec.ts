@@ -394,7 +394,7 @@ describe('docker image', () => {
   const ignore = read(join(ROOT, 'deploy/docker/.dockerignore'));
 
   it('builds, prunes dev dependencies and runs as a non-root user', () => {
-    expect(dockerfile).toMatch(/^FROM node:20-bookworm-slim|ARG NODE_IMAGE=node:20-bookworm-slim/m);
+    expect(dockerfile).toMatch(/^FROM node:24-bookworm-slim|ARG NODE_IMAGE=node:24-bookworm-slim/m);
     for (const step of ['npm ci', 'npm run build', 'npm prune --omit=dev', 'USER 1000:1000']) {
       expect(dockerfile).toContain(step);
     }

@@ -105,7 +105,9 @@ metadata:
   labels:
     {{- include "payments.labels" . | nindent 4 }}
 spec:
+  {{- if not (dig "autoscaling" "enabled" false $app) }}
   replicas: {{ $app.replicas }}
+  {{- end }}
   revisionHistoryLimit: 5
   selector:
     matchLabels:
@@ -271,5 +273,70 @@ spec:
   selector:
     matchLabels:
       {{- include "payments.selectorLabels" . | nindent 6 }}
+{{- end }}
+{{- include "payments.autoscaling" . }}
+{{- end -}}
+
+{{- /*
+An app's autoscaling: a CPU HorizontalPodAutoscaler (autoscaling/v2), or, with autoscaling.keda
+enabled, a KEDA ScaledObject on the consumer group's lag (plus CPU), which makes its own HPA.
+Either way the Deployment leaves replicas to the autoscaler. Consumers gain nothing beyond
+KAFKA_TOPIC_PARTITIONS / KAFKA_CONSUMER_CONCURRENCY pods: keep maxReplicas within it.
+*/ -}}
+{{- define "payments.autoscaling" -}}
+{{- $root := .root -}}
+{{- $app := .app -}}
+{{- $name := include "payments.componentName" . -}}
+{{- with $app.autoscaling }}
+{{- if .enabled }}
+{{- if (dig "keda" "enabled" false .) }}
+{{- $brokers := $root.Values.commonEnv.KAFKA_BROKERS | default "" }}
+{{- $brokers = dig "env" "KAFKA_BROKERS" $brokers $app }}
+---
+apiVersion: keda.sh/v1alpha1
+kind: ScaledObject
+metadata:
+  name: {{ $name }}
+  labels:
+    {{- include "payments.labels" $ | nindent 4 }}
+spec:
+  scaleTargetRef:
+    name: {{ $name }}
+  minReplicaCount: {{ .minReplicas }}
+  maxReplicaCount: {{ .maxReplicas }}
+  triggers:
+    - type: kafka
+      metadata:
+        bootstrapServers: {{ required "commonEnv.KAFKA_BROKERS is required for a KEDA kafka trigger" $brokers | quote }}
+        consumerGroup: {{ required (printf "%s.autoscaling.keda.consumerGroup is required" $.component) .keda.consumerGroup | quote }}
+        lagThreshold: {{ .keda.lagThreshold | toString | quote }}
+    - type: cpu
+      metricType: Utilization
+      metadata:
+        value: {{ .targetCPUUtilizationPercentage | toString | quote }}
+{{- else }}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: {{ $name }}
+  labels:
+    {{- include "payments.labels" $ | nindent 4 }}
+spec:
+  scaleTargetRef:
+    apiVersion: apps/v1
+    kind: Deployment
+    name: {{ $name }}
+  minReplicas: {{ .minReplicas }}
+  maxReplicas: {{ .maxReplicas }}
+  metrics:
+    - type: Resource
+      resource:
+        name: cpu
+        target:
+          type: Utilization
+          averageUtilization: {{ .targetCPUUtilizationPercentage }}
+{{- end }}
+{{- end }}
 {{- end }}
 {{- end -}}

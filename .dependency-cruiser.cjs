@@ -98,7 +98,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '(^dist/|^node_modules/)' },
+    exclude: { path: '(^dist/|^node_modules/|^libs/sdk/dist/)' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {

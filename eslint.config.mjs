@@ -8,12 +8,14 @@ export default tseslint.config(
   {
     ignores: [
       'dist/**',
+      'libs/sdk/dist/**',
       'node_modules/**',
       'coverage/**',
       'deploy/**',
       '.kafka/**',
       '.run/**',
       '*.js',
+      'bin/*.js',
       '*.cjs',
       '*.mjs',
     ],

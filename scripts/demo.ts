@@ -5,18 +5,28 @@
  * set of payment commands, prints the authoritative event stream as it arrives and a summary,
  * and stops everything it started.
  */
+import { randomUUID } from 'node:crypto';
 import { PaymentEvent } from '@payments/contracts';
 import { ensureBroker, freshDatabase } from './stack/infra';
-import { PaymentStack } from './stack/payment-stack';
+import {
+  answerChallenge,
+  chromiumInstalled,
+  MerchantReturnPage,
+  PayerBrowser,
+} from './stack/payer-browser';
+import { PaymentStack, SANDBOX_MERCHANT } from './stack/payment-stack';
+import { approvePayout, payoutCheck } from './stack/payout-commands';
 import { run } from './stack/processes';
-import { ReceivedEvent } from './stack/kafka-io';
+import { eventSagaId, ReceivedEvent, ReceivedPayoutEvent } from './stack/kafka-io';
 
 const SERVER_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 interface Scenario {
   readonly name: string;
   readonly paymentId: string;
-  readonly done: (events: PaymentEvent[]) => boolean;
+  readonly done: (events: ReadonlyArray<{ type: string }>) => boolean;
+  /** The payment's (or payout's) events so far. */
+  readonly events: () => ReadonlyArray<{ type: string }>;
 }
 
 const labels = new Map<string, string>();
@@ -27,22 +37,27 @@ function money(minor: number, currency: string): string {
   return `${digits.slice(0, -2)}.${digits.slice(-2)} ${currency}`;
 }
 
-function describe(event: PaymentEvent): string {
-  const e = event as PaymentEvent & Record<string, unknown>;
+function describe(event: PaymentEvent | ReceivedPayoutEvent['event']): string {
+  const e = event as Record<string, unknown>;
   const amount = e.amount as { minor: number; currency: string } | undefined;
   const parts: string[] = [event.type];
   if (amount) parts.push(money(amount.minor, amount.currency));
   if (typeof e.reason === 'string') parts.push(`reason=${e.reason}`);
   if (typeof e.code === 'string') parts.push(`code=${e.code}`);
   if (typeof e.message === 'string') parts.push(`"${e.message}"`);
+  if (typeof e.approvedBy === 'string') parts.push(`by ${e.approvedBy}`);
+  if (typeof e.approvalDeadline === 'string' && event.type === 'payout-registered')
+    parts.push(`approve by ${e.approvalDeadline}`);
   const card = e.card as { brand?: string; bin?: string; lastFour?: string } | undefined;
   if (card?.lastFour) parts.push(`${card.brand ?? 'card'} ${card.bin ?? ''}…${card.lastFour}`);
   return parts.join('  ');
 }
 
-function printEvent(received: ReceivedEvent): void {
+function printEvent(received: ReceivedEvent | ReceivedPayoutEvent): void {
   // A broker given by KAFKA_BROKERS may hold events of earlier runs: show only this run's payments.
-  const label = labels.get(received.event.paymentId);
+  const e = received.event;
+  const id = eventSagaId(e);
+  const label = labels.get(id);
   if (label === undefined) return;
   const t = ((received.receivedAt - startedAt) / 1000).toFixed(1).padStart(6);
   process.stdout.write(
@@ -50,9 +65,56 @@ function printEvent(received: ReceivedEvent): void {
   );
 }
 
+/**
+ * The 3-D Secure part needs the headless browser: installed by the same script the tests use
+ * (apt-get, as root) when it is missing; if that cannot be done the part is skipped, saying so.
+ */
+async function prepareBrowser(): Promise<boolean> {
+  if (chromiumInstalled()) return true;
+  process.stdout.write('== chromium missing: installing it with scripts/ensure-test-tools.sh\n');
+  try {
+    await run('bash', ['scripts/ensure-test-tools.sh']);
+  } catch (error) {
+    process.stdout.write(`   could not install chromium (${(error as Error).message})\n`);
+  }
+  return chromiumInstalled();
+}
+
+/** The payer of the 3-D Secure sale: follows action-required to the ACS and passes the challenge. */
+async function payThroughAcs(
+  s: PaymentStack,
+  paymentId: string,
+  shop: MerchantReturnPage,
+): Promise<void> {
+  const received = await s.events.waitForType(paymentId, ['action-required'], 60_000);
+  const event = received.event;
+  if (event.type !== 'action-required' || event.action.kind !== 'redirect') return;
+  const acsUrl = event.action.url;
+  const browser = await PayerBrowser.launch();
+  try {
+    await browser.withPage('demo-3ds', async (page) => {
+      await page.goto(acsUrl);
+      const t = ((Date.now() - startedAt) / 1000).toFixed(1).padStart(6);
+      process.stdout.write(
+        `  ${t}s  ${'  (payer: headless chromium)'.padEnd(28)}      on the ACS page "${await page.title()}", types the password\n`,
+      );
+      await answerChallenge(page, 'hinted-password');
+      await shop.reached(page, paymentId);
+      const t2 = ((Date.now() - startedAt) / 1000).toFixed(1).padStart(6);
+      process.stdout.write(
+        `  ${t2}s  ${'  (payer: headless chromium)'.padEnd(28)}      back on the merchant page via callback-ingest /return\n`,
+      );
+    });
+  } finally {
+    await browser.close();
+  }
+}
+
 async function main(): Promise<void> {
   process.stdout.write('== building the apps\n');
   await run('npm', ['run', '--silent', 'build']);
+  const browserReady = await prepareBrowser();
+  const shop = await MerchantReturnPage.start();
   process.stdout.write('== starting the Kafka broker\n');
   const broker = await ensureBroker(process.env);
   let stack: PaymentStack | undefined;
@@ -69,6 +131,11 @@ async function main(): Promise<void> {
         orchestratorDatabaseUrl: orchestratorDb,
         adapterDatabaseUrl: adapterDb,
         logLevel: 'warn',
+        env: {
+          // The schedule section moves the orchestrator's clock (never in production).
+          orchestrator: { TEST_CONTROLS_ENABLED: 'true', TIMER_POLL_MS: '100' },
+          'callback-ingest': { MERCHANT_RETURN_URL: shop.url },
+        },
       },
       printEvent,
     );
@@ -79,14 +146,27 @@ async function main(): Promise<void> {
     }
     const s = stack;
     const scenarios: Scenario[] = [];
-    const add = (name: string, paymentId: string, finalTypes: string[]) => {
+    const add = (name: string, paymentId: string, finalTypes: string[], payout = false) => {
       labels.set(paymentId, name);
       scenarios.push({
         name,
         paymentId,
         done: (events) => events.some((e) => finalTypes.includes(e.type)),
+        events: () =>
+          (payout ? s.events.payoutEventsOf(paymentId) : s.events.eventsOf(paymentId)).map(
+            (r) => r.event,
+          ),
       });
     };
+    // Payout events are printed as they are found (the collector's callback carries payments).
+    const printedPayouts = new Map<string, number>();
+    const printPayouts = setInterval(() => {
+      for (const sc of scenarios) {
+        const received = s.events.payoutEventsOf(sc.paymentId);
+        for (const r of received.slice(printedPayouts.get(sc.paymentId) ?? 0)) printEvent(r);
+        printedPayouts.set(sc.paymentId, received.length);
+      }
+    }, 100);
 
     process.stdout.write('\n== sending commands; events from payments.events.v1 as they arrive:\n');
     process.stdout.write(`  ${'time'.padStart(7)}  ${'payment'.padEnd(28)} ver  event\n`);
@@ -106,27 +186,55 @@ async function main(): Promise<void> {
     await s.controls.addFault({ clientOrderId: lost.paymentId, callbacks: 'drop' });
     const preauth = s.preauth({ cvv: '123', amountMinor: 10_000 });
     add('preauth → capture → return', preauth.paymentId, ['returned']);
+    // A two-step payout: payout-check registers it, finance approves it, payout-pay pays it.
+    const payout = payoutCheck({ amountMinor: 15_000 });
+    add('two-step payout, approved', payout.payoutId, ['paid-out', 'payout-declined'], true);
     await s.send(approved, declined, lost, preauth);
+    await s.sendRaw(payout);
+    let payer: Promise<void> = Promise.resolve();
+    if (browserReady) {
+      const threeDs = s.sale({
+        endpointId: SANDBOX_MERCHANT.threeDsEndpoint,
+        cvv: '321',
+        amountMinor: 4_900,
+      });
+      add('3-D Secure sale, ACS passed', threeDs.paymentId, ['approved']);
+      await s.send(threeDs);
+      payer = payThroughAcs(s, threeDs.paymentId, shop);
+    } else {
+      process.stdout.write(
+        '   (3-D Secure part skipped: /usr/bin/chromium is missing and could not be installed; run scripts/ensure-test-tools.sh as root)\n',
+      );
+    }
 
+    const payoutSteps = (async () => {
+      await s.events.waitForPayout(payout.payoutId, ['payout-registered'], 90_000);
+      await s.sendRaw(
+        approvePayout(payout.payoutId, SANDBOX_MERCHANT.plainEndpoint, 'finance@example.com'),
+      );
+    })();
     await s.events.waitForType(preauth.paymentId, ['authorized'], 90_000);
     await s.send(s.capture(preauth.paymentId, 7_000));
     await s.events.waitForType(preauth.paymentId, ['captured'], 90_000);
     await s.send(s.return(preauth.paymentId, 2_000));
+    await payer;
+    await payoutSteps;
 
     const deadline = Date.now() + 120_000;
     while (Date.now() < deadline) {
-      if (scenarios.every((sc) => sc.done(s.events.eventsOf(sc.paymentId).map((r) => r.event))))
-        break;
+      if (scenarios.every((sc) => sc.done(sc.events()))) break;
       await new Promise((r) => setTimeout(r, 250));
     }
 
+    await new Promise((r) => setTimeout(r, 150));
+    clearInterval(printPayouts);
     process.stdout.write('\n== summary\n');
     process.stdout.write(
       `  ${'scenario'.padEnd(28)} ${'last event'.padEnd(18)} ${'events'.padEnd(7)} gateway ledger (minor units)\n`,
     );
     let allDone = true;
     for (const sc of scenarios) {
-      const events = s.events.eventsOf(sc.paymentId).map((r) => r.event);
+      const events = sc.events();
       const ledger = await s.controls.ledger(sc.paymentId);
       const last = events.at(-1)?.type ?? '(none)';
       allDone &&= sc.done(events);
@@ -134,6 +242,7 @@ async function main(): Promise<void> {
         `  ${sc.name.padEnd(28)} ${last.padEnd(18)} ${String(events.length).padEnd(7)} ${JSON.stringify(ledger.totals)}\n`,
       );
     }
+    allDone &&= await scheduleSection(s, approved.paymentId, approved.merchant.endpointId);
     process.stdout.write(
       allDone
         ? '\nAll scenarios reached their final outcome.\n'
@@ -144,7 +253,76 @@ async function main(): Promise<void> {
     process.stdout.write('== stopping everything\n');
     await stack?.stop();
     await broker.stop();
+    await shop.close();
   }
+}
+
+/**
+ * A card reference taken from the approved sale, a monthly schedule of three cycles on it, and the
+ * orchestrator's clock moved a month at a time (issue #12): each cycle is a rebill payment of its
+ * own, charged once in the sandbox's ledger.
+ */
+async function scheduleSection(
+  s: PaymentStack,
+  salePaymentId: string,
+  endpointId: string,
+): Promise<boolean> {
+  process.stdout.write(
+    '\n== a monthly schedule (3 cycles) on a card reference of the approved sale; the orchestrator clock moved a month at a time\n',
+  );
+  const common = () => ({
+    commandId: randomUUID(),
+    merchant: { endpointId },
+    occurredAt: new Date().toISOString(),
+  });
+  await s.sendRaw({ type: 'create-card-ref', ...common(), paymentId: salePaymentId });
+  const ref = await s.events.waitForType(
+    salePaymentId,
+    ['card-ref-created', 'card-reference-failed'],
+    30_000,
+  );
+  if (ref.event.type !== 'card-ref-created') return false;
+  process.stdout.write(`  card reference ${ref.event.cardRef.refId}: ${describe(ref.event)}\n`);
+  const scheduleId = randomUUID();
+  const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+  await s.sendRaw({
+    type: 'create-schedule',
+    ...common(),
+    scheduleId,
+    cardRef: ref.event.cardRef,
+    amount: { minor: 990, currency: 'USD' },
+    description: 'Demo monthly plan',
+    rule: {
+      period: 'month',
+      interval: 1,
+      startDate: tomorrow,
+      timeOfDay: '12:00',
+      timeZone: 'UTC',
+      end: { kind: 'count', count: 3 },
+    },
+  });
+  await s.events.waitForSchedule(scheduleId, (e) => e.type === 'schedule-created', 30_000);
+  for (const [cycle, days] of [
+    [0, 2],
+    [1, 31],
+    [2, 31],
+  ] as const) {
+    await s.advanceOrchestratorClock(days * 86_400);
+    const charged = await s.events.waitForSchedule(
+      scheduleId,
+      (e) => e.type === 'cycle-charged' && e.cycle === cycle,
+      30_000,
+    );
+    if (charged.type !== 'cycle-charged') return false;
+    const ledger = await s.controls.ledger(charged.paymentId);
+    process.stdout.write(
+      `  clock +${String(days).padStart(2)} days  cycle ${cycle}  charged ${money(charged.amount.minor, charged.amount.currency)}  rebill ${charged.paymentId.slice(0, 8)}…  ledger ${JSON.stringify(ledger.totals)}\n`,
+    );
+  }
+  await s.events.waitForSchedule(scheduleId, (e) => e.type === 'schedule-completed', 30_000);
+  const types = s.events.scheduleEventsOf(scheduleId).map((e) => e.type);
+  process.stdout.write(`  schedule events: ${types.join(', ')}\n`);
+  return true;
 }
 
 main().catch((error: unknown) => {

@@ -7,6 +7,9 @@
 #     interop tests compare against (test/support/oauthlib.ts). Checked with the interpreter the
 #     tests use: OAUTHLIB_PYTHON, default /usr/bin/python3 (where the Debian package installs; a
 #     pyenv or venv python3 earlier on PATH would not see it).
+#   - chromium + chromium-driver: the headless browser the payer-facing e2e tests
+#     (test/e2e/browser*.e2e-spec.ts) and the demo's 3-D Secure part drive through playwright-core
+#     (an npm devDependency that never downloads a browser of its own) at /usr/bin/chromium.
 #
 # Installing needs apt-get and root (CI and the dev machines run as root); otherwise the script
 # stops with the command to run. Set ENSURE_TEST_TOOLS=skip to bypass (the tests that need a tool
@@ -23,17 +26,25 @@ die() {
 
 PY="${OAUTHLIB_PYTHON:-/usr/bin/python3}"
 has_oauthlib() { [[ -x "$PY" ]] && "$PY" -c 'import oauthlib' 2>/dev/null; }
+CHROMIUM="${CHROMIUM_PATH:-/usr/bin/chromium}"
+has_chromium() { [[ -x "$CHROMIUM" ]] && command -v chromedriver >/dev/null; }
 
-has_oauthlib && exit 0
+missing=()
+has_oauthlib || missing+=(python3-oauthlib)
+has_chromium || missing+=(chromium chromium-driver)
+((${#missing[@]} == 0)) && exit 0
 
-missing=(python3-oauthlib)
-command -v apt-get >/dev/null || die "$PY with oauthlib is missing and apt-get is not available; install python3 and oauthlib (Debian: apt-get install -y ${missing[*]})"
+command -v apt-get >/dev/null || die "missing: ${missing[*]} and apt-get is not available (Debian: apt-get install -y ${missing[*]})"
 if [[ "$(id -u)" -ne 0 ]]; then
-  die "$PY with oauthlib is missing; run as root: apt-get update && apt-get install -y ${missing[*]}"
+  die "missing: ${missing[*]}; run as root: apt-get update && apt-get install -y ${missing[*]}"
 fi
 say "installing ${missing[*]} (apt-get update first)"
 export DEBIAN_FRONTEND=noninteractive
+# An install killed half way (an interrupted earlier run) leaves dpkg refusing every further
+# install until its configuration step is finished: finish it first (a no-op otherwise).
+dpkg --configure -a >/dev/null
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-has_oauthlib || die "installed ${missing[*]} but $PY still cannot import oauthlib (set OAUTHLIB_PYTHON to the interpreter it installed for)"
-say "ready: $("$PY" -c 'import oauthlib; print("oauthlib", oauthlib.__version__)')"
+has_oauthlib || die "installed python3-oauthlib but $PY still cannot import oauthlib (set OAUTHLIB_PYTHON to the interpreter it installed for)"
+has_chromium || die "installed chromium but $CHROMIUM or chromedriver is still missing (set CHROMIUM_PATH)"
+say "ready: $("$PY" -c 'import oauthlib; print("oauthlib", oauthlib.__version__)'), $("$CHROMIUM" --version 2>/dev/null || echo chromium)"

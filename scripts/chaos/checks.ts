@@ -106,6 +106,12 @@ export function expectedMovements(events: readonly PaymentEvent[]): string[] {
       case 'failed':
       case 'hold-expired':
       case 'command-rejected':
+      case 'card-ref-requested':
+      case 'card-ref-created':
+      case 'card-info-requested':
+      case 'card-info-reported':
+      case 'card-reference-failed':
+      case 'account-verified':
         break;
       default: {
         const never: never = e;

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
+  AccountVerificationCommand,
+  AccountVerificationFormCommand,
   CaptureCommand,
   PaymentCommand,
   ReturnCommand,
@@ -247,6 +249,21 @@ export class PaymentStack {
     return this.producer.send(values, true);
   }
 
+  /**
+   * Moves the orchestrator's clock forward (its TEST_CONTROLS_ENABLED=true control): schedule
+   * cycles and dunning retries come due in seconds. The offset lives in the process; a restarted
+   * orchestrator starts from the real time again.
+   */
+  async advanceOrchestratorClock(seconds: number): Promise<void> {
+    const response = await fetch(`${this.urls.orchestrator}/test-controls/clock/advance`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ seconds }),
+    });
+    if (response.status !== 200)
+      throw new Error(`clock advance: HTTP ${response.status} ${await response.text()}`);
+  }
+
   /** GET /payments/:id on the orchestrator's read API. */
   async payment(paymentId: string): Promise<{ status: number; body: unknown }> {
     const response = await fetch(`${this.urls.orchestrator}/payments/${paymentId}`);
@@ -282,6 +299,33 @@ export class PaymentStack {
 
   preauth(options: SaleOptions = {}): PaymentCommand {
     return { ...this.sale(options), type: 'preauth' };
+  }
+
+  /** A hosted form (issue #13): the sale's fields without any card; the payer types it there. */
+  hostedForm(
+    type: 'sale-form' | 'preauth-form' | 'payment-form',
+    options: SaleOptions = {},
+  ): PaymentCommand {
+    const { sealedCard: _card, browser: _browser, ...fields } = this.sale(options);
+    return { ...fields, type };
+  }
+
+  /** Account verification (zero amount) with the sealed card (cvv 123 passes). */
+  accountVerification(options: SaleOptions = {}): AccountVerificationCommand {
+    const {
+      amount: _amount,
+      type: _type,
+      order,
+      browser: _browser,
+      ...fields
+    } = this.sale(options);
+    return { ...fields, type: 'account-verification', order: { description: order.description } };
+  }
+
+  /** Account verification on the gateway's hosted page. */
+  accountVerificationForm(options: SaleOptions = {}): AccountVerificationFormCommand {
+    const { sealedCard: _card, ...fields } = this.accountVerification(options);
+    return { ...fields, type: 'account-verification-form', redirectUrl: fields.redirectUrl ?? '' };
   }
 
   capture(paymentId: string, amountMinor?: number, currency = 'USD'): CaptureCommand {

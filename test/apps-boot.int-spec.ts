@@ -207,6 +207,8 @@ describe('app shells boot, report health and metrics, and stop cleanly', () => {
         'inbox',
         'migrations',
         'outbox',
+        'reconciliation_checks',
+        'reconciliation_runs',
         'saga_history',
         'sagas',
         'timers',

@@ -106,6 +106,26 @@ export class SandboxControls {
     await this.call('DELETE', '/_sandbox/faults');
   }
 
+  /** The gateway order ids of a client order id (a payment id, for the stack's payments). */
+  async orderIds(clientOrderId: string): Promise<string[]> {
+    const orders = await this.call<Array<{ orderId: string }>>(
+      'GET',
+      `/_sandbox/orders?clientOrderId=${encodeURIComponent(clientOrderId)}`,
+    );
+    return orders.map((o) => o.orderId);
+  }
+
+  /**
+   * Plants a reconciliation mismatch: every later status reply about the order's last operation
+   * says `status`, with no ledger movement and no callback.
+   */
+  async overrideStatus(
+    orderId: string,
+    status: 'approved' | 'declined' | 'error' | 'filtered',
+  ): Promise<void> {
+    await this.call('POST', `/_sandbox/orders/${encodeURIComponent(orderId)}/override`, { status });
+  }
+
   async advanceClock(seconds: number): Promise<void> {
     await this.call('POST', '/_sandbox/clock/advance', { seconds });
   }

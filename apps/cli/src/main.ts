@@ -3,11 +3,12 @@
  * `payments` — the operator CLI: send a command, tail the outcome events, show and search sagas
  * (through the orchestrator's admin API), list and replay dead letters. Every command prints data
  * on stdout (lines, or JSON with --json) and progress, summaries and errors on stderr. Exit codes:
- * 0 done, 1 failed, 2 bad input (nothing was sent).
+ * 0 done, 1 failed, 2 bad input (nothing was sent), 3 `reconcile --wait` found mismatches.
  */
 import { Command, CommanderError, Option } from 'commander';
 import { listSagas, showSaga } from './commands/admin';
 import { listDeadLetters, replayDeadLetters } from './commands/dlq';
+import { reconcile } from './commands/reconcile';
 import { send } from './commands/send';
 import { tail } from './commands/tail';
 import { UsageError } from './errors';
@@ -101,6 +102,25 @@ export function program(): Command {
         );
       },
     );
+
+  cli
+    .command('reconcile')
+    .description('compare the sagas of a time window with the gateway’s status replies')
+    .requiredOption('--from <time>', 'sagas created at or after (ISO 8601)', isoTime('--from'))
+    .option('--to <time>', 'sagas created before (ISO 8601; default now)', isoTime('--to'))
+    .option('--endpoint <id>', 'only this merchant endpoint')
+    .option('--requested-by <name>', 'who asks (default cli:<user>)')
+    .option('--wait', 'follow the run: print each mismatch, then the counts')
+    .option(
+      '--timeout <seconds>',
+      'with --wait: give up after (default 600)',
+      positiveInt('--timeout'),
+    )
+    .option('--json', 'mismatches as JSON events')
+    .action(async (options: Parameters<typeof reconcile>[0]) => {
+      const outcome = await reconcile({ ...cli.opts(), ...options }, out, err);
+      if ((outcome.completed?.mismatched ?? 0) > 0) process.exitCode = 3;
+    });
 
   const dlq = cli.command('dlq').description('dead letters (<topic>.dlq)');
   const selection = (command: Command) =>

@@ -32,6 +32,8 @@ import { TimerRepository } from './persistence/timer.repository';
 import { AdminActionService } from './admin/admin-action.service';
 import { AdminQueryService } from './queries/admin-query.service';
 import { PaymentQueryService } from './queries/payment-query.service';
+import { ReconciliationService } from './reconciliation/reconciliation.service';
+import { ReconciliationWorker } from './reconciliation/reconciliation.worker';
 import { Clock, IdGenerator } from './runtime/clock';
 import { ControllableClock } from './runtime/controllable-clock';
 import {
@@ -91,7 +93,7 @@ export class AppModule {
           ...(logger ? { logger: kafkaLogger(logger) } : {}),
           topicPartitions: config.kafka.topicPartitions,
           partitionsConsumedConcurrently: config.kafka.partitionsConsumedConcurrently,
-          topics: [TOPICS.events, TOPICS.gatewayRequests, TOPICS.adminAudit],
+          topics: [TOPICS.events, TOPICS.gatewayRequests, TOPICS.adminAudit, TOPICS.reconciliation],
         }),
         KafkaModule.forConsumer({ groupId, handlers: ORCHESTRATOR_HANDLERS }),
       ],
@@ -137,6 +139,8 @@ export class AppModule {
         AdminActionService,
         OutboxRelay,
         TimerWorker,
+        ReconciliationService,
+        ReconciliationWorker,
         ...ORCHESTRATOR_HANDLERS,
         ...provideHealthChecks({
           liveness: [getConsumerLivenessToken(groupId)],

@@ -169,6 +169,32 @@ export const orchestratorConfigShape = {
         'true to mount /test-controls (move the orchestrator clock forward); e2e and demo only, never in production',
     }),
   },
+  reconciliation: {
+    workerEnabled: envVar('RECONCILIATION_WORKER_ENABLED', bool(true), {
+      description:
+        'true to run the reconciliation worker here (scheduled runs, pacing of status queries); safe on every replica',
+    }),
+    intervalSeconds: envVar('RECONCILIATION_INTERVAL_SECONDS', nonNegativeInt(3600), {
+      description:
+        'length of the window a scheduled reconciliation run covers, one run per window; 0 = no scheduled runs (on demand only)',
+    }),
+    settleSeconds: envVar('RECONCILIATION_SETTLE_SECONDS', nonNegativeInt(900), {
+      description: 'a scheduled window is reconciled once it ended this long ago (sagas settle)',
+    }),
+    ratePerSecond: envVar('RECONCILIATION_RATE_PER_SECOND', positiveInt(5), {
+      description: 'status queries a reconciliation run sends per merchant endpoint per second',
+    }),
+    maxAttempts: envVar('RECONCILIATION_MAX_ATTEMPTS', positiveInt(20), {
+      description:
+        'status queries per check (not sent, unknown, still processing) before it is reported unresolved',
+    }),
+    answerTimeoutSeconds: envVar('RECONCILIATION_ANSWER_TIMEOUT_SECONDS', positiveInt(30), {
+      description: 'seconds to wait for the answer to a status query before asking again',
+    }),
+    tickMs: envVar('RECONCILIATION_TICK_MS', positiveInt(1000), {
+      description: 'how often the reconciliation worker looks for due work',
+    }),
+  },
   schedules: {
     dunningRetrySeconds: envVar('SCHEDULE_DUNNING_RETRY_SECONDS', retryDelays, {
       description:

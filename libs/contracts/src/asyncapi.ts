@@ -1,5 +1,10 @@
 import { z } from 'zod';
 import { AdminActionAudited } from './admin';
+import {
+  ReconcileCommand,
+  ReconciliationCompleted,
+  ReconciliationMismatch,
+} from './reconciliation';
 import { CE_HEADERS, CE_SOURCES, CE_SPECVERSION, ceType } from './cloudevents';
 import { COMMAND_SCHEMAS } from './commands';
 import { EVENT_SCHEMAS } from './events';
@@ -222,6 +227,33 @@ const adminAuditMessages: MessageSpec[] = [
   },
 ];
 
+const reconcileCommandMessages: MessageSpec[] = [
+  {
+    name: 'ReconcileCommand',
+    title: 'start a reconciliation run over a time window',
+    schema: ReconcileCommand,
+    ceType: ceType.command('reconcile'),
+    ceSource: CE_SOURCES.admin,
+  },
+];
+
+const reconciliationMessages: MessageSpec[] = [
+  {
+    name: 'ReconciliationMismatch',
+    title: "a saga whose final state differs from the gateway's status reply",
+    schema: ReconciliationMismatch,
+    ceType: ceType.reconciliation('reconciliation-mismatch'),
+    ceSource: CE_SOURCES.reconciliation,
+  },
+  {
+    name: 'ReconciliationCompleted',
+    title: 'a reconciliation run is over: its counts',
+    schema: ReconciliationCompleted,
+    ceType: ceType.reconciliation('reconciliation-completed'),
+    ceSource: CE_SOURCES.reconciliation,
+  },
+];
+
 interface ChannelSpec {
   id: string;
   address: string;
@@ -274,6 +306,21 @@ const channels: ChannelSpec[] = [
     description:
       'One event per operator action through the admin API (who, role, why, the command sent).',
     messages: adminAuditMessages,
+    action: 'send',
+  },
+  {
+    id: 'reconciliationCommands',
+    address: TOPICS.reconciliationCommands,
+    description: 'Start a reconciliation run (on demand: an operator, the CLI, a job).',
+    messages: reconcileCommandMessages,
+    action: 'receive',
+  },
+  {
+    id: 'reconciliation',
+    address: TOPICS.reconciliation,
+    description:
+      "What reconciliation runs find: one event per saga that differs from the gateway's answer, then the run's counts.",
+    messages: reconciliationMessages,
     action: 'send',
   },
 ];

@@ -19,6 +19,7 @@ export const ceType = {
   gatewayResult: (operation: string) => `${CE_TYPE_PREFIX}.gateway.result.${operation}.v1`,
   callback: (kind: string) => `${CE_TYPE_PREFIX}.gateway.${kind}.v1`,
   admin: (type: string) => `${CE_TYPE_PREFIX}.admin.${type}.v1`,
+  reconciliation: (type: string) => `${CE_TYPE_PREFIX}.reconciliation.${type}.v1`,
 } as const;
 
 /** `ce_source` values: URI-references naming the producing service. */
@@ -28,6 +29,8 @@ export const CE_SOURCES = {
   callbackIngest: '/payments/callback-ingest',
   /** The orchestrator's admin API (operator actions and their audit). */
   admin: '/payments/orchestrator/admin',
+  /** The orchestrator's reconciliation runs. */
+  reconciliation: '/payments/orchestrator/reconciliation',
 } as const;
 
 export const CloudEventEnvelope = z.strictObject({

@@ -3,6 +3,14 @@ export { buildAsyncApiDocument } from './asyncapi';
 export { TOPICS } from './topics';
 export { ADMIN_ACTIONS, AdminAction, AdminActionAudited, AdminRole } from './admin';
 export {
+  MISMATCH_KINDS,
+  MismatchKind,
+  ReconcileCommand,
+  ReconciliationCompleted,
+  ReconciliationEvent,
+  ReconciliationMismatch,
+} from './reconciliation';
+export {
   CardSummary,
   GatewayStatus,
   isFinalGatewayStatus,

@@ -10,6 +10,10 @@ export const TOPICS = {
   gatewayCallbacks: 'payments.gateway.callbacks.v1',
   /** Operators' actions through the admin API, one audit event each (key: the saga id). */
   adminAudit: 'payments.admin.audit.v1',
+  /** `reconcile` commands: start a reconciliation run (key: the run id). */
+  reconciliationCommands: 'payments.reconciliation.commands.v1',
+  /** What reconciliation runs find: mismatches, then one completion per run (key: the run id). */
+  reconciliation: 'payments.reconciliation.v1',
 } as const;
 
 export type TopicKey = keyof typeof TOPICS;

@@ -174,6 +174,27 @@ export class SandboxControls {
       : { status: 409, body: { error: 'no such order, or its last operation is already final' } };
   }
 
+  /** The orders with this client order id: their ids and status replies. */
+  orders(clientOrderId: string | undefined): ControlReply {
+    if (clientOrderId === undefined || clientOrderId === '') {
+      return { status: 400, body: { error: 'clientOrderId is required' } };
+    }
+    const ids = this.engine.ordersOf(clientOrderId);
+    return {
+      status: 200,
+      body: ids.map((orderId) => ({ orderId, status: this.engine.describeOrder(orderId) })),
+    };
+  }
+
+  /** Rewrites the last operation's status without a ledger movement or callback (reconciliation tests). */
+  override(orderId: string, body: unknown): ControlReply {
+    const parsed = resolveSchema.safeParse(body);
+    if (!parsed.success) return invalid(parsed.error);
+    return this.engine.override(orderId, forcedResult(parsed.data.status))
+      ? this.order(orderId)
+      : { status: 404, body: { error: 'no such order' } };
+  }
+
   recurring(login?: string): ControlReply {
     return { status: 200, body: this.engine.recurringPlans(login) };
   }

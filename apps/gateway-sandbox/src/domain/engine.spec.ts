@@ -9,7 +9,7 @@ import {
 import { Ledger } from './ledger';
 import { MerchantRegistry, merchantsFileSchema } from './merchants';
 import { OPERATIONS, routePath } from './operations';
-import { decideByCvv, isFinal } from './outcomes';
+import { decideByCvv, forcedResult, isFinal } from './outcomes';
 
 /** The engine without HTTP or Nest: given a state, when a request arrives, then replies and money. */
 function setup(delayMs = 0) {
@@ -111,6 +111,18 @@ describe('SandboxEngine', () => {
     const changed = t.sale('c', '123', '6.00');
     expect(changed.kind).toBe('refused');
     expect(t.ledger.totals()).toEqual({ charged: 500 });
+  });
+
+  it('override rewrites a final status silently: no ledger movement, no callback', () => {
+    const t = setup();
+    const orderId = String(t.sale('ov').body['paynet-order-id']);
+    expect(t.status('ov').status).toBe('approved');
+    const callbacks = t.callbacks.length;
+    expect(t.engine.override(orderId, forcedResult('declined'))).toBe(true);
+    expect(t.status('ov').status).toBe('declined');
+    expect(t.ledger.totals()).toEqual({ charged: 500 });
+    expect(t.callbacks).toHaveLength(callbacks);
+    expect(t.engine.override('no-such-order', forcedResult('approved'))).toBe(false);
   });
 
   it('gives the sale reply a numeric paynet-order-id and the preauth reply a string', () => {

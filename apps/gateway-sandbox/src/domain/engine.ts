@@ -1103,6 +1103,29 @@ export class SandboxEngine {
     return true;
   }
 
+  /**
+   * Plants a reconciliation mismatch: rewrites what status replies say about the order's last
+   * operation, final or not, silently — no ledger movement, no callback — as a change made on the
+   * gateway's side that nothing told the merchant about.
+   */
+  override(orderId: string, result: Result): boolean {
+    const order = this.orders.get(orderId);
+    const op = order ? this.last(order) : undefined;
+    if (!order || !op) return false;
+    op.status = result.status;
+    op.result = result;
+    op.pending = undefined;
+    op.dueAt = op.dueAt ?? this.clock.now();
+    return true;
+  }
+
+  /** The ids of the orders with this client order id (any merchant). */
+  ordersOf(clientOrderId: string): string[] {
+    return [...this.orders.values()]
+      .filter((o) => o.clientOrderId === clientOrderId)
+      .map((o) => o.orderId);
+  }
+
   describeOrder(orderId: string): Reply | undefined {
     const order = this.orders.get(orderId);
     return order ? this.statusReply(order, this.last(order)) : undefined;

@@ -4,6 +4,7 @@ import { Payments1767312000000 } from './1767312000000-payments';
 import { Sagas1767600000000 } from './1767600000000-sagas';
 import { CommandRejections1767700000000 } from './1767700000000-command-rejections';
 import { AdminAudit1767800000000 } from './1767800000000-admin-audit';
+import { Reconciliation1767900000000 } from './1767900000000-reconciliation';
 
 /** Every migration of the orchestrator's database, oldest first. Append; never edit an applied one. */
 export const orchestratorMigrations: readonly MigrationClass[] = [
@@ -12,4 +13,5 @@ export const orchestratorMigrations: readonly MigrationClass[] = [
   Sagas1767600000000,
   CommandRejections1767700000000,
   AdminAudit1767800000000,
+  Reconciliation1767900000000,
 ];

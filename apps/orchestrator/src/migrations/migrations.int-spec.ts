@@ -60,6 +60,7 @@ describe('runMigrations (real PostgreSQL)', () => {
       'Sagas1767600000000',
       'CommandRejections1767700000000',
       'AdminAudit1767800000000',
+      'Reconciliation1767900000000',
     ]);
     expect(messages).toContain('migrations: applied OutboxInbox1767225600000');
     expect(messages).toContain('migrations: applied Payments1767312000000');
@@ -75,6 +76,8 @@ describe('runMigrations (real PostgreSQL)', () => {
       'inbox',
       MIGRATIONS_TABLE,
       'outbox',
+      'reconciliation_checks',
+      'reconciliation_runs',
       'saga_history',
       'sagas',
       'timers',
@@ -151,6 +154,7 @@ describe('runMigrations (real PostgreSQL)', () => {
       'Sagas1767600000000',
       'CommandRejections1767700000000',
       'AdminAudit1767800000000',
+      'Reconciliation1767900000000',
     ]);
     const recorded = await query<{ name: string; n: string }>(
       db.url,
@@ -161,6 +165,7 @@ describe('runMigrations (real PostgreSQL)', () => {
       { name: 'CommandRejections1767700000000', n: '1' },
       { name: 'OutboxInbox1767225600000', n: '1' },
       { name: 'Payments1767312000000', n: '1' },
+      { name: 'Reconciliation1767900000000', n: '1' },
       { name: 'Sagas1767600000000', n: '1' },
     ]);
     // The lock was released: nobody holds an advisory lock in this database any more (pg_locks

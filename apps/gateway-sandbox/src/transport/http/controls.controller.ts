@@ -71,6 +71,11 @@ export class ControlsController {
     reply(res, this.sandbox.controls.callbacks(clientOrderId));
   }
 
+  @Get('orders')
+  orders(@Query('clientOrderId') clientOrderId: string | undefined, @Res() res: Response): void {
+    reply(res, this.sandbox.controls.orders(clientOrderId));
+  }
+
   @Get('orders/:orderId')
   order(@Param('orderId') orderId: string, @Res() res: Response): void {
     reply(res, this.sandbox.controls.order(orderId));
@@ -84,6 +89,16 @@ export class ControlsController {
   ): Promise<void> {
     const body = await this.json(req, res);
     if (body !== NO_BODY) reply(res, this.sandbox.controls.resolve(orderId, body));
+  }
+
+  @Post('orders/:orderId/override')
+  async override(
+    @Param('orderId') orderId: string,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    const body = await this.json(req, res);
+    if (body !== NO_BODY) reply(res, this.sandbox.controls.override(orderId, body));
   }
 
   @Get('recurring')

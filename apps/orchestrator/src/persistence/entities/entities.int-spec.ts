@@ -41,6 +41,8 @@ describe('orchestrator entities and migrations (real PostgreSQL)', () => {
       'gateway_requests',
       'inbox',
       'outbox',
+      'reconciliation_checks',
+      'reconciliation_runs',
       'saga_history',
       'sagas',
       'timers',

@@ -3,6 +3,7 @@ import { CommandEntity } from './command.entity';
 import { GatewayRequestEntity } from './gateway-request.entity';
 import { InboxEntity } from './inbox.entity';
 import { OutboxEntity } from './outbox.entity';
+import { ReconciliationCheckEntity, ReconciliationRunEntity } from './reconciliation.entity';
 import { SagaHistoryEntity } from './saga-history.entity';
 import { SagaEntity } from './saga.entity';
 import { TimerEntity } from './timer.entity';
@@ -13,6 +14,8 @@ export {
   GatewayRequestEntity,
   InboxEntity,
   OutboxEntity,
+  ReconciliationCheckEntity,
+  ReconciliationRunEntity,
   SagaEntity,
   SagaHistoryEntity,
   TimerEntity,
@@ -28,4 +31,6 @@ export const orchestratorEntities = [
   OutboxEntity,
   InboxEntity,
   AdminAuditEntity,
+  ReconciliationRunEntity,
+  ReconciliationCheckEntity,
 ];

@@ -1,8 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { CallbackMessage, GatewayResult, TOPICS } from '@payments/contracts';
-import type { ConsumedMessage, KafkaMessageHandler } from '@payments/kafka';
+import { CallbackMessage, GatewayResult, ReconcileCommand, TOPICS } from '@payments/contracts';
+import {
+  type ConsumedMessage,
+  type KafkaMessageHandler,
+  PoisonMessageError,
+} from '@payments/kafka';
 import { z } from 'zod';
 import { inputMeta } from '../../outbox/outbox-rows';
+import { ReconciliationService } from '../../reconciliation/reconciliation.service';
 import { SagaRuntime } from '../../runtime/saga-runtime';
 
 /**
@@ -36,19 +41,67 @@ export class CommandsHandler implements KafkaMessageHandler<unknown> {
 export class GatewayResultsHandler implements KafkaMessageHandler<GatewayResult> {
   readonly topic = TOPICS.gatewayResults;
   readonly schema = GatewayResult;
-  constructor(private readonly runtime: SagaRuntime) {}
+  constructor(
+    private readonly runtime: SagaRuntime,
+    private readonly reconciliation: ReconciliationService,
+  ) {}
 
   handle(message: ConsumedMessage<GatewayResult>): Promise<void> {
-    return this.runtime.handleGatewayResult(message.value, inputMeta(message.headers));
+    return this.handleBatch([message]);
   }
 
-  handleBatch(messages: readonly ConsumedMessage<GatewayResult>[]): Promise<void> {
-    return this.runtime.process(
-      messages.map((m) => ({
-        kind: 'gateway-result',
-        result: m.value,
-        meta: inputMeta(m.headers),
-      })),
+  /**
+   * Status answers to reconciliation checks go to the reconciliation service (their request ids
+   * belong to no saga); everything else to the saga runtime.
+   */
+  async handleBatch(messages: readonly ConsumedMessage<GatewayResult>[]): Promise<void> {
+    const statusIds = messages
+      .filter((m) => m.value.operation === 'status')
+      .map((m) => m.value.requestId);
+    const checks = await this.reconciliation.owned(statusIds);
+    const forChecks = messages.filter((m) => checks.has(m.value.requestId));
+    const forSagas = messages.filter((m) => !checks.has(m.value.requestId));
+    if (forChecks.length > 0) {
+      await this.reconciliation.record(forChecks.map((m) => m.value));
+    }
+    if (forSagas.length > 0) {
+      await this.runtime.process(
+        forSagas.map((m) => ({
+          kind: 'gateway-result',
+          result: m.value,
+          meta: inputMeta(m.headers),
+        })),
+      );
+    }
+  }
+}
+
+/** `reconcile` commands: start a reconciliation run (idempotent per run id). */
+@Injectable()
+export class ReconcileCommandsHandler implements KafkaMessageHandler<ReconcileCommand> {
+  readonly topic = TOPICS.reconciliationCommands;
+  readonly schema = ReconcileCommand;
+  constructor(private readonly reconciliation: ReconciliationService) {}
+
+  async handle(message: ConsumedMessage<ReconcileCommand>): Promise<void> {
+    const command = message.value;
+    const from = new Date(command.from);
+    const to = new Date(command.to);
+    if (!(from < to)) {
+      throw new PoisonMessageError(
+        `reconcile: the window must end after it starts (${command.from} .. ${command.to})`,
+      );
+    }
+    await this.reconciliation.start(
+      {
+        runId: command.runId,
+        trigger: 'on-demand',
+        requestedBy: command.requestedBy,
+        from,
+        to,
+        ...(command.endpointId === undefined ? {} : { endpointId: command.endpointId }),
+      },
+      inputMeta(message.headers),
     );
   }
 }
@@ -70,4 +123,9 @@ export class CallbacksHandler implements KafkaMessageHandler<CallbackMessage> {
   }
 }
 
-export const ORCHESTRATOR_HANDLERS = [CommandsHandler, GatewayResultsHandler, CallbacksHandler];
+export const ORCHESTRATOR_HANDLERS = [
+  CommandsHandler,
+  GatewayResultsHandler,
+  CallbacksHandler,
+  ReconcileCommandsHandler,
+];

@@ -1,0 +1,269 @@
+import fc from 'fast-check';
+import type { GatewayStatusReport } from '@payments/contracts';
+import type { PaymentState } from '../flows/card-payment/domain/state';
+import type { PayoutState } from '../flows/payout/domain/model';
+import {
+  cardPaymentExpectation,
+  type CheckTime,
+  type Expectation,
+  type GatewayAnswer,
+  payoutExpectation,
+  scheduledWindow,
+  verdict,
+} from './reconciliation';
+
+const NOW = new Date('2026-11-26T12:00:00Z');
+const AT: CheckTime = { now: NOW, unknownAlertMs: 3_600_000 };
+const USD = (minor: number) => ({ minor, currency: 'USD' });
+
+/** The card-payment vocabulary as the flow gives it (a subset: enough for these cases). */
+const CARD: Record<string, string[]> = {
+  sale: ['sale', 'rebill'],
+  preauth: ['preauth'],
+  capture: ['capture'],
+  void: ['void'],
+  reversal: ['void', 'return'],
+};
+const cardNamed = (t: string | undefined) => (t === undefined ? undefined : (CARD[t] ?? []));
+const PAYOUT: Record<string, string[]> = {
+  'payout-check': ['payout-check'],
+  payout: ['payout-pay', 'payout', 'payout-v4', 'payout-form'],
+};
+const payoutNamed = (t: string | undefined) => (t === undefined ? undefined : (PAYOUT[t] ?? []));
+
+function payment(fields: Record<string, unknown>): PaymentState {
+  return {
+    version: 3,
+    paymentId: '6f1c1a43-7b8f-4a57-9d7c-2d7a3b0c8e11',
+    kind: 'sale',
+    merchant: { endpointId: '1113' },
+    currency: 'USD',
+    clientOrderId: 'order-1',
+    gatewayOrderId: '90001',
+    authorized: 2500,
+    captured: 0,
+    returned: 0,
+    holdReleased: false,
+    holdExpired: false,
+    ...fields,
+  } as unknown as PaymentState;
+}
+
+function payout(fields: Record<string, unknown>): PayoutState {
+  return {
+    version: 4,
+    mode: 'two-step',
+    payoutId: '0d3f8a7e-9c0b-4f11-8a57-1b2c3d4e5f60',
+    merchant: { endpointId: '1113' },
+    amount: USD(7000),
+    clientOrderId: 'payout-1',
+    gatewayOrderId: '90002',
+    ...fields,
+  } as unknown as PayoutState;
+}
+
+const report = (
+  status: GatewayStatusReport['status'],
+  transactionType?: string,
+  amount?: { minor: number; currency: string },
+): GatewayAnswer => ({
+  kind: 'report',
+  report: {
+    status,
+    ...(transactionType === undefined ? {} : { transactionType }),
+    ...(amount === undefined ? {} : { amount }),
+  },
+});
+
+function expected(found: ReturnType<typeof cardPaymentExpectation>): Expectation {
+  if (found.kind !== 'check') throw new Error(`expected a check, got skip ${found.reason}`);
+  return found.expectation;
+}
+
+describe('reconciliation: what a saga reported', () => {
+  it('an approved sale expects the sale approved with its amount', () => {
+    expect(expected(cardPaymentExpectation(payment({ status: 'approved' }), AT))).toEqual({
+      status: 'approved',
+      operation: 'sale',
+      outcome: 'approved',
+      amount: USD(2500),
+      clientOrderId: 'order-1',
+      gatewayOrderId: '90001',
+    });
+  });
+
+  it('follow-ups expect their own operation; a decline expects the sale not approved', () => {
+    const op = (status: string) =>
+      expected(cardPaymentExpectation(payment({ status }), AT)).operation;
+    expect(op('captured')).toBe('capture');
+    expect(op('voided')).toBe('void');
+    expect(op('partially-returned')).toBe('return');
+    expect(op('authorized')).toBe('preauth');
+    expect(expected(cardPaymentExpectation(payment({ status: 'declined' }), AT))).toMatchObject({
+      operation: 'sale',
+      outcome: 'not-approved',
+    });
+  });
+
+  it('skips what is still moving, and unknown outcomes younger than the alert age', () => {
+    const inFlight = (stage: string, unknownSince?: string) =>
+      cardPaymentExpectation(
+        payment({
+          status: 'approved',
+          inFlight: { operation: 'return', amount: USD(100), stage, unknownSince },
+        }),
+        AT,
+      );
+    expect(inFlight('processing')).toEqual({ kind: 'skip', reason: 'in-flight' });
+    expect(inFlight('outcome-unknown', '2026-11-26T11:30:00Z')).toEqual({
+      kind: 'skip',
+      reason: 'unknown-under-an-hour',
+    });
+    expect(expected(inFlight('outcome-unknown', '2026-11-26T10:59:59Z'))).toMatchObject({
+      operation: 'return',
+      outcome: 'unknown',
+    });
+    expect(cardPaymentExpectation(payment({ status: 'initial' }), AT)).toEqual({
+      kind: 'skip',
+      reason: 'never-sent',
+    });
+  });
+
+  it('payouts: paid expects the pay; rejected or expired nothing paid, the check may stand', () => {
+    expect(expected(payoutExpectation(payout({ status: 'paid' }), AT))).toMatchObject({
+      operation: 'payout-pay',
+      outcome: 'approved',
+      amount: USD(7000),
+    });
+    expect(
+      expected(payoutExpectation(payout({ status: 'paid', mode: 'one-step' }), AT)).operation,
+    ).toBe('payout');
+    for (const status of ['rejected', 'expired', 'declined']) {
+      expect(expected(payoutExpectation(payout({ status }), AT))).toMatchObject({
+        outcome: 'not-approved',
+        benign: ['payout-check'],
+      });
+    }
+    expect(payoutExpectation(payout({ status: 'registered' }), AT)).toEqual({
+      kind: 'skip',
+      reason: 'in-flight',
+    });
+  });
+});
+
+describe('reconciliation: the verdict on the gateway answer', () => {
+  const approvedSale = expected(cardPaymentExpectation(payment({ status: 'approved' }), AT));
+  const declinedSale = expected(cardPaymentExpectation(payment({ status: 'declined' }), AT));
+  const captured = expected(cardPaymentExpectation(payment({ status: 'captured' }), AT));
+
+  it('agreeing answers match', () => {
+    expect(verdict(approvedSale, report('approved', 'sale', USD(2500)), cardNamed)).toBe('match');
+    expect(verdict(declinedSale, report('declined', 'sale'), cardNamed)).toBe('match');
+    expect(verdict(declinedSale, { kind: 'rejected', code: '404' }, cardNamed)).toBe('match');
+    // No transaction type: the reply is about the operation the query named.
+    expect(verdict(approvedSale, report('approved'), cardNamed)).toBe('match');
+  });
+
+  it('charged but reported declined, and reported charged but not', () => {
+    expect(verdict(declinedSale, report('approved', 'sale'), cardNamed)).toBe(
+      'charged-but-reported-declined',
+    );
+    expect(verdict(approvedSale, report('declined', 'sale'), cardNamed)).toBe(
+      'reported-charged-but-not',
+    );
+    expect(verdict(approvedSale, report('filtered', 'sale'), cardNamed)).toBe(
+      'reported-charged-but-not',
+    );
+    expect(verdict(approvedSale, { kind: 'rejected', code: '404' }, cardNamed)).toBe(
+      'no-trace-at-gateway',
+    );
+  });
+
+  it('another amount, or an approved operation we never recorded', () => {
+    expect(verdict(approvedSale, report('approved', 'sale', USD(2600)), cardNamed)).toBe(
+      'amount-differs',
+    );
+    expect(
+      verdict(
+        approvedSale,
+        report('approved', 'sale', { minor: 2500, currency: 'EUR' }),
+        cardNamed,
+      ),
+    ).toBe('amount-differs');
+    expect(verdict(approvedSale, report('approved', 'reversal'), cardNamed)).toBe(
+      'operation-differs',
+    );
+  });
+
+  it('a declined operation we did not record moved nothing: no mismatch', () => {
+    expect(verdict(captured, report('declined', 'reversal'), cardNamed)).toBe('match');
+  });
+
+  it('a processing order is not final; no answer at all is unresolved; old unknowns are findings', () => {
+    expect(verdict(approvedSale, report('processing', 'sale'), cardNamed)).toBe('not-final');
+    expect(verdict(approvedSale, { kind: 'none' }, cardNamed)).toBe('unresolved');
+    const unknown: Expectation = { ...approvedSale, outcome: 'unknown' };
+    expect(verdict(unknown, report('approved', 'sale'), cardNamed)).toBe('unknown-over-an-hour');
+  });
+
+  it('payouts: a standing check is benign after a rejection; a payout paid anyway is not', () => {
+    const rejected = expected(payoutExpectation(payout({ status: 'rejected' }), AT));
+    expect(verdict(rejected, report('approved', 'payout-check'), payoutNamed)).toBe('match');
+    expect(verdict(rejected, report('approved', 'payout'), payoutNamed)).toBe(
+      'charged-but-reported-declined',
+    );
+    const paid = expected(payoutExpectation(payout({ status: 'paid' }), AT));
+    expect(verdict(paid, report('approved', 'payout', USD(7000)), payoutNamed)).toBe('match');
+    expect(verdict(paid, report('approved', 'payout-check'), payoutNamed)).toBe(
+      'operation-differs',
+    );
+    expect(verdict(paid, report('declined', 'payout'), payoutNamed)).toBe(
+      'reported-charged-but-not',
+    );
+  });
+
+  it('property: a gateway answer that is not approved never says money moved we did not report', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom<GatewayStatusReport['status']>('declined', 'error', 'filtered'),
+        fc.constantFrom('sale', 'reversal', 'capture', 'void', 'other', undefined),
+        fc.constantFrom(approvedSale, declinedSale, captured),
+        (status, type, expectation) => {
+          const found = verdict(expectation, report(status, type), cardNamed);
+          expect(['match', 'reported-charged-but-not']).toContain(found);
+          if (expectation.outcome === 'not-approved') expect(found).toBe('match');
+        },
+      ),
+    );
+  });
+});
+
+describe('reconciliation: scheduled windows', () => {
+  it('the last whole interval that ended at least the settle time ago, aligned to the epoch', () => {
+    const w = scheduledWindow(new Date('2026-11-26T12:10:00Z'), 3_600_000, 900_000);
+    expect(w).toEqual({
+      from: new Date('2026-11-26T10:00:00Z'),
+      to: new Date('2026-11-26T11:00:00Z'),
+    });
+    const later = scheduledWindow(new Date('2026-11-26T12:15:00Z'), 3_600_000, 900_000);
+    expect(later.from).toEqual(new Date('2026-11-26T11:00:00Z'));
+  });
+
+  it('property: consecutive windows tile time without gaps or overlaps', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1_700_000_000_000, max: 1_900_000_000_000 }),
+        fc.integer({ min: 1_000, max: 86_400_000 }),
+        fc.integer({ min: 0, max: 3_600_000 }),
+        (t, interval, settle) => {
+          const w = scheduledWindow(new Date(t), interval, settle);
+          expect(w.to.getTime() - w.from.getTime()).toBe(interval);
+          expect(w.to.getTime()).toBeLessThanOrEqual(t - settle);
+          expect(w.to.getTime()).toBeGreaterThan(t - settle - interval);
+          const next = scheduledWindow(new Date(t + interval), interval, settle);
+          expect(next.from).toEqual(w.to);
+        },
+      ),
+    );
+  });
+});

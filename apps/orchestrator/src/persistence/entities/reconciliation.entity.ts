@@ -1,0 +1,75 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+
+/** `reconciliation_runs` (migration Reconciliation1767900000000): one row per run. */
+@Entity({ name: 'reconciliation_runs' })
+@Index('reconciliation_runs_scheduled_uq', ['windowFrom'], {
+  unique: true,
+  where: "trigger = 'scheduled'::text",
+})
+export class ReconciliationRunEntity {
+  @PrimaryColumn({ name: 'id', type: 'uuid' })
+  id!: string;
+
+  @Column({ name: 'trigger', type: 'text' })
+  trigger!: string;
+
+  @Column({ name: 'requested_by', type: 'text' })
+  requestedBy!: string;
+
+  @Column({ name: 'window_from', type: 'timestamptz' })
+  windowFrom!: Date;
+
+  @Column({ name: 'window_to', type: 'timestamptz' })
+  windowTo!: Date;
+
+  @Column({ name: 'endpoint_id', type: 'text', nullable: true })
+  endpointId!: string | null;
+
+  @Column({ name: 'status', type: 'text' })
+  status!: string;
+
+  @Column({ name: 'started_at', type: 'timestamptz' })
+  startedAt!: Date;
+
+  @Column({ name: 'completed_at', type: 'timestamptz', nullable: true })
+  completedAt!: Date | null;
+}
+
+/** `reconciliation_checks` (migration Reconciliation1767900000000): one row per saga of a run. */
+@Entity({ name: 'reconciliation_checks' })
+@Index('reconciliation_checks_request_uq', ['requestId'], { unique: true })
+@Index('reconciliation_checks_due_idx', ['nextAt'], { where: "state <> 'done'::text" })
+export class ReconciliationCheckEntity {
+  @PrimaryColumn({ name: 'run_id', type: 'uuid' })
+  runId!: string;
+
+  @PrimaryColumn({ name: 'saga_id', type: 'uuid' })
+  sagaId!: string;
+
+  @Column({ name: 'request_id', type: 'uuid' })
+  requestId!: string;
+
+  @Column({ name: 'flow', type: 'text' })
+  flow!: string;
+
+  @Column({ name: 'endpoint_id', type: 'text' })
+  endpointId!: string;
+
+  @Column({ name: 'expectation', type: 'jsonb' })
+  expectation!: unknown;
+
+  @Column({ name: 'state', type: 'text' })
+  state!: string;
+
+  @Column({ name: 'attempts', type: 'integer', default: 0 })
+  attempts!: number;
+
+  @Column({ name: 'next_at', type: 'timestamptz' })
+  nextAt!: Date;
+
+  @Column({ name: 'verdict', type: 'text', nullable: true })
+  verdict!: string | null;
+
+  @Column({ name: 'gateway', type: 'jsonb', nullable: true })
+  gateway!: unknown;
+}

@@ -1,0 +1,494 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import {
+  CE_SOURCES,
+  ceType,
+  childTraceparent,
+  type GatewayResult,
+  GatewayStatusRequest,
+  type MismatchKind,
+  newTraceparent,
+  type ReconciliationCompleted,
+  type ReconciliationMismatch,
+  TOPICS,
+  toKafkaHeaders,
+} from '@payments/contracts';
+import { derivedUuid } from '@payments/core';
+import type { EntityManager } from 'typeorm';
+import { ORCHESTRATOR_CONFIG, type OrchestratorConfig } from '../config';
+import {
+  cardPaymentExpectation,
+  type CheckTime,
+  type Expectation,
+  type ExpectationOrSkip,
+  type GatewayAnswer,
+  payoutExpectation,
+  scheduledWindow,
+  verdict,
+} from '../domain/reconciliation';
+import type { PaymentState } from '../flows/card-payment/domain/state';
+import { CARD_PAYMENT_OPERATIONS } from '../flows/card-payment/gateway-vocabulary';
+import type { PayoutState } from '../flows/payout/domain/model';
+import { PAYOUT_OPERATIONS } from '../flows/payout/gateway-vocabulary';
+import type { InputMeta, OutboxRow } from '../outbox/outbox-rows';
+import { OutboxWriter } from '../outbox/outbox.writer';
+import { Database } from '../persistence/database';
+import { Clock, IdGenerator } from '../runtime/clock';
+
+/** The flows a run checks, with how each reads a saga's state and the gateway's vocabulary. */
+const FLOWS: Readonly<
+  Record<
+    string,
+    {
+      readonly expect: (state: unknown, at: CheckTime) => ExpectationOrSkip;
+      readonly named: (transactionType: string | undefined) => readonly string[] | undefined;
+    }
+  >
+> = {
+  'card-payment': {
+    expect: (state, at) => cardPaymentExpectation(state as PaymentState, at),
+    named: (t) => CARD_PAYMENT_OPERATIONS.named(t),
+  },
+  payout: {
+    expect: (state, at) => payoutExpectation(state as PayoutState, at),
+    named: (t) => PAYOUT_OPERATIONS.named(t),
+  },
+};
+const CHECKED_FLOWS = Object.keys(FLOWS);
+
+/** Session-less lock of the one dispatcher per database at a time ("reconcil" in ASCII). */
+const DISPATCH_LOCK_KEY = '0x7265636f6e63696c';
+/** Sagas read per page when a run starts. */
+const PAGE = 500;
+/** Checks looked at per dispatch round (all endpoints). */
+const DISPATCH_BATCH = 500;
+
+export interface RunRequest {
+  readonly runId: string;
+  readonly trigger: 'scheduled' | 'on-demand';
+  readonly requestedBy: string;
+  readonly from: Date;
+  readonly to: Date;
+  readonly endpointId?: string;
+}
+
+interface CheckRow {
+  run_id: string;
+  saga_id: string;
+  request_id: string;
+  flow: string;
+  endpoint_id: string;
+  expectation: Expectation;
+  state: string;
+  attempts: number;
+}
+
+/**
+ * Reconciliation runs (issue #15). A run takes the sagas of the card-payment and payout flows
+ * created in its window, stores what each reported (domain/reconciliation.ts `Expectation`), and
+ * asks the gateway for the status of each order through the gateway-adapter — paced per endpoint
+ * (RECONCILIATION_RATE_PER_SECOND) on top of the adapter's own status budget, asked again when an
+ * answer is not-sent, unknown, still processing or late, at most RECONCILIATION_MAX_ATTEMPTS
+ * times. Each answer gets its verdict; a mismatch is published at once on
+ * `payments.reconciliation.v1`, and when the last check is done the run's counts follow. Every
+ * change is one transaction with its outbox rows. The sagas are never touched: reconciliation
+ * reports, people (or their tools) act.
+ */
+@Injectable()
+export class ReconciliationService {
+  private readonly logger = new Logger(ReconciliationService.name);
+  /** The scheduled window this process last tried to start (each window is tried once here). */
+  private lastScheduledFrom?: number;
+
+  constructor(
+    private readonly db: Database,
+    private readonly outbox: OutboxWriter,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+    @Inject(ORCHESTRATOR_CONFIG) private readonly config: OrchestratorConfig,
+  ) {}
+
+  /**
+   * Starts a run: the run row, one check per checkable saga of the window. A run id seen before (a
+   * redelivered command) or a scheduled window already started starts nothing. Returns the
+   * number of checks, or undefined when nothing was started.
+   */
+  async start(run: RunRequest, meta: InputMeta = {}): Promise<number | undefined> {
+    return this.db.transaction(async (tx) => {
+      const now = this.clock.now();
+      const inserted = await tx.query<Array<{ id: string }>>(
+        `INSERT INTO reconciliation_runs
+           (id, trigger, requested_by, window_from, window_to, endpoint_id, status, started_at)
+         VALUES ($1, $2, $3, $4, $5, $6, 'running', $7)
+         ON CONFLICT DO NOTHING RETURNING id`,
+        [run.runId, run.trigger, run.requestedBy, run.from, run.to, run.endpointId ?? null, now],
+      );
+      if (inserted.length === 0) return undefined;
+      const at: CheckTime = {
+        now,
+        unknownAlertMs: this.config.policy.unknownAlertSeconds * 1000,
+      };
+      let checks = 0;
+      let after = '00000000-0000-0000-0000-000000000000';
+      for (;;) {
+        const sagas = await tx.query<
+          Array<{ id: string; flow: string; endpoint_id: string; state: unknown }>
+        >(
+          `SELECT id, flow, endpoint_id, state FROM sagas
+            WHERE flow = ANY($1) AND created_at >= $2 AND created_at < $3
+              AND ($4::text IS NULL OR endpoint_id = $4) AND id > $5
+            ORDER BY id LIMIT ${PAGE}`,
+          [CHECKED_FLOWS, run.from, run.to, run.endpointId ?? null, after],
+        );
+        const rows = sagas.flatMap((saga) => {
+          const found = FLOWS[saga.flow]?.expect(saga.state, at);
+          return found?.kind === 'check' ? [{ saga, expectation: found.expectation }] : [];
+        });
+        if (rows.length > 0) {
+          await tx.query(
+            `INSERT INTO reconciliation_checks
+               (run_id, saga_id, request_id, flow, endpoint_id, expectation, state, next_at)
+             SELECT $1, s.saga_id, s.request_id, s.flow, s.endpoint_id, s.expectation, 'pending', $2
+               FROM jsonb_to_recordset($3::jsonb) AS s(saga_id uuid, request_id uuid, flow text,
+                 endpoint_id text, expectation jsonb)`,
+            [
+              run.runId,
+              now,
+              JSON.stringify(
+                rows.map(({ saga, expectation }) => ({
+                  saga_id: saga.id,
+                  request_id: derivedUuid(`reconciliation:${run.runId}:${saga.id}`),
+                  flow: saga.flow,
+                  endpoint_id: saga.endpoint_id,
+                  expectation,
+                })),
+              ),
+            ],
+          );
+          checks += rows.length;
+        }
+        const last = sagas[sagas.length - 1];
+        if (last === undefined || sagas.length < PAGE) break;
+        after = last.id;
+      }
+      this.logger.log(
+        `reconciliation run ${run.runId} (${run.trigger}, ${run.from.toISOString()}..${run.to.toISOString()}) started: ${checks} checks`,
+      );
+      if (checks === 0) await this.completeIfDone(tx, run.runId, meta);
+      return checks;
+    });
+  }
+
+  /** Starts the scheduled run of the current window unless one exists (any replica may try). */
+  async startScheduledRun(): Promise<number | undefined> {
+    const { intervalSeconds, settleSeconds } = this.config.reconciliation;
+    if (intervalSeconds === 0) return undefined;
+    const window = scheduledWindow(this.clock.now(), intervalSeconds * 1000, settleSeconds * 1000);
+    if (this.lastScheduledFrom === window.from.getTime()) return undefined;
+    const started = await this.start({
+      runId: derivedUuid(`reconciliation:scheduled:${window.from.toISOString()}`),
+      trigger: 'scheduled',
+      requestedBy: 'schedule',
+      from: window.from,
+      to: window.to,
+    });
+    // Only once it is in the database: a failed attempt is tried again next tick.
+    this.lastScheduledFrom = window.from.getTime();
+    return started;
+  }
+
+  /**
+   * One dispatch round: sends the status query of due checks, at most the per-endpoint rate of
+   * each endpoint, and gives up on checks out of attempts (unresolved). One dispatcher at a time
+   * per database (a transaction-level advisory lock). Returns how many checks it handled.
+   */
+  async dispatch(): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      const [lock] = await tx.query<Array<{ locked: boolean }>>(
+        `SELECT pg_try_advisory_xact_lock(${DISPATCH_LOCK_KEY}::bigint) AS locked`,
+      );
+      if (lock?.locked !== true) return 0;
+      const now = this.clock.now();
+      const due = await tx.query<CheckRow[]>(
+        `SELECT run_id, saga_id, request_id, flow, endpoint_id, expectation, state, attempts
+           FROM reconciliation_checks WHERE state <> 'done' AND next_at <= $1
+          ORDER BY next_at LIMIT ${DISPATCH_BATCH}`,
+        [now],
+      );
+      const perEndpoint = new Map<string, number>();
+      const { ratePerSecond, tickMs } = this.config.reconciliation;
+      // The worker runs a round per tick: the per-second rate spread over ticks (at least one).
+      const rate = Math.max(1, Math.floor((ratePerSecond * tickMs) / 1000));
+      const rows: OutboxRow[] = [];
+      const runs = new Set<string>();
+      let handled = 0;
+      for (const check of due) {
+        if (check.attempts >= this.config.reconciliation.maxAttempts) {
+          rows.push(...(await this.conclude(tx, check, { kind: 'none' }, undefined)));
+          runs.add(check.run_id);
+          handled += 1;
+          continue;
+        }
+        const sent = perEndpoint.get(check.endpoint_id) ?? 0;
+        if (sent >= rate) continue;
+        perEndpoint.set(check.endpoint_id, sent + 1);
+        const attempt = check.attempts + 1;
+        await tx.query(
+          `UPDATE reconciliation_checks SET state = 'sent', attempts = $2, next_at = $3
+            WHERE request_id = $1`,
+          [
+            check.request_id,
+            attempt,
+            new Date(now.getTime() + this.config.reconciliation.answerTimeoutSeconds * 1000),
+          ],
+        );
+        rows.push(this.statusRequestRow(check, attempt, now));
+        handled += 1;
+      }
+      await this.outbox.enqueue(tx, rows);
+      for (const runId of runs) await this.completeIfDone(tx, runId, {});
+      return handled;
+    });
+  }
+
+  /** The request ids among these that belong to reconciliation checks (not to any saga). */
+  async owned(requestIds: readonly string[]): Promise<ReadonlySet<string>> {
+    if (requestIds.length === 0) return new Set();
+    const rows = await this.db.read((db) =>
+      db.query<Array<{ request_id: string }>>(
+        `SELECT request_id FROM reconciliation_checks WHERE request_id = ANY($1::uuid[])`,
+        [requestIds],
+      ),
+    );
+    return new Set(rows.map((r) => r.request_id));
+  }
+
+  /**
+   * The answers to checks' status queries, in one transaction. An answer to an earlier attempt
+   * than the check's latest, or to a check already done (a redelivery), changes nothing.
+   */
+  async record(results: readonly GatewayResult[], meta: InputMeta = {}): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const rows: OutboxRow[] = [];
+      const runs = new Set<string>();
+      for (const result of results) {
+        const [check] = await tx.query<CheckRow[]>(
+          `SELECT run_id, saga_id, request_id, flow, endpoint_id, expectation, state, attempts
+             FROM reconciliation_checks WHERE request_id = $1 FOR UPDATE`,
+          [result.requestId],
+        );
+        if (check === undefined || check.state === 'done' || result.attempt !== check.attempts) {
+          continue;
+        }
+        const answer = answerOf(result);
+        if (answer === undefined) {
+          // Not sent, unknown, or no final report yet: ask again, when the adapter says or soon.
+          const retryAt =
+            result.result.kind === 'not-sent' && result.result.retryAt !== undefined
+              ? new Date(result.result.retryAt)
+              : new Date(this.clock.now().getTime() + this.backoffMs(check.attempts));
+          await tx.query(
+            `UPDATE reconciliation_checks SET state = 'pending', next_at = $2 WHERE request_id = $1`,
+            [check.request_id, retryAt],
+          );
+          continue;
+        }
+        rows.push(...(await this.conclude(tx, check, answer, meta)));
+        runs.add(check.run_id);
+      }
+      await this.outbox.enqueue(tx, rows);
+      for (const runId of runs) await this.completeIfDone(tx, runId, meta);
+    });
+  }
+
+  /** Applies the verdict (or, still not final, reschedules): the check's row and its mismatch event. */
+  private async conclude(
+    tx: EntityManager,
+    check: CheckRow,
+    answer: GatewayAnswer,
+    meta: InputMeta | undefined,
+  ): Promise<OutboxRow[]> {
+    const flow = FLOWS[check.flow];
+    let found = flow === undefined ? 'unresolved' : verdict(check.expectation, answer, flow.named);
+    if (found === 'not-final') {
+      if (check.attempts < this.config.reconciliation.maxAttempts) {
+        await tx.query(
+          `UPDATE reconciliation_checks SET state = 'pending', next_at = $2 WHERE request_id = $1`,
+          [check.request_id, new Date(this.clock.now().getTime() + this.backoffMs(check.attempts))],
+        );
+        return [];
+      }
+      found = 'unresolved';
+    }
+    const gateway = answer.kind === 'report' ? gatewaySide(answer.report) : undefined;
+    await tx.query(
+      `UPDATE reconciliation_checks SET state = 'done', verdict = $2, gateway = $3 WHERE request_id = $1`,
+      [check.request_id, found, gateway === undefined ? null : JSON.stringify(gateway)],
+    );
+    if (found === 'match') return [];
+    const now = this.clock.now().toISOString();
+    const expectation = check.expectation;
+    const mismatch: ReconciliationMismatch = {
+      type: 'reconciliation-mismatch',
+      runId: check.run_id,
+      sagaId: check.saga_id,
+      flow: check.flow,
+      endpointId: check.endpoint_id,
+      kind: found,
+      ours: {
+        status: expectation.status,
+        operation: expectation.operation,
+        ...(expectation.amount === undefined ? {} : { amount: expectation.amount }),
+      },
+      ...(gateway === undefined ? {} : { gateway }),
+      detectedAt: now,
+    };
+    this.logger.warn(
+      `reconciliation run ${check.run_id}: ${check.flow} ${check.saga_id} ${found} (ours ${expectation.status}, gateway ${gateway?.status ?? 'no answer'})`,
+    );
+    return [this.eventRow(check.run_id, mismatch, now, meta)];
+  }
+
+  /** When no check of the run is left open: the run's counts, once. */
+  private async completeIfDone(tx: EntityManager, runId: string, meta: InputMeta): Promise<void> {
+    const [run] = await tx.query<
+      Array<{
+        trigger: 'scheduled' | 'on-demand';
+        requested_by: string;
+        window_from: Date;
+        window_to: Date;
+        endpoint_id: string | null;
+        status: string;
+        started_at: Date;
+      }>
+    >(
+      `SELECT trigger, requested_by, window_from, window_to, endpoint_id, status, started_at
+         FROM reconciliation_runs WHERE id = $1 FOR UPDATE`,
+      [runId],
+    );
+    if (run === undefined || run.status !== 'running') return;
+    const counts = await tx.query<Array<{ verdict: string | null; n: string }>>(
+      `SELECT verdict, count(*) AS n FROM reconciliation_checks WHERE run_id = $1 GROUP BY verdict`,
+      [runId],
+    );
+    if (counts.some((c) => c.verdict === null)) return;
+    const now = this.clock.now();
+    await tx.query(
+      `UPDATE reconciliation_runs SET status = 'completed', completed_at = $2 WHERE id = $1`,
+      [runId, now],
+    );
+    const byKind: Partial<Record<MismatchKind, number>> = {};
+    let checked = 0;
+    let matched = 0;
+    for (const { verdict: v, n } of counts) {
+      const count = Number(n);
+      checked += count;
+      if (v === 'match') matched += count;
+      else byKind[v as MismatchKind] = count;
+    }
+    const completed: ReconciliationCompleted = {
+      type: 'reconciliation-completed',
+      runId,
+      trigger: run.trigger,
+      requestedBy: run.requested_by,
+      from: run.window_from.toISOString(),
+      to: run.window_to.toISOString(),
+      ...(run.endpoint_id === null ? {} : { endpointId: run.endpoint_id }),
+      checked,
+      matched,
+      mismatched: checked - matched,
+      byKind,
+      startedAt: run.started_at.toISOString(),
+      completedAt: now.toISOString(),
+    };
+    this.logger.log(
+      `reconciliation run ${runId} completed: ${checked} checked, ${matched} matched, ${checked - matched} mismatched`,
+    );
+    await this.outbox.enqueue(tx, [this.eventRow(runId, completed, now.toISOString(), meta)]);
+  }
+
+  private statusRequestRow(check: CheckRow, attempt: number, now: Date): OutboxRow {
+    const e = check.expectation;
+    const request = GatewayStatusRequest.parse({
+      operation: 'status',
+      requestId: check.request_id,
+      paymentId: check.saga_id,
+      merchant: { endpointId: check.endpoint_id },
+      clientOrderId: e.clientOrderId,
+      attempt,
+      requestedAt: now.toISOString(),
+      // The check is its own subject: the answer is matched on its request id.
+      subjectRequestId: check.request_id,
+      subjectOperation: e.operation,
+      ...(e.gatewayOrderId === undefined ? {} : { gatewayOrderId: e.gatewayOrderId }),
+    });
+    const id = this.ids.next();
+    return {
+      id,
+      topic: TOPICS.gatewayRequests,
+      key: check.saga_id,
+      headers: toKafkaHeaders({
+        id,
+        type: ceType.gatewayRequest('status'),
+        source: CE_SOURCES.reconciliation,
+        subject: check.saga_id,
+        time: now.toISOString(),
+        traceparent: newTraceparent(),
+      }),
+      payload: request,
+      aggregateId: check.run_id,
+    };
+  }
+
+  private eventRow(
+    runId: string,
+    event: ReconciliationMismatch | ReconciliationCompleted,
+    time: string,
+    meta: InputMeta | undefined,
+  ): OutboxRow {
+    const id = this.ids.next();
+    return {
+      id,
+      topic: TOPICS.reconciliation,
+      key: runId,
+      headers: toKafkaHeaders({
+        id,
+        type: ceType.reconciliation(event.type),
+        source: CE_SOURCES.reconciliation,
+        subject: runId,
+        time,
+        traceparent: childTraceparent(meta?.traceparent),
+      }),
+      payload: event,
+      aggregateId: runId,
+    };
+  }
+
+  /** 2 s, 4 s, 8 s … capped at a minute: a processing order or a busy adapter gets time. */
+  private backoffMs(attempts: number): number {
+    return Math.min(60_000, 1000 * 2 ** Math.max(1, attempts));
+  }
+}
+
+/** A final answer, or undefined when the check must ask again. */
+function answerOf(result: GatewayResult): GatewayAnswer | undefined {
+  const r = result.result;
+  switch (r.kind) {
+    case 'accepted':
+      return r.report === undefined ? undefined : { kind: 'report', report: r.report };
+    case 'rejected':
+      return { kind: 'rejected', code: r.code };
+    case 'not-sent':
+    case 'unknown':
+      return undefined;
+  }
+}
+
+function gatewaySide(report: NonNullable<Extract<GatewayAnswer, { kind: 'report' }>['report']>) {
+  return {
+    status: report.status,
+    ...(report.transactionType === undefined ? {} : { transactionType: report.transactionType }),
+    ...(report.amount === undefined ? {} : { amount: report.amount }),
+    ...(report.gatewayOrderId === undefined ? {} : { gatewayOrderId: report.gatewayOrderId }),
+    ...(report.errorCode === undefined ? {} : { errorCode: report.errorCode }),
+  };
+}

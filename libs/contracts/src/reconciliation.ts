@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import { GatewayStatus, Instant, Money, Uuid } from './primitives';
+
+/**
+ * Reconciliation (issue #15): for a time window, each saga's final state is compared with the
+ * gateway's status reply about that very order. A run starts on a schedule (the orchestrator's
+ * own timer) or on demand with a `reconcile` command on `payments.reconciliation.commands.v1`; what
+ * it finds is published on `payments.reconciliation.v1` (key: the run id): one
+ * `reconciliation-mismatch` per saga that differs, then one `reconciliation-completed`.
+ */
+
+const EndpointId = z.string().min(1).max(64);
+
+/** Start a run over the sagas created in [from, to). Idempotent per runId. */
+export const ReconcileCommand = z.strictObject({
+  type: z.literal('reconcile'),
+  commandId: Uuid,
+  /** The run's id; the report events carry it. A repeated command with the same id starts nothing. */
+  runId: Uuid,
+  from: Instant,
+  to: Instant,
+  /** Only this merchant endpoint (default: every endpoint). */
+  endpointId: EndpointId.optional(),
+  /** Who asked (an operator's name, a job's name). */
+  requestedBy: z.string().min(1).max(128),
+  occurredAt: Instant,
+});
+export type ReconcileCommand = z.infer<typeof ReconcileCommand>;
+
+/**
+ * What a check found, other than a match:
+ *  - charged-but-reported-declined: the gateway approved the money operation we reported failed;
+ *  - reported-charged-but-not: we reported money moved, the gateway says declined/error/filtered;
+ *  - operation-differs: both succeeded, but the gateway's last operation on the order is not the
+ *    one we recorded last (e.g. a return we never saw);
+ *  - amount-differs: same operation and outcome, another amount;
+ *  - no-trace-at-gateway: we reported money moved, the gateway knows no such order;
+ *  - unknown-over-an-hour: our outcome has been unknown for over an hour (the gateway's answer,
+ *    if any, is in `gateway`);
+ *  - unresolved: the gateway gave no usable answer within the run's attempts.
+ */
+export const MISMATCH_KINDS = [
+  'charged-but-reported-declined',
+  'reported-charged-but-not',
+  'operation-differs',
+  'amount-differs',
+  'no-trace-at-gateway',
+  'unknown-over-an-hour',
+  'unresolved',
+] as const;
+export const MismatchKind = z.enum(MISMATCH_KINDS);
+export type MismatchKind = z.infer<typeof MismatchKind>;
+
+export const ReconciliationMismatch = z.strictObject({
+  type: z.literal('reconciliation-mismatch'),
+  runId: Uuid,
+  sagaId: Uuid,
+  flow: z.string().min(1).max(64),
+  endpointId: EndpointId,
+  kind: MismatchKind,
+  /** What the saga reported: its status, its last money operation and amount. */
+  ours: z.strictObject({
+    status: z.string().min(1).max(64),
+    operation: z.string().min(1).max(32),
+    amount: Money.optional(),
+  }),
+  /** What the gateway answered about the order (absent: no usable answer). */
+  gateway: z
+    .strictObject({
+      status: GatewayStatus.optional(),
+      transactionType: z.string().max(32).optional(),
+      amount: Money.optional(),
+      gatewayOrderId: z.string().max(128).optional(),
+      errorCode: z.string().max(64).optional(),
+    })
+    .optional(),
+  detectedAt: Instant,
+});
+export type ReconciliationMismatch = z.infer<typeof ReconciliationMismatch>;
+
+export const ReconciliationCompleted = z.strictObject({
+  type: z.literal('reconciliation-completed'),
+  runId: Uuid,
+  trigger: z.enum(['scheduled', 'on-demand']),
+  requestedBy: z.string().min(1).max(128),
+  from: Instant,
+  to: Instant,
+  endpointId: EndpointId.optional(),
+  checked: z.number().int().min(0),
+  matched: z.number().int().min(0),
+  mismatched: z.number().int().min(0),
+  /** Mismatches by kind (kinds with none are left out). */
+  byKind: z.partialRecord(MismatchKind, z.number().int().min(1)),
+  startedAt: Instant,
+  completedAt: Instant,
+});
+export type ReconciliationCompleted = z.infer<typeof ReconciliationCompleted>;
+
+export const ReconciliationEvent = z.discriminatedUnion('type', [
+  ReconciliationMismatch,
+  ReconciliationCompleted,
+]);
+export type ReconciliationEvent = z.infer<typeof ReconciliationEvent>;

@@ -1,0 +1,281 @@
+/**
+ * Reconciliation (issue #15) on the four processes, the real broker and PostgreSQL. Three sales go
+ * through (two approved, one declined); then two mismatches are planted in the sandbox the way a
+ * gateway changes an order behind the merchant's back — no callback, no ledger movement: one
+ * approved sale now reads declined, the declined one reads approved. A run over the window must
+ * report exactly those two, with the right kinds, and count the third as matched; the sagas are
+ * left as they were. The same is found by a scheduled run (its own short window here), and by the
+ * CLI's `payments reconcile --wait`.
+ */
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import {
+  CE_SOURCES,
+  ceType,
+  type ReconciliationCompleted,
+  ReconciliationEvent,
+  type ReconciliationMismatch,
+  TOPICS,
+  toKafkaHeaders,
+} from '@payments/contracts';
+import { createTestDatabase, type TestDatabase } from '@payments/testing';
+import { PaymentStack } from '../../scripts/stack/payment-stack';
+import { REPO_ROOT, run } from '../../scripts/stack/processes';
+import { TopicCollector } from '../support/adapter-harness';
+import { produceRaw, waitFor } from '../support/kafka';
+
+const exec = promisify(execFile);
+const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
+
+let stack: PaymentStack;
+let orchestratorDb: TestDatabase;
+let adapterDb: TestDatabase;
+const collector = new TopicCollector(TOPICS.reconciliation);
+
+/** The three sales and the window they were made in. */
+let started: Date;
+let ended: Date;
+let kept: string;
+let nowDeclined: string;
+let nowApproved: string;
+
+beforeAll(async () => {
+  await run('npm', ['run', '--silent', 'build']);
+  orchestratorDb = await createTestDatabase('e2e_recon_orchestrator');
+  adapterDb = await createTestDatabase('e2e_recon_adapter');
+  stack = await PaymentStack.start({
+    kafkaBrokers: brokers,
+    orchestratorDatabaseUrl: orchestratorDb.url,
+    adapterDatabaseUrl: adapterDb.url,
+    env: {
+      orchestrator: {
+        // Scheduled runs of 5-second windows, each checked once it ended 15 s ago: long enough
+        // for the test to plant its mismatches first.
+        RECONCILIATION_INTERVAL_SECONDS: '5',
+        RECONCILIATION_SETTLE_SECONDS: '15',
+        RECONCILIATION_TICK_MS: '250',
+      },
+    },
+  });
+  await collector.start();
+
+  started = new Date(Date.now() - 1_000);
+  const a = stack.sale({ amountMinor: 4_100 });
+  const b = stack.sale({ amountMinor: 4_200 });
+  const c = stack.sale({ amountMinor: 4_300, cvv: '116' });
+  for (const sale of [a, b, c]) await stack.send(sale);
+  await stack.events.waitForType(a.paymentId, ['approved'], 60_000);
+  await stack.events.waitForType(b.paymentId, ['approved'], 60_000);
+  await stack.events.waitForType(c.paymentId, ['declined'], 60_000);
+  ended = new Date(Date.now() + 1_000);
+  [kept, nowDeclined, nowApproved] = [a.paymentId, b.paymentId, c.paymentId];
+
+  // The gateway changes its mind about b and c, and tells nobody.
+  const [orderB] = await stack.controls.orderIds(nowDeclined);
+  const [orderC] = await stack.controls.orderIds(nowApproved);
+  if (orderB === undefined || orderC === undefined) throw new Error('sandbox orders not found');
+  await stack.controls.overrideStatus(orderB, 'declined');
+  await stack.controls.overrideStatus(orderC, 'approved');
+}, 240_000);
+
+afterAll(async () => {
+  await collector.stop().catch(() => undefined);
+  await stack?.stop();
+  await orchestratorDb?.drop();
+  await adapterDb?.drop();
+});
+
+function events(): ReconciliationEvent[] {
+  return collector.messages.flatMap((m) => {
+    const parsed = ReconciliationEvent.safeParse(JSON.parse(m.value?.toString('utf8') ?? 'null'));
+    return parsed.success ? [parsed.data] : [];
+  });
+}
+
+const mismatchesOf = (runId: string) =>
+  events().filter(
+    (e): e is ReconciliationMismatch => e.type === 'reconciliation-mismatch' && e.runId === runId,
+  );
+
+async function completionOf(runId: string): Promise<ReconciliationCompleted> {
+  let found: ReconciliationCompleted | undefined;
+  await waitFor(
+    () => {
+      found = events().find(
+        (e): e is ReconciliationCompleted =>
+          e.type === 'reconciliation-completed' && e.runId === runId,
+      );
+      return found !== undefined;
+    },
+    `reconciliation run ${runId} completed`,
+    90_000,
+  );
+  if (found === undefined) throw new Error('unreachable');
+  return found;
+}
+
+/** The mismatches found for our three sales, by payment id. */
+function bySaga(mismatches: readonly ReconciliationMismatch[]) {
+  const mine = new Set([kept, nowDeclined, nowApproved]);
+  return Object.fromEntries(mismatches.filter((m) => mine.has(m.sagaId)).map((m) => [m.sagaId, m]));
+}
+
+describe('reconciliation', () => {
+  it('on demand: finds exactly the two planted mismatches, counts the third matched, changes no saga', async () => {
+    const runId = randomUUID();
+    const command = {
+      type: 'reconcile',
+      commandId: randomUUID(),
+      runId,
+      from: started.toISOString(),
+      to: ended.toISOString(),
+      requestedBy: 'e2e',
+      occurredAt: new Date().toISOString(),
+    };
+    await produceRaw(TOPICS.reconciliationCommands, [
+      {
+        key: runId,
+        value: JSON.stringify(command),
+        headers: toKafkaHeaders({
+          id: command.commandId,
+          type: ceType.command('reconcile'),
+          source: CE_SOURCES.admin,
+          subject: runId,
+          time: command.occurredAt,
+        }),
+      },
+    ]);
+    const completed = await completionOf(runId);
+    expect(completed).toMatchObject({
+      trigger: 'on-demand',
+      requestedBy: 'e2e',
+      checked: 3,
+      matched: 1,
+      mismatched: 2,
+      byKind: { 'reported-charged-but-not': 1, 'charged-but-reported-declined': 1 },
+    });
+    const found = bySaga(mismatchesOf(runId));
+    expect(Object.keys(found).sort()).toEqual([nowApproved, nowDeclined].sort());
+    expect(found[nowDeclined]).toMatchObject({
+      kind: 'reported-charged-but-not',
+      flow: 'card-payment',
+      ours: { status: 'approved', operation: 'sale', amount: { minor: 4_200, currency: 'USD' } },
+      gateway: { status: 'declined', transactionType: 'sale' },
+    });
+    expect(found[nowApproved]).toMatchObject({
+      kind: 'charged-but-reported-declined',
+      ours: { status: 'declined', operation: 'sale' },
+      gateway: { status: 'approved', transactionType: 'sale' },
+    });
+
+    // The same command again (a redelivery) starts nothing: still one completion for the run.
+    await produceRaw(TOPICS.reconciliationCommands, [
+      { key: runId, value: JSON.stringify({ ...command, commandId: randomUUID() }) },
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(
+      events().filter((e) => e.runId === runId && e.type === 'reconciliation-completed'),
+    ).toHaveLength(1);
+
+    // Reconciliation reports; it never rewrites what the sagas said.
+    for (const [id, status] of [
+      [kept, 'approved'],
+      [nowDeclined, 'approved'],
+      [nowApproved, 'declined'],
+    ] as const) {
+      expect((await stack.payment(id)).body).toMatchObject({ status });
+    }
+  }, 180_000);
+
+  it('scheduled: the windows that hold the sales report the same two mismatches', async () => {
+    await waitFor(
+      () => {
+        const scheduled = new Set(
+          events()
+            .filter((e) => e.type === 'reconciliation-completed' && e.trigger === 'scheduled')
+            .map((e) => e.runId),
+        );
+        const found = bySaga(
+          events().filter(
+            (e): e is ReconciliationMismatch =>
+              e.type === 'reconciliation-mismatch' && scheduled.has(e.runId),
+          ),
+        );
+        return found[nowDeclined] !== undefined && found[nowApproved] !== undefined;
+      },
+      'scheduled runs reporting both planted mismatches',
+      90_000,
+    );
+    const scheduledMismatches = events().filter(
+      (e): e is ReconciliationMismatch =>
+        e.type === 'reconciliation-mismatch' &&
+        events().some(
+          (c) =>
+            c.type === 'reconciliation-completed' &&
+            c.trigger === 'scheduled' &&
+            c.runId === e.runId,
+        ),
+    );
+    const found = bySaga(scheduledMismatches);
+    expect(found[kept]).toBeUndefined();
+    expect(found[nowDeclined]?.kind).toBe('reported-charged-but-not');
+    expect(found[nowApproved]?.kind).toBe('charged-but-reported-declined');
+    // Each saga lies in one window only: reported once by the scheduled runs.
+    const mine = scheduledMismatches.filter((m) => m.sagaId === nowDeclined);
+    expect(mine).toHaveLength(1);
+  }, 120_000);
+
+  it('the CLI: payments reconcile --wait prints the mismatches and exits 3', async () => {
+    const cli = exec(
+      process.execPath,
+      [
+        path.join(REPO_ROOT, 'bin/payments.js'),
+        'reconcile',
+        '--from',
+        started.toISOString(),
+        '--to',
+        ended.toISOString(),
+        '--wait',
+        '--json',
+        '--requested-by',
+        'e2e-cli',
+      ],
+      { env: { ...process.env, KAFKA_BROKERS: brokers.join(',') }, timeout: 120_000 },
+    );
+    const failure = await cli.then(
+      () => undefined,
+      (error: unknown) => error as { code: number; stdout: string; stderr: string },
+    );
+    expect(failure?.code).toBe(3);
+    const lines = (failure?.stdout ?? '')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => ReconciliationEvent.parse(JSON.parse(l)));
+    const found = bySaga(
+      lines.filter((e): e is ReconciliationMismatch => e.type === 'reconciliation-mismatch'),
+    );
+    expect(Object.keys(found).sort()).toEqual([nowApproved, nowDeclined].sort());
+    expect(failure?.stderr).toMatch(/3 checked, 1 matched, 2 mismatched/);
+
+    // Bad input: a window that ends before it starts is refused with exit 2, nothing sent.
+    const refused = await exec(
+      process.execPath,
+      [
+        path.join(REPO_ROOT, 'bin/payments.js'),
+        'reconcile',
+        '--from',
+        ended.toISOString(),
+        '--to',
+        started.toISOString(),
+      ],
+      { env: { ...process.env, KAFKA_BROKERS: brokers.join(',') }, timeout: 60_000 },
+    ).then(
+      () => undefined,
+      (error: unknown) => error as { code: number; stderr: string },
+    );
+    expect(refused?.code).toBe(2);
+    expect(refused?.stderr).toMatch(/--from must be before --to/);
+  }, 180_000);
+});

@@ -32,6 +32,7 @@ import { TimerRepository } from './persistence/timer.repository';
 import { AdminActionService } from './admin/admin-action.service';
 import { AdminQueryService } from './queries/admin-query.service';
 import { PaymentQueryService } from './queries/payment-query.service';
+import { SagaGauges } from './queries/saga-gauges';
 import { Clock, IdGenerator } from './runtime/clock';
 import { ControllableClock } from './runtime/controllable-clock';
 import {
@@ -134,6 +135,7 @@ export class AppModule {
         SagaRuntime,
         PaymentQueryService,
         AdminQueryService,
+        SagaGauges,
         AdminActionService,
         OutboxRelay,
         TimerWorker,

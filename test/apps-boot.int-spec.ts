@@ -216,6 +216,7 @@ describe('app shells boot, report health and metrics, and stop cleanly', () => {
         ).rows.map((r: { tablename: string }) => r.tablename),
       );
       expect(tables).toEqual([
+        'admin_audit',
         'commands',
         'gateway_requests',
         'inbox',

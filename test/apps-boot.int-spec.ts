@@ -177,6 +177,21 @@ describe('app shells boot, report health and metrics, and stop cleanly', () => {
     const metrics = await (await fetch(`${base}/metrics`)).text();
     expect(metrics).toMatch(new RegExp(`process_cpu_user_seconds_total\\{service="${app}"\\} \\d`));
     expect(metrics).toContain('process_resident_memory_bytes');
+    if (app === 'orchestrator') {
+      // The saga gauges, read from the freshly migrated database for this scrape.
+      for (const name of [
+        'orchestrator_unknown_outcomes',
+        'orchestrator_unknown_outcome_oldest_seconds',
+        'orchestrator_payouts_awaiting_approval',
+        'orchestrator_schedule_charges_due',
+        'orchestrator_saga_gauge_read_failures_total',
+      ]) {
+        expect(metrics).toContain(`${name}{service="orchestrator"} 0\n`);
+      }
+      expect(metrics).toMatch(
+        /orchestrator_schedule_charges_failed\{[^}]*status="suspended"[^}]*\} 0\n/,
+      );
+    }
 
     running.child.kill('SIGTERM');
     expect(await running.exited).toEqual({ code: 0, signal: null });

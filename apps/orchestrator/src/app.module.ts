@@ -32,6 +32,7 @@ import { TimerRepository } from './persistence/timer.repository';
 import { AdminActionService } from './admin/admin-action.service';
 import { AdminQueryService } from './queries/admin-query.service';
 import { PaymentQueryService } from './queries/payment-query.service';
+import { SagaGauges } from './queries/saga-gauges';
 import { ReconciliationService } from './reconciliation/reconciliation.service';
 import { ReconciliationWorker } from './reconciliation/reconciliation.worker';
 import { Clock, IdGenerator } from './runtime/clock';
@@ -136,6 +137,7 @@ export class AppModule {
         SagaRuntime,
         PaymentQueryService,
         AdminQueryService,
+        SagaGauges,
         AdminActionService,
         OutboxRelay,
         TimerWorker,

@@ -89,7 +89,8 @@ const AMOUNT = `COALESCE((s.state->'inFlight'->'amount'->>'minor')::bigint,
   (s.state->'amount'->>'minor')::bigint, NULLIF((s.state->>'authorized')::bigint, 0))`;
 const CURRENCY = `COALESCE(s.state->'inFlight'->'amount'->>'currency', s.state->'amount'->>'currency',
   s.state->>'currency')`;
-const UNKNOWN_SINCE = `COALESCE(s.state->'inFlight'->>'unknownSince', s.state->>'unknownSince')`;
+/** Of the sagas aliased `s`; saga-gauges.ts counts unknown outcomes with the same expression. */
+export const UNKNOWN_SINCE = `COALESCE(s.state->'inFlight'->>'unknownSince', s.state->>'unknownSince')`;
 const COLUMNS = `s.id, s.flow, s.kind, s.status, s.endpoint_id, s.version, ${AMOUNT} AS amount_minor,
   ${CURRENCY} AS currency, ${UNKNOWN_SINCE} AS unknown_since, s.created_at, s.updated_at`;
 

@@ -5,6 +5,7 @@
  * several sagas committed (or rolled back) at once.
  */
 import { randomUUID } from 'node:crypto';
+import { register } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import { createDataSource, runMigrations } from '@payments/database';
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
@@ -17,6 +18,7 @@ import { SagaRepository } from '../persistence/saga.repository';
 import { TimerRepository } from '../persistence/timer.repository';
 import { Clock, IdGenerator } from './clock';
 import type { CommandCatalogue, Flow, RuntimeEffect, SagaEvent } from './flow';
+import { OUTCOME_METRIC } from './outcome-metrics';
 import { SagaRuntime } from './saga-runtime';
 
 // ---- a test flow: a counter that can spawn children and arm a timer --------------------------
@@ -372,6 +374,42 @@ describe('saga runtime (real PostgreSQL, no broker)', () => {
     await expect(send(open(d), open(e), add(e, 1, { badVersion: true }))).rejects.toThrow();
     expect(await saga(d)).toBeUndefined();
     expect(await saga(e)).toBeUndefined();
+  });
+
+  it('counts the events of committed units of work only: nothing rolled back, nothing re-emitted', async () => {
+    // The counter flow's events counted so far, by type.
+    const counted = async (): Promise<Map<string, number>> => {
+      const metric = register.getSingleMetric(OUTCOME_METRIC.events);
+      const values = metric ? (await metric.get()).values : [];
+      return new Map(
+        values
+          .filter((v) => v.labels.flow === 'counter')
+          .map((v) => [String(v.labels.type), v.value]),
+      );
+    };
+    const before = await counted();
+    const delta = async (): Promise<Record<string, number>> => {
+      const moved: Record<string, number> = {};
+      for (const [type, n] of await counted()) {
+        const d = n - (before.get(type) ?? 0);
+        if (d !== 0) moved[type] = d;
+      }
+      return moved;
+    };
+    const id = randomUUID();
+    const opening = open(id);
+    await send(opening, add(id, 1), add(id, 2));
+    expect(await delta()).toEqual({ opened: 1, added: 2 });
+    await send(opening); // a duplicate: its event is published again, not counted again
+    const [d, e] = [randomUUID(), randomUUID()];
+    await expect(send(open(d), open(e), add(e, 1, { badVersion: true }))).rejects.toThrow();
+    expect(await delta()).toEqual({ opened: 1, added: 2 });
+    // A timer firing is a unit of work of its own.
+    const due = new Date(clock.at.getTime() + 1000).toISOString();
+    await send({ type: 'arm', commandId: randomUUID(), sagaId: id, at: due });
+    clock.at = new Date(Date.parse(due) + 1);
+    expect(await runtime.fireNextDueTimer()).toBe('fired');
+    expect(await delta()).toEqual({ opened: 1, added: 2, rang: 1 });
   });
 
   it('runs batches that share sagas, listed in opposite orders, side by side without a deadlock', async () => {

@@ -23,6 +23,7 @@ import type {
   SagaEvent,
   SagaInput,
 } from './flow';
+import { type OutcomeEvent, countCommitted, outcomeMetrics } from './outcome-metrics';
 import { hintAllowed, timerRetryDelayMs } from './runtime-rules';
 import { planWrites, RESEND_TIMER, type ResendPayload, type WritePlan } from './write-plan';
 
@@ -63,6 +64,7 @@ type AnyFlow = Flow<unknown, SagaEvent>;
 @Injectable()
 export class SagaRuntime {
   private readonly logger = new Logger(SagaRuntime.name);
+  private readonly metrics = outcomeMetrics();
   private readonly byName = new Map<string, AnyFlow>();
   private readonly byCommandType = new Map<string, AnyFlow>();
   private readonly defaultFlow: AnyFlow;
@@ -112,8 +114,7 @@ export class SagaRuntime {
    */
   async process(inputs: readonly RuntimeInput[]): Promise<void> {
     for (const input of inputs) if (input.kind === 'command') this.addressable(input.raw);
-    await this.db.transaction(async (tx) => {
-      const work = this.unitOfWork(tx);
+    await this.committedUnitOfWork(async (work) => {
       // Several inputs (a consumed batch): their sagas locked up front, in one statement and in id
       // order, so two batches sharing sagas queue instead of deadlocking.
       if (inputs.length > 1) await work.lockAll(this.sagaIdsOf(inputs));
@@ -155,8 +156,7 @@ export class SagaRuntime {
   async fireNextDueTimer(): Promise<'fired' | 'taken' | 'idle'> {
     let claimed: TimerRow | undefined;
     try {
-      return await this.db.transaction(async (tx) => {
-        const work = this.unitOfWork(tx);
+      return await this.committedUnitOfWork(async (work, tx) => {
         const next = await this.timers.nextDueTimer(tx, work.now);
         if (!next) return 'idle';
         // Lock order as in every handler, saga row first, then its timer: no deadlock.
@@ -187,6 +187,21 @@ export class SagaRuntime {
         `command without commandId/paymentId (${parsed.reason}: ${parsed.message})`,
       );
     }
+  }
+
+  /**
+   * One unit of work in one transaction. The events it wrote are counted (outcome metrics) once
+   * the commit succeeded: a unit that rolls back counts nothing.
+   */
+  private async committedUnitOfWork<T>(
+    body: (work: UnitOfWork, tx: EntityManager) => Promise<T>,
+  ): Promise<T> {
+    const [result, committed] = await this.db.transaction(async (tx) => {
+      const work = this.unitOfWork(tx);
+      return [await body(work, tx), work.written] as const;
+    });
+    countCommitted(this.metrics, committed);
+    return result;
   }
 
   private unitOfWork(tx: EntityManager): UnitOfWork {
@@ -221,6 +236,8 @@ interface UnitOfWorkDeps {
 /** One transaction: the sagas it locked (with their state as it moves) and the writes so far. */
 class UnitOfWork {
   private readonly locked = new Map<string, SagaRow>();
+  /** The events written so far (new ones only: a re-emitted duplicate is not an outcome). */
+  readonly written: OutcomeEvent[] = [];
   /** Sagas decided on in this unit of work that have no row (yet): id → endpoint id. */
   private readonly notSaved = new Map<string, string>();
 
@@ -469,6 +486,7 @@ class UnitOfWork {
       this.tx,
       history.map((h) => eventRowFor(row.id, h.event, { rowId: h.eventId, ceId: h.eventId }, meta)),
     );
+    this.written.push(...history.map((h) => ({ flow: row.flow, event: h.event })));
     const [own] = history;
     if (ownCommandId !== undefined && own !== undefined && history.length === 1) {
       await this.deps.sagas.recordRejection(this.tx, ownCommandId, own);
@@ -485,6 +503,7 @@ class UnitOfWork {
     const { sagas, timers, outbox } = this.deps;
     if (plan.next) {
       await sagas.appendHistory(this.tx, row.id, plan.history);
+      this.written.push(...plan.history.map((h) => ({ flow: plan.flow, event: h.event })));
       if (!created)
         await sagas.saveSaga(this.tx, row.id, plan.next, plan.expectedVersion, this.now);
       this.locked.set(row.id, { ...row, state: plan.next.state, version: plan.next.version });

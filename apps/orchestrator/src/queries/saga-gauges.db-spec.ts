@@ -1,0 +1,88 @@
+/**
+ * The saga gauges' queries against the migrated schema (PostgreSQL alone): each reads what its
+ * gauge says from rows shaped like the flows' own, and none reads a settled saga's state.
+ */
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { createDataSource, runMigrations } from '@payments/database';
+import { createTestDatabase, type TestDatabase } from '@payments/testing';
+import { orchestratorMigrations } from '../migrations';
+import { orchestratorEntities } from '../persistence/entities';
+import { readSagaGauges } from './saga-gauges';
+
+const NOW = new Date('2026-03-01T12:00:00.000Z');
+const ago = (seconds: number) => new Date(NOW.getTime() - seconds * 1000).toISOString();
+
+describe('saga gauges (real PostgreSQL)', () => {
+  let db: TestDatabase;
+  let dataSource: DataSource;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('orch_gauges');
+    dataSource = createDataSource({
+      url: db.url,
+      poolSize: 2,
+      migrations: orchestratorMigrations,
+      entities: orchestratorEntities,
+      applicationName: 'orchestrator-gauges-test',
+    });
+    await runMigrations(dataSource, { info: () => undefined });
+  });
+
+  afterAll(async () => {
+    try {
+      if (dataSource?.isInitialized) await dataSource.destroy();
+    } finally {
+      await db?.drop();
+    }
+  });
+
+  const saga = async (flow: string, status: string, state: object, timers: object = {}) => {
+    const id = randomUUID();
+    await dataSource.query(
+      `INSERT INTO sagas (id, flow, endpoint_id, kind, status, state, version)
+       VALUES ($1, $2, '1111', NULL, $3, $4, 1)`,
+      [id, flow, status, state],
+    );
+    for (const [kind, dueAt] of Object.entries(timers)) {
+      await dataSource.query(
+        `INSERT INTO timers (flow, saga_id, kind, due_at, payload) VALUES ($1, $2, $3, $4, '{}')`,
+        [flow, id, kind, dueAt],
+      );
+    }
+  };
+  const inFlight = (stage: string, unknownSince?: string) => ({
+    inFlight: { stage, requestId: randomUUID(), ...(unknownSince ? { unknownSince } : {}) },
+  });
+
+  it('reads unknown outcomes, payouts awaiting approval, schedule charges due and failed', async () => {
+    const polled = { 'status-poll': ago(-30) };
+    // Unknown outcomes of three flows (a capture's: the payment keeps its authorized status).
+    await saga('card-payment', 'outcome-unknown', inFlight('outcome-unknown', ago(7200)), polled);
+    await saga('card-payment', 'authorized', inFlight('outcome-unknown', ago(60)), polled);
+    await saga('payout', 'paying', inFlight('outcome-unknown', ago(600)), polled);
+    // In flight, known; and settled sagas (no timer): not unknown.
+    await saga('card-payment', 'processing', inFlight('processing'), polled);
+    await saga('card-payment', 'approved', { status: 'approved' });
+    // Payouts: two awaiting approval, one paid.
+    await saga('payout', 'registered', {}, { 'approval-expiry': ago(-600) });
+    await saga('payout', 'registered', {}, { 'approval-expiry': ago(-300) });
+    await saga('payout', 'paid', {});
+    // Schedules: two charges due (one overdue for an hour), one not yet; past due and suspended.
+    await saga('recurring-schedule', 'active', {}, { charge: ago(3600) });
+    await saga('recurring-schedule', 'past-due', {}, { charge: ago(1) });
+    await saga('recurring-schedule', 'active', {}, { charge: ago(-86400) });
+    await saga('recurring-schedule', 'past-due', {}, { charge: ago(-3600) });
+    await saga('recurring-schedule', 'suspended', {});
+    await saga('recurring-schedule', 'cancelled', {});
+
+    const reading = await readSagaGauges((sql, params) => dataSource.query(sql, params), NOW);
+    expect(reading).toEqual({
+      unknownOutcomes: 3,
+      oldestUnknownSeconds: 7200,
+      payoutsAwaitingApproval: 2,
+      scheduleChargesDue: 2,
+      scheduleChargesFailed: { 'past-due': 2, suspended: 1 },
+    });
+  });
+});

@@ -55,8 +55,8 @@ const FLOWS: Readonly<
 };
 const CHECKED_FLOWS = Object.keys(FLOWS);
 
-/** Session-less lock of the one dispatcher per database at a time ("reconcil" in ASCII). */
-const DISPATCH_LOCK_KEY = '0x7265636f6e63696c';
+/** Transaction-level advisory lock of the one dispatcher per database ("reconcil" in ASCII). */
+const DISPATCH_LOCK_KEY = BigInt('0x7265636f6e63696c').toString();
 /** Sagas read per page when a run starts. */
 const PAGE = 500;
 /** Checks looked at per dispatch round (all endpoints). */
@@ -204,7 +204,8 @@ export class ReconciliationService {
   async dispatch(): Promise<number> {
     return this.db.transaction(async (tx) => {
       const [lock] = await tx.query<Array<{ locked: boolean }>>(
-        `SELECT pg_try_advisory_xact_lock(${DISPATCH_LOCK_KEY}::bigint) AS locked`,
+        `SELECT pg_try_advisory_xact_lock($1::bigint) AS locked`,
+        [DISPATCH_LOCK_KEY],
       );
       if (lock?.locked !== true) return 0;
       const now = this.clock.now();

@@ -33,7 +33,8 @@ export class ReconciliationWorker implements OnApplicationBootstrap, BeforeAppli
         return 'idle';
       },
       idleMs: tickMs,
-      backoffMs: () => tickMs,
+      // A failing database is not asked every tick: doubling waits, up to a minute.
+      backoffMs: (failures) => Math.min(tickMs * 2 ** failures, 60_000),
       onError: (error) => this.logger.warn(`reconciliation worker: round failed: ${String(error)}`),
     });
   }

@@ -4,6 +4,7 @@ import {
   commonVars,
   databaseVars,
   envVar,
+  jsonText,
   kafkaVars,
   nonNegativeInt,
   port,
@@ -23,23 +24,12 @@ const AmountLimitsSchema = z.strictObject({
 });
 
 /** `PAYMENT_LIMITS`: JSON `{"default": {…}, "endpoints": {"<endpoint id>": {…}}}`. */
-const paymentLimits = z
-  .string()
-  .default('{"default":{"maxMinor":100000000}}')
-  .transform((text, ctx) => {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'not valid JSON' });
-      return z.NEVER;
-    }
-  })
-  .pipe(
-    z.strictObject({
-      default: AmountLimitsSchema,
-      endpoints: z.record(z.string().min(1), AmountLimitsSchema).optional(),
-    }),
-  );
+const paymentLimits = jsonText('{"default":{"maxMinor":100000000}}').pipe(
+  z.strictObject({
+    default: AmountLimitsSchema,
+    endpoints: z.record(z.string().min(1), AmountLimitsSchema).optional(),
+  }),
+);
 
 const PayoutLimitsSchema = AmountLimitsSchema.extend({
   /** Most paid out per endpoint, currency and UTC day (minor units). */
@@ -49,25 +39,14 @@ const PayoutLimitsSchema = AmountLimitsSchema.extend({
 });
 
 /** `PAYOUT_LIMITS`: JSON `{"default": {…}, "endpoints": {"<endpoint id>": {…}}}`. */
-const payoutLimits = z
-  .string()
-  .default(
-    '{"default":{"maxMinor":100000000,"dailyLimitMinor":10000000,"approvalWindowSeconds":600}}',
-  )
-  .transform((text, ctx) => {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'not valid JSON' });
-      return z.NEVER;
-    }
-  })
-  .pipe(
-    z.strictObject({
-      default: PayoutLimitsSchema,
-      endpoints: z.record(z.string().min(1), PayoutLimitsSchema).optional(),
-    }),
-  );
+const payoutLimits = jsonText(
+  '{"default":{"maxMinor":100000000,"dailyLimitMinor":10000000,"approvalWindowSeconds":600}}',
+).pipe(
+  z.strictObject({
+    default: PayoutLimitsSchema,
+    endpoints: z.record(z.string().min(1), PayoutLimitsSchema).optional(),
+  }),
+);
 
 /** `SCHEDULE_DUNNING_RETRY_SECONDS`: comma-separated delays, e.g. `86400,259200,604800`; `none`: no retry. */
 const retryDelays = z

@@ -13,6 +13,7 @@ export {
   commonVars,
   databaseVars,
   httpUrl,
+  jsonText,
   kafkaVars,
   nonNegativeInt,
   port,

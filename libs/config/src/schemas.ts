@@ -119,3 +119,21 @@ export const databaseVars = {
 export const versionVar = envVar('APP_VERSION', z.string().min(1).default('0.1.0-dev'), {
   description: 'the build version shown in logs',
 });
+
+/**
+ * A variable that holds JSON, with its default as JSON text: parsed ("not valid JSON" otherwise),
+ * then checked by the schema given to `.pipe(...)`.
+ */
+export function jsonText(defaultJson: string) {
+  return z
+    .string()
+    .default(defaultJson)
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'not valid JSON' });
+        return z.NEVER;
+      }
+    });
+}

@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { jsonText } from '@payments/config';
 import { z } from 'zod';
 import type { AdminRole as AdminRoleName } from '@payments/contracts';
 
@@ -27,33 +28,19 @@ const TokenEntry = z.strictObject({
 });
 
 /** `ADMIN_TOKENS`: JSON `[{"name": "alice", "role": "operator", "sha256": "<hex>"}]`; default none. */
-export const AdminTokensSchema = z
-  .string()
-  .default('[]')
-  .transform((text, ctx) => {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'not valid JSON' });
-      return z.NEVER;
-    }
-  })
-  .pipe(
-    z
-      .array(TokenEntry)
-      .max(100)
-      .refine(
-        (list) => new Set(list.map((t) => t.name)).size === list.length,
-        'names must be unique',
-      )
-      .refine(
-        (list) => new Set(list.map((t) => t.sha256.toLowerCase())).size === list.length,
-        'two entries have the same token',
-      )
-      .transform((list): AdminToken[] =>
-        list.map((t) => ({ name: t.name, role: t.role, sha256: t.sha256.toLowerCase() })),
-      ),
-  );
+export const AdminTokensSchema = jsonText('[]').pipe(
+  z
+    .array(TokenEntry)
+    .max(100)
+    .refine((list) => new Set(list.map((t) => t.name)).size === list.length, 'names must be unique')
+    .refine(
+      (list) => new Set(list.map((t) => t.sha256.toLowerCase())).size === list.length,
+      'two entries have the same token',
+    )
+    .transform((list): AdminToken[] =>
+      list.map((t) => ({ name: t.name, role: t.role, sha256: t.sha256.toLowerCase() })),
+    ),
+);
 
 /** SHA-256 of a token, hex: what an operator puts in ADMIN_TOKENS for a token they generated. */
 export function tokenHash(token: string): string {

@@ -57,23 +57,33 @@ function unknownFor(since: string | undefined, at: CheckTime): ExpectationOrSkip
     : skip('unknown-under-an-hour');
 }
 
+/**
+ * A saga with an operation in flight: left to its pollers, unless its outcome has been unknown
+ * for longer than the alert age — then that is the finding.
+ */
+function inFlightCheck(
+  inFlight: { readonly stage: string; readonly operation: string; readonly unknownSince?: string },
+  reported: Pick<Expectation, 'status' | 'clientOrderId' | 'gatewayOrderId' | 'amount'>,
+  at: CheckTime,
+): ExpectationOrSkip {
+  if (inFlight.stage !== 'outcome-unknown') return skip('in-flight');
+  const young = unknownFor(inFlight.unknownSince, at);
+  if (young !== undefined) return young;
+  return check({
+    ...reported,
+    operation: inFlight.operation,
+    outcome: 'unknown',
+    ...(inFlight.unknownSince === undefined ? {} : { unknownSince: inFlight.unknownSince }),
+  });
+}
+
 /** A card payment (sale, preauth, rebill, account verification, and their follow-ups). */
 export function cardPaymentExpectation(state: PaymentState, at: CheckTime): ExpectationOrSkip {
   if (state.status === 'initial') return skip('never-sent');
   const base = { clientOrderId: state.clientOrderId, gatewayOrderId: state.gatewayOrderId };
   const inFlight = state.inFlight;
   if (inFlight !== undefined) {
-    if (inFlight.stage !== 'outcome-unknown') return skip('in-flight');
-    const young = unknownFor(inFlight.unknownSince, at);
-    if (young !== undefined) return young;
-    return check({
-      ...base,
-      status: state.status,
-      operation: inFlight.operation,
-      outcome: 'unknown',
-      amount: inFlight.amount,
-      unknownSince: inFlight.unknownSince,
-    });
+    return inFlightCheck(inFlight, { ...base, status: state.status, amount: inFlight.amount }, at);
   }
   const created = { minor: state.authorized, currency: state.currency };
   switch (state.status) {
@@ -131,16 +141,7 @@ export function payoutExpectation(state: PayoutState, at: CheckTime): Expectatio
   const paying = state.mode === 'two-step' ? 'payout-pay' : 'payout';
   const inFlight = state.inFlight;
   if (inFlight !== undefined) {
-    if (inFlight.stage !== 'outcome-unknown') return skip('in-flight');
-    const young = unknownFor(inFlight.unknownSince, at);
-    if (young !== undefined) return young;
-    return check({
-      ...base,
-      operation: inFlight.operation,
-      outcome: 'unknown',
-      amount: state.amount,
-      unknownSince: inFlight.unknownSince,
-    });
+    return inFlightCheck(inFlight, { ...base, amount: state.amount }, at);
   }
   switch (state.status) {
     case 'paid':

@@ -15,25 +15,28 @@ export const OUTBOX_CHANNEL = 'orchestrator_outbox';
 @Injectable()
 export class OutboxWriter {
   async enqueue(tx: EntityManager, rows: readonly OutboxRow[]): Promise<void> {
-    // One INSERT per row, in order: `sequence` (bigserial) follows the order of the history.
-    for (const row of rows) {
-      await tx
-        .createQueryBuilder()
-        .insert()
-        .into(OutboxEntity)
-        .values({
+    if (rows.length === 0) return;
+    // One multi-row INSERT (one round trip however many rows): PostgreSQL produces the VALUES rows
+    // in list order and draws each row's `sequence` (bigserial) as it inserts it, so the sequence
+    // follows the order of the rows given — the order of the history.
+    await tx
+      .createQueryBuilder()
+      .insert()
+      .into(OutboxEntity)
+      .values(
+        rows.map((row) => ({
           id: row.id,
           topic: row.topic,
           messageKey: row.key,
           headers: row.headers,
           payload: row.payload,
           aggregateId: row.aggregateId,
-        })
-        .updateEntity(false)
-        .execute();
-    }
+        })),
+      )
+      .updateEntity(false)
+      .execute();
     // Raw SQL: NOTIFY is a PostgreSQL function call, not a table operation.
-    if (rows.length > 0) await tx.query(`SELECT pg_notify($1, '')`, [OUTBOX_CHANNEL]);
+    await tx.query(`SELECT pg_notify($1, '')`, [OUTBOX_CHANNEL]);
   }
 
   /**

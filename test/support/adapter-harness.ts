@@ -24,7 +24,7 @@ import { createLogger } from '@payments/logging';
 import { AppModule, CONSUMER_GROUP, SERVICE_NAME } from '../../apps/gateway-adapter/src/app.module';
 import { gatewayAdapterConfigShape } from '../../apps/gateway-adapter/src/config';
 import { loadAdapterSecrets } from '../../apps/gateway-adapter/src/secrets/credentials';
-import { testBrokers, uniqueName, waitFor } from './kafka';
+import { createTopics, pointGroupAtEnd, testBrokers, uniqueName, waitFor } from './kafka';
 
 /** A throw-away sealing key pair for one test run. */
 export function sealingKeys(): { publicPem: string; privatePem: string } {
@@ -56,6 +56,11 @@ export async function startAdapter(env: Record<string, string>): Promise<Running
     ...env,
   });
   const secrets = loadAdapterSecrets(config);
+  // The adapter's group name is fixed: start it at the end of the requests topic, so it never
+  // handles what earlier tests left there (an orchestrator test's status polls, say, would spend
+  // this test's status budget).
+  await createTopics([TOPICS.gatewayRequests]);
+  await pointGroupAtEnd(CONSUMER_GROUP, [TOPICS.gatewayRequests]);
   const logs: string[] = [];
   const logger = createLogger({
     service: SERVICE_NAME,

@@ -85,6 +85,25 @@ export async function produceRaw(topic: string, messages: Message[]): Promise<vo
   }
 }
 
+/**
+ * Points a consumer group (with no live member) at the current end of these topics, so it reads
+ * only what is produced from now on — never what earlier tests left unconsumed. (resetOffsets
+ * would commit -1, "use the reset policy", which a fromBeginning consumer turns into the earliest
+ * offset: the high watermarks are committed instead.)
+ */
+export async function pointGroupAtEnd(groupId: string, topics: readonly string[]): Promise<void> {
+  await withAdmin(async (admin) => {
+    for (const topic of topics) {
+      const offsets = await admin.fetchTopicOffsets(topic);
+      await admin.setOffsets({
+        groupId,
+        topic,
+        partitions: offsets.map((p) => ({ partition: p.partition, offset: p.high })),
+      });
+    }
+  });
+}
+
 /** Reads the first `count` messages of a topic from the beginning (throw-away group). */
 export async function readMessages(
   topic: string,

@@ -20,6 +20,7 @@ import {
 import { getConsumerToken, type KafkaConsumerRunner } from '@payments/kafka';
 import { Logger } from '@payments/logging';
 import { AppModule } from '../../apps/orchestrator/src/app.module';
+import { pointGroupAtEnd } from './kafka';
 import { Clock } from '../../apps/orchestrator/src/runtime/clock';
 import { orchestratorConfigShape } from '../../apps/orchestrator/src/config';
 
@@ -79,19 +80,10 @@ async function prepareGroup(groupId: string): Promise<void> {
         })
         .catch(() => undefined); // another suite may have created them at the same moment
     }
-    // resetOffsets would commit -1 ("use the reset policy"), which the consumer's fromBeginning
-    // turns into the earliest offset: commit the current high watermarks instead.
-    for (const topic of CONSUMED) {
-      const offsets = await admin.fetchTopicOffsets(topic);
-      await admin.setOffsets({
-        groupId,
-        topic,
-        partitions: offsets.map((p) => ({ partition: p.partition, offset: p.high })),
-      });
-    }
   } finally {
     await admin.disconnect();
   }
+  await pointGroupAtEnd(groupId, CONSUMED);
 }
 
 export interface RunningOrchestrator {
@@ -120,6 +112,9 @@ export async function startOrchestrator(
     KAFKA_TOPIC_PARTITIONS: '3',
     LOG_LEVEL: process.env.ORCHESTRATOR_TEST_LOG ?? 'silent',
     TIMER_POLL_MS: '100',
+    // Scheduled reconciliation runs write outbox rows of their own; the runtime's tests count
+    // rows exactly. Reconciliation is tested on the whole stack (test/e2e/reconciliation).
+    RECONCILIATION_WORKER_ENABLED: 'false',
     ...env,
   });
   const clock = options.clock ?? new TestClock();

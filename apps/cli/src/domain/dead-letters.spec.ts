@@ -79,6 +79,16 @@ describe('dead letters', () => {
     ).toEqual({ refused: 'the original topic x.dlq is a dead-letter topic' });
   });
 
+  it('keeps a header named __proto__ (an own property, never the prototype)', () => {
+    const headers = JSON.parse(
+      '{"__proto__": "kept", "dlq-original-topic": "payments.commands.v1"}',
+    ) as Record<string, string>;
+    const replay = replayOf(record({ headers }));
+    if ('refused' in replay) throw new Error(replay.refused);
+    expect(Object.keys(replay.headers)).toContain('__proto__');
+    expect(Object.getOwnPropertyDescriptor(replay.headers, '__proto__')?.value).toBe('kept');
+  });
+
   it('property: a replay never carries a dlq-* header other than dlq-replayed-from, and keeps every other header', () => {
     fc.assert(
       fc.property(

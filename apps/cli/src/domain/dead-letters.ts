@@ -105,12 +105,15 @@ export function replayOf(record: DeadLetterRecord): Replay | { readonly refused:
   }
   if (original.endsWith(DLQ_SUFFIX))
     return { refused: `the original topic ${original} is a dead-letter topic` };
-  const headers: Record<string, Buffer | string> = {};
+  const kept: Array<[string, Buffer | string]> = [];
   for (const [name, value] of Object.entries(record.headers)) {
     if (name.startsWith('dlq-') || value === undefined) continue;
     const first = Array.isArray(value) ? value[0] : value;
-    if (first !== undefined) headers[name] = first;
+    if (first !== undefined) kept.push([name, first]);
   }
-  headers[REPLAYED_FROM_HEADER] = `${record.topic}/${record.partition}/${record.offset}`;
+  kept.push([REPLAYED_FROM_HEADER, `${record.topic}/${record.partition}/${record.offset}`]);
+  // fromEntries defines own properties: a header named `__proto__` survives (an assignment would
+  // set the object's prototype instead and drop it; found by the property test).
+  const headers = Object.fromEntries(kept) as Record<string, Buffer | string>;
   return { topic: original, key: record.key, value: record.value, headers };
 }

@@ -1,0 +1,257 @@
+/**
+ * The reconciliation service against the migrated schema (PostgreSQL alone, the clock in the
+ * test's hand): which sagas a run checks, the status requests it writes to the outbox (paced per
+ * endpoint), how answers become verdicts, mismatch events and one completion, and that redelivered
+ * commands and answers change nothing.
+ */
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import type { GatewayResult } from '@payments/contracts';
+import { createDataSource, runMigrations } from '@payments/database';
+import { createTestDatabase, type TestDatabase } from '@payments/testing';
+import type { OrchestratorConfig } from '../config';
+import { orchestratorMigrations } from '../migrations';
+import { OutboxWriter } from '../outbox/outbox.writer';
+import { Database } from '../persistence/database';
+import { orchestratorEntities } from '../persistence/entities';
+import { Clock, IdGenerator } from '../runtime/clock';
+import { ReconciliationService } from './reconciliation.service';
+
+class TestClock extends Clock {
+  at = new Date('2026-03-01T12:00:00.000Z');
+  override now(): Date {
+    return new Date(this.at);
+  }
+}
+
+const config = {
+  policy: { unknownAlertSeconds: 3600 },
+  reconciliation: {
+    workerEnabled: false,
+    intervalSeconds: 0,
+    settleSeconds: 0,
+    ratePerSecond: 2,
+    maxAttempts: 3,
+    answerTimeoutSeconds: 30,
+    tickMs: 1000,
+  },
+} as unknown as OrchestratorConfig;
+
+interface OutboxMessage {
+  topic: string;
+  payload: Record<string, unknown>;
+}
+
+describe('reconciliation service (real PostgreSQL)', () => {
+  let db: TestDatabase;
+  let dataSource: DataSource;
+  let service: ReconciliationService;
+  const clock = new TestClock();
+
+  beforeAll(async () => {
+    db = await createTestDatabase('orch_reconciliation');
+    dataSource = createDataSource({
+      url: db.url,
+      poolSize: 2,
+      migrations: orchestratorMigrations,
+      entities: orchestratorEntities,
+      applicationName: 'orchestrator-reconciliation-test',
+    });
+    await runMigrations(dataSource, { info: () => undefined });
+    service = new ReconciliationService(
+      new Database(dataSource),
+      new OutboxWriter(),
+      clock,
+      new IdGenerator(),
+      config,
+    );
+  });
+
+  afterAll(async () => {
+    try {
+      if (dataSource?.isInitialized) await dataSource.destroy();
+    } finally {
+      await db?.drop();
+    }
+  });
+
+  const created = new Date('2026-03-01T10:30:00.000Z');
+  const window = { from: new Date('2026-03-01T10:00:00Z'), to: new Date('2026-03-01T11:00:00Z') };
+
+  async function payment(status: string, fields: object = {}, at = created): Promise<string> {
+    const id = randomUUID();
+    const state = {
+      status,
+      version: 3,
+      paymentId: id,
+      kind: 'sale',
+      merchant: { endpointId: '1113' },
+      currency: 'USD',
+      clientOrderId: id,
+      gatewayOrderId: `gw-${id.slice(0, 8)}`,
+      authorized: status === 'approved' ? 2500 : 0,
+      captured: 0,
+      returned: 0,
+      holdReleased: false,
+      holdExpired: false,
+      ...fields,
+    };
+    await dataSource.query(
+      `INSERT INTO sagas (id, flow, endpoint_id, kind, status, state, version, client_order_id, created_at)
+       VALUES ($1, 'card-payment', '1113', 'sale', $2, $3, 3, $5, $4)`,
+      [id, status, state, at, id],
+    );
+    return id;
+  }
+
+  const outbox = async (topicSuffix: string): Promise<OutboxMessage[]> =>
+    dataSource.query<OutboxMessage[]>(
+      `SELECT topic, payload FROM outbox WHERE topic LIKE $1 ORDER BY sequence`,
+      [`%${topicSuffix}`],
+    );
+
+  const answer = (
+    request: Record<string, unknown>,
+    result: GatewayResult['result'],
+  ): GatewayResult => ({
+    requestId: request.requestId as string,
+    paymentId: request.paymentId as string,
+    operation: 'status',
+    subjectRequestId: request.subjectRequestId as string,
+    attempt: request.attempt as number,
+    result,
+    completedAt: clock.now().toISOString(),
+  });
+
+  it('checks the settled sagas of the window, paced per endpoint; answers become verdicts, mismatches and one completion', async () => {
+    const stillApproved = await payment('approved');
+    const declinedNow = await payment('approved');
+    const declined = await payment('declined');
+    await payment('processing', {
+      inFlight: { operation: 'sale', stage: 'processing', amount: { minor: 1, currency: 'USD' } },
+    });
+    await payment('approved', {}, new Date('2026-03-01T11:30:00Z')); // outside the window
+
+    const runId = randomUUID();
+    const run = { runId, trigger: 'on-demand' as const, requestedBy: 'test', ...window };
+    expect(await service.start(run)).toBe(3);
+    expect(await service.start(run)).toBeUndefined(); // a redelivered command starts nothing
+
+    // Two per endpoint per tick (RECONCILIATION_RATE_PER_SECOND 2, one tick a second).
+    expect(await service.dispatch()).toBe(2);
+    expect(await service.dispatch()).toBe(1);
+    const requests = (await outbox('gateway.requests.v1')).map((m) => m.payload);
+    expect(requests).toHaveLength(3);
+    expect(requests.map((r) => r.operation)).toEqual(['status', 'status', 'status']);
+    const requestOf = (id: string) => {
+      const found = requests.find((r) => r.paymentId === id);
+      if (found === undefined) throw new Error(`no status request for ${id}`);
+      return found;
+    };
+    expect(requestOf(stillApproved)).toMatchObject({
+      clientOrderId: stillApproved,
+      gatewayOrderId: `gw-${stillApproved.slice(0, 8)}`,
+      subjectOperation: 'sale',
+      attempt: 1,
+    });
+    // The check's ids are its own: they are in no saga's gateway requests.
+    expect(await service.owned(requests.map((r) => r.requestId as string))).toEqual(
+      new Set(requests.map((r) => r.requestId)),
+    );
+
+    const report = (status: 'approved' | 'declined') => ({
+      kind: 'accepted' as const,
+      report: { status, transactionType: 'sale', amount: { minor: 2500, currency: 'USD' } },
+    });
+    await service.record([
+      answer(requestOf(stillApproved), report('approved')),
+      answer(requestOf(declinedNow), report('declined')),
+    ]);
+    expect(await outbox('reconciliation.v1')).toHaveLength(1); // the mismatch; not complete yet
+    const last = answer(requestOf(declined), {
+      kind: 'accepted',
+      report: { status: 'declined', transactionType: 'sale' },
+    });
+    await service.record([last]);
+    await service.record([last]); // a redelivered answer changes nothing
+
+    const events = (await outbox('reconciliation.v1')).map((m) => m.payload);
+    expect(events).toEqual([
+      expect.objectContaining({
+        type: 'reconciliation-mismatch',
+        runId,
+        sagaId: declinedNow,
+        kind: 'reported-charged-but-not',
+        ours: { status: 'approved', operation: 'sale', amount: { minor: 2500, currency: 'USD' } },
+        gateway: {
+          status: 'declined',
+          transactionType: 'sale',
+          amount: { minor: 2500, currency: 'USD' },
+        },
+      }),
+      expect.objectContaining({
+        type: 'reconciliation-completed',
+        runId,
+        trigger: 'on-demand',
+        checked: 3,
+        matched: 2,
+        mismatched: 1,
+        byKind: { 'reported-charged-but-not': 1 },
+      }),
+    ]);
+    expect(await service.dispatch()).toBe(0);
+  });
+
+  it('not sent: asked again at retryAt, an answer to the older attempt ignored; out of attempts: unresolved', async () => {
+    await dataSource.query(`DELETE FROM sagas; DELETE FROM outbox`);
+    const id = await payment('approved');
+    const runId = randomUUID();
+    expect(
+      await service.start({ runId, trigger: 'on-demand', requestedBy: 'test', ...window }),
+    ).toBe(1);
+    expect(await service.dispatch()).toBe(1);
+    const [first] = (await outbox('gateway.requests.v1')).map((m) => m.payload);
+    if (first === undefined) throw new Error('no request');
+    const retryAt = new Date(clock.now().getTime() + 10_000);
+    await service.record([
+      answer(first, {
+        kind: 'not-sent',
+        reason: 'status budget spent',
+        retryAt: retryAt.toISOString(),
+      }),
+    ]);
+    expect(await service.dispatch()).toBe(0); // not before retryAt
+    clock.at = new Date(retryAt.getTime() + 1);
+    expect(await service.dispatch()).toBe(1);
+    // A late answer to attempt 1 is ignored: attempt 2 is out.
+    await service.record([
+      answer(first, { kind: 'accepted', report: { status: 'declined', transactionType: 'sale' } }),
+    ]);
+    expect(await outbox('reconciliation.v1')).toHaveLength(0);
+
+    // No answer at all: after each answer timeout it is asked again, then given up (3 attempts).
+    clock.at = new Date(clock.at.getTime() + 31_000);
+    expect(await service.dispatch()).toBe(1); // attempt 3
+    clock.at = new Date(clock.at.getTime() + 31_000);
+    expect(await service.dispatch()).toBe(1); // out of attempts: concluded unresolved
+    const events = (await outbox('reconciliation.v1')).map((m) => m.payload);
+    expect(events.map((e) => [e.type, e.kind ?? e.mismatched])).toEqual([
+      ['reconciliation-mismatch', 'unresolved'],
+      ['reconciliation-completed', 1],
+    ]);
+    expect(events[0]).toMatchObject({ sagaId: id });
+    expect(events[0]).not.toHaveProperty('gateway');
+  });
+
+  it('a window without settled sagas completes at once with zero checks', async () => {
+    const runId = randomUUID();
+    const empty = { from: new Date('2020-01-01T00:00:00Z'), to: new Date('2020-01-01T01:00:00Z') };
+    expect(
+      await service.start({ runId, trigger: 'on-demand', requestedBy: 'test', ...empty }),
+    ).toBe(0);
+    const [completed] = (await outbox('reconciliation.v1'))
+      .map((m) => m.payload)
+      .filter((e) => e.runId === runId);
+    expect(completed).toMatchObject({ type: 'reconciliation-completed', checked: 0, matched: 0 });
+  });
+});

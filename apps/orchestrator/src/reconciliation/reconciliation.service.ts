@@ -209,10 +209,14 @@ export class ReconciliationService {
       );
       if (lock?.locked !== true) return 0;
       const now = this.clock.now();
+      // Locked until this round commits: an answer being recorded meanwhile waits, then finds the
+      // check sent again (its attempt is stale) instead of the round overwriting its verdict; a
+      // check whose answer is being recorded right now is skipped.
       const due = await tx.query<CheckRow[]>(
         `SELECT run_id, saga_id, request_id, flow, endpoint_id, expectation, state, attempts
            FROM reconciliation_checks WHERE state <> 'done' AND next_at <= $1
-          ORDER BY next_at LIMIT ${DISPATCH_BATCH}`,
+          ORDER BY next_at LIMIT ${DISPATCH_BATCH}
+            FOR UPDATE SKIP LOCKED`,
         [now],
       );
       const perEndpoint = new Map<string, number>();

@@ -121,12 +121,15 @@ describe('outbox relay and timers with two orchestrators on one database', () =>
     await historyCount(9);
 
     // The relay was down: everything is still in the outbox, nothing on the topics.
+    // Counted for our payments only: the group starts at the end of the topics, but a suite that
+    // ran before may still have a command in flight to the shared commands topic (seen in CI
+    // after the chaos suite: one foreign sale, two more rows).
     const [{ backlog }] = await query<{ backlog: number }>(
-      `SELECT count(*)::int AS backlog FROM outbox WHERE published_at IS NULL`,
+      `SELECT count(*)::int AS backlog FROM outbox
+        WHERE published_at IS NULL AND aggregate_id = ANY($1::text[])`,
+      [payments],
     );
     expect(backlog).toBe(12); // 9 events + 3 gateway requests
-    // The new consumer group started at the end of the topics: no earlier test's commands.
-    expect(await query(`SELECT id FROM sagas`)).toHaveLength(3);
     for (const p of payments) expect(collector.events(p)).toHaveLength(0);
 
     // Two relays now: one holds the lock and publishes, the other stands by.

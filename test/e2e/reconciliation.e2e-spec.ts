@@ -164,15 +164,16 @@ describe('reconciliation', () => {
       },
     ]);
     const completed = await completionOf(runId);
-    // The window may hold other sagas than ours: the e2e stacks share the orchestrator's consumer
-    // group, so commands an earlier suite left unprocessed are taken by this stack. They match.
-    expect(completed).toMatchObject({
-      trigger: 'on-demand',
-      requestedBy: 'e2e',
-      mismatched: 2,
-      byKind: { 'reported-charged-but-not': 1, 'charged-but-reported-declined': 1 },
-    });
-    expect(completed.checked).toBe(completed.matched + 2);
+    // The window may hold other sagas than ours, and they may differ too: the e2e stacks share
+    // the consumer groups, so commands and requests an earlier suite left unprocessed are taken by
+    // this stack. Judged on ours: their verdicts in the database, their events, the counts adding up.
+    expect(completed).toMatchObject({ trigger: 'on-demand', requestedBy: 'e2e' });
+    expect(completed.byKind['reported-charged-but-not']).toBeGreaterThanOrEqual(1);
+    expect(completed.byKind['charged-but-reported-declined']).toBeGreaterThanOrEqual(1);
+    expect(completed.checked).toBe(completed.matched + completed.mismatched);
+    expect(Object.values(completed.byKind).reduce((sum, n) => sum + (n ?? 0), 0)).toBe(
+      completed.mismatched,
+    );
     expect(await verdicts(runId)).toMatchObject({
       [kept]: 'match',
       [nowDeclined]: 'reported-charged-but-not',
@@ -279,9 +280,10 @@ describe('reconciliation', () => {
       lines.filter((e): e is ReconciliationMismatch => e.type === 'reconciliation-mismatch'),
     );
     expect(Object.keys(found).sort()).toEqual([nowApproved, nowDeclined].sort());
-    const counts = /(\d+) checked, (\d+) matched, 2 mismatched/.exec(failure?.stderr ?? '');
+    const counts = /(\d+) checked, (\d+) matched, (\d+) mismatched/.exec(failure?.stderr ?? '');
     expect(counts).not.toBeNull();
-    expect(Number(counts?.[1]) - Number(counts?.[2])).toBe(2);
+    expect(Number(counts?.[1]) - Number(counts?.[2])).toBe(Number(counts?.[3]));
+    expect(Number(counts?.[3])).toBeGreaterThanOrEqual(2);
 
     // Bad input: a window that ends before it starts is refused with exit 2, nothing sent.
     const refused = await exec(

@@ -84,18 +84,7 @@ export class AdminActionService {
         .createQueryBuilder()
         .insert()
         .into(AdminAuditEntity)
-        .values({
-          id: auditId,
-          at: now,
-          actor: principal.name,
-          role: principal.role,
-          action,
-          sagaId,
-          flow: saga.flow,
-          reason,
-          commandId,
-          commandType: built.command.type,
-        })
+        .values({ ...auditFields(audited), id: auditId, at: now })
         .updateEntity(false)
         .execute();
       // One trace for the action: the command and its audit event are siblings in it.
@@ -122,4 +111,10 @@ export class AdminActionService {
       return { kind: 'accepted', auditId, commandId, commandType: built.command.type };
     });
   }
+}
+
+/** The audit row's columns are the audit event's fields (the row adds its id and time). */
+function auditFields(event: AdminActionAudited) {
+  const { type: _type, auditId: _id, occurredAt: _at, ...fields } = event;
+  return fields;
 }

@@ -6,7 +6,6 @@ import {
   type GatewayResult,
   GatewayStatusRequest,
   type MismatchKind,
-  newTraceparent,
   type ReconciliationCompleted,
   type ReconciliationMismatch,
   TOPICS,
@@ -29,7 +28,7 @@ import type { PaymentState } from '../flows/card-payment/domain/state';
 import { CARD_PAYMENT_OPERATIONS } from '../flows/card-payment/gateway-vocabulary';
 import type { PayoutState } from '../flows/payout/domain/model';
 import { PAYOUT_OPERATIONS } from '../flows/payout/gateway-vocabulary';
-import type { InputMeta, OutboxRow } from '../outbox/outbox-rows';
+import { gatewayRequestRow, type InputMeta, type OutboxRow } from '../outbox/outbox-rows';
 import { OutboxWriter } from '../outbox/outbox.writer';
 import { Database } from '../persistence/database';
 import { Clock, IdGenerator } from '../runtime/clock';
@@ -426,22 +425,8 @@ export class ReconciliationService {
       subjectOperation: e.operation,
       ...(e.gatewayOrderId === undefined ? {} : { gatewayOrderId: e.gatewayOrderId }),
     });
-    const id = this.ids.next();
-    return {
-      id,
-      topic: TOPICS.gatewayRequests,
-      key: check.saga_id,
-      headers: toKafkaHeaders({
-        id,
-        type: ceType.gatewayRequest('status'),
-        source: CE_SOURCES.reconciliation,
-        subject: check.saga_id,
-        time: now.toISOString(),
-        traceparent: newTraceparent(),
-      }),
-      payload: request,
-      aggregateId: check.run_id,
-    };
+    // The one way a gateway request becomes an outbox row (a new trace: a check has no input).
+    return gatewayRequestRow(request, this.ids.next(), now.toISOString(), {});
   }
 
   private eventRow(

@@ -18,6 +18,9 @@
  *
  *   npm run bench:payments   # BENCH_SALES=300 BENCH_RATE=50 BENCH_SECONDS=20 BENCH_FLOOR_MESSAGES=3000
  *
+ * BENCH_COUNT_STATEMENTS=1 preloads bench/support/count-statements.cjs into the orchestrator and
+ * prints the SQL statements it sent per sale over the closed loop (by statement text).
+ *
  * It is a script, not a test: it prints figures and never asserts on time.
  */
 import { randomUUID } from 'node:crypto';
@@ -36,6 +39,9 @@ const RATE = Number(process.env.BENCH_RATE ?? 50);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const FLOOR_MESSAGES = Number(process.env.BENCH_FLOOR_MESSAGES ?? 3_000);
 const SERVER_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+/** Appended to the benchmark's database names, so two checkouts can run it on one server. */
+const DB_SUFFIX = process.env.BENCH_DB_SUFFIX ?? '';
+const COUNT_STATEMENTS = process.env.BENCH_COUNT_STATEMENTS === '1';
 const CONCURRENCY = 3; // KAFKA_CONSUMER_CONCURRENCY default of the apps
 const PARTITIONS = 6; // KAFKA_TOPIC_PARTITIONS default of the apps
 
@@ -390,6 +396,44 @@ function summariseProfiles(dir: string, appOfPid: ReadonlyMap<string, string>): 
   return `${lines.join('\n')}\n`;
 }
 
+/** The orchestrator's statement counts so far (count-statements.cjs writes them on SIGUSR2). */
+async function statementCounts(pid: number, file: string): Promise<Map<string, number>> {
+  const seqOf = () => {
+    try {
+      return (JSON.parse(readFileSync(file, 'utf8')) as { seq: number }).seq;
+    } catch {
+      return 0;
+    }
+  };
+  const before = seqOf();
+  process.kill(pid, 'SIGUSR2');
+  const deadline = Date.now() + 10_000;
+  while (seqOf() <= before) {
+    if (Date.now() > deadline) throw new Error('no statement counts from the orchestrator');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const { counts } = JSON.parse(readFileSync(file, 'utf8')) as { counts: Record<string, number> };
+  return new Map(Object.entries(counts));
+}
+
+/** Statements per sale between two snapshots, by statement text, largest first. */
+function statementLines(
+  before: ReadonlyMap<string, number>,
+  after: ReadonlyMap<string, number>,
+  sales: number,
+): string {
+  const diff = [...after]
+    .map(([text, n]) => [text, n - (before.get(text) ?? 0)] as const)
+    .filter(([, n]) => n > 0)
+    .sort((a, b) => b[1] - a[1]);
+  const total = diff.reduce((sum, [, n]) => sum + n, 0);
+  const lines = [
+    `\norchestrator SQL statements over the closed loop: ${total} (${(total / sales).toFixed(2)} per sale)`,
+    ...diff.map(([text, n]) => `  ${(n / sales).toFixed(2).padStart(6)}  ${text}`),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   return Promise.race([
     promise,
@@ -414,15 +458,25 @@ async function main(): Promise<void> {
   const broker = await ensureBroker(process.env, 29192);
   let stack: PaymentStack | undefined;
   try {
-    const orchestratorDb = await freshDatabase(SERVER_URL, 'payments_bench');
-    const adapterDb = await freshDatabase(SERVER_URL, 'payments_bench_adapter');
-    const floorDb = await freshDatabase(SERVER_URL, 'payments_bench_floor');
+    const orchestratorDb = await freshDatabase(SERVER_URL, `payments_bench${DB_SUFFIX}`);
+    const adapterDb = await freshDatabase(SERVER_URL, `payments_bench_adapter${DB_SUFFIX}`);
+    const floorDb = await freshDatabase(SERVER_URL, `payments_bench_floor${DB_SUFFIX}`);
     const profileDir = path.join(workDir, 'profiles');
     // BENCH_CPU_PROFILE=1: every app writes a V8 CPU profile when it stops; summarised below.
     const profiling: Record<string, string> =
       process.env.BENCH_CPU_PROFILE === '1'
         ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` }
         : {};
+    const countFile = path.join(workDir, 'statement-counts.json');
+    const counting: Record<string, string> = COUNT_STATEMENTS
+      ? {
+          NODE_OPTIONS: [
+            profiling.NODE_OPTIONS ?? '',
+            `--require ${path.join(__dirname, 'support', 'count-statements.cjs')}`,
+          ].join(' '),
+          STATEMENT_COUNT_FILE: countFile,
+        }
+      : {};
     stack = await PaymentStack.start({
       kafkaBrokers: broker.brokers,
       orchestratorDatabaseUrl: orchestratorDb,
@@ -443,7 +497,7 @@ async function main(): Promise<void> {
           GATEWAY_RATE_BURST: '1000',
           GATEWAY_MAX_CONCURRENT: '32',
         },
-        orchestrator: profiling,
+        orchestrator: { ...profiling, ...counting },
         'callback-ingest': profiling,
       },
     });
@@ -456,7 +510,16 @@ async function main(): Promise<void> {
     await stack.controls.reset();
 
     process.stdout.write('measuring the pipeline (closed loop)...\n');
+    const orchestratorPid = stack.apps.orchestrator.child.pid;
+    const countsBefore =
+      COUNT_STATEMENTS && orchestratorPid !== undefined
+        ? await statementCounts(orchestratorPid, countFile)
+        : undefined;
     const closed = await measured(stack, () => pipeline(stack!));
+    const statements =
+      countsBefore !== undefined && orchestratorPid !== undefined
+        ? statementLines(countsBefore, await statementCounts(orchestratorPid, countFile), SALES)
+        : '';
     const ours = closed.result;
     let open: Awaited<ReturnType<typeof openLoop>> | undefined;
     let openUsage: AppUsage | undefined;
@@ -502,6 +565,7 @@ async function main(): Promise<void> {
       `ratio sales/s ÷ naive floor msgs/s: ${(ours.perSecond / naive.perSecond).toFixed(3)}; ÷ batched floor: ${(ours.perSecond / batched.perSecond).toFixed(4)}\n`,
     );
     process.stdout.write(usageLines('closed loop', closed.usage, ours.seconds));
+    process.stdout.write(statements);
     if (open !== undefined && openUsage !== undefined) {
       process.stdout.write(usageLines('open loop', openUsage, open.seconds));
     }

@@ -3,13 +3,8 @@ import { Injectable } from '@nestjs/common';
 import type { GatewayRequest } from '@payments/contracts';
 import type { EntityManager } from 'typeorm';
 import type { SagaEvent, SagaProjection } from '../runtime/flow';
-import {
-  CommandEntity,
-  GatewayRequestEntity,
-  InboxEntity,
-  SagaEntity,
-  SagaHistoryEntity,
-} from './entities';
+import { CommandEntity, GatewayRequestEntity, SagaEntity, SagaHistoryEntity } from './entities';
+import { assembledStatement, runStatement, statement, type StatementPart, withParts } from './sql';
 
 export interface SagaRow {
   readonly id: string;
@@ -23,6 +18,113 @@ export interface SagaRow {
 export interface HistoryRow {
   readonly eventId: string;
   readonly event: SagaEvent;
+}
+
+/** What a decision writes of its saga: the row created, the row moved on, or nothing. */
+export type SagaWrite =
+  | {
+      readonly op: 'insert';
+      readonly endpointId: string;
+      readonly next: { state: unknown; version: number; projection: SagaProjection };
+    }
+  | {
+      readonly op: 'update';
+      readonly expectedVersion: number;
+      readonly next: { state: unknown; version: number; projection: SagaProjection };
+    }
+  | { readonly op: 'none' };
+
+/** A command's record as kept for idempotency. */
+export interface RecordedCommand {
+  readonly fingerprint: string;
+  readonly sagaId: string;
+  readonly rejection: HistoryRow | null;
+}
+
+// ---- hot-path statements (fixed text, prepared once per connection) ---------------------------
+
+const SAGA_COLUMNS = 'id, flow, state, version, last_hint_at';
+const LOCK_SAGA = statement(
+  'lock_saga',
+  `SELECT ${SAGA_COLUMNS} FROM sagas WHERE id = $1::uuid FOR UPDATE`,
+);
+const LOCK_SAGAS = statement(
+  'lock_sagas',
+  `SELECT ${SAGA_COLUMNS} FROM sagas WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`,
+);
+const RECORD_COMMAND = statement(
+  'record_command',
+  `WITH inserted AS (
+  INSERT INTO commands (command_id, fingerprint, saga_id, recorded_at)
+  VALUES ($1::uuid, $2::text, $3::uuid, $4::timestamptz)
+  ON CONFLICT (command_id) DO NOTHING
+  RETURNING command_id)
+SELECT true AS inserted, NULL::text AS fingerprint, NULL::uuid AS saga_id, NULL::jsonb AS rejection
+  FROM inserted
+UNION ALL
+SELECT false, c.fingerprint, c.saga_id, c.rejection FROM commands c WHERE c.command_id = $1::uuid`,
+);
+const FIND_COMMAND = statement(
+  'find_command',
+  'SELECT fingerprint, saga_id, rejection FROM commands WHERE command_id = $1::uuid',
+);
+const RECORD_INBOX = statement(
+  'record_inbox',
+  `INSERT INTO inbox (consumer, message_id)
+SELECT * FROM unnest($1::text[], $2::text[])
+ON CONFLICT DO NOTHING
+RETURNING consumer, message_id`,
+);
+const FIND_GATEWAY_REQUEST = statement(
+  'find_gateway_request',
+  'SELECT body FROM gateway_requests WHERE request_id = $1::uuid',
+);
+/** Parameters $1–$13 of the decision statement; the parts' follow. */
+const DECISION_PARAMS = 13;
+const DECISION_CTES = `saga_inserted AS (
+  INSERT INTO sagas (id, flow, endpoint_id, kind, status, state, version, client_order_id,
+                     created_at, updated_at)
+  SELECT $1::uuid, $3::text, $4::text, $5::text, $6::text, $7::jsonb, $8::int, $9::text,
+         $11::timestamptz, $11::timestamptz
+   WHERE $2::text = 'insert'
+  ON CONFLICT DO NOTHING
+  RETURNING 1),
+saga_updated AS (
+  UPDATE sagas SET state = $7::jsonb, version = $8::int, status = $6::text, kind = $5::text,
+         endpoint_id = COALESCE($4::text, endpoint_id),
+         client_order_id = COALESCE($9::text, client_order_id), updated_at = $11::timestamptz
+   WHERE $2::text = 'update' AND id = $1::uuid AND version = $10::int
+  RETURNING 1),
+saga_written AS (
+  SELECT 1 FROM saga_inserted UNION ALL SELECT 1 FROM saga_updated
+  UNION ALL SELECT 1 WHERE $2::text = 'none'),
+history AS (
+  INSERT INTO saga_history (saga_id, version, event_id, event_type, event, command_id, occurred_at)
+  SELECT $1::uuid, h.version, h.event_id, h.event_type, h.event, h.command_id, h.occurred_at
+    FROM jsonb_to_recordset($12::jsonb) AS h(version int, event_id uuid, event_type text,
+         event jsonb, command_id uuid, occurred_at timestamptz)
+   WHERE EXISTS (SELECT 1 FROM saga_written)
+  RETURNING 1),
+requests AS (
+  INSERT INTO gateway_requests (request_id, saga_id, operation, body, created_at)
+  SELECT r.request_id, $1::uuid, r.operation, r.body, $11::timestamptz
+    FROM jsonb_to_recordset($13::jsonb) AS r(request_id uuid, operation text, body jsonb)
+   WHERE EXISTS (SELECT 1 FROM saga_written)
+  RETURNING 1)`;
+const DECISION_RESULT =
+  '(SELECT count(*) FROM saga_written)::int AS saga_written, (SELECT count(*) FROM history)::int AS history, (SELECT count(*) FROM requests)::int AS requests';
+const PURGE_PARAMS = 3;
+const PURGE_CTES = `requests_purged AS (
+  UPDATE gateway_requests SET body = body - $3::text[], sealed_card_purged_at = $2::timestamptz
+   WHERE saga_id = $1::uuid AND body ?| $3::text[]
+  RETURNING 1)`;
+
+interface SagaRecord {
+  id: string;
+  flow: string;
+  state: unknown;
+  version: number;
+  last_hint_at: Date | null;
 }
 
 export class ConcurrentUpdateError extends Error {
@@ -79,13 +181,7 @@ export class SagaRepository {
   }
 
   async lockSaga(tx: EntityManager, id: string): Promise<SagaRow | undefined> {
-    const row = await tx
-      .getRepository(SagaEntity)
-      .createQueryBuilder('s')
-      .select(['s.id', 's.flow', 's.state', 's.version', 's.lastHintAt'])
-      .where('s.id = :id', { id })
-      .setLock('pessimistic_write')
-      .getOne();
+    const [row] = await runStatement<SagaRecord>(tx, LOCK_SAGA, [id]);
     return row ? sagaRow(row) : undefined;
   }
 
@@ -95,15 +191,111 @@ export class SagaRepository {
    */
   async lockSagas(tx: EntityManager, ids: readonly string[]): Promise<SagaRow[]> {
     if (ids.length === 0) return [];
-    const rows = await tx
-      .getRepository(SagaEntity)
-      .createQueryBuilder('s')
-      .select(['s.id', 's.flow', 's.state', 's.version', 's.lastHintAt'])
-      .where('s.id IN (:...ids)', { ids: [...ids] })
-      .orderBy('s.id')
-      .setLock('pessimistic_write')
-      .getMany();
+    const rows = await runStatement<SagaRecord>(tx, LOCK_SAGAS, [ids]);
     return rows.map(sagaRow);
+  }
+
+  /**
+   * Writes one decision in one statement: the saga row (created, or moved on from
+   * `expectedVersion`), its history, its gateway requests, and the parts of other writers (the
+   * decision's timers, its outbox rows), which are written only when the saga's write was.
+   * Throws ConcurrentUpdateError (nothing written) when the row was created meanwhile or is no
+   * longer at `expectedVersion`.
+   */
+  async writeDecision(
+    tx: EntityManager,
+    decision: {
+      sagaId: string;
+      flow: string;
+      saga: SagaWrite;
+      history: readonly HistoryRow[];
+      gatewayRequests: readonly GatewayRequest[];
+    },
+    parts: readonly StatementPart[],
+    now: Date,
+  ): Promise<void> {
+    const { saga } = decision;
+    const next = saga.op === 'none' ? undefined : saga.next;
+    const projection = next?.projection;
+    const endpointId =
+      saga.op === 'insert' ? (projection?.endpointId ?? saga.endpointId) : projection?.endpointId;
+    const values: unknown[] = [
+      decision.sagaId,
+      saga.op,
+      decision.flow,
+      endpointId ?? null,
+      projection?.kind ?? null,
+      projection?.status ?? null,
+      next === undefined ? null : JSON.stringify(next.state),
+      next?.version ?? null,
+      projection?.clientOrderId ?? null,
+      saga.op === 'update' ? saga.expectedVersion : null,
+      now,
+      JSON.stringify(
+        decision.history.map(({ eventId, event }) => ({
+          version: event.version,
+          event_id: eventId,
+          event_type: event.type,
+          event,
+          command_id: event.commandId,
+          occurred_at: new Date(event.occurredAt).toISOString(),
+        })),
+      ),
+      JSON.stringify(
+        decision.gatewayRequests.map((request) => ({
+          request_id: request.requestId,
+          operation: request.operation,
+          body: request,
+        })),
+      ),
+    ];
+    const extra = withParts(DECISION_PARAMS, parts, 'EXISTS (SELECT 1 FROM saga_written)');
+    const text = `WITH ${[DECISION_CTES, extra.ctes].filter((c) => c !== '').join(',\n')}
+SELECT ${[DECISION_RESULT, ...extra.results].join(', ')}`;
+    const [result] = await runStatement<{ saga_written: number }>(
+      tx,
+      assembledStatement('decision', text),
+      [...values, ...extra.values],
+    );
+    if (result?.saga_written !== 1) {
+      throw new ConcurrentUpdateError(
+        decision.sagaId,
+        saga.op === 'update' ? saga.expectedVersion : 0,
+      );
+    }
+  }
+
+  /**
+   * A command recorded once (idempotency) in one statement: undefined when this call recorded it,
+   * else the record kept before (its fingerprint decides duplicate or conflict).
+   */
+  async recordCommandOnce(
+    tx: EntityManager,
+    commandId: string,
+    fingerprint: string,
+    sagaId: string,
+    now: Date,
+  ): Promise<RecordedCommand | undefined> {
+    const rows = await runStatement<{
+      inserted: boolean;
+      fingerprint: string | null;
+      saga_id: string | null;
+      rejection: HistoryRow | null;
+    }>(tx, RECORD_COMMAND, [commandId, fingerprint, sagaId, now]);
+    const [row] = rows;
+    if (row?.inserted) return undefined;
+    if (row !== undefined) {
+      return {
+        fingerprint: row.fingerprint ?? '',
+        sagaId: row.saga_id ?? '',
+        rejection: row.rejection,
+      };
+    }
+    // Recorded by a transaction that committed while this statement waited for it (its snapshot
+    // is older than that commit): read it again.
+    const recorded = await this.findCommand(tx, commandId);
+    if (recorded === undefined) throw new Error(`command ${commandId} neither recorded nor found`);
+    return recorded;
   }
 
   /** Saves the new state; throws ConcurrentUpdateError if someone else moved the version on. */
@@ -181,17 +373,14 @@ export class SagaRepository {
     return rows.map((r) => ({ sagaId: r.sagaId, eventId: r.eventId, event: r.event }));
   }
 
-  async findCommand(
-    tx: EntityManager,
-    commandId: string,
-  ): Promise<{ fingerprint: string; sagaId: string; rejection: HistoryRow | null } | undefined> {
-    const row = await tx.findOneBy(CommandEntity, { commandId });
+  async findCommand(tx: EntityManager, commandId: string): Promise<RecordedCommand | undefined> {
+    const [row] = await runStatement<{
+      fingerprint: string;
+      saga_id: string;
+      rejection: HistoryRow | null;
+    }>(tx, FIND_COMMAND, [commandId]);
     if (!row) return undefined;
-    return {
-      fingerprint: row.fingerprint,
-      sagaId: row.sagaId,
-      rejection: row.rejection as HistoryRow | null,
-    };
+    return { fingerprint: row.fingerprint, sagaId: row.saga_id, rejection: row.rejection };
   }
 
   async recordCommand(
@@ -232,45 +421,73 @@ export class SagaRepository {
     tx: EntityManager,
     requestId: string,
   ): Promise<GatewayRequest | undefined> {
-    const row = await tx.findOneBy(GatewayRequestEntity, { requestId });
+    const [row] = await runStatement<{ body: GatewayRequest }>(tx, FIND_GATEWAY_REQUEST, [
+      requestId,
+    ]);
     return row?.body;
   }
 
-  /** Once nothing will be resent: drop the sealed cards (SEALED_CARD_FIELDS) from the saga's stored requests. */
-  async purgeSealedCards(tx: EntityManager, sagaId: string, now: Date): Promise<void> {
-    // Raw SQL: jsonb `-` (remove keys) and `?|` (has any key) have no TypeORM equivalent.
-    await tx.query(
-      `UPDATE gateway_requests SET body = body - $3::text[], sealed_card_purged_at = $2
-        WHERE saga_id = $1 AND body ?| $3::text[]`,
-      [sagaId, now, SEALED_CARD_FIELDS],
-    );
+  /**
+   * Once nothing will be resent: drop the sealed cards (SEALED_CARD_FIELDS) from the saga's stored
+   * requests, and whatever `parts` add (the outbox's published rows), in one statement.
+   */
+  async purgeSealedCards(
+    tx: EntityManager,
+    sagaId: string,
+    now: Date,
+    parts: readonly StatementPart[] = [],
+  ): Promise<void> {
+    // jsonb `-` (remove keys) and `?|` (has any key).
+    const extra = withParts(PURGE_PARAMS, parts);
+    const text = `WITH ${[PURGE_CTES, extra.ctes].filter((c) => c !== '').join(',\n')}
+SELECT ${['(SELECT count(*) FROM requests_purged)::int AS requests_purged', ...extra.results].join(', ')}`;
+    await runStatement(tx, assembledStatement('purge', text), [
+      sagaId,
+      now,
+      SEALED_CARD_FIELDS,
+      ...extra.values,
+    ]);
   }
 
   /** Records a processed message; false when it was processed before (inbox). */
   async recordInbox(tx: EntityManager, consumer: string, messageId: string): Promise<boolean> {
-    const inserted = await tx
-      .createQueryBuilder()
-      .insert()
-      .into(InboxEntity)
-      .values({ consumer, messageId })
-      .orIgnore()
-      .returning(['messageId'])
-      .updateEntity(false)
-      .execute();
+    const fresh = await this.recordInboxAll(tx, [{ consumer, messageId }]);
+    return fresh.size === 1;
+  }
+
+  /**
+   * Records several processed messages in one statement; returns the keys (`inboxKey`) of those
+   * not processed before. Each key once: a message given twice counts as one.
+   */
+  async recordInboxAll(
+    tx: EntityManager,
+    messages: ReadonlyArray<{ consumer: string; messageId: string }>,
+  ): Promise<Set<string>> {
+    const unique = new Map(messages.map((m) => [inboxKey(m.consumer, m.messageId), m]));
+    if (unique.size === 0) return new Set();
+    const consumers = [...unique.values()].map((m) => m.consumer);
+    const ids = [...unique.values()].map((m) => m.messageId);
     // ON CONFLICT DO NOTHING returns no row for a message seen before.
-    return (inserted.raw as unknown[]).length === 1;
+    const rows = await runStatement<{ consumer: string; message_id: string }>(tx, RECORD_INBOX, [
+      consumers,
+      ids,
+    ]);
+    return new Set(rows.map((r) => inboxKey(r.consumer, r.message_id)));
   }
 }
 
+/** An inbox row's key as `recordInboxAll` returns it. */
+export function inboxKey(consumer: string, messageId: string): string {
+  return `${consumer}\u0000${messageId}`;
+}
+
 /** A locked saga as the runtime sees it: the snapshot's version is the row's (a new row starts at 0). */
-function sagaRow(
-  row: Pick<SagaEntity, 'id' | 'flow' | 'state' | 'version' | 'lastHintAt'>,
-): SagaRow {
+function sagaRow(row: SagaRecord): SagaRow {
   return {
     id: row.id,
     flow: row.flow,
     state: { ...(row.state as object), version: row.version },
     version: row.version,
-    lastHintAt: row.lastHintAt,
+    lastHintAt: row.last_hint_at,
   };
 }

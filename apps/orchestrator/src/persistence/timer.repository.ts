@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { TimerEntity } from './entities';
+import type { StatementPart } from './sql';
 
 /** A timer's key: one timer per (flow, saga, kind). */
 export interface TimerKey {
@@ -15,9 +16,53 @@ export interface TimerRow extends TimerKey {
   readonly attempts: number;
 }
 
+/** A timer set or cancelled by a decision, in the order the decision gave. */
+export type TimerChange =
+  | { readonly op: 'set'; readonly kind: string; readonly at: Date; readonly payload: object }
+  | { readonly op: 'cancel'; readonly kind: string };
+
 /** `timers`: one row per (flow, saga, kind), in the caller's transaction. */
 @Injectable()
 export class TimerRepository {
+  /**
+   * A decision's timer changes for one saga as part of a statement: the last change per kind wins
+   * (as when applied one by one), so the set kinds and the cancelled kinds are distinct and one
+   * upsert and one delete carry them all.
+   */
+  changesPart(flow: string, sagaId: string, changes: readonly TimerChange[]): StatementPart {
+    const last = new Map<string, TimerChange>();
+    for (const change of changes) {
+      last.delete(change.kind);
+      last.set(change.kind, change);
+    }
+    const sets: Array<{ kind: string; due_at: string; payload: object }> = [];
+    const cancels: string[] = [];
+    for (const change of last.values()) {
+      if (change.op === 'set') {
+        sets.push({ kind: change.kind, due_at: change.at.toISOString(), payload: change.payload });
+      } else {
+        cancels.push(change.kind);
+      }
+    }
+    return {
+      ctes: (n, guard) => `timers_set AS (
+  INSERT INTO timers (flow, saga_id, kind, due_at, payload, attempts)
+  SELECT $${n}::text, $${n + 1}::uuid, t.kind, t.due_at, t.payload, 0
+    FROM jsonb_to_recordset($${n + 2}::jsonb) AS t(kind text, due_at timestamptz, payload jsonb)
+   WHERE ${guard}
+  ON CONFLICT (flow, saga_id, kind)
+  DO UPDATE SET due_at = EXCLUDED.due_at, payload = EXCLUDED.payload, attempts = 0
+  RETURNING 1),
+timers_cancelled AS (
+  DELETE FROM timers WHERE flow = $${n}::text AND saga_id = $${n + 1}::uuid
+     AND cardinality($${n + 3}::text[]) > 0 AND kind = ANY($${n + 3}::text[]) AND ${guard}
+  RETURNING 1)`,
+      values: [flow, sagaId, JSON.stringify(sets), cancels],
+      result:
+        '(SELECT count(*) FROM timers_set)::int AS timers_set, (SELECT count(*) FROM timers_cancelled)::int AS timers_cancelled',
+    };
+  }
+
   /** Schedules the timer, replacing one of the same kind (due time, payload, attempts reset). */
   async upsertTimer(tx: EntityManager, key: TimerKey, dueAt: Date, payload: object): Promise<void> {
     await tx

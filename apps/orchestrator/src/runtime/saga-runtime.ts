@@ -7,11 +7,12 @@ import { eventRow as eventRowFor, gatewayRequestRow, type InputMeta } from '../o
 import { OutboxWriter } from '../outbox/outbox.writer';
 import { Database } from '../persistence/database';
 import {
-  ConcurrentUpdateError,
   type HistoryRow,
+  inboxKey,
   SagaRepository,
   type SagaRow,
 } from '../persistence/saga.repository';
+import type { SagaWrite } from '../persistence/saga.repository';
 import { TimerRepository, type TimerRow } from '../persistence/timer.repository';
 import { Clock, IdGenerator } from './clock';
 import type {
@@ -52,6 +53,27 @@ export type RuntimeInput =
   | { kind: 'callback'; message: CallbackMessage; meta: InputMeta };
 
 type AnyFlow = Flow<unknown, SagaEvent>;
+
+/** A gateway result's inbox id: a request's attempt is answered once. */
+function resultMessageId(result: GatewayResult): string {
+  return `${result.requestId}:${result.attempt}`;
+}
+
+/** The inbox row an input writes (gateway results and callbacks; commands have their own record). */
+function inboxOf(input: RuntimeInput): { consumer: string; messageId: string } | undefined {
+  switch (input.kind) {
+    case 'command':
+      return undefined;
+    case 'gateway-result':
+      return { consumer: INBOX.gatewayResults, messageId: resultMessageId(input.result) };
+    case 'callback':
+      return { consumer: INBOX.callbacks, messageId: input.message.notificationId };
+    default: {
+      const never: never = input;
+      throw new Error(`unhandled input ${JSON.stringify(never)}`);
+    }
+  }
+}
 
 /**
  * The saga runtime (DESIGN.md "Sagas"): routes every input — command, gateway result, callback,
@@ -116,8 +138,12 @@ export class SagaRuntime {
     for (const input of inputs) if (input.kind === 'command') this.addressable(input.raw);
     await this.committedUnitOfWork(async (work) => {
       // Several inputs (a consumed batch): their sagas locked up front, in one statement and in id
-      // order, so two batches sharing sagas queue instead of deadlocking.
-      if (inputs.length > 1) await work.lockAll(this.sagaIdsOf(inputs));
+      // order, so two batches sharing sagas queue instead of deadlocking; their inbox rows
+      // recorded in one statement too.
+      if (inputs.length > 1) {
+        await work.lockAll(this.sagaIdsOf(inputs));
+        await work.recordInboxAll(inputs);
+      }
       for (const input of inputs) await work.run(input);
     });
   }
@@ -236,6 +262,11 @@ interface UnitOfWorkDeps {
 /** One transaction: the sagas it locked (with their state as it moves) and the writes so far. */
 class UnitOfWork {
   private readonly locked = new Map<string, SagaRow>();
+  /** Sagas `lockAll` found without a row: `lock` need not ask again (a row created meanwhile by
+   * another transaction makes this one's INSERT fail with ConcurrentUpdateError). */
+  private readonly absent = new Set<string>();
+  /** Inbox rows `recordInboxAll` wrote (key → not yet taken by its input). */
+  private readonly inboxFresh = new Map<string, boolean>();
   /** The events written so far (new ones only: a re-emitted duplicate is not an outcome). */
   readonly written: OutcomeEvent[] = [];
   /** Sagas decided on in this unit of work that have no row (yet): id → endpoint id. */
@@ -270,12 +301,40 @@ class UnitOfWork {
     for (const row of await this.deps.sagas.lockSagas(this.tx, missing)) {
       this.locked.set(row.id, row);
     }
+    for (const id of missing) if (!this.locked.has(id)) this.absent.add(id);
+  }
+
+  /**
+   * Records the inbox rows of the gateway results and callbacks among `inputs` in one statement;
+   * each input then takes its verdict (`inbox`) instead of writing its own row. A message given
+   * twice is new only for the first input that carries it.
+   */
+  async recordInboxAll(inputs: readonly RuntimeInput[]): Promise<void> {
+    const messages = inputs.flatMap((input) => {
+      const key = inboxOf(input);
+      return key === undefined ? [] : [key];
+    });
+    const fresh = await this.deps.sagas.recordInboxAll(this.tx, messages);
+    for (const m of messages) {
+      const key = inboxKey(m.consumer, m.messageId);
+      if (!this.inboxFresh.has(key)) this.inboxFresh.set(key, fresh.has(key));
+    }
+  }
+
+  /** Whether the message is new to its consumer: recorded now, or taken from `recordInboxAll`. */
+  private async inbox(consumer: string, messageId: string): Promise<boolean> {
+    const key = inboxKey(consumer, messageId);
+    const recorded = this.inboxFresh.get(key);
+    if (recorded === undefined) return this.deps.sagas.recordInbox(this.tx, consumer, messageId);
+    this.inboxFresh.set(key, false);
+    return recorded;
   }
 
   /** Locks the saga once per transaction; later inputs see the state the earlier ones left. */
   async lock(sagaId: string): Promise<SagaRow | undefined> {
     const cached = this.locked.get(sagaId);
     if (cached) return cached;
+    if (this.absent.has(sagaId)) return undefined;
     const row = await this.deps.sagas.lockSaga(this.tx, sagaId);
     if (row) this.locked.set(sagaId, row);
     return row;
@@ -320,7 +379,14 @@ class UnitOfWork {
     const row = (await this.lock(sagaId)) ?? this.unsaved(sagaId, flow.name, ids.endpointId, flow);
     const reject = (reason: RejectionCode, message: string, own: boolean) =>
       this.reject(row, meta, { commandId, commandType: ids.type, reason, message }, own);
-    const recorded = await this.deps.sagas.findCommand(this.tx, commandId);
+    // Recorded now when new (one statement: the record, or the one kept before).
+    const recorded = await this.deps.sagas.recordCommandOnce(
+      this.tx,
+      commandId,
+      parsed.fingerprint,
+      sagaId,
+      this.now,
+    );
     const verdict = idempotencyVerdict(recorded?.fingerprint, parsed.fingerprint);
     switch (verdict) {
       case 'duplicate':
@@ -338,7 +404,6 @@ class UnitOfWork {
         throw new Error(`unhandled verdict ${String(never)}`);
       }
     }
-    await this.deps.sagas.recordCommand(this.tx, commandId, parsed.fingerprint, sagaId, this.now);
     if (!parsed.ok) return reject(parsed.reason, parsed.message, true);
     if (row.flow !== flow.name) {
       return reject(
@@ -357,8 +422,7 @@ class UnitOfWork {
   }
 
   private async gatewayResult(result: GatewayResult, meta: InputMeta): Promise<void> {
-    const key = `${result.requestId}:${result.attempt}`;
-    if (!(await this.deps.sagas.recordInbox(this.tx, INBOX.gatewayResults, key))) return;
+    if (!(await this.inbox(INBOX.gatewayResults, resultMessageId(result)))) return;
     const row = await this.lock(result.paymentId);
     if (!row) {
       this.deps.logger.warn(`gateway result for unknown saga ${result.paymentId} ignored`);
@@ -368,8 +432,7 @@ class UnitOfWork {
   }
 
   private async callback(message: CallbackMessage, meta: InputMeta): Promise<void> {
-    if (!(await this.deps.sagas.recordInbox(this.tx, INBOX.callbacks, message.notificationId)))
-      return;
+    if (!(await this.inbox(INBOX.callbacks, message.notificationId))) return;
     const row = await this.lock(message.paymentId);
     if (!row) {
       this.deps.logger.warn(`${message.kind} for unknown saga ${message.paymentId} ignored`);
@@ -454,17 +517,21 @@ class UnitOfWork {
       if (plan.next === undefined || plan.next.projection.status === 'initial') {
         return this.publishWithoutSaga(row, plan, meta, ownCommandId);
       }
-      // The decision starts the saga: its row is created with the new state.
-      const created = await this.deps.sagas.insertSaga(
-        this.tx,
-        { id: row.id, flow: flow.name, endpointId, ...plan.next },
-        this.now,
-      );
-      // Created by another transaction meanwhile: roll back; the redelivery decides on its row.
-      if (!created) throw new ConcurrentUpdateError(row.id, 0);
+      // The decision starts the saga: its row is created with the new state (written by `write`;
+      // created by another transaction meanwhile: ConcurrentUpdateError, the transaction rolls
+      // back and the redelivery decides on its row).
       this.notSaved.delete(row.id);
+      return this.write(row, flow, plan, meta, { op: 'insert', endpointId, next: plan.next });
     }
-    await this.write(row, flow, plan, meta, endpointId !== undefined);
+    await this.write(
+      row,
+      flow,
+      plan,
+      meta,
+      plan.next === undefined
+        ? { op: 'none' }
+        : { op: 'update', expectedVersion: plan.expectedVersion, next: plan.next },
+    );
   }
 
   /**
@@ -493,46 +560,68 @@ class UnitOfWork {
     }
   }
 
+  /**
+   * Carries out a plan: the saga's row, history, gateway requests, timers and outbox rows in one
+   * statement (resends read their original request first), then the purge of sealed cards once
+   * settled, then child sagas.
+   */
   private async write(
     row: SagaRow,
     flow: AnyFlow,
     plan: WritePlan,
     meta: InputMeta,
-    created: boolean,
+    saga: SagaWrite,
   ): Promise<void> {
     const { sagas, timers, outbox } = this.deps;
-    if (plan.next) {
-      await sagas.appendHistory(this.tx, row.id, plan.history);
-      this.written.push(...plan.history.map((h) => ({ flow: plan.flow, event: h.event })));
-      if (!created)
-        await sagas.saveSaga(this.tx, row.id, plan.next, plan.expectedVersion, this.now);
-      this.locked.set(row.id, { ...row, state: plan.next.state, version: plan.next.version });
-    }
-    for (const request of plan.gatewayRequests) {
-      await sagas.saveGatewayRequest(this.tx, row.id, request, this.now);
-    }
-    for (const timer of plan.timers) {
-      const key = { flow: plan.flow, sagaId: row.id, kind: timer.kind };
-      if (timer.op === 'set') await timers.upsertTimer(this.tx, key, timer.at, timer.payload);
-      else await timers.deleteTimer(this.tx, key);
-    }
     const rows = [...plan.outbox];
     for (const resend of plan.resends) {
-      rows.push(...(await this.resendRows(this.current(row), flow, resend, meta)));
+      rows.push(...(await this.resendRows(this.current(row), flow, resend, meta, plan)));
     }
-    await outbox.enqueue(this.tx, rows);
+    const nothing =
+      saga.op === 'none' &&
+      plan.gatewayRequests.length === 0 &&
+      plan.timers.length === 0 &&
+      rows.length === 0;
+    if (!nothing) {
+      await sagas.writeDecision(
+        this.tx,
+        {
+          sagaId: row.id,
+          flow: plan.flow,
+          saga,
+          history: plan.next ? plan.history : [],
+          gatewayRequests: plan.gatewayRequests,
+        },
+        [timers.changesPart(plan.flow, row.id, plan.timers), outbox.rowsPart(rows)],
+        this.now,
+      );
+    }
+    if (plan.next) {
+      this.written.push(...plan.history.map((h) => ({ flow: plan.flow, event: h.event })));
+      this.locked.set(row.id, { ...row, state: plan.next.state, version: plan.next.version });
+    }
     if (plan.purgeSealedCards) {
-      await sagas.purgeSealedCards(this.tx, row.id, this.now);
-      await outbox.purgeSealedCards(this.tx, row.id);
+      await sagas.purgeSealedCards(this.tx, row.id, this.now, [outbox.purgePart(row.id)]);
     }
     // A child saga starts in the same transaction, through the same command path.
     for (const child of plan.children) await this.command(child, meta, 'saga');
   }
 
-  /** A resend came due: the ORIGINAL request (sealed card included), attempt bumped. */
-  private async resendRows(row: SagaRow, flow: AnyFlow, payload: ResendPayload, meta: InputMeta) {
+  /**
+   * A resend came due: the ORIGINAL request (sealed card included), attempt bumped. `plan`: the
+   * decision being written, whose own requests are not stored yet.
+   */
+  private async resendRows(
+    row: SagaRow,
+    flow: AnyFlow,
+    payload: ResendPayload,
+    meta: InputMeta,
+    plan?: WritePlan,
+  ) {
     if (!flow.resendWanted(row.state, payload.requestId)) return [];
-    const original = await this.deps.sagas.findGatewayRequest(this.tx, payload.requestId);
+    const original =
+      plan?.gatewayRequests.find((r) => r.requestId === payload.requestId) ??
+      (await this.deps.sagas.findGatewayRequest(this.tx, payload.requestId));
     if (!original) {
       this.deps.logger.error(`resend of unknown gateway request ${payload.requestId} skipped`);
       return [];

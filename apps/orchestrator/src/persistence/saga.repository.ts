@@ -113,11 +113,6 @@ requests AS (
   RETURNING 1)`;
 const DECISION_RESULT =
   '(SELECT count(*) FROM saga_written)::int AS saga_written, (SELECT count(*) FROM history)::int AS history, (SELECT count(*) FROM requests)::int AS requests';
-const PURGE_PARAMS = 3;
-const PURGE_CTES = `requests_purged AS (
-  UPDATE gateway_requests SET body = body - $3::text[], sealed_card_purged_at = $2::timestamptz
-   WHERE saga_id = $1::uuid AND body ?| $3::text[]
-  RETURNING 1)`;
 
 interface SagaRecord {
   id: string;
@@ -437,16 +432,29 @@ SELECT ${[DECISION_RESULT, ...extra.results].join(', ')}`;
     now: Date,
     parts: readonly StatementPart[] = [],
   ): Promise<void> {
-    // jsonb `-` (remove keys) and `?|` (has any key).
-    const extra = withParts(PURGE_PARAMS, parts);
-    const text = `WITH ${[PURGE_CTES, extra.ctes].filter((c) => c !== '').join(',\n')}
-SELECT ${['(SELECT count(*) FROM requests_purged)::int AS requests_purged', ...extra.results].join(', ')}`;
-    await runStatement(tx, assembledStatement('purge', text), [
-      sagaId,
-      now,
-      SEALED_CARD_FIELDS,
-      ...extra.values,
-    ]);
+    const { ctes, values, results } = withParts(0, [this.purgePart(sagaId, now), ...parts]);
+    await runStatement(
+      tx,
+      assembledStatement('purge', `WITH ${ctes}\nSELECT ${results.join(', ')}`),
+      values,
+    );
+  }
+
+  /**
+   * `purgeSealedCards` of the saga's stored requests as part of a statement. It sees the requests
+   * earlier statements stored, not those of its own statement.
+   */
+  purgePart(sagaId: string, now: Date): StatementPart {
+    return {
+      // jsonb `-` (remove keys) and `?|` (has any key).
+      ctes: (n, guard) => `requests_purged AS (
+  UPDATE gateway_requests
+     SET body = body - $${n + 2}::text[], sealed_card_purged_at = $${n + 1}::timestamptz
+   WHERE saga_id = $${n}::uuid AND body ?| $${n + 2}::text[] AND ${guard}
+  RETURNING 1)`,
+      values: [sagaId, now, SEALED_CARD_FIELDS],
+      result: '(SELECT count(*) FROM requests_purged)::int AS requests_purged',
+    };
   }
 
   /** Records a processed message; false when it was processed before (inbox). */

@@ -561,9 +561,9 @@ class UnitOfWork {
   }
 
   /**
-   * Carries out a plan: the saga's row, history, gateway requests, timers and outbox rows in one
-   * statement (resends read their original request first), then the purge of sealed cards once
-   * settled, then child sagas.
+   * Carries out a plan: the saga's row, history, gateway requests, timers, outbox rows and, once
+   * settled, the purge of sealed cards in one statement (resends read their original request
+   * first), then child sagas.
    */
   private async write(
     row: SagaRow,
@@ -577,11 +577,15 @@ class UnitOfWork {
     for (const resend of plan.resends) {
       rows.push(...(await this.resendRows(this.current(row), flow, resend, meta, plan)));
     }
+    // Settled: the purge of sealed cards joins the statement unless the decision stores requests
+    // of its own (a statement's UPDATE does not see the rows its INSERT adds).
+    const purgeWithin = plan.purgeSealedCards && plan.gatewayRequests.length === 0;
     const nothing =
       saga.op === 'none' &&
       plan.gatewayRequests.length === 0 &&
       plan.timers.length === 0 &&
-      rows.length === 0;
+      rows.length === 0 &&
+      !purgeWithin;
     if (!nothing) {
       await sagas.writeDecision(
         this.tx,
@@ -592,7 +596,11 @@ class UnitOfWork {
           history: plan.next ? plan.history : [],
           gatewayRequests: plan.gatewayRequests,
         },
-        [timers.changesPart(plan.flow, row.id, plan.timers), outbox.rowsPart(rows)],
+        [
+          timers.changesPart(plan.flow, row.id, plan.timers),
+          outbox.rowsPart(rows),
+          ...(purgeWithin ? [sagas.purgePart(row.id, this.now), outbox.purgePart(row.id)] : []),
+        ],
         this.now,
       );
     }
@@ -600,7 +608,7 @@ class UnitOfWork {
       this.written.push(...plan.history.map((h) => ({ flow: plan.flow, event: h.event })));
       this.locked.set(row.id, { ...row, state: plan.next.state, version: plan.next.version });
     }
-    if (plan.purgeSealedCards) {
+    if (plan.purgeSealedCards && !purgeWithin) {
       await sagas.purgeSealedCards(this.tx, row.id, this.now, [outbox.purgePart(row.id)]);
     }
     // A child saga starts in the same transaction, through the same command path.

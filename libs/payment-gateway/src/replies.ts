@@ -34,7 +34,6 @@ export type RawReply = Readonly<Record<string, string>>;
 
 // ---- body decoding --------------------------------------------------------------------------
 
-const jsonObject = z.record(z.string(), z.unknown());
 const FORM_KEY = /^[A-Za-z0-9_.\-[\]]+$/;
 
 /**
@@ -52,10 +51,10 @@ export function decodeReplyBody(text: string): RawReply | undefined {
     } catch {
       return undefined;
     }
-    const obj = jsonObject.safeParse(parsed);
-    if (!obj.success) return undefined;
+    // A JSON object (what JSON.parse makes is a plain object; arrays and scalars are refused).
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
     const out: Record<string, string> = {};
-    for (const [k, v] of Object.entries(obj.data)) {
+    for (const [k, v] of Object.entries(parsed)) {
       if (v === null || v === undefined) continue;
       out[k] =
         typeof v === 'string'

@@ -53,6 +53,28 @@ function discard(body: Dispatcher.ResponseData['body']): void {
   body.destroy();
 }
 
+/** The body's chunks, or 'too-large' (the body dropped) once they pass `max` bytes. */
+function collect(
+  body: Dispatcher.ResponseData['body'],
+  max: number,
+): Promise<Buffer[] | 'too-large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    body.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > max) {
+        discard(body);
+        resolve('too-large');
+        return;
+      }
+      chunks.push(chunk);
+    });
+    body.once('end', () => resolve(chunks));
+    body.once('error', reject);
+  });
+}
+
 /** One keep-alive undici Pool per origin; never throws — errors come back as data. */
 export class GatewayTransport {
   private readonly pools = new Map<string, Pool>();
@@ -103,21 +125,14 @@ export class GatewayTransport {
       discard(res.body);
       return { kind: 'too-large', status: res.statusCode };
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
+    // Collected from 'data' events (an async iterator over the body costs a promise per chunk).
+    let chunks: Buffer[] | 'too-large';
     try {
-      for await (const chunk of res.body) {
-        const buf = chunk as Buffer;
-        size += buf.length;
-        if (size > max) {
-          discard(res.body);
-          return { kind: 'too-large', status: res.statusCode };
-        }
-        chunks.push(buf);
-      }
+      chunks = await collect(res.body, max);
     } catch (error) {
       return { kind: 'error', error };
     }
+    if (chunks === 'too-large') return { kind: 'too-large', status: res.statusCode };
     return {
       kind: 'response',
       status: res.statusCode,

@@ -573,9 +573,13 @@ class UnitOfWork {
     saga: SagaWrite,
   ): Promise<void> {
     const { sagas, timers, outbox } = this.deps;
+    // Resends are judged on the state the decision leaves (`resendWanted`).
+    const after = plan.next
+      ? { ...row, state: plan.next.state, version: plan.next.version }
+      : this.current(row);
     const rows = [...plan.outbox];
     for (const resend of plan.resends) {
-      rows.push(...(await this.resendRows(this.current(row), flow, resend, meta, plan)));
+      rows.push(...(await this.resendRows(after, flow, resend, meta, plan)));
     }
     // Settled: the purge of sealed cards joins the statement unless the decision stores requests
     // of its own (a statement's UPDATE does not see the rows its INSERT adds).
@@ -606,7 +610,7 @@ class UnitOfWork {
     }
     if (plan.next) {
       this.written.push(...plan.history.map((h) => ({ flow: plan.flow, event: h.event })));
-      this.locked.set(row.id, { ...row, state: plan.next.state, version: plan.next.version });
+      this.locked.set(row.id, after);
     }
     if (plan.purgeSealedCards && !purgeWithin) {
       await sagas.purgeSealedCards(this.tx, row.id, this.now, [outbox.purgePart(row.id)]);

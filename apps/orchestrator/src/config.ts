@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   bool,
   commonVars,
+  tracingVars,
   databaseVars,
   envVar,
   jsonText,
@@ -70,6 +71,7 @@ export const orchestratorConfigShape = {
   version: versionVar,
   http: { port: envVar('HTTP_PORT', port(3001)) },
   log: commonVars,
+  tracing: tracingVars,
   kafka: {
     ...kafkaVars,
     consumerGroup: envVar('KAFKA_CONSUMER_GROUP', z.string().min(1).default('orchestrator'), {

@@ -77,6 +77,8 @@ export interface CallbackDelivery {
   /** The endpoint the order was made on (fault rules can match it). */
   readonly endpointId: string;
   readonly maxAttempts: number | undefined;
+  /** The trace of the request that started the operation (opaque W3C traceparent), if any. */
+  readonly traceparent?: string;
 }
 
 /**
@@ -158,6 +160,8 @@ interface Operation {
   pending: Result | undefined;
   result: Result | undefined;
   approvalCode: string | undefined;
+  /** The trace of the request that created it: its callback continues that trace. */
+  readonly traceparent: string | undefined;
 }
 
 interface ThreeDS {
@@ -311,6 +315,8 @@ export class SandboxEngine {
     private readonly ledger: Ledger,
     private readonly callbacks: CallbackSink,
     private readonly settings: EngineSettings = DEFAULT_SETTINGS,
+    /** The caller's trace as a W3C traceparent (the application's tracing), kept per operation. */
+    private readonly currentTrace: () => string | undefined = () => undefined,
   ) {}
 
   // ------------------------------------------------------------------ API operations
@@ -1316,6 +1322,7 @@ export class SandboxEngine {
       clientOrderId: order.clientOrderId,
       endpointId: String(order.endpoint.id),
       maxAttempts: merchant.callbackMaxAttempts,
+      ...(op.traceparent === undefined ? {} : { traceparent: op.traceparent }),
     });
   }
 
@@ -1594,6 +1601,7 @@ export class SandboxEngine {
       pending: undefined,
       result: undefined,
       approvalCode: undefined,
+      traceparent: this.currentTrace(),
     };
     order.ops.push(op);
     return op;

@@ -13,19 +13,27 @@ export interface TimerRow extends TimerKey {
   readonly dueAt: Date;
   readonly payload: unknown;
   readonly attempts: number;
+  /** The trace of the input that set the timer, if it had one. */
+  readonly traceparent?: string;
 }
 
 /** `timers`: one row per (flow, saga, kind), in the caller's transaction. */
 @Injectable()
 export class TimerRepository {
   /** Schedules the timer, replacing one of the same kind (due time, payload, attempts reset). */
-  async upsertTimer(tx: EntityManager, key: TimerKey, dueAt: Date, payload: object): Promise<void> {
+  async upsertTimer(
+    tx: EntityManager,
+    key: TimerKey,
+    dueAt: Date,
+    payload: object,
+    traceparent?: string,
+  ): Promise<void> {
     await tx
       .createQueryBuilder()
       .insert()
       .into(TimerEntity)
-      .values({ ...key, dueAt, payload, attempts: 0 })
-      .orUpdate(['due_at', 'payload', 'attempts'], ['flow', 'saga_id', 'kind'])
+      .values({ ...key, dueAt, payload, attempts: 0, traceparent: traceparent ?? null })
+      .orUpdate(['due_at', 'payload', 'attempts', 'traceparent'], ['flow', 'saga_id', 'kind'])
       .updateEntity(false)
       .execute();
   }
@@ -78,6 +86,7 @@ export class TimerRepository {
       dueAt: due.dueAt,
       payload: due.payload,
       attempts: due.attempts,
+      ...(due.traceparent === null ? {} : { traceparent: due.traceparent }),
     };
   }
 

@@ -2,7 +2,6 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   CE_SOURCES,
   ceType,
-  childTraceparent,
   type GatewayResult,
   GatewayStatusRequest,
   type MismatchKind,
@@ -12,6 +11,7 @@ import {
   toKafkaHeaders,
 } from '@payments/contracts';
 import { derivedUuid } from '@payments/core';
+import { messageTraceparent } from '@payments/observability';
 import type { EntityManager } from 'typeorm';
 import { ORCHESTRATOR_CONFIG, type OrchestratorConfig } from '../config';
 import {
@@ -446,7 +446,7 @@ export class ReconciliationService {
         source: CE_SOURCES.reconciliation,
         subject: runId,
         time,
-        traceparent: childTraceparent(meta?.traceparent),
+        traceparent: messageTraceparent(TOPICS.reconciliation, meta?.traceparent),
       }),
       payload: event,
       aggregateId: runId,

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { CallbackMessage, GatewayResult, RejectionCode } from '@payments/contracts';
 import { PoisonMessageError } from '@payments/kafka';
+import { inSpan } from '@payments/observability';
 import type { EntityManager } from 'typeorm';
 import { idempotencyVerdict } from '../domain';
 import { eventRow as eventRowFor, gatewayRequestRow, type InputMeta } from '../outbox/outbox-rows';
@@ -281,18 +282,27 @@ class UnitOfWork {
     return row;
   }
 
-  async fire(row: SagaRow, timer: TimerRow): Promise<void> {
-    if (timer.kind === RESEND_TIMER) {
-      const flow = this.flowOf(row);
-      const rows = await this.resendRows(row, flow, timer.payload as ResendPayload, {});
-      await this.deps.outbox.enqueue(this.tx, rows);
-      return;
-    }
-    await this.decideAndApply(
-      row,
-      { kind: 'timer', timer: { kind: timer.kind, payload: timer.payload } },
-      {},
-    );
+  /** A due timer, in a `timer <kind>` span continuing the trace of the input that set it. */
+  fire(row: SagaRow, timer: TimerRow): Promise<void> {
+    const options = {
+      ...(timer.traceparent === undefined ? {} : { parent: timer.traceparent }),
+      attributes: { 'payments.flow': timer.flow, 'payments.timer.kind': timer.kind },
+    };
+    return inSpan(`timer ${timer.kind}`, options, async (span) => {
+      const traceparent = span.traceparent ?? timer.traceparent;
+      const meta: InputMeta = traceparent === undefined ? {} : { traceparent };
+      if (timer.kind === RESEND_TIMER) {
+        const flow = this.flowOf(row);
+        const rows = await this.resendRows(row, flow, timer.payload as ResendPayload, meta);
+        await this.deps.outbox.enqueue(this.tx, rows);
+        return;
+      }
+      await this.decideAndApply(
+        row,
+        { kind: 'timer', timer: { kind: timer.kind, payload: timer.payload } },
+        meta,
+      );
+    });
   }
 
   private async command(
@@ -513,8 +523,9 @@ class UnitOfWork {
     }
     for (const timer of plan.timers) {
       const key = { flow: plan.flow, sagaId: row.id, kind: timer.kind };
-      if (timer.op === 'set') await timers.upsertTimer(this.tx, key, timer.at, timer.payload);
-      else await timers.deleteTimer(this.tx, key);
+      if (timer.op === 'set') {
+        await timers.upsertTimer(this.tx, key, timer.at, timer.payload, meta.traceparent);
+      } else await timers.deleteTimer(this.tx, key);
     }
     const rows = [...plan.outbox];
     for (const resend of plan.resends) {

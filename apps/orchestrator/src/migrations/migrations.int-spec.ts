@@ -61,7 +61,7 @@ describe('runMigrations (real PostgreSQL)', () => {
       'CommandRejections1767700000000',
       'AdminAudit1767800000000',
       'Reconciliation1767900000000',
-      'ReconciliationLookups1768100000000',
+      'ReconciliationLookups1768200000000',
     ]);
     expect(messages).toContain('migrations: applied OutboxInbox1767225600000');
     expect(messages).toContain('migrations: applied Payments1767312000000');
@@ -156,7 +156,7 @@ describe('runMigrations (real PostgreSQL)', () => {
       'CommandRejections1767700000000',
       'AdminAudit1767800000000',
       'Reconciliation1767900000000',
-      'ReconciliationLookups1768100000000',
+      'ReconciliationLookups1768200000000',
     ]);
     const recorded = await query<{ name: string; n: string }>(
       db.url,
@@ -168,7 +168,7 @@ describe('runMigrations (real PostgreSQL)', () => {
       { name: 'OutboxInbox1767225600000', n: '1' },
       { name: 'Payments1767312000000', n: '1' },
       { name: 'Reconciliation1767900000000', n: '1' },
-      { name: 'ReconciliationLookups1768100000000', n: '1' },
+      { name: 'ReconciliationLookups1768200000000', n: '1' },
       { name: 'Sagas1767600000000', n: '1' },
     ]);
     // The lock was released: nobody holds an advisory lock in this database any more (pg_locks

@@ -36,7 +36,7 @@ export class ReconciliationRunEntity {
 }
 
 /**
- * `reconciliation_checks` (migrations Reconciliation1767900000000, ReconciliationLookups1768100000000):
+ * `reconciliation_checks` (migrations Reconciliation1767900000000, ReconciliationLookups1768200000000):
  * per saga of a run, the check of its order, and the lookup by its client order id when asked.
  */
 @Entity({ name: 'reconciliation_checks' })

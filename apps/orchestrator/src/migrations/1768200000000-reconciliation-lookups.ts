@@ -5,8 +5,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * order, and `client-order-id`, the status query by our client order id alone that shows another
  * order under it (domain/reconciliation.ts `CheckSubject`). Existing checks are `order` checks.
  */
-export class ReconciliationLookups1768100000000 implements MigrationInterface {
-  readonly name = 'ReconciliationLookups1768100000000';
+export class ReconciliationLookups1768200000000 implements MigrationInterface {
+  readonly name = 'ReconciliationLookups1768200000000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(

@@ -1125,6 +1125,44 @@ export class SandboxEngine {
     return true;
   }
 
+  /**
+   * Plants a second charge (reconciliation's paid-twice): a new order of the same merchant and
+   * endpoint under the same client order id, a copy of the order's first operation, approved at
+   * once — the ledger moves (the customer is charged again) and no callback is sent (nothing tells
+   * the merchant), as when a resent request is charged again by a gateway that does not refuse a
+   * reused client_orderid. A status query by the client order id alone now answers about this
+   * order (the latest). Returns the new order's id, or undefined when there is no such order or
+   * its first operation moves no money.
+   */
+  chargeAgain(orderId: string): string | undefined {
+    const original = this.orders.get(orderId);
+    const first = original?.ops[0];
+    if (!original || !first || (first.type !== 'sale' && first.type !== 'payout')) {
+      return undefined;
+    }
+    const order = this.storeOrder({
+      orderId: String(this.nextOrderId++),
+      login: original.login,
+      endpoint: original.endpoint,
+      endpointRef: original.endpointRef,
+      clientOrderId: original.clientOrderId,
+      kind: original.kind,
+      amountMinor: original.amountMinor,
+      currency: original.currency,
+      fingerprint: original.fingerprint,
+      baseUrl: original.baseUrl,
+      email: original.email,
+      redirectUrl: original.redirectUrl,
+      callbackUrl: undefined,
+    });
+    order.card = original.card;
+    order.destination = original.destination;
+    const op = this.addOp(order, first.type, first.amountMinor);
+    op.dueAt = this.clock.now();
+    this.finish(order, op, APPROVED);
+    return order.orderId;
+  }
+
   /** The ids of the orders with this client order id (any merchant). */
   ordersOf(clientOrderId: string): string[] {
     return [...this.orders.values()]

@@ -61,6 +61,7 @@ describe('runMigrations (real PostgreSQL)', () => {
       'CommandRejections1767700000000',
       'AdminAudit1767800000000',
       'Reconciliation1767900000000',
+      'ReconciliationLookups1768200000000',
       'TimerTraceparent1768300000000',
     ]);
     expect(messages).toContain('migrations: applied OutboxInbox1767225600000');
@@ -156,6 +157,7 @@ describe('runMigrations (real PostgreSQL)', () => {
       'CommandRejections1767700000000',
       'AdminAudit1767800000000',
       'Reconciliation1767900000000',
+      'ReconciliationLookups1768200000000',
       'TimerTraceparent1768300000000',
     ]);
     const recorded = await query<{ name: string; n: string }>(
@@ -168,6 +170,7 @@ describe('runMigrations (real PostgreSQL)', () => {
       { name: 'OutboxInbox1767225600000', n: '1' },
       { name: 'Payments1767312000000', n: '1' },
       { name: 'Reconciliation1767900000000', n: '1' },
+      { name: 'ReconciliationLookups1768200000000', n: '1' },
       { name: 'Sagas1767600000000', n: '1' },
       { name: 'TimerTraceparent1768300000000', n: '1' },
     ]);

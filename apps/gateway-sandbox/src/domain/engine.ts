@@ -545,6 +545,8 @@ export class SandboxEngine {
   }
 
   private status(r: EngineRequest): Reply {
+    const plan = this.registrationAsked(r);
+    if (plan !== undefined) return this.registrationStatus(plan, r.endpointRef);
     const order = this.referenced(r, true);
     const sn = opt(r.fields, 'by-request-sn');
     const op = sn === undefined ? this.last(order) : order.ops.find((o) => o.serial === sn);
@@ -877,6 +879,38 @@ export class SandboxEngine {
     };
     this.plans.set(plan.id, plan);
     return this.recurringReply(plan, r.endpointRef);
+  }
+
+  /**
+   * A status query by client_orderid alone that names a recurring registration (no order has that
+   * client_orderid): the facts leave open how a merchant learns whether a create-recurring-payment
+   * whose reply was lost took effect; the sandbox answers the status query about it (approved,
+   * `transaction-type` create-recurring-payment, its `recurring-payment-id`). A client_orderid
+   * nothing was registered under is refused like an unknown order.
+   */
+  private registrationAsked(r: EngineRequest): RecurringPlan | undefined {
+    if (opt(r.fields, 'orderid') !== undefined) return undefined;
+    const clientOrderId = clientOrderIdOf(r.fields);
+    const login = opt(r.fields, 'login') ?? r.oauthLogin;
+    if (clientOrderId === undefined || login !== r.endpoint.merchant.login) return undefined;
+    if (this.byClientOrderId.has(`${login}|${clientOrderId}`)) return undefined;
+    return [...this.plans.values()].find(
+      (p) => p.login === login && p.clientOrderId === clientOrderId,
+    );
+  }
+
+  private registrationStatus(plan: RecurringPlan, endpointRef: string): Reply {
+    return {
+      type: 'status-response',
+      status: 'approved',
+      amount: formatMinor(plan.amountMinor, plan.currency, plan.endpoint.amountExponent),
+      currency: plan.currency,
+      'merchant-order-id': plan.clientOrderId,
+      'serial-number': this.serial(),
+      'transaction-type': 'create-recurring-payment',
+      'recurring-payment-id': plan.id,
+      'end-point-id': endpointRef,
+    };
   }
 
   private recurringReply(plan: RecurringPlan, endpointRef: string): Reply {

@@ -135,41 +135,27 @@ export function decideSchedule(
     if (first === undefined)
       return reject('INVALID_SCHEDULE', 'the schedule has no cycle from now on (ended already)');
     const { merchant, cardRef, amount, description, rule } = command;
+    const created = {
+      type: 'schedule-created' as const,
+      merchant,
+      cardRef,
+      amount,
+      description,
+      rule,
+      skippedCycles: first,
+    };
     if (registersWithGateway(policy, merchant.endpointId)) {
       // Registered with the gateway, which charges every cycle: no charge timer, ever.
       const registration = registrationRequest(command, first, ctx.now);
       if (!registration.ok) return reject('INVALID_SCHEDULE', registration.message);
       return accept(
-        [
-          {
-            type: 'schedule-created',
-            merchant,
-            cardRef,
-            amount,
-            description,
-            rule,
-            skippedCycles: first,
-            chargedBy: 'gateway',
-          },
-        ],
+        [{ ...created, chargedBy: 'gateway' }],
         [{ type: 'send-gateway-request', request: registration.request }],
       );
     }
     const nextDueAt = dueAt(command.rule, first);
     return accept(
-      [
-        {
-          type: 'schedule-created',
-          merchant,
-          cardRef,
-          amount,
-          description,
-          rule,
-          skippedCycles: first,
-          nextCycle: first,
-          nextDueAt,
-        },
-      ],
+      [{ ...created, nextCycle: first, nextDueAt }],
       [{ type: 'set-charge-timer', at: nextDueAt, timer: { cycle: first, attempt: 1 } }],
     );
   }

@@ -151,6 +151,28 @@ function maxPolls(policy: SchedulePolicy): number {
 
 const later = (now: string, ms: number): string => new Date(Date.parse(now) + ms).toISOString();
 
+/** A status query of the schedule's saga: what it asks about, and the request id's key. */
+function statusRequest(
+  terms: ScheduleTerms,
+  subject: Pick<
+    GatewayStatusRequest,
+    'clientOrderId' | 'subjectRequestId' | 'subjectOperation' | 'gatewayOrderId'
+  >,
+  key: string,
+  now: string,
+): GatewayStatusRequest {
+  const id = terms.scheduleId;
+  return {
+    operation: 'status',
+    requestId: derivedUuid(`recurring-schedule/${id}/${key}`),
+    paymentId: id,
+    merchant: terms.merchant,
+    attempt: 1,
+    requestedAt: now,
+    ...subject,
+  };
+}
+
 function registrationStatusRequest(
   terms: ScheduleTerms,
   resent: boolean,
@@ -158,19 +180,17 @@ function registrationStatusRequest(
   now: string,
 ): GatewayStatusRequest {
   const id = terms.scheduleId;
-  return {
-    operation: 'status',
-    requestId: derivedUuid(
-      `recurring-schedule/${id}/registration/${resent ? 'resent/' : ''}status/${poll}`,
-    ),
-    paymentId: id,
-    merchant: terms.merchant,
+  const subject = {
     clientOrderId: id,
-    attempt: 1,
-    requestedAt: now,
     subjectRequestId: registrationRequestId(id),
-    subjectOperation: 'create-recurring-payment',
+    subjectOperation: 'create-recurring-payment' as const,
   };
+  return statusRequest(
+    terms,
+    subject,
+    `registration/${resent ? 'resent/' : ''}status/${poll}`,
+    now,
+  );
 }
 
 function chargeStatusRequest(
@@ -180,21 +200,19 @@ function chargeStatusRequest(
   now: string,
 ): GatewayStatusRequest {
   const id = terms.scheduleId;
-  return {
-    operation: 'status',
-    requestId: derivedUuid(
-      `recurring-schedule/${id}/gateway-charge/${charge.gatewayOrderId}/status/${poll}`,
-    ),
-    paymentId: id,
-    merchant: terms.merchant,
+  const subject = {
     clientOrderId: charge.clientOrderId,
-    attempt: 1,
-    requestedAt: now,
     subjectRequestId: chargeSubjectId(id, charge.gatewayOrderId),
     // A charge of the card reference with the cardholder absent, made by the gateway.
-    subjectOperation: 'rebill',
+    subjectOperation: 'rebill' as const,
     gatewayOrderId: charge.gatewayOrderId,
   };
+  return statusRequest(
+    terms,
+    subject,
+    `gateway-charge/${charge.gatewayOrderId}/status/${poll}`,
+    now,
+  );
 }
 
 /** Status query `poll` now, and the next one armed in case this answer settles nothing. */

@@ -242,4 +242,15 @@ describe('app shells boot, report health and metrics, and stop cleanly', () => {
     );
     expect(running.stdout()).toBe('');
   });
+
+  it('refuses tracing turned on without a collector, or a bad sampling ratio, with exit code 78', async () => {
+    const noEndpoint = start('callback-ingest', { OTEL_TRACES_EXPORTER: 'otlp' });
+    expect(await noEndpoint.exited).toEqual({ code: 78, signal: null });
+    expect(noEndpoint.stderr()).toContain(
+      'OTEL_EXPORTER_OTLP_ENDPOINT is required when OTEL_TRACES_EXPORTER=otlp',
+    );
+    const badRatio = start('orchestrator', { OTEL_TRACES_SAMPLER_ARG: '2' });
+    expect(await badRatio.exited).toEqual({ code: 78, signal: null });
+    expect(badRatio.stderr()).toContain('OTEL_TRACES_SAMPLER_ARG: expected a number from 0 to 1');
+  });
 });

@@ -29,6 +29,8 @@ export interface ReceivedEvent {
   readonly partition: number;
   readonly offset: string;
   readonly receivedAt: number;
+  /** The event's W3C traceparent header (its trace: tracing e2e). */
+  readonly traceparent?: string;
 }
 
 /** A recurring schedule's event (issue #12), keyed by its schedule id. */
@@ -190,6 +192,9 @@ export class EventCollector {
           partition,
           offset: message.offset,
           receivedAt: Date.now(),
+          ...(headers.envelope.traceparent === undefined
+            ? {}
+            : { traceparent: headers.envelope.traceparent }),
         };
         this.all.push(received);
         const list = this.byPayment.get(parsed.event.paymentId) ?? [];

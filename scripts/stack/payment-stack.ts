@@ -11,6 +11,7 @@ import {
   VoidCommand,
   seal,
 } from '@payments/contracts';
+import { pointGroupAtEnd, stackConsumerGroups } from './consumer-groups';
 import { CommandProducer, EventCollector, ReceivedEvent, kafkaClient } from './kafka-io';
 import { REPO_ROOT, RUN_DIR, RunningApp, freePort, startApp, waitForReady } from './processes';
 import { SandboxControls } from './sandbox-controls';
@@ -40,6 +41,13 @@ export interface PaymentStackOptions {
   /** Where logs and generated credentials go; default .run/<random>. */
   readonly workDir?: string;
   readonly logLevel?: string;
+  /**
+   * Where the processes' consumer groups start: `at-end` (the default) points them at the end of
+   * their input topics before the processes start, so a stack never takes over what an earlier
+   * run on the same broker left unprocessed; `as-committed` leaves the groups' offsets as they are
+   * (a stack that must resume what an earlier one left). Restarts never move them.
+   */
+  readonly consumerGroups?: 'at-end' | 'as-committed';
 }
 
 /** The sandbox's default merchant (apps/gateway-sandbox/sandbox.merchants.json). */
@@ -152,6 +160,14 @@ export class PaymentStack {
         readyUrl: `${urls[app]}/health/ready`,
         logFile: path.join(workDir, 'logs', `${app}.log`),
       };
+    }
+    if ((options.consumerGroups ?? 'at-end') === 'at-end') {
+      const kafka = kafkaClient(options.kafkaBrokers, 'payment-stack-groups');
+      for (const { groupId, topics } of stackConsumerGroups(
+        specs.orchestrator.env.KAFKA_CONSUMER_GROUP,
+      )) {
+        await pointGroupAtEnd(kafka, groupId, topics);
+      }
     }
     try {
       for (const app of APP_NAMES) {

@@ -126,6 +126,18 @@ export class SandboxControls {
     await this.call('POST', `/_sandbox/orders/${encodeURIComponent(orderId)}/override`, { status });
   }
 
+  /**
+   * Plants a second charge for a payment: a new order under the same client order id, approved
+   * and charged, with no callback. Returns the new order's id.
+   */
+  async chargeAgain(orderId: string): Promise<string> {
+    const created = await this.call<{ orderId: string }>(
+      'POST',
+      `/_sandbox/orders/${encodeURIComponent(orderId)}/charge-again`,
+    );
+    return created.orderId;
+  }
+
   async advanceClock(seconds: number): Promise<void> {
     await this.call('POST', '/_sandbox/clock/advance', { seconds });
   }

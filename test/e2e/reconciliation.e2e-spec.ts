@@ -1,11 +1,13 @@
 /**
- * Reconciliation (issue #15) on the four processes, the real broker and PostgreSQL. Three sales go
- * through (two approved, one declined); then two mismatches are planted in the sandbox the way a
- * gateway changes an order behind the merchant's back — no callback, no ledger movement: one
- * approved sale now reads declined, the declined one reads approved. A run over the window must
- * report exactly those two, with the right kinds, and find the third matching; the sagas are
- * left as they were. The same is found by a scheduled run (its own short window here), and by the
- * CLI's `payments reconcile --wait`.
+ * Reconciliation (issue #15) on the four processes, the real broker and PostgreSQL. Four sales go
+ * through (three approved, one declined); then three mismatches are planted in the sandbox the way
+ * a gateway changes an order behind the merchant's back. Two with no callback and no ledger
+ * movement: one approved sale now reads declined, the declined one reads approved. One a second
+ * charge: another approved order under an approved sale's client order id, charged in the
+ * sandbox's ledger, no callback (paid twice). A run over the window must report exactly those
+ * three, with the right kinds, and find the fourth matching; the sagas are left as they were. The
+ * same is found by a scheduled run (its own short window here), and by the CLI's
+ * `payments reconcile --wait`.
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -41,6 +43,10 @@ let ended: Date;
 let kept: string;
 let nowDeclined: string;
 let nowApproved: string;
+let paidTwice: string;
+/** paidTwice's own gateway order, and the second one planted under its client order id. */
+let firstOrder: string;
+let secondOrder: string;
 
 beforeAll(async () => {
   await run('npm', ['run', '--silent', 'build']);
@@ -66,12 +72,19 @@ beforeAll(async () => {
   const a = stack.sale({ amountMinor: 4_100 });
   const b = stack.sale({ amountMinor: 4_200 });
   const c = stack.sale({ amountMinor: 4_300, cvv: '116' });
-  for (const sale of [a, b, c]) await stack.send(sale);
+  const d = stack.sale({ amountMinor: 4_400 });
+  for (const sale of [a, b, c, d]) await stack.send(sale);
   await stack.events.waitForType(a.paymentId, ['approved'], 60_000);
   await stack.events.waitForType(b.paymentId, ['approved'], 60_000);
   await stack.events.waitForType(c.paymentId, ['declined'], 60_000);
+  await stack.events.waitForType(d.paymentId, ['approved'], 60_000);
   ended = new Date(Date.now() + 1_000);
-  [kept, nowDeclined, nowApproved] = [a.paymentId, b.paymentId, c.paymentId];
+  [kept, nowDeclined, nowApproved, paidTwice] = [
+    a.paymentId,
+    b.paymentId,
+    c.paymentId,
+    d.paymentId,
+  ];
 
   // The gateway changes its mind about b and c, and tells nobody.
   const [orderB] = await stack.controls.orderIds(nowDeclined);
@@ -79,6 +92,13 @@ beforeAll(async () => {
   if (orderB === undefined || orderC === undefined) throw new Error('sandbox orders not found');
   await stack.controls.overrideStatus(orderB, 'declined');
   await stack.controls.overrideStatus(orderC, 'approved');
+
+  // … and charges d a second time under its client order id, telling nobody either.
+  const [orderD] = await stack.controls.orderIds(paidTwice);
+  if (orderD === undefined) throw new Error('sandbox order of d not found');
+  firstOrder = orderD;
+  secondOrder = await stack.controls.chargeAgain(orderD);
+  expect(await stack.controls.orderIds(paidTwice)).toEqual([firstOrder, secondOrder]);
 }, 240_000);
 
 afterAll(async () => {
@@ -88,13 +108,13 @@ afterAll(async () => {
   await adapterDb?.drop();
 });
 
-/** Each check's verdict in the orchestrator's database, by saga id. */
+/** Each saga's verdict (its order check's) in the orchestrator's database, by saga id. */
 async function verdicts(runId: string): Promise<Record<string, string | null>> {
   const client = new Client({ connectionString: orchestratorDb.url });
   await client.connect();
   try {
     const { rows } = await client.query<{ saga_id: string; verdict: string | null }>(
-      'SELECT saga_id, verdict FROM reconciliation_checks WHERE run_id = $1',
+      `SELECT saga_id, verdict FROM reconciliation_checks WHERE run_id = $1 AND subject = 'order'`,
       [runId],
     );
     return Object.fromEntries(rows.map((r) => [r.saga_id, r.verdict]));
@@ -132,14 +152,14 @@ async function completionOf(runId: string): Promise<ReconciliationCompleted> {
   return found;
 }
 
-/** The mismatches found for our three sales, by payment id. */
+/** The mismatches found for our four sales, by payment id. */
 function bySaga(mismatches: readonly ReconciliationMismatch[]) {
-  const mine = new Set([kept, nowDeclined, nowApproved]);
+  const mine = new Set([kept, nowDeclined, nowApproved, paidTwice]);
   return Object.fromEntries(mismatches.filter((m) => mine.has(m.sagaId)).map((m) => [m.sagaId, m]));
 }
 
 describe('reconciliation', () => {
-  it('on demand: finds exactly the two planted mismatches, counts the third matched, changes no saga', async () => {
+  it('on demand: finds exactly the three planted mismatches, counts the fourth matched, changes no saga', async () => {
     const runId = randomUUID();
     const command = {
       type: 'reconcile',
@@ -170,6 +190,7 @@ describe('reconciliation', () => {
     expect(completed).toMatchObject({ trigger: 'on-demand', requestedBy: 'e2e' });
     expect(completed.byKind['reported-charged-but-not']).toBeGreaterThanOrEqual(1);
     expect(completed.byKind['charged-but-reported-declined']).toBeGreaterThanOrEqual(1);
+    expect(completed.byKind['paid-twice']).toBeGreaterThanOrEqual(1);
     expect(completed.checked).toBe(completed.matched + completed.mismatched);
     expect(Object.values(completed.byKind).reduce((sum, n) => sum + (n ?? 0), 0)).toBe(
       completed.mismatched,
@@ -178,9 +199,10 @@ describe('reconciliation', () => {
       [kept]: 'match',
       [nowDeclined]: 'reported-charged-but-not',
       [nowApproved]: 'charged-but-reported-declined',
+      [paidTwice]: 'paid-twice',
     });
     const found = bySaga(mismatchesOf(runId));
-    expect(Object.keys(found).sort()).toEqual([nowApproved, nowDeclined].sort());
+    expect(Object.keys(found).sort()).toEqual([nowApproved, nowDeclined, paidTwice].sort());
     expect(found[nowDeclined]).toMatchObject({
       kind: 'reported-charged-but-not',
       flow: 'card-payment',
@@ -192,6 +214,26 @@ describe('reconciliation', () => {
       ours: { status: 'declined', operation: 'sale' },
       gateway: { status: 'approved', transactionType: 'sale' },
     });
+    // Backed by the gateway's status replies about both orders: ours, and the other one.
+    expect(found[paidTwice]).toMatchObject({
+      kind: 'paid-twice',
+      flow: 'card-payment',
+      ours: { status: 'approved', operation: 'sale', amount: { minor: 4_400, currency: 'USD' } },
+      gateway: {
+        status: 'approved',
+        transactionType: 'sale',
+        amount: { minor: 4_400, currency: 'USD' },
+        gatewayOrderId: firstOrder,
+      },
+      otherOrder: {
+        status: 'approved',
+        transactionType: 'sale',
+        amount: { minor: 4_400, currency: 'USD' },
+        gatewayOrderId: secondOrder,
+      },
+    });
+    // The approved sale with one order only was looked up too, and matched.
+    expect(found[kept]).toBeUndefined();
 
     // The same command again (a redelivery) starts nothing: still one completion for the run.
     await produceRaw(TOPICS.reconciliationCommands, [
@@ -207,12 +249,13 @@ describe('reconciliation', () => {
       [kept, 'approved'],
       [nowDeclined, 'approved'],
       [nowApproved, 'declined'],
+      [paidTwice, 'approved'],
     ] as const) {
       expect((await stack.payment(id)).body).toMatchObject({ status });
     }
   }, 180_000);
 
-  it('scheduled: the windows that hold the sales report the same two mismatches', async () => {
+  it('scheduled: the windows that hold the sales report the same three mismatches', async () => {
     await waitFor(
       () => {
         const scheduled = new Set(
@@ -226,9 +269,13 @@ describe('reconciliation', () => {
               e.type === 'reconciliation-mismatch' && scheduled.has(e.runId),
           ),
         );
-        return found[nowDeclined] !== undefined && found[nowApproved] !== undefined;
+        return (
+          found[nowDeclined] !== undefined &&
+          found[nowApproved] !== undefined &&
+          found[paidTwice] !== undefined
+        );
       },
-      'scheduled runs reporting both planted mismatches',
+      'scheduled runs reporting the three planted mismatches',
       90_000,
     );
     const scheduledMismatches = events().filter(
@@ -245,6 +292,10 @@ describe('reconciliation', () => {
     expect(found[kept]).toBeUndefined();
     expect(found[nowDeclined]?.kind).toBe('reported-charged-but-not');
     expect(found[nowApproved]?.kind).toBe('charged-but-reported-declined');
+    expect(found[paidTwice]).toMatchObject({
+      kind: 'paid-twice',
+      otherOrder: { gatewayOrderId: secondOrder },
+    });
     // Each saga lies in one window only: reported once by the scheduled runs.
     const mine = scheduledMismatches.filter((m) => m.sagaId === nowDeclined);
     expect(mine).toHaveLength(1);
@@ -279,11 +330,12 @@ describe('reconciliation', () => {
     const found = bySaga(
       lines.filter((e): e is ReconciliationMismatch => e.type === 'reconciliation-mismatch'),
     );
-    expect(Object.keys(found).sort()).toEqual([nowApproved, nowDeclined].sort());
+    expect(Object.keys(found).sort()).toEqual([nowApproved, nowDeclined, paidTwice].sort());
+    expect(found[paidTwice]?.kind).toBe('paid-twice');
     const counts = /(\d+) checked, (\d+) matched, (\d+) mismatched/.exec(failure?.stderr ?? '');
     expect(counts).not.toBeNull();
     expect(Number(counts?.[1]) - Number(counts?.[2])).toBe(Number(counts?.[3]));
-    expect(Number(counts?.[3])).toBeGreaterThanOrEqual(2);
+    expect(Number(counts?.[3])).toBeGreaterThanOrEqual(3);
 
     // Bad input: a window that ends before it starts is refused with exit 2, nothing sent.
     const refused = await exec(

@@ -7,6 +7,7 @@ import { type DynamicModule, type INestApplicationContext, Module } from '@nestj
 import { NestFactory } from '@nestjs/core';
 import { Kafka, type KafkaMessage, logLevel, type Message, Partitioners } from 'kafkajs';
 import { register } from 'prom-client';
+import { pointGroupAtEnd as pointStackGroupAtEnd } from '../../scripts/stack/consumer-groups';
 import {
   getConsumerToken,
   KafkaConsumerRunner,
@@ -86,22 +87,12 @@ export async function produceRaw(topic: string, messages: Message[]): Promise<vo
 }
 
 /**
- * Points a consumer group (with no live member) at the current end of these topics, so it reads
- * only what is produced from now on — never what earlier tests left unconsumed. (resetOffsets
- * would commit -1, "use the reset policy", which a fromBeginning consumer turns into the earliest
- * offset: the high watermarks are committed instead.)
+ * Points a consumer group at the current end of these topics, so it reads only what is produced
+ * from now on — never what earlier tests left unconsumed; retried while a killed earlier member's
+ * session has not expired (scripts/stack/consumer-groups.ts, which the e2e stacks use too).
  */
 export async function pointGroupAtEnd(groupId: string, topics: readonly string[]): Promise<void> {
-  await withAdmin(async (admin) => {
-    for (const topic of topics) {
-      const offsets = await admin.fetchTopicOffsets(topic);
-      await admin.setOffsets({
-        groupId,
-        topic,
-        partitions: offsets.map((p) => ({ partition: p.partition, offset: p.high })),
-      });
-    }
-  });
+  await pointStackGroupAtEnd(testKafka('test-admin'), groupId, topics);
 }
 
 /** Reads the first `count` messages of a topic from the beginning (throw-away group). */

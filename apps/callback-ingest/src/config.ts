@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import {
   commonVars,
+  tracingVars,
   ConfigError,
   envVar,
   httpUrl,
@@ -54,6 +55,7 @@ export const callbackIngestConfigShape = {
     }),
   },
   log: commonVars,
+  tracing: tracingVars,
   kafka: {
     ...kafkaVars,
     startWaitMs: envVar('KAFKA_START_WAIT_MS', positiveInt(10_000), {

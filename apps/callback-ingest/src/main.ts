@@ -1,3 +1,4 @@
+import './tracing';
 import { bootstrapHttpApp } from '@payments/bootstrap';
 import { ConfigError } from '@payments/config';
 import { SERVICE_NAME } from './app.module';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   commonVars,
+  tracingVars,
   databaseVars,
   envVar,
   httpUrl,
@@ -21,6 +22,7 @@ export const gatewayAdapterConfigShape = {
   version: versionVar,
   http: { port: envVar('HTTP_PORT', port(3002)) },
   log: commonVars,
+  tracing: tracingVars,
   kafka: kafkaVars,
   database: databaseVars,
   credentials: {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   bool,
   commonVars,
+  tracingVars,
   envVar,
   httpUrl,
   nonNegativeInt,
@@ -53,6 +54,7 @@ export const sandboxConfigShape = {
   },
   version: versionVar,
   log: commonVars,
+  tracing: tracingVars,
 };
 
 export type SandboxConfig = {

@@ -1,3 +1,4 @@
+import './tracing';
 import 'reflect-metadata';
 import { bootstrapHttpApp, createNestApp } from '@payments/bootstrap';
 import { sandboxConfigShape } from './config';

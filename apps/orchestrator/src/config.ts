@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   bool,
   commonVars,
+  tracingVars,
   databaseVars,
   envVar,
   jsonText,
@@ -65,11 +66,27 @@ const retryDelays = z
       .max(20),
   );
 
+/**
+ * `SCHEDULE_GATEWAY_REGISTRATION_ENDPOINTS`: comma-separated endpoint ids whose schedules are
+ * registered with the gateway (create-recurring-payment v4) and charged by it; empty: none.
+ */
+const endpointList = z
+  .string()
+  .default('')
+  .transform((text) =>
+    text
+      .split(',')
+      .map((part) => part.trim())
+      .filter((part) => part !== ''),
+  )
+  .pipe(z.array(z.string().regex(/^\d{1,19}$/, 'an endpoint id (digits)')).max(1000));
+
 /** Everything the orchestrator reads from its environment, validated once at boot. */
 export const orchestratorConfigShape = {
   version: versionVar,
   http: { port: envVar('HTTP_PORT', port(3001)) },
   log: commonVars,
+  tracing: tracingVars,
   kafka: {
     ...kafkaVars,
     consumerGroup: envVar('KAFKA_CONSUMER_GROUP', z.string().min(1).default('orchestrator'), {
@@ -178,6 +195,14 @@ export const orchestratorConfigShape = {
     dunningRetrySeconds: envVar('SCHEDULE_DUNNING_RETRY_SECONDS', retryDelays, {
       description:
         'delays in seconds of the dunning retries after a declined schedule cycle, comma-separated, or none; then the schedule is suspended',
+    }),
+    gatewayRegistrationEndpoints: envVar('SCHEDULE_GATEWAY_REGISTRATION_ENDPOINTS', endpointList, {
+      description:
+        'comma-separated endpoint ids whose schedules are registered with the gateway (create-recurring-payment v4) and charged by it, never rebilled by the orchestrator; empty (default) = none',
+    }),
+    gatewayStatusPollSeconds: envVar('SCHEDULE_GATEWAY_STATUS_POLL_SECONDS', positiveInt(5), {
+      description:
+        "seconds between status queries confirming a registered schedule's charge or resolving its unknown registration",
     }),
   },
 };

@@ -1,3 +1,4 @@
+import './tracing';
 import { bootstrapHttpApp, createNestApp } from '@payments/bootstrap';
 import { AppModule, SERVICE_NAME } from './app.module';
 import { orchestratorConfigShape } from './config';

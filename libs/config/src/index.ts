@@ -18,6 +18,7 @@ export {
   nonNegativeInt,
   port,
   positiveInt,
+  tracingVars,
   versionVar,
 } from './schemas';
 export { loadConfigOrExit, processEnvironment } from './boot';

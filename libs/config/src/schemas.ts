@@ -70,6 +70,39 @@ export const commonVars = {
   logPretty: envVar('LOG_PRETTY', bool(false), { description: 'true for human-readable logs' }),
 };
 
+/**
+ * OpenTelemetry tracing (libs/observability `startTracing`), standard OTel variable names. Off by
+ * default: spans are recorded and exported only with OTEL_TRACES_EXPORTER=otlp and an endpoint.
+ */
+export const tracingVars = {
+  exporter: envVar(
+    'OTEL_TRACES_EXPORTER',
+    z.enum(['none', 'otlp'], { error: 'one of none, otlp' }).default('none'),
+    {
+      description:
+        'none (default: no spans) or otlp (OTLP/HTTP JSON to OTEL_EXPORTER_OTLP_ENDPOINT)',
+    },
+  ),
+  endpoint: envVar('OTEL_EXPORTER_OTLP_ENDPOINT', httpUrl().optional(), {
+    description: 'the collector base URL (spans go to <url>/v1/traces); needed when exporting',
+  }),
+  serviceName: envVar('OTEL_SERVICE_NAME', z.string().min(1).optional(), {
+    description: "the spans' service.name (default: the app's name)",
+  }),
+  sampleRatio: envVar(
+    'OTEL_TRACES_SAMPLER_ARG',
+    z.coerce
+      .number({ error: 'a number from 0 to 1' })
+      .min(0, 'a number from 0 to 1')
+      .max(1, 'a number from 0 to 1')
+      .default(1),
+    { description: "a number from 0 to 1: the share of new traces sampled (a caller's is kept)" },
+  ),
+  exportDelayMs: envVar('OTEL_BSP_SCHEDULE_DELAY', positiveInt(5_000), {
+    description: 'a positive whole number of ms between span exports',
+  }),
+};
+
 export const kafkaVars = {
   brokers: envVar('KAFKA_BROKERS', brokerList(DEFAULT_KAFKA_BROKERS), {
     description: 'a comma-separated list of host:port (e.g. 127.0.0.1:9092)',

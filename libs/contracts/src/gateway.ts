@@ -146,6 +146,9 @@ export const GatewayPayoutPayRequest = z.strictObject({
   gatewayOrderId: GatewayOrderId,
 });
 
+/** The gateway's id of a registered recurring payment (`recurring-payment-id`). */
+const RecurringPaymentId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a recurring payment id');
+
 /** A card reference id at the gateway (`cardrefid`): a reference only, never card data. */
 const CardRefId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'the gateway card reference id');
 
@@ -158,6 +161,26 @@ export const GatewayRebillRequest = z.strictObject({
   ...requestBase,
   cardRefId: CardRefId,
   amount: Money,
+  orderDescription: z.string().min(1).max(65535),
+});
+
+/**
+ * v4 create-recurring-payment (issue #12): registers a schedule on a card reference with the
+ * gateway, which then charges it on its own clock (`clientOrderId` = the schedule id). The
+ * gateway's calendar knows day, week and month periods (a yearly schedule is sent as 12 × its
+ * interval months), a start date and a number of charges (`repeats`; absent: until stopped at
+ * the gateway). Time of day and time zone are the gateway's.
+ */
+export const GatewayCreateRecurringPaymentRequest = z.strictObject({
+  operation: z.literal('create-recurring-payment'),
+  ...requestBase,
+  cardRefId: CardRefId,
+  amount: Money,
+  period: z.enum(['day', 'week', 'month']),
+  interval: z.number().int().min(1).max(999),
+  /** YYYY-MM-DD: the first charge's date. */
+  startDate: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+  repeats: z.number().int().min(1).max(9999).optional(),
   orderDescription: z.string().min(1).max(65535),
 });
 
@@ -247,7 +270,11 @@ export const GatewayRequest = z.discriminatedUnion('operation', [
   GatewayPayoutFormRequest,
   GatewayTransferRequest,
   GatewayPanEligibilityRequest,
+  GatewayCreateRecurringPaymentRequest,
 ]);
+export type GatewayCreateRecurringPaymentRequest = z.infer<
+  typeof GatewayCreateRecurringPaymentRequest
+>;
 export type GatewayRebillRequest = z.infer<typeof GatewayRebillRequest>;
 export type GatewayCardRefRequest = z.infer<typeof GatewayCardRefRequest>;
 export type GatewayCardInfoRequest = z.infer<typeof GatewayCardInfoRequest>;
@@ -318,6 +345,11 @@ export const GatewayClassification = z.discriminatedUnion('kind', [
     cardReference: z
       .strictObject({ refId: CardRefId.optional(), card: CardSummary.optional() })
       .optional(),
+    /**
+     * create-recurring-payment, or a status reply about a registration: the gateway's id of the
+     * recurring payment (`recurring-payment-id`).
+     */
+    recurringPaymentId: RecurringPaymentId.optional(),
   }),
   z.strictObject({
     kind: z.literal('rejected'),

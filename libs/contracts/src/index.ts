@@ -63,6 +63,7 @@ export {
   GatewayCardInfoRequest,
   GatewayCardRefRequest,
   GatewayRebillRequest,
+  GatewayCreateRecurringPaymentRequest,
   GatewayPayoutRequest,
   GatewayPayoutFormRequest,
   GatewayTransferRequest,

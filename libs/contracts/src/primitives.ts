@@ -86,6 +86,11 @@ export const GatewayOperation = z.enum([
   'transfer',
   'transfer-by-ref',
   'pan-eligibility',
+  /**
+   * v4 create-recurring-payment (issue #12): registers a schedule with the gateway, which then
+   * charges it on its own calendar (only on endpoints configured for it).
+   */
+  'create-recurring-payment',
 ]);
 export type GatewayOperation = z.infer<typeof GatewayOperation>;
 

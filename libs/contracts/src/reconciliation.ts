@@ -11,6 +11,15 @@ import { GatewayStatus, Instant, Money, Uuid } from './primitives';
 
 const EndpointId = z.string().min(1).max(64);
 
+/** What a gateway status reply said about one order, as a reconciliation event repeats it. */
+const GatewaySide = z.strictObject({
+  status: GatewayStatus.optional(),
+  transactionType: z.string().max(32).optional(),
+  amount: Money.optional(),
+  gatewayOrderId: z.string().max(128).optional(),
+  errorCode: z.string().max(64).optional(),
+});
+
 /** Start a run over the sagas created in [from, to). Idempotent per runId. */
 export const ReconcileCommand = z.strictObject({
   type: z.literal('reconcile'),
@@ -37,7 +46,10 @@ export type ReconcileCommand = z.infer<typeof ReconcileCommand>;
  *  - no-trace-at-gateway: we reported money moved, the gateway knows no such order;
  *  - unknown-over-an-hour: our outcome has been unknown for over an hour (the gateway's answer,
  *    if any, is in `gateway`);
- *  - unresolved: the gateway gave no usable answer within the run's attempts.
+ *  - unresolved: the gateway gave no usable answer within the run's attempts;
+ *  - paid-twice: the gateway approved our order, and its status reply for our client order id
+ *    names another order, also approved for money (a second charge or payout for one payment):
+ *    `gateway` is the reply about our order, `otherOrder` the reply about the other one.
  */
 export const MISMATCH_KINDS = [
   'charged-but-reported-declined',
@@ -47,6 +59,7 @@ export const MISMATCH_KINDS = [
   'no-trace-at-gateway',
   'unknown-over-an-hour',
   'unresolved',
+  'paid-twice',
 ] as const;
 export const MismatchKind = z.enum(MISMATCH_KINDS);
 export type MismatchKind = z.infer<typeof MismatchKind>;
@@ -65,15 +78,9 @@ export const ReconciliationMismatch = z.strictObject({
     amount: Money.optional(),
   }),
   /** What the gateway answered about the order (absent: no usable answer). */
-  gateway: z
-    .strictObject({
-      status: GatewayStatus.optional(),
-      transactionType: z.string().max(32).optional(),
-      amount: Money.optional(),
-      gatewayOrderId: z.string().max(128).optional(),
-      errorCode: z.string().max(64).optional(),
-    })
-    .optional(),
+  gateway: GatewaySide.optional(),
+  /** paid-twice only: the gateway's status reply about the other order under our client order id. */
+  otherOrder: GatewaySide.optional(),
   detectedAt: Instant,
 });
 export type ReconciliationMismatch = z.infer<typeof ReconciliationMismatch>;

@@ -49,6 +49,11 @@ export const REJECTION_CODES = [
   'SCHEDULE_ALREADY_EXISTS',
   'SCHEDULE_NOT_FOUND',
   'INVALID_SCHEDULE',
+  /**
+   * A change (pause, resume, update, cancel) of a schedule registered with the gateway: the
+   * gateway's interface offers no operation to change or stop a recurring payment.
+   */
+  'NOT_SUPPORTED_BY_GATEWAY',
   // 3-D Secure uploads (issue #13)
   /** An upload (method result, CRes, PaRes) for a payment with no sale/preauth awaiting the payer. */
   'NO_PAYER_ACTION_PENDING',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { findPlainCardData } from './plain-card-data';
-import { Instant, MerchantRef, Money, Uuid } from './primitives';
+import { GatewayStatus, Instant, MerchantRef, Money, Uuid } from './primitives';
 import { RejectionCode } from './rejection-codes';
 
 /**
@@ -314,6 +314,12 @@ export const ScheduleCreated = event('schedule-created', {
   /** Cycles whose time had passed when the schedule was created (never charged). */
   skippedCycles: z.number().int().min(0),
   ...nextDue,
+  /**
+   * `gateway`: the endpoint registers schedules with the gateway (create-recurring-payment), which
+   * charges every cycle itself; the orchestrator starts no rebill and records the gateway's
+   * charges (`gateway-cycle-charged`). Absent: each cycle is a rebill the orchestrator starts.
+   */
+  chargedBy: z.literal('gateway').optional(),
 });
 
 export const ScheduleUpdated = event('schedule-updated', { amount: Money });
@@ -368,6 +374,60 @@ export const ScheduleRecovered = event('schedule-recovered', cycleRef);
 /** Every dunning retry was declined: no more charges until `resume-schedule`. */
 export const ScheduleSuspended = event('schedule-suspended', cycleRef);
 
+// ---- schedules registered with the gateway (create-recurring-payment) ---------------------------
+
+const gatewayCharge = {
+  ...cycleRef,
+  /** The gateway's order of this charge (`orderid`). */
+  gatewayOrderId: z.string().min(1).max(128),
+  /** The charge's `client_orderid` as the gateway named it: `<scheduleId>-<n>`, cycle n − 1. */
+  clientOrderId: z.string().min(1).max(128),
+};
+
+/** The registration's outcome is not known (timeout, 5xx): resolved by status queries, never guessed. */
+export const ScheduleRegistrationUnknown = event('schedule-registration-unknown', {
+  reason: z.string().max(256),
+});
+
+/** A status query found no trace of the registration: it is sent once more, same client order id. */
+export const ScheduleRegistrationResent = event('schedule-registration-resent', {});
+
+/** The gateway registered the schedule (`resolvedBy`: its reply, or a status query after unknown). */
+export const ScheduleRegistered = event('schedule-registered', {
+  recurringPaymentId: z.string().min(1).max(64),
+  resolvedBy: z.enum(['reply', 'status']),
+});
+
+/** The gateway refused the registration, or it provably never got there: nothing will be charged. */
+export const ScheduleRegistrationFailed = event('schedule-registration-failed', {
+  reason: z.enum(['rejected', 'not-sent', 'no-trace']),
+  code: z.string().max(64).optional(),
+  message: z.string().max(1024),
+});
+
+/**
+ * A verified callback named a charge of the registered schedule; nothing is recorded as charged
+ * before a status query about that very order confirms it.
+ */
+export const GatewayChargeReported = event('gateway-charge-reported', {
+  ...gatewayCharge,
+  reportedStatus: GatewayStatus,
+});
+
+/** The gateway charged a cycle of the registered schedule, confirmed by a status reply (money moved). */
+export const GatewayCycleCharged = event('gateway-cycle-charged', {
+  ...gatewayCharge,
+  amount: Money,
+  approvalCode: z.string().max(64).optional(),
+});
+
+/** The gateway's charge of a cycle was declined (confirmed by a status reply); the gateway's own rules apply. */
+export const GatewayCycleDeclined = event('gateway-cycle-declined', {
+  ...gatewayCharge,
+  outcome: z.enum(['declined', 'error', 'filtered']),
+  code: z.string().max(64).optional(),
+});
+
 export const ScheduleCommandRejected = event('command-rejected', {
   version: z.number().int().min(0),
   commandType: z.string().min(1).max(64),
@@ -388,6 +448,13 @@ export const ScheduleEvent = z.discriminatedUnion('type', [
   SchedulePastDue,
   ScheduleRecovered,
   ScheduleSuspended,
+  ScheduleRegistrationUnknown,
+  ScheduleRegistrationResent,
+  ScheduleRegistered,
+  ScheduleRegistrationFailed,
+  GatewayChargeReported,
+  GatewayCycleCharged,
+  GatewayCycleDeclined,
   ScheduleCommandRejected,
 ]);
 export type ScheduleEvent = z.infer<typeof ScheduleEvent>;
@@ -407,4 +474,11 @@ export const SCHEDULE_EVENT_SCHEMAS = {
   'schedule-past-due': SchedulePastDue,
   'schedule-recovered': ScheduleRecovered,
   'schedule-suspended': ScheduleSuspended,
+  'schedule-registration-unknown': ScheduleRegistrationUnknown,
+  'schedule-registration-resent': ScheduleRegistrationResent,
+  'schedule-registered': ScheduleRegistered,
+  'schedule-registration-failed': ScheduleRegistrationFailed,
+  'gateway-charge-reported': GatewayChargeReported,
+  'gateway-cycle-charged': GatewayCycleCharged,
+  'gateway-cycle-declined': GatewayCycleDeclined,
 } as const satisfies Record<Exclude<ScheduleEventType, 'command-rejected'>, z.ZodType>;

@@ -12,7 +12,7 @@ import {
 } from 'kafkajs';
 import { sleep, withTimeout } from '@payments/core';
 import { correlationIdFromHeaders, runWithCorrelationId } from '@payments/logging';
-import type { HealthCheck } from '@payments/observability';
+import { type HealthCheck, type SpanScope, startSpan } from '@payments/observability';
 import {
   backoffDelay,
   DEFAULT_RETRY_POLICY,
@@ -437,12 +437,27 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
       () => void payload.heartbeat().catch(() => undefined),
       this.deps.settings.heartbeatIntervalMs,
     );
+    // One consume span per message (each continues its own trace, and the handler sees its
+    // traceparent rewritten to it); the batch is handled in one span linked to all of them.
+    const consumed = decoded.map((message) => this.consumeSpan(message));
+    const traced = consumed.map((c) => c.message);
+    const handleSpan = startSpan(`handle ${topic}`, {
+      ...(consumed[0]?.span.traceparent === undefined
+        ? {}
+        : { parent: consumed[0].span.traceparent }),
+      links: consumed.slice(1).map((c) => c.span.traceparent),
+      attributes: { 'messaging.batch.message_count': traced.length },
+    });
+    let batchError: unknown;
     try {
       try {
         // The batch's log lines carry its first message's correlation id.
-        const headers = decoded[0]?.headers ?? {};
-        await runWithCorrelationId(correlationIdFromHeaders(headers), () => handleBatch(decoded));
+        const headers = traced[0]?.headers ?? {};
+        await handleSpan.run(() =>
+          runWithCorrelationId(correlationIdFromHeaders(headers), () => handleBatch(traced)),
+        );
       } catch (error) {
+        batchError = error;
         this.metrics.batchFallbacks.inc({ group: this.groupId, topic });
         this.deps.logger.debug(
           {
@@ -458,6 +473,9 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
         return false;
       } finally {
         clearInterval(keepAlive);
+        handleSpan.end(batchError);
+        // A failed batch's messages go one by one, each in a consume span of its own.
+        for (const c of consumed) c.span.end(batchError);
       }
       this.metrics.handled.inc({ group: this.groupId, topic }, chunk.length);
       this.metrics.batches.inc({ group: this.groupId, topic });
@@ -507,9 +525,58 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
     });
     if (!decoded.ok) return this.deadLetter(payload, decoded.reason, decoded.error);
 
+    const { span, message } = this.consumeSpan(decoded.message);
+    let outcome: Outcome | undefined;
+    try {
+      outcome = await this.handleWithRetries(payload, handler, message, span);
+      return outcome;
+    } finally {
+      span.setAttributes({ 'payments.outcome': outcome ?? 'failed' });
+      span.end();
+    }
+  }
+
+  /**
+   * The `process <topic>` span of a consumed message, child of the message's `traceparent`, and
+   * the message as the handler gets it: `traceparent` rewritten to that span, so that what the
+   * handler writes (`messageTraceparent`) continues from it. Tracing off: the message as it is.
+   */
+  private consumeSpan(message: ConsumedMessage<unknown>): {
+    span: SpanScope;
+    message: ConsumedMessage<unknown>;
+  } {
+    const span = startSpan(`process ${message.topic}`, {
+      kind: 'consumer',
+      ...(message.headers.traceparent === undefined ? {} : { parent: message.headers.traceparent }),
+      attributes: {
+        'messaging.system': 'kafka',
+        'messaging.operation.type': 'process',
+        'messaging.destination.name': message.topic,
+        'messaging.consumer.group.name': this.groupId,
+        'messaging.destination.partition.id': String(message.partition),
+        'messaging.kafka.offset': Number(message.offset),
+      },
+    });
+    const traceparent = span.traceparent;
+    return {
+      span,
+      message:
+        traceparent === undefined
+          ? message
+          : { ...message, headers: { ...message.headers, traceparent } },
+    };
+  }
+
+  private async handleWithRetries(
+    payload: EachMessagePayload,
+    handler: KafkaMessageHandler,
+    consumed: ConsumedMessage<unknown>,
+    span: SpanScope,
+  ): Promise<Outcome> {
+    const { topic } = payload;
     const labels = { group: this.groupId, topic };
     const policy = this.deps.settings.retry;
-    const correlationId = correlationIdFromHeaders(decoded.message.headers);
+    const correlationId = correlationIdFromHeaders(consumed.headers);
     for (let retry = 0; ; retry++) {
       let failure: { error: unknown } | undefined;
       // kafkajs heartbeats only between messages: keep the session alive while a handler runs
@@ -518,12 +585,19 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
         () => void payload.heartbeat().catch(() => undefined),
         this.deps.settings.heartbeatIntervalMs,
       );
+      const handleSpan = startSpan(`handle ${topic}`, {
+        ...(span.traceparent === undefined ? {} : { parent: span.traceparent }),
+        attributes: { 'payments.attempt': retry + 1 },
+      });
       try {
-        await runWithCorrelationId(correlationId, () => handler.handle(decoded.message));
+        await handleSpan.run(() =>
+          runWithCorrelationId(correlationId, () => handler.handle(consumed)),
+        );
       } catch (error) {
         failure = { error };
       } finally {
         clearInterval(keepAlive);
+        handleSpan.end(failure?.error);
       }
       if (!failure) {
         this.metrics.handled.inc(labels);

@@ -443,6 +443,10 @@ export const OPERATIONS = {
       'customer-ip': O,
       email: O,
       cardrefid: O,
+      // Not readable in the public doc (facts §7, cut): the names the sandbox takes.
+      'start-date': O,
+      repeats: O,
+      server_callback_url: O,
     },
     sendsLogin: true,
     reply: 'create-recurring-payment-response',

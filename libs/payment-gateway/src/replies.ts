@@ -142,6 +142,8 @@ export interface StatusResponse extends ReplyEnvelope {
   readonly orderStage?: string;
   readonly processorRrn?: string;
   readonly byRequestSn?: string;
+  /** A status query about a create-recurring-payment registration (sandbox; facts §3 leave it open). */
+  readonly recurringPaymentId?: string;
 }
 
 export interface CardRefResponse extends ReplyEnvelope {
@@ -243,6 +245,7 @@ const statusSchema = envelopeSchema.extend({
   'order-stage': opt,
   'processor-rrn': opt,
   'by-request-sn': opt,
+  'recurring-payment-id': opt,
 });
 const cardRefSchema = envelopeSchema.extend({
   'card-ref-id': nonEmpty,
@@ -384,6 +387,7 @@ function parseKind(raw: RawReply, expected: ReplyKind): SuccessReply | undefined
         orderStage: d['order-stage'],
         processorRrn: d['processor-rrn'],
         byRequestSn: d['by-request-sn'],
+        recurringPaymentId: d['recurring-payment-id'],
       });
     }
     case 'create-card-ref-response': {

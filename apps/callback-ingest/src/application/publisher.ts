@@ -4,11 +4,11 @@ import {
   CE_SOURCES,
   type PaymentCommand,
   ceType,
-  childTraceparent,
   TOPICS,
   toKafkaHeaders,
 } from '@payments/contracts';
 import { KafkaProducerService } from '@payments/kafka';
+import { messageTraceparent } from '@payments/observability';
 import { CALLBACK_INGEST_CONFIG, type CallbackIngestConfig } from '../config';
 import { type CallbackMetrics } from './metrics';
 import { CALLBACK_METRICS } from './tokens';
@@ -39,7 +39,7 @@ export class CallbackPublisher {
       source: CE_SOURCES.callbackIngest,
       subject: command.paymentId,
       time: command.occurredAt,
-      traceparent: childTraceparent(incomingTraceparent),
+      traceparent: messageTraceparent(TOPICS.commands, incomingTraceparent),
     });
     const stop = this.metrics.publishSeconds.startTimer({ kind: 'command' });
     try {
@@ -65,7 +65,7 @@ export class CallbackPublisher {
       source: CE_SOURCES.callbackIngest,
       subject: value.paymentId,
       time: value.receivedAt,
-      traceparent: childTraceparent(incomingTraceparent),
+      traceparent: messageTraceparent(TOPICS.gatewayCallbacks, incomingTraceparent),
     });
     const stop = this.metrics.publishSeconds.startTimer({ kind: value.kind });
     try {

@@ -168,6 +168,27 @@ describe('decide', () => {
     expect(d.paymentId).toBeUndefined();
   });
 
+  it("names the schedule's saga for a registered schedule's charge (<schedule id>-<n>)", () => {
+    const scheduleId = '0f8c4a52-3b7e-4c1d-9a2e-5d6f7a8b9c0d';
+    const ref = `${scheduleId}-3`;
+    const { params } = signedCallback({ merchant_order: ref, client_orderid: ref });
+    const d = decide(input(params));
+    expect(d.kind === 'publish' && d.message).toMatchObject({
+      paymentId: scheduleId,
+      clientOrderId: ref,
+    });
+  });
+
+  it.each([
+    ['a zero charge number', '-0'],
+    ['a charge number with 7 digits', '-1234567'],
+    ['a non-numeric suffix', '-x'],
+  ])('refuses a merchant_order of a UUID with %s as unknown', (_what, suffix) => {
+    const ref = `0f8c4a52-3b7e-4c1d-9a2e-5d6f7a8b9c0d${suffix}`;
+    const { params } = signedCallback({ merchant_order: ref, client_orderid: ref });
+    expect(rejected(decide(input(params))).code).toBe('unknown-merchant-order');
+  });
+
   it('gives no hint when the forged callback names no UUID', () => {
     const { params } = signedCallback({
       merchant_order: 'x',

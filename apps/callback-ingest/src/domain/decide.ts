@@ -45,6 +45,18 @@ function isUuid(value: string | undefined): value is string {
   return value !== undefined && Uuid.safeParse(value).success;
 }
 
+/**
+ * The saga a merchant order names: our payment ids are UUIDs; a charge the gateway makes on a
+ * schedule registered with it (create-recurring-payment, client order id = the schedule id) is
+ * named `<schedule id>-<n>` (the sandbox's convention; the facts do not say what the real gateway
+ * sends), which names the schedule's saga.
+ */
+function sagaIdOf(orderRef: string | undefined): string | undefined {
+  if (isUuid(orderRef)) return orderRef;
+  const match = orderRef === undefined ? null : /^(.{36})-([1-9]\d{0,5})$/.exec(orderRef);
+  return match !== null && isUuid(match[1]) ? match[1] : undefined;
+}
+
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
@@ -53,8 +65,9 @@ function nonEmpty(value: string | undefined): string | undefined {
  * What to do with one callback or browser return — pure: the key, the time and the parameters
  * come in as data.
  *
- *  1. `merchant_order` (or `client_orderid`) names the payment when it is a UUID; both present
- *     and different → malformed.
+ *  1. `merchant_order` (or `client_orderid`) names the payment when it is a UUID, or a registered
+ *     schedule's charge when it is `<UUID>-<n>` (see `sagaIdOf`); both present and different →
+ *     malformed.
  *  2. No control → `missing-control`; no status or orderid → `malformed-callback`; a control that
  *     does not match `sha1(status + orderid + merchant_order + key)` (constant-time compare; empty,
  *     wrong-length and non-hex controls never match) → `checksum-mismatch`. Each of these may
@@ -71,7 +84,7 @@ export function decide(input: IngestInput): IngestDecision {
   const merchantOrder = nonEmpty(params.merchant_order);
   const clientOrderId = nonEmpty(params.client_orderid);
   const orderRef = merchantOrder ?? clientOrderId;
-  const paymentId = isUuid(orderRef) ? orderRef : undefined;
+  const paymentId = sagaIdOf(orderRef);
 
   const reject = (
     code: RejectionCode,

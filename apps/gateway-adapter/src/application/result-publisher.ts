@@ -2,7 +2,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   CE_SOURCES,
   ceType,
-  childTraceparent,
   type GatewayClassification,
   type GatewayRequest,
   GatewayResult,
@@ -10,6 +9,7 @@ import {
   TOPICS,
 } from '@payments/contracts';
 import { KafkaProducerService } from '@payments/kafka';
+import { messageTraceparent } from '@payments/observability';
 import { CORRELATION_ID_HEADER } from '@payments/logging';
 import type { Clock } from '@payments/core';
 import { resultEventId } from '../domain/result-id';
@@ -49,7 +49,7 @@ export class ResultPublisher {
       source: CE_SOURCES.gatewayAdapter,
       subject: request.paymentId,
       time: completedAt,
-      traceparent: childTraceparent(incoming.traceparent),
+      traceparent: messageTraceparent(TOPICS.gatewayResults, incoming.traceparent),
       ...(tracestate !== undefined && incoming.traceparent !== undefined ? { tracestate } : {}),
     });
     const correlationId = incoming[CORRELATION_ID_HEADER];

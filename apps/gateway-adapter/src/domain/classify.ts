@@ -10,6 +10,7 @@ import type {
   CallResult,
   CardInfoResponse,
   CardRefResponse,
+  CreateRecurringPaymentResponse,
   GatewayStatus,
   StatusResponse,
 } from '@payments/payment-gateway';
@@ -112,7 +113,19 @@ function asyncReport(reply: AsyncResponse): GatewayStatusReport | undefined {
 
 /** The replies of the operations in the adapter's operation table. */
 export type ClassifiableReply =
-  AsyncResponse | AsyncFormResponse | StatusResponse | CardRefResponse | CardInfoResponse;
+  | AsyncResponse
+  | AsyncFormResponse
+  | StatusResponse
+  | CardRefResponse
+  | CardInfoResponse
+  | CreateRecurringPaymentResponse;
+
+const RECURRING_PAYMENT_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** A recurring payment id the contract can carry, or nothing. */
+function recurringPaymentIdOf(value: string | undefined): string | undefined {
+  return value !== undefined && RECURRING_PAYMENT_ID.test(value) ? value : undefined;
+}
 
 const CARD_REF_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -139,14 +152,29 @@ export function classifyCall(result: CallResult<ClassifiableReply>): GatewayClas
       const reply = result.reply;
       if (reply.type === 'create-card-ref-response' || reply.type === 'get-card-info-response')
         return cardReferenceOf(reply);
+      if (reply.type === 'create-recurring-payment-response') {
+        // Synchronous (facts §3): the registration exists once the reply names its id.
+        return strip({
+          kind: 'accepted' as const,
+          gatewayOrderId: clip(reply.paynetOrderId, 128),
+          recurringPaymentId: recurringPaymentIdOf(reply.recurringPaymentId),
+        });
+      }
       const gatewayOrderId = clip(reply.paynetOrderId, 128);
       if (reply.type === 'async-form-response') {
         // A hosted form: where the payer goes to enter the card (sale-form, preauth-form, …).
         const redirectUrl = validUrl(reply.redirectUrl);
         return strip({ kind: 'accepted' as const, gatewayOrderId, redirectUrl });
       }
-      const report = reply.type === 'status-response' ? statusReport(reply) : asyncReport(reply);
-      return strip({ kind: 'accepted' as const, gatewayOrderId, report });
+      if (reply.type === 'status-response') {
+        return strip({
+          kind: 'accepted' as const,
+          gatewayOrderId,
+          report: statusReport(reply),
+          recurringPaymentId: recurringPaymentIdOf(reply.recurringPaymentId),
+        });
+      }
+      return strip({ kind: 'accepted' as const, gatewayOrderId, report: asyncReport(reply) });
     }
     case 'rejected':
       return {

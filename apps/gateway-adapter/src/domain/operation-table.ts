@@ -14,6 +14,7 @@ import type {
   GatewayCardInfoRequest,
   GatewayCardRefRequest,
   GatewayRebillRequest,
+  GatewayCreateRecurringPaymentRequest,
   GatewayPayoutRequest,
   GatewayTransferRequest,
   GatewayPanEligibilityRequest,
@@ -43,7 +44,8 @@ export type ClassifiableReplyKind =
   | 'async-form-response'
   | 'status-response'
   | 'create-card-ref-response'
-  | 'get-card-info-response';
+  | 'get-card-info-response'
+  | 'create-recurring-payment-response';
 
 /** Catalogue operations whose replies the adapter can classify. */
 export type AdapterOperationId = {
@@ -108,7 +110,7 @@ export type OperationRow<O extends GatewayOperation> =
  * signature is what checks each row.
  */
 function callOf<Id extends AdapterOperationId>(id: Id, fields: RequestOf<Id>): GatewayCall {
-  return { id, fields } as OperationCall as GatewayCall;
+  return { id, fields } as OperationCall;
 }
 
 function plainRow<O extends GatewayOperation, Id extends AdapterOperationId>(
@@ -291,6 +293,31 @@ function rebillFields(
   });
 }
 
+/**
+ * v4 create-recurring-payment (OAuth RSA-SHA256, signed by the client like every v4 call): the
+ * schedule on a card reference, no card data. Field names as documented (facts §7, with the
+ * hyphenated `client-orderid`); the schedule's own fields were not readable in the public doc,
+ * so `start-date` and `repeats` are the names the sandbox takes. Charges come back to
+ * callback-ingest through `server_callback_url`.
+ */
+function recurringPaymentFields(
+  request: GatewayCreateRecurringPaymentRequest,
+  context: CallContext,
+): RequestOf<'v4/create-recurring-payment'> {
+  return defined({
+    'client-orderid': request.clientOrderId,
+    period: request.period,
+    interval: String(request.interval),
+    amount: request.amount.minor,
+    currency: request.amount.currency,
+    order_desc: request.orderDescription,
+    cardrefid: request.cardRefId,
+    'start-date': request.startDate,
+    repeats: request.repeats === undefined ? undefined : String(request.repeats),
+    server_callback_url: context.serverCallbackUrl,
+  });
+}
+
 /** create-card-ref: v2 (control) by default, v4 (RSA-SHA256) where the endpoint says so. */
 const cardRefRow: PlainRow<'create-card-ref'> = {
   needs: 'nothing',
@@ -452,6 +479,7 @@ export const OPERATION_TABLE: { readonly [O in GatewayOperation]: OperationRow<O
     orderid: request.gatewayOrderId,
   })),
   rebill: plainRow('v2/make-rebill', rebillFields),
+  'create-recurring-payment': plainRow('v4/create-recurring-payment', recurringPaymentFields),
   'create-card-ref': cardRefRow,
   'get-card-info': plainRow('v2/get-card-info', (request: GatewayCardInfoRequest) => ({
     cardrefid: request.cardRefId,

@@ -1,3 +1,4 @@
+import { startSpan } from '@payments/observability';
 import { CallbackDelivery, CallbackSink } from '../domain/engine';
 import { CallbackKey, FaultRegistry } from '../domain/faults';
 
@@ -187,12 +188,20 @@ export class CallbackDispatcher implements CallbackSink {
     const dropped = this.faults.forCallback(keyOf(delivery), ['drop'], attempt) !== undefined;
     this.inFlight += 1;
     let status = 0;
+    // The attempt continues the trace of the request that started the operation (the HTTP
+    // instrumentation sends it on as the callback's traceparent).
+    const span = startSpan(`callback ${delivery.params.type ?? ''}`.trim(), {
+      ...(delivery.traceparent === undefined ? {} : { parent: delivery.traceparent }),
+      attributes: { 'payments.callback.attempt': attempt, 'payments.callback.dropped': dropped },
+    });
     try {
-      if (!dropped) status = await this.send(url, this.settings.timeoutMs);
+      if (!dropped) status = await span.run(() => this.send(url, this.settings.timeoutMs));
     } catch (error) {
       this.onError(`callback sender failed: ${(error as Error).message}`);
     } finally {
       this.inFlight -= 1;
+      span.setAttributes({ 'http.response.status_code': status });
+      span.end();
     }
     if (this.attempts.length >= MAX_LOG)
       this.attempts.splice(0, this.attempts.length - MAX_LOG + 1);

@@ -195,6 +195,17 @@ export class SandboxControls {
       : { status: 404, body: { error: 'no such order' } };
   }
 
+  /**
+   * Plants a second charge under the order's client order id (a new order, approved, charged in
+   * the ledger, no callback; reconciliation tests): the new order's id and status reply.
+   */
+  chargeAgain(orderId: string): ControlReply {
+    const created = this.engine.chargeAgain(orderId);
+    return created === undefined
+      ? { status: 404, body: { error: 'no such order, or it is no sale or payout' } }
+      : { status: 201, body: { orderId: created, status: this.engine.describeOrder(created) } };
+  }
+
   recurring(login?: string): ControlReply {
     return { status: 200, body: this.engine.recurringPlans(login) };
   }

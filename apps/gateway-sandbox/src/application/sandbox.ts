@@ -1,3 +1,4 @@
+import { activeTraceparent } from '@payments/observability';
 import { VirtualClock } from '../domain/clock';
 import { SandboxEngine } from '../domain/engine';
 import { FaultRegistry } from '../domain/faults';
@@ -44,12 +45,19 @@ export class Sandbox {
       options.sender ?? fetchSender,
       options.onError,
     );
-    this.engine = new SandboxEngine(merchants, this.clock, this.ledger, this.dispatcher, {
-      settlementDelayMs: options.settlementDelayMs,
-      payoutCheckTtlMs: options.payoutCheckTtlMs,
-      methodTimeoutMs: 10_000,
-      requireCustomerFields: options.requireCustomerFields,
-    });
+    this.engine = new SandboxEngine(
+      merchants,
+      this.clock,
+      this.ledger,
+      this.dispatcher,
+      {
+        settlementDelayMs: options.settlementDelayMs,
+        payoutCheckTtlMs: options.payoutCheckTtlMs,
+        methodTimeoutMs: 10_000,
+        requireCustomerFields: options.requireCustomerFields,
+      },
+      activeTraceparent,
+    );
     this.api = new SandboxApi(this.engine, merchants, this.faults, options.api);
     this.controls = new SandboxControls(
       this.engine,

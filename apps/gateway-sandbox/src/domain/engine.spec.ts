@@ -125,6 +125,30 @@ describe('SandboxEngine', () => {
     expect(t.engine.override('no-such-order', forcedResult('approved'))).toBe(false);
   });
 
+  it('chargeAgain plants a second approved order under the client order id: charged, no callback', () => {
+    const t = setup();
+    const orderId = String(t.sale('twice').body['paynet-order-id']);
+    const callbacks = t.callbacks.length;
+    const second = t.engine.chargeAgain(orderId);
+    expect(second).toBeDefined();
+    expect(second).not.toBe(orderId);
+    expect(t.engine.ordersOf('twice')).toEqual([orderId, second]);
+    // The lookup by client order id alone answers about the latest order; ours is unchanged.
+    expect(t.status('twice')).toMatchObject({
+      status: 'approved',
+      'paynet-order-id': second,
+      'transaction-type': 'sale',
+    });
+    expect(t.engine.describeOrder(orderId)).toMatchObject({ status: 'approved' });
+    expect(t.ledger.totals()).toEqual({ charged: 1000 });
+    expect(t.ledger.list({ clientOrderId: 'twice' }).map((e) => e.orderId)).toEqual([
+      orderId,
+      second,
+    ]);
+    expect(t.callbacks).toHaveLength(callbacks);
+    expect(t.engine.chargeAgain('no-such-order')).toBeUndefined();
+  });
+
   it('gives the sale reply a numeric paynet-order-id and the preauth reply a string', () => {
     const t = setup();
     expect(typeof t.sale('d').body['paynet-order-id']).toBe('number');

@@ -77,6 +77,8 @@ export interface CallbackDelivery {
   /** The endpoint the order was made on (fault rules can match it). */
   readonly endpointId: string;
   readonly maxAttempts: number | undefined;
+  /** The trace of the request that started the operation (opaque W3C traceparent), if any. */
+  readonly traceparent?: string;
 }
 
 /**
@@ -158,6 +160,8 @@ interface Operation {
   pending: Result | undefined;
   result: Result | undefined;
   approvalCode: string | undefined;
+  /** The trace of the request that created it: its callback continues that trace. */
+  readonly traceparent: string | undefined;
 }
 
 interface ThreeDS {
@@ -311,6 +315,8 @@ export class SandboxEngine {
     private readonly ledger: Ledger,
     private readonly callbacks: CallbackSink,
     private readonly settings: EngineSettings = DEFAULT_SETTINGS,
+    /** The caller's trace as a W3C traceparent (the application's tracing), kept per operation. */
+    private readonly currentTrace: () => string | undefined = () => undefined,
   ) {}
 
   // ------------------------------------------------------------------ API operations
@@ -539,6 +545,8 @@ export class SandboxEngine {
   }
 
   private status(r: EngineRequest): Reply {
+    const plan = this.registrationAsked(r);
+    if (plan !== undefined) return this.registrationStatus(plan, r.endpointRef);
     const order = this.referenced(r, true);
     const sn = opt(r.fields, 'by-request-sn');
     const op = sn === undefined ? this.last(order) : order.ops.find((o) => o.serial === sn);
@@ -873,6 +881,38 @@ export class SandboxEngine {
     return this.recurringReply(plan, r.endpointRef);
   }
 
+  /**
+   * A status query by client_orderid alone that names a recurring registration (no order has that
+   * client_orderid): the facts leave open how a merchant learns whether a create-recurring-payment
+   * whose reply was lost took effect; the sandbox answers the status query about it (approved,
+   * `transaction-type` create-recurring-payment, its `recurring-payment-id`). A client_orderid
+   * nothing was registered under is refused like an unknown order.
+   */
+  private registrationAsked(r: EngineRequest): RecurringPlan | undefined {
+    if (opt(r.fields, 'orderid') !== undefined) return undefined;
+    const clientOrderId = clientOrderIdOf(r.fields);
+    const login = opt(r.fields, 'login') ?? r.oauthLogin;
+    if (clientOrderId === undefined || login !== r.endpoint.merchant.login) return undefined;
+    if (this.byClientOrderId.has(`${login}|${clientOrderId}`)) return undefined;
+    return [...this.plans.values()].find(
+      (p) => p.login === login && p.clientOrderId === clientOrderId,
+    );
+  }
+
+  private registrationStatus(plan: RecurringPlan, endpointRef: string): Reply {
+    return {
+      type: 'status-response',
+      status: 'approved',
+      amount: formatMinor(plan.amountMinor, plan.currency, plan.endpoint.amountExponent),
+      currency: plan.currency,
+      'merchant-order-id': plan.clientOrderId,
+      'serial-number': this.serial(),
+      'transaction-type': 'create-recurring-payment',
+      'recurring-payment-id': plan.id,
+      'end-point-id': endpointRef,
+    };
+  }
+
   private recurringReply(plan: RecurringPlan, endpointRef: string): Reply {
     return {
       type: 'async-response',
@@ -1119,6 +1159,44 @@ export class SandboxEngine {
     return true;
   }
 
+  /**
+   * Plants a second charge (reconciliation's paid-twice): a new order of the same merchant and
+   * endpoint under the same client order id, a copy of the order's first operation, approved at
+   * once — the ledger moves (the customer is charged again) and no callback is sent (nothing tells
+   * the merchant), as when a resent request is charged again by a gateway that does not refuse a
+   * reused client_orderid. A status query by the client order id alone now answers about this
+   * order (the latest). Returns the new order's id, or undefined when there is no such order or
+   * its first operation moves no money.
+   */
+  chargeAgain(orderId: string): string | undefined {
+    const original = this.orders.get(orderId);
+    const first = original?.ops[0];
+    if (!original || !first || (first.type !== 'sale' && first.type !== 'payout')) {
+      return undefined;
+    }
+    const order = this.storeOrder({
+      orderId: String(this.nextOrderId++),
+      login: original.login,
+      endpoint: original.endpoint,
+      endpointRef: original.endpointRef,
+      clientOrderId: original.clientOrderId,
+      kind: original.kind,
+      amountMinor: original.amountMinor,
+      currency: original.currency,
+      fingerprint: original.fingerprint,
+      baseUrl: original.baseUrl,
+      email: original.email,
+      redirectUrl: original.redirectUrl,
+      callbackUrl: undefined,
+    });
+    order.card = original.card;
+    order.destination = original.destination;
+    const op = this.addOp(order, first.type, first.amountMinor);
+    op.dueAt = this.clock.now();
+    this.finish(order, op, APPROVED);
+    return order.orderId;
+  }
+
   /** The ids of the orders with this client order id (any merchant). */
   ordersOf(clientOrderId: string): string[] {
     return [...this.orders.values()]
@@ -1316,6 +1394,7 @@ export class SandboxEngine {
       clientOrderId: order.clientOrderId,
       endpointId: String(order.endpoint.id),
       maxAttempts: merchant.callbackMaxAttempts,
+      ...(op.traceparent === undefined ? {} : { traceparent: op.traceparent }),
     });
   }
 
@@ -1594,6 +1673,7 @@ export class SandboxEngine {
       pending: undefined,
       result: undefined,
       approvalCode: undefined,
+      traceparent: this.currentTrace(),
     };
     order.ops.push(op);
     return op;

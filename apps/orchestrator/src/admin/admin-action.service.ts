@@ -4,10 +4,10 @@ import {
   type AdminActionAudited,
   CE_SOURCES,
   ceType,
-  newTraceparent,
   TOPICS,
   toKafkaHeaders,
 } from '@payments/contracts';
+import { messageTraceparent } from '@payments/observability';
 import { actionCommand } from '../domain/admin-actions';
 import type { AdminPrincipal } from '../domain/admin-tokens';
 import { contractCommands } from '../flows/command-catalogue';
@@ -87,8 +87,9 @@ export class AdminActionService {
         .values({ ...auditFields(audited), id: auditId, at: now })
         .updateEntity(false)
         .execute();
-      // One trace for the action: the command and its audit event are siblings in it.
-      const traceparent = newTraceparent();
+      // One trace for the action (the admin request's, when traced): the command and its audit
+      // event are siblings in it.
+      const traceparent = messageTraceparent(TOPICS.commands);
       const row = (id: string, topic: string, type: string, payload: object): OutboxRow => ({
         id,
         topic,

@@ -3,10 +3,12 @@ import type { GatewayStatusReport } from '@payments/contracts';
 import type { PaymentState } from '../flows/card-payment/domain/state';
 import type { PayoutState } from '../flows/payout/domain/model';
 import {
+  anotherOrderVerdict,
   cardPaymentExpectation,
   type CheckTime,
   type Expectation,
   type GatewayAnswer,
+  looksForAnotherOrder,
   payoutExpectation,
   scheduledWindow,
   verdict,
@@ -232,6 +234,117 @@ describe('reconciliation: the verdict on the gateway answer', () => {
           const found = verdict(expectation, report(status, type), cardNamed);
           expect(['match', 'reported-charged-but-not']).toContain(found);
           if (expectation.outcome === 'not-approved') expect(found).toBe('match');
+        },
+      ),
+    );
+  });
+});
+
+describe('reconciliation: paid twice (the lookup by our client order id)', () => {
+  const approvedSale = expected(cardPaymentExpectation(payment({ status: 'approved' }), AT));
+  const declinedSale = expected(cardPaymentExpectation(payment({ status: 'declined' }), AT));
+  const authorized = expected(cardPaymentExpectation(payment({ status: 'authorized' }), AT));
+  const captured = expected(cardPaymentExpectation(payment({ status: 'captured' }), AT));
+  const voided = expected(cardPaymentExpectation(payment({ status: 'voided' }), AT));
+  const paid = expected(payoutExpectation(payout({ status: 'paid' }), AT));
+  /** A status reply about the order `orderId` (ours is 90001, the payout's 90002). */
+  const about = (
+    orderId: string | undefined,
+    status: GatewayStatusReport['status'],
+    transactionType?: string,
+  ): GatewayAnswer => ({
+    kind: 'report',
+    report: {
+      status,
+      ...(orderId === undefined ? {} : { gatewayOrderId: orderId }),
+      ...(transactionType === undefined ? {} : { transactionType }),
+    },
+  });
+
+  it('is asked only once the gateway confirmed our order charged or paid out, and we know its id', () => {
+    expect(looksForAnotherOrder(approvedSale, 'match')).toBe(true);
+    expect(looksForAnotherOrder(captured, 'match')).toBe(true);
+    expect(looksForAnotherOrder(paid, 'match')).toBe(true);
+    // Our order not confirmed as we said: that is the finding already.
+    expect(looksForAnotherOrder(approvedSale, 'amount-differs')).toBe(false);
+    expect(looksForAnotherOrder(approvedSale, 'reported-charged-but-not')).toBe(false);
+    expect(looksForAnotherOrder(approvedSale, 'unresolved')).toBe(false);
+    // Nothing charged on our order: a second order would be a first charge, not a second.
+    expect(looksForAnotherOrder(declinedSale, 'match')).toBe(false);
+    expect(looksForAnotherOrder(voided, 'match')).toBe(false);
+    // A hold is no payment (captured, it is).
+    expect(looksForAnotherOrder(authorized, 'match')).toBe(false);
+    const { gatewayOrderId: _unknownId, ...withoutOrderId } = approvedSale;
+    expect(looksForAnotherOrder(withoutOrderId, 'match')).toBe(false);
+  });
+
+  it('another order under our client order id, approved for money: paid twice', () => {
+    expect(anotherOrderVerdict(approvedSale, about('90777', 'approved', 'sale'), cardNamed)).toBe(
+      'paid-twice',
+    );
+    expect(anotherOrderVerdict(captured, about('90777', 'approved', 'capture'), cardNamed)).toBe(
+      'paid-twice',
+    );
+    expect(anotherOrderVerdict(paid, about('90778', 'approved', 'payout'), payoutNamed)).toBe(
+      'paid-twice',
+    );
+  });
+
+  it('our own order, no order named, a refusal, or another order that moved no money: no finding', () => {
+    expect(anotherOrderVerdict(approvedSale, about('90001', 'approved', 'sale'), cardNamed)).toBe(
+      'match',
+    );
+    expect(anotherOrderVerdict(approvedSale, about(undefined, 'approved', 'sale'), cardNamed)).toBe(
+      'match',
+    );
+    expect(anotherOrderVerdict(approvedSale, { kind: 'rejected', code: '2' }, cardNamed)).toBe(
+      'match',
+    );
+    for (const status of ['declined', 'error', 'filtered'] as const) {
+      expect(anotherOrderVerdict(approvedSale, about('90777', status, 'sale'), cardNamed)).toBe(
+        'match',
+      );
+    }
+    expect(anotherOrderVerdict(approvedSale, about('90777', 'approved', 'void'), cardNamed)).toBe(
+      'match',
+    );
+    expect(anotherOrderVerdict(approvedSale, about('90777', 'approved'), cardNamed)).toBe('match');
+    expect(anotherOrderVerdict(paid, about('90778', 'approved', 'payout-check'), payoutNamed)).toBe(
+      'match',
+    );
+  });
+
+  it('another order still processing is asked again; no answer at all is unresolved', () => {
+    expect(anotherOrderVerdict(approvedSale, about('90777', 'processing', 'sale'), cardNamed)).toBe(
+      'not-final',
+    );
+    expect(anotherOrderVerdict(approvedSale, { kind: 'none' }, cardNamed)).toBe('unresolved');
+  });
+
+  it('property: paid twice only on a reply naming an order other than ours, approved', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(approvedSale, captured, declinedSale),
+        fc.constantFrom('90001', '90777', undefined),
+        fc.constantFrom<GatewayStatusReport['status']>(
+          'approved',
+          'declined',
+          'error',
+          'filtered',
+          'processing',
+          'unknown',
+        ),
+        fc.constantFrom('sale', 'reversal', 'capture', 'void', 'other', undefined),
+        (expectation, orderId, status, type) => {
+          const found = anotherOrderVerdict(expectation, about(orderId, status, type), cardNamed);
+          if (found === 'paid-twice') {
+            expect(orderId).toBeDefined();
+            expect(orderId).not.toBe(expectation.gatewayOrderId);
+            expect(status).toBe('approved');
+          }
+          if (orderId === undefined || orderId === expectation.gatewayOrderId) {
+            expect(found).toBe('match');
+          }
         },
       ),
     );

@@ -216,6 +216,68 @@ function amountVerdict(expected: Money | undefined, reported: Money | undefined)
 }
 
 /**
+ * Which of reconciliation's looks at a saga a check is:
+ *  - `order`: the status of our own order (by its order id when we know it) — the verdict above;
+ *  - `client-order-id`: the status query by our client order id alone, sent once the gateway has
+ *    confirmed our order charged. The spec identifies a status query "by orderid, or by
+ *    client_orderid if orderid is unavailable"; the gateway offers no list or search of orders, so
+ *    this lookup is the one way its API shows an order under our client order id that we do not
+ *    know of (a resend charged again, a second order made by hand). Its reply is about one order:
+ *    when that is ours, another order (if any) stays invisible.
+ */
+export type CheckSubject = 'order' | 'client-order-id';
+
+/** Operations that take money from the customer or pay it out when approved. */
+const MONEY_OPERATIONS: ReadonlySet<string> = new Set([
+  'sale',
+  'rebill',
+  'capture',
+  'payout',
+  'payout-pay',
+  'payout-v4',
+  'payout-form',
+]);
+
+/**
+ * Whether a saga is looked up by its client order id too: only once the gateway confirmed our own
+ * order charged or paid out as we reported it (the order check matched), and only when we know our
+ * order's id — without it the order check itself asked by client order id, and the two replies
+ * could not tell two orders from one.
+ */
+export function looksForAnotherOrder(expectation: Expectation, found: Verdict): boolean {
+  return (
+    found === 'match' &&
+    expectation.outcome === 'approved' &&
+    expectation.gatewayOrderId !== undefined &&
+    MONEY_OPERATIONS.has(expectation.operation)
+  );
+}
+
+/**
+ * The verdict of the lookup by client order id (our order already confirmed approved): `paid-twice`
+ * when the gateway's reply is about another order than ours — it names the order — and says that
+ * order's money operation was approved. A reply about our own order, one naming no order, a refusal
+ * or a reply about another order that moved no money (declined, voided, a payout check) is a
+ * `match`: nothing confirms a second charge. A reply without a transaction type names no operation
+ * and confirms nothing either.
+ */
+export function anotherOrderVerdict(
+  ours: Expectation,
+  answer: GatewayAnswer,
+  named: (transactionType: string | undefined) => readonly string[] | undefined,
+): 'match' | 'paid-twice' | 'unresolved' | 'not-final' {
+  if (answer.kind === 'none') return 'unresolved';
+  if (answer.kind === 'rejected') return 'match';
+  const { report } = answer;
+  const other = report.gatewayOrderId;
+  if (other === undefined || other === ours.gatewayOrderId) return 'match';
+  if (!isFinalGatewayStatus(report.status)) return 'not-final';
+  if (report.status !== 'approved') return 'match';
+  const operations = named(report.transactionType) ?? [];
+  return operations.some((o) => MONEY_OPERATIONS.has(o)) ? 'paid-twice' : 'match';
+}
+
+/**
  * The window a scheduled run covers at `now`: the last whole `intervalMs` that ended at least
  * `settleMs` ago (sagas need time to settle), aligned to the epoch so every replica computes the
  * same window and the unique index lets only one run start it.

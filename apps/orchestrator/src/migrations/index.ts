@@ -5,6 +5,8 @@ import { Sagas1767600000000 } from './1767600000000-sagas';
 import { CommandRejections1767700000000 } from './1767700000000-command-rejections';
 import { AdminAudit1767800000000 } from './1767800000000-admin-audit';
 import { Reconciliation1767900000000 } from './1767900000000-reconciliation';
+import { ReconciliationLookups1768200000000 } from './1768200000000-reconciliation-lookups';
+import { TimerTraceparent1768300000000 } from './1768300000000-timer-traceparent';
 
 /** Every migration of the orchestrator's database, oldest first. Append; never edit an applied one. */
 export const orchestratorMigrations: readonly MigrationClass[] = [
@@ -14,4 +16,6 @@ export const orchestratorMigrations: readonly MigrationClass[] = [
   CommandRejections1767700000000,
   AdminAudit1767800000000,
   Reconciliation1767900000000,
+  ReconciliationLookups1768200000000,
+  TimerTraceparent1768300000000,
 ];

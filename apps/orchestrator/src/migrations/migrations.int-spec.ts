@@ -61,6 +61,8 @@ describe('runMigrations (real PostgreSQL)', () => {
       'CommandRejections1767700000000',
       'AdminAudit1767800000000',
       'Reconciliation1767900000000',
+      'ReconciliationLookups1768200000000',
+      'TimerTraceparent1768300000000',
     ]);
     expect(messages).toContain('migrations: applied OutboxInbox1767225600000');
     expect(messages).toContain('migrations: applied Payments1767312000000');
@@ -155,6 +157,8 @@ describe('runMigrations (real PostgreSQL)', () => {
       'CommandRejections1767700000000',
       'AdminAudit1767800000000',
       'Reconciliation1767900000000',
+      'ReconciliationLookups1768200000000',
+      'TimerTraceparent1768300000000',
     ]);
     const recorded = await query<{ name: string; n: string }>(
       db.url,
@@ -166,7 +170,9 @@ describe('runMigrations (real PostgreSQL)', () => {
       { name: 'OutboxInbox1767225600000', n: '1' },
       { name: 'Payments1767312000000', n: '1' },
       { name: 'Reconciliation1767900000000', n: '1' },
+      { name: 'ReconciliationLookups1768200000000', n: '1' },
       { name: 'Sagas1767600000000', n: '1' },
+      { name: 'TimerTraceparent1768300000000', n: '1' },
     ]);
     // The lock was released: nobody holds an advisory lock in this database any more (pg_locks
     // is server-wide: other databases, e.g. a running orchestrator's relay, may hold theirs).

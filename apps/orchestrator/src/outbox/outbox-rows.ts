@@ -1,11 +1,11 @@
 import {
   CE_SOURCES,
   ceType,
-  childTraceparent,
   type GatewayRequest,
   TOPICS,
   toKafkaHeaders,
 } from '@payments/contracts';
+import { messageTraceparent } from '@payments/observability';
 import type { SagaEvent } from '../runtime/flow';
 
 /** One row for the `outbox` table, written in the transaction of the change it announces. */
@@ -21,7 +21,10 @@ export interface OutboxRow {
 
 /** What the orchestrator keeps from the message that caused a change. */
 export interface InputMeta {
-  /** W3C traceparent of the input; outgoing messages continue its trace. */
+  /**
+   * W3C traceparent of the input (its consume span, or its timer's span); outgoing messages
+   * continue its trace (`messageTraceparent`).
+   */
   readonly traceparent?: string;
 }
 
@@ -52,7 +55,7 @@ export function eventRow(
       source: CE_SOURCES.orchestrator,
       subject: sagaId,
       time: event.occurredAt,
-      traceparent: childTraceparent(meta.traceparent),
+      traceparent: messageTraceparent(TOPICS.events, meta.traceparent),
     }),
     payload: event,
     aggregateId: sagaId,
@@ -76,7 +79,7 @@ export function gatewayRequestRow(
       source: CE_SOURCES.orchestrator,
       subject: request.paymentId,
       time: now,
-      traceparent: childTraceparent(meta.traceparent),
+      traceparent: messageTraceparent(TOPICS.gatewayRequests, meta.traceparent),
     }),
     payload: request,
     aggregateId: request.paymentId,

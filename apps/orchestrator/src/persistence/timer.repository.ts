@@ -14,6 +14,8 @@ export interface TimerRow extends TimerKey {
   readonly dueAt: Date;
   readonly payload: unknown;
   readonly attempts: number;
+  /** The trace of the input that set the timer, if it had one. */
+  readonly traceparent?: string;
 }
 
 /** A timer set or cancelled by a decision, in the order the decision gave. */
@@ -29,7 +31,12 @@ export class TimerRepository {
    * (as when applied one by one), so the set kinds and the cancelled kinds are distinct and one
    * upsert and one delete carry them all.
    */
-  changesPart(flow: string, sagaId: string, changes: readonly TimerChange[]): StatementPart {
+  changesPart(
+    flow: string,
+    sagaId: string,
+    changes: readonly TimerChange[],
+    traceparent?: string,
+  ): StatementPart {
     const last = new Map<string, TimerChange>();
     for (const change of changes) {
       last.delete(change.kind);
@@ -46,31 +53,38 @@ export class TimerRepository {
     }
     return {
       ctes: (n, guard) => `timers_set AS (
-  INSERT INTO timers (flow, saga_id, kind, due_at, payload, attempts)
-  SELECT $${n}::text, $${n + 1}::uuid, t.kind, t.due_at, t.payload, 0
+  INSERT INTO timers (flow, saga_id, kind, due_at, payload, attempts, traceparent)
+  SELECT $${n}::text, $${n + 1}::uuid, t.kind, t.due_at, t.payload, 0, $${n + 4}::text
     FROM jsonb_to_recordset($${n + 2}::jsonb) AS t(kind text, due_at timestamptz, payload jsonb)
    WHERE ${guard}
   ON CONFLICT (flow, saga_id, kind)
-  DO UPDATE SET due_at = EXCLUDED.due_at, payload = EXCLUDED.payload, attempts = 0
+  DO UPDATE SET due_at = EXCLUDED.due_at, payload = EXCLUDED.payload, attempts = 0,
+                traceparent = EXCLUDED.traceparent
   RETURNING 1),
 timers_cancelled AS (
   DELETE FROM timers WHERE flow = $${n}::text AND saga_id = $${n + 1}::uuid
      AND cardinality($${n + 3}::text[]) > 0 AND kind = ANY($${n + 3}::text[]) AND ${guard}
   RETURNING 1)`,
-      values: [flow, sagaId, JSON.stringify(sets), cancels],
+      values: [flow, sagaId, JSON.stringify(sets), cancels, traceparent ?? null],
       result:
         '(SELECT count(*) FROM timers_set)::int AS timers_set, (SELECT count(*) FROM timers_cancelled)::int AS timers_cancelled',
     };
   }
 
   /** Schedules the timer, replacing one of the same kind (due time, payload, attempts reset). */
-  async upsertTimer(tx: EntityManager, key: TimerKey, dueAt: Date, payload: object): Promise<void> {
+  async upsertTimer(
+    tx: EntityManager,
+    key: TimerKey,
+    dueAt: Date,
+    payload: object,
+    traceparent?: string,
+  ): Promise<void> {
     await tx
       .createQueryBuilder()
       .insert()
       .into(TimerEntity)
-      .values({ ...key, dueAt, payload, attempts: 0 })
-      .orUpdate(['due_at', 'payload', 'attempts'], ['flow', 'saga_id', 'kind'])
+      .values({ ...key, dueAt, payload, attempts: 0, traceparent: traceparent ?? null })
+      .orUpdate(['due_at', 'payload', 'attempts', 'traceparent'], ['flow', 'saga_id', 'kind'])
       .updateEntity(false)
       .execute();
   }
@@ -123,6 +137,7 @@ timers_cancelled AS (
       dueAt: due.dueAt,
       payload: due.payload,
       attempts: due.attempts,
+      ...(due.traceparent === null ? {} : { traceparent: due.traceparent }),
     };
   }
 

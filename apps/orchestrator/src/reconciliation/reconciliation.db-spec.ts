@@ -174,6 +174,33 @@ describe('reconciliation service (real PostgreSQL)', () => {
     });
     await service.record([last]);
     await service.record([last]); // a redelivered answer changes nothing
+    expect(await outbox('reconciliation.v1')).toHaveLength(1); // the lookup is still out
+
+    // The sale the gateway confirmed charged is looked up by its client order id alone; the
+    // gateway answers about our own order: nothing else is under that id.
+    expect(await service.dispatch()).toBe(1);
+    const lookups = (await outbox('gateway.requests.v1')).map((m) => m.payload).slice(3);
+    expect(lookups).toHaveLength(1);
+    const [lookup] = lookups;
+    if (lookup === undefined) throw new Error('no lookup');
+    expect(lookup).toMatchObject({
+      operation: 'status',
+      paymentId: stillApproved,
+      clientOrderId: stillApproved,
+      attempt: 1,
+    });
+    expect(lookup).not.toHaveProperty('gatewayOrderId');
+    expect(await service.owned([lookup.requestId as string])).toEqual(new Set([lookup.requestId]));
+    await service.record([
+      answer(lookup, {
+        kind: 'accepted',
+        report: {
+          status: 'approved',
+          transactionType: 'sale',
+          gatewayOrderId: `gw-${stillApproved.slice(0, 8)}`,
+        },
+      }),
+    ]);
 
     const events = (await outbox('reconciliation.v1')).map((m) => m.payload);
     expect(events).toEqual([
@@ -200,6 +227,103 @@ describe('reconciliation service (real PostgreSQL)', () => {
       }),
     ]);
     expect(await service.dispatch()).toBe(0);
+  });
+
+  it('paid twice: the lookup by client order id names another order, approved — one saga, one finding', async () => {
+    await dataSource.query(`DELETE FROM sagas; DELETE FROM outbox`);
+    const twice = await payment('approved');
+    const once = await payment('approved');
+    const runId = randomUUID();
+    expect(
+      await service.start({ runId, trigger: 'on-demand', requestedBy: 'test', ...window }),
+    ).toBe(2);
+    expect(await service.dispatch()).toBe(2);
+    const orders = (await outbox('gateway.requests.v1')).map((m) => m.payload);
+    const approved = (id: string) => ({
+      kind: 'accepted' as const,
+      report: {
+        status: 'approved' as const,
+        transactionType: 'sale',
+        amount: { minor: 2500, currency: 'USD' },
+        gatewayOrderId: id,
+      },
+    });
+    for (const request of orders) {
+      await service.record([
+        answer(request, approved(`gw-${(request.paymentId as string).slice(0, 8)}`)),
+      ]);
+    }
+    expect(await outbox('reconciliation.v1')).toHaveLength(0);
+    expect(await service.dispatch()).toBe(2);
+    const lookups = (await outbox('gateway.requests.v1')).map((m) => m.payload).slice(2);
+    const lookupOf = (id: string) => {
+      const found = lookups.find((r) => r.paymentId === id);
+      if (found === undefined) throw new Error(`no lookup for ${id}`);
+      return found;
+    };
+    // Still processing at first: asked again later, nothing concluded.
+    await service.record([
+      answer(lookupOf(twice), {
+        kind: 'accepted',
+        report: { status: 'processing', transactionType: 'sale', gatewayOrderId: 'gw-second' },
+      }),
+      answer(lookupOf(once), approved(`gw-${once.slice(0, 8)}`)),
+    ]);
+    expect(await outbox('reconciliation.v1')).toHaveLength(0);
+    clock.at = new Date(clock.at.getTime() + 60_000);
+    expect(await service.dispatch()).toBe(1);
+    const again = (await outbox('gateway.requests.v1')).map((m) => m.payload).slice(4);
+    expect(again).toEqual([expect.objectContaining({ paymentId: twice, attempt: 2 })]);
+    const [second] = again;
+    if (second === undefined) throw new Error('no second attempt');
+    await service.record([answer(second, approved('gw-second'))]);
+    await service.record([answer(second, approved('gw-second'))]); // redelivered: nothing more
+
+    const events = (await outbox('reconciliation.v1')).map((m) => m.payload);
+    expect(events).toEqual([
+      expect.objectContaining({
+        type: 'reconciliation-mismatch',
+        sagaId: twice,
+        kind: 'paid-twice',
+        ours: { status: 'approved', operation: 'sale', amount: { minor: 2500, currency: 'USD' } },
+        gateway: {
+          status: 'approved',
+          transactionType: 'sale',
+          amount: { minor: 2500, currency: 'USD' },
+          gatewayOrderId: `gw-${twice.slice(0, 8)}`,
+        },
+        otherOrder: {
+          status: 'approved',
+          transactionType: 'sale',
+          amount: { minor: 2500, currency: 'USD' },
+          gatewayOrderId: 'gw-second',
+        },
+      }),
+      expect.objectContaining({
+        type: 'reconciliation-completed',
+        runId,
+        checked: 2,
+        matched: 1,
+        mismatched: 1,
+        byKind: { 'paid-twice': 1 },
+      }),
+    ]);
+    const verdicts = await dataSource.query<
+      Array<{ saga_id: string; subject: string; verdict: string }>
+    >(
+      `SELECT saga_id, subject, verdict FROM reconciliation_checks WHERE run_id = $1
+        ORDER BY saga_id, subject`,
+      [runId],
+    );
+    expect(verdicts).toEqual(
+      expect.arrayContaining([
+        { saga_id: twice, subject: 'order', verdict: 'paid-twice' },
+        { saga_id: twice, subject: 'client-order-id', verdict: 'paid-twice' },
+        { saga_id: once, subject: 'order', verdict: 'match' },
+        { saga_id: once, subject: 'client-order-id', verdict: 'match' },
+      ]),
+    );
+    expect(verdicts).toHaveLength(4);
   });
 
   it('not sent: asked again at retryAt, an answer to the older attempt ignored; out of attempts: unresolved', async () => {

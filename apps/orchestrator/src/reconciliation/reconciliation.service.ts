@@ -2,7 +2,6 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   CE_SOURCES,
   ceType,
-  childTraceparent,
   type GatewayResult,
   GatewayStatusRequest,
   type MismatchKind,
@@ -12,14 +11,18 @@ import {
   toKafkaHeaders,
 } from '@payments/contracts';
 import { derivedUuid } from '@payments/core';
+import { messageTraceparent } from '@payments/observability';
 import type { EntityManager } from 'typeorm';
 import { ORCHESTRATOR_CONFIG, type OrchestratorConfig } from '../config';
 import {
+  anotherOrderVerdict,
   cardPaymentExpectation,
+  type CheckSubject,
   type CheckTime,
   type Expectation,
   type ExpectationOrSkip,
   type GatewayAnswer,
+  looksForAnotherOrder,
   payoutExpectation,
   scheduledWindow,
   verdict,
@@ -73,6 +76,7 @@ export interface RunRequest {
 interface CheckRow {
   run_id: string;
   saga_id: string;
+  subject: CheckSubject;
   request_id: string;
   flow: string;
   endpoint_id: string;
@@ -87,7 +91,10 @@ interface CheckRow {
  * asks the gateway for the status of each order through the gateway-adapter — paced per endpoint
  * (RECONCILIATION_RATE_PER_SECOND) on top of the adapter's own status budget, asked again when an
  * answer is not-sent, unknown, still processing or late, at most RECONCILIATION_MAX_ATTEMPTS
- * times. Each answer gets its verdict; a mismatch is published at once on
+ * times. A saga whose order the gateway confirmed charged (or paid out) as reported is then
+ * looked up by its client order id alone: a reply about another order, approved for money, makes
+ * the saga `paid-twice` (domain/reconciliation.ts `anotherOrderVerdict`). Each answer gets its
+ * verdict; a mismatch is published at once on
  * `payments.reconciliation.v1`, and when the last check is done the run's counts follow. Every
  * change is one transaction with its outbox rows. The sagas are never touched: reconciliation
  * reports, people (or their tools) act.
@@ -212,7 +219,7 @@ export class ReconciliationService {
       // check sent again (its attempt is stale) instead of the round overwriting its verdict; a
       // check whose answer is being recorded right now is skipped.
       const due = await tx.query<CheckRow[]>(
-        `SELECT run_id, saga_id, request_id, flow, endpoint_id, expectation, state, attempts
+        `SELECT run_id, saga_id, subject, request_id, flow, endpoint_id, expectation, state, attempts
            FROM reconciliation_checks WHERE state <> 'done' AND next_at <= $1
           ORDER BY next_at LIMIT ${DISPATCH_BATCH}
             FOR UPDATE SKIP LOCKED`,
@@ -276,7 +283,7 @@ export class ReconciliationService {
       const runs = new Set<string>();
       for (const result of results) {
         const [check] = await tx.query<CheckRow[]>(
-          `SELECT run_id, saga_id, request_id, flow, endpoint_id, expectation, state, attempts
+          `SELECT run_id, saga_id, subject, request_id, flow, endpoint_id, expectation, state, attempts
              FROM reconciliation_checks WHERE request_id = $1 FOR UPDATE`,
           [result.requestId],
         );
@@ -311,24 +318,110 @@ export class ReconciliationService {
     answer: GatewayAnswer,
     meta: InputMeta | undefined,
   ): Promise<OutboxRow[]> {
+    if (check.subject === 'client-order-id') return this.concludeLookup(tx, check, answer, meta);
     const flow = FLOWS[check.flow];
     let found = flow === undefined ? 'unresolved' : verdict(check.expectation, answer, flow.named);
     if (found === 'not-final') {
-      if (check.attempts < this.config.reconciliation.maxAttempts) {
-        await tx.query(
-          `UPDATE reconciliation_checks SET state = 'pending', next_at = $2 WHERE request_id = $1`,
-          [check.request_id, new Date(this.clock.now().getTime() + this.backoffMs(check.attempts))],
-        );
-        return [];
-      }
+      if (await this.askAgainLater(tx, check)) return [];
       found = 'unresolved';
     }
     const gateway = answer.kind === 'report' ? gatewaySide(answer.report) : undefined;
+    await this.done(tx, check, found, gateway);
+    if (found === 'match') {
+      // Our order charged as we said: is there another one under our client order id?
+      if (looksForAnotherOrder(check.expectation, found)) await this.addLookup(tx, check);
+      return [];
+    }
+    return [this.mismatchRow(check, found, gateway, undefined, meta)];
+  }
+
+  /**
+   * The lookup by client order id: paid-twice when its reply is about another order, approved for
+   * money. The saga's order check (already a match) then carries the verdict, so the run counts
+   * the saga once, as paid twice; the event repeats the gateway's replies about both orders.
+   */
+  private async concludeLookup(
+    tx: EntityManager,
+    check: CheckRow,
+    answer: GatewayAnswer,
+    meta: InputMeta | undefined,
+  ): Promise<OutboxRow[]> {
+    const flow = FLOWS[check.flow];
+    let found =
+      flow === undefined
+        ? 'unresolved'
+        : anotherOrderVerdict(check.expectation, answer, flow.named);
+    if (found === 'not-final') {
+      if (await this.askAgainLater(tx, check)) return [];
+      found = 'unresolved';
+    }
+    const other = answer.kind === 'report' ? gatewaySide(answer.report) : undefined;
+    await this.done(tx, check, found, other);
+    if (found !== 'paid-twice') return [];
+    // (An UPDATE … RETURNING through TypeORM answers [rows, count]: read, then write.)
+    const [order] = await tx.query<Array<{ gateway: GatewaySide | null }>>(
+      `SELECT gateway FROM reconciliation_checks
+        WHERE run_id = $1 AND saga_id = $2 AND subject = 'order' FOR UPDATE`,
+      [check.run_id, check.saga_id],
+    );
+    await tx.query(
+      `UPDATE reconciliation_checks SET verdict = 'paid-twice'
+        WHERE run_id = $1 AND saga_id = $2 AND subject = 'order'`,
+      [check.run_id, check.saga_id],
+    );
+    return [this.mismatchRow(check, 'paid-twice', order?.gateway ?? undefined, other, meta)];
+  }
+
+  /** Still not final: asked again after a backoff, unless out of attempts (false). */
+  private async askAgainLater(tx: EntityManager, check: CheckRow): Promise<boolean> {
+    if (check.attempts >= this.config.reconciliation.maxAttempts) return false;
+    await tx.query(
+      `UPDATE reconciliation_checks SET state = 'pending', next_at = $2 WHERE request_id = $1`,
+      [check.request_id, new Date(this.clock.now().getTime() + this.backoffMs(check.attempts))],
+    );
+    return true;
+  }
+
+  private async done(
+    tx: EntityManager,
+    check: CheckRow,
+    found: string,
+    gateway: GatewaySide | undefined,
+  ): Promise<void> {
     await tx.query(
       `UPDATE reconciliation_checks SET state = 'done', verdict = $2, gateway = $3 WHERE request_id = $1`,
       [check.request_id, found, gateway === undefined ? null : JSON.stringify(gateway)],
     );
-    if (found === 'match') return [];
+  }
+
+  /** The saga's lookup by client order id, due now (a redelivered answer adds nothing). */
+  private async addLookup(tx: EntityManager, check: CheckRow): Promise<void> {
+    const subject: CheckSubject = 'client-order-id';
+    await tx.query(
+      `INSERT INTO reconciliation_checks
+         (run_id, saga_id, subject, request_id, flow, endpoint_id, expectation, state, next_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8)
+       ON CONFLICT DO NOTHING`,
+      [
+        check.run_id,
+        check.saga_id,
+        subject,
+        derivedUuid(`reconciliation:${check.run_id}:${check.saga_id}:${subject}`),
+        check.flow,
+        check.endpoint_id,
+        JSON.stringify(check.expectation),
+        this.clock.now(),
+      ],
+    );
+  }
+
+  private mismatchRow(
+    check: CheckRow,
+    kind: MismatchKind,
+    gateway: GatewaySide | undefined,
+    otherOrder: GatewaySide | undefined,
+    meta: InputMeta | undefined,
+  ): OutboxRow {
     const now = this.clock.now().toISOString();
     const expectation = check.expectation;
     const mismatch: ReconciliationMismatch = {
@@ -337,19 +430,24 @@ export class ReconciliationService {
       sagaId: check.saga_id,
       flow: check.flow,
       endpointId: check.endpoint_id,
-      kind: found,
+      kind,
       ours: {
         status: expectation.status,
         operation: expectation.operation,
         ...(expectation.amount === undefined ? {} : { amount: expectation.amount }),
       },
       ...(gateway === undefined ? {} : { gateway }),
+      ...(otherOrder === undefined ? {} : { otherOrder }),
       detectedAt: now,
     };
+    const other =
+      otherOrder === undefined
+        ? ''
+        : `, other order ${otherOrder.gatewayOrderId ?? '?'} ${otherOrder.status ?? ''}`;
     this.logger.warn(
-      `reconciliation run ${check.run_id}: ${check.flow} ${check.saga_id} ${found} (ours ${expectation.status}, gateway ${gateway?.status ?? 'no answer'})`,
+      `reconciliation run ${check.run_id}: ${check.flow} ${check.saga_id} ${kind} (ours ${expectation.status}, gateway ${gateway?.status ?? 'no answer'}${other})`,
     );
-    return [this.eventRow(check.run_id, mismatch, now, meta)];
+    return this.eventRow(check.run_id, mismatch, now, meta);
   }
 
   /** When no check of the run is left open: the run's counts, once. */
@@ -370,11 +468,17 @@ export class ReconciliationService {
       [runId],
     );
     if (run === undefined || run.status !== 'running') return;
-    const counts = await tx.query<Array<{ verdict: string | null; n: string }>>(
-      `SELECT verdict, count(*) AS n FROM reconciliation_checks WHERE run_id = $1 GROUP BY verdict`,
+    const [open] = await tx.query<Array<{ n: string }>>(
+      `SELECT count(*) AS n FROM reconciliation_checks WHERE run_id = $1 AND verdict IS NULL`,
       [runId],
     );
-    if (counts.some((c) => c.verdict === null)) return;
+    if (Number(open?.n ?? 0) > 0) return;
+    // One verdict per saga: its order check's (a lookup's finding is written onto it).
+    const counts = await tx.query<Array<{ verdict: string | null; n: string }>>(
+      `SELECT verdict, count(*) AS n FROM reconciliation_checks
+        WHERE run_id = $1 AND subject = 'order' GROUP BY verdict`,
+      [runId],
+    );
     const now = this.clock.now();
     await tx.query(
       `UPDATE reconciliation_runs SET status = 'completed', completed_at = $2 WHERE id = $1`,
@@ -423,7 +527,10 @@ export class ReconciliationService {
       // The check is its own subject: the answer is matched on its request id.
       subjectRequestId: check.request_id,
       subjectOperation: e.operation,
-      ...(e.gatewayOrderId === undefined ? {} : { gatewayOrderId: e.gatewayOrderId }),
+      // The lookup names no order: the gateway answers about the one it holds under the id.
+      ...(e.gatewayOrderId === undefined || check.subject === 'client-order-id'
+        ? {}
+        : { gatewayOrderId: e.gatewayOrderId }),
     });
     // The one way a gateway request becomes an outbox row (a new trace: a check has no input).
     return gatewayRequestRow(request, this.ids.next(), now.toISOString(), {});
@@ -446,7 +553,7 @@ export class ReconciliationService {
         source: CE_SOURCES.reconciliation,
         subject: runId,
         time,
-        traceparent: childTraceparent(meta?.traceparent),
+        traceparent: messageTraceparent(TOPICS.reconciliation, meta?.traceparent),
       }),
       payload: event,
       aggregateId: runId,
@@ -473,7 +580,11 @@ function answerOf(result: GatewayResult): GatewayAnswer | undefined {
   }
 }
 
-function gatewaySide(report: NonNullable<Extract<GatewayAnswer, { kind: 'report' }>['report']>) {
+type GatewaySide = NonNullable<ReconciliationMismatch['gateway']>;
+
+function gatewaySide(
+  report: NonNullable<Extract<GatewayAnswer, { kind: 'report' }>['report']>,
+): GatewaySide {
   return {
     status: report.status,
     ...(report.transactionType === undefined ? {} : { transactionType: report.transactionType }),

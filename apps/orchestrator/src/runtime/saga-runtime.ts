@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { CallbackMessage, GatewayResult, RejectionCode } from '@payments/contracts';
 import { PoisonMessageError } from '@payments/kafka';
+import { inSpan } from '@payments/observability';
 import type { EntityManager } from 'typeorm';
 import { idempotencyVerdict } from '../domain';
 import { eventRow as eventRowFor, gatewayRequestRow, type InputMeta } from '../outbox/outbox-rows';
@@ -340,18 +341,27 @@ class UnitOfWork {
     return row;
   }
 
-  async fire(row: SagaRow, timer: TimerRow): Promise<void> {
-    if (timer.kind === RESEND_TIMER) {
-      const flow = this.flowOf(row);
-      const rows = await this.resendRows(row, flow, timer.payload as ResendPayload, {});
-      await this.deps.outbox.enqueue(this.tx, rows);
-      return;
-    }
-    await this.decideAndApply(
-      row,
-      { kind: 'timer', timer: { kind: timer.kind, payload: timer.payload } },
-      {},
-    );
+  /** A due timer, in a `timer <kind>` span continuing the trace of the input that set it. */
+  fire(row: SagaRow, timer: TimerRow): Promise<void> {
+    const options = {
+      ...(timer.traceparent === undefined ? {} : { parent: timer.traceparent }),
+      attributes: { 'payments.flow': timer.flow, 'payments.timer.kind': timer.kind },
+    };
+    return inSpan(`timer ${timer.kind}`, options, async (span) => {
+      const traceparent = span.traceparent ?? timer.traceparent;
+      const meta: InputMeta = traceparent === undefined ? {} : { traceparent };
+      if (timer.kind === RESEND_TIMER) {
+        const flow = this.flowOf(row);
+        const rows = await this.resendRows(row, flow, timer.payload as ResendPayload, meta);
+        await this.deps.outbox.enqueue(this.tx, rows);
+        return;
+      }
+      await this.decideAndApply(
+        row,
+        { kind: 'timer', timer: { kind: timer.kind, payload: timer.payload } },
+        meta,
+      );
+    });
   }
 
   private async command(
@@ -601,7 +611,7 @@ class UnitOfWork {
           gatewayRequests: plan.gatewayRequests,
         },
         [
-          timers.changesPart(plan.flow, row.id, plan.timers),
+          timers.changesPart(plan.flow, row.id, plan.timers, meta.traceparent),
           outbox.rowsPart(rows),
           ...(purgeWithin ? [sagas.purgePart(row.id, this.now), outbox.purgePart(row.id)] : []),
         ],

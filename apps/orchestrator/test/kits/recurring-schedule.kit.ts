@@ -5,7 +5,15 @@
  *
  * Every input comes with the time it is decided at (schedules are all about time).
  */
-import type { Money, RejectionCode, ScheduleCommand, ScheduleEvent } from '@payments/contracts';
+import type {
+  GatewayCallback,
+  GatewayResult,
+  GatewayStatusReport,
+  Money,
+  RejectionCode,
+  ScheduleCommand,
+  ScheduleEvent,
+} from '@payments/contracts';
 import {
   createScheduleCommand,
   MERCHANT,
@@ -166,3 +174,73 @@ export const outcome =
       ...(code === undefined ? {} : { code }),
     });
   };
+
+// ---- schedules registered with the gateway ---------------------------------------------------------
+
+/** The policy that registers MERCHANT's schedules with the gateway (status polls every 5 s, 3 at most). */
+export const GATEWAY_POLICY: SchedulePolicy = {
+  ...DEFAULT_SCHEDULE_POLICY,
+  gatewayRegistrationEndpoints: [MERCHANT.endpointId],
+  statusPollMs: 5_000,
+  maxStatusPolls: 3,
+  maxSendAttempts: 3,
+};
+
+export const registrationReply =
+  (result: GatewayResult['result'], attempt = 1) =>
+  (state: ScheduleState): ScheduleInput => {
+    if (state.status !== 'registering') throw new Error(`not registering: ${state.status}`);
+    return {
+      kind: 'gateway-result',
+      result: {
+        requestId: state.registration.requestId,
+        paymentId: SCHEDULE_ID,
+        operation: 'create-recurring-payment',
+        attempt,
+        result,
+        completedAt: T0,
+      },
+    };
+  };
+
+/** A verified server callback about the gateway's n-th charge of the schedule. */
+export const chargeCallback = (
+  n: number,
+  gatewayOrderId: string,
+  status: GatewayStatusReport['status'] = 'approved',
+  over: Partial<GatewayCallback> = {},
+): ScheduleInput => ({
+  kind: 'callback',
+  callback: {
+    kind: 'callback',
+    notificationId: `notification-${gatewayOrderId}-${status}-${testUuid()}`,
+    paymentId: SCHEDULE_ID,
+    clientOrderId: `${SCHEDULE_ID}-${n}`,
+    source: 'server-callback',
+    report: { status, gatewayOrderId, amount: { minor: 999, currency: 'EUR' } },
+    receivedAt: T0,
+    ...over,
+  },
+});
+
+/** The answer to the last status request the decision before sent (`request`). */
+export const statusAnswer = (
+  request: { requestId: string; subjectRequestId: string },
+  result: GatewayResult['result'],
+): ScheduleInput => ({
+  kind: 'gateway-result',
+  result: {
+    requestId: request.requestId,
+    paymentId: SCHEDULE_ID,
+    operation: 'status',
+    subjectRequestId: request.subjectRequestId,
+    attempt: 1,
+    result,
+    completedAt: T0,
+  },
+});
+
+export const statusTimer = (poll: number, gatewayOrderId?: string): ScheduleInput => ({
+  kind: 'status-timer',
+  timer: { poll, ...(gatewayOrderId === undefined ? {} : { gatewayOrderId }) },
+});

@@ -1,5 +1,6 @@
 import { HttpException } from '@nestjs/common';
 import type { Request } from 'express';
+import { activeTraceparent } from '@payments/observability';
 import type {
   CallbackIngestService,
   IngestOutcome,
@@ -32,7 +33,9 @@ export async function ingestHttpRequest(
     ingest.countRefused(refusalCode(error));
     throw error;
   }
-  const traceparent = req.headers.traceparent;
+  // The request's server span when tracing is on (it continues the caller's traceparent).
+  const header = req.headers.traceparent;
+  const traceparent = activeTraceparent() ?? header;
   return ingest.ingest({
     endpointId,
     source,

@@ -101,6 +101,11 @@ export class ControlsController {
     if (body !== NO_BODY) reply(res, this.sandbox.controls.override(orderId, body));
   }
 
+  @Post('orders/:orderId/charge-again')
+  chargeAgain(@Param('orderId') orderId: string, @Res() res: Response): void {
+    reply(res, this.sandbox.controls.chargeAgain(orderId));
+  }
+
   @Get('recurring')
   recurring(@Query('login') login: string | undefined, @Res() res: Response): void {
     reply(res, this.sandbox.controls.recurring(login));

@@ -24,3 +24,26 @@ describe('schedule policy from SCHEDULE_DUNNING_RETRY_SECONDS', () => {
     );
   });
 });
+
+describe('schedule policy: SCHEDULE_GATEWAY_REGISTRATION_ENDPOINTS', () => {
+  it('registers no endpoint by default', () => {
+    expect(schedulePolicy(load({})).gatewayRegistrationEndpoints).toEqual([]);
+  });
+
+  it('takes a comma-separated list of endpoint ids and the status poll interval', () => {
+    const policy = schedulePolicy(
+      load({
+        SCHEDULE_GATEWAY_REGISTRATION_ENDPOINTS: '1113, 2111',
+        SCHEDULE_GATEWAY_STATUS_POLL_SECONDS: '2',
+      }),
+    );
+    expect(policy.gatewayRegistrationEndpoints).toEqual(['1113', '2111']);
+    expect(policy.statusPollMs).toBe(2000);
+  });
+
+  it('refuses an id that is not an endpoint id, naming the variable', () => {
+    expect(() => load({ SCHEDULE_GATEWAY_REGISTRATION_ENDPOINTS: '1113,abc' })).toThrow(
+      /SCHEDULE_GATEWAY_REGISTRATION_ENDPOINTS/,
+    );
+  });
+});

@@ -1,7 +1,20 @@
 import type { OrchestratorConfig } from '../../config';
 import type { SchedulePolicy } from './domain';
 
-/** The schedule decider's policy from SCHEDULE_DUNNING_RETRY_SECONDS. */
-export function schedulePolicy(config: Pick<OrchestratorConfig, 'schedules'>): SchedulePolicy {
-  return { retryDelaysMs: config.schedules.dunningRetrySeconds.map((s) => s * 1000) };
+/**
+ * The schedule decider's policy from SCHEDULE_DUNNING_RETRY_SECONDS,
+ * SCHEDULE_GATEWAY_REGISTRATION_ENDPOINTS, SCHEDULE_GATEWAY_STATUS_POLL_SECONDS and
+ * GATEWAY_MAX_SEND_ATTEMPTS.
+ */
+export function schedulePolicy(
+  config: Pick<OrchestratorConfig, 'schedules'> & {
+    policy: Pick<OrchestratorConfig['policy'], 'maxSendAttempts'>;
+  },
+): SchedulePolicy {
+  return {
+    retryDelaysMs: config.schedules.dunningRetrySeconds.map((s) => s * 1000),
+    gatewayRegistrationEndpoints: config.schedules.gatewayRegistrationEndpoints,
+    statusPollMs: config.schedules.gatewayStatusPollSeconds * 1000,
+    maxSendAttempts: config.policy.maxSendAttempts,
+  };
 }

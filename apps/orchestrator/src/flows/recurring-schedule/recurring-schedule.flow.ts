@@ -2,8 +2,11 @@ import { type RejectionArgs, rejectionFields } from '../../domain/rejection';
 import { type ScheduleCommand, type ScheduleEvent } from '@payments/contracts';
 import type { Flow, RuntimeEffect, SagaInput } from '../../runtime/flow';
 import {
+  CHARGE_STATUS_TIMER_PREFIX,
   CHARGE_TIMER,
   type ChargeTimer,
+  REGISTRATION_STATUS_TIMER,
+  type StatusTimer,
   decideSchedule,
   evolve,
   initialScheduleState,
@@ -31,13 +34,22 @@ function toDomainInput(input: SagaInput): ScheduleInput | undefined {
     case 'command':
       return { kind: 'command', command: input.command.body as ScheduleCommand };
     case 'timer':
-      return input.timer.kind === CHARGE_TIMER
-        ? { kind: 'timer', timer: input.timer.payload as ChargeTimer }
-        : undefined;
+      if (input.timer.kind === CHARGE_TIMER)
+        return { kind: 'timer', timer: input.timer.payload as ChargeTimer };
+      if (
+        input.timer.kind === REGISTRATION_STATUS_TIMER ||
+        input.timer.kind.startsWith(CHARGE_STATUS_TIMER_PREFIX)
+      )
+        return { kind: 'status-timer', timer: input.timer.payload as StatusTimer };
+      return undefined;
+    // A schedule the orchestrator charges sends no gateway request (its charges are rebill sagas
+    // of their own); one registered with the gateway hears its results and verified callbacks.
     case 'gateway-result':
+      return { kind: 'gateway-result', result: input.result };
     case 'callback':
+      return { kind: 'callback', callback: input.callback };
     case 'status-check-hint':
-      // A schedule sends no gateway request: its charges are rebill sagas of their own.
+      // Unverified and naming no order: a registered schedule's charges wait for verified callbacks.
       return undefined;
     default: {
       const never: never = input;
@@ -54,6 +66,20 @@ function toRuntimeEffect(effect: ScheduleEffect): RuntimeEffect {
       return { type: 'set-timer', kind: CHARGE_TIMER, at: effect.at, payload: effect.timer };
     case 'cancel-charge-timer':
       return { type: 'cancel-timer', kind: CHARGE_TIMER };
+    case 'send-gateway-request':
+      return { type: 'send-gateway-request', request: effect.request };
+    case 'resend-registration':
+      return {
+        type: 'resend-gateway-request',
+        requestId: effect.requestId,
+        attempt: effect.attempt,
+        notBefore: effect.notBefore,
+        ...(effect.afterNoTrace ? { afterNoTrace: true as const } : {}),
+      };
+    case 'set-status-timer':
+      return { type: 'set-timer', kind: effect.kind, at: effect.at, payload: effect.timer };
+    case 'cancel-status-timer':
+      return { type: 'cancel-timer', kind: effect.kind };
     default: {
       const never: never = effect;
       throw new Error(`unhandled effect ${JSON.stringify(never)}`);
@@ -103,6 +129,8 @@ export function recurringScheduleFlow(policy: SchedulePolicy): Flow<ScheduleStat
           };
     },
     rejection: ({ sagaId, ...rest }) => scheduleRejectionEvent({ scheduleId: sagaId, ...rest }),
-    resendWanted: () => false,
+    // Only the registration is ever resent (not sent, or once after no trace at the gateway).
+    resendWanted: (state, requestId) =>
+      state.status === 'registering' && state.registration.requestId === requestId,
   };
 }

@@ -35,7 +35,10 @@ export class ReconciliationRunEntity {
   completedAt!: Date | null;
 }
 
-/** `reconciliation_checks` (migration Reconciliation1767900000000): one row per saga of a run. */
+/**
+ * `reconciliation_checks` (migrations Reconciliation1767900000000, ReconciliationLookups1768200000000):
+ * per saga of a run, the check of its order, and the lookup by its client order id when asked.
+ */
 @Entity({ name: 'reconciliation_checks' })
 @Index('reconciliation_checks_request_uq', ['requestId'], { unique: true })
 @Index('reconciliation_checks_due_idx', ['nextAt'], { where: "state <> 'done'::text" })
@@ -45,6 +48,10 @@ export class ReconciliationCheckEntity {
 
   @PrimaryColumn({ name: 'saga_id', type: 'uuid' })
   sagaId!: string;
+
+  /** `order` | `client-order-id` (domain/reconciliation.ts CheckSubject). */
+  @PrimaryColumn({ name: 'subject', type: 'text', default: 'order' })
+  subject!: string;
 
   @Column({ name: 'request_id', type: 'uuid' })
   requestId!: string;

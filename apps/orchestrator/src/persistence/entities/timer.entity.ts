@@ -22,6 +22,10 @@ export class TimerEntity {
   @Column({ name: 'payload', type: 'jsonb' })
   payload!: object;
 
+  /** W3C traceparent of the input that set the timer: its firing continues that trace. */
+  @Column({ name: 'traceparent', type: 'text', nullable: true })
+  traceparent!: string | null;
+
   /** Failed firings. */
   @Column({ name: 'attempts', type: 'integer', default: 0 })
   attempts!: number;

@@ -8,8 +8,17 @@ import type {
 import { derivedUuid } from '../../../domain';
 import { cycleDueAt, cycleExists, firstCycleFrom } from './calendar';
 import {
+  decideGatewayCharged,
+  type GatewayEffect,
+  type GatewayIgnoreReason,
+  type GatewayInput,
+  registersWithGateway,
+  registrationRequest,
+} from './gateway-charged';
+import {
   type ChargeTimer,
   DEFAULT_SCHEDULE_POLICY,
+  isGatewayCharged,
   type ScheduleTerms,
   type ScheduleState,
   type SchedulePolicy,
@@ -25,15 +34,20 @@ import {
  */
 
 export type ScheduleInput =
-  { kind: 'command'; command: ScheduleCommand } | { kind: 'timer'; timer: ChargeTimer };
+  | { kind: 'command'; command: ScheduleCommand }
+  | { kind: 'timer'; timer: ChargeTimer }
+  /** Gateway results, verified callbacks and status timers: schedules registered with the gateway. */
+  | GatewayInput;
 
 export type ScheduleEffect =
   /** Start the cycle's rebill saga (the runtime's start-saga). */
   | { type: 'start-rebill'; command: RebillCommand }
   | { type: 'set-charge-timer'; at: string; timer: ChargeTimer }
-  | { type: 'cancel-charge-timer' };
+  | { type: 'cancel-charge-timer' }
+  /** A schedule registered with the gateway: its registration and status queries. */
+  | GatewayEffect;
 
-export type ScheduleIgnoreReason = 'TIMER_OBSOLETE';
+export type ScheduleIgnoreReason = 'TIMER_OBSOLETE' | 'NOT_GATEWAY_CHARGED' | GatewayIgnoreReason;
 
 export type ScheduleDecision =
   | { outcome: 'accepted'; events: ScheduleEvent[]; effects: ScheduleEffect[] }
@@ -81,7 +95,24 @@ export function decideSchedule(
       version: state.version + 1 + i,
       occurredAt: ctx.now,
     }));
-  if (input.kind === 'timer') return chargeDue(input.timer, state, ctx, events);
+  if (input.kind === 'timer') {
+    // A registered schedule has no charge timer: the gateway charges it.
+    if (isGatewayCharged(state))
+      return { outcome: 'ignored', reason: 'TIMER_OBSOLETE', events: [], effects: [] };
+    return chargeDue(input.timer, state, ctx, events);
+  }
+  if (input.kind !== 'command') {
+    if (!isGatewayCharged(state))
+      return { outcome: 'ignored', reason: 'NOT_GATEWAY_CHARGED', events: [], effects: [] };
+    const outcome = decideGatewayCharged(input, state, policy, ctx.now);
+    if (outcome.outcome === 'ignored')
+      return { outcome: 'ignored', reason: outcome.reason, events: [], effects: [] };
+    return {
+      outcome: 'accepted',
+      events: events(state.terms.scheduleId, outcome.commandId, outcome.drafts),
+      effects: outcome.effects,
+    };
+  }
   const command = input.command;
   const accept = (drafts: Draft[], effects: ScheduleEffect[]): ScheduleDecision => ({
     outcome: 'accepted',
@@ -103,22 +134,28 @@ export function decideSchedule(
     const first = firstCycleFrom(command.rule, 0, ctx.now);
     if (first === undefined)
       return reject('INVALID_SCHEDULE', 'the schedule has no cycle from now on (ended already)');
-    const nextDueAt = dueAt(command.rule, first);
     const { merchant, cardRef, amount, description, rule } = command;
+    const created = {
+      type: 'schedule-created' as const,
+      merchant,
+      cardRef,
+      amount,
+      description,
+      rule,
+      skippedCycles: first,
+    };
+    if (registersWithGateway(policy, merchant.endpointId)) {
+      // Registered with the gateway, which charges every cycle: no charge timer, ever.
+      const registration = registrationRequest(command, first, ctx.now);
+      if (!registration.ok) return reject('INVALID_SCHEDULE', registration.message);
+      return accept(
+        [{ ...created, chargedBy: 'gateway' }],
+        [{ type: 'send-gateway-request', request: registration.request }],
+      );
+    }
+    const nextDueAt = dueAt(command.rule, first);
     return accept(
-      [
-        {
-          type: 'schedule-created',
-          merchant,
-          cardRef,
-          amount,
-          description,
-          rule,
-          skippedCycles: first,
-          nextCycle: first,
-          nextDueAt,
-        },
-      ],
+      [{ ...created, nextCycle: first, nextDueAt }],
       [{ type: 'set-charge-timer', at: nextDueAt, timer: { cycle: first, attempt: 1 } }],
     );
   }
@@ -127,6 +164,18 @@ export function decideSchedule(
   if (state.terms.merchant.endpointId !== command.merchant.endpointId)
     return reject('MERCHANT_MISMATCH', 'the schedule belongs to another endpoint');
   const { terms } = state;
+  if (isGatewayCharged(state)) {
+    if (command.type === 'record-cycle-outcome')
+      return reject('INVALID_STATE', 'the gateway charges this schedule: it has no rebill');
+    if (state.status === 'registration-failed')
+      return reject('INVALID_STATE', 'the registration with the gateway failed: nothing to change');
+    // The gateway's interface (spec §4) has create-recurring-payment and no operation that
+    // changes, pauses or stops a recurring payment: saying yes here would be a lie.
+    return reject(
+      'NOT_SUPPORTED_BY_GATEWAY',
+      `the schedule is registered with the gateway${state.status === 'registered' ? ` (recurring-payment-id ${state.recurringPaymentId})` : ''}, which charges it; the gateway's interface offers no operation to ${command.type.replace('-schedule', '')} a recurring payment (ask the gateway's support)`,
+    );
+  }
 
   switch (command.type) {
     case 'update-schedule':

@@ -1,5 +1,6 @@
 import type { ScheduleEvent } from '@payments/contracts';
-import type { ScheduleState } from './state';
+import { registrationRequestId } from './gateway-charged';
+import { isGatewayCharged, type GatewayCharge, type ScheduleState } from './state';
 
 /** Folds one event into the state. Events only ever follow decisions, so a misfit is a bug. */
 export function evolve(state: ScheduleState, event: ScheduleEvent): ScheduleState {
@@ -8,11 +9,25 @@ export function evolve(state: ScheduleState, event: ScheduleEvent): ScheduleStat
   if (event.type === 'schedule-created') {
     const { scheduleId, merchant, cardRef, amount, description, rule } = event;
     const terms = { scheduleId, merchant, cardRef, amount, description, rule };
+    if (event.chargedBy === 'gateway') {
+      return {
+        status: 'registering',
+        version,
+        terms,
+        registration: {
+          requestId: registrationRequestId(scheduleId),
+          unknown: false,
+          resent: false,
+        },
+        charges: [],
+      };
+    }
     return event.nextCycle === undefined
       ? { status: 'completed', version, terms }
       : { status: 'active', version, terms, nextCycle: event.nextCycle, charge: null };
   }
   if (state.status === 'initial') throw new Error(`${event.type} before schedule-created`);
+  if (isGatewayCharged(state)) return evolveGatewayCharged(state, event);
   const { terms } = state;
   switch (event.type) {
     case 'schedule-updated':
@@ -62,6 +77,14 @@ export function evolve(state: ScheduleState, event: ScheduleEvent): ScheduleStat
       return { ...state, version };
     case 'schedule-suspended':
       return { status: 'suspended', version, terms, nextCycle: event.cycle + 1 };
+    case 'schedule-registration-unknown':
+    case 'schedule-registration-resent':
+    case 'schedule-registered':
+    case 'schedule-registration-failed':
+    case 'gateway-charge-reported':
+    case 'gateway-cycle-charged':
+    case 'gateway-cycle-declined':
+      throw new Error(`${event.type} for a schedule the gateway does not charge`);
     default: {
       const never: never = event;
       throw new Error(`unhandled event ${JSON.stringify(never)}`);
@@ -71,4 +94,72 @@ export function evolve(state: ScheduleState, event: ScheduleEvent): ScheduleStat
 
 export function fold(state: ScheduleState, events: readonly ScheduleEvent[]): ScheduleState {
   return events.reduce(evolve, state);
+}
+
+/** A schedule registered with the gateway: its registration and the gateway's charges. */
+function evolveGatewayCharged(
+  state: Extract<ScheduleState, { status: 'registering' | 'registered' | 'registration-failed' }>,
+  event: Exclude<ScheduleEvent, { type: 'schedule-created' | 'command-rejected' }>,
+): ScheduleState {
+  const { version } = event;
+  const { terms } = state;
+  const settle = (gatewayOrderId: string, outcome: GatewayCharge['outcome']) =>
+    state.charges.map((c) => (c.gatewayOrderId === gatewayOrderId ? { ...c, outcome } : c));
+  switch (event.type) {
+    case 'schedule-registration-unknown':
+    case 'schedule-registration-resent':
+      if (state.status !== 'registering') throw new Error(`${event.type} in ${state.status}`);
+      return {
+        ...state,
+        version,
+        registration:
+          event.type === 'schedule-registration-unknown'
+            ? { ...state.registration, unknown: true }
+            : { ...state.registration, resent: true },
+      };
+    case 'schedule-registered':
+      return {
+        status: 'registered',
+        version,
+        terms,
+        recurringPaymentId: event.recurringPaymentId,
+        charges: state.charges,
+      };
+    case 'schedule-registration-failed':
+      return { status: 'registration-failed', version, terms, charges: state.charges };
+    case 'gateway-charge-reported':
+      return {
+        ...state,
+        version,
+        charges: [
+          ...state.charges,
+          {
+            gatewayOrderId: event.gatewayOrderId,
+            clientOrderId: event.clientOrderId,
+            cycle: event.cycle,
+            outcome: 'confirming',
+          },
+        ],
+      };
+    case 'gateway-cycle-charged':
+      return { ...state, version, charges: settle(event.gatewayOrderId, 'charged') };
+    case 'gateway-cycle-declined':
+      return { ...state, version, charges: settle(event.gatewayOrderId, 'declined') };
+    case 'schedule-updated':
+    case 'schedule-paused':
+    case 'schedule-resumed':
+    case 'schedule-cancelled':
+    case 'schedule-completed':
+    case 'cycle-charge-requested':
+    case 'cycle-charged':
+    case 'cycle-charge-declined':
+    case 'schedule-past-due':
+    case 'schedule-recovered':
+    case 'schedule-suspended':
+      throw new Error(`${event.type} for a schedule the gateway charges`);
+    default: {
+      const never: never = event;
+      throw new Error(`unhandled event ${JSON.stringify(never)}`);
+    }
+  }
 }

@@ -2,4 +2,5 @@
 export * from './calendar';
 export * from './decide';
 export * from './evolve';
+export * from './gateway-charged';
 export * from './state';

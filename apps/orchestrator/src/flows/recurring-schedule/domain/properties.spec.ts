@@ -104,6 +104,11 @@ function apply(world: World, input: ScheduleInput): void {
         if (!world.started.has(effect.command.commandId))
           world.started.set(effect.command.commandId, effect.command);
         break;
+      case 'send-gateway-request':
+      case 'resend-registration':
+      case 'set-status-timer':
+      case 'cancel-status-timer':
+        throw new Error(`a schedule the orchestrator charges asked the gateway: ${effect.type}`);
       default: {
         const never: never = effect;
         throw new Error(String(never));

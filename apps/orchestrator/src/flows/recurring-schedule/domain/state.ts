@@ -52,7 +52,60 @@ export type ScheduleState =
   | (Base & { readonly status: 'paused' | 'suspended'; readonly nextCycle: number })
   /** No more charges; a charge in flight when it was cancelled is still recorded. */
   | (Base & { readonly status: 'cancelled'; readonly charge: Charge | null })
-  | (Base & { readonly status: 'completed' });
+  | (Base & { readonly status: 'completed' })
+  /**
+   * Registered with the gateway (create-recurring-payment), which charges every cycle itself: no
+   * charge timer, no rebill. `registering`: the reply has not come (or was unknown and status
+   * queries resolve it); `registration-failed`: refused or provably never arrived. In every one
+   * the gateway's charges are recorded from verified callbacks confirmed by status queries.
+   */
+  | (Base & {
+      readonly status: 'registering';
+      readonly registration: Registration;
+      readonly charges: readonly GatewayCharge[];
+    })
+  | (Base & {
+      readonly status: 'registered';
+      readonly recurringPaymentId: string;
+      readonly charges: readonly GatewayCharge[];
+    })
+  | (Base & { readonly status: 'registration-failed'; readonly charges: readonly GatewayCharge[] });
+
+/** The create-recurring-payment request of a schedule charged by the gateway. */
+export interface Registration {
+  readonly requestId: string;
+  /** Its outcome was unknown: status queries by client_orderid resolve it. */
+  readonly unknown: boolean;
+  /** Sent once more after a status query found no trace of it (at most once). */
+  readonly resent: boolean;
+}
+
+/** A charge the gateway made on a registered schedule, keyed by its gateway order id. */
+export interface GatewayCharge {
+  readonly gatewayOrderId: string;
+  readonly clientOrderId: string;
+  readonly cycle: number;
+  /** `confirming`: a verified callback named it, a status query about it is out. */
+  readonly outcome: 'confirming' | 'charged' | 'declined';
+}
+
+/** The schedule states whose charges the gateway makes. */
+export type GatewayChargedState = Extract<
+  ScheduleState,
+  { status: 'registering' | 'registered' | 'registration-failed' }
+>;
+
+export function isGatewayCharged(state: ScheduleState): state is GatewayChargedState {
+  return (
+    state.status === 'registering' ||
+    state.status === 'registered' ||
+    state.status === 'registration-failed'
+  );
+}
+
+/** Status queries of an unknown registration or an unconfirmed charge (timer `payload.poll`). */
+export const REGISTRATION_STATUS_TIMER = 'registration-status';
+export const CHARGE_STATUS_TIMER_PREFIX = 'charge-status:';
 
 export type ScheduleStatus = ScheduleState['status'];
 
@@ -69,8 +122,20 @@ export const CHARGE_TIMER = 'charge';
 export interface SchedulePolicy {
   /** Delay before each dunning retry after a decline (e.g. 1, 3 and 7 days); then suspended. */
   readonly retryDelaysMs: readonly number[];
+  /** Endpoints whose schedules are registered with the gateway and charged by it. */
+  readonly gatewayRegistrationEndpoints?: readonly string[];
+  /** Delay before each status query of an unknown registration or an unconfirmed charge. */
+  readonly statusPollMs?: number;
+  /** Status queries per unknown registration or unconfirmed charge before it is left to operators. */
+  readonly maxStatusPolls?: number;
+  /** Sends of a registration that was provably not sent before it fails. */
+  readonly maxSendAttempts?: number;
 }
 
 export const DEFAULT_SCHEDULE_POLICY: SchedulePolicy = {
   retryDelaysMs: [1, 3, 7].map((days) => days * 86_400_000),
 };
+
+export const DEFAULT_STATUS_POLL_MS = 5_000;
+export const DEFAULT_MAX_STATUS_POLLS = 60;
+export const DEFAULT_MAX_SEND_ATTEMPTS = 5;

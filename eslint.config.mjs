@@ -17,6 +17,8 @@ export default tseslint.config(
       '*.js',
       'bin/*.js',
       '*.cjs',
+      // A plain-JS preload for the bench's app processes (node --require), outside the TS project.
+      'bench/support/*.cjs',
       '*.mjs',
     ],
   },

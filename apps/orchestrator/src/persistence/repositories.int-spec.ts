@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import type { PaymentEvent } from '@payments/contracts';
 import { createDataSource, runMigrations } from '@payments/database';
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
@@ -9,7 +9,13 @@ import { orchestratorMigrations } from '../migrations';
 import { Database } from './database';
 import { orchestratorEntities } from './entities';
 import { OUTBOX_CHANNEL, OutboxWriter } from '../outbox/outbox.writer';
-import { ConcurrentUpdateError, SagaRepository } from './saga.repository';
+import {
+  ConcurrentUpdateError,
+  type HistoryRow,
+  SagaRepository,
+  type SagaWrite,
+} from './saga.repository';
+import type { StatementPart } from './sql';
 import { TimerRepository } from './timer.repository';
 
 /** The repositories' SQL (through the entities) against a migrated database. */
@@ -45,39 +51,65 @@ describe('orchestrator repositories (real PostgreSQL)', () => {
 
   const key = (sagaId: string) => ({ flow: 'card-payment', sagaId, kind: 'status-poll' });
 
-  const saga = (id: string, endpointId: string) => ({
-    id,
-    flow: 'card-payment',
+  const projection = { status: 'initial', kind: null, settled: false };
+
+  /** One decision through the runtime's one write path (no history, requests or parts unless given). */
+  const decide = (
+    sagaId: string,
+    saga: SagaWrite,
+    extra: { history?: HistoryRow[]; parts?: StatementPart[] } = {},
+  ) =>
+    database.transaction((tx) =>
+      payments.writeDecision(
+        tx,
+        { sagaId, flow: 'card-payment', saga, history: extra.history ?? [], gatewayRequests: [] },
+        extra.parts ?? [],
+        now,
+      ),
+    );
+  const insert = (endpointId: string): SagaWrite => ({
+    op: 'insert',
     endpointId,
-    state: initialState,
-    version: 0,
-    projection: { status: 'initial', kind: null, settled: false },
+    next: { state: initialState, version: 0, projection },
   });
 
   async function newPayment(): Promise<string> {
     const id = randomUUID();
-    await database.transaction((tx) => payments.insertSaga(tx, saga(id, 'ep-1'), now));
+    await decide(id, insert('ep-1'));
     return id;
   }
 
+  /** Sets `due`'s timer of `id` the way a decision does, with the input's traceparent. */
+  const setTimer = (id: string, due: Date, payload: object, traceparent?: string) =>
+    decide(
+      id,
+      { op: 'none' },
+      {
+        parts: [
+          timers.changesPart(
+            'card-payment',
+            id,
+            [{ op: 'set', kind: 'status-poll', at: due, payload }],
+            traceparent,
+          ),
+        ],
+      },
+    );
+
   it('creates a payment once, locks it and saves with a version check', async () => {
     const id = await newPayment();
-    // Created once: a second insert of the same id changes nothing and says so.
-    expect(
-      await database.transaction((tx) => payments.insertSaga(tx, saga(id, 'ep-other'), now)),
-    ).toBe(false);
+    // Created once: a second creation of the same id writes nothing and says so.
+    await expect(decide(id, insert('ep-other'))).rejects.toBeInstanceOf(ConcurrentUpdateError);
     const row = await database.transaction((tx) => payments.lockSaga(tx, id));
     expect(row).toMatchObject({ id, version: 0, lastHintAt: null, state: { status: 'initial' } });
 
-    const update = {
-      state: { ...(row!.state as object), version: 2 },
-      version: 2,
-      projection: { status: 'initial', kind: null, settled: false },
+    const update: SagaWrite = {
+      op: 'update',
+      expectedVersion: 0,
+      next: { state: { ...(row!.state as object), version: 2 }, version: 2, projection },
     };
-    await database.transaction((tx) => payments.saveSaga(tx, id, update, 0, now));
-    await expect(
-      database.transaction((tx) => payments.saveSaga(tx, id, update, 0, now)),
-    ).rejects.toBeInstanceOf(ConcurrentUpdateError);
+    await decide(id, update);
+    await expect(decide(id, update)).rejects.toBeInstanceOf(ConcurrentUpdateError);
     const [saved] = await dataSource.query<Array<{ endpoint_id: string; version: number }>>(
       `SELECT endpoint_id, version FROM sagas WHERE id = $1`,
       [id],
@@ -147,7 +179,12 @@ describe('orchestrator repositories (real PostgreSQL)', () => {
       { eventId: randomUUID(), event: conflict },
       { eventId: randomUUID(), event: event(3, { type: 'command-rejected', reason: 'X' }) },
     ];
-    await database.transaction((tx) => payments.appendHistory(tx, id, rows));
+    const update: SagaWrite = {
+      op: 'update',
+      expectedVersion: 0,
+      next: { state: initialState, version: 3, projection },
+    };
+    await decide(id, update, { history: rows });
     const found = await database.transaction((tx) => payments.eventsOfCommand(tx, commandId));
     expect(found).toEqual([rows[0], rows[2]].map((r) => ({ sagaId: id, ...r })));
   });
@@ -155,20 +192,26 @@ describe('orchestrator repositories (real PostgreSQL)', () => {
   it('claims a due timer once, even with two workers at the same time', async () => {
     const id = await newPayment();
     const due = new Date(now.getTime() - 1000);
-    await database.transaction((tx) => timers.upsertTimer(tx, key(id), due, { a: 1 }));
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    await setTimer(id, due, { a: 1 });
     await database.transaction((tx) => timers.postponeTimer(tx, key(id), due));
     await database.transaction((tx) => timers.postponeTimer(tx, key(id), due));
-    await database.transaction((tx) => timers.upsertTimer(tx, key(id), due, { a: 2 }));
+    // Set again: payload, due time and trace replaced, attempts back to 0.
+    await setTimer(id, due, { a: 2 }, traceparent);
+    const claimDue = (tx: EntityManager) =>
+      timers
+        .nextDueTimer(tx, now)
+        .then((next) => (next === undefined ? undefined : timers.claimTimer(tx, next, now)));
 
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     const first = database.transaction(async (tx) => {
-      const claimed = await timers.claimDueTimer(tx, now);
+      const claimed = await claimDue(tx);
       await held; // keeps the row locked while the second worker looks
       return claimed;
     });
     await new Promise((resolve) => setTimeout(resolve, 200));
-    const second = await database.transaction((tx) => timers.claimDueTimer(tx, now));
+    const second = await database.transaction((tx) => claimDue(tx));
     release();
     expect(second).toBeUndefined();
     expect(await first).toEqual({
@@ -178,7 +221,8 @@ describe('orchestrator repositories (real PostgreSQL)', () => {
       dueAt: due,
       payload: { a: 2 },
       attempts: 0,
+      traceparent,
     });
-    expect(await database.transaction((tx) => timers.claimDueTimer(tx, now))).toBeUndefined();
+    expect(await database.transaction((tx) => claimDue(tx))).toBeUndefined();
   });
 });

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { GatewayRequest } from '@payments/contracts';
 import type { EntityManager } from 'typeorm';
 import type { SagaEvent, SagaProjection } from '../runtime/flow';
-import { CommandEntity, GatewayRequestEntity, SagaEntity, SagaHistoryEntity } from './entities';
+import { CommandEntity, SagaEntity, SagaHistoryEntity } from './entities';
 import { assembledStatement, runStatement, statement, type StatementPart, withParts } from './sql';
 
 export interface SagaRow {
@@ -136,45 +136,6 @@ export class ConcurrentUpdateError extends Error {
  */
 @Injectable()
 export class SagaRepository {
-  /**
-   * Creates the row of a saga its first decision started, with that decision's state. False when
-   * another transaction created it meanwhile (the caller retries on the row then).
-   */
-  async insertSaga(
-    tx: EntityManager,
-    saga: {
-      id: string;
-      flow: string;
-      endpointId: string;
-      state: unknown;
-      version: number;
-      projection: SagaProjection;
-    },
-    now: Date,
-  ): Promise<boolean> {
-    const inserted = await tx
-      .createQueryBuilder()
-      .insert()
-      .into(SagaEntity)
-      .values({
-        id: saga.id,
-        flow: saga.flow,
-        endpointId: saga.projection.endpointId ?? saga.endpointId,
-        kind: saga.projection.kind,
-        status: saga.projection.status,
-        state: saga.state as object,
-        version: saga.version,
-        clientOrderId: saga.projection.clientOrderId ?? null,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .orIgnore()
-      .returning(['id'])
-      .updateEntity(false)
-      .execute();
-    return (inserted.raw as unknown[]).length === 1;
-  }
-
   async lockSaga(tx: EntityManager, id: string): Promise<SagaRow | undefined> {
     const [row] = await runStatement<SagaRecord>(tx, LOCK_SAGA, [id]);
     return row ? sagaRow(row) : undefined;
@@ -293,57 +254,8 @@ SELECT ${[DECISION_RESULT, ...extra.results].join(', ')}`;
     return recorded;
   }
 
-  /** Saves the new state; throws ConcurrentUpdateError if someone else moved the version on. */
-  async saveSaga(
-    tx: EntityManager,
-    id: string,
-    update: { state: unknown; version: number; projection: SagaProjection },
-    expectedVersion: number,
-    now: Date,
-  ): Promise<void> {
-    const { projection } = update;
-    const { affected } = await tx
-      .createQueryBuilder()
-      .update(SagaEntity)
-      .set({
-        state: update.state as object,
-        version: update.version,
-        status: projection.status,
-        kind: projection.kind,
-        // Kept as they are when the state names none yet.
-        ...(projection.endpointId === undefined ? {} : { endpointId: projection.endpointId }),
-        ...(projection.clientOrderId === undefined
-          ? {}
-          : { clientOrderId: projection.clientOrderId }),
-        updatedAt: now,
-      })
-      .where('id = :id AND version = :expectedVersion', { id, expectedVersion })
-      .execute();
-    if (affected !== 1) throw new ConcurrentUpdateError(id, expectedVersion);
-  }
-
   async markHint(tx: EntityManager, id: string, now: Date): Promise<void> {
     await tx.update(SagaEntity, { id }, { lastHintAt: now });
-  }
-
-  async appendHistory(
-    tx: EntityManager,
-    sagaId: string,
-    rows: readonly HistoryRow[],
-  ): Promise<void> {
-    if (rows.length === 0) return;
-    await tx.insert(
-      SagaHistoryEntity,
-      rows.map(({ eventId, event }) => ({
-        sagaId,
-        version: event.version,
-        eventId,
-        eventType: event.type,
-        event,
-        commandId: event.commandId,
-        occurredAt: new Date(event.occurredAt),
-      })),
-    );
   }
 
   /**
@@ -378,16 +290,6 @@ SELECT ${[DECISION_RESULT, ...extra.results].join(', ')}`;
     return { fingerprint: row.fingerprint, sagaId: row.saga_id, rejection: row.rejection };
   }
 
-  async recordCommand(
-    tx: EntityManager,
-    commandId: string,
-    fingerprint: string,
-    sagaId: string,
-    now: Date,
-  ): Promise<void> {
-    await tx.insert(CommandEntity, { commandId, fingerprint, sagaId, recordedAt: now });
-  }
-
   /** Keeps the rejection of a command about a saga that does not exist, for re-emitting it. */
   async recordRejection(
     tx: EntityManager,
@@ -395,21 +297,6 @@ SELECT ${[DECISION_RESULT, ...extra.results].join(', ')}`;
     rejection: HistoryRow,
   ): Promise<void> {
     await tx.update(CommandEntity, { commandId }, { rejection: rejection });
-  }
-
-  async saveGatewayRequest(
-    tx: EntityManager,
-    sagaId: string,
-    request: GatewayRequest,
-    now: Date,
-  ): Promise<void> {
-    await tx.insert(GatewayRequestEntity, {
-      requestId: request.requestId,
-      sagaId,
-      operation: request.operation,
-      body: request,
-      createdAt: now,
-    });
   }
 
   async findGatewayRequest(

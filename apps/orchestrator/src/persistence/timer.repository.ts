@@ -71,28 +71,6 @@ timers_cancelled AS (
     };
   }
 
-  /** Schedules the timer, replacing one of the same kind (due time, payload, attempts reset). */
-  async upsertTimer(
-    tx: EntityManager,
-    key: TimerKey,
-    dueAt: Date,
-    payload: object,
-    traceparent?: string,
-  ): Promise<void> {
-    await tx
-      .createQueryBuilder()
-      .insert()
-      .into(TimerEntity)
-      .values({ ...key, dueAt, payload, attempts: 0, traceparent: traceparent ?? null })
-      .orUpdate(['due_at', 'payload', 'attempts', 'traceparent'], ['flow', 'saga_id', 'kind'])
-      .updateEntity(false)
-      .execute();
-  }
-
-  async deleteTimer(tx: EntityManager, key: TimerKey): Promise<void> {
-    await tx.delete(TimerEntity, { flow: key.flow, sagaId: key.sagaId, kind: key.kind });
-  }
-
   /**
    * The earliest due timer, read without a lock: the worker locks its saga first and then
    * claims it (`claimTimer`), the same order as every handler (saga row, then its timers), so
@@ -139,12 +117,6 @@ timers_cancelled AS (
       attempts: due.attempts,
       ...(due.traceparent === null ? {} : { traceparent: due.traceparent }),
     };
-  }
-
-  /** The earliest due timer, claimed (for callers that hold no saga lock). */
-  async claimDueTimer(tx: EntityManager, now: Date): Promise<TimerRow | undefined> {
-    const next = await this.nextDueTimer(tx, now);
-    return next ? this.claimTimer(tx, next, now) : undefined;
   }
 
   /** After a failed firing: count the attempt and try again later (the claim was rolled back). */

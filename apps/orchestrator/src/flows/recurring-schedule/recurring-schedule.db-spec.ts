@@ -246,12 +246,24 @@ describe('recurring-schedule flow on the saga runtime (real PostgreSQL, no broke
     const { id, due } = await newSchedule();
     await fireAt(due(0));
     // The same timer again (a second worker's late firing, a re-armed duplicate).
+    const again = {
+      op: 'set' as const,
+      kind: 'charge',
+      at: new Date(due(0)),
+      payload: { cycle: 0, attempt: 1 },
+    };
     await dataSource.transaction((tx) =>
-      timers.upsertTimer(
+      new SagaRepository().writeDecision(
         tx,
-        { flow: RECURRING_SCHEDULE_FLOW, sagaId: id, kind: 'charge' },
-        new Date(due(0)),
-        { cycle: 0, attempt: 1 },
+        {
+          sagaId: id,
+          flow: RECURRING_SCHEDULE_FLOW,
+          saga: { op: 'none' },
+          history: [],
+          gatewayRequests: [],
+        },
+        [timers.changesPart(RECURRING_SCHEDULE_FLOW, id, [again])],
+        new Date(),
       ),
     );
     await fireAt(due(0));

@@ -20,6 +20,8 @@
  *
  * BENCH_COUNT_STATEMENTS=1 preloads bench/support/count-statements.cjs into the orchestrator and
  * prints the SQL statements it sent per sale over the closed loop (by statement text).
+ * BENCH_NODE_OPTIONS (e.g. `--max-semi-space-size=4`) is given to every app: V8 heap settings are
+ * compared by their effect on the printed peak RSS and rates.
  *
  * It is a script, not a test: it prints figures and never asserts on time.
  */
@@ -463,10 +465,14 @@ async function main(): Promise<void> {
     const floorDb = await freshDatabase(SERVER_URL, `payments_bench_floor${DB_SUFFIX}`);
     const profileDir = path.join(workDir, 'profiles');
     // BENCH_CPU_PROFILE=1: every app writes a V8 CPU profile when it stops; summarised below.
+    const nodeOptions = [
+      process.env.BENCH_NODE_OPTIONS ?? '',
+      process.env.BENCH_CPU_PROFILE === '1' ? `--cpu-prof --cpu-prof-dir=${profileDir}` : '',
+    ]
+      .filter((o) => o !== '')
+      .join(' ');
     const profiling: Record<string, string> =
-      process.env.BENCH_CPU_PROFILE === '1'
-        ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` }
-        : {};
+      nodeOptions === '' ? {} : { NODE_OPTIONS: nodeOptions };
     const countFile = path.join(workDir, 'statement-counts.json');
     const counting: Record<string, string> = COUNT_STATEMENTS
       ? {
@@ -572,6 +578,7 @@ async function main(): Promise<void> {
     process.stdout.write(
       `gateway processing delay in the sandbox: ${process.env.BENCH_GATEWAY_DELAY_MS ?? 20} ms per operation\n`,
     );
+    process.stdout.write(`apps' NODE_OPTIONS: ${nodeOptions === '' ? '(none)' : nodeOptions}\n`);
   } finally {
     await stack?.stop();
     await broker.stop();

@@ -8,28 +8,19 @@ import {
   type Span,
   SpanKind,
   SpanStatusCode,
+  type TextMapPropagator,
   trace,
   type Tracer,
 } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { type Instrumentation, registerInstrumentations } from '@opentelemetry/instrumentation';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
-import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import {
-  BatchSpanProcessor,
-  ParentBasedSampler,
-  SimpleSpanProcessor,
-  type SpanExporter,
-  TraceIdRatioBasedSampler,
-  TracerProvider,
-} from '@opentelemetry/sdk-trace';
-import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
+import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import { loadConfigOrExit, type ResolvedConfig, tracingVars, versionVar } from '@payments/config';
 import { childTraceparent } from '@payments/contracts';
+import type * as TracingSdk from './tracing-sdk';
+import type { TracingSetup } from './tracing-sdk';
+import { redactedUrl } from './tracing-redaction';
+
+export { redactedUrl };
+export type { TracingSetup };
 
 /*
  * Tracing (issue #15): one OpenTelemetry TracerProvider per process, started by the app's
@@ -52,41 +43,21 @@ import { childTraceparent } from '@payments/contracts';
  */
 
 const TRACER = '@payments/observability';
-const propagator = new W3CTraceContextPropagator();
-
-/** The process's provider while tracing is on; undefined when off (the default). */
-let provider: TracerProvider | undefined;
-
-export type TracingConfig = ResolvedConfig<{ tracing: typeof tracingVars }>['tracing'];
-
-export interface TracingSetup {
-  readonly serviceName: string;
-  readonly serviceVersion?: string;
-  readonly exporter: SpanExporter;
-  /** `batch` (default) exports every `exportDelayMs`; `simple` exports each span as it ends. */
-  readonly processor?: 'batch' | 'simple';
-  readonly exportDelayMs?: number;
-  /** Share of new traces sampled; a caller's sampled flag is always kept. Default 1. */
-  readonly sampleRatio?: number;
-  /** HTTP server/client, undici/fetch and pg spans (default true; unit tests pass false). */
-  readonly instrument?: boolean;
-}
 
 /**
- * Query strings never reach a span: a gateway callback's carries its control checksum, card BIN
- * and last four digits, the payer's e-mail (the card-data rule of DEVELOPERS.md covers telemetry).
+ * The SDK, its exporter and the instrumentations, loaded only when tracing is turned on: a
+ * process with tracing off (the default) never loads them (≈ 8 MiB of resident memory each).
  */
-const REDACTED = 'REDACTED';
-
-/** `url.full` and `url.query` of an outgoing request with its query string redacted. */
-export function redactedUrl(origin: string, path: string): Attributes {
-  const at = path.indexOf('?');
-  if (at < 0) return {};
-  return { 'url.full': `${origin}${path.slice(0, at)}?${REDACTED}`, 'url.query': REDACTED };
+function sdk(): typeof TracingSdk {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('./tracing-sdk') as typeof TracingSdk;
 }
 
-/** Paths whose requests are not traced: probes and scrapes would drown the payments' traces. */
-const UNTRACED_PATH = /^\/(health|metrics)(\/|\?|$)/;
+/** The process's provider and propagator while tracing is on; undefined when off (the default). */
+let provider: { shutdown(): Promise<void> } | undefined;
+let propagator: TextMapPropagator | undefined;
+
+export type TracingConfig = ResolvedConfig<{ tracing: typeof tracingVars }>['tracing'];
 
 /**
  * Starts tracing for this process from its environment (`tracingVars`; a bad variable exits 78
@@ -119,50 +90,15 @@ export function tracingExporter(config: TracingConfig): SpanExporter | undefined
     );
     process.exit(78);
   }
-  return new OTLPTraceExporter({ url: `${config.endpoint.replace(/\/+$/, '')}/v1/traces` });
+  return sdk().otlpExporter(`${config.endpoint.replace(/\/+$/, '')}/v1/traces`);
 }
 
 /** Installs a provider (and, unless told not to, the instrumentations) as the process's own. */
 export function installTracing(setup: TracingSetup): void {
   if (provider !== undefined) throw new Error('tracing is already started in this process');
-  const ratio = setup.sampleRatio ?? 1;
-  provider = new TracerProvider({
-    resource: resourceFromAttributes({
-      [ATTR_SERVICE_NAME]: setup.serviceName,
-      ...(setup.serviceVersion === undefined
-        ? {}
-        : { [ATTR_SERVICE_VERSION]: setup.serviceVersion }),
-    }),
-    sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) }),
-    spanProcessors: [
-      setup.processor === 'simple'
-        ? new SimpleSpanProcessor({ exporter: setup.exporter })
-        : new BatchSpanProcessor({
-            exporter: setup.exporter,
-            scheduledDelayMillis: setup.exportDelayMs ?? 5_000,
-          }),
-    ],
-  });
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  propagation.setGlobalPropagator(propagator);
-  trace.setGlobalTracerProvider(provider);
-  if (setup.instrument ?? true) {
-    const instrumentations: Instrumentation[] = [
-      new HttpInstrumentation({
-        ignoreIncomingRequestHook: (req) => UNTRACED_PATH.test(req.url ?? ''),
-        startIncomingSpanHook: (req) => (req.url?.includes('?') ? { 'url.query': REDACTED } : {}),
-        // Outgoing requests go through undici/fetch; the exporter's own requests are not traced.
-        ignoreOutgoingRequestHook: () => true,
-      }),
-      new UndiciInstrumentation({
-        requireParentforSpans: true,
-        startSpanHook: (request) => redactedUrl(String(request.origin), request.path),
-      }),
-      // Queries outside a traced unit of work (relay and timer polls) would each be a trace.
-      new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false }),
-    ];
-    registerInstrumentations({ instrumentations, tracerProvider: provider });
-  }
+  const started = sdk().startProvider(setup);
+  provider = started.provider;
+  propagator = started.propagator;
 }
 
 /** Exports what is buffered and stops the provider (at shutdown; tests). */
@@ -170,6 +106,7 @@ export async function stopTracing(): Promise<void> {
   const current = provider;
   if (current === undefined) return;
   provider = undefined;
+  propagator = undefined;
   await current.shutdown();
   trace.disable();
   context.disable();
@@ -223,7 +160,7 @@ function tracer(): Tracer {
 }
 
 function contextOf(traceparent: string | undefined): Context | undefined {
-  if (traceparent === undefined) return undefined;
+  if (traceparent === undefined || propagator === undefined) return undefined;
   const extracted = propagator.extract(ROOT_CONTEXT, { traceparent }, headerGetter);
   return trace.getSpanContext(extracted) === undefined ? undefined : extracted;
 }
@@ -240,6 +177,7 @@ const headerSetter = {
 };
 
 function traceparentOf(ctx: Context): string | undefined {
+  if (propagator === undefined) return undefined;
   const carrier: Record<string, string> = {};
   propagator.inject(ctx, carrier, headerSetter);
   return carrier.traceparent;

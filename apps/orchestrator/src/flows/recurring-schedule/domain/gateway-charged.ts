@@ -79,6 +79,25 @@ export type GatewayOutcome =
   | { outcome: 'accepted'; drafts: GatewayDraft[]; effects: GatewayEffect[]; commandId: string }
   | { outcome: 'ignored'; reason: GatewayIgnoreReason };
 
+type RegistrationFailure = Omit<
+  Extract<GatewayDraft, { type: 'schedule-registration-failed' }>,
+  'type'
+>;
+
+/** The registration failed for good: reported once, its status polling stopped (if armed). */
+function registrationFailed(
+  commandId: string,
+  failure: RegistrationFailure,
+  polling = true,
+): GatewayOutcome {
+  return {
+    outcome: 'accepted',
+    drafts: [{ type: 'schedule-registration-failed', ...failure }],
+    effects: polling ? [{ type: 'cancel-status-timer', kind: REGISTRATION_STATUS_TIMER }] : [],
+    commandId,
+  };
+}
+
 /** The id of a schedule's create-recurring-payment request (stable: resends keep it). */
 export function registrationRequestId(scheduleId: string): string {
   return derivedUuid(`recurring-schedule/${scheduleId}/registration`);
@@ -395,49 +414,26 @@ function registrationAnswered(
         commandId,
       };
     case 'rejected':
-      return {
-        outcome: 'accepted',
-        drafts: [
-          {
-            type: 'schedule-registration-failed',
-            reason: 'rejected',
-            code: r.code,
-            message: r.message,
-          },
-        ],
-        effects: [{ type: 'cancel-status-timer', kind: REGISTRATION_STATUS_TIMER }],
-        commandId,
-      };
+      return registrationFailed(commandId, {
+        reason: 'rejected',
+        code: r.code,
+        message: r.message,
+      });
     case 'not-sent': {
       const max = policy.maxSendAttempts ?? DEFAULT_MAX_SEND_ATTEMPTS;
       if (result.attempt >= max && !registration.resent) {
-        return {
-          outcome: 'accepted',
-          drafts: [
-            {
-              type: 'schedule-registration-failed',
-              reason: 'not-sent',
-              message: `not sent after ${result.attempt} attempts: ${r.reason}`,
-            },
-          ],
-          effects: [],
+        return registrationFailed(
           commandId,
-        };
+          { reason: 'not-sent', message: `not sent after ${result.attempt} attempts: ${r.reason}` },
+          false,
+        );
       }
       if (registration.resent) {
         // The one resend after no trace was not sent: the gateway never had it.
-        return {
-          outcome: 'accepted',
-          drafts: [
-            {
-              type: 'schedule-registration-failed',
-              reason: 'no-trace',
-              message: `no trace at the gateway and the resend was not sent: ${r.reason}`,
-            },
-          ],
-          effects: [{ type: 'cancel-status-timer', kind: REGISTRATION_STATUS_TIMER }],
-          commandId,
-        };
+        return registrationFailed(commandId, {
+          reason: 'no-trace',
+          message: `no trace at the gateway and the resend was not sent: ${r.reason}`,
+        });
       }
       return {
         outcome: 'accepted',
@@ -488,18 +484,10 @@ function registrationStatusAnswered(
     // The gateway has no trace of it (a synchronous operation: had it been processed, the status
     // query would find it). Sent once more under the same client_orderid; no trace again: failed.
     if (registration.resent) {
-      return {
-        outcome: 'accepted',
-        drafts: [
-          {
-            type: 'schedule-registration-failed',
-            reason: 'no-trace',
-            message: r.kind === 'rejected' ? r.message : 'the gateway reports it refused',
-          },
-        ],
-        effects: [{ type: 'cancel-status-timer', kind: REGISTRATION_STATUS_TIMER }],
-        commandId,
-      };
+      return registrationFailed(commandId, {
+        reason: 'no-trace',
+        message: r.kind === 'rejected' ? r.message : 'the gateway reports it refused',
+      });
     }
     return {
       outcome: 'accepted',

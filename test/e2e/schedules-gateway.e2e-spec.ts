@@ -9,6 +9,7 @@ import {
   sandboxMerchantsWithDelay,
 } from '../../scripts/stack/payment-stack';
 import { run } from '../../scripts/stack/processes';
+import { waitFor } from '../support/kafka';
 
 /**
  * A schedule registered with the gateway (issue #12, create-recurring-payment v4) on the four
@@ -100,6 +101,9 @@ beforeAll(async () => {
     workDir,
     env: {
       'gateway-sandbox': { SANDBOX_MERCHANTS_FILE: sandboxMerchantsWithDelay(workDir, 0) },
+      // The held status answers (503s) would open the endpoint's breaker for 30 s; the breaker
+      // is the chaos suite's subject, the charge's confirmation is this one's.
+      'gateway-adapter': { GATEWAY_BREAKER_FAILURES: '1000' },
       orchestrator: {
         TIMER_POLL_MS: '100',
         SCHEDULE_GATEWAY_REGISTRATION_ENDPOINTS: ENDPOINT,
@@ -118,9 +122,10 @@ afterAll(async () => {
 describe('a schedule registered with the gateway', () => {
   const scheduleId = randomUUID();
   const CYCLES = 3;
+  let refId: string | undefined;
 
   it('is registered at the sandbox, charged there every cycle, each charge recorded once, never rebilled', async () => {
-    const refId = await cardReference();
+    refId = await cardReference();
     const tomorrow = new Date(Date.now() + DAY * 1000).toISOString().slice(0, 10);
     const create: CreateScheduleCommand = {
       type: 'create-schedule',
@@ -230,4 +235,97 @@ describe('a schedule registered with the gateway', () => {
     ).toHaveLength(1);
     expect((await stack.controls.ledger(first.clientOrderId)).entries).toHaveLength(1);
   }, 120_000);
+  it('while a charge awaits its status answer, forged and verified-but-unconfirmed callbacks charge nothing', async () => {
+    const held = randomUUID();
+    const heldCharge = `${held}-1`;
+    // The gateway's status answers about this schedule's charge are held (503) from the start.
+    const fault = await stack.controls.addFault({
+      operation: 'STATUS',
+      clientOrderId: heldCharge,
+      failBefore: 503,
+      times: 10_000,
+    });
+    const hits = async (): Promise<number> =>
+      10_000 - ((await stack.controls.faults()).find((f) => f.id === fault.id)?.remaining ?? 0);
+    // Beyond the sandbox clock's advances so far: the plan charges once, when the clock reaches it.
+    const start = new Date(Date.now() + 30 * DAY * 1000).toISOString().slice(0, 10);
+    await stack.sendRaw({
+      type: 'create-schedule',
+      ...base(),
+      scheduleId: held,
+      cardRef: { refId: refId ?? (await cardReference()) },
+      amount: { minor: 2_000, currency: 'USD' },
+      description: 'One charge, status held',
+      rule: {
+        period: 'month',
+        interval: 1,
+        startDate: start,
+        timeOfDay: '00:00',
+        timeZone: 'UTC',
+        end: { kind: 'count', count: 1 },
+      },
+    } satisfies CreateScheduleCommand);
+    await waitSchedule(held, (e) => e.type === 'schedule-registered');
+    await stack.controls.advanceClock(31 * DAY);
+
+    // The gateway charged and called back: the charge is reported, its status asked and refused.
+    const reported = await waitSchedule(held, (e) => e.type === 'gateway-charge-reported');
+    const gatewayOrderId =
+      reported.type === 'gateway-charge-reported' ? reported.gatewayOrderId : '';
+    await waitFor(async () => (await hits()) >= 2, 'two held status queries');
+    const settled = () =>
+      stack.events
+        .scheduleEventsOf(held)
+        .filter((e) => e.type === 'gateway-cycle-charged' || e.type === 'gateway-cycle-declined');
+
+    // While it is pending: a forged callback (wrong control) is refused at the edge; verified
+    // callbacks that no status answer stands behind — the charge again with another amount, the
+    // charge as declined, a second charge the gateway never made — are accepted and charge nothing.
+    const genuine = {
+      status: 'approved',
+      merchant_order: heldCharge,
+      client_orderid: heldCharge,
+      orderid: gatewayOrderId,
+      type: 'sale',
+      amount: '20.00',
+      currency: 'USD',
+    };
+    expect(
+      await deliverCallback({ ...genuine, amount: '1.00' }, 'f'.repeat(40)),
+    ).toBeGreaterThanOrEqual(400);
+    expect(await deliverCallback({ ...genuine, amount: '99.00' })).toBe(200);
+    expect(await deliverCallback({ ...genuine, status: 'declined' })).toBe(200);
+    const madeUp = {
+      ...genuine,
+      orderid: '999999999',
+      merchant_order: `${held}-2`,
+      client_orderid: `${held}-2`,
+    };
+    expect(await deliverCallback(madeUp)).toBe(200);
+    // Still pending while the status is held: more queries asked and refused, nothing settled.
+    const before = await hits();
+    await waitFor(
+      async () => settled().length > 0 || (await hits()) >= before + 3,
+      'three more held status queries',
+    );
+    expect(settled()).toEqual([]);
+
+    // The status answer about that very order is released: one charge, of the gateway's amount.
+    await stack.controls.removeFault(fault.id);
+    await waitSchedule(held, (e) => e.type === 'gateway-cycle-charged');
+    // Time for the made-up order's status queries to be answered (the gateway knows no such order).
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const charges = charged(held);
+    expect(charges).toHaveLength(1);
+    expect(charges[0]).toMatchObject({
+      gatewayOrderId,
+      clientOrderId: heldCharge,
+      cycle: 0,
+      amount: { minor: 2_000, currency: 'USD' },
+    });
+    expect(settled()).toHaveLength(1);
+    const ledger = await stack.controls.ledger(heldCharge);
+    expect(ledger.entries.map((m) => [m.movement, m.amountMinor])).toEqual([['charged', 2_000]]);
+    expect((await stack.controls.ledger(`${held}-2`)).entries).toEqual([]);
+  }, 180_000);
 });

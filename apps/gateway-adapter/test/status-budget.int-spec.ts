@@ -174,17 +174,14 @@ describe('status budget: a flood of status queries and a few money operations', 
       const pair = `${first} | ${second}`;
       tally[pair] = (tally[pair] ?? 0) + 1;
     }
-    // A payment is admitted when exactly one of its two queries went out: normally the first (the
-    // second is then "sent moments ago"; an admitted first query may also read so after a
-    // redelivery). One fresh-clone run of 2026-11-26 saw one payment's first query refused as
-    // budget-spent and its second sent, four sent in all — cause not found (closing note of
-    // session 6). The budget's guarantees are what is judged: four queries out, never two for one
-    // payment, every other one refused as budget-spent with a retryAt.
+    // A payment is admitted when its first query went out (its second is then "sent moments
+    // ago"; an admitted first query may also read so after a redelivery). A fresh-clone run of
+    // 2026-11-26 once saw a first query refused as budget-spent with a token left and the second
+    // sent: the bucket read the clock again and a millisecond had passed (fixed in TokenBucket;
+    // the unit property test in status-budget.spec.ts replays it on a ticking clock).
     const once = new Set<string>(['sent', ADAPTER_REASONS.statusRecent]);
     const admitted = perPayment.filter(
-      ([first, second]) =>
-        (once.has(first ?? '') && second === ADAPTER_REASONS.statusRecent) ||
-        (first === ADAPTER_REASONS.statusBudget && second === 'sent'),
+      ([first, second]) => once.has(first ?? '') && second === ADAPTER_REASONS.statusRecent,
     );
     const refused = perPayment.filter(
       ([first, second]) =>

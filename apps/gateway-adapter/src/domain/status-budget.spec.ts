@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { ManualClock } from '@payments/core';
 import { ADAPTER_REASONS } from './classify';
 import { Semaphore } from './semaphore';
@@ -149,5 +150,59 @@ describe('StatusBudget', () => {
     // The 50 finished ones are gone; the one in flight and the new one stay.
     expect(budget.tracked).toBe(2);
     if (inFlight.kind === 'send') inFlight.done();
+  });
+});
+
+/** A clock whose every reading moves on by a drawn step (as Date.now() does between two calls). */
+class TickingClock {
+  private current = 1_700_000_000_000;
+  private index = 0;
+  constructor(private readonly steps: readonly number[]) {}
+  now(): number {
+    this.current += this.steps[this.index % this.steps.length] ?? 0;
+    this.index += 1;
+    return this.current;
+  }
+}
+
+describe('StatusBudget on a clock that moves between readings', () => {
+  // The CI flake of 2026-11-26 (status-budget.int-spec): a payment's first query was refused as
+  // "status budget spent" with a token in the bucket, because the bucket read the clock again and
+  // its "now" was a millisecond after the budget's own.
+  it('admits exactly `burst` distinct payments when no token refills meanwhile, whatever the ticks', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 20 }),
+        fc.integer({ min: 1, max: 8 }),
+        fc.integer({ min: 1, max: 40 }),
+        (steps, burst, payments) => {
+          const clock = new TickingClock(steps);
+          const endpoint = new TokenBucket({ ratePerSecond: 1_000, burst: 1_000 }, clock);
+          const budget = new StatusBudget(
+            {
+              // One token per 10^6 s: none refills within the run.
+              ratePerSecond: 0.000_001,
+              burst,
+              moneyReservedTokens: 0,
+              minIntervalMs: 1_000_000,
+              slotWaitMs: 100,
+            },
+            endpoint,
+            new Semaphore(1_000),
+            clock,
+          );
+          const answers = Array.from({ length: payments }, (_, i) => {
+            const a = budget.admit(`p${i}`);
+            if (a.kind === 'send') a.done();
+            return a.kind === 'send' ? 'send' : a.reason;
+          });
+          const admitted = Math.min(burst, payments);
+          expect(answers.slice(0, admitted)).toEqual(Array(admitted).fill('send'));
+          expect(answers.slice(admitted)).toEqual(
+            Array(payments - admitted).fill(ADAPTER_REASONS.statusBudget),
+          );
+        },
+      ),
+    );
   });
 });

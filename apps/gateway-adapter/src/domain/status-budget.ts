@@ -86,9 +86,12 @@ export class StatusBudget {
       }
       if (after > now) return held(ADAPTER_REASONS.statusRecent, after);
     }
-    const statusTokenAt = this.bucket.availableAt();
+    const statusTokenAt = this.bucket.availableAt(1, now);
     if (statusTokenAt > now) return held(ADAPTER_REASONS.statusBudget, statusTokenAt);
-    const aboveReserveAt = this.endpointBucket.availableAt(this.options.moneyReservedTokens + 1);
+    const aboveReserveAt = this.endpointBucket.availableAt(
+      this.options.moneyReservedTokens + 1,
+      now,
+    );
     if (aboveReserveAt > now) return held(ADAPTER_REASONS.moneyFirst, aboveReserveAt);
     const keepFree = this.slots.limit > 1 ? 1 : 0;
     if (this.slots.active + keepFree >= this.slots.limit) {

@@ -40,13 +40,14 @@ export class TokenBucket {
 
   /**
    * The instant (clock milliseconds) at which `level` whole tokens will be available if nobody
-   * else takes or books one: now when they already are; otherwise after the outstanding
+   * else takes or books one: `now` when they already are; otherwise after the outstanding
    * reservations have been served and enough has refilled. `availableAt(1)` is when the next
-   * token is due: the `retryAt` of a request refused as rate-limited.
+   * token is due: the `retryAt` of a request refused as rate-limited. A caller that compares the
+   * answer with its own reading of the clock passes that reading as `now`: the clock moves
+   * between two readings, and "available now" must not read as "a millisecond from now".
    */
-  availableAt(level = 1): number {
-    this.refill();
-    const now = this.clock.now();
+  availableAt(level = 1, now = this.clock.now()): number {
+    this.refill(now);
     if (this.tokens >= level) return now;
     return now + Math.ceil(((level - this.tokens) * 1000) / this.options.ratePerSecond);
   }
@@ -57,9 +58,10 @@ export class TokenBucket {
     return this.tokens;
   }
 
-  private refill(): void {
-    const now = this.clock.now();
-    const elapsed = Math.max(0, now - this.updatedAt);
+  private refill(now = this.clock.now()): void {
+    // A reading older than the last one (a caller's own `now`) adds nothing and moves nothing back.
+    if (now <= this.updatedAt) return;
+    const elapsed = now - this.updatedAt;
     this.updatedAt = now;
     this.tokens = Math.min(
       this.options.burst,

@@ -62,6 +62,37 @@ const values = (call: { batch: ProducerBatch }) =>
   );
 
 describe('IdempotentSender', () => {
+  it('sends several topics asked for together in one produce call, and fails them together', async () => {
+    const { sender, producers } = senderWith();
+    const together = sender.sendAll(
+      [
+        { topic: 'a', messages: [{ value: '1' }, { value: '2' }] },
+        { topic: 'b', messages: [{ value: '3' }] },
+        { topic: 'c', messages: [] },
+      ],
+      1_000,
+    );
+    await flush();
+    const producer = producers[0];
+    expect(producer.calls).toHaveLength(1);
+    expect(values(producer.calls[0])).toEqual(['a:1', 'a:2', 'b:3']);
+    producer.calls[0].answer();
+    expect((await together).map((m) => m.topicName)).toEqual(['a', 'b']);
+
+    const failing = sender.sendAll(
+      [
+        { topic: 'a', messages: [{ value: '4' }] },
+        { topic: 'b', messages: [{ value: '5' }] },
+      ],
+      1_000,
+    );
+    await flush();
+    expect(producer.calls).toHaveLength(2);
+    expect(values(producer.calls[1])).toEqual(['a:4', 'b:5']);
+    producer.calls[1].answer(new Error('broker gone'));
+    await expect(failing).rejects.toThrow('broker gone');
+  });
+
   it('has one produce call in flight at a time and sends what waited in one call, in arrival order', async () => {
     const { sender, producers } = senderWith();
     const first = sender.send('a', [{ value: '1' }], 1_000);

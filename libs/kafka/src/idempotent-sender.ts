@@ -97,8 +97,36 @@ export class IdempotentSender {
 
   /** Resolves once every message is acknowledged by all in-sync replicas. */
   send(topic: string, messages: Message[], timeoutMs: number): Promise<RecordMetadata[]> {
+    return this.sendAll([{ topic, messages }], timeoutMs);
+  }
+
+  /**
+   * Several topics' messages asked for together: queued in the order given before a call starts,
+   * so they go out in one produce call (split only past maxBatchMessages) and resolve with the
+   * metadata of all of them once every one is acknowledged. Per partition, a failed call's
+   * messages are all re-sent by the caller in their order, so nothing of a key overtakes them.
+   */
+  sendAll(
+    groups: ReadonlyArray<{ readonly topic: string; readonly messages: Message[] }>,
+    timeoutMs: number,
+  ): Promise<RecordMetadata[]> {
     if (this.closed) return Promise.reject(new SenderClosedError());
-    if (messages.length === 0) return Promise.resolve([]);
+    const sends = groups
+      .filter((g) => g.messages.length > 0)
+      .map((g) => this.enqueue(g.topic, g.messages, timeoutMs));
+    if (sends.length === 0) return Promise.resolve([]);
+    if (!this.flushing) {
+      this.flushing = true;
+      this.drained = this.flush();
+    }
+    return Promise.all(sends).then((metadata) => metadata.flat());
+  }
+
+  private enqueue(
+    topic: string,
+    messages: Message[],
+    timeoutMs: number,
+  ): Promise<RecordMetadata[]> {
     return new Promise((resolve, reject) => {
       const pending: Pending = {
         topic,
@@ -115,10 +143,6 @@ export class IdempotentSender {
       }, timeoutMs);
       pending.timer.unref();
       this.waiting.push(pending);
-      if (!this.flushing) {
-        this.flushing = true;
-        this.drained = this.flush();
-      }
     });
   }
 

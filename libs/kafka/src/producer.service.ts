@@ -121,15 +121,23 @@ export class KafkaProducerService implements OnModuleInit, OnApplicationShutdown
     messages: readonly OutgoingMessage[],
     options: SendOptions = {},
   ): Promise<RecordMetadata[]> {
-    return this.sendRaw(
-      topic,
-      messages.map((m) => ({
-        key: m.key,
-        value: encodeValue(m.value),
-        headers: m.headers ? { ...m.headers } : undefined,
-        partition: m.partition,
-      })),
-      options,
+    return this.sendRaw(topic, messages.map(toKafkaMessage), options);
+  }
+
+  /**
+   * Several topics' messages in one produce call (the outbox relay's round); resolves once all
+   * are acknowledged, rejects if any is not (the caller re-sends them all, in order).
+   */
+  async sendTopics(
+    groups: ReadonlyArray<{
+      readonly topic: string;
+      readonly messages: readonly OutgoingMessage[];
+    }>,
+    options: SendOptions = {},
+  ): Promise<RecordMetadata[]> {
+    return this.sender.sendAll(
+      groups.map((g) => ({ topic: g.topic, messages: g.messages.map(toKafkaMessage) })),
+      options.timeoutMs ?? this.timeoutMs,
     );
   }
 
@@ -141,4 +149,13 @@ export class KafkaProducerService implements OnModuleInit, OnApplicationShutdown
   ): Promise<RecordMetadata[]> {
     return this.sender.send(topic, messages, options.timeoutMs ?? this.timeoutMs);
   }
+}
+
+function toKafkaMessage(m: OutgoingMessage): Message {
+  return {
+    key: m.key,
+    value: encodeValue(m.value),
+    headers: m.headers ? { ...m.headers } : undefined,
+    partition: m.partition,
+  };
 }

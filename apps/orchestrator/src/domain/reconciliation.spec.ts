@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { GatewayStatusReport } from '@payments/contracts';
+import { GatewayStatus, type GatewayStatusReport } from '@payments/contracts';
 import type { PaymentState } from '../flows/card-payment/domain/state';
 import type { PayoutState } from '../flows/payout/domain/model';
 import {
@@ -326,14 +326,7 @@ describe('reconciliation: paid twice (the lookup by our client order id)', () =>
       fc.property(
         fc.constantFrom(approvedSale, captured, declinedSale),
         fc.constantFrom('90001', '90777', undefined),
-        fc.constantFrom<GatewayStatusReport['status']>(
-          'approved',
-          'declined',
-          'error',
-          'filtered',
-          'processing',
-          'unknown',
-        ),
+        fc.constantFrom(...GatewayStatus.options),
         fc.constantFrom('sale', 'reversal', 'capture', 'void', 'other', undefined),
         (expectation, orderId, status, type) => {
           const found = anotherOrderVerdict(expectation, about(orderId, status, type), cardNamed);

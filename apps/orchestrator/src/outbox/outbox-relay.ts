@@ -36,8 +36,10 @@ interface OutboxRecord {
  *  - Selects `published_at IS NULL ORDER BY sequence` (never "sequence > last published": a
  *    sequence is taken at insert, not commit). Per payment the order is safe: all rows of one
  *    payment are written under its row lock, so a later row commits after an earlier one.
- *  - A failed send leaves the rows unpublished (attempts + 1) and stops the round, so nothing
- *    overtakes them; the relay backs off (200 ms doubling up to OUTBOX_MAX_BACKOFF_MS).
+ *  - A round's rows go out in one produce call (grouped by topic, in sequence order per topic).
+ *    A failed call leaves them all unpublished (attempts + 1) and the next round re-sends them,
+ *    in order, before anything later; the relay backs off (200 ms doubling up to
+ *    OUTBOX_MAX_BACKOFF_MS).
  *  - At least once: a crash between the ack and the stamp publishes the rows again with the same
  *    ce_id; consumers deduplicate.
  */
@@ -132,33 +134,53 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
     return rows[0]?.locked === true;
   }
 
-  /** One round: up to OUTBOX_BATCH_SIZE rows, sent in runs of consecutive rows of one topic. */
+  /**
+   * One round: up to OUTBOX_BATCH_SIZE rows in one produce call (grouped by topic, each topic's
+   * rows in sequence order), then one statement stamps them published and reads the backlog.
+   * Three round trips whatever the number of topics (two statements and the produce call).
+   */
   private async publishRound(client: Client): Promise<number> {
     const { rows } = await client.query<OutboxRecord>(
       `SELECT id, topic, message_key, headers, payload FROM outbox
         WHERE published_at IS NULL ORDER BY sequence LIMIT $1`,
       [this.config.outbox.batchSize],
     );
-    for (const run of runsByTopic(rows)) {
-      const ids = run.map((r) => r.id);
-      try {
-        await this.producer.send(
-          run[0].topic,
-          run.map((r) => ({ key: r.message_key, value: r.payload, headers: r.headers })),
-        );
-      } catch (error) {
-        await client.query('UPDATE outbox SET attempts = attempts + 1 WHERE id = ANY($1::uuid[])', [
-          ids,
-        ]);
-        await this.refreshBacklog(client);
-        throw error;
-      }
-      await client.query('UPDATE outbox SET published_at = now() WHERE id = ANY($1::uuid[])', [
+    if (rows.length === 0) {
+      this.metrics.backlog.set(0);
+      this.metrics.lag.set(0);
+      return 0;
+    }
+    const ids = rows.map((r) => r.id);
+    try {
+      await this.producer.sendTopics(
+        groupByTopic(rows).map(([topic, group]) => ({
+          topic,
+          messages: group.map((r) => ({
+            key: r.message_key,
+            value: r.payload,
+            headers: r.headers,
+          })),
+        })),
+      );
+    } catch (error) {
+      await client.query('UPDATE outbox SET attempts = attempts + 1 WHERE id = ANY($1::uuid[])', [
         ids,
       ]);
-      this.metrics.published.inc(run.length);
+      await this.refreshBacklog(client);
+      throw error;
     }
-    await this.refreshBacklog(client);
+    // The CTE's UPDATE is not visible to the same statement's SELECT: the stamped ids are left out.
+    const { rows: backlog } = await client.query<{ backlog: number; lag: number }>(
+      `WITH stamped AS (
+         UPDATE outbox SET published_at = now() WHERE id = ANY($1::uuid[]) RETURNING id
+       )
+       SELECT count(*)::int AS backlog,
+              COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8 AS lag
+         FROM outbox WHERE published_at IS NULL AND NOT (id = ANY($1::uuid[]))`,
+      [ids],
+    );
+    this.metrics.published.inc(rows.length);
+    this.setBacklog(backlog[0]);
     return rows.length;
   }
 
@@ -168,8 +190,12 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
               COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8 AS lag
          FROM outbox WHERE published_at IS NULL`,
     );
-    this.metrics.backlog.set(rows[0]?.backlog ?? 0);
-    this.metrics.lag.set(rows[0]?.lag ?? 0);
+    this.setBacklog(rows[0]);
+  }
+
+  private setBacklog(row: { backlog: number; lag: number } | undefined): void {
+    this.metrics.backlog.set(row?.backlog ?? 0);
+    this.metrics.lag.set(row?.lag ?? 0);
   }
 
   private async disconnect(): Promise<void> {
@@ -182,13 +208,19 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
   }
 }
 
-/** Consecutive rows of the same topic, in order (one Kafka send each). */
-export function runsByTopic<T extends { topic: string }>(rows: readonly T[]): T[][] {
-  const runs: T[][] = [];
+/**
+ * Rows grouped by topic, topics in order of first appearance, each topic's rows in their order.
+ * Kafka orders messages per partition only, and a key's rows all go to one topic's partition, so
+ * a round sent as one call keeps every key's order; a failed call is re-sent whole, in order.
+ */
+export function groupByTopic<T extends { topic: string }>(
+  rows: readonly T[],
+): Array<[string, T[]]> {
+  const groups = new Map<string, T[]>();
   for (const row of rows) {
-    const last = runs[runs.length - 1];
-    if (last && last[0].topic === row.topic) last.push(row);
-    else runs.push([row]);
+    const group = groups.get(row.topic);
+    if (group) group.push(row);
+    else groups.set(row.topic, [row]);
   }
-  return runs;
+  return [...groups];
 }

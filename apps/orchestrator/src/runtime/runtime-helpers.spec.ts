@@ -5,7 +5,7 @@ import { resendStillWanted } from '../flows/card-payment/domain';
 import { rejectionEvent } from '../flows/card-payment/card-payment.flow';
 import { policyFromConfig } from '../flows/card-payment/policy';
 import { eventRow, gatewayRequestRow, inputMeta, relayBackoffMs } from '../outbox/outbox-rows';
-import { runsByTopic } from '../outbox/outbox-relay';
+import { groupByTopic } from '../outbox/outbox-relay';
 import {
   hintAllowed,
   invalidCommandFingerprint,
@@ -198,9 +198,12 @@ describe('small helpers', () => {
     expect(relayBackoffMs(40, 30_000)).toBe(30_000);
   });
 
-  it('groups consecutive outbox rows of one topic without reordering', () => {
+  it('groups outbox rows by topic, keeping the order of each topic rows', () => {
     const rows = ['e', 'e', 'r', 'e', 'r', 'r'].map((topic, i) => ({ topic, i }));
-    expect(runsByTopic(rows).map((run) => run.map((r) => r.i))).toEqual([[0, 1], [2], [3], [4, 5]]);
+    expect(groupByTopic(rows).map(([topic, group]) => [topic, group.map((r) => r.i)])).toEqual([
+      ['e', [0, 1, 3]],
+      ['r', [2, 4, 5]],
+    ]);
   });
 
   it('builds the decider policy from the configuration', () => {

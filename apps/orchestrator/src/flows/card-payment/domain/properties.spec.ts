@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { GatewayStatus, PaymentEvent } from '@payments/contracts';
+import { GatewayStatus, isFinalGatewayStatus, type PaymentEvent } from '@payments/contracts';
 import {
   captureCommand,
   preauthCommand,
@@ -23,15 +23,7 @@ import {
 
 type Step = (s: PaymentState) => PaymentInput;
 
-const statusArb = fc.constantFrom<GatewayStatus>(
-  'approved',
-  'declined',
-  'error',
-  'filtered',
-  'processing',
-  'unknown',
-  'chain_declined',
-);
+const statusArb = fc.constantFrom(...GatewayStatus.options);
 const FINAL_OUTCOME_TYPES = new Set<PaymentEvent['type']>(['approved', 'declined', 'failed']);
 
 /** Anything that can arrive after a sale was sent: callbacks, status replies, late/duplicate results, timers. */
@@ -39,12 +31,12 @@ const saleNoiseArb: fc.Arbitrary<{ label: string; step: Step; final: boolean }> 
   statusArb.map((s) => ({
     label: `callback ${s}`,
     step: callback(s),
-    final: ['approved', 'declined', 'error', 'filtered'].includes(s),
+    final: isFinalGatewayStatus(s),
   })),
   statusArb.map((s) => ({
     label: `status ${s}`,
     step: statusReply({ status: s }),
-    final: ['approved', 'declined', 'error', 'filtered'].includes(s),
+    final: isFinalGatewayStatus(s),
   })),
   fc.constant({ label: 'late accepted', step: acceptedResult(), final: false }),
   fc.constant({

@@ -1,4 +1,4 @@
-import type { Kafka } from 'kafkajs';
+import { type Kafka, KafkaJSProtocolError } from 'kafkajs';
 import { TOPICS } from '@payments/contracts';
 
 /**
@@ -51,7 +51,7 @@ export async function pointGroupAtEnd(
     const existing = new Set(await admin.listTopics());
     const deadline = Date.now() + membersGoneWithinMs;
     for (const topic of topics.filter((t) => existing.has(t))) {
-      const offsets = await admin.fetchTopicOffsets(topic);
+      const offsets = await highWatermarks(admin, topic);
       const partitions = offsets.map((p) => ({ partition: p.partition, offset: p.high }));
       for (;;) {
         try {
@@ -68,5 +68,25 @@ export async function pointGroupAtEnd(
     }
   } finally {
     await admin.disconnect();
+  }
+}
+
+/**
+ * A topic's high watermarks, asked again (≤ 20 × 500 ms) while the broker answers with a retriable
+ * error: a topic created moments ago may have no leader in the metadata yet ("This server is not
+ * the leader for that topic-partition", seen in a fresh-clone CI run of 2026-11-26).
+ */
+async function highWatermarks(
+  admin: ReturnType<Kafka['admin']>,
+  topic: string,
+): Promise<Array<{ partition: number; high: string }>> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await admin.fetchTopicOffsets(topic);
+    } catch (error) {
+      const retriable = error instanceof KafkaJSProtocolError && error.retriable;
+      if (!retriable || attempt >= 20) throw error;
+      await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+    }
   }
 }

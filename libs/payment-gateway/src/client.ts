@@ -169,12 +169,12 @@ export class PaymentGatewayClient {
   private async perform<Id extends OperationId>(
     id: Id,
     fields: RequestOf<Id>,
-    options: CallOptions = {},
+    options?: CallOptions,
   ): Promise<CallResult<ReplyOf<Id>>> {
     const started = performance.now();
     let prepared: WireRequest;
     try {
-      prepared = this.prepareWire(id, fields, options.endpoint);
+      prepared = this.prepareWire(id, fields, options?.endpoint);
     } catch (err) {
       if (err instanceof GatewayClientError) {
         return this.report(id, {
@@ -205,7 +205,7 @@ export class PaymentGatewayClient {
       route.path,
       prepared.headers,
       prepared.body,
-      options.signal,
+      options?.signal,
     );
     // Classification is the table in outcome.ts (transport error codes, then REPLY_RULES).
     const classified = classifyExchange<ReplyOf<Id>>(res, OPERATIONS[id]);

@@ -54,8 +54,13 @@ export function decodeReplyBody(text: string): RawReply | undefined {
     // A JSON object (what JSON.parse makes is a plain object; arrays and scalars are refused).
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
     const record = parsed as Record<string, unknown>;
+    const keys = Object.keys(record);
+    if (keys.every((k) => typeof record[k] === 'string' && k !== '__proto__')) {
+      // Already a record of strings (the usual reply): JSON.parse made it, nobody else holds it.
+      return record as RawReply;
+    }
     const out: Record<string, string> = {};
-    for (const k of Object.keys(record)) {
+    for (const k of keys) {
       const v = record[k];
       if (v === null || v === undefined) continue;
       out[k] =

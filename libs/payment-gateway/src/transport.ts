@@ -146,7 +146,7 @@ export class GatewayTransport {
       kind: 'response',
       status: res.statusCode,
       headers: res.headers,
-      body: Buffer.concat(chunks).toString('utf8'),
+      body: (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8'),
     };
   }
 

@@ -1,5 +1,5 @@
 import { constants, createHmac, randomBytes, sign, type KeyObject } from 'node:crypto';
-import { normalizeParameters, parameterPairs, percentEncode, type FormParams } from '../encoding';
+import { parameterPairs, percentEncode, type FormParams } from '../encoding';
 import { GatewayClientError } from '../errors';
 
 export type OAuthSignatureMethod = 'HMAC-SHA1' | 'RSA-SHA256';
@@ -104,15 +104,62 @@ export function signOAuthRequest(input: OAuthSignInput): OAuthSignOutput {
     oauth_timestamp: String(input.timestampSeconds),
     oauth_version: OAUTH_VERSION,
   };
-  const parameters = normalizeParameters([...body, ...Object.entries(protocol)]);
-  const baseString = `POST&${percentEncode(input.url)}&${percentEncode(parameters)}`;
-  const oauthParams: Record<string, string> = {
-    ...protocol,
-    oauth_signature: input.signer.sign(baseString),
-  };
-  const authorization = `OAuth ${Object.keys(oauthParams)
-    .sort()
-    .map((name) => `${percentEncode(name)}="${percentEncode(oauthParams[name] ?? '')}"`)
-    .join(', ')}`;
+  // §3.4.1.3.2 as normalizeParameters does it, and the base string's encoding of the result
+  // in the same pass: the pairs are already percent-encoded (unreserved characters and %XX),
+  // so encoding `name=value&…` once more only turns % into %25, = into %3D and & into %26.
+  const pairs: (readonly [string, string])[] = [];
+  for (const [name, value] of body) pairs.push([percentEncode(name), percentEncode(value)]);
+  for (const name of PROTOCOL_NAMES) pairs.push([name, percentEncode(protocol[name] ?? '')]);
+  pairs.sort(comparePairs);
+  let encodedParameters = '';
+  for (const [name, value] of pairs) {
+    if (encodedParameters !== '') encodedParameters += '%26';
+    encodedParameters += `${reEncode(name)}%3D${reEncode(value)}`;
+  }
+  const baseString = `POST&${encodedUrl(input.url)}&${encodedParameters}`;
+  const signature = input.signer.sign(baseString);
+  const oauthParams: Record<string, string> = { ...protocol, oauth_signature: signature };
+  // Header parameters in sorted name order (oauth_signature between nonce and signature_method).
+  const authorization =
+    `OAuth oauth_consumer_key="${percentEncode(input.consumerKey)}", ` +
+    `oauth_nonce="${percentEncode(input.nonce)}", ` +
+    `oauth_signature="${percentEncode(signature)}", ` +
+    `oauth_signature_method="${percentEncode(input.signer.method)}", ` +
+    `oauth_timestamp="${percentEncode(protocol.oauth_timestamp ?? '')}", ` +
+    `oauth_version="${OAUTH_VERSION}"`;
   return { authorization, baseString, oauthParams };
+}
+
+/** The protocol parameters' names: unreserved characters, their own encoding. */
+const PROTOCOL_NAMES = [
+  'oauth_consumer_key',
+  'oauth_nonce',
+  'oauth_signature_method',
+  'oauth_timestamp',
+  'oauth_version',
+] as const;
+
+/** Byte order of encoded pairs (ASCII: code-unit order is byte order), name first, then value. */
+function comparePairs(
+  [ak, av]: readonly [string, string],
+  [bk, bv]: readonly [string, string],
+): number {
+  return ak < bk ? -1 : ak > bk ? 1 : av < bv ? -1 : av > bv ? 1 : 0;
+}
+
+/** percentEncode of an already percent-encoded string: only its % signs change. */
+function reEncode(encoded: string): string {
+  return encoded.includes('%') ? encoded.replaceAll('%', '%25') : encoded;
+}
+
+let lastUrl = '';
+let lastEncodedUrl = '';
+
+/** percentEncode(url), remembered for the last URL (a client signs the same few URLs). */
+function encodedUrl(url: string): string {
+  if (url !== lastUrl) {
+    lastEncodedUrl = percentEncode(url);
+    lastUrl = url;
+  }
+  return lastEncodedUrl;
 }

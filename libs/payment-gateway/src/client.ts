@@ -9,12 +9,16 @@ import { redactReply, redactRequest } from './redaction';
 import type { ReplyByKind } from './replies';
 import {
   checkEndpoint,
+  operationRoute,
   parseBaseUrl,
   prepareRequest,
+  prepareWireRequest,
   resolveAuth,
   type EndpointRef,
   type PreparedRequest,
+  type Route,
   type SigningContext,
+  type WireRequest,
 } from './request';
 import { loadRsaPrivateKey } from './signers/keys';
 import { randomNonce } from './signers/oauth';
@@ -90,6 +94,8 @@ export interface CallOptions {
 export class PaymentGatewayClient {
   private readonly ctx: SigningContext;
   private readonly transport: GatewayTransport;
+  /** Each operation's route for the configured endpoint, built on its first call. */
+  private readonly routes = new Map<OperationId, Route>();
 
   constructor(private readonly config: PaymentGatewayClientConfig) {
     if (config.login === '' || config.controlKey === '') {
@@ -163,13 +169,12 @@ export class PaymentGatewayClient {
   private async perform<Id extends OperationId>(
     id: Id,
     fields: RequestOf<Id>,
-    options: CallOptions = {},
+    options?: CallOptions,
   ): Promise<CallResult<ReplyOf<Id>>> {
     const started = performance.now();
-    const elapsed = () => Math.round((performance.now() - started) * 1000) / 1000;
-    let prepared: PreparedRequest;
+    let prepared: WireRequest;
     try {
-      prepared = this.prepare(id, fields, options);
+      prepared = this.prepareWire(id, fields, options?.endpoint);
     } catch (err) {
       if (err instanceof GatewayClientError) {
         return this.report(id, {
@@ -178,28 +183,53 @@ export class PaymentGatewayClient {
           reason: 'client-validation',
           errorMessage: err.message,
           ...(err.details.field ? { field: err.details.field } : {}),
-          durationMs: elapsed(),
+          durationMs: elapsedMs(started),
         });
       }
       throw err;
     }
-    this.safeHook(() =>
-      this.config.onRequest?.({
-        operation: id,
-        auth: prepared.auth,
-        url: prepared.url.toString(),
-        fields: redactRequest(prepared.fields),
-      }),
-    );
-    const res = await this.transport.post(
-      prepared.url,
-      { ...prepared.headers },
+    const onRequest = this.config.onRequest;
+    if (onRequest) {
+      this.safeHook(() =>
+        onRequest({
+          operation: id,
+          auth: prepared.auth,
+          url: prepared.route.href,
+          fields: redactRequest(prepared.fields),
+        }),
+      );
+    }
+    const { route } = prepared;
+    const res = await this.transport.send(
+      route.origin,
+      route.path,
+      prepared.headers,
       prepared.body,
-      options.signal,
+      options?.signal,
     );
     // Classification is the table in outcome.ts (transport error codes, then REPLY_RULES).
     const classified = classifyExchange<ReplyOf<Id>>(res, OPERATIONS[id]);
-    return this.report(id, { ...classified, operation: id, durationMs: elapsed() });
+    return this.report(id, { ...classified, operation: id, durationMs: elapsedMs(started) });
+  }
+
+  /** The signed request; the route comes from the cache when the endpoint is the configured one. */
+  private prepareWire<Id extends OperationId>(
+    id: Id,
+    fields: RequestOf<Id>,
+    endpoint: EndpointRef | undefined,
+  ): WireRequest {
+    if (endpoint !== undefined && endpoint !== this.ctx.endpoint) {
+      return prepareWireRequest(this.ctx, id, fields, endpoint);
+    }
+    let route = this.routes.get(id);
+    if (route === undefined) {
+      const op = OPERATIONS[id];
+      // An id outside the catalogue: prepareWireRequest refuses it (invalid-request).
+      if (!op) return prepareWireRequest(this.ctx, id, fields);
+      route = operationRoute(op, this.ctx.baseUrl, this.ctx.endpoint);
+      this.routes.set(id, route);
+    }
+    return prepareWireRequest(this.ctx, id, fields, this.ctx.endpoint, route);
   }
 
   async close(): Promise<void> {
@@ -237,6 +267,11 @@ export class PaymentGatewayClient {
       // deliberately ignored
     }
   }
+}
+
+/** Milliseconds since `started` (a `performance.now()` reading), to the microsecond. */
+function elapsedMs(started: number): number {
+  return Math.round((performance.now() - started) * 1000) / 1000;
 }
 
 function checkKeyObject(key: KeyObject): KeyObject {

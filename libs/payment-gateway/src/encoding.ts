@@ -68,7 +68,9 @@ export function normalizeParameters(params: FormParams): string {
 
 /** `application/x-www-form-urlencoded` body with RFC 3986 encoding (space → `%20`). */
 export function formEncode(fields: Readonly<Record<string, string>>): string {
-  return Object.entries(fields)
-    .map(([k, v]) => `${percentEncode(k)}=${percentEncode(v)}`)
-    .join('&');
+  let body = '';
+  for (const k of Object.keys(fields)) {
+    body += `${body === '' ? '' : '&'}${percentEncode(k)}=${percentEncode(fields[k] ?? '')}`;
+  }
+  return body;
 }

@@ -272,26 +272,32 @@ export type Classified<R> = WithoutCommon<CallResult<R>>;
 /** What the classification needs to know of the operation (from the catalogue). */
 export type ClassifiedOperation = Pick<OperationDef, 'reply' | 'mutating' | 'retriable'>;
 
+/** What an `unknown` outcome tells the caller to do about the operation. */
+function unknownFlags(
+  op: ClassifiedOperation,
+): Pick<Unknown, 'resolveByStatusQuery' | 'retriable'> {
+  return { resolveByStatusQuery: op.mutating, retriable: op.retriable };
+}
+
 /**
  * Classifies one exchange with the gateway: a transport failure by its error codes
  * ({@link classifyTransportError}), a reply by {@link REPLY_RULES}. `R` is the operation's reply
  * type; the parser produced it from the operation's reply kind.
  */
 export function classifyExchange<R>(res: TransportResult, op: ClassifiedOperation): Classified<R> {
-  const unknownFlags = { resolveByStatusQuery: op.mutating, retriable: op.retriable };
   switch (res.kind) {
     case 'error': {
       const c: ErrorClass = res.closedBeforeSend
         ? { outcome: 'not-sent', reason: 'pool-closed', errorCode: 'UND_ERR_CLOSED' }
         : classifyTransportError(res.error);
-      return c.outcome === 'not-sent' ? c : { ...c, ...unknownFlags };
+      return c.outcome === 'not-sent' ? c : { ...c, ...unknownFlags(op) };
     }
     case 'too-large':
       return {
         outcome: 'unknown',
         reason: 'reply-too-large',
         httpStatus: res.status,
-        ...unknownFlags,
+        ...unknownFlags(op),
       };
     case 'response':
       break;
@@ -339,7 +345,7 @@ export function classifyExchange<R>(res: TransportResult, op: ClassifiedOperatio
         outcome: 'unknown',
         reason: verdict.reason,
         httpStatus,
-        ...unknownFlags,
+        ...unknownFlags(op),
         ...(verdict.errorMessage && errorReply?.errorMessage !== undefined
           ? { errorMessage: errorReply.errorMessage }
           : {}),

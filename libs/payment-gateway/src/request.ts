@@ -2,6 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import {
   OPERATIONS,
   type AuthScheme,
+  type FieldSpec,
   type OperationDef,
   type OperationId,
   type RequestOf,
@@ -51,6 +52,11 @@ export interface PreparedRequest {
 }
 
 export const ACCEPT = 'application/vnd.pay+json';
+/** The headers of every request (OAuth adds `authorization` to a copy). Never mutated. */
+const FORM_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  accept: ACCEPT,
+  'content-type': 'application/x-www-form-urlencoded',
+});
 const EXTRA_NAME = /^[A-Za-z0-9_.\-[\]]+$/;
 const RESERVED = new Set(['control', 'login', '__proto__', 'constructor', 'prototype']);
 
@@ -96,6 +102,22 @@ export function operationPath(op: OperationDef, base: URL, endpoint: EndpointRef
   return `${prefix}/api/${op.family}/${op.command}/${seg}`;
 }
 
+/**
+ * Where an operation's request goes, from one parse of its URL: the origin (the transport's pool),
+ * the path sent, and the URL as text (what OAuth signs). The client keeps one per operation for
+ * its configured endpoint, so a call builds no URL.
+ */
+export interface Route {
+  readonly origin: string;
+  readonly path: string;
+  readonly href: string;
+}
+
+export function operationRoute(op: OperationDef, base: URL, endpoint: EndpointRef): Route {
+  const url = new URL(base.origin + operationPath(op, base, endpoint));
+  return { origin: url.origin, path: url.pathname, href: url.href };
+}
+
 function invalid(field: string, message: string): GatewayClientError {
   return new GatewayClientError('invalid-request', message, { field });
 }
@@ -123,7 +145,7 @@ export function renderFields(
     }
   }
   const currency = input.currency;
-  for (const [name, spec] of Object.entries(op.fields)) {
+  for (const [name, spec] of fieldEntries(op)) {
     const value = input[name];
     if (value === undefined || value === null || value === '') {
       if (spec.required) throw invalid(name, `${name} is required for ${op.id}`);
@@ -182,6 +204,18 @@ export function renderFields(
   return { wire, minorAmounts };
 }
 
+const FIELD_ENTRIES = new WeakMap<OperationDef['fields'], ReadonlyArray<[string, FieldSpec]>>();
+
+/** `Object.entries(op.fields)`, once per field map (the catalogue's maps are never changed). */
+function fieldEntries(op: OperationDef): ReadonlyArray<[string, FieldSpec]> {
+  let entries = FIELD_ENTRIES.get(op.fields);
+  if (entries === undefined) {
+    entries = Object.entries(op.fields);
+    FIELD_ENTRIES.set(op.fields, entries);
+  }
+  return entries;
+}
+
 export function resolveAuth(
   op: OperationDef,
   overrides: Readonly<Partial<Record<string, AuthScheme>>>,
@@ -193,6 +227,11 @@ export function resolveAuth(
   return scheme;
 }
 
+/** A signed request as the client sends it: {@link PreparedRequest} with its route, no URL. */
+export interface WireRequest extends Omit<PreparedRequest, 'url'> {
+  readonly route: Route;
+}
+
 /** Builds the signed request for one operation without sending it (pure apart from clock/nonce). */
 export function prepareRequest<Id extends OperationId>(
   ctx: SigningContext,
@@ -200,16 +239,36 @@ export function prepareRequest<Id extends OperationId>(
   input: RequestOf<Id>,
   endpoint: EndpointRef = ctx.endpoint,
 ): PreparedRequest {
+  const w = prepareWireRequest(ctx, id, input, endpoint);
+  return {
+    operation: w.operation,
+    auth: w.auth,
+    url: new URL(w.route.href),
+    headers: { ...w.headers },
+    fields: w.fields,
+    body: w.body,
+    ...(w.controlInputs !== undefined ? { controlInputs: w.controlInputs } : {}),
+    ...(w.baseString !== undefined ? { baseString: w.baseString } : {}),
+  };
+}
+
+/**
+ * {@link prepareRequest} without the URL object: `route` is the operation's route for `endpoint`
+ * when the caller keeps one (the client does, for its configured endpoint).
+ */
+export function prepareWireRequest<Id extends OperationId>(
+  ctx: SigningContext,
+  id: Id,
+  input: RequestOf<Id>,
+  endpoint: EndpointRef = ctx.endpoint,
+  route?: Route,
+): WireRequest {
   const op: OperationDef = OPERATIONS[id];
   if (!op) throw new GatewayClientError('invalid-request', `unknown operation ${String(id)}`);
   checkEndpoint(endpoint);
   const auth = resolveAuth(op, ctx.auth);
   const { wire, minorAmounts } = renderFields(op, input, ctx.login, ctx.currencyExponents);
-  const url = new URL(ctx.baseUrl.origin + operationPath(op, ctx.baseUrl, endpoint));
-  const headers: Record<string, string> = {
-    accept: ACCEPT,
-    'content-type': 'application/x-www-form-urlencoded',
-  };
+  const to = route ?? operationRoute(op, ctx.baseUrl, endpoint);
   switch (auth) {
     case 'control': {
       const formula = op.control;
@@ -222,14 +281,15 @@ export function prepareRequest<Id extends OperationId>(
             ? ctx.login
             : (minorAmounts[name] ?? wire[name] ?? ''),
       );
-      const fields = { ...wire, control: controlChecksum(inputs, ctx.controlKey) };
+      // `wire` is this call's own object: the control goes last, as the body sends it.
+      wire.control = controlChecksum(inputs, ctx.controlKey);
       return {
         operation: op,
         auth,
-        url,
-        headers,
-        fields,
-        body: formEncode(fields),
+        route: to,
+        headers: FORM_HEADERS,
+        fields: wire,
+        body: formEncode(wire),
         controlInputs: inputs,
       };
     }
@@ -245,7 +305,7 @@ export function prepareRequest<Id extends OperationId>(
         signer = rsaSha256Signer(ctx.rsaKey);
       }
       const signed = signOAuthRequest({
-        url: url.toString(),
+        url: to.href,
         params: wire,
         consumerKey: ctx.login,
         signer,
@@ -255,8 +315,8 @@ export function prepareRequest<Id extends OperationId>(
       return {
         operation: op,
         auth,
-        url,
-        headers: { ...headers, authorization: signed.authorization },
+        route: to,
+        headers: { ...FORM_HEADERS, authorization: signed.authorization },
         fields: wire,
         body: formEncode(wire),
         baseString: signed.baseString,

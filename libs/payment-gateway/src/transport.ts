@@ -94,9 +94,20 @@ export class GatewayTransport {
     return pool;
   }
 
-  async post(
+  post(
     url: URL,
-    headers: Record<string, string>,
+    headers: Readonly<Record<string, string>>,
+    body: string,
+    signal?: AbortSignal,
+  ): Promise<TransportResult> {
+    return this.send(url.origin, url.pathname, headers, body, signal);
+  }
+
+  /** {@link post} by origin and path (the client keeps both per operation: no URL per call). */
+  async send(
+    origin: string,
+    path: string,
+    headers: Readonly<Record<string, string>>,
     body: string,
     signal?: AbortSignal,
   ): Promise<TransportResult> {
@@ -109,13 +120,11 @@ export class GatewayTransport {
     }
     let res: Dispatcher.ResponseData;
     try {
-      res = await this.pool(url.origin).request({
-        method: 'POST',
-        path: url.pathname,
-        headers,
-        body,
-        ...(signal ? { signal } : {}),
-      });
+      res = await this.pool(origin).request(
+        signal
+          ? { method: 'POST', path, headers, body, signal }
+          : { method: 'POST', path, headers, body },
+      );
     } catch (error) {
       return { kind: 'error', error };
     }
@@ -137,7 +146,7 @@ export class GatewayTransport {
       kind: 'response',
       status: res.statusCode,
       headers: res.headers,
-      body: Buffer.concat(chunks).toString('utf8'),
+      body: (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8'),
     };
   }
 

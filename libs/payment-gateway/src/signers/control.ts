@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 
 /**
  * SHA-1 `control` checksum (spec §5.1, §4.1): lowercase hex SHA-1 over the plain concatenation
@@ -6,9 +6,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
  * units; absent optional values are passed as empty strings.
  */
 export function controlChecksum(values: readonly string[], controlKey: string): string {
-  return createHash('sha1')
-    .update(values.join('') + controlKey, 'utf8')
-    .digest('hex');
+  // One-shot `hash` (a string is hashed as UTF-8): no Hash object per checksum.
+  return hash('sha1', values.join('') + controlKey, 'hex');
 }
 
 const HEX40 = /^[0-9a-f]{40}$/i;

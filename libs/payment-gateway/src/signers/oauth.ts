@@ -1,5 +1,5 @@
 import { constants, createHmac, randomBytes, sign, type KeyObject } from 'node:crypto';
-import { normalizeParameters, parameterPairs, percentEncode, type FormParams } from '../encoding';
+import { percentEncode, type FormParams } from '../encoding';
 import { GatewayClientError } from '../errors';
 
 export type OAuthSignatureMethod = 'HMAC-SHA1' | 'RSA-SHA256';
@@ -89,8 +89,22 @@ const OAUTH_VERSION = '1.0';
  * lost it on the way).
  */
 export function signOAuthRequest(input: OAuthSignInput): OAuthSignOutput {
-  const body = parameterPairs(input.params);
-  for (const [name] of body) {
+  // The body's names and values in their given order (a record's as Object.entries lists them).
+  const names: string[] = [];
+  const values: string[] = [];
+  const params = input.params;
+  if (isPairList(params)) {
+    for (const [name, value] of params) {
+      names.push(name);
+      values.push(value);
+    }
+  } else {
+    for (const name of Object.keys(params)) {
+      names.push(name);
+      values.push(params[name]);
+    }
+  }
+  for (const name of names) {
     if (name.startsWith('oauth_') || name === '__proto__') {
       throw new GatewayClientError('invalid-request', `body field ${name} is reserved for OAuth`, {
         field: name,
@@ -104,15 +118,61 @@ export function signOAuthRequest(input: OAuthSignInput): OAuthSignOutput {
     oauth_timestamp: String(input.timestampSeconds),
     oauth_version: OAUTH_VERSION,
   };
-  const parameters = normalizeParameters([...body, ...Object.entries(protocol)]);
-  const baseString = `POST&${percentEncode(input.url)}&${percentEncode(parameters)}`;
-  const oauthParams: Record<string, string> = {
-    ...protocol,
-    oauth_signature: input.signer.sign(baseString),
-  };
-  const authorization = `OAuth ${Object.keys(oauthParams)
-    .sort()
-    .map((name) => `${percentEncode(name)}="${percentEncode(oauthParams[name] ?? '')}"`)
-    .join(', ')}`;
+  // §3.4.1.3.2 as normalizeParameters does it: every name and value percent-encoded, pairs
+  // sorted by name then value in byte order, joined `name=value` with `&`.
+  const pairs: (readonly [string, string])[] = [];
+  names.forEach((name, i) => pairs.push([percentEncode(name), percentEncode(values[i])]));
+  for (const name of PROTOCOL_NAMES) pairs.push([name, percentEncode(protocol[name] ?? '')]);
+  pairs.sort(comparePairs);
+  let parameters = '';
+  for (const [name, value] of pairs) {
+    parameters += `${parameters === '' ? '' : '&'}${name}=${value}`;
+  }
+  // The parameters are ASCII made of unreserved characters, %XX, = and &: their percent-encoding
+  // is encodeURIComponent's (none of !'()* can occur, they were encoded as %21 etc.).
+  const baseString = `POST&${encodedUrl(input.url)}&${encodeURIComponent(parameters)}`;
+  const signature = input.signer.sign(baseString);
+  const oauthParams: Record<string, string> = { ...protocol, oauth_signature: signature };
+  // Header parameters in sorted name order (oauth_signature between nonce and signature_method).
+  const authorization =
+    `OAuth oauth_consumer_key="${percentEncode(input.consumerKey)}", ` +
+    `oauth_nonce="${percentEncode(input.nonce)}", ` +
+    `oauth_signature="${percentEncode(signature)}", ` +
+    `oauth_signature_method="${percentEncode(input.signer.method)}", ` +
+    `oauth_timestamp="${percentEncode(protocol.oauth_timestamp ?? '')}", ` +
+    `oauth_version="${OAUTH_VERSION}"`;
   return { authorization, baseString, oauthParams };
+}
+
+function isPairList(params: FormParams): params is ReadonlyArray<readonly [string, string]> {
+  return Array.isArray(params);
+}
+
+/** The protocol parameters' names: unreserved characters, their own encoding. */
+const PROTOCOL_NAMES = [
+  'oauth_consumer_key',
+  'oauth_nonce',
+  'oauth_signature_method',
+  'oauth_timestamp',
+  'oauth_version',
+] as const;
+
+/** Byte order of encoded pairs (ASCII: code-unit order is byte order), name first, then value. */
+function comparePairs(
+  [ak, av]: readonly [string, string],
+  [bk, bv]: readonly [string, string],
+): number {
+  return ak < bk ? -1 : ak > bk ? 1 : av < bv ? -1 : av > bv ? 1 : 0;
+}
+
+let lastUrl = '';
+let lastEncodedUrl = '';
+
+/** percentEncode(url), remembered for the last URL (a client signs the same few URLs). */
+function encodedUrl(url: string): string {
+  if (url !== lastUrl) {
+    lastEncodedUrl = percentEncode(url);
+    lastUrl = url;
+  }
+  return lastEncodedUrl;
 }

@@ -3,6 +3,17 @@ import { redactFields, redactReply, maskPan } from './redaction';
 import { decodeReplyBody, parseReply } from './replies';
 
 describe('reply decoding', () => {
+  it('never lets a reply key reach an object prototype (form or JSON)', () => {
+    expect(decodeReplyBody('__proto__=x')).toBeUndefined();
+    const form = decodeReplyBody('a=1&__proto__=2');
+    expect(form).toEqual({ a: '1' });
+    expect(Object.getPrototypeOf(form)).toBe(Object.prototype);
+    expect(Object.keys(form ?? {})).toEqual(['a']);
+    const json = decodeReplyBody('{"__proto__":"x"}');
+    expect(json).toEqual({});
+    expect(Object.getPrototypeOf(json)).toBe(Object.prototype);
+  });
+
   it('vector reply-form-vs-json-async-response: both encodings give the same record and reply', () => {
     const v = vector('reply-form-vs-json-async-response');
     const form = (v.inputs as { accept_header_absent_body: string }).accept_header_absent_body;

@@ -59,11 +59,12 @@ function isPairs(params: FormParams): params is ReadonlyArray<readonly [string, 
  * Empty values take part (`name=`); a repeated name takes part once per value.
  */
 export function normalizeParameters(params: FormParams): string {
-  return parameterPairs(params)
-    .map(([k, v]) => [percentEncode(k), percentEncode(v)] as const)
-    .sort(([ak, av], [bk, bv]) => compareAscii(ak, bk) || compareAscii(av, bv))
-    .map(([k, v]) => `${k}=${v}`)
-    .join('&');
+  const pairs: Array<readonly [string, string]> = [];
+  for (const [k, v] of parameterPairs(params)) pairs.push([percentEncode(k), percentEncode(v)]);
+  pairs.sort(([ak, av], [bk, bv]) => compareAscii(ak, bk) || compareAscii(av, bv));
+  let joined = '';
+  for (const [k, v] of pairs) joined += `${joined === '' ? '' : '&'}${k}=${v}`;
+  return joined;
 }
 
 /** `application/x-www-form-urlencoded` body with RFC 3986 encoding (space → `%20`). */

@@ -1,5 +1,5 @@
 import { constants, createHmac, randomBytes, sign, type KeyObject } from 'node:crypto';
-import { percentEncode, type FormParams } from '../encoding';
+import { normalizeParameters, parameterPairs, percentEncode, type FormParams } from '../encoding';
 import { GatewayClientError } from '../errors';
 
 export type OAuthSignatureMethod = 'HMAC-SHA1' | 'RSA-SHA256';
@@ -89,22 +89,8 @@ const OAUTH_VERSION = '1.0';
  * lost it on the way).
  */
 export function signOAuthRequest(input: OAuthSignInput): OAuthSignOutput {
-  // The body's names and values in their given order (a record's as Object.entries lists them).
-  const names: string[] = [];
-  const values: string[] = [];
-  const params = input.params;
-  if (isPairList(params)) {
-    for (const [name, value] of params) {
-      names.push(name);
-      values.push(value);
-    }
-  } else {
-    for (const name of Object.keys(params)) {
-      names.push(name);
-      values.push(params[name]);
-    }
-  }
-  for (const name of names) {
+  const body = parameterPairs(input.params);
+  for (const [name] of body) {
     if (name.startsWith('oauth_') || name === '__proto__') {
       throw new GatewayClientError('invalid-request', `body field ${name} is reserved for OAuth`, {
         field: name,
@@ -118,16 +104,10 @@ export function signOAuthRequest(input: OAuthSignInput): OAuthSignOutput {
     oauth_timestamp: String(input.timestampSeconds),
     oauth_version: OAUTH_VERSION,
   };
-  // §3.4.1.3.2 as normalizeParameters does it: every name and value percent-encoded, pairs
-  // sorted by name then value in byte order, joined `name=value` with `&`.
-  const pairs: (readonly [string, string])[] = [];
-  names.forEach((name, i) => pairs.push([percentEncode(name), percentEncode(values[i])]));
-  for (const name of PROTOCOL_NAMES) pairs.push([name, percentEncode(protocol[name] ?? '')]);
-  pairs.sort(comparePairs);
-  let parameters = '';
-  for (const [name, value] of pairs) {
-    parameters += `${parameters === '' ? '' : '&'}${name}=${value}`;
-  }
+  const parameters = normalizeParameters([
+    ...body,
+    ...PROTOCOL_NAMES.map((name) => [name, protocol[name] ?? ''] as const),
+  ]);
   // The parameters are ASCII made of unreserved characters, %XX, = and &: their percent-encoding
   // is encodeURIComponent's (none of !'()* can occur, they were encoded as %21 etc.).
   const baseString = `POST&${encodedUrl(input.url)}&${encodeURIComponent(parameters)}`;
@@ -144,10 +124,6 @@ export function signOAuthRequest(input: OAuthSignInput): OAuthSignOutput {
   return { authorization, baseString, oauthParams };
 }
 
-function isPairList(params: FormParams): params is ReadonlyArray<readonly [string, string]> {
-  return Array.isArray(params);
-}
-
 /** The protocol parameters' names: unreserved characters, their own encoding. */
 const PROTOCOL_NAMES = [
   'oauth_consumer_key',
@@ -156,14 +132,6 @@ const PROTOCOL_NAMES = [
   'oauth_timestamp',
   'oauth_version',
 ] as const;
-
-/** Byte order of encoded pairs (ASCII: code-unit order is byte order), name first, then value. */
-function comparePairs(
-  [ak, av]: readonly [string, string],
-  [bk, bv]: readonly [string, string],
-): number {
-  return ak < bk ? -1 : ak > bk ? 1 : av < bv ? -1 : av > bv ? 1 : 0;
-}
 
 let lastUrl = '';
 let lastEncodedUrl = '';

@@ -1,4 +1,5 @@
-import { type Kafka, KafkaJSProtocolError } from 'kafkajs';
+import type { Kafka } from 'kafkajs';
+import { whileMetadataSettles } from '@payments/kafka';
 import { TOPICS } from '@payments/contracts';
 
 /**
@@ -51,7 +52,8 @@ export async function pointGroupAtEnd(
     const existing = new Set(await admin.listTopics());
     const deadline = Date.now() + membersGoneWithinMs;
     for (const topic of topics.filter((t) => existing.has(t))) {
-      const offsets = await highWatermarks(admin, topic);
+      // A topic created moments ago may have no leader yet: asked again while that settles.
+      const offsets = await whileMetadataSettles(() => admin.fetchTopicOffsets(topic));
       const partitions = offsets.map((p) => ({ partition: p.partition, offset: p.high }));
       for (;;) {
         try {
@@ -68,25 +70,5 @@ export async function pointGroupAtEnd(
     }
   } finally {
     await admin.disconnect();
-  }
-}
-
-/**
- * A topic's high watermarks, asked again (≤ 20 × 500 ms) while the broker answers with a retriable
- * error: a topic created moments ago may have no leader in the metadata yet ("This server is not
- * the leader for that topic-partition", seen in a fresh-clone CI run of 2026-11-26).
- */
-async function highWatermarks(
-  admin: ReturnType<Kafka['admin']>,
-  topic: string,
-): Promise<Array<{ partition: number; high: string }>> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await admin.fetchTopicOffsets(topic);
-    } catch (error) {
-      const retriable = error instanceof KafkaJSProtocolError && error.retriable;
-      if (!retriable || attempt >= 20) throw error;
-      await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
-    }
   }
 }

@@ -26,7 +26,7 @@ import {
   maskDlqBytes,
   sanitizeErrorText,
 } from './dlq';
-import { errorMessage, isNonRetriable } from './errors';
+import { errorMessage, isNonRetriable, whileMetadataSettles } from './errors';
 import type { KafkaMessageHandler } from './handler';
 import type { ConsumedMessage } from './message';
 import type { KafkaLogger } from './logger';
@@ -233,7 +233,9 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
         }
       });
       await consumer.connect();
-      await subscribeWhenKnown(consumer, topics, settings.fromBeginning);
+      await whileMetadataSettles(() =>
+        consumer.subscribe({ topics, fromBeginning: settings.fromBeginning }),
+      );
       const batched = [...this.handlerByTopic.values()].some((h) => h.handleBatch !== undefined);
       await consumer.run({
         autoCommit: false,
@@ -840,27 +842,4 @@ export function resolveConsumerSettings(
     replicationFactor: root.replicationFactor ?? KAFKA_DEFAULTS.replicationFactor,
     minInsyncReplicas: root.minInsyncReplicas ?? KAFKA_DEFAULTS.minInsyncReplicas,
   };
-}
-
-/**
- * Subscribes, asking again while the brokers do not know a topic yet: on a cluster a topic just
- * created by `ensureTopics` reaches every broker's metadata a moment later, and until then the
- * subscription is refused as retriable ("This server does not host this topic-partition"; seen on
- * the three-node cluster). Bounded: a topic still unknown after ≈ 10 s fails the start.
- */
-async function subscribeWhenKnown(
-  consumer: Consumer,
-  topics: string[],
-  fromBeginning: boolean,
-): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await consumer.subscribe({ topics, fromBeginning });
-      return;
-    } catch (error) {
-      const retriable = error instanceof KafkaJSProtocolError && error.retriable;
-      if (!retriable || attempt >= 20) throw error;
-      await sleep(500);
-    }
-  }
 }

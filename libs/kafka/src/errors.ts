@@ -1,3 +1,6 @@
+import { sleep } from '@payments/core';
+import { KafkaJSProtocolError } from 'kafkajs';
+
 /**
  * How a handler tells the consumer runner that retrying cannot help. The runner owns the commit
  * policy; a handler only throws:
@@ -40,4 +43,22 @@ export function errorMessage(error: unknown): string {
   if (error instanceof Error) return `${error.name}: ${error.message}`;
   if (typeof error === 'string') return error;
   return 'non-Error value thrown';
+}
+
+/**
+ * Runs `call`, asking again (≤ 20 × 500 ms) while the broker answers with a retriable protocol
+ * error: a topic created moments ago reaches every broker's metadata, and gets a leader, a moment
+ * later ("This server does not host this topic-partition", "…is not the leader for that
+ * topic-partition"). Anything else, or the last attempt's error, is thrown.
+ */
+export async function whileMetadataSettles<T>(call: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      const retriable = error instanceof KafkaJSProtocolError && error.retriable;
+      if (!retriable || attempt >= 20) throw error;
+      await sleep(500);
+    }
+  }
 }

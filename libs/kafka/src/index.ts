@@ -1,5 +1,5 @@
 export { backoffDelay } from './backoff';
-export { errorMessage, PoisonMessageError } from './errors';
+export { errorMessage, PoisonMessageError, whileMetadataSettles } from './errors';
 export { type ConsumedMessage } from './message';
 export { dlqTopicFor, maskDlqBytes } from './dlq';
 export { type KafkaLogger } from './logger';

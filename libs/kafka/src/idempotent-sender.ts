@@ -97,7 +97,11 @@ export class IdempotentSender {
 
   /** Resolves once every message is acknowledged by all in-sync replicas. */
   send(topic: string, messages: Message[], timeoutMs: number): Promise<RecordMetadata[]> {
-    return this.sendAll([{ topic, messages }], timeoutMs);
+    if (this.closed) return Promise.reject(new SenderClosedError());
+    if (messages.length === 0) return Promise.resolve([]);
+    const sent = this.enqueue(topic, messages, timeoutMs);
+    this.startFlush();
+    return sent;
   }
 
   /**
@@ -115,11 +119,15 @@ export class IdempotentSender {
       .filter((g) => g.messages.length > 0)
       .map((g) => this.enqueue(g.topic, g.messages, timeoutMs));
     if (sends.length === 0) return Promise.resolve([]);
-    if (!this.flushing) {
-      this.flushing = true;
-      this.drained = this.flush();
-    }
+    this.startFlush();
     return Promise.all(sends).then((metadata) => metadata.flat());
+  }
+
+  /** Starts the flush loop unless it runs (it takes what waits, in arrival order). */
+  private startFlush(): void {
+    if (this.flushing) return;
+    this.flushing = true;
+    this.drained = this.flush();
   }
 
   private enqueue(

@@ -16,6 +16,11 @@ import { outboxMetrics } from './outbox-metrics';
 /** Session advisory lock of the one active relay per database ("outbxrly" in ASCII). */
 export const RELAY_LOCK_KEY = '8031170174785645689';
 
+/** The backlog gauge's query: unpublished rows and the oldest one's age (seconds). */
+const BACKLOG = `SELECT count(*)::int AS backlog,
+       COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8 AS lag
+  FROM outbox WHERE published_at IS NULL`;
+
 interface OutboxRecord {
   id: string;
   topic: string;
@@ -174,9 +179,7 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
       `WITH stamped AS (
          UPDATE outbox SET published_at = now() WHERE id = ANY($1::uuid[]) RETURNING id
        )
-       SELECT count(*)::int AS backlog,
-              COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8 AS lag
-         FROM outbox WHERE published_at IS NULL AND NOT (id = ANY($1::uuid[]))`,
+       ${BACKLOG} AND NOT (id = ANY($1::uuid[]))`,
       [ids],
     );
     this.metrics.published.inc(rows.length);
@@ -185,11 +188,7 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
   }
 
   private async refreshBacklog(client: Client): Promise<void> {
-    const { rows } = await client.query<{ backlog: number; lag: number }>(
-      `SELECT count(*)::int AS backlog,
-              COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8 AS lag
-         FROM outbox WHERE published_at IS NULL`,
-    );
+    const { rows } = await client.query<{ backlog: number; lag: number }>(BACKLOG);
     this.setBacklog(rows[0]);
   }
 

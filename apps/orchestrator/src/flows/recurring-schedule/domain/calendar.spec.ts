@@ -247,10 +247,17 @@ describe('schedule calculator: properties', () => {
           const shown = p.hour * 60 + p.minute;
           if (shown === wanted) continue;
           // A gap: later than wanted by its length, and that long before the instant the clock
-          // showed an earlier time than wanted (the wanted time was jumped over).
+          // showed an earlier time than wanted (the wanted time was jumped over) — on the same
+          // local day, or on the day before when the gap is at midnight (Sao Paulo 2015-10-18:
+          // 00:00 does not exist, an hour before 01:00 the clock showed 23:00 of the 17th).
           expect(shown).toBeGreaterThan(wanted);
           const before = localParts(t - (shown - wanted) * 60_000, r.timeZone);
-          expect(before.hour * 60 + before.minute).toBeLessThan(wanted);
+          const dayOf = (d: { year: number; month: number; day: number }) =>
+            d.year * 10_000 + d.month * 100 + d.day;
+          const earlier =
+            dayOf(before) < dayOf(p) ||
+            (dayOf(before) === dayOf(p) && before.hour * 60 + before.minute < wanted);
+          expect({ due, before, earlier }).toMatchObject({ earlier: true });
         }
       }),
       { numRuns: 150 },

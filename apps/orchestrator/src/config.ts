@@ -143,7 +143,11 @@ export const orchestratorConfigShape = {
     }),
     neverReceivedSeconds: envVar('NEVER_RECEIVED_RESEND_SECONDS', positiveInt(60), {
       description:
-        'seconds an unknown outcome must stay without any trace at the gateway before it is sent once more (then failed as not-sent)',
+        "seconds after an outcome became unknown before the gateway's answer that it has no trace of the request counts: then the request is sent once more if the gateway would refuse the repeat as a duplicate, otherwise (or if the repeat too leaves no trace) the outcome stays unknown with the alert raised",
+    }),
+    gatewayRefusesReusedOrderId: envVar('GATEWAY_REFUSES_REUSED_ORDER_ID', bool(true), {
+      description:
+        'true when the gateway answers a request repeated under the same client_orderid with the first order and never charges twice; false: a payment, payout or transfer with no trace at the gateway is never sent again (it stays unknown for an operator)',
     }),
     ownLimitWaitSeconds: envVar('OWN_LIMIT_WAIT_SECONDS', positiveInt(600), {
       description:

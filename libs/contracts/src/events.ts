@@ -8,6 +8,7 @@ import {
   PaymentOperation,
   Uuid,
 } from './primitives';
+import { OPERATION_EVENT_FIELDS } from './operation-events';
 import { RejectionCode } from './rejection-codes';
 import { CardRef, ScheduleLink, ScheduleOnNewCardRef } from './schedules';
 
@@ -50,7 +51,7 @@ export const OperationRequested = event('operation-requested', {
 /** The gateway took the request; the outcome follows through status or callback. */
 export const AcceptedByGateway = event('accepted-by-gateway', {
   ...operationRef,
-  gatewayOrderId: z.string().min(1).max(128).optional(),
+  ...OPERATION_EVENT_FIELDS.acceptedByGateway,
 });
 
 /** The payer must act: 3-D Secure challenge or hosted form. */
@@ -59,27 +60,16 @@ export const ActionRequired = event('action-required', {
   action: PayerAction,
 });
 
-/**
- * The request may or may not have reached the gateway, or the gateway itself reports `unknown`.
- * Only a status reply or a verified callback resolves it. `alert` is set once it has lasted an hour.
- */
+/** See OPERATION_EVENT_FIELDS.outcomeUnknown. */
 export const OutcomeUnknown = event('outcome-unknown', {
   ...operationRef,
-  since: Instant,
-  alert: z.boolean(),
+  ...OPERATION_EVENT_FIELDS.outcomeUnknown,
 });
 
-/**
- * The gateway has no trace of the operation (an unknown sale/preauth whose order the gateway says
- * does not exist, or a follow-up the order's status shows never arrived) for the whole safe window:
- * the same request is sent once more, under the same `client_orderid`, with `attempt`. If that too
- * never arrives, the operation fails as `not-sent`.
- */
+/** See OPERATION_EVENT_FIELDS.operationResent. */
 export const OperationResent = event('operation-resent', {
   ...operationRef,
-  attempt: z.number().int().min(2),
-  /** When the outcome became unknown; the gateway had no trace of it from then until now. */
-  unknownSince: Instant,
+  ...OPERATION_EVENT_FIELDS.operationResent,
 });
 
 /** A sale was approved: the money is taken. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Customer, BillingAddress, BrowserInfo } from './commands';
+import { GatewaySerial } from './operation-events';
 import { GatewayCardRefId } from './pan-eligibility';
 import {
   CardSummary,
@@ -69,13 +70,18 @@ export const GatewayFollowUpRequest = z.strictObject({
   comment: z.string().max(50).optional(),
 });
 
-/** Status query for an earlier request (`subjectRequestId`). */
+/**
+ * Status query for an earlier request (`subjectRequestId`). With `subjectSerial` (the gateway's
+ * serial number of that request, once its reply named one) it asks about exactly that request
+ * (`by-request-sn`); without it the gateway describes the order's latest request.
+ */
 export const GatewayStatusRequest = z.strictObject({
   operation: z.literal('status'),
   ...requestBase,
   subjectRequestId: Uuid,
   subjectOperation: SubjectOperation,
   gatewayOrderId: GatewayOrderId.optional(),
+  subjectSerial: GatewaySerial.optional(),
 });
 
 /** What a payout request carries besides the common fields: amount, sealed card, description. */
@@ -311,6 +317,11 @@ export const GatewayStatusReport = z.strictObject({
   amount: Money.optional(),
   /** `transaction-type` / callback `type`: sale, preauth, capture, reversal, chargeback, … */
   transactionType: z.string().max(32).optional(),
+  /**
+   * A status reply's `by-request-sn`: the serial number of the request of the order it describes
+   * (the one asked for, or the order's latest). Callbacks and synchronous replies carry none.
+   */
+  requestSerial: GatewaySerial.optional(),
   html: z.string().min(1).max(65536).optional(),
   redirectUrl: z.url().optional(),
   /** 3-D Secure 2.x method step: the method URL and the 3DS server transaction id. */
@@ -336,6 +347,11 @@ export const GatewayClassification = z.discriminatedUnion('kind', [
   z.strictObject({
     kind: z.literal('accepted'),
     gatewayOrderId: GatewayOrderId.optional(),
+    /**
+     * The gateway's serial number of this request (its reply's `serial-number`); absent for a
+     * status query, whose report names the request it describes (`requestSerial`).
+     */
+    serialNumber: GatewaySerial.optional(),
     report: GatewayStatusReport.optional(),
     redirectUrl: z.url().optional(),
     /**
@@ -355,6 +371,12 @@ export const GatewayClassification = z.discriminatedUnion('kind', [
     kind: z.literal('rejected'),
     code: z.string().max(64),
     message: z.string().max(1024),
+    /**
+     * A status query the gateway refused because it has no such order (not because of the
+     * query's credentials or form): the one answer that says a request opening an order never
+     * arrived.
+     */
+    orderUnknown: z.literal(true).optional(),
   }),
   z.strictObject({
     kind: z.literal('not-sent'),

@@ -145,3 +145,4 @@ export {
   SCHEDULE_EVENT_SCHEMAS,
   ScheduleRule,
 } from './schedules';
+export { GatewaySerial, OPERATION_EVENT_FIELDS, UnknownConcern } from './operation-events';

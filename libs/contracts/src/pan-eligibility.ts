@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { OPERATION_EVENT_FIELDS } from './operation-events';
 import { Instant, MerchantRef, Uuid } from './primitives';
 import { RejectionCode } from './rejection-codes';
 
@@ -53,20 +54,18 @@ export const PanEligibilityRequested = checkEvent('pan-eligibility-requested', {
 
 export const PanEligibilityAcceptedByGateway = checkEvent('pan-eligibility-accepted-by-gateway', {
   ...operationRef,
-  gatewayOrderId: z.string().min(1).max(128).optional(),
+  ...OPERATION_EVENT_FIELDS.acceptedByGateway,
 });
 
 /** May or may not have reached the gateway; resolved only by a status reply or a verified callback. */
 export const PanEligibilityOutcomeUnknown = checkEvent('pan-eligibility-outcome-unknown', {
   ...operationRef,
-  since: Instant,
-  alert: z.boolean(),
+  ...OPERATION_EVENT_FIELDS.outcomeUnknown,
 });
 
 export const PanEligibilityOperationResent = checkEvent('pan-eligibility-operation-resent', {
   ...operationRef,
-  attempt: z.number().int().min(2),
-  unknownSince: Instant,
+  ...OPERATION_EVENT_FIELDS.operationResent,
 });
 
 /** The gateway's answer: approved → eligible, declined → not eligible (with its code). */

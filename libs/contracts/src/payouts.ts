@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { OPERATION_EVENT_FIELDS } from './operation-events';
 import {
   CardSummary,
   Instant,
@@ -221,7 +222,7 @@ export const PayoutRequested = payoutEvent('payout-requested', {
 
 export const PayoutAcceptedByGateway = payoutEvent('payout-accepted-by-gateway', {
   ...payoutOperationRef,
-  gatewayOrderId: z.string().min(1).max(128).optional(),
+  ...OPERATION_EVENT_FIELDS.acceptedByGateway,
 });
 
 /** The payee must act: the hosted payout form's URL (payout-form). */
@@ -233,15 +234,13 @@ export const PayoutActionRequired = payoutEvent('payout-action-required', {
 /** May or may not have reached the gateway; resolved only by a status reply or a verified callback. */
 export const PayoutOutcomeUnknown = payoutEvent('payout-outcome-unknown', {
   ...payoutOperationRef,
-  since: Instant,
-  alert: z.boolean(),
+  ...OPERATION_EVENT_FIELDS.outcomeUnknown,
 });
 
 /** The gateway had no trace of the operation for the whole safe window: sent once more. */
 export const PayoutOperationResent = payoutEvent('payout-operation-resent', {
   ...payoutOperationRef,
-  attempt: z.number().int().min(2),
-  unknownSince: Instant,
+  ...OPERATION_EVENT_FIELDS.operationResent,
 });
 
 /** The gateway registered the payout (payout-check approved): awaiting approval until `approvalDeadline`. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { OPERATION_EVENT_FIELDS } from './operation-events';
 import { Instant, MerchantRef, Money, SealedCard, Uuid } from './primitives';
 import { RejectionCode } from './rejection-codes';
 
@@ -80,21 +81,19 @@ export const TransferRequested = transferEvent('transfer-requested', {
 
 export const TransferAcceptedByGateway = transferEvent('transfer-accepted-by-gateway', {
   ...operationRef,
-  gatewayOrderId: z.string().min(1).max(128).optional(),
+  ...OPERATION_EVENT_FIELDS.acceptedByGateway,
 });
 
 /** May or may not have reached the gateway; resolved only by a status reply or a verified callback. */
 export const TransferOutcomeUnknown = transferEvent('transfer-outcome-unknown', {
   ...operationRef,
-  since: Instant,
-  alert: z.boolean(),
+  ...OPERATION_EVENT_FIELDS.outcomeUnknown,
 });
 
 /** The gateway had no trace of the transfer for the whole safe window: sent once more. */
 export const TransferOperationResent = transferEvent('transfer-operation-resent', {
   ...operationRef,
-  attempt: z.number().int().min(2),
-  unknownSince: Instant,
+  ...OPERATION_EVENT_FIELDS.operationResent,
 });
 
 /** The gateway approved the transfer: the money moved. */

@@ -173,7 +173,15 @@ export class GatewayRequestService {
       if (result.outcome === 'not-sent' && mutating) {
         await this.ledger.release(request.requestId, request.attempt);
       }
-      return { result: classifyCall(result), source: 'gateway' };
+      return {
+        result: classifyCall(result, {
+          operation: request.operation,
+          ...(request.operation === 'status' && request.subjectSerial !== undefined
+            ? { subjectSerial: request.subjectSerial }
+            : {}),
+        }),
+        source: 'gateway',
+      };
     } finally {
       if (!settled) permit.cancel();
     }

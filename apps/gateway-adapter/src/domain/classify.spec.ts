@@ -10,6 +10,10 @@ import { maskCardNumbers } from '@payments/core';
 import { classifyCall, statusReport } from './classify';
 import { resultEventId } from './result-id';
 
+/** A mutating call (not a status query): what most of these replies answer. */
+const classifySend = (result: Parameters<typeof classifyCall>[0]) =>
+  classifyCall(result, { operation: 'sale' });
+
 const statusReply = (over: Partial<StatusResponse> = {}): StatusResponse => ({
   type: 'status-response',
   status: 'approved',
@@ -70,7 +74,7 @@ describe('statusReport', () => {
 
   it('classifies a hosted form reply as accepted with the form URL', () => {
     expect(
-      classifyCall({
+      classifySend({
         outcome: 'accepted',
         reply: {
           type: 'async-form-response',
@@ -111,12 +115,12 @@ describe('classifyCall', () => {
       httpStatus: 200,
       reply: { type: 'async-form-response', paynetOrderId: '78', redirectUrl, raw: {} },
     });
-    expect(classifyCall(form('https://gw.example/hpp/abc'))).toEqual({
+    expect(classifySend(form('https://gw.example/hpp/abc'))).toEqual({
       kind: 'accepted',
       gatewayOrderId: '78',
       redirectUrl: 'https://gw.example/hpp/abc',
     });
-    expect(classifyCall(form('javascript:alert(1)'))).toEqual({
+    expect(classifySend(form('javascript:alert(1)'))).toEqual({
       kind: 'accepted',
       gatewayOrderId: '78',
     });
@@ -124,10 +128,10 @@ describe('classifyCall', () => {
 
   it('accepted: the gateway order id; a report only when the reply says more than processing', () => {
     expect(
-      classifyCall(accepted({ type: 'async-response', paynetOrderId: '77', raw: {} })),
+      classifySend(accepted({ type: 'async-response', paynetOrderId: '77', raw: {} })),
     ).toEqual({ kind: 'accepted', gatewayOrderId: '77' });
     expect(
-      classifyCall(
+      classifySend(
         accepted({
           type: 'async-response',
           paynetOrderId: '77',
@@ -144,21 +148,84 @@ describe('classifyCall', () => {
   });
 
   it('status query: accepted with the report', () => {
-    const result = classifyCall({
-      ...base,
-      outcome: 'accepted',
-      httpStatus: 200,
-      reply: statusReply({ status: 'declined', errorCode: '116' }),
-    });
+    const result = classifyCall(
+      {
+        ...base,
+        outcome: 'accepted',
+        httpStatus: 200,
+        reply: statusReply({ status: 'declined', errorCode: '116' }),
+      },
+      { operation: 'status' },
+    );
     expect(result).toMatchObject({
       kind: 'accepted',
       report: { status: 'declined', errorCode: '116' },
     });
   });
 
+  it('a mutating reply carries its serial number; a status reply names the request it describes', () => {
+    expect(
+      classifySend(
+        accepted({ type: 'async-response', paynetOrderId: '77', serialNumber: 'sn-1', raw: {} }),
+      ),
+    ).toEqual({ kind: 'accepted', gatewayOrderId: '77', serialNumber: 'sn-1' });
+    const status = (byRequestSn: string | undefined, subjectSerial?: string) =>
+      classifyCall(
+        {
+          ...base,
+          outcome: 'accepted',
+          httpStatus: 200,
+          reply: statusReply({
+            status: 'approved',
+            serialNumber: 'sn-of-the-query',
+            ...(byRequestSn === undefined ? {} : { byRequestSn }),
+          }),
+        },
+        { operation: 'status', ...(subjectSerial === undefined ? {} : { subjectSerial }) },
+      );
+    const described = (r: ReturnType<typeof status>) =>
+      r.kind === 'accepted' ? r.report?.requestSerial : undefined;
+    expect(status('sn-2')).not.toHaveProperty('serialNumber');
+    expect(described(status('sn-2'))).toBe('sn-2');
+    expect(described(status('sn-2', 'sn-3'))).toBe('sn-2');
+    // Asked by-request-sn and answered without saying: the answer is about the request asked.
+    expect(described(status(undefined, 'sn-3'))).toBe('sn-3');
+    expect(described(status(undefined))).toBeUndefined();
+  });
+
+  it('a status query refused because the order does not exist says so; other refusals do not', () => {
+    const refused = (
+      reason: 'validation' | 'business-rule' | 'authentication' | 'http-status',
+      errorMessage: string | undefined,
+      operation = 'status',
+    ) =>
+      classifyCall(
+        {
+          ...base,
+          outcome: 'rejected',
+          reason,
+          ...(errorMessage === undefined ? {} : { errorMessage }),
+        },
+        { operation },
+      );
+    expect(refused('validation', 'unknown client_orderid 9f2')).toMatchObject({
+      orderUnknown: true,
+    });
+    expect(refused('validation', 'unknown orderid 12')).toMatchObject({ orderUnknown: true });
+    expect(refused('business-rule', 'Order not found')).toMatchObject({ orderUnknown: true });
+    for (const other of [
+      refused('authentication', 'unknown client_orderid 9f2'),
+      refused('http-status', undefined),
+      refused('validation', 'login does not match the endpoint'),
+      refused('validation', 'no request with serial number 00-1 on this order'),
+      refused('validation', 'unknown client_orderid 9f2', 'capture'),
+    ])
+      expect(other).not.toHaveProperty('orderUnknown');
+  });
+
   it('rejected, not-sent and unknown keep their reasons; unknown is never declined', () => {
     expect(
-      classifyCall({
+      classifySend({
         ...base,
         outcome: 'rejected',
         reason: 'validation',
@@ -166,17 +233,17 @@ describe('classifyCall', () => {
         errorMessage: 'bad',
       }),
     ).toEqual({ kind: 'rejected', code: '2', message: 'bad' });
-    expect(classifyCall({ ...base, outcome: 'rejected', reason: 'client-validation' })).toEqual({
+    expect(classifySend({ ...base, outcome: 'rejected', reason: 'client-validation' })).toEqual({
       kind: 'rejected',
       code: 'client-validation',
       message: 'rejected: client-validation',
     });
-    expect(classifyCall({ ...base, outcome: 'not-sent', reason: 'connection-refused' })).toEqual({
+    expect(classifySend({ ...base, outcome: 'not-sent', reason: 'connection-refused' })).toEqual({
       kind: 'not-sent',
       reason: 'connection-refused',
     });
     expect(
-      classifyCall({
+      classifySend({
         ...base,
         outcome: 'unknown',
         reason: 'server-error',
@@ -212,12 +279,12 @@ describe('classifyCall: card references (issue #12)', () => {
       paynetOrderId: '900001',
       raw: {},
     };
-    expect(classifyCall({ ...base, reply })).toEqual({
+    expect(classifySend({ ...base, reply })).toEqual({
       kind: 'accepted',
       gatewayOrderId: '900001',
       cardReference: { refId: '10901' },
     });
-    expect(classifyCall({ ...base, reply: { ...reply, cardRefId: 'a b' } })).toEqual({
+    expect(classifySend({ ...base, reply: { ...reply, cardRefId: 'a b' } })).toEqual({
       kind: 'accepted',
       gatewayOrderId: '900001',
       cardReference: {},
@@ -235,7 +302,7 @@ describe('classifyCall: card references (issue #12)', () => {
       expireYear: '2031',
       raw: {},
     };
-    const classified = classifyCall({ ...base, operation: 'v2/get-card-info', reply });
+    const classified = classifySend({ ...base, operation: 'v2/get-card-info', reply });
     expect(classified).toEqual({
       kind: 'accepted',
       cardReference: { card: { bin: '444444', lastFour: '4448', brand: 'VISA' } },

@@ -82,6 +82,7 @@ export function statusReport(reply: StatusResponse): GatewayStatusReport {
         ? { minor: reply.amountMinor, currency: reply.currency }
         : undefined,
     transactionType: clip(reply.transactionType, 32),
+    requestSerial: clip(reply.byRequestSn, 64),
     html: clip(reply.html, 65536),
     redirectUrl: validUrl(reply.redirectTo),
     threeDSMethod: threeDSMethodOf(reply),
@@ -138,6 +139,7 @@ function cardReferenceOf(reply: CardRefResponse | CardInfoResponse): GatewayClas
     return strip({
       kind: 'accepted' as const,
       gatewayOrderId: clip(reply.paynetOrderId, 128),
+      serialNumber: clip(reply.serialNumber, 64),
       cardReference: CARD_REF_ID.test(reply.cardRefId) ? { refId: reply.cardRefId } : {},
     });
   }
@@ -145,8 +147,34 @@ function cardReferenceOf(reply: CardRefResponse | CardInfoResponse): GatewayClas
   return { kind: 'accepted', cardReference: card === undefined ? {} : { card } };
 }
 
+/**
+ * How a gateway refusal of a status query says the order does not exist (no public error-code
+ * table names it; the sandbox and the replies seen say "unknown orderid / client_orderid …",
+ * "order not found"). Only a refusal of the query's content counts: an authentication failure or
+ * an unknown endpoint (HTTP 401/403/404) says nothing about the order.
+ */
+const NO_SUCH_ORDER =
+  /\b(unknown|no such|invalid) (client_orderid|client-order-id|orderid|order)\b|\border\b.*\b(not found|does not exist)\b/i;
+
+function saysNoSuchOrder(reason: string, message: string | undefined): boolean {
+  return (
+    (reason === 'validation' || reason === 'business-rule') &&
+    message !== undefined &&
+    NO_SUCH_ORDER.test(message)
+  );
+}
+
+/** What of the request a classification depends on: a status query and the serial it asked. */
+export interface AskedRequest {
+  readonly operation: string;
+  readonly subjectSerial?: string;
+}
+
 /** What the orchestrator learns from one gateway call (STYLE.md practice 4). */
-export function classifyCall(result: CallResult<ClassifiableReply>): GatewayClassification {
+export function classifyCall(
+  result: CallResult<ClassifiableReply>,
+  asked: AskedRequest,
+): GatewayClassification {
   switch (result.outcome) {
     case 'accepted': {
       const reply = result.reply;
@@ -157,31 +185,49 @@ export function classifyCall(result: CallResult<ClassifiableReply>): GatewayClas
         return strip({
           kind: 'accepted' as const,
           gatewayOrderId: clip(reply.paynetOrderId, 128),
+          serialNumber: clip(reply.serialNumber, 64),
           recurringPaymentId: recurringPaymentIdOf(reply.recurringPaymentId),
         });
       }
       const gatewayOrderId = clip(reply.paynetOrderId, 128);
-      if (reply.type === 'async-form-response') {
-        // A hosted form: where the payer goes to enter the card (sale-form, preauth-form, …).
-        const redirectUrl = validUrl(reply.redirectUrl);
-        return strip({ kind: 'accepted' as const, gatewayOrderId, redirectUrl });
-      }
       if (reply.type === 'status-response') {
+        const report = statusReport(reply);
         return strip({
           kind: 'accepted' as const,
           gatewayOrderId,
-          report: statusReport(reply),
+          // A reply to a by-request-sn query is about that request even when it does not say so.
+          report:
+            report.requestSerial === undefined && asked.subjectSerial !== undefined
+              ? { ...report, requestSerial: asked.subjectSerial }
+              : report,
           recurringPaymentId: recurringPaymentIdOf(reply.recurringPaymentId),
         });
       }
-      return strip({ kind: 'accepted' as const, gatewayOrderId, report: asyncReport(reply) });
+      const serialNumber = clip(reply.serialNumber, 64);
+      if (reply.type === 'async-form-response') {
+        // A hosted form: where the payer goes to enter the card (sale-form, preauth-form, …).
+        const redirectUrl = validUrl(reply.redirectUrl);
+        return strip({ kind: 'accepted' as const, gatewayOrderId, serialNumber, redirectUrl });
+      }
+      return strip({
+        kind: 'accepted' as const,
+        gatewayOrderId,
+        serialNumber,
+        report: asyncReport(reply),
+      });
     }
-    case 'rejected':
-      return {
-        kind: 'rejected',
+    case 'rejected': {
+      const message = clip(result.errorMessage, 1024);
+      return strip({
+        kind: 'rejected' as const,
         code: clip(result.errorCode, 64) ?? result.reason,
-        message: clip(result.errorMessage, 1024) ?? `rejected: ${result.reason}`,
-      };
+        message: message ?? `rejected: ${result.reason}`,
+        orderUnknown:
+          asked.operation === 'status' && saysNoSuchOrder(result.reason, message)
+            ? (true as const)
+            : undefined,
+      });
+    }
     case 'not-sent':
       return { kind: 'not-sent', reason: result.reason };
     case 'unknown':

@@ -396,7 +396,11 @@ export const OPERATION_TABLE: { readonly [O in GatewayOperation]: OperationRow<O
   })),
   return: plainRow('v2/return', referenceAndMoney),
   status: plainRow('v2/status', (request: GatewayStatusRequest) =>
-    defined({ client_orderid: request.clientOrderId, orderid: request.gatewayOrderId }),
+    defined({
+      client_orderid: request.clientOrderId,
+      orderid: request.gatewayOrderId,
+      'by-request-sn': request.subjectSerial,
+    }),
   ),
   'payout-check': sealedCardRow(
     'v4/payout-check',

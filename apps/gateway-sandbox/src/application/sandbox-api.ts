@@ -117,12 +117,9 @@ export class SandboxApi {
     if (fault?.latencyMs) await this.sleep(fault.latencyMs);
     if (fault?.failBefore === 'drop') return { kind: 'drop' };
     if (fault?.failBefore !== undefined) {
-      return this.error(
-        format,
-        fault.failBefore,
-        'internal error (injected before processing)',
-        500,
-      );
+      return fault.failBefore >= 500
+        ? this.error(format, fault.failBefore, 'internal error (injected before processing)', 500)
+        : this.error(format, fault.failBefore, 'refused (injected before processing)', 1);
     }
 
     const auth = this.authenticate(route.operation, route, endpoint, form, request);
@@ -142,6 +139,7 @@ export class SandboxApi {
       oauthLogin: route.operation.auth.kind === 'oauth' ? endpoint.merchant.login : undefined,
     };
     const result = this.engine.execute(engineRequest);
+    if (fault?.latencyAfterMs) await this.sleep(fault.latencyAfterMs);
 
     if (fault?.failAfter === 'drop') return { kind: 'drop' };
     if (fault?.failAfter !== undefined) {

@@ -22,9 +22,17 @@ export interface FaultRule {
    * from the registry's seed (see `draw`), so the same seed gives the same faults.
    */
   readonly probability?: number;
-  /** Added latency before the request is handled. */
+  /** Added latency before the request is handled (the request is slow to arrive). */
   readonly latencyMs?: number;
-  /** Answer with this 5xx before anything is processed, or drop the connection unanswered. */
+  /**
+   * Added latency after the request was handled, before the answer (the gateway is slow to
+   * answer): an order it creates exists, and status queries show it, while the caller waits.
+   */
+  readonly latencyAfterMs?: number;
+  /**
+   * Answer with this status before anything is processed (a 5xx: the gateway failed; a 4xx: the
+   * request is refused, e.g. 401/403 as an authentication failure), or drop the connection.
+   */
   readonly failBefore?: number | 'drop';
   /** Process the request (money moves), then answer with this 5xx, or drop the connection. */
   readonly failAfter?: number | 'drop';
@@ -117,6 +125,7 @@ export class FaultRegistry {
     return this.take(
       (r) =>
         (r.latencyMs !== undefined ||
+          r.latencyAfterMs !== undefined ||
           r.failBefore !== undefined ||
           r.failAfter !== undefined ||
           r.outcome !== undefined) &&

@@ -5,8 +5,10 @@ import {
   type GatewayStatusReport,
   type GatewayStatusRequest,
   type MerchantRef,
+  type Money,
   type PayerAction,
   type SubjectOperation,
+  type UnknownConcern,
 } from '@payments/contracts';
 import {
   addMs,
@@ -25,10 +27,26 @@ import { NEVER_RECEIVED_ATTEMPT, resendAfterNotSent } from './send-rules';
  * status polls; the never-received rule; the unknown-outcome alert. A flow names its events
  * through an {@link OperationVocabulary}; this module decides WHEN each is due.
  *
- * Truth about money (DESIGN.md): a final outcome comes only from the send's own reply, a status
- * reply matched to the operation, or a verified callback about an operation that opens the order
- * (a callback about a follow-up, a browser return or a callback naming no operation only brings
- * a status query forward).
+ * Truth about money (DESIGN.md), the rules every flow shares:
+ *  - Which answer settles which request: the send's own reply; a status reply about exactly that
+ *    request (asked `by-request-sn` once the gateway gave the request a serial number; otherwise
+ *    the order's latest request, which is ours only when its serial is none of the order's earlier
+ *    requests and its transaction type names our operation); a verified callback only about an
+ *    operation that opens the order (a callback about a follow-up, a browser return or a callback
+ *    naming no operation only brings a status query forward).
+ *  - A reply that describes an earlier request of the order means "this request has left no trace
+ *    yet", never its outcome.
+ *  - "No trace" is concluded only from the gateway's answers and their times: for a request that
+ *    opens the order, a status query refused because the order does not exist; for another, a
+ *    status reply showing an earlier request as the order's latest, in a final status — and only
+ *    when the gateway answered after the request's deadline (unknown since + the window).
+ *  - A request with no trace is sent again only when the gateway itself would refuse the repeat as
+ *    a duplicate (a reused client_orderid, a second capture or void, a repeated payout-pay), and
+ *    once. Otherwise, or when the repeat left no trace either, the outcome stays unknown with the
+ *    alert raised (`no-trace`): an operator or reconciliation decides. Never `failed` while money
+ *    may have moved; never twice.
+ *  - An opening operation's success names the gateway's amount: a reported amount or currency
+ *    other than the request's raises the alert (`amount-mismatch`) instead of a success event.
  */
 
 export type OperationStage = 'requested' | 'processing' | 'action-required' | 'outcome-unknown';
@@ -48,6 +66,24 @@ export interface OperationInFlight<Op extends SubjectOperation = SubjectOperatio
   readonly action?: PayerAction;
   /** Sent once more because the gateway had no trace of it. */
   readonly resent?: boolean;
+  /** The gateway's serial number of this request, once a reply named it. */
+  readonly serial?: string;
+  /** Why a person must look at this unknown outcome, when it is more than time. */
+  readonly concern?: UnknownConcern;
+}
+
+/** What the gateway's acknowledgement of a request says (accepted-by-gateway). */
+export interface AcceptedFacts {
+  readonly gatewayOrderId?: string;
+  readonly serialNumber?: string;
+}
+
+/** What an outcome-unknown event says. */
+export interface UnknownFacts {
+  readonly since: string;
+  readonly alert: boolean;
+  readonly concern?: UnknownConcern;
+  readonly reportedAmount?: Money;
 }
 
 /**
@@ -69,24 +105,35 @@ export const inFlight = {
     stage: 'requested',
   }),
   // Dropping the unknown-outcome fields leaves an O without them (the cast says so).
-  accepted: <O extends OperationInFlight>({ unknownSince: _u, alerted: _a, ...op }: O): O =>
-    ({ ...op, stage: 'processing' }) as O,
+  accepted: <O extends OperationInFlight>(
+    { unknownSince: _u, alerted: _a, concern: _c, ...op }: O,
+    serial?: string,
+  ): O =>
+    ({
+      ...op,
+      stage: 'processing',
+      ...(serial === undefined ? {} : { serial }),
+    }) as O,
   actionRequired: <O extends OperationInFlight>(op: O, action: PayerAction): O => ({
     ...op,
     stage: 'action-required',
     action,
   }),
-  unknown: <O extends OperationInFlight>(op: O, since: string, alert: boolean): O => ({
+  unknown: <O extends OperationInFlight>(
+    op: O,
+    since: string,
+    alert: boolean,
+    concern?: UnknownConcern,
+  ): O => ({
     ...op,
     stage: 'outcome-unknown',
     unknownSince: op.unknownSince ?? since,
     ...(alert ? { alerted: true } : {}),
+    ...(concern === undefined ? {} : { concern }),
   }),
-  resent: <O extends OperationInFlight>(op: O, at: string): O => ({
-    ...op,
-    resent: true,
-    unknownSince: at,
-  }),
+  // A new send: whatever was raised about the first one is over (the cast as for `accepted`).
+  resent: <O extends OperationInFlight>({ alerted: _a, concern: _c, ...op }: O, at: string): O =>
+    ({ ...op, resent: true, unknownSince: at }) as O,
 };
 
 /** A state at `version` with its operation in flight changed (when it has one). */
@@ -108,6 +155,8 @@ export interface GatewayOrder {
   readonly merchant: MerchantRef;
   readonly clientOrderId: string;
   readonly gatewayOrderId?: string;
+  /** The gateway's serial numbers of the order's earlier requests (settled before this one). */
+  readonly requestSerials?: readonly string[];
 }
 
 export type OperationTimer =
@@ -142,6 +191,12 @@ export interface OperationRules {
   readonly neverReceivedAfterMs?: number;
   /** An outcome unknown this long raises the alert (facts §4: one hour). */
   readonly unknownAlertAfterMs: number;
+  /**
+   * The gateway answers a request repeated under the same client_orderid with the first one's
+   * order and never charges twice (undefined: it does, as the sandbox's default). When false a
+   * request that opens an order is never sent again: no trace leaves it unknown for a person.
+   */
+  readonly gatewayRefusesReusedOrderId?: boolean;
 }
 
 /**
@@ -172,12 +227,24 @@ export interface OperationVocabulary<O extends OperationInFlight, Draft, Effect>
    * status reply naming them.
    */
   opensOrder(operation: O['operation']): boolean;
-  acceptedByGateway(op: O, gatewayOrderId: string | undefined): Draft;
+  /**
+   * An operation that does not open the order which the gateway refuses when it comes a second
+   * time (a second capture or void of the order, a repeated payout-pay): only these are sent
+   * again after no trace. Undefined: none (a second return would refund twice).
+   */
+  refusesRepeat?(operation: O['operation']): boolean;
+  /**
+   * The amount an operation that opens the order asked for, to compare with the gateway's report
+   * (undefined: nothing to compare, e.g. a zero-amount verification or a follow-up, whose status
+   * amount stays the order's initial amount).
+   */
+  expectedAmount?(op: O): Money | undefined;
+  acceptedByGateway(op: O, facts: AcceptedFacts): Draft;
   /** Undefined: the flow has no payer step; a redirect is not announced. */
   actionRequired?(op: O, action: PayerAction): Draft;
   /** What a newly announced payer action starts (card payments: the 3DS method step's deadline). */
   payerActionEffects?(op: O, action: PayerAction): Effect[];
-  outcomeUnknown(op: O, since: string, alert: boolean): Draft;
+  outcomeUnknown(op: O, facts: UnknownFacts): Draft;
   operationResent(op: O, attempt: number, unknownSince: string): Draft;
   succeeded(report: GatewayStatusReport, op: O): OperationOutcome<Draft, Effect>;
   declined(report: GatewayStatusReport, op: O): OperationOutcome<Draft, Effect>;
@@ -270,6 +337,7 @@ export function statusRequest(
     subjectRequestId: op.requestId,
     subjectOperation: op.operation,
     ...(order.gatewayOrderId === undefined ? {} : { gatewayOrderId: order.gatewayOrderId }),
+    ...(op.serial === undefined ? {} : { subjectSerial: op.serial }),
   };
 }
 
@@ -286,26 +354,70 @@ function withSettledTimers<D, E>(outcome: OperationOutcome<D, E>): OperationStep
 }
 
 /**
- * A send result or a status reply. `about` (status replies) lists the operations the reply's
- * transaction type can name, normalised at the edge: a status query describes the order's LATEST
- * operation, so a reply resolves an operation that does not open the order only when it names it.
+ * Which request of the order a status reply describes, for the operation in flight:
+ *  - `this`: the operation's own request;
+ *  - `earlier`: a request the order had before it (this request has left no trace yet);
+ *  - `undetermined`: it cannot be told (no serial to tell two requests of one type apart).
+ * The reply names its request by serial (`by-request-sn`); `about` lists the operations its
+ * transaction type can name, normalised at the edge.
+ */
+export type ReplySubject = 'this' | 'earlier' | 'undetermined';
+
+export function replySubject<O extends OperationInFlight>(
+  report: GatewayStatusReport,
+  about: readonly string[] | undefined,
+  order: Pick<GatewayOrder, 'requestSerials'>,
+  op: O,
+  opensOrder: (operation: O['operation']) => boolean,
+): ReplySubject {
+  const serial = report.requestSerial;
+  const earlier = order.requestSerials ?? [];
+  if (serial !== undefined && earlier.includes(serial)) return 'earlier';
+  // Nothing came before the request that opens the order: any reply about the order is about it.
+  if (opensOrder(op.operation)) return 'this';
+  if (serial !== undefined && op.serial !== undefined)
+    return serial === op.serial ? 'this' : 'undetermined';
+  // The latest request is of another type: an earlier one (e.g. the preauth before a capture).
+  if (about !== undefined && !about.includes(op.operation)) return 'earlier';
+  // Same type, and no serial to tell ours from an earlier one of that type (a second return).
+  if (serial === undefined) return 'undetermined';
+  return 'this';
+}
+
+/**
+ * A send result or a status reply. A status reply settles the operation only when it describes
+ * this very request ({@link replySubject}); one that shows an earlier request as the order's latest
+ * means no trace of this one yet.
  */
 function decideOperationResult<O extends OperationInFlight, D, E>(
   result: GatewayResult,
   about: readonly string[] | undefined,
   scope: OperationScope<O, D, E>,
 ): OperationStep<D, E> {
-  const { op, vocab, rules, ctx } = scope;
+  const { order, op, vocab, rules, ctx } = scope;
   if (result.operation === 'status') {
     if (result.subjectRequestId !== op.requestId) return ignored('STALE_REQUEST');
-    if (op.stage === 'outcome-unknown' && noTraceOf(op, result.result, about, vocab))
-      return neverReceived(scope);
-    // A failed status query changes nothing: the poll timer asks again.
-    if (result.result.kind !== 'accepted' || result.result.report === undefined)
+    const reply = result.result;
+    if (reply.kind === 'rejected') {
+      // Only "no such order" says anything: a refused query (credentials, endpoint, form) does not.
+      if (op.stage === 'outcome-unknown' && vocab.opensOrder(op.operation) && reply.orderUnknown)
+        return noTrace(scope, result.completedAt);
       return ignored('NO_NEWS');
-    if (!vocab.opensOrder(op.operation) && !(about ?? []).includes(op.operation))
-      return ignored('NOT_ABOUT_THIS_OPERATION');
-    return applyReport(result.result.report, scope);
+    }
+    // A failed status query changes nothing: the poll timer asks again.
+    if (reply.kind !== 'accepted' || reply.report === undefined) return ignored('NO_NEWS');
+    switch (replySubject(reply.report, about, order, op, (o) => vocab.opensOrder(o))) {
+      case 'this':
+        return applyReport(reply.report, scope);
+      case 'earlier':
+        if (op.stage === 'outcome-unknown' && isFinalGatewayStatus(reply.report.status))
+          return noTrace(scope, result.completedAt);
+        return ignored('NOT_ABOUT_THIS_OPERATION');
+      case 'undetermined':
+        return ignored('NOT_ABOUT_THIS_OPERATION');
+      default:
+        throw new Error('unhandled reply subject');
+    }
   }
 
   if (result.requestId !== op.requestId) return ignored('STALE_REQUEST');
@@ -315,8 +427,17 @@ function decideOperationResult<O extends OperationInFlight, D, E>(
   const r = result.result;
   switch (r.kind) {
     case 'accepted': {
-      const drafts: D[] = [vocab.acceptedByGateway(op, r.gatewayOrderId)];
-      let progressed: O = { ...op, stage: 'processing' };
+      const drafts: D[] = [
+        vocab.acceptedByGateway(op, {
+          ...(r.gatewayOrderId === undefined ? {} : { gatewayOrderId: r.gatewayOrderId }),
+          ...(r.serialNumber === undefined ? {} : { serialNumber: r.serialNumber }),
+        }),
+      ];
+      let progressed: O = {
+        ...op,
+        stage: 'processing',
+        ...(r.serialNumber === undefined ? {} : { serial: r.serialNumber }),
+      };
       if (r.redirectUrl !== undefined && vocab.actionRequired !== undefined) {
         const action: PayerAction = { kind: 'redirect', url: r.redirectUrl };
         drafts.push(vocab.actionRequired(progressed, action));
@@ -334,6 +455,13 @@ function decideOperationResult<O extends OperationInFlight, D, E>(
       return news(drafts, [firstPoll(op, ctx.now)]);
     }
     case 'rejected':
+      // The repeat of a request with no trace refused: the gateway may be refusing it as the
+      // duplicate of the first send, which arrived after all. Only a status reply can tell.
+      if (op.resent === true && result.attempt >= NEVER_RECEIVED_ATTEMPT)
+        return news(
+          [vocab.outcomeUnknown(op, { since: ctx.now, alert: false })],
+          [firstPoll(op, ctx.now), unknownAlertTimer(op, ctx.now, rules)],
+        );
       return withSettledTimers(
         vocab.failed(op, { reason: 'rejected', code: r.code, message: r.message }),
       );
@@ -355,7 +483,7 @@ function decideOperationResult<O extends OperationInFlight, D, E>(
     }
     case 'unknown':
       return news(
-        [vocab.outcomeUnknown(op, ctx.now, false)],
+        [vocab.outcomeUnknown(op, { since: ctx.now, alert: false })],
         [firstPoll(op, ctx.now), unknownAlertTimer(op, ctx.now, rules)],
       );
     default: {
@@ -366,61 +494,43 @@ function decideOperationResult<O extends OperationInFlight, D, E>(
 }
 
 /**
- * The status reply says the gateway never got the operation: for one that opens the order, the
- * gateway refuses to describe the order (it does not exist); for another, the order's latest
- * operation is another one, in a final status (had ours arrived, it would be the latest).
+ * The gateway showed no trace of the request in an answer given at `answeredAt` (a status query
+ * refused as "no such order" for a request that opens the order; the order's latest request being
+ * an earlier one for another). Judged on when the gateway answered, after the request's deadline:
+ * the window from when the outcome became unknown. Then the request is sent once more only when
+ * the gateway would refuse the repeat as a duplicate; otherwise, or when the repeat left no trace
+ * either, the outcome stays unknown with the alert raised for a person (polls go on: a slow
+ * gateway's late answer still settles it).
  */
-function noTraceOf<O extends OperationInFlight>(
-  op: O,
-  reply: GatewayResult['result'],
-  about: readonly string[] | undefined,
-  vocab: Pick<OperationVocabulary<O, unknown, unknown>, 'opensOrder'>,
-): boolean {
-  if (vocab.opensOrder(op.operation)) return reply.kind === 'rejected';
-  return (
-    reply.kind === 'accepted' &&
-    reply.report !== undefined &&
-    isFinalGatewayStatus(reply.report.status) &&
-    about !== undefined &&
-    !about.includes(op.operation)
-  );
-}
-
-/**
- * DESIGN.md: an operation the gateway says it never received is resolved by a stated rule, never
- * left unknown for good and never sent twice. No trace for the whole safe window since the outcome
- * became unknown → the same request once more (same requestId and client_orderid, a fresh
- * attempt number no not-sent retry uses); no trace of that one either → failed, not-sent.
- */
-function neverReceived<O extends OperationInFlight, D, E>({
-  op,
-  vocab,
-  rules,
-  ctx,
-}: OperationScope<O, D, E>): OperationStep<D, E> {
+function noTrace<O extends OperationInFlight, D, E>(
+  { op, vocab, rules, ctx }: OperationScope<O, D, E>,
+  answeredAt: string,
+): OperationStep<D, E> {
   const since = op.unknownSince ?? op.requestedAt;
   const windowMs = rules.neverReceivedAfterMs ?? DEFAULT_NEVER_RECEIVED_AFTER_MS;
-  if (msBetween(since, ctx.now) < windowMs) return ignored('NO_NEWS');
-  if (op.resent) {
-    return withSettledTimers(
-      vocab.failed(op, {
-        reason: 'not-sent',
-        message: 'the gateway has no trace of it, also after it was sent once more',
-      }),
+  if (msBetween(since, answeredAt) < windowMs) return ignored('NO_NEWS');
+  const repeatRefused = vocab.opensOrder(op.operation)
+    ? rules.gatewayRefusesReusedOrderId !== false
+    : (vocab.refusesRepeat?.(op.operation) ?? false);
+  if (repeatRefused && op.resent !== true) {
+    return news(
+      [vocab.operationResent(op, NEVER_RECEIVED_ATTEMPT, since)],
+      [
+        {
+          type: 'resend-gateway-request',
+          requestId: op.requestId,
+          attempt: NEVER_RECEIVED_ATTEMPT,
+          notBefore: ctx.now,
+          afterNoTrace: true,
+        },
+        { type: 'cancel-timer', timer: 'unknown-alert' },
+      ],
     );
   }
+  if (op.alerted === true) return ignored('NO_NEWS');
   return news(
-    [vocab.operationResent(op, NEVER_RECEIVED_ATTEMPT, since)],
-    [
-      {
-        type: 'resend-gateway-request',
-        requestId: op.requestId,
-        attempt: NEVER_RECEIVED_ATTEMPT,
-        notBefore: ctx.now,
-        afterNoTrace: true,
-      },
-      { type: 'cancel-timer', timer: 'unknown-alert' },
-    ],
+    [vocab.outcomeUnknown(op, { since, alert: true, concern: 'no-trace' })],
+    [{ type: 'cancel-timer', timer: 'unknown-alert' }],
   );
 }
 
@@ -468,6 +578,8 @@ function applyReport<O extends OperationInFlight, D, E>(
   return news(drafts, effects);
 }
 
+const sameMoney = (a: Money, b: Money): boolean => a.minor === b.minor && a.currency === b.currency;
+
 function samePayerAction(a: PayerAction | undefined, b: PayerAction): boolean {
   if (a === undefined || a.kind !== b.kind) return false;
   switch (b.kind) {
@@ -496,7 +608,46 @@ function reportOutcome<O extends OperationInFlight, D, E>(
   report: GatewayStatusReport,
   { op, vocab, rules, ctx }: OperationScope<O, D, E>,
 ): { drafts: D[]; effects: Array<E | OperationEffect>; final: boolean } {
+  // A status reply names the request's serial: kept (accepted-by-gateway) before anything else,
+  // so a later request of the order can tell a reply about this one from one about itself.
+  const learned: D[] =
+    report.requestSerial !== undefined &&
+    op.serial === undefined &&
+    (isFinalGatewayStatus(report.status) ||
+      op.stage === 'processing' ||
+      op.stage === 'action-required')
+      ? [
+          vocab.acceptedByGateway(op, {
+            ...(report.gatewayOrderId === undefined
+              ? {}
+              : { gatewayOrderId: report.gatewayOrderId }),
+            serialNumber: report.requestSerial,
+          }),
+        ]
+      : [];
   if (isFinalGatewayStatus(report.status)) {
+    const expected = report.status === 'approved' ? vocab.expectedAmount?.(op) : undefined;
+    if (
+      expected !== undefined &&
+      report.amount !== undefined &&
+      !sameMoney(expected, report.amount)
+    ) {
+      // Not the money asked for: no success event; a person compares the gateway's ledger.
+      if (op.concern === 'amount-mismatch') return { drafts: [], effects: [], final: true };
+      return {
+        drafts: [
+          ...learned,
+          vocab.outcomeUnknown(op, {
+            since: op.unknownSince ?? ctx.now,
+            alert: true,
+            concern: 'amount-mismatch',
+            reportedAmount: report.amount,
+          }),
+        ],
+        effects: settleTimers(),
+        final: true,
+      };
+    }
     let outcome: OperationOutcome<D, E>;
     switch (report.status) {
       case 'approved':
@@ -515,27 +666,32 @@ function reportOutcome<O extends OperationInFlight, D, E>(
       }
     }
     return {
-      drafts: outcome.drafts,
+      drafts: [...learned, ...outcome.drafts],
       effects: [...settleTimers(), ...outcome.effects],
       final: true,
     };
   }
 
   // Non-final: processing, unknown, chain_declined.
-  const drafts: D[] = [];
+  const drafts: D[] = [...learned];
   // A callback or status reply overtook the send result (which will then be ignored): poll from here.
   const effects: Array<E | OperationEffect> =
     op.stage === 'requested' ? [firstPoll(op, ctx.now)] : [];
   if (report.status === 'unknown') {
     if (op.stage !== 'outcome-unknown') {
-      drafts.push(vocab.outcomeUnknown(op, ctx.now, false));
+      drafts.push(vocab.outcomeUnknown(op, { since: ctx.now, alert: false }));
       effects.push(unknownAlertTimer(op, ctx.now, rules));
     }
     return { drafts, effects, final: false };
   }
   // The gateway has the transaction: it is no longer unknown (or not yet acknowledged).
   if (op.stage === 'requested' || op.stage === 'outcome-unknown') {
-    drafts.push(vocab.acceptedByGateway(op, report.gatewayOrderId));
+    drafts.push(
+      vocab.acceptedByGateway(op, {
+        ...(report.gatewayOrderId === undefined ? {} : { gatewayOrderId: report.gatewayOrderId }),
+        ...(report.requestSerial === undefined ? {} : { serialNumber: report.requestSerial }),
+      }),
+    );
     if (op.stage === 'outcome-unknown')
       effects.push({ type: 'cancel-timer', timer: 'unknown-alert' });
   }
@@ -598,6 +754,8 @@ export interface OrderFacts {
   readonly merchant: MerchantRef;
   readonly clientOrderId: string;
   readonly gatewayOrderId?: string;
+  /** The gateway's serial numbers of the order's settled requests ({@link withSettledSerial}). */
+  readonly requestSerials?: readonly string[];
 }
 
 /** The order of a saga's gateway operations. */
@@ -607,7 +765,21 @@ export function orderOf(sagaId: string, state: OrderFacts): GatewayOrder {
     merchant: state.merchant,
     clientOrderId: state.clientOrderId,
     ...(state.gatewayOrderId === undefined ? {} : { gatewayOrderId: state.gatewayOrderId }),
+    ...(state.requestSerials === undefined ? {} : { requestSerials: state.requestSerials }),
   };
+}
+
+/**
+ * The order's serial numbers once the operation in flight settled (every flow's evolve spreads it
+ * into the state it settles): a later status reply naming this serial is about an earlier request.
+ */
+export function withSettledSerial(
+  state: { readonly requestSerials?: readonly string[] },
+  op: { readonly serial?: string } | undefined,
+): { requestSerials?: readonly string[] } {
+  const serial = op?.serial;
+  if (serial === undefined || (state.requestSerials ?? []).includes(serial)) return {};
+  return { requestSerials: [...(state.requestSerials ?? []), serial] };
 }
 
 /** An open saga with its operation in flight, as a flow hands it to {@link operationDecision}. */
@@ -688,7 +860,7 @@ function decideOperationTimer<O extends OperationInFlight, D, E>(
         return ignored('NO_NEWS', [
           { type: 'schedule-timer', timer, at: addMs(ctx.now, remaining) },
         ]);
-      return news([vocab.outcomeUnknown(op, since, true)], []);
+      return news([vocab.outcomeUnknown(op, { since, alert: true })], []);
     }
     default: {
       const never: never = timer;

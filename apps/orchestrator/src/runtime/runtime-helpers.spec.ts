@@ -213,6 +213,7 @@ describe('small helpers', () => {
       unknownAlertSeconds: 3600,
       maxSendAttempts: 4,
       neverReceivedSeconds: 60,
+      gatewayRefusesReusedOrderId: true,
       ownLimitWaitSeconds: 600,
       statusHintIntervalSeconds: 60,
     };

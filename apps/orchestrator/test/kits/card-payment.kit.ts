@@ -47,10 +47,11 @@ export function testContext(
   return { now, ids, policy };
 }
 
-type InputOrFn = PaymentInput | ((state: PaymentState) => PaymentInput);
+/** An input, or how to make it from the state and the time it is decided at. */
+type InputOrFn = PaymentInput | ((state: PaymentState, now: string) => PaymentInput);
 
-const resolve = (input: InputOrFn, state: PaymentState) =>
-  typeof input === 'function' ? input(state) : input;
+const resolve = (input: InputOrFn, state: PaymentState, now: string) =>
+  typeof input === 'function' ? input(state, now) : input;
 
 export class Scenario {
   constructor(
@@ -65,13 +66,17 @@ export class Scenario {
   /** Applies more inputs as history (their events are appended). */
   and(input: InputOrFn, now = T0, policy: PaymentPolicy = DEFAULT_POLICY): Scenario {
     const state = this.state;
-    const decision = decide(resolve(input, state), state, testContext(now, policy, this.ids));
+    const decision = decide(resolve(input, state, now), state, testContext(now, policy, this.ids));
     return new Scenario([...this.events, ...decision.events], this.ids);
   }
 
   when(input: InputOrFn, now = T0, policy: PaymentPolicy = DEFAULT_POLICY): Outcome {
     const before = this.state;
-    const decision = decide(resolve(input, before), before, testContext(now, policy, this.ids));
+    const decision = decide(
+      resolve(input, before, now),
+      before,
+      testContext(now, policy, this.ids),
+    );
     return new Outcome(before, decision);
   }
 }
@@ -147,10 +152,10 @@ export function givenInputs(...inputs: InputOrFn[]): Scenario {
 
 export const command = (c: PaymentCommand): PaymentInput => ({ kind: 'command', command: c });
 
-/** A result for the request currently in flight. */
+/** A result for the request currently in flight, answered when it is decided (or `answeredAt`). */
 export const result =
-  (classification: GatewayClassification, attempt = 1) =>
-  (state: PaymentState): PaymentInput => {
+  (classification: GatewayClassification, attempt = 1, answeredAt?: string) =>
+  (state: PaymentState, now: string = T0): PaymentInput => {
     const op = state.inFlight;
     const gatewayResult: GatewayResult = {
       requestId: op?.requestId ?? '10000000-0000-4000-8000-ffffffffffff',
@@ -159,18 +164,31 @@ export const result =
       operation: op?.operation ?? 'sale',
       attempt,
       result: classification,
-      completedAt: T0,
+      completedAt: answeredAt ?? now,
     };
     return gatewayResultInput(gatewayResult);
   };
 
-export const acceptedResult = (gatewayOrderId = 'gw-777') =>
-  result({ kind: 'accepted', gatewayOrderId });
+/** The gateway's serial number of a request, as its reply and status replies about it name it. */
+export const serialOf = (requestId: string): string => `sn-${requestId}`;
 
-/** A status-query reply about the operation in flight. */
+/** The gateway took the request in flight: its order id and the request's serial number. */
+export const acceptedResult =
+  (gatewayOrderId = 'gw-777') =>
+  (state: PaymentState, now: string = T0): PaymentInput =>
+    result({
+      kind: 'accepted',
+      gatewayOrderId,
+      ...(state.inFlight ? { serialNumber: serialOf(state.inFlight.requestId) } : {}),
+    })(state, now);
+
+/**
+ * A status-query reply to a query about the operation in flight, answered when it is decided (or
+ * `answeredAt`). `report` says which request of the order it describes (`requestSerial`).
+ */
 export const statusReply =
-  (report: GatewayStatusReport) =>
-  (state: PaymentState): PaymentInput =>
+  (report: GatewayStatusReport, answeredAt?: string) =>
+  (state: PaymentState, now: string = T0): PaymentInput =>
     gatewayResultInput({
       requestId: '10000000-0000-4000-8000-00000000abcd',
       paymentId: state.status === 'initial' ? '' : state.paymentId,
@@ -178,7 +196,7 @@ export const statusReply =
       subjectRequestId: state.inFlight?.requestId ?? '10000000-0000-4000-8000-ffffffffffff',
       attempt: 1,
       result: { kind: 'accepted', report },
-      completedAt: T0,
+      completedAt: answeredAt ?? now,
     });
 
 /** The gateway's transaction type for each of our operations (a return is a `reversal`). */
@@ -221,7 +239,7 @@ export const timer = (t: Timer): PaymentInput => ({ kind: 'timer-fired', timer: 
  */
 export const answer =
   (status: GatewayStatusReport['status'], extra: Partial<GatewayStatusReport> = {}) =>
-  (state: PaymentState): PaymentInput => {
+  (state: PaymentState, now: string = T0): PaymentInput => {
     const op = state.inFlight;
     if (
       op === undefined ||
@@ -234,6 +252,8 @@ export const answer =
       status,
       gatewayOrderId: 'gw-777',
       transactionType: GATEWAY_TYPE[op.operation],
+      // A status reply about this very request names it (by-request-sn).
+      requestSerial: op.serial ?? serialOf(op.requestId),
       ...extra,
-    })(state);
+    })(state, now);
   };

@@ -124,27 +124,46 @@ export const command = (
     | RejectPayoutCommand,
 ) => ({ kind: 'command', command: c }) as const satisfies PayoutInput;
 
-/** The send result of the operation in flight. */
-export function sendResult(state: PayoutState, result: GatewayClassification): PayoutInput {
+/** The gateway's serial number of a request, as its reply and status replies about it name it. */
+export const serialOf = (requestId: string): string => `sn-${requestId}`;
+
+/** The send result of the operation in flight (an accepted one names the request's serial). */
+export function sendResult(
+  state: PayoutState,
+  result: GatewayClassification,
+  answeredAt = T0,
+): PayoutInput {
   const op = state.status === 'initial' ? undefined : state.inFlight;
+  const requestId = op?.requestId ?? uuid();
   const r: GatewayResult = {
-    requestId: op?.requestId ?? uuid(),
+    requestId,
     paymentId: state.status === 'initial' ? uuid() : state.payoutId,
     operation: op?.operation ?? 'payout-check',
     attempt: 1,
-    result,
-    completedAt: T0,
+    result:
+      result.kind === 'accepted' && !('serialNumber' in result)
+        ? { ...result, serialNumber: serialOf(requestId) }
+        : result,
+    completedAt: answeredAt,
   };
   return { kind: 'gateway-result', result: r };
 }
 
-/** A status reply about the operation in flight; `about` as the edge would normalise it. */
+/**
+ * A status reply to a query about the operation in flight; `about` as the edge would normalise
+ * it. Unless `report` says otherwise it describes that very request (`requestSerial`).
+ */
 export function statusReply(
   state: PayoutState,
   report: GatewayStatusReport,
   about: readonly PayoutOperation[],
+  answeredAt = T0,
 ): PayoutInput {
   const op = state.status === 'initial' ? undefined : state.inFlight;
+  const described =
+    'requestSerial' in report || op === undefined
+      ? report
+      : { ...report, requestSerial: op.serial ?? serialOf(op.requestId) };
   return {
     kind: 'gateway-result',
     result: {
@@ -153,8 +172,8 @@ export function statusReply(
       operation: 'status',
       subjectRequestId: op?.requestId ?? uuid(),
       attempt: 1,
-      result: { kind: 'accepted', report },
-      completedAt: T0,
+      result: { kind: 'accepted', report: described },
+      completedAt: answeredAt,
     },
     about,
   };

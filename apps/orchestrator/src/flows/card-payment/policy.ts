@@ -25,6 +25,7 @@ export function cardPaymentPolicy(
     ...policyFromConfig(config.policy),
     limits: config.limits,
     neverReceivedAfterMs: config.policy.neverReceivedSeconds * 1000,
+    gatewayRefusesReusedOrderId: config.policy.gatewayRefusesReusedOrderId,
     ownLimitWaitMs: config.policy.ownLimitWaitSeconds * 1000,
   };
 }

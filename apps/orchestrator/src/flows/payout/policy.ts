@@ -25,6 +25,7 @@ export function payoutPolicy(
     maxSendAttempts: config.policy.maxSendAttempts,
     unknownAlertAfterMs: config.policy.unknownAlertSeconds * 1000,
     neverReceivedAfterMs: config.policy.neverReceivedSeconds * 1000,
+    gatewayRefusesReusedOrderId: config.policy.gatewayRefusesReusedOrderId,
     ownLimitWaitMs: config.policy.ownLimitWaitSeconds * 1000,
   };
 }

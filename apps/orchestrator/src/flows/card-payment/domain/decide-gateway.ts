@@ -45,15 +45,17 @@ export function paymentVocabulary(
     ({ commandId: op.commandId, operation: op.operation, requestId: op.requestId }) as const;
   return {
     opensOrder: isMainOperation,
-    acceptedByGateway: (op, gatewayOrderId) => ({
-      type: 'accepted-by-gateway',
-      ...ref(op),
-      ...(gatewayOrderId === undefined ? {} : { gatewayOrderId }),
-    }),
+    // A second capture or void of the order is refused; a second return would refund again.
+    refusesRepeat: (operation) => operation === 'capture' || operation === 'void',
+    expectedAmount: (op) =>
+      isMainOperation(op.operation) && op.operation !== 'account-verification'
+        ? op.amount
+        : undefined,
+    acceptedByGateway: (op, facts) => ({ type: 'accepted-by-gateway', ...ref(op), ...facts }),
     actionRequired: (op, action) => ({ type: 'action-required', ...ref(op), action }),
     payerActionEffects: (op, action) =>
       action.kind === 'threeds-method' ? [methodDeadlineTimer(op, ctx)] : [],
-    outcomeUnknown: (op, since, alert) => ({ type: 'outcome-unknown', ...ref(op), since, alert }),
+    outcomeUnknown: (op, facts) => ({ type: 'outcome-unknown', ...ref(op), ...facts }),
     operationResent: (op, attempt, unknownSince) => ({
       type: 'operation-resent',
       ...ref(op),

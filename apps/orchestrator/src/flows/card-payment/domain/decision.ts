@@ -32,11 +32,13 @@ export interface PaymentPolicy {
    */
   ownLimitWaitMs?: number;
   /**
-   * An unknown outcome the gateway has no trace of for this long (the order does not exist, or
-   * the order's status shows an earlier operation) is resent once, then failed as not-sent.
-   * Undefined: DEFAULT_NEVER_RECEIVED_AFTER_MS.
+   * How long after an outcome became unknown the gateway's "no trace" answer counts (the order
+   * does not exist, or the order's latest request is an earlier one): see the no-trace rule in
+   * domain/gateway-operation.ts. Undefined: DEFAULT_NEVER_RECEIVED_AFTER_MS.
    */
   neverReceivedAfterMs?: number;
+  /** See OperationRules.gatewayRefusesReusedOrderId (undefined: it does). */
+  gatewayRefusesReusedOrderId?: boolean;
   /** Per-endpoint amount and currency limits; undefined: DEFAULT_LIMITS. */
   limits?: PaymentLimits;
   /** Sends of one request before a persistent not-sent result fails it (nothing reached the gateway). */

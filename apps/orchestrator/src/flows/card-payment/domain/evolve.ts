@@ -1,5 +1,6 @@
 import type { PaymentEvent } from '@payments/contracts';
 import { DomainError } from '../../../domain/domain-error';
+import { withSettledSerial } from '../../../domain/gateway-operation';
 import { evolveCardReference } from './card-reference';
 import {
   type FailedPayment,
@@ -66,7 +67,15 @@ export function evolve(state: PaymentState, event: PaymentEvent): PaymentState {
         event.gatewayOrderId !== undefined && isMainOperation(op.operation)
           ? { gatewayOrderId: event.gatewayOrderId }
           : {};
-      return stage({ ...open, ...withOrder, version }, { ...op, stage: 'processing' });
+      const { concern: _c, ...rest } = op;
+      return stage(
+        { ...open, ...withOrder, version },
+        {
+          ...rest,
+          stage: 'processing',
+          ...(event.serialNumber === undefined ? {} : { serial: event.serialNumber }),
+        },
+      );
     }
     case 'action-required': {
       const [open, op] = requireInFlight(state, event);
@@ -81,12 +90,13 @@ export function evolve(state: PaymentState, event: PaymentEvent): PaymentState {
           stage: 'outcome-unknown',
           unknownSince: event.since,
           alerted: op.alerted || event.alert,
+          ...(event.concern === undefined ? {} : { concern: event.concern }),
         },
       );
     }
     case 'operation-resent': {
       const [open, op] = requireInFlight(state, event);
-      const { unknownSince: _since, ...rest } = op;
+      const { unknownSince: _since, concern: _c, ...rest } = op;
       return stage(
         { ...open, version },
         { ...rest, stage: 'requested', alerted: false, resent: true },
@@ -182,9 +192,10 @@ function settle(
   };
 }
 
+/** Without the operation in flight (its outcome is known); its serial joins the order's. */
 function withoutInFlight(state: OpenPayment): Omit<OpenPayment, 'inFlight' | 'status'> {
-  const { inFlight: _done, status: _status, ...rest } = state;
-  return rest;
+  const { inFlight: done, status: _status, ...rest } = state;
+  return { ...rest, ...withSettledSerial(state, done) };
 }
 
 /** The status of a payment whose sale/preauth succeeded (follow-ups never change it by themselves). */

@@ -94,8 +94,13 @@ describe('follow-ups are moved only by an answer about that very operation', () 
       .when(statusReply({ status: 'approved', transactionType: 'preauth' }))
       .thenIgnored('NOT_ABOUT_THIS_OPERATION');
     capture.when(statusReply({ status: 'approved' })).thenIgnored('NOT_ABOUT_THIS_OPERATION');
+    // Of the capture's type but not naming its request: a second capture of the order could say
+    // the same, so it decides nothing.
     capture
       .when(statusReply({ status: 'declined', transactionType: 'capture' }))
+      .thenIgnored('NOT_ABOUT_THIS_OPERATION');
+    capture
+      .when(answer('declined'))
       .then([{ type: 'declined', operation: 'capture' }])
       .thenState({ status: 'authorized', captured: 0 });
     inFlight

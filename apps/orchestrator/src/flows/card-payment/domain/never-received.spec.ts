@@ -1,10 +1,19 @@
 /**
- * An operation the gateway never received (issue #10 items 1 and 2, DESIGN.md "Truth about
- * money"): no trace at the gateway for the whole safe window → the same request once more under
- * the same client_orderid; no trace of that one either → failed, not-sent. Never left unknown for
- * good, never sent twice inside the window, never resolved by a status about another operation.
+ * An operation the gateway may never have received (DESIGN.md "Truth about money", the no-trace
+ * rule of domain/gateway-operation.ts): "no trace" only from the gateway's answers — a status
+ * query refused because the order does not exist (a request that opens the order), or the order's
+ * latest request being an earlier one (a follow-up) — answered after the window since the outcome
+ * became unknown. Then the same request once more only when the gateway would refuse the repeat
+ * as a duplicate; otherwise, or when the repeat left no trace either, unknown with the alert for a
+ * person. Never failed while money may have moved, never sent twice, never settled by an answer
+ * about another request.
  */
-import { captureCommand, preauthCommand, saleCommand } from '@payments/contracts/testing';
+import {
+  captureCommand,
+  preauthCommand,
+  returnCommand,
+  saleCommand,
+} from '@payments/contracts/testing';
 import {
   acceptedResult,
   answer,
@@ -12,6 +21,7 @@ import {
   command,
   givenInputs,
   result,
+  serialOf,
   statusReply,
 } from '../../../../test/kits/card-payment.kit';
 import type { PaymentInput } from './inputs';
@@ -22,23 +32,29 @@ const WINDOW = 60_000;
 const policy = { ...DEFAULT_POLICY, neverReceivedAfterMs: WINDOW };
 const resendAttempt = NEVER_RECEIVED_ATTEMPT;
 
-/** The gateway refuses to describe the order: it does not exist there. */
-const noSuchOrder = (state: PaymentState): PaymentInput => {
-  const input = statusReply({ status: 'approved' })(state);
-  if (input.kind !== 'gateway-result') throw new Error('unexpected input');
-  return {
-    ...input,
-    result: {
-      ...input.result,
-      result: { kind: 'rejected', code: '1', message: 'unknown client_orderid' },
+/** A status query refused: by default because the order does not exist there. */
+const refusedStatus =
+  (
+    refusal: { message: string; orderUnknown?: true } = {
+      message: 'unknown client_orderid',
+      orderUnknown: true,
     },
+    answeredAt?: string,
+  ) =>
+  (state: PaymentState, now: string): PaymentInput => {
+    const input = statusReply({ status: 'approved' }, answeredAt)(state, now);
+    if (input.kind !== 'gateway-result') throw new Error('unexpected input');
+    return {
+      ...input,
+      result: { ...input.result, result: { kind: 'rejected', code: '1', ...refusal } },
+    };
   };
-};
+const noSuchOrder = refusedStatus();
 
 const unknownSale = () =>
   givenInputs(command(saleCommand()), result({ kind: 'unknown', reason: '503 before processing' }));
 
-describe('a sale or preauth the gateway never received', () => {
+describe('a sale or preauth the gateway may never have received', () => {
   it('stays unknown while the window runs, then is sent once more with a fresh attempt', () => {
     unknownSale()
       .when(noSuchOrder, at(WINDOW - 1), policy)
@@ -55,17 +71,81 @@ describe('a sale or preauth the gateway never received', () => {
     expect(resent.after.inFlight).toMatchObject({ stage: 'requested', resent: true });
   });
 
-  it('after the resend: approved once it arrives; failed as not-sent if it never does', () => {
+  it('the window is judged on when the gateway answered, not on when the answer is read', () => {
+    // Answered inside the window, read long after: the request may still have been on its way.
+    unknownSale()
+      .when(refusedStatus(undefined, at(WINDOW - 1)), at(10 * WINDOW), policy)
+      .thenIgnored('NO_NEWS')
+      .thenEffects([]);
+  });
+
+  it('a status query refused for another reason (credentials, endpoint) is no evidence at all', () => {
+    for (const refusal of [
+      { message: 'invalid signature' },
+      { message: 'unknown endpoint id 9' },
+      { message: 'refused (injected before processing)' },
+    ])
+      unknownSale()
+        .when(refusedStatus(refusal), at(10 * WINDOW), policy)
+        .thenIgnored('NO_NEWS')
+        .thenEffects([]);
+  });
+
+  it('after the resend: approved once it arrives; if it never does, unknown with the alert — never failed — and a late answer still settles it', () => {
     const resent = unknownSale().and(noSuchOrder, at(WINDOW), policy);
     resent
       .and(acceptedResult())
       .when(answer('approved'))
       .then([{ type: 'approved' }]);
+    const stillNothing = resent.and(
+      result({ kind: 'unknown', reason: 'timeout' }, resendAttempt),
+      at(WINDOW + 1_000),
+    );
+    const alerted = stillNothing.when(noSuchOrder, at(2 * WINDOW + 1_000), policy);
+    alerted
+      .then([{ type: 'outcome-unknown', operation: 'sale', alert: true, concern: 'no-trace' }])
+      .thenState({ status: 'outcome-unknown' });
+    const waiting = stillNothing.and(noSuchOrder, at(2 * WINDOW + 1_000), policy);
+    // Raised once; the polls go on.
+    waiting.when(noSuchOrder, at(3 * WINDOW), policy).thenIgnored('NO_NEWS');
+    // The slow gateway charged it after all: its status settles the sale, once.
+    waiting
+      .when(
+        statusReply({ status: 'approved', transactionType: 'sale', requestSerial: 'sn-late' }),
+        at(4 * WINDOW),
+        policy,
+      )
+      .then([{ type: 'accepted-by-gateway', serialNumber: 'sn-late' }, { type: 'approved' }]);
+  });
+
+  it('the repeat refused by the gateway (a duplicate of a send that arrived after all) is not a failure', () => {
+    const resent = unknownSale().and(noSuchOrder, at(WINDOW), policy);
+    const refused = resent.when(
+      result(
+        { kind: 'rejected', code: '2', message: 'client_orderid already used' },
+        resendAttempt,
+      ),
+      at(WINDOW + 1_000),
+    );
+    refused.then([{ type: 'outcome-unknown', operation: 'sale', alert: false }]);
+    expect(refused.decision.events.map((e) => e.type)).not.toContain('failed');
     resent
-      .and(result({ kind: 'unknown', reason: 'timeout' }, resendAttempt), at(WINDOW + 1_000))
-      .when(noSuchOrder, at(2 * WINDOW + 1_000), policy)
-      .then([{ type: 'failed', operation: 'sale', reason: 'not-sent' }])
-      .thenState({ status: 'failed' });
+      .and(
+        result(
+          { kind: 'rejected', code: '2', message: 'client_orderid already used' },
+          resendAttempt,
+        ),
+        at(WINDOW + 1_000),
+      )
+      .when(answer('approved'), at(WINDOW + 5_000))
+      .then([{ type: 'approved' }]);
+  });
+
+  it('a gateway that would charge a reused client_orderid again: never resent, unknown with the alert', () => {
+    unknownSale()
+      .when(noSuchOrder, at(WINDOW), { ...policy, gatewayRefusesReusedOrderId: false })
+      .then([{ type: 'outcome-unknown', alert: true, concern: 'no-trace' }])
+      .thenEffects([{ type: 'cancel-timer', timer: 'unknown-alert' }]);
   });
 
   it('is never resent while the gateway knows the order (processing), nor when no outcome is unknown', () => {
@@ -81,31 +161,110 @@ describe('a sale or preauth the gateway never received', () => {
   });
 });
 
-describe('a capture the order status shows never arrived', () => {
+describe('a follow-up whose status shows an earlier request of the order', () => {
+  const authorized = () =>
+    givenInputs(command(preauthCommand()), acceptedResult(), answer('approved'));
   const unknownCapture = () =>
-    givenInputs(command(preauthCommand()), acceptedResult(), answer('approved'))
+    authorized()
       .and(command(captureCommand()))
       .and(result({ kind: 'unknown', reason: '503 before processing' }));
   const preauthStatus = statusReply({ status: 'approved', transactionType: 'preauth' });
 
-  it('is resent once after the window (the status keeps describing the preauth), never captured by it', () => {
+  it('a capture is resent once after the window (the status keeps describing the preauth), never captured by it', () => {
     unknownCapture()
       .when(preauthStatus, at(WINDOW - 1), policy)
       .thenIgnored('NO_NEWS');
     const resent = unknownCapture().and(preauthStatus, at(WINDOW), policy);
     expect(resent.state.inFlight).toMatchObject({ operation: 'capture', resent: true });
     expect(resent.events.map((e) => e.type)).not.toContain('captured');
-    resent.when(answer('approved')).then([{ type: 'captured' }]);
+    resent
+      .and(acceptedResult())
+      .when(answer('approved'))
+      .then([{ type: 'captured' }]);
   });
 
   it('a processing status naming the capture is not evidence of absence', () => {
     unknownCapture()
       .when(
-        statusReply({ status: 'processing', transactionType: 'capture' }),
+        statusReply({ status: 'processing', transactionType: 'capture', requestSerial: 'sn-new' }),
         at(2 * WINDOW),
         policy,
       )
-      .then([{ type: 'accepted-by-gateway', operation: 'capture' }]);
+      .then([{ type: 'accepted-by-gateway', operation: 'capture', serialNumber: 'sn-new' }]);
+  });
+
+  /** Sale 10,000 → return 3,000 (returned) → return 2,000 answered 503 before processing. */
+  const secondReturnUnknown = () => {
+    const sale = givenInputs(command(saleCommand()), acceptedResult(), answer('approved'));
+    const firstReturn = sale.and(
+      command(returnCommand({ amount: { minor: 3_000, currency: 'EUR' } })),
+    );
+    const firstSerial = serialOf(firstReturn.state.inFlight?.requestId ?? '');
+    const returned = firstReturn.and(acceptedResult()).and(answer('approved'));
+    return {
+      firstSerial,
+      unknown: returned
+        .and(command(returnCommand({ amount: { minor: 2_000, currency: 'EUR' } })))
+        .and(result({ kind: 'unknown', reason: '503 before processing' })),
+    };
+  };
+
+  it('a second return is never settled by the status of the first (same type, earlier serial)', () => {
+    const { firstSerial, unknown } = secondReturnUnknown();
+    expect(unknown.state).toMatchObject({ returned: 3_000 });
+    const aboutFirst = statusReply({
+      status: 'approved',
+      transactionType: 'reversal',
+      requestSerial: firstSerial,
+    });
+    unknown.when(aboutFirst, at(WINDOW - 1), policy).thenIgnored('NO_NEWS');
+    // After the window: no trace of it. A second return cannot be refused as a duplicate (it
+    // would refund again): not resent; unknown with the alert for a person.
+    const alerted = unknown.when(aboutFirst, at(WINDOW), policy);
+    alerted
+      .then([{ type: 'outcome-unknown', operation: 'return', alert: true, concern: 'no-trace' }])
+      .thenEffects([{ type: 'cancel-timer', timer: 'unknown-alert' }]);
+    expect(alerted.after).toMatchObject({ returned: 3_000 });
+    // The gateway processes it late: the reply names a new serial of the reversal type.
+    unknown
+      .and(aboutFirst, at(WINDOW), policy)
+      .when(
+        statusReply({ status: 'approved', transactionType: 'reversal', requestSerial: 'sn-2nd' }),
+        at(2 * WINDOW),
+        policy,
+      )
+      .then([
+        { type: 'accepted-by-gateway', operation: 'return', serialNumber: 'sn-2nd' },
+        { type: 'returned', amount: { minor: 2_000, currency: 'EUR' } },
+      ])
+      .thenState({ returned: 5_000 });
+  });
+
+  it('a capture retried after a declined capture is not declined by the status of the first', () => {
+    const declined = authorized()
+      .and(command(captureCommand()))
+      .and(acceptedResult())
+      .and(answer('declined'));
+    const state = declined.state;
+    const firstSerial = state.status === 'initial' ? undefined : state.requestSerials?.at(-1);
+    expect(firstSerial).toBeDefined();
+    const retried = declined
+      .and(command(captureCommand()))
+      .and(result({ kind: 'unknown', reason: 'timeout' }));
+    retried
+      .when(
+        statusReply({ status: 'declined', transactionType: 'capture', requestSerial: firstSerial }),
+        at(1_000),
+        policy,
+      )
+      .thenIgnored('NO_NEWS');
+    retried
+      .when(
+        statusReply({ status: 'approved', transactionType: 'capture', requestSerial: 'sn-retry' }),
+        at(1_000),
+        policy,
+      )
+      .then([{ type: 'accepted-by-gateway' }, { type: 'captured' }]);
   });
 });
 

@@ -69,7 +69,9 @@ describe('capture', () => {
     authorized()
       .when(command(captureCommand({ amount: eur(10_001) })))
       .thenRejected('AMOUNT_EXCEEDS_AUTHORIZED');
-    const capturing = authorized().and(command(captureCommand({ amount: eur(4_000) })));
+    const capturing = authorized()
+      .and(command(captureCommand({ amount: eur(4_000) })))
+      .and(acceptedResult());
     const after40 = capturing.and(answer('approved'));
     capturing
       .when(answer('approved'))
@@ -138,7 +140,7 @@ describe('capture', () => {
     ],
     [
       'after a void',
-      () => authorized().and(command(voidCommand())).and(answer('approved')),
+      () => authorized().and(command(voidCommand())).and(acceptedResult()).and(answer('approved')),
       captureCommand(),
       'INVALID_STATE',
     ],
@@ -166,6 +168,7 @@ describe('void', () => {
       ]);
     authorized()
       .and(command(voidCommand()))
+      .and(acceptedResult())
       .when(answer('approved', { transactionType: 'void' }))
       .then([{ type: 'voided', amount: eur(10_000) }])
       .thenState({ status: 'voided' });
@@ -180,24 +183,29 @@ describe('void', () => {
       .then([{ type: 'operation-requested', operation: 'void', amount: eur(10_000) }]);
     sale
       .and(command(voidCommand()))
+      .and(acceptedResult())
       .when(answer('approved'))
       .then([{ type: 'voided', amount: eur(10_000) }])
       .thenState({ status: 'voided' });
     sale
       .and(command(voidCommand()))
+      .and(acceptedResult())
       .and(answer('approved'))
       .when(command(returnCommand()))
       .thenRejected('INVALID_STATE');
     sale
       .and(command(voidCommand()))
+      .and(acceptedResult())
       .when(answer('declined'))
       .then([{ type: 'declined', operation: 'void' }])
       .thenState({ status: 'approved', captured: 10_000 });
     const captured = authorized()
       .and(command(captureCommand({ amount: eur(4_000) })))
+      .and(acceptedResult())
       .and(answer('approved'));
     captured
       .and(command(voidCommand()))
+      .and(acceptedResult())
       .when(answer('approved'))
       .then([{ type: 'voided', amount: eur(4_000) }])
       .thenState({ status: 'voided' });
@@ -221,6 +229,7 @@ describe('void', () => {
       () =>
         authorized()
           .and(command(captureCommand({ amount: eur(1_000) })))
+          .and(acceptedResult())
           .and(answer('approved')),
       voidCommand({ amount: eur(500) }),
       'PARTIAL_VOID_NOT_SUPPORTED',
@@ -230,6 +239,7 @@ describe('void', () => {
       () =>
         givenInputs(command(saleCommand()), answer('approved'))
           .and(command(returnCommand({ amount: eur(1_000) })))
+          .and(acceptedResult())
           .and(answer('approved')),
       voidCommand(),
       'INVALID_STATE',
@@ -242,7 +252,7 @@ describe('void', () => {
     ],
     [
       'twice',
-      () => authorized().and(command(voidCommand())).and(answer('approved')),
+      () => authorized().and(command(voidCommand())).and(acceptedResult()).and(answer('approved')),
       voidCommand(),
       'INVALID_STATE',
     ],
@@ -298,6 +308,7 @@ describe('hold expiry', () => {
   it('after capture the timer is obsolete', () => {
     authorized()
       .and(command(captureCommand()))
+      .and(acceptedResult())
       .and(answer('approved'))
       .when(timer({ kind: 'hold-expiry', action: 'void' }))
       .thenIgnored('TIMER_OBSOLETE');

@@ -35,7 +35,9 @@ describe('return', () => {
       ]);
     expect(o.after.status).toBe('approved');
 
-    const after30 = approvedSale().and(command(returnCommand({ amount: eur(3_000) })));
+    const after30 = approvedSale()
+      .and(command(returnCommand({ amount: eur(3_000) })))
+      .and(acceptedResult());
     after30
       .when(answer('approved', { transactionType: 'reversal' }))
       .then([
@@ -53,7 +55,10 @@ describe('return', () => {
     partially
       .when(command(returnCommand({ amount: eur(7_001) })))
       .thenRejected('AMOUNT_EXCEEDS_CAPTURED');
-    const full = partially.and(command(returnCommand())).and(answer('approved'));
+    const full = partially
+      .and(command(returnCommand()))
+      .and(acceptedResult())
+      .and(answer('approved'));
     expect(full.state).toMatchObject({ status: 'returned', returned: 10_000 });
     full.when(command(returnCommand({ amount: eur(1) }))).thenRejected('INVALID_STATE');
   });
@@ -67,6 +72,7 @@ describe('return', () => {
   it('on an uncaptured preauth a return releases the whole hold', () => {
     authorized()
       .and(command(returnCommand()))
+      .and(acceptedResult())
       .when(answer('approved'))
       .then([
         { type: 'returned', amount: eur(10_000), holdReleased: true, remainingBalance: eur(0) },
@@ -85,6 +91,7 @@ describe('return', () => {
   it('on a partially captured preauth, returns are bounded by the captured amount', () => {
     const captured40 = authorized()
       .and(command(captureCommand({ amount: eur(4_000) })))
+      .and(acceptedResult())
       .and(answer('approved'));
     captured40
       .when(command(returnCommand({ amount: eur(4_001) })))
@@ -97,6 +104,7 @@ describe('return', () => {
   it('a declined return changes nothing', () => {
     approvedSale()
       .and(command(returnCommand({ amount: eur(100) })))
+      .and(acceptedResult())
       .when(answer('declined'))
       .then([{ type: 'declined', operation: 'return' }])
       .thenState({ status: 'approved', returned: 0 });

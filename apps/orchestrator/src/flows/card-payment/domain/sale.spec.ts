@@ -200,3 +200,47 @@ describe('sale', () => {
       .thenIgnored('UNKNOWN_ORDER');
   });
 });
+
+describe('the gateway names another amount than was asked for', () => {
+  // The sale asks for saleCommand()'s amount; the gateway's answer is what moved.
+  const asked = sale.amount;
+
+  it('a callback or status reply of another amount or currency settles nothing: unknown with the alert', () => {
+    for (const reported of [
+      { minor: asked.minor - 1, currency: asked.currency },
+      { minor: asked.minor, currency: asked.currency === 'USD' ? 'EUR' : 'USD' },
+    ]) {
+      const mismatch = processing().when(callback('approved', { amount: reported }));
+      mismatch
+        .then([
+          {
+            type: 'outcome-unknown',
+            operation: 'sale',
+            alert: true,
+            concern: 'amount-mismatch',
+            reportedAmount: reported,
+          },
+        ])
+        .thenEffects([
+          { type: 'cancel-timer', timer: 'status-poll' },
+          { type: 'cancel-timer', timer: 'unknown-alert' },
+        ])
+        .thenState({ status: 'outcome-unknown' });
+      expect(mismatch.after.captured).toBe(0);
+      // The same answer again raises nothing new.
+      processing()
+        .and(callback('approved', { amount: reported }))
+        .when(statusReply({ status: 'approved', transactionType: 'sale', amount: reported }))
+        .thenIgnored('NO_NEWS');
+    }
+  });
+
+  it('the asked amount, or none named (a synchronous reply), settles it', () => {
+    processing()
+      .when(callback('approved', { amount: asked }))
+      .then([{ type: 'approved', amount: asked }]);
+    processing()
+      .when(callback('approved'))
+      .then([{ type: 'approved', amount: asked }]);
+  });
+});

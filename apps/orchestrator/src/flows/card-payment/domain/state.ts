@@ -6,6 +6,7 @@ import type {
   Money,
   PayerAction,
   PaymentOperation,
+  UnknownConcern,
 } from '@payments/contracts';
 
 /**
@@ -60,6 +61,10 @@ export interface InFlightOperation {
   action?: PayerAction;
   /** Sent once more because the gateway had no trace of it (operation-resent). */
   resent?: boolean;
+  /** The gateway's serial number of this request, once a reply named it. */
+  serial?: string;
+  /** Why a person must look at this unknown outcome (no trace, amount mismatch). */
+  concern?: UnknownConcern;
 }
 
 /** `rebill`: a charge of a card reference with the cardholder absent (a sale without a card). */
@@ -104,6 +109,8 @@ interface PaymentFacts extends Balances {
   clientOrderId: string;
   /** orderid the gateway gave the sale/preauth; capture, void and return reference it. */
   gatewayOrderId?: string;
+  /** The gateway's serial numbers of the order's settled requests (sale, captures, returns …). */
+  requestSerials?: readonly string[];
   card?: CardSummary;
   /** The card reference: the one a rebill charges, or the one created from this payment. */
   cardRef?: CardRef;

@@ -113,16 +113,15 @@ function checkVocabulary(): OperationVocabulary<CheckOp, CheckEventDraft, CheckE
   });
   return {
     opensOrder: () => true,
-    acceptedByGateway: (op, gatewayOrderId) => ({
+    acceptedByGateway: (op, facts) => ({
       type: 'pan-eligibility-accepted-by-gateway',
       ...ref(op),
-      ...(gatewayOrderId === undefined ? {} : { gatewayOrderId }),
+      ...facts,
     }),
-    outcomeUnknown: (op, since, alert) => ({
+    outcomeUnknown: (op, facts) => ({
       type: 'pan-eligibility-outcome-unknown',
       ...ref(op),
-      since,
-      alert,
+      ...facts,
     }),
     operationResent: (op, attempt, unknownSince) => ({
       type: 'pan-eligibility-operation-resent',

@@ -21,14 +21,16 @@ export function evolveCheck(state: CheckState, event: PanEligibilityEvent): Chec
         inFlight: operation.requested(event),
       };
     case 'pan-eligibility-accepted-by-gateway': {
-      const s = withOperation(open(state), version, operation.accepted);
+      const s = withOperation(open(state), version, (op) =>
+        operation.accepted(op, event.serialNumber),
+      );
       return event.gatewayOrderId === undefined
         ? s
         : { ...s, gatewayOrderId: event.gatewayOrderId };
     }
     case 'pan-eligibility-outcome-unknown':
       return withOperation(open(state), version, (op) =>
-        operation.unknown(op, event.since, event.alert),
+        operation.unknown(op, event.since, event.alert, event.concern),
       );
     case 'pan-eligibility-operation-resent':
       return withOperation(open(state), version, (op) => operation.resent(op, event.occurredAt));

@@ -417,18 +417,16 @@ function payoutVocabulary(
     op.operation === 'payout-pay' ? releaseIfReserved(state) : [];
   return {
     opensOrder: opensPayoutOrder,
+    // A repeated payout-pay returns the payout already made, never a second one.
+    refusesRepeat: (operation) => operation === 'payout-pay',
+    expectedAmount: (op) => (opensPayoutOrder(op.operation) ? state.amount : undefined),
     actionRequired: (op, action) => ({ type: 'payout-action-required', ...ref(op), action }),
-    acceptedByGateway: (op, gatewayOrderId) => ({
+    acceptedByGateway: (op, facts) => ({
       type: 'payout-accepted-by-gateway',
       ...ref(op),
-      ...(gatewayOrderId === undefined ? {} : { gatewayOrderId }),
+      ...facts,
     }),
-    outcomeUnknown: (op, since, alert) => ({
-      type: 'payout-outcome-unknown',
-      ...ref(op),
-      since,
-      alert,
-    }),
+    outcomeUnknown: (op, facts) => ({ type: 'payout-outcome-unknown', ...ref(op), ...facts }),
     operationResent: (op, attempt, unknownSince) => ({
       type: 'payout-operation-resent',
       ...ref(op),

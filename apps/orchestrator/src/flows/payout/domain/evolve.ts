@@ -1,6 +1,6 @@
 import type { PayoutEvent } from '@payments/contracts';
 import { DomainError } from '../../../domain/domain-error';
-import { inFlight as operation } from '../../../domain/gateway-operation';
+import { inFlight as operation, withSettledSerial } from '../../../domain/gateway-operation';
 import {
   type OpenPayout,
   opensPayoutOrder,
@@ -21,10 +21,10 @@ function withInFlight(
   return state.inFlight ? change(state.inFlight) : undefined;
 }
 
-/** Without the operation in flight (its outcome is known). */
+/** Without the operation in flight (its outcome is known); its serial joins the order's. */
 function settled(state: OpenPayout): OpenPayout {
-  const { inFlight: _done, ...rest } = state;
-  return rest;
+  const { inFlight: done, ...rest } = state;
+  return { ...rest, ...withSettledSerial(state, done) };
 }
 
 /** The payout's state after one of its events (pure, total over the event union). */
@@ -56,7 +56,7 @@ export function evolvePayout(state: PayoutState, event: PayoutEvent): PayoutStat
     }
     case 'payout-accepted-by-gateway': {
       const s = open(state);
-      const inFlight = withInFlight(s, operation.accepted);
+      const inFlight = withInFlight(s, (op) => operation.accepted(op, event.serialNumber));
       return {
         ...s,
         version,
@@ -71,7 +71,9 @@ export function evolvePayout(state: PayoutState, event: PayoutEvent): PayoutStat
     }
     case 'payout-outcome-unknown': {
       const s = open(state);
-      const inFlight = withInFlight(s, (op) => operation.unknown(op, event.since, event.alert));
+      const inFlight = withInFlight(s, (op) =>
+        operation.unknown(op, event.since, event.alert, event.concern),
+      );
       return { ...s, version, ...(inFlight ? { inFlight } : {}) };
     }
     case 'payout-operation-resent': {

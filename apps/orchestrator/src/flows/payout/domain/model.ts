@@ -66,6 +66,8 @@ export interface OpenPayout {
   readonly amount: Money;
   readonly clientOrderId: string;
   readonly gatewayOrderId?: string;
+  /** The gateway's serial numbers of the order's settled requests (payout-check before payout-pay). */
+  readonly requestSerials?: readonly string[];
   readonly approvalDeadline?: string;
   readonly inFlight?: PayoutInFlight;
   /** Set by the approval: who, and the UTC day whose budget it draws on. */
@@ -165,6 +167,8 @@ export interface PayoutPolicy {
   readonly unknownAlertAfterMs: number;
   readonly neverReceivedAfterMs: number;
   readonly ownLimitWaitMs: number;
+  /** See OperationRules.gatewayRefusesReusedOrderId (undefined: it does). */
+  readonly gatewayRefusesReusedOrderId?: boolean;
 }
 
 /** Approval window 10 minutes (below the sandbox's 15-minute payout-check lifetime). */

@@ -62,7 +62,11 @@ describe('one-step payout (v2 payout, v4 payout): sent at once, paid on the gate
     const unknown = world.apply(id, (s) => sendResult(s, { kind: 'unknown', reason: 'timeout' }));
     expect(unknown.events).toMatchObject([{ type: 'payout-outcome-unknown', operation: 'payout' }]);
     const paid = world.apply(id, (s) => statusReply(s, { status: 'approved' }, ['payout']));
-    expect(paid.events).toMatchObject([{ type: 'paid-out' }]);
+    // The status reply names the request's serial, kept before the outcome.
+    expect(paid.events).toMatchObject([
+      { type: 'payout-accepted-by-gateway', serialNumber: expect.any(String) },
+      { type: 'paid-out' },
+    ]);
     expect(world.sent.filter((r) => r.operation === 'payout')).toHaveLength(1);
   });
 
@@ -116,5 +120,32 @@ describe('payout form (v2 payout-form): the payee enters the card on the hosted 
       'payout-action-required',
       'paid-out',
     ]);
+  });
+});
+
+describe('a payout the gateway reports with another amount', () => {
+  it('a status reply saying 1 USD never settles a 7,000 EUR payout as paid: unknown with the alert', () => {
+    const world = new PayoutWorld();
+    const id = uuid();
+    world.apply(id, command(oneStepPayout(id, 7_000)));
+    world.apply(id, (s) => sendResult(s, { kind: 'accepted', gatewayOrderId: 'G-9' }));
+    const decision = world.apply(id, (s) =>
+      statusReply(s, { status: 'approved', amount: { minor: 100, currency: 'USD' } }, ['payout']),
+    );
+    expect(decision.events).toMatchObject([
+      {
+        type: 'payout-outcome-unknown',
+        alert: true,
+        concern: 'amount-mismatch',
+        reportedAmount: { minor: 100, currency: 'USD' },
+      },
+    ]);
+    expect(world.types(id)).not.toContain('paid-out');
+    expect(world.state(id).status).toBe('paying');
+    // The gateway's own amount settles it.
+    const paid = world.apply(id, (s) =>
+      statusReply(s, { status: 'approved', amount: { minor: 7_000, currency: 'EUR' } }, ['payout']),
+    );
+    expect(paid.events).toMatchObject([{ type: 'paid-out', amount: { minor: 7_000 } }]);
   });
 });

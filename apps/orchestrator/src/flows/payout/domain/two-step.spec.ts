@@ -21,6 +21,7 @@ describe('two-step payout: payout-check → registered → approval → payout-p
     expect(world.sent).toEqual([
       { payoutId: id, operation: 'payout-check', requestId: expect.any(String) },
     ]);
+    world.apply(id, (s) => sendResult(s, { kind: 'accepted', gatewayOrderId: 'G-1' }));
     const decision = world.apply(id, (s) =>
       statusReply(s, { status: 'approved', gatewayOrderId: 'G-1' }, ['payout-check']),
     );
@@ -180,16 +181,28 @@ describe('two-step payout: payout-check → registered → approval → payout-p
     expect(world.sent).toEqual([]);
   });
 
-  it('payout-pay unknown → the gateway shows no trace for the window → sent once more → still none → failed, reservation released', () => {
+  it('payout-pay unknown → the status keeps describing payout-check after the window → sent once more (a repeated payout-pay is refused) → still none → unknown with the alert, reservation kept', () => {
     const world = new PayoutWorld();
     const id = uuid();
     world.registered(id, 4_000);
+    const checkSerial = (() => {
+      const s = world.state(id);
+      return s.status === 'initial' ? undefined : s.requestSerials?.[0];
+    })();
+    expect(checkSerial).toBeDefined();
     world.apply(id, command(approve(id)));
     world.apply(id, (s) => sendResult(s, { kind: 'unknown', reason: 'timeout' }));
-    const noTrace = (s: Parameters<typeof statusReply>[0]) =>
-      statusReply(s, { status: 'approved' }, ['payout-check']);
-    expect(world.apply(id, noTrace, at(30_000)).outcome).toBe('ignored');
-    const resent = world.apply(id, noTrace, at(61_000));
+    const noTrace = (answeredAt: string) => (s: Parameters<typeof statusReply>[0]) =>
+      statusReply(
+        s,
+        { status: 'approved', requestSerial: checkSerial },
+        ['payout-check'],
+        answeredAt,
+      );
+    expect(world.apply(id, noTrace(at(30_000)), at(30_000)).outcome).toBe('ignored');
+    // Answered inside the window, read after it: not yet evidence.
+    expect(world.apply(id, noTrace(at(59_000)), at(90_000)).outcome).toBe('ignored');
+    const resent = world.apply(id, noTrace(at(61_000)), at(61_000));
     expect(resent.events).toMatchObject([{ type: 'payout-operation-resent', attempt: 1000 }]);
     expect(resent.effects).toContainEqual(
       expect.objectContaining({
@@ -198,8 +211,19 @@ describe('two-step payout: payout-check → registered → approval → payout-p
         afterNoTrace: true,
       }),
     );
-    world.apply(id, noTrace, at(125_000));
-    expect(world.state(id).status).toBe('failed');
-    expect(world.budgetOfDay()).toMatchObject({ reservedMinor: 0 });
+    const alerted = world.apply(id, noTrace(at(125_000)), at(125_000));
+    expect(alerted.events).toMatchObject([
+      { type: 'payout-outcome-unknown', alert: true, concern: 'no-trace' },
+    ]);
+    expect(world.state(id).status).toBe('paying');
+    // It may have paid: the day's budget keeps it until a person or reconciliation decides.
+    expect(world.budgetOfDay()).toMatchObject({ reservedMinor: 4_000 });
+    // A slow gateway's payout-pay shows up after all: paid out, once.
+    world.apply(
+      id,
+      (s) => statusReply(s, { status: 'approved', requestSerial: 'sn-pay' }, ['payout-pay']),
+      at(200_000),
+    );
+    expect(world.types(id).filter((t) => t === 'paid-out')).toHaveLength(1);
   });
 });

@@ -147,17 +147,13 @@ function transferVocabulary(
     ({ commandId: op.commandId, operation: op.operation, requestId: op.requestId }) as const;
   return {
     opensOrder: () => true,
-    acceptedByGateway: (op, gatewayOrderId) => ({
+    expectedAmount: () => state.amount,
+    acceptedByGateway: (op, facts) => ({
       type: 'transfer-accepted-by-gateway',
       ...ref(op),
-      ...(gatewayOrderId === undefined ? {} : { gatewayOrderId }),
+      ...facts,
     }),
-    outcomeUnknown: (op, since, alert) => ({
-      type: 'transfer-outcome-unknown',
-      ...ref(op),
-      since,
-      alert,
-    }),
+    outcomeUnknown: (op, facts) => ({ type: 'transfer-outcome-unknown', ...ref(op), ...facts }),
     operationResent: (op, attempt, unknownSince) => ({
       type: 'transfer-operation-resent',
       ...ref(op),

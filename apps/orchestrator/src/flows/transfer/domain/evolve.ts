@@ -22,14 +22,16 @@ export function evolveTransfer(state: TransferState, event: TransferEvent): Tran
         inFlight: operation.requested(event),
       };
     case 'transfer-accepted-by-gateway': {
-      const s = withOperation(open(state), version, operation.accepted);
+      const s = withOperation(open(state), version, (op) =>
+        operation.accepted(op, event.serialNumber),
+      );
       return event.gatewayOrderId === undefined
         ? s
         : { ...s, gatewayOrderId: event.gatewayOrderId };
     }
     case 'transfer-outcome-unknown':
       return withOperation(open(state), version, (op) =>
-        operation.unknown(op, event.since, event.alert),
+        operation.unknown(op, event.since, event.alert, event.concern),
       );
     case 'transfer-operation-resent':
       return withOperation(open(state), version, (op) => operation.resent(op, event.occurredAt));

@@ -117,9 +117,40 @@ describe('checkRun', () => {
       [sale, { ...sale, commandId: randomUUID(), type: 'void' }],
     );
     expect(result.unknown).toEqual([
-      { paymentId, ageSeconds: 60, lastEvent: 'outcome-unknown', deliberate: false },
+      {
+        paymentId,
+        ageSeconds: 60,
+        lastEvent: 'outcome-unknown',
+        deliberate: false,
+        alerted: false,
+      },
     ]);
     expect(result.lost).toHaveLength(1);
+  });
+
+  it('tells a payment whose unknown outcome was raised for a person from a silent one', () => {
+    const unknown = {
+      type: 'outcome-unknown',
+      operation: 'sale',
+      requestId: saleRequest,
+      since: at,
+      alert: false,
+    };
+    const alerted = { ...unknown, alert: true, concern: 'no-trace' };
+    expect(run(observed(requested, unknown, alerted), [], [sale]).unknown).toMatchObject([
+      { paymentId, alerted: true, concern: 'no-trace' },
+    ]);
+    // Sent once more after the alert: silent again until something is said about the repeat.
+    const resent = {
+      type: 'operation-resent',
+      operation: 'sale',
+      requestId: saleRequest,
+      attempt: 1000,
+      unknownSince: at,
+    };
+    expect(run(observed(requested, unknown, alerted, resent), [], [sale]).unknown).toMatchObject([
+      { paymentId, alerted: false },
+    ]);
   });
 
   it('reports a missing version and one version under two ce_ids, not a redelivery', () => {

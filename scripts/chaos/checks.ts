@@ -27,6 +27,13 @@ export interface UnknownPayment {
   readonly lastEvent: string;
   /** The sandbox's deliberately unknown test card (CVV 217): expected to stay unknown. */
   readonly deliberate: boolean;
+  /**
+   * The pending operation's unknown outcome was raised for a person (outcome-unknown with
+   * `alert`, e.g. no trace at the gateway and no safe repeat): not silent, awaiting a decision.
+   */
+  readonly alerted: boolean;
+  /** Why, when the alert said (`no-trace`, `amount-mismatch`). */
+  readonly concern?: string;
 }
 
 export interface Problem {
@@ -184,9 +191,14 @@ export function checkRun(input: {
 
     const requested = new Map<string, PaymentEvent>();
     const finished = new Set<string>();
+    /** Request id → the alert raised for it (cleared when it is sent again). */
+    const alerts = new Map<string, string>();
     for (const e of events) {
       if (e.type === 'operation-requested') requested.set(e.requestId, e);
       else if (FINAL_OF_OPERATION.has(e.type) && 'requestId' in e) finished.add(e.requestId);
+      else if (e.type === 'outcome-unknown' && e.alert)
+        alerts.set(e.requestId, e.concern ?? 'unknown for the alert window');
+      else if (e.type === 'operation-resent') alerts.delete(e.requestId);
       if (e.type === 'command-rejected') rejected.push({ paymentId, detail: e.reason });
     }
     const pending = [...requested].filter(([id]) => !finished.has(id));
@@ -202,11 +214,14 @@ export function checkRun(input: {
       }
     } else {
       const since = pending[0]?.[1].occurredAt ?? new Date(commands[0].sentAt).toISOString();
+      const concern = pending[0] === undefined ? undefined : alerts.get(pending[0][0]);
       unknown.push({
         paymentId,
         ageSeconds: Math.round((input.now - Date.parse(since)) / 1000),
         lastEvent: events.at(-1)?.type ?? 'none',
         deliberate: input.deliberatelyUnknown.has(paymentId),
+        alerted: concern !== undefined,
+        ...(concern === undefined ? {} : { concern }),
       });
     }
 

@@ -38,8 +38,14 @@ export interface FaultRule {
   endpoint?: string;
   /** Chance 0–1 per matching request or callback attempt, drawn from the seed; 1 when unset. */
   probability?: number;
+  /** Before processing: the request is slow to arrive. */
   latencyMs?: number;
-  /** A 5xx before processing, or `drop`: the connection closes unanswered, nothing processed. */
+  /** After processing, before the answer: the order exists, the gateway is slow to answer. */
+  latencyAfterMs?: number;
+  /**
+   * Before processing: a 5xx, a 4xx (a refused request; 401/403 read as an authentication
+   * failure), or `drop` (the connection closes unanswered); nothing processed.
+   */
   failBefore?: number | 'drop';
   failAfter?: number | 'drop';
   outcome?: 'approved' | 'declined' | 'error' | 'filtered' | 'unknown';

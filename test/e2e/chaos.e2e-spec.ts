@@ -63,13 +63,17 @@ afterAll(async () => {
 });
 
 describe('chaos, small fixed-seed run', () => {
-  it('reaches quiescence with every command answered and every payment final but the CVV 217 one', () => {
+  it('reaches quiescence with every command answered and every payment final or alerted, but the CVV 217 one', () => {
     expect(report.quiescent).toBe(true);
     // Every command of the plan was sent, but those after a step that did not succeed.
     const unsent = Object.values(report.scenarios).reduce((n, s) => n + s.unsent, 0);
     expect(report.checks.commandsSent + unsent).toBe(report.config.commands);
-    expect(report.checks.unknown.map((u) => u.deliberate)).toEqual([true]);
-    expect(report.checks.paymentsFinal).toBe(report.checks.payments - 1);
+    // Final, or unknown with the alert raised for a person (no trace and no safe repeat): never
+    // silent. The CVV 217 card stays unknown by design.
+    const silent = report.checks.unknown.filter((u) => !u.deliberate && !u.alerted);
+    expect(silent).toEqual([]);
+    expect(report.checks.unknown.filter((u) => u.deliberate)).toHaveLength(1);
+    expect(report.checks.paymentsFinal).toBe(report.checks.payments - report.checks.unknown.length);
     expect(report.actions.map((a) => `${a.signal} ${a.target}`)).toEqual(
       report.config.actions.map((a) => `${a.signal} ${a.target}`),
     );

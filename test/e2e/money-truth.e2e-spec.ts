@@ -12,6 +12,8 @@ import { controlFor } from '../support/callback-control';
  * window (NEVER_RECEIVED_RESEND_SECONDS, 3 s here) and charged once.
  */
 const NEVER_RECEIVED_SECONDS = 3;
+/** The adapter gives up on a gateway answer after this long (the outcome is then unknown). */
+const RESPONSE_TIMEOUT_MS = 4_000;
 
 let stack: PaymentStack;
 let orchestratorDb: TestDatabase;
@@ -52,7 +54,14 @@ beforeAll(async () => {
     kafkaBrokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
     orchestratorDatabaseUrl: orchestratorDb.url,
     adapterDatabaseUrl: adapterDb.url,
-    env: { orchestrator: { NEVER_RECEIVED_RESEND_SECONDS: String(NEVER_RECEIVED_SECONDS) } },
+    env: {
+      orchestrator: { NEVER_RECEIVED_RESEND_SECONDS: String(NEVER_RECEIVED_SECONDS) },
+      'gateway-adapter': {
+        GATEWAY_RESPONSE_TIMEOUT_MS: String(RESPONSE_TIMEOUT_MS),
+        // The injected faults below would open the endpoint breaker (its own suite's subject).
+        GATEWAY_BREAKER_FAILURES: '1000',
+      },
+    },
   });
 });
 
@@ -175,5 +184,106 @@ describe('an operation the gateway never received', () => {
       'captured',
     ]);
     expect(await movements(paymentId, 'captured')).toEqual([6_000]);
+  });
+});
+
+describe('an answer about an earlier request of the order', () => {
+  it('a second return answered 503 before processing is never settled by the status of the first; it stays unknown with the alert, the ledger refunds 3,000 only', async () => {
+    const sale = stack.sale({ cvv: '123', amountMinor: 10_000 });
+    await stack.send(sale);
+    await stack.events.waitForType(sale.paymentId, ['approved']);
+    await stack.send(stack.return(sale.paymentId, 3_000));
+    await stack.events.waitFor(
+      sale.paymentId,
+      (e) => e.type === 'returned' && e.amount.minor === 3_000,
+      30_000,
+    );
+    // The gateway never gets the second return: the order's latest request stays the first.
+    await stack.controls.addFault({
+      clientOrderId: sale.paymentId,
+      operation: 'RETURN',
+      failBefore: 503,
+      times: 1,
+    });
+    await stack.send(stack.return(sale.paymentId, 2_000));
+    const settled = await stack.events.waitFor(
+      sale.paymentId,
+      (e) =>
+        (e.type === 'returned' && e.amount.minor === 2_000) ||
+        (e.type === 'outcome-unknown' && e.operation === 'return' && e.alert),
+      60_000,
+    );
+    expect({ settled: settled.event, all: eventsOf(sale.paymentId) }).toMatchObject({
+      settled: { type: 'outcome-unknown', alert: true, concern: 'no-trace' },
+    });
+    // A second return cannot be refused as a duplicate: never sent again, never refunded twice.
+    expect(typesOf(sale.paymentId)).not.toContain('operation-resent');
+    expect(await movements(sale.paymentId, 'refunded')).toEqual([3_000]);
+    const view = await stack.payment(sale.paymentId);
+    expect(view.body).toMatchObject({ amounts: { returned: 3_000 } });
+  });
+});
+
+describe('a gateway that is only slow', () => {
+  it('a sale whose request and its one repeat arrive after the adapter gave up is charged once and reported approved, never failed', async () => {
+    const sale = stack.sale({ cvv: '123', amountMinor: 5_100 });
+    // Both the send and its repeat are slow to arrive (longer than the adapter waits, and than
+    // the window): the gateway has no order while the orchestrator asks, then charges.
+    await stack.controls.addFault({
+      clientOrderId: sale.paymentId,
+      operation: 'SALE',
+      latencyMs: 15_000,
+      times: 2,
+    });
+    await stack.send(sale);
+    const final = await stack.events.waitFor(
+      sale.paymentId,
+      (e) => ['approved', 'declined', 'failed'].includes(e.type),
+      90_000,
+    );
+    expect({ final: final.event, all: eventsOf(sale.paymentId) }).toMatchObject({
+      final: { type: 'approved', amount: { minor: 5_100 } },
+    });
+    expect(typesOf(sale.paymentId)).not.toContain('failed');
+    // The repeat (if one went out) reaches the gateway 15 s after it was sent, under the same
+    // client_orderid: wait for that moment, then the ledger shows one charge.
+    const resent = eventsOf(sale.paymentId).find((e) => e.type === 'operation-resent');
+    if (resent !== undefined) {
+      const arrives = Date.parse(resent.occurredAt) + 15_000 + 2_000;
+      await new Promise((r) => setTimeout(r, Math.max(0, arrives - Date.now())));
+    }
+    expect(await movements(sale.paymentId, 'charged')).toEqual([5_100]);
+  });
+
+  it('a status query refused with 403 is no evidence that the gateway never got the sale: nothing is sent again, the sale settles on the first status answer', async () => {
+    const sale = stack.sale({ cvv: '123', amountMinor: 5_200 });
+    // Charged, the answer lost; then the status queries refused (403) for a while.
+    await stack.controls.addFault({
+      clientOrderId: sale.paymentId,
+      operation: 'SALE',
+      failAfter: 503,
+      times: 1,
+    });
+    // Its callback lost too: only a status answer can settle it.
+    await stack.controls.addFault({ clientOrderId: sale.paymentId, callbacks: 'drop' });
+    const refusals = await stack.controls.addFault({
+      clientOrderId: sale.paymentId,
+      operation: 'STATUS',
+      failBefore: 403,
+      times: 4,
+    });
+    await stack.send(sale);
+    const final = await stack.events.waitFor(
+      sale.paymentId,
+      (e) => ['approved', 'declined', 'failed'].includes(e.type),
+      90_000,
+    );
+    const left = (await stack.controls.faults()).find((f) => f.id === refusals.id);
+    expect(left?.remaining ?? 0).toBe(0); // every refusal was served before the answer
+    expect({ final: final.event, all: eventsOf(sale.paymentId) }).toMatchObject({
+      final: { type: 'approved', amount: { minor: 5_200 } },
+    });
+    expect(typesOf(sale.paymentId)).not.toContain('operation-resent');
+    expect(await movements(sale.paymentId, 'charged')).toEqual([5_200]);
   });
 });

@@ -49,6 +49,8 @@ export interface FaultRule {
   failBefore?: number | 'drop';
   failAfter?: number | 'drop';
   outcome?: 'approved' | 'declined' | 'error' | 'filtered' | 'unknown';
+  /** The gateway processes and reports this amount instead of the one asked for. */
+  processedAmountMinor?: number;
   /** `drop` loses each matching delivery attempt (the sandbox retries on its schedule). */
   callbacks?: 'drop' | 'duplicate' | 'delay' | 'reorder';
   callbackDelayMs?: number;

@@ -1,6 +1,7 @@
 import type { PaymentEvent } from '@payments/contracts';
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
 import { PaymentStack, SANDBOX_MERCHANT } from '../../scripts/stack/payment-stack';
+import { oneStepPayout } from '../../scripts/stack/payout-commands';
 import { run } from '../../scripts/stack/processes';
 import { controlFor } from '../support/callback-control';
 
@@ -225,6 +226,12 @@ describe('an answer about an earlier request of the order', () => {
 });
 
 describe('a gateway that is only slow', () => {
+  /**
+   * Longer than the adapter waits, than the window, and than a repeat and its own window take
+   * (≈ 20 s): the orchestrator sees no trace of the sale twice before the gateway charges it.
+   */
+  const SLOW_MS = 30_000;
+
   it('a sale whose request and its one repeat arrive after the adapter gave up is charged once and reported approved, never failed', async () => {
     const sale = stack.sale({ cvv: '123', amountMinor: 5_100 });
     // Both the send and its repeat are slow to arrive (longer than the adapter waits, and than
@@ -232,7 +239,7 @@ describe('a gateway that is only slow', () => {
     await stack.controls.addFault({
       clientOrderId: sale.paymentId,
       operation: 'SALE',
-      latencyMs: 15_000,
+      latencyMs: SLOW_MS,
       times: 2,
     });
     await stack.send(sale);
@@ -245,11 +252,11 @@ describe('a gateway that is only slow', () => {
       final: { type: 'approved', amount: { minor: 5_100 } },
     });
     expect(typesOf(sale.paymentId)).not.toContain('failed');
-    // The repeat (if one went out) reaches the gateway 15 s after it was sent, under the same
+    // The repeat (if one went out) reaches the gateway SLOW_MS after it was sent, under the same
     // client_orderid: wait for that moment, then the ledger shows one charge.
     const resent = eventsOf(sale.paymentId).find((e) => e.type === 'operation-resent');
     if (resent !== undefined) {
-      const arrives = Date.parse(resent.occurredAt) + 15_000 + 2_000;
+      const arrives = Date.parse(resent.occurredAt) + SLOW_MS + 2_000;
       await new Promise((r) => setTimeout(r, Math.max(0, arrives - Date.now())));
     }
     expect(await movements(sale.paymentId, 'charged')).toEqual([5_100]);
@@ -285,5 +292,61 @@ describe('a gateway that is only slow', () => {
     });
     expect(typesOf(sale.paymentId)).not.toContain('operation-resent');
     expect(await movements(sale.paymentId, 'charged')).toEqual([5_200]);
+  });
+});
+
+describe('the gateway processes another amount than was asked for', () => {
+  it('a sale charged 1.00 where 60.00 was asked is never reported approved: unknown with the amount-mismatch alert, the gateway amount in it', async () => {
+    const sale = stack.sale({ cvv: '123', amountMinor: 6_000 });
+    await stack.controls.addFault({
+      clientOrderId: sale.paymentId,
+      operation: 'SALE',
+      processedAmountMinor: 100,
+      times: 1,
+    });
+    await stack.send(sale);
+    const alerted = await stack.events.waitFor(
+      sale.paymentId,
+      (e) => e.type === 'approved' || (e.type === 'outcome-unknown' && e.alert),
+      60_000,
+    );
+    expect({ alerted: alerted.event, all: eventsOf(sale.paymentId) }).toMatchObject({
+      alerted: {
+        type: 'outcome-unknown',
+        concern: 'amount-mismatch',
+        reportedAmount: { minor: 100, currency: 'USD' },
+      },
+    });
+    expect(typesOf(sale.paymentId)).not.toContain('approved');
+    // What really moved is what the alert names.
+    expect(await movements(sale.paymentId, 'charged')).toEqual([100]);
+  });
+
+  it('a one-step payout of 70.00 the gateway pays as 1.00 is never reported paid-out 70.00', async () => {
+    const payout = oneStepPayout({ amountMinor: 7_000 });
+    await stack.controls.addFault({
+      clientOrderId: payout.payoutId,
+      operation: 'PAYOUT',
+      processedAmountMinor: 100,
+      times: 1,
+    });
+    await stack.sendRaw(payout);
+    const alerted = await stack.events.waitForPayout(
+      payout.payoutId,
+      ['paid-out', 'payout-declined', 'payout-failed', 'payout-outcome-unknown'],
+      60_000,
+    );
+    const all = stack.events.payoutEventsOf(payout.payoutId).map((r) => r.event);
+    expect({ alerted: alerted.event, all }).toMatchObject({
+      alerted: {
+        type: 'payout-outcome-unknown',
+        alert: true,
+        concern: 'amount-mismatch',
+        reportedAmount: { minor: 100, currency: 'USD' },
+      },
+    });
+    expect(all.map((e) => e.type)).not.toContain('paid-out');
+    const ledger = await stack.controls.ledger(payout.payoutId);
+    expect(ledger.entries.map((e) => `${e.movement} ${e.amountMinor}`)).toEqual(['paid-out 100']);
   });
 });

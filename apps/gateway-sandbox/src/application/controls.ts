@@ -37,6 +37,7 @@ const faultSchema = z
     failBefore: z.union([z.number().int().min(400).max(599), z.literal('drop')]).optional(),
     failAfter: z.union([z.number().int().min(500).max(599), z.literal('drop')]).optional(),
     outcome: z.enum(['approved', 'declined', 'error', 'filtered', 'unknown']).optional(),
+    processedAmountMinor: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
     callbacks: z.enum(['drop', 'duplicate', 'delay', 'reorder']).optional(),
     callbackDelayMs: z.number().int().min(0).max(600_000).optional(),
     times: z.number().int().positive().optional(),

@@ -136,6 +136,9 @@ export class SandboxApi {
       fields: form.fields,
       baseUrl: this.baseUrl(request.headers),
       forced: fault?.outcome === undefined ? undefined : forcedResult(fault.outcome),
+      ...(fault?.processedAmountMinor === undefined
+        ? {}
+        : { processedAmountMinor: fault.processedAmountMinor }),
       oauthLogin: route.operation.auth.kind === 'oauth' ? endpoint.merchant.login : undefined,
     };
     const result = this.engine.execute(engineRequest);

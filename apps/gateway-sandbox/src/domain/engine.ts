@@ -65,6 +65,11 @@ export interface EngineRequest {
   readonly baseUrl: string;
   /** Outcome forced by the test controls. */
   readonly forced?: Result;
+  /**
+   * Test controls: the gateway processes (and reports) this amount instead of the one asked for,
+   * as a partial approval would: the order, its ledger movements and its status show it.
+   */
+  readonly processedAmountMinor?: number;
   /** The OAuth consumer key, when the request was OAuth-signed (login need not be a field). */
   readonly oauthLogin?: string;
 }
@@ -1773,7 +1778,7 @@ export class SandboxEngine {
       ? this.avAmount(r.fields, currency)
       : reqPositiveAmount(r.fields, currency, r.endpoint.amountExponent);
     this.checkCurrency(r.endpoint, currency);
-    return { currency, amount };
+    return { currency, amount: zeroAmount ? amount : (r.processedAmountMinor ?? amount) };
   }
 
   private avCurrency(r: EngineRequest): string {

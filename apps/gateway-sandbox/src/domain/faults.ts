@@ -39,6 +39,11 @@ export interface FaultRule {
   /** Final result to use instead of the CVV table. */
   readonly outcome?: FinalStatus | 'unknown';
   /**
+   * The amount the gateway processes and reports instead of the one asked for (a partial
+   * approval): ledger, status replies and callbacks show it.
+   */
+  readonly processedAmountMinor?: number;
+  /**
    * Callbacks of matching orders: each delivery attempt dropped (and retried on the schedule),
    * sent twice, delayed, or held and sent in reverse.
    */
@@ -128,7 +133,8 @@ export class FaultRegistry {
           r.latencyAfterMs !== undefined ||
           r.failBefore !== undefined ||
           r.failAfter !== undefined ||
-          r.outcome !== undefined) &&
+          r.outcome !== undefined ||
+          r.processedAmountMinor !== undefined) &&
         matchesRequest(r, request),
       `${request.login}|${request.clientOrderId ?? ''}|${request.operation}`,
     );

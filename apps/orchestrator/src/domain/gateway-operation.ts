@@ -566,6 +566,15 @@ function decideOperationCallback<O extends OperationInFlight, D, E>(
     !vocab.opensOrder(op.operation)
   )
     return statusQuerySoon(op, ctx.now);
+  // The control does not cover the amount: a callback naming another amount is asked about (the
+  // status reply's amount decides, and raises the mismatch if the gateway really says so).
+  const expected = vocab.expectedAmount?.(op);
+  if (
+    expected !== undefined &&
+    callback.report.amount !== undefined &&
+    !sameMoney(expected, callback.report.amount)
+  )
+    return statusQuerySoon(op, ctx.now);
   return applyReport(callback.report, scope);
 }
 

@@ -174,7 +174,15 @@ describe('sale', () => {
     await stack.events.waitForType(sale.paymentId, ['outcome-unknown']);
     const final = await waitFinal(sale.paymentId);
     expect(final.event.type).toBe('approved');
-    expect(typesOf(sale.paymentId)).toEqual(['operation-requested', 'outcome-unknown', 'approved']);
+    // The status reply names the request's serial number (by-request-sn): kept before the outcome.
+    expect(typesOf(sale.paymentId)).toEqual([
+      'operation-requested',
+      'outcome-unknown',
+      'accepted-by-gateway',
+      'approved',
+    ]);
+    const accepted = eventsOf(sale.paymentId).find((e) => e.type === 'accepted-by-gateway');
+    expect(accepted).toMatchObject({ serialNumber: expect.any(String) });
     expectOneSequence(sale.paymentId);
     expect(await charged(sale.paymentId)).toBe(1);
   });

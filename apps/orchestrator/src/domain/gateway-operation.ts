@@ -622,9 +622,9 @@ function reportOutcome<O extends OperationInFlight, D, E>(
   const learned: D[] =
     report.requestSerial !== undefined &&
     op.serial === undefined &&
-    (isFinalGatewayStatus(report.status) ||
-      op.stage === 'processing' ||
-      op.stage === 'action-required')
+    // (requested / unknown and not final: the acknowledgement below names it; a payer's step in
+    // progress is left as it is until the outcome.)
+    (isFinalGatewayStatus(report.status) || op.stage === 'processing')
       ? [
           vocab.acceptedByGateway(op, {
             ...(report.gatewayOrderId === undefined

@@ -23,6 +23,8 @@ export class SentRequestsLedger {
 
   /**
    * True when the row was written (the call may proceed); false when it may already be sent.
+   * Atomic across replicas: a concurrent claim of another attempt that the NOT EXISTS check cannot
+   * see yet waits on the one-attempt-per-request unique index and then conflicts (no row, false).
    * `afterNoTrace`: the orchestrator's one resend of a request the gateway showed no trace of
    * (operation-resent) — only this very attempt must not be in the ledger yet, so a redelivery of
    * the resend is still refused.
@@ -36,7 +38,7 @@ export class SentRequestsLedger {
          (request_id, attempt, operation, payment_id, endpoint_id, client_order_id)
        SELECT $1, $2, $3, $4, $5, $6
        WHERE $7::boolean OR NOT EXISTS (SELECT 1 FROM adapter_sent_requests WHERE request_id = $1)
-       ON CONFLICT (request_id, attempt) DO NOTHING
+       ON CONFLICT DO NOTHING
        RETURNING request_id`,
       [
         record.requestId,

@@ -1,0 +1,88 @@
+/**
+ * The sent-requests ledger against PostgreSQL: at most one ordinary attempt of a request may be
+ * claimed, also when two adapter replicas claim different attempts at the same moment.
+ */
+import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import type { DataSource } from 'typeorm';
+import { createDataSource, runMigrations } from '@payments/database';
+import { createTestDatabase, type TestDatabase } from '@payments/testing';
+import { adapterMigrations } from '../migrations';
+import { type SentRequestRecord, SentRequestsLedger } from './sent-requests.ledger';
+
+describe('sent-requests ledger (real PostgreSQL)', () => {
+  let db: TestDatabase;
+  let dataSource: DataSource;
+  let ledger: SentRequestsLedger;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('adapter_ledger');
+    dataSource = createDataSource({
+      url: db.url,
+      poolSize: 4,
+      migrations: adapterMigrations,
+      entities: [],
+      applicationName: 'adapter-ledger-test',
+    });
+    await runMigrations(dataSource, { info: () => undefined });
+    ledger = new SentRequestsLedger(dataSource);
+  });
+
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await db?.drop();
+  });
+
+  const record = (requestId: string, attempt: number): SentRequestRecord => ({
+    requestId,
+    attempt,
+    operation: 'sale',
+    paymentId: requestId,
+    endpointId: '1',
+    clientOrderId: requestId,
+  });
+
+  it('refuses a second attempt while one is recorded; a released one frees the request', async () => {
+    const id = randomUUID();
+    expect(await ledger.claim(record(id, 1))).toBe(true);
+    expect(await ledger.claim(record(id, 1))).toBe(false);
+    expect(await ledger.claim(record(id, 2))).toBe(false);
+    await ledger.release(id, 1);
+    expect(await ledger.claim(record(id, 2))).toBe(true);
+    // The one repeat after no trace passes the earlier attempt, once.
+    expect(await ledger.claim(record(id, 1000), { afterNoTrace: true })).toBe(true);
+    expect(await ledger.claim(record(id, 1000), { afterNoTrace: true })).toBe(false);
+  });
+
+  it('two replicas claiming different attempts of one request at once: exactly one may send', async () => {
+    const id = randomUUID();
+    // Replica A's claim of attempt 1 is written but not yet committed when replica B claims
+    // attempt 2: B's "no other attempt" check cannot see A's row.
+    const replicaA = new Client({ connectionString: db.url });
+    await replicaA.connect();
+    try {
+      await replicaA.query('BEGIN');
+      await replicaA.query(
+        `INSERT INTO adapter_sent_requests
+           (request_id, attempt, operation, payment_id, endpoint_id, client_order_id)
+         VALUES ($1::uuid, 1, 'sale', $1::uuid, '1', $1::text)`,
+        [id],
+      );
+      const replicaB = ledger.claim(record(id, 2));
+      // B waits for A (the unique index) rather than writing a second attempt beside it.
+      const early = await Promise.race([
+        replicaB.then(() => 'answered'),
+        new Promise((resolve) => setTimeout(() => resolve('waiting'), 500)),
+      ]);
+      await replicaA.query('COMMIT');
+      expect({ early, claimed: await replicaB }).toEqual({ early: 'waiting', claimed: false });
+    } finally {
+      await replicaA.end();
+    }
+    const rows: Array<{ attempt: number }> = await dataSource.query(
+      'SELECT attempt FROM adapter_sent_requests WHERE request_id = $1',
+      [id],
+    );
+    expect(rows.map((r) => r.attempt)).toEqual([1]);
+  });
+});

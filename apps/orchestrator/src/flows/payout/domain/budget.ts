@@ -69,18 +69,17 @@ export function dailyLimitOf(ctx: PayoutContext, endpointId: string, currency: s
 }
 
 /**
- * An amount no day's budget of the endpoint could take, refused with the command before anything
- * is reserved or sent (`what` names the operation); undefined: the budget decides.
+ * An amount no day's budget of the endpoint could take (a payout or a transfer), refused with the
+ * command before anything is reserved or sent; undefined: the budget decides.
  */
 export function dailyAmountRefusal(
   ctx: PayoutContext,
   endpointId: string,
   amount: Money,
-  what: string,
 ): ['DAILY_PAYOUT_LIMIT_EXCEEDED', string] | undefined {
   const limit = dailyLimitOf(ctx, endpointId, amount.currency);
   return amount.minor > limit.minor
-    ? ['DAILY_PAYOUT_LIMIT_EXCEEDED', `the daily limit of a ${what} is ${limit.minor}`]
+    ? ['DAILY_PAYOUT_LIMIT_EXCEEDED', `the daily payout limit is ${limit.minor}`]
     : undefined;
 }
 
@@ -261,7 +260,7 @@ export function releaseOnNoPayment(sagaId: string, hold: BudgetHold): BudgetRequ
 
 /**
  * The gateway request of an operation that must first reserve its amount: written held, then
- * published by the granted answer ({@link answerOfBudget}); never published when refused.
+ * published by the granted answer ({@link oneStepBudgetAnswer}); never published when refused.
  */
 export function sendWhenReserved<Request extends { requestId: string }>(
   request: Request,

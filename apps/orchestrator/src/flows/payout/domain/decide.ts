@@ -131,7 +131,7 @@ const ref = (op: PayoutInFlight) =>
 
 /** A payout that ended without paying gives its budget reservation back (when it holds one). */
 function releaseIfReserved(state: OpenPayout): PayoutEffect[] {
-  // Payouts approved before the budget day was recorded on its own carry it in the approval.
+  // A payout approved before `budgetDay` was recorded has its day in the approval only.
   const budgetDay = state.budgetDay ?? state.approval?.day;
   return releaseOnNoPayment(state.payoutId, {
     ...state,
@@ -221,7 +221,7 @@ function startPayout(
   const limits = limitsOf(policyOf(ctx), command.merchant.endpointId);
   const refusal =
     amountRefusal(amount, limits, 'payout') ??
-    dailyAmountRefusal(ctx, command.merchant.endpointId, amount, 'payout');
+    dailyAmountRefusal(ctx, command.merchant.endpointId, amount);
   if (refusal) return refuse(...refusal);
   const requestId = ctx.ids.next();
   const payoutId = command.payoutId;

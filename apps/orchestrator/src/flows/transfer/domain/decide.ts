@@ -114,7 +114,7 @@ function decideCommand(
   const policy = ctx.policy ?? DEFAULT_PAYOUT_POLICY;
   const refusal =
     amountRefusal(command.amount, limitsOf(policy, command.merchant.endpointId), 'transfer') ??
-    dailyAmountRefusal(ctx, command.merchant.endpointId, command.amount, 'transfer');
+    dailyAmountRefusal(ctx, command.merchant.endpointId, command.amount);
   if (refusal) return refuse(...refusal);
   const requestId = ctx.ids.next();
   const { transferId, merchant, amount } = command;

@@ -32,6 +32,9 @@ import { run } from '../../scripts/stack/processes';
 
 /** Endpoint whose approval window is 3 s (PAYOUT_LIMITS below): the expiry scenario. */
 const SHORT_WINDOW_ENDPOINT = '1114';
+/** Endpoint whose daily payout budget is 10,000 (PAYOUT_LIMITS below), used by no other test. */
+const DAILY_LIMIT_ENDPOINT = '1111';
+const DAILY_LIMIT_MINOR = 10_000;
 
 let stack: PaymentStack;
 let orchestratorDb: TestDatabase;
@@ -117,7 +120,10 @@ beforeAll(async () => {
       orchestrator: {
         PAYOUT_LIMITS: JSON.stringify({
           default: { maxMinor: 1_000_000, dailyLimitMinor: 10_000_000, approvalWindowSeconds: 600 },
-          endpoints: { [SHORT_WINDOW_ENDPOINT]: { approvalWindowSeconds: 3 } },
+          endpoints: {
+            [SHORT_WINDOW_ENDPOINT]: { approvalWindowSeconds: 3 },
+            [DAILY_LIMIT_ENDPOINT]: { dailyLimitMinor: DAILY_LIMIT_MINOR },
+          },
         }),
       },
     },
@@ -384,6 +390,70 @@ describe('two-step payout', () => {
     ]);
     expectOneSequence(payoutId);
     expect(await paidOut(payoutId)).toEqual([3_300]);
+  });
+});
+
+describe('daily payout limit (one budget per endpoint, currency and UTC day)', () => {
+  const FINAL = ['paid-out', 'payout-declined', 'payout-failed', 'payout-refused'];
+  const TRANSFER_FINAL = [
+    'transferred',
+    'transfer-declined',
+    'transfer-failed',
+    'transfer-refused',
+  ];
+
+  it('three one-step payouts of 4,000 under 10,000: two paid out, the third refused (DAILY_PAYOUT_LIMIT_EXCEEDED) and never sent; a transfer draws on the same budget', async () => {
+    const payouts = [
+      oneStepPayout({ endpointId: DAILY_LIMIT_ENDPOINT, amountMinor: 4_000 }),
+      oneStepPayout({ endpointId: DAILY_LIMIT_ENDPOINT, amountMinor: 4_000, type: 'payout-v4' }),
+      oneStepPayout({ endpointId: DAILY_LIMIT_ENDPOINT, amountMinor: 4_000 }),
+    ];
+    // One batch: the three race for the budget as concurrent finance requests would.
+    await stack.sendRaw(...payouts);
+    const finals = await Promise.all(payouts.map((p) => waitFor(p.payoutId, ...FINAL)));
+    // Ids and types only: a failure message never shows the commands' sealed cards.
+    const outcomes = payouts.map((p, i) => ({
+      payoutId: p.payoutId,
+      type: p.type,
+      final: finals[i]?.event.type,
+    }));
+    const paid = outcomes.filter((o) => o.final === 'paid-out');
+    const refused = outcomes.filter((o) => o.final === 'payout-refused');
+    expect(paid).toHaveLength(2);
+    expect(refused).toHaveLength(1);
+    const [over] = refused;
+    if (over === undefined) throw new Error('no payout refused');
+    expect(eventsOf(over.payoutId).at(-1)).toMatchObject({
+      type: 'payout-refused',
+      reason: 'DAILY_PAYOUT_LIMIT_EXCEEDED',
+      reservedToday: { minor: 8_000, currency: 'USD' },
+      dailyLimit: { minor: DAILY_LIMIT_MINOR, currency: 'USD' },
+    });
+    expect(typesOf(over.payoutId)).toEqual([`payout-requested(${over.type})`, 'payout-refused']);
+    expectOneSequence(over.payoutId);
+    // The sandbox's ledger is the truth about money: 4,000 twice, nothing for the refused one
+    // (the gateway never saw its request) and its sealed card is not kept.
+    for (const p of paid) expect(await paidOut(p.payoutId)).toEqual([4_000]);
+    expect((await stack.controls.ledger(over.payoutId)).entries).toEqual([]);
+    expect(await sealedCardsStored(over.payoutId)).toBe(0);
+
+    // The same budget counts transfers: 2,000 fits the day exactly, 1,000 more does not.
+    const fits = transfer({ endpointId: DAILY_LIMIT_ENDPOINT, amountMinor: 2_000 });
+    await stack.sendRaw(fits);
+    const moved = await waitFor(fits.transferId, ...TRANSFER_FINAL);
+    expect(moved.event).toMatchObject({ type: 'transferred', amount: { minor: 2_000 } });
+    const tooMuch = transferByRef({ endpointId: DAILY_LIMIT_ENDPOINT, amountMinor: 1_000 });
+    await stack.sendRaw(tooMuch);
+    const stopped = await waitFor(tooMuch.transferId, ...TRANSFER_FINAL);
+    expect(stopped.event).toMatchObject({
+      type: 'transfer-refused',
+      reason: 'DAILY_PAYOUT_LIMIT_EXCEEDED',
+      reservedToday: { minor: DAILY_LIMIT_MINOR, currency: 'USD' },
+    });
+    expect((await stack.controls.ledger(fits.transferId)).entries).toEqual([
+      expect.objectContaining({ movement: 'transferred', amountMinor: 2_000 }),
+    ]);
+    expect((await stack.controls.ledger(tooMuch.transferId)).entries).toEqual([]);
   });
 });
 

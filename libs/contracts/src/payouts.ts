@@ -111,8 +111,10 @@ export const RejectPayoutCommand = z.strictObject({
 const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a UTC day (YYYY-MM-DD)');
 
 /**
- * Internal: an approved payout asks its endpoint's budget of the day for its amount. Only ever
- * started by the payout saga inside the orchestrator (start-saga); refused on the commands topic.
+ * Internal: a money-out operation asks its endpoint's budget of the day for its amount before its
+ * gateway request goes out (a two-step payout on approval, a one-step payout, a payout form, a
+ * transfer). `payoutId` names the asking saga: the payout id, or a transfer's `transferId`. Only
+ * ever started by a saga inside the orchestrator (start-saga); refused on the commands topic.
  */
 export const ReservePayoutBudgetCommand = z.strictObject({
   type: z.literal('reserve-payout-budget'),
@@ -125,7 +127,7 @@ export const ReservePayoutBudgetCommand = z.strictObject({
   day: Day,
 });
 
-/** Internal: a payout that paid nothing (declined, failed) gives its reservation back. */
+/** Internal: an operation that paid nothing (declined, failed) gives its reservation back. */
 export const ReleasePayoutBudgetCommand = z.strictObject({
   type: z.literal('release-payout-budget'),
   commandId: Uuid,
@@ -135,7 +137,7 @@ export const ReleasePayoutBudgetCommand = z.strictObject({
   payoutId: Uuid,
 });
 
-/** Internal: the budget's answer to a reservation, addressed to the payout. */
+/** Internal: the budget's answer to a reservation, addressed to the saga that asked (`payoutId`). */
 export const PayoutBudgetAnswerCommand = z.strictObject({
   type: z.literal('payout-budget-answer'),
   ...payoutBase,
@@ -257,14 +259,26 @@ export const PayoutApproved = payoutEvent('payout-approved', {
   reason: z.string().max(1024).optional(),
 });
 
-/** The approval could not be carried out (the endpoint's daily limit): still awaiting approval. */
-export const PayoutApprovalRefused = payoutEvent('payout-approval-refused', {
+/**
+ * Why the endpoint's daily budget refused a money-out operation (a payout or a transfer): the
+ * reason code, a message, what the day had reserved before it, and the day's limit.
+ */
+export const dailyLimitRefusal = {
   reason: RejectionCode,
   message: z.string().max(1024),
-  /** Reserved today before this payout, and the day's limit. */
+  /** Reserved today before this operation, and the day's limit. */
   reservedToday: Money,
   dailyLimit: Money,
-});
+};
+
+/** The approval could not be carried out (the endpoint's daily limit): still awaiting approval. */
+export const PayoutApprovalRefused = payoutEvent('payout-approval-refused', dailyLimitRefusal);
+
+/**
+ * A one-step payout or payout form the endpoint's daily budget could not take: final, its
+ * gateway request was never sent and nothing was paid.
+ */
+export const PayoutRefused = payoutEvent('payout-refused', dailyLimitRefusal);
 
 export const PayoutRejected = payoutEvent('payout-rejected', {
   rejectedBy: Actor,
@@ -353,6 +367,7 @@ export const PAYOUT_EVENT_SCHEMAS = {
   'payout-registered': PayoutRegistered,
   'payout-approved': PayoutApproved,
   'payout-approval-refused': PayoutApprovalRefused,
+  'payout-refused': PayoutRefused,
   'payout-rejected': PayoutRejected,
   'payout-expired': PayoutExpired,
   'paid-out': PaidOut,
@@ -377,6 +392,7 @@ export const PayoutEvent = z.discriminatedUnion('type', [
   PayoutRegistered,
   PayoutApproved,
   PayoutApprovalRefused,
+  PayoutRefused,
   PayoutRejected,
   PayoutExpired,
   PaidOut,

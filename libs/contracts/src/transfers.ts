@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { OPERATION_EVENT_FIELDS } from './operation-events';
 import { Instant, MerchantRef, Money, SealedCard, Uuid } from './primitives';
+import { dailyLimitRefusal } from './payouts';
 import { RejectionCode } from './rejection-codes';
 
 /**
@@ -115,6 +116,12 @@ export const TransferFailed = transferEvent('transfer-failed', {
   ...gatewayError,
 });
 
+/**
+ * The endpoint's daily payout budget (transfers count against it like payouts) could not take the
+ * transfer: final, its gateway request was never sent and nothing moved.
+ */
+export const TransferRefused = transferEvent('transfer-refused', dailyLimitRefusal);
+
 export const TransferCommandRejected = transferEvent('transfer-command-rejected', {
   /** 0 when the command names a transfer that does not exist. */
   version: z.number().int().min(0),
@@ -131,6 +138,7 @@ export const TRANSFER_EVENT_SCHEMAS = {
   transferred: Transferred,
   'transfer-declined': TransferDeclined,
   'transfer-failed': TransferFailed,
+  'transfer-refused': TransferRefused,
   'transfer-command-rejected': TransferCommandRejected,
 } as const;
 
@@ -142,6 +150,7 @@ export const TransferEvent = z.discriminatedUnion('type', [
   Transferred,
   TransferDeclined,
   TransferFailed,
+  TransferRefused,
   TransferCommandRejected,
 ]);
 export type TransferEvent = z.infer<typeof TransferEvent>;

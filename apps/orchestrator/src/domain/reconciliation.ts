@@ -163,6 +163,9 @@ export function payoutExpectation(state: PayoutState, at: CheckTime): Expectatio
     case 'paying':
       // Not settled yet (a registered payout awaits its approval).
       return skip('in-flight');
+    case 'refused':
+      // The daily limit refused it before its request was sent.
+      return skip('never-sent');
   }
 }
 

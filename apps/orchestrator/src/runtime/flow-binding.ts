@@ -70,11 +70,15 @@ export type TimerEffect<Timer extends { kind: string }> =
 export function runtimeEffectOf<Timer extends { kind: string }>(
   effect:
     | TimerEffect<Timer>
-    | Extract<RuntimeEffect, { type: 'send-gateway-request' | 'resend-gateway-request' }>,
+    | Extract<
+        RuntimeEffect,
+        { type: 'send-gateway-request' | 'resend-gateway-request' | 'publish-held-request' }
+      >,
 ): RuntimeEffect {
   switch (effect.type) {
     case 'send-gateway-request':
     case 'resend-gateway-request':
+    case 'publish-held-request':
       return effect;
     case 'schedule-timer':
       return { type: 'set-timer', kind: effect.timer.kind, at: effect.at, payload: effect.timer };

@@ -44,8 +44,14 @@ export type Decision<Event, Effect> = FlowDecision<Event, Effect, string>;
 
 /** What the runtime does for a flow, in the same transaction as appending the events. */
 export type RuntimeEffect =
-  /** Write the request (kept for resends) and publish it. */
-  | { type: 'send-gateway-request'; request: GatewayRequest }
+  /**
+   * Write the request (kept for resends) and publish it. `held`: written, not published, until a
+   * `publish-held-request` of a later decision in the same transaction publishes it (a request
+   * that waits for its daily-budget reservation); never published otherwise.
+   */
+  | { type: 'send-gateway-request'; request: GatewayRequest; held?: true }
+  /** Publish a request a decision wrote `held` (as written: same attempt). */
+  | { type: 'publish-held-request'; requestId: string }
   /**
    * Publish the SAME request again (attempt bumped) not before `notBefore`. `afterNoTrace`: the
    * one resend of a request the gateway showed no trace of (the adapter's ledger lets it pass).
@@ -100,6 +106,12 @@ export interface Flow<State = unknown, Event extends SagaEvent = SagaEvent> {
   readonly name: string;
   /** The command types this flow starts or handles. */
   readonly commandTypes: readonly string[];
+  /**
+   * Internal command types another flow owns that a saga answers this flow's sagas with
+   * (start-saga): routed here when addressed to an existing saga of this flow (the daily budget's
+   * answer to a transfer); never from the topic, never opening a saga.
+   */
+  readonly answerTypes?: readonly string[];
   readonly initialState: State;
   /** The decision for an input, its effects already in the runtime's vocabulary. */
   decide(input: SagaInput, state: State, ctx: DecisionContext): Decision<Event, RuntimeEffect>;

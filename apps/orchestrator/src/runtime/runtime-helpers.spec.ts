@@ -12,6 +12,8 @@ import {
   readEndpointId,
   timerRetryDelayMs,
 } from './runtime-rules';
+import type { Flow, RuntimeEffect } from './flow';
+import { planWrites } from './write-plan';
 
 const PAYMENT = '0f8b8c1e-4d4a-4c4e-9a53-6f1f0c2d3e4a';
 const COMMAND = '00000000-0000-4000-8000-000000000001';
@@ -91,6 +93,44 @@ describe('gatewayRequestRow', () => {
       ce_subject: PAYMENT,
       ce_time: '2025-03-01T10:00:01.000Z',
     });
+  });
+});
+
+describe('planWrites: a request held for its budget reservation', () => {
+  const request = {
+    operation: 'status',
+    requestId: '00000000-0000-4000-8000-000000000004',
+    paymentId: PAYMENT,
+    merchant: { endpointId: '1234' },
+    clientOrderId: PAYMENT,
+    attempt: 1,
+    requestedAt: '2025-03-01T10:00:00.000Z',
+    subjectRequestId: '00000000-0000-4000-8000-000000000002',
+    subjectOperation: 'sale',
+  } satisfies GatewayRequest;
+  const plan = (effects: RuntimeEffect[]) =>
+    planWrites({
+      sagaId: PAYMENT,
+      // No events: the flow's evolve and projection are not consulted.
+      flow: { name: 'test' } as Flow,
+      state: {},
+      version: 1,
+      events: [],
+      effects,
+      meta: {},
+      now: new Date('2025-03-01T10:00:01.000Z'),
+      ids: { next: () => ROW },
+    });
+
+  it('held: stored for later, no outbox row; published later as stored (its own attempt)', () => {
+    const held = plan([{ type: 'send-gateway-request', request, held: true }]);
+    expect(held.gatewayRequests).toEqual([request]);
+    expect(held.outbox).toEqual([]);
+    const sent = plan([{ type: 'send-gateway-request', request }]);
+    expect(sent.outbox).toHaveLength(1);
+    const published = plan([{ type: 'publish-held-request', requestId: request.requestId }]);
+    expect(published.resends).toEqual([{ requestId: request.requestId }]);
+    expect(published.outbox).toEqual([]);
   });
 });
 

@@ -383,10 +383,13 @@ class UnitOfWork {
     if (commandId === undefined || sagaId === undefined) {
       throw new PoisonMessageError('command without commandId/paymentId');
     }
-    const flow = this.flowForCommand(ids.type);
+    const existing = await this.lock(sagaId);
+    const flow =
+      (origin === 'saga' && existing && this.answeringFlow(existing, ids.type)) ||
+      this.flowForCommand(ids.type);
     // A saga that does not exist is not created for a command: only a decision that starts it
-    // writes its row (issue #9 item 5). Until then the command is decided on the initial state.
-    const row = (await this.lock(sagaId)) ?? this.unsaved(sagaId, flow.name, ids.endpointId, flow);
+    // writes its row. Until then the command is decided on the initial state.
+    const row = existing ?? this.unsaved(sagaId, flow.name, ids.endpointId, flow);
     const reject = (reason: RejectionCode, message: string, own: boolean) =>
       this.reject(row, meta, { commandId, commandType: ids.type, reason, message }, own);
     // Recorded now when new (one statement: the record, or the one kept before).
@@ -423,6 +426,12 @@ class UnitOfWork {
       );
     }
     await this.decideAndApply(row, { kind: 'command', command: parsed.command }, meta, commandId);
+  }
+
+  /** The saga's own flow when it takes `type` as an answer from another saga (`answerTypes`). */
+  private answeringFlow(row: SagaRow, type: string | undefined): AnyFlow | undefined {
+    const flow = this.flowNamed(row.flow);
+    return type !== undefined && flow?.answerTypes?.includes(type) ? flow : undefined;
   }
 
   /** A saga that has no row yet, decided on its flow's initial state. */
@@ -652,7 +661,7 @@ class UnitOfWork {
       gatewayRequestRow(
         {
           ...original,
-          attempt: payload.attempt,
+          attempt: payload.attempt ?? original.attempt,
           ...(payload.afterNoTrace ? { afterNoTrace: true as const } : {}),
         },
         this.deps.ids.next(),

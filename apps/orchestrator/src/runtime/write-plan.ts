@@ -8,7 +8,8 @@ export const RESEND_TIMER = 'gateway-resend';
 
 export interface ResendPayload {
   requestId: string;
-  attempt: number;
+  /** Undefined: the stored request's own attempt (a held request published). */
+  attempt?: number;
   afterNoTrace?: true;
 }
 
@@ -84,7 +85,11 @@ export function planWrites<State, Event extends SagaEvent>(args: {
     switch (effect.type) {
       case 'send-gateway-request':
         gatewayRequests.push(effect.request);
-        outbox.push(gatewayRequestRow(effect.request, ids.next(), now.toISOString(), meta));
+        if (!effect.held)
+          outbox.push(gatewayRequestRow(effect.request, ids.next(), now.toISOString(), meta));
+        break;
+      case 'publish-held-request':
+        resends.push({ requestId: effect.requestId });
         break;
       case 'resend-gateway-request': {
         const payload: ResendPayload = {

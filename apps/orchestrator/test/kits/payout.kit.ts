@@ -12,6 +12,7 @@ import type {
   GatewayResult,
   GatewayStatusReport,
   OneStepPayoutCommand,
+  PayoutBudgetAnswerCommand,
   PayoutBudgetEvent,
   PayoutOperation,
   PayoutV4Command,
@@ -22,6 +23,7 @@ import type {
 } from '@payments/contracts';
 import { PLACEHOLDER_SEALED_CARD } from '@payments/contracts/testing';
 import {
+  type BudgetRequest,
   type BudgetState,
   decideBudget,
   decidePayout,
@@ -181,19 +183,18 @@ export function statusReply(
 
 export const timer = (t: PayoutTimer): PayoutInput => ({ kind: 'timer-fired', timer: t });
 
-/** One payout's history and the shared budget (several payouts may share one budget). */
-export class PayoutWorld {
-  readonly ids = idSequence(5000);
-  readonly payouts = new Map<string, PayoutEvent[]>();
+/**
+ * The daily budget sagas as the runtime runs them: a money-out saga's budget request decided on
+ * the budget of (endpoint, currency, day), its events kept, its answers handed back (payouts and
+ * transfers share these budgets).
+ */
+export class BudgetBook {
   readonly budgets = new Map<string, PayoutBudgetEvent[]>();
-  /** Every gateway request sent, in order. */
-  readonly sent: Array<{ payoutId: string; operation: string; requestId: string }> = [];
 
-  constructor(readonly policy: PayoutPolicy = POLICY) {}
-
-  state(payoutId: string): PayoutState {
-    return foldPayout(initialPayoutState, this.payouts.get(payoutId) ?? []);
-  }
+  constructor(
+    readonly ids: { next(): string },
+    readonly policy: PayoutPolicy = POLICY,
+  ) {}
 
   budget(budgetId: string): BudgetState {
     return (this.budgets.get(budgetId) ?? []).reduce(evolveBudget, initialBudgetState);
@@ -201,6 +202,84 @@ export class PayoutWorld {
 
   budgetOfDay(day = T0.slice(0, 10), currency = 'EUR'): BudgetState {
     return this.budget(payoutBudgetId(ENDPOINT, currency, day));
+  }
+
+  /** Reserved on the day's budget, minor units (0 when nothing was ever reserved). */
+  reservedOn(day = T0.slice(0, 10), currency = 'EUR'): number {
+    const budget = this.budgetOfDay(day, currency);
+    return budget.status === 'open' ? budget.reservedMinor : 0;
+  }
+
+  /** Carries out a reserve or release; the budget's answers, to hand to the asking saga. */
+  carryOut(effect: BudgetRequest, now: string): PayoutBudgetAnswerCommand[] {
+    const currency = effect.type === 'reserve-budget' ? effect.amount.currency : effect.currency;
+    const budgetId = payoutBudgetId(effect.merchant.endpointId, currency, effect.day);
+    const state = this.budget(budgetId);
+    const ctx = { now, ids: this.ids, policy: this.policy };
+    const decision =
+      effect.type === 'reserve-budget'
+        ? decideBudget(
+            {
+              type: 'reserve-payout-budget',
+              commandId: this.ids.next(),
+              budgetId,
+              merchant: effect.merchant,
+              occurredAt: now,
+              payoutId: effect.payoutId,
+              amount: effect.amount,
+              day: effect.day,
+            },
+            state,
+            ctx,
+          )
+        : decideBudget(
+            {
+              type: 'release-payout-budget',
+              commandId: this.ids.next(),
+              budgetId,
+              merchant: effect.merchant,
+              occurredAt: now,
+              payoutId: effect.payoutId,
+            },
+            state,
+            ctx,
+          );
+    this.budgets.set(budgetId, [...(this.budgets.get(budgetId) ?? []), ...decision.events]);
+    return decision.effects.map((answer) => answer.command);
+  }
+}
+
+/** One payout's history and the shared budget (several payouts may share one budget). */
+export class PayoutWorld {
+  readonly ids = idSequence(5000);
+  readonly payouts = new Map<string, PayoutEvent[]>();
+  readonly book: BudgetBook;
+  /** Every gateway request sent (published), in order. */
+  readonly sent: Array<{ payoutId: string; operation: string; requestId: string }> = [];
+  /** Requests written held (awaiting their reservation), by request id. */
+  private readonly held = new Map<string, { payoutId: string; operation: string }>();
+
+  constructor(
+    readonly policy: PayoutPolicy = POLICY,
+    book?: BudgetBook,
+  ) {
+    this.book = book ?? new BudgetBook(this.ids, policy);
+  }
+
+  get budgets(): Map<string, PayoutBudgetEvent[]> {
+    return this.book.budgets;
+  }
+
+  state(payoutId: string): PayoutState {
+    return foldPayout(initialPayoutState, this.payouts.get(payoutId) ?? []);
+  }
+
+  budget(budgetId: string): BudgetState {
+    return this.book.budget(budgetId);
+  }
+
+  budgetOfDay(day = T0.slice(0, 10), currency = 'EUR'): BudgetState {
+    return this.book.budgetOfDay(day, currency);
   }
 
   /** Decides an input for a payout, applies its events and carries out its budget effects. */
@@ -220,54 +299,25 @@ export class PayoutWorld {
 
   private carryOut(payoutId: string, effect: PayoutEffect, now: string): void {
     switch (effect.type) {
-      case 'send-gateway-request':
-        if (effect.request.operation !== 'status')
-          this.sent.push({
-            payoutId,
-            operation: effect.request.operation,
-            requestId: effect.request.requestId,
-          });
-        return;
-      case 'reserve-budget':
-      case 'release-budget': {
-        const currency =
-          effect.type === 'reserve-budget' ? effect.amount.currency : effect.currency;
-        const budgetId = payoutBudgetId(effect.merchant.endpointId, currency, effect.day);
-        const state = this.budget(budgetId);
-        const ctx = { now, ids: this.ids, policy: this.policy };
-        const decision =
-          effect.type === 'reserve-budget'
-            ? decideBudget(
-                {
-                  type: 'reserve-payout-budget',
-                  commandId: this.ids.next(),
-                  budgetId,
-                  merchant: effect.merchant,
-                  occurredAt: now,
-                  payoutId: effect.payoutId,
-                  amount: effect.amount,
-                  day: effect.day,
-                },
-                state,
-                ctx,
-              )
-            : decideBudget(
-                {
-                  type: 'release-payout-budget',
-                  commandId: this.ids.next(),
-                  budgetId,
-                  merchant: effect.merchant,
-                  occurredAt: now,
-                  payoutId: effect.payoutId,
-                },
-                state,
-                ctx,
-              );
-        this.budgets.set(budgetId, [...(this.budgets.get(budgetId) ?? []), ...decision.events]);
-        for (const answer of decision.effects)
-          this.apply(effect.payoutId, { kind: 'command', command: answer.command }, now);
+      case 'send-gateway-request': {
+        if (effect.request.operation === 'status') return;
+        const request = { payoutId, operation: effect.request.operation };
+        if (effect.held) this.held.set(effect.request.requestId, request);
+        else this.sent.push({ ...request, requestId: effect.request.requestId });
         return;
       }
+      case 'publish-held-request': {
+        const request = this.held.get(effect.requestId);
+        if (request === undefined) throw new Error(`no held request ${effect.requestId}`);
+        this.held.delete(effect.requestId);
+        this.sent.push({ ...request, requestId: effect.requestId });
+        return;
+      }
+      case 'reserve-budget':
+      case 'release-budget':
+        for (const answer of this.book.carryOut(effect, now))
+          this.apply(effect.payoutId, { kind: 'command', command: answer }, now);
+        return;
       case 'resend-gateway-request':
       case 'schedule-timer':
       case 'cancel-timer':

@@ -1,18 +1,20 @@
 import type { PayoutBudgetEvent } from '@payments/contracts';
-import type { Flow } from '../../runtime/flow';
+import type { Flow, RuntimeEffect } from '../../runtime/flow';
 import {
   budgetRejection,
   type BudgetCommand,
+  type BudgetRequest,
   type BudgetState,
   decideBudget,
   evolveBudget,
   initialBudgetState,
+  payoutBudgetId,
   type PayoutPolicy,
 } from '../payout/domain';
 
 export const PAYOUT_BUDGET_FLOW = 'payout-budget';
 
-/** Internal commands only (start-saga from the payout flow). */
+/** Internal commands only (start-saga from the payout and transfer flows). */
 export const PAYOUT_BUDGET_COMMANDS = ['reserve-payout-budget', 'release-payout-budget'] as const;
 
 /**
@@ -60,4 +62,47 @@ export function payoutBudgetFlow(policy: PayoutPolicy): Flow<BudgetState, Payout
     rejection: ({ sagaId, ...rest }) => budgetRejection({ budgetId: sagaId, ...rest }),
     resendWanted: () => false,
   };
+}
+
+/**
+ * A money-out saga's call on the budget (budget.ts `BudgetRequest`, from a payout or a transfer)
+ * as the child command that reaches the budget saga of (endpoint, currency, day).
+ */
+export function budgetCommand(
+  effect: BudgetRequest,
+  now: string,
+  ids: { next(): string },
+): RuntimeEffect {
+  switch (effect.type) {
+    case 'reserve-budget':
+      return {
+        type: 'start-saga',
+        command: {
+          type: 'reserve-payout-budget',
+          commandId: ids.next(),
+          budgetId: payoutBudgetId(effect.merchant.endpointId, effect.amount.currency, effect.day),
+          merchant: effect.merchant,
+          occurredAt: now,
+          payoutId: effect.payoutId,
+          amount: effect.amount,
+          day: effect.day,
+        },
+      };
+    case 'release-budget':
+      return {
+        type: 'start-saga',
+        command: {
+          type: 'release-payout-budget',
+          commandId: ids.next(),
+          budgetId: payoutBudgetId(effect.merchant.endpointId, effect.currency, effect.day),
+          merchant: effect.merchant,
+          occurredAt: now,
+          payoutId: effect.payoutId,
+        },
+      };
+    default: {
+      const never: never = effect;
+      throw new Error(`unhandled effect ${JSON.stringify(never)}`);
+    }
+  }
 }

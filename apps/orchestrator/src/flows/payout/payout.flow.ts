@@ -7,13 +7,13 @@ import {
   evolvePayout,
   FINAL_PAYOUT_STATUSES,
   initialPayoutState,
-  payoutBudgetId,
   type PayoutDomainCommand,
   type PayoutEffect,
   type PayoutPolicy,
   type PayoutState,
   type PayoutTimer,
 } from './domain';
+import { budgetCommand } from '../payout-budget/payout-budget.flow';
 import { PAYOUT_OPERATIONS } from './gateway-vocabulary';
 
 export const PAYOUT_FLOW = 'payout';
@@ -50,33 +50,11 @@ function toRuntimeEffect(
     case 'resend-gateway-request':
     case 'schedule-timer':
     case 'cancel-timer':
+    case 'publish-held-request':
       return runtimeEffectOf(effect);
     case 'reserve-budget':
-      return {
-        type: 'start-saga',
-        command: {
-          type: 'reserve-payout-budget',
-          commandId: ids.next(),
-          budgetId: payoutBudgetId(effect.merchant.endpointId, effect.amount.currency, effect.day),
-          merchant: effect.merchant,
-          occurredAt: now,
-          payoutId: effect.payoutId,
-          amount: effect.amount,
-          day: effect.day,
-        },
-      };
     case 'release-budget':
-      return {
-        type: 'start-saga',
-        command: {
-          type: 'release-payout-budget',
-          commandId: ids.next(),
-          budgetId: payoutBudgetId(effect.merchant.endpointId, effect.currency, effect.day),
-          merchant: effect.merchant,
-          occurredAt: now,
-          payoutId: effect.payoutId,
-        },
-      };
+      return budgetCommand(effect, now, ids);
     default: {
       const never: never = effect;
       throw new Error(`unhandled effect ${JSON.stringify(never)}`);

@@ -8,10 +8,12 @@ import {
   singleOperationSaga,
   transactionTypes,
 } from '../../runtime/flow-binding';
+import { budgetCommand } from '../payout-budget/payout-budget.flow';
 import {
   decideTransfer,
   evolveTransfer,
   initialTransferState,
+  type TransferDomainCommand,
   type TransferEffect,
   type TransferPolicy,
   type TransferState,
@@ -38,18 +40,23 @@ export function transferFlow(policy: TransferPolicy): Flow<TransferState, Transf
   return gatewayFlow<
     TransferState,
     TransferEvent,
-    AnyTransferCommand,
+    TransferDomainCommand,
     OperationTimer,
     TransferOperation,
     TransferEffect
   >({
     name: TRANSFER_FLOW,
     commandTypes: TRANSFER_COMMANDS,
+    // The daily payout budget's answer to the transfer's reservation (budget.ts).
+    answerTypes: ['payout-budget-answer'],
     initialState: initialTransferState,
     timerKinds: ['status-poll', 'unknown-alert'],
     operations: TRANSFER_OPERATIONS,
     decide: (input, state, ctx) => decideTransfer(input, state, { ...ctx, policy }),
-    effect: (effect) => runtimeEffectOf(effect),
+    effect: (effect, ctx) =>
+      effect.type === 'reserve-budget' || effect.type === 'release-budget'
+        ? budgetCommand(effect, ctx.now, ctx.ids)
+        : runtimeEffectOf(effect),
     evolve: evolveTransfer,
     rejection: transferRejectionEvent,
     ...singleOperationSaga<TransferState>('transfer', 'transferring'),

@@ -1,6 +1,7 @@
 import { type RejectionArgs, rejectionFields } from '../../../domain/rejection';
 import { createHash } from 'node:crypto';
 import type {
+  MerchantRef,
   Money,
   PayoutBudgetAnswerCommand,
   PayoutBudgetEvent,
@@ -11,15 +12,19 @@ import {
   DEFAULT_DAILY_LIMIT_MINOR,
   DEFAULT_PAYOUT_POLICY,
   limitsOf,
+  type BudgetRequest,
   type PayoutContext,
+  type PublishHeldRequest,
+  utcDay,
 } from './model';
 
 /**
  * The per-endpoint daily payout budget: one saga per (endpoint, currency, UTC day). Every
- * approval reserves its amount here in the transaction that approves it, so concurrent approvals
- * serialise on this saga's row lock and the sum of reservations never exceeds the day's limit,
- * whatever the interleaving. A payout that paid nothing (declined, failed) releases its
- * reservation; paid and unknown outcomes keep it (an unknown one may have paid).
+ * money-out operation (a two-step payout's approval, a one-step payout, a payout form, a transfer)
+ * reserves its amount here in the transaction that would send its gateway request, so concurrent
+ * operations serialise on this saga's row lock and the sum of reservations never exceeds the
+ * day's limit, whatever the interleaving. An operation that paid nothing (declined, failed)
+ * releases its reservation; paid and unknown outcomes keep it (an unknown one may have paid).
  */
 export interface OpenBudget {
   readonly status: 'open';
@@ -61,6 +66,21 @@ export function payoutBudgetId(endpointId: string, currency: string, day: string
 export function dailyLimitOf(ctx: PayoutContext, endpointId: string, currency: string): Money {
   const limits = limitsOf(ctx.policy ?? DEFAULT_PAYOUT_POLICY, endpointId);
   return { minor: limits.dailyLimitMinor ?? DEFAULT_DAILY_LIMIT_MINOR, currency };
+}
+
+/**
+ * An amount no day's budget of the endpoint could take (a payout or a transfer), refused with the
+ * command before anything is reserved or sent; undefined: the budget decides.
+ */
+export function dailyAmountRefusal(
+  ctx: PayoutContext,
+  endpointId: string,
+  amount: Money,
+): ['DAILY_PAYOUT_LIMIT_EXCEEDED', string] | undefined {
+  const limit = dailyLimitOf(ctx, endpointId, amount.currency);
+  return amount.minor > limit.minor
+    ? ['DAILY_PAYOUT_LIMIT_EXCEEDED', `the daily payout limit is ${limit.minor}`]
+    : undefined;
 }
 
 export function decideBudget(
@@ -195,4 +215,117 @@ export function budgetRejection(args: RejectionArgs & { budgetId: string }): Pay
     budgetId: args.budgetId,
     ...rejectionFields(args),
   };
+}
+
+// ---- the asking side: one rule for every money-out saga (payouts, transfers) ---------------
+
+/** What a saga records of its reservation: held (from the request until paid), and on which day. */
+export interface BudgetHold {
+  readonly merchant: MerchantRef;
+  readonly amount: Money;
+  /** The reservation is held (until released on a final non-payment). */
+  readonly reserved?: true;
+  /** The UTC day whose budget it draws on. */
+  readonly budgetDay?: string;
+}
+
+/** Reserve `amount` on today's (UTC) budget of the endpoint for saga `sagaId`. */
+export function reserveBudget(
+  sagaId: string,
+  merchant: MerchantRef,
+  amount: Money,
+  now: string,
+): Extract<BudgetRequest, { type: 'reserve-budget' }> {
+  return { type: 'reserve-budget', payoutId: sagaId, merchant, amount, day: utcDay(now) };
+}
+
+/**
+ * An operation that ended without paying (declined, failed: its final non-payment) gives its
+ * reservation back; one that paid, or whose outcome is unknown (it may have paid), keeps it, so
+ * this is called from the declined and failed outcomes only.
+ */
+export function releaseOnNoPayment(sagaId: string, hold: BudgetHold): BudgetRequest[] {
+  return hold.reserved && hold.budgetDay !== undefined
+    ? [
+        {
+          type: 'release-budget',
+          payoutId: sagaId,
+          merchant: hold.merchant,
+          currency: hold.amount.currency,
+          day: hold.budgetDay,
+        },
+      ]
+    : [];
+}
+
+/**
+ * The gateway request of an operation that must first reserve its amount: written held, then
+ * published by the granted answer ({@link oneStepBudgetAnswer}); never published when refused.
+ */
+export function sendWhenReserved<Request extends { requestId: string }>(
+  request: Request,
+  sagaId: string,
+  merchant: MerchantRef,
+  amount: Money,
+  now: string,
+): [
+  { type: 'send-gateway-request'; request: Request; held: true },
+  Extract<BudgetRequest, { type: 'reserve-budget' }>,
+] {
+  return [
+    { type: 'send-gateway-request', request, held: true },
+    reserveBudget(sagaId, merchant, amount, now),
+  ];
+}
+
+/** Why the budget refused (the fields of every event that reports a daily-limit refusal). */
+export interface DailyLimitRefusal {
+  readonly reason: 'DAILY_PAYOUT_LIMIT_EXCEEDED';
+  readonly message: string;
+  readonly reservedToday: Money;
+  readonly dailyLimit: Money;
+}
+
+/** The budget's answer for an operation of `amount` on `day`: granted, or refused with why. */
+export function answerOfBudget(
+  answer: PayoutBudgetAnswerCommand,
+  amount: Money,
+  day: string,
+): { granted: true } | { granted: false; refusal: DailyLimitRefusal } {
+  if (answer.granted) return { granted: true };
+  return {
+    granted: false,
+    refusal: {
+      reason: 'DAILY_PAYOUT_LIMIT_EXCEEDED',
+      message: `${day}: ${answer.reservedMinor} of ${answer.limit.minor} already reserved, ${amount.minor} more would exceed the daily limit`,
+      reservedToday: { minor: answer.reservedMinor, currency: amount.currency },
+      dailyLimit: answer.limit,
+    },
+  };
+}
+
+/**
+ * A one-step operation's budget answer (a one-step payout, a payout form, a transfer: its request
+ * written held with the reservation): granted → its held request is published, no event (the
+ * requested event already said it); refused → `refused(refusal)`, final, nothing sent. Undefined
+ * when `hold` awaits no answer (the caller refuses the command).
+ */
+export function oneStepBudgetAnswer<Draft>(
+  answer: PayoutBudgetAnswerCommand,
+  hold: BudgetHold & { readonly inFlight?: HeldOperation },
+  refused: (refusal: DailyLimitRefusal, op: HeldOperation) => Draft,
+): { drafts: Draft[]; effects: PublishHeldRequest[] } | undefined {
+  const op = hold.inFlight;
+  if (!hold.reserved || hold.budgetDay === undefined || op?.stage !== 'requested') return undefined;
+  const outcome = answerOfBudget(answer, hold.amount, hold.budgetDay);
+  return outcome.granted
+    ? { drafts: [], effects: [{ type: 'publish-held-request', requestId: op.requestId }] }
+    : { drafts: [refused(outcome.refusal, op)], effects: [] };
+}
+
+/** The operation whose request waits held: the command that caused it, its request id. */
+interface HeldOperation {
+  readonly commandId: string;
+  readonly requestId: string;
+  readonly stage: string;
 }

@@ -13,6 +13,14 @@ import {
   type OperationVocabulary,
 } from '../../../domain/gateway-operation';
 import {
+  answerOfBudget,
+  dailyAmountRefusal,
+  oneStepBudgetAnswer,
+  releaseOnNoPayment,
+  reserveBudget,
+  sendWhenReserved,
+} from './budget';
+import {
   DEFAULT_APPROVAL_WINDOW_MS,
   DEFAULT_PAYOUT_POLICY,
   amountRefusal,
@@ -30,11 +38,12 @@ import {
   type PayoutTimer,
   OPENING_OPERATIONS,
   opensPayoutOrder,
-  utcDay,
 } from './model';
 
 /**
- * The two-step payout decider (pure). Rules:
+ * The payout decider (pure). Rules:
+ *  - every payout that pays draws on its endpoint's daily budget before its paying request goes
+ *    out (budget.ts): a one-step payout or payout form on its command, a two-step one on approval;
  *  - payout-pay is sent only from `reserving` on a granted budget answer, and `reserving` is
  *    entered only from `registered` by an approval: at most one payout-pay per payout, and none
  *    after a rejection or expiry (both final).
@@ -120,19 +129,14 @@ function inFlightOf(state: PayoutState): [OpenPayout, PayoutInFlight] | undefine
 const ref = (op: PayoutInFlight) =>
   ({ commandId: op.commandId, operation: op.operation, requestId: op.requestId }) as const;
 
-/** A payout-pay that ended without paying gives its budget reservation back. */
+/** A payout that ended without paying gives its budget reservation back (when it holds one). */
 function releaseIfReserved(state: OpenPayout): PayoutEffect[] {
-  return state.reserved && state.approval
-    ? [
-        {
-          type: 'release-budget',
-          payoutId: state.payoutId,
-          merchant: state.merchant,
-          currency: state.amount.currency,
-          day: state.approval.day,
-        },
-      ]
-    : [];
+  // A payout approved before `budgetDay` was recorded has its day in the approval only.
+  const budgetDay = state.budgetDay ?? state.approval?.day;
+  return releaseOnNoPayment(state.payoutId, {
+    ...state,
+    ...(budgetDay === undefined ? {} : { budgetDay }),
+  });
 }
 
 // ---- commands ---------------------------------------------------------------------------
@@ -159,7 +163,6 @@ function decideCommand(
     case 'approve-payout': {
       const refusal = approvalRefusal(state, ctx.now);
       if (refusal) return refuse(refusal[0], refusal[1]);
-      const day = utcDay(ctx.now);
       return accepted(
         state,
         state.payoutId,
@@ -172,15 +175,7 @@ function decideCommand(
             ...(command.reason === undefined ? {} : { reason: command.reason }),
           },
         ],
-        [
-          {
-            type: 'reserve-budget',
-            payoutId: state.payoutId,
-            merchant: state.merchant,
-            amount: state.amount,
-            day,
-          },
-        ],
+        [reserveBudget(state.payoutId, state.merchant, state.amount, ctx.now)],
       );
     }
     case 'reject-payout': {
@@ -211,8 +206,10 @@ function decideCommand(
 }
 
 /**
- * payout-check (two-step) or a one-step payout (`payout`, `payout-v4`): amount, currency and
- * limits checked before anything reaches the gateway, then the request to the sealed card.
+ * payout-check (two-step) or a one-step payout (`payout`, `payout-v4`, `payout-form`): amount,
+ * currency and limits checked before anything reaches the gateway, then the request. A one-step
+ * payout pays at once, so its request is written held until the daily budget granted its amount
+ * (same transaction); a payout-check pays nothing (its approval reserves).
  */
 function startPayout(
   command: OpeningCommand,
@@ -222,15 +219,14 @@ function startPayout(
 ): PayoutDecision {
   const { amount } = command;
   const limits = limitsOf(policyOf(ctx), command.merchant.endpointId);
-  const refusal = amountRefusal(amount, limits, 'payout');
+  const refusal =
+    amountRefusal(amount, limits, 'payout') ??
+    dailyAmountRefusal(ctx, command.merchant.endpointId, amount);
   if (refusal) return refuse(...refusal);
-  const daily = limits.dailyLimitMinor;
-  if (daily !== undefined && amount.minor > daily) {
-    return refuse('DAILY_PAYOUT_LIMIT_EXCEEDED', `the daily payout limit is ${daily}`);
-  }
   const requestId = ctx.ids.next();
   const payoutId = command.payoutId;
   const operation = OPENING_OPERATIONS[command.type];
+  const request = openingRequest(command, requestId, ctx.now);
   return accepted(
     state,
     payoutId,
@@ -246,7 +242,9 @@ function startPayout(
         merchant: command.merchant,
       },
     ],
-    [{ type: 'send-gateway-request', request: openingRequest(command, requestId, ctx.now) }],
+    command.type === 'payout-check'
+      ? [{ type: 'send-gateway-request', request }]
+      : sendWhenReserved(request, payoutId, command.merchant, amount, ctx.now),
   );
 }
 
@@ -310,6 +308,8 @@ function approvalRefusal(state: OpenPayout, now: string): [RejectionCode, string
         : ['PAYOUT_NOT_REGISTERED', `the payout-check was ${state.status}`];
     case 'rejected':
       return ['PAYOUT_REJECTED', 'the payout was rejected'];
+    case 'refused':
+      return ['PAYOUT_NOT_REGISTERED', 'the payout was refused by the daily limit'];
     case 'expired':
       return ['PAYOUT_EXPIRED', `the approval window closed at ${state.approvalDeadline ?? '?'}`];
     default: {
@@ -325,25 +325,26 @@ function budgetAnswer(
   ctx: PayoutContext,
   refuse: (code: RejectionCode, message: string) => PayoutDecision,
 ): PayoutDecision {
-  const approval = state.approval;
-  if (state.status !== 'reserving' || approval === undefined) {
-    return refuse('INVALID_STATE', `no budget reservation is awaited (${state.status})`);
+  const awaited = () =>
+    refuse('INVALID_STATE', `no budget reservation is awaited (${state.status})`);
+  if (state.mode === 'one-step') {
+    const outcome = oneStepBudgetAnswer<PayoutEventDraft>(answer, state, (refusal, op) => ({
+      type: 'payout-refused',
+      commandId: op.commandId,
+      ...refusal,
+    }));
+    if (outcome === undefined) return awaited();
+    return accepted(state, state.payoutId, ctx, outcome.drafts, outcome.effects);
   }
-  if (!answer.granted) {
+  const approval = state.approval;
+  if (state.status !== 'reserving' || approval === undefined) return awaited();
+  const outcome = answerOfBudget(answer, state.amount, approval.day);
+  if (!outcome.granted) {
     return accepted(
       state,
       state.payoutId,
       ctx,
-      [
-        {
-          type: 'payout-approval-refused',
-          commandId: approval.commandId,
-          reason: 'DAILY_PAYOUT_LIMIT_EXCEEDED',
-          message: `${approval.day}: ${answer.reservedMinor} of ${answer.limit.minor} already reserved, ${state.amount.minor} more would exceed the daily limit`,
-          reservedToday: { minor: answer.reservedMinor, currency: state.amount.currency },
-          dailyLimit: answer.limit,
-        },
-      ],
+      [{ type: 'payout-approval-refused', commandId: approval.commandId, ...outcome.refusal }],
       [],
     );
   }
@@ -413,8 +414,6 @@ function payoutVocabulary(
   state: OpenPayout,
   ctx: PayoutContext,
 ): OperationVocabulary<PayoutInFlight, PayoutEventDraft, PayoutEffect> {
-  const releaseAfterPay = (op: PayoutInFlight) =>
-    op.operation === 'payout-pay' ? releaseIfReserved(state) : [];
   return {
     opensOrder: opensPayoutOrder,
     // A repeated payout-pay returns the payout already made, never a second one.
@@ -445,11 +444,11 @@ function payoutVocabulary(
           ...reportError(report),
         },
       ],
-      effects: releaseAfterPay(op),
+      effects: releaseIfReserved(state),
     }),
     failed: (op, why) => ({
       drafts: [{ type: 'payout-failed', ...ref(op), ...why }],
-      effects: releaseAfterPay(op),
+      effects: releaseIfReserved(state),
     }),
   };
 }

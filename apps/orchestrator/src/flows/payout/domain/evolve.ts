@@ -41,9 +41,7 @@ export function evolvePayout(state: PayoutState, event: PayoutEvent): PayoutStat
           );
         }
         const twoStep = event.operation === 'payout-check';
-        return {
-          status: twoStep ? 'checking' : 'paying',
-          mode: twoStep ? 'two-step' : 'one-step',
+        const opened = {
           version,
           payoutId: event.payoutId,
           merchant: event.merchant,
@@ -51,6 +49,17 @@ export function evolvePayout(state: PayoutState, event: PayoutEvent): PayoutStat
           clientOrderId: event.clientOrderId,
           inFlight,
         };
+        // A one-step payout reserved its amount in the transaction that requested it (decide.ts):
+        // a refusal follows in that same transaction as `payout-refused`.
+        return twoStep
+          ? { ...opened, status: 'checking', mode: 'two-step' }
+          : {
+              ...opened,
+              status: 'paying',
+              mode: 'one-step',
+              reserved: true,
+              budgetDay: utcDay(event.occurredAt),
+            };
       }
       return { ...open(state), status: 'paying', version, reserved: true, inFlight };
     }
@@ -99,11 +108,16 @@ export function evolvePayout(state: PayoutState, event: PayoutEvent): PayoutStat
           by: event.approvedBy,
           day: utcDay(event.occurredAt),
         },
+        budgetDay: utcDay(event.occurredAt),
       };
     case 'payout-approval-refused': {
       // Back to awaiting approval (another approval may come, e.g. the next day).
-      const { approval: _a, ...rest } = open(state);
+      const { approval: _a, budgetDay: _d, ...rest } = open(state);
       return { ...rest, status: 'registered', version };
+    }
+    case 'payout-refused': {
+      const { reserved: _r, ...rest } = settled(open(state));
+      return { ...rest, status: 'refused', version };
     }
     case 'payout-rejected':
       return { ...open(state), status: 'rejected', version };

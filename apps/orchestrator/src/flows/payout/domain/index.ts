@@ -1,8 +1,14 @@
 export { decidePayout } from './decide';
 export { evolvePayout, foldPayout } from './evolve';
 export {
+  answerOfBudget,
   budgetRejection,
+  dailyAmountRefusal,
   decideBudget,
+  oneStepBudgetAnswer,
+  releaseOnNoPayment,
+  sendWhenReserved,
+  type BudgetHold,
   evolveBudget,
   initialBudgetState,
   payoutBudgetId,
@@ -12,9 +18,12 @@ export {
 export {
   amountRefusal,
   limitsOf,
+  utcDay,
   DEFAULT_PAYOUT_POLICY,
   FINAL_PAYOUT_STATUSES,
   initialPayoutState,
+  type BudgetRequest,
+  type PublishHeldRequest,
   type PayoutDomainCommand,
   type PayoutEffect,
   type PayoutInput,

@@ -27,6 +27,10 @@ import type { OperationInFlight, ResendGatewayRequest } from '../../../domain/ga
  * approved → budget reserved (same transaction) → payout-pay → paid / declined / failed; or
  * rejected / expired, nothing paid. `reserving` never outlives the transaction of the approval:
  * the budget's answer is processed in it.
+ *
+ * A one-step payout (and a payout form): requested → `paying` with its request written held and
+ * the reservation asked in the same transaction → granted: the request is published; refused:
+ * `refused`, final, nothing sent. Then paid / declined / failed.
  */
 export type PayoutStatus =
   | 'initial'
@@ -38,7 +42,8 @@ export type PayoutStatus =
   | 'declined'
   | 'failed'
   | 'rejected'
-  | 'expired';
+  | 'expired'
+  | 'refused';
 
 export const FINAL_PAYOUT_STATUSES: ReadonlySet<PayoutStatus> = new Set([
   'paid',
@@ -46,6 +51,7 @@ export const FINAL_PAYOUT_STATUSES: ReadonlySet<PayoutStatus> = new Set([
   'failed',
   'rejected',
   'expired',
+  'refused',
 ]);
 
 /** The gateway operation in flight (payout-check or payout-pay); the command that caused it is the payout-check, or the approval for payout-pay. */
@@ -74,6 +80,8 @@ export interface OpenPayout {
   readonly approval?: { readonly commandId: string; readonly by: string; readonly day: string };
   /** The budget reservation is held (from grant until paid, or released on decline/failure). */
   readonly reserved?: true;
+  /** The UTC day whose budget the payout draws on (the approval's, or a one-step request's). */
+  readonly budgetDay?: string;
 }
 
 export type PayoutState = InitialPayout | OpenPayout;
@@ -125,10 +133,20 @@ export type PayoutEffect =
         | GatewayPayoutFormRequest
         | GatewayPayoutPayRequest
         | GatewayStatusRequest;
+      /** Written, published only once the budget granted the reservation (budget.ts). */
+      held?: true;
     }
+  | PublishHeldRequest
   | ResendGatewayRequest
   | { type: 'schedule-timer'; timer: PayoutTimer; at: string }
   | { type: 'cancel-timer'; timer: PayoutTimerKind }
+  | BudgetRequest;
+
+/**
+ * A money-out saga's calls on its endpoint's daily budget (the flow binding turns them into
+ * `reserve-payout-budget` / `release-payout-budget` child commands). `payoutId`: the asking saga.
+ */
+export type BudgetRequest =
   /** Ask the endpoint's budget of `day` for the amount (answered in the same transaction). */
   | {
       type: 'reserve-budget';
@@ -137,7 +155,7 @@ export type PayoutEffect =
       amount: Money;
       day: string;
     }
-  /** Give the reservation back: the payout paid nothing. */
+  /** Give the reservation back: the operation paid nothing. */
   | {
       type: 'release-budget';
       payoutId: string;
@@ -145,6 +163,12 @@ export type PayoutEffect =
       currency: string;
       day: string;
     };
+
+/** Publish the request a decision wrote held (the runtime's `publish-held-request`). */
+export interface PublishHeldRequest {
+  readonly type: 'publish-held-request';
+  readonly requestId: string;
+}
 
 /** Amount rules and the approval rules of an endpoint (minor units of the payout's currency). */
 export interface PayoutLimits {

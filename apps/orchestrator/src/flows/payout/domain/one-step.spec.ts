@@ -6,6 +6,7 @@ import {
   PayoutWorld,
   sendResult,
   statusReply,
+  T0,
   uuid,
 } from '../../../../test/kits/payout.kit';
 
@@ -36,10 +37,11 @@ describe('one-step payout (v2 payout, v4 payout): sent at once, paid on the gate
     },
   );
 
-  it('declined by the gateway: payout-declined with the code, nothing paid, no budget touched', () => {
+  it('declined by the gateway: payout-declined with the code, nothing paid, its reservation released', () => {
     const world = new PayoutWorld();
     const id = uuid();
     world.apply(id, command(oneStepPayout(id)));
+    expect(world.book.reservedOn()).toBe(5_000);
     world.apply(id, (s) => sendResult(s, { kind: 'accepted', gatewayOrderId: 'G-8' }));
     const declined = world.apply(id, (s) =>
       statusReply(s, { status: 'declined', errorCode: '116', errorMessage: 'no funds' }, [
@@ -49,10 +51,15 @@ describe('one-step payout (v2 payout, v4 payout): sent at once, paid on the gate
     expect(declined.events).toMatchObject([
       { type: 'payout-declined', operation: 'payout', code: '116' },
     ]);
-    expect(declined.effects).not.toContainEqual(
-      expect.objectContaining({ type: 'release-budget' }),
-    );
+    expect(declined.effects).toContainEqual({
+      type: 'release-budget',
+      payoutId: id,
+      merchant: { endpointId: '1234' },
+      currency: 'EUR',
+      day: T0.slice(0, 10),
+    });
     expect(world.state(id).status).toBe('declined');
+    expect(world.book.reservedOn()).toBe(0);
   });
 
   it('an unknown outcome stays unknown until a status reply about it resolves it; paid once', () => {
@@ -147,5 +154,150 @@ describe('a payout the gateway reports with another amount', () => {
       statusReply(s, { status: 'approved', amount: { minor: 7_000, currency: 'EUR' } }, ['payout']),
     );
     expect(paid.events).toMatchObject([{ type: 'paid-out', amount: { minor: 7_000 } }]);
+  });
+});
+
+describe('one-step payouts and payout forms draw on the daily budget before their request goes out', () => {
+  const openers = {
+    payout: (id: string, minor: number) => oneStepPayout(id, minor, 'payout'),
+    'payout-v4': (id: string, minor: number) => oneStepPayout(id, minor, 'payout-v4'),
+    'payout-form': (id: string, minor: number) => payoutForm(id, minor),
+  } as const;
+
+  it.each(Object.keys(openers) as Array<keyof typeof openers>)(
+    'given a %s command, its request is written held and the amount reserved on the day; published once granted',
+    (type) => {
+      const world = new PayoutWorld();
+      const id = uuid();
+      const opened = world.apply(id, command(openers[type](id, 30_000)));
+      expect(opened.effects).toEqual([
+        {
+          type: 'send-gateway-request',
+          held: true,
+          request: expect.objectContaining({ operation: type, requestId: expect.any(String) }),
+        },
+        {
+          type: 'reserve-budget',
+          payoutId: id,
+          merchant: { endpointId: '1234' },
+          amount: { minor: 30_000, currency: 'EUR' },
+          day: T0.slice(0, 10),
+        },
+      ]);
+      // The granted answer (same transaction) published exactly that request, no event of its own.
+      expect(world.sent).toEqual([
+        { payoutId: id, operation: type, requestId: expect.any(String) },
+      ]);
+      expect(world.types(id)).toEqual(['payout-requested']);
+      expect(world.book.reservedOn()).toBe(30_000);
+    },
+  );
+
+  it.each(Object.keys(openers) as Array<keyof typeof openers>)(
+    'three %s of 40,000 under a daily limit of 100,000: two sent, the third refused (DAILY_PAYOUT_LIMIT_EXCEEDED), nothing sent for it',
+    (type) => {
+      const world = new PayoutWorld();
+      const [a, b, c] = [uuid(), uuid(), uuid()];
+      world.apply(a, command(openers[type](a, 40_000)));
+      world.apply(b, command(openers[type](b, 40_000)));
+      world.apply(c, command(openers[type](c, 40_000)));
+      expect(world.sent.map((r) => r.payoutId)).toEqual([a, b]);
+      expect(world.types(c)).toEqual(['payout-requested', 'payout-refused']);
+      expect(world.payouts.get(c)?.at(-1)).toMatchObject({
+        type: 'payout-refused',
+        reason: 'DAILY_PAYOUT_LIMIT_EXCEEDED',
+        message: expect.stringContaining('80000 of 100000 already reserved'),
+        reservedToday: { minor: 80_000, currency: 'EUR' },
+        dailyLimit: { minor: 100_000, currency: 'EUR' },
+      });
+      expect(world.state(c)).toMatchObject({ status: 'refused' });
+      expect(world.state(c)).not.toHaveProperty('reserved');
+      expect(world.state(c)).not.toHaveProperty('inFlight');
+      expect(world.book.reservedOn()).toBe(80_000);
+      // Final: a refused payout takes no approval and opens no second time.
+      const again = world.apply(c, command(openers[type](c, 1_000)));
+      expect(again.outcome === 'rejected' && again.rejection.code).toBe('PAYOUT_ALREADY_EXISTS');
+      expect(world.sent).toHaveLength(2);
+    },
+  );
+
+  it('an amount above the whole daily limit is refused with the command, before anything is reserved', () => {
+    const world = new PayoutWorld();
+    const id = uuid();
+    const refused = world.apply(id, command(oneStepPayout(id, 100_001)));
+    expect(refused.outcome === 'rejected' && refused.rejection.code).toBe(
+      'DAILY_PAYOUT_LIMIT_EXCEEDED',
+    );
+    expect(refused.effects).toEqual([]);
+    expect(world.book.reservedOn()).toBe(0);
+  });
+
+  it('one-step and two-step payouts share the day: an approval after 80,000 paid one-step is refused for 30,000', () => {
+    const world = new PayoutWorld();
+    const [a, b, two] = [uuid(), uuid(), uuid()];
+    world.apply(a, command(oneStepPayout(a, 40_000)));
+    world.apply(b, command(payoutForm(b, 40_000)));
+    world.registered(two, 30_000);
+    world.apply(two, command(approve(two)));
+    expect(world.types(two).slice(-2)).toEqual(['payout-approved', 'payout-approval-refused']);
+    expect(world.paysSent(two)).toBe(0);
+    expect(world.book.reservedOn()).toBe(80_000);
+  });
+
+  it('failed (the gateway rejected the request): released, and the freed amount takes the next payout', () => {
+    const world = new PayoutWorld();
+    const [a, b, c] = [uuid(), uuid(), uuid()];
+    world.apply(a, command(oneStepPayout(a, 60_000)));
+    world.apply(b, command(oneStepPayout(b, 40_000)));
+    const failed = world.apply(a, (s) =>
+      sendResult(s, { kind: 'rejected', code: '300', message: 'invalid card' }),
+    );
+    expect(failed.events).toMatchObject([{ type: 'payout-failed', reason: 'rejected' }]);
+    expect(failed.effects).toContainEqual(expect.objectContaining({ type: 'release-budget' }));
+    expect(world.book.reservedOn()).toBe(40_000);
+    world.apply(c, command(oneStepPayout(c, 60_000)));
+    expect(world.sent.map((r) => r.payoutId)).toEqual([a, b, c]);
+  });
+
+  it('an unknown outcome keeps the reservation (it may have paid), and so does paid-out', () => {
+    const world = new PayoutWorld();
+    const [a, b] = [uuid(), uuid()];
+    world.apply(a, command(oneStepPayout(a, 70_000)));
+    const unknown = world.apply(a, (s) => sendResult(s, { kind: 'unknown', reason: 'timeout' }));
+    expect(unknown.events).toMatchObject([{ type: 'payout-outcome-unknown' }]);
+    expect(unknown.effects).not.toContainEqual(expect.objectContaining({ type: 'release-budget' }));
+    expect(world.book.reservedOn()).toBe(70_000);
+    const paid = world.apply(a, (s) => statusReply(s, { status: 'approved' }, ['payout']));
+    expect(paid.events).toMatchObject([
+      { type: 'payout-accepted-by-gateway' },
+      { type: 'paid-out' },
+    ]);
+    expect(paid.effects).not.toContainEqual(expect.objectContaining({ type: 'release-budget' }));
+    expect(world.book.reservedOn()).toBe(70_000);
+    world.apply(b, command(oneStepPayout(b, 40_000)));
+    expect(world.state(b).status).toBe('refused');
+  });
+
+  it('a budget answer nobody awaits is refused (INVALID_STATE): a paid payout publishes nothing again', () => {
+    const world = new PayoutWorld();
+    const id = uuid();
+    world.apply(id, command(oneStepPayout(id, 1_000)));
+    world.apply(id, (s) => sendResult(s, { kind: 'accepted', gatewayOrderId: 'G-1' }));
+    const late = world.apply(id, {
+      kind: 'command',
+      command: {
+        type: 'payout-budget-answer',
+        commandId: uuid(),
+        payoutId: id,
+        merchant: { endpointId: '1234' },
+        occurredAt: T0,
+        budgetId: uuid(),
+        granted: true,
+        reservedMinor: 0,
+        limit: { minor: 100_000, currency: 'EUR' },
+      },
+    });
+    expect(late.outcome === 'rejected' && late.rejection.code).toBe('INVALID_STATE');
+    expect(world.sent).toHaveLength(1);
   });
 });

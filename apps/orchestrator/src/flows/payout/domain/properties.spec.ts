@@ -5,6 +5,7 @@ import {
   at,
   command,
   oneStepPayout,
+  payoutForm,
   PayoutWorld,
   POLICY,
   reject,
@@ -150,6 +151,63 @@ describe('two-step payout properties', () => {
           expect(committed).toBeLessThanOrEqual(limit);
           const budget = world.budgetOfDay();
           expect(budget.status === 'open' ? budget.reservedMinor : 0).toBe(committed);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('daily budget properties', () => {
+  it('one-step payouts, payout forms and approvals in any interleaving with any outcomes: what may have left never exceeds the day, and the budget reserves exactly it', () => {
+    const limit = POLICY.limits.default.dailyLimitMinor ?? 0;
+    const payoutArb = fc.array(
+      fc.tuple(fc.integer({ min: 1, max: limit }), fc.constantFrom('payout', 'form', 'two-step')),
+      { minLength: 2, maxLength: 8 },
+    );
+    const eventArb = fc.array(
+      fc.tuple(
+        fc.nat(),
+        fc.constantFrom('open', 'open', 'approve', 'paid', 'declined', 'error', 'unknown'),
+      ),
+      { maxLength: 40 },
+    );
+    fc.assert(
+      fc.property(payoutArb, eventArb, (payouts, events) => {
+        const world = new PayoutWorld();
+        const ids = payouts.map(() => uuid());
+        ids.forEach((id, i) => {
+          const [minor, kind] = payouts[i] ?? [0, 'payout'];
+          if (kind === 'two-step') world.registered(id, minor);
+        });
+        for (const [pick, what] of events) {
+          const i = pick % ids.length;
+          const id = ids[i] ?? '';
+          const [minor, kind] = payouts[i] ?? [0, 'payout'];
+          world.apply(id, (s) => {
+            if (what === 'open')
+              return command(kind === 'form' ? payoutForm(id, minor) : oneStepPayout(id, minor));
+            if (what === 'approve') return command(approve(id));
+            if (what === 'unknown') return sendResult(s, { kind: 'unknown', reason: 'timeout' });
+            const op = s.status === 'initial' ? undefined : s.inFlight?.operation;
+            const status = what === 'paid' ? 'approved' : what;
+            return statusReply(s, { status }, op === undefined ? ['payout'] : [op]);
+          });
+          // Money that left or may have left: payouts whose paying request went out and that
+          // were not declined or failed since.
+          const paying = ids
+            .map((pid, j) => ({ pid, s: world.state(pid), minor: payouts[j]?.[0] ?? 0 }))
+            .filter(({ s }) => s.status === 'paying' || s.status === 'paid');
+          const committed = paying.reduce((sum, { minor }) => sum + minor, 0);
+          expect(committed).toBeLessThanOrEqual(limit);
+          expect(world.book.reservedOn()).toBe(committed);
+          for (const { pid } of paying)
+            expect(
+              world.sent.filter((r) => r.payoutId === pid && r.operation !== 'payout-check'),
+            ).toHaveLength(1);
+          for (const pid of ids)
+            if (world.state(pid).status === 'refused')
+              expect(world.sent.filter((r) => r.payoutId === pid)).toEqual([]);
         }
       }),
       { numRuns: 300 },

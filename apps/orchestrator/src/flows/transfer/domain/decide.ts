@@ -1,5 +1,5 @@
 import type {
-  AnyTransferCommand,
+  PayoutBudgetAnswerCommand,
   RejectionCode,
   TransferEvent,
   TransferOperation,
@@ -11,11 +11,20 @@ import {
   type OperationInFlight,
   type OperationVocabulary,
 } from '../../../domain/gateway-operation';
-import { amountRefusal, DEFAULT_PAYOUT_POLICY, limitsOf } from '../../payout/domain';
+import {
+  amountRefusal,
+  dailyAmountRefusal,
+  DEFAULT_PAYOUT_POLICY,
+  limitsOf,
+  oneStepBudgetAnswer,
+  releaseOnNoPayment,
+  sendWhenReserved,
+} from '../../payout/domain';
 import type {
   OpenTransfer,
   TransferContext,
   TransferDecision,
+  TransferDomainCommand,
   TransferEffect,
   TransferEventDraft,
   TransferInput,
@@ -26,9 +35,12 @@ type TransferOp = OperationInFlight<TransferOperation>;
 
 /**
  * The transfer decider (pure). A transfer command is checked (amount, currency, the endpoint's
- * limits) and sent at once; everything after the send — the reply, status polls, callbacks, the
- * never-received rule, the unknown-outcome alert — is the shared gateway-operation module's, named
- * here as transfer events. `transferred` only on a gateway answer about this transfer.
+ * limits) and its request written held while the endpoint's daily payout budget reserves the
+ * amount (budget.ts, same transaction): granted → sent; refused → `transfer-refused`, nothing
+ * sent. Everything after the send — the reply, status polls, callbacks, the never-received rule,
+ * the unknown-outcome alert — is the shared gateway-operation module's, named here as transfer
+ * events; declined and failed release the reservation. `transferred` only on a gateway answer
+ * about this transfer.
  */
 export function decideTransfer(
   input: TransferInput,
@@ -75,14 +87,15 @@ function stamp(
 }
 
 function decideCommand(
-  command: AnyTransferCommand,
+  command: TransferDomainCommand,
   state: TransferState,
   ctx: TransferContext,
 ): TransferDecision {
   const refuse = (code: RejectionCode, message: string): TransferDecision => ({
     outcome: 'rejected',
     rejection: { code, message },
-    events: stamp(state, command.transferId, ctx.now, [
+    // The budget's answer names the transfer as the saga that asked (`payoutId`).
+    events: stamp(state, sagaIdOf(command), ctx.now, [
       {
         type: 'transfer-command-rejected',
         commandId: command.commandId,
@@ -93,13 +106,15 @@ function decideCommand(
     ]),
     effects: [],
   });
+  if (command.type === 'payout-budget-answer') {
+    const outcome = state.status === 'initial' ? undefined : budgetAnswer(command, state, ctx.now);
+    return outcome ?? refuse('INVALID_STATE', `no budget reservation is awaited (${state.status})`);
+  }
   if (state.status !== 'initial') return refuse('TRANSFER_ALREADY_EXISTS', 'transfer exists');
   const policy = ctx.policy ?? DEFAULT_PAYOUT_POLICY;
-  const refusal = amountRefusal(
-    command.amount,
-    limitsOf(policy, command.merchant.endpointId),
-    'transfer',
-  );
+  const refusal =
+    amountRefusal(command.amount, limitsOf(policy, command.merchant.endpointId), 'transfer') ??
+    dailyAmountRefusal(ctx, command.merchant.endpointId, command.amount);
   if (refusal) return refuse(...refusal);
   const requestId = ctx.ids.next();
   const { transferId, merchant, amount } = command;
@@ -116,27 +131,52 @@ function decideCommand(
         merchant,
       },
     ]),
-    effects: [
+    effects: sendWhenReserved(
       {
-        type: 'send-gateway-request',
-        request: {
-          operation: command.type,
-          requestId,
-          paymentId: transferId,
-          merchant,
-          clientOrderId: transferId,
-          attempt: 1,
-          requestedAt: ctx.now,
-          amount,
-          sealedDestinationCard: command.sealedDestinationCard,
-          ...(command.type === 'transfer' ? { sealedCard: command.sealedCard } : {}),
-          ...(command.order?.description === undefined
-            ? {}
-            : { orderDescription: command.order.description }),
-        },
+        operation: command.type,
+        requestId,
+        paymentId: transferId,
+        merchant,
+        clientOrderId: transferId,
+        attempt: 1,
+        requestedAt: ctx.now,
+        amount,
+        sealedDestinationCard: command.sealedDestinationCard,
+        ...(command.type === 'transfer' ? { sealedCard: command.sealedCard } : {}),
+        ...(command.order?.description === undefined
+          ? {}
+          : { orderDescription: command.order.description }),
       },
-    ],
+      transferId,
+      merchant,
+      amount,
+      ctx.now,
+    ),
   };
+}
+
+function sagaIdOf(command: TransferDomainCommand): string {
+  return command.type === 'payout-budget-answer' ? command.payoutId : command.transferId;
+}
+
+/** The budget's answer to the transfer's reservation (undefined: none is awaited). */
+function budgetAnswer(
+  answer: PayoutBudgetAnswerCommand,
+  state: OpenTransfer,
+  now: string,
+): TransferDecision | undefined {
+  const outcome = oneStepBudgetAnswer<TransferEventDraft>(answer, state, (refusal, op) => ({
+    type: 'transfer-refused',
+    commandId: op.commandId,
+    ...refusal,
+  }));
+  return (
+    outcome && {
+      outcome: 'accepted',
+      events: stamp(state, state.transferId, now, outcome.drafts),
+      effects: outcome.effects,
+    }
+  );
 }
 
 /** How a transfer names what happens to its operation (every transfer operation opens its order). */
@@ -180,11 +220,11 @@ function transferVocabulary(
           ...reportError(report),
         },
       ],
-      effects: [],
+      effects: releaseOnNoPayment(state.transferId, state),
     }),
     failed: (op, why) => ({
       drafts: [{ type: 'transfer-failed', ...ref(op), ...why }],
-      effects: [],
+      effects: releaseOnNoPayment(state.transferId, state),
     }),
   };
 }

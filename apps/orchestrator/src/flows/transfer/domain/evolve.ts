@@ -1,5 +1,6 @@
 import type { TransferEvent } from '@payments/contracts';
 import { inFlight as operation, withOperation } from '../../../domain/gateway-operation';
+import { utcDay } from '../../payout/domain';
 import type { OpenTransfer, TransferState } from './model';
 
 function open(state: TransferState): OpenTransfer {
@@ -20,6 +21,9 @@ export function evolveTransfer(state: TransferState, event: TransferEvent): Tran
         amount: event.amount,
         clientOrderId: event.clientOrderId,
         inFlight: operation.requested(event),
+        // Reserved in the transaction that requested it; a refusal follows in it as `transfer-refused`.
+        reserved: true,
+        budgetDay: utcDay(event.occurredAt),
       };
     case 'transfer-accepted-by-gateway': {
       const s = withOperation(open(state), version, (op) =>
@@ -35,16 +39,21 @@ export function evolveTransfer(state: TransferState, event: TransferEvent): Tran
       );
     case 'transfer-operation-resent':
       return withOperation(open(state), version, (op) => operation.resent(op, event.occurredAt));
-    case 'transferred':
-    case 'transfer-declined':
-    case 'transfer-failed': {
+    case 'transferred': {
       const { inFlight: _done, ...rest } = open(state);
+      return { ...rest, status: 'transferred', version };
+    }
+    case 'transfer-declined':
+    case 'transfer-failed':
+    case 'transfer-refused': {
+      // Nothing moved: the reservation is released (declined, failed) or was never granted.
+      const { inFlight: _done, reserved: _r, ...rest } = open(state);
       const status =
-        event.type === 'transferred'
-          ? 'transferred'
-          : event.type === 'transfer-declined'
-            ? 'declined'
-            : 'failed';
+        event.type === 'transfer-declined'
+          ? 'declined'
+          : event.type === 'transfer-failed'
+            ? 'failed'
+            : 'refused';
       return { ...rest, status, version };
     }
     case 'transfer-command-rejected':

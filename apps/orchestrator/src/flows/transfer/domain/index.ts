@@ -2,6 +2,7 @@ export { decideTransfer } from './decide';
 export { evolveTransfer } from './evolve';
 export {
   initialTransferState,
+  type TransferDomainCommand,
   type TransferEffect,
   type TransferInput,
   type TransferPolicy,

@@ -6,6 +6,7 @@ import type {
   GatewayTransferRequest,
   MerchantRef,
   Money,
+  PayoutBudgetAnswerCommand,
   StatusCheckHint,
   TransferEvent,
   TransferOperation,
@@ -16,15 +17,19 @@ import type {
   OperationInFlight,
   OperationTimer,
 } from '../../../domain/gateway-operation';
-import type { PayoutPolicy } from '../../payout/domain';
+import type { BudgetRequest, PayoutPolicy, PublishHeldRequest } from '../../payout/domain';
 
 /**
- * A card-to-card transfer (v4 transfer, v4 transfer-by-ref): one gateway operation, sent at once
- * after the amount checks; transferred / declined / failed on the gateway's answer about it.
+ * A card-to-card transfer (v4 transfer, v4 transfer-by-ref): one gateway operation, requested
+ * after the amount checks and sent once the endpoint's daily payout budget took its amount (same
+ * transaction; money out of the endpoint like a payout); transferred / declined / failed on the
+ * gateway's answer about it, or refused by the budget before anything was sent.
  *
  *   initial → transferring → transferred | declined | failed
+ *                          └► refused (daily limit, nothing sent)
  */
-export type TransferStatus = 'initial' | 'transferring' | 'transferred' | 'declined' | 'failed';
+export type TransferStatus =
+  'initial' | 'transferring' | 'transferred' | 'declined' | 'failed' | 'refused';
 
 export interface InitialTransfer {
   readonly status: 'initial';
@@ -40,6 +45,10 @@ export interface OpenTransfer {
   readonly clientOrderId: string;
   readonly gatewayOrderId?: string;
   readonly inFlight?: OperationInFlight<TransferOperation>;
+  /** The budget reservation is held (from the request until transferred, or released). */
+  readonly reserved?: true;
+  /** The UTC day whose budget the transfer draws on. */
+  readonly budgetDay?: string;
 }
 
 export type TransferState = InitialTransfer | OpenTransfer;
@@ -47,20 +56,33 @@ export type TransferState = InitialTransfer | OpenTransfer;
 export const initialTransferState: TransferState = { status: 'initial', version: 0 };
 
 export type TransferInput =
-  | { kind: 'command'; command: AnyTransferCommand }
+  | { kind: 'command'; command: TransferDomainCommand }
   | { kind: 'gateway-result'; result: GatewayResult; about?: readonly TransferOperation[] }
   | { kind: 'callback'; callback: GatewayCallback; about?: readonly TransferOperation[] }
   | { kind: 'status-check-hint'; hint: StatusCheckHint }
   | { kind: 'timer-fired'; timer: OperationTimer };
 
+/** The transfer commands, and the daily budget's answer to the transfer's reservation. */
+export type TransferDomainCommand = AnyTransferCommand | PayoutBudgetAnswerCommand;
+
 export type TransferEffect =
   | OperationEffect
-  | { type: 'send-gateway-request'; request: GatewayTransferRequest | GatewayStatusRequest };
+  | {
+      type: 'send-gateway-request';
+      request: GatewayTransferRequest | GatewayStatusRequest;
+      /** Written, published only once the budget granted the reservation. */
+      held?: true;
+    }
+  | PublishHeldRequest
+  | BudgetRequest;
 
 export type TransferDecision = FlowDecision<TransferEvent, TransferEffect>;
 export type TransferEventDraft = Draft<TransferEvent, 'transferId'>;
 
-/** Amount rules, send attempts and the unknown-outcome rules: the payout policy's (PAYOUT_LIMITS). */
+/**
+ * Amount rules, the daily limit (the endpoint's payout budget), send attempts and the
+ * unknown-outcome rules: the payout policy's (PAYOUT_LIMITS).
+ */
 export type TransferPolicy = PayoutPolicy;
 
 export interface TransferContext {

@@ -1,35 +1,106 @@
 import type { AnyTransferCommand, GatewayClassification, TransferEvent } from '@payments/contracts';
 import { PLACEHOLDER_SEALED_CARD } from '@payments/contracts/testing';
 import { idSequence, T0 } from '../../../../test/kits/card-payment.kit';
-import { POLICY, uuid } from '../../../../test/kits/payout.kit';
+import {
+  BudgetBook,
+  command as payoutCommand,
+  oneStepPayout,
+  POLICY,
+  PayoutWorld,
+  uuid,
+} from '../../../../test/kits/payout.kit';
 import { decideTransfer } from './decide';
 import { evolveTransfer } from './evolve';
 import { initialTransferState, type TransferInput, type TransferState } from './model';
 
-/** given/when/then for one transfer: the decider's events folded as the runtime would. */
+/**
+ * given/when/then for transfers: the decider's events folded as the runtime would, the daily
+ * budget's reservations carried out on a budget book (shareable with payouts) and answered back.
+ */
 class TransferWorld {
   readonly ids = idSequence(7000);
-  events: TransferEvent[] = [];
+  readonly transfers = new Map<string, TransferEvent[]>();
+  /** Published requests (operation), in order; `sentFor`: by transfer. */
   sent: string[] = [];
+  sentFor: string[] = [];
+  private readonly held = new Map<string, { transferId: string; operation: string }>();
+  private last?: string;
+  readonly book: BudgetBook;
 
-  state(): TransferState {
-    return this.events.reduce(evolveTransfer, initialTransferState);
+  constructor(book?: BudgetBook) {
+    this.book = book ?? new BudgetBook(this.ids, POLICY);
   }
 
-  apply(input: TransferInput | ((s: TransferState) => TransferInput)) {
-    const before = this.state();
+  get events(): TransferEvent[] {
+    return this.last === undefined ? [] : (this.transfers.get(this.last) ?? []);
+  }
+
+  state(transferId = this.last): TransferState {
+    return (transferId === undefined ? [] : (this.transfers.get(transferId) ?? [])).reduce(
+      evolveTransfer,
+      initialTransferState,
+    );
+  }
+
+  apply(input: TransferInput | ((s: TransferState) => TransferInput), transferId?: string) {
+    const id = transferId ?? idOf(input) ?? this.last;
+    if (id === undefined) throw new Error('which transfer?');
+    this.last = id;
+    const before = this.state(id);
     const resolved = typeof input === 'function' ? input(before) : input;
     const decision = decideTransfer(resolved, before, { now: T0, ids: this.ids, policy: POLICY });
-    if (decision.outcome !== 'rejected') this.events.push(...decision.events);
-    for (const e of decision.effects)
-      if (e.type === 'send-gateway-request' && e.request.operation !== 'status')
-        this.sent.push(e.request.operation);
+    if (decision.outcome !== 'rejected')
+      this.transfers.set(id, [...(this.transfers.get(id) ?? []), ...decision.events]);
+    for (const e of decision.effects) {
+      switch (e.type) {
+        case 'send-gateway-request':
+          if (e.request.operation === 'status') break;
+          if ('held' in e && e.held)
+            this.held.set(e.request.requestId, { transferId: id, operation: e.request.operation });
+          else this.publish(id, e.request.operation);
+          break;
+        case 'publish-held-request': {
+          const held = this.held.get(e.requestId);
+          if (held === undefined) throw new Error(`no held request ${e.requestId}`);
+          this.held.delete(e.requestId);
+          this.publish(held.transferId, held.operation);
+          break;
+        }
+        case 'reserve-budget':
+        case 'release-budget':
+          for (const answer of this.book.carryOut(e, T0))
+            this.apply({ kind: 'command', command: answer }, answer.payoutId);
+          this.last = id;
+          break;
+        case 'resend-gateway-request':
+        case 'schedule-timer':
+        case 'cancel-timer':
+          break;
+        default: {
+          const never: never = e;
+          throw new Error(`unhandled effect ${JSON.stringify(never)}`);
+        }
+      }
+    }
     return decision;
   }
 
-  types(): string[] {
-    return this.events.map((e) => e.type);
+  private publish(transferId: string, operation: string): void {
+    this.sent.push(operation);
+    this.sentFor.push(transferId);
   }
+
+  types(transferId = this.last): string[] {
+    return (transferId === undefined ? [] : (this.transfers.get(transferId) ?? [])).map(
+      (e) => e.type,
+    );
+  }
+}
+
+function idOf(input: TransferInput | ((s: TransferState) => TransferInput)): string | undefined {
+  if (typeof input === 'function' || input.kind !== 'command') return undefined;
+  const c = input.command;
+  return c.type === 'payout-budget-answer' ? c.payoutId : c.transferId;
 }
 
 function transfer(
@@ -95,6 +166,7 @@ describe('transfer (v4 transfer, transfer-by-ref)', () => {
       const first = world.apply(transfer(id, type));
       expect(first.effects).toContainEqual({
         type: 'send-gateway-request',
+        held: true,
         request: expect.objectContaining({
           operation: type,
           clientOrderId: id,
@@ -139,5 +211,102 @@ describe('transfer (v4 transfer, transfer-by-ref)', () => {
     const again = world.apply(transfer(id, 'transfer-by-ref'));
     expect(again.outcome === 'rejected' && again.rejection.code).toBe('TRANSFER_ALREADY_EXISTS');
     expect(world.sent).toEqual(['transfer']);
+  });
+});
+
+describe("transfers draw on the endpoint's daily payout budget before their request goes out", () => {
+  it('given a transfer, its request is written held with the reservation and published once granted', () => {
+    const world = new TransferWorld();
+    const id = uuid();
+    const opened = world.apply(transfer(id, 'transfer', 30_000));
+    expect(opened.effects).toEqual([
+      expect.objectContaining({ type: 'send-gateway-request', held: true }),
+      {
+        type: 'reserve-budget',
+        payoutId: id,
+        merchant: { endpointId: '1234' },
+        amount: { minor: 30_000, currency: 'EUR' },
+        day: T0.slice(0, 10),
+      },
+    ]);
+    expect(world.sent).toEqual(['transfer']);
+    expect(world.types(id)).toEqual(['transfer-requested']);
+    expect(world.book.reservedOn()).toBe(30_000);
+  });
+
+  it('three transfers of 40,000 under a daily limit of 100,000: two sent, the third refused, nothing sent for it', () => {
+    const world = new TransferWorld();
+    const [a, b, c] = [uuid(), uuid(), uuid()];
+    world.apply(transfer(a, 'transfer', 40_000));
+    world.apply(transfer(b, 'transfer-by-ref', 40_000));
+    world.apply(transfer(c, 'transfer', 40_000));
+    expect(world.sentFor).toEqual([a, b]);
+    expect(world.types(c)).toEqual(['transfer-requested', 'transfer-refused']);
+    expect(world.transfers.get(c)?.at(-1)).toMatchObject({
+      type: 'transfer-refused',
+      reason: 'DAILY_PAYOUT_LIMIT_EXCEEDED',
+      reservedToday: { minor: 80_000, currency: 'EUR' },
+      dailyLimit: { minor: 100_000, currency: 'EUR' },
+    });
+    expect(world.state(c)).toMatchObject({ status: 'refused' });
+    expect(world.state(c)).not.toHaveProperty('inFlight');
+    expect(world.book.reservedOn()).toBe(80_000);
+  });
+
+  it('payouts and transfers share one budget: a transfer after 80,000 of one-step payouts is refused for 30,000', () => {
+    const payouts = new PayoutWorld();
+    const world = new TransferWorld(payouts.book);
+    const [p1, p2, t] = [uuid(), uuid(), uuid()];
+    payouts.apply(p1, payoutCommand(oneStepPayout(p1, 40_000)), T0);
+    payouts.apply(p2, payoutCommand(oneStepPayout(p2, 40_000)), T0);
+    world.apply(transfer(t, 'transfer', 30_000));
+    expect(world.types(t)).toEqual(['transfer-requested', 'transfer-refused']);
+    expect(world.sent).toEqual([]);
+    expect(payouts.book.reservedOn()).toBe(80_000);
+  });
+
+  it.each([
+    ['declined', (s: TransferState) => statusReply(s, 'declined'), 'transfer-declined'],
+    [
+      'failed (rejected by the gateway)',
+      (s: TransferState) => sendResult(s, { kind: 'rejected', code: '300', message: 'no' }),
+      'transfer-failed',
+    ],
+  ] as const)('%s: its reservation is released', (_name, outcome, type) => {
+    const world = new TransferWorld();
+    const id = uuid();
+    world.apply(transfer(id, 'transfer', 60_000));
+    expect(world.book.reservedOn()).toBe(60_000);
+    const ended = world.apply(outcome);
+    expect(ended.events).toMatchObject([{ type }]);
+    expect(ended.effects).toContainEqual({
+      type: 'release-budget',
+      payoutId: id,
+      merchant: { endpointId: '1234' },
+      currency: 'EUR',
+      day: T0.slice(0, 10),
+    });
+    expect(world.book.reservedOn()).toBe(0);
+  });
+
+  it('an unknown outcome and a transfer made keep the reservation', () => {
+    const world = new TransferWorld();
+    const id = uuid();
+    world.apply(transfer(id, 'transfer', 60_000));
+    const unknown = world.apply((s) => sendResult(s, { kind: 'unknown', reason: 'timeout' }));
+    expect(unknown.effects).not.toContainEqual(expect.objectContaining({ type: 'release-budget' }));
+    const done = world.apply((s) => statusReply(s, 'approved'));
+    expect(done.events).toMatchObject([{ type: 'transferred' }]);
+    expect(done.effects).not.toContainEqual(expect.objectContaining({ type: 'release-budget' }));
+    expect(world.book.reservedOn()).toBe(60_000);
+  });
+
+  it('an amount above the whole daily limit is refused with the command (DAILY_PAYOUT_LIMIT_EXCEEDED)', () => {
+    const world = new TransferWorld();
+    const refused = world.apply(transfer(uuid(), 'transfer', 100_001));
+    expect(refused.outcome === 'rejected' && refused.rejection.code).toBe(
+      'DAILY_PAYOUT_LIMIT_EXCEEDED',
+    );
+    expect(world.book.reservedOn()).toBe(0);
   });
 });

@@ -208,6 +208,14 @@ export const orchestratorConfigShape = {
       description:
         "seconds between status queries confirming a registered schedule's charge or resolving its unknown registration",
     }),
+    gatewayChargeGraceSeconds: envVar(
+      'SCHEDULE_GATEWAY_CHARGE_GRACE_SECONDS',
+      positiveInt(86_400),
+      {
+        description:
+          "seconds after a registered schedule's cycle time before its charge is asked for by the cycle's client order id (the gateway charges on the date at a time of its own; callbacks can be lost)",
+      },
+    ),
   },
 };
 

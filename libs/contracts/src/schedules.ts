@@ -428,6 +428,19 @@ export const GatewayCycleDeclined = event('gateway-cycle-declined', {
   code: z.string().max(64).optional(),
 });
 
+/**
+ * A person must look at a cycle of a registered schedule: `not-found` — its time (and the grace
+ * for the gateway's own time of day) has passed and status queries by the cycle's client order id
+ * still find no charge; `unconfirmed` — a reported charge's status never became final while it
+ * was asked. The gateway's ledger or reconciliation decides; nothing is assumed charged.
+ */
+export const GatewayChargeAlert = event('gateway-charge-alert', {
+  ...cycleRef,
+  clientOrderId: z.string().min(1).max(128),
+  gatewayOrderId: z.string().min(1).max(128).optional(),
+  reason: z.enum(['not-found', 'unconfirmed']),
+});
+
 export const ScheduleCommandRejected = event('command-rejected', {
   version: z.number().int().min(0),
   commandType: z.string().min(1).max(64),
@@ -455,6 +468,7 @@ export const ScheduleEvent = z.discriminatedUnion('type', [
   GatewayChargeReported,
   GatewayCycleCharged,
   GatewayCycleDeclined,
+  GatewayChargeAlert,
   ScheduleCommandRejected,
 ]);
 export type ScheduleEvent = z.infer<typeof ScheduleEvent>;
@@ -481,4 +495,5 @@ export const SCHEDULE_EVENT_SCHEMAS = {
   'gateway-charge-reported': GatewayChargeReported,
   'gateway-cycle-charged': GatewayCycleCharged,
   'gateway-cycle-declined': GatewayCycleDeclined,
+  'gateway-charge-alert': GatewayChargeAlert,
 } as const satisfies Record<Exclude<ScheduleEventType, 'command-rejected'>, z.ZodType>;

@@ -3,8 +3,8 @@ import type { SchedulePolicy } from './domain';
 
 /**
  * The schedule decider's policy from SCHEDULE_DUNNING_RETRY_SECONDS,
- * SCHEDULE_GATEWAY_REGISTRATION_ENDPOINTS, SCHEDULE_GATEWAY_STATUS_POLL_SECONDS and
- * GATEWAY_MAX_SEND_ATTEMPTS.
+ * SCHEDULE_GATEWAY_REGISTRATION_ENDPOINTS, SCHEDULE_GATEWAY_STATUS_POLL_SECONDS,
+ * SCHEDULE_GATEWAY_CHARGE_GRACE_SECONDS and GATEWAY_MAX_SEND_ATTEMPTS.
  */
 export function schedulePolicy(
   config: Pick<OrchestratorConfig, 'schedules'> & {
@@ -15,6 +15,7 @@ export function schedulePolicy(
     retryDelaysMs: config.schedules.dunningRetrySeconds.map((s) => s * 1000),
     gatewayRegistrationEndpoints: config.schedules.gatewayRegistrationEndpoints,
     statusPollMs: config.schedules.gatewayStatusPollSeconds * 1000,
+    expectedChargeGraceMs: config.schedules.gatewayChargeGraceSeconds * 1000,
     maxSendAttempts: config.policy.maxSendAttempts,
   };
 }

@@ -5,6 +5,7 @@ import {
   CHARGE_STATUS_TIMER_PREFIX,
   CHARGE_TIMER,
   type ChargeTimer,
+  EXPECTED_CHARGE_TIMER,
   REGISTRATION_STATUS_TIMER,
   type StatusTimer,
   decideSchedule,
@@ -38,6 +39,7 @@ function toDomainInput(input: SagaInput): ScheduleInput | undefined {
         return { kind: 'timer', timer: input.timer.payload as ChargeTimer };
       if (
         input.timer.kind === REGISTRATION_STATUS_TIMER ||
+        input.timer.kind === EXPECTED_CHARGE_TIMER ||
         input.timer.kind.startsWith(CHARGE_STATUS_TIMER_PREFIX)
       )
         return { kind: 'status-timer', timer: input.timer.payload as StatusTimer };

@@ -20,6 +20,7 @@ export function evolve(state: ScheduleState, event: ScheduleEvent): ScheduleStat
           resent: false,
         },
         charges: [],
+        firstCycle: event.skippedCycles,
       };
     }
     return event.nextCycle === undefined
@@ -84,6 +85,7 @@ export function evolve(state: ScheduleState, event: ScheduleEvent): ScheduleStat
     case 'gateway-charge-reported':
     case 'gateway-cycle-charged':
     case 'gateway-cycle-declined':
+    case 'gateway-charge-alert':
       throw new Error(`${event.type} for a schedule the gateway does not charge`);
     default: {
       const never: never = event;
@@ -95,6 +97,9 @@ export function evolve(state: ScheduleState, event: ScheduleEvent): ScheduleStat
 export function fold(state: ScheduleState, events: readonly ScheduleEvent[]): ScheduleState {
   return events.reduce(evolve, state);
 }
+
+const firstCycleOf = (state: { readonly firstCycle?: number }) =>
+  state.firstCycle === undefined ? {} : { firstCycle: state.firstCycle };
 
 /** A schedule registered with the gateway: its registration and the gateway's charges. */
 function evolveGatewayCharged(
@@ -124,9 +129,18 @@ function evolveGatewayCharged(
         terms,
         recurringPaymentId: event.recurringPaymentId,
         charges: state.charges,
+        ...firstCycleOf(state),
       };
     case 'schedule-registration-failed':
-      return { status: 'registration-failed', version, terms, charges: state.charges };
+      return {
+        status: 'registration-failed',
+        version,
+        terms,
+        charges: state.charges,
+        ...firstCycleOf(state),
+      };
+    case 'gateway-charge-alert':
+      return { ...state, version };
     case 'gateway-charge-reported':
       return {
         ...state,

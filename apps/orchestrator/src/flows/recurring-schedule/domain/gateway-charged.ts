@@ -7,12 +7,14 @@ import type {
   ScheduleEvent,
 } from '@payments/contracts';
 import { derivedUuid } from '../../../domain';
-import { cycleDate, cycleExists, formatLocalDate } from './calendar';
+import { cycleDate, cycleDueAt, cycleExists, firstCycleFrom, formatLocalDate } from './calendar';
 import {
   CHARGE_STATUS_TIMER_PREFIX,
+  DEFAULT_EXPECTED_CHARGE_GRACE_MS,
   DEFAULT_MAX_SEND_ATTEMPTS,
   DEFAULT_MAX_STATUS_POLLS,
   DEFAULT_STATUS_POLL_MS,
+  EXPECTED_CHARGE_TIMER,
   type GatewayCharge,
   type GatewayChargedState,
   REGISTRATION_STATUS_TIMER,
@@ -34,7 +36,13 @@ import {
  *  - the status reply about that order (its order id, transaction type sale, an amount) makes
  *    `gateway-cycle-charged` (approved) or `gateway-cycle-declined` (declined, error, filtered);
  *    anything else (processing, unknown, not sent, no trace yet) is asked again by a timer,
- *    bounded by `maxStatusPolls`, then left confirming for operators;
+ *    bounded by `maxStatusPolls`, then `gateway-charge-alert` (unconfirmed) for a person;
+ *  - callbacks can be lost: once registered, every cycle's charge is also asked for by its client
+ *    order id (`<schedule id>-<n>`, n counted from the first registered cycle) when its time and
+ *    the grace for the gateway's own time of day have passed; a charge found is recorded as if
+ *    its callback had come (reported, and settled by that very status reply when final), once;
+ *    none found after `maxStatusPolls` queries → `gateway-charge-alert` (not-found);
+ *  - a registration the gateway has charged under is never declared failed;
  *  - the registration's unknown outcome (timeout, 5xx) is resolved by status queries by its
  *    client_orderid: approved with a recurring-payment-id → registered; no trace → sent once more
  *    under the same client_orderid (DESIGN.md's stated rule), and no trace after that → failed.
@@ -45,10 +53,11 @@ export type GatewayInput =
   | { kind: 'callback'; callback: GatewayCallback }
   | { kind: 'status-timer'; timer: StatusTimer };
 
-/** A status-query timer: of the registration (no order id) or of a charge. */
+/** A status-query timer: of the registration, of a reported charge, or of an expected cycle. */
 export interface StatusTimer {
   readonly poll: number;
   readonly gatewayOrderId?: string;
+  readonly expectedCycle?: number;
 }
 
 export type GatewayEffect =
@@ -106,6 +115,16 @@ export function registrationRequestId(scheduleId: string): string {
 /** The subject id the status queries about one gateway charge name. */
 export function chargeSubjectId(scheduleId: string, gatewayOrderId: string): string {
   return derivedUuid(`recurring-schedule/${scheduleId}/gateway-charge/${gatewayOrderId}`);
+}
+
+/** The subject id of the status queries asking for an expected cycle's charge. */
+export function expectedChargeSubjectId(scheduleId: string, cycle: number): string {
+  return derivedUuid(`recurring-schedule/${scheduleId}/expected-charge/${cycle}`);
+}
+
+/** The client order id the gateway gives its charge of `cycle`: `<schedule id>-<n>`, n from 1. */
+export function chargeClientOrderId(scheduleId: string, cycle: number, firstCycle: number): string {
+  return `${scheduleId}-${cycle - firstCycle + 1}`;
 }
 
 export function chargeTimerKind(gatewayOrderId: string): string {
@@ -167,6 +186,31 @@ function pollMs(policy: SchedulePolicy): number {
 function maxPolls(policy: SchedulePolicy): number {
   return policy.maxStatusPolls ?? DEFAULT_MAX_STATUS_POLLS;
 }
+
+function graceMs(policy: SchedulePolicy): number {
+  return policy.expectedChargeGraceMs ?? DEFAULT_EXPECTED_CHARGE_GRACE_MS;
+}
+
+/** Asks for `cycle`'s charge once its time and the grace have passed (none: the schedule ended). */
+function expectCycle(
+  state: GatewayChargedState,
+  cycle: number,
+  policy: SchedulePolicy,
+): GatewayEffect[] {
+  const due = cycleDueAt(state.terms.rule, cycle);
+  if (due === undefined) return [{ type: 'cancel-status-timer', kind: EXPECTED_CHARGE_TIMER }];
+  return [
+    {
+      type: 'set-status-timer',
+      kind: EXPECTED_CHARGE_TIMER,
+      at: later(due, graceMs(policy)),
+      timer: { poll: 1, expectedCycle: cycle },
+    },
+  ];
+}
+
+/** The schedule's first registered cycle (sagas older than the field: 0). */
+const firstOf = (state: GatewayChargedState): number => state.firstCycle ?? 0;
 
 const later = (now: string, ms: number): string => new Date(Date.parse(now) + ms).toISOString();
 
@@ -234,33 +278,41 @@ function chargeStatusRequest(
   );
 }
 
-/** Status query `poll` now, and the next one armed in case this answer settles nothing. */
+/**
+ * Status query `poll` now, and the next one armed in case this answer settles nothing. `last`:
+ * the poll after the bound is armed too, so the timer says when asking is over (an alert).
+ */
 function pollEffects(
   policy: SchedulePolicy,
   now: string,
   kind: string,
   request: GatewayStatusRequest,
   poll: number,
-  gatewayOrderId?: string,
+  about: Omit<StatusTimer, 'poll'> = {},
+  last = false,
 ): GatewayEffect[] {
-  const next: StatusTimer = {
-    poll: poll + 1,
-    ...(gatewayOrderId === undefined ? {} : { gatewayOrderId }),
-  };
+  const next: StatusTimer = { poll: poll + 1, ...about };
   return [
     { type: 'send-gateway-request', request },
-    ...(poll < maxPolls(policy)
+    ...(poll < maxPolls(policy) || (last && poll === maxPolls(policy))
       ? [{ type: 'set-status-timer' as const, kind, at: later(now, pollMs(policy)), timer: next }]
       : []),
   ];
 }
 
-/** The cycle a charge's client order id names: `<schedule id>-<n>` is cycle n − 1. */
-export function chargeCycle(scheduleId: string, clientOrderId: string): number | undefined {
+/**
+ * The cycle a charge's client order id names: `<schedule id>-<n>` is the n-th registered cycle,
+ * `firstCycle` + n − 1 (cycles whose time had passed at creation were never registered).
+ */
+export function chargeCycle(
+  scheduleId: string,
+  clientOrderId: string,
+  firstCycle = 0,
+): number | undefined {
   const prefix = `${scheduleId}-`;
   if (!clientOrderId.startsWith(prefix)) return undefined;
   const n = clientOrderId.slice(prefix.length);
-  return /^[1-9]\d{0,5}$/.test(n) ? Number(n) - 1 : undefined;
+  return /^[1-9]\d{0,5}$/.test(n) ? firstCycle + Number(n) - 1 : undefined;
 }
 
 export function decideGatewayCharged(
@@ -276,7 +328,31 @@ export function decideGatewayCharged(
       return reported(input.callback, state, policy, now);
     case 'status-timer': {
       const { timer } = input;
-      if (timer.poll > maxPolls(policy)) return { outcome: 'ignored', reason: 'TIMER_OBSOLETE' };
+      if (timer.expectedCycle !== undefined)
+        return expectedCycleTimer(state, timer.expectedCycle, timer.poll, policy, now);
+      const charge =
+        timer.gatewayOrderId === undefined
+          ? undefined
+          : state.charges.find((c) => c.gatewayOrderId === timer.gatewayOrderId);
+      if (timer.poll > maxPolls(policy)) {
+        // Asked as often as the bound allows and still not final: a person must look.
+        if (charge?.outcome !== 'confirming' || timer.poll > maxPolls(policy) + 1)
+          return { outcome: 'ignored', reason: 'TIMER_OBSOLETE' };
+        return {
+          outcome: 'accepted',
+          drafts: [
+            {
+              type: 'gateway-charge-alert',
+              cycle: charge.cycle,
+              clientOrderId: charge.clientOrderId,
+              gatewayOrderId: charge.gatewayOrderId,
+              reason: 'unconfirmed',
+            },
+          ],
+          effects: [],
+          commandId: derivedUuid(`recurring-schedule/${id}/unconfirmed/${charge.gatewayOrderId}`),
+        };
+      }
       if (timer.gatewayOrderId === undefined) {
         if (state.status !== 'registering' || !state.registration.unknown)
           return { outcome: 'ignored', reason: 'TIMER_OBSOLETE' };
@@ -293,7 +369,6 @@ export function decideGatewayCharged(
           commandId: request.requestId,
         };
       }
-      const charge = state.charges.find((c) => c.gatewayOrderId === timer.gatewayOrderId);
       if (charge?.outcome !== 'confirming') return { outcome: 'ignored', reason: 'TIMER_OBSOLETE' };
       const request = chargeStatusRequest(terms, charge, timer.poll, now);
       return {
@@ -305,7 +380,8 @@ export function decideGatewayCharged(
           chargeTimerKind(charge.gatewayOrderId),
           request,
           timer.poll,
-          charge.gatewayOrderId,
+          { gatewayOrderId: charge.gatewayOrderId },
+          true,
         ),
         commandId: request.requestId,
       };
@@ -316,14 +392,17 @@ export function decideGatewayCharged(
       if (result.operation === 'create-recurring-payment') {
         if (registration === undefined || result.requestId !== registration.requestId)
           return { outcome: 'ignored', reason: 'STALE_RESULT' };
-        return registrationAnswered(result, registration, policy, now);
+        return registrationAnswered(result, registration, state, policy, now);
       }
       if (result.operation !== 'status') return { outcome: 'ignored', reason: 'STALE_RESULT' };
       if (result.subjectRequestId === registrationRequestId(id)) {
         if (registration === undefined || !registration.unknown)
           return { outcome: 'ignored', reason: 'STALE_RESULT' };
-        return registrationStatusAnswered(result, registration, policy, now);
+        return registrationStatusAnswered(result, registration, state, policy, now);
       }
+      const expected = expectedCycleAsked(state, result.subjectRequestId, policy, now);
+      if (expected !== undefined)
+        return expectedCycleAnswered(result, expected, state, policy, now);
       const charge = state.charges.find(
         (c) =>
           c.outcome === 'confirming' &&
@@ -348,7 +427,9 @@ function reported(
 ): GatewayOutcome {
   const id = state.terms.scheduleId;
   const cycle =
-    callback.source === 'server-callback' ? chargeCycle(id, callback.clientOrderId) : undefined;
+    callback.source === 'server-callback'
+      ? chargeCycle(id, callback.clientOrderId, firstOf(state))
+      : undefined;
   if (cycle === undefined) return { outcome: 'ignored', reason: 'NOT_A_CHARGE_OF_THIS_SCHEDULE' };
   const gatewayOrderId = callback.report.gatewayOrderId;
   if (state.charges.some((c) => c.gatewayOrderId === gatewayOrderId))
@@ -371,14 +452,26 @@ function reported(
         reportedStatus: callback.report.status,
       },
     ],
-    effects: pollEffects(policy, now, chargeTimerKind(gatewayOrderId), request, 1, gatewayOrderId),
+    effects: pollEffects(
+      policy,
+      now,
+      chargeTimerKind(gatewayOrderId),
+      request,
+      1,
+      { gatewayOrderId },
+      true,
+    ),
     commandId: derivedUuid(`callback/${callback.notificationId}`),
   };
 }
 
+/** The gateway has charged under the schedule: its registration exists, whatever else says so. */
+const chargedUnder = (state: GatewayChargedState): boolean => state.charges.length > 0;
+
 function registrationAnswered(
   result: GatewayResult,
   registration: { requestId: string; unknown: boolean; resent: boolean },
+  state: GatewayChargedState,
   policy: SchedulePolicy,
   now: string,
 ): GatewayOutcome {
@@ -410,16 +503,21 @@ function registrationAnswered(
             resolvedBy: 'reply',
           },
         ],
-        effects: [{ type: 'cancel-status-timer', kind: REGISTRATION_STATUS_TIMER }],
+        effects: [
+          { type: 'cancel-status-timer', kind: REGISTRATION_STATUS_TIMER },
+          ...expectCycle(state, firstOf(state), policy),
+        ],
         commandId,
       };
     case 'rejected':
+      if (chargedUnder(state)) return unknown(`refused, but charged under: ${r.message}`);
       return registrationFailed(commandId, {
         reason: 'rejected',
         code: r.code,
         message: r.message,
       });
     case 'not-sent': {
+      if (chargedUnder(state)) return unknown(`not sent, but charged under: ${r.reason}`);
       const max = policy.maxSendAttempts ?? DEFAULT_MAX_SEND_ATTEMPTS;
       if (result.attempt >= max && !registration.resent) {
         return registrationFailed(
@@ -461,6 +559,7 @@ function registrationAnswered(
 function registrationStatusAnswered(
   result: GatewayResult,
   registration: { requestId: string; unknown: boolean; resent: boolean },
+  state: GatewayChargedState,
   policy: SchedulePolicy,
   now: string,
 ): GatewayOutcome {
@@ -476,10 +575,15 @@ function registrationStatusAnswered(
           resolvedBy: 'status',
         },
       ],
-      effects: [{ type: 'cancel-status-timer', kind: REGISTRATION_STATUS_TIMER }],
+      effects: [
+        { type: 'cancel-status-timer', kind: REGISTRATION_STATUS_TIMER },
+        ...expectCycle(state, firstOf(state), policy),
+      ],
       commandId,
     };
   }
+  // Charged under it: whatever this answer says, the registration exists (the next poll asks).
+  if (chargedUnder(state)) return { outcome: 'accepted', drafts: [], effects: [], commandId };
   if (r.kind === 'rejected' || (r.kind === 'accepted' && r.report && isRefused(r.report.status))) {
     // The gateway has no trace of it (a synchronous operation: had it been processed, the status
     // query would find it). Sent once more under the same client_orderid; no trace again: failed.
@@ -513,46 +617,196 @@ function registrationStatusAnswered(
 const isRefused = (status: string): boolean =>
   status === 'declined' || status === 'error' || status === 'filtered';
 
-/** The status reply about a reported charge: only an answer about that very order settles it. */
-function chargeStatusAnswered(result: GatewayResult, charge: GatewayCharge): GatewayOutcome {
-  const commandId = result.requestId;
+/** The report of a status reply, and the gateway order it names. */
+function reportOf(result: GatewayResult) {
   const r = result.result;
   const report = r.kind === 'accepted' ? r.report : undefined;
   const orderId = report?.gatewayOrderId ?? (r.kind === 'accepted' ? r.gatewayOrderId : undefined);
-  const sameOrder = orderId === charge.gatewayOrderId;
+  return { report, orderId };
+}
+
+/**
+ * What a status reply about a charge's very order settles: charged (approved, with the gateway's
+ * amount) or declined; undefined while it is not final (or not about a charge).
+ */
+function chargeSettlement(
+  report: NonNullable<ReturnType<typeof reportOf>['report']>,
+  charge: Pick<GatewayCharge, 'cycle' | 'gatewayOrderId' | 'clientOrderId'>,
+): GatewayDraft | undefined {
   const isCharge =
-    report?.transactionType === undefined ||
+    report.transactionType === undefined ||
     report.transactionType === 'sale' ||
     report.transactionType === 'rebill';
+  if (!isCharge) return undefined;
   const ref = {
     cycle: charge.cycle,
     gatewayOrderId: charge.gatewayOrderId,
     clientOrderId: charge.clientOrderId,
   };
-  const settled = (draft: GatewayDraft): GatewayOutcome => ({
-    outcome: 'accepted',
-    drafts: [draft],
-    effects: [{ type: 'cancel-status-timer', kind: chargeTimerKind(charge.gatewayOrderId) }],
-    commandId,
-  });
-  if (report !== undefined && sameOrder && isCharge) {
-    if (report.status === 'approved' && report.amount !== undefined) {
-      return settled({
-        type: 'gateway-cycle-charged',
-        ...ref,
-        amount: report.amount,
-        ...(report.approvalCode === undefined ? {} : { approvalCode: report.approvalCode }),
-      });
-    }
-    if (report.status === 'declined' || report.status === 'error' || report.status === 'filtered') {
-      return settled({
-        type: 'gateway-cycle-declined',
-        ...ref,
-        outcome: report.status,
-        ...(report.errorCode === undefined ? {} : { code: report.errorCode }),
-      });
-    }
+  if (report.status === 'approved' && report.amount !== undefined) {
+    return {
+      type: 'gateway-cycle-charged',
+      ...ref,
+      amount: report.amount,
+      ...(report.approvalCode === undefined ? {} : { approvalCode: report.approvalCode }),
+    };
+  }
+  if (isRefused(report.status)) {
+    return {
+      type: 'gateway-cycle-declined',
+      ...ref,
+      outcome: report.status as 'declined' | 'error' | 'filtered',
+      ...(report.errorCode === undefined ? {} : { code: report.errorCode }),
+    };
+  }
+  return undefined;
+}
+
+/** The status reply about a reported charge: only an answer about that very order settles it. */
+function chargeStatusAnswered(result: GatewayResult, charge: GatewayCharge): GatewayOutcome {
+  const commandId = result.requestId;
+  const { report, orderId } = reportOf(result);
+  const settled =
+    report !== undefined && orderId === charge.gatewayOrderId
+      ? chargeSettlement(report, charge)
+      : undefined;
+  if (settled !== undefined) {
+    return {
+      outcome: 'accepted',
+      drafts: [settled],
+      effects: [{ type: 'cancel-status-timer', kind: chargeTimerKind(charge.gatewayOrderId) }],
+      commandId,
+    };
   }
   // Not (yet) an answer about that order: the next poll is armed.
   return { outcome: 'accepted', drafts: [], effects: [], commandId };
+}
+
+/** The expected-cycle timer: recorded already → the next cycle; asked enough → alert; else ask. */
+function expectedCycleTimer(
+  state: GatewayChargedState,
+  cycle: number,
+  poll: number,
+  policy: SchedulePolicy,
+  now: string,
+): GatewayOutcome {
+  if (state.status !== 'registered') return { outcome: 'ignored', reason: 'TIMER_OBSOLETE' };
+  const id = state.terms.scheduleId;
+  const commandId = derivedUuid(`recurring-schedule/${id}/expected-charge/${cycle}/${poll}`);
+  if (state.charges.some((c) => c.cycle === cycle))
+    return {
+      outcome: 'accepted',
+      drafts: [],
+      effects: expectCycle(state, cycle + 1, policy),
+      commandId,
+    };
+  const clientOrderId = chargeClientOrderId(id, cycle, firstOf(state));
+  if (poll > maxPolls(policy)) {
+    return {
+      outcome: 'accepted',
+      drafts: [{ type: 'gateway-charge-alert', cycle, clientOrderId, reason: 'not-found' }],
+      effects: expectCycle(state, cycle + 1, policy),
+      commandId,
+    };
+  }
+  const request = statusRequest(
+    state.terms,
+    {
+      clientOrderId,
+      subjectRequestId: expectedChargeSubjectId(id, cycle),
+      subjectOperation: 'rebill',
+    },
+    `expected-charge/${cycle}/status/${poll}`,
+    now,
+  );
+  return {
+    outcome: 'accepted',
+    drafts: [],
+    effects: pollEffects(
+      policy,
+      now,
+      EXPECTED_CHARGE_TIMER,
+      request,
+      poll,
+      { expectedCycle: cycle },
+      true,
+    ),
+    commandId,
+  };
+}
+
+/**
+ * The cycle an expected-charge status reply asked about: one whose time and grace have passed
+ * by now and that is not recorded (searched back from the latest such cycle).
+ */
+function expectedCycleAsked(
+  state: GatewayChargedState,
+  subjectRequestId: string | undefined,
+  policy: SchedulePolicy,
+  now: string,
+): number | undefined {
+  if (subjectRequestId === undefined || state.status !== 'registered') return undefined;
+  const { rule, scheduleId } = state.terms;
+  const first = firstOf(state);
+  const upTo = firstCycleFrom(rule, first, later(now, -graceMs(policy))) ?? first + 10_000;
+  for (let c = upTo; c >= first && upTo - c <= 10_000; c -= 1)
+    if (expectedChargeSubjectId(scheduleId, c) === subjectRequestId) return c;
+  return undefined;
+}
+
+/**
+ * A status reply about an expected cycle's order: a charge found is recorded as its callback
+ * would have (reported), settled by this very reply when final, else confirmed by polling; the
+ * next cycle is then expected. No order yet: the next poll is armed.
+ */
+function expectedCycleAnswered(
+  result: GatewayResult,
+  cycle: number,
+  state: GatewayChargedState,
+  policy: SchedulePolicy,
+  now: string,
+): GatewayOutcome {
+  const commandId = result.requestId;
+  if (state.charges.some((c) => c.cycle === cycle))
+    return { outcome: 'ignored', reason: 'CHARGE_ALREADY_RECORDED' };
+  const { report, orderId } = reportOf(result);
+  if (report === undefined || orderId === undefined)
+    return { outcome: 'accepted', drafts: [], effects: [], commandId };
+  if (state.charges.some((c) => c.gatewayOrderId === orderId))
+    return { outcome: 'ignored', reason: 'CHARGE_ALREADY_RECORDED' };
+  const charge: GatewayCharge = {
+    gatewayOrderId: orderId,
+    clientOrderId: chargeClientOrderId(state.terms.scheduleId, cycle, firstOf(state)),
+    cycle,
+    outcome: 'confirming',
+  };
+  const reported: GatewayDraft = {
+    type: 'gateway-charge-reported',
+    cycle,
+    gatewayOrderId: orderId,
+    clientOrderId: charge.clientOrderId,
+    reportedStatus: report.status,
+  };
+  const settled = chargeSettlement(report, charge);
+  const next = expectCycle(state, cycle + 1, policy);
+  if (settled !== undefined)
+    return { outcome: 'accepted', drafts: [reported, settled], effects: next, commandId };
+  const request = chargeStatusRequest(state.terms, charge, 1, now);
+  return {
+    outcome: 'accepted',
+    drafts: [reported],
+    effects: [
+      ...pollEffects(
+        policy,
+        now,
+        chargeTimerKind(orderId),
+        request,
+        1,
+        { gatewayOrderId: orderId },
+        true,
+      ),
+      ...next,
+    ],
+    commandId,
+  };
 }

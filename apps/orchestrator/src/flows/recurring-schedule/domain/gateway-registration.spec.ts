@@ -1,4 +1,5 @@
 import type { GatewayStatusRequest } from '@payments/contracts';
+import type { ScheduleInput } from './decide';
 import { MERCHANT, SCHEDULE_ID } from '@payments/contracts/testing';
 import {
   cancel,
@@ -183,7 +184,11 @@ describe('schedule registered with the gateway: an unknown registration is resol
         T1,
       )
       .then([{ type: 'schedule-registered', recurringPaymentId: '77', resolvedBy: 'status' }])
-      .thenEffects([{ type: 'cancel-status-timer', kind: 'registration-status' }]);
+      .thenEffects([
+        { type: 'cancel-status-timer', kind: 'registration-status' },
+        // From now on every cycle's charge is asked for once its time has passed.
+        { type: 'set-status-timer', kind: 'expected-charge', timer: { poll: 1, expectedCycle: 0 } },
+      ]);
   });
 
   it('when the status query finds no trace, then it is sent once more under the same client_orderid; no trace again: failed', () => {
@@ -312,7 +317,19 @@ describe('schedule registered with the gateway: its charges', () => {
         { type: 'send-gateway-request' },
         { type: 'set-status-timer', timer: { poll: 3 } },
       ]);
-    reported.when(statusTimer(3, '1000007'), T1).thenEffects([{ type: 'send-gateway-request' }]);
+    // The last poll arms one more timer: it says the asking is over.
+    reported
+      .when(statusTimer(3, '1000007'), T1)
+      .thenEffects([
+        { type: 'send-gateway-request' },
+        { type: 'set-status-timer', timer: { poll: 4 } },
+      ]);
+    // Never confirmed: a person must look (once); nothing is assumed charged.
+    reported
+      .when(statusTimer(4, '1000007'), T1)
+      .then([{ type: 'gateway-charge-alert', reason: 'unconfirmed', gatewayOrderId: '1000007' }])
+      .thenEffects([]);
+    reported.when(statusTimer(5, '1000007'), T1).thenIgnored('TIMER_OBSOLETE');
   });
 
   it("ignores callbacks that are not this schedule's charges and browser returns", () => {
@@ -374,5 +391,146 @@ describe('schedule registered with the gateway: never rebilled, and what the gat
         T1,
       )
       .thenRejected('INVALID_STATE');
+  });
+});
+
+describe('schedule registered with the gateway: every cycle is asked for, callbacks or not', () => {
+  /** Cycle 0 is due 2026-01-31 09:00 Berlin; asked a day (the grace) later. */
+  const CYCLE0_ASKED = '2026-02-01T08:00:00.000Z';
+  const expected = (cycle: number, poll: number): ScheduleInput => ({
+    kind: 'status-timer',
+    timer: { poll, expectedCycle: cycle },
+  });
+  const noSuchOrder = {
+    kind: 'rejected' as const,
+    code: '1',
+    message: 'unknown client_orderid',
+    orderUnknown: true as const,
+  };
+
+  it('registered: the first cycle is expected a grace after its time', () => {
+    withPolicy(GATEWAY_POLICY, [create(), T0])
+      .when(registrationReply({ kind: 'accepted', recurringPaymentId: '77' }), T0)
+      .thenEffects([
+        { type: 'cancel-status-timer', kind: 'registration-status' },
+        {
+          type: 'set-status-timer',
+          kind: 'expected-charge',
+          at: CYCLE0_ASKED,
+          timer: { poll: 1, expectedCycle: 0 },
+        },
+      ]);
+  });
+
+  it('a charge whose callback was lost is found by its client order id and recorded once, settled by that very answer', () => {
+    const asked = registered().when(expected(0, 1), CYCLE0_ASKED);
+    const request = sentStatus(asked);
+    expect(request).toMatchObject({
+      clientOrderId: `${SCHEDULE_ID}-1`,
+      subjectOperation: 'rebill',
+    });
+    expect(request).not.toHaveProperty('gatewayOrderId');
+    asked.thenEffects([
+      { type: 'send-gateway-request' },
+      { type: 'set-status-timer', kind: 'expected-charge', timer: { poll: 2, expectedCycle: 0 } },
+    ]);
+    const found = registered()
+      .and(expected(0, 1), CYCLE0_ASKED)
+      .when(statusAnswer(request, approvedReport('1000009')), CYCLE0_ASKED);
+    found
+      .then([
+        {
+          type: 'gateway-charge-reported',
+          cycle: 0,
+          gatewayOrderId: '1000009',
+          clientOrderId: `${SCHEDULE_ID}-1`,
+        },
+        { type: 'gateway-cycle-charged', cycle: 0, gatewayOrderId: '1000009', amount: eur(999) },
+      ])
+      .thenEffects([
+        { type: 'set-status-timer', kind: 'expected-charge', timer: { poll: 1, expectedCycle: 1 } },
+      ]);
+    // Its callback arriving after all changes nothing; nor does the answer twice.
+    const recorded = registered()
+      .and(expected(0, 1), CYCLE0_ASKED)
+      .and(statusAnswer(request, approvedReport('1000009')), CYCLE0_ASKED);
+    recorded
+      .when(chargeCallback(1, '1000009'), CYCLE0_ASKED)
+      .thenIgnored('CHARGE_ALREADY_RECORDED');
+    recorded
+      .when(statusAnswer(request, approvedReport('1000009')), CYCLE0_ASKED)
+      .thenIgnored('CHARGE_ALREADY_RECORDED');
+  });
+
+  it('no charge found while it is asked: a person is alerted (not-found) and the next cycle is expected', () => {
+    let s = registered();
+    const max = GATEWAY_POLICY.maxStatusPolls ?? 0;
+    for (let poll = 1; poll <= max; poll += 1) {
+      const asked = s.when(expected(0, poll), CYCLE0_ASKED);
+      asked.then([]);
+      s = s
+        .and(expected(0, poll), CYCLE0_ASKED)
+        .and(statusAnswer(sentStatus(asked), noSuchOrder), CYCLE0_ASKED);
+    }
+    s.when(expected(0, max + 1), CYCLE0_ASKED)
+      .then([
+        {
+          type: 'gateway-charge-alert',
+          cycle: 0,
+          clientOrderId: `${SCHEDULE_ID}-1`,
+          reason: 'not-found',
+        },
+      ])
+      .thenEffects([
+        { type: 'set-status-timer', kind: 'expected-charge', timer: { poll: 1, expectedCycle: 1 } },
+      ]);
+  });
+
+  it('a cycle its callback recorded is not asked for again', () => {
+    registered()
+      .and(chargeCallback(1, '1000007'), T1)
+      .when(expected(0, 1), CYCLE0_ASKED)
+      .then([])
+      .thenEffects([
+        { type: 'set-status-timer', kind: 'expected-charge', timer: { poll: 1, expectedCycle: 1 } },
+      ]);
+  });
+
+  it("cycles whose time had passed at creation are not registered: the gateway's n-th charge is cycle first + n − 1", () => {
+    const late = withPolicy(
+      GATEWAY_POLICY,
+      [
+        create({
+          rule: {
+            period: 'month',
+            interval: 1,
+            startDate: '2025-11-15',
+            timeOfDay: '09:00',
+            timeZone: 'Europe/Berlin',
+            end: { kind: 'count', count: 12 },
+          },
+        }),
+        T0,
+      ],
+      [registrationReply({ kind: 'accepted', recurringPaymentId: '78' }), T0],
+    );
+    expect(late.events[0]).toMatchObject({ type: 'schedule-created', skippedCycles: 2 });
+    late
+      .when(chargeCallback(1, '1000011'), T1)
+      .then([{ type: 'gateway-charge-reported', cycle: 2, clientOrderId: `${SCHEDULE_ID}-1` }]);
+  });
+
+  it('a registration the gateway has charged under is never declared failed', () => {
+    const charging = withPolicy(
+      GATEWAY_POLICY,
+      [create(), T0],
+      [registrationReply({ kind: 'unknown', reason: 'timeout' }), T0],
+    ).and(chargeCallback(1, '1000007'), T1);
+    const polled = charging.when(statusTimer(1), T1);
+    charging
+      .and(statusTimer(1), T1)
+      .when(statusAnswer(sentStatus(polled), noSuchOrder), T1)
+      .then([])
+      .thenStatus('registering');
   });
 });

@@ -59,17 +59,23 @@ export type ScheduleState =
    * queries resolve it); `registration-failed`: refused or provably never arrived. In every one
    * the gateway's charges are recorded from verified callbacks confirmed by status queries.
    */
-  | (Base & {
-      readonly status: 'registering';
-      readonly registration: Registration;
-      readonly charges: readonly GatewayCharge[];
-    })
-  | (Base & {
-      readonly status: 'registered';
-      readonly recurringPaymentId: string;
-      readonly charges: readonly GatewayCharge[];
-    })
-  | (Base & { readonly status: 'registration-failed'; readonly charges: readonly GatewayCharge[] });
+  | (Base &
+      GatewayCharges & {
+        readonly status: 'registering';
+        readonly registration: Registration;
+      })
+  | (Base & GatewayCharges & { readonly status: 'registered'; readonly recurringPaymentId: string })
+  | (Base & GatewayCharges & { readonly status: 'registration-failed' });
+
+/** What a schedule the gateway charges knows of the gateway's charges. */
+interface GatewayCharges {
+  readonly charges: readonly GatewayCharge[];
+  /**
+   * The cycle the gateway's first charge (`<scheduleId>-1`) is: the cycles whose time had passed
+   * when the schedule was created are not registered (absent on sagas older than the field: 0).
+   */
+  readonly firstCycle?: number;
+}
 
 /** The create-recurring-payment request of a schedule charged by the gateway. */
 export interface Registration {
@@ -106,6 +112,11 @@ export function isGatewayCharged(state: ScheduleState): state is GatewayChargedS
 /** Status queries of an unknown registration or an unconfirmed charge (timer `payload.poll`). */
 export const REGISTRATION_STATUS_TIMER = 'registration-status';
 export const CHARGE_STATUS_TIMER_PREFIX = 'charge-status:';
+/**
+ * The next cycle the gateway should have charged by now (`payload.expectedCycle`): asked for by
+ * its client order id once its time and the grace have passed, whether or not a callback came.
+ */
+export const EXPECTED_CHARGE_TIMER = 'expected-charge';
 
 export type ScheduleStatus = ScheduleState['status'];
 
@@ -130,6 +141,11 @@ export interface SchedulePolicy {
   readonly maxStatusPolls?: number;
   /** Sends of a registration that was provably not sent before it fails. */
   readonly maxSendAttempts?: number;
+  /**
+   * How long after a cycle's time the gateway's charge of it is asked for (the gateway charges on
+   * the cycle's date at a time of day of its own). Undefined: DEFAULT_EXPECTED_CHARGE_GRACE_MS.
+   */
+  readonly expectedChargeGraceMs?: number;
 }
 
 export const DEFAULT_SCHEDULE_POLICY: SchedulePolicy = {
@@ -139,3 +155,4 @@ export const DEFAULT_SCHEDULE_POLICY: SchedulePolicy = {
 export const DEFAULT_STATUS_POLL_MS = 5_000;
 export const DEFAULT_MAX_STATUS_POLLS = 60;
 export const DEFAULT_MAX_SEND_ATTEMPTS = 5;
+export const DEFAULT_EXPECTED_CHARGE_GRACE_MS = 86_400_000;

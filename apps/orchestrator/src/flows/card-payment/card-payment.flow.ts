@@ -19,7 +19,7 @@ import {
   resendStillWanted,
   type Timer,
 } from './domain';
-import { cycleOutcomeEffects, scheduleStartEffects } from './cycle-outcome';
+import { cycleOutcomeEffects, refusedRebillEffects, scheduleStartEffects } from './cycle-outcome';
 import { CARD_PAYMENT_OPERATIONS } from './gateway-vocabulary';
 
 export const CARD_PAYMENT_FLOW = 'card-payment';
@@ -106,6 +106,8 @@ export function cardPaymentFlow(policy: PaymentPolicy): Flow<PaymentState, Payme
   // for a schedule starts it: child sagas, decided from the events the decision appends.
   return {
     ...flow,
+    refusalEffects: (command, rejection, now) =>
+      refusedRebillEffects(command.body as PaymentCommand | CardReferenceCommand, rejection, now),
     decide(input, state, ctx) {
       const decision = flow.decide(input, state, ctx);
       if (decision.outcome !== 'accepted') return decision;

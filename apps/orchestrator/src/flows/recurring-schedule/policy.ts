@@ -3,11 +3,11 @@ import type { SchedulePolicy } from './domain';
 
 /**
  * The schedule decider's policy from SCHEDULE_DUNNING_RETRY_SECONDS,
- * SCHEDULE_GATEWAY_REGISTRATION_ENDPOINTS, SCHEDULE_GATEWAY_STATUS_POLL_SECONDS and
- * GATEWAY_MAX_SEND_ATTEMPTS.
+ * SCHEDULE_GATEWAY_REGISTRATION_ENDPOINTS, SCHEDULE_GATEWAY_STATUS_POLL_SECONDS,
+ * GATEWAY_MAX_SEND_ATTEMPTS and PAYMENT_LIMITS (the limits its rebills face).
  */
 export function schedulePolicy(
-  config: Pick<OrchestratorConfig, 'schedules'> & {
+  config: Pick<OrchestratorConfig, 'schedules' | 'limits'> & {
     policy: Pick<OrchestratorConfig['policy'], 'maxSendAttempts'>;
   },
 ): SchedulePolicy {
@@ -16,5 +16,6 @@ export function schedulePolicy(
     gatewayRegistrationEndpoints: config.schedules.gatewayRegistrationEndpoints,
     statusPollMs: config.schedules.gatewayStatusPollSeconds * 1000,
     maxSendAttempts: config.policy.maxSendAttempts,
+    limits: config.limits,
   };
 }

@@ -1,4 +1,5 @@
 import type { CardRef, MerchantRef, Money, ScheduleRule } from '@payments/contracts';
+import type { PaymentLimits } from '../../card-payment/domain/decision';
 
 /** What a schedule charges, whom and when: fixed at creation except the amount (update-schedule). */
 export interface ScheduleTerms {
@@ -130,6 +131,11 @@ export interface SchedulePolicy {
   readonly maxStatusPolls?: number;
   /** Sends of a registration that was provably not sent before it fails. */
   readonly maxSendAttempts?: number;
+  /**
+   * The endpoints' limits every charge of a schedule faces (the card-payment flow's PAYMENT_LIMITS;
+   * undefined: its defaults): an amount or currency they refuse is refused at create and update.
+   */
+  readonly limits?: PaymentLimits;
 }
 
 export const DEFAULT_SCHEDULE_POLICY: SchedulePolicy = {

@@ -8,6 +8,7 @@ import type {
 import { type Decider, type Flow, foldEvents } from '../../runtime/flow';
 import { gatewayFlow, runtimeEffectOf } from '../../runtime/flow-binding';
 import {
+  cardRefResendWanted,
   decide,
   type Effect,
   evolve,
@@ -100,7 +101,9 @@ export function cardPaymentFlow(policy: PaymentPolicy): Flow<PaymentState, Payme
           };
     },
     rejection: ({ sagaId, ...rest }) => rejectionEvent({ paymentId: sagaId, ...rest }),
-    resendWanted: resendStillWanted,
+    // The sale/preauth or follow-up in flight, or the card-reference request waiting beside it.
+    resendWanted: (state, requestId) =>
+      resendStillWanted(state, requestId) || cardRefResendWanted(state, requestId),
   });
   // A rebill a schedule started reports its outcome to the schedule, and a card reference taken
   // for a schedule starts it: child sagas, decided from the events the decision appends.

@@ -189,6 +189,40 @@ describe('create-card-ref', () => {
       .then([{ type: 'card-reference-failed', reason: 'rejected' }]);
   });
 
+  it.each([
+    ['create-card-ref', createCardRef],
+    ['get-card-info', getCardInfo],
+  ] as const)(
+    'a %s not sent (breaker open, gateway down) is sent again by the shared rule and answered; nothing later is blocked',
+    (_operation, ask) => {
+      const flow = cardPaymentFlow(DEFAULT_POLICY);
+      const withRef = () =>
+        ask === getCardInfo
+          ? approvedSale()
+              .and(cmd(createCardRef()))
+              .and(referenceResult({ kind: 'accepted', cardReference: { refId: '10901' } }))
+          : approvedSale();
+      const pending = withRef().and(cmd(ask()));
+      const requestId =
+        (pending.state.status !== 'initial' && pending.state.cardRefRequest?.requestId) || '';
+      pending
+        .when(referenceResult({ kind: 'not-sent', reason: 'circuit open', retryAt: T0 }))
+        .thenIgnored('NO_NEWS')
+        .thenEffects([{ type: 'resend-gateway-request', requestId, attempt: 2, notBefore: T0 }]);
+      // The runtime sends the resend only while the flow still wants it: the request is waiting.
+      expect(flow.resendWanted(pending.state, requestId)).toBe(true);
+      const answered = pending.and(
+        referenceResult(
+          ask === getCardInfo
+            ? { kind: 'accepted', cardReference: { card: CARD } }
+            : { kind: 'accepted', cardReference: { refId: '10901' } },
+        ),
+      );
+      expect(flow.resendWanted(answered.state, requestId)).toBe(false);
+      answered.when(cmd(getCardInfo())).then([{ type: 'card-info-requested' }]);
+    },
+  );
+
   it('a result for another request changes nothing', () => {
     approvedSale()
       .and(cmd(createCardRef()))

@@ -295,6 +295,14 @@ function answered(
   return accepted(state, state.paymentId, ctx, [draft], []);
 }
 
+/**
+ * A deferred resend of a create-card-ref or get-card-info (not sent: our breaker or limits, the
+ * gateway unreachable) still applies while that request is the one waiting for its answer.
+ */
+export function cardRefResendWanted(state: PaymentState, requestId: string): boolean {
+  return state.status !== 'initial' && state.cardRefRequest?.requestId === requestId;
+}
+
 /** Folds a card-reference event into an existing payment. */
 export function evolveCardReference(state: OpenPayment, event: CardReferenceEvent): PaymentState {
   const version = event.version;

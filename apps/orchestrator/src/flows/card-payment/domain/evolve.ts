@@ -31,6 +31,7 @@ export function evolve(state: PaymentState, event: PaymentEvent): PaymentState {
         stage: 'requested',
         requestedAt: event.occurredAt,
         alerted: false,
+        ...(event.via === undefined ? {} : { via: event.via }),
       };
       if (isMainOperation(event.operation)) {
         if (event.merchant === undefined) {

@@ -60,6 +60,8 @@ export interface InFlightOperation {
   action?: PayerAction;
   /** Sent once more because the gateway had no trace of it (operation-resent). */
   resent?: boolean;
+  /** The payer enters the card on the gateway's hosted page, whose address the reply brings. */
+  via?: 'hosted-form';
 }
 
 /** `rebill`: a charge of a card reference with the cardholder absent (a sale without a card). */

@@ -211,6 +211,40 @@ describe('card references and rebill', () => {
     expect(await charges(declined.paymentId)).toBe(0);
   });
 
+  it('a create-card-ref whose reply is lost stays unknown and is asked again: the gateway answers with the same reference', async () => {
+    const owner = stack.sale({ cvv: '123' });
+    await stack.send(owner);
+    await waitPayment(owner.paymentId, ['approved']);
+    // The sandbox makes the reference, then drops the connection: the adapter cannot tell.
+    await stack.controls.addFault({
+      clientOrderId: owner.paymentId,
+      operation: 'CARDREF',
+      failAfter: 'drop',
+      times: 1,
+    });
+    await stack.sendRaw({
+      type: 'create-card-ref',
+      ...base(SANDBOX_MERCHANT.plainEndpoint),
+      paymentId: owner.paymentId,
+    });
+    expect(
+      await waitPayment(owner.paymentId, [
+        'card-reference-unknown',
+        'card-ref-created',
+        'card-reference-failed',
+      ]),
+    ).toMatchObject({ type: 'card-reference-unknown', operation: 'create-card-ref', alert: false });
+    const created = await waitPayment(owner.paymentId, [
+      'card-ref-created',
+      'card-reference-failed',
+    ]);
+    expect(created).toMatchObject({
+      type: 'card-ref-created',
+      cardRef: { refId: expect.any(String) as string },
+    });
+    expect(eventsOf(owner.paymentId).filter((e) => e.type === 'card-ref-created')).toHaveLength(1);
+  });
+
   it('a create-card-ref the adapter could not send (its breaker open) is sent again and makes the reference; get-card-info is not blocked', async () => {
     // An endpoint of its own: five sales answered 503 before the sandbox takes them open its breaker.
     const endpointId = '1117';

@@ -24,8 +24,9 @@ export class SentRequestsLedger {
   /**
    * True when the row was written (the call may proceed); false when it may already be sent.
    * `afterNoTrace`: the orchestrator's one resend of a request the gateway showed no trace of
-   * (operation-resent) — only this very attempt must not be in the ledger yet, so a redelivery of
-   * the resend is still refused.
+   * (operation-resent), or its re-ask of a request a repeat of which changes nothing (a lost
+   * create-card-ref or get-card-info reply) — only this very attempt must not be in the ledger
+   * yet, so a redelivery of the resend is still refused.
    */
   async claim(
     record: SentRequestRecord,

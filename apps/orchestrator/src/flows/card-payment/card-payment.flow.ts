@@ -55,6 +55,7 @@ const TIMER_KINDS: readonly Timer['kind'][] = [
   'unknown-alert',
   'hold-expiry',
   'threeds-method-deadline',
+  'card-ref-alert',
 ];
 
 /** The card-payment decider under the runtime's generic contract. */

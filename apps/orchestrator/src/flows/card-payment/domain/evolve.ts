@@ -136,6 +136,7 @@ export function evolve(state: PaymentState, event: PaymentEvent): PaymentState {
     case 'card-ref-created':
     case 'card-info-requested':
     case 'card-info-reported':
+    case 'card-reference-unknown':
     case 'card-reference-failed':
       return evolveCardReference(requireOpen(state, event), event);
     default: {

@@ -82,6 +82,10 @@ export interface CardRefRequest {
   requestedAt: string;
   /** create-card-ref: the schedule to start on the new reference. */
   schedule?: ScheduleOnNewCardRef;
+  /** Its reply was lost (since then): asked again until answered. */
+  unknownSince?: string;
+  /** The unknown-outcome alert was raised for it. */
+  alerted?: boolean;
 }
 
 /** Money positions every state carries (minor units; zero before anything happened). */

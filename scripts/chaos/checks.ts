@@ -117,6 +117,7 @@ export function expectedMovements(events: readonly PaymentEvent[]): string[] {
       case 'card-ref-created':
       case 'card-info-requested':
       case 'card-info-reported':
+      case 'card-reference-unknown':
       case 'card-reference-failed':
       case 'account-verified':
         break;

@@ -119,6 +119,8 @@ beforeAll(async () => {
     env: {
       // Replies are final at once: a cycle takes one round trip, not a processing delay.
       'gateway-sandbox': { SANDBOX_MERCHANTS_FILE: sandboxMerchantsWithDelay(workDir, 0) },
+      // An open breaker refuses a request (not sent, retry when it half-opens) for 15 s.
+      'gateway-adapter': { GATEWAY_BREAKER_COOLDOWN_MS: '15000' },
       orchestrator: {
         TEST_CONTROLS_ENABLED: 'true',
         TIMER_POLL_MS: '100',
@@ -208,6 +210,82 @@ describe('card references and rebill', () => {
     expect(await charges(approved.paymentId)).toBe(1);
     expect(await charges(declined.paymentId)).toBe(0);
   });
+
+  it('a create-card-ref whose reply is lost stays unknown and is asked again: the gateway answers with the same reference', async () => {
+    const owner = stack.sale({ cvv: '123' });
+    await stack.send(owner);
+    await waitPayment(owner.paymentId, ['approved']);
+    // The sandbox makes the reference, then drops the connection: the adapter cannot tell.
+    await stack.controls.addFault({
+      clientOrderId: owner.paymentId,
+      operation: 'CARDREF',
+      failAfter: 'drop',
+      times: 1,
+    });
+    await stack.sendRaw({
+      type: 'create-card-ref',
+      ...base(SANDBOX_MERCHANT.plainEndpoint),
+      paymentId: owner.paymentId,
+    });
+    expect(
+      await waitPayment(owner.paymentId, [
+        'card-reference-unknown',
+        'card-ref-created',
+        'card-reference-failed',
+      ]),
+    ).toMatchObject({ type: 'card-reference-unknown', operation: 'create-card-ref', alert: false });
+    const created = await waitPayment(owner.paymentId, [
+      'card-ref-created',
+      'card-reference-failed',
+    ]);
+    expect(created).toMatchObject({
+      type: 'card-ref-created',
+      cardRef: { refId: expect.any(String) as string },
+    });
+    expect(eventsOf(owner.paymentId).filter((e) => e.type === 'card-ref-created')).toHaveLength(1);
+  });
+
+  it('a create-card-ref the adapter could not send (its breaker open) is sent again and makes the reference; get-card-info is not blocked', async () => {
+    // An endpoint of its own: five sales answered 503 before the sandbox takes them open its breaker.
+    const endpointId = '1117';
+    const owner = stack.sale({ cvv: '123', currency: 'JPY', endpointId });
+    await stack.send(owner);
+    await waitPayment(owner.paymentId, ['approved']);
+    const tripping = Array.from({ length: 5 }, () =>
+      stack.sale({ cvv: '123', currency: 'JPY', endpointId }),
+    );
+    for (const sale of tripping)
+      await stack.controls.addFault({
+        clientOrderId: sale.paymentId,
+        operation: 'SALE',
+        failBefore: 503,
+        times: 1,
+      });
+    await stack.send(...tripping);
+    for (const sale of tripping) await waitPayment(sale.paymentId, ['outcome-unknown']);
+    await stack.sendRaw({
+      type: 'create-card-ref',
+      ...base(endpointId),
+      paymentId: owner.paymentId,
+    });
+    await waitPayment(owner.paymentId, ['card-ref-requested']);
+    const created = await waitPayment(owner.paymentId, [
+      'card-ref-created',
+      'card-reference-failed',
+    ]);
+    expect(created).toMatchObject({
+      type: 'card-ref-created',
+      cardRef: { refId: expect.any(String) as string },
+    });
+    await stack.sendRaw({ type: 'get-card-info', ...base(endpointId), paymentId: owner.paymentId });
+    expect(
+      await waitPayment(owner.paymentId, [
+        'card-info-reported',
+        'card-reference-failed',
+        'command-rejected',
+      ]),
+    ).toMatchObject({ type: 'card-info-reported' });
+  });
 });
 
 describe('recurring schedules on the orchestrator’s clock', () => {
@@ -221,6 +299,8 @@ describe('recurring schedules on the orchestrator’s clock', () => {
     killed: '1114',
     /** Started by create-card-ref on a successful sale (the reference taken from the payment). */
     fromPayment: '1113',
+    /** Its endpoint's maximum is lowered after it was created: every rebill of it is refused. */
+    refused: '1112',
   } as const;
   type Name = keyof typeof SCHEDULES;
   const ids = Object.fromEntries(
@@ -275,6 +355,7 @@ describe('recurring schedules on the orchestrator’s clock', () => {
       create('paused'),
       create('cancelled'),
       create('killed', 12),
+      create('refused'),
     );
     const sale = stack.sale({ cvv: '123' });
     await stack.send(sale);
@@ -297,6 +378,42 @@ describe('recurring schedules on the orchestrator’s clock', () => {
       await waitSchedule(ids[name], (e) => e.type === 'schedule-created');
   });
 
+  it('limits: create and update over the maximum are refused; the maximum lowered after a schedule was created', async () => {
+    const overLimit = { minor: 100_000_001, currency: 'USD' };
+    await stack.sendRaw({ ...command('steady', 'update-schedule'), amount: overLimit });
+    expect(await waitSchedule(ids.steady, (e) => e.type === 'command-rejected')).toMatchObject({
+      commandType: 'update-schedule',
+      reason: 'AMOUNT_ABOVE_MAXIMUM',
+    });
+    const tooBig = randomUUID();
+    await stack.sendRaw({
+      ...command('steady', 'create-schedule'),
+      scheduleId: tooBig,
+      cardRef: { refId },
+      amount: overLimit,
+      description: 'Too big',
+      rule: {
+        period: 'month',
+        interval: 1,
+        startDate: '2030-01-01',
+        timeOfDay: '12:00',
+        timeZone: 'UTC',
+        end: { kind: 'never' },
+      },
+    });
+    expect(await waitSchedule(tooBig, (e) => e.type === 'command-rejected')).toMatchObject({
+      commandType: 'create-schedule',
+      reason: 'AMOUNT_ABOVE_MAXIMUM',
+    });
+    // The operator lowers endpoint 1112's maximum below what 'refused' charges (990).
+    await stack.restart('orchestrator', 'SIGTERM', {
+      PAYMENT_LIMITS: JSON.stringify({
+        default: { maxMinor: 100_000_000 },
+        endpoints: { [SCHEDULES.refused]: { maxMinor: 500 } },
+      }),
+    });
+  });
+
   it('cycle 0: charged; a decline puts the schedule past due with a retry', async () => {
     await advance(2 * DAY);
     for (const name of ['steady', 'paused', 'cancelled', 'killed', 'fromPayment'] as const)
@@ -304,14 +421,24 @@ describe('recurring schedules on the orchestrator’s clock', () => {
     await waitSchedule(ids.recovers, (e) => e.type === 'schedule-past-due');
     const declined = await waitSchedule(ids.suspended, cycleEvent('cycle-charge-declined', 0, 1));
     expect(declined).toMatchObject({ outcome: 'declined', retryAt: expect.any(String) as string });
+    // A rebill refused at the command stage is the cycle's outcome: failed, past due, a retry.
+    const refused = await waitSchedule(ids.refused, cycleEvent('cycle-charge-declined', 0, 1));
+    expect(refused).toMatchObject({
+      outcome: 'failed',
+      code: 'AMOUNT_ABOVE_MAXIMUM',
+      retryAt: expect.any(String) as string,
+    });
+    await waitSchedule(ids.refused, (e) => e.type === 'schedule-past-due');
   });
 
   it('pause and cancel are taken', async () => {
     await stack.sendRaw(
       command('paused', 'pause-schedule'),
       command('cancelled', 'cancel-schedule'),
+      command('refused', 'pause-schedule'),
     );
     await waitSchedule(ids.paused, (e) => e.type === 'schedule-paused');
+    await waitSchedule(ids.refused, (e) => e.type === 'schedule-paused');
     await waitSchedule(ids.cancelled, (e) => e.type === 'schedule-cancelled');
   });
 
@@ -377,6 +504,7 @@ describe('recurring schedules on the orchestrator’s clock', () => {
       cancelled: [0],
       killed: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
       fromPayment: [0, 1],
+      refused: [],
     };
     for (const name of Object.keys(SCHEDULES) as Name[]) {
       const charged = stack.events

@@ -201,9 +201,22 @@ export const CardInfoReported = event('card-info-reported', {
 });
 
 /**
- * create-card-ref or get-card-info did not succeed. Neither moves money: `unknown` (the reply was
- * lost) is reported as is, and the same command with a new id may be sent again (the gateway keeps
- * one reference per order).
+ * The reply to a create-card-ref or get-card-info was lost. It is not a failure: the same request
+ * is asked again until it is answered (the gateway keeps one reference per order, so a repeated
+ * create-card-ref answers with the same reference; get-card-info only reads). `alert` is set once it
+ * has lasted as long as an unknown payment outcome may (the unknown-outcome alert).
+ */
+export const CardReferenceUnknown = event('card-reference-unknown', {
+  requestId: Uuid,
+  operation: z.enum(['create-card-ref', 'get-card-info']),
+  since: Instant,
+  alert: z.boolean(),
+});
+
+/**
+ * create-card-ref or get-card-info did not succeed. Neither moves money; the same command with a
+ * new id may be sent again (the gateway keeps one reference per order). `unknown` appears only in
+ * histories from before a lost reply was asked again (card-reference-unknown).
  */
 export const CardReferenceFailed = event('card-reference-failed', {
   requestId: Uuid,
@@ -232,6 +245,7 @@ export const PaymentEvent = z.discriminatedUnion('type', [
   CardRefCreated,
   CardInfoRequested,
   CardInfoReported,
+  CardReferenceUnknown,
   CardReferenceFailed,
 ]);
 
@@ -255,6 +269,7 @@ export type CardReferenceEvent = z.infer<
   | typeof CardRefCreated
   | typeof CardInfoRequested
   | typeof CardInfoReported
+  | typeof CardReferenceUnknown
   | typeof CardReferenceFailed
 >;
 export type PaymentEvent = z.infer<typeof PaymentEvent>;
@@ -280,6 +295,7 @@ export const EVENT_SCHEMAS = {
   'card-ref-created': CardRefCreated,
   'card-info-requested': CardInfoRequested,
   'card-info-reported': CardInfoReported,
+  'card-reference-unknown': CardReferenceUnknown,
   'card-reference-failed': CardReferenceFailed,
 } as const satisfies Record<PaymentEventType, z.ZodType>;
 

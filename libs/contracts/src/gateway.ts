@@ -35,9 +35,11 @@ const requestBase = {
   attempt: z.number().int().min(1),
   requestedAt: Instant,
   /**
+   * The adapter may send this attempt although an earlier attempt is in its at-most-once ledger.
    * Set on the one resend of a request the gateway showed no trace of for the whole safe window
-   * (operation-resent): the adapter may send this attempt although an earlier attempt is in its
-   * at-most-once ledger. Every other resend follows a proven not-sent and needs no flag.
+   * (operation-resent), and on a create-card-ref or get-card-info asked again after a lost reply
+   * (the gateway answers a repeat of either the same way: one reference per order, or a read).
+   * Every other resend follows a proven not-sent and needs no flag.
    */
   afterNoTrace: z.literal(true).optional(),
 };

@@ -49,9 +49,11 @@ describe('sent-requests ledger (real PostgreSQL)', () => {
     expect(await ledger.claim(record(id, 2))).toBe(false);
     await ledger.release(id, 1);
     expect(await ledger.claim(record(id, 2))).toBe(true);
-    // The one repeat after no trace passes the earlier attempt, once.
+    // An attempt sent past the earlier one on purpose (afterNoTrace) passes it, once each.
     expect(await ledger.claim(record(id, 1000), { afterNoTrace: true })).toBe(true);
     expect(await ledger.claim(record(id, 1000), { afterNoTrace: true })).toBe(false);
+    expect(await ledger.claim(record(id, 3), { afterNoTrace: true })).toBe(true);
+    expect(await ledger.claim(record(id, 4))).toBe(false);
   });
 
   it('two replicas claiming different attempts of one request at once: exactly one may send', async () => {

@@ -26,8 +26,9 @@ export class SentRequestsLedger {
    * Atomic across replicas: a concurrent claim of another attempt that the NOT EXISTS check cannot
    * see yet waits on the one-attempt-per-request unique index and then conflicts (no row, false).
    * `afterNoTrace`: the orchestrator's one resend of a request the gateway showed no trace of
-   * (operation-resent) — only this very attempt must not be in the ledger yet, so a redelivery of
-   * the resend is still refused.
+   * (operation-resent), or its re-ask of a request a repeat of which changes nothing (a lost
+   * create-card-ref or get-card-info reply) — only this very attempt must not be in the ledger
+   * yet, so a redelivery of the resend is still refused.
    */
   async claim(
     record: SentRequestRecord,
@@ -35,8 +36,8 @@ export class SentRequestsLedger {
   ): Promise<boolean> {
     const rows: unknown[] = await this.dataSource.query(
       `INSERT INTO adapter_sent_requests
-         (request_id, attempt, operation, payment_id, endpoint_id, client_order_id)
-       SELECT $1, $2, $3, $4, $5, $6
+         (request_id, attempt, operation, payment_id, endpoint_id, client_order_id, deliberate)
+       SELECT $1, $2, $3, $4, $5, $6, $7
        WHERE $7::boolean OR NOT EXISTS (SELECT 1 FROM adapter_sent_requests WHERE request_id = $1)
        ON CONFLICT DO NOTHING
        RETURNING request_id`,

@@ -5,7 +5,7 @@ import type {
   RejectionCode,
   StatusCheckHint,
 } from '@payments/contracts';
-import type { FlowDecision } from '../domain/decision';
+import type { FlowDecision, Rejection } from '../domain/decision';
 
 /**
  * The saga runtime's contract with a flow (DESIGN.md "Sagas"). A flow is a folder with a pure
@@ -129,6 +129,12 @@ export interface Flow<State = unknown, Event extends SagaEvent = SagaEvent> {
   }): Event;
   /** A deferred resend of `requestId` still applies in this state. */
   resendWanted(state: State, requestId: string): boolean;
+  /**
+   * The sagas a command its decider refused still starts (`start-saga` only; undefined: none). A
+   * refused command starts no saga of its own, yet the saga that sent it (a schedule and its
+   * rebill) may be waiting for an outcome that only this refusal can give.
+   */
+  refusalEffects?(command: RoutedCommand, rejection: Rejection, now: string): RuntimeEffect[];
 }
 
 /** How raw commands are validated and routed (contracts' schemas in the app; test flows' own). */

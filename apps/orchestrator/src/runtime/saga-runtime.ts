@@ -507,7 +507,11 @@ class UnitOfWork {
     if (decision.outcome === 'ignored') {
       this.deps.logger.debug(`${row.flow} ${row.id}: ${input.kind} ignored (${decision.reason})`);
     }
-    await this.apply(row, flow, decision.events, decision.effects, meta, ownCommandId);
+    const effects =
+      decision.outcome === 'rejected' && input.kind === 'command'
+        ? (flow.refusalEffects?.(input.command, decision.rejection, this.now.toISOString()) ?? [])
+        : decision.effects;
+    await this.apply(row, flow, decision.events, effects, meta, ownCommandId);
     return decision;
   }
 
@@ -564,8 +568,8 @@ class UnitOfWork {
     meta: InputMeta,
     ownCommandId: string | undefined,
   ): Promise<void> {
-    const effects =
-      plan.gatewayRequests.length + plan.timers.length + plan.resends.length + plan.children.length;
+    // Only other sagas may be started (a refused command's `refusalEffects`): nothing of its own.
+    const effects = plan.gatewayRequests.length + plan.timers.length + plan.resends.length;
     if (effects > 0) throw new Error(`a decision that starts no saga has effects (saga ${row.id})`);
     const history = plan.history.map((h) => ({ ...h, event: { ...h.event, version: 0 } }));
     await this.deps.outbox.enqueue(
@@ -577,6 +581,7 @@ class UnitOfWork {
     if (ownCommandId !== undefined && own !== undefined && history.length === 1) {
       await this.deps.sagas.recordRejection(this.tx, ownCommandId, own);
     }
+    for (const child of plan.children) await this.command(child, meta, 'saga');
   }
 
   /**

@@ -8,6 +8,7 @@ import type {
 import { type Decider, type Flow, foldEvents } from '../../runtime/flow';
 import { gatewayFlow, runtimeEffectOf } from '../../runtime/flow-binding';
 import {
+  cardRefResendWanted,
   decide,
   type Effect,
   evolve,
@@ -19,7 +20,7 @@ import {
   resendStillWanted,
   type Timer,
 } from './domain';
-import { cycleOutcomeEffects, scheduleStartEffects } from './cycle-outcome';
+import { cycleOutcomeEffects, refusedRebillEffects, scheduleStartEffects } from './cycle-outcome';
 import { CARD_PAYMENT_OPERATIONS } from './gateway-vocabulary';
 
 export const CARD_PAYMENT_FLOW = 'card-payment';
@@ -54,6 +55,7 @@ const TIMER_KINDS: readonly Timer['kind'][] = [
   'unknown-alert',
   'hold-expiry',
   'threeds-method-deadline',
+  'card-ref-alert',
 ];
 
 /** The card-payment decider under the runtime's generic contract. */
@@ -100,12 +102,16 @@ export function cardPaymentFlow(policy: PaymentPolicy): Flow<PaymentState, Payme
           };
     },
     rejection: ({ sagaId, ...rest }) => rejectionEvent({ paymentId: sagaId, ...rest }),
-    resendWanted: resendStillWanted,
+    // The sale/preauth or follow-up in flight, or the card-reference request waiting beside it.
+    resendWanted: (state, requestId) =>
+      resendStillWanted(state, requestId) || cardRefResendWanted(state, requestId),
   });
   // A rebill a schedule started reports its outcome to the schedule, and a card reference taken
   // for a schedule starts it: child sagas, decided from the events the decision appends.
   return {
     ...flow,
+    refusalEffects: (command, rejection, now) =>
+      refusedRebillEffects(command.body as PaymentCommand | CardReferenceCommand, rejection, now),
     decide(input, state, ctx) {
       const decision = flow.decide(input, state, ctx);
       if (decision.outcome !== 'accepted') return decision;

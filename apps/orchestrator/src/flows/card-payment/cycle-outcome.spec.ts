@@ -18,7 +18,9 @@ import {
   testContext,
   timer,
 } from '../../../test/kits/card-payment.kit';
+import * as schedules from '../../../test/kits/recurring-schedule.kit';
 import type { RuntimeEffect, SagaInput } from '../../runtime/flow';
+import { type RebillCommand, type RecordCycleOutcomeCommand } from '@payments/contracts';
 import { cardPaymentFlow } from './card-payment.flow';
 import { DEFAULT_POLICY, initialState, type PaymentInput, type PaymentState } from './domain';
 
@@ -120,5 +122,71 @@ describe('a scheduled rebill reports its cycle outcome once', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('a scheduled rebill refused at the command stage', () => {
+  const T0 = schedules.T0;
+  /** The schedule's first cycle started: its rebill command is the start-saga effect. */
+  const charging = () => schedules.givenInputs([schedules.create(), T0], [schedules.timer(0), T0]);
+  const routed = (body: RebillCommand) => ({
+    kind: 'command' as const,
+    command: {
+      type: body.type,
+      commandId: body.commandId,
+      sagaId: body.paymentId,
+      endpointId: body.merchant.endpointId,
+      body,
+    },
+  });
+  /** The limits were lowered after the schedule was created: its rebill is now over them. */
+  const lowered = cardPaymentFlow({ ...DEFAULT_POLICY, limits: { default: { maxMinor: 500 } } });
+
+  it('still reports its cycle as failed with the refusal code, so the schedule leaves its charge and can be paused', () => {
+    const started = schedules.givenInputs([schedules.create(), T0]).when(schedules.timer(0), T0);
+    const [start] = started.decision.effects;
+    if (start?.type !== 'start-rebill') throw new Error('no rebill started');
+    const refused = lowered.decide(routed(start.command), initialState, testContext(T0));
+    expect(refused).toMatchObject({
+      outcome: 'rejected',
+      rejection: { code: 'AMOUNT_ABOVE_MAXIMUM' },
+    });
+    if (refused.outcome !== 'rejected') return;
+    const effects =
+      lowered.refusalEffects?.(routed(start.command).command, refused.rejection, T0) ?? [];
+    const [report] = reports(effects);
+    expect(report).toMatchObject({
+      type: 'record-cycle-outcome',
+      outcome: 'failed',
+      code: 'AMOUNT_ABOVE_MAXIMUM',
+      paymentId: start.command.paymentId,
+      cycle: 0,
+      attempt: 1,
+    });
+    // The schedule takes it as the cycle's failure: past due with a retry, and pause is taken.
+    charging()
+      .and(() => schedules.command(report as RecordCycleOutcomeCommand), T0)
+      .when(schedules.pause(), T0)
+      .then([{ type: 'schedule-paused' }]);
+    charging()
+      .when(() => schedules.command(report as RecordCycleOutcomeCommand), T0)
+      .then([
+        { type: 'cycle-charge-declined', outcome: 'failed', code: 'AMOUNT_ABOVE_MAXIMUM' },
+        { type: 'schedule-past-due' },
+      ]);
+  });
+
+  it('a rebill without a schedule, or refused because its payment exists, reports nothing', () => {
+    const alone = routed(rebillCommand({ amount: { minor: 990, currency: 'EUR' } }));
+    expect(
+      lowered.refusalEffects?.(alone.command, { code: 'AMOUNT_ABOVE_MAXIMUM', message: '' }, T0),
+    ).toEqual([]);
+    expect(
+      flow.refusalEffects?.(
+        routed(rebill).command,
+        { code: 'PAYMENT_ALREADY_EXISTS', message: '' },
+        T0,
+      ),
+    ).toEqual([]);
   });
 });

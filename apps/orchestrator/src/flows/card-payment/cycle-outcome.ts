@@ -1,11 +1,16 @@
 import type {
+  CardReferenceCommand,
   CreateScheduleCommand,
+  MerchantRef,
+  PaymentCommand,
   PaymentEvent,
   RecordCycleOutcomeCommand,
 } from '@payments/contracts';
 import { derivedUuid } from '../../domain';
+import type { Rejection } from '../../domain/decision';
 import type { RuntimeEffect } from '../../runtime/flow';
 import type { PaymentState } from './domain';
+import type { ScheduleLink } from './domain/state';
 
 /**
  * A rebill a recurring schedule started reports its outcome back (issue #12): when the decision
@@ -28,19 +33,52 @@ export function cycleOutcomeEffects(
     return [];
   const last = events.find((e) => e.type === 'declined' || e.type === 'failed');
   const code = last?.code ?? (last?.type === 'failed' ? last.reason : undefined);
-  const command: RecordCycleOutcomeCommand = {
+  return [
+    { type: 'start-saga', command: cycleOutcome(before, before.schedule, after.status, code, now) },
+  ];
+}
+
+/**
+ * A schedule's rebill refused before it became a payment (above the endpoint's maximum, a
+ * currency it refuses …) has no saga that could ever report its cycle: the refusal is the cycle's
+ * outcome, `failed` with the refusal's code, reported like a settled rebill's (same derived command
+ * id), so the schedule leaves its charge and follows its dunning rules. A rebill refused because
+ * its payment already exists reports nothing: that payment reports for itself.
+ */
+export function refusedRebillEffects(
+  command: PaymentCommand | CardReferenceCommand,
+  rejection: Rejection,
+  now: string,
+): RuntimeEffect[] {
+  if (command.type !== 'rebill' || command.schedule === undefined) return [];
+  if (rejection.code === 'PAYMENT_ALREADY_EXISTS') return [];
+  return [
+    {
+      type: 'start-saga',
+      command: cycleOutcome(command, command.schedule, 'failed', rejection.code, now),
+    },
+  ];
+}
+
+function cycleOutcome(
+  rebill: { paymentId: string; merchant: MerchantRef },
+  schedule: ScheduleLink,
+  outcome: RecordCycleOutcomeCommand['outcome'],
+  code: string | undefined,
+  now: string,
+): RecordCycleOutcomeCommand {
+  return {
     type: 'record-cycle-outcome',
-    commandId: derivedUuid(`${before.paymentId}/record-cycle-outcome`),
-    scheduleId: before.schedule.scheduleId,
-    merchant: before.merchant,
+    commandId: derivedUuid(`${rebill.paymentId}/record-cycle-outcome`),
+    scheduleId: schedule.scheduleId,
+    merchant: rebill.merchant,
     occurredAt: now,
-    cycle: before.schedule.cycle,
-    attempt: before.schedule.attempt,
-    paymentId: before.paymentId,
-    outcome: after.status,
+    cycle: schedule.cycle,
+    attempt: schedule.attempt,
+    paymentId: rebill.paymentId,
+    outcome,
     ...(code === undefined ? {} : { code: code.slice(0, 64) }),
   };
-  return [{ type: 'start-saga', command }];
 }
 
 /**

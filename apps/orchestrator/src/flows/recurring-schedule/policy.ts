@@ -4,10 +4,11 @@ import type { SchedulePolicy } from './domain';
 /**
  * The schedule decider's policy from SCHEDULE_DUNNING_RETRY_SECONDS,
  * SCHEDULE_GATEWAY_REGISTRATION_ENDPOINTS, SCHEDULE_GATEWAY_STATUS_POLL_SECONDS,
- * SCHEDULE_GATEWAY_CHARGE_GRACE_SECONDS and GATEWAY_MAX_SEND_ATTEMPTS.
+ * SCHEDULE_GATEWAY_CHARGE_GRACE_SECONDS, GATEWAY_MAX_SEND_ATTEMPTS and PAYMENT_LIMITS (the limits its
+ * rebills face).
  */
 export function schedulePolicy(
-  config: Pick<OrchestratorConfig, 'schedules'> & {
+  config: Pick<OrchestratorConfig, 'schedules' | 'limits'> & {
     policy: Pick<OrchestratorConfig['policy'], 'maxSendAttempts'>;
   },
 ): SchedulePolicy {
@@ -17,5 +18,6 @@ export function schedulePolicy(
     statusPollMs: config.schedules.gatewayStatusPollSeconds * 1000,
     expectedChargeGraceMs: config.schedules.gatewayChargeGraceSeconds * 1000,
     maxSendAttempts: config.policy.maxSendAttempts,
+    limits: config.limits,
   };
 }

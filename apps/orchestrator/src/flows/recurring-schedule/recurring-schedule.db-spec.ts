@@ -20,6 +20,8 @@ import { TimerRepository } from '../../persistence/timer.repository';
 import { Clock, IdGenerator } from '../../runtime/clock';
 import type { CommandCatalogue, Flow, SagaEvent } from '../../runtime/flow';
 import { SagaRuntime } from '../../runtime/saga-runtime';
+import { cardPaymentFlow } from '../card-payment/card-payment.flow';
+import { DEFAULT_POLICY } from '../card-payment/domain';
 import { contractCommands } from '../command-catalogue';
 import { chargeIds, cycleDueAt } from './domain';
 import { RECURRING_SCHEDULE_FLOW, recurringScheduleFlow } from './recurring-schedule.flow';
@@ -346,5 +348,109 @@ describe('recurring-schedule flow on the saga runtime (real PostgreSQL, no broke
     expect(await timer(id)).toBeUndefined();
     await fireAt(due(3));
     expect(await rebills(id, 4)).toHaveLength(0);
+  });
+});
+
+describe('a schedule whose rebill is refused at the command stage (real card-payment flow, real PostgreSQL)', () => {
+  let db: TestDatabase;
+  let dataSource: DataSource;
+  let runtime: SagaRuntime;
+  const clock = new MovableClock();
+
+  beforeAll(async () => {
+    db = await createTestDatabase('orch_schedules_refused');
+    dataSource = createDataSource({
+      url: db.url,
+      poolSize: 2,
+      migrations: orchestratorMigrations,
+      entities: orchestratorEntities,
+      applicationName: 'orchestrator-schedule-refused-test',
+    });
+    await runMigrations(dataSource, { info: () => undefined });
+    runtime = new SagaRuntime(
+      new Database(dataSource),
+      new SagaRepository(),
+      new OutboxWriter(),
+      new TimerRepository(),
+      clock,
+      new IdGenerator(),
+      [
+        // The endpoint's maximum was lowered below the schedule's amount after it was created.
+        cardPaymentFlow({ ...DEFAULT_POLICY, limits: { default: { maxMinor: 500 } } }),
+        recurringScheduleFlow({ retryDelaysMs: [DAY] }),
+      ],
+      contractCommands,
+      { hintIntervalMs: 60_000 },
+    );
+  });
+
+  afterAll(async () => {
+    try {
+      if (dataSource?.isInitialized) await dataSource.destroy();
+    } finally {
+      await db?.drop();
+    }
+  });
+
+  const send = (raw: object) => runtime.process([{ kind: 'command', raw, meta: {} }]);
+  const history = (id: string) =>
+    dataSource.query<Array<{ type: string; event: Record<string, unknown> }>>(
+      `SELECT event_type AS type, event FROM saga_history WHERE saga_id = $1 ORDER BY version`,
+      [id],
+    );
+  const fireAt = async (at: string) => {
+    clock.at = new Date(at);
+    while ((await runtime.fireNextDueTimer()) !== 'idle');
+  };
+
+  it('the refusal is the cycle outcome (failed, its code): past due, retried by dunning, and pause is taken', async () => {
+    clock.at = new Date('2026-01-01T00:00:00.000Z');
+    const command = createScheduleCommand({ scheduleId: randomUUID(), commandId: randomUUID() });
+    const id = command.scheduleId;
+    const due = (n: number) => cycleDueAt(command.rule, n) ?? '';
+    await send(command);
+    await fireAt(due(0));
+    const { paymentId } = chargeIds(id, 0, 1);
+    // No payment saga: the rebill was refused before it started.
+    expect(await dataSource.query(`SELECT id FROM sagas WHERE id = $1`, [paymentId])).toHaveLength(
+      0,
+    );
+    const events = await history(id);
+    expect(events.map((e) => e.type)).toEqual([
+      'schedule-created',
+      'cycle-charge-requested',
+      'cycle-charge-declined',
+      'schedule-past-due',
+    ]);
+    expect(events[2]?.event).toMatchObject({
+      paymentId,
+      outcome: 'failed',
+      code: 'AMOUNT_ABOVE_MAXIMUM',
+    });
+    // The dunning retry is refused the same way and reported once.
+    await fireAt(new Date(Date.parse(due(0)) + DAY).toISOString());
+    expect((await history(id)).map((e) => e.type).slice(4)).toEqual([
+      'cycle-charge-requested',
+      'cycle-charge-declined',
+      'schedule-suspended',
+    ]);
+    await send({
+      type: 'resume-schedule',
+      commandId: randomUUID(),
+      scheduleId: id,
+      merchant: command.merchant,
+      occurredAt: clock.at.toISOString(),
+    });
+    await send({
+      type: 'pause-schedule',
+      commandId: randomUUID(),
+      scheduleId: id,
+      merchant: command.merchant,
+      occurredAt: clock.at.toISOString(),
+    });
+    expect((await history(id)).map((e) => e.type).slice(-2)).toEqual([
+      'schedule-resumed',
+      'schedule-paused',
+    ]);
   });
 });

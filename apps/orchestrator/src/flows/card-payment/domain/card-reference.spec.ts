@@ -19,6 +19,7 @@ import {
   statusReply,
   T0,
   testContext,
+  timer,
 } from '../../../../test/kits/card-payment.kit';
 import { derivedUuid } from '../../../domain';
 import type { RuntimeEffect, SagaInput } from '../../../runtime/flow';
@@ -47,7 +48,7 @@ const getCardInfo = (): CardReferenceCommand => ({
 
 /** The result of the card-reference request waiting for its answer. */
 const referenceResult =
-  (classification: GatewayResult['result']) =>
+  (classification: GatewayResult['result'], attempt = 1) =>
   (state: PaymentState): PaymentInput => {
     const pending = state.status === 'initial' ? undefined : state.cardRefRequest;
     return {
@@ -56,7 +57,7 @@ const referenceResult =
         requestId: pending?.requestId ?? testUuid(),
         paymentId: PAYMENT_ID,
         operation: pending?.operation ?? 'create-card-ref',
-        attempt: 1,
+        attempt,
         result: classification,
         completedAt: T0,
       },
@@ -175,18 +176,147 @@ describe('create-card-ref', () => {
     given().when(cmd(createCardRef())).thenRejected('PAYMENT_NOT_FOUND');
   });
 
-  it('a lost reply is reported as unknown (no money moves); a refusal as rejected; a reply without id is not a reference', () => {
+  it('a refusal is reported as rejected; a reply without id is not a reference', () => {
     const pending = () => approvedSale().and(cmd(createCardRef()));
-    pending()
-      .when(referenceResult({ kind: 'unknown', reason: 'timeout' }))
-      .then([{ type: 'card-reference-failed', operation: 'create-card-ref', reason: 'unknown' }])
-      .thenState({ cardRefRequest: undefined, cardRef: undefined });
     pending()
       .when(referenceResult({ kind: 'rejected', code: '2', message: 'no such order' }))
       .then([{ type: 'card-reference-failed', reason: 'rejected', code: '2' }]);
     pending()
       .when(referenceResult({ kind: 'accepted', cardReference: {} }))
       .then([{ type: 'card-reference-failed', reason: 'rejected' }]);
+  });
+
+  it.each([
+    ['create-card-ref', createCardRef],
+    ['get-card-info', getCardInfo],
+  ] as const)(
+    'a %s not sent (breaker open, gateway down) is sent again by the shared rule and answered; nothing later is blocked',
+    (_operation, ask) => {
+      const flow = cardPaymentFlow(DEFAULT_POLICY);
+      const withRef = () =>
+        ask === getCardInfo
+          ? approvedSale()
+              .and(cmd(createCardRef()))
+              .and(referenceResult({ kind: 'accepted', cardReference: { refId: '10901' } }))
+          : approvedSale();
+      const pending = withRef().and(cmd(ask()));
+      const requestId =
+        (pending.state.status !== 'initial' && pending.state.cardRefRequest?.requestId) || '';
+      pending
+        .when(referenceResult({ kind: 'not-sent', reason: 'circuit open', retryAt: T0 }))
+        .thenIgnored('NO_NEWS')
+        .thenEffects([{ type: 'resend-gateway-request', requestId, attempt: 2, notBefore: T0 }]);
+      // The runtime sends the resend only while the flow still wants it: the request is waiting.
+      expect(flow.resendWanted(pending.state, requestId)).toBe(true);
+      const answered = pending.and(
+        referenceResult(
+          ask === getCardInfo
+            ? { kind: 'accepted', cardReference: { card: CARD } }
+            : { kind: 'accepted', cardReference: { refId: '10901' } },
+        ),
+      );
+      expect(flow.resendWanted(answered.state, requestId)).toBe(false);
+      answered.when(cmd(getCardInfo())).then([{ type: 'card-info-requested' }]);
+    },
+  );
+
+  describe('a lost reply (unknown outcome)', () => {
+    const HOUR = 60 * 60 * 1000;
+    const at = (ms: number) => new Date(Date.parse(T0) + ms).toISOString();
+    const pending = () => approvedSale().and(cmd(createCardRef()));
+    const requestIdOf = (state: PaymentState) =>
+      (state.status !== 'initial' && state.cardRefRequest?.requestId) || '';
+    const lost = () => pending().and(referenceResult({ kind: 'unknown', reason: 'timeout' }));
+
+    it('stays unknown (not failed): card-reference-unknown, the same request asked again on the poll cadence, the alert armed for the window', () => {
+      const requestId = requestIdOf(pending().state);
+      pending()
+        .when(referenceResult({ kind: 'unknown', reason: 'timeout' }))
+        .then([
+          {
+            type: 'card-reference-unknown',
+            operation: 'create-card-ref',
+            requestId,
+            since: T0,
+            alert: false,
+          },
+        ])
+        .thenEffects([
+          {
+            type: 'resend-gateway-request',
+            requestId,
+            attempt: 2,
+            notBefore: at(3_000),
+            afterNoTrace: true,
+          },
+          { type: 'schedule-timer', timer: { kind: 'card-ref-alert', requestId }, at: at(HOUR) },
+        ])
+        .thenState({ cardRef: undefined });
+      expect(lost().state).toMatchObject({ cardRefRequest: { requestId, unknownSince: T0 } });
+      // The request is still waiting: the runtime sends the re-ask.
+      expect(cardPaymentFlow(DEFAULT_POLICY).resendWanted(lost().state, requestId)).toBe(true);
+    });
+
+    it('the re-ask gets the reference the lost reply carried (the gateway keeps one per order): created, alert dropped, nothing blocked', () => {
+      lost()
+        .and(referenceResult({ kind: 'unknown', reason: 'timeout' }, 2))
+        .when(referenceResult({ kind: 'accepted', cardReference: { refId: '10901' } }, 3))
+        .then([{ type: 'card-ref-created', cardRef: { refId: '10901' } }])
+        .thenEffects([{ type: 'cancel-timer', timer: 'card-ref-alert' }])
+        .thenState({ cardRef: { refId: '10901' }, cardRefRequest: undefined });
+    });
+
+    it('a re-ask lost again or not sent is asked again, no new event', () => {
+      const requestId = requestIdOf(lost().state);
+      lost()
+        .when(referenceResult({ kind: 'unknown', reason: 'timeout' }, 2), at(3_000))
+        .thenIgnored('NO_NEWS')
+        .thenEffects([
+          { type: 'resend-gateway-request', requestId, attempt: 3, afterNoTrace: true },
+        ]);
+      lost()
+        .when(
+          referenceResult({ kind: 'not-sent', reason: 'circuit open', retryAt: at(30_000) }, 2),
+          at(3_000),
+        )
+        .thenIgnored('NO_NEWS')
+        .thenEffects([
+          { type: 'resend-gateway-request', requestId, attempt: 3, notBefore: at(30_000) },
+        ]);
+    });
+
+    it('unknown for the same window as a payment raises the unknown-outcome alert once', () => {
+      const requestId = requestIdOf(lost().state);
+      const alertTimer = timer({ kind: 'card-ref-alert', requestId });
+      expect(DEFAULT_POLICY.unknownAlertAfterMs).toBe(HOUR);
+      lost()
+        .when(alertTimer, at(HOUR - 60_000))
+        .thenIgnored('NO_NEWS')
+        .thenEffects([{ type: 'schedule-timer', at: at(HOUR) }]);
+      lost()
+        .when(alertTimer, at(HOUR))
+        .then([{ type: 'card-reference-unknown', requestId, since: T0, alert: true }])
+        .thenState({ cardRefRequest: expect.objectContaining({ alerted: true }) as never });
+      lost()
+        .and(alertTimer, at(HOUR))
+        .when(alertTimer, at(2 * HOUR))
+        .thenIgnored('TIMER_OBSOLETE');
+      // Answered before the hour: the timer finds nothing to alert about.
+      lost()
+        .and(referenceResult({ kind: 'accepted', cardReference: { refId: '10901' } }, 2))
+        .when(alertTimer, at(HOUR))
+        .thenIgnored('TIMER_OBSOLETE');
+    });
+
+    it('get-card-info: the same (it only reads)', () => {
+      const withRef = approvedSale()
+        .and(cmd(createCardRef()))
+        .and(referenceResult({ kind: 'accepted', cardReference: { refId: '10901' } }))
+        .and(cmd(getCardInfo()));
+      withRef
+        .when(referenceResult({ kind: 'unknown', reason: 'timeout' }))
+        .then([{ type: 'card-reference-unknown', operation: 'get-card-info', alert: false }]);
+    });
   });
 
   it('a result for another request changes nothing', () => {
@@ -353,10 +483,12 @@ describe('create-card-ref with a schedule: the schedule starts on the new refere
   it('no schedule when the reference was not made', () => {
     const approved = fold(initialState, approvedSale().events);
     const pending = fold(approved, flow.decide(asSaga(request), approved, testContext()).events);
-    const lost = referenceResult({ kind: 'unknown', reason: 'timeout' })(pending);
-    if (lost.kind !== 'gateway-result') throw new Error('not a result');
+    const refused = referenceResult({ kind: 'rejected', code: '2', message: 'no such order' })(
+      pending,
+    );
+    if (refused.kind !== 'gateway-result') throw new Error('not a result');
     const failed = flow.decide(
-      { kind: 'gateway-result', result: lost.result },
+      { kind: 'gateway-result', result: refused.result },
       pending,
       testContext(),
     );

@@ -6,9 +6,12 @@ import type {
   GetCardInfoCommand,
   RebillCommand,
 } from '@payments/contracts';
-import { resendAfterNotSent } from '../../../domain/send-rules';
+import { nextPollDelay } from '../../../domain/polling';
+import { NEVER_RECEIVED_ATTEMPT, resendAfterNotSent } from '../../../domain/send-rules';
 import { type Decision, type DecisionContext } from './decision';
-import { accepted, ignored, policyOf, rejected, type EventDraft } from './drafts';
+import { accepted, addMs, ignored, msBetween, policyOf, rejected, type EventDraft } from './drafts';
+import type { Effect } from './effects';
+import type { Timer } from './inputs';
 import { existingPayment, firstRefusal, isRejection, limitRefusal, refuse } from './guards';
 import { requestBase, requestPayment } from './initiate';
 import type { CardRefRequest, OpenPayment, PaymentState } from './state';
@@ -21,6 +24,8 @@ import type { CardRefRequest, OpenPayment, PaymentState } from './state';
  *    (`approved` says the money moved, on a gateway answer about that very rebill);
  *  - `create-card-ref` takes a reference from this successful sale or preauth, `get-card-info`
  *    reads BIN, last four and brand of the payment's reference. Neither moves money; one at a time.
+ *    A lost reply is asked again on the status-poll cadence until answered (the gateway keeps one
+ *    reference per order) and raises the unknown-outcome alert after the same window as a payment.
  * What is kept of a card: the reference id, BIN, last four and brand, never number, CVV or expiry.
  */
 
@@ -212,11 +217,8 @@ export function decideCardReferenceResult(
     return ignored('NO_OPERATION_IN_FLIGHT');
   const pending = state.cardRefRequest;
   if (result.requestId !== pending.requestId) return ignored('STALE_REQUEST');
-  const failed = (
-    reason: 'rejected' | 'not-sent' | 'unknown',
-    message: string,
-    code?: string,
-  ): Decision =>
+  const settled = settledEffects(pending);
+  const failed = (reason: 'rejected' | 'not-sent', message: string, code?: string): Decision =>
     accepted(
       state,
       state.paymentId,
@@ -232,18 +234,21 @@ export function decideCardReferenceResult(
           ...(code === undefined ? {} : { code }),
         },
       ],
-      [],
+      settled,
     );
   const r = result.result;
   switch (r.kind) {
     case 'accepted':
       return (
-        answered(state, pending, r.cardReference, ctx) ??
+        answered(state, pending, r.cardReference, settled, ctx) ??
         failed('rejected', 'the reply carried no card reference')
       );
     case 'rejected':
       return failed('rejected', r.message, r.code);
     case 'not-sent': {
+      // Asked again after a lost reply and not sent this time: still unknown, asked again later.
+      if (pending.unknownSince !== undefined)
+        return ignored('NO_NEWS', askAgain(pending, result.attempt, ctx, r.retryAt));
       const policy = policyOf(ctx);
       const resend = resendAfterNotSent({
         attempt: result.attempt,
@@ -259,9 +264,7 @@ export function decideCardReferenceResult(
       ]);
     }
     case 'unknown':
-      // No money moves: the outcome is reported as unknown; the same command again (a new id)
-      // gets the same reference, the gateway keeps one per order.
-      return failed('unknown', r.reason);
+      return lostReply(state, pending, result.attempt, ctx);
     default: {
       const never: never = r;
       throw new Error(`unhandled result ${JSON.stringify(never)}`);
@@ -269,10 +272,128 @@ export function decideCardReferenceResult(
   }
 }
 
+/** The card-reference request's alert timer, once its outcome is known. */
+function settledEffects(pending: CardRefRequest): Effect[] {
+  return pending.unknownSince === undefined
+    ? []
+    : [{ type: 'cancel-timer', timer: 'card-ref-alert' }];
+}
+
+/**
+ * A lost reply: the outcome is unknown, not failed. The first one is reported
+ * (card-reference-unknown) and arms the alert; every one asks again.
+ */
+function lostReply(
+  state: OpenPayment,
+  pending: CardRefRequest,
+  attempt: number,
+  ctx: DecisionContext,
+): Decision {
+  const again = askAgain(pending, attempt, ctx);
+  if (pending.unknownSince !== undefined) return ignored('NO_NEWS', again);
+  return accepted(
+    state,
+    state.paymentId,
+    ctx,
+    [
+      {
+        type: 'card-reference-unknown',
+        commandId: pending.commandId,
+        requestId: pending.requestId,
+        operation: pending.operation,
+        since: ctx.now,
+        alert: false,
+      },
+    ],
+    [
+      ...again,
+      {
+        type: 'schedule-timer',
+        timer: { kind: 'card-ref-alert', requestId: pending.requestId },
+        at: addMs(ctx.now, policyOf(ctx).unknownAlertAfterMs),
+      },
+    ],
+  );
+}
+
+/**
+ * The same request once more (same request id and order, `attempt` bumped) on the status-poll
+ * cadence, or when our own limits let it go (`retryAt`). Safe to repeat: the gateway keeps one
+ * reference per order, so a create-card-ref asked again answers with the reference the lost reply
+ * carried, and get-card-info only reads; so the adapter's ledger is told to let this attempt pass
+ * (`afterNoTrace`) although an earlier one may have arrived.
+ */
+function askAgain(
+  pending: CardRefRequest,
+  attempt: number,
+  ctx: DecisionContext,
+  retryAt?: string,
+): Effect[] {
+  const next = attempt + 1;
+  // Attempts from NEVER_RECEIVED_ATTEMPT on belong to the never-received resend; by then the
+  // alert has long been raised and the request stays unknown for operators.
+  if (next >= NEVER_RECEIVED_ATTEMPT) return [];
+  const since = pending.unknownSince ?? ctx.now;
+  const notBefore =
+    retryAt !== undefined && Date.parse(retryAt) > Date.parse(ctx.now)
+      ? retryAt
+      : addMs(ctx.now, nextPollDelay(attempt - 1, msBetween(since, ctx.now)));
+  return [
+    {
+      type: 'resend-gateway-request',
+      requestId: pending.requestId,
+      attempt: next,
+      notBefore,
+      afterNoTrace: true,
+    },
+  ];
+}
+
+/**
+ * The alert timer of an unknown card-reference request: raised once the outcome has been unknown
+ * for the payment's alert window (facts §4: one hour), as for an unknown payment outcome; it stays
+ * unknown and keeps being asked.
+ */
+export function decideCardRefAlert(
+  timer: Extract<Timer, { kind: 'card-ref-alert' }>,
+  state: PaymentState,
+  ctx: DecisionContext,
+): Decision {
+  const pending = state.status === 'initial' ? undefined : state.cardRefRequest;
+  if (
+    state.status === 'initial' ||
+    pending === undefined ||
+    pending.requestId !== timer.requestId ||
+    pending.unknownSince === undefined ||
+    pending.alerted === true
+  )
+    return ignored('TIMER_OBSOLETE');
+  const remaining = policyOf(ctx).unknownAlertAfterMs - msBetween(pending.unknownSince, ctx.now);
+  if (remaining > 0)
+    return ignored('NO_NEWS', [{ type: 'schedule-timer', timer, at: addMs(ctx.now, remaining) }]);
+  return accepted(
+    state,
+    state.paymentId,
+    ctx,
+    [
+      {
+        type: 'card-reference-unknown',
+        commandId: pending.commandId,
+        requestId: pending.requestId,
+        operation: pending.operation,
+        since: pending.unknownSince,
+        alert: true,
+      },
+    ],
+    [],
+  );
+}
+
 function answered(
   state: OpenPayment,
   pending: CardRefRequest,
   reference: { refId?: string; card?: OpenPayment['card'] } | undefined,
+  settled: Effect[],
   ctx: DecisionContext,
 ): Decision | undefined {
   if (reference === undefined) return undefined;
@@ -292,7 +413,15 @@ function answered(
     if (reference.card === undefined || state.cardRef === undefined) return undefined;
     draft = { type: 'card-info-reported', ...base, cardRef: state.cardRef, card: reference.card };
   }
-  return accepted(state, state.paymentId, ctx, [draft], []);
+  return accepted(state, state.paymentId, ctx, [draft], settled);
+}
+
+/**
+ * A deferred resend of a create-card-ref or get-card-info (not sent: our breaker or limits, the
+ * gateway unreachable) still applies while that request is the one waiting for its answer.
+ */
+export function cardRefResendWanted(state: PaymentState, requestId: string): boolean {
+  return state.status !== 'initial' && state.cardRefRequest?.requestId === requestId;
 }
 
 /** Folds a card-reference event into an existing payment. */
@@ -317,6 +446,20 @@ export function evolveCardReference(state: OpenPayment, event: CardReferenceEven
       };
     case 'card-ref-created':
       return { ...rest, version, cardRef: event.cardRef };
+    case 'card-reference-unknown': {
+      const pending = state.cardRefRequest;
+      if (pending === undefined || pending.requestId !== event.requestId)
+        return { ...state, version };
+      return {
+        ...state,
+        version,
+        cardRefRequest: {
+          ...pending,
+          unknownSince: pending.unknownSince ?? event.since,
+          ...(event.alert ? { alerted: true } : {}),
+        },
+      };
+    }
     case 'card-info-reported':
     case 'card-reference-failed':
       return { ...rest, version };

@@ -1,3 +1,4 @@
+import { decideCardRefAlert } from './card-reference';
 import { decideMethodDeadline } from './decide-payer-flows';
 import type { Decision, DecisionContext } from './decision';
 import { decideOperation } from './decide-gateway';
@@ -64,6 +65,8 @@ export function decideTimer(timer: Timer, state: PaymentState, ctx: DecisionCont
     }
     case 'threeds-method-deadline':
       return decideMethodDeadline(timer, state, ctx);
+    case 'card-ref-alert':
+      return decideCardRefAlert(timer, state, ctx);
     default: {
       const never: never = timer;
       throw new Error(`unhandled timer ${JSON.stringify(never)}`);

@@ -32,6 +32,7 @@ export function evolve(state: PaymentState, event: PaymentEvent): PaymentState {
         stage: 'requested',
         requestedAt: event.occurredAt,
         alerted: false,
+        ...(event.via === undefined ? {} : { via: event.via }),
       };
       if (isMainOperation(event.operation)) {
         if (event.merchant === undefined) {
@@ -145,6 +146,7 @@ export function evolve(state: PaymentState, event: PaymentEvent): PaymentState {
     case 'card-ref-created':
     case 'card-info-requested':
     case 'card-info-reported':
+    case 'card-reference-unknown':
     case 'card-reference-failed':
       return evolveCardReference(requireOpen(state, event), event);
     default: {

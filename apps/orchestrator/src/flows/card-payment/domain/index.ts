@@ -1,4 +1,5 @@
 export { decide } from './decide';
+export { cardRefResendWanted } from './card-reference';
 export { evolve, fold } from './evolve';
 export { initialState, isOpen, isSettled, resendStillWanted, FINAL_STATUSES } from './state';
 export type {

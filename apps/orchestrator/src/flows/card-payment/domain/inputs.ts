@@ -13,7 +13,9 @@ export type Timer =
   | { kind: 'unknown-alert'; requestId: string }
   | { kind: 'hold-expiry'; action: HoldExpiryAction }
   /** 3-D Secure 2.x: the method step's 10 seconds are over (decide-payer-flows.ts). */
-  | { kind: 'threeds-method-deadline'; requestId: string };
+  | { kind: 'threeds-method-deadline'; requestId: string }
+  /** A card-reference request unknown for the alert window (card-reference.ts). */
+  | { kind: 'card-ref-alert'; requestId: string };
 export type TimerKind = Timer['kind'];
 export type HoldExpiryAction = 'void' | 'report';
 

@@ -132,6 +132,41 @@ describe('hosted forms (sale-form, preauth-form, payment-form)', () => {
       .thenState({ status: 'approved', captured: 10_000 });
   });
 
+  describe('the form reply lost (the form address never came back)', () => {
+    const HOUR = 60 * 60 * 1000;
+    const lost = (type: 'sale-form' | 'preauth-form' | 'payment-form') =>
+      givenInputs(command(form(type)), result({ kind: 'unknown', reason: 'timeout' }));
+
+    it.each(['sale-form', 'preauth-form', 'payment-form'] as const)(
+      '%s: a processing status stays unknown (no payer can reach the form); the shared rule alerts after the hour',
+      (type) => {
+        lost(type)
+          .when(statusReply({ status: 'processing', gatewayOrderId: 'gw-1' }), at(5_000))
+          .thenIgnored('NO_NEWS')
+          .thenEffects([])
+          .thenState({ status: 'outcome-unknown' });
+        const requestId = lost(type).state.inFlight?.requestId ?? '';
+        lost(type)
+          .and(statusReply({ status: 'processing', gatewayOrderId: 'gw-1' }), at(5_000))
+          .when(timer({ kind: 'unknown-alert', requestId }), at(HOUR))
+          .then([{ type: 'outcome-unknown', alert: true, since: T0 }]);
+      },
+    );
+
+    it('the status reply with a final outcome still resolves it', () => {
+      lost('sale-form')
+        .when(statusReply({ status: 'declined', gatewayOrderId: 'gw-1' }), at(5_000))
+        .then([{ type: 'declined' }]);
+    });
+
+    it('a sale with the card sent is not held: processing means the gateway works on it', () => {
+      givenInputs(command(saleCommand()), result({ kind: 'unknown', reason: 'timeout' }))
+        .when(statusReply({ status: 'processing', gatewayOrderId: 'gw-1' }), at(5_000))
+        .then([{ type: 'accepted-by-gateway' }])
+        .thenState({ status: 'processing' });
+    });
+  });
+
   it('a status reply while the payer is still on the form changes nothing; the poll asks again', () => {
     onForm()
       .when(statusReply({ status: 'processing' }))

@@ -65,6 +65,8 @@ export interface InFlightOperation {
   serial?: string;
   /** Why a person must look at this unknown outcome (no trace, amount mismatch). */
   concern?: UnknownConcern;
+  /** The payer enters the card on the gateway's hosted page, whose address the reply brings. */
+  via?: 'hosted-form';
 }
 
 /** `rebill`: a charge of a card reference with the cardholder absent (a sale without a card). */
@@ -85,6 +87,10 @@ export interface CardRefRequest {
   requestedAt: string;
   /** create-card-ref: the schedule to start on the new reference. */
   schedule?: ScheduleOnNewCardRef;
+  /** Its reply was lost (since then): asked again until answered. */
+  unknownSince?: string;
+  /** The unknown-outcome alert was raised for it. */
+  alerted?: boolean;
 }
 
 /** Money positions every state carries (minor units; zero before anything happened). */

@@ -6,6 +6,7 @@ import type {
   ScheduleEvent,
 } from '@payments/contracts';
 import { derivedUuid } from '../../../domain';
+import { limitRefusal } from '../../card-payment/domain/guards';
 import { cycleDueAt, cycleExists, firstCycleFrom } from './calendar';
 import {
   decideGatewayCharged,
@@ -131,6 +132,10 @@ export function decideSchedule(
   if (command.type === 'create-schedule') {
     if (state.status !== 'initial')
       return reject('SCHEDULE_ALREADY_EXISTS', `schedule ${command.scheduleId} exists`);
+    // The rebill's own limit check, asked up front: a schedule is never created to charge what
+    // every one of its rebills would be refused.
+    const overLimit = limitRefusal(policy.limits, command.merchant.endpointId, command.amount);
+    if (overLimit) return reject(overLimit.code, overLimit.message);
     const first = firstCycleFrom(command.rule, 0, ctx.now);
     if (first === undefined)
       return reject('INVALID_SCHEDULE', 'the schedule has no cycle from now on (ended already)');
@@ -178,12 +183,15 @@ export function decideSchedule(
   }
 
   switch (command.type) {
-    case 'update-schedule':
+    case 'update-schedule': {
       if (state.status === 'cancelled' || state.status === 'completed')
         return reject('INVALID_STATE', `the schedule is ${state.status}`);
       if (command.amount.currency !== terms.amount.currency)
         return reject('CURRENCY_MISMATCH', `the schedule charges ${terms.amount.currency}`);
+      const overLimit = limitRefusal(policy.limits, command.merchant.endpointId, command.amount);
+      if (overLimit) return reject(overLimit.code, overLimit.message);
       return accept([{ type: 'schedule-updated', amount: command.amount }], []);
+    }
     case 'pause-schedule':
       if (state.status !== 'active' && state.status !== 'past-due')
         return reject('INVALID_STATE', `the schedule is ${state.status}`);

@@ -274,3 +274,37 @@ describe('recurring schedule: pause, resume, cancel, update', () => {
       .thenRejected('CURRENCY_MISMATCH');
   });
 });
+
+describe('recurring schedule: the limits its rebills face', () => {
+  const limited = {
+    ...DEFAULT_SCHEDULE_POLICY,
+    limits: { default: { maxMinor: 10_000 }, endpoints: { '9999': { currencies: ['USD'] } } },
+  };
+
+  it('create refuses an amount above the maximum or in a currency the endpoint refuses, as the rebill would', () => {
+    withPolicy(limited)
+      .when(create({ amount: eur(10_001) }))
+      .thenRejected('AMOUNT_ABOVE_MAXIMUM');
+    withPolicy(limited)
+      .when(create({ merchant: { endpointId: '9999' }, amount: eur(500) }))
+      .thenRejected('CURRENCY_NOT_ALLOWED');
+    withPolicy(limited)
+      .when(create({ amount: eur(10_000) }))
+      .then([{ type: 'schedule-created' }]);
+  });
+
+  it('without configured limits, the rebill defaults: above 100,000,000 minor units refused', () => {
+    givenInputs()
+      .when(create({ amount: eur(100_000_001) }))
+      .thenRejected('AMOUNT_ABOVE_MAXIMUM');
+  });
+
+  it('update refuses an amount above the maximum and keeps the old one', () => {
+    withPolicy(limited, [create(), T0])
+      .when(update(eur(10_001)), T0)
+      .thenRejected('AMOUNT_ABOVE_MAXIMUM');
+    withPolicy(limited, [create(), T0])
+      .when(update(eur(10_000)), T0)
+      .then([{ type: 'schedule-updated', amount: eur(10_000) }]);
+  });
+});

@@ -1,4 +1,5 @@
 import type { CardRef, MerchantRef, Money, ScheduleRule } from '@payments/contracts';
+import type { PaymentLimits } from '../../card-payment/domain/decision';
 
 /** What a schedule charges, whom and when: fixed at creation except the amount (update-schedule). */
 export interface ScheduleTerms {
@@ -146,6 +147,11 @@ export interface SchedulePolicy {
    * the cycle's date at a time of day of its own). Undefined: DEFAULT_EXPECTED_CHARGE_GRACE_MS.
    */
   readonly expectedChargeGraceMs?: number;
+  /**
+   * The endpoints' limits every charge of a schedule faces (the card-payment flow's PAYMENT_LIMITS;
+   * undefined: its defaults): an amount or currency they refuse is refused at create and update.
+   */
+  readonly limits?: PaymentLimits;
 }
 
 export const DEFAULT_SCHEDULE_POLICY: SchedulePolicy = {

@@ -386,6 +386,8 @@ describe('two-step payout', () => {
       'payout-approved',
       'payout-requested(payout-pay)',
       'payout-outcome-unknown(payout-pay)',
+      // The status reply names payout-pay's serial (by-request-sn): kept before the outcome.
+      'payout-accepted-by-gateway(payout-pay)',
       'paid-out',
     ]);
     expectOneSequence(payoutId);

@@ -65,7 +65,8 @@ describe('orchestrator saga (real broker + PostgreSQL)', () => {
       paymentId: request.paymentId,
       operation: request.operation,
       attempt: request.attempt,
-      result: { kind: 'accepted', gatewayOrderId },
+      // The gateway names the request's serial number in its reply.
+      result: { kind: 'accepted', gatewayOrderId, serialNumber: `sn-${request.requestId}` },
       completedAt: T(),
     };
   }
@@ -388,9 +389,11 @@ describe('orchestrator saga (real broker + PostgreSQL)', () => {
       callback(preauth.paymentId, 'approved', { transactionType: 'capture' }),
     );
     const withStatus = await collector.waitForRequests(preauth.paymentId, 3);
+    // Asked about exactly that request (by-request-sn).
     expect(withStatus[2].value).toMatchObject({
       operation: 'status',
       subjectRequestId: requests[1].value.requestId,
+      subjectSerial: `sn-${requests[1].value.requestId}`,
     });
     expect(types(collector.events(preauth.paymentId))).not.toContain('captured');
     await producer.result({
@@ -401,7 +404,11 @@ describe('orchestrator saga (real broker + PostgreSQL)', () => {
       attempt: 1,
       result: {
         kind: 'accepted',
-        report: { status: 'approved', transactionType: 'capture' },
+        report: {
+          status: 'approved',
+          transactionType: 'capture',
+          requestSerial: `sn-${requests[1].value.requestId}`,
+        },
       },
       completedAt: T(),
     });

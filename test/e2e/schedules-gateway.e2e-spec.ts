@@ -108,6 +108,8 @@ beforeAll(async () => {
         TIMER_POLL_MS: '100',
         SCHEDULE_GATEWAY_REGISTRATION_ENDPOINTS: ENDPOINT,
         SCHEDULE_GATEWAY_STATUS_POLL_SECONDS: '1',
+        // A cycle's charge is asked for a minute after its time (the gateway's own time of day).
+        SCHEDULE_GATEWAY_CHARGE_GRACE_SECONDS: '60',
       },
     },
   });
@@ -327,5 +329,58 @@ describe('a schedule registered with the gateway', () => {
     const ledger = await stack.controls.ledger(heldCharge);
     expect(ledger.entries.map((m) => [m.movement, m.amountMinor])).toEqual([['charged', 2_000]]);
     expect((await stack.controls.ledger(`${held}-2`)).entries).toEqual([]);
+  }, 180_000);
+
+  // Last: it moves the orchestrator's clock two months ahead.
+  it('a charge whose callbacks are all lost is still found by its client order id once its time has passed, and recorded once', async () => {
+    const lost = randomUUID();
+    const lostCharge = `${lost}-1`;
+    await stack.controls.addFault({ clientOrderId: lostCharge, callbacks: 'drop' });
+    // Beyond the sandbox clock's advances so far (≈ 34 days): charged once, when it reaches it.
+    const start = new Date(Date.now() + 60 * DAY * 1000).toISOString().slice(0, 10);
+    await stack.sendRaw({
+      type: 'create-schedule',
+      ...base(),
+      scheduleId: lost,
+      cardRef: { refId: refId ?? (await cardReference()) },
+      amount: { minor: 3_000, currency: 'USD' },
+      description: 'One charge, callbacks lost',
+      rule: {
+        period: 'month',
+        interval: 1,
+        startDate: start,
+        timeOfDay: '00:00',
+        timeZone: 'UTC',
+        end: { kind: 'count', count: 1 },
+      },
+    });
+    await waitSchedule(lost, (e) => e.type === 'schedule-registered');
+    await stack.controls.advanceClock(60 * DAY + 3_600);
+    await waitFor(
+      async () => (await stack.controls.ledger(lostCharge)).entries.length > 0,
+      'the sandbox charging the cycle',
+    );
+    const ledger = await stack.controls.ledger(lostCharge);
+    expect(ledger.entries.map((m) => [m.movement, m.amountMinor])).toEqual([['charged', 3_000]]);
+    // No callback reaches us; nothing is recorded while the cycle's time has not come for us.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(stack.events.scheduleEventsOf(lost).map((e) => e.type)).toEqual([
+      'schedule-created',
+      'schedule-registered',
+    ]);
+    // The cycle's time and the grace pass on the orchestrator's clock: it asks, finds, records.
+    await stack.advanceOrchestratorClock(61 * DAY);
+    await waitSchedule(lost, (e) => e.type === 'gateway-cycle-charged');
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const events = stack.events.scheduleEventsOf(lost);
+    expect(events.map((e) => e.type)).toEqual([
+      'schedule-created',
+      'schedule-registered',
+      'gateway-charge-reported',
+      'gateway-cycle-charged',
+    ]);
+    expect(charged(lost)).toMatchObject([
+      { cycle: 0, clientOrderId: lostCharge, amount: { minor: 3_000, currency: 'USD' } },
+    ]);
   }, 180_000);
 });

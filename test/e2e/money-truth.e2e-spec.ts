@@ -1,8 +1,9 @@
-import type { PaymentEvent } from '@payments/contracts';
+import type { PaymentEvent, SaleCommand } from '@payments/contracts';
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
 import { PaymentStack, SANDBOX_MERCHANT } from '../../scripts/stack/payment-stack';
 import { oneStepPayout } from '../../scripts/stack/payout-commands';
 import { run } from '../../scripts/stack/processes';
+import type { FaultRule } from '../../scripts/stack/sandbox-controls';
 import { controlFor } from '../support/callback-control';
 
 /**
@@ -32,6 +33,27 @@ const typesOf = (paymentId: string) => eventsOf(paymentId).map((e) => e.type);
 async function movements(clientOrderId: string, movement: string): Promise<number[]> {
   const ledger = await stack.controls.ledger(clientOrderId);
   return ledger.entries.filter((e) => e.movement === movement).map((e) => e.amountMinor);
+}
+
+/** A sale sent with these sandbox faults on its own order (client order id = payment id). */
+async function saleWith(
+  amountMinor: number,
+  ...faults: Array<Omit<FaultRule, 'clientOrderId'>>
+): Promise<SaleCommand> {
+  const sale = stack.sale({ cvv: '123', amountMinor });
+  for (const fault of faults)
+    await stack.controls.addFault({ clientOrderId: sale.paymentId, ...fault });
+  await stack.send(sale);
+  return sale;
+}
+
+/** The payment's final outcome event (approved, declined or failed). */
+function finalOf(paymentId: string, timeoutMs = 90_000) {
+  return stack.events.waitFor(
+    paymentId,
+    (e) => ['approved', 'declined', 'failed'].includes(e.type),
+    timeoutMs,
+  );
 }
 
 /** An authorized preauth and the gateway's order id of it. */
@@ -132,19 +154,8 @@ describe('a capture in flight', () => {
 
 describe('an operation the gateway never received', () => {
   it('a sale answered 503 before processing is unknown, sent once more after the window, charged once', async () => {
-    const sale = stack.sale({ cvv: '123', amountMinor: 4_400 });
-    await stack.controls.addFault({
-      clientOrderId: sale.paymentId,
-      operation: 'SALE',
-      failBefore: 503,
-      times: 1,
-    });
-    await stack.send(sale);
-    const final = await stack.events.waitFor(
-      sale.paymentId,
-      (e) => ['approved', 'declined', 'failed'].includes(e.type),
-      90_000,
-    );
+    const sale = await saleWith(4_400, { operation: 'SALE', failBefore: 503, times: 1 });
+    const final = await finalOf(sale.paymentId);
     // The whole stream in the failure message when it is not approved.
     expect({ final: final.event, all: eventsOf(sale.paymentId) }).toMatchObject({
       final: { type: 'approved' },
@@ -190,8 +201,7 @@ describe('an operation the gateway never received', () => {
 
 describe('an answer about an earlier request of the order', () => {
   it('a second return answered 503 before processing is never settled by the status of the first; it stays unknown with the alert, the ledger refunds 3,000 only', async () => {
-    const sale = stack.sale({ cvv: '123', amountMinor: 10_000 });
-    await stack.send(sale);
+    const sale = await saleWith(10_000);
     await stack.events.waitForType(sale.paymentId, ['approved']);
     await stack.send(stack.return(sale.paymentId, 3_000));
     await stack.events.waitFor(
@@ -233,21 +243,10 @@ describe('a gateway that is only slow', () => {
   const SLOW_MS = 30_000;
 
   it('a sale whose request and its one repeat arrive after the adapter gave up is charged once and reported approved, never failed', async () => {
-    const sale = stack.sale({ cvv: '123', amountMinor: 5_100 });
     // Both the send and its repeat are slow to arrive (longer than the adapter waits, and than
     // the window): the gateway has no order while the orchestrator asks, then charges.
-    await stack.controls.addFault({
-      clientOrderId: sale.paymentId,
-      operation: 'SALE',
-      latencyMs: SLOW_MS,
-      times: 2,
-    });
-    await stack.send(sale);
-    const final = await stack.events.waitFor(
-      sale.paymentId,
-      (e) => ['approved', 'declined', 'failed'].includes(e.type),
-      90_000,
-    );
+    const sale = await saleWith(5_100, { operation: 'SALE', latencyMs: SLOW_MS, times: 2 });
+    const final = await finalOf(sale.paymentId);
     expect({ final: final.event, all: eventsOf(sale.paymentId) }).toMatchObject({
       final: { type: 'approved', amount: { minor: 5_100 } },
     });
@@ -280,11 +279,7 @@ describe('a gateway that is only slow', () => {
       times: 4,
     });
     await stack.send(sale);
-    const final = await stack.events.waitFor(
-      sale.paymentId,
-      (e) => ['approved', 'declined', 'failed'].includes(e.type),
-      90_000,
-    );
+    const final = await finalOf(sale.paymentId);
     const left = (await stack.controls.faults()).find((f) => f.id === refusals.id);
     expect(left?.remaining ?? 0).toBe(0); // every refusal was served before the answer
     expect({ final: final.event, all: eventsOf(sale.paymentId) }).toMatchObject({
@@ -297,14 +292,7 @@ describe('a gateway that is only slow', () => {
 
 describe('the gateway processes another amount than was asked for', () => {
   it('a sale charged 1.00 where 60.00 was asked is never reported approved: unknown with the amount-mismatch alert, the gateway amount in it', async () => {
-    const sale = stack.sale({ cvv: '123', amountMinor: 6_000 });
-    await stack.controls.addFault({
-      clientOrderId: sale.paymentId,
-      operation: 'SALE',
-      processedAmountMinor: 100,
-      times: 1,
-    });
-    await stack.send(sale);
+    const sale = await saleWith(6_000, { operation: 'SALE', processedAmountMinor: 100, times: 1 });
     const alerted = await stack.events.waitFor(
       sale.paymentId,
       (e) => e.type === 'approved' || (e.type === 'outcome-unknown' && e.alert),

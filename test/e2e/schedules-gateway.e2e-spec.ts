@@ -110,6 +110,8 @@ beforeAll(async () => {
         SCHEDULE_GATEWAY_STATUS_POLL_SECONDS: '1',
         // A cycle's charge is asked for a minute after its time (the gateway's own time of day).
         SCHEDULE_GATEWAY_CHARGE_GRACE_SECONDS: '60',
+        // The last test moves the orchestrator's clock (its test control).
+        TEST_CONTROLS_ENABLED: 'true',
       },
     },
   });

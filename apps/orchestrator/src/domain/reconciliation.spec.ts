@@ -258,6 +258,13 @@ const CARD_EVENTS: OperationEvents = {
     ['sale', 'preauth', 'rebill', 'account-verification'].includes(operation),
 };
 
+/** A run over the hour before NOW, of a saga created in it. */
+const SCOPE = {
+  from: new Date('2026-11-26T11:00:00Z'),
+  to: NOW,
+  createdInWindow: true,
+} as const;
+
 const R = (n: number) => `00000000-0000-4000-8000-00000000000${n}`;
 const requested = (n: number, operation: string, minor: number): HistoryEvent => ({
   type: 'operation-requested',
@@ -328,7 +335,12 @@ describe('reconciliation: a saga operation by operation', () => {
   });
 
   it('one request check per settled operation with a serial; no latest-operation check then', () => {
-    const checks = sagaChecks(order, operationsOf(SALE_AND_TWO_RETURNS, CARD_EVENTS), latest);
+    const checks = sagaChecks(
+      order,
+      operationsOf(SALE_AND_TWO_RETURNS, CARD_EVENTS),
+      latest,
+      SCOPE,
+    );
     expect(checks.map((c) => [c.subject, c.expectation.serial, c.expectation.operation])).toEqual([
       [`request:${R(1)}`, 'sn-1', 'sale'],
       [`request:${R(2)}`, 'sn-2', 'return'],
@@ -347,7 +359,12 @@ describe('reconciliation: a saga operation by operation', () => {
   });
 
   it('a return the gateway says it declined is a mismatch on that return, whatever the latest says', () => {
-    const [, first] = sagaChecks(order, operationsOf(SALE_AND_TWO_RETURNS, CARD_EVENTS), latest);
+    const [, first] = sagaChecks(
+      order,
+      operationsOf(SALE_AND_TWO_RETURNS, CARD_EVENTS),
+      latest,
+      SCOPE,
+    );
     if (first === undefined) throw new Error('no check of the first return');
     const about = (
       status: GatewayStatusReport['status'],
@@ -371,6 +388,7 @@ describe('reconciliation: a saga operation by operation', () => {
       { ...order, status: 'approved' },
       operationsOf(history, CARD_EVENTS),
       cardPaymentExpectation(payment({ status: 'approved' }), AT),
+      SCOPE,
     );
     expect(checks).toEqual([
       {
@@ -390,7 +408,7 @@ describe('reconciliation: a saga operation by operation', () => {
       requested(2, 'return', 3_000),
       settled(2, 'failed', 'rejected'),
     ];
-    const checks = sagaChecks(order, operationsOf(history, CARD_EVENTS), latest);
+    const checks = sagaChecks(order, operationsOf(history, CARD_EVENTS), latest, SCOPE);
     expect(checks.map((c) => c.subject)).toEqual([`request:${R(1)}`]);
   });
 
@@ -408,11 +426,44 @@ describe('reconciliation: a saga operation by operation', () => {
       AT,
     );
     const history = SALE_AND_TWO_RETURNS.slice(0, 3);
-    const checks = sagaChecks(order, operationsOf(history, CARD_EVENTS), unknown);
+    const checks = sagaChecks(order, operationsOf(history, CARD_EVENTS), unknown, SCOPE);
     expect(checks.map((c) => [c.subject, c.expectation.outcome])).toEqual([
       [`request:${R(1)}`, 'approved'],
       ['order', 'unknown'],
     ]);
+  });
+
+  it('a run checks the operations its window holds: a return days after its sale, in its own window', () => {
+    const at = (event: HistoryEvent, occurredAt: string): HistoryEvent => ({
+      ...event,
+      occurredAt,
+    });
+    const history = [
+      at(requested(1, 'sale', 10_000), '2026-11-20T09:00:00Z'),
+      at(accepted(1, 'sn-1'), '2026-11-20T09:00:01Z'),
+      at(settled(1, 'approved'), '2026-11-20T09:00:02Z'),
+      at(requested(2, 'return', 3_000), '2026-11-26T11:10:00Z'),
+      at(accepted(2, 'sn-2'), '2026-11-26T11:10:01Z'),
+      at(settled(2, 'returned'), '2026-11-26T11:10:02Z'),
+    ];
+    const ops = operationsOf(history, CARD_EVENTS);
+    // The window of the return, the sale made days before: the return only, nothing from state.
+    const later = { ...SCOPE, createdInWindow: false };
+    expect(sagaChecks(order, ops, latest, later).map((c) => c.subject)).toEqual([
+      `request:${R(2)}`,
+    ]);
+    // The window of the sale: the sale only (the return was not made yet when it ran).
+    const first = {
+      from: new Date('2026-11-20T09:00:00Z'),
+      to: new Date('2026-11-20T10:00:00Z'),
+      createdInWindow: true,
+    };
+    expect(sagaChecks(order, ops, latest, first).map((c) => c.subject)).toEqual([
+      `request:${R(1)}`,
+    ]);
+    // A window with none of its operations: nothing.
+    const none = { from: new Date('2026-11-21T00:00:00Z'), to: new Date('2026-11-22T00:00:00Z') };
+    expect(sagaChecks(order, ops, latest, { ...none, createdInWindow: false })).toEqual([]);
   });
 
   it('transfers: transferred expects the transfer approved with its amount', () => {
@@ -450,7 +501,12 @@ describe('reconciliation: a saga operation by operation', () => {
       { type: 'gateway-cycle-declined', gatewayOrderId: '701', clientOrderId: 'sched-2' },
       { type: 'gateway-charge-reported', gatewayOrderId: '702', clientOrderId: 'sched-3' },
     ]);
-    const checks = sagaChecks({ status: 'registered', clientOrderId: 'sched' }, charges, undefined);
+    const checks = sagaChecks(
+      { status: 'registered', clientOrderId: 'sched' },
+      charges,
+      undefined,
+      SCOPE,
+    );
     expect(checks).toEqual([
       {
         subject: 'charge:700',

@@ -224,6 +224,8 @@ export interface HistoryEvent {
   readonly reason?: string;
   readonly gatewayOrderId?: string;
   readonly clientOrderId?: string;
+  /** ISO instant the event was written. */
+  readonly occurredAt?: string;
 }
 
 /** How a flow's history names what happened to each of its gateway requests. */
@@ -261,6 +263,8 @@ export interface SettledOperation {
   readonly reachedGateway: boolean;
   /** An order of its own (a charge a registered schedule's gateway made), not the saga's. */
   readonly order?: { readonly clientOrderId: string; readonly gatewayOrderId: string };
+  /** When the saga recorded its outcome (ISO): the run whose window holds it checks it. */
+  readonly settledAt?: string;
 }
 
 /** Failure reasons of a request the gateway never took. */
@@ -273,7 +277,13 @@ export function operationsOf(
 ): SettledOperation[] {
   const requests = new Map<
     string,
-    { operation: string; amount?: Money; serial?: string; outcome?: SettledOperation['outcome'] }
+    {
+      operation: string;
+      amount?: Money;
+      serial?: string;
+      outcome?: SettledOperation['outcome'];
+      settledAt?: string;
+    }
   >();
   const taken = new Set<string>();
   for (const event of events) {
@@ -291,7 +301,9 @@ export function operationsOf(
     if (request === undefined) continue;
     if (event.type === names.accepted) {
       if (event.serialNumber !== undefined) request.serial = event.serialNumber;
-    } else if (names.succeeded.includes(event.type)) {
+      continue;
+    }
+    if (names.succeeded.includes(event.type)) {
       request.outcome = 'approved';
       taken.add(id);
     } else if (names.declined.includes(event.type)) {
@@ -300,7 +312,10 @@ export function operationsOf(
     } else if (names.failed.includes(event.type)) {
       request.outcome = 'not-approved';
       if (!NEVER_TAKEN.has(event.reason ?? '')) taken.add(id);
+    } else {
+      continue;
     }
+    if (event.occurredAt !== undefined) request.settledAt = event.occurredAt;
   }
   return [...requests].flatMap(([requestId, r]) => {
     if (r.outcome === undefined) return [];
@@ -314,6 +329,7 @@ export function operationsOf(
         ...(r.serial === undefined ? {} : { serial: r.serial }),
         ...(opens && r.amount !== undefined ? { amount: r.amount } : {}),
         reachedGateway: taken.has(requestId) || r.serial !== undefined,
+        ...(r.settledAt === undefined ? {} : { settledAt: r.settledAt }),
       },
     ];
   });
@@ -336,6 +352,7 @@ export function gatewayChargesOf(events: readonly HistoryEvent[]): SettledOperat
         ...(charged && event.amount !== undefined ? { amount: event.amount } : {}),
         reachedGateway: true,
         order: { clientOrderId: event.clientOrderId, gatewayOrderId: event.gatewayOrderId },
+        ...(event.occurredAt === undefined ? {} : { settledAt: event.occurredAt }),
       },
     ];
   });
@@ -355,18 +372,39 @@ export interface PlannedCheck {
 }
 
 /**
- * A saga's checks: one per settled operation the gateway took and whose serial is known (asked
- * `by-request-sn`: the answer is about that very request), and one per charge on an order of its
- * own. The check of the latest operation (`latest`, from the state) stays when it is about an
- * outcome unknown for over an hour, when an operation the gateway took has no known serial, or
- * when no operation could be checked at all (a history without serials): the order's latest
- * request is then all the gateway can be asked about.
+ * Which of a saga's checks a run makes: an operation belongs to the run whose window holds the
+ * time its outcome was recorded (a return days after its sale, a schedule's charge months after
+ * the schedule); what only the saga's state tells (its latest operation, an outcome still
+ * unknown) to the run whose window holds the saga's creation.
+ */
+export interface RunScope {
+  readonly from: Date;
+  readonly to: Date;
+  readonly createdInWindow: boolean;
+}
+
+function inWindow(op: SettledOperation, scope: RunScope): boolean {
+  if (op.settledAt === undefined) return scope.createdInWindow;
+  const at = Date.parse(op.settledAt);
+  return at >= scope.from.getTime() && at < scope.to.getTime();
+}
+
+/**
+ * A saga's checks in a run: one per settled operation of the window the gateway took and whose
+ * serial is known (asked `by-request-sn`: the answer is about that very request), and one per
+ * charge on an order of its own. The check of the latest operation (`latest`, from the state)
+ * is added when an operation of the window the gateway took has no known serial, and, in the
+ * run of the saga's creation window, for an outcome unknown for over an hour or a saga whose
+ * history names no operation (written before serials were kept): the order's latest request is
+ * then all the gateway can be asked about.
  */
 export function sagaChecks(
   order: SagaOrder | undefined,
-  operations: readonly SettledOperation[],
+  all: readonly SettledOperation[],
   latest: ExpectationOrSkip | undefined,
+  scope: RunScope,
 ): PlannedCheck[] {
+  const operations = all.filter((op) => inWindow(op, scope));
   const checks: PlannedCheck[] = [];
   let unserialed = false;
   for (const op of operations) {
@@ -404,10 +442,10 @@ export function sagaChecks(
       unserialed = true;
     }
   }
-  if (
-    latest?.kind === 'check' &&
-    (latest.expectation.outcome === 'unknown' || unserialed || checks.length === 0)
-  ) {
+  if (latest?.kind !== 'check') return checks;
+  const fromState =
+    scope.createdInWindow && (latest.expectation.outcome === 'unknown' || all.length === 0);
+  if (unserialed || fromState) {
     checks.push({
       subject: 'order',
       expectation: { ...latest.expectation, basis: 'latest-operation' },

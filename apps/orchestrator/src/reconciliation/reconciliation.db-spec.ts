@@ -391,13 +391,17 @@ describe('reconciliation service (real PostgreSQL)', () => {
     expect(completed).toMatchObject({ type: 'reconciliation-completed', checked: 0, matched: 0 });
   });
 
-  /** Appends events to a saga's history, versions from 1. */
-  async function history(sagaId: string, events: ReadonlyArray<Record<string, unknown>>) {
-    for (const [i, event] of events.entries()) {
+  /** Appends events to a saga's history, versions from 1, each at `at` unless it names `when`. */
+  async function history(
+    sagaId: string,
+    events: ReadonlyArray<Record<string, unknown> & { when?: Date }>,
+    at = created,
+  ) {
+    for (const [i, { when, ...event }] of events.entries()) {
       await dataSource.query(
         `INSERT INTO saga_history (saga_id, version, event_id, event_type, event, command_id, occurred_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [sagaId, i + 1, randomUUID(), event.type, event, randomUUID(), created],
+        [sagaId, i + 1, randomUUID(), event.type, event, randomUUID(), when ?? at],
       );
     }
   }
@@ -557,6 +561,111 @@ describe('reconciliation service (real PostgreSQL)', () => {
         matched: 3,
         mismatched: 1,
         byKind: { 'reported-charged-but-not': 1 },
+      }),
+    ]);
+  });
+
+  it("a window's operations of sagas created before it: a return days after its sale, a registered schedule's charge", async () => {
+    await dataSource.query(`DELETE FROM saga_history; DELETE FROM sagas; DELETE FROM outbox`);
+    const USD = (minor: number) => ({ minor, currency: 'USD' });
+    const daysBefore = new Date('2026-02-20T09:00:00Z');
+    const [sale, refund] = [randomUUID(), randomUUID()];
+    const card = await payment(
+      'partially-returned',
+      { authorized: 10_000, captured: 10_000, returned: 3_000 },
+      daysBefore,
+    );
+    await history(
+      card,
+      [
+        { type: 'operation-requested', requestId: sale, operation: 'sale', amount: USD(10_000) },
+        { type: 'accepted-by-gateway', requestId: sale, operation: 'sale', serialNumber: 'sn-1' },
+        { type: 'approved', requestId: sale, amount: USD(10_000) },
+        { type: 'operation-requested', requestId: refund, operation: 'return', amount: USD(3_000) },
+        {
+          type: 'accepted-by-gateway',
+          requestId: refund,
+          operation: 'return',
+          serialNumber: 'sn-2',
+        },
+        { type: 'returned', requestId: refund, amount: USD(3_000), when: created },
+      ],
+      daysBefore,
+    );
+    const schedule = randomUUID();
+    await dataSource.query(
+      `INSERT INTO sagas (id, flow, endpoint_id, kind, status, state, version, created_at)
+       VALUES ($1, 'recurring-schedule', '1113', NULL, 'registered', $2, 3, $3)`,
+      [
+        schedule,
+        { status: 'registered', version: 3, terms: { scheduleId: schedule }, charges: [] },
+        daysBefore,
+      ],
+    );
+    await history(schedule, [
+      {
+        type: 'gateway-cycle-charged',
+        cycle: 0,
+        gatewayOrderId: 'gw-charge-1',
+        clientOrderId: `${schedule}-1`,
+        amount: USD(990),
+      },
+    ]);
+
+    const runId = randomUUID();
+    expect(
+      await service.start({ runId, trigger: 'on-demand', requestedBy: 'test', ...window }),
+    ).toBe(2);
+    expect(await service.dispatch()).toBe(2);
+    const requests = (await outbox('gateway.requests.v1')).map((m) => m.payload);
+    const [ofReturn] = requests.filter((r) => r.paymentId === card);
+    const [ofCharge] = requests.filter((r) => r.paymentId === schedule);
+    // The return alone (the sale was checked in its own window), by its serial.
+    expect(ofReturn).toMatchObject({ subjectSerial: 'sn-2', subjectOperation: 'return' });
+    // The charge by its own order, under its own client order id.
+    expect(ofCharge).toMatchObject({
+      clientOrderId: `${schedule}-1`,
+      gatewayOrderId: 'gw-charge-1',
+      subjectOperation: 'sale',
+    });
+    expect(ofCharge).not.toHaveProperty('subjectSerial');
+    if (ofReturn === undefined || ofCharge === undefined) throw new Error('requests missing');
+    await service.record([
+      answer(ofReturn, {
+        kind: 'accepted',
+        report: {
+          status: 'approved',
+          transactionType: 'reversal',
+          requestSerial: 'sn-2',
+          amount: USD(10_000),
+        },
+      }),
+      // The gateway says it charged 19.90 where the schedule recorded 9.90.
+      answer(ofCharge, {
+        kind: 'accepted',
+        report: { status: 'approved', transactionType: 'sale', amount: USD(1_990) },
+      }),
+    ]);
+    // The charge's amount differs (no lookup then); a return asks for none: the run is complete.
+    const events = (await outbox('reconciliation.v1')).map((m) => m.payload);
+    expect(events).toEqual([
+      expect.objectContaining({
+        type: 'reconciliation-mismatch',
+        sagaId: schedule,
+        flow: 'recurring-schedule',
+        kind: 'amount-differs',
+        ours: {
+          status: 'registered',
+          operation: 'sale',
+          amount: USD(990),
+          basis: 'latest-operation',
+        },
+      }),
+      expect.objectContaining({
+        type: 'reconciliation-completed',
+        checked: 2,
+        matched: 1,
+        byKind: { 'amount-differs': 1 },
       }),
     ]);
   });

@@ -23,6 +23,7 @@ import {
   type HistoryEvent,
   looksForAnotherOrder,
   type PlannedCheck,
+  type RunScope,
   sagaChecks,
   scheduledWindow,
   verdict,
@@ -62,10 +63,10 @@ interface CheckRow {
 }
 
 /**
- * Reconciliation runs. A run takes the sagas of every flow that moves money (`reconciled-flows.ts`)
- * created in its window, stores what each reported — one check per settled operation with a known
- * serial, asked `by-request-sn`; the latest operation's check for the rest
- * (domain/reconciliation.ts `sagaChecks`) — and asks the gateway for each status through the
+ * Reconciliation runs. A run takes the operations its window holds of the sagas of every flow that
+ * moves money (`reconciled-flows.ts`) and stores what each reported — one check per operation
+ * settled in the window with a known serial, asked `by-request-sn`; the latest operation's check
+ * for the rest (domain/reconciliation.ts `sagaChecks`, `RunScope`) — and asks the gateway for each status through the
  * gateway-adapter — paced per endpoint
  * (RECONCILIATION_RATE_PER_SECOND) on top of the adapter's own status budget, asked again when an
  * answer is not-sent, unknown, still processing or late, at most RECONCILIATION_MAX_ATTEMPTS
@@ -114,11 +115,13 @@ export class ReconciliationService {
       let checks = 0;
       let after = '00000000-0000-0000-0000-000000000000';
       for (;;) {
+        // Created in the window, or changed since it began: a saga created earlier may have
+        // operations the window holds (a return days after its sale, a schedule's charge).
         const sagas = await tx.query<
-          Array<{ id: string; flow: string; endpoint_id: string; state: unknown }>
+          Array<{ id: string; flow: string; endpoint_id: string; state: unknown; created_at: Date }>
         >(
-          `SELECT id, flow, endpoint_id, state FROM sagas
-            WHERE flow = ANY($1) AND created_at >= $2 AND created_at < $3
+          `SELECT id, flow, endpoint_id, state, created_at FROM sagas
+            WHERE flow = ANY($1) AND created_at < $3 AND updated_at >= $2
               AND ($4::text IS NULL OR endpoint_id = $4) AND id > $5
             ORDER BY id LIMIT ${PAGE}`,
           [RECONCILED_FLOWS, run.from, run.to, run.endpointId ?? null, after],
@@ -128,7 +131,11 @@ export class ReconciliationService {
           sagas.map((saga) => saga.id),
         );
         const rows = sagas.flatMap((saga) =>
-          this.checksOf(saga, histories.get(saga.id) ?? [], at).map((planned) => ({
+          this.checksOf(saga, histories.get(saga.id) ?? [], at, {
+            from: run.from,
+            to: run.to,
+            createdInWindow: saga.created_at >= run.from,
+          }).map((planned) => ({
             saga,
             planned,
           })),
@@ -179,6 +186,7 @@ export class ReconciliationService {
     saga: { flow: string; state: unknown },
     history: readonly HistoryEvent[],
     at: CheckTime,
+    scope: RunScope,
   ): PlannedCheck[] {
     const flow = reconciliationOf(saga.flow);
     if (flow === undefined) return [];
@@ -186,6 +194,7 @@ export class ReconciliationService {
       flow.order(saga.state),
       flow.operations(history),
       flow.latest?.(saga.state, at),
+      scope,
     );
   }
 
@@ -196,15 +205,16 @@ export class ReconciliationService {
   ): Promise<Map<string, HistoryEvent[]>> {
     const byId = new Map<string, HistoryEvent[]>();
     if (sagaIds.length === 0) return byId;
-    const rows = await tx.query<Array<{ saga_id: string; event: HistoryEvent }>>(
-      `SELECT saga_id, event FROM saga_history
+    const rows = await tx.query<Array<{ saga_id: string; event: HistoryEvent; occurred_at: Date }>>(
+      `SELECT saga_id, event, occurred_at FROM saga_history
         WHERE saga_id = ANY($1::uuid[]) AND event_type = ANY($2::text[])
         ORDER BY saga_id, version`,
       [sagaIds, RECONCILED_HISTORY_EVENTS],
     );
-    for (const { saga_id, event } of rows) {
+    for (const { saga_id, event, occurred_at } of rows) {
       const events = byId.get(saga_id) ?? [];
-      events.push(event);
+      // The row's time is the one the history is ordered and kept by.
+      events.push({ ...event, occurredAt: occurred_at.toISOString() });
       byId.set(saga_id, events);
     }
     return byId;

@@ -7,7 +7,9 @@
  * sandbox's ledger, no callback (paid twice). A run over the window must report exactly those
  * three, with the right kinds, and find the fourth matching; the sagas are left as they were. The
  * same is found by a scheduled run (its own short window here), and by the CLI's
- * `payments reconcile --wait`.
+ * `payments reconcile --wait`. Then operation by operation: a sale with two returns whose first
+ * return the gateway now reads declined (the latest request, the second return, still approved),
+ * and transfers, one agreeing, one the gateway now reads declined.
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -25,6 +27,7 @@ import {
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
 import { Client } from 'pg';
 import { PaymentStack } from '../../scripts/stack/payment-stack';
+import { transfer } from '../../scripts/stack/payout-commands';
 import { REPO_ROOT, run } from '../../scripts/stack/processes';
 import { TopicCollector } from '../support/adapter-harness';
 import { produceRaw, waitFor } from '../support/kafka';
@@ -108,19 +111,70 @@ afterAll(async () => {
   await adapterDb?.drop();
 });
 
-/** Each saga's verdict (its order check's) in the orchestrator's database, by saga id. */
-async function verdicts(runId: string): Promise<Record<string, string | null>> {
+/** The checks of a run in the orchestrator's database (lookups by client order id left out). */
+async function checksOf(
+  runId: string,
+): Promise<Array<{ sagaId: string; operation: string; serial?: string; verdict: string | null }>> {
   const client = new Client({ connectionString: orchestratorDb.url });
   await client.connect();
   try {
-    const { rows } = await client.query<{ saga_id: string; verdict: string | null }>(
-      `SELECT saga_id, verdict FROM reconciliation_checks WHERE run_id = $1 AND subject = 'order'`,
+    const { rows } = await client.query<{
+      saga_id: string;
+      operation: string;
+      serial: string | null;
+      verdict: string | null;
+    }>(
+      `SELECT saga_id, expectation->>'operation' AS operation, expectation->>'serial' AS serial,
+              verdict
+         FROM reconciliation_checks WHERE run_id = $1 AND subject <> 'client-order-id'`,
       [runId],
     );
-    return Object.fromEntries(rows.map((r) => [r.saga_id, r.verdict]));
+    return rows.map((r) => ({
+      sagaId: r.saga_id,
+      operation: r.operation,
+      ...(r.serial === null ? {} : { serial: r.serial }),
+      verdict: r.verdict,
+    }));
   } finally {
     await client.end();
   }
+}
+
+/** Each one-operation saga's verdict, by saga id. */
+async function verdicts(runId: string): Promise<Record<string, string | null>> {
+  return Object.fromEntries((await checksOf(runId)).map((c) => [c.sagaId, c.verdict]));
+}
+
+/** Asks for an on-demand run over [from, to), as an operator's tool does; returns its id. */
+async function requestRun(from: Date, to: Date): Promise<string> {
+  const runId = randomUUID();
+  await sendReconcile(runId, from, to, randomUUID());
+  return runId;
+}
+
+async function sendReconcile(runId: string, from: Date, to: Date, commandId: string) {
+  const command = {
+    type: 'reconcile',
+    commandId,
+    runId,
+    from: from.toISOString(),
+    to: to.toISOString(),
+    requestedBy: 'e2e',
+    occurredAt: new Date().toISOString(),
+  };
+  await produceRaw(TOPICS.reconciliationCommands, [
+    {
+      key: runId,
+      value: JSON.stringify(command),
+      headers: toKafkaHeaders({
+        id: command.commandId,
+        type: ceType.command('reconcile'),
+        source: CE_SOURCES.admin,
+        subject: runId,
+        time: command.occurredAt,
+      }),
+    },
+  ]);
 }
 
 function events(): ReconciliationEvent[] {
@@ -160,29 +214,7 @@ function bySaga(mismatches: readonly ReconciliationMismatch[]) {
 
 describe('reconciliation', () => {
   it('on demand: finds exactly the three planted mismatches, counts the fourth matched, changes no saga', async () => {
-    const runId = randomUUID();
-    const command = {
-      type: 'reconcile',
-      commandId: randomUUID(),
-      runId,
-      from: started.toISOString(),
-      to: ended.toISOString(),
-      requestedBy: 'e2e',
-      occurredAt: new Date().toISOString(),
-    };
-    await produceRaw(TOPICS.reconciliationCommands, [
-      {
-        key: runId,
-        value: JSON.stringify(command),
-        headers: toKafkaHeaders({
-          id: command.commandId,
-          type: ceType.command('reconcile'),
-          source: CE_SOURCES.admin,
-          subject: runId,
-          time: command.occurredAt,
-        }),
-      },
-    ]);
+    const runId = await requestRun(started, ended);
     const completed = await completionOf(runId);
     // The window may hold other sagas than ours, and they may differ too: the e2e stacks share
     // the consumer groups, so commands and requests an earlier suite left unprocessed are taken by
@@ -235,10 +267,8 @@ describe('reconciliation', () => {
     // The approved sale with one order only was looked up too, and matched.
     expect(found[kept]).toBeUndefined();
 
-    // The same command again (a redelivery) starts nothing: still one completion for the run.
-    await produceRaw(TOPICS.reconciliationCommands, [
-      { key: runId, value: JSON.stringify({ ...command, commandId: randomUUID() }) },
-    ]);
+    // The same run asked again (a redelivery) starts nothing: still one completion for the run.
+    await sendReconcile(runId, started, ended, randomUUID());
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     expect(
       events().filter((e) => e.runId === runId && e.type === 'reconciliation-completed'),
@@ -356,4 +386,105 @@ describe('reconciliation', () => {
     expect(refused?.code).toBe(2);
     expect(refused?.stderr).toMatch(/--from must be before --to/);
   }, 180_000);
+
+  it('operation by operation: a return the gateway now reads declined is found on that return, not matched by the latest; transfers reconciled', async () => {
+    const from = new Date(Date.now() - 1_000);
+    // A sale of 100.00, a return of 30.00, and one of 20.00 …
+    const sale = stack.sale({ amountMinor: 10_000 });
+    await stack.send(sale);
+    await stack.events.waitForType(sale.paymentId, ['approved'], 60_000);
+    const returned = (minor: number) =>
+      stack.events.waitFor(
+        sale.paymentId,
+        (e) => e.type === 'returned' && e.amount.minor === minor,
+        60_000,
+      );
+    await stack.send(stack.return(sale.paymentId, 3_000));
+    const firstReturn = (await returned(3_000)).event;
+    if (firstReturn.type !== 'returned') throw new Error('not a return');
+    // … the gateway's status of the first return now says declined, and nobody was told; the
+    // second return goes through after it, so the order's latest request is an approved return.
+    const [order] = await stack.controls.orderIds(sale.paymentId);
+    if (order === undefined) throw new Error('sandbox order of the sale not found');
+    await stack.controls.overrideStatus(order, 'declined');
+    await stack.send(stack.return(sale.paymentId, 2_000));
+    await returned(2_000);
+    const firstReturnSerial = stack.events
+      .distinctEventsOf(sale.paymentId)
+      .flatMap((e) =>
+        e.type === 'accepted-by-gateway' &&
+        e.requestId === firstReturn.requestId &&
+        e.serialNumber !== undefined
+          ? [e.serialNumber]
+          : [],
+      )[0];
+    expect(firstReturnSerial).toBeDefined();
+
+    // Two transfers: one the gateway agrees with, one it now reads declined.
+    const agreeing = transfer({ amountMinor: 1_500 });
+    const disowned = transfer({ amountMinor: 1_600 });
+    await stack.sendRaw(agreeing, disowned);
+    for (const t of [agreeing, disowned])
+      await stack.events.waitForPayout(t.transferId, ['transferred'], 60_000);
+    const [disownedOrder] = await stack.controls.orderIds(disowned.transferId);
+    if (disownedOrder === undefined) throw new Error('sandbox order of the transfer not found');
+    await stack.controls.overrideStatus(disownedOrder, 'declined');
+    const to = new Date(Date.now() + 1_000);
+
+    const runId = await requestRun(from, to);
+    await completionOf(runId);
+    const checks = await checksOf(runId);
+    // The sale and each return checked by itself; only the first return differs.
+    expect(
+      checks
+        .filter((c) => c.sagaId === sale.paymentId)
+        .map((c) => [c.operation, c.verdict])
+        .sort(),
+    ).toEqual(
+      [
+        ['return', 'match'],
+        ['return', 'reported-charged-but-not'],
+        ['sale', 'match'],
+      ].sort(),
+    );
+    const mismatches = mismatchesOf(runId);
+    const onSale = mismatches.filter((m) => m.sagaId === sale.paymentId);
+    expect(onSale).toHaveLength(1);
+    expect(onSale[0]).toMatchObject({
+      kind: 'reported-charged-but-not',
+      flow: 'card-payment',
+      ours: {
+        status: 'partially-returned',
+        operation: 'return',
+        basis: 'request',
+        requestId: firstReturn.requestId,
+        serial: firstReturnSerial,
+      },
+      gateway: { status: 'declined', transactionType: 'reversal' },
+    });
+
+    expect(
+      checks
+        .filter((c) => c.sagaId === agreeing.transferId || c.sagaId === disowned.transferId)
+        .map((c) => [c.sagaId, c.operation, c.verdict])
+        .sort(),
+    ).toEqual(
+      [
+        [agreeing.transferId, 'transfer', 'match'],
+        [disowned.transferId, 'transfer', 'reported-charged-but-not'],
+      ].sort(),
+    );
+    expect(mismatches.filter((m) => m.sagaId === agreeing.transferId)).toEqual([]);
+    expect(mismatches.find((m) => m.sagaId === disowned.transferId)).toMatchObject({
+      kind: 'reported-charged-but-not',
+      flow: 'transfer',
+      ours: {
+        status: 'transferred',
+        operation: 'transfer',
+        amount: { minor: 1_600, currency: 'USD' },
+        basis: 'request',
+      },
+      gateway: { status: 'declined', transactionType: 'transfer' },
+    });
+  }, 240_000);
 });

@@ -12,16 +12,8 @@ import { LoggingModule, loggingOptions } from '@payments/logging';
 import { HttpErrorFilter, ObservabilityModule, provideHealthChecks } from '@payments/observability';
 import type { Logger } from 'pino';
 import { ORCHESTRATOR_CONFIG, OrchestratorConfig } from './config';
-import { cardPaymentFlow } from './flows/card-payment/card-payment.flow';
-import { cardPaymentPolicy } from './flows/card-payment/policy';
 import { contractCommands } from './flows/command-catalogue';
-import { payoutBudgetFlow } from './flows/payout-budget/payout-budget.flow';
-import { payoutFlow } from './flows/payout/payout.flow';
-import { payoutPolicy } from './flows/payout/policy';
-import { recurringScheduleFlow } from './flows/recurring-schedule/recurring-schedule.flow';
-import { schedulePolicy } from './flows/recurring-schedule/policy';
-import { transferFlow } from './flows/transfer/transfer.flow';
-import { panEligibilityFlow } from './flows/pan-eligibility/pan-eligibility.flow';
+import { registeredFlows } from './flows/registered-flows';
 import { orchestratorMigrations } from './migrations';
 import { OutboxRelay } from './outbox/outbox-relay';
 import { OutboxWriter } from './outbox/outbox.writer';
@@ -108,14 +100,7 @@ export class AppModule {
         { provide: ORCHESTRATOR_CONFIG, useValue: config },
         {
           provide: FLOWS,
-          useValue: [
-            cardPaymentFlow(cardPaymentPolicy(config)),
-            payoutFlow(payoutPolicy(config)),
-            payoutBudgetFlow(payoutPolicy(config)),
-            recurringScheduleFlow(schedulePolicy(config)),
-            transferFlow(payoutPolicy(config)),
-            panEligibilityFlow(payoutPolicy(config)),
-          ],
+          useValue: registeredFlows(config),
         },
         { provide: COMMAND_CATALOGUE, useValue: contractCommands },
         {

@@ -1,12 +1,14 @@
 import { z } from 'zod';
+import { GatewaySerial } from './operation-events';
 import { GatewayStatus, Instant, Money, Uuid } from './primitives';
 
 /**
- * Reconciliation (issue #15): for a time window, each saga's final state is compared with the
- * gateway's status reply about that very order. A run starts on a schedule (the orchestrator's
+ * Reconciliation (issue #15): for a time window, each settled operation of each saga that moves
+ * money is compared with the gateway's status reply about that very request (by its serial
+ * number; the order's latest request when no serial is known). A run starts on a schedule (the orchestrator's
  * own timer) or on demand with a `reconcile` command on `payments.reconciliation.commands.v1`; what
  * it finds is published on `payments.reconciliation.v1` (key: the run id): one
- * `reconciliation-mismatch` per saga that differs, then one `reconciliation-completed`.
+ * `reconciliation-mismatch` per operation that differs, then one `reconciliation-completed`.
  */
 
 const EndpointId = z.string().min(1).max(64);
@@ -71,11 +73,19 @@ export const ReconciliationMismatch = z.strictObject({
   flow: z.string().min(1).max(64),
   endpointId: EndpointId,
   kind: MismatchKind,
-  /** What the saga reported: its status, its last money operation and amount. */
+  /**
+   * What the saga reported: its status, the operation checked and (for an operation that opens
+   * the order) its amount. `basis` `request`: that very request, asked by the gateway's serial
+   * number of it (`serial`; `requestId` is ours); `latest-operation`: no serial known, the saga's
+   * last operation against the order's latest request.
+   */
   ours: z.strictObject({
     status: z.string().min(1).max(64),
     operation: z.string().min(1).max(32),
     amount: Money.optional(),
+    basis: z.enum(['request', 'latest-operation']).optional(),
+    requestId: Uuid.optional(),
+    serial: GatewaySerial.optional(),
   }),
   /** What the gateway answered about the order (absent: no usable answer). */
   gateway: GatewaySide.optional(),
@@ -93,6 +103,7 @@ export const ReconciliationCompleted = z.strictObject({
   from: Instant,
   to: Instant,
   endpointId: EndpointId.optional(),
+  /** Operations checked (a saga may have several: a sale and its returns, say). */
   checked: z.number().int().min(0),
   matched: z.number().int().min(0),
   mismatched: z.number().int().min(0),

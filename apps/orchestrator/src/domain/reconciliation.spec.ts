@@ -2,15 +2,22 @@ import fc from 'fast-check';
 import { GatewayStatus, type GatewayStatusReport } from '@payments/contracts';
 import type { PaymentState } from '../flows/card-payment/domain/state';
 import type { PayoutState } from '../flows/payout/domain/model';
+import type { TransferState } from '../flows/transfer/domain/model';
 import {
   anotherOrderVerdict,
   cardPaymentExpectation,
   type CheckTime,
   type Expectation,
+  gatewayChargesOf,
   type GatewayAnswer,
+  type HistoryEvent,
   looksForAnotherOrder,
+  type OperationEvents,
+  operationsOf,
   payoutExpectation,
+  sagaChecks,
   scheduledWindow,
+  transferExpectation,
   verdict,
 } from './reconciliation';
 
@@ -237,6 +244,294 @@ describe('reconciliation: the verdict on the gateway answer', () => {
         },
       ),
     );
+  });
+});
+
+/** The card-payment flow's event names (reconciled-flows.ts gives the same). */
+const CARD_EVENTS: OperationEvents = {
+  requested: 'operation-requested',
+  accepted: 'accepted-by-gateway',
+  succeeded: ['approved', 'authorized', 'account-verified', 'captured', 'voided', 'returned'],
+  declined: ['declined'],
+  failed: ['failed'],
+  opensOrder: (operation) =>
+    ['sale', 'preauth', 'rebill', 'account-verification'].includes(operation),
+};
+
+/** A run over the hour before NOW, of a saga created in it. */
+const SCOPE = {
+  from: new Date('2026-11-26T11:00:00Z'),
+  to: NOW,
+  createdInWindow: true,
+} as const;
+
+const R = (n: number) => `00000000-0000-4000-8000-00000000000${n}`;
+const requested = (n: number, operation: string, minor: number): HistoryEvent => ({
+  type: 'operation-requested',
+  requestId: R(n),
+  operation,
+  amount: USD(minor),
+});
+const accepted = (n: number, serialNumber?: string): HistoryEvent => ({
+  type: 'accepted-by-gateway',
+  requestId: R(n),
+  ...(serialNumber === undefined ? {} : { serialNumber }),
+});
+const settled = (n: number, type: string, reason?: string): HistoryEvent => ({
+  type,
+  requestId: R(n),
+  ...(reason === undefined ? {} : { reason }),
+});
+
+/** A sale of 100.00, a return of 30.00 and one of 20.00, each with its serial. */
+const SALE_AND_TWO_RETURNS: HistoryEvent[] = [
+  requested(1, 'sale', 10_000),
+  accepted(1, 'sn-1'),
+  settled(1, 'approved'),
+  requested(2, 'return', 3_000),
+  accepted(2, 'sn-2'),
+  settled(2, 'returned'),
+  requested(3, 'return', 2_000),
+  accepted(3),
+  accepted(3, 'sn-3'),
+  settled(3, 'returned'),
+];
+
+describe('reconciliation: a saga operation by operation', () => {
+  const order = { status: 'partially-returned', clientOrderId: 'order-1', gatewayOrderId: '90001' };
+  const latest = cardPaymentExpectation(
+    payment({ status: 'partially-returned', captured: 10_000, returned: 5_000 }),
+    AT,
+  );
+
+  it('reads each request from the history: operation, serial, outcome; amounts of the opening one only', () => {
+    expect(operationsOf(SALE_AND_TWO_RETURNS, CARD_EVENTS)).toEqual([
+      {
+        key: R(1),
+        requestId: R(1),
+        operation: 'sale',
+        outcome: 'approved',
+        serial: 'sn-1',
+        amount: USD(10_000),
+        reachedGateway: true,
+      },
+      {
+        key: R(2),
+        requestId: R(2),
+        operation: 'return',
+        outcome: 'approved',
+        serial: 'sn-2',
+        reachedGateway: true,
+      },
+      {
+        key: R(3),
+        requestId: R(3),
+        operation: 'return',
+        outcome: 'approved',
+        serial: 'sn-3',
+        reachedGateway: true,
+      },
+    ]);
+  });
+
+  it('one request check per settled operation with a serial; no latest-operation check then', () => {
+    const checks = sagaChecks(
+      order,
+      operationsOf(SALE_AND_TWO_RETURNS, CARD_EVENTS),
+      latest,
+      SCOPE,
+    );
+    expect(checks.map((c) => [c.subject, c.expectation.serial, c.expectation.operation])).toEqual([
+      [`request:${R(1)}`, 'sn-1', 'sale'],
+      [`request:${R(2)}`, 'sn-2', 'return'],
+      [`request:${R(3)}`, 'sn-3', 'return'],
+    ]);
+    expect(checks[1]?.expectation).toEqual({
+      status: 'partially-returned',
+      operation: 'return',
+      outcome: 'approved',
+      basis: 'request',
+      requestId: R(2),
+      serial: 'sn-2',
+      clientOrderId: 'order-1',
+      gatewayOrderId: '90001',
+    });
+  });
+
+  it('a return the gateway says it declined is a mismatch on that return, whatever the latest says', () => {
+    const [, first] = sagaChecks(
+      order,
+      operationsOf(SALE_AND_TWO_RETURNS, CARD_EVENTS),
+      latest,
+      SCOPE,
+    );
+    if (first === undefined) throw new Error('no check of the first return');
+    const about = (
+      status: GatewayStatusReport['status'],
+      requestSerial: string,
+    ): GatewayAnswer => ({
+      kind: 'report',
+      report: { status, transactionType: 'reversal', requestSerial, amount: USD(10_000) },
+    });
+    expect(verdict(first.expectation, about('declined', 'sn-2'), cardNamed)).toBe(
+      'reported-charged-but-not',
+    );
+    // The order's amount in a reply about a follow-up is the initial one: never compared.
+    expect(verdict(first.expectation, about('approved', 'sn-2'), cardNamed)).toBe('match');
+    // An answer about another request says nothing about this one.
+    expect(verdict(first.expectation, about('approved', 'sn-3'), cardNamed)).toBe('unresolved');
+  });
+
+  it('an operation without a serial falls back to the latest-operation check, stated as such', () => {
+    const history = [requested(1, 'sale', 10_000), accepted(1), settled(1, 'approved')];
+    const checks = sagaChecks(
+      { ...order, status: 'approved' },
+      operationsOf(history, CARD_EVENTS),
+      cardPaymentExpectation(payment({ status: 'approved' }), AT),
+      SCOPE,
+    );
+    expect(checks).toEqual([
+      {
+        subject: 'order',
+        expectation: expect.objectContaining({
+          operation: 'sale',
+          basis: 'latest-operation',
+        }) as Expectation,
+      },
+    ]);
+    expect(checks[0]?.expectation.serial).toBeUndefined();
+  });
+
+  it('a request the gateway never took (not sent, refused) is not asked about', () => {
+    const history = [
+      ...SALE_AND_TWO_RETURNS.slice(0, 3),
+      requested(2, 'return', 3_000),
+      settled(2, 'failed', 'rejected'),
+    ];
+    const checks = sagaChecks(order, operationsOf(history, CARD_EVENTS), latest, SCOPE);
+    expect(checks.map((c) => c.subject)).toEqual([`request:${R(1)}`]);
+  });
+
+  it('an outcome unknown for over an hour keeps its check beside the settled operations', () => {
+    const unknown = cardPaymentExpectation(
+      payment({
+        status: 'approved',
+        inFlight: {
+          operation: 'return',
+          amount: USD(100),
+          stage: 'outcome-unknown',
+          unknownSince: '2026-11-26T10:00:00Z',
+        },
+      }),
+      AT,
+    );
+    const history = SALE_AND_TWO_RETURNS.slice(0, 3);
+    const checks = sagaChecks(order, operationsOf(history, CARD_EVENTS), unknown, SCOPE);
+    expect(checks.map((c) => [c.subject, c.expectation.outcome])).toEqual([
+      [`request:${R(1)}`, 'approved'],
+      ['order', 'unknown'],
+    ]);
+  });
+
+  it('a run checks the operations its window holds: a return days after its sale, in its own window', () => {
+    const at = (event: HistoryEvent, occurredAt: string): HistoryEvent => ({
+      ...event,
+      occurredAt,
+    });
+    const history = [
+      at(requested(1, 'sale', 10_000), '2026-11-20T09:00:00Z'),
+      at(accepted(1, 'sn-1'), '2026-11-20T09:00:01Z'),
+      at(settled(1, 'approved'), '2026-11-20T09:00:02Z'),
+      at(requested(2, 'return', 3_000), '2026-11-26T11:10:00Z'),
+      at(accepted(2, 'sn-2'), '2026-11-26T11:10:01Z'),
+      at(settled(2, 'returned'), '2026-11-26T11:10:02Z'),
+    ];
+    const ops = operationsOf(history, CARD_EVENTS);
+    // The window of the return, the sale made days before: the return only, nothing from state.
+    const later = { ...SCOPE, createdInWindow: false };
+    expect(sagaChecks(order, ops, latest, later).map((c) => c.subject)).toEqual([
+      `request:${R(2)}`,
+    ]);
+    // The window of the sale: the sale only (the return was not made yet when it ran).
+    const first = {
+      from: new Date('2026-11-20T09:00:00Z'),
+      to: new Date('2026-11-20T10:00:00Z'),
+      createdInWindow: true,
+    };
+    expect(sagaChecks(order, ops, latest, first).map((c) => c.subject)).toEqual([
+      `request:${R(1)}`,
+    ]);
+    // A window with none of its operations: nothing.
+    const none = { from: new Date('2026-11-21T00:00:00Z'), to: new Date('2026-11-22T00:00:00Z') };
+    expect(sagaChecks(order, ops, latest, { ...none, createdInWindow: false })).toEqual([]);
+  });
+
+  it('transfers: transferred expects the transfer approved with its amount', () => {
+    const transfer = {
+      status: 'transferred',
+      version: 3,
+      transferId: R(9),
+      merchant: { endpointId: '1113' },
+      amount: USD(5_000),
+      clientOrderId: R(9),
+      gatewayOrderId: '90003',
+    } as TransferState;
+    const found = transferExpectation(transfer, AT);
+    expect(found).toEqual({
+      kind: 'check',
+      expectation: {
+        status: 'transferred',
+        operation: 'transfer',
+        outcome: 'approved',
+        amount: USD(5_000),
+        clientOrderId: R(9),
+        gatewayOrderId: '90003',
+      },
+    });
+  });
+
+  it("a registered schedule's charges: each on its own order, with its amount", () => {
+    const charges = gatewayChargesOf([
+      {
+        type: 'gateway-cycle-charged',
+        gatewayOrderId: '700',
+        clientOrderId: 'sched-1',
+        amount: USD(990),
+      },
+      { type: 'gateway-cycle-declined', gatewayOrderId: '701', clientOrderId: 'sched-2' },
+      { type: 'gateway-charge-reported', gatewayOrderId: '702', clientOrderId: 'sched-3' },
+    ]);
+    const checks = sagaChecks(
+      { status: 'registered', clientOrderId: 'sched' },
+      charges,
+      undefined,
+      SCOPE,
+    );
+    expect(checks).toEqual([
+      {
+        subject: 'charge:700',
+        expectation: {
+          status: 'registered',
+          operation: 'sale',
+          outcome: 'approved',
+          amount: USD(990),
+          basis: 'latest-operation',
+          clientOrderId: 'sched-1',
+          gatewayOrderId: '700',
+        },
+      },
+      {
+        subject: 'charge:701',
+        expectation: {
+          status: 'registered',
+          operation: 'sale',
+          outcome: 'not-approved',
+          basis: 'latest-operation',
+          clientOrderId: 'sched-2',
+          gatewayOrderId: '701',
+        },
+      },
+    ]);
   });
 });
 

@@ -1,8 +1,16 @@
 /**
- * Reconciliation's rules (issue #15), pure: what a saga reported (its expectation), and what a
- * gateway status reply about the same order says of it (the verdict). The service stores the
- * expectation when the run starts, sends one status query per check and applies `verdict` to the
- * answer; a mismatch becomes a `reconciliation-mismatch` event.
+ * Reconciliation's rules, pure: what a saga reported (its expectations, one per settled money
+ * operation), and what a gateway status reply about the same request says of it (the verdict).
+ * The service stores the expectations when the run starts, sends one status query per check and
+ * applies `verdict` to the answer; a mismatch becomes a `reconciliation-mismatch` event.
+ *
+ * A saga's operations come from its event history ({@link operationsOf}): each request's
+ * operation, the gateway's serial number of it (`accepted-by-gateway`) and its reported outcome
+ * (success, decline or failure event). The state keeps only the serials of settled requests,
+ * not which operation or outcome each belongs to, and forgets declined follow-ups altogether.
+ * An operation whose serial is known is asked about `by-request-sn`, so the gateway answers
+ * about that very request; without serials the saga falls back to the check of its latest
+ * operation against the order's latest request ({@link sagaChecks}).
  *
  * One principle decides every case: money moved at the gateway when its status reply says the
  * operation we care about was approved. A declined or failed operation moves nothing, so a later
@@ -13,13 +21,27 @@ import type { GatewayStatusReport, MismatchKind, Money } from '@payments/contrac
 import { isFinalGatewayStatus } from '@payments/contracts';
 import type { PaymentState } from '../flows/card-payment/domain/state';
 import type { PayoutState } from '../flows/payout/domain/model';
+import type { TransferState } from '../flows/transfer/domain/model';
 
 /** What the saga reported about its order, as stored with the check. */
 export interface Expectation {
   /** The saga's status when the run started. */
   readonly status: string;
-  /** The operation whose outcome the saga reports (its last money operation). */
+  /**
+   * The operation whose outcome the saga reports: the request named by `serial`, or (without a
+   * serial) its last money operation.
+   */
   readonly operation: string;
+  /**
+   * `request`: this very request, asked `by-request-sn` (`serial`); `latest-operation`: the
+   * saga's last operation against the order's latest request (no serial known; an answer about
+   * an earlier request of the same type cannot be told apart).
+   */
+  readonly basis?: CheckBasis;
+  /** Our request id of the operation (a request check). */
+  readonly requestId?: string;
+  /** The gateway's serial number of the request (a request check). */
+  readonly serial?: string;
   /** approved: we reported it went through; not-approved: that it did not; unknown: we do not know. */
   readonly outcome: 'approved' | 'not-approved' | 'unknown';
   /** Operations the gateway may report approved last without a mismatch (a payout's check). */
@@ -29,7 +51,11 @@ export interface Expectation {
   readonly clientOrderId: string;
   readonly gatewayOrderId?: string;
   readonly unknownSince?: string;
+  /** A lookup by client order id: the subject of the check that asked for it. */
+  readonly lookupFor?: string;
 }
+
+export type CheckBasis = 'request' | 'latest-operation';
 
 /** Why a saga is left out of a run (never sent). */
 export type NotCheckable = 'in-flight' | 'never-sent' | 'unknown-under-an-hour';
@@ -169,6 +195,268 @@ export function payoutExpectation(state: PayoutState, at: CheckTime): Expectatio
   }
 }
 
+/** A transfer (transfer, transfer-by-ref): one operation, reported as `transfer` by the gateway. */
+export function transferExpectation(state: TransferState, at: CheckTime): ExpectationOrSkip {
+  if (state.status === 'initial') return skip('never-sent');
+  const base = {
+    status: state.status,
+    clientOrderId: state.clientOrderId,
+    gatewayOrderId: state.gatewayOrderId,
+  };
+  if (state.inFlight !== undefined) {
+    return inFlightCheck(state.inFlight, { ...base, amount: state.amount }, at);
+  }
+  switch (state.status) {
+    case 'transferred':
+      return check({ ...base, operation: 'transfer', outcome: 'approved', amount: state.amount });
+    case 'declined':
+    case 'failed':
+      return check({ ...base, operation: 'transfer', outcome: 'not-approved' });
+    case 'transferring':
+      return skip('in-flight');
+  }
+}
+
+/** A history event as reconciliation reads it: the fields it needs, whichever flow wrote it. */
+export interface HistoryEvent {
+  readonly type: string;
+  readonly requestId?: string;
+  readonly operation?: string;
+  readonly amount?: Money;
+  readonly serialNumber?: string;
+  readonly reason?: string;
+  readonly gatewayOrderId?: string;
+  readonly clientOrderId?: string;
+  /** ISO instant the event was written. */
+  readonly occurredAt?: string;
+}
+
+/** How a flow's history names what happened to each of its gateway requests. */
+export interface OperationEvents {
+  /** Names the operation, its request id and the amount asked for. */
+  readonly requested: string;
+  /** Carries the gateway's serial number of the request once a reply named it. */
+  readonly accepted: string;
+  /** The gateway approved the request (money moved, a hold was placed or released). */
+  readonly succeeded: readonly string[];
+  readonly declined: readonly string[];
+  /** Ended without success; `reason` says whether the gateway ever took the request. */
+  readonly failed: readonly string[];
+  /**
+   * Operations that open the order: a status reply's amount is the order's initial amount, so
+   * only these are compared on amount.
+   */
+  readonly opensOrder: (operation: string) => boolean;
+}
+
+/** One settled operation of a saga, as its history reports it. */
+export interface SettledOperation {
+  /** Names its check among the saga's (our request id, or a gateway order of its own). */
+  readonly key: string;
+  readonly operation: string;
+  readonly outcome: 'approved' | 'not-approved';
+  readonly requestId?: string;
+  readonly serial?: string;
+  /** The amount the gateway's status reply must show (operations that open an order only). */
+  readonly amount?: Money;
+  /**
+   * False when it failed before the gateway took it (not sent, or the request refused): no
+   * money can have moved and the gateway holds no request to ask about.
+   */
+  readonly reachedGateway: boolean;
+  /** An order of its own (a charge a registered schedule's gateway made), not the saga's. */
+  readonly order?: { readonly clientOrderId: string; readonly gatewayOrderId: string };
+  /** When the saga recorded its outcome (ISO): the run whose window holds it checks it. */
+  readonly settledAt?: string;
+}
+
+/** Failure reasons of a request the gateway never took. */
+const NEVER_TAKEN: ReadonlySet<string> = new Set(['not-sent', 'rejected']);
+
+/** The settled operations of a saga, in the order they were requested, from its history. */
+export function operationsOf(
+  events: readonly HistoryEvent[],
+  names: OperationEvents,
+): SettledOperation[] {
+  const requests = new Map<
+    string,
+    {
+      operation: string;
+      amount?: Money;
+      serial?: string;
+      outcome?: SettledOperation['outcome'];
+      settledAt?: string;
+    }
+  >();
+  const taken = new Set<string>();
+  for (const event of events) {
+    const id = event.requestId;
+    if (id === undefined) continue;
+    if (event.type === names.requested && event.operation !== undefined) {
+      if (!requests.has(id))
+        requests.set(id, {
+          operation: event.operation,
+          ...(event.amount === undefined ? {} : { amount: event.amount }),
+        });
+      continue;
+    }
+    const request = requests.get(id);
+    if (request === undefined) continue;
+    if (event.type === names.accepted) {
+      if (event.serialNumber !== undefined) request.serial = event.serialNumber;
+      continue;
+    }
+    if (names.succeeded.includes(event.type)) {
+      request.outcome = 'approved';
+      taken.add(id);
+    } else if (names.declined.includes(event.type)) {
+      request.outcome = 'not-approved';
+      taken.add(id);
+    } else if (names.failed.includes(event.type)) {
+      request.outcome = 'not-approved';
+      if (!NEVER_TAKEN.has(event.reason ?? '')) taken.add(id);
+    } else {
+      continue;
+    }
+    if (event.occurredAt !== undefined) request.settledAt = event.occurredAt;
+  }
+  return [...requests].flatMap(([requestId, r]) => {
+    if (r.outcome === undefined) return [];
+    const opens = names.opensOrder(r.operation) && r.amount !== undefined && r.amount.minor > 0;
+    return [
+      {
+        key: requestId,
+        requestId,
+        operation: r.operation,
+        outcome: r.outcome,
+        ...(r.serial === undefined ? {} : { serial: r.serial }),
+        ...(opens && r.amount !== undefined ? { amount: r.amount } : {}),
+        reachedGateway: taken.has(requestId) || r.serial !== undefined,
+        ...(r.settledAt === undefined ? {} : { settledAt: r.settledAt }),
+      },
+    ];
+  });
+}
+
+/**
+ * The charges a registered schedule's gateway made, each on an order of its own (one request:
+ * the charge), as the schedule's history confirmed them by a status reply.
+ */
+export function gatewayChargesOf(events: readonly HistoryEvent[]): SettledOperation[] {
+  return events.flatMap((event): SettledOperation[] => {
+    const charged = event.type === 'gateway-cycle-charged';
+    if (!charged && event.type !== 'gateway-cycle-declined') return [];
+    if (event.gatewayOrderId === undefined || event.clientOrderId === undefined) return [];
+    return [
+      {
+        key: event.gatewayOrderId,
+        operation: 'sale',
+        outcome: charged ? 'approved' : 'not-approved',
+        ...(charged && event.amount !== undefined ? { amount: event.amount } : {}),
+        reachedGateway: true,
+        order: { clientOrderId: event.clientOrderId, gatewayOrderId: event.gatewayOrderId },
+        ...(event.occurredAt === undefined ? {} : { settledAt: event.occurredAt }),
+      },
+    ];
+  });
+}
+
+/** What a saga's state says of its order, for the checks of its operations. */
+export interface SagaOrder {
+  readonly status: string;
+  readonly clientOrderId: string;
+  readonly gatewayOrderId?: string;
+}
+
+/** One check of a run: its subject among the saga's checks and what the saga reported. */
+export interface PlannedCheck {
+  readonly subject: CheckSubject;
+  readonly expectation: Expectation;
+}
+
+/**
+ * Which of a saga's checks a run makes: an operation belongs to the run whose window holds the
+ * time its outcome was recorded (a return days after its sale, a schedule's charge months after
+ * the schedule); what only the saga's state tells (its latest operation, an outcome still
+ * unknown) to the run whose window holds the saga's creation.
+ */
+export interface RunScope {
+  readonly from: Date;
+  readonly to: Date;
+  readonly createdInWindow: boolean;
+}
+
+function inWindow(op: SettledOperation, scope: RunScope): boolean {
+  if (op.settledAt === undefined) return scope.createdInWindow;
+  const at = Date.parse(op.settledAt);
+  return at >= scope.from.getTime() && at < scope.to.getTime();
+}
+
+/**
+ * A saga's checks in a run: one per settled operation of the window the gateway took and whose
+ * serial is known (asked `by-request-sn`: the answer is about that very request), and one per
+ * charge on an order of its own. The check of the latest operation (`latest`, from the state)
+ * is added when an operation of the window the gateway took has no known serial, and, in the
+ * run of the saga's creation window, for an outcome unknown for over an hour or a saga whose
+ * history names no operation (written before serials were kept): the order's latest request is
+ * then all the gateway can be asked about.
+ */
+export function sagaChecks(
+  order: SagaOrder | undefined,
+  all: readonly SettledOperation[],
+  latest: ExpectationOrSkip | undefined,
+  scope: RunScope,
+): PlannedCheck[] {
+  const operations = all.filter((op) => inWindow(op, scope));
+  const checks: PlannedCheck[] = [];
+  let unserialed = false;
+  for (const op of operations) {
+    if (!op.reachedGateway) continue;
+    const facts = {
+      operation: op.operation,
+      outcome: op.outcome,
+      ...(op.amount === undefined ? {} : { amount: op.amount }),
+    };
+    if (op.order !== undefined) {
+      checks.push({
+        subject: `charge:${op.key}`,
+        expectation: {
+          status: order?.status ?? 'unknown',
+          ...facts,
+          basis: 'latest-operation',
+          clientOrderId: op.order.clientOrderId,
+          gatewayOrderId: op.order.gatewayOrderId,
+        },
+      });
+    } else if (op.serial !== undefined && order !== undefined) {
+      checks.push({
+        subject: `request:${op.key}`,
+        expectation: {
+          status: order.status,
+          ...facts,
+          basis: 'request',
+          ...(op.requestId === undefined ? {} : { requestId: op.requestId }),
+          serial: op.serial,
+          clientOrderId: order.clientOrderId,
+          ...(order.gatewayOrderId === undefined ? {} : { gatewayOrderId: order.gatewayOrderId }),
+        },
+      });
+    } else {
+      unserialed = true;
+    }
+  }
+  if (latest?.kind !== 'check') return checks;
+  const fromState =
+    scope.createdInWindow && (latest.expectation.outcome === 'unknown' || all.length === 0);
+  if (unserialed || fromState) {
+    checks.push({
+      subject: 'order',
+      expectation: { ...latest.expectation, basis: 'latest-operation' },
+    });
+  }
+  return checks;
+}
+
 /** The gateway's answer to the status query of a check. */
 export type GatewayAnswer =
   | { readonly kind: 'report'; readonly report: GatewayStatusReport }
@@ -195,6 +483,13 @@ export function verdict(
     return expectation.outcome === 'approved' ? 'no-trace-at-gateway' : 'match';
   }
   const { report } = answer;
+  // Asked about one request, answered about another: says nothing about ours.
+  if (
+    expectation.serial !== undefined &&
+    report.requestSerial !== undefined &&
+    report.requestSerial !== expectation.serial
+  )
+    return 'unresolved';
   if (!isFinalGatewayStatus(report.status)) return 'not-final';
   const approved = report.status === 'approved';
   // A reply without a transaction type is about the order's operation the query named: ours.
@@ -220,7 +515,11 @@ function amountVerdict(expected: Money | undefined, reported: Money | undefined)
 
 /**
  * Which of reconciliation's looks at a saga a check is:
- *  - `order`: the status of our own order (by its order id when we know it) — the verdict above;
+ *  - `request:<request id>`: the status of one request of ours, `by-request-sn` — the verdict above;
+ *  - `charge:<gateway order id>`: a charge the gateway made on an order of its own (a registered
+ *    schedule's), its status by that order id;
+ *  - `order`: the status of our own order's latest request (by its order id when we know it), for
+ *    a saga whose operations have no known serial or an outcome unknown for over an hour;
  *  - `client-order-id`: the status query by our client order id alone, sent once the gateway has
  *    confirmed our order charged. The spec identifies a status query "by orderid, or by
  *    client_orderid if orderid is unavailable"; the gateway offers no list or search of orders, so
@@ -228,7 +527,7 @@ function amountVerdict(expected: Money | undefined, reported: Money | undefined)
  *    know of (a resend charged again, a second order made by hand). Its reply is about one order:
  *    when that is ours, another order (if any) stays invisible.
  */
-export type CheckSubject = 'order' | 'client-order-id';
+export type CheckSubject = 'order' | 'client-order-id' | `request:${string}` | `charge:${string}`;
 
 /** Operations that take money from the customer or pay it out when approved. */
 const MONEY_OPERATIONS: ReadonlySet<string> = new Set([
@@ -239,6 +538,8 @@ const MONEY_OPERATIONS: ReadonlySet<string> = new Set([
   'payout-pay',
   'payout-v4',
   'payout-form',
+  'transfer',
+  'transfer-by-ref',
 ]);
 
 /**

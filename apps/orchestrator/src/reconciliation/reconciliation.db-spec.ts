@@ -209,7 +209,13 @@ describe('reconciliation service (real PostgreSQL)', () => {
         runId,
         sagaId: declinedNow,
         kind: 'reported-charged-but-not',
-        ours: { status: 'approved', operation: 'sale', amount: { minor: 2500, currency: 'USD' } },
+        // No history with serials here: the check of the latest operation, and it says so.
+        ours: {
+          status: 'approved',
+          operation: 'sale',
+          amount: { minor: 2500, currency: 'USD' },
+          basis: 'latest-operation',
+        },
         gateway: {
           status: 'declined',
           transactionType: 'sale',
@@ -285,7 +291,13 @@ describe('reconciliation service (real PostgreSQL)', () => {
         type: 'reconciliation-mismatch',
         sagaId: twice,
         kind: 'paid-twice',
-        ours: { status: 'approved', operation: 'sale', amount: { minor: 2500, currency: 'USD' } },
+        // No history with serials here: the check of the latest operation, and it says so.
+        ours: {
+          status: 'approved',
+          operation: 'sale',
+          amount: { minor: 2500, currency: 'USD' },
+          basis: 'latest-operation',
+        },
         gateway: {
           status: 'approved',
           transactionType: 'sale',
@@ -377,5 +389,284 @@ describe('reconciliation service (real PostgreSQL)', () => {
       .map((m) => m.payload)
       .filter((e) => e.runId === runId);
     expect(completed).toMatchObject({ type: 'reconciliation-completed', checked: 0, matched: 0 });
+  });
+
+  /** Appends events to a saga's history, versions from 1, each at `at` unless it names `when`. */
+  async function history(
+    sagaId: string,
+    events: ReadonlyArray<Record<string, unknown> & { when?: Date }>,
+    at = created,
+  ) {
+    for (const [i, { when, ...event }] of events.entries()) {
+      await dataSource.query(
+        `INSERT INTO saga_history (saga_id, version, event_id, event_type, event, command_id, occurred_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [sagaId, i + 1, randomUUID(), event.type, event, randomUUID(), when ?? at],
+      );
+    }
+  }
+
+  it('operation by operation: each settled request asked by its serial; a return the gateway declined is found on that return', async () => {
+    await dataSource.query(`DELETE FROM saga_history; DELETE FROM sagas; DELETE FROM outbox`);
+    const USD = (minor: number) => ({ minor, currency: 'USD' });
+    const [sale, return1, return2, transferRequest] = [
+      randomUUID(),
+      randomUUID(),
+      randomUUID(),
+      randomUUID(),
+    ];
+    const card = await payment('partially-returned', {
+      authorized: 10_000,
+      captured: 10_000,
+      returned: 5_000,
+    });
+    await history(card, [
+      { type: 'operation-requested', requestId: sale, operation: 'sale', amount: USD(10_000) },
+      { type: 'accepted-by-gateway', requestId: sale, operation: 'sale', serialNumber: 'sn-1' },
+      { type: 'approved', requestId: sale, amount: USD(10_000) },
+      { type: 'operation-requested', requestId: return1, operation: 'return', amount: USD(3_000) },
+      {
+        type: 'accepted-by-gateway',
+        requestId: return1,
+        operation: 'return',
+        serialNumber: 'sn-2',
+      },
+      { type: 'returned', requestId: return1, amount: USD(3_000) },
+      { type: 'operation-requested', requestId: return2, operation: 'return', amount: USD(2_000) },
+      {
+        type: 'accepted-by-gateway',
+        requestId: return2,
+        operation: 'return',
+        serialNumber: 'sn-3',
+      },
+      { type: 'returned', requestId: return2, amount: USD(2_000) },
+    ]);
+    const transfer = randomUUID();
+    await dataSource.query(
+      `INSERT INTO sagas (id, flow, endpoint_id, kind, status, state, version, client_order_id, created_at)
+       VALUES ($1, 'transfer', '1113', 'transfer', 'transferred', $2, 3, $4, $3)`,
+      [
+        transfer,
+        {
+          status: 'transferred',
+          version: 3,
+          transferId: transfer,
+          merchant: { endpointId: '1113' },
+          amount: USD(5_000),
+          clientOrderId: transfer,
+          gatewayOrderId: 'gw-transfer',
+        },
+        created,
+        transfer,
+      ],
+    );
+    await history(transfer, [
+      {
+        type: 'transfer-requested',
+        requestId: transferRequest,
+        operation: 'transfer',
+        amount: USD(5_000),
+      },
+      {
+        type: 'transfer-accepted-by-gateway',
+        requestId: transferRequest,
+        operation: 'transfer',
+        serialNumber: 'sn-t',
+      },
+      {
+        type: 'transferred',
+        requestId: transferRequest,
+        operation: 'transfer',
+        amount: USD(5_000),
+      },
+    ]);
+
+    const runId = randomUUID();
+    expect(
+      await service.start({ runId, trigger: 'on-demand', requestedBy: 'test', ...window }),
+    ).toBe(4);
+    expect(await service.dispatch()).toBe(2);
+    expect(await service.dispatch()).toBe(2);
+    const requests = (await outbox('gateway.requests.v1')).map((m) => m.payload);
+    // Each asks about exactly one request of the order (by-request-sn).
+    expect(requests.map((r) => r.subjectSerial).sort()).toEqual(['sn-1', 'sn-2', 'sn-3', 'sn-t']);
+    const bySerial = (serial: string) => {
+      const found = requests.find((r) => r.subjectSerial === serial);
+      if (found === undefined) throw new Error(`no status request for ${serial}`);
+      return found;
+    };
+    expect(bySerial('sn-2')).toMatchObject({
+      paymentId: card,
+      clientOrderId: card,
+      gatewayOrderId: `gw-${card.slice(0, 8)}`,
+      subjectOperation: 'return',
+    });
+    expect(bySerial('sn-t')).toMatchObject({
+      paymentId: transfer,
+      gatewayOrderId: 'gw-transfer',
+      subjectOperation: 'transfer',
+    });
+    // The status amount is the order's initial amount, whichever request the reply is about.
+    const reply = (serial: string, status: 'approved' | 'declined', type: string, minor: number) =>
+      answer(bySerial(serial), {
+        kind: 'accepted',
+        report: { status, transactionType: type, requestSerial: serial, amount: USD(minor) },
+      });
+    await service.record([
+      reply('sn-1', 'approved', 'sale', 10_000),
+      reply('sn-2', 'declined', 'reversal', 10_000),
+      reply('sn-3', 'approved', 'reversal', 10_000),
+      reply('sn-t', 'approved', 'transfer', 5_000),
+    ]);
+    // The sale and the transfer, confirmed, are looked up by client order id: only ours there.
+    expect(await service.dispatch()).toBe(2);
+    const lookups = (await outbox('gateway.requests.v1')).map((m) => m.payload).slice(4);
+    expect(lookups.map((l) => l.paymentId).sort()).toEqual([card, transfer].sort());
+    for (const lookup of lookups) expect(lookup).not.toHaveProperty('subjectSerial');
+    await service.record(
+      lookups.map((lookup) =>
+        answer(lookup, {
+          kind: 'accepted',
+          report: {
+            status: 'approved',
+            gatewayOrderId: lookup.paymentId === card ? `gw-${card.slice(0, 8)}` : 'gw-transfer',
+          },
+        }),
+      ),
+    );
+
+    const events = (await outbox('reconciliation.v1')).map((m) => m.payload);
+    expect(events).toEqual([
+      expect.objectContaining({
+        type: 'reconciliation-mismatch',
+        sagaId: card,
+        kind: 'reported-charged-but-not',
+        ours: {
+          status: 'partially-returned',
+          operation: 'return',
+          basis: 'request',
+          requestId: return1,
+          serial: 'sn-2',
+        },
+        gateway: {
+          status: 'declined',
+          transactionType: 'reversal',
+          amount: USD(10_000),
+        },
+      }),
+      expect.objectContaining({
+        type: 'reconciliation-completed',
+        runId,
+        checked: 4,
+        matched: 3,
+        mismatched: 1,
+        byKind: { 'reported-charged-but-not': 1 },
+      }),
+    ]);
+  });
+
+  it("a window's operations of sagas created before it: a return days after its sale, a registered schedule's charge", async () => {
+    await dataSource.query(`DELETE FROM saga_history; DELETE FROM sagas; DELETE FROM outbox`);
+    const USD = (minor: number) => ({ minor, currency: 'USD' });
+    const daysBefore = new Date('2026-02-20T09:00:00Z');
+    const [sale, refund] = [randomUUID(), randomUUID()];
+    const card = await payment(
+      'partially-returned',
+      { authorized: 10_000, captured: 10_000, returned: 3_000 },
+      daysBefore,
+    );
+    await history(
+      card,
+      [
+        { type: 'operation-requested', requestId: sale, operation: 'sale', amount: USD(10_000) },
+        { type: 'accepted-by-gateway', requestId: sale, operation: 'sale', serialNumber: 'sn-1' },
+        { type: 'approved', requestId: sale, amount: USD(10_000) },
+        { type: 'operation-requested', requestId: refund, operation: 'return', amount: USD(3_000) },
+        {
+          type: 'accepted-by-gateway',
+          requestId: refund,
+          operation: 'return',
+          serialNumber: 'sn-2',
+        },
+        { type: 'returned', requestId: refund, amount: USD(3_000), when: created },
+      ],
+      daysBefore,
+    );
+    const schedule = randomUUID();
+    await dataSource.query(
+      `INSERT INTO sagas (id, flow, endpoint_id, kind, status, state, version, created_at)
+       VALUES ($1, 'recurring-schedule', '1113', NULL, 'registered', $2, 3, $3)`,
+      [
+        schedule,
+        { status: 'registered', version: 3, terms: { scheduleId: schedule }, charges: [] },
+        daysBefore,
+      ],
+    );
+    await history(schedule, [
+      {
+        type: 'gateway-cycle-charged',
+        cycle: 0,
+        gatewayOrderId: 'gw-charge-1',
+        clientOrderId: `${schedule}-1`,
+        amount: USD(990),
+      },
+    ]);
+
+    const runId = randomUUID();
+    expect(
+      await service.start({ runId, trigger: 'on-demand', requestedBy: 'test', ...window }),
+    ).toBe(2);
+    expect(await service.dispatch()).toBe(2);
+    const requests = (await outbox('gateway.requests.v1')).map((m) => m.payload);
+    const [ofReturn] = requests.filter((r) => r.paymentId === card);
+    const [ofCharge] = requests.filter((r) => r.paymentId === schedule);
+    // The return alone (the sale was checked in its own window), by its serial.
+    expect(ofReturn).toMatchObject({ subjectSerial: 'sn-2', subjectOperation: 'return' });
+    // The charge by its own order, under its own client order id.
+    expect(ofCharge).toMatchObject({
+      clientOrderId: `${schedule}-1`,
+      gatewayOrderId: 'gw-charge-1',
+      subjectOperation: 'sale',
+    });
+    expect(ofCharge).not.toHaveProperty('subjectSerial');
+    if (ofReturn === undefined || ofCharge === undefined) throw new Error('requests missing');
+    await service.record([
+      answer(ofReturn, {
+        kind: 'accepted',
+        report: {
+          status: 'approved',
+          transactionType: 'reversal',
+          requestSerial: 'sn-2',
+          amount: USD(10_000),
+        },
+      }),
+      // The gateway says it charged 19.90 where the schedule recorded 9.90.
+      answer(ofCharge, {
+        kind: 'accepted',
+        report: { status: 'approved', transactionType: 'sale', amount: USD(1_990) },
+      }),
+    ]);
+    // The charge's amount differs (no lookup then); a return asks for none: the run is complete.
+    const events = (await outbox('reconciliation.v1')).map((m) => m.payload);
+    expect(events).toEqual([
+      expect.objectContaining({
+        type: 'reconciliation-mismatch',
+        sagaId: schedule,
+        flow: 'recurring-schedule',
+        kind: 'amount-differs',
+        ours: {
+          status: 'registered',
+          operation: 'sale',
+          amount: USD(990),
+          basis: 'latest-operation',
+        },
+      }),
+      expect.objectContaining({
+        type: 'reconciliation-completed',
+        checked: 2,
+        matched: 1,
+        byKind: { 'amount-differs': 1 },
+      }),
+    ]);
   });
 });

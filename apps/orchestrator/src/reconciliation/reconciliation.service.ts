@@ -16,46 +16,23 @@ import type { EntityManager } from 'typeorm';
 import { ORCHESTRATOR_CONFIG, type OrchestratorConfig } from '../config';
 import {
   anotherOrderVerdict,
-  cardPaymentExpectation,
   type CheckSubject,
   type CheckTime,
   type Expectation,
-  type ExpectationOrSkip,
   type GatewayAnswer,
+  type HistoryEvent,
   looksForAnotherOrder,
-  payoutExpectation,
+  type PlannedCheck,
+  type RunScope,
+  sagaChecks,
   scheduledWindow,
   verdict,
 } from '../domain/reconciliation';
-import type { PaymentState } from '../flows/card-payment/domain/state';
-import { CARD_PAYMENT_OPERATIONS } from '../flows/card-payment/gateway-vocabulary';
-import type { PayoutState } from '../flows/payout/domain/model';
-import { PAYOUT_OPERATIONS } from '../flows/payout/gateway-vocabulary';
 import { gatewayRequestRow, type InputMeta, type OutboxRow } from '../outbox/outbox-rows';
 import { OutboxWriter } from '../outbox/outbox.writer';
 import { Database } from '../persistence/database';
 import { Clock, IdGenerator } from '../runtime/clock';
-
-/** The flows a run checks, with how each reads a saga's state and the gateway's vocabulary. */
-const FLOWS: Readonly<
-  Record<
-    string,
-    {
-      readonly expect: (state: unknown, at: CheckTime) => ExpectationOrSkip;
-      readonly named: (transactionType: string | undefined) => readonly string[] | undefined;
-    }
-  >
-> = {
-  'card-payment': {
-    expect: (state, at) => cardPaymentExpectation(state as PaymentState, at),
-    named: (t) => CARD_PAYMENT_OPERATIONS.named(t),
-  },
-  payout: {
-    expect: (state, at) => payoutExpectation(state as PayoutState, at),
-    named: (t) => PAYOUT_OPERATIONS.named(t),
-  },
-};
-const CHECKED_FLOWS = Object.keys(FLOWS);
+import { RECONCILED_FLOWS, RECONCILED_HISTORY_EVENTS, reconciliationOf } from './reconciled-flows';
 
 /** Transaction-level advisory lock of the one dispatcher per database ("reconcil" in ASCII). */
 const DISPATCH_LOCK_KEY = BigInt('0x7265636f6e63696c').toString();
@@ -86,9 +63,11 @@ interface CheckRow {
 }
 
 /**
- * Reconciliation runs (issue #15). A run takes the sagas of the card-payment and payout flows
- * created in its window, stores what each reported (domain/reconciliation.ts `Expectation`), and
- * asks the gateway for the status of each order through the gateway-adapter — paced per endpoint
+ * Reconciliation runs. A run takes the operations its window holds of the sagas of every flow that
+ * moves money (`reconciled-flows.ts`) and stores what each reported — one check per operation
+ * settled in the window with a known serial, asked `by-request-sn`; the latest operation's check
+ * for the rest (domain/reconciliation.ts `sagaChecks`, `RunScope`) — and asks the gateway for each status through the
+ * gateway-adapter — paced per endpoint
  * (RECONCILIATION_RATE_PER_SECOND) on top of the adapter's own status budget, asked again when an
  * answer is not-sent, unknown, still processing or late, at most RECONCILIATION_MAX_ATTEMPTS
  * times. A saga whose order the gateway confirmed charged (or paid out) as reported is then
@@ -136,36 +115,54 @@ export class ReconciliationService {
       let checks = 0;
       let after = '00000000-0000-0000-0000-000000000000';
       for (;;) {
+        // Created in the window, or changed since it began: a saga created earlier may have
+        // operations the window holds (a return days after its sale, a schedule's charge).
         const sagas = await tx.query<
-          Array<{ id: string; flow: string; endpoint_id: string; state: unknown }>
+          Array<{ id: string; flow: string; endpoint_id: string; state: unknown; created_at: Date }>
         >(
-          `SELECT id, flow, endpoint_id, state FROM sagas
-            WHERE flow = ANY($1) AND created_at >= $2 AND created_at < $3
+          `SELECT id, flow, endpoint_id, state, created_at FROM sagas
+            WHERE flow = ANY($1) AND created_at < $3 AND updated_at >= $2
               AND ($4::text IS NULL OR endpoint_id = $4) AND id > $5
             ORDER BY id LIMIT ${PAGE}`,
-          [CHECKED_FLOWS, run.from, run.to, run.endpointId ?? null, after],
+          [RECONCILED_FLOWS, run.from, run.to, run.endpointId ?? null, after],
         );
-        const rows = sagas.flatMap((saga) => {
-          const found = FLOWS[saga.flow]?.expect(saga.state, at);
-          return found?.kind === 'check' ? [{ saga, expectation: found.expectation }] : [];
-        });
+        const histories = await this.histories(
+          tx,
+          sagas.map((saga) => saga.id),
+        );
+        const rows = sagas.flatMap((saga) =>
+          this.checksOf(saga, histories.get(saga.id) ?? [], at, {
+            from: run.from,
+            to: run.to,
+            createdInWindow: saga.created_at >= run.from,
+          }).map((planned) => ({
+            saga,
+            planned,
+          })),
+        );
         if (rows.length > 0) {
           await tx.query(
             `INSERT INTO reconciliation_checks
-               (run_id, saga_id, request_id, flow, endpoint_id, expectation, state, next_at)
-             SELECT $1, s.saga_id, s.request_id, s.flow, s.endpoint_id, s.expectation, 'pending', $2
-               FROM jsonb_to_recordset($3::jsonb) AS s(saga_id uuid, request_id uuid, flow text,
-                 endpoint_id text, expectation jsonb)`,
+               (run_id, saga_id, subject, request_id, flow, endpoint_id, expectation, state, next_at)
+             SELECT $1, s.saga_id, s.subject, s.request_id, s.flow, s.endpoint_id, s.expectation,
+                    'pending', $2
+               FROM jsonb_to_recordset($3::jsonb) AS s(saga_id uuid, subject text, request_id uuid,
+                 flow text, endpoint_id text, expectation jsonb)`,
             [
               run.runId,
               now,
               JSON.stringify(
-                rows.map(({ saga, expectation }) => ({
+                rows.map(({ saga, planned }) => ({
                   saga_id: saga.id,
-                  request_id: derivedUuid(`reconciliation:${run.runId}:${saga.id}`),
+                  subject: planned.subject,
+                  request_id: derivedUuid(
+                    planned.subject === 'order'
+                      ? `reconciliation:${run.runId}:${saga.id}`
+                      : `reconciliation:${run.runId}:${saga.id}:${planned.subject}`,
+                  ),
                   flow: saga.flow,
                   endpoint_id: saga.endpoint_id,
-                  expectation,
+                  expectation: planned.expectation,
                 })),
               ),
             ],
@@ -182,6 +179,45 @@ export class ReconciliationService {
       if (checks === 0) await this.completeIfDone(tx, run.runId, meta);
       return checks;
     });
+  }
+
+  /** A saga's checks: its settled operations (from its history) and, where needed, its latest. */
+  private checksOf(
+    saga: { flow: string; state: unknown },
+    history: readonly HistoryEvent[],
+    at: CheckTime,
+    scope: RunScope,
+  ): PlannedCheck[] {
+    const flow = reconciliationOf(saga.flow);
+    if (flow === undefined) return [];
+    return sagaChecks(
+      flow.order(saga.state),
+      flow.operations(history),
+      flow.latest?.(saga.state, at),
+      scope,
+    );
+  }
+
+  /** The events reconciliation reads of these sagas, in version order, by saga id. */
+  private async histories(
+    tx: EntityManager,
+    sagaIds: readonly string[],
+  ): Promise<Map<string, HistoryEvent[]>> {
+    const byId = new Map<string, HistoryEvent[]>();
+    if (sagaIds.length === 0) return byId;
+    const rows = await tx.query<Array<{ saga_id: string; event: HistoryEvent; occurred_at: Date }>>(
+      `SELECT saga_id, event, occurred_at FROM saga_history
+        WHERE saga_id = ANY($1::uuid[]) AND event_type = ANY($2::text[])
+        ORDER BY saga_id, version`,
+      [sagaIds, RECONCILED_HISTORY_EVENTS],
+    );
+    for (const { saga_id, event, occurred_at } of rows) {
+      const events = byId.get(saga_id) ?? [];
+      // The row's time is the one the history is ordered and kept by.
+      events.push({ ...event, occurredAt: occurred_at.toISOString() });
+      byId.set(saga_id, events);
+    }
+    return byId;
   }
 
   /** Starts the scheduled run of the current window unless one exists (any replica may try). */
@@ -319,7 +355,7 @@ export class ReconciliationService {
     meta: InputMeta | undefined,
   ): Promise<OutboxRow[]> {
     if (check.subject === 'client-order-id') return this.concludeLookup(tx, check, answer, meta);
-    const flow = FLOWS[check.flow];
+    const flow = reconciliationOf(check.flow);
     let found = flow === undefined ? 'unresolved' : verdict(check.expectation, answer, flow.named);
     if (found === 'not-final') {
       if (await this.askAgainLater(tx, check)) return [];
@@ -337,8 +373,9 @@ export class ReconciliationService {
 
   /**
    * The lookup by client order id: paid-twice when its reply is about another order, approved for
-   * money. The saga's order check (already a match) then carries the verdict, so the run counts
-   * the saga once, as paid twice; the event repeats the gateway's replies about both orders.
+   * money. The check that asked for it (already a match) then carries the verdict, so the run
+   * counts that operation once, as paid twice; the event repeats the gateway's replies about both
+   * orders.
    */
   private async concludeLookup(
     tx: EntityManager,
@@ -346,7 +383,7 @@ export class ReconciliationService {
     answer: GatewayAnswer,
     meta: InputMeta | undefined,
   ): Promise<OutboxRow[]> {
-    const flow = FLOWS[check.flow];
+    const flow = reconciliationOf(check.flow);
     let found =
       flow === undefined
         ? 'unresolved'
@@ -359,15 +396,16 @@ export class ReconciliationService {
     await this.done(tx, check, found, other);
     if (found !== 'paid-twice') return [];
     // (An UPDATE … RETURNING through TypeORM answers [rows, count]: read, then write.)
+    const asked = check.expectation.lookupFor ?? 'order';
     const [order] = await tx.query<Array<{ gateway: GatewaySide | null }>>(
       `SELECT gateway FROM reconciliation_checks
-        WHERE run_id = $1 AND saga_id = $2 AND subject = 'order' FOR UPDATE`,
-      [check.run_id, check.saga_id],
+        WHERE run_id = $1 AND saga_id = $2 AND subject = $3 FOR UPDATE`,
+      [check.run_id, check.saga_id, asked],
     );
     await tx.query(
       `UPDATE reconciliation_checks SET verdict = 'paid-twice'
-        WHERE run_id = $1 AND saga_id = $2 AND subject = 'order'`,
-      [check.run_id, check.saga_id],
+        WHERE run_id = $1 AND saga_id = $2 AND subject = $3`,
+      [check.run_id, check.saga_id, asked],
     );
     return [this.mismatchRow(check, 'paid-twice', order?.gateway ?? undefined, other, meta)];
   }
@@ -409,7 +447,7 @@ export class ReconciliationService {
         derivedUuid(`reconciliation:${check.run_id}:${check.saga_id}:${subject}`),
         check.flow,
         check.endpoint_id,
-        JSON.stringify(check.expectation),
+        JSON.stringify({ ...check.expectation, lookupFor: check.subject }),
         this.clock.now(),
       ],
     );
@@ -435,6 +473,9 @@ export class ReconciliationService {
         status: expectation.status,
         operation: expectation.operation,
         ...(expectation.amount === undefined ? {} : { amount: expectation.amount }),
+        ...(expectation.basis === undefined ? {} : { basis: expectation.basis }),
+        ...(expectation.requestId === undefined ? {} : { requestId: expectation.requestId }),
+        ...(expectation.serial === undefined ? {} : { serial: expectation.serial }),
       },
       ...(gateway === undefined ? {} : { gateway }),
       ...(otherOrder === undefined ? {} : { otherOrder }),
@@ -473,10 +514,10 @@ export class ReconciliationService {
       [runId],
     );
     if (Number(open?.n ?? 0) > 0) return;
-    // One verdict per saga: its order check's (a lookup's finding is written onto it).
+    // One verdict per checked operation (a lookup's finding is written onto the check that asked).
     const counts = await tx.query<Array<{ verdict: string | null; n: string }>>(
       `SELECT verdict, count(*) AS n FROM reconciliation_checks
-        WHERE run_id = $1 AND subject = 'order' GROUP BY verdict`,
+        WHERE run_id = $1 AND subject <> 'client-order-id' GROUP BY verdict`,
       [runId],
     );
     const now = this.clock.now();
@@ -531,6 +572,10 @@ export class ReconciliationService {
       ...(e.gatewayOrderId === undefined || check.subject === 'client-order-id'
         ? {}
         : { gatewayOrderId: e.gatewayOrderId }),
+      // A request check asks about exactly that request of the order.
+      ...(e.serial === undefined || check.subject === 'client-order-id'
+        ? {}
+        : { subjectSerial: e.serial }),
     });
     // The one way a gateway request becomes an outbox row (a new trace: a check has no input).
     return gatewayRequestRow(request, this.ids.next(), now.toISOString(), {});

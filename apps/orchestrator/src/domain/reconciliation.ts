@@ -214,6 +214,9 @@ export function transferExpectation(state: TransferState, at: CheckTime): Expect
       return check({ ...base, operation: 'transfer', outcome: 'not-approved' });
     case 'transferring':
       return skip('in-flight');
+    case 'refused':
+      // The daily limit refused it before its request was sent.
+      return skip('never-sent');
   }
 }
 

@@ -30,9 +30,6 @@ export interface RunningApp {
   stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<number | string>;
 }
 
-/** Flags of every app process (deploy/docker/Dockerfile sets the same in NODE_OPTIONS). */
-export const NODE_FLAGS = '--disable-warning=TimeoutNegativeWarning';
-
 /**
  * V8 settings of every app process, as the image sets them (deploy/docker/Dockerfile): young
  * generation semi-spaces of 8 MiB instead of Node 24's larger default cut each app's peak RSS by
@@ -49,10 +46,7 @@ export function startApp(spec: AppProcessSpec): RunningApp {
   const logFile = spec.logFile ?? path.join(RUN_DIR, 'logs', `${spec.app}.log`);
   mkdirSync(path.dirname(logFile), { recursive: true });
   const log = createWriteStream(logFile, { flags: 'a' });
-  // kafkajs 2.2.4 schedules a timer with a negative delay (tulios/kafkajs#1751: Node clamps it to
-  // 1 ms, as it always did; Node 24 also prints a TimeoutNegativeWarning with an epoch-ms number
-  // that the card-data audit rightly cannot tell from a card number). The image sets the same flag.
-  const child = spawn(process.execPath, [NODE_FLAGS, appEntry(spec.app)], {
+  const child = spawn(process.execPath, [appEntry(spec.app)], {
     cwd: REPO_ROOT,
     env: {
       ...process.env,

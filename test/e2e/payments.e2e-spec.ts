@@ -330,6 +330,28 @@ describe('preauth', () => {
   });
 });
 
+describe('void of an approved sale', () => {
+  it('before settlement cancels the whole charge: voided, and the ledger shows the charge voided once', async () => {
+    const sale = stack.sale({ cvv: '123', amountMinor: 4_500 });
+    await stack.send(sale);
+    expect((await waitFinal(sale.paymentId)).event.type).toBe('approved');
+    await stack.send(stack.void(sale.paymentId));
+    const voided = await stack.events.waitForType(sale.paymentId, ['voided', 'declined', 'failed']);
+    expect(voided.event).toMatchObject({
+      type: 'voided',
+      amount: { minor: 4_500, currency: 'USD' },
+    });
+    expectOneSequence(sale.paymentId);
+    const ledger = await stack.controls.ledger(sale.paymentId);
+    expect(ledger.entries.map((e) => [e.movement, e.amountMinor])).toEqual([
+      ['charged', 4_500],
+      ['voided', 4_500],
+    ]);
+    const view = await settle(sale.paymentId);
+    expect(view.status).toBe('voided');
+  });
+});
+
 describe('business rules', () => {
   async function rejection(command: Parameters<PaymentStack['send']>[0]): Promise<string> {
     await stack.send(command);
@@ -425,6 +447,45 @@ describe('crash safety', () => {
     expect(expired.event).toMatchObject({ action: 'void', amount: { minor: 7_000 } });
     await stack.events.waitForType(preauth.paymentId, ['voided']);
     expectOneSequence(preauth.paymentId);
+  });
+});
+
+describe('business metrics', () => {
+  /** A counter's value for these labels on the orchestrator's /metrics (0 when absent). */
+  function counter(text: string, name: string, labels: Record<string, string>): number {
+    const line = text
+      .split('\n')
+      .find(
+        (l) =>
+          l.startsWith(`${name}{`) &&
+          Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)),
+      );
+    return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+
+  it('/metrics counts the outcomes and the money this suite moved, as its events say', async () => {
+    // The suite's own events (delivery is at least once: distinct ce_ids), against the counters
+    // of the orchestrator that wrote them (one orchestrator, restarted only before this suite's
+    // crash test: its counters began with that process, so compare what happened since).
+    const metrics = async () => (await fetch(`${stack.urls.orchestrator}/metrics`)).text();
+    const before = await metrics();
+    const sale = stack.sale({ cvv: '123', amountMinor: 1_700 });
+    await stack.send(sale);
+    expect((await waitFinal(sale.paymentId)).event.type).toBe('approved');
+    const declined = stack.sale({ cvv: '116', amountMinor: 1_800 });
+    await stack.send(declined);
+    expect((await waitFinal(declined.paymentId)).event.type).toBe('declined');
+    const after = await metrics();
+    const delta = (name: string, labels: Record<string, string>) =>
+      counter(after, name, labels) - counter(before, name, labels);
+    const labels = { flow: 'card-payment', type: 'approved' };
+    expect(delta('orchestrator_saga_events_total', labels)).toBe(1);
+    expect(
+      delta('orchestrator_saga_events_total', { flow: 'card-payment', type: 'declined' }),
+    ).toBe(1);
+    expect(
+      delta('orchestrator_money_moved_minor_units_total', { ...labels, currency: 'USD' }),
+    ).toBe(1_700);
   });
 });
 

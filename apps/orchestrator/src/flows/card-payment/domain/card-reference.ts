@@ -295,16 +295,7 @@ function lostReply(
     state,
     state.paymentId,
     ctx,
-    [
-      {
-        type: 'card-reference-unknown',
-        commandId: pending.commandId,
-        requestId: pending.requestId,
-        operation: pending.operation,
-        since: ctx.now,
-        alert: false,
-      },
-    ],
+    [cardReferenceUnknown(pending, ctx.now, false)],
     [
       ...again,
       {
@@ -375,16 +366,7 @@ export function decideCardRefAlert(
     state,
     state.paymentId,
     ctx,
-    [
-      {
-        type: 'card-reference-unknown',
-        commandId: pending.commandId,
-        requestId: pending.requestId,
-        operation: pending.operation,
-        since: pending.unknownSince,
-        alert: true,
-      },
-    ],
+    [cardReferenceUnknown(pending, pending.unknownSince, true)],
     [],
   );
 }
@@ -468,4 +450,16 @@ export function evolveCardReference(state: OpenPayment, event: CardReferenceEven
       throw new Error(`unhandled event ${JSON.stringify(never)}`);
     }
   }
+}
+
+/** The card-reference request's outcome is unknown (since `since`; `alert` once raised). */
+function cardReferenceUnknown(pending: CardRefRequest, since: string, alert: boolean): EventDraft {
+  return {
+    type: 'card-reference-unknown',
+    commandId: pending.commandId,
+    requestId: pending.requestId,
+    operation: pending.operation,
+    since,
+    alert,
+  };
 }

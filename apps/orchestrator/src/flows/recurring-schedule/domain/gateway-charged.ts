@@ -584,14 +584,21 @@ function registrationStatusAnswered(
   }
   // Charged under it: whatever this answer says, the registration exists (the next poll asks).
   if (chargedUnder(state)) return { outcome: 'accepted', drafts: [], effects: [], commandId };
-  if (r.kind === 'rejected' || (r.kind === 'accepted' && r.report && isRefused(r.report.status))) {
+  // The gateway processed it and refused it: nothing to send again.
+  if (r.kind === 'accepted' && r.report !== undefined && isRefused(r.report.status)) {
+    return registrationFailed(commandId, {
+      reason: 'rejected',
+      ...(r.report.errorCode === undefined ? {} : { code: r.report.errorCode }),
+      message: r.report.errorMessage ?? `the gateway reports it ${r.report.status}`,
+    });
+  }
+  // Only "no such order" is no trace; a refused query (credentials, endpoint) says nothing.
+  if (r.kind === 'rejected' && r.orderUnknown === true) {
     // The gateway has no trace of it (a synchronous operation: had it been processed, the status
-    // query would find it). Sent once more under the same client_orderid; no trace again: failed.
+    // query would find it). Sent once more under the same client_orderid, which the gateway
+    // refuses as a duplicate if the first arrived after all; no trace again: failed.
     if (registration.resent) {
-      return registrationFailed(commandId, {
-        reason: 'no-trace',
-        message: r.kind === 'rejected' ? r.message : 'the gateway reports it refused',
-      });
+      return registrationFailed(commandId, { reason: 'no-trace', message: r.message });
     }
     return {
       outcome: 'accepted',

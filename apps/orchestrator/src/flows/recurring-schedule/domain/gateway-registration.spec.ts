@@ -193,7 +193,12 @@ describe('schedule registered with the gateway: an unknown registration is resol
 
   it('when the status query finds no trace, then it is sent once more under the same client_orderid; no trace again: failed', () => {
     const request = sentStatus(unknown().when(statusTimer(1), T1));
-    const noTrace = { kind: 'rejected' as const, code: '2', message: 'unknown client_orderid' };
+    const noTrace = {
+      kind: 'rejected' as const,
+      code: '2',
+      message: 'unknown client_orderid',
+      orderUnknown: true as const,
+    };
     const resent = unknown().when(statusAnswer(request, noTrace), T1);
     resent.then([{ type: 'schedule-registration-resent' }]).thenEffects([
       { type: 'cancel-status-timer' },
@@ -213,6 +218,39 @@ describe('schedule registered with the gateway: an unknown registration is resol
       .when(statusAnswer(second, noTrace), T1)
       .then([{ type: 'schedule-registration-failed', reason: 'no-trace' }])
       .thenStatus('registration-failed');
+  });
+
+  it('a status query refused for another reason is no evidence; a status saying declined is a refusal, never sent again', () => {
+    const request = sentStatus(unknown().when(statusTimer(1), T1));
+    unknown()
+      .when(
+        statusAnswer(request, { kind: 'rejected', code: 'authentication', message: 'forbidden' }),
+        T1,
+      )
+      .then([])
+      .thenEffects([]);
+    unknown()
+      .when(
+        statusAnswer(request, {
+          kind: 'accepted',
+          report: {
+            status: 'declined',
+            transactionType: 'create-recurring-payment',
+            errorCode: '5',
+            errorMessage: 'card reference not eligible',
+          },
+        }),
+        T1,
+      )
+      .then([
+        {
+          type: 'schedule-registration-failed',
+          reason: 'rejected',
+          code: '5',
+          message: 'card reference not eligible',
+        },
+      ])
+      .thenEffects([{ type: 'cancel-status-timer', kind: 'registration-status' }]);
   });
 
   it('when the status query cannot tell (processing, not sent), then nothing changes and the next poll is already armed', () => {

@@ -3,13 +3,14 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Kafka } from 'kafkajs';
 import { Client } from 'pg';
-import { parseEvent, PaymentCommand, TOPICS } from '@payments/contracts';
+import { parseEvent, PaymentCommand, PaymentEvent, TOPICS } from '@payments/contracts';
 import { auditCardData, AuditReport } from '../stack/card-data-audit';
 import type { OwnBroker } from '../stack/infra';
 import { kafkaClient, listTopics, scanTopics, topicEndOffsets } from '../stack/kafka-io';
 import {
-  AppName,
   PaymentStack,
+  ReplicaName,
+  replicaOf,
   SANDBOX_MERCHANT,
   sandboxMerchantsWithDelay,
 } from '../stack/payment-stack';
@@ -18,12 +19,12 @@ import { FaultRule } from '../stack/sandbox-controls';
 import { checkRun, CommandType, ObservedEvent, RunChecks, SentCommand } from './checks';
 
 /**
- * The chaos run (issue #10): mixed commands at a steady rate while apps are SIGKILLed and
- * SIGTERMed, the broker restarts and the sandbox injects faults by percentage with a fixed seed;
+ * The chaos run: mixed commands at a steady rate on `replicas` replicas of every app while single
+ * replicas are SIGKILLed and SIGTERMed, the broker restarts and the sandbox injects faults by percentage with a fixed seed;
  * then quiet until quiescence (bounded), the verdict of `checks.ts`, recovery times and the
  * card-data audit. `npm run chaos` (scripts/chaos/main.ts) and test/e2e/chaos.e2e-spec.ts use it.
  */
-export type ChaosTarget = Exclude<AppName, 'gateway-sandbox'> | 'broker';
+export type ChaosTarget = Exclude<ReplicaName, 'gateway-sandbox'> | 'broker';
 
 export interface ChaosAction {
   readonly target: ChaosTarget;
@@ -68,6 +69,8 @@ export interface ChaosConfig {
    * ms (what Kubernetes does with deploy/helm's probe, faster); 0: never.
    */
   readonly livenessPeriodMs: number;
+  /** Replicas of the orchestrator, the adapter and callback-ingest (the Helm chart runs 2). */
+  readonly replicas: number;
 }
 
 export const DEFAULT_FAULTS: FaultMix = {
@@ -85,7 +88,11 @@ export interface ActionRecord extends ChaosAction {
   readonly at: number;
   /** When the replacement was spawned (app) or the broker was up again. */
   readonly backAt: number;
-  /** From the signal to the first message the target produced after coming back; ms. */
+  /**
+   * ms from the signal to: the replacement replica answering /health/ready (an app: its other
+   * replica kept working meanwhile, so the topics cannot tell when this one is back), or the
+   * first event published after the broker was up again.
+   */
   recoveryMs?: number;
 }
 
@@ -232,33 +239,36 @@ export function faultRules(mix: FaultMix): FaultRule[] {
   ];
 }
 
-/** What each target writes, to see when it works again. */
-const OUTPUTS: Record<ChaosTarget, readonly string[]> = {
-  orchestrator: [TOPICS.events, TOPICS.gatewayRequests],
-  'gateway-adapter': [TOPICS.gatewayResults],
-  'callback-ingest': [TOPICS.gatewayCallbacks],
-  broker: [TOPICS.events],
-};
-
 const ORCHESTRATOR_INPUTS = [TOPICS.commands, TOPICS.gatewayResults, TOPICS.gatewayCallbacks];
 
 export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Promise<ChaosReport> {
   const { log, broker } = env;
   const workDir = env.workDir ?? path.join(RUN_DIR, `chaos-${randomUUID().slice(0, 8)}`);
   mkdirSync(workDir, { recursive: true });
+  for (const action of config.actions) {
+    if (action.target !== 'broker' && replicaOf(action.target).index >= config.replicas) {
+      throw new Error(`action on ${action.target}: the run has ${config.replicas} replica(s)`);
+    }
+  }
   const random = seeded(config.seed);
   const scenarios = new Map<string, Scenario>();
   const sent: SentCommand[] = [];
   const deliberatelyUnknown = new Set<string>();
 
-  const onEvent = (paymentId: string, type: string) => {
-    const s = scenarios.get(paymentId);
+  const onEvent = (event: PaymentEvent) => {
+    const s = scenarios.get(event.paymentId);
     if (!s || s.ended || s.ready || s.next === 0) return;
     const last = s.steps[s.next - 1];
-    if (type === SUCCESS[last.type]) {
+    if (event.type === SUCCESS[last.type]) {
       if (s.next >= s.steps.length) s.ended = true;
       else s.ready = true;
-    } else if (type === 'declined' || type === 'failed' || type === 'command-rejected') {
+    } else if (
+      event.type === 'declined' ||
+      event.type === 'failed' ||
+      event.type === 'command-rejected' ||
+      // Raised for a person (no trace and no safe repeat): nothing more happens without one.
+      (event.type === 'outcome-unknown' && event.alert)
+    ) {
       s.ended = true;
     }
   };
@@ -274,6 +284,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       adapterDatabaseUrl: env.adapterDatabaseUrl,
       workDir,
       logLevel: config.logLevel,
+      replicas: config.replicas,
       env: {
         'gateway-sandbox': {
           SANDBOX_MERCHANTS_FILE: sandboxMerchantsWithDelay(workDir, config.gatewayDelayMs),
@@ -289,7 +300,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
         'callback-ingest': replication,
       },
     },
-    (received) => onEvent(received.event.paymentId, received.event.type),
+    (received) => onEvent(received.event),
   );
   const kafka = kafkaClient(broker.brokers, 'chaos');
   const actions: ActionRecord[] = [];
@@ -374,7 +385,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
           await stack.kill(action.target, action.signal);
           const backAt = Date.now();
           await stack.startAgain(action.target);
-          actions.push({ ...action, at, backAt });
+          actions.push({ ...action, at, backAt, recoveryMs: Date.now() - at });
         }
         log(`chaos: ${action.target} back after ${((Date.now() - at) / 1000).toFixed(1)} s`);
       });
@@ -461,7 +472,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
     await scanTopics(kafka, topics, (m) => {
       if (m.topic.endsWith('.dlq')) dlq[m.topic] = (dlq[m.topic] ?? 0) + 1;
       actions.forEach((a, i) => {
-        if (OUTPUTS[a.target].includes(m.topic) && m.timestamp >= a.backAt) {
+        if (a.target === 'broker' && m.topic === TOPICS.events && m.timestamp >= a.backAt) {
           firstAfter.set(i, Math.min(firstAfter.get(i) ?? Infinity, m.timestamp));
         }
       });
@@ -473,7 +484,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
     });
     actions.forEach((a, i) => {
       const first = firstAfter.get(i);
-      if (first !== undefined) a.recoveryMs = first - a.at;
+      if (a.target === 'broker' && first !== undefined) a.recoveryMs = first - a.at;
     });
     const ledger = await stack.controls.ledger();
     const attempts = (await stack.controls.callbacks()).attempts;
@@ -658,10 +669,12 @@ export function formatReport(report: ChaosReport): string {
     const at = new Date(r.at).toISOString().slice(11, 23);
     lines.push(`    ${r.app} at ${at}: ${r.answer.slice(0, 160)}`);
   }
-  lines.push('  recovery after each action (signal → first message the target produced after it):');
+  lines.push(
+    '  recovery after each action (signal → replica ready again; broker: → first event after it):',
+  );
   for (const a of report.actions) {
     lines.push(
-      `    ${a.signal.padEnd(8)} ${a.target.padEnd(16)} ${a.recoveryMs === undefined ? 'no output after it' : `${(a.recoveryMs / 1000).toFixed(1)} s`}`,
+      `    ${a.signal.padEnd(8)} ${a.target.padEnd(18)} ${a.recoveryMs === undefined ? 'no output after it' : `${(a.recoveryMs / 1000).toFixed(1)} s`}`,
     );
   }
   lines.push(

@@ -2,7 +2,7 @@
  * `npm run chaos` (issue #10): the chaos run with its figures, a script, not a test.
  *
  *   npm run chaos                                   # 2,000 commands at 10/s, seed 10, 9 actions
- *   npm run chaos -- --commands=300 --rate=20 --actions=orchestrator:KILL,broker:TERM
+ *   npm run chaos -- --commands=300 --rate=20 --actions=orchestrator#1:KILL,broker:TERM
  *   CHAOS_COMMANDS=500 CHAOS_CLUSTER=true npm run chaos
  *
  * Every option is a flag (`--name=value`) or an environment variable (`CHAOS_NAME`, upper case,
@@ -24,7 +24,7 @@ import {
 } from './chaos-run';
 
 const DEFAULT_ACTIONS =
-  'orchestrator:KILL,gateway-adapter:KILL,callback-ingest:KILL,broker:TERM,orchestrator:TERM,gateway-adapter:TERM,callback-ingest:TERM,orchestrator:KILL,broker:KILL';
+  'orchestrator#0:KILL,gateway-adapter#1:KILL,callback-ingest#0:KILL,broker:TERM,orchestrator#1:TERM,gateway-adapter#0:TERM,callback-ingest#1:TERM,orchestrator#1:KILL,broker:KILL';
 
 function option(name: string, fallback: string): string {
   const flag = process.argv.slice(2).find((a) => a === `--${name}` || a.startsWith(`--${name}=`));
@@ -38,12 +38,8 @@ function numberOption(name: string, fallback: number): number {
   return value;
 }
 
-const TARGETS: readonly ChaosTarget[] = [
-  'orchestrator',
-  'gateway-adapter',
-  'callback-ingest',
-  'broker',
-];
+/** `orchestrator#1` (a replica, from 0), `orchestrator` (its replica 0) or `broker`. */
+const TARGET = /^(?:(?:orchestrator|gateway-adapter|callback-ingest)(?:#\d+)?|broker)$/;
 
 export function parseActions(text: string): ChaosAction[] {
   return text
@@ -51,11 +47,12 @@ export function parseActions(text: string): ChaosAction[] {
     .filter((a) => a.trim().length > 0)
     .map((item) => {
       const [target, signal] = item.trim().split(':');
-      const found = TARGETS.find((t) => t === target);
-      if (!found || (signal !== 'KILL' && signal !== 'TERM')) {
-        throw new Error(`bad action "${item}": <${TARGETS.join('|')}>:<KILL|TERM>`);
+      if (!TARGET.test(target) || (signal !== 'KILL' && signal !== 'TERM')) {
+        throw new Error(
+          `bad action "${item}": <orchestrator|gateway-adapter|callback-ingest>[#<replica>]|broker:<KILL|TERM>`,
+        );
       }
-      return { target: found, signal: signal === 'KILL' ? 'SIGKILL' : 'SIGTERM' };
+      return { target: target as ChaosTarget, signal: signal === 'KILL' ? 'SIGKILL' : 'SIGTERM' };
     });
 }
 
@@ -81,12 +78,13 @@ async function main(): Promise<void> {
     gatewayDelayMs: numberOption('gateway-delay', 200),
     logLevel: option('log-level', 'info'),
     livenessPeriodMs: numberOption('liveness-period', 2_000),
+    replicas: Math.max(1, numberOption('replicas', 2)),
   };
   const cluster = option('cluster', 'false') === 'true';
   const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const log = (line: string) => process.stdout.write(`${line}\n`);
   log(
-    `chaos: ${config.commands} commands at ${config.ratePerSecond}/s, seed ${config.seed}, ${config.actions.length} actions, ${cluster ? 'three-node cluster' : 'single broker'}`,
+    `chaos: ${config.commands} commands at ${config.ratePerSecond}/s, seed ${config.seed}, ${config.replicas} replica(s) of each app, ${config.actions.length} actions, ${cluster ? 'three-node cluster' : 'single broker'}`,
   );
   await run('npm', ['run', '--silent', 'build']);
   let broker: OwnBroker | undefined;

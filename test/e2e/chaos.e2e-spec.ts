@@ -11,10 +11,11 @@ import { run } from '../../scripts/stack/processes';
 import { freeLowPorts } from '../support/local-kafka';
 
 /**
- * The chaos suite's small fixed-seed run (issue #10) inside `npm test`: 200 mixed commands at
- * 10/s on a broker of its own while the orchestrator, the adapter and callback-ingest are each
- * SIGKILLed once and the broker is restarted (SIGTERM, data kept), with the sandbox's percentage
- * faults and a reused client_orderid charging again. Then the zero lines and the card-data audit.
+ * The chaos suite's small fixed-seed run inside `npm test`: 200 mixed commands at 10/s on a
+ * broker of its own against two replicas of every app (as the Helm chart runs them), while one
+ * replica each of the orchestrator, the adapter and callback-ingest is SIGKILLed once and the
+ * broker is restarted (SIGTERM, data kept), with the sandbox's percentage faults and a reused
+ * client_orderid charging again. Then the zero lines and the card-data audit.
  * `npm run chaos` is the large run (scripts/chaos/main.ts).
  */
 let broker: OwnBroker;
@@ -33,10 +34,10 @@ beforeAll(async () => {
       ratePerSecond: 10,
       seed: 7,
       actions: [
-        { target: 'orchestrator', signal: 'SIGKILL' },
-        { target: 'gateway-adapter', signal: 'SIGKILL' },
+        { target: 'orchestrator#1', signal: 'SIGKILL' },
+        { target: 'gateway-adapter#0', signal: 'SIGKILL' },
         { target: 'broker', signal: 'SIGTERM' },
-        { target: 'callback-ingest', signal: 'SIGKILL' },
+        { target: 'callback-ingest#1', signal: 'SIGKILL' },
       ],
       faults: DEFAULT_FAULTS,
       quietMaxSeconds: 150,
@@ -45,6 +46,7 @@ beforeAll(async () => {
       gatewayDelayMs: 200,
       logLevel: 'info',
       livenessPeriodMs: 2_000,
+      replicas: 2,
     },
     {
       broker,
@@ -85,7 +87,8 @@ describe('chaos, small fixed-seed run', () => {
   });
 
   it('scanned something in every place the card-data audit looks', () => {
-    expect(report.audit).toMatchObject({ logFiles: 4, databases: 2 });
+    // The sandbox and two replicas of each of the three apps.
+    expect(report.audit).toMatchObject({ logFiles: 7, databases: 2 });
     expect(report.audit.logLines).toBeGreaterThan(report.config.commands);
     expect(report.audit.rows).toBeGreaterThan(report.config.commands);
     expect(report.audit.messages).toBeGreaterThan(report.config.commands);

@@ -3,7 +3,15 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Kafka } from 'kafkajs';
 import { Client } from 'pg';
-import { parseEvent, PaymentCommand, PaymentEvent, TOPICS } from '@payments/contracts';
+import {
+  AnyTransferCommand,
+  parseEvent,
+  parsePayoutEvent,
+  parseTransferEvent,
+  PaymentCommand,
+  PayoutCommand,
+  TOPICS,
+} from '@payments/contracts';
 import { auditCardData, AuditReport } from '../stack/card-data-audit';
 import type { OwnBroker } from '../stack/infra';
 import { kafkaClient, listTopics, scanTopics, topicEndOffsets } from '../stack/kafka-io';
@@ -14,9 +22,18 @@ import {
   SANDBOX_MERCHANT,
   sandboxMerchantsWithDelay,
 } from '../stack/payment-stack';
+import { approvePayout, oneStepPayout, payoutCheck, transfer } from '../stack/payout-commands';
 import { RUN_DIR, sleep } from '../stack/processes';
 import { FaultRule } from '../stack/sandbox-controls';
-import { checkRun, CommandType, ObservedEvent, RunChecks, SentCommand } from './checks';
+import {
+  checkRun,
+  CommandType,
+  ObservedEvent,
+  RunChecks,
+  SagaEvent,
+  sagaIdOf,
+  SentCommand,
+} from './checks';
 
 /**
  * The chaos run: mixed commands at a steady rate on `replicas` replicas of every app while single
@@ -71,6 +88,13 @@ export interface ChaosConfig {
   readonly livenessPeriodMs: number;
   /** Replicas of the orchestrator, the adapter and callback-ingest (the Helm chart runs 2). */
   readonly replicas: number;
+  /**
+   * The orchestrator's PAYOUT_LIMITS dailyLimitMinor (payouts and transfers share it per endpoint,
+   * currency and UTC day): low enough that the run reaches it, so refusals are part of the mix.
+   */
+  readonly payoutDailyLimitMinor: number;
+  /** How long a registered two-step payout awaits approval; the unapproved ones expire within it. */
+  readonly approvalWindowSeconds: number;
 }
 
 export const DEFAULT_FAULTS: FaultMix = {
@@ -132,12 +156,21 @@ export interface ChaosEnvironment {
   readonly log: (line: string) => void;
 }
 
-/** Workload: one scenario per payment, a chain of commands, each after the previous succeeded. */
+/**
+ * Workload: one scenario per saga (a card payment, a payout or a transfer), a chain of commands,
+ * each after the previous succeeded.
+ */
 interface Step {
   readonly type: CommandType;
   readonly cvv?: string;
   /** Fraction of the payment's amount (partial capture/return); whole when unset. */
   readonly part?: number;
+  /** The events that let the next step go (or complete the scenario); default SUCCESS[type]. */
+  readonly until?: readonly string[];
+  /** Events that end the scenario early besides ENDS (the step went otherwise than planned). */
+  readonly ends?: readonly string[];
+  /** The sandbox declines this payment's next capture once (an `outcome` fault). */
+  readonly captureDeclinedOnce?: boolean;
 }
 
 const SCENARIOS: ReadonlyArray<{ name: string; weight: number; steps: Step[] }> = [
@@ -173,6 +206,37 @@ const SCENARIOS: ReadonlyArray<{ name: string; weight: number; steps: Step[] }> 
     weight: 9,
     steps: [{ type: 'preauth', cvv: '123' }, { type: 'capture' }, { type: 'return', part: 0.5 }],
   },
+  {
+    name: 'sale → two partial returns',
+    weight: 4,
+    steps: [
+      { type: 'sale', cvv: '123' },
+      { type: 'return', part: 0.3 },
+      { type: 'return', part: 0.3 },
+    ],
+  },
+  {
+    name: 'preauth → capture declined → capture',
+    weight: 4,
+    steps: [
+      { type: 'preauth', cvv: '123' },
+      { type: 'capture', captureDeclinedOnce: true, until: ['declined'], ends: ['captured'] },
+      { type: 'capture' },
+    ],
+  },
+  { name: 'payout (v2)', weight: 4, steps: [{ type: 'payout' }] },
+  { name: 'payout (v4)', weight: 4, steps: [{ type: 'payout-v4' }] },
+  {
+    name: 'payout-check → approve → pay',
+    weight: 5,
+    steps: [{ type: 'payout-check' }, { type: 'approve-payout' }],
+  },
+  {
+    name: 'payout-check, left to expire',
+    weight: 2,
+    steps: [{ type: 'payout-check', until: ['payout-expired'] }],
+  },
+  { name: 'transfer', weight: 5, steps: [{ type: 'transfer', cvv: '123' }] },
 ];
 
 /** The event that lets a scenario's next step go: the previous step succeeded. */
@@ -182,7 +246,40 @@ const SUCCESS: Record<CommandType, string> = {
   capture: 'captured',
   void: 'voided',
   return: 'returned',
+  payout: 'paid-out',
+  'payout-v4': 'paid-out',
+  'payout-check': 'payout-registered',
+  'approve-payout': 'paid-out',
+  transfer: 'transferred',
 };
+
+/**
+ * Events after which a scenario sends nothing more: the step did not succeed, or the saga is
+ * final otherwise (an approval refused by the daily limit leaves the payout awaiting approval,
+ * which ends with `payout-expired`).
+ */
+const ENDS = new Set<string>([
+  'declined',
+  'failed',
+  'command-rejected',
+  'payout-declined',
+  'payout-failed',
+  'payout-refused',
+  'payout-rejected',
+  'payout-expired',
+  'payout-command-rejected',
+  'transfer-declined',
+  'transfer-failed',
+  'transfer-refused',
+  'transfer-command-rejected',
+]);
+
+/** An unknown outcome raised for a person (no trace and no safe repeat): nothing more happens. */
+const ALERTED = new Set<string>([
+  'outcome-unknown',
+  'payout-outcome-unknown',
+  'transfer-outcome-unknown',
+]);
 
 interface Scenario {
   readonly paymentId: string;
@@ -195,6 +292,8 @@ interface Scenario {
   ready: boolean;
   /** Ended: every step sent and done, or a step did not succeed. */
   ended: boolean;
+  /** The highest event version seen: a redelivered earlier event decides nothing again. */
+  seenVersion: number;
 }
 
 /**
@@ -255,19 +354,18 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
   const sent: SentCommand[] = [];
   const deliberatelyUnknown = new Set<string>();
 
-  const onEvent = (event: PaymentEvent) => {
-    const s = scenarios.get(event.paymentId);
-    if (!s || s.ended || s.ready || s.next === 0) return;
+  const onEvent = (event: SagaEvent) => {
+    const s = scenarios.get(sagaIdOf(event));
+    if (!s || s.ended || s.ready || s.next === 0 || event.version <= s.seenVersion) return;
+    s.seenVersion = event.version;
     const last = s.steps[s.next - 1];
-    if (event.type === SUCCESS[last.type]) {
+    if ((last.until ?? [SUCCESS[last.type]]).includes(event.type)) {
       if (s.next >= s.steps.length) s.ended = true;
       else s.ready = true;
     } else if (
-      event.type === 'declined' ||
-      event.type === 'failed' ||
-      event.type === 'command-rejected' ||
-      // Raised for a person (no trace and no safe repeat): nothing more happens without one.
-      (event.type === 'outcome-unknown' && event.alert)
+      ENDS.has(event.type) ||
+      last.ends?.includes(event.type) ||
+      (ALERTED.has(event.type) && 'alert' in event && event.alert)
     ) {
       s.ended = true;
     }
@@ -292,6 +390,13 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
         orchestrator: {
           ...replication,
           NEVER_RECEIVED_RESEND_SECONDS: String(config.neverReceivedSeconds),
+          PAYOUT_LIMITS: JSON.stringify({
+            default: {
+              maxMinor: 100_000_000,
+              dailyLimitMinor: config.payoutDailyLimitMinor,
+              approvalWindowSeconds: config.approvalWindowSeconds,
+            },
+          }),
           // The sandbox below charges a reused client_orderid again: told so, the orchestrator
           // never repeats a payment the gateway shows no trace of (it alerts a person instead).
           GATEWAY_REFUSES_REUSED_ORDER_ID: 'false',
@@ -300,7 +405,12 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
         'callback-ingest': replication,
       },
     },
-    (received) => onEvent(received.event),
+    (received) => {
+      // Payout budget and PAN-eligibility events belong to no scenario.
+      const event = received.event;
+      if ('budgetId' in event || 'checkId' in event) return;
+      onEvent(event);
+    },
   );
   const kafka = kafkaClient(broker.brokers, 'chaos');
   const actions: ActionRecord[] = [];
@@ -313,11 +423,18 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
     });
     for (const rule of faultRules(config.faults)) await stack.controls.addFault(rule);
 
-    const send = async (command: PaymentCommand, type: CommandType) => {
+    type AnyCommand = PaymentCommand | PayoutCommand | AnyTransferCommand;
+    const sagaOf = (command: AnyCommand) =>
+      'paymentId' in command
+        ? command.paymentId
+        : 'transferId' in command
+          ? command.transferId
+          : command.payoutId;
+    const send = async (command: AnyCommand, type: CommandType) => {
       // The broker may be restarting: the same command again (same commandId) until it is taken.
       for (let attempt = 1; ; attempt++) {
         try {
-          await stack.send(command);
+          await stack.sendRaw(command);
           break;
         } catch (error) {
           if (attempt >= 240) throw error;
@@ -326,13 +443,14 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       }
       sent.push({
         commandId: command.commandId,
-        paymentId: command.paymentId,
+        paymentId: sagaOf(command),
         type,
         sentAt: Date.now(),
       });
     };
-    const commandOf = (s: Scenario, step: Step): PaymentCommand => {
+    const commandOf = (s: Scenario, step: Step): AnyCommand => {
       const amount = step.part ? Math.max(1, Math.round(s.amountMinor * step.part)) : undefined;
+      const payout = { payoutId: s.paymentId, amountMinor: s.amountMinor };
       switch (step.type) {
         case 'sale':
           return stack.sale({ paymentId: s.paymentId, cvv: step.cvv, amountMinor: s.amountMinor });
@@ -348,6 +466,15 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
           return stack.void(s.paymentId);
         case 'return':
           return stack.return(s.paymentId, amount);
+        case 'payout':
+        case 'payout-v4':
+          return oneStepPayout({ ...payout, type: step.type });
+        case 'payout-check':
+          return payoutCheck(payout);
+        case 'approve-payout':
+          return approvePayout(s.paymentId);
+        case 'transfer':
+          return transfer({ ...payout, cvv: step.cvv });
         default: {
           const never: never = step.type;
           throw new Error(`unknown step ${String(never)}`);
@@ -419,6 +546,14 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
         follow.ready = false;
         const step = follow.steps[follow.next];
         follow.next += 1;
+        if (step.captureDeclinedOnce) {
+          await stack.controls.addFault({
+            clientOrderId: follow.paymentId,
+            operation: 'CAPTURE',
+            outcome: 'declined',
+            times: 1,
+          });
+        }
         await send(commandOf(follow, step), step.type);
       } else if (reserved < config.commands) {
         let shape = pick();
@@ -432,6 +567,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
           next: 1,
           ready: false,
           ended: false,
+          seenVersion: 0,
         };
         scenarios.set(scenario.paymentId, scenario);
         await send(commandOf(scenario, shape.steps[0]), shape.steps[0].type);
@@ -477,10 +613,21 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
         }
       });
       if (m.topic !== TOPICS.events) return;
-      const parsed = parseEvent(JSON.parse(m.value?.toString('utf8') ?? 'null'));
+      const value: unknown = JSON.parse(m.value?.toString('utf8') ?? 'null');
       const ceId = m.headers.ce_id;
-      if (!parsed.ok || !ceId) invalidEvents += 1;
-      else events.push({ event: parsed.event, ceId });
+      const payment = parseEvent(value);
+      const payout = payment.ok ? undefined : parsePayoutEvent(value);
+      const moved = payment.ok || payout?.ok ? undefined : parseTransferEvent(value);
+      const event = payment.ok
+        ? payment.event
+        : payout?.ok
+          ? payout.event
+          : moved?.ok
+            ? moved.event
+            : undefined;
+      if (event === undefined || !ceId) invalidEvents += 1;
+      // The payout budget is the orchestrator's own saga, started by no command of the run.
+      else if (!('budgetId' in event)) events.push({ event, ceId });
     });
     actions.forEach((a, i) => {
       const first = firstAfter.get(i);
@@ -501,6 +648,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       ledger: ledger.entries,
       deliberatelyUnknown,
       now: Date.now(),
+      dailyLimitMinor: config.payoutDailyLimitMinor,
     });
     const outboxBacklog = await outboxCount(env.orchestratorDatabaseUrl);
     await stack.stop();
@@ -603,6 +751,7 @@ export function zeroLines(report: ChaosReport): Record<string, number> {
     'silent after quiescence (neither final nor alerted)': c.unknown.filter(
       (u) => !u.deliberate && !u.alerted,
     ).length,
+    'money out over the daily limit': c.overLimit.length,
     'version gaps/duplicates': c.versionProblems.length,
     'dead letters': Object.values(report.dlq).reduce((a, b) => a + b, 0),
     'outbox backlog': report.outboxBacklog,
@@ -655,6 +804,7 @@ export function formatReport(report: ChaosReport): string {
   );
   show('double', c.doubleCharges);
   show('misreported', c.misreported);
+  show('over the limit', c.overLimit);
   show('version', c.versionProblems);
   show('rejected', c.rejected);
   show(

@@ -79,6 +79,8 @@ async function main(): Promise<void> {
     logLevel: option('log-level', 'info'),
     livenessPeriodMs: numberOption('liveness-period', 2_000),
     replicas: Math.max(1, numberOption('replicas', 2)),
+    payoutDailyLimitMinor: numberOption('payout-daily-limit', 5_000_000),
+    approvalWindowSeconds: Math.max(1, numberOption('approval-window', 30)),
   };
   const cluster = option('cluster', 'false') === 'true';
   const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';

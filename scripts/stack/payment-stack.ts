@@ -13,7 +13,13 @@ import {
 } from '@payments/contracts';
 import { Balancer } from './balancer';
 import { pointGroupAtEnd, stackConsumerGroups } from './consumer-groups';
-import { CommandProducer, EventCollector, ReceivedEvent, kafkaClient } from './kafka-io';
+import {
+  CommandProducer,
+  EventCollector,
+  ReceivedEvent,
+  ReceivedPayoutEvent,
+  kafkaClient,
+} from './kafka-io';
 import {
   AppProcessSpec,
   REPO_ROOT,
@@ -126,7 +132,7 @@ export class PaymentStack {
     private readonly specs: Record<AppName, AppProcessSpec[]>,
     private readonly balancers: readonly Balancer[],
     readonly workDir: string,
-    onEvent?: (received: ReceivedEvent) => void,
+    onEvent?: (received: ReceivedEvent | ReceivedPayoutEvent) => void,
   ) {
     this.controls = new SandboxControls(urls['gateway-sandbox']);
     const kafka = kafkaClient(options.kafkaBrokers, 'payment-stack');
@@ -136,7 +142,7 @@ export class PaymentStack {
 
   static async start(
     options: PaymentStackOptions,
-    onEvent?: (received: ReceivedEvent) => void,
+    onEvent?: (received: ReceivedEvent | ReceivedPayoutEvent) => void,
   ): Promise<PaymentStack> {
     const workDir = options.workDir ?? path.join(RUN_DIR, `stack-${randomUUID().slice(0, 8)}`);
     mkdirSync(workDir, { recursive: true });

@@ -47,6 +47,8 @@ beforeAll(async () => {
       logLevel: 'info',
       livenessPeriodMs: 2_000,
       replicas: 2,
+      payoutDailyLimitMinor: 600_000,
+      approvalWindowSeconds: 20,
     },
     {
       broker,

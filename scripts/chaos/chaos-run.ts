@@ -62,6 +62,17 @@ export interface FaultMix {
   /** Share of status queries answered after `statusLatencyMs`. */
   readonly statusSlow: number;
   readonly statusLatencyMs: number;
+  /** Share of status queries refused with 403 (no evidence either way). */
+  readonly statusRefused: number;
+  /**
+   * Share of money operations slow to arrive (processed after `gatewayTimeoutMs` + 2 s, the
+   * adapter has given up on them by then), and slow to answer (processed at once, the answer
+   * after that long).
+   */
+  readonly slowArrival: number;
+  readonly slowAnswer: number;
+  /** The adapter's GATEWAY_RESPONSE_TIMEOUT_MS in the run; the slow faults exceed it. */
+  readonly gatewayTimeoutMs: number;
 }
 
 export interface ChaosConfig {
@@ -106,6 +117,10 @@ export const DEFAULT_FAULTS: FaultMix = {
   statusFail: 0.1,
   statusSlow: 0.05,
   statusLatencyMs: 1_500,
+  statusRefused: 0.05,
+  slowArrival: 0.03,
+  slowAnswer: 0.03,
+  gatewayTimeoutMs: 3_000,
 };
 
 export interface ActionRecord extends ChaosAction {
@@ -320,18 +335,33 @@ function seeded(seed: number): () => number {
   };
 }
 
-/** The sandbox faults of a run, in the order that matters (the first rule that hits applies). */
+/**
+ * The sandbox faults of a run, in the order that matters: the first rule that hits applies, so
+ * each rule of a kind draws among what the rules before it left (`share / left`), and each share
+ * is of all matching requests.
+ */
 export function faultRules(mix: FaultMix): FaultRule[] {
+  const slow = mix.gatewayTimeoutMs + 2_000;
+  const chained = (shares: ReadonlyArray<[number, FaultRule]>): FaultRule[] => {
+    let left = 1;
+    return shares.map(([share, rule]) => {
+      const probability = left > 0 ? Math.min(1, share / left) : 0;
+      left -= share;
+      return { ...rule, probability };
+    });
+  };
   return [
-    { probability: mix.failBefore, failBefore: 503 },
-    // The rule above takes its share first; this one draws among the rest.
-    { probability: mix.replyLost / (1 - mix.failBefore), failAfter: 'drop' },
-    { operation: 'STATUS', probability: mix.statusFail, failBefore: 503 },
-    {
-      operation: 'STATUS',
-      probability: mix.statusSlow / (1 - mix.statusFail),
-      latencyMs: mix.statusLatencyMs,
-    },
+    ...chained([
+      [mix.failBefore, { failBefore: 503 }],
+      [mix.replyLost, { failAfter: 'drop' }],
+      [mix.slowArrival, { latencyMs: slow }],
+      [mix.slowAnswer, { latencyAfterMs: slow }],
+    ]),
+    ...chained([
+      [mix.statusFail, { operation: 'STATUS', failBefore: 503 }],
+      [mix.statusRefused, { operation: 'STATUS', failBefore: 403 }],
+      [mix.statusSlow, { operation: 'STATUS', latencyMs: mix.statusLatencyMs }],
+    ]),
     { probability: mix.callbackDrop, callbacks: 'drop' },
     { probability: mix.callbackDuplicate, callbacks: 'duplicate' },
     { probability: mix.callbackReorder, callbacks: 'reorder' },
@@ -401,7 +431,10 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
           // never repeats a payment the gateway shows no trace of (it alerts a person instead).
           GATEWAY_REFUSES_REUSED_ORDER_ID: 'false',
         },
-        'gateway-adapter': replication,
+        'gateway-adapter': {
+          ...replication,
+          GATEWAY_RESPONSE_TIMEOUT_MS: String(config.faults.gatewayTimeoutMs),
+        },
         'callback-ingest': replication,
       },
     },

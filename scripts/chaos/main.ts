@@ -56,7 +56,25 @@ export function parseActions(text: string): ChaosAction[] {
     });
 }
 
+const HELP = `npm run chaos [-- --name=value ...]   (or CHAOS_NAME=value; the flag wins)
+
+  --commands=2000 --rate=10 --seed=10 --replicas=2
+  --actions=${DEFAULT_ACTIONS}
+      <orchestrator|gateway-adapter|callback-ingest>[#replica]|broker:<KILL|TERM>, comma-separated
+  --payout-daily-limit=5000000 (minor units) --approval-window=30 (s)
+  --fail-before=${DEFAULT_FAULTS.failBefore} --reply-lost=${DEFAULT_FAULTS.replyLost} --slow-arrival=${DEFAULT_FAULTS.slowArrival} --slow-answer=${DEFAULT_FAULTS.slowAnswer} --gateway-timeout=${DEFAULT_FAULTS.gatewayTimeoutMs} (ms)
+  --callback-drop=${DEFAULT_FAULTS.callbackDrop} --callback-duplicate=${DEFAULT_FAULTS.callbackDuplicate} --callback-reorder=${DEFAULT_FAULTS.callbackReorder}
+  --status-fail=${DEFAULT_FAULTS.statusFail} --status-refused=${DEFAULT_FAULTS.statusRefused} --status-slow=${DEFAULT_FAULTS.statusSlow}
+  --quiet-max=300 (s) --never-received=15 (s) --unknown-cards=3 --gateway-delay=200 (ms)
+  --liveness-period=2000 (ms; 0 = never) --log-level=info --cluster=false --broker-port=29292
+
+What each line of the report means: README.md, "Chaos suite".`;
+
 async function main(): Promise<void> {
+  if (process.argv.slice(2).some((a) => a === '--help' || a === '-h')) {
+    process.stdout.write(`${HELP}\n`);
+    return;
+  }
   const config: ChaosConfig = {
     commands: numberOption('commands', 2_000),
     ratePerSecond: numberOption('rate', 10),
@@ -71,6 +89,10 @@ async function main(): Promise<void> {
       callbackReorder: numberOption('callback-reorder', DEFAULT_FAULTS.callbackReorder),
       statusFail: numberOption('status-fail', DEFAULT_FAULTS.statusFail),
       statusSlow: numberOption('status-slow', DEFAULT_FAULTS.statusSlow),
+      statusRefused: numberOption('status-refused', DEFAULT_FAULTS.statusRefused),
+      slowArrival: numberOption('slow-arrival', DEFAULT_FAULTS.slowArrival),
+      slowAnswer: numberOption('slow-answer', DEFAULT_FAULTS.slowAnswer),
+      gatewayTimeoutMs: numberOption('gateway-timeout', DEFAULT_FAULTS.gatewayTimeoutMs),
     },
     quietMaxSeconds: numberOption('quiet-max', 300),
     neverReceivedSeconds: numberOption('never-received', 15),

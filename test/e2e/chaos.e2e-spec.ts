@@ -14,8 +14,10 @@ import { freeLowPorts } from '../support/local-kafka';
  * The chaos suite's small fixed-seed run inside `npm test`: 200 mixed commands at 10/s on a
  * broker of its own against two replicas of every app (as the Helm chart runs them), while one
  * replica each of the orchestrator, the adapter and callback-ingest is SIGKILLed once and the
- * broker is restarted (SIGTERM, data kept), with the sandbox's percentage faults and a reused
- * client_orderid charging again. Then the zero lines and the card-data audit.
+ * broker is restarted (SIGTERM, data kept), with the sandbox's percentage faults (slow answers
+ * beyond the adapter's timeout and refused status queries among them) and a reused client_orderid
+ * charging again; card payments, payouts and transfers under a low daily payout limit. Then the
+ * zero lines and the card-data audit.
  * `npm run chaos` is the large run (scripts/chaos/main.ts).
  */
 let broker: OwnBroker;
@@ -81,6 +83,21 @@ describe('chaos, small fixed-seed run', () => {
     expect(report.actions.map((a) => `${a.signal} ${a.target}`)).toEqual(
       report.config.actions.map((a) => `${a.signal} ${a.target}`),
     );
+  });
+
+  it('ran every flow: card payments, one-step and two-step payouts (paid and expired), transfers', () => {
+    const types = [
+      'approved',
+      'captured',
+      'returned',
+      'voided',
+      'paid-out',
+      'payout-registered',
+      'payout-expired',
+      'transferred',
+    ];
+    const seen = Object.fromEntries(types.map((t) => [t, (report.eventTypes[t] ?? 0) > 0]));
+    expect(seen).toEqual(Object.fromEntries(types.map((t) => [t, true])));
   });
 
   it('shows zero on every zero line: lost, double charges, misreported, unknown, versions, DLQ, outbox, card data', () => {

@@ -268,6 +268,28 @@ describe('checkRun', () => {
       ).toMatchObject([{ alerted: true, concern: 'no-trace' }]);
     });
 
+    it('takes a payout or transfer refused by the daily budget for final, nothing moved', () => {
+      const one = { ...check, type: 'payout' as const };
+      const oneStep = { ...checkRequested, operation: 'payout', requestId: payRequest };
+      const refused = {
+        type: 'payout-refused',
+        reason: 'DAILY_LIMIT_EXCEEDED',
+        message: 'over the limit',
+        reservedToday: USD(9_000),
+        dailyLimit: USD(10_000),
+      };
+      expect(run(payoutEvents(oneStep, refused), [], [one])).toMatchObject({
+        paymentsFinal: 1,
+        unknown: [],
+        misreported: [],
+      });
+      expect(
+        run(payoutEvents(oneStep, refused), payoutLedger(['paid-out', 5_000]), [one]).misreported,
+      ).toHaveLength(1);
+      // Without the refusal the same request is still pending.
+      expect(run(payoutEvents(oneStep), [], [one]).unknown).toHaveLength(1);
+    });
+
     it('judges a transfer by its transferred movement', () => {
       const transferId = randomUUID();
       const request = randomUUID();

@@ -112,6 +112,12 @@ const RESENT = new Set<SagaEvent['type']>([
   'transfer-operation-resent',
 ]);
 
+/**
+ * The daily budget refused the money-out operation after it was requested: its request was never
+ * sent, so it is settled (nothing moved) without an answer of its own.
+ */
+const REFUSED_BEFORE_SENDING = new Set<SagaEvent['type']>(['payout-refused', 'transfer-refused']);
+
 /** A two-step payout registered and awaiting approval has ended only with one of these. */
 const PAYOUT_AFTER_REGISTRATION = new Set<SagaEvent['type']>([
   'paid-out',
@@ -320,6 +326,8 @@ export function checkRun(input: {
       else if (UNKNOWN.has(e.type) && 'alert' in e && e.alert)
         alerts.set(e.requestId, e.concern ?? 'unknown for the alert window');
       else if (RESENT.has(e.type) && 'requestId' in e) alerts.delete(e.requestId);
+      else if (REFUSED_BEFORE_SENDING.has(e.type))
+        for (const id of requested.keys()) finished.add(id);
       if (
         e.type === 'command-rejected' ||
         e.type === 'payout-command-rejected' ||

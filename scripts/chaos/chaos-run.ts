@@ -3,27 +3,45 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Kafka } from 'kafkajs';
 import { Client } from 'pg';
-import { parseEvent, PaymentCommand, TOPICS } from '@payments/contracts';
+import {
+  AnyTransferCommand,
+  parseEvent,
+  parsePayoutEvent,
+  parseTransferEvent,
+  PaymentCommand,
+  PayoutCommand,
+  TOPICS,
+} from '@payments/contracts';
 import { auditCardData, AuditReport } from '../stack/card-data-audit';
 import type { OwnBroker } from '../stack/infra';
 import { kafkaClient, listTopics, scanTopics, topicEndOffsets } from '../stack/kafka-io';
 import {
-  AppName,
   PaymentStack,
+  ReplicaName,
+  replicaOf,
   SANDBOX_MERCHANT,
   sandboxMerchantsWithDelay,
 } from '../stack/payment-stack';
+import { approvePayout, oneStepPayout, payoutCheck, transfer } from '../stack/payout-commands';
 import { RUN_DIR, sleep } from '../stack/processes';
 import { FaultRule } from '../stack/sandbox-controls';
-import { checkRun, CommandType, ObservedEvent, RunChecks, SentCommand } from './checks';
+import {
+  checkRun,
+  CommandType,
+  ObservedEvent,
+  RunChecks,
+  SagaEvent,
+  sagaIdOf,
+  SentCommand,
+} from './checks';
 
 /**
- * The chaos run (issue #10): mixed commands at a steady rate while apps are SIGKILLed and
- * SIGTERMed, the broker restarts and the sandbox injects faults by percentage with a fixed seed;
+ * The chaos run: mixed commands at a steady rate on `replicas` replicas of every app while single
+ * replicas are SIGKILLed and SIGTERMed, the broker restarts and the sandbox injects faults by percentage with a fixed seed;
  * then quiet until quiescence (bounded), the verdict of `checks.ts`, recovery times and the
  * card-data audit. `npm run chaos` (scripts/chaos/main.ts) and test/e2e/chaos.e2e-spec.ts use it.
  */
-export type ChaosTarget = Exclude<AppName, 'gateway-sandbox'> | 'broker';
+export type ChaosTarget = Exclude<ReplicaName, 'gateway-sandbox'> | 'broker';
 
 export interface ChaosAction {
   readonly target: ChaosTarget;
@@ -44,6 +62,17 @@ export interface FaultMix {
   /** Share of status queries answered after `statusLatencyMs`. */
   readonly statusSlow: number;
   readonly statusLatencyMs: number;
+  /** Share of status queries refused with 403 (no evidence either way). */
+  readonly statusRefused: number;
+  /**
+   * Share of money operations slow to arrive (processed after `gatewayTimeoutMs` + 2 s, the
+   * adapter has given up on them by then), and slow to answer (processed at once, the answer
+   * after that long).
+   */
+  readonly slowArrival: number;
+  readonly slowAnswer: number;
+  /** The adapter's GATEWAY_RESPONSE_TIMEOUT_MS in the run; the slow faults exceed it. */
+  readonly gatewayTimeoutMs: number;
 }
 
 export interface ChaosConfig {
@@ -68,6 +97,15 @@ export interface ChaosConfig {
    * ms (what Kubernetes does with deploy/helm's probe, faster); 0: never.
    */
   readonly livenessPeriodMs: number;
+  /** Replicas of the orchestrator, the adapter and callback-ingest (the Helm chart runs 2). */
+  readonly replicas: number;
+  /**
+   * The orchestrator's PAYOUT_LIMITS dailyLimitMinor (payouts and transfers share it per endpoint,
+   * currency and UTC day): low enough that the run reaches it, so refusals are part of the mix.
+   */
+  readonly payoutDailyLimitMinor: number;
+  /** How long a registered two-step payout awaits approval; the unapproved ones expire within it. */
+  readonly approvalWindowSeconds: number;
 }
 
 export const DEFAULT_FAULTS: FaultMix = {
@@ -79,13 +117,21 @@ export const DEFAULT_FAULTS: FaultMix = {
   statusFail: 0.1,
   statusSlow: 0.05,
   statusLatencyMs: 1_500,
+  statusRefused: 0.05,
+  slowArrival: 0.03,
+  slowAnswer: 0.03,
+  gatewayTimeoutMs: 3_000,
 };
 
 export interface ActionRecord extends ChaosAction {
   readonly at: number;
   /** When the replacement was spawned (app) or the broker was up again. */
   readonly backAt: number;
-  /** From the signal to the first message the target produced after coming back; ms. */
+  /**
+   * ms from the signal to: the replacement replica answering /health/ready (an app: its other
+   * replica kept working meanwhile, so the topics cannot tell when this one is back), or the
+   * first event published after the broker was up again.
+   */
   recoveryMs?: number;
 }
 
@@ -125,12 +171,21 @@ export interface ChaosEnvironment {
   readonly log: (line: string) => void;
 }
 
-/** Workload: one scenario per payment, a chain of commands, each after the previous succeeded. */
+/**
+ * Workload: one scenario per saga (a card payment, a payout or a transfer), a chain of commands,
+ * each after the previous succeeded.
+ */
 interface Step {
   readonly type: CommandType;
   readonly cvv?: string;
   /** Fraction of the payment's amount (partial capture/return); whole when unset. */
   readonly part?: number;
+  /** The events that let the next step go (or complete the scenario); default SUCCESS[type]. */
+  readonly until?: readonly string[];
+  /** Events that end the scenario early besides ENDS (the step went otherwise than planned). */
+  readonly ends?: readonly string[];
+  /** The sandbox declines this payment's next capture once (an `outcome` fault). */
+  readonly captureDeclinedOnce?: boolean;
 }
 
 const SCENARIOS: ReadonlyArray<{ name: string; weight: number; steps: Step[] }> = [
@@ -166,6 +221,37 @@ const SCENARIOS: ReadonlyArray<{ name: string; weight: number; steps: Step[] }> 
     weight: 9,
     steps: [{ type: 'preauth', cvv: '123' }, { type: 'capture' }, { type: 'return', part: 0.5 }],
   },
+  {
+    name: 'sale → two partial returns',
+    weight: 4,
+    steps: [
+      { type: 'sale', cvv: '123' },
+      { type: 'return', part: 0.3 },
+      { type: 'return', part: 0.3 },
+    ],
+  },
+  {
+    name: 'preauth → capture declined → capture',
+    weight: 4,
+    steps: [
+      { type: 'preauth', cvv: '123' },
+      { type: 'capture', captureDeclinedOnce: true, until: ['declined'], ends: ['captured'] },
+      { type: 'capture' },
+    ],
+  },
+  { name: 'payout (v2)', weight: 4, steps: [{ type: 'payout' }] },
+  { name: 'payout (v4)', weight: 4, steps: [{ type: 'payout-v4' }] },
+  {
+    name: 'payout-check → approve → pay',
+    weight: 5,
+    steps: [{ type: 'payout-check' }, { type: 'approve-payout' }],
+  },
+  {
+    name: 'payout-check, left to expire',
+    weight: 2,
+    steps: [{ type: 'payout-check', until: ['payout-expired'] }],
+  },
+  { name: 'transfer', weight: 5, steps: [{ type: 'transfer', cvv: '123' }] },
 ];
 
 /** The event that lets a scenario's next step go: the previous step succeeded. */
@@ -175,7 +261,40 @@ const SUCCESS: Record<CommandType, string> = {
   capture: 'captured',
   void: 'voided',
   return: 'returned',
+  payout: 'paid-out',
+  'payout-v4': 'paid-out',
+  'payout-check': 'payout-registered',
+  'approve-payout': 'paid-out',
+  transfer: 'transferred',
 };
+
+/**
+ * Events after which a scenario sends nothing more: the step did not succeed, or the saga is
+ * final otherwise (an approval refused by the daily limit leaves the payout awaiting approval,
+ * which ends with `payout-expired`).
+ */
+const ENDS = new Set<string>([
+  'declined',
+  'failed',
+  'command-rejected',
+  'payout-declined',
+  'payout-failed',
+  'payout-refused',
+  'payout-rejected',
+  'payout-expired',
+  'payout-command-rejected',
+  'transfer-declined',
+  'transfer-failed',
+  'transfer-refused',
+  'transfer-command-rejected',
+]);
+
+/** An unknown outcome raised for a person (no trace and no safe repeat): nothing more happens. */
+const ALERTED = new Set<string>([
+  'outcome-unknown',
+  'payout-outcome-unknown',
+  'transfer-outcome-unknown',
+]);
 
 interface Scenario {
   readonly paymentId: string;
@@ -188,6 +307,8 @@ interface Scenario {
   ready: boolean;
   /** Ended: every step sent and done, or a step did not succeed. */
   ended: boolean;
+  /** The highest event version seen: a redelivered earlier event decides nothing again. */
+  seenVersion: number;
 }
 
 /**
@@ -214,31 +335,38 @@ function seeded(seed: number): () => number {
   };
 }
 
-/** The sandbox faults of a run, in the order that matters (the first rule that hits applies). */
+/**
+ * The sandbox faults of a run, in the order that matters: the first rule that hits applies, so
+ * each rule of a kind draws among what the rules before it left (`share / left`), and each share
+ * is of all matching requests.
+ */
 export function faultRules(mix: FaultMix): FaultRule[] {
+  const slow = mix.gatewayTimeoutMs + 2_000;
+  const chained = (shares: ReadonlyArray<[number, FaultRule]>): FaultRule[] => {
+    let left = 1;
+    return shares.map(([share, rule]) => {
+      const probability = left > 0 ? Math.min(1, share / left) : 0;
+      left -= share;
+      return { ...rule, probability };
+    });
+  };
   return [
-    { probability: mix.failBefore, failBefore: 503 },
-    // The rule above takes its share first; this one draws among the rest.
-    { probability: mix.replyLost / (1 - mix.failBefore), failAfter: 'drop' },
-    { operation: 'STATUS', probability: mix.statusFail, failBefore: 503 },
-    {
-      operation: 'STATUS',
-      probability: mix.statusSlow / (1 - mix.statusFail),
-      latencyMs: mix.statusLatencyMs,
-    },
+    ...chained([
+      [mix.failBefore, { failBefore: 503 }],
+      [mix.replyLost, { failAfter: 'drop' }],
+      [mix.slowArrival, { latencyMs: slow }],
+      [mix.slowAnswer, { latencyAfterMs: slow }],
+    ]),
+    ...chained([
+      [mix.statusFail, { operation: 'STATUS', failBefore: 503 }],
+      [mix.statusRefused, { operation: 'STATUS', failBefore: 403 }],
+      [mix.statusSlow, { operation: 'STATUS', latencyMs: mix.statusLatencyMs }],
+    ]),
     { probability: mix.callbackDrop, callbacks: 'drop' },
     { probability: mix.callbackDuplicate, callbacks: 'duplicate' },
     { probability: mix.callbackReorder, callbacks: 'reorder' },
   ];
 }
-
-/** What each target writes, to see when it works again. */
-const OUTPUTS: Record<ChaosTarget, readonly string[]> = {
-  orchestrator: [TOPICS.events, TOPICS.gatewayRequests],
-  'gateway-adapter': [TOPICS.gatewayResults],
-  'callback-ingest': [TOPICS.gatewayCallbacks],
-  broker: [TOPICS.events],
-};
 
 const ORCHESTRATOR_INPUTS = [TOPICS.commands, TOPICS.gatewayResults, TOPICS.gatewayCallbacks];
 
@@ -246,19 +374,29 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
   const { log, broker } = env;
   const workDir = env.workDir ?? path.join(RUN_DIR, `chaos-${randomUUID().slice(0, 8)}`);
   mkdirSync(workDir, { recursive: true });
+  for (const action of config.actions) {
+    if (action.target !== 'broker' && replicaOf(action.target).index >= config.replicas) {
+      throw new Error(`action on ${action.target}: the run has ${config.replicas} replica(s)`);
+    }
+  }
   const random = seeded(config.seed);
   const scenarios = new Map<string, Scenario>();
   const sent: SentCommand[] = [];
   const deliberatelyUnknown = new Set<string>();
 
-  const onEvent = (paymentId: string, type: string) => {
-    const s = scenarios.get(paymentId);
-    if (!s || s.ended || s.ready || s.next === 0) return;
+  const onEvent = (event: SagaEvent) => {
+    const s = scenarios.get(sagaIdOf(event));
+    if (!s || s.ended || s.ready || s.next === 0 || event.version <= s.seenVersion) return;
+    s.seenVersion = event.version;
     const last = s.steps[s.next - 1];
-    if (type === SUCCESS[last.type]) {
+    if ((last.until ?? [SUCCESS[last.type]]).includes(event.type)) {
       if (s.next >= s.steps.length) s.ended = true;
       else s.ready = true;
-    } else if (type === 'declined' || type === 'failed' || type === 'command-rejected') {
+    } else if (
+      ENDS.has(event.type) ||
+      last.ends?.includes(event.type) ||
+      (ALERTED.has(event.type) && 'alert' in event && event.alert)
+    ) {
       s.ended = true;
     }
   };
@@ -274,6 +412,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       adapterDatabaseUrl: env.adapterDatabaseUrl,
       workDir,
       logLevel: config.logLevel,
+      replicas: config.replicas,
       env: {
         'gateway-sandbox': {
           SANDBOX_MERCHANTS_FILE: sandboxMerchantsWithDelay(workDir, config.gatewayDelayMs),
@@ -281,15 +420,30 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
         orchestrator: {
           ...replication,
           NEVER_RECEIVED_RESEND_SECONDS: String(config.neverReceivedSeconds),
+          PAYOUT_LIMITS: JSON.stringify({
+            default: {
+              maxMinor: 100_000_000,
+              dailyLimitMinor: config.payoutDailyLimitMinor,
+              approvalWindowSeconds: config.approvalWindowSeconds,
+            },
+          }),
           // The sandbox below charges a reused client_orderid again: told so, the orchestrator
           // never repeats a payment the gateway shows no trace of (it alerts a person instead).
           GATEWAY_REFUSES_REUSED_ORDER_ID: 'false',
         },
-        'gateway-adapter': replication,
+        'gateway-adapter': {
+          ...replication,
+          GATEWAY_RESPONSE_TIMEOUT_MS: String(config.faults.gatewayTimeoutMs),
+        },
         'callback-ingest': replication,
       },
     },
-    (received) => onEvent(received.event.paymentId, received.event.type),
+    (received) => {
+      // Payout budget and PAN-eligibility events belong to no scenario.
+      const event = received.event;
+      if ('budgetId' in event || 'checkId' in event) return;
+      onEvent(event);
+    },
   );
   const kafka = kafkaClient(broker.brokers, 'chaos');
   const actions: ActionRecord[] = [];
@@ -302,11 +456,18 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
     });
     for (const rule of faultRules(config.faults)) await stack.controls.addFault(rule);
 
-    const send = async (command: PaymentCommand, type: CommandType) => {
+    type AnyCommand = PaymentCommand | PayoutCommand | AnyTransferCommand;
+    const sagaOf = (command: AnyCommand) =>
+      'paymentId' in command
+        ? command.paymentId
+        : 'transferId' in command
+          ? command.transferId
+          : command.payoutId;
+    const send = async (command: AnyCommand, type: CommandType) => {
       // The broker may be restarting: the same command again (same commandId) until it is taken.
       for (let attempt = 1; ; attempt++) {
         try {
-          await stack.send(command);
+          await stack.sendRaw(command);
           break;
         } catch (error) {
           if (attempt >= 240) throw error;
@@ -315,13 +476,14 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       }
       sent.push({
         commandId: command.commandId,
-        paymentId: command.paymentId,
+        paymentId: sagaOf(command),
         type,
         sentAt: Date.now(),
       });
     };
-    const commandOf = (s: Scenario, step: Step): PaymentCommand => {
+    const commandOf = (s: Scenario, step: Step): AnyCommand => {
       const amount = step.part ? Math.max(1, Math.round(s.amountMinor * step.part)) : undefined;
+      const payout = { payoutId: s.paymentId, amountMinor: s.amountMinor };
       switch (step.type) {
         case 'sale':
           return stack.sale({ paymentId: s.paymentId, cvv: step.cvv, amountMinor: s.amountMinor });
@@ -337,6 +499,15 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
           return stack.void(s.paymentId);
         case 'return':
           return stack.return(s.paymentId, amount);
+        case 'payout':
+        case 'payout-v4':
+          return oneStepPayout({ ...payout, type: step.type });
+        case 'payout-check':
+          return payoutCheck(payout);
+        case 'approve-payout':
+          return approvePayout(s.paymentId);
+        case 'transfer':
+          return transfer({ ...payout, cvv: step.cvv });
         default: {
           const never: never = step.type;
           throw new Error(`unknown step ${String(never)}`);
@@ -374,7 +545,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
           await stack.kill(action.target, action.signal);
           const backAt = Date.now();
           await stack.startAgain(action.target);
-          actions.push({ ...action, at, backAt });
+          actions.push({ ...action, at, backAt, recoveryMs: Date.now() - at });
         }
         log(`chaos: ${action.target} back after ${((Date.now() - at) / 1000).toFixed(1)} s`);
       });
@@ -408,6 +579,14 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
         follow.ready = false;
         const step = follow.steps[follow.next];
         follow.next += 1;
+        if (step.captureDeclinedOnce) {
+          await stack.controls.addFault({
+            clientOrderId: follow.paymentId,
+            operation: 'CAPTURE',
+            outcome: 'declined',
+            times: 1,
+          });
+        }
         await send(commandOf(follow, step), step.type);
       } else if (reserved < config.commands) {
         let shape = pick();
@@ -421,6 +600,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
           next: 1,
           ready: false,
           ended: false,
+          seenVersion: 0,
         };
         scenarios.set(scenario.paymentId, scenario);
         await send(commandOf(scenario, shape.steps[0]), shape.steps[0].type);
@@ -461,19 +641,30 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
     await scanTopics(kafka, topics, (m) => {
       if (m.topic.endsWith('.dlq')) dlq[m.topic] = (dlq[m.topic] ?? 0) + 1;
       actions.forEach((a, i) => {
-        if (OUTPUTS[a.target].includes(m.topic) && m.timestamp >= a.backAt) {
+        if (a.target === 'broker' && m.topic === TOPICS.events && m.timestamp >= a.backAt) {
           firstAfter.set(i, Math.min(firstAfter.get(i) ?? Infinity, m.timestamp));
         }
       });
       if (m.topic !== TOPICS.events) return;
-      const parsed = parseEvent(JSON.parse(m.value?.toString('utf8') ?? 'null'));
+      const value: unknown = JSON.parse(m.value?.toString('utf8') ?? 'null');
       const ceId = m.headers.ce_id;
-      if (!parsed.ok || !ceId) invalidEvents += 1;
-      else events.push({ event: parsed.event, ceId });
+      const payment = parseEvent(value);
+      const payout = payment.ok ? undefined : parsePayoutEvent(value);
+      const moved = payment.ok || payout?.ok ? undefined : parseTransferEvent(value);
+      const event = payment.ok
+        ? payment.event
+        : payout?.ok
+          ? payout.event
+          : moved?.ok
+            ? moved.event
+            : undefined;
+      if (event === undefined || !ceId) invalidEvents += 1;
+      // The payout budget is the orchestrator's own saga, started by no command of the run.
+      else if (!('budgetId' in event)) events.push({ event, ceId });
     });
     actions.forEach((a, i) => {
       const first = firstAfter.get(i);
-      if (first !== undefined) a.recoveryMs = first - a.at;
+      if (a.target === 'broker' && first !== undefined) a.recoveryMs = first - a.at;
     });
     const ledger = await stack.controls.ledger();
     const attempts = (await stack.controls.callbacks()).attempts;
@@ -490,8 +681,11 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       ledger: ledger.entries,
       deliberatelyUnknown,
       now: Date.now(),
+      dailyLimitMinor: config.payoutDailyLimitMinor,
     });
-    const outboxBacklog = await outboxCount(env.orchestratorDatabaseUrl);
+    // Sagas left unknown with the alert raised are still polled, so a status request may have
+    // been written a moment ago: a backlog is what the relay left behind for longer than that.
+    const outboxBacklog = await outboxCount(env.orchestratorDatabaseUrl, BACKLOG_AFTER_SECONDS);
     await stack.stop();
 
     log('card-data audit...');
@@ -567,12 +761,16 @@ async function quiet(stack: PaymentStack, kafka: Kafka, orchestratorDb: string):
   }
 }
 
-async function outboxCount(url: string): Promise<number> {
+/** An unpublished outbox row older than this is a backlog, not a message on its way. */
+const BACKLOG_AFTER_SECONDS = 10;
+
+async function outboxCount(url: string, olderThanSeconds = 0): Promise<number> {
   const client = new Client({ connectionString: url });
   await client.connect();
   try {
     const result = await client.query<{ n: string }>(
-      'SELECT count(*) AS n FROM outbox WHERE published_at IS NULL',
+      `SELECT count(*) AS n FROM outbox WHERE published_at IS NULL AND created_at <= now() - make_interval(secs => $1)`,
+      [olderThanSeconds],
     );
     return Number(result.rows[0].n);
   } finally {
@@ -592,6 +790,7 @@ export function zeroLines(report: ChaosReport): Record<string, number> {
     'silent after quiescence (neither final nor alerted)': c.unknown.filter(
       (u) => !u.deliberate && !u.alerted,
     ).length,
+    'money out over the daily limit': c.overLimit.length,
     'version gaps/duplicates': c.versionProblems.length,
     'dead letters': Object.values(report.dlq).reduce((a, b) => a + b, 0),
     'outbox backlog': report.outboxBacklog,
@@ -644,6 +843,7 @@ export function formatReport(report: ChaosReport): string {
   );
   show('double', c.doubleCharges);
   show('misreported', c.misreported);
+  show('over the limit', c.overLimit);
   show('version', c.versionProblems);
   show('rejected', c.rejected);
   show(
@@ -658,10 +858,12 @@ export function formatReport(report: ChaosReport): string {
     const at = new Date(r.at).toISOString().slice(11, 23);
     lines.push(`    ${r.app} at ${at}: ${r.answer.slice(0, 160)}`);
   }
-  lines.push('  recovery after each action (signal → first message the target produced after it):');
+  lines.push(
+    '  recovery after each action (signal → replica ready again; broker: → first event after it):',
+  );
   for (const a of report.actions) {
     lines.push(
-      `    ${a.signal.padEnd(8)} ${a.target.padEnd(16)} ${a.recoveryMs === undefined ? 'no output after it' : `${(a.recoveryMs / 1000).toFixed(1)} s`}`,
+      `    ${a.signal.padEnd(8)} ${a.target.padEnd(18)} ${a.recoveryMs === undefined ? 'no output after it' : `${(a.recoveryMs / 1000).toFixed(1)} s`}`,
     );
   }
   lines.push(

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { PaymentEvent } from '@payments/contracts';
+import type { PaymentEvent, PayoutEvent, TransferEvent } from '@payments/contracts';
 import type { LedgerEntry, Movement } from '../stack/sandbox-controls';
-import { checkRun, ObservedEvent, SentCommand } from './checks';
+import { checkRun, ObservedEvent, overDailyLimit, SentCommand } from './checks';
 
 /**
  * The chaos verdict on hand-made streams: each zero line must be able to say "not zero".
@@ -23,6 +23,7 @@ function observed(...events: Array<Record<string, unknown>>): ObservedEvent[] {
 function ledger(...moves: Array<[Movement, number, string?]>): LedgerEntry[] {
   return moves.map(([movement, amountMinor, orderId = '1'], i) => ({
     seq: i + 1,
+    at: Date.parse(at),
     login: 'sandbox-merchant',
     clientOrderId: paymentId,
     orderId,
@@ -160,5 +161,181 @@ describe('checkRun', () => {
     expect(
       run([...events, { ...events[1], ceId: 'other' }], ledger(['charged', 2_500])).versionProblems,
     ).toHaveLength(1);
+  });
+
+  describe('payouts and transfers', () => {
+    const payoutId = randomUUID();
+    const checkRequest = randomUUID();
+    const payRequest = randomUUID();
+    const payoutBase = { payoutId, commandId, occurredAt: at };
+    const payoutEvents = (...events: Array<Record<string, unknown>>): ObservedEvent[] =>
+      events.map((e, i) => ({
+        event: { ...payoutBase, version: i + 1, ...e } as PayoutEvent,
+        ceId: `payout-ce-${i + 1}`,
+      }));
+    const payoutLedger = (...moves: Array<[Movement, number]>): LedgerEntry[] =>
+      ledger(...moves).map((l) => ({ ...l, clientOrderId: payoutId }));
+    const check: SentCommand = {
+      commandId,
+      paymentId: payoutId,
+      type: 'payout-check',
+      sentAt: Date.parse(at),
+    };
+    const approve: SentCommand = { ...check, commandId: randomUUID(), type: 'approve-payout' };
+    const checkRequested = {
+      type: 'payout-requested',
+      operation: 'payout-check',
+      requestId: checkRequest,
+      amount: USD(5_000),
+      clientOrderId: payoutId,
+    };
+    const registered = {
+      type: 'payout-registered',
+      requestId: checkRequest,
+      amount: USD(5_000),
+      recipient: { kind: 'card' },
+      approvalDeadline: at,
+    };
+    const payRequested = { ...checkRequested, operation: 'payout-pay', requestId: payRequest };
+    const paidOut = { type: 'paid-out', requestId: payRequest, amount: USD(5_000) };
+
+    it('passes a two-step payout paid out once, and one left to expire with nothing paid', () => {
+      const paid = run(
+        payoutEvents(
+          checkRequested,
+          registered,
+          { type: 'payout-approved', approvedBy: 'x' },
+          payRequested,
+          paidOut,
+        ),
+        payoutLedger(['paid-out', 5_000]),
+        [check, approve],
+      );
+      expect(paid).toMatchObject({
+        paymentsFinal: 1,
+        unknown: [],
+        misreported: [],
+        doubleCharges: [],
+      });
+      const expired = run(
+        payoutEvents(checkRequested, registered, { type: 'payout-expired', approvalDeadline: at }),
+        [],
+        [check],
+      );
+      expect(expired).toMatchObject({ paymentsFinal: 1, unknown: [], misreported: [] });
+    });
+
+    it('reports a payout still awaiting its approval as not final, and a paid-out the ledger lacks', () => {
+      const waiting = run(payoutEvents(checkRequested, registered), [], [check]);
+      expect(waiting.unknown).toMatchObject([
+        { paymentId: payoutId, lastEvent: 'payout-registered', alerted: false },
+      ]);
+      const one = { ...check, type: 'payout' as const };
+      const oneStep = { ...checkRequested, operation: 'payout', requestId: payRequest };
+      expect(run(payoutEvents(oneStep, paidOut), [], [one]).misreported).toHaveLength(1);
+      const declined = { type: 'payout-declined', operation: 'payout', requestId: payRequest };
+      expect(
+        run(payoutEvents(oneStep, declined), payoutLedger(['paid-out', 5_000]), [one]).misreported,
+      ).toHaveLength(1);
+    });
+
+    it('reports a payout paid out twice, and tells an alerted payout from a silent one', () => {
+      const one = { ...check, type: 'payout-v4' as const };
+      const oneStep = { ...checkRequested, operation: 'payout-v4', requestId: payRequest };
+      expect(
+        run(
+          payoutEvents(oneStep, paidOut),
+          payoutLedger(['paid-out', 5_000], ['paid-out', 5_000]),
+          [one],
+        ).doubleCharges.map((d) => d.detail),
+      ).toEqual(['2 × paid-out for 1 payout/payout-v4/approve-payout command(s)']);
+      const unknown = {
+        type: 'payout-outcome-unknown',
+        operation: 'payout-v4',
+        requestId: payRequest,
+        since: at,
+        alert: false,
+      };
+      expect(run(payoutEvents(oneStep, unknown), [], [one]).unknown).toMatchObject([
+        { alerted: false },
+      ]);
+      expect(
+        run(
+          payoutEvents(oneStep, unknown, { ...unknown, alert: true, concern: 'no-trace' }),
+          [],
+          [one],
+        ).unknown,
+      ).toMatchObject([{ alerted: true, concern: 'no-trace' }]);
+    });
+
+    it('takes a payout or transfer refused by the daily budget for final, nothing moved', () => {
+      const one = { ...check, type: 'payout' as const };
+      const oneStep = { ...checkRequested, operation: 'payout', requestId: payRequest };
+      const refused = {
+        type: 'payout-refused',
+        reason: 'DAILY_LIMIT_EXCEEDED',
+        message: 'over the limit',
+        reservedToday: USD(9_000),
+        dailyLimit: USD(10_000),
+      };
+      expect(run(payoutEvents(oneStep, refused), [], [one])).toMatchObject({
+        paymentsFinal: 1,
+        unknown: [],
+        misreported: [],
+      });
+      expect(
+        run(payoutEvents(oneStep, refused), payoutLedger(['paid-out', 5_000]), [one]).misreported,
+      ).toHaveLength(1);
+      // Without the refusal the same request is still pending.
+      expect(run(payoutEvents(oneStep), [], [one]).unknown).toHaveLength(1);
+    });
+
+    it('judges a transfer by its transferred movement', () => {
+      const transferId = randomUUID();
+      const request = randomUUID();
+      const sent: SentCommand = { commandId, paymentId: transferId, type: 'transfer', sentAt: 0 };
+      const events: ObservedEvent[] = [
+        {
+          type: 'transfer-requested',
+          operation: 'transfer',
+          requestId: request,
+          amount: USD(700),
+          clientOrderId: transferId,
+          merchant: { endpointId: '1113' },
+        },
+        { type: 'transferred', operation: 'transfer', requestId: request, amount: USD(700) },
+      ].map((e, i) => ({
+        event: { transferId, commandId, occurredAt: at, version: i + 1, ...e } as TransferEvent,
+        ceId: `transfer-ce-${i}`,
+      }));
+      const moved = ledger(['transferred', 700]).map((l) => ({ ...l, clientOrderId: transferId }));
+      expect(run(events, moved, [sent])).toMatchObject({ paymentsFinal: 1, misreported: [] });
+      expect(run(events, [], [sent]).misreported).toHaveLength(1);
+      expect(run(events, [...moved, { ...moved[0], seq: 9 }], [sent]).doubleCharges).toHaveLength(
+        1,
+      );
+    });
+  });
+
+  it('reports money out over the daily limit per login, currency and UTC day, not charges', () => {
+    const day = (iso: string, movement: Movement, amountMinor: number): LedgerEntry => ({
+      ...ledger([movement, amountMinor])[0],
+      at: Date.parse(iso),
+    });
+    const entries = [
+      day('2026-11-23T10:00:00Z', 'paid-out', 6_000),
+      day('2026-11-23T23:59:59Z', 'transferred', 4_000),
+      day('2026-11-24T00:00:00Z', 'paid-out', 9_000),
+      day('2026-11-23T12:00:00Z', 'charged', 50_000),
+    ];
+    expect(overDailyLimit(entries, 10_000)).toEqual([]);
+    expect(overDailyLimit(entries, 9_999)).toEqual([
+      {
+        paymentId: 'sandbox-merchant USD 2026-11-23',
+        detail: '10000 out (paid-out + transferred) over the daily limit 9999',
+      },
+    ]);
+    expect(overDailyLimit(entries, undefined)).toEqual([]);
+    expect(overDailyLimit([...entries, { ...entries[0], currency: 'EUR' }], 10_000)).toEqual([]);
   });
 });

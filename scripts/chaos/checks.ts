@@ -1,23 +1,45 @@
-import type { PaymentEvent } from '@payments/contracts';
+import type { PaymentEvent, PayoutEvent, TransferEvent } from '@payments/contracts';
 import type { LedgerEntry, Movement } from '../stack/sandbox-controls';
 
 /**
  * The chaos run's verdict, pure: what was sent, what the event stream says and what the sandbox's
- * ledger says really moved, compared payment by payment and movement by movement.
+ * ledger says really moved, compared saga by saga (card payments, payouts, transfers) and
+ * movement by movement, plus the money moved out per day against the daily limit.
  */
-export type CommandType = 'sale' | 'preauth' | 'capture' | 'void' | 'return';
+export type CommandType =
+  | 'sale'
+  | 'preauth'
+  | 'capture'
+  | 'void'
+  | 'return'
+  | 'payout'
+  | 'payout-v4'
+  | 'payout-check'
+  | 'approve-payout'
+  | 'transfer';
 
 export interface SentCommand {
   readonly commandId: string;
+  /** The saga's id: the payment's, payout's or transfer's (also its gateway client_orderid). */
   readonly paymentId: string;
   readonly type: CommandType;
   readonly sentAt: number;
 }
 
+/** The events of the sagas a run starts (payout budget events belong to no sent command). */
+export type SagaEvent = PaymentEvent | PayoutEvent | TransferEvent;
+
 /** An event as read from payments.events.v1 (at least once: the same ce_id may repeat). */
 export interface ObservedEvent {
-  readonly event: PaymentEvent;
+  readonly event: SagaEvent;
   readonly ceId: string;
+}
+
+/** The saga an event belongs to. */
+export function sagaIdOf(event: SagaEvent): string {
+  if ('paymentId' in event) return event.paymentId;
+  if ('transferId' in event) return event.transferId;
+  return event.payoutId;
 }
 
 export interface UnknownPayment {
@@ -52,9 +74,12 @@ export interface RunChecks {
   readonly misreported: Problem[];
   readonly versionProblems: Problem[];
   readonly rejected: Problem[];
+  /** Per merchant login, currency and UTC day: paid-out + transferred above the daily limit. */
+  readonly overLimit: Problem[];
 }
 
-const FINAL_OF_OPERATION = new Set([
+/** Events that settle one gateway request (the request's final answer), every flow. */
+const FINAL_OF_OPERATION = new Set<SagaEvent['type']>([
   'approved',
   'authorized',
   'declined',
@@ -62,24 +87,70 @@ const FINAL_OF_OPERATION = new Set([
   'captured',
   'voided',
   'returned',
+  'payout-registered',
+  'paid-out',
+  'payout-declined',
+  'payout-failed',
+  'transferred',
+  'transfer-declined',
+  'transfer-failed',
 ]);
 
-/** Ledger movements that take or return money once per intended operation. */
-const ONCE_PER_OPERATION: Partial<Record<Movement, CommandType>> = {
-  charged: 'sale',
-  authorized: 'preauth',
-  captured: 'capture',
-  refunded: 'return',
+const REQUESTED = new Set<SagaEvent['type']>([
+  'operation-requested',
+  'payout-requested',
+  'transfer-requested',
+]);
+const UNKNOWN = new Set<SagaEvent['type']>([
+  'outcome-unknown',
+  'payout-outcome-unknown',
+  'transfer-outcome-unknown',
+]);
+const RESENT = new Set<SagaEvent['type']>([
+  'operation-resent',
+  'payout-operation-resent',
+  'transfer-operation-resent',
+]);
+
+/**
+ * The daily budget refused the money-out operation after it was requested: its request was never
+ * sent, so it is settled (nothing moved) without an answer of its own.
+ */
+const REFUSED_BEFORE_SENDING = new Set<SagaEvent['type']>(['payout-refused', 'transfer-refused']);
+
+/** A two-step payout registered and awaiting approval has ended only with one of these. */
+const PAYOUT_AFTER_REGISTRATION = new Set<SagaEvent['type']>([
+  'paid-out',
+  'payout-declined',
+  'payout-failed',
+  'payout-expired',
+  'payout-rejected',
+]);
+
+/**
+ * Ledger movements that take or return money once per intended operation, and the commands that
+ * intend one each.
+ */
+const ONCE_PER_OPERATION: Partial<Record<Movement, readonly CommandType[]>> = {
+  charged: ['sale'],
+  authorized: ['preauth'],
+  captured: ['capture'],
+  refunded: ['return'],
+  'paid-out': ['payout', 'payout-v4', 'approve-payout'],
+  transferred: ['transfer'],
 };
 
-/** Distinct events of one payment in stream order (first occurrence of each ce_id). */
-function distinct(observed: readonly ObservedEvent[]): PaymentEvent[] {
+/** Money out of the merchant's account: what the daily payout limit bounds. */
+const MONEY_OUT: readonly Movement[] = ['paid-out', 'transferred'];
+
+/** Distinct events of one saga in stream order (first occurrence of each ce_id). */
+function distinct(observed: readonly ObservedEvent[]): SagaEvent[] {
   const seen = new Set<string>();
   return observed.filter((o) => !seen.has(o.ceId) && seen.add(o.ceId)).map((o) => o.event);
 }
 
 /** What the gateway's ledger must hold if every event told the truth (sandbox engine rules). */
-export function expectedMovements(events: readonly PaymentEvent[]): string[] {
+export function expectedMovements(events: readonly SagaEvent[]): string[] {
   const out: string[] = [];
   let holdOpen = false;
   for (const e of [...events].sort((a, b) => a.version - b.version)) {
@@ -121,6 +192,35 @@ export function expectedMovements(events: readonly PaymentEvent[]): string[] {
       case 'card-reference-failed':
       case 'account-verified':
         break;
+      case 'paid-out':
+        out.push(`paid-out ${e.amount.minor}`);
+        break;
+      case 'transferred':
+        out.push(`transferred ${e.amount.minor}`);
+        break;
+      case 'payout-requested':
+      case 'payout-accepted-by-gateway':
+      case 'payout-action-required':
+      case 'payout-outcome-unknown':
+      case 'payout-operation-resent':
+      case 'payout-registered':
+      case 'payout-approved':
+      case 'payout-approval-refused':
+      case 'payout-refused':
+      case 'payout-rejected':
+      case 'payout-expired':
+      case 'payout-declined':
+      case 'payout-failed':
+      case 'payout-command-rejected':
+      case 'transfer-requested':
+      case 'transfer-accepted-by-gateway':
+      case 'transfer-outcome-unknown':
+      case 'transfer-operation-resent':
+      case 'transfer-declined':
+      case 'transfer-failed':
+      case 'transfer-refused':
+      case 'transfer-command-rejected':
+        break;
       default: {
         const never: never = e;
         throw new Error(`unexpected event ${JSON.stringify(never)}`);
@@ -151,20 +251,47 @@ export function versionProblem(observed: readonly ObservedEvent[]): string | und
   return undefined;
 }
 
+/**
+ * Money moved out (paid-out + transferred) per merchant login, currency and UTC day of the
+ * gateway's clock, above `dailyLimitMinor`: the orchestrator's budget is per endpoint, currency
+ * and UTC day, so a run on one endpoint per login can be judged from the ledger alone.
+ */
+export function overDailyLimit(
+  ledger: readonly LedgerEntry[],
+  dailyLimitMinor: number | undefined,
+): Problem[] {
+  if (dailyLimitMinor === undefined) return [];
+  const out = new Map<string, number>();
+  for (const l of ledger) {
+    if (!MONEY_OUT.includes(l.movement)) continue;
+    const key = `${l.login} ${l.currency} ${new Date(l.at).toISOString().slice(0, 10)}`;
+    out.set(key, (out.get(key) ?? 0) + l.amountMinor);
+  }
+  return [...out]
+    .filter(([, total]) => total > dailyLimitMinor)
+    .map(([key, total]) => ({
+      paymentId: key,
+      detail: `${total} out (paid-out + transferred) over the daily limit ${dailyLimitMinor}`,
+    }));
+}
+
 export function checkRun(input: {
   readonly commands: readonly SentCommand[];
   readonly events: readonly ObservedEvent[];
   readonly ledger: readonly LedgerEntry[];
   readonly deliberatelyUnknown: ReadonlySet<string>;
   readonly now: number;
+  /** The orchestrator's PAYOUT_LIMITS dailyLimitMinor of the run's endpoint; unset: no limit. */
+  readonly dailyLimitMinor?: number;
 }): RunChecks {
   const eventsByPayment = new Map<string, ObservedEvent[]>();
   const commandIdsSeen = new Set<string>();
   for (const o of input.events) {
     commandIdsSeen.add(o.event.commandId);
-    const list = eventsByPayment.get(o.event.paymentId) ?? [];
+    const id = sagaIdOf(o.event);
+    const list = eventsByPayment.get(id) ?? [];
     list.push(o);
-    eventsByPayment.set(o.event.paymentId, list);
+    eventsByPayment.set(id, list);
   }
   const ledgerByPayment = new Map<string, LedgerEntry[]>();
   for (const entry of input.ledger) {
@@ -190,20 +317,32 @@ export function checkRun(input: {
     const events = distinct(observed);
     const ledger = ledgerByPayment.get(paymentId) ?? [];
 
-    const requested = new Map<string, PaymentEvent>();
+    const requested = new Map<string, SagaEvent>();
     const finished = new Set<string>();
     /** Request id → the alert raised for it (cleared when it is sent again). */
     const alerts = new Map<string, string>();
     for (const e of events) {
-      if (e.type === 'operation-requested') requested.set(e.requestId, e);
+      if (REQUESTED.has(e.type) && 'requestId' in e) requested.set(e.requestId, e);
       else if (FINAL_OF_OPERATION.has(e.type) && 'requestId' in e) finished.add(e.requestId);
-      else if (e.type === 'outcome-unknown' && e.alert)
+      else if (UNKNOWN.has(e.type) && 'alert' in e && e.alert)
         alerts.set(e.requestId, e.concern ?? 'unknown for the alert window');
-      else if (e.type === 'operation-resent') alerts.delete(e.requestId);
-      if (e.type === 'command-rejected') rejected.push({ paymentId, detail: e.reason });
+      else if (RESENT.has(e.type) && 'requestId' in e) alerts.delete(e.requestId);
+      else if (REFUSED_BEFORE_SENDING.has(e.type))
+        for (const id of requested.keys()) finished.add(id);
+      if (
+        e.type === 'command-rejected' ||
+        e.type === 'payout-command-rejected' ||
+        e.type === 'transfer-command-rejected'
+      )
+        rejected.push({ paymentId, detail: e.reason });
     }
     const pending = [...requested].filter(([id]) => !finished.has(id));
-    if (pending.length === 0 && events.length > 0) {
+    // A registered two-step payout still awaiting its approval (or its expiry) is not final.
+    const registered = events.findIndex((e) => e.type === 'payout-registered');
+    const awaitingApproval =
+      registered >= 0 &&
+      !events.slice(registered).some((e) => PAYOUT_AFTER_REGISTRATION.has(e.type));
+    if (pending.length === 0 && !awaitingApproval && events.length > 0) {
       paymentsFinal += 1;
       const expected = expectedMovements(events);
       const actual = ledger.map((l) => `${l.movement} ${l.amountMinor}`).sort();
@@ -226,13 +365,13 @@ export function checkRun(input: {
       });
     }
 
-    const intended = (type: CommandType) => commands.filter((c) => c.type === type).length;
-    for (const [movement, type] of Object.entries(ONCE_PER_OPERATION)) {
+    for (const [movement, types] of Object.entries(ONCE_PER_OPERATION)) {
+      const intended = commands.filter((c) => types.includes(c.type)).length;
       const count = ledger.filter((l) => l.movement === movement).length;
-      if (count > intended(type)) {
+      if (count > intended) {
         doubleCharges.push({
           paymentId,
-          detail: `${count} × ${movement} for ${intended(type)} ${type} command(s)`,
+          detail: `${count} × ${movement} for ${intended} ${types.join('/')} command(s)`,
         });
       }
     }
@@ -254,5 +393,6 @@ export function checkRun(input: {
     misreported,
     versionProblems,
     rejected,
+    overLimit: overDailyLimit(input.ledger, input.dailyLimitMinor),
   };
 }

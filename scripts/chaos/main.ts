@@ -2,7 +2,7 @@
  * `npm run chaos` (issue #10): the chaos run with its figures, a script, not a test.
  *
  *   npm run chaos                                   # 2,000 commands at 10/s, seed 10, 9 actions
- *   npm run chaos -- --commands=300 --rate=20 --actions=orchestrator:KILL,broker:TERM
+ *   npm run chaos -- --commands=300 --rate=20 --actions=orchestrator#1:KILL,broker:TERM
  *   CHAOS_COMMANDS=500 CHAOS_CLUSTER=true npm run chaos
  *
  * Every option is a flag (`--name=value`) or an environment variable (`CHAOS_NAME`, upper case,
@@ -24,7 +24,7 @@ import {
 } from './chaos-run';
 
 const DEFAULT_ACTIONS =
-  'orchestrator:KILL,gateway-adapter:KILL,callback-ingest:KILL,broker:TERM,orchestrator:TERM,gateway-adapter:TERM,callback-ingest:TERM,orchestrator:KILL,broker:KILL';
+  'orchestrator#0:KILL,gateway-adapter#1:KILL,callback-ingest#0:KILL,broker:TERM,orchestrator#1:TERM,gateway-adapter#0:TERM,callback-ingest#1:TERM,orchestrator#1:KILL,broker:KILL';
 
 function option(name: string, fallback: string): string {
   const flag = process.argv.slice(2).find((a) => a === `--${name}` || a.startsWith(`--${name}=`));
@@ -38,12 +38,8 @@ function numberOption(name: string, fallback: number): number {
   return value;
 }
 
-const TARGETS: readonly ChaosTarget[] = [
-  'orchestrator',
-  'gateway-adapter',
-  'callback-ingest',
-  'broker',
-];
+/** `orchestrator#1` (a replica, from 0), `orchestrator` (its replica 0) or `broker`. */
+const TARGET = /^(?:(?:orchestrator|gateway-adapter|callback-ingest)(?:#\d+)?|broker)$/;
 
 export function parseActions(text: string): ChaosAction[] {
   return text
@@ -51,15 +47,34 @@ export function parseActions(text: string): ChaosAction[] {
     .filter((a) => a.trim().length > 0)
     .map((item) => {
       const [target, signal] = item.trim().split(':');
-      const found = TARGETS.find((t) => t === target);
-      if (!found || (signal !== 'KILL' && signal !== 'TERM')) {
-        throw new Error(`bad action "${item}": <${TARGETS.join('|')}>:<KILL|TERM>`);
+      if (!TARGET.test(target) || (signal !== 'KILL' && signal !== 'TERM')) {
+        throw new Error(
+          `bad action "${item}": <orchestrator|gateway-adapter|callback-ingest>[#<replica>]|broker:<KILL|TERM>`,
+        );
       }
-      return { target: found, signal: signal === 'KILL' ? 'SIGKILL' : 'SIGTERM' };
+      return { target: target as ChaosTarget, signal: signal === 'KILL' ? 'SIGKILL' : 'SIGTERM' };
     });
 }
 
+const HELP = `npm run chaos [-- --name=value ...]   (or CHAOS_NAME=value; the flag wins)
+
+  --commands=2000 --rate=10 --seed=10 --replicas=2
+  --actions=${DEFAULT_ACTIONS}
+      <orchestrator|gateway-adapter|callback-ingest>[#replica]|broker:<KILL|TERM>, comma-separated
+  --payout-daily-limit=5000000 (minor units) --approval-window=30 (s)
+  --fail-before=${DEFAULT_FAULTS.failBefore} --reply-lost=${DEFAULT_FAULTS.replyLost} --slow-arrival=${DEFAULT_FAULTS.slowArrival} --slow-answer=${DEFAULT_FAULTS.slowAnswer} --gateway-timeout=${DEFAULT_FAULTS.gatewayTimeoutMs} (ms)
+  --callback-drop=${DEFAULT_FAULTS.callbackDrop} --callback-duplicate=${DEFAULT_FAULTS.callbackDuplicate} --callback-reorder=${DEFAULT_FAULTS.callbackReorder}
+  --status-fail=${DEFAULT_FAULTS.statusFail} --status-refused=${DEFAULT_FAULTS.statusRefused} --status-slow=${DEFAULT_FAULTS.statusSlow}
+  --quiet-max=300 (s) --never-received=15 (s) --unknown-cards=3 --gateway-delay=200 (ms)
+  --liveness-period=2000 (ms; 0 = never) --log-level=info --cluster=false --broker-port=29292
+
+What each line of the report means: README.md, "Chaos suite".`;
+
 async function main(): Promise<void> {
+  if (process.argv.slice(2).some((a) => a === '--help' || a === '-h')) {
+    process.stdout.write(`${HELP}\n`);
+    return;
+  }
   const config: ChaosConfig = {
     commands: numberOption('commands', 2_000),
     ratePerSecond: numberOption('rate', 10),
@@ -74,6 +89,10 @@ async function main(): Promise<void> {
       callbackReorder: numberOption('callback-reorder', DEFAULT_FAULTS.callbackReorder),
       statusFail: numberOption('status-fail', DEFAULT_FAULTS.statusFail),
       statusSlow: numberOption('status-slow', DEFAULT_FAULTS.statusSlow),
+      statusRefused: numberOption('status-refused', DEFAULT_FAULTS.statusRefused),
+      slowArrival: numberOption('slow-arrival', DEFAULT_FAULTS.slowArrival),
+      slowAnswer: numberOption('slow-answer', DEFAULT_FAULTS.slowAnswer),
+      gatewayTimeoutMs: numberOption('gateway-timeout', DEFAULT_FAULTS.gatewayTimeoutMs),
     },
     quietMaxSeconds: numberOption('quiet-max', 300),
     neverReceivedSeconds: numberOption('never-received', 15),
@@ -81,12 +100,15 @@ async function main(): Promise<void> {
     gatewayDelayMs: numberOption('gateway-delay', 200),
     logLevel: option('log-level', 'info'),
     livenessPeriodMs: numberOption('liveness-period', 2_000),
+    replicas: Math.max(1, numberOption('replicas', 2)),
+    payoutDailyLimitMinor: numberOption('payout-daily-limit', 5_000_000),
+    approvalWindowSeconds: Math.max(1, numberOption('approval-window', 30)),
   };
   const cluster = option('cluster', 'false') === 'true';
   const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const log = (line: string) => process.stdout.write(`${line}\n`);
   log(
-    `chaos: ${config.commands} commands at ${config.ratePerSecond}/s, seed ${config.seed}, ${config.actions.length} actions, ${cluster ? 'three-node cluster' : 'single broker'}`,
+    `chaos: ${config.commands} commands at ${config.ratePerSecond}/s, seed ${config.seed}, ${config.replicas} replica(s) of each app, ${config.actions.length} actions, ${cluster ? 'three-node cluster' : 'single broker'}`,
   );
   await run('npm', ['run', '--silent', 'build']);
   let broker: OwnBroker | undefined;

@@ -139,7 +139,8 @@ export class EventCollector {
 
   constructor(
     kafka: Kafka,
-    private readonly onEvent?: (received: ReceivedEvent) => void,
+    /** Every payment, payout, payout-budget, transfer and PAN-eligibility event as it arrives. */
+    private readonly onEvent?: (received: ReceivedEvent | ReceivedPayoutEvent) => void,
   ) {
     this.consumer = kafka.consumer({ groupId: `observer-${randomUUID()}`, maxWaitTimeInMs: 100 });
   }
@@ -169,15 +170,17 @@ export class EventCollector {
         if (other) {
           const id = other.id;
           const list = this.byPayout.get(id) ?? [];
-          list.push({
+          const received: ReceivedPayoutEvent = {
             event: other.event,
             ceId: headers.envelope.id,
             ceType: headers.envelope.type,
             partition,
             offset: message.offset,
             receivedAt: Date.now(),
-          });
+          };
+          list.push(received);
           this.byPayout.set(id, list);
+          this.onEvent?.(received);
           for (const listener of this.listeners) listener();
           return;
         }

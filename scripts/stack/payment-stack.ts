@@ -11,9 +11,24 @@ import {
   VoidCommand,
   seal,
 } from '@payments/contracts';
+import { Balancer } from './balancer';
 import { pointGroupAtEnd, stackConsumerGroups } from './consumer-groups';
-import { CommandProducer, EventCollector, ReceivedEvent, kafkaClient } from './kafka-io';
-import { REPO_ROOT, RUN_DIR, RunningApp, freePort, startApp, waitForReady } from './processes';
+import {
+  CommandProducer,
+  EventCollector,
+  ReceivedEvent,
+  ReceivedPayoutEvent,
+  kafkaClient,
+} from './kafka-io';
+import {
+  AppProcessSpec,
+  REPO_ROOT,
+  RUN_DIR,
+  RunningApp,
+  freePort,
+  startApp,
+  waitForReady,
+} from './processes';
 import { SandboxControls } from './sandbox-controls';
 
 /**
@@ -29,6 +44,20 @@ export const APP_NAMES: readonly AppName[] = [
   'callback-ingest',
   'orchestrator',
 ];
+
+/** The apps a stack may run several replicas of (the sandbox plays one gateway). */
+export type ReplicatedApp = Exclude<AppName, 'gateway-sandbox'>;
+
+/**
+ * One process of an app: `orchestrator#1` is the orchestrator's second replica (numbered from 0,
+ * as a StatefulSet's pods); a bare app name is its replica 0, all there is with one replica.
+ */
+export type ReplicaName = AppName | `${ReplicatedApp}#${number}`;
+
+export function replicaOf(name: ReplicaName): { app: AppName; index: number } {
+  const [app, index] = name.split('#');
+  return { app: app as AppName, index: index === undefined ? 0 : Number(index) };
+}
 
 export interface PaymentStackOptions {
   readonly kafkaBrokers: readonly string[];
@@ -48,6 +77,21 @@ export interface PaymentStackOptions {
    * (a stack that must resume what an earlier one left). Restarts never move them.
    */
   readonly consumerGroups?: 'at-end' | 'as-committed';
+  /**
+   * Replicas of the orchestrator, the gateway-adapter and callback-ingest (default 1), as the
+   * Helm chart runs them: distinct HTTP ports, the same consumer groups and databases. With more
+   * than one, `urls[app]` is a balancer in front of the live replicas (a Service), so callbacks
+   * and API calls reach whichever is up.
+   */
+  readonly replicas?: number;
+}
+
+function isRunning(app: RunningApp | undefined): boolean {
+  return app !== undefined && app.child.exitCode === null && app.child.signalCode === null;
+}
+
+function liveOf(replicas: readonly RunningApp[]): string[] {
+  return replicas.filter(isRunning).map((r) => r.spec.readyUrl.replace(/\/health\/ready$/, ''));
 }
 
 /** The sandbox's default merchant (apps/gateway-sandbox/sandbox.merchants.json). */
@@ -81,11 +125,14 @@ export class PaymentStack {
 
   private constructor(
     readonly options: PaymentStackOptions,
+    /** Where callers reach each app: its one replica, or the balancer in front of several. */
     readonly urls: Record<AppName, string>,
-    readonly apps: Record<AppName, RunningApp>,
-    private readonly specs: Record<AppName, Parameters<typeof startApp>[0]>,
+    /** Each app's replicas, index = replica number. */
+    readonly replicas: Record<AppName, RunningApp[]>,
+    private readonly specs: Record<AppName, AppProcessSpec[]>,
+    private readonly balancers: readonly Balancer[],
     readonly workDir: string,
-    onEvent?: (received: ReceivedEvent) => void,
+    onEvent?: (received: ReceivedEvent | ReceivedPayoutEvent) => void,
   ) {
     this.controls = new SandboxControls(urls['gateway-sandbox']);
     const kafka = kafkaClient(options.kafkaBrokers, 'payment-stack');
@@ -95,14 +142,23 @@ export class PaymentStack {
 
   static async start(
     options: PaymentStackOptions,
-    onEvent?: (received: ReceivedEvent) => void,
+    onEvent?: (received: ReceivedEvent | ReceivedPayoutEvent) => void,
   ): Promise<PaymentStack> {
     const workDir = options.workDir ?? path.join(RUN_DIR, `stack-${randomUUID().slice(0, 8)}`);
     mkdirSync(workDir, { recursive: true });
+    const count = (app: AppName) => (app === 'gateway-sandbox' ? 1 : (options.replicas ?? 1));
     const ports = {} as Record<AppName, number>;
     for (const app of APP_NAMES) ports[app] = options.ports?.[app] ?? (await freePort());
     const urls = {} as Record<AppName, string>;
     for (const app of APP_NAMES) urls[app] = `http://127.0.0.1:${ports[app]}`;
+    // With several replicas the app's port is the balancer's, each replica listens on its own.
+    const replicaPorts = {} as Record<AppName, number[]>;
+    for (const app of APP_NAMES) {
+      replicaPorts[app] =
+        count(app) === 1
+          ? [ports[app]]
+          : await Promise.all(Array.from({ length: count(app) }, () => freePort()));
+    }
 
     const credentialsFile = path.join(workDir, 'gateway-credentials.json');
     writeFileSync(credentialsFile, sandboxCredentials(urls['gateway-sandbox']));
@@ -118,7 +174,6 @@ export class PaymentStack {
     const env: Record<AppName, Record<string, string>> = {
       'gateway-sandbox': {
         LOG_LEVEL: common.LOG_LEVEL,
-        HTTP_PORT: String(ports['gateway-sandbox']),
         SANDBOX_TEST_CONTROLS: 'true',
         SANDBOX_MERCHANTS_FILE: path.join(REPO_ROOT, 'apps/gateway-sandbox/sandbox.merchants.json'),
         SANDBOX_CALLBACK_BASE_DELAY_MS: '200',
@@ -126,7 +181,6 @@ export class PaymentStack {
       },
       'gateway-adapter': {
         ...common,
-        HTTP_PORT: String(ports['gateway-adapter']),
         DATABASE_URL: options.adapterDatabaseUrl,
         GATEWAY_CREDENTIALS_FILE: credentialsFile,
         CARD_SEALING_PRIVATE_KEY_FILE: CARD_PRIVATE_KEY,
@@ -134,7 +188,6 @@ export class PaymentStack {
       },
       'callback-ingest': {
         ...common,
-        HTTP_PORT: String(ports['callback-ingest']),
         CALLBACK_CONTROL_KEYS: JSON.stringify(
           Object.fromEntries(
             ['1111', '1112', '1113', '1114', '1115', '1116', '1117', '2111'].map((id) => [
@@ -147,77 +200,130 @@ export class PaymentStack {
       },
       orchestrator: {
         ...common,
-        HTTP_PORT: String(ports.orchestrator),
         DATABASE_URL: options.orchestratorDatabaseUrl,
       },
     };
-    const specs = {} as Record<AppName, Parameters<typeof startApp>[0]>;
-    const apps = {} as Record<AppName, RunningApp>;
+    const specs = {} as Record<AppName, AppProcessSpec[]>;
+    const replicas = {} as Record<AppName, RunningApp[]>;
     for (const app of APP_NAMES) {
-      specs[app] = {
+      specs[app] = replicaPorts[app].map((port, index) => ({
         app,
-        env: { ...env[app], ...(options.env?.[app] ?? {}) },
-        readyUrl: `${urls[app]}/health/ready`,
-        logFile: path.join(workDir, 'logs', `${app}.log`),
-      };
+        env: { ...env[app], HTTP_PORT: String(port), ...(options.env?.[app] ?? {}) },
+        readyUrl: `http://127.0.0.1:${port}/health/ready`,
+        logFile: path.join(
+          workDir,
+          'logs',
+          count(app) === 1 ? `${app}.log` : `${app}-${index}.log`,
+        ),
+      }));
+      replicas[app] = [];
     }
     if ((options.consumerGroups ?? 'at-end') === 'at-end') {
       const kafka = kafkaClient(options.kafkaBrokers, 'payment-stack-groups');
       for (const { groupId, topics } of stackConsumerGroups(
-        specs.orchestrator.env.KAFKA_CONSUMER_GROUP,
+        specs.orchestrator[0].env.KAFKA_CONSUMER_GROUP,
       )) {
         await pointGroupAtEnd(kafka, groupId, topics);
       }
     }
+    const balancers: Balancer[] = [];
     try {
       for (const app of APP_NAMES) {
-        apps[app] = startApp(specs[app]);
-        await waitForReady(apps[app], 90_000);
+        if (count(app) === 1) continue;
+        // `replicas` is the stack's own record: a restarted replica is routed to as it comes up.
+        balancers.push(await Balancer.start(ports[app], () => liveOf(replicas[app])));
+      }
+      for (const app of APP_NAMES) {
+        // Replicas of one app boot side by side: the migrations run under an advisory lock.
+        replicas[app] = specs[app].map((spec) => startApp(spec));
+        await Promise.all(replicas[app].map((r) => waitForReady(r, 90_000)));
       }
     } catch (error) {
-      await Promise.all(Object.values(apps).map((a) => a.stop('SIGKILL')));
+      await Promise.all(
+        Object.values(replicas)
+          .flat()
+          .map((a) => a.stop('SIGKILL')),
+      );
+      await Promise.all(balancers.map((b) => b.stop()));
       throw error;
     }
-    const stack = new PaymentStack(options, urls, apps, specs, workDir, onEvent);
+    const stack = new PaymentStack(options, urls, replicas, specs, balancers, workDir, onEvent);
     await stack.producer.connect();
     await stack.events.start();
     return stack;
   }
 
+  /** The first replica of each app: all there is in a stack of one replica per app. */
+  get apps(): Record<AppName, RunningApp> {
+    return Object.fromEntries(APP_NAMES.map((app) => [app, this.replicas[app][0]])) as Record<
+      AppName,
+      RunningApp
+    >;
+  }
+
+  /** Every replica's name, e.g. `orchestrator#0`, `orchestrator#1` (a bare name with one). */
+  replicaNames(app: AppName): ReplicaName[] {
+    return this.replicas[app].map((_, i) =>
+      this.replicas[app].length === 1 ? app : (`${app}#${i}` as ReplicaName),
+    );
+  }
+
+  /** One replica's own base URL (not the balancer's). */
+  replicaUrl(name: ReplicaName): string {
+    const { app, index } = this.resolve(name);
+    return `http://127.0.0.1:${this.specs[app][index].env.HTTP_PORT}`;
+  }
+
+  private resolve(name: ReplicaName): { app: AppName; index: number } {
+    const { app, index } = replicaOf(name);
+    if (!this.specs[app]?.[index]) throw new Error(`no replica ${name} in this stack`);
+    return { app, index };
+  }
+
+  /** The canonical name of a replica (`orchestrator` and `orchestrator#0` are one with one replica). */
+  private key(name: ReplicaName): ReplicaName {
+    const { app, index } = this.resolve(name);
+    return this.replicaNames(app)[index];
+  }
+
   /**
-   * Stops an app (SIGKILL simulates a crash) and starts it again with the same configuration,
-   * plus `env` overrides that stay in force for later restarts.
+   * Stops a replica (SIGKILL simulates a crash) and starts it again with the same configuration,
+   * plus `env` overrides that stay in force for its later restarts.
    */
   async restart(
-    app: AppName,
+    name: ReplicaName,
     signal: NodeJS.Signals = 'SIGTERM',
     env: Record<string, string> = {},
   ): Promise<void> {
-    await this.apps[app].stop(signal);
-    this.specs[app] = { ...this.specs[app], env: { ...this.specs[app].env, ...env } };
-    this.apps[app] = startApp(this.specs[app]);
-    await waitForReady(this.apps[app], 90_000);
+    const { app, index } = this.resolve(name);
+    await this.kill(name, signal);
+    const spec = this.specs[app][index];
+    this.specs[app][index] = { ...spec, env: { ...spec.env, ...env } };
+    await this.startAgain(name);
   }
 
-  async kill(app: AppName, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
-    this.busy.add(app);
-    await this.apps[app].stop(signal);
+  /** Stops a replica; the balancer routes around it and the liveness supervisor leaves it be. */
+  async kill(name: ReplicaName, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    const { app, index } = this.resolve(name);
+    this.busy.add(this.key(name));
+    await this.replicas[app][index].stop(signal);
   }
 
-  async startAgain(app: AppName): Promise<void> {
-    this.apps[app] = startApp(this.specs[app]);
+  async startAgain(name: ReplicaName): Promise<void> {
+    const { app, index } = this.resolve(name);
+    this.replicas[app][index] = startApp(this.specs[app][index]);
     try {
-      await waitForReady(this.apps[app], 90_000);
+      await waitForReady(this.replicas[app][index], 90_000);
     } finally {
-      this.busy.delete(app);
+      this.busy.delete(this.key(name));
     }
   }
 
-  /** Apps being stopped or started by the caller: the liveness supervisor leaves them alone. */
-  private readonly busy = new Set<AppName>();
+  /** Replicas being stopped or started by the caller: the liveness supervisor leaves them alone. */
+  private readonly busy = new Set<ReplicaName>();
   private supervisor: NodeJS.Timeout | undefined;
   /** Restarts made by the liveness supervisor, in order. */
-  readonly livenessRestarts: { app: AppName; at: number; answer: string }[] = [];
+  readonly livenessRestarts: { app: ReplicaName; at: number; answer: string }[] = [];
 
   /**
    * What an orchestrator's liveness probe does (deploy/helm: GET /health/live, restart after
@@ -225,17 +331,20 @@ export class PaymentStack {
    * one that fails that often is SIGKILLed and started again. Off unless called.
    */
   superviseLiveness(periodMs: number, failureThreshold: number): void {
-    const failures = new Map<AppName, number>();
+    const failures = new Map<ReplicaName, number>();
     let round = Promise.resolve();
     this.supervisor = setInterval(() => {
       round = round
         .then(async () => {
-          for (const app of APP_NAMES.filter((a) => a !== 'gateway-sandbox')) {
+          const names = APP_NAMES.filter((a) => a !== 'gateway-sandbox').flatMap((a) =>
+            this.replicaNames(a),
+          );
+          for (const app of names) {
             if (this.busy.has(app)) {
               failures.delete(app);
               continue;
             }
-            const answer = await fetch(`${this.urls[app]}/health/live`, {
+            const answer = await fetch(`${this.replicaUrl(app)}/health/live`, {
               signal: AbortSignal.timeout(Math.max(500, periodMs)),
             }).then(
               async (r) =>
@@ -271,13 +380,18 @@ export class PaymentStack {
    * orchestrator starts from the real time again.
    */
   async advanceOrchestratorClock(seconds: number): Promise<void> {
-    const response = await fetch(`${this.urls.orchestrator}/test-controls/clock/advance`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ seconds }),
-    });
-    if (response.status !== 200)
-      throw new Error(`clock advance: HTTP ${response.status} ${await response.text()}`);
+    // Every replica keeps its own offset: each is moved, so timers fire alike wherever claimed.
+    for (const name of this.replicaNames('orchestrator')) {
+      const response = await fetch(`${this.replicaUrl(name)}/test-controls/clock/advance`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ seconds }),
+      });
+      if (response.status !== 200)
+        throw new Error(
+          `clock advance on ${name}: HTTP ${response.status} ${await response.text()}`,
+        );
+    }
   }
 
   /** GET /payments/:id on the orchestrator's read API. */
@@ -378,7 +492,10 @@ export class PaymentStack {
     await this.events.stop().catch(() => undefined);
     await this.producer.disconnect().catch(() => undefined);
     // Orchestrator first, the sandbox last, so in-flight work can finish against it.
-    for (const app of [...APP_NAMES].reverse()) await this.apps[app]?.stop('SIGTERM');
+    for (const app of [...APP_NAMES].reverse()) {
+      await Promise.all(this.replicas[app].map((r) => r.stop('SIGTERM')));
+    }
+    await Promise.all(this.balancers.map((b) => b.stop()));
   }
 }
 

@@ -16,6 +16,8 @@ export type Movement =
 
 export interface LedgerEntry {
   readonly seq: number;
+  /** When the gateway moved the money (epoch ms of the sandbox's clock). */
+  readonly at: number;
   readonly login: string;
   readonly clientOrderId: string;
   readonly orderId: string;

@@ -11,10 +11,13 @@ import { run } from '../../scripts/stack/processes';
 import { freeLowPorts } from '../support/local-kafka';
 
 /**
- * The chaos suite's small fixed-seed run (issue #10) inside `npm test`: 200 mixed commands at
- * 10/s on a broker of its own while the orchestrator, the adapter and callback-ingest are each
- * SIGKILLed once and the broker is restarted (SIGTERM, data kept), with the sandbox's percentage
- * faults and a reused client_orderid charging again. Then the zero lines and the card-data audit.
+ * The chaos suite's small fixed-seed run inside `npm test`: 200 mixed commands at 10/s on a
+ * broker of its own against two replicas of every app (as the Helm chart runs them), while one
+ * replica each of the orchestrator, the adapter and callback-ingest is SIGKILLed once and the
+ * broker is restarted (SIGTERM, data kept), with the sandbox's percentage faults (slow answers
+ * beyond the adapter's timeout and refused status queries among them) and a reused client_orderid
+ * charging again; card payments, payouts and transfers under a low daily payout limit. Then the
+ * zero lines and the card-data audit.
  * `npm run chaos` is the large run (scripts/chaos/main.ts).
  */
 let broker: OwnBroker;
@@ -33,10 +36,10 @@ beforeAll(async () => {
       ratePerSecond: 10,
       seed: 7,
       actions: [
-        { target: 'orchestrator', signal: 'SIGKILL' },
-        { target: 'gateway-adapter', signal: 'SIGKILL' },
+        { target: 'orchestrator#1', signal: 'SIGKILL' },
+        { target: 'gateway-adapter#0', signal: 'SIGKILL' },
         { target: 'broker', signal: 'SIGTERM' },
-        { target: 'callback-ingest', signal: 'SIGKILL' },
+        { target: 'callback-ingest#1', signal: 'SIGKILL' },
       ],
       faults: DEFAULT_FAULTS,
       quietMaxSeconds: 150,
@@ -45,6 +48,9 @@ beforeAll(async () => {
       gatewayDelayMs: 200,
       logLevel: 'info',
       livenessPeriodMs: 2_000,
+      replicas: 2,
+      payoutDailyLimitMinor: 600_000,
+      approvalWindowSeconds: 20,
     },
     {
       broker,
@@ -79,13 +85,29 @@ describe('chaos, small fixed-seed run', () => {
     );
   });
 
+  it('ran every flow: card payments, one-step and two-step payouts (paid and expired), transfers', () => {
+    const types = [
+      'approved',
+      'captured',
+      'returned',
+      'voided',
+      'paid-out',
+      'payout-registered',
+      'payout-expired',
+      'transferred',
+    ];
+    const seen = Object.fromEntries(types.map((t) => [t, (report.eventTypes[t] ?? 0) > 0]));
+    expect(seen).toEqual(Object.fromEntries(types.map((t) => [t, true])));
+  });
+
   it('shows zero on every zero line: lost, double charges, misreported, unknown, versions, DLQ, outbox, card data', () => {
     const zeros = zeroLines(report);
     expect(zeros).toEqual(Object.fromEntries(Object.keys(zeros).map((k) => [k, 0])));
   });
 
   it('scanned something in every place the card-data audit looks', () => {
-    expect(report.audit).toMatchObject({ logFiles: 4, databases: 2 });
+    // The sandbox and two replicas of each of the three apps.
+    expect(report.audit).toMatchObject({ logFiles: 7, databases: 2 });
     expect(report.audit.logLines).toBeGreaterThan(report.config.commands);
     expect(report.audit.rows).toBeGreaterThan(report.config.commands);
     expect(report.audit.messages).toBeGreaterThan(report.config.commands);

@@ -1,5 +1,5 @@
 import { sleep } from '@payments/core';
-import { KafkaJSProtocolError } from 'kafkajs';
+import { KafkaJSConnectionError, KafkaJSProtocolError, KafkaJSRequestTimeoutError } from 'kafkajs';
 
 /**
  * How a handler tells the consumer runner that retrying cannot help. The runner owns the commit
@@ -21,16 +21,31 @@ export class PoisonMessageError extends Error {
 /**
  * True for PoisonMessageError, for any error object flagged `retriable: false`, and for a stack
  * overflow (`RangeError: Maximum call stack size exceeded`): the same value overflows again on
- * every attempt, so retrying only blocks the partition.
+ * every attempt, so retrying only blocks the partition. Never for a broker that could not be
+ * reached: kafkajs flags its error `retriable: false` once its own retries are spent (a broker
+ * restart longer than them), but the message is not at fault, so it is retried in place like any
+ * failure instead of being dead-lettered at once.
  */
 export function isNonRetriable(error: unknown): boolean {
   if (error instanceof PoisonMessageError) return true;
   if (isStackOverflow(error)) return true;
+  if (isBrokerUnreachable(error)) return false;
   return (
     typeof error === 'object' &&
     error !== null &&
     (error as { retriable?: unknown }).retriable === false
   );
+}
+
+/** A connection to the broker failed or timed out, here or in the error's causes. */
+function isBrokerUnreachable(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && current instanceof Error; depth++) {
+    if (current instanceof KafkaJSConnectionError || current instanceof KafkaJSRequestTimeoutError)
+      return true;
+    current = current.cause;
+  }
+  return false;
 }
 
 /** V8's RangeError for a blown stack (deeply nested data walked recursively). */

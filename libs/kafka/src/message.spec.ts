@@ -1,4 +1,9 @@
 import { z } from 'zod';
+import {
+  KafkaJSConnectionError,
+  KafkaJSNonRetriableError,
+  KafkaJSRequestTimeoutError,
+} from 'kafkajs';
 import { decodeHeaders } from './headers';
 import { decodeMessage, findUnstorableString, jsonNestingDepth, type RawMessage } from './message';
 import { isNonRetriable, isStackOverflow, PoisonMessageError } from './errors';
@@ -101,6 +106,21 @@ describe('errors and encoding', () => {
     expect(isNonRetriable(new Error('timeout'))).toBe(false);
     expect(isNonRetriable(Object.assign(new Error('x'), { retriable: true }))).toBe(false);
     expect(isNonRetriable('string')).toBe(false);
+  });
+
+  it('never takes an unreachable broker for a poison message, even once kafkajs gave up on it', () => {
+    // What kafkajs's retrier throws when its retries on a refused connection are spent.
+    const refused = new KafkaJSConnectionError('Connection error: connect ECONNREFUSED');
+    // (its typings omit the second argument that sets `cause`)
+    const gaveUp = Object.assign(new KafkaJSNonRetriableError(refused), { cause: refused });
+    expect(gaveUp.retriable).toBe(false);
+    expect(isNonRetriable(gaveUp)).toBe(false);
+    const timedOut = new KafkaJSRequestTimeoutError('Request Produce(key: 0) timed out');
+    expect(
+      isNonRetriable(Object.assign(new KafkaJSNonRetriableError(timedOut), { cause: timedOut })),
+    ).toBe(false);
+    // A refusal about the record itself stays non-retriable.
+    expect(isNonRetriable(new KafkaJSNonRetriableError(new Error('Invalid topic x')))).toBe(true);
   });
 
   it('encodes objects as JSON and passes bytes and strings through', () => {

@@ -1,0 +1,53 @@
+import { DEFAULT_FAULTS, faultRules } from './chaos-run';
+
+/**
+ * The sandbox applies the first fault rule that hits, so a share meant of all requests must be
+ * drawn among what the rules before it left; the slow faults must outlast the adapter's timeout.
+ */
+describe('faultRules', () => {
+  const mix = {
+    ...DEFAULT_FAULTS,
+    failBefore: 0.1,
+    replyLost: 0.1,
+    slowArrival: 0.2,
+    slowAnswer: 0.2,
+    statusFail: 0.5,
+    statusRefused: 0.25,
+    statusSlow: 0.25,
+    gatewayTimeoutMs: 3_000,
+  };
+  const rules = faultRules(mix);
+
+  it('draws each money-operation share among what the rules before it left', () => {
+    const money = rules.filter((r) => r.operation === undefined && r.callbacks === undefined);
+    [0.1, 0.1 / 0.9, 0.2 / 0.8, 0.2 / 0.6].forEach((p, i) =>
+      expect(money[i].probability).toBeCloseTo(p, 10),
+    );
+    expect(money).toHaveLength(4);
+    // What each rule takes of all requests: its chance of being reached times its own.
+    let left = 1;
+    const taken = money.map((r) => {
+      const share = left * (r.probability ?? 1);
+      left -= share;
+      return share;
+    });
+    taken.forEach((share, i) => expect(share).toBeCloseTo([0.1, 0.1, 0.2, 0.2][i], 10));
+  });
+
+  it('draws the status shares apart from the money ones, a 403 among them', () => {
+    const status = rules.filter((r) => r.operation === 'STATUS');
+    expect(status).toEqual([
+      { operation: 'STATUS', failBefore: 503, probability: 0.5 },
+      { operation: 'STATUS', failBefore: 403, probability: 0.5 },
+      { operation: 'STATUS', latencyMs: mix.statusLatencyMs, probability: 1 },
+    ]);
+  });
+
+  it('makes the slow faults longer than the adapter waits', () => {
+    const slow = rules.filter((r) => r.latencyAfterMs !== undefined || r.operation === undefined);
+    const arrival = slow.find((r) => r.latencyMs !== undefined);
+    const answer = slow.find((r) => r.latencyAfterMs !== undefined);
+    expect(arrival?.latencyMs).toBeGreaterThan(mix.gatewayTimeoutMs);
+    expect(answer?.latencyAfterMs).toBeGreaterThan(mix.gatewayTimeoutMs);
+  });
+});

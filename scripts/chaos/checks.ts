@@ -325,7 +325,10 @@ export function checkRun(input: {
       if (REQUESTED.has(e.type) && 'requestId' in e) requested.set(e.requestId, e);
       else if (FINAL_OF_OPERATION.has(e.type) && 'requestId' in e) finished.add(e.requestId);
       else if (UNKNOWN.has(e.type) && 'alert' in e && e.alert)
-        alerts.set(e.requestId, e.concern ?? 'unknown for the alert window');
+        alerts.set(
+          e.requestId,
+          ('concern' in e ? e.concern : undefined) ?? 'unknown for the alert window',
+        );
       else if (RESENT.has(e.type) && 'requestId' in e) alerts.delete(e.requestId);
       else if (REFUSED_BEFORE_SENDING.has(e.type))
         for (const id of requested.keys()) finished.add(id);

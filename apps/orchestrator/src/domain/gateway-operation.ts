@@ -18,7 +18,7 @@ import {
   msBetween,
   stampDrafts,
 } from './decision';
-import { nextPollDelay } from './polling';
+import { nextPollDelay, POLL_BANDS } from './polling';
 import { NEVER_RECEIVED_ATTEMPT, resendAfterNotSent } from './send-rules';
 
 /**
@@ -850,7 +850,12 @@ function decideOperationTimer<O extends OperationInFlight, D, E>(
   switch (timer.kind) {
     case 'status-poll': {
       if (op.requestId !== timer.requestId) return ignored('TIMER_OBSOLETE');
-      const elapsed = msBetween(op.requestedAt, ctx.now);
+      // Raised for a person (no trace, nothing safe to send): asked at the slow cadence, which
+      // still catches a slow gateway's late answer without crowding out live operations' polls.
+      const elapsed =
+        op.alerted === true && op.concern === 'no-trace'
+          ? Math.max(msBetween(op.requestedAt, ctx.now), POLL_BANDS[0].until)
+          : msBetween(op.requestedAt, ctx.now);
       return ignored('NO_NEWS', [
         { type: 'send-gateway-request', request: statusRequest(order, op, ctx) },
         {

@@ -23,6 +23,7 @@ import {
   result,
   serialOf,
   statusReply,
+  timer,
 } from '../../../../test/kits/card-payment.kit';
 import type { PaymentInput } from './inputs';
 import { DEFAULT_POLICY, NEVER_RECEIVED_ATTEMPT } from './decision';
@@ -225,6 +226,19 @@ describe('a follow-up whose status shows an earlier request of the order', () =>
       .then([{ type: 'outcome-unknown', operation: 'return', alert: true, concern: 'no-trace' }])
       .thenEffects([{ type: 'cancel-timer', timer: 'unknown-alert' }]);
     expect(alerted.after).toMatchObject({ returned: 3_000 });
+    // Raised for a person: still asked, at the slow cadence (a late answer is still caught).
+    const waiting = unknown.and(aboutFirst, at(WINDOW), policy);
+    const requestId = waiting.state.inFlight?.requestId ?? '';
+    const poll = waiting.when(
+      timer({ kind: 'status-poll', requestId, attempt: 4 }),
+      at(WINDOW + 5_000),
+      policy,
+    );
+    poll.thenIgnored('NO_NEWS');
+    const next = poll.decision.effects.find((e) => e.type === 'schedule-timer');
+    expect(
+      next?.type === 'schedule-timer' && Date.parse(next.at) - Date.parse(at(WINDOW + 5_000)),
+    ).toBeGreaterThanOrEqual(5 * 60_000);
     // The gateway processes it late: the reply names a new serial of the reversal type.
     unknown
       .and(aboutFirst, at(WINDOW), policy)

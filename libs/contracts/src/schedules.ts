@@ -387,6 +387,8 @@ const gatewayCharge = {
 /** The registration's outcome is not known (timeout, 5xx): resolved by status queries, never guessed. */
 export const ScheduleRegistrationUnknown = event('schedule-registration-unknown', {
   reason: z.string().max(256),
+  /** Still unknown after every status query the policy allows: a person must look. */
+  alert: z.literal(true).optional(),
 });
 
 /** A status query found no trace of the registration: it is sent once more, same client order id. */

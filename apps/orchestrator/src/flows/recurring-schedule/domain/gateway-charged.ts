@@ -336,6 +336,26 @@ export function decideGatewayCharged(
           : state.charges.find((c) => c.gatewayOrderId === timer.gatewayOrderId);
       if (timer.poll > maxPolls(policy)) {
         // Asked as often as the bound allows and still not final: a person must look.
+        if (timer.gatewayOrderId === undefined) {
+          if (
+            state.status !== 'registering' ||
+            !state.registration.unknown ||
+            timer.poll > maxPolls(policy) + 1
+          )
+            return { outcome: 'ignored', reason: 'TIMER_OBSOLETE' };
+          return {
+            outcome: 'accepted',
+            drafts: [
+              {
+                type: 'schedule-registration-unknown',
+                reason: `no answer after ${maxPolls(policy)} status queries`,
+                alert: true,
+              },
+            ],
+            effects: [],
+            commandId: derivedUuid(`recurring-schedule/${id}/registration/alert`),
+          };
+        }
         if (charge?.outcome !== 'confirming' || timer.poll > maxPolls(policy) + 1)
           return { outcome: 'ignored', reason: 'TIMER_OBSOLETE' };
         return {
@@ -365,7 +385,15 @@ export function decideGatewayCharged(
         return {
           outcome: 'accepted',
           drafts: [],
-          effects: pollEffects(policy, now, REGISTRATION_STATUS_TIMER, request, timer.poll),
+          effects: pollEffects(
+            policy,
+            now,
+            REGISTRATION_STATUS_TIMER,
+            request,
+            timer.poll,
+            {},
+            true,
+          ),
           commandId: request.requestId,
         };
       }

@@ -259,7 +259,19 @@ describe('schedule registered with the gateway: an unknown registration is resol
       .when(statusAnswer(request, { kind: 'not-sent', reason: 'status budget' }), T1)
       .then([])
       .thenEffects([]);
-    unknown().when(statusTimer(4), T1).thenIgnored('TIMER_OBSOLETE');
+    // The last poll arms one more timer; when it fires the registration is still unknown: a
+    // person must look (once), never a silent wait.
+    unknown()
+      .when(statusTimer(3), T1)
+      .thenEffects([
+        { type: 'send-gateway-request' },
+        { type: 'set-status-timer', kind: 'registration-status', timer: { poll: 4 } },
+      ]);
+    unknown()
+      .when(statusTimer(4), T1)
+      .then([{ type: 'schedule-registration-unknown', alert: true }])
+      .thenStatus('registering');
+    unknown().when(statusTimer(5), T1).thenIgnored('TIMER_OBSOLETE');
   });
 });
 

@@ -107,4 +107,14 @@ describe('rebalanceCause', () => {
     ).toMatchObject({ type: 'UNKNOWN_MEMBER_ID', code: 25 });
     expect(rebalanceCause('not an error')).toBeUndefined();
   });
+
+  it('answers a coordinator still loading or away after a broker restart by finding it again', () => {
+    const loading = new KafkaJSNonRetriableError(
+      new Error("The coordinator is loading and hence can't process requests for this group"),
+    );
+    expect(rebalanceCause(loading)).toMatchObject({ type: 'NOT_COORDINATOR_FOR_GROUP', code: 16 });
+    const away = Object.assign(new Error('x'), { type: 'GROUP_COORDINATOR_NOT_AVAILABLE' });
+    const spent = new KafkaJSNonRetriableError(new Error('retries spent'), { cause: away });
+    expect(rebalanceCause(spent)).toMatchObject({ type: 'NOT_COORDINATOR_FOR_GROUP' });
+  });
 });

@@ -114,7 +114,9 @@ describe('rebalanceCause', () => {
     );
     expect(rebalanceCause(loading)).toMatchObject({ type: 'NOT_COORDINATOR_FOR_GROUP', code: 16 });
     const away = Object.assign(new Error('x'), { type: 'GROUP_COORDINATOR_NOT_AVAILABLE' });
-    const spent = new KafkaJSNonRetriableError(new Error('retries spent'), { cause: away });
+    const spent = Object.assign(new KafkaJSNonRetriableError(new Error('retries spent')), {
+      cause: away,
+    });
     expect(rebalanceCause(spent)).toMatchObject({ type: 'NOT_COORDINATOR_FOR_GROUP' });
   });
 });

@@ -6,13 +6,32 @@ import type { DataSource } from 'typeorm';
  */
 export const MIGRATION_LOCK_KEY = '8097880439336235313';
 
+/** How often a runner that found the lock taken asks again. */
+const LOCK_RETRY_MS = 200;
+
+/**
+ * Takes the migration lock by asking with `pg_try_advisory_lock` until it is free, rather than
+ * waiting inside `pg_advisory_lock`: a statement blocked there holds a snapshot, and a migration
+ * that builds an index CONCURRENTLY waits for every older snapshot in the database — the waiting
+ * runner and the building one would wait on each other. Between two tries nothing is held.
+ */
+async function takeLock(runner: { query(sql: string, params: unknown[]): Promise<unknown> }) {
+  for (;;) {
+    const rows = (await runner.query('SELECT pg_try_advisory_lock($1::bigint) AS taken', [
+      MIGRATION_LOCK_KEY,
+    ])) as Array<{ taken: boolean }>;
+    if (rows[0]?.taken === true) return;
+    await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
+  }
+}
+
 /** The little a migration runner needs from a logger (pino, nestjs-pino's PinoLogger...). */
 export interface MigrationLogger {
   info(message: string): void;
 }
 
 /**
- * Applies pending migrations under `pg_advisory_lock(MIGRATION_LOCK_KEY)`, the pattern of the
+ * Applies pending migrations under the advisory lock `MIGRATION_LOCK_KEY`, the pattern of the
  * Immich server: several replicas starting at once queue on the lock, the first applies the
  * migrations, the others then find nothing pending. The lock is held on a dedicated connection
  * (released in `finally`, and by PostgreSQL if that connection dies); TypeORM runs the
@@ -28,7 +47,7 @@ export async function runMigrations(
   await lockRunner.connect();
   try {
     logger.info('migrations: waiting for the migration lock');
-    await lockRunner.query('SELECT pg_advisory_lock($1::bigint)', [MIGRATION_LOCK_KEY]);
+    await takeLock(lockRunner);
     try {
       logger.info('migrations: lock acquired, applying pending migrations');
       const applied = await dataSource.runMigrations({ transaction: 'each' });

@@ -7,6 +7,7 @@ import { AdminAudit1767800000000 } from './1767800000000-admin-audit';
 import { Reconciliation1767900000000 } from './1767900000000-reconciliation';
 import { ReconciliationLookups1768200000000 } from './1768200000000-reconciliation-lookups';
 import { TimerTraceparent1768300000000 } from './1768300000000-timer-traceparent';
+import { SagaTimeIndexes1769700000000 } from './1769700000000-saga-time-indexes';
 
 /** Every migration of the orchestrator's database, oldest first. Append; never edit an applied one. */
 export const orchestratorMigrations: readonly MigrationClass[] = [
@@ -18,4 +19,5 @@ export const orchestratorMigrations: readonly MigrationClass[] = [
   Reconciliation1767900000000,
   ReconciliationLookups1768200000000,
   TimerTraceparent1768300000000,
+  SagaTimeIndexes1769700000000,
 ];

@@ -63,6 +63,7 @@ describe('runMigrations (real PostgreSQL)', () => {
       'Reconciliation1767900000000',
       'ReconciliationLookups1768200000000',
       'TimerTraceparent1768300000000',
+      'SagaTimeIndexes1769700000000',
     ]);
     expect(messages).toContain('migrations: applied OutboxInbox1767225600000');
     expect(messages).toContain('migrations: applied Payments1767312000000');
@@ -115,6 +116,18 @@ describe('runMigrations (real PostgreSQL)', () => {
       /\(sequence\) WHERE \(published_at IS NULL\)/,
     );
 
+    // Sagas are found by time without scanning the table (reconciliation, the admin search); the
+    // indexes were built concurrently and are valid.
+    const sagaIndexes = await query<{ indexdef: string; valid: boolean }>(
+      db.url,
+      `SELECT pg_get_indexdef(i.indexrelid) AS indexdef, i.indisvalid AS valid
+         FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid WHERE t.relname = 'sagas'`,
+    );
+    const defs = sagaIndexes.map((i) => i.indexdef).join('\n');
+    expect(defs).toMatch(/sagas_updated_at_idx ON public\.sagas USING btree \(updated_at\)/);
+    expect(defs).toMatch(/sagas_created_at_id_idx ON public\.sagas USING btree \(created_at, id\)/);
+    expect(sagaIndexes.every((i) => i.valid)).toBe(true);
+
     // The tables work as the sagas will use them: ordered outbox, idempotent inbox.
     await query(
       db.url,
@@ -159,6 +172,7 @@ describe('runMigrations (real PostgreSQL)', () => {
       'Reconciliation1767900000000',
       'ReconciliationLookups1768200000000',
       'TimerTraceparent1768300000000',
+      'SagaTimeIndexes1769700000000',
     ]);
     const recorded = await query<{ name: string; n: string }>(
       db.url,
@@ -172,6 +186,7 @@ describe('runMigrations (real PostgreSQL)', () => {
       { name: 'Reconciliation1767900000000', n: '1' },
       { name: 'ReconciliationLookups1768200000000', n: '1' },
       { name: 'Sagas1767600000000', n: '1' },
+      { name: 'SagaTimeIndexes1769700000000', n: '1' },
       { name: 'TimerTraceparent1768300000000', n: '1' },
     ]);
     // The lock was released: nobody holds an advisory lock in this database any more (pg_locks

@@ -84,6 +84,12 @@ export interface PaymentStackOptions {
    * and API calls reach whichever is up.
    */
   readonly replicas?: number;
+  /**
+   * How the adapter asks the gateway to answer: `json` (the default) or `form` — every endpoint
+   * set to `replyFormat: form` (no JSON Accept) and the sandbox answering such requests
+   * form-encoded (SANDBOX_ACCEPT_MODE=form), as the gateway's default API does.
+   */
+  readonly replyFormat?: 'json' | 'form';
 }
 
 function isRunning(app: RunningApp | undefined): boolean {
@@ -161,7 +167,10 @@ export class PaymentStack {
     }
 
     const credentialsFile = path.join(workDir, 'gateway-credentials.json');
-    writeFileSync(credentialsFile, sandboxCredentials(urls['gateway-sandbox']));
+    writeFileSync(
+      credentialsFile,
+      sandboxCredentials(urls['gateway-sandbox'], options.replyFormat ?? 'json'),
+    );
 
     const common = {
       LOG_LEVEL: options.logLevel ?? 'info',
@@ -178,6 +187,7 @@ export class PaymentStack {
         SANDBOX_MERCHANTS_FILE: path.join(REPO_ROOT, 'apps/gateway-sandbox/sandbox.merchants.json'),
         SANDBOX_CALLBACK_BASE_DELAY_MS: '200',
         SANDBOX_CALLBACK_MAX_DELAY_MS: '2000',
+        ...(options.replyFormat === 'form' ? { SANDBOX_ACCEPT_MODE: 'form' } : {}),
       },
       'gateway-adapter': {
         ...common,
@@ -528,12 +538,13 @@ export function sandboxMerchantsWithDelay(dir: string, processingDelayMs: number
 }
 
 /** The adapter's sandbox credentials with the sandbox's actual address and absolute key paths. */
-function sandboxCredentials(sandboxUrl: string): string {
+function sandboxCredentials(sandboxUrl: string, replyFormat: 'json' | 'form'): string {
   const file = JSON.parse(readFileSync(SANDBOX_CREDENTIALS, 'utf8')) as {
-    endpoints: { baseUrl: string; rsaPrivateKeyFile?: string }[];
+    endpoints: { baseUrl: string; rsaPrivateKeyFile?: string; replyFormat?: string }[];
   };
   for (const entry of file.endpoints) {
     entry.baseUrl = `${sandboxUrl}/paynet`;
+    if (replyFormat === 'form') entry.replyFormat = 'form';
     if (entry.rsaPrivateKeyFile) {
       entry.rsaPrivateKeyFile = path.resolve(
         path.dirname(SANDBOX_CREDENTIALS),

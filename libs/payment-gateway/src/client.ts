@@ -18,6 +18,7 @@ import {
   type PreparedRequest,
   type Route,
   type SigningContext,
+  type ReplyFormat,
   type WireRequest,
 } from './request';
 import { loadRsaPrivateKey } from './signers/keys';
@@ -72,6 +73,8 @@ export interface PaymentGatewayClientConfig {
    * other currency), e.g. `{ JPY: 2 }` for a gateway that multiplies every amount by 100.
    */
   readonly currencyExponents?: CurrencyExponents;
+  /** `json` (default): ask for JSON replies; `form`: take the gateway's form-encoded default. */
+  readonly replyFormat?: ReplyFormat;
   readonly transport?: TransportOptions;
   /** Epoch milliseconds (OAuth timestamps); default Date.now. */
   readonly clock?: () => number;
@@ -125,6 +128,7 @@ export class PaymentGatewayClient {
       ...(rsaKey ? { rsaKey } : {}),
       auth,
       currencyExponents: config.currencyExponents ?? {},
+      replyFormat: config.replyFormat ?? 'json',
       clock: config.clock ?? Date.now,
       nonce: config.nonce ?? randomNonce,
     };

@@ -109,6 +109,7 @@ export {
   ACCEPT,
   prepareRequest,
   type EndpointRef,
+  type ReplyFormat,
   type PreparedRequest,
   type SigningContext,
 } from './request';

@@ -392,3 +392,58 @@ describe('every operation through the client (table-driven)', () => {
     if (result.outcome === 'accepted') expect(result.reply.type).toBe(row.reply);
   });
 });
+
+const SALE = 'v2/sale' as OperationId;
+
+describe('replyFormat form: no JSON Accept, the form-encoded default replies read alike', () => {
+  let server: TestServer;
+  let client: PaymentGatewayClient;
+  let reply = '';
+
+  beforeAll(async () => {
+    server = await startServer((_req, res) => {
+      res.setHeader('content-type', 'text/html;charset=utf-8');
+      res.end(reply);
+    });
+    client = new PaymentGatewayClient({
+      baseUrl: `${server.baseUrl}/`,
+      endpoint: { endpointId: '42' },
+      login: LOGIN,
+      controlKey: KEY,
+      replyFormat: 'form',
+      clock: () => NOW_MS,
+    });
+  });
+  afterAll(async () => {
+    await client.close();
+    await server.close();
+  });
+
+  it('asks without the JSON Accept and reads an accepted reply (each value ending in 0x0A)', async () => {
+    reply =
+      'type=async-response\n&serial-number=00000000-0000-0000-0000-000002d9b22a\n' +
+      '&merchant-order-id=inv4097763\n&paynet-order-id=6768788\n&end-point-id=42\n';
+    const before = server.requests.length;
+    const result = await client.call(SALE, minimalInput(SALE));
+    const req = server.requests[before];
+    expect(req.headers.accept).toBeUndefined();
+    expect(req.headers['content-type']).toBe('application/x-www-form-urlencoded');
+    expect(result).toMatchObject({
+      outcome: 'accepted',
+      reply: {
+        type: 'async-response',
+        serialNumber: '00000000-0000-0000-0000-000002d9b22a',
+        paynetOrderId: '6768788',
+      },
+    });
+  });
+
+  it('reads a refusal answered HTTP 200 with type=validation-error as refused, not accepted', async () => {
+    reply =
+      'type=validation-error\n&serial-number=00000000-0000-0000-0000-000002d9b22b\n' +
+      '&error-message=Invalid%20amount\n&error-code=2\n';
+    const result = await client.call(SALE, minimalInput(SALE));
+    expect(result.outcome).not.toBe('accepted');
+    expect(result).toMatchObject({ httpStatus: 200 });
+  });
+});

@@ -30,6 +30,8 @@ export interface SigningContext {
   readonly auth: Readonly<Partial<Record<OperationId, AuthScheme>>>;
   /** The endpoint's wire exponents where they differ from ISO 4217 (default: none). */
   readonly currencyExponents?: CurrencyExponents;
+  /** How replies are asked for: `json` (the Accept header, the default) or `form`. */
+  readonly replyFormat?: ReplyFormat;
   /** Epoch milliseconds. */
   readonly clock: () => number;
   readonly nonce: () => string;
@@ -52,11 +54,22 @@ export interface PreparedRequest {
 }
 
 export const ACCEPT = 'application/vnd.pay+json';
+
+/**
+ * The reply format a client asks for. `json`: `Accept: application/vnd.pay+json`, "the same data
+ * as JSON" (facts §1). `form`: no special Accept, the gateway's default form-encoded reply (HTTP
+ * 200 with `type=validation-error|error` for refusals) — for an installation or an endpoint that
+ * answers only that way. Both are decoded by the same reply parser.
+ */
+export type ReplyFormat = 'json' | 'form';
+
 /** The headers of every request (OAuth adds `authorization` to a copy). Never mutated. */
-const FORM_HEADERS: Readonly<Record<string, string>> = Object.freeze({
-  accept: ACCEPT,
-  'content-type': 'application/x-www-form-urlencoded',
-});
+const FORM_HEADERS: Readonly<Record<ReplyFormat, Readonly<Record<string, string>>>> = Object.freeze(
+  {
+    json: Object.freeze({ accept: ACCEPT, 'content-type': 'application/x-www-form-urlencoded' }),
+    form: Object.freeze({ 'content-type': 'application/x-www-form-urlencoded' }),
+  },
+);
 const EXTRA_NAME = /^[A-Za-z0-9_.\-[\]]+$/;
 const RESERVED = new Set(['control', 'login', '__proto__', 'constructor', 'prototype']);
 
@@ -287,7 +300,7 @@ export function prepareWireRequest<Id extends OperationId>(
         operation: op,
         auth,
         route: to,
-        headers: FORM_HEADERS,
+        headers: FORM_HEADERS[ctx.replyFormat ?? 'json'],
         fields: wire,
         body: formEncode(wire),
         controlInputs: inputs,
@@ -316,7 +329,10 @@ export function prepareWireRequest<Id extends OperationId>(
         operation: op,
         auth,
         route: to,
-        headers: { ...FORM_HEADERS, authorization: signed.authorization },
+        headers: {
+          ...FORM_HEADERS[ctx.replyFormat ?? 'json'],
+          authorization: signed.authorization,
+        },
         fields: wire,
         body: formEncode(wire),
         baseString: signed.baseString,

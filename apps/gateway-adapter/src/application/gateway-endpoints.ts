@@ -49,6 +49,7 @@ export class GatewayEndpoints {
         controlKey: c.controlKey,
         ...(c.rsaPrivateKey ? { rsaPrivateKey: c.rsaPrivateKey } : {}),
         currencyExponents: c.currencyExponents,
+        replyFormat: c.replyFormat,
         transport: {
           connections: c.limits.maxConcurrent,
           connectTimeoutMs: transport.connectTimeoutMs,

@@ -87,6 +87,15 @@ describe('credentials registry', () => {
     );
   });
 
+  it('replyFormat: json by default, form on request, nothing else', () => {
+    const [json, form] = parse([entry(), entry({ endpointId: '1116', replyFormat: 'form' })]);
+    expect(json?.replyFormat).toBe('json');
+    expect(form?.replyFormat).toBe('form');
+    expect(problemsOf(() => parse([entry({ replyFormat: 'xml' })]))).toMatch(
+      /entry #0.*replyFormat/,
+    );
+  });
+
   it('loads entries with defaults, per-entry limits, key files relative to the file', () => {
     const [a, b] = parse([
       entry({ rsaPrivateKeyFile: 'merchant.pem', limits: { maxConcurrent: 2 } }),

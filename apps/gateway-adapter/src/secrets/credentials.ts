@@ -9,6 +9,7 @@ import {
   loadRsaPrivateKey,
   MIN_RSA_BITS,
   type CurrencyExponents,
+  type ReplyFormat,
 } from '@payments/payment-gateway';
 import type { GatewayAdapterConfig } from '../config';
 
@@ -65,6 +66,11 @@ const Entry = z
      * `v4` (OAuth RSA-SHA256; needs the RSA private key).
      */
     cardRefApi: z.enum(['v2', 'v4']).optional(),
+    /**
+     * The reply format asked of this endpoint's gateway: `json` (the default, the Accept header)
+     * or `form` (no special Accept: the gateway's default form-encoded replies).
+     */
+    replyFormat: z.enum(['json', 'form']).optional(),
   })
   .refine((e) => (e.endpointId === undefined) !== (e.endpointGroupId === undefined), {
     message: 'exactly one of endpointId and endpointGroupId',
@@ -123,6 +129,8 @@ export interface EndpointCredentials {
   readonly currencyExponents: CurrencyExponents;
   /** create-card-ref through v2 (control) or v4 (RSA-SHA256). */
   readonly cardRefApi: 'v2' | 'v4';
+  /** JSON replies (the default) or the gateway's form-encoded ones. */
+  readonly replyFormat: ReplyFormat;
 }
 
 export type FileReader = (path: string) => string;
@@ -256,6 +264,7 @@ export function parseCredentials(
         limits: limits.limits,
         currencyExponents,
         cardRefApi,
+        replyFormat: e.replyFormat ?? 'json',
       }),
     );
   });

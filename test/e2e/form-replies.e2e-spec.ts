@@ -1,0 +1,252 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { PaymentEvent } from '@payments/contracts';
+import { createTestDatabase, type TestDatabase } from '@payments/testing';
+import { PaymentStack, SANDBOX_MERCHANT } from '../../scripts/stack/payment-stack';
+import { run } from '../../scripts/stack/processes';
+
+/**
+ * The gateway's default reply format end to end. The seed says replies come either as JSON (when
+ * asked with `Accept: application/vnd.pay+json`) or form-encoded (`name=value` + 0x0A joined by
+ * `&`, refusals as HTTP 200 with `type=validation-error|error`). Here every endpoint of the adapter
+ * is set to `replyFormat: form` (no JSON Accept) and the sandbox answers such requests the
+ * gateway's default way (SANDBOX_ACCEPT_MODE=form). Every kind of reply crosses the stack: the
+ * synchronous reply of a money operation and of its follow-ups, a status reply (the sale's reply
+ * lost), the "no such order" refusal of a status query (the sale never arrived: sent once more),
+ * an error reply (503, type=error), card-reference and card-info replies, and a hosted form's
+ * redirect reply completed by a scripted payer. Outcomes are checked against the sandbox ledger.
+ */
+const FINAL = ['approved', 'declined', 'failed', 'authorized'];
+const NEVER_RECEIVED_SECONDS = 3;
+
+let stack: PaymentStack;
+let orchestratorDb: TestDatabase;
+let adapterDb: TestDatabase;
+let workDir: string;
+
+function eventsOf(paymentId: string): PaymentEvent[] {
+  const seen = new Set<string>();
+  return stack.events
+    .eventsOf(paymentId)
+    .filter((r) => !seen.has(r.ceId) && seen.add(r.ceId))
+    .map((r) => r.event);
+}
+
+const typesOf = (paymentId: string) => eventsOf(paymentId).map((e) => e.type);
+
+async function finalOf(paymentId: string): Promise<PaymentEvent> {
+  return (await stack.events.waitFor(paymentId, (e) => FINAL.includes(e.type), 90_000)).event;
+}
+
+async function movements(clientOrderId: string): Promise<string[]> {
+  const ledger = await stack.controls.ledger(clientOrderId);
+  return ledger.entries.map((e) => `${e.movement} ${e.amountMinor}`);
+}
+
+const base = () => ({
+  commandId: randomUUID(),
+  merchant: { endpointId: SANDBOX_MERCHANT.plainEndpoint },
+  occurredAt: new Date().toISOString(),
+});
+
+beforeAll(async () => {
+  await run('npm', ['run', '--silent', 'build']);
+  orchestratorDb = await createTestDatabase('e2e_form_orchestrator');
+  adapterDb = await createTestDatabase('e2e_form_adapter');
+  workDir = path.join(process.cwd(), '.run', `form-replies-${randomUUID().slice(0, 8)}`);
+  stack = await PaymentStack.start({
+    kafkaBrokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
+    orchestratorDatabaseUrl: orchestratorDb.url,
+    adapterDatabaseUrl: adapterDb.url,
+    workDir,
+    replyFormat: 'form',
+    env: {
+      orchestrator: { NEVER_RECEIVED_RESEND_SECONDS: String(NEVER_RECEIVED_SECONDS) },
+      // The injected faults below would open the endpoint breaker (its own suite's subject).
+      'gateway-adapter': { GATEWAY_BREAKER_FAILURES: '1000' },
+    },
+  });
+}, 240_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  await orchestratorDb?.drop();
+  await adapterDb?.drop();
+});
+
+describe('form-encoded gateway replies, end to end', () => {
+  it('the stack runs on them: every endpoint asks without the JSON Accept, the sandbox answers form-encoded', async () => {
+    const credentials = JSON.parse(
+      readFileSync(path.join(workDir, 'gateway-credentials.json'), 'utf8'),
+    ) as { endpoints: Array<{ replyFormat?: string }> };
+    expect(credentials.endpoints.length).toBeGreaterThan(0);
+    expect(credentials.endpoints.every((e) => e.replyFormat === 'form')).toBe(true);
+    // What the sandbox answers a request without the JSON Accept: the default format (a refusal
+    // of an unsigned status query, HTTP 200 with type=validation-error).
+    const response = await fetch(
+      `${stack.urls['gateway-sandbox']}/paynet/api/v2/status/${SANDBOX_MERCHANT.plainEndpoint}`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'login=sandbox-merchant&client_orderid=x&orderid=1&control=0',
+      },
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await response.text()).toMatch(/^type=validation-error\n&/);
+  });
+
+  it('a sale: the synchronous reply, then approved; charged once', async () => {
+    const sale = stack.sale({ cvv: '123', amountMinor: 2_500 });
+    await stack.send(sale);
+    expect(await finalOf(sale.paymentId)).toMatchObject({
+      type: 'approved',
+      amount: { minor: 2_500, currency: 'USD' },
+    });
+    const accepted = eventsOf(sale.paymentId).find((e) => e.type === 'accepted-by-gateway');
+    expect(accepted).toMatchObject({
+      serialNumber: expect.any(String),
+      gatewayOrderId: expect.any(String),
+    });
+    expect(await movements(sale.paymentId)).toEqual(['charged 2500']);
+  });
+
+  it('a declined sale: declined, nothing charged', async () => {
+    const sale = stack.sale({ cvv: '116', amountMinor: 2_600 });
+    await stack.send(sale);
+    expect(await finalOf(sale.paymentId)).toMatchObject({ type: 'declined' });
+    expect(await movements(sale.paymentId)).toEqual([]);
+  });
+
+  it('preauth → partial capture → partial return: each follow-up settled by its own reply', async () => {
+    const preauth = stack.preauth({ cvv: '123', amountMinor: 8_000 });
+    await stack.send(preauth);
+    expect(await finalOf(preauth.paymentId)).toMatchObject({ type: 'authorized' });
+    await stack.send(stack.capture(preauth.paymentId, 5_000));
+    await stack.events.waitForType(preauth.paymentId, ['captured'], 60_000);
+    await stack.send(stack.return(preauth.paymentId, 2_000));
+    const returned = await stack.events.waitForType(preauth.paymentId, ['returned'], 60_000);
+    expect(returned.event).toMatchObject({ amount: { minor: 2_000, currency: 'USD' } });
+    expect(await movements(preauth.paymentId)).toEqual([
+      'authorized 8000',
+      'captured 5000',
+      'refunded 2000',
+    ]);
+  });
+
+  it('a sale whose reply is lost is settled by the status reply, charged once', async () => {
+    const sale = stack.sale({ cvv: '123', amountMinor: 2_700 });
+    await stack.controls.addFault({
+      clientOrderId: sale.paymentId,
+      operation: 'SALE',
+      failAfter: 'drop',
+      times: 1,
+    });
+    await stack.controls.addFault({ clientOrderId: sale.paymentId, callbacks: 'drop' });
+    await stack.send(sale);
+    expect(await finalOf(sale.paymentId)).toMatchObject({ type: 'approved' });
+    expect(typesOf(sale.paymentId)).toEqual([
+      'operation-requested',
+      'outcome-unknown',
+      'accepted-by-gateway',
+      'approved',
+    ]);
+    expect(await movements(sale.paymentId)).toEqual(['charged 2700']);
+  });
+
+  it('a sale answered 503 (type=error) before processing: the status query is refused as "no such order" (HTTP 200, type=validation-error), the sale is sent once more, charged once', async () => {
+    const sale = stack.sale({ cvv: '123', amountMinor: 2_800 });
+    await stack.controls.addFault({
+      clientOrderId: sale.paymentId,
+      operation: 'SALE',
+      failBefore: 503,
+      times: 1,
+    });
+    await stack.send(sale);
+    const final = await finalOf(sale.paymentId);
+    expect({ final, all: eventsOf(sale.paymentId) }).toMatchObject({ final: { type: 'approved' } });
+    expect(typesOf(sale.paymentId)).toEqual([
+      'operation-requested',
+      'outcome-unknown',
+      'operation-resent',
+      'accepted-by-gateway',
+      'approved',
+    ]);
+    expect(await movements(sale.paymentId)).toEqual(['charged 2800']);
+  });
+
+  it('create-card-ref and get-card-info: the reference and the card summary read from form replies', async () => {
+    const sale = stack.sale({ cvv: '123', amountMinor: 1_000 });
+    await stack.send(sale);
+    expect(await finalOf(sale.paymentId)).toMatchObject({ type: 'approved' });
+    await stack.sendRaw({ type: 'create-card-ref', ...base(), paymentId: sale.paymentId });
+    const created = (
+      await stack.events.waitForType(
+        sale.paymentId,
+        ['card-ref-created', 'card-reference-failed'],
+        60_000,
+      )
+    ).event;
+    expect(created).toMatchObject({
+      type: 'card-ref-created',
+      cardRef: { refId: expect.stringMatching(/\S/) },
+      card: { bin: '444444', lastFour: '4448' },
+    });
+    await stack.sendRaw({ type: 'get-card-info', ...base(), paymentId: sale.paymentId });
+    const info = (
+      await stack.events.waitForType(
+        sale.paymentId,
+        ['card-info-reported', 'card-reference-failed'],
+        60_000,
+      )
+    ).event;
+    expect(info).toMatchObject({
+      type: 'card-info-reported',
+      card: { bin: '444444', lastFour: '4448' },
+    });
+  });
+
+  it('a hosted sale form: the redirect reply names the page, a scripted payer completes it, approved, charged once', async () => {
+    const form = stack.hostedForm('sale-form', { amountMinor: 3_100 });
+    await stack.send(form);
+    const action = (
+      await stack.events.waitFor(
+        form.paymentId,
+        (e) => e.type === 'action-required' && e.action.kind === 'redirect',
+        60_000,
+      )
+    ).event;
+    if (action.type !== 'action-required' || action.action.kind !== 'redirect')
+      throw new Error(`expected a redirect action, got ${JSON.stringify(action)}`);
+    expect(action.action.url).toContain('/hpp/');
+    const page = await fetch(action.action.url);
+    expect(page.status).toBe(200);
+    const hidden = Object.fromEntries(
+      [...(await page.text()).matchAll(/<input[^>]*type="hidden"[^>]*>/g)].flatMap(([tag]) => {
+        const name = /name="([^"]+)"/.exec(tag)?.[1];
+        const value = /value="([^"]*)"/.exec(tag)?.[1] ?? '';
+        return name === undefined ? [] : [[name, value]];
+      }),
+    );
+    const submitted = await fetch(action.action.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        ...hidden,
+        credit_card_number: '4444444444444448',
+        card_printed_name: 'FORM PAYER',
+        expire_month: '12',
+        expire_year: '2099',
+        cvv2: '123',
+      }).toString(),
+      redirect: 'manual',
+    });
+    expect(submitted.status).toBeLessThan(500);
+    expect(await finalOf(form.paymentId)).toMatchObject({
+      type: 'approved',
+      amount: { minor: 3_100, currency: 'USD' },
+    });
+    expect(await movements(form.paymentId)).toEqual(['charged 3100']);
+  });
+});

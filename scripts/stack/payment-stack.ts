@@ -110,6 +110,18 @@ export const SANDBOX_MERCHANT = {
   threeDsEndpoint: '1111',
 } as const;
 
+/**
+ * The sandbox's second merchant: its own login, control key and RSA key pair, one USD endpoint
+ * whose card references the adapter makes through v4 (RSA-SHA256). Beside the first it proves
+ * that every request is signed with its own endpoint's secrets and that a callback is verified
+ * with the key of the payment's own merchant.
+ */
+export const SECOND_MERCHANT = {
+  login: 'sandbox-merchant-b',
+  controlKey: '6C0E2F4A-93D1-4B7E-A5C8-1F2D3E4B5A69',
+  endpoint: '1213',
+} as const;
+
 const CARD_PUBLIC_KEY = path.join(
   REPO_ROOT,
   'apps/gateway-adapter/test-keys/card-sealing-test-public.pem',
@@ -198,14 +210,7 @@ export class PaymentStack {
       },
       'callback-ingest': {
         ...common,
-        CALLBACK_CONTROL_KEYS: JSON.stringify(
-          Object.fromEntries(
-            ['1111', '1112', '1113', '1114', '1115', '1116', '1117', '2111'].map((id) => [
-              id,
-              SANDBOX_MERCHANT.controlKey,
-            ]),
-          ),
-        ),
+        CALLBACK_CONTROL_KEYS: JSON.stringify(callbackControlKeys()),
         MERCHANT_RETURN_URL: 'http://127.0.0.1:9/merchant/return',
       },
       orchestrator: {
@@ -535,6 +540,16 @@ export function sandboxMerchantsWithDelay(dir: string, processingDelayMs: number
   const file = path.join(dir, `sandbox.merchants.${processingDelayMs}ms.json`);
   writeFileSync(file, JSON.stringify(config, null, 2));
   return file;
+}
+
+/** Each endpoint's control key as the adapter's sandbox credentials give it (callback-ingest's). */
+function callbackControlKeys(): Record<string, string> {
+  const file = JSON.parse(readFileSync(SANDBOX_CREDENTIALS, 'utf8')) as {
+    endpoints: { endpointId?: string; endpointGroupId?: string; controlKey: string }[];
+  };
+  return Object.fromEntries(
+    file.endpoints.map((e) => [e.endpointId ?? e.endpointGroupId ?? '', e.controlKey]),
+  );
 }
 
 /** The adapter's sandbox credentials with the sandbox's actual address and absolute key paths. */

@@ -131,6 +131,7 @@ describe('form-encoded gateway replies, end to end', () => {
     expect(await movements(preauth.paymentId)).toEqual([
       'authorized 8000',
       'captured 5000',
+      'released 3000',
       'refunded 2000',
     ]);
   });

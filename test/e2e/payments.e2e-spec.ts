@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Admin } from 'kafkajs';
 import { PaymentEvent, TOPICS } from '@payments/contracts';
@@ -12,6 +13,7 @@ import {
 import {
   PaymentStack,
   SANDBOX_MERCHANT,
+  SECOND_MERCHANT,
   TEST_CARD_NUMBER,
 } from '../../scripts/stack/payment-stack';
 import { run, sleep } from '../../scripts/stack/processes';
@@ -352,6 +354,102 @@ describe('void of an approved sale', () => {
   });
 });
 
+describe('two merchants side by side', () => {
+  /** Who the sandbox's ledger says moved the money: the merchant whose secrets it verified. */
+  async function chargedBy(clientOrderId: string): Promise<string[]> {
+    const ledger = await stack.controls.ledger(clientOrderId);
+    return ledger.entries.map((e) => `${e.movement} ${e.amountMinor} ${e.login}`);
+  }
+
+  it("each endpoint's requests are signed with its own merchant's secrets: both sales charged, each under its own login", async () => {
+    const first = stack.sale({ cvv: '123', amountMinor: 1_410 });
+    const second = stack.sale({
+      cvv: '123',
+      amountMinor: 1_420,
+      endpointId: SECOND_MERCHANT.endpoint,
+    });
+    await stack.send(first, second);
+    expect((await waitFinal(first.paymentId)).event.type).toBe('approved');
+    expect((await waitFinal(second.paymentId)).event.type).toBe('approved');
+    expect(await chargedBy(first.paymentId)).toEqual([`charged 1410 ${SANDBOX_MERCHANT.login}`]);
+    expect(await chargedBy(second.paymentId)).toEqual([`charged 1420 ${SECOND_MERCHANT.login}`]);
+  });
+
+  it('a v4 operation (RSA-SHA256) of the second merchant is signed with its own private key: the card reference is made', async () => {
+    const sale = stack.sale({
+      cvv: '123',
+      amountMinor: 1_430,
+      endpointId: SECOND_MERCHANT.endpoint,
+    });
+    await stack.send(sale);
+    expect((await waitFinal(sale.paymentId)).event.type).toBe('approved');
+    await stack.sendRaw({
+      type: 'create-card-ref',
+      commandId: randomUUID(),
+      merchant: { endpointId: SECOND_MERCHANT.endpoint },
+      occurredAt: new Date().toISOString(),
+      paymentId: sale.paymentId,
+    });
+    const created = await stack.events.waitForType(
+      sale.paymentId,
+      ['card-ref-created', 'card-reference-failed', 'card-reference-unknown'],
+      60_000,
+    );
+    expect(created.event).toMatchObject({ type: 'card-ref-created' });
+  });
+
+  it("a callback carrying the first merchant's valid control for the second merchant's payment in flight is refused (403), nothing changes; the payment settles on its own", async () => {
+    const sale = stack.sale({
+      cvv: '123',
+      amountMinor: 1_440,
+      endpointId: SECOND_MERCHANT.endpoint,
+    });
+    const noStatus = await stack.controls.addFault({
+      clientOrderId: sale.paymentId,
+      operation: 'STATUS',
+      failBefore: 503,
+    });
+    const noCallback = await stack.controls.addFault({
+      clientOrderId: sale.paymentId,
+      callbacks: 'drop',
+    });
+    await stack.send(sale);
+    const accepted = await stack.events.waitForType(sale.paymentId, ['accepted-by-gateway']);
+    const orderId =
+      accepted.event.type === 'accepted-by-gateway' ? (accepted.event.gatewayOrderId ?? '') : '';
+    expect(orderId).not.toBe('');
+    const before = await settle(sale.paymentId);
+    expect(before.status).toBe('processing');
+
+    // Every field true to the order, the checksum made with the other merchant's key.
+    const callback = (key: string) =>
+      new URLSearchParams({
+        status: 'declined',
+        orderid: orderId,
+        merchant_order: sale.paymentId,
+        client_orderid: sale.paymentId,
+        type: 'sale',
+        amount: '14.40',
+        currency: 'USD',
+        control: controlFor('declined', orderId, sale.paymentId, key),
+      }).toString();
+    const url = `${stack.urls['callback-ingest']}/callbacks/gateway/${SECOND_MERCHANT.endpoint}`;
+    const forged = await fetch(`${url}?${callback(SANDBOX_MERCHANT.controlKey)}`);
+    expect(forged.status).toBe(403);
+    expect(await settle(sale.paymentId)).toEqual(before);
+
+    await stack.controls.removeFault(noCallback.id);
+    await stack.controls.removeFault(noStatus.id);
+    expect((await waitFinal(sale.paymentId)).event.type).toBe('approved');
+    expect(typesOf(sale.paymentId)).toEqual([
+      'operation-requested',
+      'accepted-by-gateway',
+      'approved',
+    ]);
+    expect(await chargedBy(sale.paymentId)).toEqual([`charged 1440 ${SECOND_MERCHANT.login}`]);
+  });
+});
+
 describe('business rules', () => {
   async function rejection(command: Parameters<PaymentStack['send']>[0]): Promise<string> {
     await stack.send(command);
@@ -497,7 +595,7 @@ describe('card data', () => {
       kafka: kafkaClient(brokers, 'e2e-audit'),
       topicOffsets: auditFrom,
       deliberateCommandKeys: deliberatePlainCard,
-      secrets: [SANDBOX_MERCHANT.controlKey],
+      secrets: [SANDBOX_MERCHANT.controlKey, SECOND_MERCHANT.controlKey],
     });
     process.stdout.write(`${formatAudit(audit)}\n`);
     expect(audit.findings).toEqual([]);

@@ -437,6 +437,7 @@ describe('boot-time checks of the credentials', () => {
       '1116',
       '1117',
       '2111',
+      '1213',
     ]);
     expect(secrets.endpoints[0]?.rsaPrivateKey?.asymmetricKeyDetails?.modulusLength).toBe(2048);
   });

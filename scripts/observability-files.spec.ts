@@ -291,7 +291,7 @@ describe('the dashboard file', () => {
 
 describe('the alert rules file', () => {
   const alerts = readAlerts();
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const runbook = readFileSync(join(ROOT, 'docs/operations.md'), 'utf8');
 
   it('has the alerts operators need, each with for, severity, summary, description and runbook', () => {
     const rules = rulesOf(alerts);
@@ -307,7 +307,7 @@ describe('the alert rules file', () => {
           annotations: expect.objectContaining({
             summary: expect.any(String),
             description: expect.any(String),
-            runbook: expect.stringContaining('README.md#operating-it'),
+            runbook: 'docs/operations.md#alerts',
           }),
         }),
       );
@@ -319,9 +319,9 @@ describe('the alert rules file', () => {
     expect(exprOf('orchestrator_outbox_lag_seconds')).toEqual(expect.any(String));
   });
 
-  it('points at a README section that exists and names every alert', () => {
-    expect(readme).toMatch(/^## Operating it$/m);
-    const section = readme.split(/^## Operating it$/m)[1]?.split(/^## /m)[0] ?? '';
+  it('points at a runbook section that exists and names every alert', () => {
+    expect(runbook).toMatch(/^## Alerts$/m);
+    const section = runbook.split(/^## Alerts$/m)[1]?.split(/^## /m)[0] ?? '';
     const missing = rulesOf(alerts)
       .map((rule) => String(rule.alert))
       .filter((alert) => !section.includes(alert));

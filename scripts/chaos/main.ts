@@ -68,7 +68,7 @@ const HELP = `npm run chaos [-- --name=value ...]   (or CHAOS_NAME=value; the fl
   --quiet-max=300 (s) --never-received=15 (s) --unknown-cards=3 --gateway-delay=200 (ms)
   --liveness-period=2000 (ms; 0 = never) --log-level=info --cluster=false --broker-port=29292
 
-What each line of the report means: README.md, "Chaos suite".`;
+What each line of the report means: docs/chaos.md.`;
 
 async function main(): Promise<void> {
   if (process.argv.slice(2).some((a) => a === '--help' || a === '-h')) {

@@ -90,6 +90,8 @@ export interface PaymentStackOptions {
    * form-encoded (SANDBOX_ACCEPT_MODE=form), as the gateway's default API does.
    */
   readonly replyFormat?: 'json' | 'form';
+  /** Per-endpoint limits written into the adapter's credentials (its `limits` entry). */
+  readonly endpointLimits?: Readonly<Record<string, Record<string, number>>>;
 }
 
 function isRunning(app: RunningApp | undefined): boolean {
@@ -181,7 +183,11 @@ export class PaymentStack {
     const credentialsFile = path.join(workDir, 'gateway-credentials.json');
     writeFileSync(
       credentialsFile,
-      sandboxCredentials(urls['gateway-sandbox'], options.replyFormat ?? 'json'),
+      sandboxCredentials(
+        urls['gateway-sandbox'],
+        options.replyFormat ?? 'json',
+        options.endpointLimits ?? {},
+      ),
     );
 
     const common = {
@@ -553,13 +559,25 @@ function callbackControlKeys(): Record<string, string> {
 }
 
 /** The adapter's sandbox credentials with the sandbox's actual address and absolute key paths. */
-function sandboxCredentials(sandboxUrl: string, replyFormat: 'json' | 'form'): string {
+function sandboxCredentials(
+  sandboxUrl: string,
+  replyFormat: 'json' | 'form',
+  limits: Readonly<Record<string, Record<string, number>>>,
+): string {
   const file = JSON.parse(readFileSync(SANDBOX_CREDENTIALS, 'utf8')) as {
-    endpoints: { baseUrl: string; rsaPrivateKeyFile?: string; replyFormat?: string }[];
+    endpoints: {
+      endpointId?: string;
+      baseUrl: string;
+      rsaPrivateKeyFile?: string;
+      replyFormat?: string;
+      limits?: Record<string, number>;
+    }[];
   };
   for (const entry of file.endpoints) {
     entry.baseUrl = `${sandboxUrl}/paynet`;
     if (replyFormat === 'form') entry.replyFormat = 'form';
+    const own = entry.endpointId === undefined ? undefined : limits[entry.endpointId];
+    if (own !== undefined) entry.limits = { ...entry.limits, ...own };
     if (entry.rsaPrivateKeyFile) {
       entry.rsaPrivateKeyFile = path.resolve(
         path.dirname(SANDBOX_CREDENTIALS),

@@ -100,6 +100,15 @@ export class SandboxControls {
     return this.call<Ledger>('GET', `/_sandbox/ledger${query}`);
   }
 
+  /** Requests the sandbox is working on per endpoint, and the most at once since the reset. */
+  async concurrency(): Promise<Record<string, { inFlight: number; peak: number }>> {
+    return this.call('GET', '/_sandbox/concurrency');
+  }
+
+  async resetConcurrency(): Promise<void> {
+    await this.call('DELETE', '/_sandbox/concurrency');
+  }
+
   async addFault(rule: FaultRule): Promise<StoredFaultRule> {
     return this.call('POST', '/_sandbox/faults', rule);
   }

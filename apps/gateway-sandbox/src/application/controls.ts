@@ -1,3 +1,4 @@
+import { ConcurrencyGauge } from '../domain/concurrency';
 import { z } from 'zod';
 import { VirtualClock } from '../domain/clock';
 import { SandboxEngine } from '../domain/engine';
@@ -84,7 +85,18 @@ export class SandboxControls {
     private readonly faults: FaultRegistry,
     private readonly clock: VirtualClock,
     private readonly dispatcher: CallbackDispatcher,
+    private readonly concurrency: ConcurrencyGauge = new ConcurrencyGauge(),
   ) {}
+
+  /** Requests in flight per endpoint, and the most at once since the last reset. */
+  concurrencyView(): ControlReply {
+    return { status: 200, body: this.concurrency.view() };
+  }
+
+  resetConcurrency(): ControlReply {
+    this.concurrency.reset();
+    return { status: 200, body: this.concurrency.view() };
+  }
 
   ledgerView(login?: string, clientOrderId?: string): ControlReply {
     const filter = { login, clientOrderId };
@@ -219,6 +231,7 @@ export class SandboxControls {
     this.faults.reseed(0);
     this.dispatcher.reset();
     this.clock.reset();
+    this.concurrency.reset();
     return { status: 200, body: { reset: true } };
   }
 }

@@ -1,3 +1,4 @@
+import { ConcurrencyGauge } from '../domain/concurrency';
 import { controlMatches, sha1Control } from '../domain/control';
 import { SandboxEngine, Reply, EngineRequest } from '../domain/engine';
 import { FaultRegistry } from '../domain/faults';
@@ -63,6 +64,7 @@ export class SandboxApi {
     private readonly merchants: MerchantRegistry,
     private readonly faults: FaultRegistry,
     private readonly settings: ApiSettings,
+    private readonly concurrency: ConcurrencyGauge = new ConcurrencyGauge(),
     private readonly wallClock: () => number = Date.now,
     private readonly sleep: (ms: number) => Promise<void> = (ms) =>
       new Promise((resolve) => setTimeout(resolve, ms)),
@@ -106,6 +108,22 @@ export class SandboxApi {
       return this.refusal(format, `unknown endpoint${route.group ? ' group' : ''} id ${route.id}`);
     }
 
+    const leave = this.concurrency.enter(String(endpoint.id));
+    try {
+      return await this.process(request, route, form, endpoint, format);
+    } finally {
+      leave();
+    }
+  }
+
+  /** An authenticated-or-refused request on a resolved endpoint: faults, the engine, the reply. */
+  private async process(
+    request: ApiRequest,
+    route: RoutedPath,
+    form: FormBody,
+    endpoint: Endpoint,
+    format: Format,
+  ): Promise<ApiReply> {
     const clientOrderId = clientOrderIdOf(form.fields);
     const fault = this.faults.forRequest({
       login: endpoint.merchant.login,

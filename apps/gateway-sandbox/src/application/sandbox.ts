@@ -1,3 +1,4 @@
+import { ConcurrencyGauge } from '../domain/concurrency';
 import { activeTraceparent } from '@payments/observability';
 import { VirtualClock } from '../domain/clock';
 import { SandboxEngine } from '../domain/engine';
@@ -58,13 +59,15 @@ export class Sandbox {
       },
       activeTraceparent,
     );
-    this.api = new SandboxApi(this.engine, merchants, this.faults, options.api);
+    const concurrency = new ConcurrencyGauge();
+    this.api = new SandboxApi(this.engine, merchants, this.faults, options.api, concurrency);
     this.controls = new SandboxControls(
       this.engine,
       this.ledger,
       this.faults,
       this.clock,
       this.dispatcher,
+      concurrency,
     );
   }
 

@@ -106,6 +106,16 @@ export class ControlsController {
     reply(res, this.sandbox.controls.chargeAgain(orderId));
   }
 
+  @Get('concurrency')
+  concurrency(@Res() res: Response): void {
+    reply(res, this.sandbox.controls.concurrencyView());
+  }
+
+  @Delete('concurrency')
+  resetConcurrency(@Res() res: Response): void {
+    reply(res, this.sandbox.controls.resetConcurrency());
+  }
+
   @Get('recurring')
   recurring(@Query('login') login: string | undefined, @Res() res: Response): void {
     reply(res, this.sandbox.controls.recurring(login));

@@ -3,10 +3,13 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { PaymentEvent } from '@payments/contracts';
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
-import { PaymentStack, SANDBOX_MERCHANT } from '../../scripts/stack/payment-stack';
+import { PaymentStack, SANDBOX_MERCHANT, SECOND_MERCHANT } from '../../scripts/stack/payment-stack';
 import { run } from '../../scripts/stack/processes';
 
 /**
+ * Two edges of the gateway on one stack: its default reply format, and the adapter's limit of
+ * calls in flight per endpoint.
+ *
  * The gateway's default reply format end to end. The seed says replies come either as JSON (when
  * asked with `Accept: application/vnd.pay+json`) or form-encoded (`name=value` + 0x0A joined by
  * `&`, refusals as HTTP 200 with `type=validation-error|error`). Here every endpoint of the adapter
@@ -16,9 +19,15 @@ import { run } from '../../scripts/stack/processes';
  * lost), the "no such order" refusal of a status query (the sale never arrived: sent once more),
  * an error reply (503, type=error), card-reference and card-info replies, and a hosted form's
  * redirect reply completed by a scripted payer. Outcomes are checked against the sandbox ledger.
+ *
+ * The per-endpoint concurrency limit: the second merchant's endpoint may have two calls in flight
+ * (its credentials' `limits.maxConcurrent`); with its sales held at the gateway, the gateway never
+ * sees more than two at once, and sales on another endpoint go through meanwhile.
  */
 const FINAL = ['approved', 'declined', 'failed', 'authorized'];
 const NEVER_RECEIVED_SECONDS = 3;
+/** Calls the second merchant's endpoint may have in flight at once. */
+const SLOW_ENDPOINT_SLOTS = 2;
 
 let stack: PaymentStack;
 let orchestratorDb: TestDatabase;
@@ -61,6 +70,10 @@ beforeAll(async () => {
     adapterDatabaseUrl: adapterDb.url,
     workDir,
     replyFormat: 'form',
+    // Sales queued for a slot wait up to 30 s rather than the default 2 s.
+    endpointLimits: {
+      [SECOND_MERCHANT.endpoint]: { maxConcurrent: SLOW_ENDPOINT_SLOTS, maxWaitMs: 30_000 },
+    },
     env: {
       orchestrator: { NEVER_RECEIVED_RESEND_SECONDS: String(NEVER_RECEIVED_SECONDS) },
       // The injected faults below would open the endpoint breaker (its own suite's subject).
@@ -249,5 +262,48 @@ describe('form-encoded gateway replies, end to end', () => {
       amount: { minor: 3_100, currency: 'USD' },
     });
     expect(await movements(form.paymentId)).toEqual(['charged 3100']);
+  });
+});
+
+describe('the per-endpoint concurrency limit', () => {
+  it('a slow endpoint holds at most its limit of calls in flight; another endpoint is not held up by it', async () => {
+    const slow = Array.from({ length: 6 }, () =>
+      stack.sale({ cvv: '123', amountMinor: 1_500, endpointId: SECOND_MERCHANT.endpoint }),
+    );
+    // The gateway takes 4 s to read each of the slow endpoint's sales; they queue at the adapter.
+    for (const sale of slow) {
+      await stack.controls.addFault({
+        clientOrderId: sale.paymentId,
+        operation: 'SALE',
+        latencyMs: 4_000,
+      });
+    }
+    await stack.controls.resetConcurrency();
+    await stack.send(...slow);
+    // The slow endpoint is saturated: its limit of sales is at the gateway …
+    const deadline = Date.now() + 60_000;
+    while (
+      (await stack.controls.concurrency())[SECOND_MERCHANT.endpoint]?.inFlight !==
+      SLOW_ENDPOINT_SLOTS
+    ) {
+      if (Date.now() > deadline) throw new Error('the slow endpoint never had its calls in flight');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    // … and a sale on another endpoint goes through while the slow endpoint's sales still queue.
+    const other = stack.sale({ cvv: '123', amountMinor: 1_600 });
+    await stack.send(other);
+    expect(await finalOf(other.paymentId)).toMatchObject({ type: 'approved' });
+    const settledSlow = slow.filter((s) =>
+      eventsOf(s.paymentId).some((e) => e.type === 'approved'),
+    );
+    expect(settledSlow.length).toBeLessThan(slow.length);
+
+    for (const sale of slow)
+      expect(await finalOf(sale.paymentId)).toMatchObject({ type: 'approved' });
+    const seen = await stack.controls.concurrency();
+    // The gateway never had more than the limit of the slow endpoint's calls at once, and it had
+    // exactly that many: the limit, not a lack of work, held them.
+    expect(seen[SECOND_MERCHANT.endpoint]?.peak).toBe(SLOW_ENDPOINT_SLOTS);
+    for (const sale of slow) expect(await movements(sale.paymentId)).toEqual(['charged 1500']);
   });
 });

@@ -6,8 +6,9 @@
  *  - libs/core is framework-free and imports no other library: everything may depend on it;
  *  - no cycles;
  *  - inside every app (ARCHITECTURE.md): domain code imports nothing of its app outside domain
- *    folders; persistence does not import the application layer; transports (http, kafka) do
- *    not import persistence.
+ *    folders; persistence does not import the application layer; transports do not import
+ *    persistence; the application layer does not import transports; flows do not import the
+ *    operator tools built on them (admin, reconciliation, queries).
  */
 /** Test files may reach across layers to set up what they test. */
 const TESTS = '[.](spec|int-spec|db-spec|e2e-spec)[.]ts$';
@@ -58,7 +59,7 @@ module.exports = {
         'Persistence knows tables and the runtime contract types (runtime/flow.ts), not use cases or transports.',
       from: { path: '^apps/([^/]+)/src/persistence/', pathNot: TESTS },
       to: {
-        path: '^apps/$1/src/(application|runtime|flows|queries|outbox|transport|http|kafka|app)/',
+        path: '^apps/$1/src/(application|admin|flows|outbox|queries|reconciliation|runtime|transport)/',
         pathNot: '^apps/$1/src/runtime/flow[.]ts$',
       },
     },
@@ -67,8 +68,27 @@ module.exports = {
       severity: 'error',
       comment:
         'Controllers and Kafka handlers hand over to the application layer; no table access.',
-      from: { path: '^apps/([^/]+)/src/(transport|http|kafka)/', pathNot: TESTS },
-      to: { path: '^apps/$1/src/(persistence|ledger|migrations)/' },
+      from: { path: '^apps/([^/]+)/src/transport/', pathNot: TESTS },
+      to: { path: '^apps/$1/src/(persistence|migrations)/' },
+    },
+    {
+      name: 'application-does-not-import-transport',
+      severity: 'error',
+      comment:
+        'Controllers and Kafka handlers call the application layer (use cases, flows, the runtime, admin, reconciliation, queries, the outbox relay), never the other way round.',
+      from: {
+        path: '^apps/([^/]+)/src/(application|admin|flows|outbox|queries|reconciliation|runtime|commands)/',
+        pathNot: TESTS,
+      },
+      to: { path: '^apps/$1/src/transport/' },
+    },
+    {
+      name: 'flows-do-not-import-operator-tools',
+      severity: 'error',
+      comment:
+        'A flow is its decider and its binding to the runtime: admin actions, reconciliation and read queries build on flows, not the other way round.',
+      from: { path: '^apps/([^/]+)/src/flows/', pathNot: TESTS },
+      to: { path: '^apps/$1/src/(admin|reconciliation|queries)/' },
     },
     {
       name: 'payment-gateway-is-framework-free',

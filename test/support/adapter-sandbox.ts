@@ -8,7 +8,7 @@ import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { loadConfig } from '@payments/config';
 import { sandboxConfigShape, type SandboxConfig } from '../../apps/gateway-sandbox/src/config';
-import { createSandbox, SandboxModule } from '../../apps/gateway-sandbox/src/sandbox.module';
+import { AppModule as SandboxModule } from '../../apps/gateway-sandbox/src/app.module';
 
 /** The default merchant of apps/gateway-sandbox/sandbox.merchants.json (test-only values). */
 export const SANDBOX_MERCHANT = {
@@ -57,10 +57,10 @@ export async function startTestSandbox(env: Record<string, string> = {}): Promis
     LOG_LEVEL: 'silent',
     ...env,
   }) as SandboxConfig;
-  const app: INestApplication = await NestFactory.create(
-    SandboxModule.forRoot(config, createSandbox(config)),
-    { bodyParser: false, logger: false },
-  );
+  const app: INestApplication = await NestFactory.create(SandboxModule.forRoot(config), {
+    bodyParser: false,
+    logger: false,
+  });
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address() as { port: number };
   const origin = `http://127.0.0.1:${address.port}`;

@@ -3,7 +3,7 @@ import 'reflect-metadata';
 import { bootstrapHttpApp, createNestApp } from '@payments/bootstrap';
 import { sandboxConfigShape } from './config';
 import { MerchantConfigError } from './domain/merchants';
-import { SERVICE_NAME, SandboxModule, createSandbox } from './sandbox.module';
+import { AppModule, SERVICE_NAME, createSandbox } from './app.module';
 
 void bootstrapHttpApp({
   service: SERVICE_NAME,
@@ -17,7 +17,7 @@ void bootstrapHttpApp({
   }),
   // No body parser: the API reads and verifies the raw request.
   createApp: async (config, sandbox, logger) => {
-    const module = SandboxModule.forRoot(config, sandbox, logger);
+    const module = AppModule.forRoot(config, { sandbox, logger });
     const app = await createNestApp(module, { bodyParser: false });
     app.disable('x-powered-by');
     return app;

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { Sandbox, SandboxOptions } from '../src/application/sandbox';
 import { SandboxConfig } from '../src/config';
 import { MerchantRegistry, merchantsFileSchema } from '../src/domain/merchants';
-import { SandboxModule } from '../src/sandbox.module';
+import { AppModule } from '../src/app.module';
 
 export const KEYS_DIR = join(__dirname, '..', 'test-keys');
 export const PRIVATE_KEY = readFileSync(join(KEYS_DIR, 'merchant-test-private.pem'), 'utf8');
@@ -130,7 +130,7 @@ export async function startSandbox(
     tickMs: config.tickMs,
   };
   const sandbox = new Sandbox(registry, options);
-  const app = await NestFactory.create(SandboxModule.forRoot(config, sandbox), {
+  const app = await NestFactory.create(AppModule.forRoot(config, { sandbox }), {
     bodyParser: false,
     logger: false,
   });

@@ -51,16 +51,25 @@ export function createSandbox(config: SandboxConfig): Sandbox {
   });
 }
 
+export interface AppModuleOptions {
+  /** The simulator, for tests that reach the engine directly; by default made from `config`. */
+  readonly sandbox?: Sandbox;
+  /** Reuse the pino logger main.ts (or a test) created. */
+  readonly logger?: PinoLogger;
+}
+
+/**
+ * gateway-sandbox: the card-payment gateway's API, its payer pages and (with
+ * SANDBOX_TEST_CONTROLS) the test controls over one simulator. Logging, health, metrics, the
+ * HTTP error filter, the simulator's background work started and stopped with the app.
+ */
 @Module({})
-export class SandboxModule {
-  /** `sandbox` may be given by tests that want to reach the engine directly. */
-  static forRoot(
-    config: SandboxConfig,
-    sandbox: Sandbox = createSandbox(config),
-    logger?: PinoLogger,
-  ): DynamicModule {
+export class AppModule {
+  static forRoot(config: SandboxConfig, options: AppModuleOptions = {}): DynamicModule {
+    const sandbox = options.sandbox ?? createSandbox(config);
+    const logger = options.logger;
     return {
-      module: SandboxModule,
+      module: AppModule,
       imports: [
         LoggingModule.forRoot({
           ...loggingOptions(SERVICE_NAME, config),

@@ -1,5 +1,5 @@
 /**
- * Consumer-group recovery after a kill (issue #10 item 3): how long a partition goes unhandled
+ * Consumer-group recovery after a kill: how long a partition goes unhandled
  * when its consumer process is SIGKILLed or SIGTERMed, measured from the signal to the first
  * message handled by
  *  - restart:  a new process started right after the kill (the app's restart), the only member;

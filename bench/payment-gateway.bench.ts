@@ -1,5 +1,5 @@
 /**
- * Benchmark for libs/payment-gateway (issue #3). Run: `npm run bench:gateway`
+ * Benchmark for libs/payment-gateway. Run: `npm run bench:gateway`
  * (= `npx tsx bench/payment-gateway.bench.ts`). Bounded: about 20 s in total.
  *
  * 1. Signatures per second for each scheme: SHA-1 `control`, OAuth HMAC-SHA1, OAuth RSA-SHA256
@@ -79,7 +79,7 @@ async function main(): Promise<void> {
     });
   };
 
-  // A sale's body: 17 fields, several with reserved characters (the issue #14 target: ≥ 100 k/s).
+  // A sale's body: 17 fields, several with reserved characters (the target: ≥ 100 k/s).
   const saleParams = {
     ...params,
     address1: '100 Main st',

@@ -1,5 +1,5 @@
 /**
- * End-to-end benchmark (issue #5): N sales through the whole stack — commands on Kafka, the
+ * End-to-end benchmark: N sales through the whole stack — commands on Kafka, the
  * orchestrator's sagas and outbox, the gateway-adapter signing and calling the sandbox, the
  * sandbox's callbacks through callback-ingest — measured from each command's send to its final
  * event on payments.events.v1. In the same run, on the same broker and database, a floor: the

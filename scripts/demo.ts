@@ -259,7 +259,7 @@ async function main(): Promise<void> {
 
 /**
  * A card reference taken from the approved sale, a monthly schedule of three cycles on it, and the
- * orchestrator's clock moved a month at a time (issue #12): each cycle is a rebill payment of its
+ * orchestrator's clock moved a month at a time: each cycle is a rebill payment of its
  * own, charged once in the sandbox's ledger.
  */
 async function scheduleSection(

@@ -6,7 +6,7 @@ import { findCardNumbers, isCardSecurityCodeField, maskCardNumbers } from '@paym
 import { listTopics, scanTopics } from './kafka-io';
 
 /**
- * The card-data audit (issue #10): after a run of the stack, every log line of every app, every
+ * The card-data audit: after a run of the stack, every log line of every app, every
  * row of every table of every database it used and every message (key, value, headers) on every
  * `payments.*` topic is scanned for what must never be stored or shown:
  *  - card numbers: Luhn-valid digit runs, by libs/core's detector (the one the apps mask with);

@@ -33,7 +33,7 @@ export interface ReceivedEvent {
   readonly traceparent?: string;
 }
 
-/** A recurring schedule's event (issue #12), keyed by its schedule id. */
+/** A recurring schedule's event, keyed by its schedule id. */
 export interface ReceivedScheduleEvent {
   readonly event: ScheduleEvent;
   readonly ceId: string;

@@ -17,7 +17,7 @@ import { SANDBOX_MERCHANT, TEST_CARD_NUMBER } from './payment-stack';
 import { REPO_ROOT } from './processes';
 
 /**
- * Payout commands as a finance system sends them (issue #11), for the e2e tests and the demo:
+ * Payout commands as a finance system sends them, for the e2e tests and the demo:
  * the destination card sealed to the gateway-adapter's test key with the payout id as associated
  * data. Sent with `PaymentStack.sendRaw` (the record key is the payout id).
  */

@@ -1,5 +1,5 @@
 /**
- * The admin API (issue #15) on the four processes, the real broker and PostgreSQL: bearer tokens
+ * The admin API on the four processes, the real broker and PostgreSQL: bearer tokens
  * and roles, search filters and keyset pages, one saga's detail, and each kind of action entering
  * as a command through Kafka that the saga acts on — audited in a row and an event on
  * payments.admin.audit.v1. The CLI's `saga`/`sagas` commands are run against it too.

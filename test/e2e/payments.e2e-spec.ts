@@ -20,7 +20,7 @@ import { run, sleep } from '../../scripts/stack/processes';
 import { controlFor } from '../support/callback-control';
 
 /**
- * Payments end to end (issue #5): the gateway sandbox, gateway-adapter, callback-ingest and the
+ * Payments end to end: the gateway sandbox, gateway-adapter, callback-ingest and the
  * orchestrator as separate processes on the real broker and real PostgreSQL databases. Commands go
  * in on payments.commands.v1 exactly as an internal service would send them; what is asserted is
  * the authoritative event stream, the orchestrator's read API and the sandbox's ledger of money

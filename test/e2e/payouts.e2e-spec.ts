@@ -24,7 +24,7 @@ import {
 import { run } from '../../scripts/stack/processes';
 
 /**
- * Payouts end to end (issue #11): the sandbox, gateway-adapter, callback-ingest and the
+ * Payouts end to end: the sandbox, gateway-adapter, callback-ingest and the
  * orchestrator as separate processes on the real broker and real PostgreSQL. Commands go in on
  * payments.commands.v1 as a finance system sends them; asserted are the payout events and the
  * sandbox's ledger of money that really left. One stack for the file.

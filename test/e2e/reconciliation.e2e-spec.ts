@@ -1,5 +1,5 @@
 /**
- * Reconciliation (issue #15) on the four processes, the real broker and PostgreSQL. Four sales go
+ * Reconciliation on the four processes, the real broker and PostgreSQL. Four sales go
  * through (three approved, one declined); then three mismatches are planted in the sandbox the way
  * a gateway changes an order behind the merchant's back. Two with no callback and no ledger
  * movement: one approved sale now reads declined, the declined one reads approved. One a second

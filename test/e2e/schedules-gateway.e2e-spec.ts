@@ -12,7 +12,7 @@ import { run } from '../../scripts/stack/processes';
 import { waitFor } from '../support/kafka';
 
 /**
- * A schedule registered with the gateway (issue #12, create-recurring-payment v4) on the four
+ * A schedule registered with the gateway (create-recurring-payment v4) on the four
  * processes: endpoint 1113 is configured for it (SCHEDULE_GATEWAY_REGISTRATION_ENDPOINTS), so
  * the schedule is registered at the sandbox, which charges it on its own virtual clock and sends
  * callbacks; the orchestrator records each charge once, confirmed by a status query, and never

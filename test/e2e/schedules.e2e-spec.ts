@@ -17,7 +17,7 @@ import {
 import { run } from '../../scripts/stack/processes';
 
 /**
- * Card references, rebill and recurring schedules end to end (issue #12): the sandbox, the
+ * Card references, rebill and recurring schedules end to end: the sandbox, the
  * gateway-adapter, callback-ingest and the orchestrator as separate processes on the real broker
  * and PostgreSQL. The orchestrator runs with TEST_CONTROLS_ENABLED: its clock is moved forward a
  * month at a time, so a year of cycles runs in seconds; the sandbox's ledger says what was really

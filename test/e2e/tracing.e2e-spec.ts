@@ -14,7 +14,7 @@ import {
 import { run, sleep } from '../../scripts/stack/processes';
 
 /**
- * Tracing across the processes (issue #15): the four apps run with OTEL_TRACES_EXPORTER=otlp and
+ * Tracing across the processes: the four apps run with OTEL_TRACES_EXPORTER=otlp and
  * export to an OTLP/HTTP (JSON) receiver in this test. A sale sent with a traceparent must come
  * back as one trace: the final event's traceparent names a span every ancestor of which was
  * exported, up to the test's own root; the trace holds consume, handle, create (produce),

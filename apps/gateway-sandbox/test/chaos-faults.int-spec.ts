@@ -1,5 +1,5 @@
 /**
- * The faults a chaos run needs (issue #10 item 9), over real HTTP through the typed client the
+ * The faults a chaos run needs, over real HTTP through the typed client the
  * e2e tests and the demo use (scripts/stack/sandbox-controls.ts): percentage rules drawn from a
  * seed, status faults independent of the order's own, callbacks retried after a drop or a
  * failed answer, and a mode in which a reused client_orderid charges again.

@@ -246,7 +246,7 @@ describe('orchestrator saga (real broker + PostgreSQL)', () => {
     const [rejected] = await collector.waitForEvents(paymentId, 1);
     expect(rejected.value).toMatchObject({
       type: 'command-rejected',
-      // The payment does not exist and is not created for an invalid command (issue #9 item 5).
+      // The payment does not exist and is not created for an invalid command.
       version: 0,
       commandId,
       commandType: 'sale',

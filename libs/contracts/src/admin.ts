@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Instant, Uuid } from './primitives';
 
 /**
- * The operators' admin API (issue #15): what an operator may ask of a saga, and the audit event
+ * The operators' admin API: what an operator may ask of a saga, and the audit event
  * each action leaves on `payments.admin.audit.v1` (key: the saga id). The action itself enters as an
  * ordinary command on `payments.commands.v1`, in the same transaction as its audit.
  */

@@ -169,7 +169,7 @@ export const RefreshStatusCommand = withGatewayRequirements(
 );
 
 /**
- * Hosted forms (issue #13): the payer types the card on the gateway's page, so the command
+ * Hosted forms: the payer types the card on the gateway's page, so the command
  * carries no card at all (nothing about the card passes through this service). The gateway's
  * form URL comes back as `action-required`; the outcome by callback or status query.
  */

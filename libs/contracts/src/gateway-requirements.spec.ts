@@ -96,7 +96,7 @@ describe('gateway requirements of commands', () => {
   });
 
   it.each(['sale', 'preauth'] as const)(
-    '%s without customer.phone is rejected at once (the catalogue requires phone; issue #9.4)',
+    '%s without customer.phone is rejected at once (the catalogue requires phone)',
     (type) => {
       expect(OPERATIONS[COMMAND_GATEWAY_FIELDS[type].operation].fields.phone.required).toBe(true);
       const result = parseCommand(without(VALID[type](), ['customer', 'phone']));

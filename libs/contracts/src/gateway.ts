@@ -161,7 +161,7 @@ const RecurringPaymentId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a recurrin
 const CardRefId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'the gateway card reference id');
 
 /**
- * make-rebill (issue #12): a charge of a card reference with the cardholder absent. A payment of
+ * make-rebill: a charge of a card reference with the cardholder absent. A payment of
  * its own (`clientOrderId` = its payment id); no card data travels, only the reference id.
  */
 export const GatewayRebillRequest = z.strictObject({
@@ -173,7 +173,7 @@ export const GatewayRebillRequest = z.strictObject({
 });
 
 /**
- * v4 create-recurring-payment (issue #12): registers a schedule on a card reference with the
+ * v4 create-recurring-payment: registers a schedule on a card reference with the
  * gateway, which then charges it on its own clock (`clientOrderId` = the schedule id). The
  * gateway's calendar knows day, week and month periods (a yearly schedule is sent as 12 × its
  * interval months), a start date and a number of charges (`repeats`; absent: until stopped at
@@ -209,7 +209,7 @@ export const GatewayCardInfoRequest = z.strictObject({
   cardRefId: CardRefId,
 });
 
-/** A hosted form (issue #13): no card; the reply carries the form URL for the payer. */
+/** A hosted form: no card; the reply carries the form URL for the payer. */
 export const GatewayHostedFormRequest = z.strictObject({
   operation: z.enum(['sale-form', 'preauth-form', 'payment-form']),
   ...requestBase,

@@ -4,7 +4,7 @@ import { Instant, MerchantRef, Uuid } from './primitives';
 import { RejectionCode } from './rejection-codes';
 
 /**
- * PAN eligibility (issue #11): asks the gateway (v2 pan-eligibility/send, OAuth HMAC-SHA1) whether
+ * PAN eligibility: asks the gateway (v2 pan-eligibility/send, OAuth HMAC-SHA1) whether
  * the card behind a gateway card reference can receive payouts. No money moves. Commands and
  * events name their saga by `checkId`, which is also the gateway `client-order-id`.
  */

@@ -12,7 +12,7 @@ import {
 import { RejectionCode } from './rejection-codes';
 
 /**
- * The two-step payout (issue #11): `payout-check` registers the payout at the gateway (v4
+ * The two-step payout: `payout-check` registers the payout at the gateway (v4
  * payout-check, nothing paid), finance approves or rejects it, an approval within the endpoint's
  * daily limit sends `payout-pay` once. Commands and events name their saga by `payoutId` (which is
  * also the gateway `client_orderid`); the per-endpoint daily budget saga by `budgetId`.

@@ -71,7 +71,7 @@ export const GatewayOperation = z.enum([
   'create-card-ref',
   /** BIN, last four and brand of a card reference (read-only). */
   'get-card-info',
-  // Hosted forms, account verification and the 3-D Secure uploads (issue #13).
+  // Hosted forms, account verification and the 3-D Secure uploads.
   'sale-form',
   'preauth-form',
   'payment-form',
@@ -87,7 +87,7 @@ export const GatewayOperation = z.enum([
   'transfer-by-ref',
   'pan-eligibility',
   /**
-   * v4 create-recurring-payment (issue #12): registers a schedule with the gateway, which then
+   * v4 create-recurring-payment: registers a schedule with the gateway, which then
    * charges it on its own calendar (only on endpoints configured for it).
    */
   'create-recurring-payment',

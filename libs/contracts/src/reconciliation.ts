@@ -3,7 +3,7 @@ import { GatewaySerial } from './operation-events';
 import { GatewayStatus, Instant, Money, Uuid } from './primitives';
 
 /**
- * Reconciliation (issue #15): for a time window, each settled operation of each saga that moves
+ * Reconciliation: for a time window, each settled operation of each saga that moves
  * money is compared with the gateway's status reply about that very request (by its serial
  * number; the order's latest request when no serial is known). A run starts on a schedule (the orchestrator's
  * own timer) or on demand with a `reconcile` command on `payments.reconciliation.commands.v1`; what

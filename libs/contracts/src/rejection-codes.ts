@@ -31,7 +31,7 @@ export const REJECTION_CODES = [
   'AMOUNT_BELOW_MINIMUM',
   'AMOUNT_ABOVE_MAXIMUM',
   'CURRENCY_NOT_ALLOWED',
-  // payouts (issue #11)
+  // payouts
   'PAYOUT_ALREADY_EXISTS',
   'PAYOUT_NOT_FOUND',
   'PAYOUT_NOT_REGISTERED',
@@ -54,7 +54,7 @@ export const REJECTION_CODES = [
    * gateway's interface offers no operation to change or stop a recurring payment.
    */
   'NOT_SUPPORTED_BY_GATEWAY',
-  // 3-D Secure uploads (issue #13)
+  // 3-D Secure uploads
   /** An upload (method result, CRes, PaRes) for a payment with no sale/preauth awaiting the payer. */
   'NO_PAYER_ACTION_PENDING',
 ] as const;

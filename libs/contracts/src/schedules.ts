@@ -4,7 +4,7 @@ import { GatewayStatus, Instant, MerchantRef, Money, Uuid } from './primitives';
 import { RejectionCode } from './rejection-codes';
 
 /**
- * Recurring schedules (issue #12): the commands and events of the orchestrator's schedule saga.
+ * Recurring schedules: the commands and events of the orchestrator's schedule saga.
  * A schedule is addressed by `scheduleId` (its saga id) instead of `paymentId`; each charge is a
  * rebill payment of its own with a payment id derived from (schedule, cycle, attempt).
  */

@@ -5,7 +5,7 @@ import { dailyLimitRefusal } from './payouts';
 import { RejectionCode } from './rejection-codes';
 
 /**
- * Card-to-card transfers (issue #11): v4 `transfer` (OAuth RSA-SHA256) from a sealed source card
+ * Card-to-card transfers: v4 `transfer` (OAuth RSA-SHA256) from a sealed source card
  * to a sealed destination card, and v4 `transfer-by-ref` to a sealed destination card (the spec's
  * fields: client-order-id, amount, currency, order_desc, destination-card-no). Commands and events
  * name their saga by `transferId`, which is also the gateway `client_orderid`.

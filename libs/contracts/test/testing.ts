@@ -65,7 +65,7 @@ export function returnCommand(overrides: Partial<ReturnCommand> = {}): ReturnCom
 
 export const SCHEDULE_ID = '5c3a9e2b-7f1d-4b8e-9c6a-2d4f8e1b3a70';
 
-/** A monthly schedule on the 31st, 12 cycles, in Europe/Berlin (recurring schedules, issue #12). */
+/** A monthly schedule on the 31st, 12 cycles, in Europe/Berlin (recurring schedules). */
 export function createScheduleCommand(
   overrides: Partial<CreateScheduleCommand> = {},
 ): CreateScheduleCommand {
@@ -90,7 +90,7 @@ export function createScheduleCommand(
   };
 }
 
-/** A rebill of card reference `10901` (issue #12); `schedule` when a schedule cycle charges it. */
+/** A rebill of card reference `10901`; `schedule` when a schedule cycle charges it. */
 export function rebillCommand(overrides: Partial<RebillCommand> = {}): RebillCommand {
   return {
     type: 'rebill',

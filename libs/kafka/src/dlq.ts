@@ -71,7 +71,7 @@ export function buildDlqHeaders(original: IHeaders | undefined, origin: DlqOrigi
 
 /**
  * Key or value bytes as they may rest in a dead-letter topic: card numbers masked, CVV-like
- * fields blanked (issue #9 item 9: a command with clear card data is dead-lettered, and must not
+ * fields blanked (a command with clear card data is dead-lettered, and must not
  * carry it there). A JSON value is masked field by field and re-serialised; anything else (broken
  * JSON, form encoding, text) is masked as text, bytes that are not UTF-8 through latin1 so every
  * other byte stays as it was. Without card data the original bytes are returned unchanged.

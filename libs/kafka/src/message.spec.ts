@@ -133,7 +133,7 @@ describe('errors and encoding', () => {
   });
 });
 
-describe('poison values (issue #10 item 7)', () => {
+describe('poison values', () => {
   const anything = z.object({ data: z.unknown() });
   const decode = (text: string, limits = { maxValueBytes: 1_000_000, maxDepth: 8 }) =>
     decodeMessage(raw(Buffer.from(text)), anything, limits);

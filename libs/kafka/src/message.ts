@@ -45,7 +45,7 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
 }
 
 /**
- * Limits that make a value poison before it is parsed or handled (issue #10 item 7): a value too
+ * Limits that make a value poison before it is parsed or handled: a value too
  * big, or nested too deep for recursive code (zod, scans, JSON.stringify, drivers) to walk without
  * a stack overflow. Checked on the bytes and the text, never by recursion.
  */

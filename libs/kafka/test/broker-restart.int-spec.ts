@@ -1,5 +1,5 @@
 /**
- * Issue #10 item 4: a broker restart mid-run loses nothing. A broker of this test's own (not the
+ * A broker restart mid-run loses nothing. A broker of this test's own (not the
  * shared one: it is stopped and killed here) takes a steady stream from libs/kafka's producer while
  * libs/kafka's consumer runner handles it; the broker is stopped (SIGTERM) and restarted, then
  * killed (SIGKILL) and restarted, on the same data directory. Every acknowledged message must be

@@ -1,5 +1,5 @@
 /**
- * Issue #10 item 5: a three-node KRaft cluster (three JVMs, deploy/local/kafka/kafka.sh
+ * A three-node KRaft cluster (three JVMs, deploy/local/kafka/kafka.sh
  * cluster-start), topics created by libs/kafka with replication factor 3 and
  * min.insync.replicas=2, libs/kafka's producer (acks=all) writing continuously while the leader of
  * a partition is killed with SIGKILL and later restarted: every acknowledged message is handled.

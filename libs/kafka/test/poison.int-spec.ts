@@ -3,7 +3,7 @@
  * with a command: walk the whole value (as the plain-card-data scan does) and store it in a
  * PostgreSQL jsonb column. Such values are poison: retrying cannot help, so they must go to the
  * DLQ on the first attempt, and the next message of the partition must be handled right after
- * (issue #10 item 7: each used to be retried six times, blocking its partition).
+ * (each used to be retried six times, blocking its partition).
  */
 import { Client } from 'pg';
 import { z } from 'zod';

@@ -23,7 +23,7 @@ export { redactedUrl };
 export type { TracingSetup };
 
 /*
- * Tracing (issue #15): one OpenTelemetry TracerProvider per process, started by the app's
+ * Tracing: one OpenTelemetry TracerProvider per process, started by the app's
  * `src/tracing.ts` before anything else is loaded (the HTTP, undici and pg instrumentations patch
  * those modules as they load). Off by default (OTEL_TRACES_EXPORTER=none): no provider, no
  * instrumentation, no span, and every helper below falls back to today's W3C `traceparent`

@@ -29,7 +29,7 @@ export type ActionResult =
   | { readonly kind: 'invalid'; readonly message: string };
 
 /**
- * An operator's action (issue #15): the command it means (domain/admin-actions.ts), checked by the
+ * An operator's action: the command it means (domain/admin-actions.ts), checked by the
  * same catalogue the commands consumer uses, then — in ONE transaction — the audit row, the command
  * as an outbox row for `payments.commands.v1` and the `admin-action-audited` event for
  * `payments.admin.audit.v1`. The relay publishes both; the command enters the saga like any other,

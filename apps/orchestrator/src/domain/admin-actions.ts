@@ -1,5 +1,5 @@
 /**
- * What an operator's action on a saga becomes (issue #15): an ordinary command of the contracts,
+ * What an operator's action on a saga becomes: an ordinary command of the contracts,
  * sent like any other. Pure; the admin service validates the result against the contracts, writes
  * the audit and enqueues both. Money never moves on an operator's word: "resolve an unknown
  * outcome" asks the gateway for the status (refresh-status) and the answer decides.

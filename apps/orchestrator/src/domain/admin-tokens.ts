@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AdminRole as AdminRoleName } from '@payments/contracts';
 
 /**
- * Bearer tokens of the admin API (issue #15). Configuration holds only the SHA-256 of each token
+ * Bearer tokens of the admin API. Configuration holds only the SHA-256 of each token
  * (ADMIN_TOKENS), never the token; a presented token is hashed and compared with every configured
  * hash in constant time (no early exit), so neither the token nor which entry matched leaks.
  */

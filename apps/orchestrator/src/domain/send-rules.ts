@@ -13,7 +13,7 @@ export const DEFAULT_OWN_LIMIT_WAIT_MS = 10 * 60 * 1000;
 /**
  * What to do after a `not-sent` result (nothing reached the gateway), for every flow:
  *  - held back by our own breaker or limits (`retryAt`): resend at `retryAt`, without spending
- *    the send attempts, until `ownLimitWaitMs` after the request (issue #10 item 8);
+ *    the send attempts, until `ownLimitWaitMs` after the request;
  *  - otherwise: resend after the not-sent backoff while attempts remain.
  * Undefined: the operation fails as not-sent.
  */

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * One saga runtime hosting a decider per flow (issue #8): the card-payment tables become the
+ * One saga runtime hosting a decider per flow: the card-payment tables become the
  * generic saga tables, and card payments their first flow.
  * - `payments` → `sagas` with a `flow` column; `client_order_id` is nullable (a saga that talks to
  *   no gateway, e.g. a schedule, has none) and stays unique per endpoint.

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * A command about a saga that does not exist creates nothing (issue #9 item 5): its rejection is
+ * A command about a saga that does not exist creates nothing: its rejection is
  * published with version 0 and kept on the command's own row, so a redelivery of the same command
  * re-publishes it with the same ce_id (`rejection` = { eventId, event }).
  */

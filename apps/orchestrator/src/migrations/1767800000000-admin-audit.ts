@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The admin API's audit (issue #15): one row per operator action — who (token name and role),
+ * The admin API's audit: one row per operator action — who (token name and role),
  * when, what, on which saga, why, and the command it sent. Append-only; read by saga and by time.
  */
 export class AdminAudit1767800000000 implements MigrationInterface {

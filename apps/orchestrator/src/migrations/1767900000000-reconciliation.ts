@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Reconciliation runs (issue #15): a run per window (scheduled runs unique per window start), and
+ * Reconciliation runs: a run per window (scheduled runs unique per window start), and
  * one check per saga of the window — its expectation (what we reported), the status request sent
  * for it (`request_id`, stable across resends), where it stands, and what it found.
  */

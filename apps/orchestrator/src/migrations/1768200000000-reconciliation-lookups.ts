@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Paid twice (issue #15): a saga of a run may have two checks — `order`, the status of our own
+ * Paid twice: a saga of a run may have two checks — `order`, the status of our own
  * order, and `client-order-id`, the status query by our client order id alone that shows another
  * order under it (domain/reconciliation.ts `CheckSubject`). Existing checks are `order` checks.
  */

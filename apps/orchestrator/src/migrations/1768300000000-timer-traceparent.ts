@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Tracing through timers (issue #15): a timer keeps the W3C traceparent of the input that set it,
+ * Tracing through timers: a timer keeps the W3C traceparent of the input that set it,
  * so that its firing continues that trace instead of starting a new one. Nullable: timers set
  * before this migration, and by inputs without a trace, fire as new traces.
  */

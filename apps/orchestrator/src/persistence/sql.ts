@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 
 /**
- * Hot-path SQL as fixed parameterised text (issue #14): each statement is parsed and planned by
+ * Hot-path SQL as fixed parameterised text: each statement is parsed and planned by
  * PostgreSQL once per connection (a named prepared statement of `pg`) instead of being built by
  * TypeORM's query builder per message. Values only ever travel as parameters.
  */

@@ -1,5 +1,12 @@
 import { type RejectionArgs, rejectionFields } from '../../domain/rejection';
-import { type ScheduleCommand, type ScheduleEvent } from '@payments/contracts';
+import {
+  type RebillCommand,
+  type RecordCycleOutcomeCommand,
+  type ScheduleCommand,
+  type ScheduleEvent,
+} from '@payments/contracts';
+import { derivedUuid } from '../../domain';
+import type { Rejection } from '../../domain/decision';
 import type { Flow, RuntimeEffect, SagaInput } from '../../runtime/flow';
 import {
   CHARGE_STATUS_TIMER_PREFIX,
@@ -95,6 +102,35 @@ export function scheduleRejectionEvent(
   return { type: 'command-rejected', scheduleId: args.scheduleId, ...rejectionFields(args) };
 }
 
+/**
+ * A cycle's rebill the runtime refused before any decider saw it (its schema, a command id another
+ * body took): no payment saga exists to report the cycle, so the refusal is its outcome, `failed`
+ * with the refusal's code, under the command id a settled rebill reports with (one report per
+ * rebill). The schedule then follows its dunning rules as for any failed charge.
+ */
+export function refusedRebillOutcome(
+  child: object,
+  rejection: Rejection,
+  now: string,
+): RecordCycleOutcomeCommand | undefined {
+  // The schedule built it (chargeDue): a rebill naming its schedule has these fields.
+  const rebill = child as Partial<RebillCommand>;
+  const { schedule, paymentId, merchant } = rebill;
+  if (rebill.type !== 'rebill' || !schedule || !paymentId || !merchant) return undefined;
+  return {
+    type: 'record-cycle-outcome',
+    commandId: derivedUuid(`${paymentId}/record-cycle-outcome`),
+    scheduleId: schedule.scheduleId,
+    merchant,
+    occurredAt: now,
+    cycle: schedule.cycle,
+    attempt: schedule.attempt,
+    paymentId,
+    outcome: 'failed',
+    code: rejection.code.slice(0, 64),
+  };
+}
+
 /** The recurring-schedule flow: a schedule saga whose cycles are rebill sagas (issue #12). */
 export function recurringScheduleFlow(policy: SchedulePolicy): Flow<ScheduleState, ScheduleEvent> {
   return {
@@ -132,6 +168,10 @@ export function recurringScheduleFlow(policy: SchedulePolicy): Flow<ScheduleStat
     },
     rejection: ({ sagaId, ...rest }) => scheduleRejectionEvent({ scheduleId: sagaId, ...rest }),
     // Only the registration is ever resent (not sent, or once after no trace at the gateway).
+    childRefusalEffects(child, rejection, now) {
+      const outcome = refusedRebillOutcome(child, rejection, now);
+      return outcome === undefined ? [] : [{ type: 'start-saga', command: outcome }];
+    },
     resendWanted: (state, requestId) =>
       state.status === 'registering' && state.registration.requestId === requestId,
   };

@@ -9,10 +9,12 @@ import { derivedUuid } from '../../domain';
 import type { Rejection } from '../../domain/decision';
 import type { Flow, RuntimeEffect, SagaInput } from '../../runtime/flow';
 import {
+  CHARGE_ALERT_TIMER_PREFIX,
   CHARGE_STATUS_TIMER_PREFIX,
   CHARGE_TIMER,
   type ChargeTimer,
   EXPECTED_CHARGE_TIMER,
+  REGISTRATION_ALERT_TIMER,
   REGISTRATION_STATUS_TIMER,
   type StatusTimer,
   decideSchedule,
@@ -46,10 +48,16 @@ function toDomainInput(input: SagaInput): ScheduleInput | undefined {
         return { kind: 'timer', timer: input.timer.payload as ChargeTimer };
       if (
         input.timer.kind === REGISTRATION_STATUS_TIMER ||
+        input.timer.kind === REGISTRATION_ALERT_TIMER ||
         input.timer.kind === EXPECTED_CHARGE_TIMER ||
-        input.timer.kind.startsWith(CHARGE_STATUS_TIMER_PREFIX)
+        input.timer.kind.startsWith(CHARGE_STATUS_TIMER_PREFIX) ||
+        input.timer.kind.startsWith(CHARGE_ALERT_TIMER_PREFIX)
       )
-        return { kind: 'status-timer', timer: input.timer.payload as StatusTimer };
+        return {
+          kind: 'status-timer',
+          timerKind: input.timer.kind,
+          timer: input.timer.payload as StatusTimer,
+        };
       return undefined;
     // A schedule the orchestrator charges sends no gateway request (its charges are rebill sagas
     // of their own); one registered with the gateway hears its results and verified callbacks.
@@ -141,7 +149,7 @@ export function recurringScheduleFlow(policy: SchedulePolicy): Flow<ScheduleStat
       const domainInput = toDomainInput(input);
       if (domainInput === undefined)
         return { outcome: 'ignored', reason: 'NOT_FOR_A_SCHEDULE', events: [], effects: [] };
-      const decision = decideSchedule(domainInput, state, { now: ctx.now, policy });
+      const decision = decideSchedule(domainInput, state, { now: ctx.now, policy, ids: ctx.ids });
       switch (decision.outcome) {
         case 'accepted':
           return { ...decision, effects: decision.effects.map(toRuntimeEffect) };

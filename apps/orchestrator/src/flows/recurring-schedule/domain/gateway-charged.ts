@@ -570,14 +570,19 @@ function startConfirming(
   op: ChargeOp,
   policy: SchedulePolicy,
   ctx: GatewayContext,
+  askNow = true,
 ): GatewayEffect[] {
   const alertAfter = policy.unknownAlertAfterMs ?? DEFAULT_UNKNOWN_ALERT_AFTER_MS;
   return scheduleEffects(
     [
-      {
-        type: 'send-gateway-request',
-        request: statusRequest(chargeOrder(state.terms, charge), op, ctx),
-      },
+      ...(askNow
+        ? [
+            {
+              type: 'send-gateway-request' as const,
+              request: statusRequest(chargeOrder(state.terms, charge), op, ctx),
+            },
+          ]
+        : []),
       firstPoll(op, ctx.now),
       {
         type: 'schedule-timer',
@@ -910,7 +915,7 @@ function expectedCycleAnswered(
     return {
       outcome: 'accepted',
       drafts: [reportedDraft],
-      effects: [...startConfirming(state, charge, op, policy, ctx), ...next],
+      effects: [...startConfirming(state, charge, op, policy, ctx, false), ...next],
       commandId,
     };
   }
@@ -931,11 +936,15 @@ function expectedCycleAnswered(
     outcome: 'accepted',
     drafts: [reportedDraft, ...(step.outcome === 'news' ? step.drafts : [])],
     effects: [
-      ...(settled ? [] : startConfirming(state, charge, op, policy, ctx)),
-      ...scheduleEffects(
-        step.effects.filter((e) => e.type !== 'cancel-timer'),
-        kinds,
-      ),
+      // Not settled: polled from now on (this reply was its first answer: the next query waits
+      // for the first poll), and what the reply says of its timers comes after (an alert
+      // dropped). Settled: none was ever armed.
+      ...(settled
+        ? []
+        : [
+            ...startConfirming(state, charge, op, policy, ctx, false),
+            ...scheduleEffects(step.effects, kinds),
+          ]),
       ...next,
     ],
     commandId,

@@ -327,6 +327,11 @@ describe('schedule registered with the gateway: an unknown registration is resol
       since: T0,
     });
     alerted.when(registrationTimer('unknown-alert'), at(HOUR)).thenIgnored('TIMER_OBSOLETE');
+    // Alerted, still asked: hourly after the first hour.
+    alerted.when(registrationTimer('status-poll', 20), at(HOUR + 1)).thenEffects([
+      { type: 'send-gateway-request', request: { operation: 'status' } },
+      { type: 'set-status-timer', kind: 'registration-status', at: at(2 * HOUR + 1) },
+    ]);
   });
 
   it('a poll armed before the shared rules (`{ poll }`) is asked at the shared cadence and arms the alert it never had', () => {
@@ -500,10 +505,14 @@ describe('schedule registered with the gateway: its charges', () => {
         },
       ])
       .thenEffects([]);
-    reported
-      .and(chargeTimer('1000007', 'unknown-alert'), addMs(T1, HOUR))
+    const afterAlert = reported.and(chargeTimer('1000007', 'unknown-alert'), addMs(T1, HOUR));
+    afterAlert
       .when(chargeTimer('1000007', 'unknown-alert'), addMs(T1, HOUR))
       .thenIgnored('TIMER_OBSOLETE');
+    afterAlert.when(chargeTimer('1000007', 'status-poll', 20), addMs(T1, HOUR)).thenEffects([
+      { type: 'send-gateway-request', request: { gatewayOrderId: '1000007' } },
+      { type: 'set-status-timer', kind: 'charge-status:1000007', at: addMs(T1, 2 * HOUR) },
+    ]);
   });
 
   it('a charge whose order the gateway does not know is never sent again: after the window, unknown with the alert (no-trace)', () => {
@@ -646,6 +655,30 @@ describe('schedule registered with the gateway: every cycle is asked for, callba
     recorded
       .when(statusAnswer(request, approvedReport('1000009')), CYCLE0_ASKED)
       .thenIgnored('CHARGE_ALREADY_RECORDED');
+  });
+
+  it('a charge found still in progress is reported and confirmed by polling, no longer unknown', () => {
+    const asked = registered().when(expected(0, 1), CYCLE0_ASKED);
+    registered()
+      .and(expected(0, 1), CYCLE0_ASKED)
+      .when(
+        statusAnswer(sentStatus(asked), {
+          kind: 'accepted',
+          gatewayOrderId: '1000010',
+          report: { status: 'processing', gatewayOrderId: '1000010', transactionType: 'sale' },
+        }),
+        CYCLE0_ASKED,
+      )
+      .then([
+        { type: 'gateway-charge-reported', cycle: 0, gatewayOrderId: '1000010' },
+        { type: 'gateway-charge-accepted', gatewayOrderId: '1000010' },
+      ])
+      .thenEffects([
+        { type: 'set-status-timer', kind: 'charge-status:1000010' },
+        { type: 'set-status-timer', kind: 'charge-alert:1000010' },
+        { type: 'cancel-status-timer', kind: 'charge-alert:1000010' },
+        { type: 'set-status-timer', kind: 'expected-charge', timer: { expectedCycle: 1 } },
+      ]);
   });
 
   it('no charge found while it is asked: a person is alerted (not-found) and the next cycle is expected', () => {

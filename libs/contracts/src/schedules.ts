@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { OPERATION_EVENT_FIELDS, UnknownConcern } from './operation-events';
 import { findPlainCardData } from './plain-card-data';
 import { GatewayStatus, Instant, MerchantRef, Money, Uuid } from './primitives';
 import { RejectionCode } from './rejection-codes';
@@ -384,15 +385,37 @@ const gatewayCharge = {
   clientOrderId: z.string().min(1).max(128),
 };
 
-/** The registration's outcome is not known (timeout, 5xx): resolved by status queries, never guessed. */
+/**
+ * The registration's outcome is not known (timeout, 5xx, the gateway's own `unknown`): resolved by
+ * status queries, never guessed. `alert` once a person must look (unknown for the alert time, no
+ * trace at the gateway after the resend, another amount reported: `concern`); polls go on.
+ * `since`, `concern`, `reportedAmount` are absent on events written before the shared rules.
+ */
 export const ScheduleRegistrationUnknown = event('schedule-registration-unknown', {
   reason: z.string().max(256),
-  /** Still unknown after every status query the policy allows: a person must look. */
   alert: z.literal(true).optional(),
+  since: Instant.optional(),
+  concern: UnknownConcern.optional(),
+  reportedAmount: Money.optional(),
 });
 
-/** A status query found no trace of the registration: it is sent once more, same client order id. */
-export const ScheduleRegistrationResent = event('schedule-registration-resent', {});
+/**
+ * The gateway took the registration but its reply named no recurring-payment-id yet, or a status
+ * reply showed it in progress: no longer unknown; status queries bring its outcome.
+ */
+export const ScheduleRegistrationAccepted = event('schedule-registration-accepted', {
+  ...OPERATION_EVENT_FIELDS.acceptedByGateway,
+});
+
+/**
+ * The gateway still had no trace of the registration after its deadline: sent once more, same
+ * client order id (which the gateway refuses as a duplicate if the first arrived after all).
+ * `attempt` and `unknownSince` are absent on events written before the shared rules.
+ */
+export const ScheduleRegistrationResent = event('schedule-registration-resent', {
+  attempt: OPERATION_EVENT_FIELDS.operationResent.attempt.optional(),
+  unknownSince: Instant.optional(),
+});
 
 /** The gateway registered the schedule (`resolvedBy`: its reply, or a status query after unknown). */
 export const ScheduleRegistered = event('schedule-registered', {
@@ -400,7 +423,11 @@ export const ScheduleRegistered = event('schedule-registered', {
   resolvedBy: z.enum(['reply', 'status']),
 });
 
-/** The gateway refused the registration, or it provably never got there: nothing will be charged. */
+/**
+ * The gateway refused the registration (a rejected request, or a status reply declining it), or it
+ * provably never left (not sent): nothing will be charged. `no-trace` only on events written before
+ * the shared rules (no trace now leaves the registration unknown with the alert raised).
+ */
 export const ScheduleRegistrationFailed = event('schedule-registration-failed', {
   reason: z.enum(['rejected', 'not-sent', 'no-trace']),
   code: z.string().max(64).optional(),
@@ -431,10 +458,31 @@ export const GatewayCycleDeclined = event('gateway-cycle-declined', {
 });
 
 /**
+ * A status reply showed a reported charge in progress (or named its serial number): no longer
+ * unknown; status queries about that very order bring its outcome.
+ */
+export const GatewayChargeAccepted = event('gateway-charge-accepted', {
+  ...gatewayCharge,
+  serialNumber: OPERATION_EVENT_FIELDS.acceptedByGateway.serialNumber,
+});
+
+/**
+ * A reported charge's outcome is not known (the gateway's own `unknown`, or no status answer about
+ * it yet): `alert` once a person must look — unknown for the alert time, no trace of its order at
+ * the gateway (`concern: no-trace`), or another amount than the schedule's (`amount-mismatch`,
+ * with `reportedAmount`). Polls go on; nothing is assumed charged.
+ */
+export const GatewayChargeOutcomeUnknown = event('gateway-charge-outcome-unknown', {
+  ...gatewayCharge,
+  ...OPERATION_EVENT_FIELDS.outcomeUnknown,
+});
+
+/**
  * A person must look at a cycle of a registered schedule: `not-found` — its time (and the grace
  * for the gateway's own time of day) has passed and status queries by the cycle's client order id
- * still find no charge; `unconfirmed` — a reported charge's status never became final while it
- * was asked. The gateway's ledger or reconciliation decides; nothing is assumed charged.
+ * still find no charge; `unconfirmed` (events written before the shared rules; now
+ * `gateway-charge-outcome-unknown` with `alert`) — a reported charge's status never became final
+ * while it was asked. The gateway's ledger or reconciliation decides; nothing is assumed charged.
  */
 export const GatewayChargeAlert = event('gateway-charge-alert', {
   ...cycleRef,
@@ -464,10 +512,13 @@ export const ScheduleEvent = z.discriminatedUnion('type', [
   ScheduleRecovered,
   ScheduleSuspended,
   ScheduleRegistrationUnknown,
+  ScheduleRegistrationAccepted,
   ScheduleRegistrationResent,
   ScheduleRegistered,
   ScheduleRegistrationFailed,
   GatewayChargeReported,
+  GatewayChargeAccepted,
+  GatewayChargeOutcomeUnknown,
   GatewayCycleCharged,
   GatewayCycleDeclined,
   GatewayChargeAlert,
@@ -491,10 +542,13 @@ export const SCHEDULE_EVENT_SCHEMAS = {
   'schedule-recovered': ScheduleRecovered,
   'schedule-suspended': ScheduleSuspended,
   'schedule-registration-unknown': ScheduleRegistrationUnknown,
+  'schedule-registration-accepted': ScheduleRegistrationAccepted,
   'schedule-registration-resent': ScheduleRegistrationResent,
   'schedule-registered': ScheduleRegistered,
   'schedule-registration-failed': ScheduleRegistrationFailed,
   'gateway-charge-reported': GatewayChargeReported,
+  'gateway-charge-accepted': GatewayChargeAccepted,
+  'gateway-charge-outcome-unknown': GatewayChargeOutcomeUnknown,
   'gateway-cycle-charged': GatewayCycleCharged,
   'gateway-cycle-declined': GatewayCycleDeclined,
   'gateway-charge-alert': GatewayChargeAlert,

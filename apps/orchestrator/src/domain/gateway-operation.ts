@@ -78,6 +78,14 @@ export interface AcceptedFacts {
   readonly serialNumber?: string;
 }
 
+/**
+ * What a reply names besides its status report: the recurring-payment-id of a registration
+ * (create-recurring-payment's reply, or a status reply about it).
+ */
+export interface ReplyFacts {
+  readonly recurringPaymentId?: string;
+}
+
 /** What an outcome-unknown event says. */
 export interface UnknownFacts {
   readonly since: string;
@@ -240,13 +248,27 @@ export interface OperationVocabulary<O extends OperationInFlight, Draft, Effect>
    */
   expectedAmount?(op: O): Money | undefined;
   acceptedByGateway(op: O, facts: AcceptedFacts): Draft;
+  /**
+   * A synchronous operation whose acknowledgement is already its outcome (create-recurring-payment:
+   * the reply names the new recurring-payment-id): that outcome instead of `acceptedByGateway`.
+   * Undefined (or it returns undefined): acknowledged, and status queries bring the outcome.
+   */
+  acknowledgedOutcome?(
+    op: O,
+    facts: AcceptedFacts & ReplyFacts,
+  ): OperationOutcome<Draft, Effect> | undefined;
   /** Undefined: the flow has no payer step; a redirect is not announced. */
   actionRequired?(op: O, action: PayerAction): Draft;
   /** What a newly announced payer action starts (card payments: the 3DS method step's deadline). */
   payerActionEffects?(op: O, action: PayerAction): Effect[];
   outcomeUnknown(op: O, facts: UnknownFacts): Draft;
   operationResent(op: O, attempt: number, unknownSince: string): Draft;
-  succeeded(report: GatewayStatusReport, op: O): OperationOutcome<Draft, Effect>;
+  /** `reply`: what a status reply named besides its report (absent for a callback). */
+  succeeded(
+    report: GatewayStatusReport,
+    op: O,
+    reply?: ReplyFacts,
+  ): OperationOutcome<Draft, Effect>;
   declined(report: GatewayStatusReport, op: O): OperationOutcome<Draft, Effect>;
   failed(op: O, why: FailedWhy): OperationOutcome<Draft, Effect>;
 }
@@ -408,7 +430,13 @@ function decideOperationResult<O extends OperationInFlight, D, E>(
     if (reply.kind !== 'accepted' || reply.report === undefined) return ignored('NO_NEWS');
     switch (replySubject(reply.report, about, order, op, (o) => vocab.opensOrder(o))) {
       case 'this':
-        return applyReport(reply.report, scope);
+        return applyReport(
+          reply.report,
+          scope,
+          reply.recurringPaymentId === undefined
+            ? undefined
+            : { recurringPaymentId: reply.recurringPaymentId },
+        );
       case 'earlier':
         if (op.stage === 'outcome-unknown' && isFinalGatewayStatus(reply.report.status))
           return noTrace(scope, result.completedAt);
@@ -427,6 +455,17 @@ function decideOperationResult<O extends OperationInFlight, D, E>(
   const r = result.result;
   switch (r.kind) {
     case 'accepted': {
+      const acknowledged =
+        r.report === undefined
+          ? vocab.acknowledgedOutcome?.(op, {
+              ...(r.gatewayOrderId === undefined ? {} : { gatewayOrderId: r.gatewayOrderId }),
+              ...(r.serialNumber === undefined ? {} : { serialNumber: r.serialNumber }),
+              ...(r.recurringPaymentId === undefined
+                ? {}
+                : { recurringPaymentId: r.recurringPaymentId }),
+            })
+          : undefined;
+      if (acknowledged !== undefined) return withSettledTimers(acknowledged);
       const drafts: D[] = [
         vocab.acceptedByGateway(op, {
           ...(r.gatewayOrderId === undefined ? {} : { gatewayOrderId: r.gatewayOrderId }),
@@ -581,8 +620,9 @@ function decideOperationCallback<O extends OperationInFlight, D, E>(
 function applyReport<O extends OperationInFlight, D, E>(
   report: GatewayStatusReport,
   scope: OperationScope<O, D, E>,
+  reply?: ReplyFacts,
 ): OperationStep<D, E> {
-  const { drafts, effects } = reportOutcome(report, scope);
+  const { drafts, effects } = reportOutcome(report, scope, reply);
   if (drafts.length === 0 && effects.length === 0) return ignored('NO_NEWS');
   return news(drafts, effects);
 }
@@ -616,6 +656,7 @@ function samePayerAction(a: PayerAction | undefined, b: PayerAction): boolean {
 function reportOutcome<O extends OperationInFlight, D, E>(
   report: GatewayStatusReport,
   { op, vocab, rules, ctx }: OperationScope<O, D, E>,
+  reply?: ReplyFacts,
 ): { drafts: D[]; effects: Array<E | OperationEffect>; final: boolean } {
   // A status reply names the request's serial: kept (accepted-by-gateway) before anything else,
   // so a later request of the order can tell a reply about this one from one about itself.
@@ -660,7 +701,7 @@ function reportOutcome<O extends OperationInFlight, D, E>(
     let outcome: OperationOutcome<D, E>;
     switch (report.status) {
       case 'approved':
-        outcome = vocab.succeeded(report, op);
+        outcome = vocab.succeeded(report, op, reply);
         break;
       case 'declined':
         outcome = vocab.declined(report, op);

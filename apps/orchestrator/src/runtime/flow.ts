@@ -135,6 +135,15 @@ export interface Flow<State = unknown, Event extends SagaEvent = SagaEvent> {
    * rebill) may be waiting for an outcome that only this refusal can give.
    */
   refusalEffects?(command: RoutedCommand, rejection: Rejection, now: string): RuntimeEffect[];
+  /**
+   * The sagas to start when a command this flow's saga started (`child`, as it built it) is
+   * refused by the runtime before any decider saw it (it fails its schema, its command id was
+   * taken by another body, its saga belongs to another flow) and no saga exists under the id it
+   * addresses (`start-saga` only; undefined: none). Nothing else would ever answer the saga that
+   * sent it: a refusal its target's decider makes is that flow's `refusalEffects`, and a saga that
+   * exists answers for itself.
+   */
+  childRefusalEffects?(child: object, rejection: Rejection, now: string): RuntimeEffect[];
 }
 
 /** How raw commands are validated and routed (contracts' schemas in the app; test flows' own). */

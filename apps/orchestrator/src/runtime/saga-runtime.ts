@@ -364,10 +364,12 @@ class UnitOfWork {
     });
   }
 
+  /** `parent`: the flow whose saga started this command (a child, origin `saga`). */
   private async command(
     raw: unknown,
     meta: InputMeta,
     origin: CommandOrigin = 'topic',
+    parent?: AnyFlow,
   ): Promise<void> {
     const parsed = this.deps.catalogue.parse(raw, origin);
     const ids = parsed.ok
@@ -390,8 +392,22 @@ class UnitOfWork {
     // A saga that does not exist is not created for a command: only a decision that starts it
     // writes its row. Until then the command is decided on the initial state.
     const row = existing ?? this.unsaved(sagaId, flow.name, ids.endpointId, flow);
-    const reject = (reason: RejectionCode, message: string, own: boolean) =>
-      this.reject(row, meta, { commandId, commandType: ids.type, reason, message }, own);
+    const reject = async (reason: RejectionCode, message: string, own: boolean) => {
+      await this.reject(row, meta, { commandId, commandType: ids.type, reason, message }, own);
+      // The saga that started it may be waiting for an answer no saga will ever give.
+      if (parent?.childRefusalEffects === undefined || existing !== undefined) return;
+      if (typeof raw !== 'object' || raw === null) return;
+      const effects = parent.childRefusalEffects(
+        raw,
+        { code: reason, message },
+        this.now.toISOString(),
+      );
+      for (const effect of effects) {
+        if (effect.type !== 'start-saga')
+          throw new Error(`a child's refusal may only start sagas, not ${effect.type}`);
+        await this.command(effect.command, meta, 'saga', parent);
+      }
+    };
     // Recorded now when new (one statement: the record, or the one kept before).
     const recorded = await this.deps.sagas.recordCommandOnce(
       this.tx,
@@ -581,7 +597,7 @@ class UnitOfWork {
     if (ownCommandId !== undefined && own !== undefined && history.length === 1) {
       await this.deps.sagas.recordRejection(this.tx, ownCommandId, own);
     }
-    for (const child of plan.children) await this.command(child, meta, 'saga');
+    for (const child of plan.children) await this.command(child, meta, 'saga', this.flowOf(row));
   }
 
   /**
@@ -640,7 +656,7 @@ class UnitOfWork {
       await sagas.purgeSealedCards(this.tx, row.id, this.now, [outbox.purgePart(row.id)]);
     }
     // A child saga starts in the same transaction, through the same command path.
-    for (const child of plan.children) await this.command(child, meta, 'saga');
+    for (const child of plan.children) await this.command(child, meta, 'saga', flow);
   }
 
   /**

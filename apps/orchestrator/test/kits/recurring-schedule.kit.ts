@@ -22,6 +22,13 @@ import {
 } from '@payments/contracts/testing';
 import {
   type ChargeTimer,
+  chargeSubjectId,
+  chargeTimerKind,
+  chargeTimerKinds,
+  EXPECTED_CHARGE_TIMER,
+  REGISTRATION_ALERT_TIMER,
+  REGISTRATION_STATUS_TIMER,
+  registrationRequestId,
   decideSchedule,
   DEFAULT_SCHEDULE_POLICY,
   fold,
@@ -177,7 +184,10 @@ export const outcome =
 
 // ---- schedules registered with the gateway ---------------------------------------------------------
 
-/** The policy that registers MERCHANT's schedules with the gateway (status polls every 5 s, 3 at most). */
+/**
+ * The policy that registers MERCHANT's schedules with the gateway (an expected cycle asked every
+ * 5 s, 3 times at most; the registration and charges on the shared rules' defaults).
+ */
 export const GATEWAY_POLICY: SchedulePolicy = {
   ...DEFAULT_SCHEDULE_POLICY,
   gatewayRegistrationEndpoints: [MERCHANT.endpointId],
@@ -193,7 +203,7 @@ export const registrationReply =
     return {
       kind: 'gateway-result',
       result: {
-        requestId: state.registration.requestId,
+        requestId: registrationRequestId(SCHEDULE_ID),
         paymentId: SCHEDULE_ID,
         operation: 'create-recurring-payment',
         attempt,
@@ -227,6 +237,7 @@ export const chargeCallback = (
 export const statusAnswer = (
   request: { requestId: string; subjectRequestId: string },
   result: GatewayResult['result'],
+  completedAt = T0,
 ): ScheduleInput => ({
   kind: 'gateway-result',
   result: {
@@ -236,11 +247,59 @@ export const statusAnswer = (
     subjectRequestId: request.subjectRequestId,
     attempt: 1,
     result,
-    completedAt: T0,
+    completedAt,
   },
 });
 
+/** A status poll as timers written before the shared rules carry it (`{ poll }`). */
 export const statusTimer = (poll: number, gatewayOrderId?: string): ScheduleInput => ({
   kind: 'status-timer',
+  timerKind:
+    gatewayOrderId === undefined ? REGISTRATION_STATUS_TIMER : chargeTimerKind(gatewayOrderId),
   timer: { poll, ...(gatewayOrderId === undefined ? {} : { gatewayOrderId }) },
+});
+
+/** The registration's shared status poll (`attempt`) or unknown-outcome alert. */
+export const registrationTimer = (
+  kind: 'status-poll' | 'unknown-alert',
+  attempt = 1,
+): ScheduleInput =>
+  operationTimer(
+    kind === 'status-poll' ? REGISTRATION_STATUS_TIMER : REGISTRATION_ALERT_TIMER,
+    kind,
+    registrationRequestId(SCHEDULE_ID),
+    attempt,
+  );
+
+/** A charge's shared status poll (`attempt`) or unknown-outcome alert. */
+export const chargeTimer = (
+  gatewayOrderId: string,
+  kind: 'status-poll' | 'unknown-alert',
+  attempt = 1,
+): ScheduleInput => {
+  const kinds = chargeTimerKinds(gatewayOrderId);
+  return operationTimer(
+    kind === 'status-poll' ? kinds.poll : kinds.alert,
+    kind,
+    chargeSubjectId(SCHEDULE_ID, gatewayOrderId),
+    attempt,
+  );
+};
+
+const operationTimer = (
+  timerKind: string,
+  kind: 'status-poll' | 'unknown-alert',
+  requestId: string,
+  attempt: number,
+): ScheduleInput => ({
+  kind: 'status-timer',
+  timerKind,
+  timer: kind === 'status-poll' ? { kind, requestId, attempt } : { kind, requestId },
+});
+
+/** The timer asking for an expected cycle's charge (`poll`-th query). */
+export const expectedTimer = (cycle: number, poll: number): ScheduleInput => ({
+  kind: 'status-timer',
+  timerKind: EXPECTED_CHARGE_TIMER,
+  timer: { poll, expectedCycle: cycle },
 });

@@ -47,3 +47,23 @@ describe('schedule policy: SCHEDULE_GATEWAY_REGISTRATION_ENDPOINTS', () => {
     );
   });
 });
+
+describe('schedule policy: the shared operation rules of the registration and the charges', () => {
+  it('takes the alert time, the no-trace window, the reused-order rule and the own-limit wait every gateway flow takes', () => {
+    const policy = schedulePolicy(
+      load({
+        UNKNOWN_ALERT_SECONDS: '120',
+        NEVER_RECEIVED_RESEND_SECONDS: '30',
+        GATEWAY_REFUSES_REUSED_ORDER_ID: 'false',
+        OWN_LIMIT_WAIT_SECONDS: '90',
+      }),
+    );
+    expect(policy).toMatchObject({
+      unknownAlertAfterMs: 120_000,
+      neverReceivedAfterMs: 30_000,
+      gatewayRefusesReusedOrderId: false,
+      ownLimitWaitMs: 90_000,
+    });
+    expect(schedulePolicy(load({})).unknownAlertAfterMs).toBe(3_600_000);
+  });
+});

@@ -453,4 +453,92 @@ describe('a schedule whose rebill is refused at the command stage (real card-pay
       'schedule-paused',
     ]);
   });
+
+  const newSchedule = async () => {
+    clock.at = new Date('2026-01-01T00:00:00.000Z');
+    const command = createScheduleCommand({
+      scheduleId: randomUUID(),
+      commandId: randomUUID(),
+      // Within the endpoint's maximum: only the runtime refuses these rebills.
+      amount: { minor: 400, currency: 'EUR' },
+    });
+    await send(command);
+    return {
+      command,
+      id: command.scheduleId,
+      due: (n: number) => cycleDueAt(command.rule, n) ?? '',
+    };
+  };
+
+  it('a rebill refused by the runtime for a command id another body took ends the cycle (failed, its code) and dunning goes on', async () => {
+    const { command, id, due } = await newSchedule();
+    const { paymentId, commandId } = chargeIds(id, 0, 1);
+    // Another body under the rebill's command id (refused, yet its id is recorded): the schedule's
+    // rebill will conflict with it before any decider sees it.
+    await send({ type: 'rebill', commandId, paymentId, merchant: command.merchant });
+    await fireAt(due(0));
+    expect(await dataSource.query(`SELECT id FROM sagas WHERE id = $1`, [paymentId])).toHaveLength(
+      0,
+    );
+    const events = await history(id);
+    expect(events.map((e) => e.type)).toEqual([
+      'schedule-created',
+      'cycle-charge-requested',
+      'cycle-charge-declined',
+      'schedule-past-due',
+    ]);
+    expect(events[2]?.event).toMatchObject({
+      cycle: 0,
+      attempt: 1,
+      paymentId,
+      outcome: 'failed',
+      code: 'DUPLICATE_COMMAND_CONFLICT',
+    });
+    const [retry] = await dataSource.query<Array<{ payload: unknown }>>(
+      `SELECT payload FROM timers WHERE saga_id = $1 AND kind = 'charge'`,
+      [id],
+    );
+    expect(retry?.payload).toEqual({ cycle: 0, attempt: 2 });
+  });
+
+  it('a rebill that fails its schema ends each attempt (failed): the schedule is suspended per its dunning policy', async () => {
+    const { id, due } = await newSchedule();
+    // A schedule stored before the rebill's description got its bound: every rebill it builds
+    // fails the schema at the runtime, before the card-payment decider.
+    await dataSource.query(
+      `UPDATE sagas SET state = jsonb_set(state, '{terms,description}', to_jsonb(repeat('x', 300)))
+        WHERE id = $1`,
+      [id],
+    );
+    await fireAt(due(0));
+    await fireAt(new Date(Date.parse(due(0)) + DAY).toISOString());
+    const events = await history(id);
+    expect(events.map((e) => e.type)).toEqual([
+      'schedule-created',
+      'cycle-charge-requested',
+      'cycle-charge-declined',
+      'schedule-past-due',
+      'cycle-charge-requested',
+      'cycle-charge-declined',
+      'schedule-suspended',
+    ]);
+    expect(events[2]?.event).toMatchObject({
+      attempt: 1,
+      outcome: 'failed',
+      code: 'SCHEMA_INVALID',
+    });
+    expect(events[5]?.event).toMatchObject({
+      attempt: 2,
+      outcome: 'failed',
+      code: 'SCHEMA_INVALID',
+    });
+    expect(await row(id)).toMatchObject({ status: 'suspended' });
+  });
+
+  const row = async (id: string) =>
+    (
+      await dataSource.query<Array<{ status: string }>>(`SELECT status FROM sagas WHERE id = $1`, [
+        id,
+      ])
+    )[0];
 });

@@ -1,11 +1,20 @@
 import { type RejectionArgs, rejectionFields } from '../../domain/rejection';
-import { type ScheduleCommand, type ScheduleEvent } from '@payments/contracts';
+import {
+  type RebillCommand,
+  type RecordCycleOutcomeCommand,
+  type ScheduleCommand,
+  type ScheduleEvent,
+} from '@payments/contracts';
+import { derivedUuid } from '../../domain';
+import type { Rejection } from '../../domain/decision';
 import type { Flow, RuntimeEffect, SagaInput } from '../../runtime/flow';
 import {
+  CHARGE_ALERT_TIMER_PREFIX,
   CHARGE_STATUS_TIMER_PREFIX,
   CHARGE_TIMER,
   type ChargeTimer,
   EXPECTED_CHARGE_TIMER,
+  REGISTRATION_ALERT_TIMER,
   REGISTRATION_STATUS_TIMER,
   type StatusTimer,
   decideSchedule,
@@ -39,10 +48,16 @@ function toDomainInput(input: SagaInput): ScheduleInput | undefined {
         return { kind: 'timer', timer: input.timer.payload as ChargeTimer };
       if (
         input.timer.kind === REGISTRATION_STATUS_TIMER ||
+        input.timer.kind === REGISTRATION_ALERT_TIMER ||
         input.timer.kind === EXPECTED_CHARGE_TIMER ||
-        input.timer.kind.startsWith(CHARGE_STATUS_TIMER_PREFIX)
+        input.timer.kind.startsWith(CHARGE_STATUS_TIMER_PREFIX) ||
+        input.timer.kind.startsWith(CHARGE_ALERT_TIMER_PREFIX)
       )
-        return { kind: 'status-timer', timer: input.timer.payload as StatusTimer };
+        return {
+          kind: 'status-timer',
+          timerKind: input.timer.kind,
+          timer: input.timer.payload as StatusTimer,
+        };
       return undefined;
     // A schedule the orchestrator charges sends no gateway request (its charges are rebill sagas
     // of their own); one registered with the gateway hears its results and verified callbacks.
@@ -95,6 +110,35 @@ export function scheduleRejectionEvent(
   return { type: 'command-rejected', scheduleId: args.scheduleId, ...rejectionFields(args) };
 }
 
+/**
+ * A cycle's rebill the runtime refused before any decider saw it (its schema, a command id another
+ * body took): no payment saga exists to report the cycle, so the refusal is its outcome, `failed`
+ * with the refusal's code, under the command id a settled rebill reports with (one report per
+ * rebill). The schedule then follows its dunning rules as for any failed charge.
+ */
+export function refusedRebillOutcome(
+  child: object,
+  rejection: Rejection,
+  now: string,
+): RecordCycleOutcomeCommand | undefined {
+  // The schedule built it (chargeDue): a rebill naming its schedule has these fields.
+  const rebill = child as Partial<RebillCommand>;
+  const { schedule, paymentId, merchant } = rebill;
+  if (rebill.type !== 'rebill' || !schedule || !paymentId || !merchant) return undefined;
+  return {
+    type: 'record-cycle-outcome',
+    commandId: derivedUuid(`${paymentId}/record-cycle-outcome`),
+    scheduleId: schedule.scheduleId,
+    merchant,
+    occurredAt: now,
+    cycle: schedule.cycle,
+    attempt: schedule.attempt,
+    paymentId,
+    outcome: 'failed',
+    code: rejection.code.slice(0, 64),
+  };
+}
+
 /** The recurring-schedule flow: a schedule saga whose cycles are rebill sagas (issue #12). */
 export function recurringScheduleFlow(policy: SchedulePolicy): Flow<ScheduleState, ScheduleEvent> {
   return {
@@ -105,7 +149,7 @@ export function recurringScheduleFlow(policy: SchedulePolicy): Flow<ScheduleStat
       const domainInput = toDomainInput(input);
       if (domainInput === undefined)
         return { outcome: 'ignored', reason: 'NOT_FOR_A_SCHEDULE', events: [], effects: [] };
-      const decision = decideSchedule(domainInput, state, { now: ctx.now, policy });
+      const decision = decideSchedule(domainInput, state, { now: ctx.now, policy, ids: ctx.ids });
       switch (decision.outcome) {
         case 'accepted':
           return { ...decision, effects: decision.effects.map(toRuntimeEffect) };
@@ -132,6 +176,10 @@ export function recurringScheduleFlow(policy: SchedulePolicy): Flow<ScheduleStat
     },
     rejection: ({ sagaId, ...rest }) => scheduleRejectionEvent({ scheduleId: sagaId, ...rest }),
     // Only the registration is ever resent (not sent, or once after no trace at the gateway).
+    childRefusalEffects(child, rejection, now) {
+      const outcome = refusedRebillOutcome(child, rejection, now);
+      return outcome === undefined ? [] : [{ type: 'start-saga', command: outcome }];
+    },
     resendWanted: (state, requestId) =>
       state.status === 'registering' && state.registration.requestId === requestId,
   };

@@ -64,6 +64,8 @@ export interface ScheduleContext {
   /** ISO instant. */
   now: string;
   policy?: SchedulePolicy;
+  /** Fresh ids (status requests); undefined: derived from the schedule, the time and a count. */
+  ids?: { next(): string };
 }
 
 type Draft = ScheduleEvent extends infer E
@@ -105,7 +107,12 @@ export function decideSchedule(
   if (input.kind !== 'command') {
     if (!isGatewayCharged(state))
       return { outcome: 'ignored', reason: 'NOT_GATEWAY_CHARGED', events: [], effects: [] };
-    const outcome = decideGatewayCharged(input, state, policy, ctx.now);
+    let n = 0;
+    const ids = ctx.ids ?? {
+      next: () =>
+        derivedUuid(`recurring-schedule/${state.terms.scheduleId}/${ctx.now}/${(n += 1)}`),
+    };
+    const outcome = decideGatewayCharged(input, state, policy, { now: ctx.now, ids });
     if (outcome.outcome === 'ignored')
       return { outcome: 'ignored', reason: outcome.reason, events: [], effects: [] };
     return {

@@ -1,6 +1,12 @@
 import type { ScheduleEvent } from '@payments/contracts';
-import { registrationRequestId } from './gateway-charged';
-import { isGatewayCharged, type GatewayCharge, type ScheduleState } from './state';
+import { inFlight } from '../../../domain/gateway-operation';
+import { chargeOp, newChargeOp, registrationOp, registrationRequestId } from './gateway-charged';
+import {
+  type ChargeOp as ChargeOpOf,
+  isGatewayCharged,
+  type GatewayCharge,
+  type ScheduleState,
+} from './state';
 
 /** Folds one event into the state. Events only ever follow decisions, so a misfit is a bug. */
 export function evolve(state: ScheduleState, event: ScheduleEvent): ScheduleState {
@@ -14,11 +20,12 @@ export function evolve(state: ScheduleState, event: ScheduleEvent): ScheduleStat
         status: 'registering',
         version,
         terms,
-        registration: {
+        registration: inFlight.requested({
+          operation: 'create-recurring-payment' as const,
           requestId: registrationRequestId(scheduleId),
-          unknown: false,
-          resent: false,
-        },
+          commandId: registrationRequestId(scheduleId),
+          occurredAt: event.occurredAt,
+        }),
         charges: [],
         firstCycle: event.skippedCycles,
       };
@@ -79,10 +86,13 @@ export function evolve(state: ScheduleState, event: ScheduleEvent): ScheduleStat
     case 'schedule-suspended':
       return { status: 'suspended', version, terms, nextCycle: event.cycle + 1 };
     case 'schedule-registration-unknown':
+    case 'schedule-registration-accepted':
     case 'schedule-registration-resent':
     case 'schedule-registered':
     case 'schedule-registration-failed':
     case 'gateway-charge-reported':
+    case 'gateway-charge-accepted':
+    case 'gateway-charge-outcome-unknown':
     case 'gateway-cycle-charged':
     case 'gateway-cycle-declined':
     case 'gateway-charge-alert':
@@ -108,20 +118,36 @@ function evolveGatewayCharged(
 ): ScheduleState {
   const { version } = event;
   const { terms } = state;
+  // A settled charge keeps no operation in flight.
   const settle = (gatewayOrderId: string, outcome: GatewayCharge['outcome']) =>
-    state.charges.map((c) => (c.gatewayOrderId === gatewayOrderId ? { ...c, outcome } : c));
+    state.charges.map((c) => {
+      if (c.gatewayOrderId !== gatewayOrderId) return c;
+      const { op: _op, ...charge } = c;
+      return { ...charge, outcome };
+    });
+  const changeOp = (gatewayOrderId: string, change: (op: ChargeOpOf) => ChargeOpOf) =>
+    state.charges.map((c) =>
+      c.gatewayOrderId === gatewayOrderId ? { ...c, op: change(chargeOp(terms.scheduleId, c)) } : c,
+    );
   switch (event.type) {
     case 'schedule-registration-unknown':
-    case 'schedule-registration-resent':
+    case 'schedule-registration-accepted':
+    case 'schedule-registration-resent': {
       if (state.status !== 'registering') throw new Error(`${event.type} in ${state.status}`);
-      return {
-        ...state,
-        version,
-        registration:
-          event.type === 'schedule-registration-unknown'
-            ? { ...state.registration, unknown: true }
-            : { ...state.registration, resent: true },
-      };
+      const op = registrationOp(state.registration);
+      const registration =
+        event.type === 'schedule-registration-unknown'
+          ? inFlight.unknown(
+              op,
+              event.since ?? event.occurredAt,
+              event.alert === true,
+              event.concern,
+            )
+          : event.type === 'schedule-registration-accepted'
+            ? inFlight.accepted(op, event.serialNumber)
+            : inFlight.resent(op, event.occurredAt);
+      return { ...state, version, registration };
+    }
     case 'schedule-registered':
       return {
         status: 'registered',
@@ -152,8 +178,23 @@ function evolveGatewayCharged(
             clientOrderId: event.clientOrderId,
             cycle: event.cycle,
             outcome: 'confirming',
+            op: newChargeOp(terms.scheduleId, event.gatewayOrderId, event.occurredAt),
           },
         ],
+      };
+    case 'gateway-charge-accepted':
+      return {
+        ...state,
+        version,
+        charges: changeOp(event.gatewayOrderId, (op) => inFlight.accepted(op, event.serialNumber)),
+      };
+    case 'gateway-charge-outcome-unknown':
+      return {
+        ...state,
+        version,
+        charges: changeOp(event.gatewayOrderId, (op) =>
+          inFlight.unknown(op, event.since, event.alert, event.concern),
+        ),
       };
     case 'gateway-cycle-charged':
       return { ...state, version, charges: settle(event.gatewayOrderId, 'charged') };

@@ -7,58 +7,81 @@ import type {
   ScheduleEvent,
 } from '@payments/contracts';
 import { derivedUuid } from '../../../domain';
+import { addMs, type IgnoreReason } from '../../../domain/decision';
+import {
+  decideOperationInput,
+  firstPoll,
+  type GatewayOrder,
+  type OperationEffect,
+  type OperationInput,
+  type OperationRules,
+  type OperationStep,
+  type OperationTimer,
+  type OperationVocabulary,
+  statusRequest,
+} from '../../../domain/gateway-operation';
 import { cycleDate, cycleDueAt, cycleExists, firstCycleFrom, formatLocalDate } from './calendar';
 import {
+  CHARGE_ALERT_TIMER_PREFIX,
   CHARGE_STATUS_TIMER_PREFIX,
+  type ChargeOp,
   DEFAULT_EXPECTED_CHARGE_GRACE_MS,
   DEFAULT_MAX_SEND_ATTEMPTS,
   DEFAULT_MAX_STATUS_POLLS,
   DEFAULT_STATUS_POLL_MS,
+  DEFAULT_UNKNOWN_ALERT_AFTER_MS,
   EXPECTED_CHARGE_TIMER,
   type GatewayCharge,
   type GatewayChargedState,
+  REGISTRATION_ALERT_TIMER,
   REGISTRATION_STATUS_TIMER,
+  type Registration,
+  type RegistrationOp,
   type SchedulePolicy,
   type ScheduleTerms,
 } from './state';
 
 /**
- * Schedules registered with the gateway (issue #12, create-recurring-payment v4), pure.
+ * Schedules registered with the gateway (create-recurring-payment v4), pure.
  *
  * The rule: a registered schedule is charged by the gateway, never also by us — no charge timer,
- * no rebill, ever. What the gateway charges is recorded from its verified callbacks, and only a
- * status reply about that very order says money moved:
+ * no rebill, ever. The registration and each charge's confirmation are operations in flight of
+ * the shared gateway-operation rules (domain/gateway-operation.ts: exact matching, the polling
+ * cadence, the no-trace rule judged on the gateway's answer times, the one resend, the unknown
+ * outcome and its alert, the amount check), named here as schedule events. What is the schedule's
+ * own:
  *
  *  - a verified server callback naming `<schedule id>-<n>` (a charge the gateway made) records the
- *    charge as reported (`gateway-charge-reported`, cycle n − 1) and asks the gateway's status of
- *    that order; a callback about an order already recorded changes nothing, so each gateway
- *    charge gives one charge event however often its callback comes;
- *  - the status reply about that order (its order id, transaction type sale, an amount) makes
- *    `gateway-cycle-charged` (approved) or `gateway-cycle-declined` (declined, error, filtered);
- *    anything else (processing, unknown, not sent, no trace yet) is asked again by a timer,
- *    bounded by `maxStatusPolls`, then `gateway-charge-alert` (unconfirmed) for a person;
+ *    charge as reported (`gateway-charge-reported`, cycle n − 1), its outcome unknown, and asks the
+ *    gateway's status of that order; only a status reply about that very order (a sale or rebill)
+ *    settles it: `gateway-cycle-charged` (approved, the schedule's amount) or
+ *    `gateway-cycle-declined`. Another verified callback about it only brings a status query
+ *    forward; one about a charge settled already changes nothing. The gateway made the charge, so
+ *    it is never sent again: no trace of its order leaves it unknown with the alert raised;
  *  - callbacks can be lost: once registered, every cycle's charge is also asked for by its client
  *    order id (`<schedule id>-<n>`, n counted from the first registered cycle) when its time and
  *    the grace for the gateway's own time of day have passed; a charge found is recorded as if
  *    its callback had come (reported, and settled by that very status reply when final), once;
  *    none found after `maxStatusPolls` queries → `gateway-charge-alert` (not-found);
  *  - a registration the gateway has charged under is never declared failed;
- *  - the registration's unknown outcome (timeout, 5xx) is resolved by status queries by its
- *    client_orderid: approved with a recurring-payment-id → registered; no trace → sent once more
- *    under the same client_orderid (DESIGN.md's stated rule), and no trace after that → failed.
+ *  - the registration's reply names its recurring-payment-id (a synchronous operation): that is
+ *    its outcome; its unknown outcome is resolved by status queries by its client_orderid.
  */
 
 export type GatewayInput =
   | { kind: 'gateway-result'; result: GatewayResult }
   | { kind: 'callback'; callback: GatewayCallback }
-  | { kind: 'status-timer'; timer: StatusTimer };
+  /** `timerKind`: which timer fired (the registration's, a charge's, or the expected cycle's). */
+  | { kind: 'status-timer'; timerKind: string; timer: StatusTimer };
 
-/** A status-query timer: of the registration, of a reported charge, or of an expected cycle. */
-export interface StatusTimer {
-  readonly poll: number;
-  readonly gatewayOrderId?: string;
-  readonly expectedCycle?: number;
-}
+/**
+ * A status timer's payload: an operation timer of the registration or a charge, an expected
+ * cycle's poll, or a poll of the registration or a charge written before the shared rules.
+ */
+export type StatusTimer =
+  | OperationTimer
+  | { readonly poll: number; readonly expectedCycle: number }
+  | { readonly poll: number; readonly gatewayOrderId?: string };
 
 export type GatewayEffect =
   | {
@@ -82,28 +105,59 @@ export type GatewayDraft = ScheduleEvent extends infer E
   : never;
 
 export type GatewayIgnoreReason =
-  'NOT_A_CHARGE_OF_THIS_SCHEDULE' | 'CHARGE_ALREADY_RECORDED' | 'STALE_RESULT' | 'TIMER_OBSOLETE';
+  'NOT_A_CHARGE_OF_THIS_SCHEDULE' | 'CHARGE_ALREADY_RECORDED' | 'STALE_RESULT' | IgnoreReason;
 
 export type GatewayOutcome =
   | { outcome: 'accepted'; drafts: GatewayDraft[]; effects: GatewayEffect[]; commandId: string }
   | { outcome: 'ignored'; reason: GatewayIgnoreReason };
 
-type RegistrationFailure = Omit<
-  Extract<GatewayDraft, { type: 'schedule-registration-failed' }>,
-  'type'
->;
+/** What a decision about a registered schedule has: its time and fresh ids (status requests). */
+export interface GatewayContext {
+  readonly now: string;
+  readonly ids: { next(): string };
+}
 
-/** The registration failed for good: reported once, its status polling stopped (if armed). */
-function registrationFailed(
-  commandId: string,
-  failure: RegistrationFailure,
-  polling = true,
-): GatewayOutcome {
+/** When an operation written before the shared rules began: unknown, so long ago. */
+const LEGACY_SINCE = '1970-01-01T00:00:00.000Z';
+
+/** The registration as the shared rules see it (a saga written before them: its old fields). */
+export function registrationOp(registration: Registration): RegistrationOp {
+  if ('stage' in registration) return registration;
   return {
-    outcome: 'accepted',
-    drafts: [{ type: 'schedule-registration-failed', ...failure }],
-    effects: polling ? [{ type: 'cancel-status-timer', kind: REGISTRATION_STATUS_TIMER }] : [],
-    commandId,
+    operation: 'create-recurring-payment',
+    requestId: registration.requestId,
+    commandId: registration.requestId,
+    requestedAt: LEGACY_SINCE,
+    stage: registration.unknown ? 'outcome-unknown' : 'requested',
+    ...(registration.unknown ? { unknownSince: LEGACY_SINCE } : {}),
+    ...(registration.resent ? { resent: true } : {}),
+  };
+}
+
+/** A charge's confirmation as the shared rules see it (a saga written before them: unknown). */
+export function chargeOp(scheduleId: string, charge: GatewayCharge): ChargeOp {
+  if (charge.op !== undefined) return charge.op;
+  const requestId = chargeSubjectId(scheduleId, charge.gatewayOrderId);
+  return {
+    operation: 'rebill',
+    requestId,
+    commandId: requestId,
+    requestedAt: LEGACY_SINCE,
+    stage: 'outcome-unknown',
+    unknownSince: LEGACY_SINCE,
+  };
+}
+
+/** A reported charge's confirmation: its outcome unknown from the report on. */
+export function newChargeOp(scheduleId: string, gatewayOrderId: string, at: string): ChargeOp {
+  const requestId = chargeSubjectId(scheduleId, gatewayOrderId);
+  return {
+    operation: 'rebill',
+    requestId,
+    commandId: requestId,
+    requestedAt: at,
+    stage: 'outcome-unknown',
+    unknownSince: at,
   };
 }
 
@@ -191,6 +245,23 @@ function graceMs(policy: SchedulePolicy): number {
   return policy.expectedChargeGraceMs ?? DEFAULT_EXPECTED_CHARGE_GRACE_MS;
 }
 
+/**
+ * The shared rules for the registration and, with `gatewaysOwn`, for a charge: the gateway's own
+ * request, never ours to send again (no trace of it leaves it unknown for a person).
+ */
+function operationRules(policy: SchedulePolicy, gatewaysOwn: boolean): OperationRules {
+  const refuses = gatewaysOwn ? false : policy.gatewayRefusesReusedOrderId;
+  return {
+    maxSendAttempts: policy.maxSendAttempts ?? DEFAULT_MAX_SEND_ATTEMPTS,
+    unknownAlertAfterMs: policy.unknownAlertAfterMs ?? DEFAULT_UNKNOWN_ALERT_AFTER_MS,
+    ...(policy.neverReceivedAfterMs === undefined
+      ? {}
+      : { neverReceivedAfterMs: policy.neverReceivedAfterMs }),
+    ...(policy.ownLimitWaitMs === undefined ? {} : { ownLimitWaitMs: policy.ownLimitWaitMs }),
+    ...(refuses === undefined ? {} : { gatewayRefusesReusedOrderId: refuses }),
+  };
+}
+
 /** Asks for `cycle`'s charge once its time and the grace have passed (none: the schedule ended). */
 function expectCycle(
   state: GatewayChargedState,
@@ -203,7 +274,7 @@ function expectCycle(
     {
       type: 'set-status-timer',
       kind: EXPECTED_CHARGE_TIMER,
-      at: later(due, graceMs(policy)),
+      at: addMs(due, graceMs(policy)),
       timer: { poll: 1, expectedCycle: cycle },
     },
   ];
@@ -212,92 +283,315 @@ function expectCycle(
 /** The schedule's first registered cycle (sagas older than the field: 0). */
 const firstOf = (state: GatewayChargedState): number => state.firstCycle ?? 0;
 
-const later = (now: string, ms: number): string => new Date(Date.parse(now) + ms).toISOString();
+/** The timer kinds of one operation of the schedule (several charges may be confirmed at once). */
+interface OperationKinds {
+  readonly poll: string;
+  readonly alert: string;
+}
 
-/** A status query of the schedule's saga: what it asks about, and the request id's key. */
-function statusRequest(
-  terms: ScheduleTerms,
-  subject: Pick<
-    GatewayStatusRequest,
-    'clientOrderId' | 'subjectRequestId' | 'subjectOperation' | 'gatewayOrderId'
-  >,
-  key: string,
-  now: string,
-): GatewayStatusRequest {
-  const id = terms.scheduleId;
+const REGISTRATION_KINDS: OperationKinds = {
+  poll: REGISTRATION_STATUS_TIMER,
+  alert: REGISTRATION_ALERT_TIMER,
+};
+
+export function chargeTimerKinds(gatewayOrderId: string): OperationKinds {
   return {
-    operation: 'status',
-    requestId: derivedUuid(`recurring-schedule/${id}/${key}`),
-    paymentId: id,
+    poll: `${CHARGE_STATUS_TIMER_PREFIX}${gatewayOrderId}`,
+    alert: `${CHARGE_ALERT_TIMER_PREFIX}${gatewayOrderId}`,
+  };
+}
+
+type AnyEffect = GatewayEffect | OperationEffect;
+
+/** The shared module's effects as the schedule's: its timers under the operation's own kinds. */
+function scheduleEffects(effects: readonly AnyEffect[], kinds: OperationKinds): GatewayEffect[] {
+  return effects.map((effect): GatewayEffect => {
+    switch (effect.type) {
+      case 'schedule-timer':
+        return {
+          type: 'set-status-timer',
+          kind: effect.timer.kind === 'status-poll' ? kinds.poll : kinds.alert,
+          at: effect.at,
+          timer: effect.timer,
+        };
+      case 'cancel-timer':
+        return {
+          type: 'cancel-status-timer',
+          kind: effect.timer === 'status-poll' ? kinds.poll : kinds.alert,
+        };
+      case 'resend-gateway-request':
+        if (kinds !== REGISTRATION_KINDS)
+          throw new Error('only the registration is ever sent again, never a gateway charge');
+        return {
+          type: 'resend-registration',
+          requestId: effect.requestId,
+          attempt: effect.attempt,
+          notBefore: effect.notBefore,
+          ...(effect.afterNoTrace ? { afterNoTrace: true as const } : {}),
+        };
+      case 'send-gateway-request':
+      case 'set-status-timer':
+      case 'cancel-status-timer':
+      case 'resend-registration':
+        return effect;
+      default: {
+        const never: never = effect;
+        throw new Error(`unhandled effect ${JSON.stringify(never)}`);
+      }
+    }
+  });
+}
+
+/** A shared step as the schedule's outcome: news, or polls to keep (no event), or an ignore. */
+function outcomeOf(
+  step: OperationStep<GatewayDraft, AnyEffect>,
+  kinds: OperationKinds,
+  commandId: string,
+  extra: { drafts?: GatewayDraft[]; effects?: GatewayEffect[] } = {},
+): GatewayOutcome {
+  const drafts = [...(extra.drafts ?? []), ...(step.outcome === 'news' ? step.drafts : [])];
+  const effects = [...scheduleEffects(step.effects, kinds), ...(extra.effects ?? [])];
+  if (drafts.length === 0 && effects.length === 0 && step.outcome === 'ignored')
+    return { outcome: 'ignored', reason: step.reason };
+  return { outcome: 'accepted', drafts, effects, commandId };
+}
+
+/** The registration's order: the schedule's id is its client_orderid. */
+function registrationOrder(terms: ScheduleTerms): GatewayOrder {
+  return { sagaId: terms.scheduleId, merchant: terms.merchant, clientOrderId: terms.scheduleId };
+}
+
+/** A charge's order: its own client_orderid and the gateway's order id. */
+function chargeOrder(terms: ScheduleTerms, charge: GatewayCharge): GatewayOrder {
+  return {
+    sagaId: terms.scheduleId,
     merchant: terms.merchant,
-    attempt: 1,
-    requestedAt: now,
-    ...subject,
-  };
-}
-
-function registrationStatusRequest(
-  terms: ScheduleTerms,
-  resent: boolean,
-  poll: number,
-  now: string,
-): GatewayStatusRequest {
-  const id = terms.scheduleId;
-  const subject = {
-    clientOrderId: id,
-    subjectRequestId: registrationRequestId(id),
-    subjectOperation: 'create-recurring-payment' as const,
-  };
-  return statusRequest(
-    terms,
-    subject,
-    `registration/${resent ? 'resent/' : ''}status/${poll}`,
-    now,
-  );
-}
-
-function chargeStatusRequest(
-  terms: ScheduleTerms,
-  charge: GatewayCharge,
-  poll: number,
-  now: string,
-): GatewayStatusRequest {
-  const id = terms.scheduleId;
-  const subject = {
     clientOrderId: charge.clientOrderId,
-    subjectRequestId: chargeSubjectId(id, charge.gatewayOrderId),
-    // A charge of the card reference with the cardholder absent, made by the gateway.
-    subjectOperation: 'rebill' as const,
     gatewayOrderId: charge.gatewayOrderId,
   };
-  return statusRequest(
-    terms,
-    subject,
-    `gateway-charge/${charge.gatewayOrderId}/status/${poll}`,
-    now,
-  );
+}
+
+type RegistrationFailure = Omit<
+  Extract<GatewayDraft, { type: 'schedule-registration-failed' }>,
+  'type'
+>;
+
+/** How the registration's outcomes read as schedule events. */
+function registrationVocabulary(
+  state: GatewayChargedState,
+  policy: SchedulePolicy,
+  now: string,
+): OperationVocabulary<RegistrationOp, GatewayDraft, AnyEffect> {
+  const registered = (recurringPaymentId: string, resolvedBy: 'reply' | 'status') => ({
+    drafts: [{ type: 'schedule-registered' as const, recurringPaymentId, resolvedBy }],
+    effects: expectCycle(state, firstOf(state), policy),
+  });
+  // The gateway has charged under it: the registration exists, whatever else is said. A person
+  // looks; the polls go on.
+  const failed = (op: RegistrationOp, failure: RegistrationFailure) =>
+    state.charges.length > 0
+      ? {
+          drafts: op.alerted
+            ? []
+            : [
+                {
+                  type: 'schedule-registration-unknown' as const,
+                  reason: `${failure.reason}, but charged under: ${failure.message}`.slice(0, 256),
+                  alert: true as const,
+                  since: op.unknownSince ?? now,
+                },
+              ],
+          effects: [firstPoll(op, now)],
+        }
+      : { drafts: [{ type: 'schedule-registration-failed' as const, ...failure }], effects: [] };
+  return {
+    opensOrder: () => true,
+    acceptedByGateway: (_op, facts) => ({ type: 'schedule-registration-accepted', ...facts }),
+    acknowledgedOutcome: (_op, facts) =>
+      facts.recurringPaymentId === undefined
+        ? undefined
+        : registered(facts.recurringPaymentId, 'reply'),
+    outcomeUnknown: (_op, facts) => ({
+      type: 'schedule-registration-unknown',
+      reason:
+        facts.concern === 'no-trace'
+          ? 'no trace at the gateway after its deadline, and sent once already'
+          : facts.alert
+            ? 'still unknown after the alert time'
+            : 'the outcome is not known yet',
+      ...(facts.alert ? { alert: true as const } : {}),
+      since: facts.since,
+      ...(facts.concern === undefined ? {} : { concern: facts.concern }),
+      ...(facts.reportedAmount === undefined ? {} : { reportedAmount: facts.reportedAmount }),
+    }),
+    operationResent: (_op, attempt, unknownSince) => ({
+      type: 'schedule-registration-resent',
+      attempt,
+      unknownSince,
+    }),
+    succeeded: (_report, op, reply) => {
+      if (reply?.recurringPaymentId !== undefined)
+        return registered(reply.recurringPaymentId, 'status');
+      // Approved, yet no id to expect its charges by: asked on, a person told once.
+      return {
+        drafts: op.alerted
+          ? []
+          : [
+              {
+                type: 'schedule-registration-unknown',
+                reason: 'approved, but the reply named no recurring-payment-id',
+                alert: true,
+                since: op.unknownSince ?? now,
+              },
+            ],
+        effects: [firstPoll(op, now)],
+      };
+    },
+    declined: (report, op) =>
+      failed(op, {
+        reason: 'rejected',
+        ...(report.errorCode === undefined ? {} : { code: report.errorCode }),
+        message: report.errorMessage ?? `the gateway reports it ${report.status}`,
+      }),
+    failed: (op, why) =>
+      failed(op, {
+        reason: why.reason === 'not-sent' ? 'not-sent' : 'rejected',
+        ...(why.code === undefined ? {} : { code: why.code }),
+        message: why.message ?? `the gateway reports it ${why.reason}`,
+      }),
+  };
+}
+
+/** How a charge's outcomes read as schedule events: only the schedule's amount is a charge. */
+function chargeVocabulary(
+  state: GatewayChargedState,
+  charge: GatewayCharge,
+): OperationVocabulary<ChargeOp, GatewayDraft, AnyEffect> {
+  const ref = {
+    cycle: charge.cycle,
+    gatewayOrderId: charge.gatewayOrderId,
+    clientOrderId: charge.clientOrderId,
+  };
+  return {
+    opensOrder: () => true,
+    expectedAmount: () => state.terms.amount,
+    acceptedByGateway: (_op, facts) => ({
+      type: 'gateway-charge-accepted',
+      ...ref,
+      ...(facts.serialNumber === undefined ? {} : { serialNumber: facts.serialNumber }),
+    }),
+    outcomeUnknown: (_op, facts) => ({ type: 'gateway-charge-outcome-unknown', ...ref, ...facts }),
+    operationResent: () => {
+      throw new Error("a gateway charge is the gateway's own request: never sent again");
+    },
+    succeeded: (report) => ({
+      drafts: [
+        {
+          type: 'gateway-cycle-charged',
+          ...ref,
+          // The amount check passed: the gateway's amount is the schedule's.
+          amount: state.terms.amount,
+          ...(report.approvalCode === undefined ? {} : { approvalCode: report.approvalCode }),
+        },
+      ],
+      effects: [],
+    }),
+    declined: (report) => ({
+      drafts: [
+        {
+          type: 'gateway-cycle-declined',
+          ...ref,
+          outcome: 'declined',
+          ...(report.errorCode === undefined ? {} : { code: report.errorCode }),
+        },
+      ],
+      effects: [],
+    }),
+    failed: (_op, why) => ({
+      drafts: [
+        {
+          type: 'gateway-cycle-declined',
+          ...ref,
+          outcome: why.reason === 'filtered' ? 'filtered' : 'error',
+          ...(why.code === undefined ? {} : { code: why.code }),
+        },
+      ],
+      effects: [],
+    }),
+  };
+}
+
+/** An input about the registration in flight, decided by the shared rules. */
+function registrationStep(
+  input: OperationInput<'create-recurring-payment'>,
+  state: Extract<GatewayChargedState, { status: 'registering' }>,
+  policy: SchedulePolicy,
+  ctx: GatewayContext,
+  extra: { effects?: GatewayEffect[] } = {},
+): GatewayOutcome {
+  const op = registrationOp(state.registration);
+  const step = decideOperationInput(input, {
+    order: registrationOrder(state.terms),
+    op,
+    vocab: registrationVocabulary(state, policy, ctx.now),
+    rules: operationRules(policy, false),
+    ctx,
+  });
+  return outcomeOf(step, REGISTRATION_KINDS, op.commandId, extra);
+}
+
+/** An input about a charge being confirmed, decided by the shared rules. */
+function chargeStep(
+  input: OperationInput<'rebill'>,
+  state: GatewayChargedState,
+  charge: GatewayCharge,
+  policy: SchedulePolicy,
+  ctx: GatewayContext,
+  extra: { drafts?: GatewayDraft[]; effects?: GatewayEffect[] } = {},
+  op: ChargeOp = chargeOp(state.terms.scheduleId, charge),
+): GatewayOutcome {
+  const step = decideOperationInput(input, {
+    order: chargeOrder(state.terms, charge),
+    op,
+    vocab: chargeVocabulary(state, charge),
+    rules: operationRules(policy, true),
+    ctx,
+  });
+  return outcomeOf(step, chargeTimerKinds(charge.gatewayOrderId), op.commandId, extra);
 }
 
 /**
- * Status query `poll` now, and the next one armed in case this answer settles nothing. `last`:
- * the poll after the bound is armed too, so the timer says when asking is over (an alert).
+ * A charge just reported: its status asked at once, polled at the shared cadence, and its alert
+ * armed for when it stays unknown.
  */
-function pollEffects(
+function startConfirming(
+  state: GatewayChargedState,
+  charge: GatewayCharge,
+  op: ChargeOp,
   policy: SchedulePolicy,
-  now: string,
-  kind: string,
-  request: GatewayStatusRequest,
-  poll: number,
-  about: Omit<StatusTimer, 'poll'> = {},
-  last = false,
+  ctx: GatewayContext,
+  askNow = true,
 ): GatewayEffect[] {
-  const next: StatusTimer = { poll: poll + 1, ...about };
-  return [
-    { type: 'send-gateway-request', request },
-    ...(poll < maxPolls(policy) || (last && poll === maxPolls(policy))
-      ? [{ type: 'set-status-timer' as const, kind, at: later(now, pollMs(policy)), timer: next }]
-      : []),
-  ];
+  const alertAfter = policy.unknownAlertAfterMs ?? DEFAULT_UNKNOWN_ALERT_AFTER_MS;
+  return scheduleEffects(
+    [
+      ...(askNow
+        ? [
+            {
+              type: 'send-gateway-request' as const,
+              request: statusRequest(chargeOrder(state.terms, charge), op, ctx),
+            },
+          ]
+        : []),
+      firstPoll(op, ctx.now),
+      {
+        type: 'schedule-timer',
+        timer: { kind: 'unknown-alert', requestId: op.requestId },
+        at: addMs(ctx.now, alertAfter),
+      },
+    ],
+    chargeTimerKinds(charge.gatewayOrderId),
+  );
 }
 
 /**
@@ -319,125 +613,38 @@ export function decideGatewayCharged(
   input: GatewayInput,
   state: GatewayChargedState,
   policy: SchedulePolicy,
-  now: string,
+  ctx: GatewayContext,
 ): GatewayOutcome {
   const { terms } = state;
   const id = terms.scheduleId;
   switch (input.kind) {
     case 'callback':
-      return reported(input.callback, state, policy, now);
-    case 'status-timer': {
-      const { timer } = input;
-      if (timer.expectedCycle !== undefined)
-        return expectedCycleTimer(state, timer.expectedCycle, timer.poll, policy, now);
-      const charge =
-        timer.gatewayOrderId === undefined
-          ? undefined
-          : state.charges.find((c) => c.gatewayOrderId === timer.gatewayOrderId);
-      if (timer.poll > maxPolls(policy)) {
-        // Asked as often as the bound allows and still not final: a person must look.
-        if (timer.gatewayOrderId === undefined) {
-          if (
-            state.status !== 'registering' ||
-            !state.registration.unknown ||
-            timer.poll > maxPolls(policy) + 1
-          )
-            return { outcome: 'ignored', reason: 'TIMER_OBSOLETE' };
-          return {
-            outcome: 'accepted',
-            drafts: [
-              {
-                type: 'schedule-registration-unknown',
-                reason: `no answer after ${maxPolls(policy)} status queries`,
-                alert: true,
-              },
-            ],
-            effects: [],
-            commandId: derivedUuid(`recurring-schedule/${id}/registration/alert`),
-          };
-        }
-        if (charge?.outcome !== 'confirming' || timer.poll > maxPolls(policy) + 1)
-          return { outcome: 'ignored', reason: 'TIMER_OBSOLETE' };
-        return {
-          outcome: 'accepted',
-          drafts: [
-            {
-              type: 'gateway-charge-alert',
-              cycle: charge.cycle,
-              clientOrderId: charge.clientOrderId,
-              gatewayOrderId: charge.gatewayOrderId,
-              reason: 'unconfirmed',
-            },
-          ],
-          effects: [],
-          commandId: derivedUuid(`recurring-schedule/${id}/unconfirmed/${charge.gatewayOrderId}`),
-        };
-      }
-      if (timer.gatewayOrderId === undefined) {
-        if (state.status !== 'registering' || !state.registration.unknown)
-          return { outcome: 'ignored', reason: 'TIMER_OBSOLETE' };
-        const request = registrationStatusRequest(
-          terms,
-          state.registration.resent,
-          timer.poll,
-          now,
-        );
-        return {
-          outcome: 'accepted',
-          drafts: [],
-          effects: pollEffects(
-            policy,
-            now,
-            REGISTRATION_STATUS_TIMER,
-            request,
-            timer.poll,
-            {},
-            true,
-          ),
-          commandId: request.requestId,
-        };
-      }
-      if (charge?.outcome !== 'confirming') return { outcome: 'ignored', reason: 'TIMER_OBSOLETE' };
-      const request = chargeStatusRequest(terms, charge, timer.poll, now);
-      return {
-        outcome: 'accepted',
-        drafts: [],
-        effects: pollEffects(
-          policy,
-          now,
-          chargeTimerKind(charge.gatewayOrderId),
-          request,
-          timer.poll,
-          { gatewayOrderId: charge.gatewayOrderId },
-          true,
-        ),
-        commandId: request.requestId,
-      };
-    }
+      return reported(input.callback, state, policy, ctx);
+    case 'status-timer':
+      return statusTimer(input.timerKind, input.timer, state, policy, ctx);
     case 'gateway-result': {
       const { result } = input;
-      const registration = state.status === 'registering' ? state.registration : undefined;
-      if (result.operation === 'create-recurring-payment') {
-        if (registration === undefined || result.requestId !== registration.requestId)
-          return { outcome: 'ignored', reason: 'STALE_RESULT' };
-        return registrationAnswered(result, registration, state, policy, now);
+      if (
+        result.operation === 'create-recurring-payment' ||
+        (result.operation === 'status' && result.subjectRequestId === registrationRequestId(id))
+      ) {
+        if (state.status !== 'registering') return { outcome: 'ignored', reason: 'STALE_RESULT' };
+        return registrationStep({ kind: 'gateway-result', result }, state, policy, ctx);
       }
       if (result.operation !== 'status') return { outcome: 'ignored', reason: 'STALE_RESULT' };
-      if (result.subjectRequestId === registrationRequestId(id)) {
-        if (registration === undefined || !registration.unknown)
-          return { outcome: 'ignored', reason: 'STALE_RESULT' };
-        return registrationStatusAnswered(result, registration, state, policy, now);
-      }
-      const expected = expectedCycleAsked(state, result.subjectRequestId, policy, now);
+      const expected = expectedCycleAsked(state, result.subjectRequestId, policy, ctx.now);
       if (expected !== undefined)
-        return expectedCycleAnswered(result, expected, state, policy, now);
+        return expectedCycleAnswered(result, expected, state, policy, ctx);
       const charge = state.charges.find(
         (c) =>
           c.outcome === 'confirming' &&
           chargeSubjectId(id, c.gatewayOrderId) === result.subjectRequestId,
       );
       if (charge === undefined) return { outcome: 'ignored', reason: 'STALE_RESULT' };
-      return chargeStatusAnswered(result, charge);
+      const { report } = reportOf(result);
+      if (report !== undefined && !aboutCharge(report, charge))
+        return { outcome: 'ignored', reason: 'NOT_ABOUT_THIS_OPERATION' };
+      return chargeStep({ kind: 'gateway-result', result }, state, charge, policy, ctx);
     }
     default: {
       const never: never = input;
@@ -446,12 +653,77 @@ export function decideGatewayCharged(
   }
 }
 
-/** A verified callback: a charge of this schedule not recorded yet is confirmed by a status query. */
+/**
+ * A timer of the registration or of a charge (the shared poll and alert; a poll written before
+ * the shared rules is read as the shared poll, and arms the alert it never had), or the expected
+ * cycle's.
+ */
+function statusTimer(
+  kind: string,
+  timer: StatusTimer,
+  state: GatewayChargedState,
+  policy: SchedulePolicy,
+  ctx: GatewayContext,
+): GatewayOutcome {
+  if ('expectedCycle' in timer)
+    return expectedCycleTimer(state, timer.expectedCycle, timer.poll, policy, ctx.now);
+  const obsolete: GatewayOutcome = { outcome: 'ignored', reason: 'TIMER_OBSOLETE' };
+  const legacyAlert = (
+    op: { requestId: string; stage: string; alerted?: boolean },
+    kinds: OperationKinds,
+  ): GatewayEffect[] =>
+    'kind' in timer || op.stage !== 'outcome-unknown' || op.alerted === true
+      ? []
+      : [
+          {
+            type: 'set-status-timer',
+            kind: kinds.alert,
+            at: addMs(ctx.now, policy.unknownAlertAfterMs ?? DEFAULT_UNKNOWN_ALERT_AFTER_MS),
+            timer: { kind: 'unknown-alert', requestId: op.requestId },
+          },
+        ];
+  const asOperationTimer = (requestId: string): OperationTimer =>
+    'kind' in timer ? timer : { kind: 'status-poll', requestId, attempt: timer.poll };
+  if (kind === REGISTRATION_STATUS_TIMER || kind === REGISTRATION_ALERT_TIMER) {
+    if (state.status !== 'registering') return obsolete;
+    const op = registrationOp(state.registration);
+    return registrationStep(
+      { kind: 'timer-fired', timer: asOperationTimer(op.requestId) },
+      state,
+      policy,
+      ctx,
+      { effects: legacyAlert(op, REGISTRATION_KINDS) },
+    );
+  }
+  const orderId = kind.startsWith(CHARGE_STATUS_TIMER_PREFIX)
+    ? kind.slice(CHARGE_STATUS_TIMER_PREFIX.length)
+    : kind.startsWith(CHARGE_ALERT_TIMER_PREFIX)
+      ? kind.slice(CHARGE_ALERT_TIMER_PREFIX.length)
+      : undefined;
+  const charge = state.charges.find(
+    (c) => c.gatewayOrderId === orderId && c.outcome === 'confirming',
+  );
+  if (charge === undefined) return obsolete;
+  const op = chargeOp(state.terms.scheduleId, charge);
+  return chargeStep(
+    { kind: 'timer-fired', timer: asOperationTimer(op.requestId) },
+    state,
+    charge,
+    policy,
+    ctx,
+    { effects: legacyAlert(op, chargeTimerKinds(charge.gatewayOrderId)) },
+  );
+}
+
+/**
+ * A verified callback: a charge of this schedule not recorded yet is reported and its status
+ * asked; one being confirmed has its status asked sooner (a callback never settles a charge).
+ */
 function reported(
   callback: GatewayCallback,
   state: GatewayChargedState,
   policy: SchedulePolicy,
-  now: string,
+  ctx: GatewayContext,
 ): GatewayOutcome {
   const id = state.terms.scheduleId;
   const cycle =
@@ -460,15 +732,19 @@ function reported(
       : undefined;
   if (cycle === undefined) return { outcome: 'ignored', reason: 'NOT_A_CHARGE_OF_THIS_SCHEDULE' };
   const gatewayOrderId = callback.report.gatewayOrderId;
-  if (state.charges.some((c) => c.gatewayOrderId === gatewayOrderId))
-    return { outcome: 'ignored', reason: 'CHARGE_ALREADY_RECORDED' };
+  const known = state.charges.find((c) => c.gatewayOrderId === gatewayOrderId);
+  if (known !== undefined) {
+    if (known.outcome !== 'confirming')
+      return { outcome: 'ignored', reason: 'CHARGE_ALREADY_RECORDED' };
+    return chargeStep({ kind: 'status-check-hint' }, state, known, policy, ctx);
+  }
   const charge: GatewayCharge = {
     gatewayOrderId,
     clientOrderId: callback.clientOrderId,
     cycle,
     outcome: 'confirming',
   };
-  const request = chargeStatusRequest(state.terms, charge, 1, now);
+  const op = newChargeOp(id, gatewayOrderId, ctx.now);
   return {
     outcome: 'accepted',
     drafts: [
@@ -480,177 +756,10 @@ function reported(
         reportedStatus: callback.report.status,
       },
     ],
-    effects: pollEffects(
-      policy,
-      now,
-      chargeTimerKind(gatewayOrderId),
-      request,
-      1,
-      { gatewayOrderId },
-      true,
-    ),
+    effects: startConfirming(state, charge, op, policy, ctx),
     commandId: derivedUuid(`callback/${callback.notificationId}`),
   };
 }
-
-/** The gateway has charged under the schedule: its registration exists, whatever else says so. */
-const chargedUnder = (state: GatewayChargedState): boolean => state.charges.length > 0;
-
-function registrationAnswered(
-  result: GatewayResult,
-  registration: { requestId: string; unknown: boolean; resent: boolean },
-  state: GatewayChargedState,
-  policy: SchedulePolicy,
-  now: string,
-): GatewayOutcome {
-  const commandId = registration.requestId;
-  const unknown = (reason: string): GatewayOutcome => ({
-    outcome: 'accepted',
-    drafts: registration.unknown ? [] : [{ type: 'schedule-registration-unknown', reason }],
-    effects: [
-      {
-        type: 'set-status-timer',
-        kind: REGISTRATION_STATUS_TIMER,
-        at: later(now, pollMs(policy)),
-        timer: { poll: 1 },
-      },
-    ],
-    commandId,
-  });
-  const r = result.result;
-  switch (r.kind) {
-    case 'accepted':
-      if (r.recurringPaymentId === undefined)
-        return unknown('the reply named no recurring-payment-id');
-      return {
-        outcome: 'accepted',
-        drafts: [
-          {
-            type: 'schedule-registered',
-            recurringPaymentId: r.recurringPaymentId,
-            resolvedBy: 'reply',
-          },
-        ],
-        effects: [
-          { type: 'cancel-status-timer', kind: REGISTRATION_STATUS_TIMER },
-          ...expectCycle(state, firstOf(state), policy),
-        ],
-        commandId,
-      };
-    case 'rejected':
-      if (chargedUnder(state)) return unknown(`refused, but charged under: ${r.message}`);
-      return registrationFailed(commandId, {
-        reason: 'rejected',
-        code: r.code,
-        message: r.message,
-      });
-    case 'not-sent': {
-      if (chargedUnder(state)) return unknown(`not sent, but charged under: ${r.reason}`);
-      const max = policy.maxSendAttempts ?? DEFAULT_MAX_SEND_ATTEMPTS;
-      if (result.attempt >= max && !registration.resent) {
-        return registrationFailed(
-          commandId,
-          { reason: 'not-sent', message: `not sent after ${result.attempt} attempts: ${r.reason}` },
-          false,
-        );
-      }
-      if (registration.resent) {
-        // The one resend after no trace was not sent: the gateway never had it.
-        return registrationFailed(commandId, {
-          reason: 'no-trace',
-          message: `no trace at the gateway and the resend was not sent: ${r.reason}`,
-        });
-      }
-      return {
-        outcome: 'accepted',
-        drafts: [],
-        effects: [
-          {
-            type: 'resend-registration',
-            requestId: registration.requestId,
-            attempt: result.attempt + 1,
-            notBefore: r.retryAt ?? later(now, pollMs(policy)),
-          },
-        ],
-        commandId,
-      };
-    }
-    case 'unknown':
-      return unknown(r.reason);
-    default: {
-      const never: never = r;
-      throw new Error(`unhandled classification ${JSON.stringify(never)}`);
-    }
-  }
-}
-
-function registrationStatusAnswered(
-  result: GatewayResult,
-  registration: { requestId: string; unknown: boolean; resent: boolean },
-  state: GatewayChargedState,
-  policy: SchedulePolicy,
-  now: string,
-): GatewayOutcome {
-  const commandId = result.requestId;
-  const r = result.result;
-  if (r.kind === 'accepted' && r.report?.status === 'approved' && r.recurringPaymentId) {
-    return {
-      outcome: 'accepted',
-      drafts: [
-        {
-          type: 'schedule-registered',
-          recurringPaymentId: r.recurringPaymentId,
-          resolvedBy: 'status',
-        },
-      ],
-      effects: [
-        { type: 'cancel-status-timer', kind: REGISTRATION_STATUS_TIMER },
-        ...expectCycle(state, firstOf(state), policy),
-      ],
-      commandId,
-    };
-  }
-  // Charged under it: whatever this answer says, the registration exists (the next poll asks).
-  if (chargedUnder(state)) return { outcome: 'accepted', drafts: [], effects: [], commandId };
-  // The gateway processed it and refused it: nothing to send again.
-  if (r.kind === 'accepted' && r.report !== undefined && isRefused(r.report.status)) {
-    return registrationFailed(commandId, {
-      reason: 'rejected',
-      ...(r.report.errorCode === undefined ? {} : { code: r.report.errorCode }),
-      message: r.report.errorMessage ?? `the gateway reports it ${r.report.status}`,
-    });
-  }
-  // Only "no such order" is no trace; a refused query (credentials, endpoint) says nothing.
-  if (r.kind === 'rejected' && r.orderUnknown === true) {
-    // The gateway has no trace of it (a synchronous operation: had it been processed, the status
-    // query would find it). Sent once more under the same client_orderid, which the gateway
-    // refuses as a duplicate if the first arrived after all; no trace again: failed.
-    if (registration.resent) {
-      return registrationFailed(commandId, { reason: 'no-trace', message: r.message });
-    }
-    return {
-      outcome: 'accepted',
-      drafts: [{ type: 'schedule-registration-resent' }],
-      effects: [
-        { type: 'cancel-status-timer', kind: REGISTRATION_STATUS_TIMER },
-        {
-          type: 'resend-registration',
-          requestId: registration.requestId,
-          // Beyond every not-sent resend (those stop at maxSendAttempts): a new inbox key.
-          attempt: (policy.maxSendAttempts ?? DEFAULT_MAX_SEND_ATTEMPTS) + 1,
-          notBefore: now,
-          afterNoTrace: true,
-        },
-      ],
-      commandId,
-    };
-  }
-  // Processing, unknown, not sent: the next poll is already armed.
-  return { outcome: 'accepted', drafts: [], effects: [], commandId };
-}
-
-const isRefused = (status: string): boolean =>
-  status === 'declined' || status === 'error' || status === 'filtered';
 
 /** The report of a status reply, and the gateway order it names. */
 function reportOf(result: GatewayResult) {
@@ -661,60 +770,41 @@ function reportOf(result: GatewayResult) {
 }
 
 /**
- * What a status reply about a charge's very order settles: charged (approved, with the gateway's
- * amount) or declined; undefined while it is not final (or not about a charge).
+ * A status reply about a charge's order speaks of the charge only when it names that order (or
+ * none) and a charge's transaction type (a sale or rebill, or none): a later refund of the order
+ * is not its outcome.
  */
-function chargeSettlement(
+function aboutCharge(
   report: NonNullable<ReturnType<typeof reportOf>['report']>,
-  charge: Pick<GatewayCharge, 'cycle' | 'gatewayOrderId' | 'clientOrderId'>,
-): GatewayDraft | undefined {
-  const isCharge =
-    report.transactionType === undefined ||
-    report.transactionType === 'sale' ||
-    report.transactionType === 'rebill';
-  if (!isCharge) return undefined;
-  const ref = {
-    cycle: charge.cycle,
-    gatewayOrderId: charge.gatewayOrderId,
-    clientOrderId: charge.clientOrderId,
-  };
-  if (report.status === 'approved' && report.amount !== undefined) {
-    return {
-      type: 'gateway-cycle-charged',
-      ...ref,
-      amount: report.amount,
-      ...(report.approvalCode === undefined ? {} : { approvalCode: report.approvalCode }),
-    };
-  }
-  if (isRefused(report.status)) {
-    return {
-      type: 'gateway-cycle-declined',
-      ...ref,
-      outcome: report.status as 'declined' | 'error' | 'filtered',
-      ...(report.errorCode === undefined ? {} : { code: report.errorCode }),
-    };
-  }
-  return undefined;
+  charge: Pick<GatewayCharge, 'gatewayOrderId'>,
+): boolean {
+  const type = report.transactionType;
+  return (
+    (report.gatewayOrderId === undefined || report.gatewayOrderId === charge.gatewayOrderId) &&
+    (type === undefined || type === 'sale' || type === 'rebill')
+  );
 }
 
-/** The status reply about a reported charge: only an answer about that very order settles it. */
-function chargeStatusAnswered(result: GatewayResult, charge: GatewayCharge): GatewayOutcome {
-  const commandId = result.requestId;
-  const { report, orderId } = reportOf(result);
-  const settled =
-    report !== undefined && orderId === charge.gatewayOrderId
-      ? chargeSettlement(report, charge)
-      : undefined;
-  if (settled !== undefined) {
-    return {
-      outcome: 'accepted',
-      drafts: [settled],
-      effects: [{ type: 'cancel-status-timer', kind: chargeTimerKind(charge.gatewayOrderId) }],
-      commandId,
-    };
-  }
-  // Not (yet) an answer about that order: the next poll is armed.
-  return { outcome: 'accepted', drafts: [], effects: [], commandId };
+/** A status query asking for an expected cycle's order by its client order id. */
+function expectedStatusRequest(
+  terms: ScheduleTerms,
+  cycle: number,
+  clientOrderId: string,
+  poll: number,
+  now: string,
+): GatewayStatusRequest {
+  const id = terms.scheduleId;
+  return {
+    operation: 'status',
+    requestId: derivedUuid(`recurring-schedule/${id}/expected-charge/${cycle}/status/${poll}`),
+    paymentId: id,
+    merchant: terms.merchant,
+    attempt: 1,
+    requestedAt: now,
+    clientOrderId,
+    subjectRequestId: expectedChargeSubjectId(id, cycle),
+    subjectOperation: 'rebill',
+  };
 }
 
 /** The expected-cycle timer: recorded already → the next cycle; asked enough → alert; else ask. */
@@ -744,28 +834,24 @@ function expectedCycleTimer(
       commandId,
     };
   }
-  const request = statusRequest(
-    state.terms,
-    {
-      clientOrderId,
-      subjectRequestId: expectedChargeSubjectId(id, cycle),
-      subjectOperation: 'rebill',
-    },
-    `expected-charge/${cycle}/status/${poll}`,
-    now,
-  );
+  // Searching for an order by its client order id is the schedule's own (no operation in flight
+  // yet): a fixed pace, bounded, then the not-found alert. The next poll is armed past the bound
+  // too, so the timer says when asking is over.
   return {
     outcome: 'accepted',
     drafts: [],
-    effects: pollEffects(
-      policy,
-      now,
-      EXPECTED_CHARGE_TIMER,
-      request,
-      poll,
-      { expectedCycle: cycle },
-      true,
-    ),
+    effects: [
+      {
+        type: 'send-gateway-request',
+        request: expectedStatusRequest(state.terms, cycle, clientOrderId, poll, now),
+      },
+      {
+        type: 'set-status-timer',
+        kind: EXPECTED_CHARGE_TIMER,
+        at: addMs(now, pollMs(policy)),
+        timer: { poll: poll + 1, expectedCycle: cycle },
+      },
+    ],
     commandId,
   };
 }
@@ -783,7 +869,7 @@ function expectedCycleAsked(
   if (subjectRequestId === undefined || state.status !== 'registered') return undefined;
   const { rule, scheduleId } = state.terms;
   const first = firstOf(state);
-  const upTo = firstCycleFrom(rule, first, later(now, -graceMs(policy))) ?? first + 10_000;
+  const upTo = firstCycleFrom(rule, first, addMs(now, -graceMs(policy))) ?? first + 10_000;
   for (let c = upTo; c >= first && upTo - c <= 10_000; c -= 1)
     if (expectedChargeSubjectId(scheduleId, c) === subjectRequestId) return c;
   return undefined;
@@ -791,15 +877,16 @@ function expectedCycleAsked(
 
 /**
  * A status reply about an expected cycle's order: a charge found is recorded as its callback
- * would have (reported), settled by this very reply when final, else confirmed by polling; the
- * next cycle is then expected. No order yet: the next poll is armed.
+ * would have (reported), and this very reply is then its first status answer (the shared rules
+ * settle it when final, amount checked); else it is confirmed by polling. The next cycle is then
+ * expected. No order yet: the next poll is armed.
  */
 function expectedCycleAnswered(
   result: GatewayResult,
   cycle: number,
   state: GatewayChargedState,
   policy: SchedulePolicy,
-  now: string,
+  ctx: GatewayContext,
 ): GatewayOutcome {
   const commandId = result.requestId;
   if (state.charges.some((c) => c.cycle === cycle))
@@ -815,31 +902,49 @@ function expectedCycleAnswered(
     cycle,
     outcome: 'confirming',
   };
-  const reported: GatewayDraft = {
+  const reportedDraft: GatewayDraft = {
     type: 'gateway-charge-reported',
     cycle,
     gatewayOrderId: orderId,
     clientOrderId: charge.clientOrderId,
     reportedStatus: report.status,
   };
-  const settled = chargeSettlement(report, charge);
   const next = expectCycle(state, cycle + 1, policy);
-  if (settled !== undefined)
-    return { outcome: 'accepted', drafts: [reported, settled], effects: next, commandId };
-  const request = chargeStatusRequest(state.terms, charge, 1, now);
+  const op = newChargeOp(state.terms.scheduleId, orderId, ctx.now);
+  if (!aboutCharge(report, charge)) {
+    return {
+      outcome: 'accepted',
+      drafts: [reportedDraft],
+      effects: [...startConfirming(state, charge, op, policy, ctx, false), ...next],
+      commandId,
+    };
+  }
+  const step = decideOperationInput(
+    { kind: 'gateway-result', result: { ...result, subjectRequestId: op.requestId } },
+    {
+      order: chargeOrder(state.terms, charge),
+      op,
+      vocab: chargeVocabulary(state, charge),
+      rules: operationRules(policy, true),
+      ctx,
+    },
+  );
+  // Settled by this reply (the shared rules drop the operation's timers): nothing to poll.
+  const settled = step.effects.some((e) => e.type === 'cancel-timer' && e.timer === 'status-poll');
+  const kinds = chargeTimerKinds(orderId);
   return {
     outcome: 'accepted',
-    drafts: [reported],
+    drafts: [reportedDraft, ...(step.outcome === 'news' ? step.drafts : [])],
     effects: [
-      ...pollEffects(
-        policy,
-        now,
-        chargeTimerKind(orderId),
-        request,
-        1,
-        { gatewayOrderId: orderId },
-        true,
-      ),
+      // Not settled: polled from now on (this reply was its first answer: the next query waits
+      // for the first poll), and what the reply says of its timers comes after (an alert
+      // dropped). Settled: none was ever armed.
+      ...(settled
+        ? []
+        : [
+            ...startConfirming(state, charge, op, policy, ctx, false),
+            ...scheduleEffects(step.effects, kinds),
+          ]),
       ...next,
     ],
     commandId,

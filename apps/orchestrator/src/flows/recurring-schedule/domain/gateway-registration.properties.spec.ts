@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import {
   cancel,
   chargeCallback,
+  chargeTimer,
   create,
   GATEWAY_POLICY,
   pause,
@@ -28,6 +29,7 @@ type Step =
   | { kind: 'answer'; order: number; status: 'approved' | 'declined' | 'processing' }
   | { kind: 'charge-timer'; cycle: number }
   | { kind: 'status-timer'; poll: number; order: number }
+  | { kind: 'operation-timer'; alert: boolean; order: number }
   | { kind: 'command'; which: number }
   | { kind: 'registration'; outcome: 'accepted' | 'unknown' | 'rejected' };
 
@@ -46,6 +48,11 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({
     kind: fc.constant('status-timer' as const),
     poll: fc.integer({ min: 1, max: 4 }),
+    order: fc.integer({ min: 1, max: 4 }),
+  }),
+  fc.record({
+    kind: fc.constant('operation-timer' as const),
+    alert: fc.boolean(),
     order: fc.integer({ min: 1, max: 4 }),
   }),
   fc.record({ kind: fc.constant('command' as const), which: fc.integer({ min: 0, max: 3 }) }),
@@ -89,6 +96,8 @@ function input(s: Step, state: ScheduleState): ScheduleInput | undefined {
       return timer(s.cycle);
     case 'status-timer':
       return statusTimer(s.poll, orderId(s.order));
+    case 'operation-timer':
+      return chargeTimer(orderId(s.order), s.alert ? 'unknown-alert' : 'status-poll');
     case 'command':
       return [pause(), resume(), update({ minor: 1, currency: 'EUR' }), cancel()][s.which];
     case 'registration':

@@ -1,5 +1,4 @@
 import type { GatewayStatusRequest } from '@payments/contracts';
-import type { ScheduleInput } from './decide';
 import { MERCHANT, SCHEDULE_ID } from '@payments/contracts/testing';
 import {
   cancel,
@@ -12,6 +11,9 @@ import {
   registrationReply,
   resume,
   Scenario,
+  chargeTimer,
+  expectedTimer,
+  registrationTimer,
   statusAnswer,
   statusTimer,
   T0,
@@ -19,10 +21,15 @@ import {
   update,
   withPolicy,
 } from '../../../../test/kits/recurring-schedule.kit';
+import { addMs } from '../../../domain/decision';
+import { decideSchedule } from './decide';
 import { chargeSubjectId, registrationRequestId } from './gateway-charged';
 
 const eur = (minor: number) => ({ minor, currency: 'EUR' });
-const T1 = '2026-01-01T00:00:05.000Z';
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const at = (ms: number) => addMs(T0, ms);
+const T1 = at(5_000);
 
 /** Created on an endpoint that registers with the gateway; the reply gave recurring id 77. */
 const registered = (): Scenario =>
@@ -126,7 +133,7 @@ describe('schedule registered with the gateway: the registration reply', () => {
     failed.when(pause(), T0).thenRejected('INVALID_STATE');
   });
 
-  it('when it was not sent, then it is resent until the attempts run out, then failed', () => {
+  it('when it was not sent, then it is resent after the shared backoff until the attempts run out, then failed', () => {
     withPolicy(GATEWAY_POLICY, [create(), T0])
       .when(registrationReply({ kind: 'not-sent', reason: 'circuit open' }, 1), T0)
       .then([])
@@ -135,12 +142,27 @@ describe('schedule registered with the gateway: the registration reply', () => {
           type: 'resend-registration',
           requestId: registrationRequestId(SCHEDULE_ID),
           attempt: 2,
-          notBefore: T1,
+          notBefore: at(1_000),
         },
       ]);
     withPolicy(GATEWAY_POLICY, [create(), T0])
       .when(registrationReply({ kind: 'not-sent', reason: 'circuit open' }, 3), T0)
       .then([{ type: 'schedule-registration-failed', reason: 'not-sent' }]);
+  });
+
+  it('when the reply names no recurring-payment-id, then it is acknowledged and status queries bring its outcome', () => {
+    withPolicy(GATEWAY_POLICY, [create(), T0])
+      .when(registrationReply({ kind: 'accepted', serialNumber: 's-1' }), T0)
+      .then([{ type: 'schedule-registration-accepted', serialNumber: 's-1' }])
+      .thenEffects([
+        {
+          type: 'set-status-timer',
+          kind: 'registration-status',
+          at: at(3_000),
+          timer: { kind: 'status-poll', attempt: 1 },
+        },
+      ])
+      .thenStatus('registering');
   });
 });
 
@@ -150,18 +172,29 @@ describe('schedule registered with the gateway: an unknown registration is resol
       registrationReply({ kind: 'unknown', reason: 'timeout' }),
     );
 
-  it('when the reply is lost, then status queries by its client_orderid are armed', () => {
+  it('when the reply is lost, then status queries by its client_orderid poll at the shared cadence and the alert is armed', () => {
     withPolicy(GATEWAY_POLICY, [create(), T0])
       .when(registrationReply({ kind: 'unknown', reason: 'timeout' }), T0)
-      .then([{ type: 'schedule-registration-unknown', reason: 'timeout' }])
+      .then([{ type: 'schedule-registration-unknown', since: T0 }])
       .thenEffects([
-        { type: 'set-status-timer', kind: 'registration-status', at: T1, timer: { poll: 1 } },
+        {
+          type: 'set-status-timer',
+          kind: 'registration-status',
+          at: at(3_000),
+          timer: { kind: 'status-poll', attempt: 1 },
+        },
+        {
+          type: 'set-status-timer',
+          kind: 'registration-alert',
+          at: at(HOUR),
+          timer: { kind: 'unknown-alert' },
+        },
       ])
       .thenStatus('registering');
   });
 
   it('when the status query finds the registration, then it is registered (resolved by status)', () => {
-    const polled = unknown().when(statusTimer(1), T1);
+    const polled = unknown().when(registrationTimer('status-poll', 1), T1);
     polled.thenEffects([
       {
         type: 'send-gateway-request',
@@ -172,7 +205,7 @@ describe('schedule registered with the gateway: an unknown registration is resol
           subjectOperation: 'create-recurring-payment',
         },
       },
-      { type: 'set-status-timer', kind: 'registration-status', timer: { poll: 2 } },
+      { type: 'set-status-timer', kind: 'registration-status', timer: { attempt: 2 } },
     ]);
     unknown()
       .when(
@@ -186,49 +219,64 @@ describe('schedule registered with the gateway: an unknown registration is resol
       .then([{ type: 'schedule-registered', recurringPaymentId: '77', resolvedBy: 'status' }])
       .thenEffects([
         { type: 'cancel-status-timer', kind: 'registration-status' },
+        { type: 'cancel-status-timer', kind: 'registration-alert' },
         // From now on every cycle's charge is asked for once its time has passed.
         { type: 'set-status-timer', kind: 'expected-charge', timer: { poll: 1, expectedCycle: 0 } },
       ]);
   });
 
-  it('when the status query finds no trace, then it is sent once more under the same client_orderid; no trace again: failed', () => {
-    const request = sentStatus(unknown().when(statusTimer(1), T1));
+  it('no trace is judged on when the gateway answered: within the window nothing; after it, sent once more under the same client_orderid; no trace again: unknown with the alert, never failed', () => {
+    const request = sentStatus(unknown().when(registrationTimer('status-poll', 1), T1));
     const noTrace = {
       kind: 'rejected' as const,
       code: '2',
       message: 'unknown client_orderid',
       orderUnknown: true as const,
     };
-    const resent = unknown().when(statusAnswer(request, noTrace), T1);
-    resent.then([{ type: 'schedule-registration-resent' }]).thenEffects([
-      { type: 'cancel-status-timer' },
+    // Answered 5 s after the outcome became unknown: too soon to say it never arrived.
+    unknown()
+      .when(statusAnswer(request, noTrace, T1), T1)
+      .thenIgnored('NO_NEWS');
+    const late = at(MINUTE);
+    const resent = unknown().when(statusAnswer(request, noTrace, late), late);
+    resent.then([{ type: 'schedule-registration-resent', attempt: 1000, unknownSince: T0 }]);
+    resent.thenEffects([
       {
         type: 'resend-registration',
         requestId: registrationRequestId(SCHEDULE_ID),
         afterNoTrace: true,
-        attempt: 4,
+        attempt: 1000,
       },
+      { type: 'cancel-status-timer', kind: 'registration-alert' },
     ]);
-    const again = unknown()
-      .and(statusAnswer(request, noTrace), T1)
-      .and(registrationReply({ kind: 'unknown', reason: 'timeout' }, 4), T1);
-    const second = sentStatus(again.when(statusTimer(1), T1));
+    const again = unknown().and(statusAnswer(request, noTrace, late), late);
+    const second = sentStatus(again.when(registrationTimer('status-poll', 5), late));
     expect(second.requestId).not.toBe(request.requestId);
-    again
-      .when(statusAnswer(second, noTrace), T1)
-      .then([{ type: 'schedule-registration-failed', reason: 'no-trace' }])
-      .thenStatus('registration-failed');
+    const later = at(3 * MINUTE);
+    const alerted = again.when(statusAnswer(second, noTrace, later), later);
+    alerted
+      .then([
+        { type: 'schedule-registration-unknown', alert: true, concern: 'no-trace', since: late },
+      ])
+      .thenStatus('registering');
+    // Polled on at the slow cadence (a slow gateway's late answer still settles it).
+    const slow = again
+      .and(statusAnswer(second, noTrace, later), later)
+      .when(registrationTimer('status-poll', 6), later);
+    slow.thenEffects([
+      { type: 'send-gateway-request' },
+      { type: 'set-status-timer', kind: 'registration-status', at: addMs(later, 5 * MINUTE) },
+    ]);
   });
 
   it('a status query refused for another reason is no evidence; a status saying declined is a refusal, never sent again', () => {
-    const request = sentStatus(unknown().when(statusTimer(1), T1));
+    const request = sentStatus(unknown().when(registrationTimer('status-poll', 1), T1));
     unknown()
       .when(
         statusAnswer(request, { kind: 'rejected', code: 'authentication', message: 'forbidden' }),
-        T1,
+        at(HOUR),
       )
-      .then([])
-      .thenEffects([]);
+      .thenIgnored('NO_NEWS');
     unknown()
       .when(
         statusAnswer(request, {
@@ -250,33 +298,60 @@ describe('schedule registered with the gateway: an unknown registration is resol
           message: 'card reference not eligible',
         },
       ])
-      .thenEffects([{ type: 'cancel-status-timer', kind: 'registration-status' }]);
+      .thenEffects([
+        { type: 'cancel-status-timer', kind: 'registration-status' },
+        { type: 'cancel-status-timer', kind: 'registration-alert' },
+      ]);
   });
 
-  it('when the status query cannot tell (processing, not sent), then nothing changes and the next poll is already armed', () => {
-    const request = sentStatus(unknown().when(statusTimer(1), T1));
+  it('when the status query cannot tell, nothing changes; still unknown after the alert time: a person must look (once), and the polls go on', () => {
+    const request = sentStatus(unknown().when(registrationTimer('status-poll', 1), T1));
     unknown()
       .when(statusAnswer(request, { kind: 'not-sent', reason: 'status budget' }), T1)
-      .then([])
-      .thenEffects([]);
-    // The last poll arms one more timer; when it fires the registration is still unknown: a
-    // person must look (once), never a silent wait.
+      .thenIgnored('NO_NEWS');
+    // Past the fast band: every 5 to 10 minutes, never a silent stop.
     unknown()
-      .when(statusTimer(3), T1)
+      .when(registrationTimer('status-poll', 70), at(10 * MINUTE))
       .thenEffects([
         { type: 'send-gateway-request' },
-        { type: 'set-status-timer', kind: 'registration-status', timer: { poll: 4 } },
+        { type: 'set-status-timer', kind: 'registration-status' },
       ]);
     unknown()
+      .when(registrationTimer('unknown-alert'), at(HOUR - 1))
+      .then([])
+      .thenEffects([{ type: 'set-status-timer', kind: 'registration-alert', at: at(HOUR) }]);
+    const alerted = unknown().and(registrationTimer('unknown-alert'), at(HOUR));
+    expect(alerted.events.at(-1)).toMatchObject({
+      type: 'schedule-registration-unknown',
+      alert: true,
+      since: T0,
+    });
+    alerted.when(registrationTimer('unknown-alert'), at(HOUR)).thenIgnored('TIMER_OBSOLETE');
+    // Alerted, still asked: hourly after the first hour.
+    alerted.when(registrationTimer('status-poll', 20), at(HOUR + 1)).thenEffects([
+      { type: 'send-gateway-request', request: { operation: 'status' } },
+      { type: 'set-status-timer', kind: 'registration-status', at: at(2 * HOUR + 1) },
+    ]);
+  });
+
+  it('a poll armed before the shared rules (`{ poll }`) is asked at the shared cadence and arms the alert it never had', () => {
+    unknown()
       .when(statusTimer(4), T1)
-      .then([{ type: 'schedule-registration-unknown', alert: true }])
-      .thenStatus('registering');
-    unknown().when(statusTimer(5), T1).thenIgnored('TIMER_OBSOLETE');
+      .thenEffects([
+        { type: 'send-gateway-request', request: { operation: 'status' } },
+        { type: 'set-status-timer', kind: 'registration-status', timer: { kind: 'status-poll' } },
+        {
+          type: 'set-status-timer',
+          kind: 'registration-alert',
+          at: addMs(T1, HOUR),
+          timer: { kind: 'unknown-alert' },
+        },
+      ]);
   });
 });
 
 describe('schedule registered with the gateway: its charges', () => {
-  it('when a verified callback names a charge, then it is reported (not charged) and confirmed by a status query about that order', () => {
+  it('when a verified callback names a charge, then it is reported (not charged), its status asked about that order, polled, and its alert armed', () => {
     registered()
       .when(chargeCallback(3, '1000007'), T1)
       .then([
@@ -296,9 +371,21 @@ describe('schedule registered with the gateway: its charges', () => {
             clientOrderId: `${SCHEDULE_ID}-3`,
             gatewayOrderId: '1000007',
             subjectRequestId: chargeSubjectId(SCHEDULE_ID, '1000007'),
+            subjectOperation: 'rebill',
           },
         },
-        { type: 'set-status-timer', kind: 'charge-status:1000007', timer: { poll: 2 } },
+        {
+          type: 'set-status-timer',
+          kind: 'charge-status:1000007',
+          at: addMs(T1, 3_000),
+          timer: { kind: 'status-poll', attempt: 1 },
+        },
+        {
+          type: 'set-status-timer',
+          kind: 'charge-alert:1000007',
+          at: addMs(T1, HOUR),
+          timer: { kind: 'unknown-alert' },
+        },
       ]);
   });
 
@@ -316,10 +403,14 @@ describe('schedule registered with the gateway: its charges', () => {
           approvalCode: '242424',
         },
       ])
-      .thenEffects([{ type: 'cancel-status-timer', kind: 'charge-status:1000007' }]);
+      .thenEffects([
+        { type: 'cancel-status-timer', kind: 'charge-status:1000007' },
+        { type: 'cancel-status-timer', kind: 'charge-alert:1000007' },
+      ]);
     const after = reported.and(statusAnswer(request, approvedReport('1000007')), T1);
     after.when(statusAnswer(request, approvedReport('1000007')), T1).thenIgnored('STALE_RESULT');
     after.when(chargeCallback(1, '1000007'), T1).thenIgnored('CHARGE_ALREADY_RECORDED');
+    after.when(chargeTimer('1000007', 'status-poll', 2), T1).thenIgnored('TIMER_OBSOLETE');
     after.when(statusTimer(2, '1000007'), T1).thenIgnored('TIMER_OBSOLETE');
     // A second charge of the gateway is another order: recorded on its own.
     after
@@ -339,70 +430,126 @@ describe('schedule registered with the gateway: its charges', () => {
         T1,
       )
       .then([{ type: 'gateway-cycle-declined', cycle: 0, outcome: 'declined', code: '116' }])
-      .thenEffects([{ type: 'cancel-status-timer' }]);
+      .thenEffects([{ type: 'cancel-status-timer' }, { type: 'cancel-status-timer' }]);
+  });
+
+  it("another amount than the schedule's is no charge: unknown with the alert (amount-mismatch), for a person", () => {
+    const reported = registered().and(chargeCallback(1, '1000007'), T1);
+    const request = sentStatus(registered().when(chargeCallback(1, '1000007'), T1));
+    const other = approvedReport('1000007');
+    reported
+      .when(
+        statusAnswer(request, { ...other, report: { ...other.report, amount: eur(99_900) } }),
+        T1,
+      )
+      .then([
+        {
+          type: 'gateway-charge-outcome-unknown',
+          gatewayOrderId: '1000007',
+          alert: true,
+          concern: 'amount-mismatch',
+          reportedAmount: eur(99_900),
+        },
+      ]);
   });
 
   it('a callback alone never says money moved: no answer about that very order, no charge event', () => {
     const reported = registered().and(chargeCallback(1, '1000007'), T1);
     const request = sentStatus(registered().when(chargeCallback(1, '1000007'), T1));
-    // About another order, still processing, an unknown outcome, approved without an amount.
-    reported.when(statusAnswer(request, approvedReport('1000099')), T1).then([]);
+    // About another order, a refund of the order, an unknown outcome: no news.
     reported
-      .when(statusAnswer(request, { kind: 'accepted', report: { status: 'processing' } }), T1)
-      .then([]);
-    reported.when(statusAnswer(request, { kind: 'unknown', reason: 'timeout' }), T1).then([]);
+      .when(statusAnswer(request, approvedReport('1000099')), T1)
+      .thenIgnored('NOT_ABOUT_THIS_OPERATION');
+    const refund = approvedReport('1000007');
     reported
       .when(
         statusAnswer(request, {
-          kind: 'accepted',
-          report: { status: 'approved', gatewayOrderId: '1000007' },
+          ...refund,
+          report: { ...refund.report, transactionType: 'return' },
         }),
         T1,
       )
-      .then([]);
+      .thenIgnored('NOT_ABOUT_THIS_OPERATION');
+    reported
+      .when(statusAnswer(request, { kind: 'unknown', reason: 'timeout' }), T1)
+      .thenIgnored('NO_NEWS');
+    // In progress at the gateway: no longer unknown (its alert dropped), still not charged.
+    reported
+      .when(statusAnswer(request, { kind: 'accepted', report: { status: 'processing' } }), T1)
+      .then([{ type: 'gateway-charge-accepted', gatewayOrderId: '1000007' }])
+      .thenEffects([{ type: 'cancel-status-timer', kind: 'charge-alert:1000007' }]);
+    // A verified callback about it again only brings the status query forward.
+    reported
+      .when(chargeCallback(1, '1000007', 'declined'), T1)
+      .thenEffects([
+        { type: 'set-status-timer', kind: 'charge-status:1000007', at: T1, timer: { attempt: 1 } },
+      ]);
+    expect(reported.when(chargeCallback(1, '1000007', 'declined'), T1).decision.events).toEqual([]);
     // The next poll asks again.
     reported
-      .when(statusTimer(2, '1000007'), T1)
+      .when(chargeTimer('1000007', 'status-poll', 2), T1)
       .thenEffects([
         { type: 'send-gateway-request' },
-        { type: 'set-status-timer', timer: { poll: 3 } },
+        { type: 'set-status-timer', timer: { attempt: 3 } },
       ]);
-    // The last poll arms one more timer: it says the asking is over.
-    reported
-      .when(statusTimer(3, '1000007'), T1)
-      .thenEffects([
-        { type: 'send-gateway-request' },
-        { type: 'set-status-timer', timer: { poll: 4 } },
-      ]);
-    // Never confirmed: a person must look (once); nothing is assumed charged.
-    reported
-      .when(statusTimer(4, '1000007'), T1)
-      .then([{ type: 'gateway-charge-alert', reason: 'unconfirmed', gatewayOrderId: '1000007' }])
+    // Never confirmed within the alert time: a person must look (once); nothing is assumed
+    // charged, and the polls go on.
+    const alerted = reported.when(chargeTimer('1000007', 'unknown-alert'), addMs(T1, HOUR));
+    alerted
+      .then([
+        {
+          type: 'gateway-charge-outcome-unknown',
+          gatewayOrderId: '1000007',
+          alert: true,
+          since: T1,
+        },
+      ])
       .thenEffects([]);
-    reported.when(statusTimer(5, '1000007'), T1).thenIgnored('TIMER_OBSOLETE');
+    const afterAlert = reported.and(chargeTimer('1000007', 'unknown-alert'), addMs(T1, HOUR));
+    afterAlert
+      .when(chargeTimer('1000007', 'unknown-alert'), addMs(T1, HOUR))
+      .thenIgnored('TIMER_OBSOLETE');
+    afterAlert.when(chargeTimer('1000007', 'status-poll', 20), addMs(T1, HOUR)).thenEffects([
+      { type: 'send-gateway-request', request: { gatewayOrderId: '1000007' } },
+      { type: 'set-status-timer', kind: 'charge-status:1000007', at: addMs(T1, 2 * HOUR) },
+    ]);
   });
 
-  it("ignores callbacks that are not this schedule's charges and browser returns", () => {
-    registered()
-      .when(chargeCallback(1, '1', 'approved', { clientOrderId: SCHEDULE_ID }), T1)
-      .thenIgnored('NOT_A_CHARGE_OF_THIS_SCHEDULE');
-    registered()
-      .when(chargeCallback(1, '1', 'approved', { clientOrderId: `${MERCHANT.endpointId}-1` }), T1)
-      .thenIgnored('NOT_A_CHARGE_OF_THIS_SCHEDULE');
-    registered()
-      .when(chargeCallback(1, '1', 'approved', { source: 'browser-return' }), T1)
-      .thenIgnored('NOT_A_CHARGE_OF_THIS_SCHEDULE');
+  it('a charge whose order the gateway does not know is never sent again: after the window, unknown with the alert (no-trace)', () => {
+    const reported = registered().and(chargeCallback(2, '999999'), T1);
+    const request = sentStatus(registered().when(chargeCallback(2, '999999'), T1));
+    const noSuchOrder = {
+      kind: 'rejected' as const,
+      code: '1',
+      message: 'unknown order',
+      orderUnknown: true as const,
+    };
+    reported.when(statusAnswer(request, noSuchOrder, T1), T1).thenIgnored('NO_NEWS');
+    const late = addMs(T1, MINUTE);
+    reported
+      .when(statusAnswer(request, noSuchOrder, late), late)
+      .then([{ type: 'gateway-charge-outcome-unknown', alert: true, concern: 'no-trace' }])
+      .thenEffects([{ type: 'cancel-status-timer', kind: 'charge-alert:999999' }]);
   });
 
-  it('records charges while the registration is still unknown (the callback proves it exists)', () => {
-    withPolicy(
-      GATEWAY_POLICY,
-      [create(), T0],
-      [registrationReply({ kind: 'unknown', reason: 'x' }), T0],
-    )
-      .when(chargeCallback(1, '1000007'), T1)
-      .then([{ type: 'gateway-charge-reported', cycle: 0 }])
-      .thenStatus('registering');
+  it('a charge being confirmed before the shared rules (no operation stored, a `{ poll }` timer) is polled and gets its alert', () => {
+    const reported = registered().and(chargeCallback(1, '1000007'), T1);
+    const state = reported.state;
+    if (state.status !== 'registered') throw new Error(state.status);
+    const legacy = {
+      ...state,
+      charges: state.charges.map(({ op: _op, ...charge }) => charge),
+    };
+    const decision = decideSchedule(statusTimer(7, '1000007'), legacy, {
+      now: T1,
+      policy: GATEWAY_POLICY,
+    });
+    expect(decision.effects).toMatchObject([
+      { type: 'send-gateway-request', request: { operation: 'status', gatewayOrderId: '1000007' } },
+      // Asked long ago as far as the rules can tell: the slowest cadence.
+      { type: 'set-status-timer', kind: 'charge-status:1000007', at: addMs(T1, HOUR) },
+      { type: 'set-status-timer', kind: 'charge-alert:1000007', at: addMs(T1, HOUR) },
+    ]);
   });
 });
 
@@ -447,10 +594,7 @@ describe('schedule registered with the gateway: never rebilled, and what the gat
 describe('schedule registered with the gateway: every cycle is asked for, callbacks or not', () => {
   /** Cycle 0 is due 2026-01-31 09:00 Berlin; asked a day (the grace) later. */
   const CYCLE0_ASKED = '2026-02-01T08:00:00.000Z';
-  const expected = (cycle: number, poll: number): ScheduleInput => ({
-    kind: 'status-timer',
-    timer: { poll, expectedCycle: cycle },
-  });
+  const expected = expectedTimer;
   const noSuchOrder = {
     kind: 'rejected' as const,
     code: '1',
@@ -463,6 +607,7 @@ describe('schedule registered with the gateway: every cycle is asked for, callba
       .when(registrationReply({ kind: 'accepted', recurringPaymentId: '77' }), T0)
       .thenEffects([
         { type: 'cancel-status-timer', kind: 'registration-status' },
+        { type: 'cancel-status-timer', kind: 'registration-alert' },
         {
           type: 'set-status-timer',
           kind: 'expected-charge',
@@ -510,6 +655,30 @@ describe('schedule registered with the gateway: every cycle is asked for, callba
     recorded
       .when(statusAnswer(request, approvedReport('1000009')), CYCLE0_ASKED)
       .thenIgnored('CHARGE_ALREADY_RECORDED');
+  });
+
+  it('a charge found still in progress is reported and confirmed by polling, no longer unknown', () => {
+    const asked = registered().when(expected(0, 1), CYCLE0_ASKED);
+    registered()
+      .and(expected(0, 1), CYCLE0_ASKED)
+      .when(
+        statusAnswer(sentStatus(asked), {
+          kind: 'accepted',
+          gatewayOrderId: '1000010',
+          report: { status: 'processing', gatewayOrderId: '1000010', transactionType: 'sale' },
+        }),
+        CYCLE0_ASKED,
+      )
+      .then([
+        { type: 'gateway-charge-reported', cycle: 0, gatewayOrderId: '1000010' },
+        { type: 'gateway-charge-accepted', gatewayOrderId: '1000010' },
+      ])
+      .thenEffects([
+        { type: 'set-status-timer', kind: 'charge-status:1000010' },
+        { type: 'set-status-timer', kind: 'charge-alert:1000010' },
+        { type: 'cancel-status-timer', kind: 'charge-alert:1000010' },
+        { type: 'set-status-timer', kind: 'expected-charge', timer: { expectedCycle: 1 } },
+      ]);
   });
 
   it('no charge found while it is asked: a person is alerted (not-found) and the next cycle is expected', () => {
@@ -576,11 +745,17 @@ describe('schedule registered with the gateway: every cycle is asked for, callba
       [create(), T0],
       [registrationReply({ kind: 'unknown', reason: 'timeout' }), T0],
     ).and(chargeCallback(1, '1000007'), T1);
-    const polled = charging.when(statusTimer(1), T1);
+    const polled = charging.when(registrationTimer('status-poll', 1), T1);
     charging
-      .and(statusTimer(1), T1)
-      .when(statusAnswer(sentStatus(polled), noSuchOrder), T1)
-      .then([])
+      .and(registrationTimer('status-poll', 1), T1)
+      .when(
+        statusAnswer(sentStatus(polled), {
+          kind: 'accepted',
+          report: { status: 'declined', transactionType: 'create-recurring-payment' },
+        }),
+        T1,
+      )
+      .then([{ type: 'schedule-registration-unknown', alert: true }])
       .thenStatus('registering');
   });
 });

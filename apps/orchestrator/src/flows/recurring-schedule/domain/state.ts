@@ -1,4 +1,5 @@
 import type { CardRef, MerchantRef, Money, ScheduleRule } from '@payments/contracts';
+import type { OperationInFlight } from '../../../domain/gateway-operation';
 import type { PaymentLimits } from '../../card-payment/domain/decision';
 
 /** What a schedule charges, whom and when: fixed at creation except the amount (update-schedule). */
@@ -78,14 +79,23 @@ interface GatewayCharges {
   readonly firstCycle?: number;
 }
 
-/** The create-recurring-payment request of a schedule charged by the gateway. */
-export interface Registration {
-  readonly requestId: string;
-  /** Its outcome was unknown: status queries by client_orderid resolve it. */
-  readonly unknown: boolean;
-  /** Sent once more after a status query found no trace of it (at most once). */
-  readonly resent: boolean;
-}
+/** The create-recurring-payment request of a schedule charged by the gateway, in flight. */
+export type RegistrationOp = OperationInFlight<'create-recurring-payment'>;
+
+/**
+ * The registration as stored: the shared operation in flight, or the shape of sagas written
+ * before the shared rules (`unknown`: status queries resolve it; `resent`: sent once more after
+ * no trace), read through `registrationOp`.
+ */
+export type Registration =
+  | RegistrationOp
+  | { readonly requestId: string; readonly unknown: boolean; readonly resent: boolean };
+
+/**
+ * A gateway charge's confirmation as an operation in flight: the gateway's own request, which we
+ * never send, asked about by status queries (its request id is the subject id of those queries).
+ */
+export type ChargeOp = OperationInFlight<'rebill'>;
 
 /** A charge the gateway made on a registered schedule, keyed by its gateway order id. */
 export interface GatewayCharge {
@@ -94,6 +104,8 @@ export interface GatewayCharge {
   readonly cycle: number;
   /** `confirming`: a verified callback named it, a status query about it is out. */
   readonly outcome: 'confirming' | 'charged' | 'declined';
+  /** While confirming (absent on sagas written before the shared rules: read through `chargeOp`). */
+  readonly op?: ChargeOp;
 }
 
 /** The schedule states whose charges the gateway makes. */
@@ -110,9 +122,15 @@ export function isGatewayCharged(state: ScheduleState): state is GatewayChargedS
   );
 }
 
-/** Status queries of an unknown registration or an unconfirmed charge (timer `payload.poll`). */
+/**
+ * The shared operation timers of the registration and of each charge being confirmed: the status
+ * poll and the unknown-outcome alert (payload: the operation timer; `{ poll }` on timers written
+ * before the shared rules).
+ */
 export const REGISTRATION_STATUS_TIMER = 'registration-status';
+export const REGISTRATION_ALERT_TIMER = 'registration-alert';
 export const CHARGE_STATUS_TIMER_PREFIX = 'charge-status:';
+export const CHARGE_ALERT_TIMER_PREFIX = 'charge-alert:';
 /**
  * The next cycle the gateway should have charged by now (`payload.expectedCycle`): asked for by
  * its client order id once its time and the grace have passed, whether or not a callback came.
@@ -136,12 +154,21 @@ export interface SchedulePolicy {
   readonly retryDelaysMs: readonly number[];
   /** Endpoints whose schedules are registered with the gateway and charged by it. */
   readonly gatewayRegistrationEndpoints?: readonly string[];
-  /** Delay before each status query of an unknown registration or an unconfirmed charge. */
+  /** Delay between the status queries asking for an expected cycle's charge. */
   readonly statusPollMs?: number;
-  /** Status queries per unknown registration or unconfirmed charge before it is left to operators. */
+  /** Status queries asking for an expected cycle's charge before `gateway-charge-alert` (not-found). */
   readonly maxStatusPolls?: number;
   /** Sends of a registration that was provably not sent before it fails. */
   readonly maxSendAttempts?: number;
+  /**
+   * The shared operation rules' figures for the registration and the charges' confirmations
+   * (undefined: the defaults — an hour, the shared no-trace window, the gateway refusing a reused
+   * client_orderid, the own-limit wait).
+   */
+  readonly unknownAlertAfterMs?: number;
+  readonly neverReceivedAfterMs?: number;
+  readonly gatewayRefusesReusedOrderId?: boolean;
+  readonly ownLimitWaitMs?: number;
   /**
    * How long after a cycle's time the gateway's charge of it is asked for (the gateway charges on
    * the cycle's date at a time of day of its own). Undefined: DEFAULT_EXPECTED_CHARGE_GRACE_MS.
@@ -162,3 +189,4 @@ export const DEFAULT_STATUS_POLL_MS = 5_000;
 export const DEFAULT_MAX_STATUS_POLLS = 60;
 export const DEFAULT_MAX_SEND_ATTEMPTS = 5;
 export const DEFAULT_EXPECTED_CHARGE_GRACE_MS = 86_400_000;
+export const DEFAULT_UNKNOWN_ALERT_AFTER_MS = 3_600_000;

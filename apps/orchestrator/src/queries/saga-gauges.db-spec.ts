@@ -4,38 +4,25 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { createDataSource, runMigrations } from '@payments/database';
-import { createTestDatabase, type TestDatabase } from '@payments/testing';
-import { orchestratorMigrations } from '../migrations';
-import { orchestratorEntities } from '../persistence/entities';
 import { readSagaGauges } from './saga-gauges';
+import {
+  openOrchestratorDatabase,
+  type OrchestratorDatabase,
+} from '../../test/kits/runtime-database';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 const ago = (seconds: number) => new Date(NOW.getTime() - seconds * 1000).toISOString();
 
 describe('saga gauges (real PostgreSQL)', () => {
-  let db: TestDatabase;
+  let started: OrchestratorDatabase;
   let dataSource: DataSource;
 
   beforeAll(async () => {
-    db = await createTestDatabase('orch_gauges');
-    dataSource = createDataSource({
-      url: db.url,
-      poolSize: 2,
-      migrations: orchestratorMigrations,
-      entities: orchestratorEntities,
-      applicationName: 'orchestrator-gauges-test',
-    });
-    await runMigrations(dataSource, { info: () => undefined });
+    started = await openOrchestratorDatabase('gauges', 2);
+    ({ dataSource } = started);
   });
 
-  afterAll(async () => {
-    try {
-      if (dataSource?.isInitialized) await dataSource.destroy();
-    } finally {
-      await db?.drop();
-    }
-  });
+  afterAll(() => started?.close());
 
   const saga = async (flow: string, status: string, state: object, timers: object = {}) => {
     const id = randomUUID();

@@ -7,22 +7,15 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { GatewayResult } from '@payments/contracts';
-import { createDataSource, runMigrations } from '@payments/database';
-import { createTestDatabase, type TestDatabase } from '@payments/testing';
 import type { OrchestratorConfig } from '../config';
-import { orchestratorMigrations } from '../migrations';
 import { OutboxWriter } from '../outbox/outbox.writer';
-import { Database } from '../persistence/database';
-import { orchestratorEntities } from '../persistence/entities';
-import { Clock, IdGenerator } from '../runtime/clock';
+import { IdGenerator } from '../runtime/clock';
 import { ReconciliationService } from './reconciliation.service';
-
-class TestClock extends Clock {
-  at = new Date('2026-03-01T12:00:00.000Z');
-  override now(): Date {
-    return new Date(this.at);
-  }
-}
+import {
+  FixedClock,
+  openOrchestratorDatabase,
+  type OrchestratorDatabase,
+} from '../../test/kits/runtime-database';
 
 const config = {
   policy: { unknownAlertSeconds: 3600 },
@@ -43,23 +36,16 @@ interface OutboxMessage {
 }
 
 describe('reconciliation service (real PostgreSQL)', () => {
-  let db: TestDatabase;
+  let started: OrchestratorDatabase;
   let dataSource: DataSource;
   let service: ReconciliationService;
-  const clock = new TestClock();
+  const clock = new FixedClock(new Date('2026-03-01T12:00:00.000Z'));
 
   beforeAll(async () => {
-    db = await createTestDatabase('orch_reconciliation');
-    dataSource = createDataSource({
-      url: db.url,
-      poolSize: 2,
-      migrations: orchestratorMigrations,
-      entities: orchestratorEntities,
-      applicationName: 'orchestrator-reconciliation-test',
-    });
-    await runMigrations(dataSource, { info: () => undefined });
+    started = await openOrchestratorDatabase('reconciliation', 2);
+    ({ dataSource } = started);
     service = new ReconciliationService(
-      new Database(dataSource),
+      started.database,
       new OutboxWriter(),
       clock,
       new IdGenerator(),
@@ -67,13 +53,7 @@ describe('reconciliation service (real PostgreSQL)', () => {
     );
   });
 
-  afterAll(async () => {
-    try {
-      if (dataSource?.isInitialized) await dataSource.destroy();
-    } finally {
-      await db?.drop();
-    }
-  });
+  afterAll(() => started?.close());
 
   const created = new Date('2026-03-01T10:30:00.000Z');
   const window = { from: new Date('2026-03-01T10:00:00Z'), to: new Date('2026-03-01T11:00:00Z') };

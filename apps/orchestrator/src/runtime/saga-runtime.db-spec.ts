@@ -7,19 +7,15 @@
 import { randomUUID } from 'node:crypto';
 import { register } from 'prom-client';
 import type { DataSource } from 'typeorm';
-import { createDataSource, runMigrations } from '@payments/database';
-import { createTestDatabase, type TestDatabase } from '@payments/testing';
 import { canonicalJson } from '../domain';
-import { orchestratorMigrations } from '../migrations';
-import { OutboxWriter } from '../outbox/outbox.writer';
-import { Database } from '../persistence/database';
-import { orchestratorEntities } from '../persistence/entities';
-import { SagaRepository } from '../persistence/saga.repository';
-import { TimerRepository } from '../persistence/timer.repository';
-import { Clock, IdGenerator } from './clock';
 import type { CommandCatalogue, Flow, RuntimeEffect, SagaEvent } from './flow';
 import { OUTCOME_METRIC } from './outcome-metrics';
 import { SagaRuntime } from './saga-runtime';
+import {
+  FixedClock,
+  type RuntimeDatabase,
+  startRuntimeDatabase,
+} from '../../test/kits/runtime-database';
 
 // ---- a test flow: a counter that can spawn children and arm a timer --------------------------
 
@@ -168,49 +164,24 @@ const counterFlow: Flow<CounterState, CounterEvent> = {
   resendWanted: () => false,
 };
 
-class MovableClock extends Clock {
-  at = new Date('2026-01-01T00:00:00.000Z');
-  override now(): Date {
-    return new Date(this.at);
-  }
-}
-
 describe('saga runtime (real PostgreSQL, no broker)', () => {
-  let db: TestDatabase;
+  let started: RuntimeDatabase;
   let dataSource: DataSource;
   let runtime: SagaRuntime;
-  const clock = new MovableClock();
+  const clock = new FixedClock(new Date('2026-01-01T00:00:00.000Z'));
 
   beforeAll(async () => {
-    db = await createTestDatabase('orch_runtime');
-    dataSource = createDataSource({
-      url: db.url,
+    started = await startRuntimeDatabase({
+      name: 'runtime',
       poolSize: 6,
-      migrations: orchestratorMigrations,
-      entities: orchestratorEntities,
-      applicationName: 'orchestrator-runtime-test',
-    });
-    await runMigrations(dataSource, { info: () => undefined });
-    runtime = new SagaRuntime(
-      new Database(dataSource),
-      new SagaRepository(),
-      new OutboxWriter(),
-      new TimerRepository(),
       clock,
-      new IdGenerator(),
-      [counterFlow],
-      catalogue,
-      { hintIntervalMs: 60_000 },
-    );
+      flows: [counterFlow],
+      catalogue: catalogue,
+    });
+    ({ dataSource, runtime } = started);
   });
 
-  afterAll(async () => {
-    try {
-      if (dataSource?.isInitialized) await dataSource.destroy();
-    } finally {
-      await db?.drop();
-    }
-  });
+  afterAll(() => started?.close());
 
   const send = (...commands: object[]) =>
     runtime.process(commands.map((raw) => ({ kind: 'command' as const, raw, meta: {} })));

@@ -53,7 +53,7 @@ export type RuntimeInput =
   | { kind: 'gateway-result'; result: GatewayResult; meta: InputMeta }
   | { kind: 'callback'; message: CallbackMessage; meta: InputMeta };
 
-type AnyFlow = Flow<unknown, SagaEvent>;
+export type AnyFlow = Flow<unknown, SagaEvent>;
 
 /** A gateway result's inbox id: a request's attempt is answered once. */
 function resultMessageId(result: GatewayResult): string {

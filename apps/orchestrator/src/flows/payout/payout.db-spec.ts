@@ -9,15 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { GatewayResult } from '@payments/contracts';
 import { PLACEHOLDER_SEALED_CARD } from '@payments/contracts/testing';
-import { createDataSource, runMigrations } from '@payments/database';
-import { createTestDatabase, type TestDatabase } from '@payments/testing';
-import { orchestratorMigrations } from '../../migrations';
-import { OutboxWriter } from '../../outbox/outbox.writer';
-import { Database } from '../../persistence/database';
-import { orchestratorEntities } from '../../persistence/entities';
-import { ConcurrentUpdateError, SagaRepository } from '../../persistence/saga.repository';
-import { TimerRepository } from '../../persistence/timer.repository';
-import { Clock, IdGenerator } from '../../runtime/clock';
+import { ConcurrentUpdateError } from '../../persistence/saga.repository';
 import { SagaRuntime } from '../../runtime/saga-runtime';
 import { cardPaymentFlow } from '../card-payment/card-payment.flow';
 import { DEFAULT_POLICY } from '../card-payment/domain';
@@ -26,6 +18,11 @@ import { payoutBudgetFlow } from '../payout-budget/payout-budget.flow';
 import { transferFlow } from '../transfer/transfer.flow';
 import { payoutBudgetId, type PayoutPolicy } from './domain';
 import { payoutFlow } from './payout.flow';
+import {
+  FixedClock,
+  type RuntimeDatabase,
+  startRuntimeDatabase,
+} from '../../../test/kits/runtime-database';
 
 const ENDPOINT = '4321';
 const DAILY_LIMIT = 100_000;
@@ -37,54 +34,29 @@ const POLICY: PayoutPolicy = {
   ownLimitWaitMs: 600_000,
 };
 
-class MovableClock extends Clock {
-  at = new Date('2026-05-01T09:00:00.000Z');
-  override now(): Date {
-    return new Date(this.at);
-  }
-}
-
 describe('payouts and transfers on the saga runtime (real PostgreSQL, no broker)', () => {
-  let db: TestDatabase;
+  let started: RuntimeDatabase;
   let dataSource: DataSource;
   let runtime: SagaRuntime;
-  const clock = new MovableClock();
+  const clock = new FixedClock(new Date('2026-05-01T09:00:00.000Z'));
 
   beforeAll(async () => {
-    db = await createTestDatabase('orch_payouts');
-    dataSource = createDataSource({
-      url: db.url,
+    started = await startRuntimeDatabase({
+      name: 'payouts',
       poolSize: 8,
-      migrations: orchestratorMigrations,
-      entities: orchestratorEntities,
-      applicationName: 'orchestrator-payout-test',
-    });
-    await runMigrations(dataSource, { info: () => undefined });
-    runtime = new SagaRuntime(
-      new Database(dataSource),
-      new SagaRepository(),
-      new OutboxWriter(),
-      new TimerRepository(),
       clock,
-      new IdGenerator(),
-      [
+      flows: [
         cardPaymentFlow(DEFAULT_POLICY),
         payoutFlow(POLICY),
         payoutBudgetFlow(POLICY),
         transferFlow(POLICY),
       ],
-      contractCommands,
-      { hintIntervalMs: 60_000 },
-    );
+      catalogue: contractCommands,
+    });
+    ({ dataSource, runtime } = started);
   });
 
-  afterAll(async () => {
-    try {
-      if (dataSource?.isInitialized) await dataSource.destroy();
-    } finally {
-      await db?.drop();
-    }
-  });
+  afterAll(() => started?.close());
 
   /** As the Kafka consumer does: a unit of work that lost a race is redelivered (bounded). */
   async function command(raw: object): Promise<void> {

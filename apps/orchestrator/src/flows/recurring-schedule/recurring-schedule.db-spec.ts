@@ -8,16 +8,9 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { RebillCommand } from '@payments/contracts';
 import { createScheduleCommand } from '@payments/contracts/testing';
-import { createDataSource, runMigrations } from '@payments/database';
-import { createTestDatabase, type TestDatabase } from '@payments/testing';
 import { canonicalJson, derivedUuid } from '../../domain';
-import { orchestratorMigrations } from '../../migrations';
-import { OutboxWriter } from '../../outbox/outbox.writer';
-import { Database } from '../../persistence/database';
-import { orchestratorEntities } from '../../persistence/entities';
 import { SagaRepository } from '../../persistence/saga.repository';
 import { TimerRepository } from '../../persistence/timer.repository';
-import { Clock, IdGenerator } from '../../runtime/clock';
 import type { CommandCatalogue, Flow, SagaEvent } from '../../runtime/flow';
 import { SagaRuntime } from '../../runtime/saga-runtime';
 import { cardPaymentFlow } from '../card-payment/card-payment.flow';
@@ -25,6 +18,11 @@ import { DEFAULT_POLICY } from '../card-payment/domain';
 import { contractCommands } from '../command-catalogue';
 import { chargeIds, cycleDueAt } from './domain';
 import { RECURRING_SCHEDULE_FLOW, recurringScheduleFlow } from './recurring-schedule.flow';
+import {
+  FixedClock,
+  type RuntimeDatabase,
+  startRuntimeDatabase,
+} from '../../../test/kits/runtime-database';
 
 // ---- a stand-in rebill flow: takes the rebill, settles when the test says so ----------------------
 
@@ -127,52 +125,28 @@ const catalogue: CommandCatalogue = {
   },
 };
 
-class MovableClock extends Clock {
-  at = new Date('2026-01-01T00:00:00.000Z');
-  override now(): Date {
-    return new Date(this.at);
-  }
-}
-
 const DAY = 86_400_000;
 
 describe('recurring-schedule flow on the saga runtime (real PostgreSQL, no broker)', () => {
-  let db: TestDatabase;
+  let started: RuntimeDatabase;
   let dataSource: DataSource;
   let runtime: SagaRuntime;
-  const clock = new MovableClock();
+  const clock = new FixedClock(new Date('2026-01-01T00:00:00.000Z'));
   const timers = new TimerRepository();
 
   beforeAll(async () => {
-    db = await createTestDatabase('orch_schedules');
-    dataSource = createDataSource({
-      url: db.url,
+    started = await startRuntimeDatabase({
+      name: 'schedules',
       poolSize: 4,
-      migrations: orchestratorMigrations,
-      entities: orchestratorEntities,
-      applicationName: 'orchestrator-schedule-test',
-    });
-    await runMigrations(dataSource, { info: () => undefined });
-    runtime = new SagaRuntime(
-      new Database(dataSource),
-      new SagaRepository(),
-      new OutboxWriter(),
-      timers,
       clock,
-      new IdGenerator(),
-      [recurringScheduleFlow({ retryDelaysMs: [DAY, 3 * DAY] }), rebillStandIn],
-      catalogue,
-      { hintIntervalMs: 60_000 },
-    );
+      timers,
+      flows: [recurringScheduleFlow({ retryDelaysMs: [DAY, 3 * DAY] }), rebillStandIn],
+      catalogue: catalogue,
+    });
+    ({ dataSource, runtime } = started);
   });
 
-  afterAll(async () => {
-    try {
-      if (dataSource?.isInitialized) await dataSource.destroy();
-    } finally {
-      await db?.drop();
-    }
-  });
+  afterAll(() => started?.close());
 
   const send = (raw: object) => runtime.process([{ kind: 'command', raw, meta: {} }]);
   const row = async (id: string) =>
@@ -352,45 +326,27 @@ describe('recurring-schedule flow on the saga runtime (real PostgreSQL, no broke
 });
 
 describe('a schedule whose rebill is refused at the command stage (real card-payment flow, real PostgreSQL)', () => {
-  let db: TestDatabase;
+  let started: RuntimeDatabase;
   let dataSource: DataSource;
   let runtime: SagaRuntime;
-  const clock = new MovableClock();
+  const clock = new FixedClock(new Date('2026-01-01T00:00:00.000Z'));
 
   beforeAll(async () => {
-    db = await createTestDatabase('orch_schedules_refused');
-    dataSource = createDataSource({
-      url: db.url,
+    started = await startRuntimeDatabase({
+      name: 'schedules_refused',
       poolSize: 2,
-      migrations: orchestratorMigrations,
-      entities: orchestratorEntities,
-      applicationName: 'orchestrator-schedule-refused-test',
-    });
-    await runMigrations(dataSource, { info: () => undefined });
-    runtime = new SagaRuntime(
-      new Database(dataSource),
-      new SagaRepository(),
-      new OutboxWriter(),
-      new TimerRepository(),
       clock,
-      new IdGenerator(),
-      [
+      flows: [
         // The endpoint's maximum was lowered below the schedule's amount after it was created.
         cardPaymentFlow({ ...DEFAULT_POLICY, limits: { default: { maxMinor: 500 } } }),
         recurringScheduleFlow({ retryDelaysMs: [DAY] }),
       ],
-      contractCommands,
-      { hintIntervalMs: 60_000 },
-    );
+      catalogue: contractCommands,
+    });
+    ({ dataSource, runtime } = started);
   });
 
-  afterAll(async () => {
-    try {
-      if (dataSource?.isInitialized) await dataSource.destroy();
-    } finally {
-      await db?.drop();
-    }
-  });
+  afterAll(() => started?.close());
 
   const send = (raw: object) => runtime.process([{ kind: 'command', raw, meta: {} }]);
   const history = (id: string) =>

@@ -80,7 +80,7 @@ describe('checkRun', () => {
       ledger(['charged', 2_500], ['charged', 2_500, '2']),
     );
     expect(twice.doubleCharges.map((d) => d.detail)).toEqual([
-      '2 × charged for 1 sale command(s)',
+      '2 × charged for 1 sale/rebill command(s)',
       'money moved on 2 gateway orders',
     ]);
   });
@@ -248,7 +248,7 @@ describe('checkRun', () => {
           payoutLedger(['paid-out', 5_000], ['paid-out', 5_000]),
           [one],
         ).doubleCharges.map((d) => d.detail),
-      ).toEqual(['2 × paid-out for 1 payout/payout-v4/approve-payout command(s)']);
+      ).toEqual(['2 × paid-out for 1 payout/payout-v4/approve-payout/payout-form command(s)']);
       const unknown = {
         type: 'payout-outcome-unknown',
         operation: 'payout-v4',

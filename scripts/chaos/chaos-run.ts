@@ -176,6 +176,8 @@ export interface ChaosReport {
     /** Times the sandbox's clock was moved past its ACS window for the abandoned challenges. */
     acsWindowsExpired: number;
   };
+  /** Per scenario: how its scenarios ended (last step sent → ending event), e.g. what a rebill got. */
+  readonly scenarioEnds: Record<string, Record<string, number>>;
   readonly quiescent: boolean;
   readonly checks: RunChecks;
   readonly actions: ActionRecord[];
@@ -447,6 +449,13 @@ interface Scenario {
   payerStarted?: boolean;
   /** The payer left the ACS page without an answer: only the ACS window ends the sale. */
   abandoned?: boolean;
+  /** The last step sent and the event that ended the scenario (`sale → declined: …`). */
+  endedBy?: string;
+}
+
+/** An ending event as the report names it: a decline with the gateway's message. */
+function endOf(event: SagaEvent): string {
+  return event.type === 'declined' && event.message ? `declined: ${event.message}` : event.type;
 }
 
 /**
@@ -577,6 +586,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
     ) {
       s.ended = true;
     }
+    if (s.ended) s.endedBy = `${last.type} → ${endOf(event)}`;
   };
 
   // On a cluster the apps create their topics replicated (RF 3, min ISR 2) and write with acks=all.
@@ -962,6 +972,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
         dropped: attempts.filter((a) => a.dropped).length,
       },
       payers,
+      scenarioEnds: endsOf([...scenarios.values()]),
       quiescent,
       checks,
       actions,
@@ -986,6 +997,16 @@ function summarize(scenarios: readonly Scenario[]): ChaosReport['scenarios'] {
     if (complete) row.completed += 1;
     else row.endedEarly += 1;
     row.unsent += s.steps.length - s.next;
+  }
+  return out;
+}
+
+function endsOf(scenarios: readonly Scenario[]): ChaosReport['scenarioEnds'] {
+  const out: ChaosReport['scenarioEnds'] = {};
+  for (const s of scenarios) {
+    const ends = (out[s.name] ??= {});
+    const end = s.endedBy ?? 'not ended';
+    ends[end] = (ends[end] ?? 0) + 1;
   }
   return out;
 }
@@ -1080,6 +1101,12 @@ export function formatReport(report: ChaosReport): string {
   lines.push(
     `  callback attempts: ${report.callbackAttempts.total}, dropped by a fault ${report.callbackAttempts.dropped}`,
   );
+  lines.push('  how the payer-flow and card-reference scenarios ended (last step → event):');
+  for (const name of GUARANTEED_FIRST) {
+    const ends = Object.entries(report.scenarioEnds[name] ?? {});
+    if (ends.length === 0) continue;
+    lines.push(`    ${name}: ${ends.map(([end, n]) => `${end} ${n}`).join(', ')}`);
+  }
   lines.push(
     `  scripted payers (3-D Secure) and payees (payout form): ${
       Object.entries(report.payers.byAnswer)

@@ -443,6 +443,12 @@ interface Scenario {
   seenVersion: number;
   /** The saga the last step sent went to: the scenario's own, or a rebill's. */
   saga: string;
+  /**
+   * The rebill steps' saga ids, drawn with the scenario (a draw at send time would depend on
+   * timing, and the seed would no longer give one workload), and how many were used.
+   */
+  readonly rebillSagas: readonly string[];
+  rebills: number;
   /** The card reference an earlier step made (card-ref-created). */
   cardRefId?: string;
   /** The payer of the last step has been sent to its page (once per step). */
@@ -805,7 +811,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
         const step = follow.steps[follow.next];
         follow.next += 1;
         if (step.type === 'rebill') {
-          follow.saga = seededUuid(random);
+          follow.saga = follow.rebillSagas[follow.rebills++];
           follow.seenVersion = 0;
           follow.payerStarted = false;
           bySaga.set(follow.saga, follow);
@@ -849,6 +855,8 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
           ended: false,
           seenVersion: 0,
           saga: paymentId,
+          rebillSagas: shape.steps.filter((s) => s.type === 'rebill').map(() => seededUuid(random)),
+          rebills: 0,
         };
         scenarios.set(scenario.paymentId, scenario);
         bySaga.set(scenario.paymentId, scenario);

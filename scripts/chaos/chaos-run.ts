@@ -428,6 +428,9 @@ const ALERTED = new Set<string>([
 /** The sandbox's ACS challenge window (its challengeTimeoutMs), and a second past it. */
 const ACS_WINDOW_SECONDS = 601;
 
+/** An open saga with no event for this long is stalled (awaits nothing the run will bring). */
+const STALLED_MS = 60_000;
+
 interface Scenario {
   readonly paymentId: string;
   readonly name: string;
@@ -455,6 +458,8 @@ interface Scenario {
   payerStarted?: boolean;
   /** The payer left the ACS page without an answer: only the ACS window ends the sale. */
   abandoned?: boolean;
+  /** When the current saga last said anything (ms): a saga silent for long is stalled. */
+  lastEventAt?: number;
   /** The last step sent and the event that ended the scenario (`sale → declined: …`). */
   endedBy?: string;
 }
@@ -569,6 +574,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
   const onEvent = (event: SagaEvent) => {
     const s = bySaga.get(sagaIdOf(event));
     if (!s || sagaIdOf(event) !== s.saga) return;
+    s.lastEventAt = Date.now();
     if (event.type === 'card-ref-created') s.cardRefId ??= event.cardRef.refId;
     if (s.ended || s.ready || s.next === 0 || event.version <= s.seenVersion) return;
     s.seenVersion = event.version;
@@ -871,12 +877,14 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
         }
         const openScenarios = [...scenarios.values()].filter((s) => !s.ended);
         const open = openScenarios.length > 0;
-        // Only payers who left their ACS page are awaited: their challenge window ends on the
-        // sandbox's clock (10 minutes), moved past it rather than waited for; once more if the
+        // Payers who left their ACS page wait for the challenge window on the sandbox's clock (10
+        // minutes): it is moved past it, once nothing else is under way (every other open saga
+        // silent for a minute: moving the clock cannot change what it awaits), and again if the
         // declines have not come within a minute.
+        const stalled = (s: Scenario) => Date.now() - (s.lastEventAt ?? 0) > STALLED_MS;
         if (
-          open &&
-          openScenarios.every((s) => s.abandoned) &&
+          openScenarios.some((s) => s.abandoned) &&
+          openScenarios.every((s) => s.abandoned || stalled(s)) &&
           Date.now() - lastAcsExpiry > 60_000
         ) {
           lastAcsExpiry = Date.now();

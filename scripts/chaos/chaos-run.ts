@@ -8,8 +8,10 @@ import {
   parseEvent,
   parsePayoutEvent,
   parseTransferEvent,
+  CardReferenceCommand,
   PaymentCommand,
   PayoutCommand,
+  RebillCommand,
   TOPICS,
 } from '@payments/contracts';
 import { auditCardData, AuditReport } from '../stack/card-data-audit';
@@ -21,8 +23,21 @@ import {
   replicaOf,
   SANDBOX_MERCHANT,
   sandboxMerchantsWithDelay,
+  TEST_CARD_NUMBER,
 } from '../stack/payment-stack';
-import { approvePayout, oneStepPayout, payoutCheck, transfer } from '../stack/payout-commands';
+import {
+  answerChallengeOverHttp,
+  ChallengeAnswer,
+  completePayoutFormOverHttp,
+} from '../stack/payer-http';
+import {
+  approvePayout,
+  oneStepPayout,
+  payoutCheck,
+  payoutForm,
+  transfer,
+  transferByRef,
+} from '../stack/payout-commands';
 import { RUN_DIR, sleep } from '../stack/processes';
 import { FaultRule } from '../stack/sandbox-controls';
 import {
@@ -151,6 +166,18 @@ export interface ChaosReport {
   >;
   /** Callback delivery attempts, and how many of them a fault dropped. */
   readonly callbackAttempts: { readonly total: number; readonly dropped: number };
+  /**
+   * The scripted payers (3-D Secure challenge) and payees (payout form) by what they did, and the
+   * ones whose page or submission went wrong (named: a payer who could not act is no test).
+   */
+  readonly payers: {
+    readonly byAnswer: Record<string, number>;
+    readonly failed: { readonly sagaId: string; readonly error: string }[];
+    /** Times the sandbox's clock was moved past its ACS window for the abandoned challenges. */
+    acsWindowsExpired: number;
+  };
+  /** Per scenario: how its scenarios ended (last step sent → ending event), e.g. what a rebill got. */
+  readonly scenarioEnds: Record<string, Record<string, number>>;
   readonly quiescent: boolean;
   readonly checks: RunChecks;
   readonly actions: ActionRecord[];
@@ -172,12 +199,26 @@ export interface ChaosEnvironment {
 }
 
 /**
+ * What the payer does at the page the saga's action-required names: the ACS challenge of a 3-D
+ * Secure sale (pass, fail with a wrong password, cancel, or leave the page), or the hosted payout
+ * form the payee fills in.
+ */
+type PayerPlan = Exclude<ChallengeAnswer, 'hinted-password'> | 'pass' | 'payee';
+
+/**
  * Workload: one scenario per saga (a card payment, a payout or a transfer), a chain of commands,
- * each after the previous succeeded.
+ * each after the previous succeeded; a rebill step starts a saga of its own on the card reference
+ * an earlier step made.
  */
 interface Step {
   readonly type: CommandType;
   readonly cvv?: string;
+  /** The merchant endpoint; the plain one (no 3-D Secure) when unset. */
+  readonly endpointId?: string;
+  /** A scripted payer (or payee) acts on the step's action-required page over HTTP. */
+  readonly payer?: PayerPlan;
+  /** The sandbox gives this operation of the step's saga a declined outcome once (e.g. REBILL). */
+  readonly declinedOnce?: string;
   /** Fraction of the payment's amount (partial capture/return); whole when unset. */
   readonly part?: number;
   /** The events that let the next step go (or complete the scenario); default SUCCESS[type]. */
@@ -252,6 +293,88 @@ const SCENARIOS: ReadonlyArray<{ name: string; weight: number; steps: Step[] }> 
     steps: [{ type: 'payout-check', until: ['payout-expired'] }],
   },
   { name: 'transfer', weight: 5, steps: [{ type: 'transfer', cvv: '123' }] },
+  {
+    name: '3-D Secure sale, challenge passed',
+    weight: 5,
+    steps: [
+      { type: 'sale', cvv: '321', endpointId: SANDBOX_MERCHANT.threeDsEndpoint, payer: 'pass' },
+    ],
+  },
+  {
+    name: '3-D Secure sale, wrong password',
+    weight: 2,
+    steps: [
+      {
+        type: 'sale',
+        cvv: '321',
+        endpointId: SANDBOX_MERCHANT.threeDsEndpoint,
+        payer: 'wrong-password',
+        until: ['declined'],
+        ends: ['approved'],
+      },
+    ],
+  },
+  {
+    name: '3-D Secure sale, challenge cancelled',
+    weight: 2,
+    steps: [
+      {
+        type: 'sale',
+        cvv: '321',
+        endpointId: SANDBOX_MERCHANT.threeDsEndpoint,
+        payer: 'cancel',
+        until: ['declined'],
+        ends: ['approved'],
+      },
+    ],
+  },
+  {
+    // Nothing tells the service the payer left: it polls, and the ACS declines the sale once its
+    // challenge window is over ("3-D Secure not completed in time"); the run moves the sandbox's
+    // clock past that window when only these are left open.
+    name: '3-D Secure sale, payer abandons',
+    weight: 2,
+    steps: [
+      {
+        type: 'sale',
+        cvv: '321',
+        endpointId: SANDBOX_MERCHANT.threeDsEndpoint,
+        payer: 'abandon',
+        until: ['declined'],
+        ends: ['approved'],
+      },
+    ],
+  },
+  {
+    name: 'sale → card ref → rebill → rebill declined',
+    weight: 4,
+    steps: [
+      { type: 'sale', cvv: '123' },
+      { type: 'create-card-ref' },
+      { type: 'rebill' },
+      { type: 'rebill', declinedOnce: 'REBILL', until: ['declined'], ends: ['approved'] },
+    ],
+  },
+  { name: 'transfer-by-ref', weight: 3, steps: [{ type: 'transfer-by-ref' }] },
+  {
+    name: 'payout form, payee completes',
+    weight: 3,
+    steps: [{ type: 'payout-form', payer: 'payee' }],
+  },
+];
+
+/**
+ * The scenarios every run starts first, one each, before the seeded draw: the flows a small run
+ * might otherwise never draw.
+ */
+const GUARANTEED_FIRST = [
+  '3-D Secure sale, challenge passed',
+  '3-D Secure sale, wrong password',
+  '3-D Secure sale, challenge cancelled',
+  '3-D Secure sale, payer abandons',
+  'sale → card ref → rebill → rebill declined',
+  'transfer-by-ref',
+  'payout form, payee completes',
 ];
 
 /** The event that lets a scenario's next step go: the previous step succeeded. */
@@ -266,6 +389,10 @@ const SUCCESS: Record<CommandType, string> = {
   'payout-check': 'payout-registered',
   'approve-payout': 'paid-out',
   transfer: 'transferred',
+  'create-card-ref': 'card-ref-created',
+  rebill: 'approved',
+  'transfer-by-ref': 'transferred',
+  'payout-form': 'paid-out',
 };
 
 /**
@@ -287,6 +414,7 @@ const ENDS = new Set<string>([
   'transfer-failed',
   'transfer-refused',
   'transfer-command-rejected',
+  'card-reference-failed',
 ]);
 
 /** An unknown outcome raised for a person (no trace and no safe repeat): nothing more happens. */
@@ -294,7 +422,14 @@ const ALERTED = new Set<string>([
   'outcome-unknown',
   'payout-outcome-unknown',
   'transfer-outcome-unknown',
+  'card-reference-unknown',
 ]);
+
+/** The sandbox's ACS challenge window (its challengeTimeoutMs), and a second past it. */
+const ACS_WINDOW_SECONDS = 601;
+
+/** An open saga with no event for this long is stalled (awaits nothing the run will bring). */
+const STALLED_MS = 60_000;
 
 interface Scenario {
   readonly paymentId: string;
@@ -309,6 +444,29 @@ interface Scenario {
   ended: boolean;
   /** The highest event version seen: a redelivered earlier event decides nothing again. */
   seenVersion: number;
+  /** The saga the last step sent went to: the scenario's own, or a rebill's. */
+  saga: string;
+  /**
+   * The rebill steps' saga ids, drawn with the scenario (a draw at send time would depend on
+   * timing, and the seed would no longer give one workload), and how many were used.
+   */
+  readonly rebillSagas: readonly string[];
+  rebills: number;
+  /** The card reference an earlier step made (card-ref-created). */
+  cardRefId?: string;
+  /** The payer of the last step has been sent to its page (once per step). */
+  payerStarted?: boolean;
+  /** The payer left the ACS page without an answer: only the ACS window ends the sale. */
+  abandoned?: boolean;
+  /** When the current saga last said anything (ms): a saga silent for long is stalled. */
+  lastEventAt?: number;
+  /** The last step sent and the event that ended the scenario (`sale → declined: …`). */
+  endedBy?: string;
+}
+
+/** An ending event as the report names it: a decline with the gateway's message. */
+function endOf(event: SagaEvent): string {
+  return event.type === 'declined' && event.message ? `declined: ${event.message}` : event.type;
 }
 
 /**
@@ -384,11 +542,52 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
   const sent: SentCommand[] = [];
   const deliberatelyUnknown = new Set<string>();
 
+  /** Saga id → its scenario (a rebill's saga belongs to the scenario that sent it). */
+  const bySaga = new Map<string, Scenario>();
+  const payers: ChaosReport['payers'] = { byAnswer: {}, failed: [], acsWindowsExpired: 0 };
+  const payerVisits: Promise<void>[] = [];
+  const startPayer = (s: Scenario, plan: PayerPlan, url: string) => {
+    const saga = s.saga;
+    const visit =
+      plan === 'payee'
+        ? completePayoutFormOverHttp(url, {
+            number: TEST_CARD_NUMBER,
+            holder: 'JANE DOE',
+            month: '12',
+            year: '2030',
+          })
+        : answerChallengeOverHttp(url, plan === 'pass' ? 'hinted-password' : plan);
+    payerVisits.push(
+      visit.then(
+        () => {
+          payers.byAnswer[plan] = (payers.byAnswer[plan] ?? 0) + 1;
+          if (plan === 'abandon') s.abandoned = true;
+        },
+        (error: unknown) => {
+          payers.failed.push({ sagaId: saga, error: (error as Error).message });
+          log(`payer of ${saga} (${plan}) failed: ${(error as Error).message}`);
+        },
+      ),
+    );
+  };
+
   const onEvent = (event: SagaEvent) => {
-    const s = scenarios.get(sagaIdOf(event));
-    if (!s || s.ended || s.ready || s.next === 0 || event.version <= s.seenVersion) return;
+    const s = bySaga.get(sagaIdOf(event));
+    if (!s || sagaIdOf(event) !== s.saga) return;
+    s.lastEventAt = Date.now();
+    if (event.type === 'card-ref-created') s.cardRefId ??= event.cardRef.refId;
+    if (s.ended || s.ready || s.next === 0 || event.version <= s.seenVersion) return;
     s.seenVersion = event.version;
     const last = s.steps[s.next - 1];
+    if (
+      last.payer !== undefined &&
+      !s.payerStarted &&
+      (event.type === 'action-required' || event.type === 'payout-action-required') &&
+      event.action.kind === 'redirect'
+    ) {
+      s.payerStarted = true;
+      startPayer(s, last.payer, event.action.url);
+    }
     if ((last.until ?? [SUCCESS[last.type]]).includes(event.type)) {
       if (s.next >= s.steps.length) s.ended = true;
       else s.ready = true;
@@ -399,6 +598,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
     ) {
       s.ended = true;
     }
+    if (s.ended) s.endedBy = `${last.type} → ${endOf(event)}`;
   };
 
   // On a cluster the apps create their topics replicated (RF 3, min ISR 2) and write with acks=all.
@@ -456,14 +656,14 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
     });
     for (const rule of faultRules(config.faults)) await stack.controls.addFault(rule);
 
-    type AnyCommand = PaymentCommand | PayoutCommand | AnyTransferCommand;
+    type AnyCommand = PaymentCommand | PayoutCommand | AnyTransferCommand | CardReferenceCommand;
     const sagaOf = (command: AnyCommand) =>
       'paymentId' in command
         ? command.paymentId
         : 'transferId' in command
           ? command.transferId
           : command.payoutId;
-    const send = async (command: AnyCommand, type: CommandType) => {
+    const send = async (command: AnyCommand, type: CommandType, cardRefId?: string) => {
       // The broker may be restarting: the same command again (same commandId) until it is taken.
       for (let attempt = 1; ; attempt++) {
         try {
@@ -479,6 +679,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
         paymentId: sagaOf(command),
         type,
         sentAt: Date.now(),
+        ...(cardRefId === undefined ? {} : { cardRefId }),
       });
     };
     const commandOf = (s: Scenario, step: Step): AnyCommand => {
@@ -486,7 +687,12 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       const payout = { payoutId: s.paymentId, amountMinor: s.amountMinor };
       switch (step.type) {
         case 'sale':
-          return stack.sale({ paymentId: s.paymentId, cvv: step.cvv, amountMinor: s.amountMinor });
+          return stack.sale({
+            paymentId: s.paymentId,
+            cvv: step.cvv,
+            amountMinor: s.amountMinor,
+            endpointId: step.endpointId,
+          });
         case 'preauth':
           return stack.preauth({
             paymentId: s.paymentId,
@@ -508,6 +714,35 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
           return approvePayout(s.paymentId);
         case 'transfer':
           return transfer({ ...payout, cvv: step.cvv });
+        case 'transfer-by-ref':
+          return transferByRef(payout);
+        case 'payout-form':
+          return payoutForm({
+            ...payout,
+            redirectUrl: `${stack.urls['callback-ingest']}/return/${SANDBOX_MERCHANT.plainEndpoint}`,
+          });
+        case 'create-card-ref':
+          return {
+            type: 'create-card-ref',
+            commandId: randomUUID(),
+            paymentId: s.paymentId,
+            merchant: { endpointId: SANDBOX_MERCHANT.plainEndpoint },
+            occurredAt: new Date().toISOString(),
+          };
+        case 'rebill': {
+          const rebill: RebillCommand = {
+            type: 'rebill',
+            commandId: randomUUID(),
+            // A saga of its own, drawn from the seed like every other: same seed, same faults.
+            paymentId: s.saga,
+            merchant: { endpointId: SANDBOX_MERCHANT.plainEndpoint },
+            occurredAt: new Date().toISOString(),
+            cardRef: { refId: s.cardRefId ?? '' },
+            amount: { minor: amount ?? s.amountMinor, currency: 'USD' },
+            order: { description: 'Rebill by card reference' },
+          };
+          return rebill;
+        }
         default: {
           const never: never = step.type;
           throw new Error(`unknown step ${String(never)}`);
@@ -523,6 +758,8 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
     }
 
     let reserved = config.unknownCards;
+    let guaranteed = 0;
+    let lastAcsExpiry = 0;
     const totalWeight = SCENARIOS.reduce((sum, s) => sum + s.weight, 0);
     const pick = () => {
       let r = random() * totalWeight;
@@ -579,6 +816,12 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
         follow.ready = false;
         const step = follow.steps[follow.next];
         follow.next += 1;
+        if (step.type === 'rebill') {
+          follow.saga = follow.rebillSagas[follow.rebills++];
+          follow.seenVersion = 0;
+          follow.payerStarted = false;
+          bySaga.set(follow.saga, follow);
+        }
         if (step.captureDeclinedOnce) {
           await stack.controls.addFault({
             clientOrderId: follow.paymentId,
@@ -587,13 +830,29 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
             times: 1,
           });
         }
-        await send(commandOf(follow, step), step.type);
+        if (step.declinedOnce) {
+          await stack.controls.addFault({
+            clientOrderId: follow.saga,
+            operation: step.declinedOnce,
+            outcome: 'declined',
+            times: 1,
+          });
+        }
+        await send(
+          commandOf(follow, step),
+          step.type,
+          step.type === 'rebill' ? follow.cardRefId : undefined,
+        );
       } else if (reserved < config.commands) {
-        let shape = pick();
+        // One of each guaranteed scenario first (as the budget allows), then the seeded draw.
+        const first = SCENARIOS.find((s) => s.name === GUARANTEED_FIRST[guaranteed]);
+        if (first) guaranteed += 1;
+        let shape = first ?? pick();
         if (reserved + shape.steps.length > config.commands) shape = SCENARIOS[0];
         reserved += shape.steps.length;
+        const paymentId = seededUuid(random);
         const scenario: Scenario = {
-          paymentId: seededUuid(random),
+          paymentId,
           name: shape.name,
           steps: shape.steps,
           amountMinor: 100 + Math.floor(random() * 99_900),
@@ -601,8 +860,12 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
           ready: false,
           ended: false,
           seenVersion: 0,
+          saga: paymentId,
+          rebillSagas: shape.steps.filter((s) => s.type === 'rebill').map(() => seededUuid(random)),
+          rebills: 0,
         };
         scenarios.set(scenario.paymentId, scenario);
+        bySaga.set(scenario.paymentId, scenario);
         await send(commandOf(scenario, shape.steps[0]), shape.steps[0].type);
       } else {
         // Everything started: wait for the follow-ups, then for quiescence (bounded).
@@ -612,7 +875,23 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
           lastProgress = Date.now();
           progress();
         }
-        const open = [...scenarios.values()].some((s) => !s.ended);
+        const openScenarios = [...scenarios.values()].filter((s) => !s.ended);
+        const open = openScenarios.length > 0;
+        // Payers who left their ACS page wait for the challenge window on the sandbox's clock (10
+        // minutes): it is moved past it, once nothing else is under way (every other open saga
+        // silent for a minute: moving the clock cannot change what it awaits), and again if the
+        // declines have not come within a minute.
+        const stalled = (s: Scenario) => Date.now() - (s.lastEventAt ?? 0) > STALLED_MS;
+        if (
+          openScenarios.some((s) => s.abandoned) &&
+          openScenarios.every((s) => s.abandoned || stalled(s)) &&
+          Date.now() - lastAcsExpiry > 60_000
+        ) {
+          lastAcsExpiry = Date.now();
+          log(`moving the sandbox's clock ${ACS_WINDOW_SECONDS} s: the abandoned ACS windows end`);
+          await stack.controls.advanceClock(ACS_WINDOW_SECONDS);
+          payers.acsWindowsExpired += 1;
+        }
         if (!open && (await quiet(stack, kafka, env.orchestratorDatabaseUrl))) {
           quiescent = true;
           break;
@@ -628,6 +907,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       }
     }
     await chaos;
+    await Promise.all(payerVisits);
     const quietEnded = Date.now();
     // Late duplicates and resends have a moment to show before the stream is judged.
     await sleep(3_000);
@@ -707,6 +987,8 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
         total: attempts.length,
         dropped: attempts.filter((a) => a.dropped).length,
       },
+      payers,
+      scenarioEnds: endsOf([...scenarios.values()]),
       quiescent,
       checks,
       actions,
@@ -731,6 +1013,16 @@ function summarize(scenarios: readonly Scenario[]): ChaosReport['scenarios'] {
     if (complete) row.completed += 1;
     else row.endedEarly += 1;
     row.unsent += s.steps.length - s.next;
+  }
+  return out;
+}
+
+function endsOf(scenarios: readonly Scenario[]): ChaosReport['scenarioEnds'] {
+  const out: ChaosReport['scenarioEnds'] = {};
+  for (const s of scenarios) {
+    const ends = (out[s.name] ??= {});
+    const end = s.endedBy ?? 'not ended';
+    ends[end] = (ends[end] ?? 0) + 1;
   }
   return out;
 }
@@ -796,6 +1088,7 @@ export function zeroLines(report: ChaosReport): Record<string, number> {
     'outbox backlog': report.outboxBacklog,
     'unreadable events': report.invalidEvents,
     'card-data findings': report.audit.findings.length,
+    'payers and payees who could not act (page or submission failed)': report.payers.failed.length,
   };
 }
 
@@ -824,6 +1117,21 @@ export function formatReport(report: ChaosReport): string {
   lines.push(
     `  callback attempts: ${report.callbackAttempts.total}, dropped by a fault ${report.callbackAttempts.dropped}`,
   );
+  lines.push('  how the payer-flow and card-reference scenarios ended (last step → event):');
+  for (const name of GUARANTEED_FIRST) {
+    const ends = Object.entries(report.scenarioEnds[name] ?? {});
+    if (ends.length === 0) continue;
+    lines.push(`    ${name}: ${ends.map(([end, n]) => `${end} ${n}`).join(', ')}`);
+  }
+  lines.push(
+    `  scripted payers (3-D Secure) and payees (payout form): ${
+      Object.entries(report.payers.byAnswer)
+        .map(([answer, n]) => `${answer} ${n}`)
+        .join(', ') || 'none'
+    }; ACS windows ended by the sandbox's clock ${report.payers.acsWindowsExpired}×`,
+  );
+  for (const p of report.payers.failed.slice(0, 10))
+    lines.push(`    payer of ${p.sagaId} could not act: ${p.error}`);
   const deliberate = c.unknown.filter((u) => u.deliberate);
   row('unknown, deliberate (CVV 217)', deliberate.length);
   row(

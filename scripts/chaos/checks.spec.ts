@@ -80,7 +80,7 @@ describe('checkRun', () => {
       ledger(['charged', 2_500], ['charged', 2_500, '2']),
     );
     expect(twice.doubleCharges.map((d) => d.detail)).toEqual([
-      '2 × charged for 1 sale command(s)',
+      '2 × charged for 1 sale/rebill command(s)',
       'money moved on 2 gateway orders',
     ]);
   });
@@ -248,7 +248,7 @@ describe('checkRun', () => {
           payoutLedger(['paid-out', 5_000], ['paid-out', 5_000]),
           [one],
         ).doubleCharges.map((d) => d.detail),
-      ).toEqual(['2 × paid-out for 1 payout/payout-v4/approve-payout command(s)']);
+      ).toEqual(['2 × paid-out for 1 payout/payout-v4/approve-payout/payout-form command(s)']);
       const unknown = {
         type: 'payout-outcome-unknown',
         operation: 'payout-v4',
@@ -337,5 +337,222 @@ describe('checkRun', () => {
     ]);
     expect(overDailyLimit(entries, undefined)).toEqual([]);
     expect(overDailyLimit([...entries, { ...entries[0], currency: 'EUR' }], 10_000)).toEqual([]);
+  });
+});
+
+describe('checkRun, the payer flows: 3-D Secure, card references and rebills, transfer-by-ref, payout forms', () => {
+  const threeDs = { ...requested, merchant: { endpointId: '1111' } };
+  const accepted = { type: 'accepted-by-gateway', operation: 'sale', requestId: saleRequest };
+  const atAcs = {
+    type: 'action-required',
+    operation: 'sale',
+    requestId: saleRequest,
+    action: { kind: 'redirect', url: 'http://127.0.0.1:1/acs/token' },
+  };
+
+  it('holds a 3-D Secure sale waiting at the ACS for not final, and judges its end by the ledger', () => {
+    expect(run(observed(threeDs, accepted, atAcs), []).unknown).toMatchObject([
+      { paymentId, lastEvent: 'action-required', alerted: false },
+    ]);
+    const passed = observed(threeDs, accepted, atAcs, approved);
+    expect(run(passed, ledger(['charged', 2_500]))).toMatchObject({
+      paymentsFinal: 1,
+      unknown: [],
+      misreported: [],
+    });
+    // Approved after the challenge, nothing charged; or charged another amount.
+    expect(run(passed, []).misreported).toHaveLength(1);
+    expect(run(passed, ledger(['charged', 2_499])).misreported).toHaveLength(1);
+    // Declined (challenge failed, cancelled, or the ACS window over), yet charged.
+    const declined = {
+      type: 'declined',
+      operation: 'sale',
+      requestId: saleRequest,
+      message: '3-D Secure not completed in time',
+    };
+    const abandoned = observed(threeDs, accepted, atAcs, declined);
+    expect(run(abandoned, [])).toMatchObject({ paymentsFinal: 1, misreported: [] });
+    expect(run(abandoned, ledger(['charged', 2_500])).misreported).toHaveLength(1);
+  });
+
+  describe('card reference and rebill', () => {
+    const refRequest = randomUUID();
+    const refCommand: SentCommand = { ...sale, commandId: randomUUID(), type: 'create-card-ref' };
+    const refRequested = { type: 'card-ref-requested', requestId: refRequest };
+    const created = { type: 'card-ref-created', requestId: refRequest, cardRef: { refId: 'r-1' } };
+    const refUnknown = {
+      type: 'card-reference-unknown',
+      requestId: refRequest,
+      operation: 'create-card-ref',
+      since: at,
+      alert: false,
+    };
+
+    it('holds a sale whose card reference is still asked for as not final, alerted once raised', () => {
+      const asking = run(observed(requested, approved, refRequested), ledger(['charged', 2_500]), [
+        sale,
+        refCommand,
+      ]);
+      expect(asking).toMatchObject({
+        paymentsFinal: 0,
+        unknown: [{ paymentId, lastEvent: 'card-ref-requested', alerted: false }],
+      });
+      const raised = run(
+        observed(requested, approved, refRequested, refUnknown, { ...refUnknown, alert: true }),
+        ledger(['charged', 2_500]),
+        [sale, refCommand],
+      );
+      expect(raised.unknown).toMatchObject([{ paymentId, alerted: true }]);
+      const made = run(
+        observed(requested, approved, refRequested, refUnknown, created),
+        ledger(['charged', 2_500]),
+        [sale, refCommand],
+      );
+      expect(made).toMatchObject({ paymentsFinal: 1, unknown: [], misreported: [] });
+      // Making a reference moves no money: a charge beside the sale's is misreported.
+      expect(
+        run(
+          observed(requested, approved, refRequested, created),
+          ledger(['charged', 2_500], ['charged', 2_500]),
+          [sale, refCommand],
+        ).misreported,
+      ).toHaveLength(1);
+    });
+
+    const rebillId = randomUUID();
+    const rebillRequest = randomUUID();
+    const rebill: SentCommand = {
+      commandId,
+      paymentId: rebillId,
+      type: 'rebill',
+      sentAt: Date.parse(at),
+      cardRefId: 'r-1',
+    };
+    const rebillEvents = (...events: Array<Record<string, unknown>>): ObservedEvent[] =>
+      events.map((e, i) => ({
+        event: { ...base, paymentId: rebillId, version: i + 1, ...e } as PaymentEvent,
+        ceId: `rebill-ce-${i + 1}`,
+      }));
+    const rebillRequested = {
+      type: 'operation-requested',
+      operation: 'rebill',
+      requestId: rebillRequest,
+      amount: USD(1_200),
+      clientOrderId: rebillId,
+      cardRef: { refId: 'r-1' },
+    };
+    const rebillApproved = { type: 'approved', requestId: rebillRequest, amount: USD(1_200) };
+    const rebillLedger = (...moves: Array<[Movement, number, string?]>) =>
+      ledger(...moves).map((l) => ({ ...l, clientOrderId: rebillId }));
+
+    it('judges a rebill saga by its charge: once, the amount asked, on the reference named', () => {
+      expect(
+        run(rebillEvents(rebillRequested, rebillApproved), rebillLedger(['charged', 1_200]), [
+          rebill,
+        ]),
+      ).toMatchObject({ paymentsFinal: 1, misreported: [], doubleCharges: [] });
+      expect(
+        run(rebillEvents(rebillRequested, rebillApproved), [], [rebill]).misreported,
+      ).toHaveLength(1);
+      const declined = { type: 'declined', operation: 'rebill', requestId: rebillRequest };
+      expect(
+        run(rebillEvents(rebillRequested, declined), rebillLedger(['charged', 1_200]), [rebill])
+          .misreported,
+      ).toHaveLength(1);
+      expect(
+        run(
+          rebillEvents(rebillRequested, rebillApproved),
+          rebillLedger(['charged', 1_200], ['charged', 1_200]),
+          [rebill],
+        ).doubleCharges.map((d) => d.detail),
+      ).toEqual(['2 × charged for 1 sale/rebill command(s)']);
+    });
+
+    it('reports a rebill whose request charges another card reference than its command named', () => {
+      const other = { ...rebillRequested, cardRef: { refId: 'r-2' } };
+      expect(
+        run(rebillEvents(other, rebillApproved), rebillLedger(['charged', 1_200]), [rebill])
+          .misreported,
+      ).toMatchObject([{ paymentId: rebillId, detail: expect.stringContaining('r-2') as string }]);
+    });
+  });
+
+  it('judges a transfer-by-ref by its transferred movement, once', () => {
+    const transferId = randomUUID();
+    const request = randomUUID();
+    const sent: SentCommand = {
+      commandId,
+      paymentId: transferId,
+      type: 'transfer-by-ref',
+      sentAt: 0,
+    };
+    const events: ObservedEvent[] = [
+      {
+        type: 'transfer-requested',
+        operation: 'transfer-by-ref',
+        requestId: request,
+        amount: USD(900),
+        clientOrderId: transferId,
+        merchant: { endpointId: '1113' },
+      },
+      { type: 'transferred', operation: 'transfer-by-ref', requestId: request, amount: USD(900) },
+    ].map((e, i) => ({
+      event: { transferId, commandId, occurredAt: at, version: i + 1, ...e } as TransferEvent,
+      ceId: `transfer-by-ref-ce-${i}`,
+    }));
+    const moved = ledger(['transferred', 900]).map((l) => ({ ...l, clientOrderId: transferId }));
+    expect(run(events, moved, [sent])).toMatchObject({
+      paymentsFinal: 1,
+      misreported: [],
+      doubleCharges: [],
+    });
+    expect(run(events, [], [sent]).misreported).toHaveLength(1);
+    expect(
+      run(events, [...moved, { ...moved[0], seq: 9 }], [sent]).doubleCharges.map((d) => d.detail),
+    ).toEqual(['2 × transferred for 1 transfer/transfer-by-ref command(s)']);
+  });
+
+  it('holds a payout form waiting for the payee as not final, and judges its payout by the ledger', () => {
+    const payoutId = randomUUID();
+    const request = randomUUID();
+    const sent: SentCommand = { commandId, paymentId: payoutId, type: 'payout-form', sentAt: 0 };
+    const formEvents = (...events: Array<Record<string, unknown>>): ObservedEvent[] =>
+      events.map((e, i) => ({
+        event: { payoutId, commandId, occurredAt: at, version: i + 1, ...e } as PayoutEvent,
+        ceId: `payout-form-ce-${i + 1}`,
+      }));
+    const asked = {
+      type: 'payout-requested',
+      operation: 'payout-form',
+      requestId: request,
+      amount: USD(3_000),
+      clientOrderId: payoutId,
+    };
+    const atForm = {
+      type: 'payout-action-required',
+      operation: 'payout-form',
+      requestId: request,
+      action: { kind: 'redirect', url: 'http://127.0.0.1:1/hpp/token' },
+    };
+    const paid = {
+      type: 'paid-out',
+      operation: 'payout-form',
+      requestId: request,
+      amount: USD(3_000),
+    };
+    const moved = ledger(['paid-out', 3_000]).map((l) => ({ ...l, clientOrderId: payoutId }));
+    expect(run(formEvents(asked, atForm), [], [sent]).unknown).toMatchObject([
+      { paymentId: payoutId, lastEvent: 'payout-action-required', alerted: false },
+    ]);
+    expect(run(formEvents(asked, atForm, paid), moved, [sent])).toMatchObject({
+      paymentsFinal: 1,
+      misreported: [],
+      doubleCharges: [],
+    });
+    expect(run(formEvents(asked, atForm, paid), [], [sent]).misreported).toHaveLength(1);
+    expect(
+      run(formEvents(asked, atForm, paid), [...moved, { ...moved[0], seq: 9 }], [sent])
+        .doubleCharges,
+    ).toHaveLength(1);
   });
 });

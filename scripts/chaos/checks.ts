@@ -16,7 +16,11 @@ export type CommandType =
   | 'payout-v4'
   | 'payout-check'
   | 'approve-payout'
-  | 'transfer';
+  | 'transfer'
+  | 'create-card-ref'
+  | 'rebill'
+  | 'transfer-by-ref'
+  | 'payout-form';
 
 export interface SentCommand {
   readonly commandId: string;
@@ -24,6 +28,8 @@ export interface SentCommand {
   readonly paymentId: string;
   readonly type: CommandType;
   readonly sentAt: number;
+  /** A rebill's card reference, as the command named it. */
+  readonly cardRefId?: string;
 }
 
 /** The events of the sagas a run starts (payout budget events belong to no sent command). */
@@ -94,17 +100,22 @@ const FINAL_OF_OPERATION = new Set<SagaEvent['type']>([
   'transferred',
   'transfer-declined',
   'transfer-failed',
+  'card-ref-created',
+  'card-reference-failed',
 ]);
 
 const REQUESTED = new Set<SagaEvent['type']>([
   'operation-requested',
   'payout-requested',
   'transfer-requested',
+  // A card reference moves no money, but a request for one still open leaves its saga unsettled.
+  'card-ref-requested',
 ]);
 const UNKNOWN = new Set<SagaEvent['type']>([
   'outcome-unknown',
   'payout-outcome-unknown',
   'transfer-outcome-unknown',
+  'card-reference-unknown',
 ]);
 const RESENT = new Set<SagaEvent['type']>([
   'operation-resent',
@@ -132,12 +143,12 @@ const PAYOUT_AFTER_REGISTRATION = new Set<SagaEvent['type']>([
  * intend one each.
  */
 const ONCE_PER_OPERATION: Partial<Record<Movement, readonly CommandType[]>> = {
-  charged: ['sale'],
+  charged: ['sale', 'rebill'],
   authorized: ['preauth'],
   captured: ['capture'],
   refunded: ['return'],
-  'paid-out': ['payout', 'payout-v4', 'approve-payout'],
-  transferred: ['transfer'],
+  'paid-out': ['payout', 'payout-v4', 'approve-payout', 'payout-form'],
+  transferred: ['transfer', 'transfer-by-ref'],
 };
 
 /** Money out of the merchant's account: what the daily payout limit bounds. */
@@ -381,6 +392,21 @@ export function checkRun(input: {
     const orders = new Set(ledger.map((l) => l.orderId));
     if (orders.size > 1) {
       doubleCharges.push({ paymentId, detail: `money moved on ${orders.size} gateway orders` });
+    }
+
+    // A rebill charges the card behind the reference its command named, and no other.
+    for (const c of commands) {
+      if (c.type !== 'rebill' || c.cardRefId === undefined) continue;
+      const asked = events.find(
+        (e) => e.type === 'operation-requested' && e.commandId === c.commandId,
+      );
+      const charged = asked?.type === 'operation-requested' ? asked.cardRef?.refId : undefined;
+      if (asked !== undefined && charged !== c.cardRefId) {
+        misreported.push({
+          paymentId,
+          detail: `rebill ${c.commandId} named card reference ${c.cardRefId}, the request charges ${charged ?? 'none'}`,
+        });
+      }
     }
 
     const problem = versionProblem(observed);

@@ -259,6 +259,13 @@ export interface OperationVocabulary<O extends OperationInFlight, Draft, Effect>
   ): OperationOutcome<Draft, Effect> | undefined;
   /** Undefined: the flow has no payer step; a redirect is not announced. */
   actionRequired?(op: O, action: PayerAction): Draft;
+  /**
+   * A hosted page (a payment or payout form) whose address only the operation's own reply
+   * brings: when that reply was lost, a status reply finding the order `processing` does not
+   * resolve the unknown outcome — nobody can ever fill the page in — so it stays unknown, its
+   * alert timer armed. Undefined: no such operation.
+   */
+  pageOnlyInReply?(op: O): boolean;
   /** What a newly announced payer action starts (card payments: the 3DS method step's deadline). */
   payerActionEffects?(op: O, action: PayerAction): Effect[];
   outcomeUnknown(op: O, facts: UnknownFacts): Draft;
@@ -734,6 +741,25 @@ function reportOutcome<O extends OperationInFlight, D, E>(
     }
     return { drafts, effects, final: false };
   }
+  const action: PayerAction | undefined =
+    report.redirectUrl !== undefined
+      ? { kind: 'redirect', url: report.redirectUrl }
+      : report.html !== undefined
+        ? { kind: 'html', html: report.html }
+        : report.threeDSMethod !== undefined
+          ? { kind: 'threeds-method', ...report.threeDSMethod }
+          : undefined;
+  // A hosted page whose address was lost with the reply: the gateway holding the order changes
+  // nothing (its order stays `processing` with no payer to act), so the outcome stays unknown and
+  // the shared alert is raised once it has lasted the window; a final status still settles it.
+  if (
+    op.stage === 'outcome-unknown' &&
+    op.action === undefined &&
+    action === undefined &&
+    vocab.pageOnlyInReply?.(op) === true
+  ) {
+    return { drafts, effects, final: false };
+  }
   // The gateway has the transaction: it is no longer unknown (or not yet acknowledged).
   if (op.stage === 'requested' || op.stage === 'outcome-unknown') {
     drafts.push(
@@ -745,14 +771,6 @@ function reportOutcome<O extends OperationInFlight, D, E>(
     if (op.stage === 'outcome-unknown')
       effects.push({ type: 'cancel-timer', timer: 'unknown-alert' });
   }
-  const action: PayerAction | undefined =
-    report.redirectUrl !== undefined
-      ? { kind: 'redirect', url: report.redirectUrl }
-      : report.html !== undefined
-        ? { kind: 'html', html: report.html }
-        : report.threeDSMethod !== undefined
-          ? { kind: 'threeds-method', ...report.threeDSMethod }
-          : undefined;
   if (
     action !== undefined &&
     vocab.actionRequired !== undefined &&

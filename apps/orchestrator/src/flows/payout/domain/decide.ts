@@ -420,6 +420,7 @@ function payoutVocabulary(
     refusesRepeat: (operation) => operation === 'payout-pay',
     expectedAmount: (op) => (opensPayoutOrder(op.operation) ? state.amount : undefined),
     actionRequired: (op, action) => ({ type: 'payout-action-required', ...ref(op), action }),
+    pageOnlyInReply: (op) => op.operation === 'payout-form',
     acceptedByGateway: (op, facts) => ({
       type: 'payout-accepted-by-gateway',
       ...ref(op),

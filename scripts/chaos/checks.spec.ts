@@ -422,7 +422,7 @@ describe('checkRun', () => {
           amount: USD(4_000),
           clientOrderId: transferId,
           merchant: { endpointId: '1113' },
-        } as TransferEvent,
+        },
         ceId: `${transferId}-0`,
       };
       const entries = [

@@ -595,32 +595,6 @@ export async function runSchedulePhase(
       cycles: workload.cycles,
     });
   }
-  const gatewaySpecs = specs.filter((s) => s.chargedBy === 'gateway');
-
-  // Faults aimed at the registered schedules' charges go before the run's percentage ones (the
-  // first rule that hits applies): every callback of the first one's cycle-1 charge is dropped
-  // (only its expected-charge status query finds it), the second's cycle-1 status queries fail
-  // thrice, the third's cycle-2 charge loses its callbacks and its first two status queries.
-  await stack.controls.clearFaults();
-  const [g0, g1, g2] = gatewaySpecs.map((s) => s.scheduleId);
-  if (g0) await stack.controls.addFault({ clientOrderId: `${g0}-2`, callbacks: 'drop' });
-  if (g1)
-    await stack.controls.addFault({
-      clientOrderId: `${g1}-2`,
-      operation: 'STATUS',
-      failBefore: 503,
-      times: 3,
-    });
-  if (g2) {
-    await stack.controls.addFault({ clientOrderId: `${g2}-3`, callbacks: 'drop' });
-    await stack.controls.addFault({
-      clientOrderId: `${g2}-3`,
-      operation: 'STATUS',
-      failBefore: 503,
-      times: 2,
-    });
-  }
-  for (const rule of ctx.faults) await stack.controls.addFault(rule);
 
   const create = (spec: ScheduleSpec): CreateScheduleCommand => ({
     type: 'create-schedule',
@@ -639,6 +613,7 @@ export async function runSchedulePhase(
     },
   });
   await stack.sendRaw(...specs.map(create));
+  const registered: string[] = [];
   for (const spec of specs) {
     const wanted =
       spec.chargedBy === 'gateway'
@@ -651,7 +626,35 @@ export async function runSchedulePhase(
       .waitForSchedule(spec.scheduleId, wanted, 120_000)
       .catch(() => undefined);
     log(`schedules: ${spec.chargedBy} ${spec.scheduleId} ${e?.type ?? 'nothing within 120 s'}`);
+    if (e?.type === 'schedule-registered') registered.push(spec.scheduleId);
   }
+  // Faults aimed at the registered schedules' charges (a registration may fail for good under
+  // the percentage faults: no trace of it twice), added before the gateway's clock reaches them
+  // and before the run's percentage rules (the first rule that hits applies): every callback of
+  // the first one's cycle-1 charge is dropped (only its expected-charge status query finds it),
+  // the second's cycle-1 status queries fail thrice, the third's (or the last's) cycle-2 charge
+  // loses its callbacks and its first two status queries.
+  await stack.controls.clearFaults();
+  const [g0, g1] = registered;
+  const g2 = registered[2] ?? registered.at(-1);
+  if (g0) await stack.controls.addFault({ clientOrderId: `${g0}-2`, callbacks: 'drop' });
+  if (g1)
+    await stack.controls.addFault({
+      clientOrderId: `${g1}-2`,
+      operation: 'STATUS',
+      failBefore: 503,
+      times: 3,
+    });
+  if (g2) {
+    await stack.controls.addFault({ clientOrderId: `${g2}-3`, callbacks: 'drop' });
+    await stack.controls.addFault({
+      clientOrderId: `${g2}-3`,
+      operation: 'STATUS',
+      failBefore: 503,
+      times: 2,
+    });
+  }
+  for (const rule of ctx.faults) await stack.controls.addFault(rule);
 
   const steps: SchedulePhase['steps'] = [];
   const actions: ScheduleActionRecord[] = [];

@@ -147,6 +147,12 @@ describe('checkSchedules: the orchestrator charges its own schedule', () => {
       'schedule cycles misreported': 0,
       'schedule cycles due, neither reported nor alerted': 0,
     });
+    expect(result.eventTypes).toEqual({
+      'schedule-created': 1,
+      'cycle-charge-requested': 3,
+      'cycle-charged': 3,
+      'schedule-completed': 1,
+    });
     expect(result.cycles.map((c) => [c.cycle, c.due, c.reported])).toEqual([
       [0, true, 'charged'],
       [1, true, 'charged'],

@@ -134,6 +134,8 @@ export interface ScheduleChecks {
   readonly silent: Problem[];
   /** Registrations that failed or stayed unknown with the alert raised (nothing will be charged). */
   readonly registrationsFailed: Problem[];
+  /** The phase's schedule events by type, once each (the faults at work show here). */
+  readonly eventTypes: Record<string, number>;
 }
 
 function distinctEvents<E>(observed: readonly { event: E; ceId: string }[]): E[] {
@@ -190,6 +192,10 @@ export function checkSchedules(input: {
   const misreported: Problem[] = [];
   const silent: Problem[] = [];
   const registrationsFailed: Problem[] = [];
+  const eventTypes: Record<string, number> = {};
+  const specIds = new Set(input.specs.map((s) => s.scheduleId));
+  for (const e of distinctEvents(input.scheduleEvents))
+    if (specIds.has(e.scheduleId)) eventTypes[e.type] = (eventTypes[e.type] ?? 0) + 1;
 
   for (const spec of input.specs) {
     const id = spec.scheduleId;
@@ -420,6 +426,7 @@ export function checkSchedules(input: {
     misreported,
     silent,
     registrationsFailed,
+    eventTypes,
   };
 }
 
@@ -445,6 +452,11 @@ export function formatSchedules(phase: SchedulePhase, checks: ScheduleChecks): s
       `    charged by ${by.padEnd(12)} cycles due ${count(by, (c) => c.due)}, charged in the ledger ${count(by, (c) => c.ledger.length > 0)}, reported charged ${count(by, (c) => c.reported === 'charged')}, declined ${count(by, (c) => c.reported === 'declined')}, alerted ${count(by, (c) => c.alerted !== undefined)}`,
     );
   }
+  lines.push(
+    `    schedule events: ${Object.entries(checks.eventTypes)
+      .map(([type, n]) => `${type} ${n}`)
+      .join(', ')}`,
+  );
   for (const a of phase.actions)
     lines.push(
       `    after step ${a.step}: ${a.signal} ${a.target}, back in ${(a.recoveryMs / 1000).toFixed(1)} s`,

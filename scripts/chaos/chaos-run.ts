@@ -394,7 +394,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
   const { log, broker } = env;
   const workDir = env.workDir ?? path.join(RUN_DIR, `chaos-${randomUUID().slice(0, 8)}`);
   mkdirSync(workDir, { recursive: true });
-  for (const action of config.actions) {
+  for (const action of [...config.actions, ...(config.schedules?.actions ?? [])]) {
     if (action.target !== 'broker' && replicaOf(action.target).index >= config.replicas) {
       throw new Error(`action on ${action.target}: the run has ${config.replicas} replica(s)`);
     }

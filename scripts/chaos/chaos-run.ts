@@ -12,6 +12,7 @@ import {
   PaymentCommand,
   PayoutCommand,
   RebillCommand,
+  ScheduleEvent,
   TOPICS,
 } from '@payments/contracts';
 import { auditCardData, AuditReport } from '../stack/card-data-audit';
@@ -49,6 +50,18 @@ import {
   sagaIdOf,
   SentCommand,
 } from './checks';
+import {
+  checkSchedules,
+  formatSchedules,
+  GATEWAY_CHARGE_GRACE_SECONDS,
+  ObservedScheduleEvent,
+  runSchedulePhase,
+  ScheduleChecks,
+  scheduleEnv,
+  SchedulePhase,
+  ScheduleWorkload,
+  scheduleZeroLines,
+} from './schedules';
 
 /**
  * The chaos run: mixed commands at a steady rate on `replicas` replicas of every app while single
@@ -121,6 +134,11 @@ export interface ChaosConfig {
   readonly payoutDailyLimitMinor: number;
   /** How long a registered two-step payout awaits approval; the unapproved ones expire within it. */
   readonly approvalWindowSeconds: number;
+  /**
+   * Recurring schedules (scripts/chaos/schedules.ts): a phase after the main workload's
+   * quiescence with both clocks moved forward, its own kills and aimed faults; unset: none.
+   */
+  readonly schedules?: ScheduleWorkload;
 }
 
 export const DEFAULT_FAULTS: FaultMix = {
@@ -188,6 +206,8 @@ export interface ChaosReport {
   readonly invalidEvents: number;
   readonly audit: AuditReport;
   readonly workDir: string;
+  /** The schedule phase and its verdict, when the run had one. */
+  readonly schedules?: { readonly phase: SchedulePhase; readonly checks: ScheduleChecks };
 }
 
 export interface ChaosEnvironment {
@@ -532,7 +552,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
   const { log, broker } = env;
   const workDir = env.workDir ?? path.join(RUN_DIR, `chaos-${randomUUID().slice(0, 8)}`);
   mkdirSync(workDir, { recursive: true });
-  for (const action of config.actions) {
+  for (const action of [...config.actions, ...(config.schedules?.actions ?? [])]) {
     if (action.target !== 'broker' && replicaOf(action.target).index >= config.replicas) {
       throw new Error(`action on ${action.target}: the run has ${config.replicas} replica(s)`);
     }
@@ -613,6 +633,8 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       workDir,
       logLevel: config.logLevel,
       replicas: config.replicas,
+      // The schedule phase moves the orchestrator's clock while it kills replicas.
+      restoreOrchestratorClock: true,
       env: {
         'gateway-sandbox': {
           SANDBOX_MERCHANTS_FILE: sandboxMerchantsWithDelay(workDir, config.gatewayDelayMs),
@@ -630,6 +652,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
           // The sandbox below charges a reused client_orderid again: told so, the orchestrator
           // never repeats a payment the gateway shows no trace of (it alerts a person instead).
           GATEWAY_REFUSES_REUSED_ORDER_ID: 'false',
+          ...(config.schedules === undefined ? {} : scheduleEnv()),
         },
         'gateway-adapter': {
           ...replication,
@@ -909,11 +932,37 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
     await chaos;
     await Promise.all(payerVisits);
     const quietEnded = Date.now();
+    let phase: SchedulePhase | undefined;
+    if (config.schedules !== undefined && quiescent) {
+      phase = await runSchedulePhase(
+        {
+          stack,
+          newId: () => seededUuid(random),
+          random,
+          faults: faultRules(config.faults),
+          log,
+        },
+        config.schedules,
+      );
+      quiescent = false;
+      const phaseEnded = Date.now();
+      while (Date.now() - phaseEnded < config.quietMaxSeconds * 1000) {
+        if (await quiet(stack, kafka, env.orchestratorDatabaseUrl)) {
+          quiescent = true;
+          break;
+        }
+        await sleep(1_000);
+      }
+      log(
+        `schedules: ${quiescent ? 'quiescent' : 'NOT quiescent'} ${((Date.now() - phaseEnded) / 1000).toFixed(0)} s after the last step`,
+      );
+    }
     // Late duplicates and resends have a moment to show before the stream is judged.
     await sleep(3_000);
 
     log('reading every topic and the ledger...');
     const events: ObservedEvent[] = [];
+    const scheduleEvents: ObservedScheduleEvent[] = [];
     let invalidEvents = 0;
     const dlq: Record<string, number> = {};
     const firstAfter = new Map<number, number>();
@@ -928,6 +977,11 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       if (m.topic !== TOPICS.events) return;
       const value: unknown = JSON.parse(m.value?.toString('utf8') ?? 'null');
       const ceId = m.headers.ce_id;
+      const schedule = ScheduleEvent.safeParse(value);
+      if (schedule.success && ceId) {
+        scheduleEvents.push({ event: schedule.data, ceId });
+        return;
+      }
       const payment = parseEvent(value);
       const payout = payment.ok ? undefined : parsePayoutEvent(value);
       const moved = payment.ok || payout?.ok ? undefined : parseTransferEvent(value);
@@ -963,6 +1017,20 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       now: Date.now(),
       dailyLimitMinor: config.payoutDailyLimitMinor,
     });
+    const schedules =
+      phase === undefined
+        ? undefined
+        : {
+            phase,
+            checks: checkSchedules({
+              specs: phase.specs,
+              scheduleEvents,
+              paymentEvents: events,
+              ledger: ledger.entries,
+              now: Date.now() + phase.advancedSeconds * 1000,
+              graceMs: GATEWAY_CHARGE_GRACE_SECONDS * 1000,
+            }),
+          };
     // Sagas left unknown with the alert raised are still polled, so a status request may have
     // been written a moment ago: a backlog is what the relay left behind for longer than that.
     const outboxBacklog = await outboxCount(env.orchestratorDatabaseUrl, BACKLOG_AFTER_SECONDS);
@@ -998,6 +1066,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       invalidEvents,
       audit,
       workDir,
+      ...(schedules === undefined ? {} : { schedules }),
     };
   } finally {
     await stack.stop();
@@ -1089,6 +1158,7 @@ export function zeroLines(report: ChaosReport): Record<string, number> {
     'unreadable events': report.invalidEvents,
     'card-data findings': report.audit.findings.length,
     'payers and payees who could not act (page or submission failed)': report.payers.failed.length,
+    ...(report.schedules === undefined ? {} : scheduleZeroLines(report.schedules.checks)),
   };
 }
 
@@ -1161,6 +1231,8 @@ export function formatReport(report: ChaosReport): string {
       detail: `${u.ageSeconds} s old, last event ${u.lastEvent}${u.deliberate ? ' (deliberate)' : ''}${u.alerted ? ` (alert: ${u.concern ?? ''})` : ''}`,
     })),
   );
+  if (report.schedules !== undefined)
+    lines.push(...formatSchedules(report.schedules.phase, report.schedules.checks));
   lines.push(`  restarts by the liveness probe: ${report.livenessRestarts.length}`);
   for (const r of report.livenessRestarts) {
     const at = new Date(r.at).toISOString().slice(11, 23);

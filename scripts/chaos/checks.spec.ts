@@ -317,26 +317,143 @@ describe('checkRun', () => {
     });
   });
 
-  it('reports money out over the daily limit per login, currency and UTC day, not charges', () => {
-    const day = (iso: string, movement: Movement, amountMinor: number): LedgerEntry => ({
+  describe('money out over the daily limit, per endpoint, currency and UTC day as the budget counts', () => {
+    /** A one-step payout on `endpointId` requested at `requestedAt` (orchestrator's clock). */
+    const payout = (endpointId: string, requestedAt: string, amountMinor: number) => {
+      const payoutId = randomUUID();
+      const events: ObservedEvent[] = [
+        {
+          type: 'payout-requested',
+          operation: 'payout',
+          requestId: randomUUID(),
+          amount: USD(amountMinor),
+          clientOrderId: payoutId,
+          merchant: { endpointId },
+        },
+        { type: 'paid-out', requestId: randomUUID(), amount: USD(amountMinor) },
+      ].map((e, i) => ({
+        event: {
+          payoutId,
+          commandId,
+          occurredAt: requestedAt,
+          version: i + 1,
+          ...e,
+        } as PayoutEvent,
+        ceId: `${payoutId}-${i}`,
+      }));
+      return { payoutId, events };
+    };
+    /** The gateway's movement of a saga at `movedAt` (the sandbox's clock). */
+    const moved = (
+      sagaId: string,
+      movedAt: string,
+      movement: Movement,
+      amountMinor: number,
+    ): LedgerEntry => ({
       ...ledger([movement, amountMinor])[0],
-      at: Date.parse(iso),
+      clientOrderId: sagaId,
+      at: Date.parse(movedAt),
     });
-    const entries = [
-      day('2026-11-23T10:00:00Z', 'paid-out', 6_000),
-      day('2026-11-23T23:59:59Z', 'transferred', 4_000),
-      day('2026-11-24T00:00:00Z', 'paid-out', 9_000),
-      day('2026-11-23T12:00:00Z', 'charged', 50_000),
-    ];
-    expect(overDailyLimit(entries, 10_000)).toEqual([]);
-    expect(overDailyLimit(entries, 9_999)).toEqual([
-      {
-        paymentId: 'sandbox-merchant USD 2026-11-23',
-        detail: '10000 out (paid-out + transferred) over the daily limit 9999',
-      },
-    ]);
-    expect(overDailyLimit(entries, undefined)).toEqual([]);
-    expect(overDailyLimit([...entries, { ...entries[0], currency: 'EUR' }], 10_000)).toEqual([]);
+
+    it('gives each endpoint of a login its own budget (summing per login flags a run within every limit)', () => {
+      const a = payout('1113', '2026-11-23T10:00:00Z', 6_000);
+      const b = payout('1114', '2026-11-23T11:00:00Z', 6_000);
+      const entries = [
+        moved(a.payoutId, '2026-11-23T10:00:01Z', 'paid-out', 6_000),
+        moved(b.payoutId, '2026-11-23T11:00:01Z', 'paid-out', 6_000),
+      ];
+      const events = [...a.events, ...b.events];
+      expect(overDailyLimit(entries, events, 10_000)).toEqual([]);
+      expect(overDailyLimit(entries, events, 5_999)).toEqual([
+        {
+          paymentId: '1113 USD 2026-11-23',
+          detail: '6000 out (paid-out + transferred) over the daily limit 5999',
+        },
+        {
+          paymentId: '1114 USD 2026-11-23',
+          detail: '6000 out (paid-out + transferred) over the daily limit 5999',
+        },
+      ]);
+    });
+
+    it("counts an amount on the orchestrator's day of its reservation, not the gateway's day of the movement", () => {
+      // Reserved on the 23rd (orchestrator), moved by the gateway after midnight of its own clock.
+      const a = payout('1113', '2026-11-23T23:59:00Z', 6_000);
+      const b = payout('1113', '2026-11-23T10:00:00Z', 6_000);
+      const entries = [
+        moved(a.payoutId, '2026-11-24T00:00:30Z', 'paid-out', 6_000),
+        moved(b.payoutId, '2026-11-23T10:00:01Z', 'paid-out', 6_000),
+      ];
+      expect(overDailyLimit(entries, [...a.events, ...b.events], 10_000)).toEqual([
+        {
+          paymentId: '1113 USD 2026-11-23',
+          detail: '12000 out (paid-out + transferred) over the daily limit 10000',
+        },
+      ]);
+    });
+
+    it("takes a two-step payout's day from its approval, a transfer's from its request", () => {
+      const payoutId = randomUUID();
+      const transferId = randomUUID();
+      const twoStep: ObservedEvent[] = [
+        {
+          type: 'payout-requested',
+          operation: 'payout-check',
+          requestId: randomUUID(),
+          amount: USD(7_000),
+          clientOrderId: payoutId,
+          merchant: { endpointId: '1113' },
+          occurredAt: '2026-11-22T23:00:00Z',
+        },
+        { type: 'payout-approved', approvedBy: 'x', occurredAt: '2026-11-23T01:00:00Z' },
+      ].map((e, i) => ({
+        event: { payoutId, commandId, version: i + 1, ...e } as PayoutEvent,
+        ceId: `${payoutId}-${i}`,
+      }));
+      const moneyTransfer: ObservedEvent = {
+        event: {
+          type: 'transfer-requested',
+          transferId,
+          commandId,
+          version: 1,
+          occurredAt: '2026-11-23T05:00:00Z',
+          operation: 'transfer',
+          requestId: randomUUID(),
+          amount: USD(4_000),
+          clientOrderId: transferId,
+          merchant: { endpointId: '1113' },
+        },
+        ceId: `${transferId}-0`,
+      };
+      const entries = [
+        moved(payoutId, '2026-11-22T23:30:00Z', 'paid-out', 7_000),
+        moved(transferId, '2026-11-25T00:00:00Z', 'transferred', 4_000),
+        moved(payoutId, '2026-11-23T12:00:00Z', 'charged', 50_000),
+      ];
+      expect(overDailyLimit(entries, [...twoStep, moneyTransfer], 10_999)).toEqual([
+        {
+          paymentId: '1113 USD 2026-11-23',
+          detail: '11000 out (paid-out + transferred) over the daily limit 10999',
+        },
+      ]);
+      expect(overDailyLimit(entries, [...twoStep, moneyTransfer], 11_000)).toEqual([]);
+      expect(overDailyLimit(entries, [...twoStep, moneyTransfer], undefined)).toEqual([]);
+      // Another currency is another budget.
+      const eur = entries.map((e) => ({ ...e, currency: 'EUR' }));
+      expect(
+        overDailyLimit([...entries.slice(0, 1), eur[1]], [...twoStep, moneyTransfer], 10_999),
+      ).toEqual([]);
+    });
+
+    it('keeps a movement of a saga with no events, under its login and the gateway day', () => {
+      const entries = [moved(randomUUID(), '2026-11-23T10:00:00Z', 'paid-out', 12_000)];
+      expect(overDailyLimit(entries, [], 10_000)).toEqual([
+        {
+          paymentId: 'login sandbox-merchant (endpoint unknown) USD 2026-11-23',
+          detail: '12000 out (paid-out + transferred) over the daily limit 10000',
+        },
+      ]);
+    });
   });
 });
 

@@ -80,7 +80,7 @@ export interface RunChecks {
   readonly misreported: Problem[];
   readonly versionProblems: Problem[];
   readonly rejected: Problem[];
-  /** Per merchant login, currency and UTC day: paid-out + transferred above the daily limit. */
+  /** Per endpoint, currency and UTC day (the budget's): paid-out + transferred above the daily limit. */
   readonly overLimit: Problem[];
 }
 
@@ -263,19 +263,60 @@ export function versionProblem(observed: readonly ObservedEvent[]): string | und
 }
 
 /**
- * Money moved out (paid-out + transferred) per merchant login, currency and UTC day of the
- * gateway's clock, above `dailyLimitMinor`: the orchestrator's budget is per endpoint, currency
- * and UTC day, so a run on one endpoint per login can be judged from the ledger alone.
+ * The daily budget a money-out saga drew on, as the orchestrator defines it (PAYOUT_LIMITS
+ * dailyLimitMinor, flows/payout-budget): its endpoint, and the UTC day of the orchestrator's clock
+ * when the amount was reserved — a two-step payout's (last) approval, else the operation's first
+ * request (a one-step payout, a payout form, a transfer); a resend keeps the first day's
+ * reservation. The ledger's own timestamps are the gateway's clock, which is not the one that
+ * decides the day, so they are used only for a saga whose events say nothing.
+ */
+export function budgetOf(events: readonly SagaEvent[]): {
+  readonly endpointId?: string;
+  readonly day?: string;
+} {
+  const sorted = [...events].sort((a, b) => a.version - b.version);
+  let endpointId: string | undefined;
+  for (const e of sorted) {
+    if ('merchant' in e && e.merchant !== undefined) {
+      endpointId = e.merchant.endpointId;
+      break;
+    }
+  }
+  const approvals = sorted.filter((e) => e.type === 'payout-approved');
+  const reservedBy =
+    approvals.at(-1) ??
+    sorted.find((e) => e.type === 'transfer-requested') ??
+    sorted.find((e) => e.type === 'payout-requested' && e.operation !== 'payout-check');
+  return {
+    ...(endpointId === undefined ? {} : { endpointId }),
+    ...(reservedBy === undefined ? {} : { day: reservedBy.occurredAt.slice(0, 10) }),
+  };
+}
+
+/**
+ * Money moved out (paid-out + transferred, the ledger's amounts) per endpoint, currency and UTC
+ * day as the orchestrator's budget counts them (`budgetOf` the saga each movement belongs to),
+ * above `dailyLimitMinor`: two endpoints of one login have a budget each, and an amount belongs
+ * to the day it was reserved on, not the day the gateway moved it.
  */
 export function overDailyLimit(
   ledger: readonly LedgerEntry[],
+  events: readonly ObservedEvent[],
   dailyLimitMinor: number | undefined,
 ): Problem[] {
   if (dailyLimitMinor === undefined) return [];
+  const bySaga = new Map<string, ObservedEvent[]>();
+  for (const o of events) {
+    const id = sagaIdOf(o.event);
+    bySaga.set(id, [...(bySaga.get(id) ?? []), o]);
+  }
   const out = new Map<string, number>();
   for (const l of ledger) {
     if (!MONEY_OUT.includes(l.movement)) continue;
-    const key = `${l.login} ${l.currency} ${new Date(l.at).toISOString().slice(0, 10)}`;
+    const budget = budgetOf(distinct(bySaga.get(l.clientOrderId) ?? []));
+    const endpoint = budget.endpointId ?? `login ${l.login} (endpoint unknown)`;
+    const day = budget.day ?? new Date(l.at).toISOString().slice(0, 10);
+    const key = `${endpoint} ${l.currency} ${day}`;
     out.set(key, (out.get(key) ?? 0) + l.amountMinor);
   }
   return [...out]
@@ -422,6 +463,6 @@ export function checkRun(input: {
     misreported,
     versionProblems,
     rejected,
-    overLimit: overDailyLimit(input.ledger, input.dailyLimitMinor),
+    overLimit: overDailyLimit(input.ledger, input.events, input.dailyLimitMinor),
   };
 }

@@ -23,6 +23,10 @@ import {
   runChaos,
 } from './chaos-run';
 
+/** One after each clock step of the schedule phase (brokers are not restarted there). */
+const DEFAULT_SCHEDULE_ACTIONS =
+  'orchestrator#0:KILL,gateway-adapter#1:KILL,callback-ingest#0:KILL,orchestrator#1:TERM';
+
 const DEFAULT_ACTIONS =
   'orchestrator#0:KILL,gateway-adapter#1:KILL,callback-ingest#0:KILL,broker:TERM,orchestrator#1:TERM,gateway-adapter#0:TERM,callback-ingest#1:TERM,orchestrator#1:KILL,broker:KILL';
 
@@ -67,8 +71,29 @@ const HELP = `npm run chaos [-- --name=value ...]   (or CHAOS_NAME=value; the fl
   --status-fail=${DEFAULT_FAULTS.statusFail} --status-refused=${DEFAULT_FAULTS.statusRefused} --status-slow=${DEFAULT_FAULTS.statusSlow}
   --quiet-max=300 (s) --never-received=15 (s) --unknown-cards=3 --gateway-delay=200 (ms)
   --liveness-period=2000 (ms; 0 = never) --log-level=info --cluster=false --broker-port=29292
+  --own-schedules=3 --gateway-schedules=3 --schedule-cycles=4 (0 schedules: no schedule phase)
+  --schedule-actions=${DEFAULT_SCHEDULE_ACTIONS} --schedule-step-timeout=150 (s)
 
 What each line of the report means: docs/chaos.md.`;
+
+function scheduleOptions(): Pick<ChaosConfig, 'schedules'> {
+  const own = numberOption('own-schedules', 3);
+  const gateway = numberOption('gateway-schedules', 3);
+  if (own + gateway === 0) return {};
+  const actions = parseActions(option('schedule-actions', DEFAULT_SCHEDULE_ACTIONS)).map((a) => {
+    if (a.target === 'broker') throw new Error('--schedule-actions: app replicas only');
+    return { target: a.target, signal: a.signal };
+  });
+  return {
+    schedules: {
+      own,
+      gateway,
+      cycles: Math.max(3, numberOption('schedule-cycles', 4)),
+      actions,
+      stepTimeoutSeconds: numberOption('schedule-step-timeout', 150),
+    },
+  };
+}
 
 async function main(): Promise<void> {
   if (process.argv.slice(2).some((a) => a === '--help' || a === '-h')) {
@@ -103,6 +128,7 @@ async function main(): Promise<void> {
     replicas: Math.max(1, numberOption('replicas', 2)),
     payoutDailyLimitMinor: numberOption('payout-daily-limit', 5_000_000),
     approvalWindowSeconds: Math.max(1, numberOption('approval-window', 30)),
+    ...scheduleOptions(),
   };
   const cluster = option('cluster', 'false') === 'true';
   const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';

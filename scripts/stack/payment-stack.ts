@@ -92,6 +92,13 @@ export interface PaymentStackOptions {
   readonly replyFormat?: 'json' | 'form';
   /** Per-endpoint limits written into the adapter's credentials (its `limits` entry). */
   readonly endpointLimits?: Readonly<Record<string, Record<string, number>>>;
+  /**
+   * A restarted orchestrator replica is moved forward as far as `advanceOrchestratorClock` has
+   * moved the stack's (the offset lives in the process, a new one starts from the real time), so
+   * replicas killed while the clock is moved agree on the time. Off by default: a test that
+   * restarts the orchestrator and moves it again itself keeps doing so.
+   */
+  readonly restoreOrchestratorClock?: boolean;
 }
 
 function isRunning(app: RunningApp | undefined): boolean {
@@ -335,6 +342,12 @@ export class PaymentStack {
     this.replicas[app][index] = startApp(this.specs[app][index]);
     try {
       await waitForReady(this.replicas[app][index], 90_000);
+      if (
+        app === 'orchestrator' &&
+        this.options.restoreOrchestratorClock === true &&
+        this.orchestratorClockSeconds > 0
+      )
+        await this.advanceReplicaClock(name, this.orchestratorClockSeconds);
     } finally {
       this.busy.delete(this.key(name));
     }
@@ -401,18 +414,34 @@ export class PaymentStack {
    * orchestrator starts from the real time again.
    */
   async advanceOrchestratorClock(seconds: number): Promise<void> {
+    this.orchestratorClockSeconds += seconds;
     // Every replica keeps its own offset: each is moved, so timers fire alike wherever claimed.
     for (const name of this.replicaNames('orchestrator')) {
-      const response = await fetch(`${this.replicaUrl(name)}/test-controls/clock/advance`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ seconds }),
-      });
-      if (response.status !== 200)
-        throw new Error(
-          `clock advance on ${name}: HTTP ${response.status} ${await response.text()}`,
-        );
+      try {
+        await this.advanceReplicaClock(name, seconds);
+      } catch (error) {
+        // A replica being restarted is moved to the whole offset as it comes back (restore on).
+        if (!(this.options.restoreOrchestratorClock === true && this.busy.has(this.key(name))))
+          throw error;
+      }
     }
+  }
+
+  /** How far `advanceOrchestratorClock` has moved the orchestrator's clock, in seconds. */
+  get orchestratorClockAdvanced(): number {
+    return this.orchestratorClockSeconds;
+  }
+
+  private orchestratorClockSeconds = 0;
+
+  private async advanceReplicaClock(name: ReplicaName, seconds: number): Promise<void> {
+    const response = await fetch(`${this.replicaUrl(name)}/test-controls/clock/advance`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ seconds }),
+    });
+    if (response.status !== 200)
+      throw new Error(`clock advance on ${name}: HTTP ${response.status} ${await response.text()}`);
   }
 
   /** GET /payments/:id on the orchestrator's read API. */

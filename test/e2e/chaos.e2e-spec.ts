@@ -18,8 +18,12 @@ import { freeLowPorts } from '../support/local-kafka';
  * beyond the adapter's timeout and refused status queries among them) and a reused client_orderid
  * charging again; card payments, payouts and transfers under a low daily payout limit, 3-D Secure
  * sales with scripted payers at the ACS (passed, failed, cancelled, abandoned), card references
- * with rebills, transfer-by-ref and payout forms a scripted payee completes. Then the zero lines
- * and the card-data audit.
+ * with rebills, transfer-by-ref and payout forms a scripted payee completes. Then, on the same
+ * stack and faults, recurring schedules (scripts/chaos/schedules.ts): three the orchestrator
+ * charges itself and three registered with the gateway, four daily cycles each with both clocks
+ * moved forward, while a replica of each app is SIGKILLed and faults aim at the charges
+ * (callbacks dropped while a charge is due, status queries failing, a rebill's reply lost, a
+ * rebill declined). Then the zero lines and the card-data audit.
  * `npm run chaos` is the large run (scripts/chaos/main.ts).
  */
 let broker: OwnBroker;
@@ -53,6 +57,18 @@ beforeAll(async () => {
       replicas: 2,
       payoutDailyLimitMinor: 600_000,
       approvalWindowSeconds: 20,
+      schedules: {
+        own: 3,
+        gateway: 3,
+        cycles: 4,
+        actions: [
+          { target: 'orchestrator#0', signal: 'SIGKILL' },
+          { target: 'gateway-adapter#1', signal: 'SIGKILL' },
+          { target: 'callback-ingest#0', signal: 'SIGKILL' },
+          { target: 'orchestrator#1', signal: 'SIGKILL' },
+        ],
+        stepTimeoutSeconds: 150,
+      },
     },
     {
       broker,
@@ -62,7 +78,8 @@ beforeAll(async () => {
     },
   );
   process.stdout.write(`${formatReport(report)}\n`);
-});
+  // The main workload's quiet phase and the schedule phase after it outlast the default timeout.
+}, 1_500_000);
 
 afterAll(async () => {
   await broker?.stop();
@@ -143,6 +160,42 @@ describe('chaos, small fixed-seed run', () => {
   it('shows zero on every zero line: lost, double charges, misreported, unknown, versions, DLQ, outbox, card data', () => {
     const zeros = zeroLines(report);
     expect(zeros).toEqual(Object.fromEntries(Object.keys(zeros).map((k) => [k, 0])));
+  });
+
+  it('ran both kinds of schedules: cycles charged by the orchestrator and by the gateway, in the ledger and reported, with kills in between', () => {
+    const schedules = report.schedules;
+    if (schedules === undefined) throw new Error('the run had no schedule phase');
+    expect(schedules.phase.specs.map((s) => s.chargedBy)).toEqual([
+      'orchestrator',
+      'orchestrator',
+      'orchestrator',
+      'gateway',
+      'gateway',
+      'gateway',
+    ]);
+    // A registration may fail for good under the faults (a 503 on it and on its one resend: no
+    // trace, nothing charged); it is reported, and its cycles are never due.
+    const failed = new Set(schedules.checks.registrationsFailed.map((p) => p.paymentId));
+    const registered = schedules.phase.specs.filter(
+      (s) => s.chargedBy === 'gateway' && !failed.has(s.scheduleId),
+    );
+    expect(registered.length).toBeGreaterThan(0);
+    for (const by of ['orchestrator', 'gateway'] as const) {
+      const cycles = schedules.checks.cycles.filter((c) => c.chargedBy === by && c.due);
+      // Every cycle of every schedule that could be charged fell due (4 cycles each).
+      const schedulesOf = by === 'orchestrator' ? 3 : registered.length;
+      expect({ by, due: cycles.length }).toEqual({ by, due: 4 * schedulesOf });
+      const charged = cycles.filter((c) => c.reported === 'charged' && c.ledger.length === 1);
+      const otherwise = cycles.filter((c) => c.reported === 'declined' || c.alerted !== undefined);
+      expect({ by, charged: charged.length > 0 }).toEqual({ by, charged: true });
+      expect({ by, settled: charged.length + otherwise.length }).toEqual({
+        by,
+        settled: cycles.length,
+      });
+    }
+    expect(schedules.phase.actions.map((a) => `${a.signal} ${a.target}`)).toEqual(
+      report.config.schedules?.actions.map((a) => `${a.signal} ${a.target}`),
+    );
   });
 
   it('scanned something in every place the card-data audit looks', () => {

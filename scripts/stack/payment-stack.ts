@@ -102,6 +102,8 @@ export const SANDBOX_MERCHANT = {
   plainEndpoint: '1113',
   /** USD, 3-D Secure answered with redirect-to. */
   threeDsEndpoint: '1111',
+  /** USD, no 3-D Secure; its universal payment-form authorizes (a hold to capture). */
+  paymentFormPreauthEndpoint: '1118',
 } as const;
 
 const CARD_PUBLIC_KEY = path.join(
@@ -190,7 +192,7 @@ export class PaymentStack {
         ...common,
         CALLBACK_CONTROL_KEYS: JSON.stringify(
           Object.fromEntries(
-            ['1111', '1112', '1113', '1114', '1115', '1116', '1117', '2111'].map((id) => [
+            ['1111', '1112', '1113', '1114', '1115', '1116', '1117', '1118', '2111'].map((id) => [
               id,
               SANDBOX_MERCHANT.controlKey,
             ]),

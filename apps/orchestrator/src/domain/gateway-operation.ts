@@ -234,6 +234,12 @@ export interface OperationVocabulary<O extends OperationInFlight, Draft, Effect>
    */
   refusesRepeat?(operation: O['operation']): boolean;
   /**
+   * The operations the gateway may turn out this one to be, when the gateway decides the
+   * transaction (the universal payment form: a sale or a preauth, as the endpoint is set up).
+   * Undefined: the operation is what was asked.
+   */
+  transactionsByGateway?(op: O): readonly O['operation'][] | undefined;
+  /**
    * The amount an operation that opens the order asked for, to compare with the gateway's report
    * (undefined: nothing to compare, e.g. a zero-amount verification or a follow-up, whose status
    * amount stays the order's initial amount).
@@ -408,7 +414,7 @@ function decideOperationResult<O extends OperationInFlight, D, E>(
     if (reply.kind !== 'accepted' || reply.report === undefined) return ignored('NO_NEWS');
     switch (replySubject(reply.report, about, order, op, (o) => vocab.opensOrder(o))) {
       case 'this':
-        return applyReport(reply.report, scope);
+        return applyReport(reply.report, { ...scope, op: namedBy(about, op, vocab) });
       case 'earlier':
         if (op.stage === 'outcome-unknown' && isFinalGatewayStatus(reply.report.status))
           return noTrace(scope, result.completedAt);
@@ -552,7 +558,8 @@ function decideOperationCallback<O extends OperationInFlight, D, E>(
     callback.report.gatewayOrderId !== order.gatewayOrderId
   )
     return ignored('UNKNOWN_ORDER');
-  if (about !== undefined && !about.includes(op.operation))
+  const named = namedBy(about, op, vocab);
+  if (about !== undefined && !about.includes(named.operation))
     return ignored('NOT_ABOUT_THIS_OPERATION');
   // Truth about money (DESIGN.md): a payer's browser return, a callback that names no operation,
   // and any callback about an operation that does not open the order are hints. The return
@@ -575,7 +582,24 @@ function decideOperationCallback<O extends OperationInFlight, D, E>(
     !sameMoney(expected, callback.report.amount)
   )
     return statusQuerySoon(op, ctx.now);
-  return applyReport(callback.report, scope);
+  return applyReport(callback.report, { ...scope, op: named });
+}
+
+/**
+ * The operation in flight as the gateway's answer names it. When the gateway decides the
+ * transaction ({@link OperationVocabulary.transactionsByGateway}), its answer's transaction type
+ * says which of the possible operations it was: a universal form that held the money reports an
+ * authorization, never a charge. An answer naming none of them leaves the operation as asked.
+ */
+function namedBy<O extends OperationInFlight, D, E>(
+  about: readonly string[] | undefined,
+  op: O,
+  vocab: OperationVocabulary<O, D, E>,
+): O {
+  const possible = vocab.transactionsByGateway?.(op);
+  if (possible === undefined || about === undefined) return op;
+  const named = possible.find((operation) => about.includes(operation));
+  return named === undefined || named === op.operation ? op : { ...op, operation: named };
 }
 
 function applyReport<O extends OperationInFlight, D, E>(

@@ -47,6 +47,8 @@ export function paymentVocabulary(
     opensOrder: isMainOperation,
     // A second capture or void of the order is refused; a second return would refund again.
     refusesRepeat: (operation) => operation === 'capture' || operation === 'void',
+    transactionsByGateway: (op) =>
+      op.transactionByGateway === true ? (['sale', 'preauth'] as const) : undefined,
     expectedAmount: (op) =>
       isMainOperation(op.operation) && op.operation !== 'account-verification'
         ? op.amount

@@ -240,6 +240,11 @@ export interface OperationVocabulary<O extends OperationInFlight, Draft, Effect>
    */
   transactionsByGateway?(op: O): readonly O['operation'][] | undefined;
   /**
+   * The operation goes on only once a person fills in the gateway's hosted form, whose address
+   * its send reply brings (sale-form, payout-form …). Undefined: none of the flow's do.
+   */
+  hostedForm?(op: O): boolean;
+  /**
    * The amount an operation that opens the order asked for, to compare with the gateway's report
    * (undefined: nothing to compare, e.g. a zero-amount verification or a follow-up, whose status
    * amount stays the order's initial amount).
@@ -717,8 +722,26 @@ function reportOutcome<O extends OperationInFlight, D, E>(
     }
     return { drafts, effects, final: false };
   }
+  const action: PayerAction | undefined =
+    report.redirectUrl !== undefined
+      ? { kind: 'redirect', url: report.redirectUrl }
+      : report.html !== undefined
+        ? { kind: 'html', html: report.html }
+        : report.threeDSMethod !== undefined
+          ? { kind: 'threeds-method', ...report.threeDSMethod }
+          : undefined;
+  // A hosted form whose reply was lost: the gateway holds the order, but the form's address never
+  // reached us, so nobody can ever fill it in; its order stays `processing` at the gateway, which
+  // here means nothing will happen. "The gateway has it" does not resolve such an unknown
+  // outcome: it stays unknown, its alert timer armed, until the alert is raised after the window.
+  // A payer action or a final status the reply brings is taken as for any operation.
+  const formAddressLost =
+    op.stage === 'outcome-unknown' &&
+    op.action === undefined &&
+    action === undefined &&
+    vocab.hostedForm?.(op) === true;
   // The gateway has the transaction: it is no longer unknown (or not yet acknowledged).
-  if (op.stage === 'requested' || op.stage === 'outcome-unknown') {
+  if ((op.stage === 'requested' || op.stage === 'outcome-unknown') && !formAddressLost) {
     drafts.push(
       vocab.acceptedByGateway(op, {
         ...(report.gatewayOrderId === undefined ? {} : { gatewayOrderId: report.gatewayOrderId }),
@@ -728,14 +751,6 @@ function reportOutcome<O extends OperationInFlight, D, E>(
     if (op.stage === 'outcome-unknown')
       effects.push({ type: 'cancel-timer', timer: 'unknown-alert' });
   }
-  const action: PayerAction | undefined =
-    report.redirectUrl !== undefined
-      ? { kind: 'redirect', url: report.redirectUrl }
-      : report.html !== undefined
-        ? { kind: 'html', html: report.html }
-        : report.threeDSMethod !== undefined
-          ? { kind: 'threeds-method', ...report.threeDSMethod }
-          : undefined;
   if (
     action !== undefined &&
     vocab.actionRequired !== undefined &&

@@ -13,7 +13,7 @@ import {
   statusRequest as operationStatusRequest,
 } from '../../../domain/gateway-operation';
 import type { Decision, DecisionContext } from './decision';
-import { addMs, ignored, policyOf, type EventDraft } from './drafts';
+import { addMs, policyOf, type EventDraft } from './drafts';
 import type { Effect } from './effects';
 import { accountVerified, methodDeadlineTimer } from './decide-payer-flows';
 import {
@@ -47,6 +47,7 @@ export function paymentVocabulary(
     opensOrder: isMainOperation,
     // A second capture or void of the order is refused; a second return would refund again.
     refusesRepeat: (operation) => operation === 'capture' || operation === 'void',
+    hostedForm: (op) => op.via === 'hosted-form',
     transactionsByGateway: (op) =>
       op.transactionByGateway === true ? (['sale', 'preauth'] as const) : undefined,
     expectedAmount: (op) =>
@@ -97,46 +98,12 @@ export function decideOperation(
   ctx: DecisionContext,
 ): Decision {
   const open = inFlightOf(current);
-  const decision = operationDecision<
-    InFlightOperation,
-    PaymentEvent,
-    'paymentId',
-    OpenPayment,
-    Effect
-  >(
+  return operationDecision<InFlightOperation, PaymentEvent, 'paymentId', OpenPayment, Effect>(
     input,
     open && { state: open[0], sagaId: open[0].paymentId, idField: 'paymentId', op: open[1] },
     (state) => paymentVocabulary(state, ctx),
     policyOf(ctx),
     ctx,
-  );
-  return open !== undefined && formAddressLost(open[1]) ? stillUnknown(decision) : decision;
-}
-
-/**
- * A hosted form whose reply was lost: the gateway holds the order, but the form's address never
- * reached us, so no payer can ever fill it in. Its order stays `processing` at the gateway, which
- * for a sale means "being processed" and here means nothing will happen.
- */
-function formAddressLost(op: InFlightOperation): boolean {
-  return op.via === 'hosted-form' && op.stage === 'outcome-unknown' && op.action === undefined;
-}
-
-/**
- * For such a form, "the gateway has it" (accepted-by-gateway, nothing else) does not resolve the
- * unknown outcome: it stays unknown, its alert timer stays armed, and the shared rule raises the
- * unknown-outcome alert once it has lasted the window. A payer action or a final status the reply
- * brings is taken as for any operation.
- */
-function stillUnknown(decision: Decision): Decision {
-  if (
-    decision.outcome !== 'accepted' ||
-    !decision.events.every((e) => e.type === 'accepted-by-gateway')
-  )
-    return decision;
-  return ignored(
-    'NO_NEWS',
-    decision.effects.filter((e) => !(e.type === 'cancel-timer' && e.timer === 'unknown-alert')),
   );
 }
 

@@ -7,6 +7,7 @@ import {
   sendResult,
   statusReply,
   T0,
+  timer,
   uuid,
 } from '../../../../test/kits/payout.kit';
 
@@ -127,6 +128,51 @@ describe('payout form (v2 payout-form): the payee enters the card on the hosted 
       'payout-action-required',
       'paid-out',
     ]);
+  });
+});
+
+describe('payout form whose reply was lost: the form address never reached us', () => {
+  const HOUR = 3_600_000;
+  const lost = () => {
+    const world = new PayoutWorld();
+    const id = uuid();
+    world.apply(id, command(payoutForm(id, 2_700)));
+    world.apply(id, (s) => sendResult(s, { kind: 'unknown', reason: 'timeout' }));
+    return { world, id };
+  };
+
+  it('"the gateway has it" (processing, no address) leaves it unknown; the alert is raised after the window', () => {
+    const { world, id } = lost();
+    const polled = world.apply(id, (s) =>
+      statusReply(s, { status: 'processing', gatewayOrderId: 'G-4' }, ['payout-form']),
+    );
+    expect(polled.outcome).toBe('ignored');
+    expect(polled.effects).not.toContainEqual({ type: 'cancel-timer', timer: 'unknown-alert' });
+    expect(world.state(id)).toMatchObject({ inFlight: { stage: 'outcome-unknown' } });
+    const at = new Date(Date.parse(T0) + HOUR).toISOString();
+    const alert = world.apply(
+      id,
+      (s) =>
+        timer({
+          kind: 'unknown-alert',
+          requestId: s.status === 'initial' ? '' : (s.inFlight?.requestId ?? ''),
+        }),
+      at,
+    );
+    expect(alert.events).toMatchObject([
+      { type: 'payout-outcome-unknown', operation: 'payout-form', alert: true },
+    ]);
+    expect(world.types(id)).toEqual([
+      'payout-requested',
+      'payout-outcome-unknown',
+      'payout-outcome-unknown',
+    ]);
+  });
+
+  it('a final status still settles it: approved → paid-out once', () => {
+    const { world, id } = lost();
+    const paid = world.apply(id, (s) => statusReply(s, { status: 'approved' }, ['payout-form']));
+    expect(paid.events.map((e) => e.type)).toEqual(['payout-accepted-by-gateway', 'paid-out']);
   });
 });
 

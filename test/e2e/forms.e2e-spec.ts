@@ -32,6 +32,7 @@ let orchestratorDb: TestDatabase;
 let adapterDb: TestDatabase;
 
 const FINAL = ['approved', 'authorized', 'declined', 'failed'];
+const UNKNOWN_ALERT_SECONDS = 15;
 
 const CARD = (cvv: string): TestCardEntry => ({
   number: TEST_CARD_NUMBER,
@@ -88,6 +89,17 @@ async function fillPayoutForm(page: Page): Promise<void> {
   await page.locator('#hppForm button[type="submit"]').click();
 }
 
+/** Polls `find` every 500 ms until it returns something, or fails after `timeoutMs`. */
+async function waitUntil<T>(find: () => T | undefined, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = find();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`nothing found within ${timeoutMs} ms`);
+    await sleep(500);
+  }
+}
+
 function payoutEventsOf(payoutId: string): PayoutEvent[] {
   const seen = new Set<string>();
   const out: PayoutEvent[] = [];
@@ -108,7 +120,11 @@ beforeAll(async () => {
     kafkaBrokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
     orchestratorDatabaseUrl: orchestratorDb.url,
     adapterDatabaseUrl: adapterDb.url,
-    env: { 'callback-ingest': { MERCHANT_RETURN_URL: shop.url } },
+    env: {
+      'callback-ingest': { MERCHANT_RETURN_URL: shop.url },
+      // The unknown-outcome window shortened (one hour by default), for the lost form reply.
+      orchestrator: { UNKNOWN_ALERT_SECONDS: String(UNKNOWN_ALERT_SECONDS) },
+    },
   });
   browser = await PayerBrowser.launch();
 });
@@ -265,6 +281,48 @@ describe('payout form completed by the payee in the browser', () => {
     expect(reported).toHaveLength(1);
     const ledger = await stack.controls.ledger(payout.payoutId);
     expect(ledger.entries.map((e) => `${e.movement} ${e.amountMinor}`)).toEqual(['paid-out 2700']);
+  });
+
+  it("the form's reply lost (its address never reached us): unknown, then the alert after the window; nothing paid", async () => {
+    const payout = payoutForm({
+      amountMinor: 2_900,
+      redirectUrl: `${stack.urls['callback-ingest']}/return/${SANDBOX_MERCHANT.plainEndpoint}`,
+    });
+    // The gateway creates the order and its form, but every answer to the request is lost.
+    const lost = await stack.controls.addFault({
+      clientOrderId: payout.payoutId,
+      operation: 'PAYOUTFORM',
+      failAfter: 'drop',
+    });
+    try {
+      const started = Date.now();
+      await stack.sendRaw(payout);
+      const unknown = await stack.events.waitForPayout(
+        payout.payoutId,
+        ['payout-outcome-unknown'],
+        60_000,
+      );
+      expect(unknown.event).toMatchObject({ operation: 'payout-form', alert: false });
+      // Status queries meanwhile say the gateway has the order ("processing"): that alone must
+      // not turn it into a live payout nobody can ever complete.
+      const raised = await waitUntil(
+        () =>
+          payoutEventsOf(payout.payoutId).find(
+            (e) => e.type === 'payout-outcome-unknown' && e.alert,
+          ),
+        (UNKNOWN_ALERT_SECONDS + 45) * 1000,
+      );
+      expect(Date.now() - started).toBeGreaterThanOrEqual(UNKNOWN_ALERT_SECONDS * 1000);
+      expect(raised).toMatchObject({ operation: 'payout-form', alert: true });
+      expect(payoutEventsOf(payout.payoutId).map((e) => e.type)).toEqual([
+        'payout-requested',
+        'payout-outcome-unknown',
+        'payout-outcome-unknown',
+      ]);
+      expect(await stack.controls.ledger(payout.payoutId)).toMatchObject({ entries: [] });
+    } finally {
+      await stack.controls.removeFault(lost.id);
+    }
   });
 });
 

@@ -289,7 +289,10 @@ const unknownEndpoint: Shape = fc
   .oneof(
     fc
       .stringMatching(/^[0-9]{1,8}$/)
-      .filter((e) => !['1111', '1112', '1113', '1114', '1115', '1116', '1117', '1118', '2111'].includes(e)),
+      .filter(
+        (e) =>
+          !['1111', '1112', '1113', '1114', '1115', '1116', '1117', '1118', '2111'].includes(e),
+      ),
     fc.constantFrom(
       '..%2f..%2fetc%2fpasswd',
       '%00',

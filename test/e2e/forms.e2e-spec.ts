@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import type { PayerAction, PaymentEvent, PayoutEvent } from '@payments/contracts';
 import { createTestDatabase, TestDatabase } from '@payments/testing';
 import type { Page } from 'playwright-core';
+import { auditCardData, formatAudit } from '../../scripts/stack/card-data-audit';
+import { kafkaClient, listTopics, topicEndOffsets } from '../../scripts/stack/kafka-io';
 import {
   answerChallenge,
   fillHostedForm,
@@ -30,6 +33,8 @@ let browser: PayerBrowser;
 let shop: MerchantReturnPage;
 let orchestratorDb: TestDatabase;
 let adapterDb: TestDatabase;
+let brokers: string[];
+let auditFrom: Map<string, number>;
 
 const FINAL = ['approved', 'authorized', 'declined', 'failed'];
 const UNKNOWN_ALERT_SECONDS = 15;
@@ -115,9 +120,10 @@ beforeAll(async () => {
   await run('npm', ['run', '--silent', 'build']);
   orchestratorDb = await createTestDatabase('e2e_forms_orchestrator');
   adapterDb = await createTestDatabase('e2e_forms_adapter');
+  brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
   shop = await MerchantReturnPage.start();
   stack = await PaymentStack.start({
-    kafkaBrokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
+    kafkaBrokers: brokers,
     orchestratorDatabaseUrl: orchestratorDb.url,
     adapterDatabaseUrl: adapterDb.url,
     env: {
@@ -126,6 +132,8 @@ beforeAll(async () => {
       orchestrator: { UNKNOWN_ALERT_SECONDS: String(UNKNOWN_ALERT_SECONDS) },
     },
   });
+  const probe = kafkaClient(brokers, 'e2e-forms-audit-start');
+  auditFrom = await topicEndOffsets(probe, await listTopics(probe, 'payments.'));
   browser = await PayerBrowser.launch();
 });
 
@@ -356,5 +364,21 @@ describe('universal payment form on an endpoint set up to authorize (1118)', () 
       'captured 1000',
       'released 250',
     ]);
+  });
+});
+
+describe('card data', () => {
+  it("neither the payer's nor the payee's card appears in a log line, database row or message", async () => {
+    const audit = await auditCardData({
+      logDirs: [path.join(stack.workDir, 'logs')],
+      databaseUrls: [orchestratorDb.url, adapterDb.url],
+      kafka: kafkaClient(brokers, 'e2e-forms-audit'),
+      topicOffsets: auditFrom,
+      deliberateCommandKeys: new Set(),
+      secrets: [SANDBOX_MERCHANT.controlKey],
+    });
+    process.stdout.write(`${formatAudit(audit)}\n`);
+    expect(audit.findings).toEqual([]);
+    expect(audit.messages).toBeGreaterThan(20);
   });
 });

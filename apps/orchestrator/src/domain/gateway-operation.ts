@@ -418,8 +418,14 @@ function decideOperationResult<O extends OperationInFlight, D, E>(
     // A failed status query changes nothing: the poll timer asks again.
     if (reply.kind !== 'accepted' || reply.report === undefined) return ignored('NO_NEWS');
     switch (replySubject(reply.report, about, order, op, (o) => vocab.opensOrder(o))) {
-      case 'this':
-        return applyReport(reply.report, { ...scope, op: namedBy(about, op, vocab) });
+      case 'this': {
+        const named = namedBy(about, op, vocab);
+        // A final status of a transaction the gateway decided, in a reply that does not say
+        // which it was: whether money was charged or only held cannot be told from it.
+        if (named === undefined && isFinalGatewayStatus(reply.report.status))
+          return ignored('NOT_ABOUT_THIS_OPERATION');
+        return applyReport(reply.report, { ...scope, op: named ?? op });
+      }
       case 'earlier':
         if (op.stage === 'outcome-unknown' && isFinalGatewayStatus(reply.report.status))
           return noTrace(scope, result.completedAt);
@@ -563,7 +569,7 @@ function decideOperationCallback<O extends OperationInFlight, D, E>(
     callback.report.gatewayOrderId !== order.gatewayOrderId
   )
     return ignored('UNKNOWN_ORDER');
-  const named = namedBy(about, op, vocab);
+  const named = namedBy(about, op, vocab) ?? op;
   if (about !== undefined && !about.includes(named.operation))
     return ignored('NOT_ABOUT_THIS_OPERATION');
   // Truth about money (DESIGN.md): a payer's browser return, a callback that names no operation,
@@ -594,15 +600,17 @@ function decideOperationCallback<O extends OperationInFlight, D, E>(
  * The operation in flight as the gateway's answer names it. When the gateway decides the
  * transaction ({@link OperationVocabulary.transactionsByGateway}), its answer's transaction type
  * says which of the possible operations it was: a universal form that held the money reports an
- * authorization, never a charge. An answer naming none of them leaves the operation as asked.
+ * authorization, never a charge. An answer naming none of them leaves the operation as asked;
+ * undefined: the answer names no transaction type, so it cannot tell which it was.
  */
 function namedBy<O extends OperationInFlight, D, E>(
   about: readonly string[] | undefined,
   op: O,
   vocab: OperationVocabulary<O, D, E>,
-): O {
+): O | undefined {
   const possible = vocab.transactionsByGateway?.(op);
-  if (possible === undefined || about === undefined) return op;
+  if (possible === undefined) return op;
+  if (about === undefined) return undefined;
   const named = possible.find((operation) => about.includes(operation));
   return named === undefined || named === op.operation ? op : { ...op, operation: named };
 }

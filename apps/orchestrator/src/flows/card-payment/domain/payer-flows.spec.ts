@@ -175,6 +175,14 @@ describe('hosted forms (sale-form, preauth-form, payment-form)', () => {
         .thenState({ status: 'approved', kind: 'sale', captured: 10_000 });
     });
 
+    it('a final status that names no transaction type settles nothing: charged or held cannot be told', () => {
+      const { transactionType: _t, ...unnamed } = approvedAs('preauth');
+      onUniversalForm()
+        .when(statusReply(unnamed))
+        .thenIgnored('NOT_ABOUT_THIS_OPERATION')
+        .thenState({ status: 'action-required' });
+    });
+
     it('sale-form stays a sale: a callback naming a preauth is not about it', () => {
       onForm()
         .when(callback('approved', { transactionType: 'preauth' }))

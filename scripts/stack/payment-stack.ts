@@ -117,6 +117,8 @@ export const SANDBOX_MERCHANT = {
   plainEndpoint: '1113',
   /** USD, 3-D Secure answered with redirect-to. */
   threeDsEndpoint: '1111',
+  /** USD, no 3-D Secure; its universal payment-form authorizes (a hold to capture). */
+  paymentFormPreauthEndpoint: '1118',
 } as const;
 
 /**

@@ -436,6 +436,7 @@ describe('boot-time checks of the credentials', () => {
       '1115',
       '1116',
       '1117',
+      '1118',
       '2111',
       '1213',
     ]);

@@ -46,6 +46,12 @@ export const OperationRequested = event('operation-requested', {
   schedule: ScheduleLink.optional(),
   /** The payer enters the card on the gateway's hosted page (sale-form, preauth-form, …). */
   via: z.literal('hosted-form').optional(),
+  /**
+   * The gateway decides which transaction this is (the universal payment-form: a sale or a
+   * preauth, as the merchant's endpoint is set up). `operation` is only the assumption; the
+   * outcome names what the gateway's answer says it was (`approved`, or `authorized` to capture).
+   */
+  transactionByGateway: z.literal(true).optional(),
 });
 
 /** The gateway took the request; the outcome follows through status or callback. */

@@ -236,6 +236,37 @@ describe('one-step payout rows', () => {
   );
 });
 
+describe('payout-form row', () => {
+  it('sends no card but the endpoint callback URL, so the gateway reports the final status', () => {
+    const plan = planCall({
+      operation: 'payout-form',
+      requestId: sale.requestId,
+      paymentId: sale.paymentId,
+      merchant: sale.merchant,
+      clientOrderId: 'payout-form-1',
+      attempt: 1,
+      requestedAt: sale.requestedAt,
+      amount: { minor: 2_700, currency: 'USD' },
+      redirectUrl: 'https://shop.example/payee/return',
+      orderDescription: 'Payout to a seller',
+      purpose: 'settlement',
+    });
+    if (plan.needs !== 'callback-url') throw new Error('a payout form needs the callback URL');
+    expect(plan.mutating).toBe(true);
+    const call = plan.call(callbackUrl('https://cb.example', '1113'));
+    expect(call.id).toBe('v2/payout-form');
+    expect(call.fields).toEqual({
+      client_orderid: 'payout-form-1',
+      amount: 2_700,
+      currency: 'USD',
+      redirect_url: 'https://shop.example/payee/return',
+      order_desc: 'Payout to a seller',
+      purpose: 'settlement',
+      server_callback_url: 'https://cb.example/callbacks/gateway/1113',
+    });
+  });
+});
+
 describe('transfer rows', () => {
   const destination = { ...card, number: '4111111111111111', cvv: undefined };
   const request = (operation: 'transfer' | 'transfer-by-ref') => ({

@@ -427,16 +427,21 @@ export const OPERATION_TABLE: { readonly [O in GatewayOperation]: OperationRow<O
       ...payoutFields(request, card, callbackUrl),
     }),
   ),
-  // The payee enters the card on the gateway's hosted form: no card passes through us.
-  'payout-form': plainRow('v2/payout-form', (request: GatewayPayoutFormRequest) =>
-    defined({
-      client_orderid: request.clientOrderId,
-      amount: request.amount.minor,
-      currency: request.amount.currency,
-      redirect_url: request.redirectUrl,
-      order_desc: request.orderDescription,
-      purpose: request.purpose,
-    }),
+  // The payee enters the card on the gateway's hosted form: no card passes through us. The
+  // callback URL makes the gateway report the final status (facts §6) instead of leaving the
+  // outcome to polling alone.
+  'payout-form': hostedRow(
+    'v2/payout-form',
+    (request: GatewayPayoutFormRequest, serverCallbackUrl) =>
+      defined({
+        client_orderid: request.clientOrderId,
+        amount: request.amount.minor,
+        currency: request.amount.currency,
+        redirect_url: request.redirectUrl,
+        order_desc: request.orderDescription,
+        purpose: request.purpose,
+        server_callback_url: serverCallbackUrl,
+      }),
   ),
   // v4 transfer from the source card (with its CVV) to the destination card number.
   transfer: twoCardRow(

@@ -12,7 +12,7 @@ import { OPERATIONS, routePath } from './operations';
 import { decideByCvv, forcedResult, isFinal } from './outcomes';
 
 /** The engine without HTTP or Nest: given a state, when a request arrives, then replies and money. */
-function setup(delayMs = 0) {
+function setup(delayMs = 0, endpointSetUp: Record<string, unknown> = {}) {
   const registry = new MerchantRegistry(
     merchantsFileSchema.parse({
       merchants: [
@@ -20,7 +20,7 @@ function setup(delayMs = 0) {
           login: 'm',
           controlKey: 'control-key-1',
           processingDelayMs: delayMs,
-          endpoints: [{ id: 7, currency: 'USD' }],
+          endpoints: [{ id: 7, currency: 'USD', ...endpointSetUp }],
         },
       ],
     }),
@@ -211,6 +211,48 @@ describe('outcomes and routing', () => {
     expect(isFinal('unknown')).toBe(false);
     expect(isFinal('filtered')).toBe(true);
   });
+
+  it.each([
+    ['sale', {}, 'charged'],
+    ['preauth', { paymentForm: 'preauth' }, 'authorized'],
+  ] as const)(
+    'payment-form performs what the endpoint is set up for (%s): status and callback name it',
+    (transaction, setUp, movement) => {
+      const t = setup(0, { threeDSecure: false, ...setUp });
+      const form = t.engine.execute(
+        t.request('PAYMENTFORM', {
+          client_orderid: 'universal',
+          amount: '12.50',
+          currency: 'USD',
+          email: 'a@b.c',
+          redirect_url: 'http://merchant.test/return',
+          server_callback_url: 'http://merchant.test/cb',
+        }),
+      );
+      const url = String((form.body as Record<string, unknown>)['redirect-url']);
+      const token = url.slice(url.lastIndexOf('/') + 1);
+      t.engine.hostedSubmit(
+        token,
+        new Map(
+          Object.entries({
+            credit_card_number: '4444444444444448',
+            card_printed_name: 'X',
+            expire_month: '12',
+            expire_year: '2099',
+            cvv2: '123',
+          }),
+        ),
+      );
+      expect(t.status('universal')).toMatchObject({
+        status: 'approved',
+        'transaction-type': transaction,
+      });
+      expect(t.callbacks.map((c) => c.params.type)).toEqual([transaction]);
+      expect(t.ledger.list({ clientOrderId: 'universal' })).toMatchObject([
+        { movement, amountMinor: 1_250 },
+      ]);
+    },
+  );
 
   it('routes all 27 operations with and without prefix and group', () => {
     expect(OPERATIONS).toHaveLength(27);

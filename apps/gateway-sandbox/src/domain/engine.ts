@@ -349,8 +349,9 @@ export class SandboxEngine {
       case 'ACCOUNT_VERIFICATION':
         return this.cardPayment(r, 'account-verification');
       case 'SALEFORM':
-      case 'PAYMENTFORM':
         return this.formPayment(r, 'sale');
+      case 'PAYMENTFORM':
+        return this.formPayment(r, r.endpoint.paymentForm);
       case 'PREAUTHFORM':
         return this.formPayment(r, 'preauth');
       case 'ACCOUNT_VERIFICATION_FORM':

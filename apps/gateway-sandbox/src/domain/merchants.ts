@@ -25,6 +25,11 @@ const endpointSchema = z.object({
   threeDSResult: z.enum(['gateway', 'upload']).default('gateway'),
   /** 3DS 2 method step before the challenge (threeDSCompInd via upload-method-url-result). */
   threeDSMethod: z.boolean().default(false),
+  /**
+   * What the universal payment-form performs here: the endpoint's set-up decides whether it
+   * charges or only holds; status replies (`transaction-type`) and callbacks (`type`) name it.
+   */
+  paymentForm: z.enum(['sale', 'preauth']).default('sale'),
   processingDelayMs: z.number().int().min(0).optional(),
   /**
    * Decimals this endpoint expects in amounts (and the minor units of its control checksums)

@@ -242,6 +242,17 @@ export interface OperationVocabulary<O extends OperationInFlight, Draft, Effect>
    */
   refusesRepeat?(operation: O['operation']): boolean;
   /**
+   * The operations the gateway may turn out this one to be, when the gateway decides the
+   * transaction (the universal payment form: a sale or a preauth, as the endpoint is set up).
+   * Undefined: the operation is what was asked.
+   */
+  transactionsByGateway?(op: O): readonly O['operation'][] | undefined;
+  /**
+   * The operation goes on only once a person fills in the gateway's hosted form, whose address
+   * its send reply brings (sale-form, payout-form …). Undefined: none of the flow's do.
+   */
+  hostedForm?(op: O): boolean;
+  /**
    * The amount an operation that opens the order asked for, to compare with the gateway's report
    * (undefined: nothing to compare, e.g. a zero-amount verification or a follow-up, whose status
    * amount stays the order's initial amount).
@@ -259,13 +270,6 @@ export interface OperationVocabulary<O extends OperationInFlight, Draft, Effect>
   ): OperationOutcome<Draft, Effect> | undefined;
   /** Undefined: the flow has no payer step; a redirect is not announced. */
   actionRequired?(op: O, action: PayerAction): Draft;
-  /**
-   * A hosted page (a payment or payout form) whose address only the operation's own reply
-   * brings: when that reply was lost, a status reply finding the order `processing` does not
-   * resolve the unknown outcome — nobody can ever fill the page in — so it stays unknown, its
-   * alert timer armed. Undefined: no such operation.
-   */
-  pageOnlyInReply?(op: O): boolean;
   /** What a newly announced payer action starts (card payments: the 3DS method step's deadline). */
   payerActionEffects?(op: O, action: PayerAction): Effect[];
   outcomeUnknown(op: O, facts: UnknownFacts): Draft;
@@ -436,14 +440,20 @@ function decideOperationResult<O extends OperationInFlight, D, E>(
     // A failed status query changes nothing: the poll timer asks again.
     if (reply.kind !== 'accepted' || reply.report === undefined) return ignored('NO_NEWS');
     switch (replySubject(reply.report, about, order, op, (o) => vocab.opensOrder(o))) {
-      case 'this':
+      case 'this': {
+        const named = namedBy(about, op, vocab);
+        // A final status of a transaction the gateway decided, in a reply that does not say
+        // which it was: whether money was charged or only held cannot be told from it.
+        if (named === undefined && isFinalGatewayStatus(reply.report.status))
+          return ignored('NOT_ABOUT_THIS_OPERATION');
         return applyReport(
           reply.report,
-          scope,
+          { ...scope, op: named ?? op },
           reply.recurringPaymentId === undefined
             ? undefined
             : { recurringPaymentId: reply.recurringPaymentId },
         );
+      }
       case 'earlier':
         if (op.stage === 'outcome-unknown' && isFinalGatewayStatus(reply.report.status))
           return noTrace(scope, result.completedAt);
@@ -598,7 +608,8 @@ function decideOperationCallback<O extends OperationInFlight, D, E>(
     callback.report.gatewayOrderId !== order.gatewayOrderId
   )
     return ignored('UNKNOWN_ORDER');
-  if (about !== undefined && !about.includes(op.operation))
+  const named = namedBy(about, op, vocab) ?? op;
+  if (about !== undefined && !about.includes(named.operation))
     return ignored('NOT_ABOUT_THIS_OPERATION');
   // Truth about money (DESIGN.md): a payer's browser return, a callback that names no operation,
   // and any callback about an operation that does not open the order are hints. The return
@@ -621,7 +632,26 @@ function decideOperationCallback<O extends OperationInFlight, D, E>(
     !sameMoney(expected, callback.report.amount)
   )
     return statusQuerySoon(op, ctx.now);
-  return applyReport(callback.report, scope);
+  return applyReport(callback.report, { ...scope, op: named });
+}
+
+/**
+ * The operation in flight as the gateway's answer names it. When the gateway decides the
+ * transaction ({@link OperationVocabulary.transactionsByGateway}), its answer's transaction type
+ * says which of the possible operations it was: a universal form that held the money reports an
+ * authorization, never a charge. An answer naming none of them leaves the operation as asked;
+ * undefined: the answer names no transaction type, so it cannot tell which it was.
+ */
+function namedBy<O extends OperationInFlight, D, E>(
+  about: readonly string[] | undefined,
+  op: O,
+  vocab: OperationVocabulary<O, D, E>,
+): O | undefined {
+  const possible = vocab.transactionsByGateway?.(op);
+  if (possible === undefined) return op;
+  if (about === undefined) return undefined;
+  const named = possible.find((operation) => about.includes(operation));
+  return named === undefined || named === op.operation ? op : { ...op, operation: named };
 }
 
 function applyReport<O extends OperationInFlight, D, E>(
@@ -749,19 +779,18 @@ function reportOutcome<O extends OperationInFlight, D, E>(
         : report.threeDSMethod !== undefined
           ? { kind: 'threeds-method', ...report.threeDSMethod }
           : undefined;
-  // A hosted page whose address was lost with the reply: the gateway holding the order changes
-  // nothing (its order stays `processing` with no payer to act), so the outcome stays unknown and
-  // the shared alert is raised once it has lasted the window; a final status still settles it.
-  if (
+  // A hosted form whose reply was lost: the gateway holds the order, but the form's address never
+  // reached us, so nobody can ever fill it in; its order stays `processing` at the gateway, which
+  // here means nothing will happen. "The gateway has it" does not resolve such an unknown
+  // outcome: it stays unknown, its alert timer armed, until the alert is raised after the window.
+  // A payer action or a final status the reply brings is taken as for any operation.
+  const formAddressLost =
     op.stage === 'outcome-unknown' &&
     op.action === undefined &&
     action === undefined &&
-    vocab.pageOnlyInReply?.(op) === true
-  ) {
-    return { drafts, effects, final: false };
-  }
+    vocab.hostedForm?.(op) === true;
   // The gateway has the transaction: it is no longer unknown (or not yet acknowledged).
-  if (op.stage === 'requested' || op.stage === 'outcome-unknown') {
+  if ((op.stage === 'requested' || op.stage === 'outcome-unknown') && !formAddressLost) {
     drafts.push(
       vocab.acceptedByGateway(op, {
         ...(report.gatewayOrderId === undefined ? {} : { gatewayOrderId: report.gatewayOrderId }),

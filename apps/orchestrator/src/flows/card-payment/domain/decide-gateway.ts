@@ -47,13 +47,15 @@ export function paymentVocabulary(
     opensOrder: isMainOperation,
     // A second capture or void of the order is refused; a second return would refund again.
     refusesRepeat: (operation) => operation === 'capture' || operation === 'void',
+    hostedForm: (op) => op.via === 'hosted-form',
+    transactionsByGateway: (op) =>
+      op.transactionByGateway === true ? (['sale', 'preauth'] as const) : undefined,
     expectedAmount: (op) =>
       isMainOperation(op.operation) && op.operation !== 'account-verification'
         ? op.amount
         : undefined,
     acceptedByGateway: (op, facts) => ({ type: 'accepted-by-gateway', ...ref(op), ...facts }),
     actionRequired: (op, action) => ({ type: 'action-required', ...ref(op), action }),
-    pageOnlyInReply: (op) => op.via === 'hosted-form',
     payerActionEffects: (op, action) =>
       action.kind === 'threeds-method' ? [methodDeadlineTimer(op, ctx)] : [],
     outcomeUnknown: (op, facts) => ({ type: 'outcome-unknown', ...ref(op), ...facts }),
@@ -96,20 +98,13 @@ export function decideOperation(
   ctx: DecisionContext,
 ): Decision {
   const open = inFlightOf(current);
-  const decision = operationDecision<
-    InFlightOperation,
-    PaymentEvent,
-    'paymentId',
-    OpenPayment,
-    Effect
-  >(
+  return operationDecision<InFlightOperation, PaymentEvent, 'paymentId', OpenPayment, Effect>(
     input,
     open && { state: open[0], sagaId: open[0].paymentId, idField: 'paymentId', op: open[1] },
     (state) => paymentVocabulary(state, ctx),
     policyOf(ctx),
     ctx,
   );
-  return decision;
 }
 
 function successDraft(

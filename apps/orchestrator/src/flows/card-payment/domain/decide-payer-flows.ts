@@ -36,7 +36,8 @@ type UploadCommand =
 /** The operation a hosted form performs (the gateway's transaction type names it). */
 const HOSTED_FORM_OPERATION: Readonly<Record<HostedFormCommand['type'], PaymentKind>> = {
   'sale-form': 'sale',
-  // The universal form: a sale on the gateway's page (the sandbox and the facts agree).
+  // The universal form: the merchant's endpoint decides whether it charges or only holds, so a
+  // sale is only the assumption; the gateway's answer names the transaction (see below).
   'payment-form': 'sale',
   'preauth-form': 'preauth',
 };
@@ -76,7 +77,9 @@ export function initiateHostedForm(
       ...requestBase(command, ids, ctx),
       ...orderAndPayer(command),
     }),
-    { via: 'hosted-form' },
+    command.type === 'payment-form'
+      ? { via: 'hosted-form', transactionByGateway: true }
+      : { via: 'hosted-form' },
   );
 }
 

@@ -33,6 +33,7 @@ export function evolve(state: PaymentState, event: PaymentEvent): PaymentState {
         requestedAt: event.occurredAt,
         alerted: false,
         ...(event.via === undefined ? {} : { via: event.via }),
+        ...(event.transactionByGateway === undefined ? {} : { transactionByGateway: true }),
       };
       if (isMainOperation(event.operation)) {
         if (event.merchant === undefined) {
@@ -109,7 +110,11 @@ export function evolve(state: PaymentState, event: PaymentEvent): PaymentState {
         captured: event.amount.minor,
       });
     case 'authorized':
-      return settle(state, event, 'authorized', { authorized: event.amount.minor });
+      // A hold, whatever was assumed when the gateway decided the transaction (payment-form).
+      return {
+        ...settle(state, event, 'authorized', { authorized: event.amount.minor }),
+        kind: 'preauth',
+      };
     case 'account-verified':
       return settle(state, event, 'verified', {});
     case 'declined':

@@ -13,7 +13,9 @@ import type { PaymentKind, PaymentState } from './state';
 type OperationRequested = Extract<PaymentEvent, { type: 'operation-requested' }>;
 
 /** What a new payment's `operation-requested` may add: the hosted-form mark, a rebill's reference and cycle. */
-export type RequestedExtras = Partial<Pick<OperationRequested, 'via' | 'cardRef' | 'schedule'>>;
+export type RequestedExtras = Partial<
+  Pick<OperationRequested, 'via' | 'transactionByGateway' | 'cardRef' | 'schedule'>
+>;
 
 /** The command fields every new payment's first request is addressed by. */
 export interface NewPayment {

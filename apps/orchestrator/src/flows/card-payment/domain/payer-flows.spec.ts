@@ -132,6 +132,65 @@ describe('hosted forms (sale-form, preauth-form, payment-form)', () => {
       .thenState({ status: 'approved', captured: 10_000 });
   });
 
+  describe('payment-form: the gateway decides the transaction, its answer names it', () => {
+    const onUniversalForm = () =>
+      givenInputs(
+        command(form('payment-form')),
+        result({ kind: 'accepted', gatewayOrderId: 'gw-777', redirectUrl: FORM_URL }),
+      );
+    const approvedAs = (transactionType: string) => ({
+      status: 'approved' as const,
+      gatewayOrderId: 'gw-777',
+      amount: { minor: 10_000, currency: 'EUR' },
+      transactionType,
+    });
+
+    it('a status reply naming a preauth → authorized (a hold), and a capture is accepted', () => {
+      onUniversalForm()
+        .when(statusReply(approvedAs('preauth')))
+        .then([
+          {
+            type: 'authorized',
+            amount: { minor: 10_000, currency: 'EUR' },
+          },
+        ])
+        .thenState({ status: 'authorized', kind: 'preauth', authorized: 10_000, captured: 0 });
+      onUniversalForm()
+        .and(statusReply(approvedAs('preauth')))
+        .when(command({ ...reference(), type: 'capture' }))
+        .then([{ type: 'operation-requested', operation: 'capture' }]);
+    });
+
+    it('a verified server callback of type preauth → authorized, never approved', () => {
+      onUniversalForm()
+        .when(callback('approved', { transactionType: 'preauth' }))
+        .then([{ type: 'authorized' }])
+        .thenState({ status: 'authorized', kind: 'preauth', captured: 0 });
+    });
+
+    it('a status reply naming a sale → approved (charged), as before', () => {
+      onUniversalForm()
+        .when(statusReply(approvedAs('sale')))
+        .then([{ type: 'approved' }])
+        .thenState({ status: 'approved', kind: 'sale', captured: 10_000 });
+    });
+
+    it('a final status that names no transaction type settles nothing: charged or held cannot be told', () => {
+      const { transactionType: _t, ...unnamed } = approvedAs('preauth');
+      onUniversalForm()
+        .when(statusReply(unnamed))
+        .thenIgnored('NOT_ABOUT_THIS_OPERATION')
+        .thenState({ status: 'action-required' });
+    });
+
+    it('sale-form stays a sale: a callback naming a preauth is not about it', () => {
+      onForm()
+        .when(callback('approved', { transactionType: 'preauth' }))
+        .thenIgnored('NOT_ABOUT_THIS_OPERATION')
+        .thenState({ status: 'action-required' });
+    });
+  });
+
   describe('the form reply lost (the form address never came back)', () => {
     const HOUR = 60 * 60 * 1000;
     const lost = (type: 'sale-form' | 'preauth-form' | 'payment-form') =>

@@ -67,6 +67,8 @@ export interface InFlightOperation {
   concern?: UnknownConcern;
   /** The payer enters the card on the gateway's hosted page, whose address the reply brings. */
   via?: 'hosted-form';
+  /** The gateway decides the transaction (payment-form): its answer names sale or preauth. */
+  transactionByGateway?: true;
 }
 
 /** `rebill`: a charge of a card reference with the cardholder absent (a sale without a card). */

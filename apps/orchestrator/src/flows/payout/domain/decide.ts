@@ -418,9 +418,10 @@ function payoutVocabulary(
     opensOrder: opensPayoutOrder,
     // A repeated payout-pay returns the payout already made, never a second one.
     refusesRepeat: (operation) => operation === 'payout-pay',
+    // The payee enters the destination card on the gateway's page.
+    hostedForm: (op) => op.operation === 'payout-form',
     expectedAmount: (op) => (opensPayoutOrder(op.operation) ? state.amount : undefined),
     actionRequired: (op, action) => ({ type: 'payout-action-required', ...ref(op), action }),
-    pageOnlyInReply: (op) => op.operation === 'payout-form',
     acceptedByGateway: (op, facts) => ({
       type: 'payout-accepted-by-gateway',
       ...ref(op),

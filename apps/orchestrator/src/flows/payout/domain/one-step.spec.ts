@@ -6,7 +6,6 @@ import {
   PayoutWorld,
   sendResult,
   statusReply,
-  POLICY,
   T0,
   timer,
   uuid,
@@ -99,40 +98,6 @@ describe('one-step payout (v2 payout, v4 payout): sent at once, paid on the gate
 });
 
 describe('payout form (v2 payout-form): the payee enters the card on the hosted form', () => {
-  it('whose reply was lost stays unknown while the gateway holds the order (nobody can see the form), and is raised for a person once unknown for the window', () => {
-    const world = new PayoutWorld();
-    const id = uuid();
-    world.apply(id, command(payoutForm(id, 3_200)));
-    world.apply(id, (s) => sendResult(s, { kind: 'unknown', reason: 'connection lost' }));
-    expect(world.types(id)).toEqual(['payout-requested', 'payout-outcome-unknown']);
-    // The status finds the order processing, no form address in it: nothing is resolved, the
-    // alert timer is not cancelled.
-    const polled = world.apply(
-      id,
-      (s) => statusReply(s, { status: 'processing', gatewayOrderId: 'G-7' }, ['payout-form']),
-      T0,
-    );
-    expect(polled.outcome).toBe('ignored');
-    expect(polled.effects).not.toContainEqual({ type: 'cancel-timer', timer: 'unknown-alert' });
-    const op = world.state(id);
-    if (op.status === 'initial' || op.inFlight === undefined)
-      throw new Error('no payout in flight');
-    const alerted = world.apply(
-      id,
-      timer({ kind: 'unknown-alert', requestId: op.inFlight.requestId }),
-      new Date(Date.parse(T0) + POLICY.unknownAlertAfterMs).toISOString(),
-    );
-    expect(alerted.events).toMatchObject([{ type: 'payout-outcome-unknown', alert: true }]);
-    // A final status still settles it (the gateway expired the form unused).
-    const declined = world.apply(id, (s) =>
-      statusReply(s, { status: 'declined', gatewayOrderId: 'G-7' }, ['payout-form']),
-    );
-    expect(declined.events.map((e) => e.type)).toEqual([
-      'payout-accepted-by-gateway',
-      'payout-declined',
-    ]);
-  });
-
   it('the form URL is published once as payout-action-required; the approved payout is paid-out', () => {
     const world = new PayoutWorld();
     const id = uuid();
@@ -163,6 +128,51 @@ describe('payout form (v2 payout-form): the payee enters the card on the hosted 
       'payout-action-required',
       'paid-out',
     ]);
+  });
+});
+
+describe('payout form whose reply was lost: the form address never reached us', () => {
+  const HOUR = 3_600_000;
+  const lost = () => {
+    const world = new PayoutWorld();
+    const id = uuid();
+    world.apply(id, command(payoutForm(id, 2_700)));
+    world.apply(id, (s) => sendResult(s, { kind: 'unknown', reason: 'timeout' }));
+    return { world, id };
+  };
+
+  it('"the gateway has it" (processing, no address) leaves it unknown; the alert is raised after the window', () => {
+    const { world, id } = lost();
+    const polled = world.apply(id, (s) =>
+      statusReply(s, { status: 'processing', gatewayOrderId: 'G-4' }, ['payout-form']),
+    );
+    expect(polled.outcome).toBe('ignored');
+    expect(polled.effects).not.toContainEqual({ type: 'cancel-timer', timer: 'unknown-alert' });
+    expect(world.state(id)).toMatchObject({ inFlight: { stage: 'outcome-unknown' } });
+    const at = new Date(Date.parse(T0) + HOUR).toISOString();
+    const alert = world.apply(
+      id,
+      (s) =>
+        timer({
+          kind: 'unknown-alert',
+          requestId: s.status === 'initial' ? '' : (s.inFlight?.requestId ?? ''),
+        }),
+      at,
+    );
+    expect(alert.events).toMatchObject([
+      { type: 'payout-outcome-unknown', operation: 'payout-form', alert: true },
+    ]);
+    expect(world.types(id)).toEqual([
+      'payout-requested',
+      'payout-outcome-unknown',
+      'payout-outcome-unknown',
+    ]);
+  });
+
+  it('a final status still settles it: approved → paid-out once', () => {
+    const { world, id } = lost();
+    const paid = world.apply(id, (s) => statusReply(s, { status: 'approved' }, ['payout-form']));
+    expect(paid.events.map((e) => e.type)).toEqual(['payout-accepted-by-gateway', 'paid-out']);
   });
 });
 

@@ -115,6 +115,12 @@ export interface ChaosConfig {
   readonly quietMaxSeconds: number;
   /** The orchestrator's NEVER_RECEIVED_RESEND_SECONDS for the run. */
   readonly neverReceivedSeconds: number;
+  /**
+   * The orchestrator's UNKNOWN_ALERT_SECONDS for the run (production: an hour): short enough that
+   * an outcome nothing can resolve (a hosted form whose address was lost with its reply) is
+   * raised for a person within the quiet phase, so "silent" means silent.
+   */
+  readonly unknownAlertSeconds: number;
   /** Sales with the sandbox's deliberately unknown card (CVV 217): they stay unknown. */
   readonly unknownCards: number;
   /** The sandbox's processing delay per operation. */
@@ -642,6 +648,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
         orchestrator: {
           ...replication,
           NEVER_RECEIVED_RESEND_SECONDS: String(config.neverReceivedSeconds),
+          UNKNOWN_ALERT_SECONDS: String(config.unknownAlertSeconds),
           PAYOUT_LIMITS: JSON.stringify({
             default: {
               maxMinor: 100_000_000,

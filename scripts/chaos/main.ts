@@ -69,7 +69,7 @@ const HELP = `npm run chaos [-- --name=value ...]   (or CHAOS_NAME=value; the fl
   --fail-before=${DEFAULT_FAULTS.failBefore} --reply-lost=${DEFAULT_FAULTS.replyLost} --slow-arrival=${DEFAULT_FAULTS.slowArrival} --slow-answer=${DEFAULT_FAULTS.slowAnswer} --gateway-timeout=${DEFAULT_FAULTS.gatewayTimeoutMs} (ms)
   --callback-drop=${DEFAULT_FAULTS.callbackDrop} --callback-duplicate=${DEFAULT_FAULTS.callbackDuplicate} --callback-reorder=${DEFAULT_FAULTS.callbackReorder}
   --status-fail=${DEFAULT_FAULTS.statusFail} --status-refused=${DEFAULT_FAULTS.statusRefused} --status-slow=${DEFAULT_FAULTS.statusSlow}
-  --quiet-max=300 (s) --never-received=15 (s) --unknown-cards=3 --gateway-delay=200 (ms)
+  --quiet-max=300 (s) --never-received=15 (s) --unknown-alert=120 (s) --unknown-cards=3 --gateway-delay=200 (ms)
   --liveness-period=2000 (ms; 0 = never) --log-level=info --cluster=false --broker-port=29292
   --own-schedules=3 --gateway-schedules=3 --schedule-cycles=4 (0 schedules: no schedule phase)
   --schedule-actions=${DEFAULT_SCHEDULE_ACTIONS} --schedule-step-timeout=150 (s)
@@ -121,6 +121,7 @@ async function main(): Promise<void> {
     },
     quietMaxSeconds: numberOption('quiet-max', 300),
     neverReceivedSeconds: numberOption('never-received', 15),
+    unknownAlertSeconds: numberOption('unknown-alert', 120),
     unknownCards: numberOption('unknown-cards', 3),
     gatewayDelayMs: numberOption('gateway-delay', 200),
     logLevel: option('log-level', 'info'),

@@ -50,6 +50,7 @@ beforeAll(async () => {
       faults: DEFAULT_FAULTS,
       quietMaxSeconds: 150,
       neverReceivedSeconds: 5,
+      unknownAlertSeconds: 45,
       unknownCards: 1,
       gatewayDelayMs: 200,
       logLevel: 'info',

@@ -1,5 +1,5 @@
 /**
- * `npm run chaos` (issue #10): the chaos run with its figures, a script, not a test.
+ * `npm run chaos`: the chaos run with its figures, a script, not a test.
  *
  *   npm run chaos                                   # 2,000 commands at 10/s, seed 10, 9 actions
  *   npm run chaos -- --commands=300 --rate=20 --actions=orchestrator#1:KILL,broker:TERM

@@ -20,7 +20,7 @@ import { run, sleep } from '../../scripts/stack/processes';
 import { controlFor } from '../support/callback-control';
 
 /**
- * Issue #13 end to end with the payer in a real browser: the gateway sandbox, gateway-adapter,
+ * 3-D Secure and hosted forms end to end with the payer in a real browser: the gateway sandbox, gateway-adapter,
  * callback-ingest and the orchestrator as separate processes on the real broker and PostgreSQL;
  * headless Chromium (playwright-core) is the payer: it follows `action-required`, answers the
  * ACS challenge, types the card on the hosted page and comes back through callback-ingest's

@@ -16,7 +16,7 @@ import {
 } from './stack/payer-browser';
 import { PaymentStack, SANDBOX_MERCHANT } from './stack/payment-stack';
 import { approvePayout, payoutCheck } from './stack/payout-commands';
-import { run } from './stack/processes';
+import { buildApps, run } from './stack/processes';
 import { eventSagaId, ReceivedEvent, ReceivedPayoutEvent } from './stack/kafka-io';
 
 const SERVER_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -112,7 +112,7 @@ async function payThroughAcs(
 
 async function main(): Promise<void> {
   process.stdout.write('== building the apps\n');
-  await run('npm', ['run', '--silent', 'build']);
+  await buildApps();
   const browserReady = await prepareBrowser();
   const shop = await MerchantReturnPage.start();
   process.stdout.write('== starting the Kafka broker\n');

@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { freshDatabase, OwnBroker, startOwnBroker } from '../stack/infra';
-import { RUN_DIR, run } from '../stack/processes';
+import { buildApps, RUN_DIR } from '../stack/processes';
 import {
   ChaosAction,
   ChaosConfig,
@@ -137,7 +137,7 @@ async function main(): Promise<void> {
   log(
     `chaos: ${config.commands} commands at ${config.ratePerSecond}/s, seed ${config.seed}, ${config.replicas} replica(s) of each app, ${config.actions.length} actions, ${cluster ? 'three-node cluster' : 'single broker'}`,
   );
-  await run('npm', ['run', '--silent', 'build']);
+  await buildApps();
   let broker: OwnBroker | undefined;
   let ok = false;
   try {

@@ -13,7 +13,7 @@ import { createTestDatabase, type TestDatabase } from '@payments/testing';
 import { tokenHash } from '../../apps/orchestrator/src/domain/admin-tokens';
 import { PaymentStack, SANDBOX_MERCHANT } from '../../scripts/stack/payment-stack';
 import { payoutCheck } from '../../scripts/stack/payout-commands';
-import { REPO_ROOT, run } from '../../scripts/stack/processes';
+import { buildApps, REPO_ROOT } from '../../scripts/stack/processes';
 import { readMessages } from '../support/kafka';
 
 const exec = promisify(execFile);
@@ -25,7 +25,7 @@ let orchestratorDb: TestDatabase;
 let adapterDb: TestDatabase;
 
 beforeAll(async () => {
-  await run('npm', ['run', '--silent', 'build']);
+  await buildApps();
   orchestratorDb = await createTestDatabase('e2e_admin_orchestrator');
   adapterDb = await createTestDatabase('e2e_admin_adapter');
   stack = await PaymentStack.start({

@@ -16,7 +16,7 @@ import {
   SANDBOX_MERCHANT,
   TEST_CARD_NUMBER,
 } from '../../scripts/stack/payment-stack';
-import { run, sleep } from '../../scripts/stack/processes';
+import { buildApps, sleep } from '../../scripts/stack/processes';
 import { controlFor } from '../support/callback-control';
 
 /**
@@ -95,7 +95,7 @@ async function movements(clientOrderId: string): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  await run('npm', ['run', '--silent', 'build']);
+  await buildApps();
   orchestratorDb = await createTestDatabase('e2e_browser_orchestrator');
   adapterDb = await createTestDatabase('e2e_browser_adapter');
   brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');

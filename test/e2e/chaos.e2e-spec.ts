@@ -7,7 +7,7 @@ import {
   zeroLines,
 } from '../../scripts/chaos/chaos-run';
 import { OwnBroker, startOwnBroker } from '../../scripts/stack/infra';
-import { run } from '../../scripts/stack/processes';
+import { buildApps } from '../../scripts/stack/processes';
 import { freeLowPorts } from '../support/local-kafka';
 
 /**
@@ -32,7 +32,7 @@ let adapterDb: TestDatabase;
 let report: ChaosReport;
 
 beforeAll(async () => {
-  await run('npm', ['run', '--silent', 'build']);
+  await buildApps();
   broker = await startOwnBroker(await freeLowPorts(2));
   orchestratorDb = await createTestDatabase('e2e_chaos_orchestrator');
   adapterDb = await createTestDatabase('e2e_chaos_adapter');

@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { TOPICS } from '@payments/contracts';
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
 import { PaymentStack, TEST_CARD_NUMBER } from '../../scripts/stack/payment-stack';
-import { REPO_ROOT, run } from '../../scripts/stack/processes';
+import { buildApps, REPO_ROOT } from '../../scripts/stack/processes';
 import { produceRaw, uniqueName, waitFor, withAdmin } from '../support/kafka';
 
 const exec = promisify(execFile);
@@ -73,7 +73,7 @@ function file(name: string, content: unknown): string {
 }
 
 beforeAll(async () => {
-  await run('npm', ['run', '--silent', 'build']);
+  await buildApps();
   orchestratorDb = await createTestDatabase('e2e_cli_orchestrator');
   adapterDb = await createTestDatabase('e2e_cli_adapter');
   stack = await PaymentStack.start({

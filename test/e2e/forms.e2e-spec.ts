@@ -18,7 +18,7 @@ import {
   TEST_CARD_NUMBER,
 } from '../../scripts/stack/payment-stack';
 import { DESTINATION_CARD_NUMBER, payoutForm } from '../../scripts/stack/payout-commands';
-import { run, sleep } from '../../scripts/stack/processes';
+import { buildApps, sleep } from '../../scripts/stack/processes';
 
 /**
  * Seed operations completed by a person in a real browser (headless Debian Chromium through
@@ -117,7 +117,7 @@ function payoutEventsOf(payoutId: string): PayoutEvent[] {
 }
 
 beforeAll(async () => {
-  await run('npm', ['run', '--silent', 'build']);
+  await buildApps();
   orchestratorDb = await createTestDatabase('e2e_forms_orchestrator');
   adapterDb = await createTestDatabase('e2e_forms_adapter');
   brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { PaymentEvent } from '@payments/contracts';
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
 import { PaymentStack, SANDBOX_MERCHANT, SECOND_MERCHANT } from '../../scripts/stack/payment-stack';
-import { run } from '../../scripts/stack/processes';
+import { buildApps } from '../../scripts/stack/processes';
 
 /**
  * Two edges of the gateway on one stack: its default reply format, and the adapter's limit of
@@ -60,7 +60,7 @@ const base = () => ({
 });
 
 beforeAll(async () => {
-  await run('npm', ['run', '--silent', 'build']);
+  await buildApps();
   orchestratorDb = await createTestDatabase('e2e_form_orchestrator');
   adapterDb = await createTestDatabase('e2e_form_adapter');
   workDir = path.join(process.cwd(), '.run', `form-replies-${randomUUID().slice(0, 8)}`);

@@ -2,7 +2,7 @@ import type { PaymentEvent, SaleCommand } from '@payments/contracts';
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
 import { PaymentStack, SANDBOX_MERCHANT } from '../../scripts/stack/payment-stack';
 import { oneStepPayout } from '../../scripts/stack/payout-commands';
-import { run } from '../../scripts/stack/processes';
+import { buildApps } from '../../scripts/stack/processes';
 import type { FaultRule } from '../../scripts/stack/sandbox-controls';
 import { controlFor } from '../support/callback-control';
 
@@ -70,7 +70,7 @@ async function authorizedPreauth(
 }
 
 beforeAll(async () => {
-  await run('npm', ['run', '--silent', 'build']);
+  await buildApps();
   orchestratorDb = await createTestDatabase('e2e_truth_orchestrator');
   adapterDb = await createTestDatabase('e2e_truth_adapter');
   stack = await PaymentStack.start({

@@ -16,7 +16,7 @@ import {
   SECOND_MERCHANT,
   TEST_CARD_NUMBER,
 } from '../../scripts/stack/payment-stack';
-import { run, sleep } from '../../scripts/stack/processes';
+import { buildApps, sleep } from '../../scripts/stack/processes';
 import { controlFor } from '../support/callback-control';
 
 /**
@@ -90,7 +90,7 @@ async function charged(clientOrderId: string): Promise<number> {
 }
 
 beforeAll(async () => {
-  await run('npm', ['run', '--silent', 'build']);
+  await buildApps();
   orchestratorDb = await createTestDatabase('e2e_orchestrator');
   adapterDb = await createTestDatabase('e2e_adapter');
   brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');

@@ -21,7 +21,7 @@ import {
   transfer,
   transferByRef,
 } from '../../scripts/stack/payout-commands';
-import { run } from '../../scripts/stack/processes';
+import { buildApps } from '../../scripts/stack/processes';
 
 /**
  * Payouts end to end: the sandbox, gateway-adapter, callback-ingest and the
@@ -107,7 +107,7 @@ async function registered(endpointId?: string, amountMinor?: number): Promise<st
 }
 
 beforeAll(async () => {
-  await run('npm', ['run', '--silent', 'build']);
+  await buildApps();
   orchestratorDb = await createTestDatabase('e2e_payouts_orchestrator');
   adapterDb = await createTestDatabase('e2e_payouts_adapter');
   brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');

@@ -28,7 +28,7 @@ import { createTestDatabase, type TestDatabase } from '@payments/testing';
 import { Client } from 'pg';
 import { PaymentStack } from '../../scripts/stack/payment-stack';
 import { transfer } from '../../scripts/stack/payout-commands';
-import { REPO_ROOT, run } from '../../scripts/stack/processes';
+import { buildApps, REPO_ROOT } from '../../scripts/stack/processes';
 import { TopicCollector } from '../support/adapter-harness';
 import { produceRaw, waitFor } from '../support/kafka';
 
@@ -52,7 +52,7 @@ let firstOrder: string;
 let secondOrder: string;
 
 beforeAll(async () => {
-  await run('npm', ['run', '--silent', 'build']);
+  await buildApps();
   orchestratorDb = await createTestDatabase('e2e_recon_orchestrator');
   adapterDb = await createTestDatabase('e2e_recon_adapter');
   stack = await PaymentStack.start({

@@ -8,7 +8,7 @@ import {
   SANDBOX_MERCHANT,
   sandboxMerchantsWithDelay,
 } from '../../scripts/stack/payment-stack';
-import { run } from '../../scripts/stack/processes';
+import { buildApps } from '../../scripts/stack/processes';
 import { waitFor } from '../support/kafka';
 
 /**
@@ -86,7 +86,7 @@ const charged = (scheduleId: string) =>
     );
 
 beforeAll(async () => {
-  await run('npm', ['run', '--silent', 'build']);
+  await buildApps();
   orchestratorDb = await createTestDatabase('e2e_schedules_gateway_orchestrator');
   adapterDb = await createTestDatabase('e2e_schedules_gateway_adapter');
   const workDir = `${process.cwd()}/.run/schedules-gateway-${randomUUID().slice(0, 8)}`;

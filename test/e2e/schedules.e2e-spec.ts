@@ -14,7 +14,7 @@ import {
   SANDBOX_MERCHANT,
   sandboxMerchantsWithDelay,
 } from '../../scripts/stack/payment-stack';
-import { run } from '../../scripts/stack/processes';
+import { buildApps } from '../../scripts/stack/processes';
 
 /**
  * Card references, rebill and recurring schedules end to end: the sandbox, the
@@ -101,7 +101,7 @@ function rebill(endpointId: string, refId: string, amountMinor: number): RebillC
 }
 
 beforeAll(async () => {
-  await run('npm', ['run', '--silent', 'build']);
+  await buildApps();
   orchestratorDb = await createTestDatabase('e2e_schedules_orchestrator');
   adapterDb = await createTestDatabase('e2e_schedules_adapter');
   const workDir = `${process.cwd()}/.run/schedules-${randomUUID().slice(0, 8)}`;

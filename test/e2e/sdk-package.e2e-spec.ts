@@ -20,7 +20,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { createTestDatabase, TestDatabase } from '@payments/testing';
 import { PaymentStack, TEST_CARD_NUMBER } from '../../scripts/stack/payment-stack';
-import { REPO_ROOT, run } from '../../scripts/stack/processes';
+import { buildApps, REPO_ROOT } from '../../scripts/stack/processes';
 
 const exec = promisify(execFile);
 const SDK = path.join(REPO_ROOT, 'libs/sdk');
@@ -32,7 +32,7 @@ let adapterDb: TestDatabase;
 let project: string;
 
 beforeAll(async () => {
-  await run('npm', ['run', '--silent', 'build']);
+  await buildApps();
   orchestratorDb = await createTestDatabase('e2e_sdk_orchestrator');
   adapterDb = await createTestDatabase('e2e_sdk_adapter');
   stack = await PaymentStack.start({

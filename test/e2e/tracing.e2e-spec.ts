@@ -11,7 +11,7 @@ import {
   SANDBOX_MERCHANT,
   TEST_CARD_NUMBER,
 } from '../../scripts/stack/payment-stack';
-import { run, sleep } from '../../scripts/stack/processes';
+import { buildApps, sleep } from '../../scripts/stack/processes';
 
 /**
  * Tracing across the processes: the four apps run with OTEL_TRACES_EXPORTER=otlp and
@@ -163,7 +163,7 @@ let producer: Producer;
 const receiver = new OtlpReceiver();
 
 beforeAll(async () => {
-  await run('npm', ['run', '--silent', 'build']);
+  await buildApps();
   const endpoint = await receiver.start();
   orchestratorDb = await createTestDatabase('e2e_tracing_orchestrator');
   adapterDb = await createTestDatabase('e2e_tracing_adapter');

@@ -21,13 +21,8 @@ let stack: PaymentStack;
 let orchestratorDb: TestDatabase;
 let adapterDb: TestDatabase;
 
-function eventsOf(paymentId: string): PaymentEvent[] {
-  const seen = new Set<string>();
-  return stack.events
-    .eventsOf(paymentId)
-    .filter((r) => !seen.has(r.ceId) && seen.add(r.ceId))
-    .map((r) => r.event);
-}
+/** Events of a payment, each once (delivery is at least once), in arrival order. */
+const eventsOf = (paymentId: string): PaymentEvent[] => stack.events.distinctEventsOf(paymentId);
 const typesOf = (paymentId: string) => eventsOf(paymentId).map((e) => e.type);
 
 async function movements(clientOrderId: string, movement: string): Promise<number[]> {

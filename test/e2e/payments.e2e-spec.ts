@@ -54,17 +54,8 @@ interface PaymentView {
   readonly history: ReadonlyArray<{ readonly type: string; readonly version: number }>;
 }
 
-/** Events of a payment, deduplicated by ce_id (delivery is at least once), in arrival order. */
-function eventsOf(paymentId: string): PaymentEvent[] {
-  const seen = new Set<string>();
-  const out: PaymentEvent[] = [];
-  for (const r of stack.events.eventsOf(paymentId)) {
-    if (seen.has(r.ceId)) continue;
-    seen.add(r.ceId);
-    out.push(r.event);
-  }
-  return out;
-}
+/** Events of a payment, each once (delivery is at least once), in arrival order. */
+const eventsOf = (paymentId: string): PaymentEvent[] => stack.events.distinctEventsOf(paymentId);
 
 function typesOf(paymentId: string): string[] {
   return eventsOf(paymentId).map((e) => e.type);

@@ -39,13 +39,8 @@ async function advance(seconds: number): Promise<void> {
   advanced += seconds;
 }
 
-function eventsOf(paymentId: string): PaymentEvent[] {
-  const seen = new Set<string>();
-  return stack.events
-    .eventsOf(paymentId)
-    .filter((r) => !seen.has(r.ceId) && seen.add(r.ceId))
-    .map((r) => r.event);
-}
+/** Events of a payment, each once (delivery is at least once), in arrival order. */
+const eventsOf = (paymentId: string): PaymentEvent[] => stack.events.distinctEventsOf(paymentId);
 
 const waitPayment = (paymentId: string, types: readonly string[]) =>
   stack.events.waitForType(paymentId, types, 60_000).then((r) => r.event);

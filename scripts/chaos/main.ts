@@ -74,7 +74,7 @@ const HELP = `npm run chaos [-- --name=value ...]   (or CHAOS_NAME=value; the fl
   --own-schedules=3 --gateway-schedules=3 --schedule-cycles=4 (0 schedules: no schedule phase)
   --schedule-actions=${DEFAULT_SCHEDULE_ACTIONS} --schedule-step-timeout=150 (s)
 
-What each line of the report means: docs/chaos.md.`;
+What each line of the report means: test/chaos.md.`;
 
 function scheduleOptions(): Pick<ChaosConfig, 'schedules'> {
   const own = numberOption('own-schedules', 3);

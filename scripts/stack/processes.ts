@@ -33,7 +33,7 @@ export interface RunningApp {
 /**
  * V8 settings of every app process, as the image sets them (deploy/docker/Dockerfile): young
  * generation semi-spaces of 8 MiB instead of Node 24's larger default cut each app's peak RSS by
- * 35–115 MiB under load at ≈ 5 % of throughput (docs/benchmarks.md). Given first in
+ * 35–115 MiB under load at ≈ 5 % of throughput (bench/README.md). Given first in
  * NODE_OPTIONS, so that a caller's own setting (the bench's BENCH_NODE_OPTIONS) wins.
  */
 export const APP_NODE_OPTIONS = '--max-semi-space-size=8';

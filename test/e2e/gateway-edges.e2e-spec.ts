@@ -288,4 +288,77 @@ describe('the per-endpoint concurrency limit', () => {
     expect(seen[SECOND_MERCHANT.endpoint]?.peak).toBe(SLOW_ENDPOINT_SLOTS);
     for (const sale of slow) expect(await movements(sale.paymentId)).toEqual(['charged 1500']);
   });
+
+  /** Resolves once the sandbox shows the slow endpoint with all its slots busy. */
+  async function slowEndpointSaturated(): Promise<void> {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const seen = await stack.controls.concurrency();
+      if ((seen[SECOND_MERCHANT.endpoint]?.inFlight ?? 0) >= SLOW_ENDPOINT_SLOTS) return;
+      if (Date.now() > deadline)
+        throw new Error(`slow endpoint never saturated: ${JSON.stringify(seen)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  /** Six sales to the slow endpoint, each held `ms` by the gateway: three waves of two. */
+  async function slowSales(fault: 'latencyMs' | 'latencyAfterMs', ms: number) {
+    const slow = Array.from({ length: 6 }, () =>
+      stack.sale({ cvv: '123', amountMinor: 1_700, endpointId: SECOND_MERCHANT.endpoint }),
+    );
+    for (const sale of slow) {
+      await stack.controls.addFault({
+        clientOrderId: sale.paymentId,
+        operation: 'SALE',
+        [fault]: ms,
+      });
+    }
+    await stack.controls.resetConcurrency();
+    await stack.send(...slow);
+    await slowEndpointSaturated();
+    return slow;
+  }
+
+  it('another endpoint is not held up by a slow one: its sale is approved while the slow endpoint still has sales queued', async () => {
+    // Three waves of 5 s at the slow endpoint: its last sales settle ≥ 10 s after the other sale
+    // is sent, far more than one ordinary sale takes even on a loaded machine.
+    const slow = await slowSales('latencyMs', 5_000);
+    const other = stack.sale({ cvv: '123', amountMinor: 2_300 });
+    await stack.send(other);
+    expect(await finalOf(other.paymentId)).toMatchObject({ type: 'approved' });
+    // An ordering, not a timing: when the other endpoint's sale was approved, some of the slow
+    // endpoint's sales were not yet.
+    const notYet = slow.filter((s) => !typesOf(s.paymentId).includes('approved'));
+    expect(notYet.length).toBeGreaterThan(0);
+    for (const sale of slow)
+      expect(await finalOf(sale.paymentId)).toMatchObject({ type: 'approved' });
+    for (const sale of slow) expect(await movements(sale.paymentId)).toEqual(['charged 1700']);
+    expect(await movements(other.paymentId)).toEqual(['charged 2300']);
+    expect((await stack.controls.concurrency())[SECOND_MERCHANT.endpoint]?.peak).toBe(
+      SLOW_ENDPOINT_SLOTS,
+    );
+  });
+
+  it('the adapter killed (SIGKILL) with slow calls in flight and more queued: after a restart every sale reaches a final outcome, none charged twice, every charge reported', async () => {
+    // The gateway has processed each sale (the order exists) but answers 4 s later: the adapter
+    // dies while two such calls are in flight and four more wait for their slots.
+    const slow = await slowSales('latencyAfterMs', 4_000);
+    await stack.kill('gateway-adapter', 'SIGKILL');
+    await stack.startAgain('gateway-adapter');
+    const finals = new Map<string, string>();
+    for (const sale of slow) finals.set(sale.paymentId, (await finalOf(sale.paymentId)).type);
+    for (const sale of slow) {
+      const charged = (await movements(sale.paymentId)).filter((m) => m.startsWith('charged'));
+      // Charged at most once; charged exactly when the payment was reported approved.
+      expect(charged.length).toBeLessThanOrEqual(1);
+      expect({ sale: sale.paymentId, final: finals.get(sale.paymentId), charged }).toEqual({
+        sale: sale.paymentId,
+        final: charged.length === 1 ? 'approved' : 'failed',
+        charged: charged.length === 1 ? ['charged 1700'] : [],
+      });
+      expect(typesOf(sale.paymentId).filter((t) => FINAL.includes(t))).toHaveLength(1);
+    }
+    // The ones in flight at the kill were charged; nothing here should fail a sale.
+    expect([...finals.values()]).toEqual(slow.map(() => 'approved'));
+  });
 });

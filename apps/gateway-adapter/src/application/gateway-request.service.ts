@@ -58,8 +58,9 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  *     request may already have been sent → unknown, and the gateway is not called;
  *  5. the card is opened just before signing (sale/preauth only), the call is made;
  *  6. not-sent deletes the ledger row (a resend is safe); every other outcome keeps it.
- * Throwing leaves the Kafka message uncommitted (the runner retries): only infrastructure
- * failures (database, broker) do that, never a gateway outcome.
+ * Only infrastructure failures (database, broker) throw, never a gateway outcome: from `accept`
+ * before the hand-off is recorded, the Kafka message stays uncommitted (the runner retries); in
+ * the lane, the hand-off row is left unrenewed and the sweep answers it unknown.
  */
 @Injectable()
 export class GatewayRequestService {
@@ -147,7 +148,7 @@ export class GatewayRequestService {
     }
   }
 
-  async execute(
+  private async execute(
     request: GatewayRequest,
     headers: Readonly<Record<string, string>> = {},
   ): Promise<void> {

@@ -61,6 +61,11 @@ export class HandoffKeeper implements OnApplicationBootstrap, BeforeApplicationS
     this.leaseMs = config.handoff.leaseMs;
     this.lanes = new EndpointLanes(
       (endpointId) => endpoints.find(endpointId)?.limits.maxQueued ?? config.limits.maxQueued,
+      (endpointId, count) =>
+        this.metrics.laneRequests.set(
+          { endpoint: endpoints.find(endpointId)?.name ?? endpointId },
+          count,
+        ),
     );
     this.loop = new BackgroundLoop({
       runOnce: () => this.round(),

@@ -84,6 +84,22 @@ describe('EndpointLanes', () => {
     expect(() => again?.cancel()).toThrow('a lane ticket is used once');
   });
 
+  it('reports each change of an endpoint count', async () => {
+    const seen: string[] = [];
+    const lanes = new EndpointLanes(
+      () => 10,
+      (endpointId, count) => seen.push(`${endpointId}=${count}`),
+    );
+    const log: string[] = [];
+    const a = gate(log, 'a');
+    lanes.reserve('1213')?.start('saga-a', a.task);
+    lanes.reserve('1213')?.cancel();
+    await flush();
+    a.finish();
+    await flush();
+    expect(seen).toEqual(['1213=1', '1213=2', '1213=1', '1213=0']);
+  });
+
   it('whenIdle resolves once every accepted request finished', async () => {
     const lanes = new EndpointLanes(() => 10);
     await expect(lanes.whenIdle()).resolves.toBeUndefined();

@@ -16,7 +16,11 @@ export class EndpointLanes {
   private running = 0;
   private idleWaiters: Array<() => void> = [];
 
-  constructor(private readonly boundOf: (endpointId: string) => number) {}
+  constructor(
+    private readonly boundOf: (endpointId: string) => number,
+    /** Told each endpoint's new count after every change (a gauge). */
+    private readonly onCount: (endpointId: string, count: number) => void = () => undefined,
+  ) {}
 
   /** Requests of an endpoint accepted and not yet finished. */
   count(endpointId: string): number {
@@ -38,6 +42,7 @@ export class EndpointLanes {
     if (count >= this.boundOf(endpointId)) return undefined;
     this.outstanding.set(endpointId, count + 1);
     this.running += 1;
+    this.onCount(endpointId, count + 1);
     let used = false;
     const once = () => {
       if (used) throw new Error('a lane ticket is used once');
@@ -77,6 +82,7 @@ export class EndpointLanes {
     if (left > 0) this.outstanding.set(endpointId, left);
     else this.outstanding.delete(endpointId);
     this.running -= 1;
+    this.onCount(endpointId, Math.max(left, 0));
     if (this.running === 0) for (const wake of this.idleWaiters.splice(0)) wake();
   }
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { GatewayClassification, GatewayRequest } from '@payments/contracts';
-import type { Clock } from '@payments/core';
+import { type Clock, maskCardNumbers } from '@payments/core';
 import { ROOT_LOGGER } from '@payments/logging';
 import type { CallResult } from '@payments/payment-gateway';
 import type { Logger } from 'pino';
@@ -139,7 +139,7 @@ export class GatewayRequestService {
           requestId: request.requestId,
           attempt: request.attempt,
           operation: request.operation,
-          error: error instanceof Error ? error.message : String(error),
+          error: maskCardNumbers(error instanceof Error ? error.message : String(error)),
         },
         'handed-off gateway request failed; the sweep answers it unknown once its lease runs out',
       );

@@ -5,7 +5,7 @@ import {
   Injectable,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { BackgroundLoop, withTimeout } from '@payments/core';
+import { BackgroundLoop, maskCardNumbers, withTimeout } from '@payments/core';
 import { CORRELATION_ID_HEADER, ROOT_LOGGER } from '@payments/logging';
 import type { Logger } from 'pino';
 import { ADAPTER_REASONS } from '../domain/classify';
@@ -73,7 +73,10 @@ export class HandoffKeeper implements OnApplicationBootstrap, BeforeApplicationS
       backoffMs: (failures) => Math.min(this.leaseMs / 3, 250 * 2 ** failures),
       onError: (error, failures) =>
         this.logger.warn(
-          { failures, error: error instanceof Error ? error.message : String(error) },
+          {
+            failures,
+            error: maskCardNumbers(error instanceof Error ? error.message : String(error)),
+          },
           'hand-off lease renewal or sweep failed; retrying',
         ),
     });

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { PaymentEvent } from '@payments/contracts';
+import { Kafka, logLevel, Partitioners } from 'kafkajs';
+import { type PaymentEvent, TOPICS } from '@payments/contracts';
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
 import { PaymentStack, SANDBOX_MERCHANT, SECOND_MERCHANT } from '../../scripts/stack/payment-stack';
 import { buildApps } from '../../scripts/stack/processes';
@@ -282,5 +283,117 @@ describe('the per-endpoint concurrency limit', () => {
     // exactly that many: the limit, not a lack of work, held them.
     expect(seen[SECOND_MERCHANT.endpoint]?.peak).toBe(SLOW_ENDPOINT_SLOTS);
     for (const sale of slow) expect(await movements(sale.paymentId)).toEqual(['charged 1500']);
+  });
+
+  /** Resolves once the sandbox shows at least `calls` of the slow endpoint's calls at once. */
+  async function slowEndpointBusy(calls: number): Promise<void> {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const seen = await stack.controls.concurrency();
+      if ((seen[SECOND_MERCHANT.endpoint]?.inFlight ?? 0) >= calls) return;
+      if (Date.now() > deadline)
+        throw new Error(`slow endpoint never busy: ${JSON.stringify(seen)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  /**
+   * Payment ids whose gateway requests share one partition of the requests topic (keyed by the
+   * saga id, the producers' default partitioner): the worst case for a consumer that works on a
+   * partition one message at a time.
+   */
+  async function idsOnOnePartition(count: number): Promise<string[]> {
+    const admin = new Kafka({
+      brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
+      logLevel: logLevel.NOTHING,
+    }).admin();
+    await admin.connect();
+    const { topics } = await admin.fetchTopicMetadata({ topics: [TOPICS.gatewayRequests] });
+    await admin.disconnect();
+    const partitionMetadata = topics[0]?.partitions ?? [];
+    const partitionOf = Partitioners.DefaultPartitioner();
+    const of = (key: string) =>
+      partitionOf({
+        topic: TOPICS.gatewayRequests,
+        partitionMetadata,
+        message: { key, value: '' },
+      });
+    const first = randomUUID();
+    const ids = [first];
+    while (ids.length < count) {
+      const id = randomUUID();
+      if (of(id) === of(first)) ids.push(id);
+    }
+    return ids;
+  }
+
+  /** Six sales to the slow endpoint, each held `ms` by the gateway: three waves of two. */
+  async function slowSales(fault: 'latencyMs' | 'latencyAfterMs', ms: number, ids?: string[]) {
+    const slow = Array.from({ length: 6 }, (_, i) =>
+      stack.sale({
+        cvv: '123',
+        amountMinor: 1_700,
+        endpointId: SECOND_MERCHANT.endpoint,
+        ...(ids?.[i] === undefined ? {} : { paymentId: ids[i] }),
+      }),
+    );
+    for (const sale of slow) {
+      await stack.controls.addFault({
+        clientOrderId: sale.paymentId,
+        operation: 'SALE',
+        [fault]: ms,
+      });
+    }
+    await stack.controls.resetConcurrency();
+    await stack.send(...slow);
+    return slow;
+  }
+
+  it('another endpoint is not held up by a slow one: its sale is approved while the slow endpoint still has sales queued', async () => {
+    // Three waves of 5 s at the slow endpoint: its last sales settle ≥ 10 s after the other sale
+    // is sent, far more than one ordinary sale takes even on a loaded machine. All seven sales'
+    // requests share one partition.
+    const [otherId, ...slowIds] = await idsOnOnePartition(7);
+    const slow = await slowSales('latencyMs', 5_000, slowIds);
+    await slowEndpointBusy(1);
+    const other = stack.sale({ cvv: '123', amountMinor: 2_300, paymentId: otherId });
+    await stack.send(other);
+    expect(await finalOf(other.paymentId)).toMatchObject({ type: 'approved' });
+    // An ordering, not a timing: when the other endpoint's sale was approved, some of the slow
+    // endpoint's sales were not yet.
+    const notYet = slow.filter((s) => !typesOf(s.paymentId).includes('approved'));
+    expect(notYet.length).toBeGreaterThan(0);
+    for (const sale of slow)
+      expect(await finalOf(sale.paymentId)).toMatchObject({ type: 'approved' });
+    for (const sale of slow) expect(await movements(sale.paymentId)).toEqual(['charged 1700']);
+    expect(await movements(other.paymentId)).toEqual(['charged 2300']);
+    // The slow endpoint still ran at its limit, no more.
+    expect((await stack.controls.concurrency())[SECOND_MERCHANT.endpoint]?.peak).toBe(
+      SLOW_ENDPOINT_SLOTS,
+    );
+  });
+
+  it('the adapter killed (SIGKILL) with slow calls in flight and more queued: after a restart every sale reaches a final outcome, none charged twice, every charge reported', async () => {
+    // The gateway has processed each sale (the order exists) but answers 4 s later: the adapter
+    // dies while two such calls are in flight and four more wait for their slots.
+    const slow = await slowSales('latencyAfterMs', 4_000);
+    await slowEndpointBusy(SLOW_ENDPOINT_SLOTS);
+    await stack.kill('gateway-adapter', 'SIGKILL');
+    await stack.startAgain('gateway-adapter');
+    const finals = new Map<string, string>();
+    for (const sale of slow) finals.set(sale.paymentId, (await finalOf(sale.paymentId)).type);
+    for (const sale of slow) {
+      const charged = (await movements(sale.paymentId)).filter((m) => m.startsWith('charged'));
+      // Charged at most once; charged exactly when the payment was reported approved.
+      expect(charged.length).toBeLessThanOrEqual(1);
+      expect({ sale: sale.paymentId, final: finals.get(sale.paymentId), charged }).toEqual({
+        sale: sale.paymentId,
+        final: charged.length === 1 ? 'approved' : 'failed',
+        charged: charged.length === 1 ? ['charged 1700'] : [],
+      });
+      expect(typesOf(sale.paymentId).filter((t) => FINAL.includes(t))).toHaveLength(1);
+    }
+    // The ones in flight at the kill were charged; nothing here should fail a sale.
+    expect([...finals.values()]).toEqual(slow.map(() => 'approved'));
   });
 });

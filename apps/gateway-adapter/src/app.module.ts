@@ -13,6 +13,8 @@ import { GatewayRequestHandler } from './transport/kafka/gateway-request.handler
 import { GatewayRequestService } from './application/gateway-request.service';
 import { ResultPublisher } from './application/result-publisher';
 import { SentRequestsLedger } from './persistence/sent-requests.ledger';
+import { RequestHandoffs } from './persistence/request-handoffs';
+import { HandoffKeeper } from './application/handoff-keeper';
 import { adapterMigrations } from './migrations';
 import type { AdapterSecrets } from './secrets/credentials';
 import { ADAPTER_CLOCK, CARD_OPENER, GATEWAY_ENDPOINTS } from './tokens';
@@ -86,7 +88,9 @@ export class AppModule {
         },
         GatewayEndpointsCloser,
         SentRequestsLedger,
+        RequestHandoffs,
         ResultPublisher,
+        HandoffKeeper,
         GatewayRequestService,
         GatewayRequestHandler,
         { provide: APP_FILTER, useClass: HttpErrorFilter },

@@ -61,6 +61,11 @@ export const gatewayAdapterConfigShape = {
     maxWaitMs: envVar('GATEWAY_LIMIT_MAX_WAIT_MS', nonNegativeInt(2000), {
       description: 'milliseconds a call may wait for a rate token or a slot before not-sent',
     }),
+    // The endpoint's lane: beyond it a request is answered not-sent with retryAt, never queued.
+    maxQueued: envVar('GATEWAY_MAX_QUEUED', positiveInt(1_000), {
+      description:
+        'a positive whole number of requests per endpoint accepted and not yet answered (waiting or in flight)',
+    }),
     breakerFailures: envVar('GATEWAY_BREAKER_FAILURES', positiveInt(5), {
       description: 'consecutive transport failures that open an endpoint circuit breaker',
     }),
@@ -88,6 +93,12 @@ export const gatewayAdapterConfigShape = {
     ),
     statusMinIntervalMs: envVar('GATEWAY_STATUS_MIN_INTERVAL_MS', nonNegativeInt(1_000), {
       description: 'milliseconds between two status queries for one payment',
+    }),
+  },
+  handoff: {
+    leaseMs: envVar('GATEWAY_HANDOFF_LEASE_MS', positiveInt(15_000), {
+      description:
+        'milliseconds a replica that stopped renewing still owns the requests it accepted; then another answers them unknown',
     }),
   },
   transport: {

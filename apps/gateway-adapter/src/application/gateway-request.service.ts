@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { GatewayClassification, GatewayRequest } from '@payments/contracts';
-import type { Clock } from '@payments/core';
+import { type Clock, maskCardNumbers } from '@payments/core';
 import { ROOT_LOGGER } from '@payments/logging';
 import type { CallResult } from '@payments/payment-gateway';
 import type { Logger } from 'pino';
@@ -13,7 +13,9 @@ import { adapterMetrics } from './metrics';
 import type { CardOpener } from '../secrets/credentials';
 import { ADAPTER_CLOCK, CARD_OPENER, GATEWAY_ENDPOINTS } from '../tokens';
 import type { GatewayEndpoint, GatewayEndpoints } from './gateway-endpoints';
-import { ResultPublisher } from './result-publisher';
+import { RequestHandoffs } from '../persistence/request-handoffs';
+import { answerHeaders, HandoffKeeper } from './handoff-keeper';
+import { addressOf, ResultPublisher } from './result-publisher';
 
 type Answer = { readonly result: GatewayClassification; readonly source: 'gateway' | 'adapter' };
 
@@ -29,7 +31,22 @@ const heldBack = (reason: string, retryAtMs: number): Answer =>
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * Performs one gateway request and publishes its classified result. Order of the guards:
+ * Accepts gateway requests from Kafka and hands them off, then performs each and publishes its
+ * classified result.
+ *
+ * Why a hand-off: the Kafka consumer works on a few partitions at a time, one message after
+ * another in each. When the gateway call ran inside the message handler, a request waiting for
+ * its endpoint's slot (up to `maxWaitMs`) or a slow call (up to the response timeout) held its
+ * partition, and a few such requests held every partition: one slow endpoint stalled every
+ * merchant's payments. Now `accept` answers at once what needs no gateway (unknown endpoint, the
+ * endpoint's lane full), else records the request in `adapter_request_handoffs` and books it into
+ * its endpoint's lane (domain/endpoint-lanes: per-endpoint bound, one saga's requests in order),
+ * and returns, so the message is committed. Chosen over a key-ordered parallel consumer in
+ * libs/kafka because the guarantees then stay where they are: the sent-requests ledger is still
+ * the only guard against a second send, and a replica that dies leaves durable rows that another
+ * replica answers `unknown` (HandoffKeeper's sweep) instead of in-memory offsets to reason about.
+ *
+ * Order of the guards when a request runs:
  *  1. endpoint lookup (no credentials → rejected "unknown-endpoint": nothing was sent);
  *  2. circuit breaker open → not-sent "circuit open" (no ledger, no network);
  *  3. money operations: rate limit (bounded wait) and concurrency slot (bounded wait) → else
@@ -41,8 +58,9 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  *     request may already have been sent → unknown, and the gateway is not called;
  *  5. the card is opened just before signing (sale/preauth only), the call is made;
  *  6. not-sent deletes the ledger row (a resend is safe); every other outcome keeps it.
- * Throwing leaves the Kafka message uncommitted (the runner retries): only infrastructure
- * failures (database, broker) do that, never a gateway outcome.
+ * Only infrastructure failures (database, broker) throw, never a gateway outcome: from `accept`
+ * before the hand-off is recorded, the Kafka message stays uncommitted (the runner retries); in
+ * the lane, the hand-off row is left unrenewed and the sweep answers it unknown.
  */
 @Injectable()
 export class GatewayRequestService {
@@ -56,15 +74,95 @@ export class GatewayRequestService {
     @Inject(ADAPTER_CLOCK) private readonly clock: Clock,
     private readonly ledger: SentRequestsLedger,
     private readonly publisher: ResultPublisher,
+    private readonly handoffs: RequestHandoffs,
+    private readonly keeper: HandoffKeeper,
   ) {}
 
-  async execute(
+  /**
+   * The Kafka handler's entry. Throws only on infrastructure failures before the hand-off was
+   * recorded (the runner retries the message). A redelivered message of an attempt that is
+   * already handed off is acknowledged without running it again: its owner answers it, or, if
+   * the owner died, the sweep answers it unknown.
+   */
+  async accept(
+    request: GatewayRequest,
+    headers: Readonly<Record<string, string>> = {},
+  ): Promise<void> {
+    const endpoint = this.endpoints.find(request.merchant.endpointId);
+    if (!endpoint) {
+      await this.answer(request, headers, performance.now(), this.unknownEndpoint(request));
+      return;
+    }
+    const ticket = this.keeper.lanes.reserve(endpoint.id);
+    if (!ticket) {
+      const full = heldBack(ADAPTER_REASONS.queueFull, this.afterSlotWait(endpoint));
+      await this.answer(request, headers, performance.now(), full);
+      return;
+    }
+    let fresh: boolean;
+    try {
+      fresh = await this.handoffs.accept(
+        { ...addressOf(request), endpointId: endpoint.id, headers: answerHeaders(headers) },
+        this.keeper.owner,
+        this.keeper.leaseMs,
+      );
+    } catch (error) {
+      ticket.cancel();
+      throw error;
+    }
+    if (!fresh) {
+      ticket.cancel();
+      this.logger.info(
+        { requestId: request.requestId, attempt: request.attempt, operation: request.operation },
+        'gateway request already handed off; its owner or the sweep answers it',
+      );
+      return;
+    }
+    this.keeper.track(request.requestId, request.attempt);
+    ticket.start(request.paymentId, () => this.runHandedOff(request, headers));
+  }
+
+  /**
+   * Runs a handed-off request to its published answer, then removes its row. A failure (database,
+   * broker) leaves the row, no longer renewed: once its lease runs out the sweep answers unknown.
+   */
+  private async runHandedOff(
+    request: GatewayRequest,
+    headers: Readonly<Record<string, string>>,
+  ): Promise<void> {
+    try {
+      await this.execute(request, headers);
+      await this.handoffs.finish(request.requestId, request.attempt);
+    } catch (error) {
+      this.logger.error(
+        {
+          requestId: request.requestId,
+          attempt: request.attempt,
+          operation: request.operation,
+          error: maskCardNumbers(error instanceof Error ? error.message : String(error)),
+        },
+        'handed-off gateway request failed; the sweep answers it unknown once its lease runs out',
+      );
+    } finally {
+      this.keeper.untrack(request.requestId, request.attempt);
+    }
+  }
+
+  private async execute(
     request: GatewayRequest,
     headers: Readonly<Record<string, string>> = {},
   ): Promise<void> {
     const started = performance.now();
-    const answer = await this.perform(request);
-    await this.publisher.publish(request, answer.result, headers);
+    await this.answer(request, headers, started, await this.perform(request));
+  }
+
+  private async answer(
+    request: GatewayRequest,
+    headers: Readonly<Record<string, string>>,
+    started: number,
+    answer: Answer,
+  ): Promise<void> {
+    await this.publisher.publish(addressOf(request), answer.result, headers);
     this.metrics.results.inc({
       operation: request.operation,
       kind: answer.result.kind,
@@ -92,13 +190,7 @@ export class GatewayRequestService {
 
   private async perform(request: GatewayRequest): Promise<Answer> {
     const endpoint = this.endpoints.find(request.merchant.endpointId);
-    if (!endpoint) {
-      return adapter({
-        kind: 'rejected',
-        code: 'unknown-endpoint',
-        message: `the adapter has no credentials for endpoint ${request.merchant.endpointId}`,
-      });
-    }
+    if (!endpoint) return this.unknownEndpoint(request);
     if (endpoint.breaker.isRefusing()) return this.circuitOpen(endpoint);
     if (request.operation === 'status') return this.performStatus(request, endpoint);
 
@@ -185,6 +277,14 @@ export class GatewayRequestService {
     } finally {
       if (!settled) permit.cancel();
     }
+  }
+
+  private unknownEndpoint(request: GatewayRequest): Answer {
+    return adapter({
+      kind: 'rejected',
+      code: 'unknown-endpoint',
+      message: `the adapter has no credentials for endpoint ${request.merchant.endpointId}`,
+    });
   }
 
   /**

@@ -11,6 +11,8 @@ export interface AdapterMetrics {
   readonly callDuration: Histogram<'operation' | 'endpoint'>;
   /** 0 closed, 1 half-open, 2 open. */
   readonly breakerState: Gauge<'endpoint'>;
+  /** Requests accepted (handed off) and not yet answered, per endpoint: its lane. */
+  readonly laneRequests: Gauge<'endpoint'>;
 }
 
 export const BREAKER_STATE_VALUE: Readonly<Record<BreakerState, number>> = {
@@ -43,6 +45,11 @@ export function adapterMetrics(): AdapterMetrics {
     breakerState: gaugeMetric({
       name: 'gateway_adapter_breaker_state',
       help: 'Circuit breaker state per endpoint: 0 closed, 1 half-open, 2 open',
+      labelNames: ['endpoint'] as const,
+    }),
+    laneRequests: gaugeMetric({
+      name: 'gateway_adapter_lane_requests',
+      help: 'Gateway requests accepted and not yet answered (waiting or in flight), per endpoint',
       labelNames: ['endpoint'] as const,
     }),
   };

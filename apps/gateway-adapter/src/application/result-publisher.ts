@@ -3,6 +3,7 @@ import {
   CE_SOURCES,
   ceType,
   type GatewayClassification,
+  type GatewayOperation,
   type GatewayRequest,
   GatewayResult,
   toKafkaHeaders,
@@ -14,6 +15,26 @@ import { CORRELATION_ID_HEADER } from '@payments/logging';
 import type { Clock } from '@payments/core';
 import { resultEventId } from '../domain/result-id';
 import { ADAPTER_CLOCK } from '../tokens';
+
+/** Whom a result answers: a request's addressing fields (a handed-off request's row has them). */
+export interface ResultAddress {
+  readonly requestId: string;
+  readonly paymentId: string;
+  readonly operation: GatewayOperation;
+  readonly attempt: number;
+  /** For `status`: the request whose status was asked. */
+  readonly subjectRequestId?: string;
+}
+
+export function addressOf(request: GatewayRequest): ResultAddress {
+  return {
+    requestId: request.requestId,
+    paymentId: request.paymentId,
+    operation: request.operation,
+    attempt: request.attempt,
+    ...(request.operation === 'status' ? { subjectRequestId: request.subjectRequestId } : {}),
+  };
+}
 
 /**
  * Publishes one GatewayResult to `payments.gateway.results.v1`, keyed by the payment id, with
@@ -28,7 +49,7 @@ export class ResultPublisher {
   ) {}
 
   async publish(
-    request: GatewayRequest,
+    request: ResultAddress,
     result: GatewayClassification,
     incoming: Readonly<Record<string, string>>,
   ): Promise<GatewayResult> {
@@ -37,7 +58,9 @@ export class ResultPublisher {
       requestId: request.requestId,
       paymentId: request.paymentId,
       operation: request.operation,
-      ...(request.operation === 'status' ? { subjectRequestId: request.subjectRequestId } : {}),
+      ...(request.operation === 'status' && request.subjectRequestId !== undefined
+        ? { subjectRequestId: request.subjectRequestId }
+        : {}),
       attempt: request.attempt,
       result,
       completedAt,

@@ -24,6 +24,9 @@ export const ADAPTER_REASONS = {
   statusRecent: 'status query for this payment sent moments ago',
   statusBudget: 'status budget spent: status queries share a bounded rate',
   moneyFirst: 'rate limit: the remaining tokens are kept for money operations',
+  queueFull: 'queue limit: too many requests waiting for this endpoint',
+  handoffLost:
+    'the adapter replica that accepted this request stopped before answering: it may have been sent',
   mayHaveBeenSent:
     'may already have been sent: this request attempt is in the sent-requests ledger',
 } as const;

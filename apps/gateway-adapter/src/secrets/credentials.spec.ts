@@ -16,6 +16,7 @@ const defaults = {
   ratePerSecond: 20,
   burst: 20,
   maxWaitMs: 2000,
+  maxQueued: 1_000,
   breakerFailures: 5,
   breakerCooldownMs: 30_000,
   statusRatePerSecond: 5,

@@ -33,6 +33,7 @@ const Limits = z.strictObject({
   ratePerSecond: z.number().positive().max(100_000).optional(),
   burst: z.number().int().min(1).max(100_000).optional(),
   maxWaitMs: z.number().int().min(0).max(60_000).optional(),
+  maxQueued: z.number().int().min(1).max(100_000).optional(),
   breakerFailures: z.number().int().min(1).max(1000).optional(),
   breakerCooldownMs: z.number().int().min(1).max(3_600_000).optional(),
   statusRatePerSecond: z.number().positive().max(100_000).optional(),

@@ -6,7 +6,8 @@ import { GatewayRequestService } from '../../application/gateway-request.service
 /**
  * `payments.gateway.requests.v1` → GatewayRequestService. A transport adapter only: the runner
  * validates the value with the contract schema (invalid → DLQ), commits when `handle` returns and
- * retries when it throws.
+ * retries when it throws. `accept` returns once the request is handed off (recorded, queued in its
+ * endpoint's lane), not when the gateway answered, so a slow endpoint never holds a partition.
  */
 @Injectable()
 export class GatewayRequestHandler implements KafkaMessageHandler<GatewayRequest> {
@@ -16,6 +17,6 @@ export class GatewayRequestHandler implements KafkaMessageHandler<GatewayRequest
   constructor(private readonly service: GatewayRequestService) {}
 
   handle(message: ConsumedMessage<GatewayRequest>): Promise<void> {
-    return this.service.execute(message.value, message.headers);
+    return this.service.accept(message.value, message.headers);
   }
 }

@@ -1,0 +1,122 @@
+import { Injectable } from '@nestjs/common';
+import type { GatewayOperation } from '@payments/contracts';
+import { DataSource } from 'typeorm';
+
+/** What an answer to a handed-off request needs (GatewayResult's addressing fields). */
+export interface HandoffAddress {
+  readonly requestId: string;
+  readonly attempt: number;
+  readonly paymentId: string;
+  readonly operation: GatewayOperation;
+  readonly subjectRequestId?: string;
+}
+
+export interface HandoffRecord extends HandoffAddress {
+  readonly endpointId: string;
+  /** Trace and correlation headers the answer continues; nothing else of the message. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+interface HandoffRow {
+  request_id: string;
+  attempt: number;
+  payment_id: string;
+  operation: GatewayOperation;
+  subject_request_id: string | null;
+  endpoint_id: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * `adapter_request_handoffs`: the requests acknowledged on Kafka and not answered yet, each owned
+ * by the process that runs it under a lease it keeps renewing. `accept` is the once-per-attempt
+ * hand-off (a redelivered message of an attempt already handed off is not run twice); `finish`
+ * removes the row after the answer was published; `sweep` answers the rows whose owner stopped
+ * renewing (it died) and removes them, one replica at a time (row locks, SKIP LOCKED).
+ */
+@Injectable()
+export class RequestHandoffs {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** True when this call recorded the hand-off; false when the attempt was handed off already. */
+  async accept(record: HandoffRecord, owner: string, leaseMs: number): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(
+      `INSERT INTO adapter_request_handoffs
+         (request_id, attempt, payment_id, operation, subject_request_id, endpoint_id, headers,
+          owner, lease_until)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, now() + make_interval(secs => $9::float8 / 1000))
+       ON CONFLICT DO NOTHING
+       RETURNING request_id`,
+      [
+        record.requestId,
+        record.attempt,
+        record.paymentId,
+        record.operation,
+        record.subjectRequestId ?? null,
+        record.endpointId,
+        JSON.stringify(record.headers),
+        owner,
+        leaseMs,
+      ],
+    );
+    return rows.length === 1;
+  }
+
+  async finish(requestId: string, attempt: number): Promise<void> {
+    await this.dataSource.query(
+      `DELETE FROM adapter_request_handoffs WHERE request_id = $1 AND attempt = $2`,
+      [requestId, attempt],
+    );
+  }
+
+  /** Extends the lease of the given rows of `owner` (the ones it still runs). */
+  async renew(
+    owner: string,
+    live: readonly { readonly requestId: string; readonly attempt: number }[],
+    leaseMs: number,
+  ): Promise<void> {
+    if (live.length === 0) return;
+    await this.dataSource.query(
+      `UPDATE adapter_request_handoffs h
+          SET lease_until = now() + make_interval(secs => $4::float8 / 1000)
+         FROM unnest($2::uuid[], $3::int[]) AS l(request_id, attempt)
+        WHERE h.owner = $1 AND h.request_id = l.request_id AND h.attempt = l.attempt`,
+      [owner, live.map((l) => l.requestId), live.map((l) => l.attempt), leaseMs],
+    );
+  }
+
+  /**
+   * Answers up to `limit` rows whose lease ran out with `answer` (publish), then removes them, in
+   * one transaction holding their row locks: another replica's sweep skips them meanwhile, and a
+   * failed answer leaves them for the next round. Returns how many were answered.
+   */
+  async sweep(limit: number, answer: (record: HandoffRecord) => Promise<void>): Promise<number> {
+    return this.dataSource.transaction(async (manager) => {
+      const rows: HandoffRow[] = await manager.query(
+        `SELECT request_id, attempt, payment_id, operation, subject_request_id, endpoint_id, headers
+           FROM adapter_request_handoffs
+          WHERE lease_until < now()
+          ORDER BY lease_until
+          LIMIT $1
+          FOR UPDATE SKIP LOCKED`,
+        [limit],
+      );
+      for (const row of rows) {
+        await answer({
+          requestId: row.request_id,
+          attempt: row.attempt,
+          paymentId: row.payment_id,
+          operation: row.operation,
+          ...(row.subject_request_id === null ? {} : { subjectRequestId: row.subject_request_id }),
+          endpointId: row.endpoint_id,
+          headers: row.headers,
+        });
+        await manager.query(
+          `DELETE FROM adapter_request_handoffs WHERE request_id = $1 AND attempt = $2`,
+          [row.request_id, row.attempt],
+        );
+      }
+      return rows.length;
+    });
+  }
+}

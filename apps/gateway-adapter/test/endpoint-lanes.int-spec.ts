@@ -1,0 +1,173 @@
+/**
+ * One slow endpoint holds up no other, on the real broker, a test PostgreSQL database and the
+ * sandbox over real HTTP. The harness gives the adapter one partition consumed one message at a
+ * time: the worst case for a consumer that made the gateway call inside its message handler,
+ * where every request behind a slow one waited for it.
+ *
+ * The second sandbox merchant's endpoint (1213) may have one call in flight and three requests in
+ * its lane; the gateway takes 2 s over each of its sales. Five sales go to it, then one to endpoint
+ * 1113: the first three are accepted into its lane and sent one after another; the fourth and
+ * fifth find the lane full and are answered not-sent with retryAt at once (nothing sent, nothing
+ * charged); the sale to 1113 is answered, accepted, before the slow endpoint's third.
+ */
+import { randomUUID } from 'node:crypto';
+import { type GatewayRequest, TOPICS } from '@payments/contracts';
+import { waitFor } from '../../../test/support/kafka';
+import { createTestDatabase, type TestDatabase, withClient } from '../../../test/support/postgres';
+import {
+  produceRequests,
+  resultsFor,
+  type RunningAdapter,
+  sealCard,
+  sealingKeys,
+  startAdapter,
+  TopicCollector,
+} from '../../../test/support/adapter-harness';
+import {
+  SANDBOX_MERCHANT,
+  startTestSandbox,
+  type TestSandbox,
+} from '../../../test/support/adapter-sandbox';
+import { ADAPTER_REASONS } from '../src/domain/classify';
+
+jest.setTimeout(180_000);
+
+const keys = sealingKeys();
+/** The sandbox's second merchant (apps/gateway-sandbox/sandbox.merchants.json, test-only values). */
+const SLOW = {
+  endpointId: '1213',
+  login: 'sandbox-merchant-b',
+  controlKey: '6C0E2F4A-93D1-4B7E-A5C8-1F2D3E4B5A69',
+};
+const LANE = 3;
+const SLOW_MS = 2_000;
+
+function sale(endpointId: string): GatewayRequest {
+  const paymentId = randomUUID();
+  return {
+    operation: 'sale',
+    requestId: randomUUID(),
+    paymentId,
+    merchant: { endpointId },
+    clientOrderId: `lane-${paymentId.slice(0, 8)}`,
+    attempt: 1,
+    requestedAt: new Date().toISOString(),
+    amount: { minor: 1900, currency: 'USD' },
+    orderDescription: 'Endpoint lanes test order',
+    customer: { email: 'jane@example.com', ipAddress: '203.0.113.7', phone: '+15550100' },
+    billingAddress: { address1: '1 Main St', city: 'Springfield', zipCode: '12345', country: 'US' },
+    redirectUrl: 'https://shop.example/return',
+    sealedCard: sealCard(
+      {
+        number: '4444555566661111',
+        expiryMonth: 12,
+        expiryYear: 2031,
+        cvv: '123',
+        holderName: 'JANE DOE',
+      },
+      keys.publicPem,
+      paymentId,
+    ),
+  };
+}
+
+describe('endpoint lanes: a slow endpoint holds up no other', () => {
+  let db: TestDatabase;
+  let sandbox: TestSandbox;
+  let adapter: RunningAdapter;
+  const collector = new TopicCollector(TOPICS.gatewayResults);
+
+  beforeAll(async () => {
+    db = await createTestDatabase('gateway_adapter_lanes');
+    sandbox = await startTestSandbox();
+    const credentials = {
+      endpoints: [
+        {
+          endpointId: SANDBOX_MERCHANT.endpointId,
+          baseUrl: sandbox.baseUrl,
+          login: SANDBOX_MERCHANT.login,
+          controlKey: SANDBOX_MERCHANT.controlKey,
+        },
+        {
+          endpointId: SLOW.endpointId,
+          baseUrl: sandbox.baseUrl,
+          login: SLOW.login,
+          controlKey: SLOW.controlKey,
+          limits: { maxConcurrent: 1, maxWaitMs: 30_000, maxQueued: LANE },
+        },
+      ],
+    };
+    adapter = await startAdapter({
+      DATABASE_URL: db.url,
+      GATEWAY_CREDENTIALS: JSON.stringify(credentials),
+      CARD_SEALING_PRIVATE_KEY: keys.privatePem,
+      CALLBACK_BASE_URL: 'http://127.0.0.1:9/',
+    });
+    await collector.start();
+  }, 120_000);
+
+  afterAll(async () => {
+    await collector?.stop().catch(() => undefined);
+    await adapter?.close().catch(() => undefined);
+    await sandbox?.close().catch(() => undefined);
+    await db?.drop();
+  });
+
+  it('answers the other endpoint while the slow one works through its lane; beyond the lane, not-sent with retryAt', async () => {
+    const slow = Array.from({ length: LANE + 2 }, () => sale(SLOW.endpointId));
+    for (const s of slow) {
+      await sandbox.addFault({
+        clientOrderId: s.clientOrderId,
+        operation: 'SALE',
+        latencyMs: SLOW_MS,
+      });
+    }
+    const other = sale(SANDBOX_MERCHANT.endpointId);
+    await produceRequests([...slow, other]);
+
+    const firstResult = async (request: GatewayRequest) => {
+      const [result] = await resultsFor(collector, request.requestId, 1, 90_000);
+      if (!result) throw new Error(`no result for ${request.requestId}`);
+      return result;
+    };
+    const answers = await Promise.all([...slow, other].map(firstResult));
+    const kinds = answers.map((a) => a.value.result.kind);
+    expect(kinds).toEqual(['accepted', 'accepted', 'accepted', 'not-sent', 'not-sent', 'accepted']);
+    for (const refused of answers.slice(LANE, LANE + 2)) {
+      const result = refused.value.result;
+      expect(result).toMatchObject({ kind: 'not-sent', reason: ADAPTER_REASONS.queueFull });
+      expect(Date.parse(result.kind === 'not-sent' ? (result.retryAt ?? '') : '')).toBeGreaterThan(
+        Date.parse(refused.value.completedAt),
+      );
+    }
+
+    // An ordering: the other endpoint's sale was answered before the slow endpoint's last sale
+    // in its lane (which the gateway reached only after two others of 2 s each).
+    const order = collector.messages.map((m) => JSON.parse(m.value?.toString('utf8') ?? '{}'));
+    const position = (r: GatewayRequest) =>
+      order.findIndex((v: { requestId?: string }) => v.requestId === r.requestId);
+    expect(position(other)).toBeLessThan(position(slow[LANE - 1]));
+
+    // Charged once each where sent; nothing where held back.
+    for (const s of [...slow.slice(0, LANE), other]) {
+      await waitFor(
+        async () => (await sandbox.ledger(s.clientOrderId)).entries.length > 0,
+        `the charge of ${s.clientOrderId} in the sandbox ledger`,
+      );
+      expect((await sandbox.ledger(s.clientOrderId)).totals).toEqual({ charged: 1900 });
+    }
+    for (const s of slow.slice(LANE)) {
+      expect((await sandbox.ledger(s.clientOrderId)).entries).toEqual([]);
+    }
+    // Every hand-off was answered and removed; the ledger holds the three sent slow sales and
+    // the other (nothing for the two held back).
+    const left = await withClient(db.url, async (client) => {
+      const handoffs = await client.query(
+        'SELECT count(*)::int AS n FROM adapter_request_handoffs',
+      );
+      const sent = await client.query('SELECT count(*)::int AS n FROM adapter_sent_requests');
+      return { handoffs: handoffs.rows[0]?.n as number, sent: sent.rows[0]?.n as number };
+    });
+    expect(left).toEqual({ handoffs: 0, sent: LANE + 1 });
+  });
+});

@@ -11,11 +11,17 @@ import { ensureBroker, freshDatabase } from './stack/infra';
 import {
   answerChallenge,
   chromiumInstalled,
+  fillPayoutForm,
   MerchantReturnPage,
   PayerBrowser,
 } from './stack/payer-browser';
 import { PaymentStack, SANDBOX_MERCHANT } from './stack/payment-stack';
-import { approvePayout, payoutCheck } from './stack/payout-commands';
+import {
+  approvePayout,
+  DESTINATION_CARD_NUMBER,
+  payoutCheck,
+  payoutForm,
+} from './stack/payout-commands';
 import { buildApps, run } from './stack/processes';
 import { eventSagaId, ReceivedEvent, ReceivedPayoutEvent } from './stack/kafka-io';
 
@@ -53,12 +59,17 @@ function describe(event: PaymentEvent | ReceivedPayoutEvent['event']): string {
   return parts.join('  ');
 }
 
+const printed = new Set<string>();
+
 function printEvent(received: ReceivedEvent | ReceivedPayoutEvent): void {
   // A broker given by KAFKA_BROKERS may hold events of earlier runs: show only this run's payments.
   const e = received.event;
   const id = eventSagaId(e);
   const label = labels.get(id);
   if (label === undefined) return;
+  // Delivery is at least once: an event redelivered under the same ce_id is shown once.
+  if (printed.has(received.ceId)) return;
+  printed.add(received.ceId);
   const t = ((received.receivedAt - startedAt) / 1000).toFixed(1).padStart(6);
   process.stdout.write(
     `  ${t}s  ${label.padEnd(28)} v${String(received.event.version).padEnd(3)} ${describe(received.event)}\n`,
@@ -104,6 +115,28 @@ async function payThroughAcs(
       process.stdout.write(
         `  ${t2}s  ${'  (payer: headless chromium)'.padEnd(28)}      back on the merchant page via callback-ingest /return\n`,
       );
+    });
+  } finally {
+    await browser.close();
+  }
+}
+
+/** The payee of the payout form: follows payout-action-required to the form and fills it in. */
+async function payeeFillsPayoutForm(s: PaymentStack, payoutId: string): Promise<void> {
+  const received = await s.events.waitForPayout(payoutId, ['payout-action-required'], 60_000);
+  const action = (received.event as { action?: { kind: string; url?: string } }).action;
+  if (action?.kind !== 'redirect' || action.url === undefined) return;
+  const formUrl = action.url;
+  const browser = await PayerBrowser.launch();
+  try {
+    await browser.withPage('demo-payout-form', async (page) => {
+      await page.goto(formUrl);
+      const t = ((Date.now() - startedAt) / 1000).toFixed(1).padStart(6);
+      process.stdout.write(
+        `  ${t}s  ${'  (payee: headless chromium)'.padEnd(28)}      on the payout form "${await page.title()}", types the card\n`,
+      );
+      await fillPayoutForm(page, DESTINATION_CARD_NUMBER);
+      await page.waitForURL((u) => !u.href.includes('/hpp/'));
     });
   } finally {
     await browser.close();
@@ -199,8 +232,31 @@ async function main(): Promise<void> {
         amountMinor: 4_900,
       });
       add('3-D Secure sale, ACS passed', threeDs.paymentId, ['approved']);
-      await s.send(threeDs);
-      payer = payThroughAcs(s, threeDs.paymentId, shop);
+      // A 3-D Secure preauth: the payer passes the challenge, the authorization is captured.
+      const threeDsPreauth = s.preauth({
+        endpointId: SANDBOX_MERCHANT.threeDsEndpoint,
+        cvv: '321',
+        amountMinor: 5_500,
+      });
+      add('3-D Secure preauth → capture', threeDsPreauth.paymentId, ['captured']);
+      // A payout form: the payee types the destination card on the gateway's page.
+      const form = payoutForm({
+        amountMinor: 3_300,
+        redirectUrl: `${s.urls['callback-ingest']}/return/${SANDBOX_MERCHANT.plainEndpoint}`,
+      });
+      add('payout form, payee fills it', form.payoutId, ['paid-out', 'payout-declined'], true);
+      await s.send(threeDs, threeDsPreauth);
+      await s.sendRaw(form);
+      payer = (async () => {
+        await payThroughAcs(s, threeDs.paymentId, shop);
+        await payThroughAcs(s, threeDsPreauth.paymentId, shop);
+        await s.events.waitForType(threeDsPreauth.paymentId, ['authorized'], 90_000);
+        await s.send({
+          ...s.capture(threeDsPreauth.paymentId, 5_500),
+          merchant: { endpointId: SANDBOX_MERCHANT.threeDsEndpoint },
+        });
+        await payeeFillsPayoutForm(s, form.payoutId);
+      })();
     } else {
       process.stdout.write(
         '   (3-D Secure part skipped: /usr/bin/chromium is missing and could not be installed; run scripts/ensure-test-tools.sh as root)\n',

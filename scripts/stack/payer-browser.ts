@@ -105,6 +105,19 @@ export async function fillHostedForm(page: Page, card: TestCardEntry) {
 }
 
 /**
+ * The payee types the destination card on the gateway's payout form (it has no CVV field) and
+ * submits it.
+ */
+export async function fillPayoutForm(page: Page, cardNumber: string, holder = 'JOHN PAYEE') {
+  await page.locator('#hppForm').waitFor();
+  await page.locator('input[name="credit_card_number"]').fill(cardNumber);
+  await page.locator('input[name="card_printed_name"]').fill(holder);
+  await page.locator('input[name="expire_month"]').fill('11');
+  await page.locator('input[name="expire_year"]').fill('2031');
+  await page.locator('#hppForm button[type="submit"]').click();
+}
+
+/**
  * The merchant's "thank you" page the payer lands on (callback-ingest's MERCHANT_RETURN_URL):
  * records each arrival's `payment` and `result` parameters.
  */

@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { PayerAction, PaymentEvent, PayoutEvent } from '@payments/contracts';
 import { createTestDatabase, TestDatabase } from '@payments/testing';
-import type { Page } from 'playwright-core';
 import { auditCardData, formatAudit } from '../../scripts/stack/card-data-audit';
 import { kafkaClient, listTopics, topicEndOffsets } from '../../scripts/stack/kafka-io';
 import {
   answerChallenge,
   fillHostedForm,
+  fillPayoutForm,
   MerchantReturnPage,
   PayerBrowser,
   type TestCardEntry,
@@ -85,15 +85,6 @@ async function captureAll(
 }
 
 /** The payee types the destination card on the gateway's hosted payout page (no CVV there). */
-async function fillPayoutForm(page: Page): Promise<void> {
-  await page.locator('#hppForm').waitFor();
-  await page.locator('input[name="credit_card_number"]').fill(DESTINATION_CARD_NUMBER);
-  await page.locator('input[name="card_printed_name"]').fill('JOHN PAYEE');
-  await page.locator('input[name="expire_month"]').fill('11');
-  await page.locator('input[name="expire_year"]').fill('2031');
-  await page.locator('#hppForm button[type="submit"]').click();
-}
-
 /** Polls `find` every 500 ms until it returns something, or fails after `timeoutMs`. */
 async function waitUntil<T>(find: () => T | undefined, timeoutMs: number): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -266,7 +257,7 @@ describe('payout form completed by the payee in the browser', () => {
     expect(await stack.controls.ledger(payout.payoutId)).toMatchObject({ entries: [] });
     await browser.withPage('payout-form', async (page) => {
       await page.goto(url);
-      await fillPayoutForm(page);
+      await fillPayoutForm(page, DESTINATION_CARD_NUMBER);
       await page.waitForURL((u) => !u.href.includes('/hpp/'));
     });
     const paid = await stack.events.waitForPayout(

@@ -1,9 +1,27 @@
-import { Fields, Refusal, opt, optAmount, optUrl, reqCurrency, reqPositiveAmount } from '../fields';
+import {
+  Fields,
+  Refusal,
+  opt,
+  optAmount,
+  optUrl,
+  reqClientOrderId,
+  reqCurrency,
+  reqPositiveAmount,
+} from '../fields';
 import { Endpoint } from '../merchants';
 import { APPROVED, CardDecision, Result, decideByCvv } from '../outcomes';
 import { Contacts, EngineRequest } from './model';
 
 /** Request parts several operation families read the same way, and how a card is decided. */
+
+/** What every new order names first: its client_orderid, then its currency and amount. */
+export function orderTerms(
+  r: EngineRequest,
+  zeroAmount = false,
+): { clientOrderId: string; currency: string; amount: number } {
+  const clientOrderId = reqClientOrderId(r.fields);
+  return { clientOrderId, ...pricing(r, zeroAmount) };
+}
 
 /** Currency and amount of a new order, for the endpoint's currency; zero for a verification. */
 export function pricing(

@@ -1,7 +1,7 @@
-import { optUrl, reqCard, reqClientOrderId, reqCustomer, reqEmail, reqUrl } from '../../fields';
+import { optUrl, reqCard, reqCustomer, reqEmail, reqUrl } from '../../fields';
 import { EngineRequest, Reply, TYPE_OF } from '../model';
 import { Opened, OrderStore } from '../order-store';
-import { payerPresent, pricing } from '../requests';
+import { orderTerms, payerPresent } from '../requests';
 
 /** Card payments with the payer at the card: sale, preauth and account verification. */
 export function cardPayment(
@@ -10,8 +10,7 @@ export function cardPayment(
   kind: 'sale' | 'preauth' | 'account-verification',
 ): Reply {
   const f = r.fields;
-  const clientOrderId = reqClientOrderId(f);
-  const { currency, amount } = pricing(r, kind === 'account-verification');
+  const { clientOrderId, currency, amount } = orderTerms(r, kind === 'account-verification');
   const email = reqEmail(f);
   if (s.settings.requireCustomerFields) reqCustomer(f);
   const card = reqCard(f, s.clock.now(), true);

@@ -11,7 +11,7 @@ import { formatMinor } from '../../money';
 import { APPROVED, Result, decideByCvv } from '../../outcomes';
 import { CardSummary, EngineRequest, RecurringPlan, Reply } from '../model';
 import { OrderStore } from '../order-store';
-import { optCvv, payerAbsent, pricing } from '../requests';
+import { optCvv, orderTerms, payerAbsent, pricing } from '../requests';
 
 /**
  * Card references and recurring payments: create-card-ref, get-card-info, make-rebill,
@@ -99,8 +99,7 @@ const PERIODS: Readonly<Record<string, RecurringPlan['period']>> = {
 
 export function createRecurring(s: OrderStore, r: EngineRequest): Reply {
   const f = r.fields;
-  const clientOrderId = reqClientOrderId(f);
-  const { currency, amount } = pricing(r);
+  const { clientOrderId, currency, amount } = orderTerms(r);
   const period = PERIODS[req(f, 'period', 10).toLowerCase()];
   if (period === undefined) throw new Refusal('period must be day, week or month');
   const intervalText = opt(f, 'interval') ?? '1';

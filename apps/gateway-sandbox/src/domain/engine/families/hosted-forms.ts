@@ -1,22 +1,12 @@
 import { callbackControl } from '../../control';
-import {
-  CardInput,
-  Fields,
-  Refusal,
-  opt,
-  optUrl,
-  reqCard,
-  reqClientOrderId,
-  reqEmail,
-  reqUrl,
-} from '../../fields';
+import { CardInput, Fields, Refusal, opt, optUrl, reqCard, reqEmail, reqUrl } from '../../fields';
 import { maskPan } from '../../luhn';
 import { formatMinor } from '../../money';
 import { autoPostPage, hostedCardPage, messagePage } from '../../pages';
 import { EngineRequest, Hosted, Operation, Order, PageResult, Reply, TYPE_OF } from '../model';
 import { OrderStore } from '../order-store';
 import { html } from '../replies';
-import { payerAbsent, payerPresent, pricing } from '../requests';
+import { orderTerms, payerAbsent, payerPresent } from '../requests';
 
 /**
  * Hosted forms (sale-form, preauth-form, payment-form, account-verification-form, payout-form):
@@ -30,8 +20,7 @@ export function formPayment(
   kind: 'sale' | 'preauth' | 'account-verification' | 'payout',
 ): Reply {
   const f = r.fields;
-  const clientOrderId = reqClientOrderId(f);
-  const { currency, amount } = pricing(r, kind === 'account-verification');
+  const { clientOrderId, currency, amount } = orderTerms(r, kind === 'account-verification');
   const email = kind === 'payout' ? opt(f, 'email') : reqEmail(f);
   const redirectUrl = reqUrl(f, 'redirect_url');
   const callbackUrl = optUrl(f, 'server_callback_url');

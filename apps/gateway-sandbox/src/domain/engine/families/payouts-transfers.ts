@@ -12,7 +12,7 @@ import { APPROVED, CardDecision } from '../../outcomes';
 import { CardSummary, EngineRequest, Reply } from '../model';
 import { Opened, OrderStore } from '../order-store';
 import { envelope } from '../replies';
-import { optContacts, optCvv, payerAbsent, pricing } from '../requests';
+import { optContacts, optCvv, orderTerms, payerAbsent } from '../requests';
 
 /**
  * Money sent to a card or account: payout (one step, or payout-check then payout-pay), transfer
@@ -21,8 +21,7 @@ import { optContacts, optCvv, payerAbsent, pricing } from '../requests';
 
 export function payout(s: OrderStore, r: EngineRequest, kind: 'payout' | 'payout-two-step'): Reply {
   const f = r.fields;
-  const clientOrderId = reqClientOrderId(f);
-  const { currency, amount } = pricing(r);
+  const { clientOrderId, currency, amount } = orderTerms(r);
   const pan = optDestinationPan(
     f,
     'credit_card_number',
@@ -112,8 +111,7 @@ export function payoutPay(s: OrderStore, r: EngineRequest): Reply {
 
 export function transfer(s: OrderStore, r: EngineRequest): Reply {
   const f = r.fields;
-  const clientOrderId = reqClientOrderId(f);
-  const { currency, amount } = pricing(r);
+  const { clientOrderId, currency, amount } = orderTerms(r);
   const deposit = opt(f, 'deposit2card') === 'true';
   const sourceRp = opt(f, 'card_recurring_payment_id');
   let source: CardInput | undefined;
@@ -131,8 +129,7 @@ export function transfer(s: OrderStore, r: EngineRequest): Reply {
 
 export function transferByRef(s: OrderStore, r: EngineRequest): Reply {
   const f = r.fields;
-  const clientOrderId = reqClientOrderId(f);
-  const { currency, amount } = pricing(r);
+  const { clientOrderId, currency, amount } = orderTerms(r);
   const sourceRef = opt(f, 'source-card-ref-id');
   if (sourceRef !== undefined) s.cardRef(r, sourceRef);
   const destPan = optDestinationPan(f, 'destination-card-no');

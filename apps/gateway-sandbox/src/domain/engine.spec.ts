@@ -363,3 +363,26 @@ describe('every request that opens an order, repeated with its client_orderid', 
     },
   );
 });
+
+describe('create-recurring-payment', () => {
+  it.each(['__proto__', 'fortnight'])('refuses the period %s and registers nothing', (period) => {
+    const t = setup();
+    const reply = t.engine.execute(
+      t.request('CREATE_RP_V4', {
+        client_orderid: 'plan',
+        amount: '5.00',
+        currency: 'USD',
+        period,
+        credit_card_number: '4444444444444448',
+        card_printed_name: 'X',
+        expire_month: '12',
+        expire_year: '2099',
+      }),
+    );
+    expect(reply).toMatchObject({
+      kind: 'refused',
+      body: { 'error-message': 'period must be day, week or month' },
+    });
+    expect(t.engine.recurringPlans()).toEqual([]);
+  });
+});

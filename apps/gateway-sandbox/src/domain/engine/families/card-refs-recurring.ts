@@ -100,7 +100,9 @@ const PERIODS: Readonly<Record<string, RecurringPlan['period']>> = {
 export function createRecurring(s: OrderStore, r: EngineRequest): Reply {
   const f = r.fields;
   const { clientOrderId, currency, amount } = orderTerms(r);
-  const period = PERIODS[req(f, 'period', 10).toLowerCase()];
+  const periodText = req(f, 'period', 10).toLowerCase();
+  // Own keys only: `__proto__` would otherwise name the object's prototype, not a period.
+  const period = Object.hasOwn(PERIODS, periodText) ? PERIODS[periodText] : undefined;
   if (period === undefined) throw new Refusal('period must be day, week or month');
   const intervalText = opt(f, 'interval') ?? '1';
   if (!/^[1-9]\d{0,2}$/.test(intervalText)) throw new Refusal('interval must be 1-999');

@@ -3,6 +3,7 @@
  *  - libraries never import apps; an app never imports another app;
  *  - domain folders import no Nest, TypeORM, kafkajs, pg or undici code;
  *  - the gateway client is framework-free outside its thin `nest/` adapter;
+ *  - the gateway sandbox, the client's oracle, never imports the client;
  *  - libs/core is framework-free and imports no other library: everything may depend on it;
  *  - no cycles;
  *  - inside every app (ARCHITECTURE.md): domain code imports nothing of its app outside domain
@@ -95,6 +96,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^libs/payment-gateway/src/', pathNot: '^libs/payment-gateway/src/nest/' },
       to: { path: 'node_modules/(@nestjs|typeorm|kafkajs)(/|$)' },
+    },
+    {
+      name: 'sandbox-is-independent-of-the-gateway-client',
+      severity: 'error',
+      comment:
+        "The sandbox is the gateway client's oracle: its source never imports libs/payment-gateway (its tests do, to hold the client against it).",
+      from: { path: '^apps/gateway-sandbox/src/', pathNot: TESTS },
+      to: { path: '^libs/payment-gateway/' },
     },
     {
       name: 'core-is-framework-free',

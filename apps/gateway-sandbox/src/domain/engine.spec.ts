@@ -275,3 +275,114 @@ describe('outcomes and routing', () => {
     expect(routePath('/api/v2/sale//1')).toBeUndefined();
   });
 });
+
+describe('every request that opens an order, repeated with its client_orderid', () => {
+  const card = {
+    credit_card_number: '4444444444444448',
+    card_printed_name: 'X',
+    expire_month: '12',
+    expire_year: '2099',
+    cvv2: '123',
+  };
+  const money = { amount: '5.00', currency: 'USD' };
+  const payer = { email: 'a@b.c', redirect_url: 'http://merchant.test/return' };
+  const other = '5555555555554444';
+  type Refs = { readonly a: string; readonly b: string };
+  type Fields = Record<string, string>;
+
+  /** A card reference made from an approved sale (the base of rebill, by-ref and eligibility). */
+  function cardRef(t: ReturnType<typeof setup>, id: string): string {
+    const orderId = String(t.sale(id).body['paynet-order-id']);
+    const created = t.engine.execute(
+      t.request('CARDREF', { login: 'm', client_orderid: id, orderid: orderId }),
+    );
+    return String(created.body['card-ref-id']);
+  }
+
+  // [operation, its fields, the same request changed in what makes it that request]
+  it.each<[EngineRequest['op'], (refs: Refs) => Fields, ((refs: Refs) => Fields) | undefined]>([
+    ['SALE', () => ({ ...money, ...payer, ...card }), () => ({ amount: '6.00' })],
+    ['PREAUTH', () => ({ ...money, ...payer, ...card }), () => ({ credit_card_number: other })],
+    ['ACCOUNT_VERIFICATION', () => ({ ...payer, ...card }), () => ({ credit_card_number: other })],
+    ['SALEFORM', () => ({ ...money, ...payer }), () => ({ amount: '6.00' })],
+    ['PREAUTHFORM', () => ({ ...money, ...payer }), () => ({ amount: '6.00' })],
+    ['PAYMENTFORM', () => ({ ...money, ...payer }), () => ({ amount: '6.00' })],
+    ['ACCOUNT_VERIFICATION_FORM', () => payer, undefined],
+    ['PAYOUTFORM', () => ({ ...money, ...payer }), () => ({ amount: '6.00' })],
+    ['REBILL', (r) => ({ ...money, cardrefid: r.a }), () => ({ amount: '6.00' })],
+    [
+      'PAYOUT',
+      () => ({ ...money, credit_card_number: card.credit_card_number }),
+      () => ({ credit_card_number: other }),
+    ],
+    [
+      'PAYOUT_V4',
+      (r) => ({ ...money, 'destination-card-ref-id': r.a }),
+      () => ({ amount: '6.00' }),
+    ],
+    [
+      'PAYOUT_V4_CHECK',
+      (r) => ({ ...money, 'destination-card-ref-id': r.a }),
+      (r) => ({ 'destination-card-ref-id': r.b }),
+    ],
+    [
+      'TRANSFER_V4',
+      () => ({ ...money, ...card, 'destination-card-no': other }),
+      () => ({ 'destination-card-no': card.credit_card_number }),
+    ],
+    [
+      'TRANSFER_BY_REF_V4',
+      (r) => ({ ...money, 'destination-card-ref-id': r.a }),
+      (r) => ({ 'destination-card-ref-id': r.b }),
+    ],
+    [
+      'PAN_ELIGIBILITY_SEND',
+      (r) => ({ 'sending-card-ref-id': r.a }),
+      (r) => ({ 'sending-card-ref-id': r.b }),
+    ],
+  ])(
+    '%s: the same again gets the first reply, one order; a changed one is refused',
+    (op, fieldsOf, changedOf) => {
+      const t = setup(0, { threeDSecure: false });
+      const refs = { a: cardRef(t, 'ref-a'), b: cardRef(t, 'ref-b') };
+      const fields = { client_orderid: 'again', ...fieldsOf(refs) };
+      const first = t.engine.execute(t.request(op, fields));
+      expect(first.kind).toBe('ok');
+      const movements = t.ledger.list().length;
+      const callbacks = t.callbacks.length;
+
+      expect(t.engine.execute(t.request(op, fields))).toEqual(first);
+      expect(t.engine.ordersOf('again')).toHaveLength(1);
+      expect(t.ledger.list()).toHaveLength(movements);
+      expect(t.callbacks).toHaveLength(callbacks);
+
+      if (changedOf === undefined) return;
+      const changed = t.engine.execute(t.request(op, { ...fields, ...changedOf(refs) }));
+      expect(changed).toMatchObject({ kind: 'refused', body: { 'error-code': 2 } });
+      expect(t.engine.ordersOf('again')).toHaveLength(1);
+    },
+  );
+});
+
+describe('create-recurring-payment', () => {
+  it.each(['__proto__', 'fortnight'])('refuses the period %s and registers nothing', (period) => {
+    const t = setup();
+    const reply = t.engine.execute(
+      t.request('CREATE_RP_V4', {
+        client_orderid: 'plan',
+        amount: '5.00',
+        currency: 'USD',
+        period,
+        credit_card_number: '4444444444444448',
+        card_printed_name: 'X',
+        expire_month: '12',
+        expire_year: '2099',
+      }),
+    );
+    expect(reply).toMatchObject({
+      kind: 'refused',
+      body: { 'error-message': 'period must be day, week or month' },
+    });
+    expect(t.engine.recurringPlans()).toEqual([]);
+  });
+});

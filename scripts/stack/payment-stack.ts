@@ -483,7 +483,7 @@ export class PaymentStack {
     return { ...this.sale(options), type: 'preauth' };
   }
 
-  /** A hosted form (issue #13): the sale's fields without any card; the payer types it there. */
+  /** A hosted form: the sale's fields without any card; the payer types it there. */
   hostedForm(
     type: 'sale-form' | 'preauth-form' | 'payment-form',
     options: SaleOptions = {},

@@ -1,5 +1,5 @@
 /**
- * Status polls do not starve money operations (issue #10 item 6), on the real broker, a test
+ * Status polls do not starve money operations, on the real broker, a test
  * PostgreSQL database and the sandbox over real HTTP. One partition, one request at a time (the
  * harness), so the order below is the order the adapter handles them in.
  *

@@ -264,7 +264,7 @@ describe('resultEventId', () => {
   });
 });
 
-describe('classifyCall: card references (issue #12)', () => {
+describe('classifyCall: card references', () => {
   const base = {
     operation: 'v2/create-card-ref',
     durationMs: 5,

@@ -139,7 +139,7 @@ describe('operation table', () => {
   });
 });
 
-describe('card references and rebill (issue #12)', () => {
+describe('card references and rebill', () => {
   const ids = {
     requestId: '00000000-0000-4000-8000-000000000011',
     paymentId: '00000000-0000-4000-8000-000000000012',

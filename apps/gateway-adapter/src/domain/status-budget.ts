@@ -35,7 +35,7 @@ interface PaymentEntry {
 }
 
 /**
- * The scheduling rule for status queries (polls) of one endpoint (issue #10 item 6): money
+ * The scheduling rule for status queries (polls) of one endpoint: money
  * operations go first, polls share a bounded budget and never queue.
  *
  * A status query is sent only when, right now,

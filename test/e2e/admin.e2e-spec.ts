@@ -170,6 +170,7 @@ describe('admin API: search and detail', () => {
       returned: 0,
       remaining: 20_001,
     });
+    expect(detail.body.actions).toEqual(['refresh-status', 'resolve-unknown']);
     const history = detail.body.history as Array<{ version: number; type: string }>;
     expect(history.map((h) => h.type)).toEqual(
       expect.arrayContaining(['operation-requested', 'approved']),
@@ -224,6 +225,11 @@ describe('admin API: actions enter as commands through Kafka, audited', () => {
     const check = payoutCheck({ amountMinor: 4_000 });
     await stack.sendRaw(check);
     await stack.events.waitForPayout(check.payoutId, ['payout-registered'], 60_000);
+    const waiting = await admin('GET', `/admin/sagas?flow=payout&status=registered`, VIEWER);
+    const listed = (waiting.body.items as Array<{ id: string; approvalDeadline: string }>).find(
+      (i) => i.id === check.payoutId,
+    );
+    expect(Date.parse(listed?.approvalDeadline ?? '')).toBeGreaterThan(Date.now());
     const answer = await admin('POST', `/admin/sagas/${check.payoutId}/actions/approve`, OPERATOR, {
       reason: 'seller verified by phone',
     });

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { SEALED_CARD_FIELDS, TOPICS } from '@payments/contracts';
+import { ADMIN_ACTIONS, type AdminAction, SEALED_CARD_FIELDS, TOPICS } from '@payments/contracts';
+import { ACTION_FLOWS } from '../domain/admin-actions';
 import { Database } from '../persistence/database';
 
 /** Filters of GET /admin/sagas; every one optional. Amounts in minor units. */
@@ -31,6 +32,8 @@ export interface SagaSummary {
   readonly version: number;
   readonly amount: { readonly minor: number; readonly currency: string } | null;
   readonly unknownSince: string | null;
+  /** A registered two-step payout: when its approval window closes. */
+  readonly approvalDeadline: string | null;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
@@ -58,6 +61,8 @@ export interface SagaDetail {
   readonly saga: SagaSummary & { readonly state: unknown };
   /** Absent for flows that keep no money positions (payouts carry their amount in the summary). */
   readonly money: MoneyFigures | null;
+  /** The admin actions that apply to this saga's flow (whether the saga accepts one is its own call). */
+  readonly actions: AdminAction[];
   readonly history: Array<{ version: number; type: string; occurredAt: string; event: unknown }>;
   readonly events: Array<{
     id: string;
@@ -98,6 +103,7 @@ interface SagaRowSql {
   amount_minor: string | null;
   currency: string | null;
   unknown_since: string | null;
+  approval_deadline: string | null;
   created_at: Date;
   updated_at: Date;
   state?: unknown;
@@ -112,7 +118,8 @@ const CURRENCY = `COALESCE(s.state->'inFlight'->'amount'->>'currency', s.state->
 /** Of the sagas aliased `s`; saga-gauges.ts counts unknown outcomes with the same expression. */
 export const UNKNOWN_SINCE = `COALESCE(s.state->'inFlight'->>'unknownSince', s.state->>'unknownSince')`;
 const COLUMNS = `s.id, s.flow, s.kind, s.status, s.endpoint_id, s.client_order_id, s.version, ${AMOUNT} AS amount_minor,
-  ${CURRENCY} AS currency, ${UNKNOWN_SINCE} AS unknown_since, s.created_at, s.updated_at`;
+  ${CURRENCY} AS currency, ${UNKNOWN_SINCE} AS unknown_since,
+  s.state->>'approvalDeadline' AS approval_deadline, s.created_at, s.updated_at`;
 
 function summary(row: SagaRowSql): SagaSummary {
   return {
@@ -128,6 +135,7 @@ function summary(row: SagaRowSql): SagaSummary {
         ? null
         : { minor: Number(row.amount_minor), currency: row.currency },
     unknownSince: row.unknown_since,
+    approvalDeadline: row.approval_deadline,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -273,6 +281,7 @@ export class AdminQueryService {
       return {
         saga: { ...summary(row), state: row.state },
         money: moneyOf(row.state),
+        actions: ADMIN_ACTIONS.filter((a) => ACTION_FLOWS[a] === row.flow),
         history: history.map((h) => ({
           version: h.version,
           type: h.event_type,

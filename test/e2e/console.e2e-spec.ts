@@ -266,6 +266,42 @@ describe('console: find, see, act', () => {
     expect(violations).toEqual([]);
   });
 
+  it('pages by the API cursor, opens the canned views, and shows a refused filter as the API states it', async () => {
+    const older = await approvedSale(13_579);
+    const newer = await approvedSale(13_579);
+    await person('paging', async (page) => {
+      await signIn(page, VIEWER);
+      await page.goto(`${consoleUrl}/sagas?minAmount=13579&maxAmount=13579&currency=USD&limit=1`);
+      const ids = () =>
+        page
+          .locator('#results tbody tr')
+          .evaluateAll((rows) =>
+            rows.map((r) =>
+              (r as { getAttribute(n: string): string | null }).getAttribute('data-saga'),
+            ),
+          );
+      expect(await ids()).toEqual([newer]);
+      await page.locator('#nextPage').click();
+      expect(await ids()).toEqual([older]);
+      expect(await page.locator('#nextPage').count()).toBe(0);
+
+      // The API's own validation, shown as it says it (nothing re-checked here).
+      await page.goto(`${consoleUrl}/sagas?currency=euro`);
+      const refused = (await page.locator('#apiError').textContent()) ?? '';
+      expect(refused).toContain('BAD_REQUEST');
+      expect(refused).toContain('currency: an ISO 4217 code');
+
+      // Canned views are the API's filters: a sale approved a moment ago is in none of them.
+      for (const view of ['#viewUnknown', '#viewPayouts', '#viewSchedules']) {
+        await page.locator(view).click();
+        await page.locator('#results').waitFor();
+        expect(await page.locator(`tr[data-saga="${newer}"]`).count()).toBe(0);
+      }
+      expect(new URL(page.url()).searchParams.get('flow')).toBe('recurring-schedule');
+    });
+    expect(violations).toEqual([]);
+  });
+
   it('an operator resolves a payment left unknown by a sandbox fault and sees the gateway answer settle it', async () => {
     const sale = stack.sale({ amountMinor: 31_400, currency: 'USD' });
     await stack.controls.addFault({ clientOrderId: sale.paymentId, outcome: 'unknown' });

@@ -19,6 +19,7 @@ import {
   freePort,
   run,
   type RunningApp,
+  sleep,
   startApp,
   waitForReady,
 } from '../../scripts/stack/processes';
@@ -47,6 +48,8 @@ beforeAll(async () => {
     adapterDatabaseUrl: adapterDb.url,
     env: {
       orchestrator: {
+        // Its clock is moved past the fast status-poll phase in the unknown-outcome test.
+        TEST_CONTROLS_ENABLED: 'true',
         ADMIN_TOKENS: JSON.stringify([
           { name: 'fiona-finance', role: 'operator', sha256: tokenHash(OPERATOR) },
           { name: 'sam-support', role: 'viewer', sha256: tokenHash(VIEWER) },
@@ -285,6 +288,14 @@ describe('console: find, see, act', () => {
       expect(await ids()).toEqual([older]);
       expect(await page.locator('#nextPage').count()).toBe(0);
 
+      // A saga id goes straight to its story; one that is not a saga id, the API says why.
+      await page.locator('input[name="id"]').fill(older);
+      await page.locator('#searchForm button[type="submit"]').click();
+      await page.waitForURL(`${consoleUrl}/sagas/${older}`);
+      await expect(page.locator('#sagaId').textContent()).resolves.toBe(older);
+      await page.goto(`${consoleUrl}/sagas?id=not-a-saga`);
+      await expect(page.locator('#apiError').textContent()).resolves.toContain('uuid');
+
       // The API's own validation, shown as it says it (nothing re-checked here).
       await page.goto(`${consoleUrl}/sagas?currency=euro`);
       const refused = (await page.locator('#apiError').textContent()) ?? '';
@@ -307,6 +318,20 @@ describe('console: find, see, act', () => {
     await stack.controls.addFault({ clientOrderId: sale.paymentId, outcome: 'unknown' });
     await stack.send(sale);
     await stack.events.waitForType(sale.paymentId, ['outcome-unknown'], 60_000);
+    // The orchestrator asks the gateway by itself every 3-5 s for 5 minutes, then every 5-10
+    // minutes: with its clock 6 minutes on, the poll due fires once more (answered "unknown") and
+    // the next is minutes away, so only the operator's request can hear the gateway's answer.
+    const statusQueries = async () => {
+      const response = await fetch(`${stack.urls.orchestrator}/admin/sagas/${sale.paymentId}`, {
+        headers: { authorization: `Bearer ${VIEWER}` },
+      });
+      const body = (await response.json()) as { gatewayRequests: Array<{ operation: string }> };
+      return body.gatewayRequests.filter((r) => r.operation === 'status').length;
+    };
+    const polled = await statusQueries();
+    await stack.advanceOrchestratorClock(6 * 60);
+    await eventually(statusQueries, (n) => n > polled, 30_000);
+    await sleep(5_000); // that last poll's answer reached the saga before the gateway's changes
     // From now on the gateway knows the answer: approved (what a status query will say).
     const [orderId] = await stack.controls.orderIds(sale.paymentId);
     await stack.controls.overrideStatus(orderId ?? '', 'approved');

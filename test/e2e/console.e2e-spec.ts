@@ -10,10 +10,15 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { CreateScheduleCommand } from '@payments/contracts';
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
 import { tokenHash } from '../../apps/orchestrator/src/domain/admin-tokens';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, SCREENSHOT_DIR } from '../../scripts/stack/payer-browser';
-import { PaymentStack, TEST_CARD_NUMBER } from '../../scripts/stack/payment-stack';
+import {
+  PaymentStack,
+  SANDBOX_MERCHANT,
+  TEST_CARD_NUMBER,
+} from '../../scripts/stack/payment-stack';
 import { payoutCheck } from '../../scripts/stack/payout-commands';
 import {
   freePort,
@@ -355,6 +360,63 @@ describe('console: find, see, act', () => {
       await expect(page.locator('#audit tr[data-action="resolve-unknown"]').count()).resolves.toBe(
         1,
       );
+    });
+    expect(violations).toEqual([]);
+  });
+
+  it('an operator pauses, resumes and cancels a schedule, each step arriving on the page and in the audit', async () => {
+    const paymentId = await approvedSale(1_000);
+    const base = () => ({
+      commandId: randomUUID(),
+      merchant: { endpointId: SANDBOX_MERCHANT.plainEndpoint },
+      occurredAt: new Date().toISOString(),
+    });
+    await stack.sendRaw({ type: 'create-card-ref', ...base(), paymentId });
+    const created = await stack.events.waitForType(paymentId, ['card-ref-created'], 60_000);
+    const refId = (created.event as { cardRef: { refId: string } }).cardRef.refId;
+    const scheduleId = randomUUID();
+    const schedule: CreateScheduleCommand = {
+      type: 'create-schedule',
+      ...base(),
+      scheduleId,
+      cardRef: { refId },
+      amount: { minor: 990, currency: 'USD' },
+      description: 'Plan console',
+      rule: {
+        period: 'month',
+        interval: 1,
+        startDate: new Date(Date.now() + 40 * 86_400_000).toISOString().slice(0, 10),
+        timeOfDay: '12:00',
+        timeZone: 'UTC',
+        end: { kind: 'never' },
+      },
+    };
+    await stack.sendRaw(schedule);
+    await stack.events.waitForSchedule(scheduleId, (e) => e.type === 'schedule-created', 60_000);
+    await person('schedule', async (page) => {
+      await signIn(page, OPERATOR);
+      await page.locator('#viewSchedules').click();
+      await page.locator(`tr[data-saga="${scheduleId}"] a`).click();
+      for (const [action, event] of [
+        ['pause', 'schedule-paused'],
+        ['resume', 'schedule-resumed'],
+        ['cancel', 'schedule-cancelled'],
+      ] as const) {
+        await page.locator(`#actions a[data-action="${action}"]`).click();
+        await page.locator('textarea[name="reason"]').fill(`customer asked to ${action}`);
+        await page.locator('#confirm').click();
+        await page.locator(`#progress li[data-type="${event}"]`).waitFor({ timeout: 60_000 });
+      }
+      await expect(page.locator('#progressStatus').textContent()).resolves.toBe('cancelled');
+      await page.reload();
+      const audited = await page
+        .locator('#audit tbody tr')
+        .evaluateAll((rows) =>
+          rows.map((r) =>
+            (r as { getAttribute(n: string): string | null }).getAttribute('data-action'),
+          ),
+        );
+      expect(audited).toEqual(['pause', 'resume', 'cancel']);
     });
     expect(violations).toEqual([]);
   });

@@ -454,3 +454,28 @@ describe('console: find, see, act', () => {
     expect(violations).toEqual([]);
   });
 });
+
+describe('console: a token the API stops knowing', () => {
+  it('ends the session at the next page: the person is sent to sign in again', async () => {
+    await person('revoked', async (page, ctx) => {
+      await signIn(page, VIEWER);
+      const sealedBefore = (await ctx.cookies(consoleUrl))[0]?.value;
+      // The viewer's token is taken out of ADMIN_TOKENS (the orchestrator restarts with it gone).
+      await stack.restart('orchestrator', 'SIGTERM', {
+        ADMIN_TOKENS: JSON.stringify([
+          { name: 'fiona-finance', role: 'operator', sha256: tokenHash(OPERATOR) },
+        ]),
+      });
+      await page.goto(`${consoleUrl}/sagas?flow=payout`);
+      await page.waitForURL(`${consoleUrl}/sign-in`);
+      // A new anonymous session replaced the signed-in one: the old cookie is gone.
+      expect((await ctx.cookies(consoleUrl))[0]?.value).not.toBe(sealedBefore);
+      await page.goto(`${consoleUrl}/sagas`);
+      await page.waitForURL(`${consoleUrl}/sign-in`);
+      await page.locator('input[name="token"]').fill(VIEWER);
+      await page.locator('#signInForm button[type="submit"]').click();
+      await expect(page.locator('#apiError').textContent()).resolves.toContain('UNAUTHENTICATED');
+    });
+    expect(violations).toEqual([]);
+  });
+});

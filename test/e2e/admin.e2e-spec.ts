@@ -87,6 +87,16 @@ describe('admin API: authentication', () => {
     expect(unknown.status).toBe(401);
     expect(errorCode(unknown)).toBe('UNAUTHENTICATED');
     expect((await admin('GET', '/admin/sagas', VIEWER)).status).toBe(200);
+    // Who a token names, for a console to show only what the role may do; 401 like every route.
+    expect(await admin('GET', '/admin/whoami', VIEWER)).toEqual({
+      status: 200,
+      body: { name: 'bob', role: 'viewer' },
+    });
+    expect((await admin('GET', '/admin/whoami', OPERATOR)).body).toEqual({
+      name: 'alice',
+      role: 'operator',
+    });
+    expect((await admin('GET', '/admin/whoami', `x-${randomUUID()}`)).status).toBe(401);
     const paymentId = await approvedSale(1_111);
     const forbidden = await admin(
       'POST',
@@ -126,6 +136,12 @@ describe('admin API: search and detail', () => {
       }),
     );
     expect(idsOf(await search('minAmount=20002&maxAmount=20002&currency=USD'))).toEqual([ids[1]]);
+    // The merchant's order id (a sale's client_orderid is its payment id) finds that one saga.
+    expect(mine.body.items).toContainEqual(
+      expect.objectContaining({ id: ids[2], merchantOrderId: ids[2] }),
+    );
+    expect(idsOf(await search(`merchantOrderId=${ids[2]}`))).toEqual([ids[2]]);
+    expect(idsOf(await search(`merchantOrderId=${randomUUID()}`))).toEqual([]);
     // The sandbox endpoint takes USD only: another currency must find none of them.
     expect(idsOf(await search('minAmount=20001&maxAmount=20003&currency=EUR'))).toEqual([]);
     expect(
@@ -146,6 +162,15 @@ describe('admin API: search and detail', () => {
 
     const detail = await admin('GET', `/admin/sagas/${ids[0]}`, VIEWER);
     expect(detail.status).toBe(200);
+    // An approved sale: charged the whole amount, nothing returned.
+    expect(detail.body.money).toEqual({
+      currency: 'USD',
+      authorized: 20_001,
+      captured: 20_001,
+      returned: 0,
+      remaining: 20_001,
+    });
+    expect(detail.body.actions).toEqual(['refresh-status', 'resolve-unknown']);
     const history = detail.body.history as Array<{ version: number; type: string }>;
     expect(history.map((h) => h.type)).toEqual(
       expect.arrayContaining(['operation-requested', 'approved']),
@@ -200,6 +225,11 @@ describe('admin API: actions enter as commands through Kafka, audited', () => {
     const check = payoutCheck({ amountMinor: 4_000 });
     await stack.sendRaw(check);
     await stack.events.waitForPayout(check.payoutId, ['payout-registered'], 60_000);
+    const waiting = await admin('GET', `/admin/sagas?flow=payout&status=registered`, VIEWER);
+    const listed = (waiting.body.items as Array<{ id: string; approvalDeadline: string }>).find(
+      (i) => i.id === check.payoutId,
+    );
+    expect(Date.parse(listed?.approvalDeadline ?? '')).toBeGreaterThan(Date.now());
     const answer = await admin('POST', `/admin/sagas/${check.payoutId}/actions/approve`, OPERATOR, {
       reason: 'seller verified by phone',
     });

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { SEALED_CARD_FIELDS, TOPICS } from '@payments/contracts';
+import { ADMIN_ACTIONS, type AdminAction, SEALED_CARD_FIELDS, TOPICS } from '@payments/contracts';
+import { ACTION_FLOWS } from '../domain/admin-actions';
 import { Database } from '../persistence/database';
 
 /** Filters of GET /admin/sagas; every one optional. Amounts in minor units. */
@@ -7,6 +8,8 @@ export interface SagaSearch {
   readonly flow?: string;
   readonly status?: string;
   readonly endpoint?: string;
+  /** The merchant's order id (client_orderid): unique per endpoint. */
+  readonly merchantOrderId?: string;
   readonly from?: Date;
   readonly to?: Date;
   readonly currency?: string;
@@ -24,9 +27,13 @@ export interface SagaSummary {
   readonly kind: string | null;
   readonly status: string;
   readonly endpointId: string;
+  /** The merchant's order id (client_orderid) when the flow has one. */
+  readonly merchantOrderId: string | null;
   readonly version: number;
   readonly amount: { readonly minor: number; readonly currency: string } | null;
   readonly unknownSince: string | null;
+  /** A registered two-step payout: when its approval window closes. */
+  readonly approvalDeadline: string | null;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
@@ -37,8 +44,25 @@ export interface SagaPage {
   readonly nextCursor?: string;
 }
 
+/**
+ * The money positions of a saga that keeps them (card payments), minor units. `remaining` is what
+ * the payer is still charged or held for: the captured sum (the authorized one while nothing was
+ * captured and the hold stands) less what was returned.
+ */
+export interface MoneyFigures {
+  readonly currency: string;
+  readonly authorized: number;
+  readonly captured: number;
+  readonly returned: number;
+  readonly remaining: number;
+}
+
 export interface SagaDetail {
   readonly saga: SagaSummary & { readonly state: unknown };
+  /** Absent for flows that keep no money positions (payouts carry their amount in the summary). */
+  readonly money: MoneyFigures | null;
+  /** The admin actions that apply to this saga's flow (whether the saga accepts one is its own call). */
+  readonly actions: AdminAction[];
   readonly history: Array<{ version: number; type: string; occurredAt: string; event: unknown }>;
   readonly events: Array<{
     id: string;
@@ -74,10 +98,12 @@ interface SagaRowSql {
   kind: string | null;
   status: string;
   endpoint_id: string;
+  client_order_id: string | null;
   version: number;
   amount_minor: string | null;
   currency: string | null;
   unknown_since: string | null;
+  approval_deadline: string | null;
   created_at: Date;
   updated_at: Date;
   state?: unknown;
@@ -91,8 +117,9 @@ const CURRENCY = `COALESCE(s.state->'inFlight'->'amount'->>'currency', s.state->
   s.state->>'currency')`;
 /** Of the sagas aliased `s`; saga-gauges.ts counts unknown outcomes with the same expression. */
 export const UNKNOWN_SINCE = `COALESCE(s.state->'inFlight'->>'unknownSince', s.state->>'unknownSince')`;
-const COLUMNS = `s.id, s.flow, s.kind, s.status, s.endpoint_id, s.version, ${AMOUNT} AS amount_minor,
-  ${CURRENCY} AS currency, ${UNKNOWN_SINCE} AS unknown_since, s.created_at, s.updated_at`;
+const COLUMNS = `s.id, s.flow, s.kind, s.status, s.endpoint_id, s.client_order_id, s.version, ${AMOUNT} AS amount_minor,
+  ${CURRENCY} AS currency, ${UNKNOWN_SINCE} AS unknown_since,
+  s.state->>'approvalDeadline' AS approval_deadline, s.created_at, s.updated_at`;
 
 function summary(row: SagaRowSql): SagaSummary {
   return {
@@ -101,14 +128,40 @@ function summary(row: SagaRowSql): SagaSummary {
     kind: row.kind,
     status: row.status,
     endpointId: row.endpoint_id,
+    merchantOrderId: row.client_order_id,
     version: row.version,
     amount:
       row.amount_minor === null || row.currency === null
         ? null
         : { minor: Number(row.amount_minor), currency: row.currency },
     unknownSince: row.unknown_since,
+    approvalDeadline: row.approval_deadline,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+function moneyOf(state: unknown): MoneyFigures | null {
+  if (typeof state !== 'object' || state === null) return null;
+  const s = state as Record<string, unknown>;
+  const { currency, authorized, captured, returned } = s;
+  if (
+    typeof currency !== 'string' ||
+    typeof authorized !== 'number' ||
+    typeof captured !== 'number' ||
+    typeof returned !== 'number'
+  ) {
+    return null;
+  }
+  // A hold that was voided, released or expired before any capture charges nothing.
+  const holdGone = s.status === 'voided' || s.holdReleased === true || s.holdExpired === true;
+  const charged = captured > 0 ? captured : holdGone ? returned : authorized;
+  return {
+    currency,
+    authorized,
+    captured,
+    returned,
+    remaining: Math.max(0, charged - returned),
   };
 }
 
@@ -154,6 +207,9 @@ export class AdminQueryService {
     if (search.flow !== undefined) where.push(`s.flow = ${bind(search.flow)}`);
     if (search.status !== undefined) where.push(`s.status = ${bind(search.status)}`);
     if (search.endpoint !== undefined) where.push(`s.endpoint_id = ${bind(search.endpoint)}`);
+    if (search.merchantOrderId !== undefined) {
+      where.push(`s.client_order_id = ${bind(search.merchantOrderId)}`);
+    }
     if (search.from !== undefined) where.push(`s.created_at >= ${bind(search.from)}`);
     if (search.to !== undefined) where.push(`s.created_at < ${bind(search.to)}`);
     if (search.currency !== undefined) where.push(`${CURRENCY} = ${bind(search.currency)}`);
@@ -224,6 +280,8 @@ export class AdminQueryService {
       ]);
       return {
         saga: { ...summary(row), state: row.state },
+        money: moneyOf(row.state),
+        actions: ADMIN_ACTIONS.filter((a) => ACTION_FLOWS[a] === row.flow),
         history: history.map((h) => ({
           version: h.version,
           type: h.event_type,

@@ -11,12 +11,13 @@ describe('admin API OpenAPI document', () => {
     expect(published).toEqual(JSON.parse(JSON.stringify(await buildAdminOpenApiDocument())));
   });
 
-  it('documents the three routes, bearer auth and every action', async () => {
+  it('documents the four routes, bearer auth and every action', async () => {
     const document = await buildAdminOpenApiDocument();
     expect(Object.keys(document.paths).sort()).toEqual([
       '/admin/sagas',
       '/admin/sagas/{id}',
       '/admin/sagas/{id}/actions/{action}',
+      '/admin/whoami',
     ]);
     expect(document.components?.securitySchemes).toHaveProperty('bearer');
     const act = document.paths['/admin/sagas/{id}/actions/{action}']?.post;

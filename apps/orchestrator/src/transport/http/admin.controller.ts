@@ -56,6 +56,7 @@ export const SagaSearchQuery = z.strictObject({
     .string()
     .regex(/^\d{1,19}$/, 'a gateway endpoint id')
     .optional(),
+  merchantOrderId: z.string().min(1).max(128).optional(),
   from: time.optional(),
   to: time.optional(),
   currency: z
@@ -107,6 +108,7 @@ const summarySchema = {
     kind: { type: 'string', nullable: true },
     status: { type: 'string' },
     endpointId: { type: 'string' },
+    merchantOrderId: { type: 'string', nullable: true },
     version: { type: 'integer' },
     amount: {
       type: 'object',
@@ -114,6 +116,7 @@ const summarySchema = {
       properties: { minor: { type: 'integer' }, currency: { type: 'string' } },
     },
     unknownSince: { type: 'string', format: 'date-time', nullable: true },
+    approvalDeadline: { type: 'string', format: 'date-time', nullable: true },
     createdAt: { type: 'string', format: 'date-time' },
     updatedAt: { type: 'string', format: 'date-time' },
   },
@@ -128,14 +131,33 @@ const summarySchema = {
 @ApiBearerAuth()
 @ApiUnauthorizedResponse({ description: 'no or unknown bearer token', schema: errorSchema })
 @UseGuards(AdminAuthGuard)
-@Controller('admin/sagas')
+@Controller('admin')
 export class AdminController {
   constructor(
     private readonly queries: AdminQueryService,
     private readonly actions: AdminActionService,
   ) {}
 
-  @Get()
+  @Get('whoami')
+  @ApiOperation({
+    summary: 'Who the bearer token names and its role (a console shows only what the role may do)',
+  })
+  @ApiOkResponse({
+    schema: {
+      type: 'object',
+      properties: {
+        name: { type: 'string' },
+        role: { type: 'string', enum: ['viewer', 'operator'] },
+      },
+    },
+  })
+  whoami(@Req() request: AdminRequest): { name: string; role: string } {
+    const principal = request.adminPrincipal;
+    if (principal === undefined) throw new Error('AdminAuthGuard did not run');
+    return { name: principal.name, role: principal.role };
+  }
+
+  @Get('sagas')
   @ApiOperation({ summary: 'Search sagas (newest first, keyset pages)' })
   @ApiQuery({
     name: 'flow',
@@ -144,6 +166,11 @@ export class AdminController {
   })
   @ApiQuery({ name: 'status', required: false })
   @ApiQuery({ name: 'endpoint', required: false, description: 'merchant endpoint id' })
+  @ApiQuery({
+    name: 'merchantOrderId',
+    required: false,
+    description: "the merchant's order id (client_orderid)",
+  })
   @ApiQuery({ name: 'from', required: false, description: 'created at or after (ISO 8601)' })
   @ApiQuery({ name: 'to', required: false, description: 'created before (ISO 8601)' })
   @ApiQuery({ name: 'currency', required: false })
@@ -178,7 +205,7 @@ export class AdminController {
     }
   }
 
-  @Get(':id')
+  @Get('sagas/:id')
   @ApiOperation({ summary: 'One saga: state, history, events, gateway requests, audit' })
   @ApiParam({ name: 'id', type: String, format: 'uuid', required: true })
   @ApiOkResponse({
@@ -186,6 +213,23 @@ export class AdminController {
       type: 'object',
       properties: {
         saga: summarySchema,
+        money: {
+          type: 'object',
+          nullable: true,
+          description: 'card payments: minor units; remaining = still charged or held',
+          properties: {
+            currency: { type: 'string' },
+            authorized: { type: 'integer' },
+            captured: { type: 'integer' },
+            returned: { type: 'integer' },
+            remaining: { type: 'integer' },
+          },
+        },
+        actions: {
+          type: 'array',
+          items: { type: 'string', enum: [...ADMIN_ACTIONS] },
+          description: "the actions that apply to the saga's flow",
+        },
         history: { type: 'array', items: { type: 'object' } },
         events: { type: 'array', items: { type: 'object' } },
         gatewayRequests: { type: 'array', items: { type: 'object' } },
@@ -202,7 +246,7 @@ export class AdminController {
     return detail;
   }
 
-  @Post(':id/actions/:action')
+  @Post('sagas/:id/actions/:action')
   @HttpCode(202)
   @RequiresRole('operator')
   @ApiOperation({

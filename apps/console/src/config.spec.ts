@@ -1,0 +1,30 @@
+import { ConfigError, describeConfig, loadConfig } from '@payments/config';
+import { consoleConfigShape } from './config';
+
+const SECRET = 'f'.repeat(40);
+
+describe('console configuration', () => {
+  it('needs the admin API URL and a long session secret, naming each without echoing the secret', () => {
+    let error: unknown;
+    try {
+      loadConfig('console', consoleConfigShape, { CONSOLE_SESSION_SECRET: 'short-secret' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as Error).message;
+    expect(message).toContain('CONSOLE_ADMIN_API_URL');
+    expect(message).toContain('CONSOLE_SESSION_SECRET');
+    expect(message).not.toContain('short-secret');
+  });
+
+  it('defaults to port 3005, 8-hour sessions and a Secure cookie; the secret is masked when logged', () => {
+    const config = loadConfig('console', consoleConfigShape, {
+      CONSOLE_ADMIN_API_URL: 'http://orchestrator:3001',
+      CONSOLE_SESSION_SECRET: SECRET,
+    });
+    expect(config.http.port).toBe(3005);
+    expect(config.session).toEqual({ secret: SECRET, ttlSeconds: 28_800, secureCookie: true });
+    expect(JSON.stringify(describeConfig(consoleConfigShape, config))).not.toContain(SECRET);
+  });
+});

@@ -1,0 +1,221 @@
+import { Body, Controller, Get, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { AdminApiClient, type ApiAnswer } from '../../application/admin-api.client';
+import { type Session, SessionSealer, type SignedInUser } from '../../application/session';
+import type { Html } from './html';
+import {
+  acceptedNotice,
+  confirmPage,
+  detailPage,
+  errorPage,
+  layout,
+  progressFragment,
+  searchPage,
+  signInPage,
+} from './pages';
+import { type ConsoleRequest, SESSION_COOKIE, type SessionCookie, writeSession } from './security';
+
+/** How long a page polls for an action's result (seconds, one poll a second). */
+const MAX_POLLS = 120;
+
+function send(response: Response, status: number, page: Html): void {
+  response.status(status).type('html').send(page.text);
+}
+
+function sessionOf(request: ConsoleRequest): Session {
+  const session = request.consoleSession;
+  if (session === undefined) throw new Error('consoleSecurity middleware did not run');
+  return session;
+}
+
+/**
+ * The console's pages: each one a call of the admin API with the signed-in person's token, its
+ * answer rendered (errors as the API states them). No rule of the payment domain lives here.
+ */
+@Controller()
+export class ConsoleController {
+  constructor(
+    private readonly api: AdminApiClient,
+    private readonly sealer: SessionSealer,
+    @Inject(SESSION_COOKIE) private readonly cookie: SessionCookie,
+  ) {}
+
+  @Get()
+  home(@Req() request: ConsoleRequest, @Res() response: Response): void {
+    response.redirect(303, sessionOf(request).user ? '/sagas' : '/sign-in');
+  }
+
+  @Get('sign-in')
+  signInForm(@Req() request: ConsoleRequest, @Res() response: Response): void {
+    const session = sessionOf(request);
+    send(response, 200, layout('Sign in', signInPage(session.csrf), session));
+  }
+
+  @Post('sign-in')
+  async signIn(
+    @Req() request: ConsoleRequest,
+    @Res() response: Response,
+    @Body() body: Record<string, unknown>,
+  ): Promise<void> {
+    const session = sessionOf(request);
+    const token = typeof body.token === 'string' ? body.token.trim() : '';
+    if (token === '') {
+      send(response, 400, layout('Sign in', signInPage(session.csrf, 'paste a token'), session));
+      return;
+    }
+    const answer = await this.api.whoami(token);
+    if (!answer.ok) {
+      send(response, answer.status, layout('Sign in', signInPage(session.csrf, answer), session));
+      return;
+    }
+    // A new session (new CSRF token) for the signed-in person: nothing of the anonymous one is kept.
+    const user: SignedInUser = { token, name: answer.body.name, role: answer.body.role };
+    writeSession(response, this.cookie, this.sealer, this.sealer.fresh(user));
+    response.redirect(303, '/sagas');
+  }
+
+  @Post('sign-out')
+  signOut(@Res() response: Response): void {
+    writeSession(response, this.cookie, this.sealer, this.sealer.fresh());
+    response.redirect(303, '/sign-in');
+  }
+
+  @Get('sagas')
+  async search(
+    @Req() request: ConsoleRequest,
+    @Res() response: Response,
+    @Query() raw: Record<string, unknown>,
+  ): Promise<void> {
+    const session = sessionOf(request);
+    const user = this.signedIn(session, response);
+    if (!user) return;
+    const query = new URLSearchParams();
+    for (const [key, value] of Object.entries(raw)) {
+      if (typeof value === 'string' && value.trim() !== '') query.set(key, value.trim());
+    }
+    const id = query.get('id');
+    if (id !== null) {
+      response.redirect(303, `/sagas/${encodeURIComponent(id)}`);
+      return;
+    }
+    const answer = query.size === 0 ? undefined : await this.api.search(user.token, query);
+    if (answer && this.signedOut(answer, response)) return;
+    let next: string | undefined;
+    if (answer?.ok && answer.body.nextCursor !== undefined) {
+      const following = new URLSearchParams(query);
+      following.set('cursor', answer.body.nextCursor);
+      next = `/sagas?${following.toString()}`;
+    }
+    send(
+      response,
+      answer && !answer.ok ? answer.status : 200,
+      layout('Find', searchPage(query, answer, next), session),
+    );
+  }
+
+  @Get('sagas/:id')
+  async detail(
+    @Req() request: ConsoleRequest,
+    @Res() response: Response,
+    @Param('id') id: string,
+    @Query('after') after?: string,
+  ): Promise<void> {
+    const session = sessionOf(request);
+    const user = this.signedIn(session, response);
+    if (!user) return;
+    const answer = await this.api.detail(user.token, id);
+    if (this.signedOut(answer, response)) return;
+    if (!answer.ok) {
+      send(response, answer.status, layout('Saga', errorPage(answer), session));
+      return;
+    }
+    const since = after !== undefined && /^\d{1,9}$/.test(after) ? Number(after) : undefined;
+    const progress =
+      since === undefined ? undefined : progressFragment(id, since, 0, answer, MAX_POLLS);
+    send(response, 200, layout(`Saga ${id}`, detailPage(answer.body, user, progress), session));
+  }
+
+  @Get('sagas/:id/progress')
+  async progress(
+    @Req() request: ConsoleRequest,
+    @Res() response: Response,
+    @Param('id') id: string,
+    @Query('after') after: string,
+    @Query('polls') polls: string,
+  ): Promise<void> {
+    const user = this.signedIn(sessionOf(request), response);
+    if (!user) return;
+    const answer = await this.api.detail(user.token, id);
+    const since = /^\d{1,9}$/.test(after ?? '') ? Number(after) : 0;
+    const count = /^\d{1,4}$/.test(polls ?? '') ? Number(polls) : MAX_POLLS;
+    send(response, 200, progressFragment(id, since, count, answer, MAX_POLLS));
+  }
+
+  @Get('sagas/:id/actions/:action')
+  async confirm(
+    @Req() request: ConsoleRequest,
+    @Res() response: Response,
+    @Param('id') id: string,
+    @Param('action') action: string,
+  ): Promise<void> {
+    const session = sessionOf(request);
+    const user = this.signedIn(session, response);
+    if (!user) return;
+    const answer = await this.api.detail(user.token, id);
+    if (this.signedOut(answer, response)) return;
+    if (!answer.ok) {
+      send(response, answer.status, layout('Confirm', errorPage(answer), session));
+      return;
+    }
+    send(
+      response,
+      200,
+      layout(`Confirm ${action}`, confirmPage(answer.body.saga, action, session.csrf), session),
+    );
+  }
+
+  @Post('sagas/:id/actions/:action')
+  async act(
+    @Req() request: ConsoleRequest,
+    @Res() response: Response,
+    @Param('id') id: string,
+    @Param('action') action: string,
+    @Body() body: Record<string, unknown>,
+  ): Promise<void> {
+    const session = sessionOf(request);
+    const user = this.signedIn(session, response);
+    if (!user) return;
+    const reason = typeof body.reason === 'string' ? body.reason : '';
+    // The version before the action: the result page polls until the saga moves past it.
+    const before = await this.api.detail(user.token, id);
+    if (this.signedOut(before, response)) return;
+    if (!before.ok) {
+      send(response, before.status, layout('Confirm', errorPage(before), session));
+      return;
+    }
+    const answer = await this.api.act(user.token, id, action, reason);
+    if (this.signedOut(answer, response)) return;
+    if (!answer.ok) {
+      const page = confirmPage(before.body.saga, action, session.csrf, answer, reason);
+      send(response, answer.status, layout(`Confirm ${action}`, page, session));
+      return;
+    }
+    response.setHeader('X-Console-Notice', acceptedNotice(answer.body));
+    response.redirect(303, `/sagas/${encodeURIComponent(id)}?after=${before.body.saga.version}`);
+  }
+
+  /** The signed-in person, or a redirect to the sign-in page. */
+  private signedIn(session: Session, response: Response): SignedInUser | undefined {
+    if (session.user) return session.user;
+    response.redirect(303, '/sign-in');
+    return undefined;
+  }
+
+  /** A token the API no longer knows (revoked): the session ends and the person signs in again. */
+  private signedOut(answer: ApiAnswer<unknown>, response: Response): boolean {
+    if (answer.ok || answer.status !== 401) return false;
+    writeSession(response, this.cookie, this.sealer, this.sealer.fresh());
+    response.redirect(303, '/sign-in');
+    return true;
+  }
+}

@@ -1,0 +1,15 @@
+import { html } from './html';
+
+describe('html', () => {
+  it('escapes every interpolated text, nested lists included, and keeps html fragments', () => {
+    const evil = `"><script>alert('x')</script>&`;
+    const inner = html`<b>${evil}</b>`;
+    const page = html`<p title="${evil}">${[evil, inner]}${null}${undefined}${false}${0}</p>`;
+    expect(page.text).toBe(
+      '<p title="&quot;&gt;&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;">' +
+        '&quot;&gt;&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;' +
+        '<b>&quot;&gt;&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;</b>0</p>',
+    );
+    expect(page.text).not.toContain('<script>');
+  });
+});

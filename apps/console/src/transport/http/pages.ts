@@ -1,0 +1,381 @@
+import type {
+  ActionAccepted,
+  ApiAnswer,
+  SagaDetail,
+  SagaPage,
+  SagaSummary,
+} from '../../application/admin-api.client';
+import type { SignedInUser } from '../../application/session';
+import { eventFields, formatMoney } from './format';
+import { Html, html } from './html';
+
+/** The form field every POST carries (checked against the session by CsrfGuard). */
+export const CSRF_FIELD = '_csrf';
+
+type ApiError = Extract<ApiAnswer<unknown>, { ok: false }>;
+
+export function apiError(error: ApiError): Html {
+  return html`<div class="error" role="alert" id="apiError">
+    <strong>${error.code}</strong> (HTTP ${error.status}):
+    ${error.message}${error.errorId ? html` <small>error id ${error.errorId}</small>` : ''}
+  </div>`;
+}
+
+export function layout(
+  title: string,
+  body: Html,
+  session: { user?: SignedInUser; csrf: string },
+): Html {
+  const user = session.user;
+  return html`<!DOCTYPE html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta
+          name="htmx-config"
+          content='{"includeIndicatorStyles":false,"allowEval":false,"allowScriptTags":false,"selfRequestsOnly":true}'
+        />
+        <title>${title} · payments console</title>
+        <link rel="stylesheet" href="/assets/console.css" />
+        <script src="/assets/htmx.min.js" defer></script>
+        <script src="/assets/console.js" defer></script>
+      </head>
+      <body>
+        <header>
+          <strong>payments console</strong>
+          ${
+            user
+              ? html`<a href="/sagas">Find</a>
+                  <a href="/sagas?unknownOlderThanSeconds=3600" id="viewUnknown"
+                    >Unknown for over an hour</a
+                  >
+                  <a href="/sagas?flow=payout&amp;status=registered" id="viewPayouts"
+                    >Payouts awaiting approval</a
+                  >
+                  <a href="/sagas?flow=recurring-schedule" id="viewSchedules">Schedules</a>
+                  <form method="post" action="/sign-out">
+                    <input type="hidden" name="${CSRF_FIELD}" value="${session.csrf}" />
+                    <span id="who">${user.name} (${user.role})</span>
+                    <button type="submit" id="signOut">Sign out</button>
+                  </form>`
+              : ''
+          }
+        </header>
+        <main>${body}</main>
+      </body>
+    </html> `;
+}
+
+export function signInPage(csrf: string, error?: ApiError | string): Html {
+  return html`<h1>Sign in</h1>
+    <p>
+      Paste your admin API token. It is checked with the admin API and kept only in a sealed,
+      HttpOnly session cookie: no script on a page can read it.
+    </p>
+    ${
+      typeof error === 'string'
+        ? html`<div class="error" role="alert" id="apiError">${error}</div>`
+        : error
+          ? apiError(error)
+          : ''
+    }
+    <form method="post" action="/sign-in" id="signInForm">
+      <input type="hidden" name="${CSRF_FIELD}" value="${csrf}" />
+      <label
+        >Admin API token <input type="password" name="token" autocomplete="off" required
+      /></label>
+      <button type="submit">Sign in</button>
+    </form>`;
+}
+
+const FILTERS: ReadonlyArray<[name: string, label: string, type: string]> = [
+  ['id', 'Saga id', 'text'],
+  ['merchantOrderId', 'Merchant order id', 'text'],
+  ['flow', 'Flow', 'text'],
+  ['status', 'Status', 'text'],
+  ['endpoint', 'Endpoint', 'text'],
+  ['currency', 'Currency', 'text'],
+  ['minAmount', 'Min amount (minor units)', 'text'],
+  ['maxAmount', 'Max amount (minor units)', 'text'],
+  ['from', 'Created from (ISO 8601)', 'text'],
+  ['to', 'Created before (ISO 8601)', 'text'],
+  ['unknownOlderThanSeconds', 'Unknown for more than (s)', 'text'],
+  ['limit', 'Page size', 'text'],
+];
+
+function amountOf(s: SagaSummary): string {
+  return s.amount === null ? '' : formatMoney(s.amount.minor, s.amount.currency);
+}
+
+function deadline(at: string | null): Html | string {
+  return at === null
+    ? ''
+    : html`<time datetime="${at}">${at}</time>
+        <span class="countdown" data-deadline="${at}"></span>`;
+}
+
+export function searchPage(
+  query: URLSearchParams,
+  answer: ApiAnswer<SagaPage> | undefined,
+  nextHref: string | undefined,
+): Html {
+  const filters = FILTERS.map(
+    ([name, label, type]) =>
+      html`<label
+        >${label}<input type="${type}" name="${name}" value="${query.get(name) ?? ''}"
+      /></label>`,
+  );
+  let results: Html | string = '';
+  if (answer && !answer.ok) results = apiError(answer);
+  if (answer?.ok) {
+    const items = answer.body.items;
+    results = html`<table id="results">
+        <thead>
+          <tr>
+            <th>Saga</th>
+            <th>Flow</th>
+            <th>Status</th>
+            <th>Amount</th>
+            <th>Merchant order</th>
+            <th>Endpoint</th>
+            <th>Unknown since</th>
+            <th>Approval deadline</th>
+            <th>Created</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${items.map(
+            (s) =>
+              html`<tr data-saga="${s.id}">
+                <td><a href="/sagas/${s.id}">${s.id}</a></td>
+                <td>${s.flow}${s.kind ? ` (${s.kind})` : ''}</td>
+                <td class="status">${s.status}</td>
+                <td>${amountOf(s)}</td>
+                <td>${s.merchantOrderId ?? ''}</td>
+                <td>${s.endpointId}</td>
+                <td>${s.unknownSince ?? ''}</td>
+                <td>${deadline(s.approvalDeadline)}</td>
+                <td>${s.createdAt}</td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+      <p>
+        ${items.length === 0 ? 'No saga matches.' : `${items.length} shown, newest first.`}
+        ${nextHref ? html` <a href="${nextHref}" id="nextPage">Next page</a>` : ''}
+      </p>`;
+  }
+  return html`<h1>Find sagas</h1>
+    <form method="get" action="/sagas" class="filters" id="searchForm">
+      ${filters}
+      <button type="submit">Search</button>
+    </form>
+    ${results}`;
+}
+
+/** What each action will do, said before it is sent. */
+const WILL_HAPPEN: Readonly<Record<string, string>> = {
+  'refresh-status':
+    'The orchestrator asks the gateway for the status of this payment’s operation in flight. The gateway’s answer settles it; no money moves on this request alone.',
+  'resolve-unknown':
+    'The outcome of this payment is unknown. The orchestrator asks the gateway for the status; whatever the gateway answers (approved, declined, …) becomes the outcome. Money never moves on an operator’s word.',
+  approve:
+    'The payout is approved: the day’s payout budget is reserved and the gateway is asked to pay it to the registered card. The approval window and the daily limit still apply.',
+  reject: 'The payout is rejected: nothing is paid, and it cannot be approved afterwards.',
+  pause: 'The schedule is paused: no charge is made until it is resumed.',
+  resume: 'The schedule is resumed: charges continue from its next due date.',
+  cancel: 'The schedule is cancelled for good: no further charge is made.',
+};
+
+export function willHappen(action: string): string {
+  return WILL_HAPPEN[action] ?? `The action ${action} is sent to the admin API, which decides.`;
+}
+
+function summaryList(s: SagaSummary): Html {
+  return html`<dl class="money" id="summary">
+    <dt>Flow</dt>
+    <dd>${s.flow}${s.kind ? ` (${s.kind})` : ''}</dd>
+    <dt>Status</dt>
+    <dd id="sagaStatus">${s.status}</dd>
+    <dt>Version</dt>
+    <dd id="sagaVersion">${s.version}</dd>
+    <dt>Amount</dt>
+    <dd>${amountOf(s)}</dd>
+    <dt>Merchant order id</dt>
+    <dd>${s.merchantOrderId ?? ''}</dd>
+    <dt>Endpoint</dt>
+    <dd>${s.endpointId}</dd>
+    <dt>Unknown since</dt>
+    <dd>${s.unknownSince ?? ''}</dd>
+    <dt>Approval deadline</dt>
+    <dd>${deadline(s.approvalDeadline)}</dd>
+    <dt>Created</dt>
+    <dd>${s.createdAt}</dd>
+    <dt>Updated</dt>
+    <dd>${s.updatedAt}</dd>
+  </dl>`;
+}
+
+function timeline(history: SagaDetail['history']): Html {
+  return html`<ol id="timeline">
+    ${history.map(
+      (h) =>
+        html`<li data-type="${h.type}">
+          <strong>${h.type}</strong> v${h.version}
+          <time>${h.occurredAt}</time>
+          ${eventFields(h.event).map(([k, v]) => html` <span class="field">${k}: ${v}</span>`)}
+        </li>`,
+    )}
+  </ol>`;
+}
+
+/** Polled after an action until the saga's version moves past `after` (and a while beyond). */
+export function progressFragment(
+  id: string,
+  after: number,
+  polls: number,
+  answer: ApiAnswer<SagaDetail>,
+  maxPolls: number,
+): Html {
+  const more = polls < maxPolls;
+  const every = 'every 1s';
+  const poll = more
+    ? html` hx-get="/sagas/${id}/progress?after=${after}&amp;polls=${polls + 1}"
+      hx-trigger="${every}" hx-swap="outerHTML"`
+    : '';
+  if (!answer.ok) {
+    return new Html(`<div id="progress"${poll.toString()}>${apiError(answer).text}</div>`);
+  }
+  const { saga, history } = answer.body;
+  const since = history.filter((h) => h.version > after);
+  const body =
+    since.length === 0
+      ? html`<p>Sent. Waiting for the saga to move on from version ${after}…</p>`
+      : html`<p>
+            The saga moved on: now <strong id="progressStatus">${saga.status}</strong> (version
+            ${saga.version}).
+          </p>
+          <ol>
+            ${since.map((h) => html`<li data-type="${h.type}"><strong>${h.type}</strong> <time>${h.occurredAt}</time></li>`)}
+          </ol>`;
+  return html`<div id="progress" class="notice" data-version="${saga.version}" ${poll}>
+    ${body}
+  </div>`;
+}
+
+export function detailPage(
+  detail: SagaDetail,
+  user: SignedInUser,
+  progress: Html | undefined,
+): Html {
+  const { saga, money } = detail;
+  const actions =
+    user.role === 'operator' && detail.actions.length > 0
+      ? html`<section class="actions" id="actions">
+          <h2>Act</h2>
+          ${detail.actions.map(
+            (a) =>
+              html`<a class="action" data-action="${a}" href="/sagas/${saga.id}/actions/${a}"
+                >${a}</a
+              > `,
+          )}
+        </section>`
+      : '';
+  return html`<h1>Saga <code id="sagaId">${saga.id}</code></h1>
+    ${progress ?? ''} ${summaryList(saga)}
+    ${
+      money
+        ? html`<h2>Money</h2>
+            <dl class="money" id="money">
+              <dt>Authorized</dt>
+              <dd>${formatMoney(money.authorized, money.currency)}</dd>
+              <dt>Captured</dt>
+              <dd>${formatMoney(money.captured, money.currency)}</dd>
+              <dt>Returned</dt>
+              <dd>${formatMoney(money.returned, money.currency)}</dd>
+              <dt>Remaining</dt>
+              <dd>${formatMoney(money.remaining, money.currency)}</dd>
+            </dl>`
+        : ''
+    }
+    ${actions}
+    <h2>Timeline</h2>
+    ${timeline(detail.history)}
+    <h2>Admin actions</h2>
+    ${
+      detail.audit.length === 0
+        ? html`<p id="auditEmpty">None.</p>`
+        : html`<table id="audit">
+            <thead>
+              <tr>
+                <th>When</th>
+                <th>Who</th>
+                <th>Role</th>
+                <th>Action</th>
+                <th>Why</th>
+                <th>Command</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${detail.audit.map(
+                (a) =>
+                  html`<tr data-action="${a.action}">
+                    <td>${a.at}</td>
+                    <td>${a.actor}</td>
+                    <td>${a.role}</td>
+                    <td>${a.action}</td>
+                    <td class="reason">${a.reason}</td>
+                    <td>${a.commandType} ${a.commandId}</td>
+                  </tr>`,
+              )}
+            </tbody>
+          </table>`
+    }
+    <h2>Events published</h2>
+    <ol id="events">
+      ${detail.events.map((e) => html`<li>${e.type} <time>${e.publishedAt ?? 'not yet published'}</time></li>`)}
+    </ol>
+    <h2>Gateway requests</h2>
+    <ol id="gatewayRequests">
+      ${detail.gatewayRequests.map((r) => html`<li>${r.operation} <code>${r.requestId}</code> <time>${r.createdAt}</time></li>`)}
+    </ol>`;
+}
+
+export function confirmPage(
+  saga: SagaSummary,
+  action: string,
+  csrf: string,
+  error?: ApiError,
+  reason = '',
+): Html {
+  return html`<h1>Confirm: ${action}</h1>
+    <p>
+      Saga <a href="/sagas/${saga.id}"><code>${saga.id}</code></a
+      >: ${saga.flow}, ${saga.status}${saga.amount ? `, ${amountOf(saga)}` : ''}.
+    </p>
+    <p class="notice" id="willHappen">${willHappen(action)}</p>
+    ${error ? apiError(error) : ''}
+    <form method="post" action="/sagas/${saga.id}/actions/${action}" id="confirmForm">
+      <input type="hidden" name="${CSRF_FIELD}" value="${csrf}" />
+      <label
+        >Why (recorded in the audit with your name)<br /><textarea
+          name="reason"
+          required
+          maxlength="1024"
+        >
+${reason}</textarea></label
+      ><br />
+      <button type="submit" id="confirm">${action}</button>
+      <a href="/sagas/${saga.id}">Cancel</a>
+    </form>`;
+}
+
+export function acceptedNotice(accepted: ActionAccepted): string {
+  return `${accepted.commandType} sent as command ${accepted.commandId}`;
+}
+
+export function errorPage(error: ApiError): Html {
+  return html`<h1>The admin API refused</h1>
+    ${apiError(error)}
+    <p><a href="/sagas">Back to search</a></p>`;
+}

@@ -1,0 +1,481 @@
+/**
+ * The operator console (apps/console) in a real browser on the real stack: the gateway sandbox,
+ * gateway-adapter, callback-ingest and the orchestrator with its admin API as separate processes
+ * on the real broker and PostgreSQL, the console as one more process in front of the admin API,
+ * and headless Chromium (playwright-core) as the people using it. One browser context per person
+ * (each has their own session cookie); a failing step leaves a screenshot in
+ * .run/browser-screenshots/.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { CreateScheduleCommand } from '@payments/contracts';
+import { createTestDatabase, type TestDatabase } from '@payments/testing';
+import { tokenHash } from '../../apps/orchestrator/src/domain/admin-tokens';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, SCREENSHOT_DIR } from '../../scripts/stack/payer-browser';
+import {
+  PaymentStack,
+  SANDBOX_MERCHANT,
+  TEST_CARD_NUMBER,
+} from '../../scripts/stack/payment-stack';
+import { payoutCheck } from '../../scripts/stack/payout-commands';
+import {
+  freePort,
+  run,
+  type RunningApp,
+  sleep,
+  startApp,
+  waitForReady,
+} from '../../scripts/stack/processes';
+
+jest.setTimeout(300_000);
+
+const OPERATOR = `op-${randomUUID()}`;
+const VIEWER = `view-${randomUUID()}`;
+
+let stack: PaymentStack;
+let consoleApp: RunningApp;
+let consoleUrl: string;
+let browser: Browser;
+let orchestratorDb: TestDatabase;
+let adapterDb: TestDatabase;
+/** Every Content-Security-Policy violation any page reported, by console message or event. */
+const violations: string[] = [];
+
+beforeAll(async () => {
+  await run('npm', ['run', '--silent', 'build']);
+  orchestratorDb = await createTestDatabase('e2e_console_orchestrator');
+  adapterDb = await createTestDatabase('e2e_console_adapter');
+  stack = await PaymentStack.start({
+    kafkaBrokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
+    orchestratorDatabaseUrl: orchestratorDb.url,
+    adapterDatabaseUrl: adapterDb.url,
+    env: {
+      orchestrator: {
+        // Its clock is moved past the fast status-poll phase in the unknown-outcome test.
+        TEST_CONTROLS_ENABLED: 'true',
+        ADMIN_TOKENS: JSON.stringify([
+          { name: 'fiona-finance', role: 'operator', sha256: tokenHash(OPERATOR) },
+          { name: 'sam-support', role: 'viewer', sha256: tokenHash(VIEWER) },
+        ]),
+      },
+    },
+  });
+  const port = await freePort();
+  consoleUrl = `http://127.0.0.1:${port}`;
+  consoleApp = startApp({
+    app: 'console',
+    env: {
+      HTTP_PORT: String(port),
+      LOG_LEVEL: 'info',
+      CONSOLE_ADMIN_API_URL: stack.urls.orchestrator,
+      CONSOLE_SESSION_SECRET: randomUUID() + randomUUID(),
+      // Plain HTTP on 127.0.0.1 here; the default (true) sends the cookie over HTTPS only.
+      CONSOLE_SECURE_COOKIE: 'false',
+    },
+    readyUrl: `${consoleUrl}/health/ready`,
+    logFile: path.join(stack.workDir, 'logs', 'console.log'),
+  });
+  await waitForReady(consoleApp, 60_000);
+  browser = await chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: [...CHROMIUM_ARGS],
+    timeout: 60_000,
+  });
+});
+
+afterAll(async () => {
+  await browser?.close().catch(() => undefined);
+  await consoleApp?.stop();
+  await stack?.stop();
+  await orchestratorDb?.drop();
+  await adapterDb?.drop();
+});
+
+/** A person's own browser context (own cookies), every page watched for CSP violations. */
+async function person<T>(name: string, use: (page: Page, ctx: BrowserContext) => Promise<T>) {
+  const ctx = await browser.newContext();
+  ctx.setDefaultTimeout(20_000);
+  // Browser-side code as text: this project compiles without the DOM library.
+  await ctx.addInitScript({
+    content: `document.addEventListener('securitypolicyviolation', (e) => {
+      console.error('CSP violation event: ' + e.violatedDirective + ' ' + e.blockedURI);
+    });`,
+  });
+  const page = await ctx.newPage();
+  page.on('console', (m) => {
+    if (/Content Security Policy|CSP violation/i.test(m.text())) violations.push(m.text());
+  });
+  try {
+    return await use(page, ctx);
+  } catch (error) {
+    mkdirSync(SCREENSHOT_DIR, { recursive: true });
+    await page
+      .screenshot({ path: path.join(SCREENSHOT_DIR, `console-${name}.png`), fullPage: true })
+      .catch(() => undefined);
+    throw error;
+  } finally {
+    await ctx.close().catch(() => undefined);
+  }
+}
+
+async function signIn(page: Page, token: string): Promise<void> {
+  await page.goto(`${consoleUrl}/sign-in`);
+  await page.locator('input[name="token"]').fill(token);
+  await page.locator('#signInForm button[type="submit"]').click();
+  await page.waitForURL(`${consoleUrl}/sagas`);
+}
+
+async function approvedSale(amountMinor: number): Promise<string> {
+  const sale = stack.sale({ amountMinor, currency: 'USD' });
+  await stack.send(sale);
+  await stack.events.waitForType(sale.paymentId, ['approved'], 60_000);
+  return sale.paymentId;
+}
+
+/** What the page holds that no policy-abiding page may: inline scripts, inline styles. */
+async function inlineCode(page: Page): Promise<number> {
+  return page.evaluate<number>(
+    `document.querySelectorAll('script:not([src]), style, [style], [onclick], [onload]').length`,
+  );
+}
+
+/** Polls `read` until `ok` holds (or fails with the last value after `timeoutMs`). */
+async function eventually<T>(
+  read: () => T | Promise<T>,
+  ok: (v: T) => boolean,
+  timeoutMs = 15_000,
+) {
+  const deadline = Date.now() + timeoutMs;
+  let value = await read();
+  while (!ok(value)) {
+    if (Date.now() > deadline) throw new Error(`still ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 200));
+    value = await read();
+  }
+  return value;
+}
+
+describe('console: safe by default', () => {
+  it('every response carries the strict headers; a bad token is refused as the API says; the session cookie is HttpOnly, SameSite=Strict and sealed', async () => {
+    for (const route of ['/sign-in', '/sagas', '/assets/console.js', '/health/live']) {
+      const response = await fetch(`${consoleUrl}${route}`, { redirect: 'manual' });
+      const csp = response.headers.get('content-security-policy') ?? '';
+      expect(csp).toContain("default-src 'self'");
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(csp).not.toMatch(/unsafe-inline|unsafe-eval/);
+      expect(response.headers.get('x-frame-options')).toBe('DENY');
+      expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    }
+    await person('sign-in', async (page, ctx) => {
+      await page.goto(`${consoleUrl}/sign-in`);
+      await page.locator('input[name="token"]').fill(`not-a-token-${randomUUID()}`);
+      await page.locator('#signInForm button[type="submit"]').click();
+      // The API's own words for a bad token.
+      await expect(page.locator('#apiError').textContent()).resolves.toContain(
+        'a valid admin bearer token is required',
+      );
+      await signIn(page, OPERATOR);
+      await expect(page.locator('#who').textContent()).resolves.toBe('fiona-finance (operator)');
+      const [cookie] = await ctx.cookies(consoleUrl);
+      expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
+      expect(cookie?.value).not.toContain(OPERATOR);
+      expect(await page.evaluate<string>('document.cookie')).toBe('');
+      expect(await inlineCode(page)).toBe(0);
+
+      // The CSP is live: an inline script injected into the page does not run and is reported.
+      const before = violations.length;
+      const ran = await page.evaluate<boolean>(`(async () => {
+        const script = document.createElement('script');
+        script.textContent = 'window.__inlineRan = true;';
+        document.body.appendChild(script);
+        await new Promise((r) => setTimeout(r, 200));
+        return window.__inlineRan === true;
+      })()`);
+      expect(ran).toBe(false);
+      await eventually(
+        () => violations.length,
+        (n) => n > before,
+      );
+      violations.splice(before);
+
+      await page.locator('#signOut').click();
+      await page.waitForURL(`${consoleUrl}/sign-in`);
+      await page.goto(`${consoleUrl}/sagas`);
+      await page.waitForURL(`${consoleUrl}/sign-in`);
+    });
+  });
+});
+
+describe('console: find, see, act', () => {
+  it('a finance user approves a two-step payout and sees paid-out arrive', async () => {
+    const check = payoutCheck({ amountMinor: 4_200 });
+    await stack.sendRaw(check);
+    await stack.events.waitForPayout(check.payoutId, ['payout-registered'], 60_000);
+    await person('approve-payout', async (page) => {
+      await signIn(page, OPERATOR);
+      await page.locator('#viewPayouts').click();
+      const row = page.locator(`tr[data-saga="${check.payoutId}"]`);
+      await expect(row.locator('.status').textContent()).resolves.toBe('registered');
+      // The deadline counts down (console.js), from the API's deadline.
+      await eventually(
+        () => row.locator('.countdown').textContent(),
+        (t) => /\d+m \d+s left/.test(t ?? ''),
+      );
+      await row.locator(`a[href="/sagas/${check.payoutId}"]`).click();
+      await page.locator('#actions a[data-action="approve"]').click();
+      await expect(page.locator('#willHappen').textContent()).resolves.toContain('approved');
+      await page.locator('textarea[name="reason"]').fill('seller verified by phone');
+      await page.locator('#confirm').click();
+      await page.waitForURL((u) => u.pathname === `/sagas/${check.payoutId}`);
+      // htmx polls the saga until its version moves on; paid-out arrives on the page.
+      await page.locator('#progress li[data-type="paid-out"]').waitFor({ timeout: 60_000 });
+      await expect(page.locator('#progressStatus').textContent()).resolves.toBe('paid');
+      await page.reload();
+      const audit = page.locator('#audit tr[data-action="approve"]');
+      await expect(audit.textContent()).resolves.toContain('fiona-finance');
+      await expect(audit.locator('.reason').textContent()).resolves.toBe(
+        'seller verified by phone',
+      );
+      expect(await inlineCode(page)).toBe(0);
+    });
+    const approved = await stack.events.waitForPayout(check.payoutId, ['payout-approved'], 5_000);
+    expect(approved.event).toMatchObject({ approvedBy: 'fiona-finance' });
+    expect(violations).toEqual([]);
+  });
+
+  it('a support user finds a sale by its merchant order id and reads its timeline, with no action offered', async () => {
+    const paymentId = await approvedSale(12_345);
+    await person('support-find', async (page) => {
+      await signIn(page, VIEWER);
+      await page.locator('input[name="merchantOrderId"]').fill(paymentId);
+      await page.locator('#searchForm button[type="submit"]').click();
+      const rows = page.locator('#results tbody tr');
+      await expect(rows.count()).resolves.toBe(1);
+      await rows.locator(`a[href="/sagas/${paymentId}"]`).click();
+      const types = await page
+        .locator('#timeline li')
+        .evaluateAll((items) => items.map((i) => i.getAttribute('data-type')));
+      expect(types).toEqual(expect.arrayContaining(['operation-requested', 'approved']));
+      await expect(page.locator('#money').textContent()).resolves.toMatch(
+        /Captured\s*123\.45 USD[\s\S]*Remaining\s*123\.45 USD/,
+      );
+      await expect(page.locator('#sagaStatus').textContent()).resolves.toBe('approved');
+      expect(await page.locator('#actions').count()).toBe(0);
+      const text = (await page.content()) ?? '';
+      expect(text).not.toContain(TEST_CARD_NUMBER);
+      expect(text).not.toContain('sealedCard');
+      expect(await inlineCode(page)).toBe(0);
+    });
+    expect(violations).toEqual([]);
+  });
+
+  it('pages by the API cursor, opens the canned views, and shows a refused filter as the API states it', async () => {
+    const older = await approvedSale(13_579);
+    const newer = await approvedSale(13_579);
+    await person('paging', async (page) => {
+      await signIn(page, VIEWER);
+      await page.goto(`${consoleUrl}/sagas?minAmount=13579&maxAmount=13579&currency=USD&limit=1`);
+      const ids = () =>
+        page
+          .locator('#results tbody tr')
+          .evaluateAll((rows) =>
+            rows.map((r) =>
+              (r as { getAttribute(n: string): string | null }).getAttribute('data-saga'),
+            ),
+          );
+      expect(await ids()).toEqual([newer]);
+      await page.locator('#nextPage').click();
+      expect(await ids()).toEqual([older]);
+      expect(await page.locator('#nextPage').count()).toBe(0);
+
+      // A saga id goes straight to its story; one that is not a saga id, the API says why.
+      await page.locator('input[name="id"]').fill(older);
+      await page.locator('#searchForm button[type="submit"]').click();
+      await page.waitForURL(`${consoleUrl}/sagas/${older}`);
+      await expect(page.locator('#sagaId').textContent()).resolves.toBe(older);
+      await page.goto(`${consoleUrl}/sagas?id=not-a-saga`);
+      await expect(page.locator('#apiError').textContent()).resolves.toContain('uuid');
+
+      // The API's own validation, shown as it says it (nothing re-checked here).
+      await page.goto(`${consoleUrl}/sagas?currency=euro`);
+      const refused = (await page.locator('#apiError').textContent()) ?? '';
+      expect(refused).toContain('BAD_REQUEST');
+      expect(refused).toContain('currency: an ISO 4217 code');
+
+      // Canned views are the API's filters: a sale approved a moment ago is in none of them.
+      for (const view of ['#viewUnknown', '#viewPayouts', '#viewSchedules']) {
+        await page.locator(view).click();
+        await page.locator('#results').waitFor();
+        expect(await page.locator(`tr[data-saga="${newer}"]`).count()).toBe(0);
+      }
+      expect(new URL(page.url()).searchParams.get('flow')).toBe('recurring-schedule');
+    });
+    expect(violations).toEqual([]);
+  });
+
+  it('an operator resolves a payment left unknown by a sandbox fault and sees the gateway answer settle it', async () => {
+    const sale = stack.sale({ amountMinor: 31_400, currency: 'USD' });
+    await stack.controls.addFault({ clientOrderId: sale.paymentId, outcome: 'unknown' });
+    await stack.send(sale);
+    await stack.events.waitForType(sale.paymentId, ['outcome-unknown'], 60_000);
+    // The orchestrator asks the gateway by itself every 3-5 s for 5 minutes, then every 5-10
+    // minutes: with its clock 6 minutes on, the poll due fires once more (answered "unknown") and
+    // the next is minutes away, so only the operator's request can hear the gateway's answer.
+    const statusQueries = async () => {
+      const response = await fetch(`${stack.urls.orchestrator}/admin/sagas/${sale.paymentId}`, {
+        headers: { authorization: `Bearer ${VIEWER}` },
+      });
+      const body = (await response.json()) as { gatewayRequests: Array<{ operation: string }> };
+      return body.gatewayRequests.filter((r) => r.operation === 'status').length;
+    };
+    const polled = await statusQueries();
+    await stack.advanceOrchestratorClock(6 * 60);
+    await eventually(statusQueries, (n) => n > polled, 30_000);
+    await sleep(5_000); // that last poll's answer reached the saga before the gateway's changes
+    // From now on the gateway knows the answer: approved (what a status query will say).
+    const [orderId] = await stack.controls.orderIds(sale.paymentId);
+    await stack.controls.overrideStatus(orderId ?? '', 'approved');
+    await person('resolve-unknown', async (page) => {
+      await signIn(page, OPERATOR);
+      await page.goto(
+        `${consoleUrl}/sagas?unknownOlderThanSeconds=0&merchantOrderId=${sale.paymentId}`,
+      );
+      await page.locator(`tr[data-saga="${sale.paymentId}"] a`).click();
+      await expect(page.locator('#sagaStatus').textContent()).resolves.not.toBe('approved');
+      await page.locator('#actions a[data-action="resolve-unknown"]').click();
+      await expect(page.locator('#willHappen').textContent()).resolves.toContain(
+        'asks the gateway',
+      );
+      await page.locator('textarea[name="reason"]').fill('customer asks whether charged');
+      await page.locator('#confirm').click();
+      await page.locator('#progress li[data-type="approved"]').waitFor({ timeout: 60_000 });
+      await expect(page.locator('#progressStatus').textContent()).resolves.toBe('approved');
+      expect(await page.locator('#progress li[data-type="command-rejected"]').count()).toBe(0);
+      await page.reload();
+      await expect(page.locator('#audit tr[data-action="resolve-unknown"]').count()).resolves.toBe(
+        1,
+      );
+    });
+    expect(violations).toEqual([]);
+  });
+
+  it('an operator pauses, resumes and cancels a schedule, each step arriving on the page and in the audit', async () => {
+    const paymentId = await approvedSale(1_000);
+    const base = () => ({
+      commandId: randomUUID(),
+      merchant: { endpointId: SANDBOX_MERCHANT.plainEndpoint },
+      occurredAt: new Date().toISOString(),
+    });
+    await stack.sendRaw({ type: 'create-card-ref', ...base(), paymentId });
+    const created = await stack.events.waitForType(paymentId, ['card-ref-created'], 60_000);
+    const refId = (created.event as { cardRef: { refId: string } }).cardRef.refId;
+    const scheduleId = randomUUID();
+    const schedule: CreateScheduleCommand = {
+      type: 'create-schedule',
+      ...base(),
+      scheduleId,
+      cardRef: { refId },
+      amount: { minor: 990, currency: 'USD' },
+      description: 'Plan console',
+      rule: {
+        period: 'month',
+        interval: 1,
+        startDate: new Date(Date.now() + 40 * 86_400_000).toISOString().slice(0, 10),
+        timeOfDay: '12:00',
+        timeZone: 'UTC',
+        end: { kind: 'never' },
+      },
+    };
+    await stack.sendRaw(schedule);
+    await stack.events.waitForSchedule(scheduleId, (e) => e.type === 'schedule-created', 60_000);
+    await person('schedule', async (page) => {
+      await signIn(page, OPERATOR);
+      await page.locator('#viewSchedules').click();
+      await page.locator(`tr[data-saga="${scheduleId}"] a`).click();
+      for (const [action, event] of [
+        ['pause', 'schedule-paused'],
+        ['resume', 'schedule-resumed'],
+        ['cancel', 'schedule-cancelled'],
+      ] as const) {
+        await page.locator(`#actions a[data-action="${action}"]`).click();
+        await page.locator('textarea[name="reason"]').fill(`customer asked to ${action}`);
+        await page.locator('#confirm').click();
+        await page.locator(`#progress li[data-type="${event}"]`).waitFor({ timeout: 60_000 });
+      }
+      await expect(page.locator('#progressStatus').textContent()).resolves.toBe('cancelled');
+      await page.reload();
+      const audited = await page
+        .locator('#audit tbody tr')
+        .evaluateAll((rows) =>
+          rows.map((r) =>
+            (r as { getAttribute(n: string): string | null }).getAttribute('data-action'),
+          ),
+        );
+      expect(audited).toEqual(['pause', 'resume', 'cancel']);
+    });
+    expect(violations).toEqual([]);
+  });
+
+  it('a viewer sees no action, and a forged action (no CSRF token, or a viewer’s session) is refused', async () => {
+    const check = payoutCheck({ amountMinor: 4_300 });
+    await stack.sendRaw(check);
+    await stack.events.waitForPayout(check.payoutId, ['payout-registered'], 60_000);
+    const actionUrl = `${consoleUrl}/sagas/${check.payoutId}/actions/approve`;
+    await person('viewer-forges', async (page, ctx) => {
+      await signIn(page, VIEWER);
+      await page.goto(`${consoleUrl}/sagas/${check.payoutId}`);
+      await expect(page.locator('#sagaStatus').textContent()).resolves.toBe('registered');
+      expect(await page.locator('#actions').count()).toBe(0);
+      // A POST with the session cookie but without the form's token: refused by the console.
+      const noToken = await ctx.request.post(actionUrl, { form: { reason: 'forged' } });
+      expect(noToken.status()).toBe(403);
+      expect(await noToken.text()).toContain('CSRF_TOKEN_INVALID');
+      // The viewer's own, valid form: the API refuses the role, and the page says so.
+      await page.goto(actionUrl);
+      await page.locator('textarea[name="reason"]').fill('I am only a viewer');
+      await page.locator('#confirm').click();
+      await expect(page.locator('#apiError').textContent()).resolves.toContain('FORBIDDEN');
+    });
+    await person('operator-forged', async (page, ctx) => {
+      await signIn(page, OPERATOR);
+      const noToken = await ctx.request.post(actionUrl, {
+        form: { reason: 'forged', _csrf: 'guessed' },
+      });
+      expect(noToken.status()).toBe(403);
+      await page.goto(`${consoleUrl}/sagas/${check.payoutId}`);
+      await expect(page.locator('#auditEmpty').count()).resolves.toBe(1);
+      await expect(page.locator('#sagaStatus').textContent()).resolves.toBe('registered');
+    });
+    expect(violations).toEqual([]);
+  });
+});
+
+describe('console: a token the API stops knowing', () => {
+  it('ends the session at the next page: the person is sent to sign in again', async () => {
+    await person('revoked', async (page, ctx) => {
+      await signIn(page, VIEWER);
+      const sealedBefore = (await ctx.cookies(consoleUrl))[0]?.value;
+      // The viewer's token is taken out of ADMIN_TOKENS (the orchestrator restarts with it gone).
+      await stack.restart('orchestrator', 'SIGTERM', {
+        ADMIN_TOKENS: JSON.stringify([
+          { name: 'fiona-finance', role: 'operator', sha256: tokenHash(OPERATOR) },
+        ]),
+      });
+      await page.goto(`${consoleUrl}/sagas?flow=payout`);
+      await page.waitForURL(`${consoleUrl}/sign-in`);
+      // A new anonymous session replaced the signed-in one: the old cookie is gone.
+      expect((await ctx.cookies(consoleUrl))[0]?.value).not.toBe(sealedBefore);
+      await page.goto(`${consoleUrl}/sagas`);
+      await page.waitForURL(`${consoleUrl}/sign-in`);
+      await page.locator('input[name="token"]').fill(VIEWER);
+      await page.locator('#signInForm button[type="submit"]').click();
+      await expect(page.locator('#apiError').textContent()).resolves.toContain('UNAUTHENTICATED');
+    });
+    expect(violations).toEqual([]);
+  });
+});

@@ -21,11 +21,11 @@ import {
 } from '../../scripts/stack/payment-stack';
 import { payoutCheck } from '../../scripts/stack/payout-commands';
 import {
+  buildApps,
   freePort,
-  run,
-  type RunningApp,
   sleep,
   startApp,
+  type RunningApp,
   waitForReady,
 } from '../../scripts/stack/processes';
 
@@ -44,7 +44,7 @@ let adapterDb: TestDatabase;
 const violations: string[] = [];
 
 beforeAll(async () => {
-  await run('npm', ['run', '--silent', 'build']);
+  await buildApps();
   orchestratorDb = await createTestDatabase('e2e_console_orchestrator');
   adapterDb = await createTestDatabase('e2e_console_adapter');
   stack = await PaymentStack.start({

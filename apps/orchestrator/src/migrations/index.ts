@@ -8,6 +8,7 @@ import { Reconciliation1767900000000 } from './1767900000000-reconciliation';
 import { ReconciliationLookups1768200000000 } from './1768200000000-reconciliation-lookups';
 import { TimerTraceparent1768300000000 } from './1768300000000-timer-traceparent';
 import { SagaTimeIndexes1769700000000 } from './1769700000000-saga-time-indexes';
+import { SagaOrderIndex1769720000000 } from './1769720000000-saga-order-index';
 
 /** Every migration of the orchestrator's database, oldest first. Append; never edit an applied one. */
 export const orchestratorMigrations: readonly MigrationClass[] = [
@@ -20,4 +21,5 @@ export const orchestratorMigrations: readonly MigrationClass[] = [
   ReconciliationLookups1768200000000,
   TimerTraceparent1768300000000,
   SagaTimeIndexes1769700000000,
+  SagaOrderIndex1769720000000,
 ];

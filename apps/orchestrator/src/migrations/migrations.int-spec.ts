@@ -64,6 +64,7 @@ describe('runMigrations (real PostgreSQL)', () => {
       'ReconciliationLookups1768200000000',
       'TimerTraceparent1768300000000',
       'SagaTimeIndexes1769700000000',
+      'SagaOrderIndex1769720000000',
     ]);
     expect(messages).toContain('migrations: applied OutboxInbox1767225600000');
     expect(messages).toContain('migrations: applied Payments1767312000000');
@@ -126,6 +127,9 @@ describe('runMigrations (real PostgreSQL)', () => {
     const defs = sagaIndexes.map((i) => i.indexdef).join('\n');
     expect(defs).toMatch(/sagas_updated_at_idx ON public\.sagas USING btree \(updated_at\)/);
     expect(defs).toMatch(/sagas_created_at_id_idx ON public\.sagas USING btree \(created_at, id\)/);
+    expect(defs).toMatch(
+      /sagas_client_order_id_idx ON public\.sagas USING btree \(client_order_id\)/,
+    );
     expect(sagaIndexes.every((i) => i.valid)).toBe(true);
 
     // The tables work as the sagas will use them: ordered outbox, idempotent inbox.
@@ -173,6 +177,7 @@ describe('runMigrations (real PostgreSQL)', () => {
       'ReconciliationLookups1768200000000',
       'TimerTraceparent1768300000000',
       'SagaTimeIndexes1769700000000',
+      'SagaOrderIndex1769720000000',
     ]);
     const recorded = await query<{ name: string; n: string }>(
       db.url,
@@ -185,6 +190,7 @@ describe('runMigrations (real PostgreSQL)', () => {
       { name: 'Payments1767312000000', n: '1' },
       { name: 'Reconciliation1767900000000', n: '1' },
       { name: 'ReconciliationLookups1768200000000', n: '1' },
+      { name: 'SagaOrderIndex1769720000000', n: '1' },
       { name: 'Sagas1767600000000', n: '1' },
       { name: 'SagaTimeIndexes1769700000000', n: '1' },
       { name: 'TimerTraceparent1768300000000', n: '1' },

@@ -12,7 +12,8 @@ import { AdminActionAudited, type CreateScheduleCommand, TOPICS } from '@payment
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
 import { tokenHash } from '../../apps/orchestrator/src/domain/admin-tokens';
 import { PaymentStack, SANDBOX_MERCHANT } from '../../scripts/stack/payment-stack';
-import { payoutCheck } from '../../scripts/stack/payout-commands';
+import { Client } from 'pg';
+import { oneStepPayout, payoutCheck, transfer } from '../../scripts/stack/payout-commands';
 import { REPO_ROOT, run } from '../../scripts/stack/processes';
 import { readMessages } from '../support/kafka';
 
@@ -34,6 +35,9 @@ beforeAll(async () => {
     adapterDatabaseUrl: adapterDb.url,
     env: {
       orchestrator: {
+        // The clock is moved past the fast polling phase so that only an operator's action can
+        // bring a status query within minutes (leftUnknown below).
+        TEST_CONTROLS_ENABLED: 'true',
         ADMIN_TOKENS: JSON.stringify([
           { name: 'alice', role: 'operator', sha256: tokenHash(OPERATOR) },
           { name: 'bob', role: 'viewer', sha256: tokenHash(VIEWER) },
@@ -353,4 +357,194 @@ describe('admin API: actions enter as commands through Kafka, audited', () => {
     expect(found.items.map((i) => i.id)).toContain(paymentId);
     await expect(cli('saga', randomUUID())).rejects.toMatchObject({ code: 2 });
   }, 120_000);
+});
+
+/** The orchestrator's next status poll of a saga (its timer), or undefined without one. */
+async function nextPoll(sagaId: string): Promise<Date | undefined> {
+  const client = new Client({ connectionString: orchestratorDb.url });
+  await client.connect();
+  try {
+    const result = await client.query<{ due_at: Date }>(
+      `SELECT due_at FROM timers WHERE saga_id::text = $1 AND kind = 'status-poll'`,
+      [sagaId],
+    );
+    return result.rows[0]?.due_at;
+  } finally {
+    await client.end();
+  }
+}
+
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/**
+ * Leaves a saga's gateway operation really unknown, and quiet: the gateway processes it but its
+ * reply is lost, its callbacks are dropped and every status query fails while the returned rule is
+ * live. Then the orchestrator's clock is moved past the fast polling phase (every 3-5 s for five
+ * minutes, then every 5-10 minutes) and the poll that comes due fails: from here on, with the
+ * status rule removed, nothing but an operator's action asks the gateway within five minutes.
+ */
+async function leftUnknown(
+  sagaId: string,
+  operation: string,
+  send: () => Promise<void>,
+  unknownType: string,
+): Promise<{ id: string }> {
+  await stack.controls.addFault({ clientOrderId: sagaId, operation, failAfter: 'drop', times: 1 });
+  await stack.controls.addFault({ clientOrderId: sagaId, callbacks: 'drop' });
+  // `times` only to count the status queries that reach the sandbox (`remaining`).
+  const noStatus = await stack.controls.addFault({
+    clientOrderId: sagaId,
+    operation: 'STATUS',
+    failBefore: 503,
+    times: 1_000_000,
+  });
+  await send();
+  await stack.events.waitForPayout(sagaId, [unknownType], 60_000);
+  await stack.advanceOrchestratorClock(6 * 60);
+  // The poll that came due with the jump has run and set the next one minutes away…
+  await until('the slow poll cadence', async () => {
+    const due = await nextPoll(sagaId);
+    return due !== undefined && due.getTime() > Date.now() + 6 * 60_000;
+  });
+  // …and its status query reached the sandbox (and failed): no status query is on its way.
+  const hits = async () =>
+    (await stack.controls.faults()).find((f) => f.id === noStatus.id)?.remaining ?? -1;
+  let seen = await hits();
+  await until('the status queries to stop', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const now = await hits();
+    const stable = now === seen;
+    seen = now;
+    return stable;
+  });
+  return noStatus;
+}
+
+describe('admin API: an outcome left unknown is resolved by asking the gateway, on every flow', () => {
+  it('resolve-unknown on a one-step payout whose reply was lost: a status query at once, paid out once on the answer (ledger)', async () => {
+    const payout = oneStepPayout({ amountMinor: 6_100 });
+    const noStatus = await leftUnknown(
+      payout.payoutId,
+      'PAYOUT',
+      () => stack.sendRaw(payout),
+      'payout-outcome-unknown',
+    );
+    expect(await stack.controls.ledger(payout.payoutId)).toMatchObject({
+      entries: [expect.objectContaining({ movement: 'paid-out', amountMinor: 6_100 })],
+    });
+    await stack.controls.removeFault(noStatus.id);
+    const answer = await admin(
+      'POST',
+      `/admin/sagas/${payout.payoutId}/actions/resolve-unknown`,
+      OPERATOR,
+      { reason: 'payee says nothing arrived' },
+    );
+    expect(answer.status).toBe(202);
+    expect(answer.body).toMatchObject({ commandType: 'refresh-payout-status' });
+    const paid = await stack.events.waitForPayout(
+      payout.payoutId,
+      ['paid-out', 'payout-declined', 'payout-failed', 'payout-command-rejected'],
+      60_000,
+    );
+    expect(paid.event).toMatchObject({ type: 'paid-out', amount: { minor: 6_100 } });
+    // Settled long before the next poll could have asked: the action's query did it.
+    expect((await nextPoll(payout.payoutId)) ?? null).toBeNull();
+    const types = stack.events.payoutEventsOf(payout.payoutId).map((r) => r.event.type);
+    expect(types.filter((t) => t === 'paid-out')).toHaveLength(1);
+    expect(types).not.toContain('payout-command-rejected');
+    const ledger = await stack.controls.ledger(payout.payoutId);
+    expect(ledger.entries.map((e) => [e.movement, e.amountMinor])).toEqual([['paid-out', 6_100]]);
+    const detail = await admin('GET', `/admin/sagas/${payout.payoutId}`, VIEWER);
+    expect(detail.body.saga).toMatchObject({ flow: 'payout', status: 'paid' });
+    expect(detail.body.audit).toEqual([
+      expect.objectContaining({
+        action: 'resolve-unknown',
+        commandType: 'refresh-payout-status',
+        commandId: answer.body.commandId,
+      }),
+    ]);
+  }, 240_000);
+
+  it('refresh-status on a transfer whose reply was lost: the answer settles it, transferred once (ledger)', async () => {
+    const command = transfer({ amountMinor: 2_700 });
+    const noStatus = await leftUnknown(
+      command.transferId,
+      'TRANSFER_V4',
+      () => stack.sendRaw(command),
+      'transfer-outcome-unknown',
+    );
+    await stack.controls.removeFault(noStatus.id);
+    const answer = await admin(
+      'POST',
+      `/admin/sagas/${command.transferId}/actions/refresh-status`,
+      OPERATOR,
+      { reason: 'sender asks' },
+    );
+    expect(answer.status).toBe(202);
+    expect(answer.body).toMatchObject({ commandType: 'refresh-transfer-status' });
+    const done = await stack.events.waitForPayout(
+      command.transferId,
+      ['transferred', 'transfer-declined', 'transfer-failed', 'transfer-command-rejected'],
+      60_000,
+    );
+    expect(done.event).toMatchObject({ type: 'transferred', amount: { minor: 2_700 } });
+    expect((await nextPoll(command.transferId)) ?? null).toBeNull();
+    const ledger = await stack.controls.ledger(command.transferId);
+    expect(ledger.entries.map((e) => [e.movement, e.amountMinor])).toEqual([
+      ['transferred', 2_700],
+    ]);
+  }, 240_000);
+
+  it('reject: a registered payout is rejected through the API, nothing is paid, a later approval is refused; a viewer may not reject', async () => {
+    const check = payoutCheck({ amountMinor: 4_400 });
+    await stack.sendRaw(check);
+    await stack.events.waitForPayout(check.payoutId, ['payout-registered'], 60_000);
+    const route = `/admin/sagas/${check.payoutId}/actions/reject`;
+    const forbidden = await admin('POST', route, VIEWER, { reason: 'not mine to decide' });
+    expect(forbidden.status).toBe(403);
+    expect(errorCode(forbidden)).toBe('FORBIDDEN');
+    const answer = await admin('POST', route, OPERATOR, { reason: 'payee failed screening' });
+    expect(answer.status).toBe(202);
+    expect(answer.body).toMatchObject({ commandType: 'reject-payout' });
+    const rejected = await stack.events.waitForPayout(check.payoutId, ['payout-rejected'], 60_000);
+    expect(rejected.event).toMatchObject({
+      commandId: answer.body.commandId,
+      rejectedBy: 'alice',
+      reason: 'payee failed screening',
+    });
+    const approve = await admin(
+      'POST',
+      `/admin/sagas/${check.payoutId}/actions/approve`,
+      OPERATOR,
+      {
+        reason: 'changed my mind',
+      },
+    );
+    expect(approve.status).toBe(202);
+    const refused = await stack.events.waitForPayout(
+      check.payoutId,
+      ['payout-command-rejected'],
+      60_000,
+    );
+    expect(refused.event).toMatchObject({
+      commandId: approve.body.commandId,
+      reason: 'PAYOUT_REJECTED',
+    });
+    // The check moves nothing; no payout-pay was ever sent.
+    const ledger = await stack.controls.ledger(check.payoutId);
+    expect(ledger.entries.filter((e) => e.movement === 'paid-out')).toEqual([]);
+    const detail = await admin('GET', `/admin/sagas/${check.payoutId}`, VIEWER);
+    expect(detail.body.saga).toMatchObject({ status: 'rejected' });
+    // The viewer's refusal left no audit: the operator's two actions only.
+    expect((detail.body.audit as Array<{ action: string }>).map((a) => a.action)).toEqual([
+      'reject',
+      'approve',
+    ]);
+  }, 180_000);
 });

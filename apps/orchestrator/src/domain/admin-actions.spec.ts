@@ -31,7 +31,7 @@ describe('admin actions', () => {
       ok: true,
       command: { type: 'refresh-status', ...base, paymentId: id },
     });
-    // Payouts and transfers: their own refresh command, addressed by their saga id field.
+    // Payouts, transfers and schedules: their own refresh command, addressed by their saga id field.
     for (const action of ['refresh-status', 'resolve-unknown'] as const) {
       expect(actionCommand(action, saga('payout'), input)).toEqual({
         ok: true,
@@ -40,6 +40,10 @@ describe('admin actions', () => {
       expect(actionCommand(action, saga('transfer'), input)).toEqual({
         ok: true,
         command: { type: 'refresh-transfer-status', ...base, transferId: id },
+      });
+      expect(actionCommand(action, saga('recurring-schedule'), input)).toEqual({
+        ok: true,
+        command: { type: 'refresh-schedule-status', ...base, scheduleId: id },
       });
     }
     expect(actionCommand('approve', saga('payout'), input)).toEqual({

@@ -33,6 +33,7 @@ const REFRESH_COMMANDS: Readonly<Record<string, { type: string; idField: string 
   'card-payment': { type: 'refresh-status', idField: 'paymentId' },
   payout: { type: 'refresh-payout-status', idField: 'payoutId' },
   transfer: { type: 'refresh-transfer-status', idField: 'transferId' },
+  'recurring-schedule': { type: 'refresh-schedule-status', idField: 'scheduleId' },
 };
 
 /** The flows each action applies to. */

@@ -19,6 +19,8 @@ import { readMessages } from '../support/kafka';
 
 const exec = promisify(execFile);
 const OPERATOR = `op-${randomUUID()}`;
+/** USD, no 3-D Secure, used by no other test of this file for schedules. */
+const GATEWAY_SCHEDULE_ENDPOINT = SANDBOX_MERCHANT.paymentFormPreauthEndpoint;
 const VIEWER = `view-${randomUUID()}`;
 
 let stack: PaymentStack;
@@ -38,6 +40,8 @@ beforeAll(async () => {
         // The clock is moved past the fast polling phase so that only an operator's action can
         // bring a status query within minutes (leftUnknown below).
         TEST_CONTROLS_ENABLED: 'true',
+        // Schedules on this endpoint are registered with the gateway, which charges them.
+        SCHEDULE_GATEWAY_REGISTRATION_ENDPOINTS: GATEWAY_SCHEDULE_ENDPOINT,
         ADMIN_TOKENS: JSON.stringify([
           { name: 'alice', role: 'operator', sha256: tokenHash(OPERATOR) },
           { name: 'bob', role: 'viewer', sha256: tokenHash(VIEWER) },
@@ -359,14 +363,14 @@ describe('admin API: actions enter as commands through Kafka, audited', () => {
   }, 120_000);
 });
 
-/** The orchestrator's next status poll of a saga (its timer), or undefined without one. */
-async function nextPoll(sagaId: string): Promise<Date | undefined> {
+/** The orchestrator's next status poll of a saga (its timer of `kind`), or undefined without one. */
+async function nextPoll(sagaId: string, kind = 'status-poll'): Promise<Date | undefined> {
   const client = new Client({ connectionString: orchestratorDb.url });
   await client.connect();
   try {
     const result = await client.query<{ due_at: Date }>(
-      `SELECT due_at FROM timers WHERE saga_id::text = $1 AND kind = 'status-poll'`,
-      [sagaId],
+      `SELECT due_at FROM timers WHERE saga_id::text = $1 AND kind = $2`,
+      [sagaId, kind],
     );
     return result.rows[0]?.due_at;
   } finally {
@@ -389,27 +393,41 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs = 60
  * minutes, then every 5-10 minutes) and the poll that comes due fails: from here on, with the
  * status rule removed, nothing but an operator's action asks the gateway within five minutes.
  */
-async function leftUnknown(
-  sagaId: string,
-  operation: string,
-  send: () => Promise<void>,
-  unknownType: string,
-): Promise<{ id: string }> {
-  await stack.controls.addFault({ clientOrderId: sagaId, operation, failAfter: 'drop', times: 1 });
-  await stack.controls.addFault({ clientOrderId: sagaId, callbacks: 'drop' });
+async function leftUnknown(options: {
+  readonly sagaId: string;
+  /** The sandbox's client_orderid of the operation (the saga id unless the gateway chose one). */
+  readonly clientOrderId?: string;
+  /** The sandbox operation whose reply is lost; undefined: none (the operation is the gateway's own). */
+  readonly operation?: string;
+  readonly start: () => Promise<void>;
+  readonly unknown: () => Promise<unknown>;
+  /** The saga's poll timer of this operation, from what `unknown` found (default status-poll). */
+  readonly pollKind?: (found: unknown) => string;
+}): Promise<{ id: string }> {
+  const clientOrderId = options.clientOrderId ?? options.sagaId;
+  if (options.operation !== undefined) {
+    await stack.controls.addFault({
+      clientOrderId,
+      operation: options.operation,
+      failAfter: 'drop',
+      times: 1,
+    });
+    await stack.controls.addFault({ clientOrderId, callbacks: 'drop' });
+  }
   // `times` only to count the status queries that reach the sandbox (`remaining`).
   const noStatus = await stack.controls.addFault({
-    clientOrderId: sagaId,
+    clientOrderId,
     operation: 'STATUS',
     failBefore: 503,
     times: 1_000_000,
   });
-  await send();
-  await stack.events.waitForPayout(sagaId, [unknownType], 60_000);
+  await options.start();
+  const found = await options.unknown();
+  const pollKind = options.pollKind?.(found);
   await stack.advanceOrchestratorClock(6 * 60);
   // The poll that came due with the jump has run and set the next one minutes away…
   await until('the slow poll cadence', async () => {
-    const due = await nextPoll(sagaId);
+    const due = await nextPoll(options.sagaId, pollKind);
     return due !== undefined && due.getTime() > Date.now() + 6 * 60_000;
   });
   // …and its status query reached the sandbox (and failed): no status query is on its way.
@@ -429,12 +447,12 @@ async function leftUnknown(
 describe('admin API: an outcome left unknown is resolved by asking the gateway, on every flow', () => {
   it('resolve-unknown on a one-step payout whose reply was lost: a status query at once, paid out once on the answer (ledger)', async () => {
     const payout = oneStepPayout({ amountMinor: 6_100 });
-    const noStatus = await leftUnknown(
-      payout.payoutId,
-      'PAYOUT',
-      () => stack.sendRaw(payout),
-      'payout-outcome-unknown',
-    );
+    const noStatus = await leftUnknown({
+      sagaId: payout.payoutId,
+      operation: 'PAYOUT',
+      start: () => stack.sendRaw(payout),
+      unknown: () => stack.events.waitForPayout(payout.payoutId, ['payout-outcome-unknown']),
+    });
     expect(await stack.controls.ledger(payout.payoutId)).toMatchObject({
       entries: [expect.objectContaining({ movement: 'paid-out', amountMinor: 6_100 })],
     });
@@ -473,12 +491,12 @@ describe('admin API: an outcome left unknown is resolved by asking the gateway, 
 
   it('refresh-status on a transfer whose reply was lost: the answer settles it, transferred once (ledger)', async () => {
     const command = transfer({ amountMinor: 2_700 });
-    const noStatus = await leftUnknown(
-      command.transferId,
-      'TRANSFER_V4',
-      () => stack.sendRaw(command),
-      'transfer-outcome-unknown',
-    );
+    const noStatus = await leftUnknown({
+      sagaId: command.transferId,
+      operation: 'TRANSFER_V4',
+      start: () => stack.sendRaw(command),
+      unknown: () => stack.events.waitForPayout(command.transferId, ['transfer-outcome-unknown']),
+    });
     await stack.controls.removeFault(noStatus.id);
     const answer = await admin(
       'POST',
@@ -547,4 +565,121 @@ describe('admin API: an outcome left unknown is resolved by asking the gateway, 
       'approve',
     ]);
   }, 180_000);
+  it("resolve-unknown on a gateway-registered schedule: its lost registration and then a charge whose status was failing are each settled by the gateway's answer (ledger); pause and cancel are refused meanwhile", async () => {
+    const scheduleBase = () => ({
+      commandId: randomUUID(),
+      merchant: { endpointId: GATEWAY_SCHEDULE_ENDPOINT },
+      occurredAt: new Date().toISOString(),
+    });
+    const sale = stack.sale({
+      cvv: '123',
+      amountMinor: 1_000,
+      currency: 'USD',
+      endpointId: GATEWAY_SCHEDULE_ENDPOINT,
+    });
+    await stack.send(sale);
+    await stack.events.waitForType(sale.paymentId, ['approved'], 60_000);
+    await stack.sendRaw({ type: 'create-card-ref', ...scheduleBase(), paymentId: sale.paymentId });
+    const created = await stack.events.waitForType(sale.paymentId, ['card-ref-created'], 60_000);
+    const refId = (created.event as { cardRef: { refId: string } }).cardRef.refId;
+    const scheduleId = randomUUID();
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    const schedule: CreateScheduleCommand = {
+      type: 'create-schedule',
+      ...scheduleBase(),
+      scheduleId,
+      cardRef: { refId },
+      amount: { minor: 1_350, currency: 'USD' },
+      description: 'Plan at the gateway, admin',
+      rule: {
+        period: 'day',
+        interval: 1,
+        startDate: tomorrow,
+        timeOfDay: '00:00',
+        timeZone: 'UTC',
+        end: { kind: 'count', count: 1 },
+      },
+    };
+    const scheduleEvent = (type: string) =>
+      stack.events.waitForSchedule(scheduleId, (e) => e.type === type, 60_000);
+    const act = async (action: string, reason: string) => {
+      const answer = await admin('POST', `/admin/sagas/${scheduleId}/actions/${action}`, OPERATOR, {
+        reason,
+      });
+      expect(answer.status).toBe(202);
+      return answer.body.commandId as string;
+    };
+
+    // The registration's reply is lost, and its status queries fail.
+    const noRegistrationStatus = await leftUnknown({
+      sagaId: scheduleId,
+      operation: 'CREATE_RP_V4',
+      start: () => stack.sendRaw(schedule),
+      unknown: () => scheduleEvent('schedule-registration-unknown'),
+      pollKind: () => 'registration-status',
+    });
+    // Stuck: the gateway offers no pause or cancel of a recurring payment, so neither is faked.
+    for (const action of ['pause', 'cancel']) {
+      const commandId = await act(action, `stuck schedule: ${action}`);
+      const refused = await stack.events.waitForSchedule(
+        scheduleId,
+        (e) => e.type === 'command-rejected' && e.commandId === commandId,
+        60_000,
+      );
+      expect(refused).toMatchObject({ reason: 'NOT_SUPPORTED_BY_GATEWAY' });
+    }
+    await stack.controls.removeFault(noRegistrationStatus.id);
+    const resolve = await act('resolve-unknown', 'was it registered?');
+    const registered = await stack.events.waitForSchedule(
+      scheduleId,
+      (e) =>
+        e.type === 'schedule-registered' ||
+        e.type === 'schedule-registration-failed' ||
+        (e.type === 'command-rejected' && e.commandId === resolve),
+      60_000,
+    );
+    expect(registered).toMatchObject({ type: 'schedule-registered', resolvedBy: 'status' });
+    expect((await nextPoll(scheduleId, 'registration-status')) ?? null).toBeNull();
+    const plans = (await (
+      await fetch(
+        `${stack.urls['gateway-sandbox']}/_sandbox/recurring?login=${SANDBOX_MERCHANT.login}`,
+      )
+    ).json()) as Array<Record<string, string | number>>;
+    // Registered once (never sent again), nothing charged yet.
+    expect(plans.filter((p) => p['merchant-order-id'] === scheduleId)).toEqual([
+      expect.objectContaining({ charges: 0 }),
+    ]);
+
+    // The gateway charges the first cycle and calls back; every status query about it fails.
+    const chargeOrder = `${scheduleId}-1`;
+    const noChargeStatus = await leftUnknown({
+      sagaId: scheduleId,
+      clientOrderId: chargeOrder,
+      start: () => stack.controls.advanceClock(86_400 + 60),
+      unknown: () => scheduleEvent('gateway-charge-reported'),
+      pollKind: (reported) =>
+        `charge-status:${(reported as { gatewayOrderId: string }).gatewayOrderId}`,
+    });
+    expect(stack.events.scheduleEventsOf(scheduleId).map((e) => e.type)).not.toContain(
+      'gateway-cycle-charged',
+    );
+    await stack.controls.removeFault(noChargeStatus.id);
+    await act('refresh-status', 'did the gateway charge?');
+    const charged = await scheduleEvent('gateway-cycle-charged');
+    expect(charged).toMatchObject({
+      cycle: 0,
+      clientOrderId: chargeOrder,
+      amount: { minor: 1_350, currency: 'USD' },
+    });
+    const ledger = await stack.controls.ledger(chargeOrder);
+    expect(ledger.entries.map((e) => [e.movement, e.amountMinor])).toEqual([['charged', 1_350]]);
+    expect((await stack.controls.ledger(scheduleId)).entries).toEqual([]);
+    const detail = await admin('GET', `/admin/sagas/${scheduleId}`, VIEWER);
+    expect((detail.body.audit as Array<{ action: string }>).map((a) => a.action)).toEqual([
+      'pause',
+      'cancel',
+      'resolve-unknown',
+      'refresh-status',
+    ]);
+  }, 300_000);
 });

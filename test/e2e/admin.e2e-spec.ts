@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { AdminActionAudited, type CreateScheduleCommand, TOPICS } from '@payments/contracts';
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
 import { tokenHash } from '../../apps/orchestrator/src/domain/admin-tokens';
+import { chargeIds } from '../../apps/orchestrator/src/flows/recurring-schedule/domain';
 import { PaymentStack, SANDBOX_MERCHANT } from '../../scripts/stack/payment-stack';
 import { Client } from 'pg';
 import { oneStepPayout, payoutCheck, transfer } from '../../scripts/stack/payout-commands';
@@ -681,5 +682,94 @@ describe('admin API: an outcome left unknown is resolved by asking the gateway, 
       'resolve-unknown',
       'refresh-status',
     ]);
+  }, 300_000);
+  it("a schedule we charge, stuck with its cycle's rebill unknown: pause refused, cancel taken, refresh points to the rebill; refresh-status on the rebill settles it and the cancelled schedule records the charge (ledger)", async () => {
+    const scheduleBase = () => ({
+      commandId: randomUUID(),
+      merchant: { endpointId: SANDBOX_MERCHANT.plainEndpoint },
+      occurredAt: new Date().toISOString(),
+    });
+    const sale = stack.sale({ cvv: '123', amountMinor: 1_000, currency: 'USD' });
+    await stack.send(sale);
+    await stack.events.waitForType(sale.paymentId, ['approved'], 60_000);
+    await stack.sendRaw({ type: 'create-card-ref', ...scheduleBase(), paymentId: sale.paymentId });
+    const created = await stack.events.waitForType(sale.paymentId, ['card-ref-created'], 60_000);
+    const refId = (created.event as { cardRef: { refId: string } }).cardRef.refId;
+    const scheduleId = randomUUID();
+    const orchestratorNow = () => Date.now() + stack.orchestratorClockAdvanced * 1000;
+    const startDate = new Date(orchestratorNow() + 86_400_000).toISOString().slice(0, 10);
+    await stack.sendRaw({
+      type: 'create-schedule',
+      ...scheduleBase(),
+      scheduleId,
+      cardRef: { refId },
+      amount: { minor: 1_450, currency: 'USD' },
+      description: 'Plan, stuck',
+      rule: {
+        period: 'month',
+        interval: 1,
+        startDate,
+        timeOfDay: '12:00',
+        timeZone: 'UTC',
+        end: { kind: 'never' },
+      },
+    } satisfies CreateScheduleCommand);
+    await stack.events.waitForSchedule(scheduleId, (e) => e.type === 'schedule-created', 60_000);
+    // The first cycle's rebill: its reply lost, its callbacks dropped, its status failing.
+    const { paymentId } = chargeIds(scheduleId, 0, 1);
+    const noStatus = await leftUnknown({
+      sagaId: paymentId,
+      operation: 'REBILL',
+      start: () =>
+        stack.advanceOrchestratorClock(
+          Math.ceil((Date.parse(`${startDate}T12:00:00.000Z`) - orchestratorNow()) / 1000) + 60,
+        ),
+      unknown: () => stack.events.waitForType(paymentId, ['outcome-unknown'], 60_000),
+    });
+    const act = async (sagaId: string, action: string) => {
+      const answer = await admin('POST', `/admin/sagas/${sagaId}/actions/${action}`, OPERATOR, {
+        reason: `stuck schedule: ${action}`,
+      });
+      expect(answer.status).toBe(202);
+      return answer.body.commandId as string;
+    };
+    const answerTo = (commandId: string) =>
+      stack.events.waitForSchedule(scheduleId, (e) => e.commandId === commandId, 60_000);
+    expect(await answerTo(await act(scheduleId, 'pause'))).toMatchObject({
+      type: 'command-rejected',
+      reason: 'OPERATION_IN_PROGRESS',
+    });
+    // Nothing of the schedule's own is at the gateway: the operator is sent to the rebill.
+    expect(await answerTo(await act(scheduleId, 'refresh-status'))).toMatchObject({
+      type: 'command-rejected',
+      reason: 'NOTHING_TO_REFRESH',
+      message: expect.stringContaining(paymentId) as string,
+    });
+    expect(await answerTo(await act(scheduleId, 'cancel'))).toMatchObject({
+      type: 'schedule-cancelled',
+    });
+    expect(await answerTo(await act(scheduleId, 'resume'))).toMatchObject({
+      type: 'command-rejected',
+      reason: 'INVALID_STATE',
+    });
+    await stack.controls.removeFault(noStatus.id);
+    await act(paymentId, 'resolve-unknown');
+    const final = await stack.events.waitForType(
+      paymentId,
+      ['approved', 'declined', 'failed'],
+      60_000,
+    );
+    expect(final.event).toMatchObject({ type: 'approved' });
+    // The charge in flight when the schedule was cancelled is still recorded, once.
+    const charged = await stack.events.waitForSchedule(
+      scheduleId,
+      (e) => e.type === 'cycle-charged' || e.type === 'cycle-charge-declined',
+      60_000,
+    );
+    expect(charged).toMatchObject({ type: 'cycle-charged', paymentId, amount: { minor: 1_450 } });
+    const ledger = await stack.controls.ledger(paymentId);
+    expect(ledger.entries.map((e) => [e.movement, e.amountMinor])).toEqual([['charged', 1_450]]);
+    const detail = await admin('GET', `/admin/sagas/${scheduleId}`, VIEWER);
+    expect(detail.body.saga).toMatchObject({ status: 'cancelled' });
   }, 300_000);
 });

@@ -490,6 +490,46 @@ describe('admin API: an outcome left unknown is resolved by asking the gateway, 
     ]);
   }, 240_000);
 
+  it("refresh-status on a two-step payout whose payout-pay reply was lost after the operator's approval: paid out once on the answer (ledger)", async () => {
+    const check = payoutCheck({ amountMinor: 5_200 });
+    await stack.sendRaw(check);
+    await stack.events.waitForPayout(check.payoutId, ['payout-registered'], 60_000);
+    const noStatus = await leftUnknown({
+      sagaId: check.payoutId,
+      operation: 'PAYOUT_V4_PAY',
+      start: async () => {
+        const approval = await admin(
+          'POST',
+          `/admin/sagas/${check.payoutId}/actions/approve`,
+          OPERATOR,
+          { reason: 'checked' },
+        );
+        expect(approval.status).toBe(202);
+      },
+      unknown: () => stack.events.waitForPayout(check.payoutId, ['payout-outcome-unknown']),
+    });
+    await stack.controls.removeFault(noStatus.id);
+    const answer = await admin(
+      'POST',
+      `/admin/sagas/${check.payoutId}/actions/refresh-status`,
+      OPERATOR,
+      { reason: 'did it leave?' },
+    );
+    expect(answer.status).toBe(202);
+    expect(answer.body).toMatchObject({ commandType: 'refresh-payout-status' });
+    const paid = await stack.events.waitForPayout(
+      check.payoutId,
+      ['paid-out', 'payout-declined', 'payout-failed', 'payout-command-rejected'],
+      60_000,
+    );
+    expect(paid.event).toMatchObject({ type: 'paid-out', amount: { minor: 5_200 } });
+    expect((await nextPoll(check.payoutId)) ?? null).toBeNull();
+    const ledger = await stack.controls.ledger(check.payoutId);
+    expect(
+      ledger.entries.filter((e) => e.movement === 'paid-out').map((e) => e.amountMinor),
+    ).toEqual([5_200]);
+  }, 240_000);
+
   it('refresh-status on a transfer whose reply was lost: the answer settles it, transferred once (ledger)', async () => {
     const command = transfer({ amountMinor: 2_700 });
     const noStatus = await leftUnknown({

@@ -11,13 +11,17 @@ import { promisify } from 'node:util';
 import { AdminActionAudited, type CreateScheduleCommand, TOPICS } from '@payments/contracts';
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
 import { tokenHash } from '../../apps/orchestrator/src/domain/admin-tokens';
+import { chargeIds } from '../../apps/orchestrator/src/flows/recurring-schedule/domain';
 import { PaymentStack, SANDBOX_MERCHANT } from '../../scripts/stack/payment-stack';
-import { payoutCheck } from '../../scripts/stack/payout-commands';
+import { Client } from 'pg';
+import { oneStepPayout, payoutCheck, transfer } from '../../scripts/stack/payout-commands';
 import { buildApps, REPO_ROOT } from '../../scripts/stack/processes';
 import { readMessages } from '../support/kafka';
 
 const exec = promisify(execFile);
 const OPERATOR = `op-${randomUUID()}`;
+/** USD, no 3-D Secure, used by no other test of this file for schedules. */
+const GATEWAY_SCHEDULE_ENDPOINT = SANDBOX_MERCHANT.paymentFormPreauthEndpoint;
 const VIEWER = `view-${randomUUID()}`;
 
 let stack: PaymentStack;
@@ -34,6 +38,11 @@ beforeAll(async () => {
     adapterDatabaseUrl: adapterDb.url,
     env: {
       orchestrator: {
+        // The clock is moved past the fast polling phase so that only an operator's action can
+        // bring a status query within minutes (leftUnknown below).
+        TEST_CONTROLS_ENABLED: 'true',
+        // Schedules on this endpoint are registered with the gateway, which charges them.
+        SCHEDULE_GATEWAY_REGISTRATION_ENDPOINTS: GATEWAY_SCHEDULE_ENDPOINT,
         ADMIN_TOKENS: JSON.stringify([
           { name: 'alice', role: 'operator', sha256: tokenHash(OPERATOR) },
           { name: 'bob', role: 'viewer', sha256: tokenHash(VIEWER) },
@@ -383,4 +392,454 @@ describe('admin API: actions enter as commands through Kafka, audited', () => {
     expect(found.items.map((i) => i.id)).toContain(paymentId);
     await expect(cli('saga', randomUUID())).rejects.toMatchObject({ code: 2 });
   }, 120_000);
+});
+
+/** The orchestrator's next status poll of a saga (its timer of `kind`), or undefined without one. */
+async function nextPoll(sagaId: string, kind = 'status-poll'): Promise<Date | undefined> {
+  const client = new Client({ connectionString: orchestratorDb.url });
+  await client.connect();
+  try {
+    const result = await client.query<{ due_at: Date }>(
+      `SELECT due_at FROM timers WHERE saga_id::text = $1 AND kind = $2`,
+      [sagaId, kind],
+    );
+    return result.rows[0]?.due_at;
+  } finally {
+    await client.end();
+  }
+}
+
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/**
+ * Leaves a saga's gateway operation really unknown, and quiet: the gateway processes it but its
+ * reply is lost, its callbacks are dropped and every status query fails while the returned rule is
+ * live. Then the orchestrator's clock is moved past the fast polling phase (every 3-5 s for five
+ * minutes, then every 5-10 minutes) and the poll that comes due fails: from here on, with the
+ * status rule removed, nothing but an operator's action asks the gateway within five minutes.
+ */
+async function leftUnknown(options: {
+  readonly sagaId: string;
+  /** The sandbox's client_orderid of the operation (the saga id unless the gateway chose one). */
+  readonly clientOrderId?: string;
+  /** The sandbox operation whose reply is lost; undefined: none (the operation is the gateway's own). */
+  readonly operation?: string;
+  readonly start: () => Promise<void>;
+  readonly unknown: () => Promise<unknown>;
+  /** The saga's poll timer of this operation, from what `unknown` found (default status-poll). */
+  readonly pollKind?: (found: unknown) => string;
+}): Promise<{ id: string }> {
+  const clientOrderId = options.clientOrderId ?? options.sagaId;
+  if (options.operation !== undefined) {
+    await stack.controls.addFault({
+      clientOrderId,
+      operation: options.operation,
+      failAfter: 'drop',
+      times: 1,
+    });
+    await stack.controls.addFault({ clientOrderId, callbacks: 'drop' });
+  }
+  // `times` only to count the status queries that reach the sandbox (`remaining`).
+  const noStatus = await stack.controls.addFault({
+    clientOrderId,
+    operation: 'STATUS',
+    failBefore: 503,
+    times: 1_000_000,
+  });
+  await options.start();
+  const found = await options.unknown();
+  const pollKind = options.pollKind?.(found);
+  await stack.advanceOrchestratorClock(6 * 60);
+  // The poll that came due with the jump has run and set the next one minutes away…
+  await until('the slow poll cadence', async () => {
+    const due = await nextPoll(options.sagaId, pollKind);
+    return due !== undefined && due.getTime() > Date.now() + 6 * 60_000;
+  });
+  // …and its status query reached the sandbox (and failed): no status query is on its way.
+  const hits = async () =>
+    (await stack.controls.faults()).find((f) => f.id === noStatus.id)?.remaining ?? -1;
+  let seen = await hits();
+  await until('the status queries to stop', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const now = await hits();
+    const stable = now === seen;
+    seen = now;
+    return stable;
+  });
+  return noStatus;
+}
+
+describe('admin API: an outcome left unknown is resolved by asking the gateway, on every flow', () => {
+  it('resolve-unknown on a one-step payout whose reply was lost: a status query at once, paid out once on the answer (ledger)', async () => {
+    const payout = oneStepPayout({ amountMinor: 6_100 });
+    const noStatus = await leftUnknown({
+      sagaId: payout.payoutId,
+      operation: 'PAYOUT',
+      start: () => stack.sendRaw(payout),
+      unknown: () => stack.events.waitForPayout(payout.payoutId, ['payout-outcome-unknown']),
+    });
+    expect(await stack.controls.ledger(payout.payoutId)).toMatchObject({
+      entries: [expect.objectContaining({ movement: 'paid-out', amountMinor: 6_100 })],
+    });
+    await stack.controls.removeFault(noStatus.id);
+    const answer = await admin(
+      'POST',
+      `/admin/sagas/${payout.payoutId}/actions/resolve-unknown`,
+      OPERATOR,
+      { reason: 'payee says nothing arrived' },
+    );
+    expect(answer.status).toBe(202);
+    expect(answer.body).toMatchObject({ commandType: 'refresh-payout-status' });
+    const paid = await stack.events.waitForPayout(
+      payout.payoutId,
+      ['paid-out', 'payout-declined', 'payout-failed', 'payout-command-rejected'],
+      60_000,
+    );
+    expect(paid.event).toMatchObject({ type: 'paid-out', amount: { minor: 6_100 } });
+    // Settled long before the next poll could have asked: the action's query did it.
+    expect((await nextPoll(payout.payoutId)) ?? null).toBeNull();
+    const types = stack.events.payoutEventsOf(payout.payoutId).map((r) => r.event.type);
+    expect(types.filter((t) => t === 'paid-out')).toHaveLength(1);
+    expect(types).not.toContain('payout-command-rejected');
+    const ledger = await stack.controls.ledger(payout.payoutId);
+    expect(ledger.entries.map((e) => [e.movement, e.amountMinor])).toEqual([['paid-out', 6_100]]);
+    const detail = await admin('GET', `/admin/sagas/${payout.payoutId}`, VIEWER);
+    expect(detail.body.saga).toMatchObject({ flow: 'payout', status: 'paid' });
+    expect(detail.body.audit).toEqual([
+      expect.objectContaining({
+        action: 'resolve-unknown',
+        commandType: 'refresh-payout-status',
+        commandId: answer.body.commandId,
+      }),
+    ]);
+  }, 240_000);
+
+  it("refresh-status on a two-step payout whose payout-pay reply was lost after the operator's approval: paid out once on the answer (ledger)", async () => {
+    const check = payoutCheck({ amountMinor: 5_200 });
+    await stack.sendRaw(check);
+    await stack.events.waitForPayout(check.payoutId, ['payout-registered'], 60_000);
+    const noStatus = await leftUnknown({
+      sagaId: check.payoutId,
+      operation: 'PAYOUT_V4_PAY',
+      start: async () => {
+        const approval = await admin(
+          'POST',
+          `/admin/sagas/${check.payoutId}/actions/approve`,
+          OPERATOR,
+          { reason: 'checked' },
+        );
+        expect(approval.status).toBe(202);
+      },
+      unknown: () => stack.events.waitForPayout(check.payoutId, ['payout-outcome-unknown']),
+    });
+    await stack.controls.removeFault(noStatus.id);
+    const answer = await admin(
+      'POST',
+      `/admin/sagas/${check.payoutId}/actions/refresh-status`,
+      OPERATOR,
+      { reason: 'did it leave?' },
+    );
+    expect(answer.status).toBe(202);
+    expect(answer.body).toMatchObject({ commandType: 'refresh-payout-status' });
+    const paid = await stack.events.waitForPayout(
+      check.payoutId,
+      ['paid-out', 'payout-declined', 'payout-failed', 'payout-command-rejected'],
+      60_000,
+    );
+    expect(paid.event).toMatchObject({ type: 'paid-out', amount: { minor: 5_200 } });
+    expect((await nextPoll(check.payoutId)) ?? null).toBeNull();
+    const ledger = await stack.controls.ledger(check.payoutId);
+    expect(
+      ledger.entries.filter((e) => e.movement === 'paid-out').map((e) => e.amountMinor),
+    ).toEqual([5_200]);
+  }, 240_000);
+
+  it('refresh-status on a transfer whose reply was lost: the answer settles it, transferred once (ledger)', async () => {
+    const command = transfer({ amountMinor: 2_700 });
+    const noStatus = await leftUnknown({
+      sagaId: command.transferId,
+      operation: 'TRANSFER_V4',
+      start: () => stack.sendRaw(command),
+      unknown: () => stack.events.waitForPayout(command.transferId, ['transfer-outcome-unknown']),
+    });
+    await stack.controls.removeFault(noStatus.id);
+    const answer = await admin(
+      'POST',
+      `/admin/sagas/${command.transferId}/actions/refresh-status`,
+      OPERATOR,
+      { reason: 'sender asks' },
+    );
+    expect(answer.status).toBe(202);
+    expect(answer.body).toMatchObject({ commandType: 'refresh-transfer-status' });
+    const done = await stack.events.waitForPayout(
+      command.transferId,
+      ['transferred', 'transfer-declined', 'transfer-failed', 'transfer-command-rejected'],
+      60_000,
+    );
+    expect(done.event).toMatchObject({ type: 'transferred', amount: { minor: 2_700 } });
+    expect((await nextPoll(command.transferId)) ?? null).toBeNull();
+    const ledger = await stack.controls.ledger(command.transferId);
+    expect(ledger.entries.map((e) => [e.movement, e.amountMinor])).toEqual([
+      ['transferred', 2_700],
+    ]);
+  }, 240_000);
+
+  it('reject: a registered payout is rejected through the API, nothing is paid, a later approval is refused; a viewer may not reject', async () => {
+    const check = payoutCheck({ amountMinor: 4_400 });
+    await stack.sendRaw(check);
+    await stack.events.waitForPayout(check.payoutId, ['payout-registered'], 60_000);
+    const route = `/admin/sagas/${check.payoutId}/actions/reject`;
+    const forbidden = await admin('POST', route, VIEWER, { reason: 'not mine to decide' });
+    expect(forbidden.status).toBe(403);
+    expect(errorCode(forbidden)).toBe('FORBIDDEN');
+    const answer = await admin('POST', route, OPERATOR, { reason: 'payee failed screening' });
+    expect(answer.status).toBe(202);
+    expect(answer.body).toMatchObject({ commandType: 'reject-payout' });
+    const rejected = await stack.events.waitForPayout(check.payoutId, ['payout-rejected'], 60_000);
+    expect(rejected.event).toMatchObject({
+      commandId: answer.body.commandId,
+      rejectedBy: 'alice',
+      reason: 'payee failed screening',
+    });
+    const approve = await admin(
+      'POST',
+      `/admin/sagas/${check.payoutId}/actions/approve`,
+      OPERATOR,
+      {
+        reason: 'changed my mind',
+      },
+    );
+    expect(approve.status).toBe(202);
+    const refused = await stack.events.waitForPayout(
+      check.payoutId,
+      ['payout-command-rejected'],
+      60_000,
+    );
+    expect(refused.event).toMatchObject({
+      commandId: approve.body.commandId,
+      reason: 'PAYOUT_REJECTED',
+    });
+    // The check moves nothing; no payout-pay was ever sent.
+    const ledger = await stack.controls.ledger(check.payoutId);
+    expect(ledger.entries.filter((e) => e.movement === 'paid-out')).toEqual([]);
+    const detail = await admin('GET', `/admin/sagas/${check.payoutId}`, VIEWER);
+    expect(detail.body.saga).toMatchObject({ status: 'rejected' });
+    // The viewer's refusal left no audit: the operator's two actions only.
+    expect((detail.body.audit as Array<{ action: string }>).map((a) => a.action)).toEqual([
+      'reject',
+      'approve',
+    ]);
+  }, 180_000);
+  it("resolve-unknown on a gateway-registered schedule: its lost registration and then a charge whose status was failing are each settled by the gateway's answer (ledger); pause and cancel are refused meanwhile", async () => {
+    const scheduleBase = () => ({
+      commandId: randomUUID(),
+      merchant: { endpointId: GATEWAY_SCHEDULE_ENDPOINT },
+      occurredAt: new Date().toISOString(),
+    });
+    const sale = stack.sale({
+      cvv: '123',
+      amountMinor: 1_000,
+      currency: 'USD',
+      endpointId: GATEWAY_SCHEDULE_ENDPOINT,
+    });
+    await stack.send(sale);
+    await stack.events.waitForType(sale.paymentId, ['approved'], 60_000);
+    await stack.sendRaw({ type: 'create-card-ref', ...scheduleBase(), paymentId: sale.paymentId });
+    const created = await stack.events.waitForType(sale.paymentId, ['card-ref-created'], 60_000);
+    const refId = (created.event as { cardRef: { refId: string } }).cardRef.refId;
+    const scheduleId = randomUUID();
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    const schedule: CreateScheduleCommand = {
+      type: 'create-schedule',
+      ...scheduleBase(),
+      scheduleId,
+      cardRef: { refId },
+      amount: { minor: 1_350, currency: 'USD' },
+      description: 'Plan at the gateway, admin',
+      rule: {
+        period: 'day',
+        interval: 1,
+        startDate: tomorrow,
+        timeOfDay: '00:00',
+        timeZone: 'UTC',
+        end: { kind: 'count', count: 1 },
+      },
+    };
+    const scheduleEvent = (type: string) =>
+      stack.events.waitForSchedule(scheduleId, (e) => e.type === type, 60_000);
+    const act = async (action: string, reason: string) => {
+      const answer = await admin('POST', `/admin/sagas/${scheduleId}/actions/${action}`, OPERATOR, {
+        reason,
+      });
+      expect(answer.status).toBe(202);
+      return answer.body.commandId as string;
+    };
+
+    // The registration's reply is lost, and its status queries fail.
+    const noRegistrationStatus = await leftUnknown({
+      sagaId: scheduleId,
+      operation: 'CREATE_RP_V4',
+      start: () => stack.sendRaw(schedule),
+      unknown: () => scheduleEvent('schedule-registration-unknown'),
+      pollKind: () => 'registration-status',
+    });
+    // Stuck: the gateway offers no pause or cancel of a recurring payment, so neither is faked.
+    for (const action of ['pause', 'cancel']) {
+      const commandId = await act(action, `stuck schedule: ${action}`);
+      const refused = await stack.events.waitForSchedule(
+        scheduleId,
+        (e) => e.type === 'command-rejected' && e.commandId === commandId,
+        60_000,
+      );
+      expect(refused).toMatchObject({ reason: 'NOT_SUPPORTED_BY_GATEWAY' });
+    }
+    await stack.controls.removeFault(noRegistrationStatus.id);
+    const resolve = await act('resolve-unknown', 'was it registered?');
+    const registered = await stack.events.waitForSchedule(
+      scheduleId,
+      (e) =>
+        e.type === 'schedule-registered' ||
+        e.type === 'schedule-registration-failed' ||
+        (e.type === 'command-rejected' && e.commandId === resolve),
+      60_000,
+    );
+    expect(registered).toMatchObject({ type: 'schedule-registered', resolvedBy: 'status' });
+    expect((await nextPoll(scheduleId, 'registration-status')) ?? null).toBeNull();
+    const plans = (await (
+      await fetch(
+        `${stack.urls['gateway-sandbox']}/_sandbox/recurring?login=${SANDBOX_MERCHANT.login}`,
+      )
+    ).json()) as Array<Record<string, string | number>>;
+    // Registered once (never sent again), nothing charged yet.
+    expect(plans.filter((p) => p['merchant-order-id'] === scheduleId)).toEqual([
+      expect.objectContaining({ charges: 0 }),
+    ]);
+
+    // The gateway charges the first cycle and calls back; every status query about it fails.
+    const chargeOrder = `${scheduleId}-1`;
+    const noChargeStatus = await leftUnknown({
+      sagaId: scheduleId,
+      clientOrderId: chargeOrder,
+      start: () => stack.controls.advanceClock(86_400 + 60),
+      unknown: () => scheduleEvent('gateway-charge-reported'),
+      pollKind: (reported) =>
+        `charge-status:${(reported as { gatewayOrderId: string }).gatewayOrderId}`,
+    });
+    expect(stack.events.scheduleEventsOf(scheduleId).map((e) => e.type)).not.toContain(
+      'gateway-cycle-charged',
+    );
+    await stack.controls.removeFault(noChargeStatus.id);
+    await act('refresh-status', 'did the gateway charge?');
+    const charged = await scheduleEvent('gateway-cycle-charged');
+    expect(charged).toMatchObject({
+      cycle: 0,
+      clientOrderId: chargeOrder,
+      amount: { minor: 1_350, currency: 'USD' },
+    });
+    const ledger = await stack.controls.ledger(chargeOrder);
+    expect(ledger.entries.map((e) => [e.movement, e.amountMinor])).toEqual([['charged', 1_350]]);
+    expect((await stack.controls.ledger(scheduleId)).entries).toEqual([]);
+    const detail = await admin('GET', `/admin/sagas/${scheduleId}`, VIEWER);
+    expect((detail.body.audit as Array<{ action: string }>).map((a) => a.action)).toEqual([
+      'pause',
+      'cancel',
+      'resolve-unknown',
+      'refresh-status',
+    ]);
+  }, 300_000);
+  it("a schedule we charge, stuck with its cycle's rebill unknown: pause refused, cancel taken, refresh points to the rebill; refresh-status on the rebill settles it and the cancelled schedule records the charge (ledger)", async () => {
+    const scheduleBase = () => ({
+      commandId: randomUUID(),
+      merchant: { endpointId: SANDBOX_MERCHANT.plainEndpoint },
+      occurredAt: new Date().toISOString(),
+    });
+    const sale = stack.sale({ cvv: '123', amountMinor: 1_000, currency: 'USD' });
+    await stack.send(sale);
+    await stack.events.waitForType(sale.paymentId, ['approved'], 60_000);
+    await stack.sendRaw({ type: 'create-card-ref', ...scheduleBase(), paymentId: sale.paymentId });
+    const created = await stack.events.waitForType(sale.paymentId, ['card-ref-created'], 60_000);
+    const refId = (created.event as { cardRef: { refId: string } }).cardRef.refId;
+    const scheduleId = randomUUID();
+    const orchestratorNow = () => Date.now() + stack.orchestratorClockAdvanced * 1000;
+    const startDate = new Date(orchestratorNow() + 86_400_000).toISOString().slice(0, 10);
+    await stack.sendRaw({
+      type: 'create-schedule',
+      ...scheduleBase(),
+      scheduleId,
+      cardRef: { refId },
+      amount: { minor: 1_450, currency: 'USD' },
+      description: 'Plan, stuck',
+      rule: {
+        period: 'month',
+        interval: 1,
+        startDate,
+        timeOfDay: '12:00',
+        timeZone: 'UTC',
+        end: { kind: 'never' },
+      },
+    } satisfies CreateScheduleCommand);
+    await stack.events.waitForSchedule(scheduleId, (e) => e.type === 'schedule-created', 60_000);
+    // The first cycle's rebill: its reply lost, its callbacks dropped, its status failing.
+    const { paymentId } = chargeIds(scheduleId, 0, 1);
+    const noStatus = await leftUnknown({
+      sagaId: paymentId,
+      operation: 'REBILL',
+      start: () =>
+        stack.advanceOrchestratorClock(
+          Math.ceil((Date.parse(`${startDate}T12:00:00.000Z`) - orchestratorNow()) / 1000) + 60,
+        ),
+      unknown: () => stack.events.waitForType(paymentId, ['outcome-unknown'], 60_000),
+    });
+    const act = async (sagaId: string, action: string) => {
+      const answer = await admin('POST', `/admin/sagas/${sagaId}/actions/${action}`, OPERATOR, {
+        reason: `stuck schedule: ${action}`,
+      });
+      expect(answer.status).toBe(202);
+      return answer.body.commandId as string;
+    };
+    const answerTo = (commandId: string) =>
+      stack.events.waitForSchedule(scheduleId, (e) => e.commandId === commandId, 60_000);
+    expect(await answerTo(await act(scheduleId, 'pause'))).toMatchObject({
+      type: 'command-rejected',
+      reason: 'OPERATION_IN_PROGRESS',
+    });
+    // Nothing of the schedule's own is at the gateway: the operator is sent to the rebill.
+    expect(await answerTo(await act(scheduleId, 'refresh-status'))).toMatchObject({
+      type: 'command-rejected',
+      reason: 'NOTHING_TO_REFRESH',
+      message: expect.stringContaining(paymentId) as string,
+    });
+    expect(await answerTo(await act(scheduleId, 'cancel'))).toMatchObject({
+      type: 'schedule-cancelled',
+    });
+    expect(await answerTo(await act(scheduleId, 'resume'))).toMatchObject({
+      type: 'command-rejected',
+      reason: 'INVALID_STATE',
+    });
+    await stack.controls.removeFault(noStatus.id);
+    await act(paymentId, 'resolve-unknown');
+    const final = await stack.events.waitForType(
+      paymentId,
+      ['approved', 'declined', 'failed'],
+      60_000,
+    );
+    expect(final.event).toMatchObject({ type: 'approved' });
+    // The charge in flight when the schedule was cancelled is still recorded, once.
+    const charged = await stack.events.waitForSchedule(
+      scheduleId,
+      (e) => e.type === 'cycle-charged' || e.type === 'cycle-charge-declined',
+      60_000,
+    );
+    expect(charged).toMatchObject({ type: 'cycle-charged', paymentId, amount: { minor: 1_450 } });
+    const ledger = await stack.controls.ledger(paymentId);
+    expect(ledger.entries.map((e) => [e.movement, e.amountMinor])).toEqual([['charged', 1_450]]);
+    const detail = await admin('GET', `/admin/sagas/${scheduleId}`, VIEWER);
+    expect(detail.body.saga).toMatchObject({ status: 'cancelled' });
+  }, 300_000);
 });

@@ -100,6 +100,7 @@ export {
   PayoutEvent,
   PayoutOperation,
   RejectPayoutCommand,
+  RefreshPayoutStatusCommand,
   ReleasePayoutBudgetCommand,
   ReservePayoutBudgetCommand,
 } from './payouts';
@@ -109,6 +110,7 @@ export {
   TRANSFER_COMMAND_SCHEMAS,
   TRANSFER_EVENT_SCHEMAS,
   TransferByRefCommand,
+  RefreshTransferStatusCommand,
   TransferCommand,
   TransferEvent,
   TransferOperation,

@@ -107,6 +107,16 @@ export const RejectPayoutCommand = z.strictObject({
   reason: z.string().min(1).max(1024),
 });
 
+/**
+ * Asks for a status query of the payout's operation in flight now (payout-check, payout-pay or a
+ * one-step payout), instead of waiting for the next poll; the gateway's answer decides, as for a
+ * card payment's `refresh-status`. Moves no money: open to producers as well as to operators.
+ */
+export const RefreshPayoutStatusCommand = z.strictObject({
+  type: z.literal('refresh-payout-status'),
+  ...payoutBase,
+});
+
 /** A UTC calendar day, `YYYY-MM-DD`. */
 const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a UTC day (YYYY-MM-DD)');
 
@@ -155,6 +165,7 @@ export const PAYOUT_COMMAND_SCHEMAS = {
   'payout-check': PayoutCheckCommand,
   'approve-payout': ApprovePayoutCommand,
   'reject-payout': RejectPayoutCommand,
+  'refresh-payout-status': RefreshPayoutStatusCommand,
   'reserve-payout-budget': ReservePayoutBudgetCommand,
   'release-payout-budget': ReleasePayoutBudgetCommand,
   'payout-budget-answer': PayoutBudgetAnswerCommand,
@@ -174,6 +185,7 @@ export const PayoutCommand = z.discriminatedUnion('type', [
   PayoutCheckCommand,
   ApprovePayoutCommand,
   RejectPayoutCommand,
+  RefreshPayoutStatusCommand,
   ReservePayoutBudgetCommand,
   ReleasePayoutBudgetCommand,
   PayoutBudgetAnswerCommand,
@@ -184,6 +196,7 @@ export type PayoutV4Command = z.infer<typeof PayoutV4Command>;
 export type PayoutFormCommand = z.infer<typeof PayoutFormCommand>;
 export type ApprovePayoutCommand = z.infer<typeof ApprovePayoutCommand>;
 export type RejectPayoutCommand = z.infer<typeof RejectPayoutCommand>;
+export type RefreshPayoutStatusCommand = z.infer<typeof RefreshPayoutStatusCommand>;
 export type ReservePayoutBudgetCommand = z.infer<typeof ReservePayoutBudgetCommand>;
 export type ReleasePayoutBudgetCommand = z.infer<typeof ReleasePayoutBudgetCommand>;
 export type PayoutBudgetAnswerCommand = z.infer<typeof PayoutBudgetAnswerCommand>;

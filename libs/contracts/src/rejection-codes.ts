@@ -41,6 +41,7 @@ export const REJECTION_CODES = [
   /** An approval or rejection of a one-step payout (it has no approval step). */
   'PAYOUT_NOT_TWO_STEP',
   'TRANSFER_ALREADY_EXISTS',
+  'TRANSFER_NOT_FOUND',
   'CHECK_ALREADY_EXISTS',
   'DAILY_PAYOUT_LIMIT_EXCEEDED',
   /** A command type only the orchestrator itself issues, received on the commands topic. */

@@ -113,6 +113,17 @@ export const CancelScheduleCommand = z.strictObject({
 });
 
 /**
+ * Asks the gateway now about what a schedule registered with it has in flight: its registration
+ * (create-recurring-payment) and every charge still being confirmed; the answers decide, as for a
+ * card payment's `refresh-status`. Moves no money. A schedule we charge ourselves has nothing of
+ * its own in flight: its cycle's rebill is a card payment, refreshed as one.
+ */
+export const RefreshScheduleStatusCommand = z.strictObject({
+  type: z.literal('refresh-schedule-status'),
+  ...scheduleBase,
+});
+
+/**
  * Internal: the rebill saga of a cycle reports its final outcome to its schedule (a start-saga
  * effect of the rebill flow; it names the charge's derived payment id, which the schedule checks).
  */
@@ -198,6 +209,7 @@ export const ScheduleCommand = z.discriminatedUnion('type', [
   PauseScheduleCommand,
   ResumeScheduleCommand,
   CancelScheduleCommand,
+  RefreshScheduleStatusCommand,
   RecordCycleOutcomeCommand,
 ]);
 export type CreateScheduleCommand = z.infer<typeof CreateScheduleCommand>;
@@ -212,6 +224,7 @@ export const SCHEDULE_COMMAND_SCHEMAS = {
   'pause-schedule': PauseScheduleCommand,
   'resume-schedule': ResumeScheduleCommand,
   'cancel-schedule': CancelScheduleCommand,
+  'refresh-schedule-status': RefreshScheduleStatusCommand,
   'record-cycle-outcome': RecordCycleOutcomeCommand,
 } as const satisfies Record<ScheduleCommandType, z.ZodType>;
 

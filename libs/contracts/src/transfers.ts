@@ -42,17 +42,29 @@ export const TransferByRefCommand = z.strictObject({
   ...transferDetails,
 });
 
+/**
+ * Asks for a status query of the transfer in flight now, instead of waiting for the next poll; the
+ * gateway's answer decides, as for a card payment's `refresh-status`. Moves no money.
+ */
+export const RefreshTransferStatusCommand = z.strictObject({
+  type: z.literal('refresh-transfer-status'),
+  ...transferBase,
+});
+
 export const TRANSFER_COMMAND_SCHEMAS = {
   transfer: TransferCommand,
   'transfer-by-ref': TransferByRefCommand,
+  'refresh-transfer-status': RefreshTransferStatusCommand,
 } as const;
 
 export const AnyTransferCommand = z.discriminatedUnion('type', [
   TransferCommand,
   TransferByRefCommand,
+  RefreshTransferStatusCommand,
 ]);
 export type TransferCommand = z.infer<typeof TransferCommand>;
 export type TransferByRefCommand = z.infer<typeof TransferByRefCommand>;
+export type RefreshTransferStatusCommand = z.infer<typeof RefreshTransferStatusCommand>;
 export type AnyTransferCommand = z.infer<typeof AnyTransferCommand>;
 
 // ---- events -----------------------------------------------------------------------------

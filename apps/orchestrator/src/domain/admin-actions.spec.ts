@@ -1,4 +1,5 @@
 import { ADMIN_ACTIONS } from '@payments/contracts';
+import { contractCommands } from '../flows/command-catalogue';
 import { ACTION_FLOWS, actionCommand } from './admin-actions';
 
 const input = {
@@ -30,6 +31,21 @@ describe('admin actions', () => {
       ok: true,
       command: { type: 'refresh-status', ...base, paymentId: id },
     });
+    // Payouts, transfers and schedules: their own refresh command, addressed by their saga id field.
+    for (const action of ['refresh-status', 'resolve-unknown'] as const) {
+      expect(actionCommand(action, saga('payout'), input)).toEqual({
+        ok: true,
+        command: { type: 'refresh-payout-status', ...base, payoutId: id },
+      });
+      expect(actionCommand(action, saga('transfer'), input)).toEqual({
+        ok: true,
+        command: { type: 'refresh-transfer-status', ...base, transferId: id },
+      });
+      expect(actionCommand(action, saga('recurring-schedule'), input)).toEqual({
+        ok: true,
+        command: { type: 'refresh-schedule-status', ...base, scheduleId: id },
+      });
+    }
     expect(actionCommand('approve', saga('payout'), input)).toEqual({
       ok: true,
       command: {
@@ -64,12 +80,23 @@ describe('admin actions', () => {
 
   it('refuses an action on a saga of another flow, naming both', () => {
     for (const action of ADMIN_ACTIONS) {
-      const other = ACTION_FLOWS[action] === 'payout' ? 'transfer' : 'payout';
-      const result = actionCommand(action, saga(other), input);
+      const result = actionCommand(action, saga('pan-eligibility'), input);
       expect(result).toEqual({
         ok: false,
-        message: `${action} applies to ${ACTION_FLOWS[action]} sagas; ${saga(other).id} is a ${other} saga`,
+        message: `${action} applies to ${ACTION_FLOWS[action].join(', ')} sagas; ${saga('x').id} is a pan-eligibility saga`,
       });
+    }
+    expect(actionCommand('approve', saga('transfer'), input)).toMatchObject({ ok: false });
+  });
+
+  it('builds for every flow an action applies to a command the contracts accept', () => {
+    for (const action of ADMIN_ACTIONS) {
+      for (const flow of ACTION_FLOWS[action]) {
+        const built = actionCommand(action, saga(flow), input);
+        if (!built.ok) throw new Error(built.message);
+        const parsed = contractCommands.parse(built.command);
+        expect({ action, flow, ok: parsed.ok }).toEqual({ action, flow, ok: true });
+      }
     }
   });
 });

@@ -23,15 +23,28 @@ export type ActionCommand =
   | { readonly ok: true; readonly command: Record<string, unknown> & { type: string } }
   | { readonly ok: false; readonly message: string };
 
-/** The flows each action applies to (flow names as the runtime registers them). */
-export const ACTION_FLOWS: Readonly<Record<AdminActionName, string>> = {
-  'refresh-status': 'card-payment',
-  'resolve-unknown': 'card-payment',
-  approve: 'payout',
-  reject: 'payout',
-  pause: 'recurring-schedule',
-  resume: 'recurring-schedule',
-  cancel: 'recurring-schedule',
+/**
+ * The command each action becomes, per flow it applies to (flow names as the runtime registers
+ * them). A refresh is the flow's own status-refresh command: each flow has its saga id field and
+ * its command family, and every one of them asks the gateway through the same rule
+ * (`refreshQuery`, domain/gateway-operation.ts).
+ */
+const REFRESH_COMMANDS: Readonly<Record<string, { type: string; idField: string }>> = {
+  'card-payment': { type: 'refresh-status', idField: 'paymentId' },
+  payout: { type: 'refresh-payout-status', idField: 'payoutId' },
+  transfer: { type: 'refresh-transfer-status', idField: 'transferId' },
+  'recurring-schedule': { type: 'refresh-schedule-status', idField: 'scheduleId' },
+};
+
+/** The flows each action applies to. */
+export const ACTION_FLOWS: Readonly<Record<AdminActionName, readonly string[]>> = {
+  'refresh-status': Object.keys(REFRESH_COMMANDS),
+  'resolve-unknown': Object.keys(REFRESH_COMMANDS),
+  approve: ['payout'],
+  reject: ['payout'],
+  pause: ['recurring-schedule'],
+  resume: ['recurring-schedule'],
+  cancel: ['recurring-schedule'],
 };
 
 export function actionCommand(
@@ -39,11 +52,11 @@ export function actionCommand(
   saga: ActionTarget,
   input: ActionInput,
 ): ActionCommand {
-  const flow = ACTION_FLOWS[action];
-  if (saga.flow !== flow) {
+  const flows = ACTION_FLOWS[action];
+  if (!flows.includes(saga.flow)) {
     return {
       ok: false,
-      message: `${action} applies to ${flow} sagas; ${saga.id} is a ${saga.flow} saga`,
+      message: `${action} applies to ${flows.join(', ')} sagas; ${saga.id} is a ${saga.flow} saga`,
     };
   }
   const base = {
@@ -53,8 +66,11 @@ export function actionCommand(
   };
   switch (action) {
     case 'refresh-status':
-    case 'resolve-unknown':
-      return { ok: true, command: { type: 'refresh-status', ...base, paymentId: saga.id } };
+    case 'resolve-unknown': {
+      const refresh = REFRESH_COMMANDS[saga.flow];
+      if (refresh === undefined) throw new Error(`no refresh command for ${saga.flow}`);
+      return { ok: true, command: { type: refresh.type, ...base, [refresh.idField]: saga.id } };
+    }
     case 'approve':
       return {
         ok: true,

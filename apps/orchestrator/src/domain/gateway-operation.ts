@@ -374,6 +374,22 @@ export function statusRequest(
   };
 }
 
+/**
+ * A refresh asked for by an operator or a producer, in every flow (a card payment's
+ * `refresh-status`, a payout's, a transfer's): a status query about the operation in flight, sent
+ * now, and no event. Its answer is matched and decides like any poll's, by the rules above: money
+ * never moves on the asker's word. Undefined: nothing in flight, nothing to ask (the flow refuses
+ * the command with NOTHING_TO_REFRESH).
+ */
+export function refreshQuery(
+  order: GatewayOrder,
+  op: OperationInFlight | undefined,
+  ctx: OperationContext,
+): Extract<OperationEffect, { type: 'send-gateway-request' }> | undefined {
+  if (op === undefined) return undefined;
+  return { type: 'send-gateway-request', request: statusRequest(order, op, ctx) };
+}
+
 function unknownAlertTimer(op: OperationInFlight, since: string, rules: OperationRules) {
   return {
     type: 'schedule-timer',

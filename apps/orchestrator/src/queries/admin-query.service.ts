@@ -281,7 +281,7 @@ export class AdminQueryService {
       return {
         saga: { ...summary(row), state: row.state },
         money: moneyOf(row.state),
-        actions: ADMIN_ACTIONS.filter((a) => ACTION_FLOWS[a] === row.flow),
+        actions: ADMIN_ACTIONS.filter((a) => ACTION_FLOWS[a].includes(row.flow)),
         history: history.map((h) => ({
           version: h.version,
           type: h.event_type,

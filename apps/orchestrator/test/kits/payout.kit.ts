@@ -20,6 +20,7 @@ import type {
   PayoutCheckCommand,
   PayoutEvent,
   RejectPayoutCommand,
+  RefreshPayoutStatusCommand,
 } from '@payments/contracts';
 import { PLACEHOLDER_SEALED_CARD } from '@payments/contracts/testing';
 import {
@@ -94,6 +95,17 @@ export function reject(payoutId: string): RejectPayoutCommand {
   };
 }
 
+/** An operator's or producer's refresh: ask the gateway now about the operation in flight. */
+export function refreshPayout(payoutId: string, endpointId = ENDPOINT): RefreshPayoutStatusCommand {
+  return {
+    type: 'refresh-payout-status',
+    commandId: uuid(),
+    payoutId,
+    merchant: { endpointId },
+    occurredAt: T0,
+  };
+}
+
 /** A one-step payout (v2 `payout` or v4 `payout-v4`) to the placeholder sealed card. */
 export function oneStepPayout(
   payoutId: string,
@@ -123,7 +135,8 @@ export const command = (
     | PayoutV4Command
     | PayoutFormCommand
     | ApprovePayoutCommand
-    | RejectPayoutCommand,
+    | RejectPayoutCommand
+    | RefreshPayoutStatusCommand,
 ) => ({ kind: 'command', command: c }) as const satisfies PayoutInput;
 
 /** The gateway's serial number of a request, as its reply and status replies about it name it. */

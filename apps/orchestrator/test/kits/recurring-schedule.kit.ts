@@ -152,6 +152,7 @@ export const update = (amount: Money) => command({ type: 'update-schedule', ...b
 export const pause = () => command({ type: 'pause-schedule', ...base() });
 export const resume = () => command({ type: 'resume-schedule', ...base() });
 export const cancel = () => command({ type: 'cancel-schedule', ...base() });
+export const refresh = () => command({ type: 'refresh-schedule-status', ...base() });
 
 export const timer = (cycle: number, attempt = 1): ScheduleInput => ({
   kind: 'timer',

@@ -26,6 +26,7 @@ export const PAYOUT_COMMANDS = [
   'payout-check',
   'approve-payout',
   'reject-payout',
+  'refresh-payout-status',
   'payout-budget-answer',
 ] as const satisfies ReadonlyArray<PayoutDomainCommand['type']>;
 

@@ -35,6 +35,7 @@ export const RECURRING_SCHEDULE_COMMANDS = [
   'pause-schedule',
   'resume-schedule',
   'cancel-schedule',
+  'refresh-schedule-status',
   'record-cycle-outcome',
 ] as const satisfies ReadonlyArray<ScheduleCommand['type']>;
 

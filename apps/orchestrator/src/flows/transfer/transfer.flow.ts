@@ -21,9 +21,11 @@ import {
 
 export const TRANSFER_FLOW = 'transfer';
 
-export const TRANSFER_COMMANDS = ['transfer', 'transfer-by-ref'] as const satisfies ReadonlyArray<
-  AnyTransferCommand['type']
->;
+export const TRANSFER_COMMANDS = [
+  'transfer',
+  'transfer-by-ref',
+  'refresh-transfer-status',
+] as const satisfies ReadonlyArray<AnyTransferCommand['type']>;
 
 /** The gateway reports both as a `transfer` transaction (callback `type`). */
 export const TRANSFER_OPERATIONS = transactionTypes<TransferOperation>({

@@ -252,7 +252,7 @@ export class AdminController {
   @ApiOperation({
     summary: 'Act on a saga: the action is sent as a command through Kafka and audited',
     description:
-      'refresh-status / resolve-unknown (card payments: ask the gateway; its answer decides), approve / reject (payouts), pause / resume / cancel (schedules).',
+      'refresh-status / resolve-unknown (card payments, payouts, transfers, schedules: ask the gateway about what is in flight; its answer decides), approve / reject (payouts), pause / resume / cancel (schedules).',
   })
   @ApiParam({ name: 'id', type: String, format: 'uuid', required: true })
   @ApiParam({ name: 'action', type: String, enum: [...ADMIN_ACTIONS], required: true })

@@ -12,7 +12,7 @@ import type {
 import type { Decision, DecisionContext } from './decision';
 import { accepted, rejected } from './drafts';
 import { orderAndPayer, requestBase, requestPayment } from './initiate';
-import { statusRequest } from './decide-gateway';
+import { orderOf, refreshQuery } from '../../../domain/gateway-operation';
 import {
   currencyRefusal,
   existingPayment,
@@ -248,7 +248,8 @@ function refreshStatus(
 ): Decision {
   const payment = existingPayment(command, state);
   if (isRejection(payment)) return rejected(state, command, ctx, payment);
-  if (!payment.inFlight) {
+  const query = refreshQuery(orderOf(payment.paymentId, payment), payment.inFlight, ctx);
+  if (query === undefined) {
     return rejected(
       state,
       command,
@@ -256,11 +257,5 @@ function refreshStatus(
       refuse('NOTHING_TO_REFRESH', `the payment is ${payment.status} with nothing in flight`),
     );
   }
-  return accepted(
-    state,
-    command.paymentId,
-    ctx,
-    [],
-    [{ type: 'send-gateway-request', request: statusRequest(payment, payment.inFlight, ctx) }],
-  );
+  return accepted(state, command.paymentId, ctx, [], [query]);
 }

@@ -1,16 +1,9 @@
-import type {
-  GatewayStatusReport,
-  GatewayStatusRequest,
-  PaymentEvent,
-  PaymentOperation,
-} from '@payments/contracts';
+import type { GatewayStatusReport, PaymentEvent, PaymentOperation } from '@payments/contracts';
 import {
   operationDecision,
   reportError,
   type OperationInput,
-  orderOf,
   type OperationVocabulary,
-  statusRequest as operationStatusRequest,
 } from '../../../domain/gateway-operation';
 import type { Decision, DecisionContext } from './decision';
 import { addMs, policyOf, type EventDraft } from './drafts';
@@ -26,14 +19,6 @@ import {
 /** The open payment and its operation in flight, if any. */
 export function inFlightOf(state: PaymentState): [OpenPayment, InFlightOperation] | undefined {
   return state.inFlight === undefined ? undefined : [state, state.inFlight];
-}
-
-export function statusRequest(
-  state: OpenPayment,
-  op: InFlightOperation,
-  ctx: DecisionContext,
-): GatewayStatusRequest {
-  return operationStatusRequest(orderOf(state.paymentId, state), op, ctx);
 }
 
 /** How the card-payment flow names what happens to its operation in flight. */

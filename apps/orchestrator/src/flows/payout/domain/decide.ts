@@ -7,6 +7,8 @@ import type {
 import { addMs, type IgnoreReason, ignoredWith, stampDrafts } from '../../../domain/decision';
 import {
   operationDecision,
+  orderOf,
+  refreshQuery,
   reportError,
   type OperationInput,
   type OperationOutcome,
@@ -155,6 +157,13 @@ function decideCommand(
   if (state.status === 'initial') return refuse('PAYOUT_NOT_FOUND', 'no such payout');
   if (command.merchant.endpointId !== state.merchant.endpointId) {
     return refuse('MERCHANT_MISMATCH', 'the payout belongs to another endpoint');
+  }
+  // Asking the gateway applies to every payout, one-step or two-step.
+  if (command.type === 'refresh-payout-status') {
+    const query = refreshQuery(orderOf(state.payoutId, state), state.inFlight, ctx);
+    if (query === undefined)
+      return refuse('NOTHING_TO_REFRESH', `the payout is ${state.status} with nothing in flight`);
+    return accepted(state, state.payoutId, ctx, [], [query]);
   }
   if (state.mode === 'one-step' && command.type !== 'payout-budget-answer') {
     return refuse('PAYOUT_NOT_TWO_STEP', `a one-step payout takes no ${command.type}`);

@@ -17,6 +17,7 @@ import type {
   PayoutEvent,
   PayoutOperation,
   RejectPayoutCommand,
+  RefreshPayoutStatusCommand,
   StatusCheckHint,
 } from '@payments/contracts';
 import type { Draft, FlowDecision, IgnoreReason } from '../../../domain/decision';
@@ -101,6 +102,7 @@ export type PayoutDomainCommand =
   | PayoutCheckCommand
   | ApprovePayoutCommand
   | RejectPayoutCommand
+  | RefreshPayoutStatusCommand
   | PayoutBudgetAnswerCommand;
 
 /** The commands that open a payout, and the operation each sends. */

@@ -10,6 +10,7 @@ import { limitRefusal } from '../../card-payment/domain/guards';
 import { cycleDueAt, cycleExists, firstCycleFrom } from './calendar';
 import {
   decideGatewayCharged,
+  refreshQueries,
   type GatewayEffect,
   type GatewayIgnoreReason,
   type GatewayInput,
@@ -107,12 +108,10 @@ export function decideSchedule(
   if (input.kind !== 'command') {
     if (!isGatewayCharged(state))
       return { outcome: 'ignored', reason: 'NOT_GATEWAY_CHARGED', events: [], effects: [] };
-    let n = 0;
-    const ids = ctx.ids ?? {
-      next: () =>
-        derivedUuid(`recurring-schedule/${state.terms.scheduleId}/${ctx.now}/${(n += 1)}`),
-    };
-    const outcome = decideGatewayCharged(input, state, policy, { now: ctx.now, ids });
+    const outcome = decideGatewayCharged(input, state, policy, {
+      now: ctx.now,
+      ids: idsOf(state, ctx),
+    });
     if (outcome.outcome === 'ignored')
       return { outcome: 'ignored', reason: outcome.reason, events: [], effects: [] };
     return {
@@ -176,6 +175,20 @@ export function decideSchedule(
   if (state.terms.merchant.endpointId !== command.merchant.endpointId)
     return reject('MERCHANT_MISMATCH', 'the schedule belongs to another endpoint');
   const { terms } = state;
+  if (command.type === 'refresh-schedule-status') {
+    const queries = isGatewayCharged(state)
+      ? refreshQueries(state, { now: ctx.now, ids: idsOf(state, ctx) })
+      : [];
+    if (queries.length > 0) return accept([], queries);
+    // A schedule we charge has nothing of its own at the gateway: its cycle is a rebill payment.
+    const charge = 'charge' in state ? state.charge : null;
+    return reject(
+      'NOTHING_TO_REFRESH',
+      charge === null
+        ? `the schedule is ${state.status} with nothing in flight at the gateway`
+        : `cycle ${charge.cycle} is charged by payment ${charge.paymentId}: refresh that payment`,
+    );
+  }
   if (isGatewayCharged(state)) {
     if (command.type === 'record-cycle-outcome')
       return reject('INVALID_STATE', 'the gateway charges this schedule: it has no rebill');
@@ -245,6 +258,17 @@ export function decideSchedule(
       throw new Error(`unhandled command ${JSON.stringify(never)}`);
     }
   }
+}
+
+/** Fresh ids for status requests: the context's, or derived from the schedule, time and a count. */
+function idsOf(state: { terms: ScheduleTerms }, ctx: ScheduleContext): { next(): string } {
+  let n = 0;
+  return (
+    ctx.ids ?? {
+      next: () =>
+        derivedUuid(`recurring-schedule/${state.terms.scheduleId}/${ctx.now}/${(n += 1)}`),
+    }
+  );
 }
 
 function dueAt(rule: ScheduleTerms['rule'], cycle: number): string {

@@ -18,6 +18,7 @@ import {
   type OperationStep,
   type OperationTimer,
   type OperationVocabulary,
+  refreshQuery,
   statusRequest,
 } from '../../../domain/gateway-operation';
 import { cycleDate, cycleDueAt, cycleExists, firstCycleFrom, formatLocalDate } from './calendar';
@@ -592,6 +593,25 @@ function startConfirming(
     ],
     chargeTimerKinds(charge.gatewayOrderId),
   );
+}
+
+/**
+ * A refresh of a registered schedule: a status query now about each of its operations in flight —
+ * the registration while it has no outcome, every charge still being confirmed — by the shared
+ * refresh rule; each answer decides like a poll's. None in flight: nothing (the command is refused).
+ */
+export function refreshQueries(state: GatewayChargedState, ctx: GatewayContext): GatewayEffect[] {
+  const { terms } = state;
+  const registration =
+    state.status === 'registering'
+      ? refreshQuery(registrationOrder(terms), registrationOp(state.registration), ctx)
+      : undefined;
+  const charges = state.charges
+    .filter((charge) => charge.outcome === 'confirming')
+    .map((charge) =>
+      refreshQuery(chargeOrder(terms, charge), chargeOp(terms.scheduleId, charge), ctx),
+    );
+  return [registration, ...charges].filter((query) => query !== undefined);
 }
 
 /**

@@ -7,6 +7,8 @@ import type {
 import { stampDrafts } from '../../../domain/decision';
 import {
   operationDecision,
+  orderOf,
+  refreshQuery,
   reportError,
   type OperationInFlight,
   type OperationVocabulary,
@@ -109,6 +111,15 @@ function decideCommand(
   if (command.type === 'payout-budget-answer') {
     const outcome = state.status === 'initial' ? undefined : budgetAnswer(command, state, ctx.now);
     return outcome ?? refuse('INVALID_STATE', `no budget reservation is awaited (${state.status})`);
+  }
+  if (command.type === 'refresh-transfer-status') {
+    if (state.status === 'initial') return refuse('TRANSFER_NOT_FOUND', 'no such transfer');
+    if (command.merchant.endpointId !== state.merchant.endpointId)
+      return refuse('MERCHANT_MISMATCH', 'the transfer belongs to another endpoint');
+    const query = refreshQuery(orderOf(state.transferId, state), state.inFlight, ctx);
+    if (query === undefined)
+      return refuse('NOTHING_TO_REFRESH', `the transfer is ${state.status} with nothing in flight`);
+    return { outcome: 'accepted', events: [], effects: [query] };
   }
   if (state.status !== 'initial') return refuse('TRANSFER_ALREADY_EXISTS', 'transfer exists');
   const policy = ctx.policy ?? DEFAULT_PAYOUT_POLICY;

@@ -202,6 +202,59 @@ describe('transfer (v4 transfer, transfer-by-ref)', () => {
     expect(world.sent).toEqual(['transfer']);
   });
 
+  it("an operator's refresh of an unknown transfer asks the gateway now; the status reply decides, nothing is sent again", () => {
+    const world = new TransferWorld();
+    const id = uuid();
+    const refresh = (endpointId = '1234'): TransferInput => ({
+      kind: 'command',
+      command: {
+        type: 'refresh-transfer-status',
+        commandId: uuid(),
+        transferId: id,
+        merchant: { endpointId },
+        occurredAt: T0,
+      },
+    });
+    expect(world.apply(refresh())).toMatchObject({
+      outcome: 'rejected',
+      rejection: { code: 'TRANSFER_NOT_FOUND' },
+    });
+    world.apply(transfer(id));
+    world.apply((s) => sendResult(s, { kind: 'unknown', reason: 'timeout' }));
+    const op = world.state();
+    const requestId = op.status === 'initial' ? undefined : op.inFlight?.requestId;
+    const asked = world.apply(refresh());
+    // No event: asking is not news; only the answer is.
+    expect(asked).toMatchObject({ outcome: 'accepted', events: [] });
+    expect(asked.effects).toEqual([
+      {
+        type: 'send-gateway-request',
+        request: expect.objectContaining({
+          operation: 'status',
+          paymentId: id,
+          clientOrderId: id,
+          subjectRequestId: requestId,
+          subjectOperation: 'transfer',
+        }),
+      },
+    ]);
+    expect(world.apply(refresh('9999'))).toMatchObject({
+      rejection: { code: 'MERCHANT_MISMATCH' },
+    });
+    world.apply((s) => statusReply(s, 'approved'));
+    expect(world.types()).toEqual([
+      'transfer-requested',
+      'transfer-outcome-unknown',
+      'transferred',
+    ]);
+    expect(world.sent).toEqual(['transfer']);
+    // Settled: nothing left to ask about.
+    expect(world.apply(refresh())).toMatchObject({
+      outcome: 'rejected',
+      rejection: { code: 'NOTHING_TO_REFRESH' },
+    });
+  });
+
   it('refuses before the gateway: an amount above the endpoint maximum, the same transfer id again', () => {
     const world = new TransferWorld();
     const id = uuid();

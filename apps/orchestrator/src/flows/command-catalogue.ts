@@ -81,7 +81,7 @@ function isRecurringObject(raw: unknown): raw is Record<string, unknown> {
 
 /**
  * Schedule commands are addressed by `scheduleId` (the schedule saga); a rebill, create-card-ref
- * and get-card-info by their `paymentId` (issue #12). Card-payment commands keep `parseCommand` above, unchanged.
+ * and get-card-info by their `paymentId`. Card-payment commands keep `parseCommand` above, unchanged.
  */
 function parseRecurring(
   raw: Record<string, unknown>,

@@ -27,8 +27,8 @@ export const CARD_PAYMENT_FLOW = 'card-payment';
 
 /**
  * The commands of sale, preauth, capture, void, return and status refresh; of card references:
- * rebill, create-card-ref, get-card-info (issue #12); and the payer-facing ones: hosted forms,
- * account verification, the 3-D Secure uploads (issue #13).
+ * rebill, create-card-ref, get-card-info; and the payer-facing ones: hosted forms,
+ * account verification, the 3-D Secure uploads.
  */
 export const CARD_PAYMENT_COMMANDS = [
   'sale',

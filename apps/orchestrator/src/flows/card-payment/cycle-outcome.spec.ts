@@ -25,7 +25,7 @@ import { cardPaymentFlow } from './card-payment.flow';
 import { DEFAULT_POLICY, initialState, type PaymentInput, type PaymentState } from './domain';
 
 /**
- * One report per rebill (issue #12): whatever the gateway sends after a scheduled rebill —
+ * One report per rebill: whatever the gateway sends after a scheduled rebill —
  * duplicated and reordered callbacks, status replies, late results, poll timers, a return of the
  * approved rebill and its answers — the binding
  * starts `record-cycle-outcome` exactly once if the rebill reaches its outcome, never otherwise,

@@ -13,7 +13,7 @@ import type { PaymentState } from './domain';
 import type { ScheduleLink } from './domain/state';
 
 /**
- * A rebill a recurring schedule started reports its outcome back (issue #12): when the decision
+ * A rebill a recurring schedule started reports its outcome back: when the decision
  * settles the rebill (approved, declined or failed, each on a gateway answer or a stated
  * not-sent rule), the schedule gets the internal `record-cycle-outcome` as a `start-saga` in the
  * same transaction. Its command id is derived from the payment id, so a decision taken again

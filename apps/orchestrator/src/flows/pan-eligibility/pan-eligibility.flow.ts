@@ -30,7 +30,7 @@ export function checkRejectionEvent(args: RejectionArgs & { sagaId: string }): P
   };
 }
 
-/** PAN eligibility (issue #11): can the card behind a gateway card reference receive payouts? */
+/** PAN eligibility: can the card behind a gateway card reference receive payouts? */
 export function panEligibilityFlow(rules: OperationRules): Flow<CheckState, PanEligibilityEvent> {
   return gatewayFlow<
     CheckState,

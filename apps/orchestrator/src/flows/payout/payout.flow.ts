@@ -63,7 +63,7 @@ function toRuntimeEffect(
   }
 }
 
-/** Payouts (issue #11): one-step (v2 payout, v4 payout) and two-step (payout-check → approval → payout-pay). */
+/** Payouts: one-step (v2 payout, v4 payout) and two-step (payout-check → approval → payout-pay). */
 export function payoutFlow(policy: PayoutPolicy): Flow<PayoutState, PayoutEvent> {
   return gatewayFlow<
     PayoutState,

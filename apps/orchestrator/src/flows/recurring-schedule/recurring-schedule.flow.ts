@@ -140,7 +140,7 @@ export function refusedRebillOutcome(
   };
 }
 
-/** The recurring-schedule flow: a schedule saga whose cycles are rebill sagas (issue #12). */
+/** The recurring-schedule flow: a schedule saga whose cycles are rebill sagas. */
 export function recurringScheduleFlow(policy: SchedulePolicy): Flow<ScheduleState, ScheduleEvent> {
   return {
     name: RECURRING_SCHEDULE_FLOW,

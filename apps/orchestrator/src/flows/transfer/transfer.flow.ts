@@ -37,7 +37,7 @@ export function transferRejectionEvent(args: RejectionArgs & { sagaId: string })
   return { type: 'transfer-command-rejected', transferId: args.sagaId, ...rejectionFields(args) };
 }
 
-/** Card-to-card transfers (issue #11): v4 transfer and transfer-by-ref, one operation each. */
+/** Card-to-card transfers: v4 transfer and transfer-by-ref, one operation each. */
 export function transferFlow(policy: TransferPolicy): Flow<TransferState, TransferEvent> {
   return gatewayFlow<
     TransferState,

@@ -123,7 +123,7 @@ const summarySchema = {
 };
 
 /**
- * The operators' admin API (issue #15), mounted when ADMIN_TOKENS names at least one token: search
+ * The operators' admin API, mounted when ADMIN_TOKENS names at least one token: search
  * sagas of every flow, read one with its history, events, gateway requests and audit, and act on
  * it — every action becomes an ordinary command on Kafka, audited in the same transaction.
  */

@@ -17,7 +17,7 @@ import { requestBase, requestPayment } from './initiate';
 import type { CardRefRequest, OpenPayment, PaymentState } from './state';
 
 /**
- * Card references and rebill (issue #12), hosted by the card-payment saga:
+ * Card references and rebill, hosted by the card-payment saga:
  *  - `rebill` is a payment of its own, a sale of a card reference with the cardholder absent; once
  *    requested it is a main operation like a sale, so approved / declined / unknown / status /
  *    never-received are the card-payment flow's own rules, and its outcome events are the same

@@ -123,7 +123,7 @@ function followUp(
 function capture(command: CaptureCommand, state: PaymentState, ctx: DecisionContext): Decision {
   const payment = followUpTarget(command, state);
   if (isRejection(payment)) return rejected(state, command, ctx, payment);
-  // The gateway captures an authorization once and releases the rest of the hold (issue #9).
+  // The gateway captures an authorization once and releases the rest of the hold.
   const remaining = payment.authorized - payment.captured;
   const amount = command.amount?.minor ?? remaining;
   const orderId = payment.gatewayOrderId;

@@ -107,7 +107,7 @@ function successDraft(
     ...(report.card === undefined ? {} : { card: report.card }),
   };
   switch (op.operation) {
-    // A rebill is a sale of a card reference: approved means charged (issue #12).
+    // A rebill is a sale of a card reference: approved means charged.
     case 'sale':
     case 'rebill':
       return {

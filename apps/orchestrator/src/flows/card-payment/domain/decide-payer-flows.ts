@@ -21,7 +21,7 @@ import { existingPayment, initiationRefusal, isRejection, refuse } from './guard
 import type { InFlightOperation, OpenPayment, PaymentKind, PaymentState } from './state';
 
 /**
- * The payer-facing branches of the card-payment flow (issue #13): hosted forms, account
+ * The payer-facing branches of the card-payment flow: hosted forms, account
  * verification (direct and hosted) and the 3-D Secure uploads from the merchant's front end.
  * The outcome of each comes the way every sale's does (decide-gateway.ts): the gateway's reply,
  * a verified server callback naming the operation, or a status reply. A payer's browser return

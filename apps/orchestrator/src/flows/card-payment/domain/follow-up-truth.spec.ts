@@ -1,5 +1,5 @@
 /**
- * Truth about money (issue #9 item 1, DESIGN.md): only a gateway answer about that very operation
+ * Truth about money (DESIGN.md): only a gateway answer about that very operation
  * moves a payment. A payer's browser return, a callback naming no operation, and any callback
  * about a capture, void or return (whose checksum binds neither the operation nor the amount, so a
  * genuine control can be replayed) only prompt a status query; a status reply about another

@@ -1,4 +1,4 @@
-/** Per-endpoint limits, checked before the gateway (issue #9 item 10). */
+/** Per-endpoint limits, checked before the gateway. */
 import { preauthCommand, saleCommand } from '@payments/contracts/testing';
 import { command, givenInputs } from '../../../../test/kits/card-payment.kit';
 import { DEFAULT_POLICY, type PaymentPolicy } from './decision';

@@ -21,7 +21,7 @@ import type { PaymentInput } from './inputs';
 import type { PaymentState } from './state';
 
 /**
- * Issue #13 as given/when/then: hosted forms, 3-D Secure on a sale, the uploads from the
+ * Payer-facing branches as given/when/then: hosted forms, 3-D Secure on a sale, the uploads from the
  * merchant's front end, and account verification. Whatever the payer's browser does, money is
  * confirmed only by the gateway: a verified server callback naming the operation or a status
  * reply; the browser's return is a hint that brings the status query forward.

@@ -65,7 +65,7 @@ describe('capture', () => {
   });
 
   it('a partial capture settles its amount and releases the rest of the hold; no second capture', () => {
-    // Issue #9 item 2: the gateway (and the sandbox) captures an authorization once.
+    // The gateway (and the sandbox) captures an authorization once.
     authorized()
       .when(command(captureCommand({ amount: eur(10_001) })))
       .thenRejected('AMOUNT_EXCEEDS_AUTHORIZED');
@@ -175,7 +175,7 @@ describe('void', () => {
   });
 
   it('void of an approved sale or of a capture (before settlement) → voided for the whole charge', () => {
-    // Issue #9 item 3: "Void can only be processed for Sale and Capture transactions in the final
+    // The spec: "Void can only be processed for Sale and Capture transactions in the final
     // successful status"; the gateway declines it once settled, and a return is the way then.
     const sale = givenInputs(command(saleCommand()), answer('approved'));
     sale

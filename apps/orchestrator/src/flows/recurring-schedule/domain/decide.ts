@@ -27,7 +27,7 @@ import {
 } from './state';
 
 /**
- * The recurring-schedule decider (issue #12): pure, time and policy as data.
+ * The recurring-schedule decider: pure, time and policy as data.
  *
  * One charge per cycle: a cycle's charge is started only by its charge timer, only when no charge
  * is in flight and the timer names the cycle and attempt the state waits for; its rebill payment

@@ -131,9 +131,17 @@ describe('endpoint lanes: a slow endpoint holds up no other', () => {
       return result;
     };
     const answers = await Promise.all([...slow, other].map(firstResult));
-    const kinds = answers.map((a) => a.value.result.kind);
-    expect(kinds).toEqual(['accepted', 'accepted', 'accepted', 'not-sent', 'not-sent', 'accepted']);
-    for (const refused of answers.slice(LANE, LANE + 2)) {
+    // The slow sales lie on several partitions, so the adapter takes them in no fixed order: the
+    // first LANE it takes are accepted into the lane, the rest answered not-sent at once.
+    const kindOf = (i: number) => answers[i]?.value.result.kind;
+    const admitted = slow.filter((_, i) => kindOf(i) === 'accepted');
+    const refusedIndexes = slow.flatMap((_, i) => (kindOf(i) === 'not-sent' ? [i] : []));
+    expect(admitted).toHaveLength(LANE);
+    expect(refusedIndexes).toHaveLength(2);
+    expect(kindOf(slow.length)).toBe('accepted');
+    for (const i of refusedIndexes) {
+      const refused = answers[i];
+      if (refused === undefined) throw new Error('no answer');
       const result = refused.value.result;
       expect(result).toMatchObject({ kind: 'not-sent', reason: ADAPTER_REASONS.queueFull });
       expect(Date.parse(result.kind === 'not-sent' ? (result.retryAt ?? '') : '')).toBeGreaterThan(
@@ -146,17 +154,19 @@ describe('endpoint lanes: a slow endpoint holds up no other', () => {
     const order = collector.messages.map((m) => JSON.parse(m.value?.toString('utf8') ?? '{}'));
     const position = (r: GatewayRequest) =>
       order.findIndex((v: { requestId?: string }) => v.requestId === r.requestId);
-    expect(position(other)).toBeLessThan(position(slow[LANE - 1]));
+    expect(position(other)).toBeLessThan(Math.max(...admitted.map(position)));
 
     // Charged once each where sent; nothing where held back.
-    for (const s of [...slow.slice(0, LANE), other]) {
+    for (const s of [...admitted, other]) {
       await waitFor(
         async () => (await sandbox.ledger(s.clientOrderId)).entries.length > 0,
         `the charge of ${s.clientOrderId} in the sandbox ledger`,
       );
       expect((await sandbox.ledger(s.clientOrderId)).totals).toEqual({ charged: 1900 });
     }
-    for (const s of slow.slice(LANE)) {
+    for (const i of refusedIndexes) {
+      const s = slow[i];
+      if (s === undefined) throw new Error('no sale');
       expect((await sandbox.ledger(s.clientOrderId)).entries).toEqual([]);
     }
     // Every hand-off was answered and removed; the ledger holds the three sent slow sales and

@@ -8,6 +8,10 @@ import { Column, Entity, Index, PrimaryColumn, Unique } from 'typeorm';
 @Entity({ name: 'sagas' })
 @Unique('sagas_endpoint_client_order_uq', ['endpointId', 'clientOrderId'])
 @Index('sagas_flow_status_idx', ['flow', 'status'])
+// Built CONCURRENTLY by migrations SagaTimeIndexes1769700000000 and SagaOrderIndex1769720000000.
+@Index('sagas_updated_at_idx', ['updatedAt'])
+@Index('sagas_created_at_id_idx', ['createdAt', 'id'])
+@Index('sagas_client_order_id_idx', ['clientOrderId'])
 export class SagaEntity {
   @PrimaryColumn({ name: 'id', type: 'uuid' })
   id!: string;

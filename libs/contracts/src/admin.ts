@@ -36,3 +36,73 @@ export const AdminActionAudited = z.strictObject({
   occurredAt: Instant,
 });
 export type AdminActionAudited = z.infer<typeof AdminActionAudited>;
+
+// ---- The admin API's read responses (the orchestrator answers them, the console reads them) ----
+
+export interface SagaSummary {
+  readonly id: string;
+  readonly flow: string;
+  readonly kind: string | null;
+  readonly status: string;
+  readonly endpointId: string;
+  /** The merchant's order id (client_orderid) when the flow has one. */
+  readonly merchantOrderId: string | null;
+  readonly version: number;
+  readonly amount: { readonly minor: number; readonly currency: string } | null;
+  readonly unknownSince: string | null;
+  /** A registered two-step payout: when its approval window closes. */
+  readonly approvalDeadline: string | null;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export interface SagaPage {
+  readonly items: SagaSummary[];
+  /** Pass as `cursor` for the next page; absent on the last one. */
+  readonly nextCursor?: string;
+}
+
+/**
+ * The money positions of a saga that keeps them (card payments), minor units. `remaining` is what
+ * the payer is still charged or held for: the captured sum (the authorized one while nothing was
+ * captured and the hold stands) less what was returned.
+ */
+export interface MoneyFigures {
+  readonly currency: string;
+  readonly authorized: number;
+  readonly captured: number;
+  readonly returned: number;
+  readonly remaining: number;
+}
+
+export interface SagaDetail {
+  readonly saga: SagaSummary & { readonly state: unknown };
+  /** Absent for flows that keep no money positions (payouts carry their amount in the summary). */
+  readonly money: MoneyFigures | null;
+  /** The admin actions that apply to this saga's flow (whether the saga accepts one is its own call). */
+  readonly actions: AdminAction[];
+  readonly history: Array<{ version: number; type: string; occurredAt: string; event: unknown }>;
+  readonly events: Array<{
+    id: string;
+    type: string;
+    publishedAt: string | null;
+    sequence: string;
+  }>;
+  /** The gateway requests as first sent (sealed cards left out). */
+  readonly gatewayRequests: Array<{
+    requestId: string;
+    operation: string;
+    createdAt: string;
+    request: unknown;
+  }>;
+  readonly audit: Array<{
+    id: string;
+    at: string;
+    actor: string;
+    role: string;
+    action: string;
+    reason: string;
+    commandId: string;
+    commandType: string;
+  }>;
+}

@@ -1,7 +1,16 @@
 export { findPlainCardData } from './plain-card-data';
 export { buildAsyncApiDocument } from './asyncapi';
 export { TOPICS } from './topics';
-export { ADMIN_ACTIONS, AdminAction, AdminActionAudited, AdminRole } from './admin';
+export {
+  ADMIN_ACTIONS,
+  AdminAction,
+  AdminActionAudited,
+  AdminRole,
+  type MoneyFigures,
+  type SagaDetail,
+  type SagaPage,
+  type SagaSummary,
+} from './admin';
 export {
   MISMATCH_KINDS,
   MismatchKind,

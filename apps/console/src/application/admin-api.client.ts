@@ -1,5 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CONSOLE_CONFIG, type ConsoleConfig } from '../config';
+import type { SagaDetail, SagaPage, SagaSummary } from '@payments/contracts';
+
+export type { SagaDetail, SagaPage, SagaSummary };
 
 /** An answer of the admin API: its body when 2xx, else its status and its error as it states it. */
 export type ApiAnswer<T> =
@@ -15,51 +18,6 @@ export type ApiAnswer<T> =
 export interface Principal {
   readonly name: string;
   readonly role: 'viewer' | 'operator';
-}
-
-export interface SagaSummary {
-  readonly id: string;
-  readonly flow: string;
-  readonly kind: string | null;
-  readonly status: string;
-  readonly endpointId: string;
-  readonly merchantOrderId: string | null;
-  readonly version: number;
-  readonly amount: { readonly minor: number; readonly currency: string } | null;
-  readonly unknownSince: string | null;
-  readonly approvalDeadline: string | null;
-  readonly createdAt: string;
-  readonly updatedAt: string;
-}
-
-export interface SagaPage {
-  readonly items: SagaSummary[];
-  readonly nextCursor?: string;
-}
-
-export interface SagaDetail {
-  readonly saga: SagaSummary & { readonly state: unknown };
-  readonly money: {
-    readonly currency: string;
-    readonly authorized: number;
-    readonly captured: number;
-    readonly returned: number;
-    readonly remaining: number;
-  } | null;
-  readonly actions: string[];
-  readonly history: Array<{ version: number; type: string; occurredAt: string; event: unknown }>;
-  readonly events: Array<{ id: string; type: string; publishedAt: string | null }>;
-  readonly gatewayRequests: Array<{ requestId: string; operation: string; createdAt: string }>;
-  readonly audit: Array<{
-    id: string;
-    at: string;
-    actor: string;
-    role: string;
-    action: string;
-    reason: string;
-    commandId: string;
-    commandType: string;
-  }>;
 }
 
 export interface ActionAccepted {

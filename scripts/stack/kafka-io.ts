@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Consumer, Kafka, logLevel, Partitioners } from 'kafkajs';
 import { IdempotentSender } from '@payments/kafka';
 import {
+  type PayerAction,
   PaymentCommand,
   PaymentEvent,
   ScheduleEvent,
@@ -317,6 +318,22 @@ export class EventCollector {
 
   waitForType(paymentId: string, types: readonly string[], timeoutMs?: number) {
     return this.waitFor(paymentId, (e) => types.includes(e.type), timeoutMs);
+  }
+
+  /** The payment's first `action-required` of this kind (what a front end acts on). */
+  async firstAction<K extends PayerAction['kind']>(
+    paymentId: string,
+    kind: K,
+    timeoutMs = 60_000,
+  ): Promise<Extract<PayerAction, { kind: K }>> {
+    const { event } = await this.waitFor(
+      paymentId,
+      (e) => e.type === 'action-required' && e.action.kind === kind,
+      timeoutMs,
+    );
+    if (event.type !== 'action-required' || event.action.kind !== kind)
+      throw new Error(`expected a ${kind} action, got ${JSON.stringify(event)}`);
+    return event.action as Extract<PayerAction, { kind: K }>;
   }
 
   async stop(): Promise<void> {

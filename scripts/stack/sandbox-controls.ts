@@ -95,6 +95,12 @@ export interface CallbackAttempt {
 export class SandboxControls {
   constructor(private readonly baseUrl: string) {}
 
+  /** The order's movements as `"<movement> <minor units>"`, in ledger order. */
+  async movements(clientOrderId: string): Promise<string[]> {
+    const ledger = await this.ledger(clientOrderId);
+    return ledger.entries.map((e) => `${e.movement} ${e.amountMinor}`);
+  }
+
   async ledger(clientOrderId?: string): Promise<Ledger> {
     const query = clientOrderId ? `?clientOrderId=${encodeURIComponent(clientOrderId)}` : '';
     return this.call<Ledger>('GET', `/_sandbox/ledger${query}`);

@@ -55,23 +55,8 @@ async function finalEvent(paymentId: string): Promise<PaymentEvent> {
   return (await stack.events.waitFor(paymentId, (e) => FINAL.includes(e.type), 90_000)).event;
 }
 
-type ActionOf<K extends PayerAction['kind']> = Extract<PayerAction, { kind: K }>;
-
-/** The payment's first `action-required` of this kind (what a front end acts on). */
-async function firstAction<K extends PayerAction['kind']>(
-  paymentId: string,
-  kind: K,
-): Promise<ActionOf<K>> {
-  const received = await stack.events.waitFor(
-    paymentId,
-    (e) => e.type === 'action-required' && e.action.kind === kind,
-    60_000,
-  );
-  const event = received.event;
-  if (event.type !== 'action-required' || event.action.kind !== kind)
-    throw new Error(`expected a ${kind} action, got ${JSON.stringify(event)}`);
-  return event.action as ActionOf<K>;
-}
+const firstAction = <K extends PayerAction['kind']>(paymentId: string, kind: K) =>
+  stack.events.firstAction(paymentId, kind);
 
 /** The URL of the payment's first redirect action: the ACS or the hosted form. */
 async function actionUrl(paymentId: string): Promise<string> {
@@ -89,10 +74,7 @@ async function payOnForm(name: string, paymentId: string, cvv: string): Promise<
   });
 }
 
-async function movements(clientOrderId: string): Promise<string[]> {
-  const ledger = await stack.controls.ledger(clientOrderId);
-  return ledger.entries.map((e) => `${e.movement} ${e.amountMinor}`);
-}
+const movements = (clientOrderId: string) => stack.controls.movements(clientOrderId);
 
 beforeAll(async () => {
   await buildApps();

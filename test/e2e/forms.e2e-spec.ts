@@ -53,26 +53,10 @@ async function finalEvent(paymentId: string): Promise<PaymentEvent> {
   return (await stack.events.waitFor(paymentId, (e) => FINAL.includes(e.type), 90_000)).event;
 }
 
-type ActionOf<K extends PayerAction['kind']> = Extract<PayerAction, { kind: K }>;
+const firstAction = <K extends PayerAction['kind']>(paymentId: string, kind: K) =>
+  stack.events.firstAction(paymentId, kind);
 
-async function firstAction<K extends PayerAction['kind']>(
-  paymentId: string,
-  kind: K,
-): Promise<ActionOf<K>> {
-  const { event } = await stack.events.waitFor(
-    paymentId,
-    (e) => e.type === 'action-required' && e.action.kind === kind,
-    60_000,
-  );
-  if (event.type !== 'action-required' || event.action.kind !== kind)
-    throw new Error(`expected a ${kind} action, got ${JSON.stringify(event)}`);
-  return event.action as ActionOf<K>;
-}
-
-async function movements(clientOrderId: string): Promise<string[]> {
-  const ledger = await stack.controls.ledger(clientOrderId);
-  return ledger.entries.map((e) => `${e.movement} ${e.amountMinor}`);
-}
+const movements = (clientOrderId: string) => stack.controls.movements(clientOrderId);
 
 /** Captures `minor` of the hold (on the payment's own endpoint) and waits for `captured`. */
 async function captureAll(

@@ -44,10 +44,7 @@ async function finalOf(paymentId: string): Promise<PaymentEvent> {
   return (await stack.events.waitFor(paymentId, (e) => FINAL.includes(e.type), 90_000)).event;
 }
 
-async function movements(clientOrderId: string): Promise<string[]> {
-  const ledger = await stack.controls.ledger(clientOrderId);
-  return ledger.entries.map((e) => `${e.movement} ${e.amountMinor}`);
-}
+const movements = (clientOrderId: string) => stack.controls.movements(clientOrderId);
 
 const base = () => ({
   commandId: randomUUID(),

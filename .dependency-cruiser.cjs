@@ -60,7 +60,7 @@ module.exports = {
         'Persistence knows tables and the runtime contract types (runtime/flow.ts), not use cases or transports.',
       from: { path: '^apps/([^/]+)/src/persistence/', pathNot: TESTS },
       to: {
-        path: '^apps/$1/src/(application|admin|flows|outbox|queries|reconciliation|runtime|transport)/',
+        path: '^apps/$1/src/(application|flows|runtime|transport)/',
         pathNot: '^apps/$1/src/runtime/flow[.]ts$',
       },
     },
@@ -78,7 +78,7 @@ module.exports = {
       comment:
         'Controllers and Kafka handlers call the application layer (use cases, flows, the runtime, admin, reconciliation, queries, the outbox relay), never the other way round.',
       from: {
-        path: '^apps/([^/]+)/src/(application|admin|flows|outbox|queries|reconciliation|runtime|commands)/',
+        path: '^apps/([^/]+)/src/(application|flows|runtime|commands)/',
         pathNot: TESTS,
       },
       to: { path: '^apps/$1/src/transport/' },
@@ -89,7 +89,7 @@ module.exports = {
       comment:
         'A flow is its decider and its binding to the runtime: admin actions, reconciliation and read queries build on flows, not the other way round.',
       from: { path: '^apps/([^/]+)/src/flows/', pathNot: TESTS },
-      to: { path: '^apps/$1/src/(admin|reconciliation|queries)/' },
+      to: { path: '^apps/$1/src/application/' },
     },
     {
       name: 'payment-gateway-is-framework-free',

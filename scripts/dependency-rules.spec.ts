@@ -73,14 +73,14 @@ describe('dependency-cruiser layer rules (ARCHITECTURE.md)', () => {
   it('fail on a use case importing a transport and a flow importing an operator tool', () => {
     const violations = cruise({
       ...clean,
-      'apps/demo/src/admin/approve.ts': `export const approve = (): number => 1;\n`,
-      'apps/demo/src/flows/thing/thing.flow.ts': `import { approve } from '../../admin/approve';\nexport const flow = (): number => approve();\n`,
-      'apps/demo/src/reconciliation/run.ts': `import { handle } from '../transport/http/controller';\nexport const reconcile = (): number => handle();\n`,
+      'apps/demo/src/application/admin/approve.ts': `export const approve = (): number => 1;\n`,
+      'apps/demo/src/flows/thing/thing.flow.ts': `import { approve } from '../../application/admin/approve';\nexport const flow = (): number => approve();\n`,
+      'apps/demo/src/application/reconciliation/run.ts': `import { handle } from '../../transport/http/controller';\nexport const reconcile = (): number => handle();\n`,
     });
     expect(violations).toEqual(
       expect.arrayContaining([
-        'flows-do-not-import-operator-tools: apps/demo/src/flows/thing/thing.flow.ts → apps/demo/src/admin/approve.ts',
-        'application-does-not-import-transport: apps/demo/src/reconciliation/run.ts → apps/demo/src/transport/http/controller.ts',
+        'flows-do-not-import-operator-tools: apps/demo/src/flows/thing/thing.flow.ts → apps/demo/src/application/admin/approve.ts',
+        'application-does-not-import-transport: apps/demo/src/application/reconciliation/run.ts → apps/demo/src/transport/http/controller.ts',
       ]),
     );
   });

@@ -13,8 +13,8 @@ import { kafkaConsumerMetrics } from '@payments/kafka/metrics';
 import { ObservabilityModule } from '@payments/observability';
 import { callbackMetrics } from '../apps/callback-ingest/src/application/metrics';
 import { adapterMetrics } from '../apps/gateway-adapter/src/application/metrics';
-import { outboxMetrics } from '../apps/orchestrator/src/outbox/outbox-metrics';
-import { sagaGaugeMetrics } from '../apps/orchestrator/src/queries/saga-gauges';
+import { outboxMetrics } from '../apps/orchestrator/src/runtime/outbox/outbox-metrics';
+import { sagaGaugeMetrics } from '../apps/orchestrator/src/application/queries/saga-gauges';
 import { outcomeMetrics } from '../apps/orchestrator/src/runtime/outcome-metrics';
 
 const ROOT = resolve(__dirname, '..');

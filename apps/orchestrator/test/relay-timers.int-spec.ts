@@ -8,7 +8,7 @@ import type { GatewayResult } from '@payments/contracts';
 import { saleCommand } from '@payments/contracts/testing';
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
 import { SagaRuntime } from '../src/runtime/saga-runtime';
-import { OutboxRelay } from '../src/outbox/outbox-relay';
+import { OutboxRelay } from '../src/runtime/outbox/outbox-relay';
 import { TimerWorker } from '../src/runtime/timer-worker';
 import {
   type RunningOrchestrator,

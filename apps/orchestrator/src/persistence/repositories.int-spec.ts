@@ -8,7 +8,7 @@ import { initialState } from '../flows/card-payment/domain';
 import { orchestratorMigrations } from '../migrations';
 import { Database } from './database';
 import { orchestratorEntities } from './entities';
-import { OUTBOX_CHANNEL, OutboxWriter } from '../outbox/outbox.writer';
+import { OUTBOX_CHANNEL, OutboxWriter } from '../runtime/outbox/outbox.writer';
 import {
   ConcurrentUpdateError,
   type HistoryRow,

@@ -4,8 +4,8 @@ import { initialState, type PaymentState } from '../flows/card-payment/domain';
 import { resendStillWanted } from '../flows/card-payment/domain';
 import { rejectionEvent } from '../flows/card-payment/card-payment.flow';
 import { policyFromConfig } from '../flows/card-payment/policy';
-import { eventRow, gatewayRequestRow, inputMeta, relayBackoffMs } from '../outbox/outbox-rows';
-import { groupByTopic } from '../outbox/outbox-relay';
+import { eventRow, gatewayRequestRow, inputMeta, relayBackoffMs } from './outbox/outbox-rows';
+import { groupByTopic } from './outbox/outbox-relay';
 import {
   hintAllowed,
   invalidCommandFingerprint,

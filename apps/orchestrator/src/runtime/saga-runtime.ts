@@ -4,8 +4,8 @@ import { PoisonMessageError } from '@payments/kafka';
 import { inSpan } from '@payments/observability';
 import type { EntityManager } from 'typeorm';
 import { idempotencyVerdict } from '../domain';
-import { eventRow as eventRowFor, gatewayRequestRow, type InputMeta } from '../outbox/outbox-rows';
-import { OutboxWriter } from '../outbox/outbox.writer';
+import { eventRow as eventRowFor, gatewayRequestRow, type InputMeta } from './outbox/outbox-rows';
+import { OutboxWriter } from './outbox/outbox.writer';
 import { Database } from '../persistence/database';
 import {
   type HistoryRow,

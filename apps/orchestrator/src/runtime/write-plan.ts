@@ -1,5 +1,5 @@
 import type { GatewayRequest } from '@payments/contracts';
-import { eventRow, gatewayRequestRow, type InputMeta, type OutboxRow } from '../outbox/outbox-rows';
+import { eventRow, gatewayRequestRow, type InputMeta, type OutboxRow } from './outbox/outbox-rows';
 import type { HistoryRow } from '../persistence/saga.repository';
 import type { Flow, RuntimeEffect, SagaEvent, SagaProjection } from './flow';
 

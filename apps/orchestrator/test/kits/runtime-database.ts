@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { createDataSource, runMigrations } from '@payments/database';
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
 import { orchestratorMigrations } from '../../src/migrations';
-import { OutboxWriter } from '../../src/outbox/outbox.writer';
+import { OutboxWriter } from '../../src/runtime/outbox/outbox.writer';
 import { Database } from '../../src/persistence/database';
 import { orchestratorEntities } from '../../src/persistence/entities';
 import { SagaRepository } from '../../src/persistence/saga.repository';

@@ -1,9 +1,9 @@
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { AdminActionService } from '../../admin/admin-action.service';
+import { AdminActionService } from '../../application/admin/admin-action.service';
 import { ORCHESTRATOR_CONFIG } from '../../config';
-import { AdminQueryService } from '../../queries/admin-query.service';
+import { AdminQueryService } from '../../application/queries/admin-query.service';
 import { AdminController } from './admin.controller';
 
 /**

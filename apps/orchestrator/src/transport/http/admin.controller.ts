@@ -30,14 +30,14 @@ import {
 } from '@nestjs/swagger';
 import { ADMIN_ACTIONS, AdminAction } from '@payments/contracts';
 import { z } from 'zod';
-import { AdminActionService } from '../../admin/admin-action.service';
-import { AdminAuthGuard, type AdminRequest, RequiresRole } from '../../admin/admin-auth.guard';
+import { AdminActionService } from '../../application/admin/admin-action.service';
+import { AdminAuthGuard, type AdminRequest, RequiresRole } from './admin-auth.guard';
 import {
   AdminQueryService,
   BadCursorError,
   type SagaDetail,
   type SagaPage,
-} from '../../queries/admin-query.service';
+} from '../../application/queries/admin-query.service';
 
 const count = z
   .string()

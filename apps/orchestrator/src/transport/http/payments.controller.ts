@@ -1,5 +1,8 @@
 import { Controller, Get, NotFoundException, Param, ParseUUIDPipe } from '@nestjs/common';
-import { PaymentQueryService, type PaymentView } from '../../queries/payment-query.service';
+import {
+  PaymentQueryService,
+  type PaymentView,
+} from '../../application/queries/payment-query.service';
 
 /** Read API for operators and e2e tests: a payment, its amounts and its history. */
 @Controller('payments')

@@ -6,8 +6,8 @@ import {
   PoisonMessageError,
 } from '@payments/kafka';
 import { z } from 'zod';
-import { inputMeta } from '../../outbox/outbox-rows';
-import { ReconciliationService } from '../../reconciliation/reconciliation.service';
+import { inputMeta } from '../../runtime/outbox/outbox-rows';
+import { ReconciliationService } from '../../application/reconciliation/reconciliation.service';
 import { SagaRuntime } from '../../runtime/saga-runtime';
 
 /**

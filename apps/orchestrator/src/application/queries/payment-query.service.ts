@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { MerchantRef, PaymentEvent } from '@payments/contracts';
-import { CARD_PAYMENT_FLOW } from '../flows/card-payment/card-payment.flow';
-import type { PaymentState, PaymentStatus } from '../flows/card-payment/domain';
-import { Database } from '../persistence/database';
-import { SagaEntity, SagaHistoryEntity } from '../persistence/entities';
+import { CARD_PAYMENT_FLOW } from '../../flows/card-payment/card-payment.flow';
+import type { PaymentState, PaymentStatus } from '../../flows/card-payment/domain';
+import { Database } from '../../persistence/database';
+import { SagaEntity, SagaHistoryEntity } from '../../persistence/entities';
 
 /** GET /payments/:id. Money in integer minor units with its currency. */
 export interface PaymentView {

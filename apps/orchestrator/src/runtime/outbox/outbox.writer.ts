@@ -6,7 +6,7 @@ import {
   runStatement,
   type StatementPart,
   withParts,
-} from '../persistence/sql';
+} from '../../persistence/sql';
 import type { OutboxRow } from './outbox-rows';
 
 /** The channel the outbox relay LISTENs on; NOTIFY is delivered when the writer commits. */

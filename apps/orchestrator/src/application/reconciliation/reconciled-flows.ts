@@ -11,20 +11,20 @@ import {
   type SagaOrder,
   type SettledOperation,
   transferExpectation,
-} from '../domain/reconciliation';
-import { CARD_PAYMENT_FLOW } from '../flows/card-payment/card-payment.flow';
-import { isMainOperation, type PaymentState } from '../flows/card-payment/domain/state';
-import { CARD_PAYMENT_OPERATIONS } from '../flows/card-payment/gateway-vocabulary';
-import { PAN_ELIGIBILITY_FLOW } from '../flows/pan-eligibility/pan-eligibility.flow';
-import { PAYOUT_BUDGET_FLOW } from '../flows/payout-budget/payout-budget.flow';
-import { opensPayoutOrder, type PayoutState } from '../flows/payout/domain/model';
-import { PAYOUT_OPERATIONS } from '../flows/payout/gateway-vocabulary';
-import { PAYOUT_FLOW } from '../flows/payout/payout.flow';
-import type { ScheduleState } from '../flows/recurring-schedule/domain/state';
-import { RECURRING_SCHEDULE_FLOW } from '../flows/recurring-schedule/recurring-schedule.flow';
-import type { TransferState } from '../flows/transfer/domain/model';
-import { TRANSFER_FLOW, TRANSFER_OPERATIONS } from '../flows/transfer/transfer.flow';
-import { transactionTypes } from '../runtime/flow-binding';
+} from '../../domain/reconciliation';
+import { CARD_PAYMENT_FLOW } from '../../flows/card-payment/card-payment.flow';
+import { isMainOperation, type PaymentState } from '../../flows/card-payment/domain/state';
+import { CARD_PAYMENT_OPERATIONS } from '../../flows/card-payment/gateway-vocabulary';
+import { PAN_ELIGIBILITY_FLOW } from '../../flows/pan-eligibility/pan-eligibility.flow';
+import { PAYOUT_BUDGET_FLOW } from '../../flows/payout-budget/payout-budget.flow';
+import { opensPayoutOrder, type PayoutState } from '../../flows/payout/domain/model';
+import { PAYOUT_OPERATIONS } from '../../flows/payout/gateway-vocabulary';
+import { PAYOUT_FLOW } from '../../flows/payout/payout.flow';
+import type { ScheduleState } from '../../flows/recurring-schedule/domain/state';
+import { RECURRING_SCHEDULE_FLOW } from '../../flows/recurring-schedule/recurring-schedule.flow';
+import type { TransferState } from '../../flows/transfer/domain/model';
+import { TRANSFER_FLOW, TRANSFER_OPERATIONS } from '../../flows/transfer/transfer.flow';
+import { transactionTypes } from '../../runtime/flow-binding';
 
 /** How reconciliation reads one flow's sagas and the gateway's answers about them. */
 export interface FlowReconciliation {

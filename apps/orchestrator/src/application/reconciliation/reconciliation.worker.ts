@@ -6,7 +6,7 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { BackgroundLoop } from '@payments/core';
-import { ORCHESTRATOR_CONFIG, type OrchestratorConfig } from '../config';
+import { ORCHESTRATOR_CONFIG, type OrchestratorConfig } from '../../config';
 import { ReconciliationService } from './reconciliation.service';
 
 /**

@@ -1,7 +1,7 @@
 import { loadConfig } from '@payments/config';
 import { PaymentEvent, PayoutEvent, ScheduleEvent, TransferEvent } from '@payments/contracts';
-import { orchestratorConfigShape } from '../config';
-import { registeredFlows } from '../flows/registered-flows';
+import { orchestratorConfigShape } from '../../config';
+import { registeredFlows } from '../../flows/registered-flows';
 import { RECONCILED_FLOWS, RECONCILIATION, reconciliationOf } from './reconciled-flows';
 
 const flows = registeredFlows(loadConfig('orchestrator', orchestratorConfigShape, {}));

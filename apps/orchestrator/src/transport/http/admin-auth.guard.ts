@@ -9,8 +9,8 @@ import {
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { ORCHESTRATOR_CONFIG, type OrchestratorConfig } from '../config';
-import { type AdminPrincipal, allows, authenticate } from '../domain/admin-tokens';
+import { ORCHESTRATOR_CONFIG, type OrchestratorConfig } from '../../config';
+import { type AdminPrincipal, allows, authenticate } from '../../domain/admin-tokens';
 
 const ROLE = 'admin-role';
 

@@ -8,7 +8,7 @@ import {
 import { BackgroundLoop, type RoundOutcome } from '@payments/core';
 import { KafkaProducerService } from '@payments/kafka';
 import { Client } from 'pg';
-import { ORCHESTRATOR_CONFIG, type OrchestratorConfig } from '../config';
+import { ORCHESTRATOR_CONFIG, type OrchestratorConfig } from '../../config';
 import { relayBackoffMs } from './outbox-rows';
 import { OUTBOX_CHANNEL } from './outbox.writer';
 import { outboxMetrics } from './outbox-metrics';

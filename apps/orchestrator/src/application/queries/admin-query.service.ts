@@ -10,8 +10,8 @@ import {
 } from '@payments/contracts';
 
 export type { MoneyFigures, SagaDetail, SagaPage, SagaSummary };
-import { ACTION_FLOWS } from '../domain/admin-actions';
-import { Database } from '../persistence/database';
+import { ACTION_FLOWS } from '../../domain/admin-actions';
+import { Database } from '../../persistence/database';
 
 /** Filters of GET /admin/sagas; every one optional. Amounts in minor units. */
 export interface SagaSearch {

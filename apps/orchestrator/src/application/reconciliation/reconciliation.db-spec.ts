@@ -7,15 +7,15 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { GatewayResult } from '@payments/contracts';
-import type { OrchestratorConfig } from '../config';
-import { OutboxWriter } from '../outbox/outbox.writer';
-import { IdGenerator } from '../runtime/clock';
+import type { OrchestratorConfig } from '../../config';
+import { OutboxWriter } from '../../runtime/outbox/outbox.writer';
+import { IdGenerator } from '../../runtime/clock';
 import { ReconciliationService } from './reconciliation.service';
 import {
   FixedClock,
   openOrchestratorDatabase,
   type OrchestratorDatabase,
-} from '../../test/kits/runtime-database';
+} from '../../../test/kits/runtime-database';
 
 const config = {
   policy: { unknownAlertSeconds: 3600 },

@@ -1,13 +1,13 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { counterMetric, gaugeMetric } from '@payments/observability';
 import type { Counter, Gauge } from 'prom-client';
-import type { OperationTimer } from '../domain/gateway-operation';
-import type { PayoutStatus } from '../flows/payout/domain/model';
-import { PAYOUT_FLOW } from '../flows/payout/payout.flow';
-import { CHARGE_TIMER, type ScheduleStatus } from '../flows/recurring-schedule/domain/state';
-import { RECURRING_SCHEDULE_FLOW } from '../flows/recurring-schedule/recurring-schedule.flow';
-import { Database } from '../persistence/database';
-import { Clock } from '../runtime/clock';
+import type { OperationTimer } from '../../domain/gateway-operation';
+import type { PayoutStatus } from '../../flows/payout/domain/model';
+import { PAYOUT_FLOW } from '../../flows/payout/payout.flow';
+import { CHARGE_TIMER, type ScheduleStatus } from '../../flows/recurring-schedule/domain/state';
+import { RECURRING_SCHEDULE_FLOW } from '../../flows/recurring-schedule/recurring-schedule.flow';
+import { Database } from '../../persistence/database';
+import { Clock } from '../../runtime/clock';
 import { UNKNOWN_SINCE } from './admin-query.service';
 
 /**

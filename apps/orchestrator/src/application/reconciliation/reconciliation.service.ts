@@ -13,7 +13,7 @@ import {
 import { derivedUuid } from '@payments/core';
 import { messageTraceparent } from '@payments/observability';
 import type { EntityManager } from 'typeorm';
-import { ORCHESTRATOR_CONFIG, type OrchestratorConfig } from '../config';
+import { ORCHESTRATOR_CONFIG, type OrchestratorConfig } from '../../config';
 import {
   anotherOrderVerdict,
   type CheckSubject,
@@ -27,11 +27,15 @@ import {
   sagaChecks,
   scheduledWindow,
   verdict,
-} from '../domain/reconciliation';
-import { gatewayRequestRow, type InputMeta, type OutboxRow } from '../outbox/outbox-rows';
-import { OutboxWriter } from '../outbox/outbox.writer';
-import { Database } from '../persistence/database';
-import { Clock, IdGenerator } from '../runtime/clock';
+} from '../../domain/reconciliation';
+import {
+  gatewayRequestRow,
+  type InputMeta,
+  type OutboxRow,
+} from '../../runtime/outbox/outbox-rows';
+import { OutboxWriter } from '../../runtime/outbox/outbox.writer';
+import { Database } from '../../persistence/database';
+import { Clock, IdGenerator } from '../../runtime/clock';
 import { RECONCILED_FLOWS, RECONCILED_HISTORY_EVENTS, reconciliationOf } from './reconciled-flows';
 
 /** Transaction-level advisory lock of the one dispatcher per database ("reconcil" in ASCII). */

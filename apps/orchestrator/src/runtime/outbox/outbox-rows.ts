@@ -6,7 +6,7 @@ import {
   toKafkaHeaders,
 } from '@payments/contracts';
 import { messageTraceparent } from '@payments/observability';
-import type { SagaEvent } from '../runtime/flow';
+import type { SagaEvent } from '../flow';
 
 /** One row for the `outbox` table, written in the transaction of the change it announces. */
 export interface OutboxRow {

@@ -8,7 +8,7 @@ import { readSagaGauges } from './saga-gauges';
 import {
   openOrchestratorDatabase,
   type OrchestratorDatabase,
-} from '../../test/kits/runtime-database';
+} from '../../../test/kits/runtime-database';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 const ago = (seconds: number) => new Date(NOW.getTime() - seconds * 1000).toISOString();

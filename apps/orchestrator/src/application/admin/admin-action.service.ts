@@ -8,14 +8,14 @@ import {
   toKafkaHeaders,
 } from '@payments/contracts';
 import { messageTraceparent } from '@payments/observability';
-import { actionCommand } from '../domain/admin-actions';
-import type { AdminPrincipal } from '../domain/admin-tokens';
-import { contractCommands } from '../flows/command-catalogue';
-import type { OutboxRow } from '../outbox/outbox-rows';
-import { OutboxWriter } from '../outbox/outbox.writer';
-import { Database } from '../persistence/database';
-import { AdminAuditEntity } from '../persistence/entities';
-import { Clock, IdGenerator } from '../runtime/clock';
+import { actionCommand } from '../../domain/admin-actions';
+import type { AdminPrincipal } from '../../domain/admin-tokens';
+import { contractCommands } from '../../flows/command-catalogue';
+import type { OutboxRow } from '../../runtime/outbox/outbox-rows';
+import { OutboxWriter } from '../../runtime/outbox/outbox.writer';
+import { Database } from '../../persistence/database';
+import { AdminAuditEntity } from '../../persistence/entities';
+import { Clock, IdGenerator } from '../../runtime/clock';
 
 export type ActionResult =
   | {

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { register } from 'prom-client';
-import type { Database } from '../persistence/database';
-import { Clock } from '../runtime/clock';
+import type { Database } from '../../persistence/database';
+import { Clock } from '../../runtime/clock';
 import {
   type Query,
   readSagaGauges,

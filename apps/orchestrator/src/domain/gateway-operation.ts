@@ -390,6 +390,31 @@ export function refreshQuery(
   return { type: 'send-gateway-request', request: statusRequest(order, op, ctx) };
 }
 
+/**
+ * Bring the re-ask of `requestId` already pending forward to now: the runtime moves the saga's
+ * deferred resend of that very request (not another's) to now, and does nothing when none is
+ * pending (its resend is on its way, or it is asked no more).
+ */
+export interface HastenResend {
+  type: 'hasten-resend';
+  requestId: string;
+}
+
+/**
+ * A refresh of a request whose only re-ask is the request itself, sent again under the same
+ * request id and client_orderid (a card reference: the gateway has no status of a create-card-ref
+ * and keeps one reference per order, so the repeat answers with what the lost reply carried): the
+ * pending re-ask is made now, and no event. Only a reply to that very request settles it; money
+ * and identity never move on the asker's word. Undefined: the request's outcome is not unknown
+ * (no request, or its first reply is still on its way), nothing to ask.
+ */
+export function refreshResend(
+  request: { readonly requestId: string; readonly unknownSince?: string } | undefined,
+): HastenResend | undefined {
+  if (request?.unknownSince === undefined) return undefined;
+  return { type: 'hasten-resend', requestId: request.requestId };
+}
+
 function unknownAlertTimer(op: OperationInFlight, since: string, rules: OperationRules) {
   return {
     type: 'schedule-timer',

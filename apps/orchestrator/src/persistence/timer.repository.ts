@@ -18,10 +18,48 @@ export interface TimerRow extends TimerKey {
   readonly traceparent?: string;
 }
 
-/** A timer set or cancelled by a decision, in the order the decision gave. */
+/**
+ * A timer set, cancelled or brought forward by a decision, in the order the decision gave.
+ * `advance`: the saga's timer of `kind` whose payload names `requestId` falls due at `at` if it
+ * was due later; without such a timer, nothing.
+ */
 export type TimerChange =
   | { readonly op: 'set'; readonly kind: string; readonly at: Date; readonly payload: object }
-  | { readonly op: 'cancel'; readonly kind: string };
+  | { readonly op: 'cancel'; readonly kind: string }
+  | {
+      readonly op: 'advance';
+      readonly kind: string;
+      readonly at: Date;
+      readonly requestId: string;
+    };
+
+/**
+ * The changes of one decision as one per kind, with the effect of applying them one by one: a set
+ * or a cancel replaces what came before; an advance after a set of the same request moves that
+ * set, after anything else it changes nothing the decision wrote (it stays an advance of the
+ * stored timer, or drops after a cancel).
+ */
+function lastPerKind(changes: readonly TimerChange[]): TimerChange[] {
+  const last = new Map<string, TimerChange>();
+  for (const change of changes) {
+    const before = last.get(change.kind);
+    let now: TimerChange | undefined = change;
+    if (change.op === 'advance' && before !== undefined) {
+      if (before.op === 'cancel') now = undefined;
+      else if (before.op === 'set')
+        now =
+          (before.payload as { requestId?: unknown }).requestId === change.requestId &&
+          change.at < before.at
+            ? { ...before, at: change.at }
+            : undefined;
+      else if (before.at <= change.at) now = undefined;
+    }
+    if (now === undefined) continue;
+    last.delete(change.kind);
+    last.set(change.kind, now);
+  }
+  return [...last.values()];
+}
 
 /** `timers`: one row per (flow, saga, kind), in the caller's transaction. */
 @Injectable()
@@ -37,18 +75,32 @@ export class TimerRepository {
     changes: readonly TimerChange[],
     traceparent?: string,
   ): StatementPart {
-    const last = new Map<string, TimerChange>();
-    for (const change of changes) {
-      last.delete(change.kind);
-      last.set(change.kind, change);
-    }
     const sets: Array<{ kind: string; due_at: string; payload: object }> = [];
     const cancels: string[] = [];
-    for (const change of last.values()) {
-      if (change.op === 'set') {
-        sets.push({ kind: change.kind, due_at: change.at.toISOString(), payload: change.payload });
-      } else {
-        cancels.push(change.kind);
+    const advances: Array<{ kind: string; due_at: string; request_id: string }> = [];
+    for (const change of lastPerKind(changes)) {
+      switch (change.op) {
+        case 'set':
+          sets.push({
+            kind: change.kind,
+            due_at: change.at.toISOString(),
+            payload: change.payload,
+          });
+          break;
+        case 'cancel':
+          cancels.push(change.kind);
+          break;
+        case 'advance':
+          advances.push({
+            kind: change.kind,
+            due_at: change.at.toISOString(),
+            request_id: change.requestId,
+          });
+          break;
+        default: {
+          const never: never = change;
+          throw new Error(`unhandled timer change ${JSON.stringify(never)}`);
+        }
       }
     }
     return {
@@ -64,10 +116,23 @@ export class TimerRepository {
 timers_cancelled AS (
   DELETE FROM timers WHERE flow = $${n}::text AND saga_id = $${n + 1}::uuid
      AND cardinality($${n + 3}::text[]) > 0 AND kind = ANY($${n + 3}::text[]) AND ${guard}
+  RETURNING 1),
+timers_advanced AS (
+  UPDATE timers t SET due_at = a.due_at
+    FROM jsonb_to_recordset($${n + 5}::jsonb) AS a(kind text, due_at timestamptz, request_id text)
+   WHERE t.flow = $${n}::text AND t.saga_id = $${n + 1}::uuid AND t.kind = a.kind
+     AND t.payload->>'requestId' = a.request_id AND t.due_at > a.due_at AND ${guard}
   RETURNING 1)`,
-      values: [flow, sagaId, JSON.stringify(sets), cancels, traceparent ?? null],
+      values: [
+        flow,
+        sagaId,
+        JSON.stringify(sets),
+        cancels,
+        traceparent ?? null,
+        JSON.stringify(advances),
+      ],
       result:
-        '(SELECT count(*) FROM timers_set)::int AS timers_set, (SELECT count(*) FROM timers_cancelled)::int AS timers_cancelled',
+        '(SELECT count(*) FROM timers_set)::int AS timers_set, (SELECT count(*) FROM timers_cancelled)::int AS timers_cancelled, (SELECT count(*) FROM timers_advanced)::int AS timers_advanced',
     };
   }
 

@@ -72,13 +72,20 @@ export function runtimeEffectOf<Timer extends { kind: string }>(
     | TimerEffect<Timer>
     | Extract<
         RuntimeEffect,
-        { type: 'send-gateway-request' | 'resend-gateway-request' | 'publish-held-request' }
+        {
+          type:
+            | 'send-gateway-request'
+            | 'resend-gateway-request'
+            | 'publish-held-request'
+            | 'hasten-resend';
+        }
       >,
 ): RuntimeEffect {
   switch (effect.type) {
     case 'send-gateway-request':
     case 'resend-gateway-request':
     case 'publish-held-request':
+    case 'hasten-resend':
       return effect;
     case 'schedule-timer':
       return { type: 'set-timer', kind: effect.timer.kind, at: effect.at, payload: effect.timer };

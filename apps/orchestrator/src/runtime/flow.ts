@@ -63,6 +63,11 @@ export type RuntimeEffect =
       notBefore: string;
       afterNoTrace?: true;
     }
+  /**
+   * Make the deferred resend of `requestId` due now, when the saga has one pending for that very
+   * request (a refresh of a request whose only re-ask is itself); otherwise nothing.
+   */
+  | { type: 'hasten-resend'; requestId: string }
   /** Upsert the saga's timer of this kind (one per flow, saga and kind). */
   | { type: 'set-timer'; kind: string; at: string; payload: object }
   | { type: 'cancel-timer'; kind: string }

@@ -38,13 +38,25 @@ type CounterCommand =
   | { type: 'add'; commandId: string; sagaId: string; n: number; badVersion?: boolean }
   | { type: 'spawn'; commandId: string; sagaId: string; childId: string }
   | { type: 'arm'; commandId: string; sagaId: string; at: string }
-  | { type: 'disarm'; commandId: string; sagaId: string };
+  | { type: 'disarm'; commandId: string; sagaId: string }
+  /** A resend of `requestId` deferred to `at`; `hasten`: brought forward in the same decision. */
+  | {
+      type: 'defer';
+      commandId: string;
+      sagaId: string;
+      requestId: string;
+      at: string;
+      hasten?: true;
+    }
+  | { type: 'hasten'; commandId: string; sagaId: string; requestId: string };
+
+const COUNTER_COMMANDS = ['open', 'add', 'spawn', 'arm', 'disarm', 'defer', 'hasten'];
 
 const catalogue: CommandCatalogue = {
   parse(raw) {
     const c = raw as CounterCommand;
     const fingerprint = canonicalJson(raw);
-    if (!['open', 'add', 'spawn', 'arm', 'disarm'].includes(c.type)) {
+    if (!COUNTER_COMMANDS.includes(c.type)) {
       return {
         ok: false,
         reason: 'UNKNOWN_TYPE',
@@ -63,7 +75,7 @@ const catalogue: CommandCatalogue = {
 
 const counterFlow: Flow<CounterState, CounterEvent> = {
   name: 'counter',
-  commandTypes: ['open', 'add', 'spawn', 'arm', 'disarm'],
+  commandTypes: COUNTER_COMMANDS,
   initialState: { status: 'initial', version: 0, total: 0 },
   decide(input, state, ctx) {
     const at = (offset: number, draft: Record<string, unknown>) =>
@@ -125,6 +137,21 @@ const counterFlow: Flow<CounterState, CounterEvent> = {
           outcome: 'accepted',
           events: [],
           effects: [{ type: 'cancel-timer', kind: 'bell' }],
+        };
+      case 'defer':
+        return {
+          outcome: 'accepted',
+          events: [],
+          effects: [
+            { type: 'resend-gateway-request', requestId: c.requestId, attempt: 2, notBefore: c.at },
+            ...(c.hasten ? [{ type: 'hasten-resend' as const, requestId: c.requestId }] : []),
+          ],
+        };
+      case 'hasten':
+        return {
+          outcome: 'accepted',
+          events: [],
+          effects: [{ type: 'hasten-resend', requestId: c.requestId }],
         };
       default: {
         const never: never = c;
@@ -322,6 +349,48 @@ describe('saga runtime (real PostgreSQL, no broker)', () => {
     expect(await timers()).toHaveLength(1);
     await send({ type: 'disarm', commandId: randomUUID(), sagaId: id });
     expect(await timers()).toEqual([]);
+  });
+
+  it("brings a deferred resend forward to now, only that very request's, and only when it was due later", async () => {
+    const id = randomUUID();
+    const [mine, other] = [randomUUID(), randomUUID()];
+    const later = new Date(clock.at.getTime() + 10 * 60_000).toISOString();
+    const resend = async () =>
+      (
+        await dataSource.query<Array<{ due_at: Date; payload: { requestId: string } }>>(
+          `SELECT due_at, payload FROM timers WHERE saga_id = $1 AND kind = 'gateway-resend'`,
+          [id],
+        )
+      )[0];
+    const defer = (requestId: string, extra: object = {}) => ({
+      type: 'defer',
+      commandId: randomUUID(),
+      sagaId: id,
+      requestId,
+      at: later,
+      ...extra,
+    });
+    const hasten = (requestId: string) => ({
+      type: 'hasten',
+      commandId: randomUUID(),
+      sagaId: id,
+      requestId,
+    });
+    await send(open(id), hasten(mine));
+    expect(await resend()).toBeUndefined();
+    await send(defer(mine));
+    expect((await resend())?.due_at.toISOString()).toBe(later);
+    await send(hasten(other));
+    expect((await resend())?.due_at.toISOString()).toBe(later);
+    expect(await runtime.fireNextDueTimer()).toBe('idle');
+    await send(hasten(mine));
+    expect(await resend()).toMatchObject({ due_at: clock.at, payload: { requestId: mine } });
+    expect(await runtime.fireNextDueTimer()).toBe('fired');
+    expect(await resend()).toBeUndefined();
+    // Set and brought forward in one decision: due now.
+    await send(defer(mine, { hasten: true }));
+    expect((await resend())?.due_at.toISOString()).toBe(clock.at.toISOString());
+    expect(await runtime.fireNextDueTimer()).toBe('fired');
   });
 
   it('commits a batch of inputs for several sagas at once, in order per saga', async () => {

@@ -1,6 +1,7 @@
 import type { GatewayRequest } from '@payments/contracts';
 import { eventRow, gatewayRequestRow, type InputMeta, type OutboxRow } from './outbox/outbox-rows';
 import type { HistoryRow } from '../persistence/saga.repository';
+import type { TimerChange } from '../persistence/timer.repository';
 import type { Flow, RuntimeEffect, SagaEvent, SagaProjection } from './flow';
 
 /** The timer the runtime itself keeps: the deferred resend of a request that was not sent. */
@@ -12,9 +13,6 @@ export interface ResendPayload {
   attempt?: number;
   afterNoTrace?: true;
 }
-
-export type TimerWrite =
-  { op: 'set'; kind: string; at: Date; payload: object } | { op: 'cancel'; kind: string };
 
 /**
  * Everything one decision writes, computed without I/O: the new state (with its projection and
@@ -30,7 +28,7 @@ export interface WritePlan {
   readonly history: HistoryRow[];
   readonly outbox: OutboxRow[];
   readonly gatewayRequests: GatewayRequest[];
-  readonly timers: TimerWrite[];
+  readonly timers: TimerChange[];
   /** Resends due now: the original request is read back and published with `attempt`. */
   readonly resends: ResendPayload[];
   /** Commands that start (or reach) other sagas in the same transaction. */
@@ -78,7 +76,7 @@ export function planWrites<State, Event extends SagaEvent>(args: {
     purgeSealedCards = projection.settled;
   }
   const gatewayRequests: GatewayRequest[] = [];
-  const timers: TimerWrite[] = [];
+  const timers: TimerChange[] = [];
   const resends: ResendPayload[] = [];
   const children: object[] = [];
   for (const effect of effects) {
@@ -105,6 +103,9 @@ export function planWrites<State, Event extends SagaEvent>(args: {
         }
         break;
       }
+      case 'hasten-resend':
+        timers.push({ op: 'advance', kind: RESEND_TIMER, at: now, requestId: effect.requestId });
+        break;
       case 'set-timer':
         timers.push({
           op: 'set',

@@ -1,4 +1,9 @@
-import type { CardReferenceCommand, GatewayResult, PaymentEvent } from '@payments/contracts';
+import type {
+  CardReferenceCommand,
+  GatewayResult,
+  PaymentEvent,
+  RefreshStatusCommand,
+} from '@payments/contracts';
 import {
   createScheduleCommand,
   MERCHANT,
@@ -36,6 +41,26 @@ const createCardRef = (): CardReferenceCommand => ({
   paymentId: PAYMENT_ID,
   merchant: MERCHANT,
   occurredAt: T0,
+});
+
+const refreshOf = (): RefreshStatusCommand => ({
+  type: 'refresh-status',
+  commandId: testUuid(),
+  paymentId: PAYMENT_ID,
+  merchant: MERCHANT,
+  occurredAt: T0,
+});
+
+/** A command as the runtime hands it to the flow's binding. */
+const asSaga = (c: CardReferenceCommand | RefreshStatusCommand): SagaInput => ({
+  kind: 'command',
+  command: {
+    type: c.type,
+    commandId: c.commandId,
+    sagaId: PAYMENT_ID,
+    endpointId: '1234',
+    body: c,
+  },
 });
 
 const getCardInfo = (): CardReferenceCommand => ({
@@ -308,6 +333,37 @@ describe('create-card-ref', () => {
         .thenIgnored('TIMER_OBSOLETE');
     });
 
+    it("an operator's refresh makes the pending re-ask of that very request now (no event); only its reply settles it", () => {
+      const requestId = requestIdOf(lost().state);
+      lost()
+        .when(command(refreshOf()), at(6 * 60_000))
+        .then([])
+        .thenEffects([{ type: 'hasten-resend', requestId }])
+        .thenState({ cardRefRequest: expect.objectContaining({ requestId }) as never });
+      // In the runtime's vocabulary: the saga's deferred resend of that request brought forward.
+      const flow = cardPaymentFlow(DEFAULT_POLICY);
+      const decision = flow.decide(asSaga(refreshOf()), lost().state, testContext(at(6 * 60_000)));
+      expect(decision.effects).toEqual([{ type: 'hasten-resend', requestId }]);
+      // The reply to the hastened re-ask settles it, as any reply to that request does.
+      lost()
+        .and(command(refreshOf()), at(6 * 60_000))
+        .when(referenceResult({ kind: 'accepted', cardReference: { refId: '10901' } }, 9))
+        .then([{ type: 'card-ref-created', requestId, cardRef: { refId: '10901' } }]);
+      // A reply about another request (a status reply, another card-reference request) does not.
+      lost()
+        .and(command(refreshOf()), at(6 * 60_000))
+        .when(statusReply({ status: 'approved', cardRefId: '10901' } as never))
+        .thenIgnored();
+    });
+
+    it('a refresh while the reply is still on its way, or once answered, has nothing to ask', () => {
+      pending().when(command(refreshOf())).thenRejected('NOTHING_TO_REFRESH');
+      lost()
+        .and(referenceResult({ kind: 'accepted', cardReference: { refId: '10901' } }, 2))
+        .when(command(refreshOf()))
+        .thenRejected('NOTHING_TO_REFRESH');
+    });
+
     it('get-card-info: the same (it only reads)', () => {
       const withRef = approvedSale()
         .and(cmd(createCardRef()))
@@ -436,16 +492,6 @@ describe('create-card-ref with a schedule: the schedule starts on the new refere
   const { scheduleId, amount, description, rule } = createScheduleCommand();
   const schedule = { scheduleId, amount, description, rule };
   const request: CardReferenceCommand = { ...createCardRef(), type: 'create-card-ref', schedule };
-  const asSaga = (c: CardReferenceCommand): SagaInput => ({
-    kind: 'command',
-    command: {
-      type: c.type,
-      commandId: c.commandId,
-      sagaId: PAYMENT_ID,
-      endpointId: '1234',
-      body: c,
-    },
-  });
   const starts = (effects: RuntimeEffect[]) => effects.filter((e) => e.type === 'start-saga');
 
   it('create-schedule on the reference once card-ref-created, with the payment’s merchant and an id derived from (payment, schedule)', () => {

@@ -6,6 +6,7 @@ import type {
   GetCardInfoCommand,
   RebillCommand,
 } from '@payments/contracts';
+import { refreshResend } from '../../../domain/gateway-operation';
 import { nextPollDelay } from '../../../domain/polling';
 import { NEVER_RECEIVED_ATTEMPT, resendAfterNotSent } from '../../../domain/send-rules';
 import { type Decision, type DecisionContext } from './decision';
@@ -338,6 +339,15 @@ function askAgain(
       afterNoTrace: true,
     },
   ];
+}
+
+/**
+ * A refresh of the payment (`refresh-status`, an operator's refresh or resolve-unknown): a
+ * card-reference request whose outcome is unknown is asked again now, the re-ask it was waiting
+ * for brought forward; its reply settles it as any reply does. Undefined: no such request.
+ */
+export function cardRefRefresh(payment: OpenPayment): Effect | undefined {
+  return refreshResend(payment.cardRefRequest);
 }
 
 /**

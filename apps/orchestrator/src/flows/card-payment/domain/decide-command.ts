@@ -25,6 +25,7 @@ import {
 } from './guards';
 import type { OpenPayment, PaymentState } from './state';
 import { initiateHostedForm, initiateVerification, uploadPayerResult } from './decide-payer-flows';
+import { cardRefRefresh } from './card-reference';
 
 export function decideCommand(
   command: PaymentCommand,
@@ -248,8 +249,11 @@ function refreshStatus(
 ): Decision {
   const payment = existingPayment(command, state);
   if (isRejection(payment)) return rejected(state, command, ctx, payment);
-  const query = refreshQuery(orderOf(payment.paymentId, payment), payment.inFlight, ctx);
-  if (query === undefined) {
+  const effects = [
+    refreshQuery(orderOf(payment.paymentId, payment), payment.inFlight, ctx),
+    cardRefRefresh(payment),
+  ].filter((effect) => effect !== undefined);
+  if (effects.length === 0) {
     return rejected(
       state,
       command,
@@ -257,5 +261,5 @@ function refreshStatus(
       refuse('NOTHING_TO_REFRESH', `the payment is ${payment.status} with nothing in flight`),
     );
   }
-  return accepted(state, command.paymentId, ctx, [], [query]);
+  return accepted(state, command.paymentId, ctx, [], effects);
 }

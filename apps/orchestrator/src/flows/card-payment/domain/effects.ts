@@ -1,5 +1,5 @@
 import type { GatewayRequest } from '@payments/contracts';
-import type { ResendGatewayRequest } from '../../../domain/gateway-operation';
+import type { HastenResend, ResendGatewayRequest } from '../../../domain/gateway-operation';
 import type { Timer, TimerKind } from './inputs';
 
 /**
@@ -14,6 +14,8 @@ export type Effect =
    * kept by the app layer (it holds the sealed card, which never goes into state or events).
    */
   | ResendGatewayRequest
+  /** The pending re-ask of an unknown card-reference request, made now (an operator's refresh). */
+  | HastenResend
   /** Upsert the timer of this kind for the payment. */
   | { type: 'schedule-timer'; timer: Timer; at: string }
   | { type: 'cancel-timer'; timer: TimerKind };

@@ -434,6 +434,11 @@ async function leftUnknown(options: {
   readonly unknown: () => Promise<unknown>;
   /** The saga's poll timer of this operation, from what `unknown` found (default status-poll). */
   readonly pollKind?: (found: unknown) => string;
+  /**
+   * The sandbox operation that asks about it again (default STATUS; a card reference has no
+   * status and is asked again by sending the same request).
+   */
+  readonly reask?: string;
 }): Promise<{ id: string }> {
   const clientOrderId = options.clientOrderId ?? options.sagaId;
   if (options.operation !== undefined) {
@@ -448,7 +453,7 @@ async function leftUnknown(options: {
   // `times` only to count the status queries that reach the sandbox (`remaining`).
   const noStatus = await stack.controls.addFault({
     clientOrderId,
-    operation: 'STATUS',
+    operation: options.reask ?? 'STATUS',
     failBefore: 503,
     times: 1_000_000,
   });
@@ -589,6 +594,63 @@ describe('admin API: an outcome left unknown is resolved by asking the gateway, 
       ['transferred', 2_700],
     ]);
   }, 240_000);
+
+  it("refresh-status on a payment whose card reference's creation was lost: the pending re-ask of that very request is made at once, the gateway's reply makes the reference", async () => {
+    const paymentId = await approvedSale(1_310);
+    const create = {
+      type: 'create-card-ref',
+      commandId: randomUUID(),
+      merchant: { endpointId: SANDBOX_MERCHANT.plainEndpoint },
+      occurredAt: new Date().toISOString(),
+      paymentId,
+    };
+    const noAnswer = await leftUnknown({
+      sagaId: paymentId,
+      operation: 'CARDREF',
+      reask: 'CARDREF',
+      start: () => stack.sendRaw(create),
+      unknown: () => stack.events.waitForType(paymentId, ['card-reference-unknown'], 120_000),
+      pollKind: () => 'gateway-resend',
+    });
+    const requested = stack.events
+      .eventsOf(paymentId)
+      .find((r) => r.event.type === 'card-ref-requested');
+    const requestId = (requested?.event as { requestId?: string } | undefined)?.requestId;
+    expect(requestId).toBeDefined();
+    const reaskDue = await nextPoll(paymentId, 'gateway-resend');
+    expect(reaskDue?.getTime()).toBeGreaterThan(Date.now() + 6 * 60_000);
+    await stack.controls.removeFault(noAnswer.id);
+    const answer = await admin(
+      'POST',
+      `/admin/sagas/${paymentId}/actions/refresh-status`,
+      OPERATOR,
+      { reason: 'merchant needs the reference for the subscription' },
+    );
+    expect(answer.status).toBe(202);
+    expect(answer.body).toMatchObject({ commandType: 'refresh-status' });
+    const settled = await stack.events.waitFor(
+      paymentId,
+      (e) =>
+        e.type === 'card-ref-created' ||
+        e.type === 'card-reference-failed' ||
+        (e.type === 'command-rejected' && e.commandId === answer.body.commandId),
+      60_000,
+    );
+    // The reply to that very request, long before its next re-ask was due.
+    expect(settled.event).toMatchObject({ type: 'card-ref-created', requestId });
+    expect(Date.now()).toBeLessThan(reaskDue?.getTime() ?? 0);
+    expect((await nextPoll(paymentId, 'gateway-resend')) ?? null).toBeNull();
+    const types = stack.events.distinctEventsOf(paymentId).map((e) => e.type);
+    expect(types.filter((t) => t === 'card-ref-created')).toHaveLength(1);
+    const detail = await admin('GET', `/admin/sagas/${paymentId}`, VIEWER);
+    expect(detail.body.audit).toEqual([
+      expect.objectContaining({
+        action: 'refresh-status',
+        commandType: 'refresh-status',
+        commandId: answer.body.commandId,
+      }),
+    ]);
+  }, 300_000);
 
   it('reject: a registered payout is rejected through the API, nothing is paid, a later approval is refused; a viewer may not reject', async () => {
     const check = payoutCheck({ amountMinor: 4_400 });

@@ -1,5 +1,5 @@
 /**
- * Layering rules (issue #2, STYLE.md "Domain-Driven Hexagon"):
+ * Layering rules (STYLE.md "Domain-Driven Hexagon"):
  *  - libraries never import apps; an app never imports another app;
  *  - domain folders import no Nest, TypeORM, kafkajs, pg or undici code;
  *  - the gateway client is framework-free outside its thin `nest/` adapter;
@@ -13,6 +13,31 @@
  */
 /** Test files may reach across layers to set up what they test. */
 const TESTS = '[.](spec|int-spec|db-spec|e2e-spec)[.]ts$';
+
+/**
+ * The folders an app's `src/` may have (ARCHITECTURE.md's layers; `secrets/` is composition, like
+ * `config.ts`): a folder outside them is a layer no rule knows, and the three `app-folder-*` rules
+ * fail on any module in it (one with dependencies, one with dependents, one alone). `scripts/dependency-rules.spec.ts`
+ * holds this list to the folders the apps really have.
+ */
+const APP_FOLDERS = [
+  'application',
+  'commands',
+  'domain',
+  'flows',
+  'migrations',
+  'persistence',
+  'runtime',
+  'secrets',
+  'transport',
+];
+/** A module in a folder of an app's `src/` that is not one of {@link APP_FOLDERS}. */
+const OUTSIDE_APP_FOLDERS = {
+  path: '^apps/[^/]+/src/[^/]+/',
+  pathNot: `^apps/[^/]+/src/(${APP_FOLDERS.join('|')})/`,
+};
+const UNKNOWN_FOLDER =
+  'A folder of an app is one of the house layers (ARCHITECTURE.md), or a rule names it.';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -90,6 +115,27 @@ module.exports = {
         'A flow is its decider and its binding to the runtime: admin actions, reconciliation and read queries build on flows, not the other way round.',
       from: { path: '^apps/([^/]+)/src/flows/', pathNot: TESTS },
       to: { path: '^apps/$1/src/application/' },
+    },
+    {
+      name: 'app-folder-unknown',
+      severity: 'error',
+      comment: UNKNOWN_FOLDER,
+      from: OUTSIDE_APP_FOLDERS,
+      to: {},
+    },
+    {
+      name: 'app-folder-unknown-used',
+      severity: 'error',
+      comment: UNKNOWN_FOLDER,
+      from: {},
+      to: OUTSIDE_APP_FOLDERS,
+    },
+    {
+      name: 'app-folder-unknown-alone',
+      severity: 'error',
+      comment: UNKNOWN_FOLDER,
+      from: { ...OUTSIDE_APP_FOLDERS, orphan: true },
+      to: {},
     },
     {
       name: 'payment-gateway-is-framework-free',

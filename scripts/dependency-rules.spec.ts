@@ -1,10 +1,11 @@
 /**
  * The layer rules of .dependency-cruiser.cjs (ARCHITECTURE.md) fire on a deliberate violation:
  * a throw-away app whose domain imports its persistence, whose persistence imports a use case,
- * and whose controller imports a repository. The same app without those imports passes.
+ * and whose controller imports a repository; one that grows a folder no rule names. The same app
+ * without those passes. And the folders the rules name are the folders the apps really have.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -83,5 +84,87 @@ describe('dependency-cruiser layer rules (ARCHITECTURE.md)', () => {
         'application-does-not-import-transport: apps/demo/src/application/reconciliation/run.ts → apps/demo/src/transport/http/controller.ts',
       ]),
     );
+  });
+});
+
+interface Restriction {
+  readonly path?: string | readonly string[];
+  readonly pathNot?: string | readonly string[];
+}
+interface Rule {
+  readonly name: string;
+  readonly from?: Restriction;
+  readonly to?: Restriction;
+}
+
+// The configuration as depcruise reads it (a CommonJS module).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const RULES = (require(join(ROOT, '.dependency-cruiser.cjs')) as { forbidden: Rule[] }).forbidden;
+
+/** The folders directly under each app's src/, as `app/folder`. */
+function appFolders(): string[] {
+  return readdirSync(join(ROOT, 'apps'), { withFileTypes: true })
+    .filter((app) => app.isDirectory())
+    .flatMap((app) =>
+      readdirSync(join(ROOT, 'apps', app.name, 'src'), { withFileTypes: true })
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => `${app.name}/${entry.name}`),
+    )
+    .sort();
+}
+
+/** The folder names a path pattern gives after `src/`: `src/(domain|flows/[^/]+/domain)/` → domain, flows. */
+function foldersNamed(pattern: string): string[] {
+  const named: string[] = [];
+  for (const [, group, single] of pattern.matchAll(/src\/(?:\(([^()]*)\)|([a-z-]+))\//g)) {
+    for (const alternative of (group ?? single ?? '').split('|')) {
+      const first = alternative.split('/')[0] ?? '';
+      if (/^[a-z-]+$/.test(first)) named.push(first);
+    }
+  }
+  return named;
+}
+
+/** The patterns of a rule's end about apps' files. */
+const patternsOf = (restriction: Restriction | undefined): string[] =>
+  [restriction?.path, restriction?.pathNot]
+    .flat()
+    .filter((p): p is string => p !== undefined && p.startsWith('^apps/'));
+
+describe('the folders of every app (ARCHITECTURE.md)', () => {
+  const houseRule = RULES.find((r) => r.name === 'app-folder-unknown');
+  const house = foldersNamed(patternsOf(houseRule?.from).join(' '));
+
+  it('every folder of an app is a house word, and every house word is a folder of some app', () => {
+    expect(house.length).toBeGreaterThan(0);
+    const real = appFolders();
+    expect(real.filter((f) => !house.includes(f.split('/')[1] ?? ''))).toEqual([]);
+    expect(house.filter((word) => !real.some((f) => f.endsWith(`/${word}`)))).toEqual([]);
+  });
+
+  it('the layer rules name only house words', () => {
+    const named = RULES.flatMap((r) => [...patternsOf(r.from), ...patternsOf(r.to)]).flatMap(
+      foldersNamed,
+    );
+    expect(named.length).toBeGreaterThan(house.length);
+    expect([...new Set(named)].filter((word) => !house.includes(word))).toEqual([]);
+  });
+
+  it('fail on a module in a folder no rule names: one that imports, one imported, one alone', () => {
+    const violations = cruise({
+      ...clean,
+      'apps/demo/src/helpers/load.ts': `import { ThingRepository } from '../persistence/thing.repository';\nexport const load = (): number => new ThingRepository().load();\n`,
+      'apps/demo/src/utils/one.ts': `export const one = 1;\n`,
+      'apps/demo/src/runtime/use-case.ts': `import { decide } from '../flows/thing/domain/decide';\nimport { one } from '../utils/one';\nexport const run = (): number => decide(one);\n`,
+      'apps/demo/src/misc/alone.ts': `export const alone = true;\n`,
+    });
+    expect(violations).toEqual(
+      expect.arrayContaining([
+        'app-folder-unknown: apps/demo/src/helpers/load.ts → apps/demo/src/persistence/thing.repository.ts',
+        'app-folder-unknown-used: apps/demo/src/runtime/use-case.ts → apps/demo/src/utils/one.ts',
+        'app-folder-unknown-alone: apps/demo/src/misc/alone.ts → apps/demo/src/misc/alone.ts',
+      ]),
+    );
+    expect(violations.filter((v) => v.startsWith('app-folder-'))).toHaveLength(3);
   });
 });

@@ -11,8 +11,8 @@ import { listDeadLetters, replayDeadLetters } from './commands/dlq';
 import { reconcile } from './commands/reconcile';
 import { send } from './commands/send';
 import { tail } from './commands/tail';
-import { UsageError } from './errors';
-import { collect, isoTime, positiveInt, positiveNumber, regex } from './options';
+import { UsageError } from './commands/errors';
+import { collect, isoTime, positiveInt, positiveNumber, regex } from './commands/options';
 
 const out = (line: string) => void process.stdout.write(`${line}\n`);
 const err = (line: string) => void process.stderr.write(`${line}\n`);

@@ -1,4 +1,4 @@
-import { UsageError } from '../errors';
+import { UsageError } from './errors';
 
 export interface AdminOptions {
   readonly adminUrl?: string;

@@ -11,8 +11,8 @@ import {
   replayOf,
 } from '../domain/dead-letters';
 import { slotFor } from '../domain/pace';
-import { deadLetterTopics, readToEnd } from '../kafka-read';
-import { type CommonOptions, kafkaOf } from '../options';
+import { deadLetterTopics, readToEnd } from './kafka-read';
+import { type CommonOptions, kafkaOf } from './options';
 
 export interface DlqOptions extends CommonOptions {
   readonly topic?: string[];

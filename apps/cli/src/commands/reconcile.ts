@@ -12,8 +12,8 @@ import {
   toKafkaHeaders,
 } from '@payments/contracts';
 import { TimeoutError, withTimeout } from '@payments/core';
-import { UsageError } from '../errors';
-import { type CommonOptions, kafkaOf } from '../options';
+import { UsageError } from './errors';
+import { type CommonOptions, kafkaOf } from './options';
 
 export interface ReconcileOptions extends CommonOptions {
   readonly from: Date;

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { Card } from '@payments/contracts';
 import { InvalidCommandError, isCommandType, PaymentsProducer } from '@payments/sdk';
-import { UsageError } from '../errors';
-import { brokersOf, type CommonOptions, readJsonFile } from '../options';
+import { UsageError } from './errors';
+import { brokersOf, type CommonOptions, readJsonFile } from './options';
 
 export interface SendOptions extends CommonOptions {
   readonly card?: string;

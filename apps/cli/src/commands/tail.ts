@@ -4,7 +4,7 @@ import { TOPICS } from '@payments/contracts';
 import { decodeEvent, EventSchemaMismatchError, sagaIdOf } from '@payments/sdk';
 import { withTimeout, TimeoutError } from '@payments/core';
 import { eventLine } from '../domain/event-line';
-import { type CommonOptions, kafkaOf } from '../options';
+import { type CommonOptions, kafkaOf } from './options';
 
 export interface TailOptions extends CommonOptions {
   readonly saga?: string;

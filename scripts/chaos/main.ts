@@ -13,15 +13,9 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { freshDatabase, OwnBroker, startOwnBroker } from '../stack/infra';
 import { buildApps, RUN_DIR } from '../stack/processes';
-import {
-  ChaosAction,
-  ChaosConfig,
-  ChaosTarget,
-  DEFAULT_FAULTS,
-  formatReport,
-  passed,
-  runChaos,
-} from './chaos-run';
+import { ChaosAction, ChaosConfig, ChaosTarget, DEFAULT_FAULTS } from './chaos-config';
+import { runChaos } from './chaos-run';
+import { formatReport, passed } from './report';
 
 /** One after each clock step of the schedule phase (brokers are not restarted there). */
 const DEFAULT_SCHEDULE_ACTIONS =

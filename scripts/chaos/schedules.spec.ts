@@ -2,14 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { PaymentEvent, ScheduleEvent } from '@payments/contracts';
 import type { LedgerEntry } from '../stack/sandbox-controls';
 import type { ObservedEvent } from './checks';
-import {
-  checkSchedules,
-  clockSteps,
-  cycleDueAt,
-  ObservedScheduleEvent,
-  ScheduleSpec,
-  scheduleZeroLines,
-} from './schedules';
+import { checkSchedules, scheduleZeroLines } from './schedule-checks';
+import { cycleDueAt, type ObservedScheduleEvent, type ScheduleSpec } from './schedule-plan';
+import { clockSteps } from './schedules';
 
 /**
  * The schedule verdict on hand-made streams: each of its lines must be able to say "not zero" —

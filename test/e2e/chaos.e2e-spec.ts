@@ -1,11 +1,7 @@
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
-import {
-  ChaosReport,
-  DEFAULT_FAULTS,
-  formatReport,
-  runChaos,
-  zeroLines,
-} from '../../scripts/chaos/chaos-run';
+import { ChaosReport, DEFAULT_FAULTS } from '../../scripts/chaos/chaos-config';
+import { runChaos } from '../../scripts/chaos/chaos-run';
+import { formatReport, zeroLines } from '../../scripts/chaos/report';
 import { OwnBroker, startOwnBroker } from '../../scripts/stack/infra';
 import { buildApps } from '../../scripts/stack/processes';
 import { freeLowPorts } from '../support/local-kafka';

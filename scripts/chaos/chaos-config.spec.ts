@@ -1,4 +1,4 @@
-import { DEFAULT_FAULTS, faultRules } from './chaos-run';
+import { DEFAULT_FAULTS, faultRules } from './chaos-config';
 
 /**
  * The sandbox applies the first fault rule that hits, so a share meant of all requests must be

@@ -1,0 +1,196 @@
+/** What a chaos run is given (its configuration, its environment) and what it reports. */
+import { AuditReport } from '../stack/card-data-audit';
+import type { OwnBroker } from '../stack/infra';
+import { ReplicaName } from '../stack/payment-stack';
+import { FaultRule } from '../stack/sandbox-controls';
+import { RunChecks } from './checks';
+import { type ScheduleChecks } from './schedule-checks';
+import { type SchedulePhase, type ScheduleWorkload } from './schedule-plan';
+
+export type ChaosTarget = Exclude<ReplicaName, 'gateway-sandbox'> | 'broker';
+
+export interface ChaosAction {
+  readonly target: ChaosTarget;
+  readonly signal: 'SIGKILL' | 'SIGTERM';
+}
+
+export interface FaultMix {
+  /** Share of money operations answered 503 before processing. */
+  readonly failBefore: number;
+  /** Share of money operations processed whose reply is lost (connection dropped). */
+  readonly replyLost: number;
+  /** Share of callback delivery attempts dropped (the sandbox retries). */
+  readonly callbackDrop: number;
+  readonly callbackDuplicate: number;
+  readonly callbackReorder: number;
+  /** Share of status queries answered 503. */
+  readonly statusFail: number;
+  /** Share of status queries answered after `statusLatencyMs`. */
+  readonly statusSlow: number;
+  readonly statusLatencyMs: number;
+  /** Share of status queries refused with 403 (no evidence either way). */
+  readonly statusRefused: number;
+  /**
+   * Share of money operations slow to arrive (processed after `gatewayTimeoutMs` + 2 s, the
+   * adapter has given up on them by then), and slow to answer (processed at once, the answer
+   * after that long).
+   */
+  readonly slowArrival: number;
+  readonly slowAnswer: number;
+  /** The adapter's GATEWAY_RESPONSE_TIMEOUT_MS in the run; the slow faults exceed it. */
+  readonly gatewayTimeoutMs: number;
+}
+
+export interface ChaosConfig {
+  readonly commands: number;
+  readonly ratePerSecond: number;
+  /** Seeds the workload and the sandbox's fault draws: same seed, same run. */
+  readonly seed: number;
+  /** Spread evenly over the sending, in this order. */
+  readonly actions: readonly ChaosAction[];
+  readonly faults: FaultMix;
+  /** Upper bound of the quiet phase after the last command. */
+  readonly quietMaxSeconds: number;
+  /** The orchestrator's NEVER_RECEIVED_RESEND_SECONDS for the run. */
+  readonly neverReceivedSeconds: number;
+  /**
+   * The orchestrator's UNKNOWN_ALERT_SECONDS for the run (production: an hour): short enough that
+   * an outcome nothing can resolve (a hosted form whose address was lost with its reply) is
+   * raised for a person within the quiet phase, so "silent" means silent.
+   */
+  readonly unknownAlertSeconds: number;
+  /** Sales with the sandbox's deliberately unknown card (CVV 217): they stay unknown. */
+  readonly unknownCards: number;
+  /** The sandbox's processing delay per operation. */
+  readonly gatewayDelayMs: number;
+  readonly logLevel: string;
+  /**
+   * The stack restarts an app whose /health/live fails 3 times in a row, asked every this many
+   * ms (what Kubernetes does with deploy/helm's probe, faster); 0: never.
+   */
+  readonly livenessPeriodMs: number;
+  /** Replicas of the orchestrator, the adapter and callback-ingest (the Helm chart runs 2). */
+  readonly replicas: number;
+  /**
+   * The orchestrator's PAYOUT_LIMITS dailyLimitMinor (payouts and transfers share it per endpoint,
+   * currency and UTC day): low enough that the run reaches it, so refusals are part of the mix.
+   */
+  readonly payoutDailyLimitMinor: number;
+  /** How long a registered two-step payout awaits approval; the unapproved ones expire within it. */
+  readonly approvalWindowSeconds: number;
+  /**
+   * Recurring schedules (scripts/chaos/schedules.ts): a phase after the main workload's
+   * quiescence with both clocks moved forward, its own kills and aimed faults; unset: none.
+   */
+  readonly schedules?: ScheduleWorkload;
+}
+
+export const DEFAULT_FAULTS: FaultMix = {
+  failBefore: 0.05,
+  replyLost: 0.05,
+  callbackDrop: 0.1,
+  callbackDuplicate: 0.1,
+  callbackReorder: 0.05,
+  statusFail: 0.1,
+  statusSlow: 0.05,
+  statusLatencyMs: 1_500,
+  statusRefused: 0.05,
+  slowArrival: 0.03,
+  slowAnswer: 0.03,
+  gatewayTimeoutMs: 3_000,
+};
+
+export interface ActionRecord extends ChaosAction {
+  readonly at: number;
+  /** When the replacement was spawned (app) or the broker was up again. */
+  readonly backAt: number;
+  /**
+   * ms from the signal to: the replacement replica answering /health/ready (an app: its other
+   * replica kept working meanwhile, so the topics cannot tell when this one is back), or the
+   * first event published after the broker was up again.
+   */
+  recoveryMs?: number;
+}
+
+export interface ChaosReport {
+  readonly config: ChaosConfig;
+  /** Sending: first to last command; quiet: last command to quiescence (or the bound). */
+  readonly seconds: { readonly sending: number; readonly quiet: number };
+  /** Events by type (outcome-unknown, operation-resent … show the faults at work). */
+  readonly eventTypes: Record<string, number>;
+  /**
+   * Per scenario: payments started, completed (every step sent, the last one answered) and ended
+   * early (a step declined, failed or rejected, or still not final), and the commands left unsent.
+   */
+  readonly scenarios: Record<
+    string,
+    { started: number; completed: number; endedEarly: number; unsent: number }
+  >;
+  /** Callback delivery attempts, and how many of them a fault dropped. */
+  readonly callbackAttempts: { readonly total: number; readonly dropped: number };
+  /**
+   * The scripted payers (3-D Secure challenge) and payees (payout form) by what they did, and the
+   * ones whose page or submission went wrong (named: a payer who could not act is no test).
+   */
+  readonly payers: {
+    readonly byAnswer: Record<string, number>;
+    readonly failed: { readonly sagaId: string; readonly error: string }[];
+    /** Times the sandbox's clock was moved past its ACS window for the abandoned challenges. */
+    acsWindowsExpired: number;
+  };
+  /** Per scenario: how its scenarios ended (last step sent → ending event), e.g. what a rebill got. */
+  readonly scenarioEnds: Record<string, Record<string, number>>;
+  readonly quiescent: boolean;
+  readonly checks: RunChecks;
+  readonly actions: ActionRecord[];
+  readonly dlq: Record<string, number>;
+  readonly outboxBacklog: number;
+  /** Apps the liveness supervisor restarted (a crashed consumer, …) and what /health/live said. */
+  readonly livenessRestarts: { app: string; at: number; answer: string }[];
+  readonly invalidEvents: number;
+  readonly audit: AuditReport;
+  readonly workDir: string;
+  /** The schedule phase and its verdict, when the run had one. */
+  readonly schedules?: { readonly phase: SchedulePhase; readonly checks: ScheduleChecks };
+}
+
+export interface ChaosEnvironment {
+  readonly broker: OwnBroker;
+  readonly orchestratorDatabaseUrl: string;
+  readonly adapterDatabaseUrl: string;
+  readonly workDir?: string;
+  readonly log: (line: string) => void;
+}
+
+/**
+ * The sandbox faults of a run, in the order that matters: the first rule that hits applies, so
+ * each rule of a kind draws among what the rules before it left (`share / left`), and each share
+ * is of all matching requests.
+ */
+export function faultRules(mix: FaultMix): FaultRule[] {
+  const slow = mix.gatewayTimeoutMs + 2_000;
+  const chained = (shares: ReadonlyArray<[number, FaultRule]>): FaultRule[] => {
+    let left = 1;
+    return shares.map(([share, rule]) => {
+      const probability = left > 0 ? Math.min(1, share / left) : 0;
+      left -= share;
+      return { ...rule, probability };
+    });
+  };
+  return [
+    ...chained([
+      [mix.failBefore, { failBefore: 503 }],
+      [mix.replyLost, { failAfter: 'drop' }],
+      [mix.slowArrival, { latencyMs: slow }],
+      [mix.slowAnswer, { latencyAfterMs: slow }],
+    ]),
+    ...chained([
+      [mix.statusFail, { operation: 'STATUS', failBefore: 503 }],
+      [mix.statusRefused, { operation: 'STATUS', failBefore: 403 }],
+      [mix.statusSlow, { operation: 'STATUS', latencyMs: mix.statusLatencyMs }],
+    ]),
+    { probability: mix.callbackDrop, callbacks: 'drop' },
+    { probability: mix.callbackDuplicate, callbacks: 'duplicate' },
+    { probability: mix.callbackReorder, callbacks: 'reorder' },
+  ];
+}

@@ -1,0 +1,127 @@
+/** The chaos run's report: its zero lines, the text `npm run chaos` prints, the verdict. */
+import { formatSchedules, scheduleZeroLines } from './schedule-checks';
+import type { ChaosReport } from './chaos-config';
+import { GUARANTEED_FIRST } from './workload';
+
+const zeroLine = (n: number) => (n === 0 ? 'ok' : 'FAIL');
+
+/** The zero lines: each must be 0 for the run to pass. */
+export function zeroLines(report: ChaosReport): Record<string, number> {
+  const c = report.checks;
+  return {
+    'lost commands': c.lost.length,
+    'double charges': c.doubleCharges.length,
+    'misreported outcomes': c.misreported.length,
+    'silent after quiescence (neither final nor alerted)': c.unknown.filter(
+      (u) => !u.deliberate && !u.alerted,
+    ).length,
+    'money out over the daily limit': c.overLimit.length,
+    'version gaps/duplicates': c.versionProblems.length,
+    'dead letters': Object.values(report.dlq).reduce((a, b) => a + b, 0),
+    'outbox backlog': report.outboxBacklog,
+    'unreadable events': report.invalidEvents,
+    'card-data findings': report.audit.findings.length,
+    'payers and payees who could not act (page or submission failed)': report.payers.failed.length,
+    ...(report.schedules === undefined ? {} : scheduleZeroLines(report.schedules.checks)),
+  };
+}
+
+export function formatReport(report: ChaosReport): string {
+  const c = report.checks;
+  const lines: string[] = [];
+  const row = (label: string, value: string | number, verdict = '') =>
+    lines.push(`  ${label.padEnd(50)} ${String(value).padStart(8)}  ${verdict}`);
+  lines.push(
+    `chaos: ${report.config.commands} commands at ${report.config.ratePerSecond}/s, seed ${report.config.seed}; sending ${report.seconds.sending.toFixed(0)} s, quiet ${report.seconds.quiet.toFixed(0)} s (${report.quiescent ? 'quiescent' : `NOT quiescent within ${report.config.quietMaxSeconds} s`})`,
+  );
+  row('commands sent', c.commandsSent);
+  row('payments', c.payments);
+  row('payments final', c.paymentsFinal);
+  row('commands rejected (reason)', c.rejected.length);
+  lines.push(
+    `  events: ${Object.entries(report.eventTypes)
+      .map(([type, n]) => `${type} ${n}`)
+      .join(', ')}`,
+  );
+  for (const [name, r] of Object.entries(report.scenarios)) {
+    lines.push(
+      `    ${name.padEnd(36)} started ${r.started}, completed ${r.completed}, ended early ${r.endedEarly}${r.unsent ? ` (${r.unsent} commands unsent)` : ''}`,
+    );
+  }
+  lines.push(
+    `  callback attempts: ${report.callbackAttempts.total}, dropped by a fault ${report.callbackAttempts.dropped}`,
+  );
+  lines.push('  how the payer-flow and card-reference scenarios ended (last step → event):');
+  for (const name of GUARANTEED_FIRST) {
+    const ends = Object.entries(report.scenarioEnds[name] ?? {});
+    if (ends.length === 0) continue;
+    lines.push(`    ${name}: ${ends.map(([end, n]) => `${end} ${n}`).join(', ')}`);
+  }
+  lines.push(
+    `  scripted payers (3-D Secure) and payees (payout form): ${
+      Object.entries(report.payers.byAnswer)
+        .map(([answer, n]) => `${answer} ${n}`)
+        .join(', ') || 'none'
+    }; ACS windows ended by the sandbox's clock ${report.payers.acsWindowsExpired}×`,
+  );
+  for (const p of report.payers.failed.slice(0, 10))
+    lines.push(`    payer of ${p.sagaId} could not act: ${p.error}`);
+  const deliberate = c.unknown.filter((u) => u.deliberate);
+  row('unknown, deliberate (CVV 217)', deliberate.length);
+  row(
+    'unknown with the alert raised (for a person)',
+    c.unknown.filter((u) => !u.deliberate && u.alerted).length,
+  );
+  for (const [label, value] of Object.entries(zeroLines(report)))
+    row(label, value, zeroLine(value));
+  for (const [topic, n] of Object.entries(report.dlq)) lines.push(`    ${topic}: ${n}`);
+  const show = (title: string, items: readonly { paymentId: string; detail: string }[]) => {
+    for (const p of items.slice(0, 10)) lines.push(`    ${title} ${p.paymentId}: ${p.detail}`);
+    if (items.length > 10) lines.push(`    … ${items.length - 10} more`);
+  };
+  show(
+    'lost',
+    c.lost.map((l) => ({ paymentId: l.paymentId, detail: `${l.type} ${l.commandId}` })),
+  );
+  show('double', c.doubleCharges);
+  show('misreported', c.misreported);
+  show('over the limit', c.overLimit);
+  show('version', c.versionProblems);
+  show('rejected', c.rejected);
+  show(
+    'unknown',
+    c.unknown.map((u) => ({
+      paymentId: u.paymentId,
+      detail: `${u.ageSeconds} s old, last event ${u.lastEvent}${u.deliberate ? ' (deliberate)' : ''}${u.alerted ? ` (alert: ${u.concern ?? ''})` : ''}`,
+    })),
+  );
+  if (report.schedules !== undefined)
+    lines.push(...formatSchedules(report.schedules.phase, report.schedules.checks));
+  lines.push(`  restarts by the liveness probe: ${report.livenessRestarts.length}`);
+  for (const r of report.livenessRestarts) {
+    const at = new Date(r.at).toISOString().slice(11, 23);
+    lines.push(`    ${r.app} at ${at}: ${r.answer.slice(0, 160)}`);
+  }
+  lines.push(
+    '  recovery after each action (signal → replica ready again; broker: → first event after it):',
+  );
+  for (const a of report.actions) {
+    lines.push(
+      `    ${a.signal.padEnd(8)} ${a.target.padEnd(18)} ${a.recoveryMs === undefined ? 'no output after it' : `${(a.recoveryMs / 1000).toFixed(1)} s`}`,
+    );
+  }
+  lines.push(
+    report.audit.findings.length === 0
+      ? `  card-data audit: 0 findings in ${report.audit.logLines} log lines, ${report.audit.rows} rows of ${report.audit.tables} tables, ${report.audit.messages} messages on ${report.audit.topics} topics`
+      : `  card-data audit: ${report.audit.findings.length} findings`,
+  );
+  for (const f of report.audit.findings.slice(0, 10)) {
+    lines.push(`    ${f.rule} ${f.where} ${f.excerpt}`);
+  }
+  lines.push(`  logs and credentials: ${report.workDir}`);
+  return lines.join('\n');
+}
+
+export function passed(report: ChaosReport): boolean {
+  return report.quiescent && Object.values(zeroLines(report)).every((n) => n === 0);
+}

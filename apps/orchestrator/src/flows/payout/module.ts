@@ -1,0 +1,49 @@
+import type { PayoutEvent, PayoutOperation } from '@payments/contracts';
+import { refreshActions } from '../../domain/admin-actions';
+import { orderOf, requestFlow } from '../../domain/flow-reconciliation';
+import type { MoneyEventType } from '../../runtime/outcome-metrics';
+import type { FlowModule } from '../flow-module';
+import { opensPayoutOrder, type PayoutState } from './domain/model';
+import { payoutExpectation } from './domain/reconciliation';
+import { PAYOUT_OPERATIONS } from './gateway-vocabulary';
+import { PAYOUT_FLOW, payoutFlow } from './payout.flow';
+import { payoutPolicy } from './policy';
+
+/** Payouts: one-step (payout, v4, form) and two-step (check → approval → pay). */
+export const payoutModule: FlowModule = {
+  name: PAYOUT_FLOW,
+  flow: (config) => payoutFlow(payoutPolicy(config)),
+  reconciliation: {
+    order: (state) => orderOf(state as PayoutState & { clientOrderId?: string }),
+    ...requestFlow({
+      requested: 'payout-requested',
+      accepted: 'payout-accepted-by-gateway',
+      // payout-registered: the gateway approved the payout-check (nothing paid yet).
+      succeeded: ['payout-registered', 'paid-out'],
+      declined: ['payout-declined'],
+      failed: ['payout-failed'],
+      opensOrder: (operation) => opensPayoutOrder(operation as PayoutOperation),
+    }),
+    latest: (state, at) => payoutExpectation(state as PayoutState, at),
+    named: (t) => PAYOUT_OPERATIONS.named(t),
+  },
+  // A registration (payout-registered) pays nothing yet.
+  moneyEvents: ['paid-out'] satisfies ReadonlyArray<MoneyEventType<PayoutEvent>>,
+  actions: {
+    ...refreshActions('refresh-payout-status', 'payoutId'),
+    approve: (saga, input, base) => ({
+      type: 'approve-payout',
+      ...base,
+      payoutId: saga.id,
+      approvedBy: input.actor,
+      reason: input.reason,
+    }),
+    reject: (saga, input, base) => ({
+      type: 'reject-payout',
+      ...base,
+      payoutId: saga.id,
+      rejectedBy: input.actor,
+      reason: input.reason,
+    }),
+  },
+};

@@ -3,11 +3,18 @@ import { refreshActions } from '../../domain/admin-actions';
 import { orderOf, requestFlow } from '../../domain/flow-reconciliation';
 import type { MoneyEventType } from '../../runtime/outcome-metrics';
 import type { FlowModule } from '../flow-module';
-import { opensPayoutOrder, type PayoutState } from './domain/model';
+import { opensPayoutOrder, type PayoutState, type PayoutStatus } from './domain/model';
 import { payoutExpectation } from './domain/reconciliation';
 import { PAYOUT_OPERATIONS } from './gateway-vocabulary';
 import { PAYOUT_FLOW, payoutFlow } from './payout.flow';
 import { payoutPolicy } from './policy';
+
+/** The queries of the payouts' gauges (the `(flow, status)` index). */
+export const PAYOUT_GAUGE_SQL = {
+  awaitingApproval: `SELECT count(*)::int AS n FROM sagas WHERE flow = $1 AND status = $2`,
+} as const;
+
+const AWAITING_APPROVAL: PayoutStatus = 'registered';
 
 /** Payouts: one-step (payout, v4, form) and two-step (check → approval → pay). */
 export const payoutModule: FlowModule = {
@@ -46,4 +53,17 @@ export const payoutModule: FlowModule = {
       reason: input.reason,
     }),
   },
+  gauges: [
+    {
+      name: 'orchestrator_payouts_awaiting_approval',
+      help: 'Two-step payouts registered by the gateway and awaiting approve-payout or reject-payout',
+      read: async (query) => {
+        const [row] = await query<{ n: number }>(PAYOUT_GAUGE_SQL.awaitingApproval, [
+          PAYOUT_FLOW,
+          AWAITING_APPROVAL,
+        ]);
+        return [{ value: row?.n ?? 0 }];
+      },
+    },
+  ],
 };

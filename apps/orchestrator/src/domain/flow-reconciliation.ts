@@ -67,3 +67,23 @@ export function orderOf(state: {
     ...(state.gatewayOrderId === undefined ? {} : { gatewayOrderId: state.gatewayOrderId }),
   };
 }
+
+/**
+ * The reconciliation of a flow whose money moves on gateway requests named by `names`: its order
+ * from its state, its settled operations from its history, the check of its latest operation
+ * (`latest`, the flow's own rule), and the gateway's transaction types as its operations.
+ */
+export function requestReconciliation<
+  State extends { status: string; clientOrderId?: string; gatewayOrderId?: string },
+>(
+  names: OperationEvents,
+  latest: (state: State, at: CheckTime) => ExpectationOrSkip,
+  operations: { named: (transactionType: string | undefined) => readonly string[] | undefined },
+): FlowReconciliation {
+  return {
+    order: (state) => orderOf(state as State),
+    ...requestFlow(names),
+    latest: (state, at) => latest(state as State, at),
+    named: (t) => operations.named(t),
+  };
+}

@@ -1,6 +1,6 @@
 import type { PaymentEvent, PaymentOperation } from '@payments/contracts';
 import { refreshActions } from '../../domain/admin-actions';
-import { orderOf, requestFlow } from '../../domain/flow-reconciliation';
+import { requestReconciliation } from '../../domain/flow-reconciliation';
 import type { MoneyEventType } from '../../runtime/outcome-metrics';
 import type { FlowModule } from '../flow-module';
 import { CARD_PAYMENT_FLOW, cardPaymentFlow } from './card-payment.flow';
@@ -13,19 +13,19 @@ import { cardPaymentPolicy } from './policy';
 export const cardPaymentModule: FlowModule = {
   name: CARD_PAYMENT_FLOW,
   flow: (config) => cardPaymentFlow(cardPaymentPolicy(config)),
-  reconciliation: {
-    order: (state) => orderOf(state as PaymentState & { clientOrderId?: string }),
-    ...requestFlow({
+  reconciliation: requestReconciliation<PaymentState & { clientOrderId?: string }>(
+    {
       requested: 'operation-requested',
       accepted: 'accepted-by-gateway',
       succeeded: ['approved', 'authorized', 'account-verified', 'captured', 'voided', 'returned'],
       declined: ['declined'],
       failed: ['failed'],
       opensOrder: (operation) => isMainOperation(operation as PaymentOperation),
-    }),
-    latest: (state, at) => cardPaymentExpectation(state as PaymentState, at),
-    named: (t) => CARD_PAYMENT_OPERATIONS.named(t),
-  },
+    },
+    cardPaymentExpectation,
+    CARD_PAYMENT_OPERATIONS,
+  ),
+
   // Charged (rebills included), captured, refunded; holds and voids move nothing.
   moneyEvents: ['approved', 'captured', 'returned'] satisfies ReadonlyArray<
     MoneyEventType<PaymentEvent>

@@ -1,6 +1,6 @@
 import type { PayoutEvent, PayoutOperation } from '@payments/contracts';
 import { refreshActions } from '../../domain/admin-actions';
-import { orderOf, requestFlow } from '../../domain/flow-reconciliation';
+import { requestReconciliation } from '../../domain/flow-reconciliation';
 import type { MoneyEventType } from '../../runtime/outcome-metrics';
 import type { FlowModule } from '../flow-module';
 import { opensPayoutOrder, type PayoutState, type PayoutStatus } from './domain/model';
@@ -20,9 +20,8 @@ const AWAITING_APPROVAL: PayoutStatus = 'registered';
 export const payoutModule: FlowModule = {
   name: PAYOUT_FLOW,
   flow: (config) => payoutFlow(payoutPolicy(config)),
-  reconciliation: {
-    order: (state) => orderOf(state as PayoutState & { clientOrderId?: string }),
-    ...requestFlow({
+  reconciliation: requestReconciliation<PayoutState & { clientOrderId?: string }>(
+    {
       requested: 'payout-requested',
       accepted: 'payout-accepted-by-gateway',
       // payout-registered: the gateway approved the payout-check (nothing paid yet).
@@ -30,10 +29,11 @@ export const payoutModule: FlowModule = {
       declined: ['payout-declined'],
       failed: ['payout-failed'],
       opensOrder: (operation) => opensPayoutOrder(operation as PayoutOperation),
-    }),
-    latest: (state, at) => payoutExpectation(state as PayoutState, at),
-    named: (t) => PAYOUT_OPERATIONS.named(t),
-  },
+    },
+    payoutExpectation,
+    PAYOUT_OPERATIONS,
+  ),
+
   // A registration (payout-registered) pays nothing yet.
   moneyEvents: ['paid-out'] satisfies ReadonlyArray<MoneyEventType<PayoutEvent>>,
   actions: {

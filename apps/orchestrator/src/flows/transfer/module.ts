@@ -1,6 +1,6 @@
 import type { TransferEvent } from '@payments/contracts';
 import { refreshActions } from '../../domain/admin-actions';
-import { orderOf, requestFlow } from '../../domain/flow-reconciliation';
+import { requestReconciliation } from '../../domain/flow-reconciliation';
 import type { MoneyEventType } from '../../runtime/outcome-metrics';
 import type { FlowModule } from '../flow-module';
 import { payoutPolicy } from '../payout/policy';
@@ -12,19 +12,19 @@ import { TRANSFER_FLOW, TRANSFER_OPERATIONS, transferFlow } from './transfer.flo
 export const transferModule: FlowModule = {
   name: TRANSFER_FLOW,
   flow: (config) => transferFlow(payoutPolicy(config)),
-  reconciliation: {
-    order: (state) => orderOf(state as TransferState & { clientOrderId?: string }),
-    ...requestFlow({
+  reconciliation: requestReconciliation<TransferState & { clientOrderId?: string }>(
+    {
       requested: 'transfer-requested',
       accepted: 'transfer-accepted-by-gateway',
       succeeded: ['transferred'],
       declined: ['transfer-declined'],
       failed: ['transfer-failed'],
       opensOrder: () => true,
-    }),
-    latest: (state, at) => transferExpectation(state as TransferState, at),
-    named: (t) => TRANSFER_OPERATIONS.named(t),
-  },
+    },
+    transferExpectation,
+    TRANSFER_OPERATIONS,
+  ),
+
   moneyEvents: ['transferred'] satisfies ReadonlyArray<MoneyEventType<TransferEvent>>,
   actions: refreshActions('refresh-transfer-status', 'transferId'),
 };

@@ -1,6 +1,15 @@
-import { ADMIN_ACTIONS } from '@payments/contracts';
+import { ADMIN_ACTIONS, type AdminAction } from '@payments/contracts';
 import { contractCommands } from '../flows/command-catalogue';
-import { ACTION_FLOWS, actionCommand } from './admin-actions';
+import { FLOW_ACTIONS } from '../flows/registered-flows';
+import {
+  actionCommand as build,
+  type ActionInput,
+  type ActionTarget,
+  flowsOffering,
+} from './admin-actions';
+
+const actionCommand = (action: AdminAction, target: ActionTarget, given: ActionInput) =>
+  build(action, target, given, FLOW_ACTIONS);
 
 const input = {
   actor: 'alice',
@@ -83,7 +92,7 @@ describe('admin actions', () => {
       const result = actionCommand(action, saga('pan-eligibility'), input);
       expect(result).toEqual({
         ok: false,
-        message: `${action} applies to ${ACTION_FLOWS[action].join(', ')} sagas; ${saga('x').id} is a pan-eligibility saga`,
+        message: `${action} applies to ${flowsOffering(FLOW_ACTIONS, action).join(', ')} sagas; ${saga('x').id} is a pan-eligibility saga`,
       });
     }
     expect(actionCommand('approve', saga('transfer'), input)).toMatchObject({ ok: false });
@@ -91,7 +100,7 @@ describe('admin actions', () => {
 
   it('builds for every flow an action applies to a command the contracts accept', () => {
     for (const action of ADMIN_ACTIONS) {
-      for (const flow of ACTION_FLOWS[action]) {
+      for (const flow of flowsOffering(FLOW_ACTIONS, action)) {
         const built = actionCommand(action, saga(flow), input);
         if (!built.ok) throw new Error(built.message);
         const parsed = contractCommands.parse(built.command);

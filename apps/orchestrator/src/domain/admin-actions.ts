@@ -23,85 +23,68 @@ export type ActionCommand =
   | { readonly ok: true; readonly command: Record<string, unknown> & { type: string } }
   | { readonly ok: false; readonly message: string };
 
-/**
- * The command each action becomes, per flow it applies to (flow names as the runtime registers
- * them). A refresh is the flow's own status-refresh command: each flow has its saga id field and
- * its command family, and every one of them asks the gateway through the same rule
- * (`refreshQuery`, domain/gateway-operation.ts).
- */
-const REFRESH_COMMANDS: Readonly<Record<string, { type: string; idField: string }>> = {
-  'card-payment': { type: 'refresh-status', idField: 'paymentId' },
-  payout: { type: 'refresh-payout-status', idField: 'payoutId' },
-  transfer: { type: 'refresh-transfer-status', idField: 'transferId' },
-  'recurring-schedule': { type: 'refresh-schedule-status', idField: 'scheduleId' },
-};
+/** The fields every action's command carries. */
+export interface CommandBase {
+  readonly commandId: string;
+  readonly merchant: { readonly endpointId: string };
+  readonly occurredAt: string;
+}
 
-/** The flows each action applies to. */
-export const ACTION_FLOWS: Readonly<Record<AdminActionName, readonly string[]>> = {
-  'refresh-status': Object.keys(REFRESH_COMMANDS),
-  'resolve-unknown': Object.keys(REFRESH_COMMANDS),
-  approve: ['payout'],
-  reject: ['payout'],
-  pause: ['recurring-schedule'],
-  resume: ['recurring-schedule'],
-  cancel: ['recurring-schedule'],
-};
+/** The command an action on one of a flow's sagas becomes. */
+export type ActionBuilder = (
+  saga: ActionTarget,
+  input: ActionInput,
+  base: CommandBase,
+) => Record<string, unknown> & { type: string };
+
+/** The actions a flow offers (its flow module), each with the command it becomes. */
+export type FlowActions = Readonly<Partial<Record<AdminActionName, ActionBuilder>>>;
+
+/** The actions of every flow the orchestrator runs, by flow name. */
+export type ActionTable = Readonly<Record<string, FlowActions>>;
+
+/**
+ * A refresh is the flow's own status-refresh command: each flow has its saga id field and its
+ * command family, and every one of them asks the gateway through the same rule (`refreshQuery`,
+ * domain/gateway-operation.ts). Resolving an unknown outcome is the same refresh: money never
+ * moves on an operator's word, the gateway's answer decides.
+ */
+export function refreshActions(type: string, idField: string): FlowActions {
+  const refresh: ActionBuilder = (saga, _input, base) => ({ type, ...base, [idField]: saga.id });
+  return { 'refresh-status': refresh, 'resolve-unknown': refresh };
+}
+
+/** The flows an action applies to, in the table's order. */
+export function flowsOffering(table: ActionTable, action: AdminActionName): string[] {
+  return Object.keys(table).filter((flow) => table[flow]?.[action] !== undefined);
+}
+
+/** The actions a saga of `flow` offers, in `order`. */
+export function actionsOf(
+  table: ActionTable,
+  flow: string,
+  order: readonly AdminActionName[],
+): AdminActionName[] {
+  return order.filter((action) => table[flow]?.[action] !== undefined);
+}
 
 export function actionCommand(
   action: AdminActionName,
   saga: ActionTarget,
   input: ActionInput,
+  table: ActionTable,
 ): ActionCommand {
-  const flows = ACTION_FLOWS[action];
-  if (!flows.includes(saga.flow)) {
+  const build = table[saga.flow]?.[action];
+  if (build === undefined) {
     return {
       ok: false,
-      message: `${action} applies to ${flows.join(', ')} sagas; ${saga.id} is a ${saga.flow} saga`,
+      message: `${action} applies to ${flowsOffering(table, action).join(', ')} sagas; ${saga.id} is a ${saga.flow} saga`,
     };
   }
-  const base = {
+  const base: CommandBase = {
     commandId: input.commandId,
     merchant: { endpointId: saga.endpointId },
     occurredAt: input.now,
   };
-  switch (action) {
-    case 'refresh-status':
-    case 'resolve-unknown': {
-      const refresh = REFRESH_COMMANDS[saga.flow];
-      if (refresh === undefined) throw new Error(`no refresh command for ${saga.flow}`);
-      return { ok: true, command: { type: refresh.type, ...base, [refresh.idField]: saga.id } };
-    }
-    case 'approve':
-      return {
-        ok: true,
-        command: {
-          type: 'approve-payout',
-          ...base,
-          payoutId: saga.id,
-          approvedBy: input.actor,
-          reason: input.reason,
-        },
-      };
-    case 'reject':
-      return {
-        ok: true,
-        command: {
-          type: 'reject-payout',
-          ...base,
-          payoutId: saga.id,
-          rejectedBy: input.actor,
-          reason: input.reason,
-        },
-      };
-    case 'pause':
-      return { ok: true, command: { type: 'pause-schedule', ...base, scheduleId: saga.id } };
-    case 'resume':
-      return { ok: true, command: { type: 'resume-schedule', ...base, scheduleId: saga.id } };
-    case 'cancel':
-      return { ok: true, command: { type: 'cancel-schedule', ...base, scheduleId: saga.id } };
-    default: {
-      const never: never = action;
-      throw new Error(`unhandled admin action ${String(never)}`);
-    }
-  }
+  return { ok: true, command: build(saga, input, base) };
 }

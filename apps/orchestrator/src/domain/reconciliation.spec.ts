@@ -1,11 +1,13 @@
 import fc from 'fast-check';
 import { GatewayStatus, type GatewayStatusReport } from '@payments/contracts';
+import { cardPaymentExpectation } from '../flows/card-payment/domain/reconciliation';
 import type { PaymentState } from '../flows/card-payment/domain/state';
 import type { PayoutState } from '../flows/payout/domain/model';
+import { payoutExpectation } from '../flows/payout/domain/reconciliation';
 import type { TransferState } from '../flows/transfer/domain/model';
+import { transferExpectation } from '../flows/transfer/domain/reconciliation';
 import {
   anotherOrderVerdict,
-  cardPaymentExpectation,
   type CheckTime,
   type Expectation,
   gatewayChargesOf,
@@ -14,10 +16,8 @@ import {
   looksForAnotherOrder,
   type OperationEvents,
   operationsOf,
-  payoutExpectation,
   sagaChecks,
   scheduledWindow,
-  transferExpectation,
   verdict,
 } from './reconciliation';
 

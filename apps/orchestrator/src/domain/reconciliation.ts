@@ -19,9 +19,6 @@
  */
 import type { GatewayStatusReport, MismatchKind, Money } from '@payments/contracts';
 import { isFinalGatewayStatus } from '@payments/contracts';
-import type { PaymentState } from '../flows/card-payment/domain/state';
-import type { PayoutState } from '../flows/payout/domain/model';
-import type { TransferState } from '../flows/transfer/domain/model';
 
 /** What the saga reported about its order, as stored with the check. */
 export interface Expectation {
@@ -64,8 +61,13 @@ export type ExpectationOrSkip =
   | { readonly kind: 'check'; readonly expectation: Expectation }
   | { readonly kind: 'skip'; readonly reason: NotCheckable };
 
-const skip = (reason: NotCheckable): ExpectationOrSkip => ({ kind: 'skip', reason });
-const check = (expectation: Expectation): ExpectationOrSkip => ({ kind: 'check', expectation });
+/** Left out of the run, for this reason. */
+export const skip = (reason: NotCheckable): ExpectationOrSkip => ({ kind: 'skip', reason });
+/** Checked against the gateway's answer. */
+export const check = (expectation: Expectation): ExpectationOrSkip => ({
+  kind: 'check',
+  expectation,
+});
 
 /**
  * When a check runs and how long an unknown outcome may last before it is a finding (the
@@ -87,7 +89,7 @@ function unknownFor(since: string | undefined, at: CheckTime): ExpectationOrSkip
  * A saga with an operation in flight: left to its pollers, unless its outcome has been unknown
  * for longer than the alert age — then that is the finding.
  */
-function inFlightCheck(
+export function inFlightCheck(
   inFlight: { readonly stage: string; readonly operation: string; readonly unknownSince?: string },
   reported: Pick<Expectation, 'status' | 'clientOrderId' | 'gatewayOrderId' | 'amount'>,
   at: CheckTime,
@@ -101,123 +103,6 @@ function inFlightCheck(
     outcome: 'unknown',
     ...(inFlight.unknownSince === undefined ? {} : { unknownSince: inFlight.unknownSince }),
   });
-}
-
-/** A card payment (sale, preauth, rebill, account verification, and their follow-ups). */
-export function cardPaymentExpectation(state: PaymentState, at: CheckTime): ExpectationOrSkip {
-  if (state.status === 'initial') return skip('never-sent');
-  const base = { clientOrderId: state.clientOrderId, gatewayOrderId: state.gatewayOrderId };
-  const inFlight = state.inFlight;
-  if (inFlight !== undefined) {
-    return inFlightCheck(inFlight, { ...base, status: state.status, amount: inFlight.amount }, at);
-  }
-  const created = { minor: state.authorized, currency: state.currency };
-  switch (state.status) {
-    case 'approved':
-      return check({
-        ...base,
-        status: state.status,
-        operation: state.kind,
-        outcome: 'approved',
-        amount: created,
-      });
-    case 'authorized':
-      return check({
-        ...base,
-        status: state.status,
-        operation: 'preauth',
-        outcome: 'approved',
-        amount: created,
-      });
-    case 'verified':
-      return check({
-        ...base,
-        status: state.status,
-        operation: 'account-verification',
-        outcome: 'approved',
-      });
-    case 'captured':
-      return check({ ...base, status: state.status, operation: 'capture', outcome: 'approved' });
-    case 'voided':
-      return check({ ...base, status: state.status, operation: 'void', outcome: 'approved' });
-    case 'returned':
-    case 'partially-returned':
-      return check({ ...base, status: state.status, operation: 'return', outcome: 'approved' });
-    case 'declined':
-    case 'failed':
-      return check({
-        ...base,
-        status: state.status,
-        operation: state.kind,
-        outcome: 'not-approved',
-      });
-    default:
-      return skip('in-flight');
-  }
-}
-
-/** A payout (one-step, two-step, form, v4). */
-export function payoutExpectation(state: PayoutState, at: CheckTime): ExpectationOrSkip {
-  if (state.status === 'initial') return skip('never-sent');
-  const base = {
-    status: state.status,
-    clientOrderId: state.clientOrderId,
-    gatewayOrderId: state.gatewayOrderId,
-  };
-  const paying = state.mode === 'two-step' ? 'payout-pay' : 'payout';
-  const inFlight = state.inFlight;
-  if (inFlight !== undefined) {
-    return inFlightCheck(inFlight, { ...base, amount: state.amount }, at);
-  }
-  switch (state.status) {
-    case 'paid':
-      return check({ ...base, operation: paying, outcome: 'approved', amount: state.amount });
-    case 'declined':
-    case 'failed':
-    case 'rejected':
-    case 'expired':
-      // Nothing paid; a two-step payout's check may well stand approved at the gateway.
-      return check({
-        ...base,
-        operation: paying,
-        outcome: 'not-approved',
-        ...(state.mode === 'two-step' ? { benign: ['payout-check'] } : {}),
-      });
-    case 'checking':
-    case 'registered':
-    case 'reserving':
-    case 'paying':
-      // Not settled yet (a registered payout awaits its approval).
-      return skip('in-flight');
-    case 'refused':
-      // The daily limit refused it before its request was sent.
-      return skip('never-sent');
-  }
-}
-
-/** A transfer (transfer, transfer-by-ref): one operation, reported as `transfer` by the gateway. */
-export function transferExpectation(state: TransferState, at: CheckTime): ExpectationOrSkip {
-  if (state.status === 'initial') return skip('never-sent');
-  const base = {
-    status: state.status,
-    clientOrderId: state.clientOrderId,
-    gatewayOrderId: state.gatewayOrderId,
-  };
-  if (state.inFlight !== undefined) {
-    return inFlightCheck(state.inFlight, { ...base, amount: state.amount }, at);
-  }
-  switch (state.status) {
-    case 'transferred':
-      return check({ ...base, operation: 'transfer', outcome: 'approved', amount: state.amount });
-    case 'declined':
-    case 'failed':
-      return check({ ...base, operation: 'transfer', outcome: 'not-approved' });
-    case 'transferring':
-      return skip('in-flight');
-    case 'refused':
-      // The daily limit refused it before its request was sent.
-      return skip('never-sent');
-  }
 }
 
 /** A history event as reconciliation reads it: the fields it needs, whichever flow wrote it. */

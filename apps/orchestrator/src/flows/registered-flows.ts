@@ -1,26 +1,38 @@
 import type { OrchestratorConfig } from '../config';
+import type { ActionTable } from '../domain/admin-actions';
 import type { Flow } from '../runtime/flow';
-import { cardPaymentFlow } from './card-payment/card-payment.flow';
-import { cardPaymentPolicy } from './card-payment/policy';
-import { panEligibilityFlow } from './pan-eligibility/pan-eligibility.flow';
-import { payoutBudgetFlow } from './payout-budget/payout-budget.flow';
-import { payoutFlow } from './payout/payout.flow';
-import { payoutPolicy } from './payout/policy';
-import { schedulePolicy } from './recurring-schedule/policy';
-import { recurringScheduleFlow } from './recurring-schedule/recurring-schedule.flow';
-import { transferFlow } from './transfer/transfer.flow';
+import { cardPaymentModule } from './card-payment/module';
+import type { FlowModule } from './flow-module';
+import { panEligibilityModule } from './pan-eligibility/module';
+import { payoutBudgetModule } from './payout-budget/module';
+import { payoutModule } from './payout/module';
+import { recurringScheduleModule } from './recurring-schedule/module';
+import { transferModule } from './transfer/module';
 
 /**
- * The flows the saga runtime hosts (app.module.ts provides them as `FLOWS`). Every one of them
- * is named in reconciliation/reconciled-flows.ts, which a test checks against this list.
+ * The flows the orchestrator hosts, one line each. Everything that depends on the set of flows
+ * iterates this list: the runtime's `FLOWS` (app.module.ts), the outcome metrics' money events,
+ * reconciliation (`application/reconciliation/reconciled-flows.ts`), the saga gauges and the
+ * admin API's actions.
  */
-export function registeredFlows(config: OrchestratorConfig): Flow[] {
-  return [
-    cardPaymentFlow(cardPaymentPolicy(config)),
-    payoutFlow(payoutPolicy(config)),
-    payoutBudgetFlow(payoutPolicy(config)),
-    recurringScheduleFlow(schedulePolicy(config)),
-    transferFlow(payoutPolicy(config)),
-    panEligibilityFlow(payoutPolicy(config)),
-  ];
+export const FLOW_MODULES: readonly FlowModule[] = [
+  cardPaymentModule,
+  payoutModule,
+  payoutBudgetModule,
+  recurringScheduleModule,
+  transferModule,
+  panEligibilityModule,
+];
+
+/** The flows the saga runtime hosts (the `FLOWS` provider), each with its money events. */
+export function registeredFlows(
+  config: OrchestratorConfig,
+  modules: readonly FlowModule[] = FLOW_MODULES,
+): Flow[] {
+  return modules.map((module) => ({ ...module.flow(config), moneyEvents: module.moneyEvents }));
 }
+
+/** The admin actions each flow's sagas offer, by flow name. */
+export const FLOW_ACTIONS: ActionTable = Object.fromEntries(
+  FLOW_MODULES.map((module) => [module.name, module.actions ?? {}]),
+);

@@ -117,6 +117,11 @@ export interface Flow<State = unknown, Event extends SagaEvent = SagaEvent> {
    * answer to a transfer); never from the topic, never opening a saga.
    */
   readonly answerTypes?: readonly string[];
+  /**
+   * Its event types that say money moved (counted in integer minor units after the commit);
+   * set from its flow module by the registry (`flows/registered-flows.ts`).
+   */
+  readonly moneyEvents?: readonly string[];
   readonly initialState: State;
   /** The decision for an input, its effects already in the runtime's vocabulary. */
   decide(input: SagaInput, state: State, ctx: DecisionContext): Decision<Event, RuntimeEffect>;

@@ -1,12 +1,13 @@
 import { register } from 'prom-client';
 import type { SagaEvent } from './flow';
-import {
-  countCommitted,
-  MONEY_MOVED_EVENT_TYPES,
-  moneyMoved,
-  OUTCOME_METRIC,
-  outcomeMetrics,
-} from './outcome-metrics';
+import { countCommitted, moneyMoved, OUTCOME_METRIC, outcomeMetrics } from './outcome-metrics';
+import { FLOW_MODULES } from '../flows/registered-flows';
+
+/** Every flow module's money events, by flow. */
+const moneyEventsOf = (flow: string) =>
+  FLOW_MODULES.find((module) => module.name === flow)?.moneyEvents ?? [];
+const MONEY_MOVED_EVENT_TYPES = [...new Set(FLOW_MODULES.flatMap((module) => module.moneyEvents))];
+const ANY_MONEY: readonly string[] = MONEY_MOVED_EVENT_TYPES;
 
 const base = { version: 1, commandId: 'c', occurredAt: '2026-01-01T00:00:00.000Z' };
 const event = (type: string, extra: object = {}): SagaEvent => ({ ...base, type, ...extra });
@@ -35,7 +36,10 @@ describe('outcome metrics', () => {
       ['approved', 'captured', 'paid-out', 'returned', 'transferred'].sort(),
     );
     for (const type of MONEY_MOVED_EVENT_TYPES) {
-      expect(moneyMoved(event(type, money(2500, 'USD')))).toEqual({ minor: 2500, currency: 'USD' });
+      expect(moneyMoved(event(type, money(2500, 'USD')), ANY_MONEY)).toEqual({
+        minor: 2500,
+        currency: 'USD',
+      });
     }
     // Holds, requests, registrations and bookkeeping carry amounts but moved no money.
     for (const type of [
@@ -50,33 +54,37 @@ describe('outcome metrics', () => {
       'cycle-charged',
       'payout-budget-reserved',
     ]) {
-      expect(moneyMoved(event(type, money(2500, 'USD')))).toBeUndefined();
+      expect(moneyMoved(event(type, money(2500, 'USD')), ANY_MONEY)).toBeUndefined();
     }
-    expect(moneyMoved(event('declined'))).toBeUndefined();
+    expect(moneyMoved(event('declined'), ANY_MONEY)).toBeUndefined();
   });
 
   it('takes integer minor units only (a malformed amount counts nothing)', () => {
-    expect(moneyMoved(event('approved'))).toBeUndefined();
-    expect(moneyMoved(event('approved', money(25.5, 'USD')))).toBeUndefined();
-    expect(moneyMoved(event('approved', money(-1, 'USD')))).toBeUndefined();
-    expect(moneyMoved(event('approved', { amount: { minor: 100 } }))).toBeUndefined();
+    expect(moneyMoved(event('approved'), ANY_MONEY)).toBeUndefined();
+    expect(moneyMoved(event('approved', money(25.5, 'USD')), ANY_MONEY)).toBeUndefined();
+    expect(moneyMoved(event('approved', money(-1, 'USD')), ANY_MONEY)).toBeUndefined();
+    expect(moneyMoved(event('approved', { amount: { minor: 100 } }), ANY_MONEY)).toBeUndefined();
   });
 
   it('counts every event by flow and type, and sums the money moved per flow, type and currency', async () => {
     const metrics = outcomeMetrics();
-    countCommitted(metrics, [
-      { flow: 'card-payment', event: event('operation-requested', money(1000, 'USD')) },
-      { flow: 'card-payment', event: event('approved', money(1000, 'USD')) },
-      { flow: 'card-payment', event: event('approved', money(250, 'USD')) },
-      { flow: 'card-payment', event: event('approved', money(900, 'EUR')) },
-      { flow: 'card-payment', event: event('authorized', money(5000, 'EUR')) },
-      { flow: 'card-payment', event: event('captured', money(3000, 'EUR')) },
-      { flow: 'card-payment', event: event('returned', money(100, 'USD')) },
-      { flow: 'card-payment', event: event('approved', money(500, 'JPY')) },
-      { flow: 'payout', event: event('paid-out', money(15000, 'USD')) },
-      { flow: 'transfer', event: event('transferred', money(700, 'USD')) },
-      { flow: 'recurring-schedule', event: event('cycle-charged', money(990, 'USD')) },
-    ]);
+    countCommitted(
+      metrics,
+      [
+        { flow: 'card-payment', event: event('operation-requested', money(1000, 'USD')) },
+        { flow: 'card-payment', event: event('approved', money(1000, 'USD')) },
+        { flow: 'card-payment', event: event('approved', money(250, 'USD')) },
+        { flow: 'card-payment', event: event('approved', money(900, 'EUR')) },
+        { flow: 'card-payment', event: event('authorized', money(5000, 'EUR')) },
+        { flow: 'card-payment', event: event('captured', money(3000, 'EUR')) },
+        { flow: 'card-payment', event: event('returned', money(100, 'USD')) },
+        { flow: 'card-payment', event: event('approved', money(500, 'JPY')) },
+        { flow: 'payout', event: event('paid-out', money(15000, 'USD')) },
+        { flow: 'transfer', event: event('transferred', money(700, 'USD')) },
+        { flow: 'recurring-schedule', event: event('cycle-charged', money(990, 'USD')) },
+      ],
+      moneyEventsOf,
+    );
     expect(await series(OUTCOME_METRIC.events)).toEqual({
       'flow=card-payment,type=operation-requested': 1,
       'flow=card-payment,type=approved': 4,
@@ -100,18 +108,22 @@ describe('outcome metrics', () => {
 
   it('uses no id, amount or free text as a label value', async () => {
     const metrics = outcomeMetrics();
-    countCommitted(metrics, [
-      {
-        flow: 'card-payment',
-        event: event('approved', {
-          ...money(100, 'USD'),
-          paymentId: '3dcd0000-0000-4000-8000-000000000000',
-          requestId: '7f0c0000-0000-4000-8000-000000000000',
-          card: { bin: '444444', lastFour: '4448', brand: 'VISA' },
-          approvalCode: 'A1',
-        }),
-      },
-    ]);
+    countCommitted(
+      metrics,
+      [
+        {
+          flow: 'card-payment',
+          event: event('approved', {
+            ...money(100, 'USD'),
+            paymentId: '3dcd0000-0000-4000-8000-000000000000',
+            requestId: '7f0c0000-0000-4000-8000-000000000000',
+            card: { bin: '444444', lastFour: '4448', brand: 'VISA' },
+            approvalCode: 'A1',
+          }),
+        },
+      ],
+      moneyEventsOf,
+    );
     for (const name of Object.values(OUTCOME_METRIC)) {
       const { values } = await register.getSingleMetric(name)!.get();
       for (const v of values) {

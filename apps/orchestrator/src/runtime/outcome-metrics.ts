@@ -1,4 +1,4 @@
-import type { Money, PaymentEvent, PayoutEvent, TransferEvent } from '@payments/contracts';
+import type { Money } from '@payments/contracts';
 import { counterMetric } from '@payments/observability';
 import type { Counter } from 'prom-client';
 import type { SagaEvent } from './flow';
@@ -35,28 +35,18 @@ export function outcomeMetrics(): OutcomeMetrics {
   };
 }
 
-type MoneyEvent = Extract<PaymentEvent | PayoutEvent | TransferEvent, { amount: Money }>;
-
 /**
- * The event types that say money moved, each with its `amount` (the compiler checks they carry
- * one). Not counted: holds (`authorized`, a capture's `released`, `voided`, which is a released
- * hold or a cancelled charge without saying which), registrations (`payout-registered`), requests
- * (`operation-requested`, `payout-requested`, `cycle-charge-requested`) and the schedule's
- * bookkeeping `cycle-charged` (its money event is the rebill payment's own `approved`).
+ * The event types of a flow's event union that can say money moved: those carrying an `amount`
+ * (a flow module types its `moneyEvents` with it, so the compiler checks each carries one).
+ * Holds (`authorized`, a capture's `released`, `voided`), registrations, requests and
+ * bookkeeping (a schedule's `cycle-charged`) carry amounts too, yet move no money: a flow
+ * module leaves them out.
  */
-export const MONEY_MOVED_EVENT_TYPES = [
-  'approved',
-  'captured',
-  'returned',
-  'paid-out',
-  'transferred',
-] as const satisfies ReadonlyArray<MoneyEvent['type']>;
+export type MoneyEventType<Event extends SagaEvent> = Extract<Event, { amount: Money }>['type'];
 
-const MONEY_MOVED: ReadonlySet<string> = new Set(MONEY_MOVED_EVENT_TYPES);
-
-/** The money an event says moved, or undefined when it moved none. */
-export function moneyMoved(event: SagaEvent): Money | undefined {
-  if (!MONEY_MOVED.has(event.type)) return undefined;
+/** The money an event says moved (its type one of `moneyEvents`), or undefined when none. */
+export function moneyMoved(event: SagaEvent, moneyEvents: readonly string[]): Money | undefined {
+  if (!moneyEvents.includes(event.type)) return undefined;
   const { amount } = event as SagaEvent & { amount?: Partial<Money> };
   if (
     amount === undefined ||
@@ -75,11 +65,18 @@ export interface OutcomeEvent {
   readonly event: SagaEvent;
 }
 
-/** Counts the events of a committed unit of work (call only after the commit succeeded). */
-export function countCommitted(metrics: OutcomeMetrics, committed: readonly OutcomeEvent[]): void {
+/**
+ * Counts the events of a committed unit of work (call only after the commit succeeded);
+ * `moneyEventsOf` names each flow's events that say money moved (its flow module's).
+ */
+export function countCommitted(
+  metrics: OutcomeMetrics,
+  committed: readonly OutcomeEvent[],
+  moneyEventsOf: (flow: string) => readonly string[],
+): void {
   for (const { flow, event } of committed) {
     metrics.events.inc({ flow, type: event.type });
-    const money = moneyMoved(event);
+    const money = moneyMoved(event, moneyEventsOf(flow));
     if (money !== undefined && money.minor > 0) {
       metrics.moneyMoved.inc({ flow, type: event.type, currency: money.currency }, money.minor);
     }

@@ -227,7 +227,7 @@ export class SagaRuntime {
       const work = this.unitOfWork(tx);
       return [await body(work, tx), work.written] as const;
     });
-    countCommitted(this.metrics, committed);
+    countCommitted(this.metrics, committed, (flow) => this.byName.get(flow)?.moneyEvents ?? []);
     return result;
   }
 

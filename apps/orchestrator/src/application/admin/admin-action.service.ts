@@ -9,6 +9,7 @@ import {
 } from '@payments/contracts';
 import { messageTraceparent } from '@payments/observability';
 import { actionCommand } from '../../domain/admin-actions';
+import { FLOW_ACTIONS } from '../../flows/registered-flows';
 import type { AdminPrincipal } from '../../domain/admin-tokens';
 import { contractCommands } from '../../flows/command-catalogue';
 import type { OutboxRow } from '../../runtime/outbox/outbox-rows';
@@ -62,6 +63,7 @@ export class AdminActionService {
         action,
         { id: saga.id, flow: saga.flow, endpointId: saga.endpoint_id },
         { actor: principal.name, reason, commandId, now: now.toISOString() },
+        FLOW_ACTIONS,
       );
       if (!built.ok) return { kind: 'not-applicable', message: built.message };
       const parsed = contractCommands.parse(built.command);

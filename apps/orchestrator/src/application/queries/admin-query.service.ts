@@ -10,7 +10,8 @@ import {
 } from '@payments/contracts';
 
 export type { MoneyFigures, SagaDetail, SagaPage, SagaSummary };
-import { ACTION_FLOWS } from '../../domain/admin-actions';
+import { actionsOf } from '../../domain/admin-actions';
+import { FLOW_ACTIONS } from '../../flows/registered-flows';
 import { Database } from '../../persistence/database';
 
 /** Filters of GET /admin/sagas; every one optional. Amounts in minor units. */
@@ -223,7 +224,7 @@ export class AdminQueryService {
       return {
         saga: { ...summary(row), state: row.state },
         money: moneyOf(row.state),
-        actions: ADMIN_ACTIONS.filter((a) => ACTION_FLOWS[a].includes(row.flow)),
+        actions: actionsOf(FLOW_ACTIONS, row.flow, ADMIN_ACTIONS),
         history: history.map((h) => ({
           version: h.version,
           type: h.event_type,

@@ -5,6 +5,14 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { readSagaGauges } from './saga-gauges';
+
+const value = (
+  reading: Awaited<ReturnType<typeof readSagaGauges>>,
+  name: string,
+  labels?: Record<string, string>,
+) =>
+  reading.flows[name]?.find((v) => labels === undefined || v.labels?.status === labels.status)
+    ?.value;
 import {
   openOrchestratorDatabase,
   type OrchestratorDatabase,
@@ -64,7 +72,16 @@ describe('saga gauges (real PostgreSQL)', () => {
     await saga('recurring-schedule', 'cancelled', {});
 
     const reading = await readSagaGauges((sql, params) => dataSource.query(sql, params), NOW);
-    expect(reading).toEqual({
+    expect({
+      unknownOutcomes: reading.unknownOutcomes,
+      oldestUnknownSeconds: reading.oldestUnknownSeconds,
+      payoutsAwaitingApproval: value(reading, 'orchestrator_payouts_awaiting_approval'),
+      scheduleChargesDue: value(reading, 'orchestrator_schedule_charges_due'),
+      scheduleChargesFailed: {
+        'past-due': value(reading, 'orchestrator_schedule_charges_failed', { status: 'past-due' }),
+        suspended: value(reading, 'orchestrator_schedule_charges_failed', { status: 'suspended' }),
+      },
+    }).toEqual({
       unknownOutcomes: 3,
       oldestUnknownSeconds: 7200,
       payoutsAwaitingApproval: 2,

@@ -11,16 +11,41 @@ import {
   SagaGauges,
   sharedFor,
 } from './saga-gauges';
+import { PAYOUT_GAUGE_SQL } from '../../flows/payout/module';
+import { SCHEDULE_GAUGE_SQL } from '../../flows/recurring-schedule/module';
+
+/** Every gauge query: the runtime's and the flow modules'. */
+const ALL_SQL = { ...SAGA_GAUGE_SQL, ...PAYOUT_GAUGE_SQL, ...SCHEDULE_GAUGE_SQL };
+/** The flow modules' gauges the cases read. */
+const GAUGE = {
+  payoutsAwaitingApproval: 'orchestrator_payouts_awaiting_approval',
+  scheduleChargesDue: 'orchestrator_schedule_charges_due',
+  scheduleChargesFailed: 'orchestrator_schedule_charges_failed',
+} as const;
+
+/** A reading as the fixed gauges of before read it. */
+function readings(r: Awaited<ReturnType<typeof readSagaGauges>>) {
+  const one = (name: string) => r.flows[name]?.[0]?.value;
+  const failed = (status: string) =>
+    r.flows[GAUGE.scheduleChargesFailed]?.find((v) => v.labels?.status === status)?.value;
+  return {
+    unknownOutcomes: r.unknownOutcomes,
+    oldestUnknownSeconds: r.oldestUnknownSeconds,
+    payoutsAwaitingApproval: one(GAUGE.payoutsAwaitingApproval),
+    scheduleChargesDue: one(GAUGE.scheduleChargesDue),
+    scheduleChargesFailed: { 'past-due': failed('past-due'), suspended: failed('suspended') },
+  };
+}
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 
 /** A fake database answering each gauge query with its rows, recording what was asked. */
-function fakeQuery(rows: Partial<Record<keyof typeof SAGA_GAUGE_SQL, object[]>>) {
+function fakeQuery(rows: Partial<Record<keyof typeof ALL_SQL, object[]>>) {
   const calls: Array<{ sql: string; params: unknown[] }> = [];
   const query: Query = async <Row>(sql: string, params: unknown[]) => {
     calls.push({ sql, params });
-    const key = (Object.keys(SAGA_GAUGE_SQL) as Array<keyof typeof SAGA_GAUGE_SQL>).find(
-      (k) => SAGA_GAUGE_SQL[k] === sql,
+    const key = (Object.keys(ALL_SQL) as Array<keyof typeof ALL_SQL>).find(
+      (k) => ALL_SQL[k] === sql,
     );
     if (key === undefined) throw new Error(`unexpected query ${sql}`);
     return (rows[key] ?? []) as Row[];
@@ -52,7 +77,7 @@ describe('saga gauges: the queries', () => {
       chargesDue: [{ n: 4 }],
       chargesFailed: [{ status: 'suspended', n: 1 }],
     });
-    expect(await readSagaGauges(query, NOW)).toEqual({
+    expect(readings(await readSagaGauges(query, NOW))).toEqual({
       unknownOutcomes: 3,
       oldestUnknownSeconds: 5400,
       payoutsAwaitingApproval: 2,
@@ -72,7 +97,7 @@ describe('saga gauges: the queries', () => {
       unknown: [{ n: 0, oldest: null }],
       awaitingApproval: [{ n: 0 }],
     });
-    expect(await readSagaGauges(query, NOW)).toEqual({
+    expect(readings(await readSagaGauges(query, NOW))).toEqual({
       unknownOutcomes: 0,
       oldestUnknownSeconds: 0,
       payoutsAwaitingApproval: 0,
@@ -176,16 +201,16 @@ describe('saga gauges: at scrape time', () => {
     expect(queries).toBe(4);
     expect(await value(SAGA_GAUGE.unknownOutcomes)).toBe(2);
     expect(await value(SAGA_GAUGE.oldestUnknownSeconds)).toBe(4000);
-    expect(await value(SAGA_GAUGE.payoutsAwaitingApproval)).toBe(5);
-    expect(await value(SAGA_GAUGE.scheduleChargesDue)).toBe(1);
-    expect(await value(SAGA_GAUGE.scheduleChargesFailed, { status: 'past-due' })).toBe(3);
-    expect(await value(SAGA_GAUGE.scheduleChargesFailed, { status: 'suspended' })).toBe(2);
+    expect(await value(GAUGE.payoutsAwaitingApproval)).toBe(5);
+    expect(await value(GAUGE.scheduleChargesDue)).toBe(1);
+    expect(await value(GAUGE.scheduleChargesFailed, { status: 'past-due' })).toBe(3);
+    expect(await value(GAUGE.scheduleChargesFailed, { status: 'suspended' })).toBe(2);
 
     clock.at += SAGA_GAUGE_CACHE_MS;
     rows = { ...rows, awaitingApproval: [{ n: 6 }] };
     await register.metrics();
     expect(queries).toBe(8);
-    expect(await value(SAGA_GAUGE.payoutsAwaitingApproval)).toBe(6);
+    expect(await value(GAUGE.payoutsAwaitingApproval)).toBe(6);
   });
 
   it('keeps the last values and counts the failure when the database does not answer', async () => {
@@ -193,7 +218,7 @@ describe('saga gauges: at scrape time', () => {
     failing = true;
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     const text = await register.metrics(); // /metrics still answers
-    expect(text).toContain(`${SAGA_GAUGE.payoutsAwaitingApproval} 6`);
+    expect(text).toContain(`${GAUGE.payoutsAwaitingApproval} 6`);
     expect(await value(SAGA_GAUGE.readFailures)).toBe(1);
     await register.metrics(); // within the interval: the failure is not retried
     expect(await value(SAGA_GAUGE.readFailures)).toBe(1);

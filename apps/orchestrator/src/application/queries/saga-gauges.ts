@@ -2,17 +2,18 @@ import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@ne
 import { counterMetric, gaugeMetric } from '@payments/observability';
 import type { Counter, Gauge } from 'prom-client';
 import type { OperationTimer } from '../../domain/gateway-operation';
-import type { PayoutStatus } from '../../flows/payout/domain/model';
-import { PAYOUT_FLOW } from '../../flows/payout/payout.flow';
-import { CHARGE_TIMER, type ScheduleStatus } from '../../flows/recurring-schedule/domain/state';
-import { RECURRING_SCHEDULE_FLOW } from '../../flows/recurring-schedule/recurring-schedule.flow';
+import type { FlowGauge, GaugeValue, Query } from '../../flows/flow-module';
+import { FLOW_MODULES } from '../../flows/registered-flows';
 import { Database } from '../../persistence/database';
 import { Clock } from '../../runtime/clock';
 import { UNKNOWN_SINCE } from './admin-query.service';
 
+export type { Query } from '../../flows/flow-module';
+
 /**
  * Business gauges read from PostgreSQL when /metrics is scraped: unknown outcomes (how many, the
- * oldest's age), two-step payouts awaiting approval, schedule charges due and failed. One cheap
+ * oldest's age, every flow), and the gauges each flow module offers (two-step payouts awaiting
+ * approval, schedule charges due and failed). One cheap
  * query each, the readings shared for SAGA_GAUGE_CACHE_MS so a scrape storm (or several
  * Prometheus servers) makes at most one read per interval. Every orchestrator replica reports
  * the same database: aggregate with `max`, not `sum`.
@@ -20,18 +21,15 @@ import { UNKNOWN_SINCE } from './admin-query.service';
 export const SAGA_GAUGE = {
   unknownOutcomes: 'orchestrator_unknown_outcomes',
   oldestUnknownSeconds: 'orchestrator_unknown_outcome_oldest_seconds',
-  payoutsAwaitingApproval: 'orchestrator_payouts_awaiting_approval',
-  scheduleChargesDue: 'orchestrator_schedule_charges_due',
-  scheduleChargesFailed: 'orchestrator_schedule_charges_failed',
   readFailures: 'orchestrator_saga_gauge_read_failures_total',
 } as const;
 
 /** How long one reading answers scrapes. */
 export const SAGA_GAUGE_CACHE_MS = 5_000;
 
-type FailedScheduleStatus = Extract<ScheduleStatus, 'past-due' | 'suspended'>;
-const FAILED_SCHEDULE_STATUSES: readonly FailedScheduleStatus[] = ['past-due', 'suspended'];
-const AWAITING_APPROVAL: PayoutStatus = 'registered';
+/** The gauges the flow modules offer. */
+export const FLOW_GAUGES: readonly FlowGauge[] = FLOW_MODULES.flatMap((m) => m.gauges ?? []);
+
 const STATUS_POLL: OperationTimer['kind'] = 'status-poll';
 
 export interface SagaGaugeReadings {
@@ -39,65 +37,39 @@ export interface SagaGaugeReadings {
   readonly unknownOutcomes: number;
   /** Age of the oldest of them, in seconds (0 when none). */
   readonly oldestUnknownSeconds: number;
-  /** Two-step payouts the gateway registered, waiting for approve or reject. */
-  readonly payoutsAwaitingApproval: number;
-  /** Schedule charge timers due and not fired yet (the timer worker is behind or failing). */
-  readonly scheduleChargesDue: number;
-  /** Schedules whose cycle charge failed: past-due (dunning retries ahead) or suspended. */
-  readonly scheduleChargesFailed: Readonly<Record<FailedScheduleStatus, number>>;
+  /** Each flow gauge's values, by metric name. */
+  readonly flows: Readonly<Record<string, readonly GaugeValue[]>>;
 }
-
-/** A read-only SQL runner (an EntityManager's `query`). */
-export type Query = <Row>(sql: string, params: unknown[]) => Promise<Row[]>;
 
 /**
  * The queries. Unknown outcomes read only sagas that have a status-poll timer: an operation in
  * flight is polled until it has its outcome (the poll timer is cancelled only then), and the
- * timers table holds live work alone, so the millions of settled sagas are never scanned. The
- * other three use the `(flow, status)` index or the small timers table.
+ * timers table holds live work alone, so the millions of settled sagas are never scanned.
  */
 export const SAGA_GAUGE_SQL = {
   unknown: `SELECT count(*)::int AS n, min((${UNKNOWN_SINCE})::timestamptz) AS oldest
     FROM sagas s
    WHERE s.id IN (SELECT t.saga_id FROM timers t WHERE t.kind = $1)
      AND ${UNKNOWN_SINCE} IS NOT NULL`,
-  awaitingApproval: `SELECT count(*)::int AS n FROM sagas WHERE flow = $1 AND status = $2`,
-  chargesDue: `SELECT count(*)::int AS n FROM timers WHERE flow = $1 AND kind = $2 AND due_at <= $3`,
-  chargesFailed: `SELECT status, count(*)::int AS n FROM sagas
-   WHERE flow = $1 AND status = ANY($2) GROUP BY status`,
 } as const;
 
 /** One reading of every gauge; `now` is the orchestrator's clock (the one timers are due by). */
-export async function readSagaGauges(query: Query, now: Date): Promise<SagaGaugeReadings> {
+export async function readSagaGauges(
+  query: Query,
+  now: Date,
+  gauges: readonly FlowGauge[] = FLOW_GAUGES,
+): Promise<SagaGaugeReadings> {
   const [unknown] = await query<{ n: number; oldest: Date | null }>(SAGA_GAUGE_SQL.unknown, [
     STATUS_POLL,
   ]);
-  const [awaiting] = await query<{ n: number }>(SAGA_GAUGE_SQL.awaitingApproval, [
-    PAYOUT_FLOW,
-    AWAITING_APPROVAL,
-  ]);
-  const [due] = await query<{ n: number }>(SAGA_GAUGE_SQL.chargesDue, [
-    RECURRING_SCHEDULE_FLOW,
-    CHARGE_TIMER,
-    now,
-  ]);
-  const failed = await query<{ status: string; n: number }>(SAGA_GAUGE_SQL.chargesFailed, [
-    RECURRING_SCHEDULE_FLOW,
-    FAILED_SCHEDULE_STATUSES,
-  ]);
+  const flows: Record<string, readonly GaugeValue[]> = {};
+  for (const gauge of gauges) flows[gauge.name] = await gauge.read(query, now);
   const oldest = unknown?.oldest ?? null;
-  const failedCount = (status: FailedScheduleStatus) =>
-    failed.find((row) => row.status === status)?.n ?? 0;
   return {
     unknownOutcomes: unknown?.n ?? 0,
     oldestUnknownSeconds:
       oldest === null ? 0 : Math.max(0, (now.getTime() - oldest.getTime()) / 1000),
-    payoutsAwaitingApproval: awaiting?.n ?? 0,
-    scheduleChargesDue: due?.n ?? 0,
-    scheduleChargesFailed: {
-      'past-due': failedCount('past-due'),
-      suspended: failedCount('suspended'),
-    },
+    flows,
   };
 }
 
@@ -130,9 +102,8 @@ export function sharedFor<T>(
 export interface SagaGaugeMetrics {
   readonly unknownOutcomes: Gauge;
   readonly oldestUnknownSeconds: Gauge;
-  readonly payoutsAwaitingApproval: Gauge;
-  readonly scheduleChargesDue: Gauge;
-  readonly scheduleChargesFailed: Gauge<'status'>;
+  /** The flow modules' gauges, by metric name. */
+  readonly flows: Readonly<Record<string, Gauge<string>>>;
   readonly readFailures: Counter;
 }
 
@@ -163,7 +134,7 @@ function readingGauge<L extends string>(
 }
 
 /** The gauges (process-wide, get-or-create); their values come from the registered reader. */
-export function sagaGaugeMetrics(): SagaGaugeMetrics {
+export function sagaGaugeMetrics(gauges: readonly FlowGauge[] = FLOW_GAUGES): SagaGaugeMetrics {
   return {
     unknownOutcomes: readingGauge(
       SAGA_GAUGE.unknownOutcomes,
@@ -177,27 +148,16 @@ export function sagaGaugeMetrics(): SagaGaugeMetrics {
       [],
       (g, r) => g.set(r.oldestUnknownSeconds),
     ),
-    payoutsAwaitingApproval: readingGauge(
-      SAGA_GAUGE.payoutsAwaitingApproval,
-      'Two-step payouts registered by the gateway and awaiting approve-payout or reject-payout',
-      [],
-      (g, r) => g.set(r.payoutsAwaitingApproval),
-    ),
-    scheduleChargesDue: readingGauge(
-      SAGA_GAUGE.scheduleChargesDue,
-      'Recurring-schedule charges due and not started yet (charge timers past their due time)',
-      [],
-      (g, r) => g.set(r.scheduleChargesDue),
-    ),
-    scheduleChargesFailed: readingGauge(
-      SAGA_GAUGE.scheduleChargesFailed,
-      'Schedules whose cycle charge failed, by status: past-due (dunning retries ahead) or suspended (retries exhausted)',
-      ['status'],
-      (g, r) => {
-        for (const status of FAILED_SCHEDULE_STATUSES) {
-          g.set({ status }, r.scheduleChargesFailed[status]);
-        }
-      },
+    flows: Object.fromEntries(
+      gauges.map((gauge) => [
+        gauge.name,
+        readingGauge<string>(gauge.name, gauge.help, [...(gauge.labelNames ?? [])], (g, r) => {
+          for (const { labels, value } of r.flows[gauge.name] ?? []) {
+            if (labels === undefined) g.set(value);
+            else g.set(labels, value);
+          }
+        }),
+      ]),
     ),
     readFailures: counterMetric({
       name: SAGA_GAUGE.readFailures,

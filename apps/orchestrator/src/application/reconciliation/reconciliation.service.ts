@@ -1,24 +1,16 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
-  CE_SOURCES,
-  ceType,
   type GatewayResult,
-  GatewayStatusRequest,
   type MismatchKind,
   type ReconciliationCompleted,
-  type ReconciliationMismatch,
-  TOPICS,
-  toKafkaHeaders,
 } from '@payments/contracts';
 import { derivedUuid } from '@payments/core';
-import { messageTraceparent } from '@payments/observability';
 import type { EntityManager } from 'typeorm';
 import { ORCHESTRATOR_CONFIG, type OrchestratorConfig } from '../../config';
 import {
   anotherOrderVerdict,
   type CheckSubject,
   type CheckTime,
-  type Expectation,
   type GatewayAnswer,
   type HistoryEvent,
   looksForAnotherOrder,
@@ -28,15 +20,21 @@ import {
   scheduledWindow,
   verdict,
 } from '../../domain/reconciliation';
-import {
-  gatewayRequestRow,
-  type InputMeta,
-  type OutboxRow,
-} from '../../runtime/outbox/outbox-rows';
+import { type InputMeta, type OutboxRow } from '../../runtime/outbox/outbox-rows';
 import { OutboxWriter } from '../../runtime/outbox/outbox.writer';
 import { Database } from '../../persistence/database';
 import { Clock, IdGenerator } from '../../runtime/clock';
 import { RECONCILED_FLOWS, RECONCILED_HISTORY_EVENTS, reconciliationOf } from './reconciled-flows';
+import {
+  answerOf,
+  backoffMs,
+  type CheckRow,
+  eventRow,
+  type GatewaySide,
+  gatewaySide,
+  mismatchEvent,
+  statusRequestRow,
+} from './reconciliation-rows';
 
 /** Transaction-level advisory lock of the one dispatcher per database ("reconcil" in ASCII). */
 const DISPATCH_LOCK_KEY = BigInt('0x7265636f6e63696c').toString();
@@ -52,18 +50,6 @@ export interface RunRequest {
   readonly from: Date;
   readonly to: Date;
   readonly endpointId?: string;
-}
-
-interface CheckRow {
-  run_id: string;
-  saga_id: string;
-  subject: CheckSubject;
-  request_id: string;
-  flow: string;
-  endpoint_id: string;
-  expectation: Expectation;
-  state: string;
-  attempts: number;
 }
 
 /**
@@ -292,7 +278,7 @@ export class ReconciliationService {
             new Date(now.getTime() + this.config.reconciliation.answerTimeoutSeconds * 1000),
           ],
         );
-        rows.push(this.statusRequestRow(check, attempt, now));
+        rows.push(statusRequestRow(check, attempt, now, this.ids.next()));
         handled += 1;
       }
       await this.outbox.enqueue(tx, rows);
@@ -336,7 +322,7 @@ export class ReconciliationService {
           const retryAt =
             result.result.kind === 'not-sent' && result.result.retryAt !== undefined
               ? new Date(result.result.retryAt)
-              : new Date(this.clock.now().getTime() + this.backoffMs(check.attempts));
+              : new Date(this.clock.now().getTime() + backoffMs(check.attempts));
           await tx.query(
             `UPDATE reconciliation_checks SET state = 'pending', next_at = $2 WHERE request_id = $1`,
             [check.request_id, retryAt],
@@ -419,7 +405,7 @@ export class ReconciliationService {
     if (check.attempts >= this.config.reconciliation.maxAttempts) return false;
     await tx.query(
       `UPDATE reconciliation_checks SET state = 'pending', next_at = $2 WHERE request_id = $1`,
-      [check.request_id, new Date(this.clock.now().getTime() + this.backoffMs(check.attempts))],
+      [check.request_id, new Date(this.clock.now().getTime() + backoffMs(check.attempts))],
     );
     return true;
   }
@@ -465,34 +451,15 @@ export class ReconciliationService {
     meta: InputMeta | undefined,
   ): OutboxRow {
     const now = this.clock.now().toISOString();
-    const expectation = check.expectation;
-    const mismatch: ReconciliationMismatch = {
-      type: 'reconciliation-mismatch',
-      runId: check.run_id,
-      sagaId: check.saga_id,
-      flow: check.flow,
-      endpointId: check.endpoint_id,
-      kind,
-      ours: {
-        status: expectation.status,
-        operation: expectation.operation,
-        ...(expectation.amount === undefined ? {} : { amount: expectation.amount }),
-        ...(expectation.basis === undefined ? {} : { basis: expectation.basis }),
-        ...(expectation.requestId === undefined ? {} : { requestId: expectation.requestId }),
-        ...(expectation.serial === undefined ? {} : { serial: expectation.serial }),
-      },
-      ...(gateway === undefined ? {} : { gateway }),
-      ...(otherOrder === undefined ? {} : { otherOrder }),
-      detectedAt: now,
-    };
+    const mismatch = mismatchEvent(check, kind, gateway, otherOrder, now);
     const other =
       otherOrder === undefined
         ? ''
         : `, other order ${otherOrder.gatewayOrderId ?? '?'} ${otherOrder.status ?? ''}`;
     this.logger.warn(
-      `reconciliation run ${check.run_id}: ${check.flow} ${check.saga_id} ${kind} (ours ${expectation.status}, gateway ${gateway?.status ?? 'no answer'}${other})`,
+      `reconciliation run ${check.run_id}: ${check.flow} ${check.saga_id} ${kind} (ours ${check.expectation.status}, gateway ${gateway?.status ?? 'no answer'}${other})`,
     );
-    return this.eventRow(check.run_id, mismatch, now, meta);
+    return eventRow(this.ids.next(), check.run_id, mismatch, now, meta);
   }
 
   /** When no check of the run is left open: the run's counts, once. */
@@ -556,89 +523,8 @@ export class ReconciliationService {
     this.logger.log(
       `reconciliation run ${runId} completed: ${checked} checked, ${matched} matched, ${checked - matched} mismatched`,
     );
-    await this.outbox.enqueue(tx, [this.eventRow(runId, completed, now.toISOString(), meta)]);
+    await this.outbox.enqueue(tx, [
+      eventRow(this.ids.next(), runId, completed, now.toISOString(), meta),
+    ]);
   }
-
-  private statusRequestRow(check: CheckRow, attempt: number, now: Date): OutboxRow {
-    const e = check.expectation;
-    const request = GatewayStatusRequest.parse({
-      operation: 'status',
-      requestId: check.request_id,
-      paymentId: check.saga_id,
-      merchant: { endpointId: check.endpoint_id },
-      clientOrderId: e.clientOrderId,
-      attempt,
-      requestedAt: now.toISOString(),
-      // The check is its own subject: the answer is matched on its request id.
-      subjectRequestId: check.request_id,
-      subjectOperation: e.operation,
-      // The lookup names no order: the gateway answers about the one it holds under the id.
-      ...(e.gatewayOrderId === undefined || check.subject === 'client-order-id'
-        ? {}
-        : { gatewayOrderId: e.gatewayOrderId }),
-      // A request check asks about exactly that request of the order.
-      ...(e.serial === undefined || check.subject === 'client-order-id'
-        ? {}
-        : { subjectSerial: e.serial }),
-    });
-    // The one way a gateway request becomes an outbox row (a new trace: a check has no input).
-    return gatewayRequestRow(request, this.ids.next(), now.toISOString(), {});
-  }
-
-  private eventRow(
-    runId: string,
-    event: ReconciliationMismatch | ReconciliationCompleted,
-    time: string,
-    meta: InputMeta | undefined,
-  ): OutboxRow {
-    const id = this.ids.next();
-    return {
-      id,
-      topic: TOPICS.reconciliation,
-      key: runId,
-      headers: toKafkaHeaders({
-        id,
-        type: ceType.reconciliation(event.type),
-        source: CE_SOURCES.reconciliation,
-        subject: runId,
-        time,
-        traceparent: messageTraceparent(TOPICS.reconciliation, meta?.traceparent),
-      }),
-      payload: event,
-      aggregateId: runId,
-    };
-  }
-
-  /** 2 s, 4 s, 8 s … capped at a minute: a processing order or a busy adapter gets time. */
-  private backoffMs(attempts: number): number {
-    return Math.min(60_000, 1000 * 2 ** Math.max(1, attempts));
-  }
-}
-
-/** A final answer, or undefined when the check must ask again. */
-function answerOf(result: GatewayResult): GatewayAnswer | undefined {
-  const r = result.result;
-  switch (r.kind) {
-    case 'accepted':
-      return r.report === undefined ? undefined : { kind: 'report', report: r.report };
-    case 'rejected':
-      return { kind: 'rejected', code: r.code };
-    case 'not-sent':
-    case 'unknown':
-      return undefined;
-  }
-}
-
-type GatewaySide = NonNullable<ReconciliationMismatch['gateway']>;
-
-function gatewaySide(
-  report: NonNullable<Extract<GatewayAnswer, { kind: 'report' }>['report']>,
-): GatewaySide {
-  return {
-    status: report.status,
-    ...(report.transactionType === undefined ? {} : { transactionType: report.transactionType }),
-    ...(report.amount === undefined ? {} : { amount: report.amount }),
-    ...(report.gatewayOrderId === undefined ? {} : { gatewayOrderId: report.gatewayOrderId }),
-    ...(report.errorCode === undefined ? {} : { errorCode: report.errorCode }),
-  };
 }

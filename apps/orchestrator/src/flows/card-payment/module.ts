@@ -1,0 +1,34 @@
+import type { PaymentEvent, PaymentOperation } from '@payments/contracts';
+import { refreshActions } from '../../domain/admin-actions';
+import { requestReconciliation } from '../../domain/flow-reconciliation';
+import type { MoneyEventType } from '../../runtime/outcome-metrics';
+import type { FlowModule } from '../flow-module';
+import { CARD_PAYMENT_FLOW, cardPaymentFlow } from './card-payment.flow';
+import { cardPaymentExpectation } from './domain/reconciliation';
+import { isMainOperation, type PaymentState } from './domain/state';
+import { CARD_PAYMENT_OPERATIONS } from './gateway-vocabulary';
+import { cardPaymentPolicy } from './policy';
+
+/** Card payments: sale, preauth and follow-ups, rebills, account verification, card references. */
+export const cardPaymentModule: FlowModule = {
+  name: CARD_PAYMENT_FLOW,
+  flow: (config) => cardPaymentFlow(cardPaymentPolicy(config)),
+  reconciliation: requestReconciliation<PaymentState & { clientOrderId?: string }>(
+    {
+      requested: 'operation-requested',
+      accepted: 'accepted-by-gateway',
+      succeeded: ['approved', 'authorized', 'account-verified', 'captured', 'voided', 'returned'],
+      declined: ['declined'],
+      failed: ['failed'],
+      opensOrder: (operation) => isMainOperation(operation as PaymentOperation),
+    },
+    cardPaymentExpectation,
+    CARD_PAYMENT_OPERATIONS,
+  ),
+
+  // Charged (rebills included), captured, refunded; holds and voids move nothing.
+  moneyEvents: ['approved', 'captured', 'returned'] satisfies ReadonlyArray<
+    MoneyEventType<PaymentEvent>
+  >,
+  actions: refreshActions('refresh-status', 'paymentId'),
+};

@@ -1,0 +1,12 @@
+import type { FlowModule } from '../flow-module';
+import { payoutPolicy } from '../payout/policy';
+import { PAN_ELIGIBILITY_FLOW, panEligibilityFlow } from './pan-eligibility.flow';
+
+/** Whether a card (by its gateway reference) can receive a payout. */
+export const panEligibilityModule: FlowModule = {
+  name: PAN_ELIGIBILITY_FLOW,
+  flow: (config) => panEligibilityFlow(payoutPolicy(config)),
+  // The gateway answers a question; nothing moves.
+  reconciliation: 'moves-no-money',
+  moneyEvents: [],
+};

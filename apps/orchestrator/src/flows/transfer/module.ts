@@ -1,0 +1,30 @@
+import type { TransferEvent } from '@payments/contracts';
+import { refreshActions } from '../../domain/admin-actions';
+import { requestReconciliation } from '../../domain/flow-reconciliation';
+import type { MoneyEventType } from '../../runtime/outcome-metrics';
+import type { FlowModule } from '../flow-module';
+import { payoutPolicy } from '../payout/policy';
+import type { TransferState } from './domain/model';
+import { transferExpectation } from './domain/reconciliation';
+import { TRANSFER_FLOW, TRANSFER_OPERATIONS, transferFlow } from './transfer.flow';
+
+/** Card-to-card transfers: transfer and transfer-by-ref (v4). */
+export const transferModule: FlowModule = {
+  name: TRANSFER_FLOW,
+  flow: (config) => transferFlow(payoutPolicy(config)),
+  reconciliation: requestReconciliation<TransferState & { clientOrderId?: string }>(
+    {
+      requested: 'transfer-requested',
+      accepted: 'transfer-accepted-by-gateway',
+      succeeded: ['transferred'],
+      declined: ['transfer-declined'],
+      failed: ['transfer-failed'],
+      opensOrder: () => true,
+    },
+    transferExpectation,
+    TRANSFER_OPERATIONS,
+  ),
+
+  moneyEvents: ['transferred'] satisfies ReadonlyArray<MoneyEventType<TransferEvent>>,
+  actions: refreshActions('refresh-transfer-status', 'transferId'),
+};

@@ -5,7 +5,7 @@ import {
   ReconciliationCompleted,
   ReconciliationMismatch,
 } from './reconciliation';
-import { CE_HEADERS, CE_SOURCES, CE_SPECVERSION, ceType } from './cloudevents';
+import { CE_HEADERS, CE_SOURCES, CE_SPECVERSION, ceType, REQUIRED_CE_HEADERS } from './cloudevents';
 import { ALL_COMMAND_SCHEMAS, ALL_EVENT_SCHEMAS } from './flow-families';
 import {
   GatewayCallback,
@@ -57,15 +57,7 @@ interface MessageSpec {
 
 const cloudEventHeaders = (type: string, source: string): JsonObject => ({
   type: 'object',
-  required: [
-    CE_HEADERS.specversion,
-    CE_HEADERS.id,
-    CE_HEADERS.type,
-    CE_HEADERS.source,
-    CE_HEADERS.subject,
-    CE_HEADERS.time,
-    CE_HEADERS.contentType,
-  ],
+  required: [...REQUIRED_CE_HEADERS, CE_HEADERS.contentType],
   properties: {
     [CE_HEADERS.specversion]: { type: 'string', const: CE_SPECVERSION },
     [CE_HEADERS.id]: {

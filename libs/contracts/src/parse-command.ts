@@ -133,16 +133,7 @@ export function parseCommand(input: unknown): ParseCommandResult {
       ids,
     };
   }
-  if (!isAnyCommandType(record.type)) {
-    return {
-      ok: false,
-      reason: 'UNKNOWN_TYPE',
-      details: [
-        { path: '$.type', message: `one of ${Object.keys(ALL_COMMAND_SCHEMAS).join(', ')}` },
-      ],
-      ids,
-    };
-  }
+  if (!isAnyCommandType(record.type)) return typeNotIn(ALL_COMMAND_SCHEMAS, 'UNKNOWN_TYPE', ids);
   const parsed = ALL_COMMAND_SCHEMAS[record.type].safeParse(record);
   if (!parsed.success) {
     return {
@@ -183,12 +174,11 @@ export function parseRecurringCommand(
     return { ...result, reason: result.reason, ids };
   if (!result.ok && result.reason === 'SCHEMA_INVALID')
     return { ...result, reason: result.reason, ids };
-  return {
-    ok: false,
-    reason: 'SCHEMA_INVALID',
-    details: [
-      { path: '$.type', message: `one of ${Object.keys(RECURRING_COMMAND_SCHEMAS).join(', ')}` },
-    ],
-    ids,
-  };
+  return typeNotIn(RECURRING_COMMAND_SCHEMAS, 'SCHEMA_INVALID', ids);
+}
+
+/** A command whose `type` is none of a table's: the types it may be. */
+function typeNotIn<R extends string, I>(table: object, reason: R, ids: I) {
+  const message = `one of ${Object.keys(table).join(', ')}`;
+  return { ok: false as const, reason, details: [{ path: '$.type', message }], ids };
 }

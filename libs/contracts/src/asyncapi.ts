@@ -5,9 +5,8 @@ import {
   ReconciliationCompleted,
   ReconciliationMismatch,
 } from './reconciliation';
-import { CE_HEADERS, CE_SOURCES, CE_SPECVERSION, ceType } from './cloudevents';
-import { COMMAND_SCHEMAS } from './commands';
-import { EVENT_SCHEMAS } from './events';
+import { CE_HEADERS, CE_SOURCES, CE_SPECVERSION, ceType, REQUIRED_CE_HEADERS } from './cloudevents';
+import { ALL_COMMAND_SCHEMAS, ALL_EVENT_SCHEMAS } from './flow-families';
 import {
   GatewayCallback,
   GatewayFollowUpRequest,
@@ -22,15 +21,7 @@ import {
   GatewayStatusRequest,
   StatusCheckHint,
 } from './gateway';
-import {
-  PAYOUT_BUDGET_EVENT_SCHEMAS,
-  PAYOUT_COMMAND_SCHEMAS,
-  PAYOUT_EVENT_SCHEMAS,
-} from './payouts';
 import { RejectionCode } from './rejection-codes';
-import { RECURRING_COMMAND_SCHEMAS, SCHEDULE_EVENT_SCHEMAS } from './schedules';
-import { TRANSFER_COMMAND_SCHEMAS, TRANSFER_EVENT_SCHEMAS } from './transfers';
-import { PAN_ELIGIBILITY_COMMAND_SCHEMAS, PAN_ELIGIBILITY_EVENT_SCHEMAS } from './pan-eligibility';
 import { TOPICS } from './topics';
 
 /**
@@ -66,15 +57,7 @@ interface MessageSpec {
 
 const cloudEventHeaders = (type: string, source: string): JsonObject => ({
   type: 'object',
-  required: [
-    CE_HEADERS.specversion,
-    CE_HEADERS.id,
-    CE_HEADERS.type,
-    CE_HEADERS.source,
-    CE_HEADERS.subject,
-    CE_HEADERS.time,
-    CE_HEADERS.contentType,
-  ],
+  required: [...REQUIRED_CE_HEADERS, CE_HEADERS.contentType],
   properties: {
     [CE_HEADERS.specversion]: { type: 'string', const: CE_SPECVERSION },
     [CE_HEADERS.id]: {
@@ -95,28 +78,17 @@ const cloudEventHeaders = (type: string, source: string): JsonObject => ({
   },
 });
 
-const commandMessages: MessageSpec[] = Object.entries({
-  ...COMMAND_SCHEMAS,
-  ...PAYOUT_COMMAND_SCHEMAS,
-  ...TRANSFER_COMMAND_SCHEMAS,
-  ...PAN_ELIGIBILITY_COMMAND_SCHEMAS,
-  ...RECURRING_COMMAND_SCHEMAS,
-}).map(([type, schema]) => ({
-  name: `${pascal(type)}Command`,
-  title: `${type} command`,
-  schema,
-  ceType: ceType.command(type),
-  ceSource: '/merchant-platform/<service>',
-}));
+const commandMessages: MessageSpec[] = Object.entries(ALL_COMMAND_SCHEMAS).map(
+  ([type, schema]) => ({
+    name: `${pascal(type)}Command`,
+    title: `${type} command`,
+    schema,
+    ceType: ceType.command(type),
+    ceSource: '/merchant-platform/<service>',
+  }),
+);
 
-const eventMessages: MessageSpec[] = Object.entries({
-  ...EVENT_SCHEMAS,
-  ...PAYOUT_EVENT_SCHEMAS,
-  ...PAYOUT_BUDGET_EVENT_SCHEMAS,
-  ...TRANSFER_EVENT_SCHEMAS,
-  ...PAN_ELIGIBILITY_EVENT_SCHEMAS,
-  ...SCHEDULE_EVENT_SCHEMAS,
-}).map(([type, schema]) => ({
+const eventMessages: MessageSpec[] = Object.entries(ALL_EVENT_SCHEMAS).map(([type, schema]) => ({
   name: `${pascal(type)}Event`,
   title: `${type} event`,
   schema,

@@ -105,17 +105,19 @@ function headerText(value: KafkaHeaderValue): string | undefined {
   return typeof single === 'string' ? single : Buffer.from(single).toString('utf8');
 }
 
+/** The headers every message carries (the content type is written too, but not required to read). */
+export const REQUIRED_CE_HEADERS = [
+  CE_HEADERS.specversion,
+  CE_HEADERS.id,
+  CE_HEADERS.type,
+  CE_HEADERS.source,
+  CE_HEADERS.subject,
+  CE_HEADERS.time,
+] as const;
+
 export function fromKafkaHeaders(headers: KafkaHeaders): FromHeadersResult {
   const read = (name: string) => headerText(headers[name]);
-  const required = [
-    CE_HEADERS.specversion,
-    CE_HEADERS.id,
-    CE_HEADERS.type,
-    CE_HEADERS.source,
-    CE_HEADERS.subject,
-    CE_HEADERS.time,
-  ];
-  const missing = required.filter((name) => read(name) === undefined);
+  const missing = REQUIRED_CE_HEADERS.filter((name) => read(name) === undefined);
   if (missing.length > 0) return { ok: false, reason: 'MISSING_HEADER', details: missing };
   if (read(CE_HEADERS.specversion) !== CE_SPECVERSION) {
     return {

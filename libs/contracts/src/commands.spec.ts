@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { findCardNumbers } from '@payments/core';
-import { parseCommand } from './commands';
+import { parseCommand } from './parse-command';
 import { captureCommand, saleCommand, voidCommand } from '../test/testing';
 
 const fail = (input: unknown) => {

@@ -1,25 +1,16 @@
 import { z } from 'zod';
+import { EVENT_SCHEMAS } from './events';
+import { commandFields, flowFamily, unionOf } from './flow-family';
 import {
   COMMAND_GATEWAY_FIELDS,
   gatewayRequirements,
   type GatewayRequiredCommandType,
-  type GatewayRequirement,
 } from './gateway-requirements';
-import { maskCardNumbers } from '@payments/core';
-import { PAYOUT_COMMAND_SCHEMAS, PayoutCommand } from './payouts';
-import { type AnyTransferCommand, TRANSFER_COMMAND_SCHEMAS } from './transfers';
-import { PAN_ELIGIBILITY_COMMAND_SCHEMAS, type PanEligibilityCommand } from './pan-eligibility';
-import { findPlainCardData } from './plain-card-data';
-import { Instant, MerchantRef, Money, SealedCard, Uuid } from './primitives';
-import type { RejectionCode } from './rejection-codes';
+import { Money, SealedCard } from './primitives';
+import { CARD_REFERENCE_COMMAND_SCHEMAS } from './schedules';
 
 /** Fields every command carries. `commandId` is the idempotency key (DESIGN.md guarantee 1). */
-const commandBase = {
-  commandId: Uuid,
-  paymentId: Uuid,
-  merchant: MerchantRef,
-  occurredAt: Instant,
-};
+const commandBase = commandFields('paymentId');
 
 export const BillingAddress = z.strictObject({
   address1: z.string().min(1).max(50),
@@ -264,23 +255,6 @@ export const UploadParesResultCommand = withGatewayRequirements(
   }),
 );
 
-export const PaymentCommand = z.discriminatedUnion('type', [
-  SaleCommand,
-  PreauthCommand,
-  CaptureCommand,
-  VoidCommand,
-  ReturnCommand,
-  RefreshStatusCommand,
-  SaleFormCommand,
-  PreauthFormCommand,
-  PaymentFormCommand,
-  AccountVerificationCommand,
-  AccountVerificationFormCommand,
-  UploadMethodUrlResultCommand,
-  UploadCresResultCommand,
-  UploadParesResultCommand,
-]);
-
 export type SaleCommand = z.infer<typeof SaleCommand>;
 export type PreauthCommand = z.infer<typeof PreauthCommand>;
 export type CaptureCommand = z.infer<typeof CaptureCommand>;
@@ -295,8 +269,6 @@ export type AccountVerificationFormCommand = z.infer<typeof AccountVerificationF
 export type UploadMethodUrlResultCommand = z.infer<typeof UploadMethodUrlResultCommand>;
 export type UploadCresResultCommand = z.infer<typeof UploadCresResultCommand>;
 export type UploadParesResultCommand = z.infer<typeof UploadParesResultCommand>;
-export type PaymentCommand = z.infer<typeof PaymentCommand>;
-export type CommandType = PaymentCommand['type'];
 
 export const COMMAND_SCHEMAS = {
   sale: SaleCommand,
@@ -313,182 +285,23 @@ export const COMMAND_SCHEMAS = {
   'upload-method-url-result': UploadMethodUrlResultCommand,
   'upload-cres-result': UploadCresResultCommand,
   'upload-pares-result': UploadParesResultCommand,
-} as const satisfies Record<CommandType, z.ZodType>;
+} as const;
+
+export const PaymentCommand = unionOf(COMMAND_SCHEMAS);
+export type PaymentCommand = z.infer<typeof PaymentCommand>;
+export type CommandType = PaymentCommand['type'];
 
 export const COMMAND_TYPES = Object.keys(COMMAND_SCHEMAS) as CommandType[];
 
-/** Every command on `payments.commands.v1`: card payments, payouts (payouts.ts), transfers (transfers.ts). */
-export const ALL_COMMAND_SCHEMAS = {
-  ...COMMAND_SCHEMAS,
-  ...PAYOUT_COMMAND_SCHEMAS,
-  ...TRANSFER_COMMAND_SCHEMAS,
-  ...PAN_ELIGIBILITY_COMMAND_SCHEMAS,
-} as const;
-export type AnyCommand =
-  PaymentCommand | PayoutCommand | AnyTransferCommand | PanEligibilityCommand;
-export type AnyCommandType = AnyCommand['type'];
-
-/**
- * The field naming a command's saga, in this order: `paymentId` (card payments), `payoutId`
- * (payouts), `budgetId` (a payout budget), `transferId` (transfers), `checkId` (PAN eligibility).
- * Each command has exactly one of them.
- */
-export const SAGA_ID_FIELDS = [
-  'paymentId',
-  'payoutId',
-  'budgetId',
-  'transferId',
-  'checkId',
-] as const;
-
-/** The saga a valid command is about. */
-export function commandSagaId(command: AnyCommand): string {
-  if ('paymentId' in command) return command.paymentId;
-  if ('transferId' in command) return command.transferId;
-  if ('checkId' in command) return command.checkId;
-  if ('budgetId' in command && command.type !== 'payout-budget-answer') return command.budgetId;
-  return command.payoutId;
-}
+/** Card payments: the payment commands, and the card-reference commands a payment hosts. */
+export const CARD_PAYMENT_FAMILY = flowFamily({
+  name: 'card-payment',
+  sagaIdField: 'paymentId',
+  commands: { ...COMMAND_SCHEMAS, ...CARD_REFERENCE_COMMAND_SCHEMAS },
+  events: EVENT_SCHEMAS,
+  internalCommands: [],
+});
 
 // Every command type names its gateway operation and field sources, and nothing else does.
 COMMAND_GATEWAY_FIELDS satisfies Record<CommandType, unknown>;
 COMMAND_SCHEMAS satisfies Record<GatewayRequiredCommandType, z.ZodType>;
-
-export interface ParseIssue {
-  path: string;
-  message: string;
-}
-
-export type ParseCommandResult =
-  | { ok: true; command: AnyCommand }
-  | {
-      ok: false;
-      reason: Extract<
-        RejectionCode,
-        'MALFORMED' | 'UNKNOWN_TYPE' | 'SCHEMA_INVALID' | 'PLAIN_CARD_DATA'
-      >;
-      details: ParseIssue[];
-      /** Whatever identifiers could be read, so a rejection event can be addressed. */
-      ids: { commandId?: string; paymentId?: string; sagaId?: string; type?: string };
-    };
-
-function isCommandType(t: unknown): t is CommandType {
-  return typeof t === 'string' && Object.hasOwn(COMMAND_SCHEMAS, t);
-}
-
-function isAnyCommandType(t: unknown): t is AnyCommandType {
-  return typeof t === 'string' && Object.hasOwn(ALL_COMMAND_SCHEMAS, t);
-}
-
-function readIds(o: Record<string, unknown>): {
-  commandId?: string;
-  paymentId?: string;
-  sagaId?: string;
-  type?: string;
-} {
-  const ids: { commandId?: string; paymentId?: string; sagaId?: string; type?: string } = {};
-  if (typeof o.commandId === 'string' && Uuid.safeParse(o.commandId).success)
-    ids.commandId = o.commandId;
-  if (typeof o.paymentId === 'string' && Uuid.safeParse(o.paymentId).success)
-    ids.paymentId = o.paymentId;
-  // The payout answer names the payout (its saga) and the budget: payoutId comes first there.
-  const fields = o.type === 'payout-budget-answer' ? ['payoutId'] : SAGA_ID_FIELDS;
-  for (const field of fields) {
-    const value = o[field];
-    if (typeof value === 'string' && Uuid.safeParse(value).success) {
-      ids.sagaId = value;
-      break;
-    }
-  }
-  // The type is echoed in the command-rejected event (commandType): never a card number.
-  if (typeof o.type === 'string') ids.type = maskCardNumbers(o.type).slice(0, 64);
-  return ids;
-}
-
-/** For a missing path the gateway requires: which gateway operation and field need it. */
-function gatewayMessage(
-  record: Record<string, unknown>,
-  path: readonly string[],
-): string | undefined {
-  if (!isCommandType(record.type)) return undefined;
-  let value: unknown = record;
-  for (const key of path) {
-    value =
-      value !== null && typeof value === 'object'
-        ? (value as Record<string, unknown>)[key]
-        : undefined;
-  }
-  if (value !== undefined) return undefined;
-  const requirement: GatewayRequirement | undefined = gatewayRequirements(record.type).find(
-    (r) => r.path.join('.') === path.join('.'),
-  );
-  return requirement
-    ? `required: the gateway operation ${requirement.operation} requires ${requirement.fields.join(', ')}`
-    : undefined;
-}
-
-/**
- * Validates an untrusted command: a JSON string or bytes, or an already-parsed value.
- * Order matters: the plain-card check runs before the schema, so a command with card data is
- * always reported as PLAIN_CARD_DATA and never echoes its values in schema issue details.
- */
-export function parseCommand(input: unknown): ParseCommandResult {
-  let value: unknown = input;
-  if (typeof input === 'string' || input instanceof Uint8Array) {
-    try {
-      value = JSON.parse(typeof input === 'string' ? input : Buffer.from(input).toString('utf8'));
-    } catch {
-      return {
-        ok: false,
-        reason: 'MALFORMED',
-        details: [{ path: '$', message: 'not valid JSON' }],
-        ids: {},
-      };
-    }
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    return {
-      ok: false,
-      reason: 'MALFORMED',
-      details: [{ path: '$', message: 'a command is a JSON object' }],
-      ids: {},
-    };
-  }
-  const record = value as Record<string, unknown>;
-  const ids = readIds(record);
-  const cardPaths = findPlainCardData(record);
-  if (cardPaths.length > 0) {
-    return {
-      ok: false,
-      reason: 'PLAIN_CARD_DATA',
-      details: cardPaths.map((path) => ({
-        path,
-        message: 'clear card data; send the card sealed as sealedCard',
-      })),
-      ids,
-    };
-  }
-  if (!isAnyCommandType(record.type)) {
-    return {
-      ok: false,
-      reason: 'UNKNOWN_TYPE',
-      details: [
-        { path: '$.type', message: `one of ${Object.keys(ALL_COMMAND_SCHEMAS).join(', ')}` },
-      ],
-      ids,
-    };
-  }
-  const parsed = ALL_COMMAND_SCHEMAS[record.type].safeParse(record);
-  if (!parsed.success) {
-    return {
-      ok: false,
-      reason: 'SCHEMA_INVALID',
-      details: parsed.error.issues.map((issue) => ({
-        path: ['$', ...issue.path.map(String)].join('.'),
-        message: gatewayMessage(record, issue.path.map(String)) ?? issue.message,
-      })),
-      ids,
-    };
-  }
-  return { ok: true, command: parsed.data };
-}

@@ -1,15 +1,7 @@
 import { z } from 'zod';
-import {
-  CardSummary,
-  Instant,
-  MerchantRef,
-  Money,
-  PayerAction,
-  PaymentOperation,
-  Uuid,
-} from './primitives';
-import { OPERATION_EVENT_FIELDS } from './operation-events';
-import { RejectionCode } from './rejection-codes';
+import { CardSummary, Instant, MerchantRef, Money, PaymentOperation, Uuid } from './primitives';
+import { unionOf, parseWith } from './flow-family';
+import { GATEWAY_ERROR_FIELDS, operationLifecycle } from './operation-events';
 import { CardRef, ScheduleLink, ScheduleOnNewCardRef } from './schedules';
 
 /**
@@ -17,21 +9,8 @@ import { CardRef, ScheduleLink, ScheduleOnNewCardRef } from './schedules';
  * payment id, the command that caused it, a per-payment version (1, 2, 3, … with no gaps) and the
  * time. Amounts are Money; card data is at most BIN, last four and brand.
  */
-const eventBase = {
-  paymentId: Uuid,
-  commandId: Uuid,
-  version: z.number().int().min(1),
-  occurredAt: Instant,
-};
-
-/** Which gateway request an event is about; `requestId` is stable across resends. */
-const operationRef = {
-  operation: PaymentOperation,
-  requestId: Uuid,
-};
-
-const event = <T extends string, S extends z.ZodRawShape>(type: T, shape: S) =>
-  z.strictObject({ type: z.literal(type), ...eventBase, ...shape });
+const lifecycle = operationLifecycle('paymentId', '', PaymentOperation);
+const { event, operationRef } = lifecycle;
 
 /** A sale, preauth, capture, void or return was decided and its gateway request issued. */
 export const OperationRequested = event('operation-requested', {
@@ -55,28 +34,16 @@ export const OperationRequested = event('operation-requested', {
 });
 
 /** The gateway took the request; the outcome follows through status or callback. */
-export const AcceptedByGateway = event('accepted-by-gateway', {
-  ...operationRef,
-  ...OPERATION_EVENT_FIELDS.acceptedByGateway,
-});
+export const AcceptedByGateway = lifecycle.acceptedByGateway;
 
 /** The payer must act: 3-D Secure challenge or hosted form. */
-export const ActionRequired = event('action-required', {
-  ...operationRef,
-  action: PayerAction,
-});
+export const ActionRequired = lifecycle.actionRequired;
 
 /** See OPERATION_EVENT_FIELDS.outcomeUnknown. */
-export const OutcomeUnknown = event('outcome-unknown', {
-  ...operationRef,
-  ...OPERATION_EVENT_FIELDS.outcomeUnknown,
-});
+export const OutcomeUnknown = lifecycle.outcomeUnknown;
 
 /** See OPERATION_EVENT_FIELDS.operationResent. */
-export const OperationResent = event('operation-resent', {
-  ...operationRef,
-  ...OPERATION_EVENT_FIELDS.operationResent,
-});
+export const OperationResent = lifecycle.operationResent;
 
 /** A sale was approved: the money is taken. */
 export const Approved = event('approved', {
@@ -104,27 +71,11 @@ export const Authorized = event('authorized', {
   card: CardSummary.optional(),
 });
 
-const gatewayError = {
-  code: z.string().max(64).optional(),
-  message: z.string().max(1024).optional(),
-};
-
 /** The issuer or the gateway declined the operation. For capture/void/return the payment keeps its earlier state. */
-export const Declined = event('declined', {
-  ...operationRef,
-  ...gatewayError,
-  card: CardSummary.optional(),
-});
+export const Declined = lifecycle.declined({ card: CardSummary.optional() });
 
-/**
- * The operation ended without success for a reason other than a decline: gateway `error` or
- * `filtered` status, the gateway refused the request (`rejected`), or it could not be sent (`not-sent`).
- */
-export const Failed = event('failed', {
-  ...operationRef,
-  reason: z.enum(['error', 'filtered', 'rejected', 'not-sent']),
-  ...gatewayError,
-});
+/** See `operationLifecycle`: gateway `error` or `filtered`, `rejected`, or `not-sent`. */
+export const Failed = lifecycle.failed;
 
 /**
  * The gateway captures an authorization once: `amount` is settled and the rest of the hold is
@@ -162,17 +113,7 @@ export const HoldExpired = event('hold-expired', {
   amount: Money,
 });
 
-export const CommandRejected = event('command-rejected', {
-  /**
-   * The payment's next version; 0 when the command names a payment that does not exist (nothing
-   * is created for it, so the rejection belongs to no payment's history).
-   */
-  version: z.number().int().min(0),
-  /** The `type` of the rejected command as sent (may be unknown to us: UNKNOWN_TYPE). */
-  commandType: z.string().min(1).max(64),
-  reason: RejectionCode,
-  message: z.string().max(1024),
-});
+export const CommandRejected = lifecycle.commandRejected;
 
 /** create-card-ref was sent for this (successful) payment's order. */
 export const CardRefRequested = event('card-ref-requested', {
@@ -228,32 +169,8 @@ export const CardReferenceFailed = event('card-reference-failed', {
   requestId: Uuid,
   operation: z.enum(['create-card-ref', 'get-card-info']),
   reason: z.enum(['rejected', 'not-sent', 'unknown']),
-  ...gatewayError,
+  ...GATEWAY_ERROR_FIELDS,
 });
-
-export const PaymentEvent = z.discriminatedUnion('type', [
-  OperationRequested,
-  AcceptedByGateway,
-  ActionRequired,
-  OutcomeUnknown,
-  OperationResent,
-  Approved,
-  Authorized,
-  AccountVerified,
-  Declined,
-  Failed,
-  Captured,
-  Voided,
-  Returned,
-  HoldExpired,
-  CommandRejected,
-  CardRefRequested,
-  CardRefCreated,
-  CardInfoRequested,
-  CardInfoReported,
-  CardReferenceUnknown,
-  CardReferenceFailed,
-]);
 
 export type OperationRequested = z.infer<typeof OperationRequested>;
 export type AcceptedByGateway = z.infer<typeof AcceptedByGateway>;
@@ -278,8 +195,6 @@ export type CardReferenceEvent = z.infer<
   | typeof CardReferenceUnknown
   | typeof CardReferenceFailed
 >;
-export type PaymentEvent = z.infer<typeof PaymentEvent>;
-export type PaymentEventType = PaymentEvent['type'];
 
 export const EVENT_SCHEMAS = {
   'operation-requested': OperationRequested,
@@ -303,28 +218,15 @@ export const EVENT_SCHEMAS = {
   'card-info-reported': CardInfoReported,
   'card-reference-unknown': CardReferenceUnknown,
   'card-reference-failed': CardReferenceFailed,
-} as const satisfies Record<PaymentEventType, z.ZodType>;
+} as const;
 
-export type ParseEventResult =
-  | { ok: true; event: PaymentEvent }
-  | { ok: false; reason: 'MALFORMED' | 'SCHEMA_INVALID'; details: string[] };
+export const PaymentEvent = unionOf(EVENT_SCHEMAS);
+export type PaymentEvent = z.infer<typeof PaymentEvent>;
+export type PaymentEventType = PaymentEvent['type'];
+
+export type ParseEventResult = ReturnType<typeof parseEvent>;
 
 /** For consumers of `payments.events.v1`. */
-export function parseEvent(input: unknown): ParseEventResult {
-  let value = input;
-  if (typeof input === 'string') {
-    try {
-      value = JSON.parse(input);
-    } catch {
-      return { ok: false, reason: 'MALFORMED', details: ['not valid JSON'] };
-    }
-  }
-  const parsed = PaymentEvent.safeParse(value);
-  return parsed.success
-    ? { ok: true, event: parsed.data }
-    : {
-        ok: false,
-        reason: 'SCHEMA_INVALID',
-        details: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`),
-      };
+export function parseEvent(input: unknown) {
+  return parseWith(PaymentEvent, input);
 }

@@ -1,5 +1,6 @@
 import { OPERATIONS } from '@payments/payment-gateway/catalogue';
-import { COMMAND_TYPES, parseCommand, type CommandType } from './commands';
+import { COMMAND_TYPES, type CommandType } from './commands';
+import { parseCommand } from './parse-command';
 import {
   COMMAND_GATEWAY_FIELDS,
   gatewayMappingProblems,

@@ -44,10 +44,29 @@ export {
 } from './commands';
 export {
   ALL_COMMAND_SCHEMAS,
+  ALL_EVENT_SCHEMAS,
+  type AllCommandSchemas,
+  type AllEventSchemas,
   type AnyCommand,
-  CaptureCommand,
+  type AnyCommandType,
+  type AnyEvent,
   commandSagaId,
+  disjoint,
+  FLOW_FAMILIES,
+  INTERNAL_COMMAND_TYPES,
+  type InternalCommandType,
+  SAGA_ID_FIELDS,
+  sagaIdOf,
+} from './flow-families';
+export { type FlowFamily, flowFamily } from './flow-family';
+export {
+  isRecurringCommandType,
   parseCommand,
+  type ParseCommandResult,
+  parseRecurringCommand,
+} from './parse-command';
+export {
+  CaptureCommand,
   PaymentCommand,
   PreauthCommand,
   RefreshStatusCommand,
@@ -97,7 +116,6 @@ export {
   OneStepPayoutCommand,
   PayoutV4Command,
   PayoutFormCommand,
-  INTERNAL_COMMAND_TYPES,
   parsePayoutEvent,
   PAYOUT_BUDGET_EVENT_SCHEMAS,
   PAYOUT_COMMAND_SCHEMAS,
@@ -143,8 +161,6 @@ export {
   isCalendarDate,
   isIanaTimeZone,
   CreateScheduleCommand,
-  isRecurringCommandType,
-  parseRecurringCommand,
   RebillCommand,
   RecordCycleOutcomeCommand,
   RECURRING_COMMAND_SCHEMAS,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { Instant, Money } from './primitives';
+import { Instant, Money, PayerAction, Uuid } from './primitives';
+import { RejectionCode } from './rejection-codes';
 
 /**
  * The fields of the events every gateway flow publishes about its operation in flight, written
@@ -54,3 +55,104 @@ export const OPERATION_EVENT_FIELDS = {
     unknownSince: Instant,
   },
 } as const;
+
+/** What the gateway said when it declined or failed an operation. */
+export const GATEWAY_ERROR_FIELDS = {
+  code: z.string().max(64).optional(),
+  message: z.string().max(1024).optional(),
+};
+
+/**
+ * The event constructor of one family: every event carries its saga id, the command that caused
+ * it, the saga's version (1, 2, 3, … with no gaps; a payout budget's from 0) and the time, in
+ * that order, then its own fields.
+ */
+export function sagaEvents<F extends string>(sagaIdField: F, firstVersion = 1) {
+  const base = {
+    [sagaIdField]: Uuid,
+    commandId: Uuid,
+    version: z.number().int().min(firstVersion),
+    occurredAt: Instant,
+  } as { [K in F]: typeof Uuid } & {
+    commandId: typeof Uuid;
+    version: z.ZodNumber;
+    occurredAt: typeof Instant;
+  };
+  return <T extends string, S extends z.ZodRawShape>(type: T, shape: S) =>
+    z.strictObject({ type: z.literal(type), ...base, ...shape });
+}
+
+/**
+ * `<prefix>command-rejected`: a command about the saga was refused. `version` is the saga's next
+ * one; 0 when the command names a saga that does not exist (nothing is created for it, so the
+ * rejection belongs to no saga's history). `commandType` is the `type` as sent (may be unknown to
+ * us: UNKNOWN_TYPE).
+ */
+export function commandRejectedEvent<F extends string, P extends string>(
+  sagaIdField: F,
+  prefix: P,
+) {
+  return sagaEvents(sagaIdField)(`${prefix}command-rejected` as const, {
+    version: z.number().int().min(0),
+    commandType: z.string().min(1).max(64),
+    reason: RejectionCode,
+    message: z.string().max(1024),
+  });
+}
+
+/**
+ * The lifecycle events of a family's gateway operation in flight, written once: each family names
+ * them with its prefix (card payments none: `accepted-by-gateway`; payouts `payout-`: …) and
+ * addresses them by its saga id and its operation enum.
+ */
+export function operationLifecycle<F extends string, P extends string, O extends z.ZodType>(
+  sagaIdField: F,
+  prefix: P,
+  operation: O,
+) {
+  const event = sagaEvents(sagaIdField);
+  /** Which gateway request an event is about; `requestId` is stable across resends. */
+  const operationRef = { operation, requestId: Uuid };
+  return {
+    event,
+    operationRef,
+    /** The gateway took the request; the outcome follows through status or callback. */
+    acceptedByGateway: event(`${prefix}accepted-by-gateway` as const, {
+      ...operationRef,
+      ...OPERATION_EVENT_FIELDS.acceptedByGateway,
+    }),
+    /** The payer (or payee) must act: 3-D Secure challenge or hosted form. */
+    actionRequired: event(`${prefix}action-required` as const, {
+      ...operationRef,
+      action: PayerAction,
+    }),
+    /** See OPERATION_EVENT_FIELDS.outcomeUnknown. */
+    outcomeUnknown: event(`${prefix}outcome-unknown` as const, {
+      ...operationRef,
+      ...OPERATION_EVENT_FIELDS.outcomeUnknown,
+    }),
+    /** See OPERATION_EVENT_FIELDS.operationResent. */
+    operationResent: event(`${prefix}operation-resent` as const, {
+      ...operationRef,
+      ...OPERATION_EVENT_FIELDS.operationResent,
+    }),
+    /** The issuer or the gateway declined the operation. */
+    declined: <S extends z.ZodRawShape = Record<never, never>>(shape?: S) =>
+      event(`${prefix}declined` as const, {
+        ...operationRef,
+        ...GATEWAY_ERROR_FIELDS,
+        ...((shape ?? {}) as S),
+      }),
+    /**
+     * The operation ended without success for a reason other than a decline: gateway `error` or
+     * `filtered` status, the gateway refused the request (`rejected`), or it could not be sent
+     * (`not-sent`).
+     */
+    failed: event(`${prefix}failed` as const, {
+      ...operationRef,
+      reason: z.enum(['error', 'filtered', 'rejected', 'not-sent']),
+      ...GATEWAY_ERROR_FIELDS,
+    }),
+    commandRejected: commandRejectedEvent(sagaIdField, prefix),
+  };
+}

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { OPERATION_EVENT_FIELDS } from './operation-events';
-import { Instant, MerchantRef, Uuid } from './primitives';
-import { RejectionCode } from './rejection-codes';
+import { commandFields, flowFamily, parseWith, unionOf } from './flow-family';
+import { GATEWAY_ERROR_FIELDS, operationLifecycle } from './operation-events';
+import { MerchantRef } from './primitives';
 
 /**
  * PAN eligibility: asks the gateway (v2 pan-eligibility/send, OAuth HMAC-SHA1) whether
@@ -19,10 +19,7 @@ export const GatewayCardRefId = z
 
 export const PanEligibilityCommand = z.strictObject({
   type: z.literal('pan-eligibility'),
-  commandId: Uuid,
-  checkId: Uuid,
-  merchant: MerchantRef,
-  occurredAt: Instant,
+  ...commandFields('checkId'),
   /** The card to check, by its gateway card reference (`sending-card-ref-id`). */
   cardRefId: GatewayCardRefId,
 });
@@ -32,19 +29,8 @@ export const PAN_ELIGIBILITY_COMMAND_SCHEMAS = {
   'pan-eligibility': PanEligibilityCommand,
 } as const;
 
-const eventBase = {
-  checkId: Uuid,
-  commandId: Uuid,
-  version: z.number().int().min(1),
-  occurredAt: Instant,
-};
-const checkEvent = <T extends string, S extends z.ZodRawShape>(type: T, shape: S) =>
-  z.strictObject({ type: z.literal(type), ...eventBase, ...shape });
-const operationRef = { operation: PanEligibilityOperation, requestId: Uuid };
-const gatewayError = {
-  code: z.string().max(64).optional(),
-  message: z.string().max(1024).optional(),
-};
+const lifecycle = operationLifecycle('checkId', 'pan-eligibility-', PanEligibilityOperation);
+const { event: checkEvent, operationRef } = lifecycle;
 
 export const PanEligibilityRequested = checkEvent('pan-eligibility-requested', {
   ...operationRef,
@@ -52,42 +38,23 @@ export const PanEligibilityRequested = checkEvent('pan-eligibility-requested', {
   merchant: MerchantRef,
 });
 
-export const PanEligibilityAcceptedByGateway = checkEvent('pan-eligibility-accepted-by-gateway', {
-  ...operationRef,
-  ...OPERATION_EVENT_FIELDS.acceptedByGateway,
-});
+export const PanEligibilityAcceptedByGateway = lifecycle.acceptedByGateway;
 
 /** May or may not have reached the gateway; resolved only by a status reply or a verified callback. */
-export const PanEligibilityOutcomeUnknown = checkEvent('pan-eligibility-outcome-unknown', {
-  ...operationRef,
-  ...OPERATION_EVENT_FIELDS.outcomeUnknown,
-});
+export const PanEligibilityOutcomeUnknown = lifecycle.outcomeUnknown;
 
-export const PanEligibilityOperationResent = checkEvent('pan-eligibility-operation-resent', {
-  ...operationRef,
-  ...OPERATION_EVENT_FIELDS.operationResent,
-});
+export const PanEligibilityOperationResent = lifecycle.operationResent;
 
 /** The gateway's answer: approved → eligible, declined → not eligible (with its code). */
 export const PanEligibilityAnswered = checkEvent('pan-eligibility-answered', {
   ...operationRef,
   eligible: z.boolean(),
   gatewayOrderId: z.string().max(128).optional(),
-  ...gatewayError,
+  ...GATEWAY_ERROR_FIELDS,
 });
 
-export const PanEligibilityFailed = checkEvent('pan-eligibility-failed', {
-  ...operationRef,
-  reason: z.enum(['error', 'filtered', 'rejected', 'not-sent']),
-  ...gatewayError,
-});
-
-export const PanEligibilityCommandRejected = checkEvent('pan-eligibility-command-rejected', {
-  version: z.number().int().min(0),
-  commandType: z.string().min(1).max(64),
-  reason: RejectionCode,
-  message: z.string().max(1024),
-});
+export const PanEligibilityFailed = lifecycle.failed;
+export const PanEligibilityCommandRejected = lifecycle.commandRejected;
 
 export const PAN_ELIGIBILITY_EVENT_SCHEMAS = {
   'pan-eligibility-requested': PanEligibilityRequested,
@@ -99,25 +66,18 @@ export const PAN_ELIGIBILITY_EVENT_SCHEMAS = {
   'pan-eligibility-command-rejected': PanEligibilityCommandRejected,
 } as const;
 
-export const PanEligibilityEvent = z.discriminatedUnion('type', [
-  PanEligibilityRequested,
-  PanEligibilityAcceptedByGateway,
-  PanEligibilityOutcomeUnknown,
-  PanEligibilityOperationResent,
-  PanEligibilityAnswered,
-  PanEligibilityFailed,
-  PanEligibilityCommandRejected,
-]);
+export const PanEligibilityEvent = unionOf(PAN_ELIGIBILITY_EVENT_SCHEMAS);
 export type PanEligibilityEvent = z.infer<typeof PanEligibilityEvent>;
 
-PAN_ELIGIBILITY_EVENT_SCHEMAS satisfies Record<PanEligibilityEvent['type'], z.ZodType>;
+export const PAN_ELIGIBILITY_FAMILY = flowFamily({
+  name: 'pan-eligibility',
+  sagaIdField: 'checkId',
+  commands: PAN_ELIGIBILITY_COMMAND_SCHEMAS,
+  events: PAN_ELIGIBILITY_EVENT_SCHEMAS,
+  internalCommands: [],
+});
 
 /** For consumers of `payments.events.v1`: a PAN-eligibility event. */
-export function parsePanEligibilityEvent(
-  input: unknown,
-): { ok: true; event: PanEligibilityEvent } | { ok: false; details: string[] } {
-  const parsed = PanEligibilityEvent.safeParse(input);
-  return parsed.success
-    ? { ok: true, event: parsed.data }
-    : { ok: false, details: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`) };
+export function parsePanEligibilityEvent(input: unknown) {
+  return parseWith(PanEligibilityEvent, input);
 }

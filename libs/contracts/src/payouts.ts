@@ -1,14 +1,7 @@
 import { z } from 'zod';
-import { OPERATION_EVENT_FIELDS } from './operation-events';
-import {
-  CardSummary,
-  Instant,
-  MerchantRef,
-  Money,
-  PayerAction,
-  SealedCard,
-  Uuid,
-} from './primitives';
+import { commandFields, flowFamily, parseWith, unionOf } from './flow-family';
+import { commandRejectedEvent, operationLifecycle, sagaEvents } from './operation-events';
+import { CardSummary, Instant, MerchantRef, Money, SealedCard, Uuid } from './primitives';
 import { RejectionCode } from './rejection-codes';
 
 /**
@@ -33,12 +26,7 @@ export const PayoutOperation = z.enum([
 ]);
 export type PayoutOperation = z.infer<typeof PayoutOperation>;
 
-const payoutBase = {
-  commandId: Uuid,
-  payoutId: Uuid,
-  merchant: MerchantRef,
-  occurredAt: Instant,
-};
+const payoutBase = commandFields('payoutId');
 
 /** Who decided, for the audit trail (an operator's or a finance system's identity). */
 const Actor = z.string().min(1).max(128);
@@ -128,10 +116,7 @@ const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a UTC day (YYYY-MM-DD)');
  */
 export const ReservePayoutBudgetCommand = z.strictObject({
   type: z.literal('reserve-payout-budget'),
-  commandId: Uuid,
-  budgetId: Uuid,
-  merchant: MerchantRef,
-  occurredAt: Instant,
+  ...commandFields('budgetId'),
   payoutId: Uuid,
   amount: Money,
   day: Day,
@@ -140,10 +125,7 @@ export const ReservePayoutBudgetCommand = z.strictObject({
 /** Internal: an operation that paid nothing (declined, failed) gives its reservation back. */
 export const ReleasePayoutBudgetCommand = z.strictObject({
   type: z.literal('release-payout-budget'),
-  commandId: Uuid,
-  budgetId: Uuid,
-  merchant: MerchantRef,
-  occurredAt: Instant,
+  ...commandFields('budgetId'),
   payoutId: Uuid,
 });
 
@@ -158,7 +140,8 @@ export const PayoutBudgetAnswerCommand = z.strictObject({
   limit: Money,
 });
 
-export const PAYOUT_COMMAND_SCHEMAS = {
+/** The payout saga's commands (`payoutId`), its budget's answer among them. */
+const PAYOUT_SAGA_COMMAND_SCHEMAS = {
   payout: OneStepPayoutCommand,
   'payout-v4': PayoutV4Command,
   'payout-form': PayoutFormCommand,
@@ -166,30 +149,22 @@ export const PAYOUT_COMMAND_SCHEMAS = {
   'approve-payout': ApprovePayoutCommand,
   'reject-payout': RejectPayoutCommand,
   'refresh-payout-status': RefreshPayoutStatusCommand,
-  'reserve-payout-budget': ReservePayoutBudgetCommand,
-  'release-payout-budget': ReleasePayoutBudgetCommand,
   'payout-budget-answer': PayoutBudgetAnswerCommand,
 } as const;
 
-/** Command types only the orchestrator itself may issue (child commands of a saga). */
-export const INTERNAL_COMMAND_TYPES: readonly string[] = [
-  'reserve-payout-budget',
-  'release-payout-budget',
-  'payout-budget-answer',
-] satisfies ReadonlyArray<keyof typeof PAYOUT_COMMAND_SCHEMAS>;
+/** The daily budget saga's commands (`budgetId`): only ever started by another saga. */
+const PAYOUT_BUDGET_COMMAND_SCHEMAS = {
+  'reserve-payout-budget': ReservePayoutBudgetCommand,
+  'release-payout-budget': ReleasePayoutBudgetCommand,
+} as const;
 
-export const PayoutCommand = z.discriminatedUnion('type', [
-  OneStepPayoutCommand,
-  PayoutV4Command,
-  PayoutFormCommand,
-  PayoutCheckCommand,
-  ApprovePayoutCommand,
-  RejectPayoutCommand,
-  RefreshPayoutStatusCommand,
-  ReservePayoutBudgetCommand,
-  ReleasePayoutBudgetCommand,
-  PayoutBudgetAnswerCommand,
-]);
+/** Every command of this module: payouts and their budgets. */
+export const PAYOUT_COMMAND_SCHEMAS = {
+  ...PAYOUT_SAGA_COMMAND_SCHEMAS,
+  ...PAYOUT_BUDGET_COMMAND_SCHEMAS,
+} as const;
+
+export const PayoutCommand = unionOf(PAYOUT_COMMAND_SCHEMAS);
 export type PayoutCheckCommand = z.infer<typeof PayoutCheckCommand>;
 export type OneStepPayoutCommand = z.infer<typeof OneStepPayoutCommand>;
 export type PayoutV4Command = z.infer<typeof PayoutV4Command>;
@@ -205,20 +180,8 @@ export type PayoutCommandType = PayoutCommand['type'];
 
 // ---- events -----------------------------------------------------------------------------
 
-const payoutEventBase = {
-  payoutId: Uuid,
-  commandId: Uuid,
-  version: z.number().int().min(1),
-  occurredAt: Instant,
-};
-const payoutEvent = <T extends string, S extends z.ZodRawShape>(type: T, shape: S) =>
-  z.strictObject({ type: z.literal(type), ...payoutEventBase, ...shape });
-
-const payoutOperationRef = { operation: PayoutOperation, requestId: Uuid };
-const gatewayError = {
-  code: z.string().max(64).optional(),
-  message: z.string().max(1024).optional(),
-};
+const lifecycle = operationLifecycle('payoutId', 'payout-', PayoutOperation);
+const { event: payoutEvent, operationRef: payoutOperationRef } = lifecycle;
 
 /** The recipient as events may show it: a card's BIN, last four and brand at most. */
 export const RecipientSummary = z.strictObject({
@@ -235,28 +198,16 @@ export const PayoutRequested = payoutEvent('payout-requested', {
   merchant: MerchantRef.optional(),
 });
 
-export const PayoutAcceptedByGateway = payoutEvent('payout-accepted-by-gateway', {
-  ...payoutOperationRef,
-  ...OPERATION_EVENT_FIELDS.acceptedByGateway,
-});
+export const PayoutAcceptedByGateway = lifecycle.acceptedByGateway;
 
 /** The payee must act: the hosted payout form's URL (payout-form). */
-export const PayoutActionRequired = payoutEvent('payout-action-required', {
-  ...payoutOperationRef,
-  action: PayerAction,
-});
+export const PayoutActionRequired = lifecycle.actionRequired;
 
 /** May or may not have reached the gateway; resolved only by a status reply or a verified callback. */
-export const PayoutOutcomeUnknown = payoutEvent('payout-outcome-unknown', {
-  ...payoutOperationRef,
-  ...OPERATION_EVENT_FIELDS.outcomeUnknown,
-});
+export const PayoutOutcomeUnknown = lifecycle.outcomeUnknown;
 
 /** The gateway had no trace of the operation for the whole safe window: sent once more. */
-export const PayoutOperationResent = payoutEvent('payout-operation-resent', {
-  ...payoutOperationRef,
-  ...OPERATION_EVENT_FIELDS.operationResent,
-});
+export const PayoutOperationResent = lifecycle.operationResent;
 
 /** The gateway registered the payout (payout-check approved): awaiting approval until `approvalDeadline`. */
 export const PayoutRegistered = payoutEvent('payout-registered', {
@@ -311,34 +262,12 @@ export const PaidOut = payoutEvent('paid-out', {
   approvalCode: z.string().max(64).optional(),
 });
 
-export const PayoutDeclined = payoutEvent('payout-declined', {
-  ...payoutOperationRef,
-  ...gatewayError,
-});
-
-export const PayoutFailed = payoutEvent('payout-failed', {
-  ...payoutOperationRef,
-  reason: z.enum(['error', 'filtered', 'rejected', 'not-sent']),
-  ...gatewayError,
-});
-
-export const PayoutCommandRejected = payoutEvent('payout-command-rejected', {
-  /** 0 when the command names a payout that does not exist. */
-  version: z.number().int().min(0),
-  commandType: z.string().min(1).max(64),
-  reason: RejectionCode,
-  message: z.string().max(1024),
-});
+export const PayoutDeclined = lifecycle.declined();
+export const PayoutFailed = lifecycle.failed;
+export const PayoutCommandRejected = lifecycle.commandRejected;
 
 // The per-endpoint daily budget (one saga per endpoint, currency and UTC day).
-const budgetEventBase = {
-  budgetId: Uuid,
-  commandId: Uuid,
-  version: z.number().int().min(0),
-  occurredAt: Instant,
-};
-const budgetEvent = <T extends string, S extends z.ZodRawShape>(type: T, shape: S) =>
-  z.strictObject({ type: z.literal(type), ...budgetEventBase, ...shape });
+const budgetEvent = sagaEvents('budgetId', 0);
 
 export const PayoutBudgetReserved = budgetEvent('payout-budget-reserved', {
   merchant: MerchantRef,
@@ -365,11 +294,7 @@ export const PayoutBudgetReleased = budgetEvent('payout-budget-released', {
   reserved: Money,
 });
 
-export const PayoutBudgetCommandRejected = budgetEvent('payout-budget-command-rejected', {
-  commandType: z.string().min(1).max(64),
-  reason: RejectionCode,
-  message: z.string().max(1024),
-});
+export const PayoutBudgetCommandRejected = commandRejectedEvent('budgetId', 'payout-budget-');
 
 export const PAYOUT_EVENT_SCHEMAS = {
   'payout-requested': PayoutRequested,
@@ -396,50 +321,30 @@ export const PAYOUT_BUDGET_EVENT_SCHEMAS = {
   'payout-budget-command-rejected': PayoutBudgetCommandRejected,
 } as const;
 
-export const PayoutEvent = z.discriminatedUnion('type', [
-  PayoutRequested,
-  PayoutAcceptedByGateway,
-  PayoutActionRequired,
-  PayoutOutcomeUnknown,
-  PayoutOperationResent,
-  PayoutRegistered,
-  PayoutApproved,
-  PayoutApprovalRefused,
-  PayoutRefused,
-  PayoutRejected,
-  PayoutExpired,
-  PaidOut,
-  PayoutDeclined,
-  PayoutFailed,
-  PayoutCommandRejected,
-]);
+export const PayoutEvent = unionOf(PAYOUT_EVENT_SCHEMAS);
 export type PayoutEvent = z.infer<typeof PayoutEvent>;
 export type PayoutEventType = PayoutEvent['type'];
 
-export const PayoutBudgetEvent = z.discriminatedUnion('type', [
-  PayoutBudgetReserved,
-  PayoutBudgetRefused,
-  PayoutBudgetReleased,
-  PayoutBudgetCommandRejected,
-]);
+export const PayoutBudgetEvent = unionOf(PAYOUT_BUDGET_EVENT_SCHEMAS);
 export type PayoutBudgetEvent = z.infer<typeof PayoutBudgetEvent>;
 
-PAYOUT_EVENT_SCHEMAS satisfies Record<PayoutEventType, z.ZodType>;
-PAYOUT_BUDGET_EVENT_SCHEMAS satisfies Record<PayoutBudgetEvent['type'], z.ZodType>;
-PAYOUT_COMMAND_SCHEMAS satisfies Record<PayoutCommandType, z.ZodType>;
+export const PAYOUT_FAMILY = flowFamily({
+  name: 'payout',
+  sagaIdField: 'payoutId',
+  commands: PAYOUT_SAGA_COMMAND_SCHEMAS,
+  events: PAYOUT_EVENT_SCHEMAS,
+  internalCommands: ['payout-budget-answer'],
+});
+
+export const PAYOUT_BUDGET_FAMILY = flowFamily({
+  name: 'payout-budget',
+  sagaIdField: 'budgetId',
+  commands: PAYOUT_BUDGET_COMMAND_SCHEMAS,
+  events: PAYOUT_BUDGET_EVENT_SCHEMAS,
+  internalCommands: ['reserve-payout-budget', 'release-payout-budget'],
+});
 
 /** For consumers of `payments.events.v1`: a payout or payout-budget event. */
-export function parsePayoutEvent(
-  input: unknown,
-):
-  | { ok: true; event: PayoutEvent | PayoutBudgetEvent }
-  | { ok: false; reason: 'SCHEMA_INVALID'; details: string[] } {
-  const parsed = z.union([PayoutEvent, PayoutBudgetEvent]).safeParse(input);
-  return parsed.success
-    ? { ok: true, event: parsed.data }
-    : {
-        ok: false,
-        reason: 'SCHEMA_INVALID',
-        details: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`),
-      };
+export function parsePayoutEvent(input: unknown) {
+  return parseWith(z.union([PayoutEvent, PayoutBudgetEvent]), input);
 }

@@ -1,10 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import {
-  isCalendarDate,
-  isIanaTimeZone,
-  isRecurringCommandType,
-  parseRecurringCommand,
-} from './schedules';
+import { isRecurringCommandType, parseRecurringCommand } from './parse-command';
+import { isCalendarDate, isIanaTimeZone } from './schedules';
 import { createScheduleCommand } from '../test/testing';
 
 const createSchedule = (over: Record<string, unknown> = {}) => ({

@@ -1,8 +1,12 @@
 import { z } from 'zod';
-import { OPERATION_EVENT_FIELDS, UnknownConcern } from './operation-events';
-import { findPlainCardData } from './plain-card-data';
+import { commandFields, flowFamily, unionOf } from './flow-family';
+import {
+  commandRejectedEvent,
+  OPERATION_EVENT_FIELDS,
+  sagaEvents,
+  UnknownConcern,
+} from './operation-events';
 import { GatewayStatus, Instant, MerchantRef, Money, Uuid } from './primitives';
-import { RejectionCode } from './rejection-codes';
 
 /**
  * Recurring schedules: the commands and events of the orchestrator's schedule saga.
@@ -61,12 +65,7 @@ export const CardRef = z.strictObject({
 });
 export type CardRef = z.infer<typeof CardRef>;
 
-const scheduleBase = {
-  commandId: Uuid,
-  scheduleId: Uuid,
-  merchant: MerchantRef,
-  occurredAt: Instant,
-};
+const scheduleBase = commandFields('scheduleId');
 
 export const CreateScheduleCommand = z.strictObject({
   type: z.literal('create-schedule'),
@@ -151,10 +150,7 @@ export const ScheduleLink = z.strictObject({
  */
 export const RebillCommand = z.strictObject({
   type: z.literal('rebill'),
-  commandId: Uuid,
-  paymentId: Uuid,
-  merchant: MerchantRef,
-  occurredAt: Instant,
+  ...commandFields('paymentId'),
   cardRef: CardRef,
   amount: Money.refine((m) => m.minor > 0, 'a positive amount'),
   order: z.strictObject({ description: z.string().min(1).max(255) }),
@@ -162,12 +158,7 @@ export const RebillCommand = z.strictObject({
 });
 export type RebillCommand = z.infer<typeof RebillCommand>;
 
-const paymentAddressed = {
-  commandId: Uuid,
-  paymentId: Uuid,
-  merchant: MerchantRef,
-  occurredAt: Instant,
-};
+const paymentAddressed = commandFields('paymentId');
 
 /**
  * Take a card reference from this payment (create-card-ref): a sale or preauth in a final
@@ -189,34 +180,14 @@ export const GetCardInfoCommand = z.strictObject({
 export type GetCardInfoCommand = z.infer<typeof GetCardInfoCommand>;
 
 /** The card-reference commands hosted by the card-payment saga (addressed by `paymentId`). */
-export type CardReferenceCommand = RebillCommand | CreateCardRefCommand | GetCardInfoCommand;
-const PAYMENT_ADDRESSED_TYPES: ReadonlySet<string> = new Set([
-  'rebill',
-  'create-card-ref',
-  'get-card-info',
-]);
-
-/** Recurring commands about a payment (its saga id is `paymentId`), not a schedule. */
-export function isPaymentAddressed(
-  command: RecurringCommand,
-): command is Extract<RecurringCommand, CardReferenceCommand> {
-  return PAYMENT_ADDRESSED_TYPES.has(command.type);
-}
-
-export const ScheduleCommand = z.discriminatedUnion('type', [
-  CreateScheduleCommand,
-  UpdateScheduleCommand,
-  PauseScheduleCommand,
-  ResumeScheduleCommand,
-  CancelScheduleCommand,
-  RefreshScheduleStatusCommand,
-  RecordCycleOutcomeCommand,
-]);
-export type CreateScheduleCommand = z.infer<typeof CreateScheduleCommand>;
-export type UpdateScheduleCommand = z.infer<typeof UpdateScheduleCommand>;
-export type RecordCycleOutcomeCommand = z.infer<typeof RecordCycleOutcomeCommand>;
-export type ScheduleCommand = z.infer<typeof ScheduleCommand>;
-export type ScheduleCommandType = ScheduleCommand['type'];
+export const CARD_REFERENCE_COMMAND_SCHEMAS = {
+  rebill: RebillCommand,
+  'create-card-ref': CreateCardRefCommand,
+  'get-card-info': GetCardInfoCommand,
+} as const;
+export type CardReferenceCommand = z.infer<
+  (typeof CARD_REFERENCE_COMMAND_SCHEMAS)[keyof typeof CARD_REFERENCE_COMMAND_SCHEMAS]
+>;
 
 export const SCHEDULE_COMMAND_SCHEMAS = {
   'create-schedule': CreateScheduleCommand,
@@ -226,94 +197,40 @@ export const SCHEDULE_COMMAND_SCHEMAS = {
   'cancel-schedule': CancelScheduleCommand,
   'refresh-schedule-status': RefreshScheduleStatusCommand,
   'record-cycle-outcome': RecordCycleOutcomeCommand,
-} as const satisfies Record<ScheduleCommandType, z.ZodType>;
+} as const;
+
+export const ScheduleCommand = unionOf(SCHEDULE_COMMAND_SCHEMAS);
+export type CreateScheduleCommand = z.infer<typeof CreateScheduleCommand>;
+export type UpdateScheduleCommand = z.infer<typeof UpdateScheduleCommand>;
+export type RecordCycleOutcomeCommand = z.infer<typeof RecordCycleOutcomeCommand>;
+export type ScheduleCommand = z.infer<typeof ScheduleCommand>;
+export type ScheduleCommandType = ScheduleCommand['type'];
 
 export const SCHEDULE_COMMAND_TYPES = Object.keys(
   SCHEDULE_COMMAND_SCHEMAS,
 ) as ScheduleCommandType[];
 
-/** The commands parsed here rather than by `parseCommand`: schedules and rebills. */
-export const RecurringCommand = z.discriminatedUnion('type', [
-  ...ScheduleCommand.options,
-  RebillCommand,
-  CreateCardRefCommand,
-  GetCardInfoCommand,
-]);
-export type RecurringCommand = z.infer<typeof RecurringCommand>;
+/**
+ * Schedules and card references: parsed by `parseRecurringCommand` (parse-command.ts), kept out
+ * of `PaymentCommand` on purpose (the card-payment decider switches exhaustively over that).
+ */
 export const RECURRING_COMMAND_SCHEMAS = {
   ...SCHEDULE_COMMAND_SCHEMAS,
-  rebill: RebillCommand,
-  'create-card-ref': CreateCardRefCommand,
-  'get-card-info': GetCardInfoCommand,
-} as const satisfies Record<RecurringCommand['type'], z.ZodType>;
+  ...CARD_REFERENCE_COMMAND_SCHEMAS,
+} as const;
+export const RecurringCommand = unionOf(RECURRING_COMMAND_SCHEMAS);
+export type RecurringCommand = z.infer<typeof RecurringCommand>;
 
-export function isRecurringCommandType(type: unknown): type is RecurringCommand['type'] {
-  return typeof type === 'string' && Object.hasOwn(RECURRING_COMMAND_SCHEMAS, type);
-}
-
-export type ParseRecurringCommandResult =
-  | { ok: true; command: RecurringCommand }
-  | {
-      ok: false;
-      reason: Extract<RejectionCode, 'SCHEMA_INVALID' | 'PLAIN_CARD_DATA'>;
-      details: Array<{ path: string; message: string }>;
-      /** The saga id is `scheduleId` for schedule commands, `paymentId` for payment-addressed ones. */
-      ids: { commandId?: string; sagaId?: string; type?: string };
-    };
-
-/**
- * Validates a command whose `type` is a recurring command type (an already-parsed object; see
- * `isRecurringCommandType`). As in `parseCommand`, clear card data is refused before the schema.
- */
-export function parseRecurringCommand(
-  record: Record<string, unknown>,
-): ParseRecurringCommandResult {
-  const ids: { commandId?: string; sagaId?: string; type?: string } = {};
-  const sagaField =
-    typeof record.type === 'string' && PAYMENT_ADDRESSED_TYPES.has(record.type)
-      ? record.paymentId
-      : record.scheduleId;
-  if (Uuid.safeParse(record.commandId).success) ids.commandId = record.commandId as string;
-  if (Uuid.safeParse(sagaField).success) ids.sagaId = sagaField as string;
-  if (typeof record.type === 'string') ids.type = record.type.slice(0, 64);
-  const cardPaths = findPlainCardData(record);
-  if (cardPaths.length > 0) {
-    return {
-      ok: false,
-      reason: 'PLAIN_CARD_DATA',
-      details: cardPaths.map((path) => ({
-        path,
-        message: 'clear card data; use a card reference',
-      })),
-      ids,
-    };
-  }
-  const parsed = RecurringCommand.safeParse(record);
-  if (!parsed.success) {
-    return {
-      ok: false,
-      reason: 'SCHEMA_INVALID',
-      details: parsed.error.issues.map((issue) => ({
-        path: ['$', ...issue.path.map(String)].join('.'),
-        message: issue.message,
-      })),
-      ids,
-    };
-  }
-  return { ok: true, command: parsed.data };
+/** Recurring commands about a payment (its saga id is `paymentId`), not a schedule. */
+export function isPaymentAddressed(
+  command: RecurringCommand,
+): command is Extract<RecurringCommand, CardReferenceCommand> {
+  return Object.hasOwn(CARD_REFERENCE_COMMAND_SCHEMAS, command.type);
 }
 
 // ---- events ---------------------------------------------------------------------------------------
 
-const eventBase = {
-  scheduleId: Uuid,
-  commandId: Uuid,
-  version: z.number().int().min(1),
-  occurredAt: Instant,
-};
-
-const event = <T extends string, S extends z.ZodRawShape>(type: T, shape: S) =>
-  z.strictObject({ type: z.literal(type), ...eventBase, ...shape });
+const event = sagaEvents('scheduleId');
 
 const cycleRef = { cycle: z.number().int().min(0) };
 /** The next cycle to charge and when it is due (absent: the schedule has ended). */
@@ -504,43 +421,9 @@ export const GatewayChargeAlert = event('gateway-charge-alert', {
   reason: z.enum(['not-found', 'unconfirmed']),
 });
 
-export const ScheduleCommandRejected = event('command-rejected', {
-  version: z.number().int().min(0),
-  commandType: z.string().min(1).max(64),
-  reason: RejectionCode,
-  message: z.string().max(1024),
-});
+export const ScheduleCommandRejected = commandRejectedEvent('scheduleId', '');
 
-export const ScheduleEvent = z.discriminatedUnion('type', [
-  ScheduleCreated,
-  ScheduleUpdated,
-  SchedulePaused,
-  ScheduleResumed,
-  ScheduleCancelled,
-  ScheduleCompleted,
-  CycleChargeRequested,
-  CycleCharged,
-  CycleChargeDeclined,
-  SchedulePastDue,
-  ScheduleRecovered,
-  ScheduleSuspended,
-  ScheduleRegistrationUnknown,
-  ScheduleRegistrationAccepted,
-  ScheduleRegistrationResent,
-  ScheduleRegistered,
-  ScheduleRegistrationFailed,
-  GatewayChargeReported,
-  GatewayChargeAccepted,
-  GatewayChargeOutcomeUnknown,
-  GatewayCycleCharged,
-  GatewayCycleDeclined,
-  GatewayChargeAlert,
-  ScheduleCommandRejected,
-]);
-export type ScheduleEvent = z.infer<typeof ScheduleEvent>;
-export type ScheduleEventType = ScheduleEvent['type'];
-
-/** For the AsyncAPI document (`command-rejected` is listed with the payment events). */
+/** The schedule events but `command-rejected` (listed with the card payments' events). */
 export const SCHEDULE_EVENT_SCHEMAS = {
   'schedule-created': ScheduleCreated,
   'schedule-updated': ScheduleUpdated,
@@ -565,4 +448,23 @@ export const SCHEDULE_EVENT_SCHEMAS = {
   'gateway-cycle-charged': GatewayCycleCharged,
   'gateway-cycle-declined': GatewayCycleDeclined,
   'gateway-charge-alert': GatewayChargeAlert,
-} as const satisfies Record<Exclude<ScheduleEventType, 'command-rejected'>, z.ZodType>;
+} as const;
+
+export const ScheduleEvent = unionOf({
+  ...SCHEDULE_EVENT_SCHEMAS,
+  'command-rejected': ScheduleCommandRejected,
+});
+export type ScheduleEvent = z.infer<typeof ScheduleEvent>;
+export type ScheduleEventType = ScheduleEvent['type'];
+
+/**
+ * Its `command-rejected` is not in the family's table: the type is the card payments' (the same
+ * event, addressed by `scheduleId`), listed once with theirs.
+ */
+export const SCHEDULE_FAMILY = flowFamily({
+  name: 'recurring-schedule',
+  sagaIdField: 'scheduleId',
+  commands: SCHEDULE_COMMAND_SCHEMAS,
+  events: SCHEDULE_EVENT_SCHEMAS,
+  internalCommands: ['record-cycle-outcome'],
+});

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { OPERATION_EVENT_FIELDS } from './operation-events';
-import { Instant, MerchantRef, Money, SealedCard, Uuid } from './primitives';
+import { commandFields, flowFamily, parseWith, unionOf } from './flow-family';
+import { operationLifecycle } from './operation-events';
+import { MerchantRef, Money, SealedCard } from './primitives';
 import { dailyLimitRefusal } from './payouts';
-import { RejectionCode } from './rejection-codes';
 
 /**
  * Card-to-card transfers: v4 `transfer` (OAuth RSA-SHA256) from a sealed source card
@@ -14,12 +14,7 @@ import { RejectionCode } from './rejection-codes';
 export const TransferOperation = z.enum(['transfer', 'transfer-by-ref']);
 export type TransferOperation = z.infer<typeof TransferOperation>;
 
-const transferBase = {
-  commandId: Uuid,
-  transferId: Uuid,
-  merchant: MerchantRef,
-  occurredAt: Instant,
-};
+const transferBase = commandFields('transferId');
 
 const transferDetails = {
   amount: Money,
@@ -57,11 +52,7 @@ export const TRANSFER_COMMAND_SCHEMAS = {
   'refresh-transfer-status': RefreshTransferStatusCommand,
 } as const;
 
-export const AnyTransferCommand = z.discriminatedUnion('type', [
-  TransferCommand,
-  TransferByRefCommand,
-  RefreshTransferStatusCommand,
-]);
+export const AnyTransferCommand = unionOf(TRANSFER_COMMAND_SCHEMAS);
 export type TransferCommand = z.infer<typeof TransferCommand>;
 export type TransferByRefCommand = z.infer<typeof TransferByRefCommand>;
 export type RefreshTransferStatusCommand = z.infer<typeof RefreshTransferStatusCommand>;
@@ -69,20 +60,8 @@ export type AnyTransferCommand = z.infer<typeof AnyTransferCommand>;
 
 // ---- events -----------------------------------------------------------------------------
 
-const transferEventBase = {
-  transferId: Uuid,
-  commandId: Uuid,
-  version: z.number().int().min(1),
-  occurredAt: Instant,
-};
-const transferEvent = <T extends string, S extends z.ZodRawShape>(type: T, shape: S) =>
-  z.strictObject({ type: z.literal(type), ...transferEventBase, ...shape });
-
-const operationRef = { operation: TransferOperation, requestId: Uuid };
-const gatewayError = {
-  code: z.string().max(64).optional(),
-  message: z.string().max(1024).optional(),
-};
+const lifecycle = operationLifecycle('transferId', 'transfer-', TransferOperation);
+const { event: transferEvent, operationRef } = lifecycle;
 
 /** The transfer was decided and its gateway request issued. */
 export const TransferRequested = transferEvent('transfer-requested', {
@@ -92,22 +71,13 @@ export const TransferRequested = transferEvent('transfer-requested', {
   merchant: MerchantRef,
 });
 
-export const TransferAcceptedByGateway = transferEvent('transfer-accepted-by-gateway', {
-  ...operationRef,
-  ...OPERATION_EVENT_FIELDS.acceptedByGateway,
-});
+export const TransferAcceptedByGateway = lifecycle.acceptedByGateway;
 
 /** May or may not have reached the gateway; resolved only by a status reply or a verified callback. */
-export const TransferOutcomeUnknown = transferEvent('transfer-outcome-unknown', {
-  ...operationRef,
-  ...OPERATION_EVENT_FIELDS.outcomeUnknown,
-});
+export const TransferOutcomeUnknown = lifecycle.outcomeUnknown;
 
 /** The gateway had no trace of the transfer for the whole safe window: sent once more. */
-export const TransferOperationResent = transferEvent('transfer-operation-resent', {
-  ...operationRef,
-  ...OPERATION_EVENT_FIELDS.operationResent,
-});
+export const TransferOperationResent = lifecycle.operationResent;
 
 /** The gateway approved the transfer: the money moved. */
 export const Transferred = transferEvent('transferred', {
@@ -117,16 +87,8 @@ export const Transferred = transferEvent('transferred', {
   approvalCode: z.string().max(64).optional(),
 });
 
-export const TransferDeclined = transferEvent('transfer-declined', {
-  ...operationRef,
-  ...gatewayError,
-});
-
-export const TransferFailed = transferEvent('transfer-failed', {
-  ...operationRef,
-  reason: z.enum(['error', 'filtered', 'rejected', 'not-sent']),
-  ...gatewayError,
-});
+export const TransferDeclined = lifecycle.declined();
+export const TransferFailed = lifecycle.failed;
 
 /**
  * The endpoint's daily payout budget (transfers count against it like payouts) could not take the
@@ -134,13 +96,7 @@ export const TransferFailed = transferEvent('transfer-failed', {
  */
 export const TransferRefused = transferEvent('transfer-refused', dailyLimitRefusal);
 
-export const TransferCommandRejected = transferEvent('transfer-command-rejected', {
-  /** 0 when the command names a transfer that does not exist. */
-  version: z.number().int().min(0),
-  commandType: z.string().min(1).max(64),
-  reason: RejectionCode,
-  message: z.string().max(1024),
-});
+export const TransferCommandRejected = lifecycle.commandRejected;
 
 export const TRANSFER_EVENT_SCHEMAS = {
   'transfer-requested': TransferRequested,
@@ -154,32 +110,18 @@ export const TRANSFER_EVENT_SCHEMAS = {
   'transfer-command-rejected': TransferCommandRejected,
 } as const;
 
-export const TransferEvent = z.discriminatedUnion('type', [
-  TransferRequested,
-  TransferAcceptedByGateway,
-  TransferOutcomeUnknown,
-  TransferOperationResent,
-  Transferred,
-  TransferDeclined,
-  TransferFailed,
-  TransferRefused,
-  TransferCommandRejected,
-]);
+export const TransferEvent = unionOf(TRANSFER_EVENT_SCHEMAS);
 export type TransferEvent = z.infer<typeof TransferEvent>;
 
-TRANSFER_EVENT_SCHEMAS satisfies Record<TransferEvent['type'], z.ZodType>;
-TRANSFER_COMMAND_SCHEMAS satisfies Record<AnyTransferCommand['type'], z.ZodType>;
+export const TRANSFER_FAMILY = flowFamily({
+  name: 'transfer',
+  sagaIdField: 'transferId',
+  commands: TRANSFER_COMMAND_SCHEMAS,
+  events: TRANSFER_EVENT_SCHEMAS,
+  internalCommands: [],
+});
 
 /** For consumers of `payments.events.v1`: a transfer event. */
-export function parseTransferEvent(
-  input: unknown,
-): { ok: true; event: TransferEvent } | { ok: false; reason: 'SCHEMA_INVALID'; details: string[] } {
-  const parsed = TransferEvent.safeParse(input);
-  return parsed.success
-    ? { ok: true, event: parsed.data }
-    : {
-        ok: false,
-        reason: 'SCHEMA_INVALID',
-        details: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`),
-      };
+export function parseTransferEvent(input: unknown) {
+  return parseWith(TransferEvent, input);
 }

@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { ceType, open, toKafkaHeaders } from '@payments/contracts';
 import { MERCHANT, PAYMENT_ID, saleCommand, testUuid } from '@payments/contracts/testing';
-import { COMMAND_TYPES, disjoint, EVENT_TYPES } from './catalogue';
+import { COMMAND_TYPES, EVENT_TYPES, sagaIdOf } from './catalogue';
 import { EventSchemaMismatchError, InvalidCommandError } from './errors';
 import { decodeEvent, EventGate, type EventMeta, MemorySeenStore } from './event-gate';
 import { PaymentsProducer } from './producer';
@@ -77,15 +77,20 @@ describe('the catalogue', () => {
   });
 });
 
-describe('disjoint', () => {
-  it('refuses two families that define the same type (one would shadow the other)', () => {
-    const a = { approved: 1 };
-    const b = { approved: 2, declined: 3 };
-    expect(() => disjoint([a, b], { ...a, ...b })).toThrow(/same message type/);
-    expect(disjoint([a, { declined: 3 }], { ...a, declined: 3 })).toEqual({
-      approved: 1,
-      declined: 3,
-    });
+describe('sagaIdOf', () => {
+  it("names an event's or command's saga by its family's field, not the first id it carries", () => {
+    const [budgetId, payoutId, scheduleId, paymentId] = [
+      testUuid(),
+      testUuid(),
+      testUuid(),
+      testUuid(),
+    ];
+    expect(sagaIdOf({ type: 'payout-budget-reserved', budgetId, payoutId })).toBe(budgetId);
+    expect(sagaIdOf({ type: 'cycle-charged', scheduleId, paymentId })).toBe(scheduleId);
+    expect(sagaIdOf({ type: 'payout-budget-answer', budgetId, payoutId })).toBe(payoutId);
+    expect(sagaIdOf({ type: 'command-rejected', scheduleId })).toBe(scheduleId);
+    expect(sagaIdOf({ type: 'something-new', transferId: payoutId })).toBe(payoutId);
+    expect(sagaIdOf({ type: 'approved' })).toBeUndefined();
   });
 });
 

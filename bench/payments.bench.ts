@@ -47,6 +47,7 @@ import { RUN_DIR, run } from '../scripts/stack/processes';
 import {
   type Breakdown,
   breakdownLines,
+  idleCost,
   listenerPid,
   measureBreakdown,
   type Processes,
@@ -464,6 +465,8 @@ async function main(): Promise<void> {
       process.stdout.write(`no pid for the broker on port ${brokerPort}: its CPU is not shown\n`);
     }
 
+    process.stdout.write('measuring what the processes use idle (5 s)...\n');
+    const idle = await idleCost(processes, 5);
     process.stdout.write('measuring the pipeline (closed loop)...\n');
     const closed = await measureBreakdown(processes, () => pipeline(stack!));
     const ours = closed.result;
@@ -521,12 +524,19 @@ async function main(): Promise<void> {
       );
     }
     process.stdout.write(
-      breakdownLines('closed loop', closed.breakdown, ours.count, ours.seconds, COUNT_STATEMENTS),
+      breakdownLines(
+        'closed loop',
+        closed.breakdown,
+        ours.count,
+        ours.seconds,
+        COUNT_STATEMENTS,
+        idle,
+      ),
     );
     process.stdout.write(rssLine('closed loop', closed.breakdown));
     if (open !== undefined && openBreakdown !== undefined) {
       process.stdout.write(
-        breakdownLines('open loop', openBreakdown, open.count, open.seconds, false),
+        breakdownLines('open loop', openBreakdown, open.count, open.seconds, false, idle),
       );
       process.stdout.write(rssLine('open loop', openBreakdown));
       process.stdout.write(openHops);

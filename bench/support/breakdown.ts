@@ -282,6 +282,21 @@ export async function measureBreakdown<T>(
   };
 }
 
+/** CPU seconds per process group over a stretch with no sales in flight. */
+export interface IdleCost {
+  readonly cpu: Record<string, number>;
+  readonly seconds: number;
+}
+
+/** What the pipeline's processes use with nothing to do, over `seconds`. */
+export async function idleCost(p: Processes, seconds: number): Promise<IdleCost> {
+  const { breakdown } = await measureBreakdown(
+    p,
+    () => new Promise((resolve) => setTimeout(resolve, seconds * 1000)),
+  );
+  return { cpu: breakdown.cpu, seconds };
+}
+
 const ms = (seconds: number, sales: number) => ((seconds * 1000) / sales).toFixed(2);
 const per = (n: number, sales: number) => (n / sales).toFixed(2);
 
@@ -292,6 +307,7 @@ export function breakdownLines(
   sales: number,
   seconds: number,
   byText: boolean,
+  idle?: IdleCost,
 ): string {
   const lines: string[] = [];
   const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
@@ -300,13 +316,23 @@ export function breakdownLines(
   );
   const entries = Object.entries(b.cpu).sort((x, y) => y[1] - x[1]);
   const ours = entries.reduce((s, [, v]) => s + v, 0);
-  lines.push(`  CPU ms per sale (share of a core over the mode):`);
+  // What a process burns with no sale in flight (timers, polls, heartbeats) grows per sale as the
+  // rate falls: shown apart, so a slow run on a busy machine does not read as a costlier sale.
+  const idleOf = (name: string) =>
+    idle === undefined ? 0 : ((idle.cpu[name] ?? 0) / idle.seconds) * seconds;
+  lines.push(
+    `  CPU ms per sale: all / of it idle-time work (the process's rate with no sales × the mode's time) / net; share of a core:`,
+  );
   for (const [name, used] of entries) {
+    const idleUsed = Math.min(used, idleOf(name));
     lines.push(
-      `    ${name.replace(/^app /, '').padEnd(26)} ${ms(used, sales).padStart(7)}  (${((used / seconds) * 100).toFixed(0)} %)`,
+      `    ${name.replace(/^app /, '').padEnd(26)} ${ms(used, sales).padStart(7)} ${ms(idleUsed, sales).padStart(7)} ${ms(used - idleUsed, sales).padStart(7)}  (${((used / seconds) * 100).toFixed(0)} %)`,
     );
   }
-  lines.push(`    ${'= the pipeline'.padEnd(26)} ${ms(ours, sales).padStart(7)}`);
+  const idleAll = entries.reduce((sum, [name, used]) => sum + Math.min(used, idleOf(name)), 0);
+  lines.push(
+    `    ${'= the pipeline'.padEnd(26)} ${ms(ours, sales).padStart(7)} ${ms(idleAll, sales).padStart(7)} ${ms(ours - idleAll, sales).padStart(7)}`,
+  );
   lines.push(
     `    ${'postgres server, shared'.padEnd(26)} ${ms(b.postgresOthers, sales).padStart(7)}  (WAL writer, checkpointer, other databases' backends: not only ours)`,
   );

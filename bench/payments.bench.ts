@@ -25,7 +25,8 @@
  * BENCH_REPLICAS=2 runs two replicas of the orchestrator, the adapter and callback-ingest (same
  * consumer groups and databases, a balancer in front of their HTTP ports). BENCH_KAFKA_PORT picks
  * the throw-away broker's port. BENCH_COUNT_STATEMENTS=1 prints every app's statements per sale
- * by text. BENCH_FLOOR_MESSAGES=0 skips the floors. BENCH_NODE_OPTIONS (e.g.
+ * by text. BENCH_FLOOR_MESSAGES=0 skips the floors. BENCH_PAIR=`<app>:<VAR>=<before>,<after>` runs
+ * a before/after pair of closed loops instead (the app restarted with each value). BENCH_NODE_OPTIONS (e.g.
  * `--max-semi-space-size=4`) is given to every app.
  *
  * It is a script, not a test: it prints figures and never asserts on time.
@@ -66,6 +67,8 @@ const COUNT_STATEMENTS = process.env.BENCH_COUNT_STATEMENTS === '1';
 const REPLICAS = Number(process.env.BENCH_REPLICAS ?? 1);
 /** The throw-away broker's port (and port + 1), unless KAFKA_BROKERS names one. */
 const KAFKA_PORT = Number(process.env.BENCH_KAFKA_PORT ?? 29192);
+/** `<app>:<VAR>=<before>,<after>`: a before/after pair of closed loops instead of the modes. */
+const PAIR = process.env.BENCH_PAIR;
 const CONCURRENCY = 3; // KAFKA_CONSUMER_CONCURRENCY default of the apps
 const PARTITIONS = 6; // KAFKA_TOPIC_PARTITIONS default of the apps
 
@@ -446,15 +449,7 @@ async function main(): Promise<void> {
     const kafka = kafkaClient(broker.brokers, 'bench-breakdown');
     const brokerPort = Number(broker.brokers[0]?.split(':').at(-1));
     const processes: Processes = {
-      apps: new Map(
-        (Object.keys(stack.replicas) as AppName[]).flatMap((app) =>
-          stack!.replicas[app].flatMap((replica, i) =>
-            replica.child.pid === undefined
-              ? []
-              : [[i === 0 ? app : `${app}#${i}`, replica.child.pid] as const],
-          ),
-        ),
-      ),
+      apps: appPids(stack),
       brokerPid: listenerPid(brokerPort),
       statsPool,
       databases: [orchestratorName, adapterName],
@@ -465,6 +460,10 @@ async function main(): Promise<void> {
       process.stdout.write(`no pid for the broker on port ${brokerPort}: its CPU is not shown\n`);
     }
 
+    if (PAIR !== undefined) {
+      await pairedClosedLoops(stack, processes, PAIR);
+      return;
+    }
     process.stdout.write('measuring what the processes use idle (5 s)...\n');
     const idle = await idleCost(processes, 5);
     process.stdout.write('measuring the pipeline (closed loop)...\n');
@@ -550,6 +549,73 @@ async function main(): Promise<void> {
     await statsPool.end();
     await broker.stop();
   }
+}
+
+/** Each app replica's pid, by replica name (`orchestrator`, `orchestrator#1`, ...). */
+function appPids(stack: PaymentStack): Map<string, number> {
+  return new Map(
+    (Object.keys(stack.replicas) as AppName[]).flatMap((app) =>
+      stack.replicas[app].flatMap((replica, i) =>
+        replica.child.pid === undefined
+          ? []
+          : [[i === 0 ? app : `${app}#${i}`, replica.child.pid] as const],
+      ),
+    ),
+  );
+}
+
+/**
+ * BENCH_PAIR=`<app>:<VAR>=<before>,<after>`: a before/after pair in one run, on one stack, broker
+ * and database — the app's replicas restarted with VAR=before, a closed loop, restarted with
+ * VAR=after, a closed loop — each with its idle-time CPU and breakdown, so one step's effect is
+ * read from two runs made back to back under the same machine load.
+ */
+async function pairedClosedLoops(
+  stack: PaymentStack,
+  processes: Processes,
+  pair: string,
+): Promise<void> {
+  const parsed = /^([a-z-]+):([A-Z0-9_]+)=([^,]*),(.*)$/.exec(pair);
+  if (parsed === null) throw new Error(`BENCH_PAIR ${pair}: expected <app>:<VAR>=<before>,<after>`);
+  const [, app, variable, before, after] = parsed as unknown as [
+    string,
+    AppName,
+    string,
+    string,
+    string,
+  ];
+  const lines: string[] = [];
+  for (const [label, value] of [
+    ['before', before],
+    ['after', after],
+  ] as const) {
+    process.stdout.write(`restarting ${app} with ${variable}=${value}...\n`);
+    for (const name of stack.replicaNames(app)) {
+      await stack.restart(name, 'SIGTERM', { [variable]: value });
+    }
+    const warm = Array.from({ length: 20 }, () => stack.sale({ cvv: '123' }));
+    await stack.send(...warm);
+    await Promise.all(
+      warm.map((s) => stack.events.waitForType(s.paymentId, ['approved'], 120_000)),
+    );
+    await stack.controls.reset();
+    const now = { ...processes, apps: appPids(stack) };
+    const idle = await idleCost(now, 5);
+    process.stdout.write(`measuring the closed loop (${label}: ${variable}=${value})...\n`);
+    const { result, breakdown } = await measureBreakdown(now, () => pipeline(stack));
+    lines.push(
+      `\n${label}: ${app} ${variable}=${value}: ${result.perSecond.toFixed(1)} sales/s; approved ${result.approved}/${result.count}; gateway charges ${result.charges}, charged twice ${result.chargedTwice}; out of version order ${result.outOfOrder}`,
+      breakdownLines(
+        `${label} (${variable}=${value})`,
+        breakdown,
+        result.count,
+        result.seconds,
+        COUNT_STATEMENTS,
+        idle,
+      ),
+    );
+  }
+  process.stdout.write(lines.join('\n'));
 }
 
 function rssLine(mode: string, b: Breakdown): string {

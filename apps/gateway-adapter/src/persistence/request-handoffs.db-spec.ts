@@ -128,9 +128,9 @@ describe('request hand-offs (real PostgreSQL)', () => {
 
   const rowsLeft = async (): Promise<string[]> =>
     (
-      (await dataSource.query('SELECT request_id FROM adapter_request_handoffs')) as Array<{
-        request_id: string;
-      }>
+      await dataSource.query<Array<{ request_id: string }>>(
+        'SELECT request_id FROM adapter_request_handoffs',
+      )
     )
       .map((r) => r.request_id)
       .sort();
@@ -173,9 +173,9 @@ describe('request hand-offs (real PostgreSQL)', () => {
     // The fault lands on the statement the waiting two share: an id PostgreSQL cannot read fails it.
     const outcomes = await Promise.allSettled([
       handoffs.finish(first.requestId, 1),
-      handoffs.finish(waiting[0]!.requestId, 1),
+      handoffs.finish(waiting[0].requestId, 1),
       handoffs.finish('not-a-uuid', 1),
-      handoffs.finish(waiting[1]!.requestId, 1),
+      handoffs.finish(waiting[1].requestId, 1),
     ]);
     expect(outcomes.map((o) => o.status)).toEqual([
       'fulfilled',
@@ -184,7 +184,7 @@ describe('request hand-offs (real PostgreSQL)', () => {
       'rejected',
     ]);
     expect(await rowsLeft()).toEqual(waiting.map((r) => r.requestId).sort());
-    await handoffs.finish(waiting[0]!.requestId, 1);
-    expect(await rowsLeft()).toEqual([waiting[1]!.requestId]);
+    await handoffs.finish(waiting[0].requestId, 1);
+    expect(await rowsLeft()).toEqual([waiting[1].requestId]);
   });
 });

@@ -48,7 +48,7 @@ export class RequestHandoffs {
   private waiting: Array<{
     readonly requestId: string;
     readonly attempt: number;
-    readonly done: (error?: unknown) => void;
+    readonly done: (error?: Error) => void;
   }> = [];
   private removing = false;
 
@@ -89,7 +89,7 @@ export class RequestHandoffs {
       this.waiting.push({
         requestId,
         attempt,
-        done: (error) => (error === undefined ? resolve() : reject(error as Error)),
+        done: (error) => (error === undefined ? resolve() : reject(error)),
       });
       if (!this.removing) void this.removeWaiting();
     });
@@ -109,7 +109,8 @@ export class RequestHandoffs {
           );
           for (const f of batch) f.done();
         } catch (error) {
-          for (const f of batch) f.done(error);
+          const failure = error instanceof Error ? error : new Error(String(error));
+          for (const f of batch) f.done(failure);
         }
       }
     } finally {

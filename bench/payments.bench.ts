@@ -12,16 +12,22 @@
  *  - open loop (latency at a steady rate): BENCH_RATE sales per second for BENCH_SECONDS, each sale
  *    sent at its scheduled time and its latency measured from that scheduled time (no coordinated
  *    omission: a stalled pipeline shows as latency, not as fewer sends). BENCH_RATE=0 skips it.
- * Each app's resident memory (VmRSS of its process, sampled every 250 ms, the peak per mode) and
- * CPU seconds used (utime + stime, with the share of the mode's wall time) are printed: the profile
- * says which process limits the pipeline. Every sale must be charged exactly once: the sandbox's ledger is checked.
+ * Each mode's cost is broken down per sale (bench/support/breakdown.ts): CPU of every app replica,
+ * the broker's JVM, the PostgreSQL backends serving the benchmark's databases and this load
+ * generator; Kafka messages produced per topic and consumed per group; SQL statements and
+ * transactions per app and HTTP requests each app served (bench/support/probe.cjs, preloaded into
+ * every app); peak RSS per replica. The open loop also prints where a sale's time goes, hop by hop
+ * (bench/support/hops.ts). Every sale must be charged exactly once (the sandbox's ledger is
+ * checked) and each payment's events must arrive in version order.
  *
  *   npm run bench:payments   # BENCH_SALES=300 BENCH_RATE=50 BENCH_SECONDS=20 BENCH_FLOOR_MESSAGES=3000
  *
- * BENCH_COUNT_STATEMENTS=1 preloads bench/support/count-statements.cjs into the orchestrator and
- * prints the SQL statements it sent per sale over the closed loop (by statement text).
- * BENCH_NODE_OPTIONS (e.g. `--max-semi-space-size=4`) is given to every app: V8 heap settings are
- * compared by their effect on the printed peak RSS and rates.
+ * BENCH_REPLICAS=2 runs two replicas of the orchestrator, the adapter and callback-ingest (same
+ * consumer groups and databases, a balancer in front of their HTTP ports). BENCH_KAFKA_PORT picks
+ * the throw-away broker's port. BENCH_COUNT_STATEMENTS=1 prints every app's statements per sale
+ * by text. BENCH_FLOOR_MESSAGES=0 skips the floors. BENCH_PAIR=`<app>:<VAR>=<before>,<after>` runs
+ * a before/after pair of closed loops instead (the app restarted with each value). BENCH_NODE_OPTIONS (e.g.
+ * `--max-semi-space-size=4`) is given to every app.
  *
  * It is a script, not a test: it prints figures and never asserts on time.
  */
@@ -33,8 +39,21 @@ import { Partitioners } from 'kafkajs';
 import { Pool } from 'pg';
 import { ensureBroker, freshDatabase } from '../scripts/stack/infra';
 import { kafkaClient } from '../scripts/stack/kafka-io';
-import { PaymentStack, sandboxMerchantsWithDelay } from '../scripts/stack/payment-stack';
+import {
+  type AppName,
+  PaymentStack,
+  sandboxMerchantsWithDelay,
+} from '../scripts/stack/payment-stack';
 import { RUN_DIR, run } from '../scripts/stack/processes';
+import {
+  type Breakdown,
+  breakdownLines,
+  idleCost,
+  listenerPid,
+  measureBreakdown,
+  type Processes,
+} from './support/breakdown';
+import { hopLatencies, hopLines, hopOffsets, type SaleTimes } from './support/hops';
 
 const SALES = Number(process.env.BENCH_SALES ?? 300);
 const RATE = Number(process.env.BENCH_RATE ?? 50);
@@ -44,6 +63,12 @@ const SERVER_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:54
 /** Appended to the benchmark's database names, so two checkouts can run it on one server. */
 const DB_SUFFIX = process.env.BENCH_DB_SUFFIX ?? '';
 const COUNT_STATEMENTS = process.env.BENCH_COUNT_STATEMENTS === '1';
+/** Replicas of the orchestrator, the adapter and callback-ingest (the sandbox plays one gateway). */
+const REPLICAS = Number(process.env.BENCH_REPLICAS ?? 1);
+/** The throw-away broker's port (and port + 1), unless KAFKA_BROKERS names one. */
+const KAFKA_PORT = Number(process.env.BENCH_KAFKA_PORT ?? 29192);
+/** `<app>:<VAR>=<before>,<after>`: a before/after pair of closed loops instead of the modes. */
+const PAIR = process.env.BENCH_PAIR;
 const CONCURRENCY = 3; // KAFKA_CONSUMER_CONCURRENCY default of the apps
 const PARTITIONS = 6; // KAFKA_TOPIC_PARTITIONS default of the apps
 
@@ -179,20 +204,31 @@ async function floor(
   return result;
 }
 
-async function pipeline(
+/** What a mode's sales came to: latency figures, outcomes, the ledger's charges, per-sale times. */
+interface ModeResult extends Figures {
+  readonly approved: number;
+  /** Charged movements in the sandbox's ledger for these sales (one per sale expected). */
+  readonly charges: number;
+  /** Sales charged more than once. */
+  readonly chargedTwice: number;
+  /** Sales whose events arrived out of their version order, or with a version missing. */
+  readonly outOfOrder: number;
+  readonly times: SaleTimes[];
+  readonly ledger: ReadonlyArray<{ clientOrderId: string; movement: string; at: number }>;
+}
+
+/**
+ * Waits for every sale's final event, then checks what the sales did: each charged once in the
+ * sandbox's ledger, each payment's events seen in version order (1, 2, 3 … without a gap; a
+ * redelivered event is counted once).
+ */
+async function settle(
   stack: PaymentStack,
-): Promise<Figures & { approved: number; charges: number }> {
-  const sales = Array.from({ length: SALES }, (_, i) =>
-    stack.sale({ cvv: '123', amountMinor: 1_000 + i }),
-  );
-  const sentAt = new Map<string, number>();
-  const first = Date.now();
-  for (let i = 0; i < sales.length; i += 50) {
-    const batch = sales.slice(i, i + 50);
-    const now = Date.now();
-    for (const s of batch) sentAt.set(s.paymentId, now);
-    await stack.send(...batch);
-  }
+  sales: ReadonlyArray<{ paymentId: string }>,
+  sentAt: ReadonlyMap<string, number>,
+  start: number,
+  what: string,
+): Promise<ModeResult> {
   const finals = await withTimeout(
     Promise.all(
       sales.map((s) =>
@@ -205,25 +241,64 @@ async function pipeline(
       ),
     ),
     620_000,
-    'pipeline',
+    what,
   );
   const last = Math.max(...finals.map((f) => f.receivedAt));
-  const latencies = finals.map((f) => f.receivedAt - (sentAt.get(f.event.paymentId) ?? first));
-  const ledger = await stack.controls.ledger();
+  const latencies = finals.map((f) => f.receivedAt - (sentAt.get(f.event.paymentId) ?? start));
+  const ids = new Set(sales.map((s) => s.paymentId));
+  const ledger = (await stack.controls.ledger()).entries.filter((e) => ids.has(e.clientOrderId));
+  const chargesOf = new Map<string, number>();
+  for (const e of ledger) {
+    if (e.movement === 'charged')
+      chargesOf.set(e.clientOrderId, (chargesOf.get(e.clientOrderId) ?? 0) + 1);
+  }
+  let outOfOrder = 0;
+  for (const { paymentId } of sales) {
+    const seen = new Set<string>();
+    const versions: number[] = [];
+    for (const r of stack.events.eventsOf(paymentId)) {
+      if (seen.has(r.ceId)) continue;
+      seen.add(r.ceId);
+      versions.push(r.event.version);
+    }
+    if (versions.some((v, i) => v !== i + 1)) outOfOrder += 1;
+  }
   return {
-    ...figures(latencies, (last - first) / 1000),
+    ...figures(latencies, (last - start) / 1000),
     approved: finals.filter((f) => f.event.type === 'approved').length,
-    charges: ledger.entries.filter((e) => e.movement === 'charged').length,
+    charges: [...chargesOf.values()].reduce((sum, n) => sum + n, 0),
+    chargedTwice: [...chargesOf.values()].filter((n) => n > 1).length,
+    outOfOrder,
+    times: finals.map((f) => ({
+      paymentId: f.event.paymentId,
+      sentAt: sentAt.get(f.event.paymentId) ?? start,
+      receivedAt: f.receivedAt,
+    })),
+    ledger,
   };
+}
+
+/** Closed loop: every sale sent in bursts of 50 as fast as the producer takes them. */
+async function pipeline(stack: PaymentStack): Promise<ModeResult> {
+  const sales = Array.from({ length: SALES }, (_, i) =>
+    stack.sale({ cvv: '123', amountMinor: 1_000 + i }),
+  );
+  const sentAt = new Map<string, number>();
+  const first = Date.now();
+  for (let i = 0; i < sales.length; i += 50) {
+    const batch = sales.slice(i, i + 50);
+    const now = Date.now();
+    for (const s of batch) sentAt.set(s.paymentId, now);
+    await stack.send(...batch);
+  }
+  return settle(stack, sales, sentAt, first, 'pipeline');
 }
 
 /**
  * Open loop: sale i is sent at start + i / RATE whatever happened before (one send per slot, never
  * batched to catch up), its latency measured from that scheduled time to its final event.
  */
-async function openLoop(
-  stack: PaymentStack,
-): Promise<Figures & { approved: number; charges: number; lateSends: number }> {
+async function openLoop(stack: PaymentStack): Promise<ModeResult & { lateSends: number }> {
   const count = Math.round(RATE * SECONDS);
   const sales = Array.from({ length: count }, (_, i) =>
     stack.sale({ cvv: '123', amountMinor: 5_000 + i }),
@@ -241,110 +316,7 @@ async function openLoop(
     sends.push(stack.send(sale));
   }
   await Promise.all(sends);
-  const finals = await withTimeout(
-    Promise.all(
-      sales.map((s) =>
-        stack.events.waitFor(
-          s.paymentId,
-          (e) => ['approved', 'declined', 'failed', 'command-rejected'].includes(e.type),
-          600_000,
-        ),
-      ),
-    ),
-    620_000,
-    'open loop',
-  );
-  const last = Math.max(...finals.map((f) => f.receivedAt));
-  const latencies = finals.map((f) => f.receivedAt - (scheduled.get(f.event.paymentId) ?? start));
-  const ledger = await stack.controls.ledger();
-  const ids = new Set(sales.map((s) => s.paymentId));
-  return {
-    ...figures(latencies, (last - start) / 1000),
-    approved: finals.filter((f) => f.event.type === 'approved').length,
-    charges: ledger.entries.filter((e) => e.movement === 'charged' && ids.has(e.clientOrderId))
-      .length,
-    lateSends,
-  };
-}
-
-/** What each app's process used while some work ran: peak VmRSS (MiB) and CPU seconds. */
-interface AppUsage {
-  readonly rss: Record<string, number>;
-  readonly cpu: Record<string, number>;
-  /** CPU seconds of the whole machine (every core: broker, PostgreSQL, the apps, this script). */
-  readonly machineCpu: number;
-}
-
-/** Busy CPU seconds of the whole machine since boot (/proc/stat: all but idle and iowait). */
-function machineBusySeconds(): number {
-  const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
-  const [, ...ticks] = line.trim().split(/\s+/).map(Number);
-  const busy = ticks.reduce((sum, t, i) => (i === 3 || i === 4 ? sum : sum + (t || 0)), 0);
-  return busy / TICKS_PER_SECOND;
-}
-
-const TICKS_PER_SECOND = 100; // USER_HZ on Linux
-
-function cpuSeconds(pid: number): number | undefined {
-  try {
-    // Fields after the command name (which may hold spaces): utime and stime are 14th and 15th.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Runs `work` while sampling each app's process every 250 ms (peak RSS, CPU used). */
-async function measured<T>(
-  stack: PaymentStack,
-  work: () => Promise<T>,
-): Promise<{ result: T; usage: AppUsage }> {
-  const rss: Record<string, number> = {};
-  const cpuAtStart: Record<string, number> = {};
-  const cpu: Record<string, number> = {};
-  const pids = Object.entries(stack.apps).flatMap(([name, app]) =>
-    app.child.pid === undefined ? [] : [[name, app.child.pid] as const],
-  );
-  const sample = () => {
-    for (const [name, pid] of pids) {
-      try {
-        const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-        const kib = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? NaN);
-        if (Number.isFinite(kib)) rss[name] = Math.max(rss[name] ?? 0, kib / 1024);
-      } catch {
-        // the process ended; its last sample stands
-      }
-      const used = cpuSeconds(pid);
-      if (used === undefined) continue;
-      cpuAtStart[name] ??= used;
-      cpu[name] = used - (cpuAtStart[name] ?? used);
-    }
-  };
-  sample();
-  const machineAtStart = machineBusySeconds();
-  const timer = setInterval(sample, 250);
-  try {
-    const result = await work();
-    sample();
-    return { result, usage: { rss, cpu, machineCpu: machineBusySeconds() - machineAtStart } };
-  } finally {
-    clearInterval(timer);
-  }
-}
-
-function usageLines(mode: string, usage: AppUsage, seconds: number): string {
-  const apps = Object.keys(usage.rss);
-  const rss = apps.map((a) => `${a} ${(usage.rss[a] ?? 0).toFixed(0)} MiB`).join(', ');
-  const cpu = apps
-    .map(
-      (a) =>
-        `${a} ${(usage.cpu[a] ?? 0).toFixed(1)} s (${(((usage.cpu[a] ?? 0) / seconds) * 100).toFixed(0)} %)`,
-    )
-    .join(', ');
-  const cores = usage.machineCpu / seconds;
-  return `${mode}: peak RSS ${rss}\n${mode}: CPU over ${seconds.toFixed(1)} s ${cpu}; whole machine ${usage.machineCpu.toFixed(1)} s (${cores.toFixed(2)} of ${availableParallelism()} cores busy)\n`;
+  return { ...(await settle(stack, sales, scheduled, start, 'open loop')), lateSends };
 }
 
 interface CpuProfile {
@@ -398,44 +370,6 @@ function summariseProfiles(dir: string, appOfPid: ReadonlyMap<string, string>): 
   return `${lines.join('\n')}\n`;
 }
 
-/** The orchestrator's statement counts so far (count-statements.cjs writes them on SIGUSR2). */
-async function statementCounts(pid: number, file: string): Promise<Map<string, number>> {
-  const seqOf = () => {
-    try {
-      return (JSON.parse(readFileSync(file, 'utf8')) as { seq: number }).seq;
-    } catch {
-      return 0;
-    }
-  };
-  const before = seqOf();
-  process.kill(pid, 'SIGUSR2');
-  const deadline = Date.now() + 10_000;
-  while (seqOf() <= before) {
-    if (Date.now() > deadline) throw new Error('no statement counts from the orchestrator');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  const { counts } = JSON.parse(readFileSync(file, 'utf8')) as { counts: Record<string, number> };
-  return new Map(Object.entries(counts));
-}
-
-/** Statements per sale between two snapshots, by statement text, largest first. */
-function statementLines(
-  before: ReadonlyMap<string, number>,
-  after: ReadonlyMap<string, number>,
-  sales: number,
-): string {
-  const diff = [...after]
-    .map(([text, n]) => [text, n - (before.get(text) ?? 0)] as const)
-    .filter(([, n]) => n > 0)
-    .sort((a, b) => b[1] - a[1]);
-  const total = diff.reduce((sum, [, n]) => sum + n, 0);
-  const lines = [
-    `\norchestrator SQL statements over the closed loop: ${total} (${(total / sales).toFixed(2)} per sale)`,
-    ...diff.map(([text, n]) => `  ${(n / sales).toFixed(2).padStart(6)}  ${text}`),
-  ];
-  return `${lines.join('\n')}\n`;
-}
-
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   return Promise.race([
     promise,
@@ -454,57 +388,54 @@ async function main(): Promise<void> {
   const workDir = path.join(RUN_DIR, `bench-${randomUUID().slice(0, 8)}`);
   mkdirSync(workDir, { recursive: true });
   process.stdout.write(
-    `bench: ${SALES} sales through the stack; floor ${FLOOR_MESSAGES} messages\n`,
+    `bench: ${SALES} sales through the stack, ${REPLICAS} replica(s) of each app; floor ${FLOOR_MESSAGES} messages\n`,
   );
   await run('npm', ['run', '--silent', 'build']);
-  const broker = await ensureBroker(process.env, 29192);
+  const broker = await ensureBroker(process.env, KAFKA_PORT);
+  const statsPool = new Pool({ connectionString: SERVER_URL, max: 1 });
   let stack: PaymentStack | undefined;
   try {
-    const orchestratorDb = await freshDatabase(SERVER_URL, `payments_bench${DB_SUFFIX}`);
-    const adapterDb = await freshDatabase(SERVER_URL, `payments_bench_adapter${DB_SUFFIX}`);
+    const orchestratorName = `payments_bench${DB_SUFFIX}`;
+    const adapterName = `payments_bench_adapter${DB_SUFFIX}`;
+    const orchestratorDb = await freshDatabase(SERVER_URL, orchestratorName);
+    const adapterDb = await freshDatabase(SERVER_URL, adapterName);
     const floorDb = await freshDatabase(SERVER_URL, `payments_bench_floor${DB_SUFFIX}`);
     const profileDir = path.join(workDir, 'profiles');
+    const probeDir = path.join(workDir, 'probes');
+    mkdirSync(probeDir, { recursive: true });
+    // Every app counts its statements, transactions and HTTP requests (bench/support/probe.cjs);
     // BENCH_CPU_PROFILE=1: every app writes a V8 CPU profile when it stops; summarised below.
     const nodeOptions = [
       process.env.BENCH_NODE_OPTIONS ?? '',
       process.env.BENCH_CPU_PROFILE === '1' ? `--cpu-prof --cpu-prof-dir=${profileDir}` : '',
+      `--require ${path.join(__dirname, 'support', 'probe.cjs')}`,
     ]
       .filter((o) => o !== '')
       .join(' ');
-    const profiling: Record<string, string> =
-      nodeOptions === '' ? {} : { NODE_OPTIONS: nodeOptions };
-    const countFile = path.join(workDir, 'statement-counts.json');
-    const counting: Record<string, string> = COUNT_STATEMENTS
-      ? {
-          NODE_OPTIONS: [
-            profiling.NODE_OPTIONS ?? '',
-            `--require ${path.join(__dirname, 'support', 'count-statements.cjs')}`,
-          ].join(' '),
-          STATEMENT_COUNT_FILE: countFile,
-        }
-      : {};
+    const appEnv: Record<string, string> = { NODE_OPTIONS: nodeOptions, PROBE_DIR: probeDir };
     stack = await PaymentStack.start({
       kafkaBrokers: broker.brokers,
       orchestratorDatabaseUrl: orchestratorDb,
       adapterDatabaseUrl: adapterDb,
       workDir,
       logLevel: 'warn',
+      replicas: REPLICAS,
       env: {
         'gateway-sandbox': {
-          ...profiling,
+          ...appEnv,
           SANDBOX_MERCHANTS_FILE: sandboxMerchantsWithDelay(
             workDir,
             Number(process.env.BENCH_GATEWAY_DELAY_MS ?? 20),
           ),
         },
         'gateway-adapter': {
-          ...profiling,
+          ...appEnv,
           GATEWAY_RATE_PER_SECOND: '1000',
           GATEWAY_RATE_BURST: '1000',
           GATEWAY_MAX_CONCURRENT: '32',
         },
-        orchestrator: { ...profiling, ...counting },
-        'callback-ingest': profiling,
+        orchestrator: appEnv,
+        'callback-ingest': appEnv,
       },
     });
     process.stdout.write('stack up; warming up with 20 sales\n');
@@ -515,40 +446,57 @@ async function main(): Promise<void> {
     );
     await stack.controls.reset();
 
+    const kafka = kafkaClient(broker.brokers, 'bench-breakdown');
+    const brokerPort = Number(broker.brokers[0]?.split(':').at(-1));
+    const processes: Processes = {
+      apps: appPids(stack),
+      brokerPid: listenerPid(brokerPort),
+      statsPool,
+      databases: [orchestratorName, adapterName],
+      kafka,
+      probeDir,
+    };
+    if (processes.brokerPid === undefined) {
+      process.stdout.write(`no pid for the broker on port ${brokerPort}: its CPU is not shown\n`);
+    }
+
+    if (PAIR !== undefined) {
+      await pairedClosedLoops(stack, processes, PAIR);
+      return;
+    }
+    process.stdout.write('measuring what the processes use idle (5 s)...\n');
+    const idle = await idleCost(processes, 5);
     process.stdout.write('measuring the pipeline (closed loop)...\n');
-    const orchestratorPid = stack.apps.orchestrator.child.pid;
-    const countsBefore =
-      COUNT_STATEMENTS && orchestratorPid !== undefined
-        ? await statementCounts(orchestratorPid, countFile)
-        : undefined;
-    const closed = await measured(stack, () => pipeline(stack!));
-    const statements =
-      countsBefore !== undefined && orchestratorPid !== undefined
-        ? statementLines(countsBefore, await statementCounts(orchestratorPid, countFile), SALES)
-        : '';
+    const closed = await measureBreakdown(processes, () => pipeline(stack!));
     const ours = closed.result;
     let open: Awaited<ReturnType<typeof openLoop>> | undefined;
-    let openUsage: AppUsage | undefined;
+    let openBreakdown: Breakdown | undefined;
+    let openHops = '';
     if (RATE > 0) {
       process.stdout.write(
         `measuring latency at ${RATE} sales/s for ${SECONDS} s (open loop)...\n`,
       );
       await stack.controls.reset();
-      const run = await measured(stack, () => openLoop(stack!));
+      const hopsFrom = await hopOffsets(kafka);
+      const run = await measureBreakdown(processes, () => openLoop(stack!));
       open = run.result;
-      openUsage = run.usage;
+      openBreakdown = run.breakdown;
+      const hops = await hopLatencies(open.times, orchestratorDb, open.ledger, kafka, hopsFrom);
+      openHops = hopLines(hops.hops, hops.complete, open.count);
     }
-    const appOfPid = new Map(
-      Object.entries(stack.apps).map(([name, app]) => [String(app.child.pid), name]),
-    );
+    const appOfPid = new Map([...processes.apps].map(([name, pid]) => [String(pid), name]));
     await stack.stop();
     stack = undefined;
     if (process.env.BENCH_CPU_PROFILE === '1') {
       process.stdout.write(summariseProfiles(profileDir, appOfPid));
     }
-    process.stdout.write('measuring the floors on the same broker and database server...\n');
-    const naive = await floor(broker.brokers, floorDb, 'naive');
-    const batched = await floor(broker.brokers, floorDb, 'batched');
+    let naive: Figures | undefined;
+    let batched: Figures | undefined;
+    if (FLOOR_MESSAGES > 0) {
+      process.stdout.write('measuring the floors on the same broker and database server...\n');
+      naive = await floor(broker.brokers, floorDb, 'naive');
+      batched = await floor(broker.brokers, floorDb, 'batched');
+    }
 
     process.stdout.write(
       `\n${'run'.padEnd(38)} ${'count'.padStart(6)} ${'seconds'.padStart(8)} ${'rate'.padStart(9)} ${''.padEnd(9)} ${'p50 ms'.padStart(7)} ${'p95 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'max ms'.padStart(7)}\n`,
@@ -557,32 +505,124 @@ async function main(): Promise<void> {
     if (open !== undefined) {
       process.stdout.write(`${row(`sales, open loop at ${RATE}/s`, open, 'sales/s')}\n`);
     }
-    process.stdout.write(`${row('floor naive, per message', naive, 'msgs/s')}\n`);
-    process.stdout.write(`${row('floor batched, per fetched batch', batched, 'msgs/s')}\n`);
-    process.stdout.write(
-      `\nclosed loop: approved ${ours.approved}/${ours.count}; gateway charges ${ours.charges} (one per sale expected)\n`,
-    );
+    if (naive !== undefined && batched !== undefined) {
+      process.stdout.write(`${row('floor naive, per message', naive, 'msgs/s')}\n`);
+      process.stdout.write(`${row('floor batched, per fetched batch', batched, 'msgs/s')}\n`);
+    }
+    const checks = (mode: string, r: ModeResult) =>
+      `${mode}: approved ${r.approved}/${r.count}; gateway charges ${r.charges} (one per sale expected), sales charged twice ${r.chargedTwice}; sales whose events came out of version order ${r.outOfOrder}`;
+    process.stdout.write(`\n${checks('closed loop', ours)}\n`);
     if (open !== undefined) {
       process.stdout.write(
-        `open loop: approved ${open.approved}/${open.count}; gateway charges ${open.charges} (one per sale expected); sends later than their slot by > 10 ms: ${open.lateSends}\n`,
+        `${checks('open loop', open)}; sends later than their slot by > 10 ms: ${open.lateSends}\n`,
+      );
+    }
+    if (naive !== undefined && batched !== undefined) {
+      process.stdout.write(
+        `ratio sales/s ÷ naive floor msgs/s: ${(ours.perSecond / naive.perSecond).toFixed(3)}; ÷ batched floor: ${(ours.perSecond / batched.perSecond).toFixed(4)}\n`,
       );
     }
     process.stdout.write(
-      `ratio sales/s ÷ naive floor msgs/s: ${(ours.perSecond / naive.perSecond).toFixed(3)}; ÷ batched floor: ${(ours.perSecond / batched.perSecond).toFixed(4)}\n`,
+      breakdownLines(
+        'closed loop',
+        closed.breakdown,
+        ours.count,
+        ours.seconds,
+        COUNT_STATEMENTS,
+        idle,
+      ),
     );
-    process.stdout.write(usageLines('closed loop', closed.usage, ours.seconds));
-    process.stdout.write(statements);
-    if (open !== undefined && openUsage !== undefined) {
-      process.stdout.write(usageLines('open loop', openUsage, open.seconds));
+    process.stdout.write(rssLine('closed loop', closed.breakdown));
+    if (open !== undefined && openBreakdown !== undefined) {
+      process.stdout.write(
+        breakdownLines('open loop', openBreakdown, open.count, open.seconds, false, idle),
+      );
+      process.stdout.write(rssLine('open loop', openBreakdown));
+      process.stdout.write(openHops);
     }
     process.stdout.write(
-      `gateway processing delay in the sandbox: ${process.env.BENCH_GATEWAY_DELAY_MS ?? 20} ms per operation\n`,
+      `gateway processing delay in the sandbox: ${process.env.BENCH_GATEWAY_DELAY_MS ?? 20} ms per operation; ${availableParallelism()} cores\n`,
     );
-    process.stdout.write(`apps' NODE_OPTIONS: ${nodeOptions === '' ? '(none)' : nodeOptions}\n`);
+    process.stdout.write(`apps' NODE_OPTIONS: ${nodeOptions}\n`);
   } finally {
     await stack?.stop();
+    await statsPool.end();
     await broker.stop();
   }
+}
+
+/** Each app replica's pid, by replica name (`orchestrator`, `orchestrator#1`, ...). */
+function appPids(stack: PaymentStack): Map<string, number> {
+  return new Map(
+    (Object.keys(stack.replicas) as AppName[]).flatMap((app) =>
+      stack.replicas[app].flatMap((replica, i) =>
+        replica.child.pid === undefined
+          ? []
+          : [[i === 0 ? app : `${app}#${i}`, replica.child.pid] as const],
+      ),
+    ),
+  );
+}
+
+/**
+ * BENCH_PAIR=`<app>:<VAR>=<before>,<after>`: a before/after pair in one run, on one stack, broker
+ * and database — the app's replicas restarted with VAR=before, a closed loop, restarted with
+ * VAR=after, a closed loop — each with its idle-time CPU and breakdown, so one step's effect is
+ * read from two runs made back to back under the same machine load.
+ */
+async function pairedClosedLoops(
+  stack: PaymentStack,
+  processes: Processes,
+  pair: string,
+): Promise<void> {
+  const parsed = /^([a-z-]+):([A-Z0-9_]+)=([^,]*),(.*)$/.exec(pair);
+  if (parsed === null) throw new Error(`BENCH_PAIR ${pair}: expected <app>:<VAR>=<before>,<after>`);
+  const [, app, variable, before, after] = parsed as unknown as [
+    string,
+    AppName,
+    string,
+    string,
+    string,
+  ];
+  const lines: string[] = [];
+  for (const [label, value] of [
+    ['before', before],
+    ['after', after],
+  ] as const) {
+    process.stdout.write(`restarting ${app} with ${variable}=${value}...\n`);
+    for (const name of stack.replicaNames(app)) {
+      await stack.restart(name, 'SIGTERM', { [variable]: value });
+    }
+    const warm = Array.from({ length: 20 }, () => stack.sale({ cvv: '123' }));
+    await stack.send(...warm);
+    await Promise.all(
+      warm.map((s) => stack.events.waitForType(s.paymentId, ['approved'], 120_000)),
+    );
+    await stack.controls.reset();
+    const now = { ...processes, apps: appPids(stack) };
+    const idle = await idleCost(now, 5);
+    process.stdout.write(`measuring the closed loop (${label}: ${variable}=${value})...\n`);
+    const { result, breakdown } = await measureBreakdown(now, () => pipeline(stack));
+    lines.push(
+      `\n${label}: ${app} ${variable}=${value}: ${result.perSecond.toFixed(1)} sales/s; approved ${result.approved}/${result.count}; gateway charges ${result.charges}, charged twice ${result.chargedTwice}; out of version order ${result.outOfOrder}`,
+      breakdownLines(
+        `${label} (${variable}=${value})`,
+        breakdown,
+        result.count,
+        result.seconds,
+        COUNT_STATEMENTS,
+        idle,
+      ),
+    );
+  }
+  process.stdout.write(lines.join('\n'));
+}
+
+function rssLine(mode: string, b: Breakdown): string {
+  const rss = Object.entries(b.rss)
+    .map(([name, mib]) => `${name} ${mib.toFixed(0)} MiB`)
+    .join(', ');
+  return `${mode}: peak RSS ${rss}\n`;
 }
 
 main().catch((error: unknown) => {

@@ -100,6 +100,10 @@ export const gatewayAdapterConfigShape = {
       description:
         'milliseconds a replica that stopped renewing still owns the requests it accepted; then another answers them unknown',
     }),
+    finishBatch: envVar('GATEWAY_HANDOFF_FINISH_BATCH', positiveInt(100), {
+      description:
+        'most answered hand-off rows removed by one statement: answers finishing while a removal is in flight wait and go in the next one (1 = a statement per answer)',
+    }),
   },
   transport: {
     connectTimeoutMs: envVar('GATEWAY_CONNECT_TIMEOUT_MS', positiveInt(5_000)),

@@ -1,7 +1,8 @@
 /**
  * The hand-off rows against PostgreSQL: an attempt is handed off once; a live owner's renewed
  * lease keeps its rows from the sweep; rows of an owner that stopped renewing are answered once,
- * by one of two sweeping replicas, and an answer that fails leaves them for the next sweep.
+ * by one of two sweeping replicas, and an answer that fails leaves them for the next sweep;
+ * answers finishing together are removed by one statement, each only its own row.
  */
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
@@ -25,7 +26,7 @@ describe('request hand-offs (real PostgreSQL)', () => {
       applicationName: 'adapter-handoffs-test',
     });
     await runMigrations(dataSource, { info: () => undefined });
-    handoffs = new RequestHandoffs(dataSource);
+    handoffs = new RequestHandoffs(dataSource, { handoff: { leaseMs: 10_000, finishBatch: 100 } });
   });
 
   afterAll(async () => {
@@ -123,5 +124,67 @@ describe('request hand-offs (real PostgreSQL)', () => {
     const again: HandoffRecord[] = [];
     expect(await sweepAll(again)).toBe(1);
     expect(again.map((r) => r.requestId)).toEqual([failing.requestId]);
+  });
+
+  const rowsLeft = async (): Promise<string[]> =>
+    (
+      await dataSource.query<Array<{ request_id: string }>>(
+        'SELECT request_id FROM adapter_request_handoffs',
+      )
+    )
+      .map((r) => r.request_id)
+      .sort();
+
+  /** How many DELETE statements `work` sent (the real queries run; they are only counted). */
+  const deletesDuring = async (work: () => Promise<unknown>): Promise<number> => {
+    const query = jest.spyOn(dataSource, 'query');
+    try {
+      await work();
+      return query.mock.calls.filter(([sql]) => /^\s*DELETE/i.test(String(sql))).length;
+    } finally {
+      query.mockRestore();
+    }
+  };
+
+  it('answers finishing while a removal is in flight go together in one statement, each removing only its own row', async () => {
+    const answered = Array.from({ length: 20 }, () => record());
+    const open = record();
+    for (const r of [...answered, open]) await handoffs.accept(r, 'owner', 10_000);
+    const deletes = await deletesDuring(() =>
+      Promise.all(answered.map((r) => handoffs.finish(r.requestId, r.attempt))),
+    );
+    // The first alone (nothing was in flight), the other 19 together once it committed.
+    expect(deletes).toBe(2);
+    expect(await rowsLeft()).toEqual([open.requestId]);
+
+    const one = new RequestHandoffs(dataSource, { handoff: { leaseMs: 10_000, finishBatch: 1 } });
+    const more = Array.from({ length: 5 }, () => record());
+    for (const r of more) await one.accept(r, 'owner', 10_000);
+    expect(
+      await deletesDuring(() => Promise.all(more.map((r) => one.finish(r.requestId, 1)))),
+    ).toBe(5);
+    expect(await rowsLeft()).toEqual([open.requestId]);
+  });
+
+  it('a removal that fails rejects every finish waiting on it and leaves their rows; the next one removes its own', async () => {
+    const first = record();
+    const waiting = [record(), record()];
+    for (const r of [first, ...waiting]) await handoffs.accept(r, 'owner', 10_000);
+    // The fault lands on the statement the waiting two share: an id PostgreSQL cannot read fails it.
+    const outcomes = await Promise.allSettled([
+      handoffs.finish(first.requestId, 1),
+      handoffs.finish(waiting[0].requestId, 1),
+      handoffs.finish('not-a-uuid', 1),
+      handoffs.finish(waiting[1].requestId, 1),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual([
+      'fulfilled',
+      'rejected',
+      'rejected',
+      'rejected',
+    ]);
+    expect(await rowsLeft()).toEqual(waiting.map((r) => r.requestId).sort());
+    await handoffs.finish(waiting[0].requestId, 1);
+    expect(await rowsLeft()).toEqual([waiting[1].requestId]);
   });
 });

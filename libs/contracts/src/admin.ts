@@ -106,3 +106,34 @@ export interface SagaDetail {
     commandType: string;
   }>;
 }
+
+/**
+ * One event of `payments.events.v1` as the admin API's live stream shows it: a projection that
+ * names only the saga, the event's type, version and time and, where it carries one, its amount.
+ * Nothing else of the event is copied, so no card field can reach a stream.
+ */
+export interface LiveEvent {
+  /** `<partition>-<offset>` on the event topic (unique, for de-duplication). */
+  readonly id: string;
+  readonly type: string;
+  readonly sagaId: string;
+  readonly version: number;
+  readonly occurredAt: string;
+  readonly amount: { readonly minor: number; readonly currency: string } | null;
+  /** The event says money moved (approved, captured, returned, paid-out, transferred). */
+  readonly moneyMoved: boolean;
+}
+
+/** One minute of the live counts: events, and money moved by currency (minor units). */
+export interface LiveMinute {
+  /** The minute's start (ISO 8601, UTC). */
+  readonly minute: string;
+  readonly events: number;
+  readonly moved: Readonly<Record<string, number>>;
+}
+
+export interface LiveMinutes {
+  /** Counted since this time (the answering replica's stream started then). */
+  readonly since: string;
+  readonly minutes: LiveMinute[];
+}

@@ -8,6 +8,7 @@ import { SessionSealer } from './application/session';
 import { CONSOLE_CONFIG, type ConsoleConfig } from './config';
 import { AssetsController } from './transport/http/assets.controller';
 import { ConsoleController } from './transport/http/console.controller';
+import { WatchController } from './transport/http/watch.controller';
 import { CsrfGuard, SESSION_COOKIE, sessionCookie } from './transport/http/security';
 
 export const SERVICE_NAME = 'console';
@@ -33,7 +34,7 @@ export class AppModule {
         }),
         ObservabilityModule.forRoot({ service: SERVICE_NAME }),
       ],
-      controllers: [ConsoleController, AssetsController],
+      controllers: [ConsoleController, WatchController, AssetsController],
       providers: [
         { provide: CONSOLE_CONFIG, useValue: config },
         {

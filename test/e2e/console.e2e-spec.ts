@@ -48,6 +48,11 @@ beforeAll(async () => {
       orchestrator: {
         // Its clock is moved past the fast status-poll phase in the unknown-outcome test.
         TEST_CONTROLS_ENABLED: 'true',
+        // Scheduled reconciliation of 20-second windows, each once it ended 10 s ago (the
+        // reconciliation view's test plants a mismatch before its window is checked).
+        RECONCILIATION_INTERVAL_SECONDS: '20',
+        RECONCILIATION_SETTLE_SECONDS: '10',
+        RECONCILIATION_TICK_MS: '250',
         ADMIN_TOKENS: JSON.stringify([
           { name: 'fiona-finance', role: 'operator', sha256: tokenHash(OPERATOR) },
           { name: 'sam-support', role: 'viewer', sha256: tokenHash(VIEWER) },
@@ -487,6 +492,44 @@ describe('console: Watch', () => {
     expect(anonymous.status).toBe(401);
     const bare = await fetch(`${stack.urls.orchestrator}/admin/live/events`);
     expect(bare.status).toBe(401);
+  });
+});
+
+describe('console: Reconciliation', () => {
+  it('lists the runs and, in the run that checked it, a sale the gateway now reads declined, linked to its story', async () => {
+    const paymentId = await approvedSale(27_100);
+    const [order] = await stack.controls.orderIds(paymentId);
+    await stack.controls.overrideStatus(order ?? '', 'declined');
+    await person('reconciliation', async (page) => {
+      await signIn(page, VIEWER);
+      // The scheduled run of the sale's window reports it; the list shows runs as they come.
+      const runId = await eventually(
+        async () => {
+          await page.goto(`${consoleUrl}/reconciliation`);
+          for (const row of await page.locator('#runs tr[data-run]').all()) {
+            if ((await row.getAttribute('data-mismatched')) === '0') continue;
+            const id = (await row.getAttribute('data-run')) ?? '';
+            const answer = await fetch(
+              `${stack.urls.orchestrator}/admin/reconciliation/runs/${id}`,
+              {
+                headers: { authorization: `Bearer ${VIEWER}` },
+              },
+            );
+            const body = (await answer.json()) as { mismatches: Array<{ sagaId: string }> };
+            if (body.mismatches.some((m) => m.sagaId === paymentId)) return id;
+          }
+          return undefined;
+        },
+        (id) => id !== undefined,
+        120_000,
+      );
+      await page.locator(`#runs tr[data-run="${runId}"] a`).click();
+      const row = page.locator(`#mismatches tr[data-saga="${paymentId}"]`);
+      await expect(row.getAttribute('data-kind')).resolves.toBe('reported-charged-but-not');
+      await row.locator('a').click();
+      await page.waitForURL(`${consoleUrl}/sagas/${paymentId}`);
+      expect(await inlineCode(page)).toBe(0);
+    });
   });
 });
 

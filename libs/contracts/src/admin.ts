@@ -137,3 +137,35 @@ export interface LiveMinutes {
   readonly since: string;
   readonly minutes: LiveMinute[];
 }
+
+/** A reconciliation run as the admin API lists it, with its counts so far. */
+export interface ReconciliationRunSummary {
+  readonly id: string;
+  /** `scheduled` or `requested`. */
+  readonly trigger: string;
+  readonly requestedBy: string;
+  readonly from: string;
+  readonly to: string;
+  readonly endpointId: string | null;
+  /** `running` or `completed`. */
+  readonly status: string;
+  readonly startedAt: string;
+  readonly completedAt: string | null;
+  /** Operations checked (with a verdict so far) and how many of them differ. */
+  readonly checked: number;
+  readonly mismatched: number;
+}
+
+/** One operation a run found differing (details on `payments.reconciliation.v1` and the saga). */
+export interface ReconciliationMismatchRow {
+  readonly sagaId: string;
+  readonly flow: string;
+  readonly endpointId: string;
+  /** A MISMATCH_KINDS value. */
+  readonly kind: string;
+}
+
+export interface ReconciliationRunDetail {
+  readonly run: ReconciliationRunSummary;
+  readonly mismatches: ReconciliationMismatchRow[];
+}

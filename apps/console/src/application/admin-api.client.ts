@@ -3,12 +3,22 @@ import { CONSOLE_CONFIG, type ConsoleConfig } from '../config';
 import type {
   LiveEvent,
   LiveMinutes,
+  ReconciliationRunDetail,
+  ReconciliationRunSummary,
   SagaDetail,
   SagaPage,
   SagaSummary,
 } from '@payments/contracts';
 
-export type { LiveEvent, LiveMinutes, SagaDetail, SagaPage, SagaSummary };
+export type {
+  LiveEvent,
+  LiveMinutes,
+  ReconciliationRunDetail,
+  ReconciliationRunSummary,
+  SagaDetail,
+  SagaPage,
+  SagaSummary,
+};
 
 /** An answer of the admin API: its body when 2xx, else its status and its error as it states it. */
 export type ApiAnswer<T> =
@@ -66,6 +76,14 @@ export class AdminApiClient {
       token,
       { reason },
     );
+  }
+
+  reconciliationRuns(token: string): Promise<ApiAnswer<ReconciliationRunSummary[]>> {
+    return this.call('GET', '/admin/reconciliation/runs?limit=50', token);
+  }
+
+  reconciliationRun(token: string, id: string): Promise<ApiAnswer<ReconciliationRunDetail>> {
+    return this.call('GET', `/admin/reconciliation/runs/${encodeURIComponent(id)}`, token);
   }
 
   liveMinutes(token: string, minutes: number): Promise<ApiAnswer<LiveMinutes>> {

@@ -5,7 +5,7 @@ import { HttpErrorFilter, ObservabilityModule, provideHealthChecks } from '@paym
 import type { Logger } from 'pino';
 import { AdminApiClient } from './application/admin-api.client';
 import { SessionSealer } from './application/session';
-import { CONSOLE_CONFIG, type ConsoleConfig } from './config';
+import { CONSOLE_CONFIG, type ConsoleConfig, sessionSecret } from './config';
 import { AssetsController } from './transport/http/assets.controller';
 import { ConsoleController } from './transport/http/console.controller';
 import { WatchController } from './transport/http/watch.controller';
@@ -40,7 +40,7 @@ export class AppModule {
         {
           provide: SessionSealer,
           useFactory: () =>
-            new SessionSealer(config.session.secret, config.session.ttlSeconds * 1000),
+            new SessionSealer(sessionSecret(config), config.session.ttlSeconds * 1000),
         },
         {
           provide: SESSION_COOKIE,

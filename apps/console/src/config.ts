@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import {
   bool,
+  ConfigError,
   commonVars,
   envVar,
   httpUrl,
@@ -30,12 +32,15 @@ export const consoleConfigShape = {
   session: {
     secret: envVar(
       'CONSOLE_SESSION_SECRET',
-      z.string().min(32, 'at least 32 characters (e.g. openssl rand -hex 32)'),
+      z.string().min(32, 'at least 32 characters (e.g. openssl rand -hex 32)').optional(),
       {
         secret: true,
         description: 'at least 32 random characters: the key sealing session cookies',
       },
     ),
+    secretFile: envVar('CONSOLE_SESSION_SECRET_FILE', z.string().min(1).optional(), {
+      description: 'a path to a file holding CONSOLE_SESSION_SECRET (a mounted Secret)',
+    }),
     ttlSeconds: envVar('CONSOLE_SESSION_TTL_SECONDS', positiveInt(8 * 3600), {
       description: 'a positive whole number of seconds a sign-in lasts (default 8 hours)',
     }),
@@ -51,3 +56,31 @@ export const consoleConfigShape = {
 export type ConsoleConfig = ResolvedConfig<typeof consoleConfigShape>;
 
 export const CONSOLE_CONFIG = Symbol('CONSOLE_CONFIG');
+
+const SECRET_EXPECTED = 'at least 32 characters (e.g. openssl rand -hex 32)';
+
+/**
+ * The session secret from CONSOLE_SESSION_SECRET or the file CONSOLE_SESSION_SECRET_FILE names
+ * (exactly one; trailing line breaks of the file dropped). Throws ConfigError naming the variable,
+ * never the value.
+ */
+export function sessionSecret(
+  config: ConsoleConfig,
+  readFile: (path: string) => string = (path) => readFileSync(path, 'utf8'),
+): string {
+  const { secret, secretFile } = config.session;
+  const fail = (variable: string, expected: string): never => {
+    throw new ConfigError('console', [{ variable, expected, got: undefined }]);
+  };
+  if (secret !== undefined && secretFile !== undefined) {
+    return fail('CONSOLE_SESSION_SECRET', 'either it or CONSOLE_SESSION_SECRET_FILE, not both');
+  }
+  if (secret !== undefined) return secret;
+  if (secretFile === undefined) {
+    return fail('CONSOLE_SESSION_SECRET', `${SECRET_EXPECTED}, or CONSOLE_SESSION_SECRET_FILE`);
+  }
+  const text = readFile(secretFile).replace(/[\r\n]+$/, '');
+  return text.length >= 32
+    ? text
+    : fail('CONSOLE_SESSION_SECRET_FILE', `a file of ${SECRET_EXPECTED}`);
+}

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import {
   bool,
@@ -9,6 +8,7 @@ import {
   port,
   positiveInt,
   ResolvedConfig,
+  secretValueOrFile,
   tracingVars,
   versionVar,
 } from '@payments/config';
@@ -64,23 +64,18 @@ const SECRET_EXPECTED = 'at least 32 characters (e.g. openssl rand -hex 32)';
  * (exactly one; trailing line breaks of the file dropped). Throws ConfigError naming the variable,
  * never the value.
  */
-export function sessionSecret(
-  config: ConsoleConfig,
-  readFile: (path: string) => string = (path) => readFileSync(path, 'utf8'),
-): string {
-  const { secret, secretFile } = config.session;
-  const fail = (variable: string, expected: string): never => {
-    throw new ConfigError('console', [{ variable, expected, got: undefined }]);
-  };
-  if (secret !== undefined && secretFile !== undefined) {
-    return fail('CONSOLE_SESSION_SECRET', 'either it or CONSOLE_SESSION_SECRET_FILE, not both');
+export function sessionSecret(config: ConsoleConfig, readFile?: (path: string) => string): string {
+  const { text, variable } = secretValueOrFile({
+    app: 'console',
+    name: 'CONSOLE_SESSION_SECRET',
+    value: config.session.secret,
+    file: config.session.secretFile,
+    expected: SECRET_EXPECTED,
+    ...(readFile ? { readFile } : {}),
+  });
+  const secret = text.replace(/[\r\n]+$/, '');
+  if (secret.length < 32) {
+    throw new ConfigError('console', [{ variable, expected: SECRET_EXPECTED, got: undefined }]);
   }
-  if (secret !== undefined) return secret;
-  if (secretFile === undefined) {
-    return fail('CONSOLE_SESSION_SECRET', `${SECRET_EXPECTED}, or CONSOLE_SESSION_SECRET_FILE`);
-  }
-  const text = readFile(secretFile).replace(/[\r\n]+$/, '');
-  return text.length >= 32
-    ? text
-    : fail('CONSOLE_SESSION_SECRET_FILE', `a file of ${SECRET_EXPECTED}`);
+  return secret;
 }

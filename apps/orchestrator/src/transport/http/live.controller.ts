@@ -81,7 +81,7 @@ export class LiveController {
   @ApiOperation({
     summary: 'Events and money moved per minute (minor units by currency), oldest first',
   })
-  @ApiQuery({ name: 'minutes', required: false, description: '1-60, default 30' })
+  @ApiQuery({ name: 'minutes', type: String, required: false, description: '1-60, default 30' })
   @ApiOkResponse({ description: '{since, minutes: [{minute, events, moved}]}' })
   @ApiBadRequestResponse({ description: 'minutes is not 1 to 60' })
   minutes(@Query('minutes') minutes?: string): LiveMinutes {

@@ -34,7 +34,7 @@ export class ReconciliationRunsController {
 
   @Get()
   @ApiOperation({ summary: 'The latest reconciliation runs, newest first, with their counts' })
-  @ApiQuery({ name: 'limit', required: false, description: '1-200, default 20' })
+  @ApiQuery({ name: 'limit', type: String, required: false, description: '1-200, default 20' })
   @ApiOkResponse({
     description:
       '[{id, trigger, requestedBy, from, to, endpointId, status, startedAt, completedAt, checked, mismatched}]',

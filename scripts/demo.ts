@@ -3,7 +3,10 @@
  * (or uses KAFKA_BROKERS), creates two demo databases on the local PostgreSQL (or DATABASE_URL's
  * server), starts the gateway sandbox and the three apps as separate processes, sends a scripted
  * set of payment commands, prints the authoritative event stream as it arrives and a summary,
- * and stops everything it started.
+ * and stops everything it started. The operators' console runs beside them: its address and a
+ * viewer's and an operator's token are printed first, so its Watch page can show the demo's
+ * events as they happen; `npm run demo -- --keep-running` leaves everything up after the summary
+ * (until Ctrl-C) to look around.
  */
 import { randomUUID } from 'node:crypto';
 import { PaymentEvent } from '@payments/contracts';
@@ -33,6 +36,22 @@ interface Scenario {
   readonly done: (events: ReadonlyArray<{ type: string }>) => boolean;
   /** The payment's (or payout's) events so far. */
   readonly events: () => ReadonlyArray<{ type: string }>;
+}
+
+/** `--keep-running`: leave the stack and the console up after the summary, until Ctrl-C. */
+const KEEP_RUNNING = process.argv.includes('--keep-running');
+
+/** Where the console is and the two tokens to sign in with (made up for this run only). */
+function printConsole(stack: PaymentStack): void {
+  const running = stack.console;
+  if (running === undefined) return;
+  process.stdout.write(
+    `\n== the operators' console: ${running.url}  (Watch: ${running.url}/watch; log: ${running.app.spec.logFile ?? ''})\n`,
+  );
+  if (running.tokens) {
+    process.stdout.write(`   viewer token    ${running.tokens.viewer}\n`);
+    process.stdout.write(`   operator token  ${running.tokens.operator}\n`);
+  }
 }
 
 const labels = new Map<string, string>();
@@ -169,6 +188,7 @@ async function main(): Promise<void> {
           orchestrator: { TEST_CONTROLS_ENABLED: 'true', TIMER_POLL_MS: '100' },
           'callback-ingest': { MERCHANT_RETURN_URL: shop.url },
         },
+        console: true,
       },
       printEvent,
     );
@@ -177,6 +197,7 @@ async function main(): Promise<void> {
         `   ${app.padEnd(16)} ${url}  (log: ${stack.apps[app as keyof typeof stack.urls].logFile})\n`,
       );
     }
+    printConsole(stack);
     const s = stack;
     const scenarios: Scenario[] = [];
     const add = (name: string, paymentId: string, finalTypes: string[], payout = false) => {
@@ -305,6 +326,11 @@ async function main(): Promise<void> {
         : '\nSome scenarios did not finish in time; see the logs above.\n',
     );
     process.exitCode = allDone ? 0 : 1;
+    if (KEEP_RUNNING) {
+      printConsole(s);
+      process.stdout.write('   everything keeps running; Ctrl-C stops it\n');
+      await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
+    }
   } finally {
     process.stdout.write('== stopping everything\n');
     await stack?.stop();

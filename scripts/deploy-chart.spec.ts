@@ -23,6 +23,7 @@ import { orchestratorConfigShape } from '../apps/orchestrator/src/config';
 import { gatewayAdapterConfigShape } from '../apps/gateway-adapter/src/config';
 import { callbackIngestConfigShape } from '../apps/callback-ingest/src/config';
 import { sandboxConfigShape } from '../apps/gateway-sandbox/src/config';
+import { consoleConfigShape } from '../apps/console/src/config';
 
 const ROOT = resolve(__dirname, '..');
 const CHART = join(ROOT, 'deploy/helm/payments');
@@ -71,6 +72,13 @@ const APPS: readonly App[] = [
     dir: 'gateway-sandbox',
     valuesKey: 'sandbox',
     shape: sandboxConfigShape,
+    common: false,
+    consumer: false,
+  },
+  {
+    dir: 'console',
+    valuesKey: 'console',
+    shape: consoleConfigShape,
     common: false,
     consumer: false,
   },
@@ -303,6 +311,25 @@ describe('chart structure', () => {
     expect(tree(values.sandbox, 'sandbox').enabled).toBe(false);
     expect(read(join(CHART, 'templates/gateway-sandbox.yaml'))).toContain(
       '{{- if .Values.sandbox.enabled }}',
+    );
+  });
+
+  it('keeps the console off by default; on, it reads its session secret from a Secret the chart makes once', () => {
+    const own = tree(values.console, 'console');
+    expect(own.enabled).toBe(false);
+    expect(read(join(CHART, 'templates/console.yaml'))).toContain(
+      '{{- if .Values.console.enabled }}',
+    );
+    const sessionFile = list(own.secretFiles)
+      .map((f) => tree(f, 'console.secretFiles[]'))
+      .find((f) => f.envVar === 'CONSOLE_SESSION_SECRET_FILE');
+    expect(sessionFile).toBeDefined();
+    const secret = read(join(CHART, 'templates/console-secret.yaml'));
+    expect(secret).toContain('kind: Secret');
+    expect(secret).toContain('helm.sh/hook: pre-install');
+    expect(secret).toContain('helm.sh/resource-policy: keep');
+    expect(tree(own.env, 'console.env').CONSOLE_ADMIN_API_URL).toMatch(
+      /^http:\/\/.+-orchestrator:3001$/,
     );
   });
 

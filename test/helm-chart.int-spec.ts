@@ -117,6 +117,7 @@ describe('the chart, by Helm', () => {
         'autoscaling',
         'existing-secrets',
         'operators',
+        'console',
       ]),
     );
   });
@@ -191,6 +192,22 @@ describe('what each value set is for', () => {
     expect(find('sandbox', 'ConfigMap', 'payments-gateway-sandbox').data).toMatchObject({
       SANDBOX_TEST_CONTROLS: 'true',
     });
+  });
+
+  it('console: the console runs beside the apps, pointed at the orchestrator Service; its session Secret is made at install only', () => {
+    expect(kinds('console', 'Deployment')).toEqual([...APPS, 'payments-console'].sort());
+    expect(kinds('defaults', 'Deployment')).not.toContain('payments-console');
+    const url = String(
+      find('console', 'ConfigMap', 'payments-console').data?.CONSOLE_ADMIN_API_URL,
+    );
+    expect(kinds('console', 'Service')).toContain(new URL(url).hostname);
+    const secret = find('console', 'Secret', 'payments-console-session');
+    // helm-java omits hooks from template output; scripts/helm-check.sh renders them under this key.
+    expect(secret.metadata.annotations?.['helm-check.payments/hook']).toBe('pre-install');
+    expect(secret.metadata.annotations?.['helm.sh/resource-policy']).toBe('keep');
+    const env = JSON.stringify(find('console', 'Deployment', 'payments-console'));
+    expect(env).toContain('CONSOLE_SESSION_SECRET_FILE');
+    expect(env).toContain('payments-console-session');
   });
 
   it('migrations-job: a pre-install/pre-upgrade Job migrates, the orchestrator no longer does', () => {

@@ -12,6 +12,7 @@ import {
   seal,
 } from '@payments/contracts';
 import { Balancer } from './balancer';
+import { freshAdminTokens, type RunningConsole, startConsole } from './console-app';
 import { pointGroupAtEnd, stackConsumerGroups } from './consumer-groups';
 import {
   CommandProducer,
@@ -99,6 +100,11 @@ export interface PaymentStackOptions {
    * restarts the orchestrator and moves it again itself keeps doing so.
    */
   readonly restoreOrchestratorClock?: boolean;
+  /**
+   * Also start the operators' console in front of the orchestrator's admin API (`stack.console`).
+   * Without ADMIN_TOKENS in `env.orchestrator`, a viewer's and an operator's token are made up.
+   */
+  readonly console?: boolean | { readonly port?: number };
 }
 
 function isRunning(app: RunningApp | undefined): boolean {
@@ -150,6 +156,8 @@ export class PaymentStack {
   readonly controls: SandboxControls;
   private readonly producer: CommandProducer;
   readonly events: EventCollector;
+  /** The console, when started with the `console` option. */
+  console: RunningConsole | undefined;
   private readonly cardPublicKey = readFileSync(CARD_PUBLIC_KEY, 'utf8');
 
   private constructor(
@@ -233,6 +241,11 @@ export class PaymentStack {
         DATABASE_URL: options.orchestratorDatabaseUrl,
       },
     };
+    const made =
+      options.console && options.env?.orchestrator?.ADMIN_TOKENS === undefined
+        ? freshAdminTokens()
+        : undefined;
+    if (made) env.orchestrator.ADMIN_TOKENS = made.adminTokens;
     const specs = {} as Record<AppName, AppProcessSpec[]>;
     const replicas = {} as Record<AppName, RunningApp[]>;
     for (const app of APP_NAMES) {
@@ -278,6 +291,18 @@ export class PaymentStack {
       throw error;
     }
     const stack = new PaymentStack(options, urls, replicas, specs, balancers, workDir, onEvent);
+    if (options.console) {
+      stack.console = await startConsole({
+        adminApiUrl: urls.orchestrator,
+        workDir,
+        ...(options.console === true ? {} : options.console),
+        ...(options.logLevel ? { logLevel: options.logLevel } : {}),
+        ...(made ? { tokens: made.tokens } : {}),
+      }).catch(async (error: unknown) => {
+        await stack.stop();
+        throw error;
+      });
+    }
     await stack.producer.connect();
     await stack.events.start();
     return stack;
@@ -543,6 +568,7 @@ export class PaymentStack {
     if (this.supervisor) clearInterval(this.supervisor);
     await this.events.stop().catch(() => undefined);
     await this.producer.disconnect().catch(() => undefined);
+    await this.console?.app.stop();
     // Orchestrator first, the sandbox last, so in-flight work can finish against it.
     for (const app of [...APP_NAMES].reverse()) {
       await Promise.all(this.replicas[app].map((r) => r.stop('SIGTERM')));

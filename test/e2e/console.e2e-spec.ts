@@ -1,7 +1,8 @@
 /**
  * The operator console (apps/console) in a real browser on the real stack: the gateway sandbox,
  * gateway-adapter, callback-ingest and the orchestrator with its admin API as separate processes
- * on the real broker and PostgreSQL, the console as one more process in front of the admin API,
+ * on the real broker and PostgreSQL, the console as one more process in front of the admin API
+ * (the stack's `console` option),
  * and headless Chromium (playwright-core) as the people using it. One browser context per person
  * (each has their own session cookie); a failing step leaves a screenshot in
  * .run/browser-screenshots/.
@@ -20,14 +21,7 @@ import {
   TEST_CARD_NUMBER,
 } from '../../scripts/stack/payment-stack';
 import { payoutCheck } from '../../scripts/stack/payout-commands';
-import {
-  buildApps,
-  freePort,
-  sleep,
-  startApp,
-  type RunningApp,
-  waitForReady,
-} from '../../scripts/stack/processes';
+import { buildApps, sleep } from '../../scripts/stack/processes';
 
 jest.setTimeout(300_000);
 
@@ -35,7 +29,6 @@ const OPERATOR = `op-${randomUUID()}`;
 const VIEWER = `view-${randomUUID()}`;
 
 let stack: PaymentStack;
-let consoleApp: RunningApp;
 let consoleUrl: string;
 let browser: Browser;
 let orchestratorDb: TestDatabase;
@@ -55,29 +48,20 @@ beforeAll(async () => {
       orchestrator: {
         // Its clock is moved past the fast status-poll phase in the unknown-outcome test.
         TEST_CONTROLS_ENABLED: 'true',
+        // Scheduled reconciliation of 20-second windows, each once it ended 10 s ago (the
+        // reconciliation view's test plants a mismatch before its window is checked).
+        RECONCILIATION_INTERVAL_SECONDS: '20',
+        RECONCILIATION_SETTLE_SECONDS: '10',
+        RECONCILIATION_TICK_MS: '250',
         ADMIN_TOKENS: JSON.stringify([
           { name: 'fiona-finance', role: 'operator', sha256: tokenHash(OPERATOR) },
           { name: 'sam-support', role: 'viewer', sha256: tokenHash(VIEWER) },
         ]),
       },
     },
+    console: true,
   });
-  const port = await freePort();
-  consoleUrl = `http://127.0.0.1:${port}`;
-  consoleApp = startApp({
-    app: 'console',
-    env: {
-      HTTP_PORT: String(port),
-      LOG_LEVEL: 'info',
-      CONSOLE_ADMIN_API_URL: stack.urls.orchestrator,
-      CONSOLE_SESSION_SECRET: randomUUID() + randomUUID(),
-      // Plain HTTP on 127.0.0.1 here; the default (true) sends the cookie over HTTPS only.
-      CONSOLE_SECURE_COOKIE: 'false',
-    },
-    readyUrl: `${consoleUrl}/health/ready`,
-    logFile: path.join(stack.workDir, 'logs', 'console.log'),
-  });
-  await waitForReady(consoleApp, 60_000);
+  consoleUrl = stack.console?.url ?? '';
   browser = await chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,
@@ -88,7 +72,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close().catch(() => undefined);
-  await consoleApp?.stop();
   await stack?.stop();
   await orchestratorDb?.drop();
   await adapterDb?.drop();
@@ -452,6 +435,101 @@ describe('console: find, see, act', () => {
       await expect(page.locator('#sagaStatus').textContent()).resolves.toBe('registered');
     });
     expect(violations).toEqual([]);
+  });
+});
+
+describe('console: Watch', () => {
+  it('the live view shows the outcome events produced while it is open, card-free, and counts them per minute', async () => {
+    await person('watch', async (page) => {
+      await signIn(page, VIEWER);
+      await page.locator('#viewWatch').click();
+      await page.waitForURL(`${consoleUrl}/watch`);
+      // The console server has opened the API's stream for this page.
+      await page.locator('#liveStatus[data-state="live"]').waitFor();
+      const amounts = [12_345, 6_789];
+      const sales = amounts.map((amountMinor) => stack.sale({ amountMinor, currency: 'USD' }));
+      for (const sale of sales) await stack.send(sale);
+      for (const [i, sale] of sales.entries()) {
+        const row = page.locator(
+          `#liveEvents tr[data-saga="${sale.paymentId}"][data-type="approved"]`,
+        );
+        await row.waitFor({ timeout: 60_000 });
+        await expect(row.textContent()).resolves.toContain(`${(amounts[i] ?? 0) / 100} USD moved`);
+        await expect(
+          page
+            .locator(
+              `#liveEvents tr[data-saga="${sale.paymentId}"][data-type="operation-requested"]`,
+            )
+            .count(),
+        ).resolves.toBe(1);
+      }
+      // Whitelisted fields only: the approved events carry a card summary, the rows do not.
+      const rows = (await page.locator('#liveEvents').innerHTML()).replace(/\s+/g, ' ');
+      expect(rows).not.toContain(TEST_CARD_NUMBER.slice(0, 6));
+      expect(rows).not.toContain(TEST_CARD_NUMBER.slice(-4));
+      // The chart (polled every 5 s) counts them: at least these events and this money moved.
+      const moved = await eventually(
+        async () =>
+          Number(
+            (await page
+              .locator('#minuteTotals .moved-total[data-currency="USD"]')
+              .getAttribute('data-minor', { timeout: 1_000 })
+              .catch(() => '0')) ?? '0',
+          ),
+        (minor) => minor >= 12_345 + 6_789,
+        20_000,
+      );
+      expect(moved).toBeGreaterThanOrEqual(19_134);
+      const events = Number(await page.locator('#minuteTotals').getAttribute('data-events'));
+      expect(events).toBeGreaterThanOrEqual(4);
+      await expect(page.locator('#chartEvents rect.bar').count()).resolves.toBe(30);
+      expect(await inlineCode(page)).toBe(0);
+    });
+  });
+
+  it('the live stream needs a session: without one the console refuses it, and the API refuses it without a token', async () => {
+    const anonymous = await fetch(`${consoleUrl}/watch/events`);
+    expect(anonymous.status).toBe(401);
+    const bare = await fetch(`${stack.urls.orchestrator}/admin/live/events`);
+    expect(bare.status).toBe(401);
+  });
+});
+
+describe('console: Reconciliation', () => {
+  it('lists the runs and, in the run that checked it, a sale the gateway now reads declined, linked to its story', async () => {
+    const paymentId = await approvedSale(27_100);
+    const [order] = await stack.controls.orderIds(paymentId);
+    await stack.controls.overrideStatus(order ?? '', 'declined');
+    await person('reconciliation', async (page) => {
+      await signIn(page, VIEWER);
+      // The scheduled run of the sale's window reports it; the list shows runs as they come.
+      const runId = await eventually(
+        async () => {
+          await page.goto(`${consoleUrl}/reconciliation`);
+          for (const row of await page.locator('#runs tr[data-run]').all()) {
+            if ((await row.getAttribute('data-mismatched')) === '0') continue;
+            const id = (await row.getAttribute('data-run')) ?? '';
+            const answer = await fetch(
+              `${stack.urls.orchestrator}/admin/reconciliation/runs/${id}`,
+              {
+                headers: { authorization: `Bearer ${VIEWER}` },
+              },
+            );
+            const body = (await answer.json()) as { mismatches: Array<{ sagaId: string }> };
+            if (body.mismatches.some((m) => m.sagaId === paymentId)) return id;
+          }
+          return undefined;
+        },
+        (id) => id !== undefined,
+        120_000,
+      );
+      await page.locator(`#runs tr[data-run="${runId}"] a`).click();
+      const row = page.locator(`#mismatches tr[data-saga="${paymentId}"]`);
+      await expect(row.getAttribute('data-kind')).resolves.toBe('reported-charged-but-not');
+      await row.locator('a').click();
+      await page.waitForURL(`${consoleUrl}/sagas/${paymentId}`);
+      expect(await inlineCode(page)).toBe(0);
+    });
   });
 });
 

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import {
   commonVars,
@@ -10,6 +9,7 @@ import {
   port,
   positiveInt,
   ResolvedConfig,
+  secretValueOrFile,
   versionVar,
 } from '@payments/config';
 import { ControlKeyStore } from './domain/control-keys';
@@ -83,37 +83,19 @@ const APP = 'callback-ingest';
  */
 export function resolveControlKeys(
   config: CallbackIngestConfig,
-  readFile: (path: string) => string = (path) => readFileSync(path, 'utf8'),
+  readFile?: (path: string) => string,
 ): ControlKeyStore {
-  const { controlKeys, controlKeysFile } = config.callbacks;
-  const fail = (variable: string, expected: string): never => {
-    throw new ConfigError(APP, [{ variable, expected, got: undefined }]);
-  };
-  if (controlKeys !== undefined && controlKeysFile !== undefined) {
-    return fail(
-      'CALLBACK_CONTROL_KEYS',
-      'either CALLBACK_CONTROL_KEYS or CALLBACK_CONTROL_KEYS_FILE, not both',
-    );
-  }
-  let text: string;
-  let variable: string;
-  if (controlKeys !== undefined) {
-    text = controlKeys;
-    variable = 'CALLBACK_CONTROL_KEYS';
-  } else if (controlKeysFile !== undefined) {
-    variable = 'CALLBACK_CONTROL_KEYS_FILE';
-    try {
-      text = readFile(controlKeysFile);
-    } catch {
-      return fail(variable, `a readable file (could not read ${controlKeysFile})`);
-    }
-  } else {
-    return fail(
-      'CALLBACK_CONTROL_KEYS',
-      'the control keys, in CALLBACK_CONTROL_KEYS or CALLBACK_CONTROL_KEYS_FILE',
-    );
-  }
+  const { text, variable } = secretValueOrFile({
+    app: APP,
+    name: 'CALLBACK_CONTROL_KEYS',
+    value: config.callbacks.controlKeys,
+    file: config.callbacks.controlKeysFile,
+    expected: 'the control keys',
+    ...(readFile ? { readFile } : {}),
+  });
   const result = ControlKeyStore.fromJson(text);
-  if (!result.ok) return fail(variable, result.problem);
+  if (!result.ok) {
+    throw new ConfigError(APP, [{ variable, expected: result.problem, got: undefined }]);
+  }
   return result.store;
 }

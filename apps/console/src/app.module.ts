@@ -5,9 +5,10 @@ import { HttpErrorFilter, ObservabilityModule, provideHealthChecks } from '@paym
 import type { Logger } from 'pino';
 import { AdminApiClient } from './application/admin-api.client';
 import { SessionSealer } from './application/session';
-import { CONSOLE_CONFIG, type ConsoleConfig } from './config';
+import { CONSOLE_CONFIG, type ConsoleConfig, sessionSecret } from './config';
 import { AssetsController } from './transport/http/assets.controller';
 import { ConsoleController } from './transport/http/console.controller';
+import { WatchController } from './transport/http/watch.controller';
 import { CsrfGuard, SESSION_COOKIE, sessionCookie } from './transport/http/security';
 
 export const SERVICE_NAME = 'console';
@@ -33,13 +34,13 @@ export class AppModule {
         }),
         ObservabilityModule.forRoot({ service: SERVICE_NAME }),
       ],
-      controllers: [ConsoleController, AssetsController],
+      controllers: [ConsoleController, WatchController, AssetsController],
       providers: [
         { provide: CONSOLE_CONFIG, useValue: config },
         {
           provide: SessionSealer,
           useFactory: () =>
-            new SessionSealer(config.session.secret, config.session.ttlSeconds * 1000),
+            new SessionSealer(sessionSecret(config), config.session.ttlSeconds * 1000),
         },
         {
           provide: SESSION_COOKIE,

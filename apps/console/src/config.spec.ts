@@ -1,5 +1,5 @@
 import { ConfigError, describeConfig, loadConfig } from '@payments/config';
-import { consoleConfigShape } from './config';
+import { consoleConfigShape, sessionSecret } from './config';
 
 const SECRET = 'f'.repeat(40);
 
@@ -25,6 +25,25 @@ describe('console configuration', () => {
     });
     expect(config.http.port).toBe(3005);
     expect(config.session).toEqual({ secret: SECRET, ttlSeconds: 28_800, secureCookie: true });
+    expect(sessionSecret(config)).toBe(SECRET);
     expect(JSON.stringify(describeConfig(consoleConfigShape, config))).not.toContain(SECRET);
+  });
+
+  it('reads the secret from CONSOLE_SESSION_SECRET_FILE (a mounted Secret), exactly one of the two', () => {
+    const base = { CONSOLE_ADMIN_API_URL: 'http://orchestrator:3001' };
+    const fromFile = loadConfig('console', consoleConfigShape, {
+      ...base,
+      CONSOLE_SESSION_SECRET_FILE: '/etc/secret',
+    });
+    expect(sessionSecret(fromFile, () => `${SECRET}\n`)).toBe(SECRET);
+    expect(() => sessionSecret(fromFile, () => 'short\n')).toThrow(/CONSOLE_SESSION_SECRET_FILE/);
+    const neither = loadConfig('console', consoleConfigShape, base);
+    expect(() => sessionSecret(neither)).toThrow(ConfigError);
+    const both = loadConfig('console', consoleConfigShape, {
+      ...base,
+      CONSOLE_SESSION_SECRET: SECRET,
+      CONSOLE_SESSION_SECRET_FILE: '/etc/secret',
+    });
+    expect(() => sessionSecret(both, () => SECRET)).toThrow(/not both/);
   });
 });

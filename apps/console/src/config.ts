@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import {
   bool,
+  ConfigError,
   commonVars,
   envVar,
   httpUrl,
   port,
   positiveInt,
   ResolvedConfig,
+  secretValueOrFile,
   tracingVars,
   versionVar,
 } from '@payments/config';
@@ -30,12 +32,15 @@ export const consoleConfigShape = {
   session: {
     secret: envVar(
       'CONSOLE_SESSION_SECRET',
-      z.string().min(32, 'at least 32 characters (e.g. openssl rand -hex 32)'),
+      z.string().min(32, 'at least 32 characters (e.g. openssl rand -hex 32)').optional(),
       {
         secret: true,
         description: 'at least 32 random characters: the key sealing session cookies',
       },
     ),
+    secretFile: envVar('CONSOLE_SESSION_SECRET_FILE', z.string().min(1).optional(), {
+      description: 'a path to a file holding CONSOLE_SESSION_SECRET (a mounted Secret)',
+    }),
     ttlSeconds: envVar('CONSOLE_SESSION_TTL_SECONDS', positiveInt(8 * 3600), {
       description: 'a positive whole number of seconds a sign-in lasts (default 8 hours)',
     }),
@@ -51,3 +56,26 @@ export const consoleConfigShape = {
 export type ConsoleConfig = ResolvedConfig<typeof consoleConfigShape>;
 
 export const CONSOLE_CONFIG = Symbol('CONSOLE_CONFIG');
+
+const SECRET_EXPECTED = 'at least 32 characters (e.g. openssl rand -hex 32)';
+
+/**
+ * The session secret from CONSOLE_SESSION_SECRET or the file CONSOLE_SESSION_SECRET_FILE names
+ * (exactly one; trailing line breaks of the file dropped). Throws ConfigError naming the variable,
+ * never the value.
+ */
+export function sessionSecret(config: ConsoleConfig, readFile?: (path: string) => string): string {
+  const { text, variable } = secretValueOrFile({
+    app: 'console',
+    name: 'CONSOLE_SESSION_SECRET',
+    value: config.session.secret,
+    file: config.session.secretFile,
+    expected: SECRET_EXPECTED,
+    ...(readFile ? { readFile } : {}),
+  });
+  const secret = text.replace(/[\r\n]+$/, '');
+  if (secret.length < 32) {
+    throw new ConfigError('console', [{ variable, expected: SECRET_EXPECTED, got: undefined }]);
+  }
+  return secret;
+}

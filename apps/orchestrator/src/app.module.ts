@@ -23,6 +23,8 @@ import { SagaRepository } from './persistence/saga.repository';
 import { TimerRepository } from './persistence/timer.repository';
 import { AdminActionService } from './application/admin/admin-action.service';
 import { AdminQueryService } from './application/queries/admin-query.service';
+import { LiveFeed } from './application/live/live-feed.service';
+import { ReconciliationRunsQuery } from './application/queries/reconciliation-runs.query';
 import { PaymentQueryService } from './application/queries/payment-query.service';
 import { SagaGauges } from './application/queries/saga-gauges';
 import { ReconciliationService } from './application/reconciliation/reconciliation.service';
@@ -38,6 +40,8 @@ import {
 } from './runtime/saga-runtime';
 import { TimerWorker } from './runtime/timer-worker';
 import { AdminController } from './transport/http/admin.controller';
+import { LiveController } from './transport/http/live.controller';
+import { ReconciliationRunsController } from './transport/http/reconciliation-runs.controller';
 import { PaymentsController } from './transport/http/payments.controller';
 import { TestControlsController } from './transport/http/test-controls.controller';
 import { ORCHESTRATOR_HANDLERS } from './transport/kafka/handlers';
@@ -93,7 +97,9 @@ export class AppModule {
       controllers: [
         PaymentsController,
         // The admin API exists only when ADMIN_TOKENS names a token.
-        ...(config.admin.tokens.length > 0 ? [AdminController] : []),
+        ...(config.admin.tokens.length > 0
+          ? [AdminController, LiveController, ReconciliationRunsController]
+          : []),
         ...(config.testControls.enabled ? [TestControlsController] : []),
       ],
       providers: [
@@ -124,6 +130,9 @@ export class AppModule {
         AdminQueryService,
         SagaGauges,
         AdminActionService,
+        // The live stream's own consumer group, only where the admin API is served.
+        ...(config.admin.tokens.length > 0 ? [LiveFeed] : []),
+        ReconciliationRunsQuery,
         OutboxRelay,
         TimerWorker,
         ReconciliationService,

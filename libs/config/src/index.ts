@@ -22,3 +22,4 @@ export {
   versionVar,
 } from './schemas';
 export { loadConfigOrExit, processEnvironment } from './boot';
+export { secretValueOrFile, type SecretSource } from './secret-file';

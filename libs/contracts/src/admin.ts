@@ -106,3 +106,66 @@ export interface SagaDetail {
     commandType: string;
   }>;
 }
+
+/**
+ * One event of `payments.events.v1` as the admin API's live stream shows it: a projection that
+ * names only the saga, the event's type, version and time and, where it carries one, its amount.
+ * Nothing else of the event is copied, so no card field can reach a stream.
+ */
+export interface LiveEvent {
+  /** `<partition>-<offset>` on the event topic (unique, for de-duplication). */
+  readonly id: string;
+  readonly type: string;
+  readonly sagaId: string;
+  readonly version: number;
+  readonly occurredAt: string;
+  readonly amount: { readonly minor: number; readonly currency: string } | null;
+  /** The event says money moved (approved, captured, returned, paid-out, transferred). */
+  readonly moneyMoved: boolean;
+}
+
+/** One minute of the live counts: events, and money moved by currency (minor units). */
+export interface LiveMinute {
+  /** The minute's start (ISO 8601, UTC). */
+  readonly minute: string;
+  readonly events: number;
+  readonly moved: Readonly<Record<string, number>>;
+}
+
+export interface LiveMinutes {
+  /** Counted since this time (the answering replica's stream started then). */
+  readonly since: string;
+  readonly minutes: LiveMinute[];
+}
+
+/** A reconciliation run as the admin API lists it, with its counts so far. */
+export interface ReconciliationRunSummary {
+  readonly id: string;
+  /** `scheduled` or `requested`. */
+  readonly trigger: string;
+  readonly requestedBy: string;
+  readonly from: string;
+  readonly to: string;
+  readonly endpointId: string | null;
+  /** `running` or `completed`. */
+  readonly status: string;
+  readonly startedAt: string;
+  readonly completedAt: string | null;
+  /** Operations checked (with a verdict so far) and how many of them differ. */
+  readonly checked: number;
+  readonly mismatched: number;
+}
+
+/** One operation a run found differing (details on `payments.reconciliation.v1` and the saga). */
+export interface ReconciliationMismatchRow {
+  readonly sagaId: string;
+  readonly flow: string;
+  readonly endpointId: string;
+  /** A MISMATCH_KINDS value. */
+  readonly kind: string;
+}
+
+export interface ReconciliationRunDetail {
+  readonly run: ReconciliationRunSummary;
+  readonly mismatches: ReconciliationMismatchRow[];
+}

@@ -1,8 +1,24 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CONSOLE_CONFIG, type ConsoleConfig } from '../config';
-import type { SagaDetail, SagaPage, SagaSummary } from '@payments/contracts';
+import type {
+  LiveEvent,
+  LiveMinutes,
+  ReconciliationRunDetail,
+  ReconciliationRunSummary,
+  SagaDetail,
+  SagaPage,
+  SagaSummary,
+} from '@payments/contracts';
 
-export type { SagaDetail, SagaPage, SagaSummary };
+export type {
+  LiveEvent,
+  LiveMinutes,
+  ReconciliationRunDetail,
+  ReconciliationRunSummary,
+  SagaDetail,
+  SagaPage,
+  SagaSummary,
+};
 
 /** An answer of the admin API: its body when 2xx, else its status and its error as it states it. */
 export type ApiAnswer<T> =
@@ -62,6 +78,42 @@ export class AdminApiClient {
     );
   }
 
+  reconciliationRuns(token: string): Promise<ApiAnswer<ReconciliationRunSummary[]>> {
+    return this.call('GET', '/admin/reconciliation/runs?limit=50', token);
+  }
+
+  reconciliationRun(token: string, id: string): Promise<ApiAnswer<ReconciliationRunDetail>> {
+    return this.call('GET', `/admin/reconciliation/runs/${encodeURIComponent(id)}`, token);
+  }
+
+  liveMinutes(token: string, minutes: number): Promise<ApiAnswer<LiveMinutes>> {
+    return this.call('GET', `/admin/live/minutes?minutes=${minutes}`, token);
+  }
+
+  /**
+   * The live outcome stream (server-sent events), open until `signal` aborts it or the API ends
+   * it. Only the wait for the answer's headers is bounded by the API timeout.
+   */
+  async liveEvents(
+    token: string,
+    signal: AbortSignal,
+  ): Promise<ApiAnswer<ReadableStream<Uint8Array>>> {
+    const connecting = new AbortController();
+    const timer = setTimeout(() => connecting.abort(), this.config.adminApi.timeoutMs);
+    try {
+      const response = await this.request('GET', '/admin/live/events', token, {
+        accept: 'text/event-stream',
+        signal: AbortSignal.any([signal, connecting.signal]),
+      });
+      if (!response.ok || response.body === null) return await this.failure(response);
+      return { ok: true, status: response.status, body: response.body };
+    } catch (error) {
+      return unreachable(error);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** Whether the API answers at all (the console's readiness). */
   async reachable(): Promise<void> {
     const response = await fetch(new URL('/health/live', this.config.adminApi.url), {
@@ -78,26 +130,41 @@ export class AdminApiClient {
   ): Promise<ApiAnswer<T>> {
     let response: Response;
     try {
-      response = await fetch(new URL(path, this.config.adminApi.url), {
-        method,
-        headers: {
-          authorization: `Bearer ${token}`,
-          accept: 'application/json',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      response = await this.request(method, path, token, {
+        accept: 'application/json',
         signal: AbortSignal.timeout(this.config.adminApi.timeoutMs),
+        body,
       });
     } catch (error) {
-      return {
-        ok: false,
-        status: 502,
-        code: 'ADMIN_API_UNREACHABLE',
-        message: `the admin API did not answer: ${(error as Error).message}`,
-      };
+      return unreachable(error);
     }
+    if (!response.ok) return this.failure(response);
     const parsed: unknown = await response.json().catch(() => undefined);
-    if (response.ok) return { ok: true, status: response.status, body: parsed as T };
+    return { ok: true, status: response.status, body: parsed as T };
+  }
+
+  private request(
+    method: 'GET' | 'POST',
+    path: string,
+    token: string,
+    options: { accept: string; signal: AbortSignal; body?: unknown },
+  ): Promise<Response> {
+    const { accept, signal, body } = options;
+    return fetch(new URL(path, this.config.adminApi.url), {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        accept,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      signal,
+    });
+  }
+
+  /** A non-2xx answer: its error as the API states it. */
+  private async failure(response: Response): Promise<Extract<ApiAnswer<never>, { ok: false }>> {
+    const parsed: unknown = await response.json().catch(() => undefined);
     const error = (parsed as { error?: { code?: unknown; message?: unknown; errorId?: unknown } })
       ?.error;
     return {
@@ -111,4 +178,13 @@ export class AdminApiClient {
       ...(typeof error?.errorId === 'string' ? { errorId: error.errorId } : {}),
     };
   }
+}
+
+function unreachable(error: unknown): Extract<ApiAnswer<never>, { ok: false }> {
+  return {
+    ok: false,
+    status: 502,
+    code: 'ADMIN_API_UNREACHABLE',
+    message: `the admin API did not answer: ${(error as Error).message}`,
+  };
 }

@@ -3,7 +3,11 @@
  * policy allows no inline script or style). Kept as text here so that the build carries them.
  */
 
-/** Approval deadlines counting down: every `[data-deadline]` shows the time left, each second. */
+/**
+ * Approval deadlines counting down: every `[data-deadline]` shows the time left, each second.
+ * The Watch page's live list: `#liveEvents[data-stream]` is filled from the console's own
+ * server-sent events (rows the server rendered and escaped), newest first, `data-keep` at most.
+ */
 export const CONSOLE_SCRIPT = `'use strict';
 (function () {
   function pad(n) { return n < 10 ? '0' + n : String(n); }
@@ -20,6 +24,24 @@ export const CONSOLE_SCRIPT = `'use strict';
   tick();
   setInterval(tick, 1000);
   document.addEventListener('htmx:afterSwap', tick);
+
+  var list = document.getElementById('liveEvents');
+  var status = document.getElementById('liveStatus');
+  if (list && status && window.EventSource) {
+    var keep = Number(list.getAttribute('data-keep')) || 200;
+    var say = function (state, text) { status.setAttribute('data-state', state); status.textContent = text; };
+    var source = new EventSource(list.getAttribute('data-stream'));
+    source.addEventListener('ready', function () { say('live', 'live'); });
+    source.addEventListener('outcome', function (e) {
+      list.insertAdjacentHTML('afterbegin', e.data);
+      while (list.children.length > keep) list.removeChild(list.lastElementChild);
+    });
+    source.addEventListener('signed-out', function () { source.close(); window.location.assign('/sign-in'); });
+    source.addEventListener('api-error', function () { say('error', 'the admin API refused the stream'); });
+    source.addEventListener('error', function () {
+      if (status.getAttribute('data-state') !== 'error') say('reconnecting', 'reconnecting…');
+    });
+  }
 })();
 `;
 
@@ -39,4 +61,11 @@ form.filters label { display: flex; flex-direction: column; font-size: .85rem; }
 dl.money { display: grid; grid-template-columns: max-content max-content; gap: .2rem 1rem; }
 .actions form { display: inline; }
 textarea { width: 30rem; height: 4rem; }
+figure.chart { margin: .5rem 0; }
+figure.chart svg { display: block; background: #f7f8fa; }
+figure.chart rect.bar { fill: #3b6fb6; }
+figure.chart line.axis { stroke: #888; stroke-width: 1; }
+tr.live-event.moved td:last-child { font-weight: bold; }
+#liveStatus[data-state="live"] { color: #1a7f37; }
+#liveStatus[data-state="reconnecting"], #liveStatus[data-state="error"] { color: #b00; }
 `;

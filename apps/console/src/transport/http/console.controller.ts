@@ -13,6 +13,7 @@ import {
   searchPage,
   signInPage,
 } from './pages';
+import { runPage, runsPage } from './reconciliation';
 import { type ConsoleRequest, SESSION_COOKIE, type SessionCookie, writeSession } from './security';
 
 /** How long a page polls for an action's result (seconds, one poll a second). */
@@ -202,6 +203,32 @@ export class ConsoleController {
     }
     response.setHeader('X-Console-Notice', acceptedNotice(answer.body));
     response.redirect(303, `/sagas/${encodeURIComponent(id)}?after=${before.body.saga.version}`);
+  }
+
+  @Get('reconciliation')
+  async runs(@Req() request: ConsoleRequest, @Res() response: Response): Promise<void> {
+    const session = sessionOf(request);
+    const user = this.signedIn(session, response);
+    if (!user) return;
+    const answer = await this.api.reconciliationRuns(user.token);
+    if (this.signedOut(answer, response)) return;
+    const page = answer.ok ? runsPage(answer.body) : errorPage(answer);
+    send(response, answer.status, layout('Reconciliation', page, session));
+  }
+
+  @Get('reconciliation/:id')
+  async run(
+    @Req() request: ConsoleRequest,
+    @Res() response: Response,
+    @Param('id') id: string,
+  ): Promise<void> {
+    const session = sessionOf(request);
+    const user = this.signedIn(session, response);
+    if (!user) return;
+    const answer = await this.api.reconciliationRun(user.token, id);
+    if (this.signedOut(answer, response)) return;
+    const page = answer.ok ? runPage(answer.body) : errorPage(answer);
+    send(response, answer.status, layout('Reconciliation run', page, session));
   }
 
   /** The signed-in person, or a redirect to the sign-in page. */

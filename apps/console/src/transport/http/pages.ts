@@ -53,6 +53,8 @@ export function layout(
                     >Payouts awaiting approval</a
                   >
                   <a href="/sagas?flow=recurring-schedule" id="viewSchedules">Schedules</a>
+                  <a href="/watch" id="viewWatch">Watch</a>
+                  <a href="/reconciliation" id="viewReconciliation">Reconciliation</a>
                   <form method="post" action="/sign-out">
                     <input type="hidden" name="${CSRF_FIELD}" value="${session.csrf}" />
                     <span id="who">${user.name} (${user.role})</span>

@@ -4,15 +4,21 @@ import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swag
 import { AdminActionService } from '../../application/admin/admin-action.service';
 import { ORCHESTRATOR_CONFIG } from '../../config';
 import { AdminQueryService } from '../../application/queries/admin-query.service';
+import { LiveFeed } from '../../application/live/live-feed.service';
 import { AdminController } from './admin.controller';
+import { LiveController } from './live.controller';
+import { ReconciliationRunsController } from './reconciliation-runs.controller';
+import { ReconciliationRunsQuery } from '../../application/queries/reconciliation-runs.query';
 
 /**
  * Only what @nestjs/swagger reads: the controller's routes and decorators. The providers are
  * never called while the document is built (no request is served), so empty objects stand in.
  */
 @Module({
-  controllers: [AdminController],
+  controllers: [AdminController, LiveController, ReconciliationRunsController],
   providers: [
+    { provide: ReconciliationRunsQuery, useValue: {} },
+    { provide: LiveFeed, useValue: {} },
     { provide: AdminQueryService, useValue: {} },
     { provide: AdminActionService, useValue: {} },
     { provide: ORCHESTRATOR_CONFIG, useValue: { admin: { tokens: [] } } },

@@ -1,8 +1,9 @@
-import type { LiveEvent, LiveMinute, LiveMinutes } from '@payments/contracts';
+import { type LiveEvent, type LiveMinute, type LiveMinutes, sagaIdOf } from '@payments/contracts';
+import { FLOW_MODULES } from '../../flows/registered-flows';
 import { moneyMoved } from '../../runtime/outcome-metrics';
 
-/** The fields that name an event's saga, in the order they are looked for. */
-const SAGA_ID_FIELDS = ['paymentId', 'payoutId', 'transferId', 'scheduleId', 'budgetId'] as const;
+/** The event types that say money moved, as the flows' modules declare them. */
+const MONEY_EVENTS: readonly string[] = [...new Set(FLOW_MODULES.flatMap((m) => m.moneyEvents))];
 
 function text(value: unknown, max: number): string | undefined {
   return typeof value === 'string' && value.length > 0 && value.length <= max ? value : undefined;
@@ -36,15 +37,17 @@ export function liveEventOf(
     return undefined;
   }
   const type = text(body.type, 64);
-  const sagaId = SAGA_ID_FIELDS.map((f) => text(body[f], 64)).find((v) => v !== undefined);
+  const sagaId = text(sagaIdOf(body), 64);
   const occurredAt = text(body.occurredAt, 40);
   const version = body.version;
   if (type === undefined || sagaId === undefined || occurredAt === undefined) return undefined;
   if (typeof version !== 'number' || !Number.isSafeInteger(version)) return undefined;
   const amount = moneyOf(body.amount);
   const moved =
-    moneyMoved({ type, version, commandId: '', occurredAt, ...(amount ? { amount } : {}) }) !==
-    undefined;
+    moneyMoved(
+      { type, version, commandId: '', occurredAt, ...(amount ? { amount } : {}) },
+      MONEY_EVENTS,
+    ) !== undefined;
   return {
     id: `${partition}-${offset}`,
     type,

@@ -5,7 +5,8 @@
  *  - integration: *.int-spec.ts, against the real broker and the real PostgreSQL.
  *  - e2e:         test/e2e/*.e2e-spec.ts, the apps and the sandbox as separate processes.
  * `npm test` runs unit first, then integration and e2e inside scripts/with-infra.sh, which starts
- * (or reuses, via KAFKA_BROKERS) the broker.
+ * (or reuses, via KAFKA_BROKERS) the brokers: with several workers, one broker per worker (their
+ * test environment picks it), the longest suites first (jest.sequencer.cjs).
  */
 const { readFileSync } = require('node:fs');
 const tsconfig = JSON.parse(readFileSync(`${__dirname}/tsconfig.json`, 'utf8'));
@@ -40,7 +41,11 @@ const common = {
   modulePathIgnorePatterns: ['<rootDir>/dist/'],
 };
 
+// Integration and e2e: each jest worker on its own broker (test/setup/worker-broker-environment.ts).
+const brokerTiers = { testEnvironment: '<rootDir>/test/setup/worker-broker-environment.ts' };
+
 module.exports = {
+  testSequencer: '<rootDir>/jest.sequencer.cjs',
   projects: [
     {
       ...common,
@@ -55,12 +60,14 @@ module.exports = {
     },
     {
       ...common,
+      ...brokerTiers,
       displayName: 'integration',
       testMatch: ['<rootDir>/{apps,libs,test}/**/*.int-spec.ts'],
       setupFilesAfterEnv: ['<rootDir>/test/setup/integration-timeout.ts'],
     },
     {
       ...common,
+      ...brokerTiers,
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
       setupFilesAfterEnv: ['<rootDir>/test/setup/e2e-timeout.ts'],

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Runs CMD with the infrastructure the integration and e2e tests need:
-#   - Kafka: if KAFKA_BROKERS is set, that broker is used as is; otherwise a throw-away local
-#     broker is started with deploy/local/kafka/kafka.sh on test ports (KAFKA_PORT /
-#     KAFKA_CONTROLLER_PORT, default 19092/19093, or the next free pair) with fresh storage,
-#     KAFKA_BROKERS is exported for CMD, and the broker is always stopped and its data removed
-#     afterwards (also on failure or Ctrl-C).
+#   - Kafka: if KAFKA_BROKERS is set, that broker is used as is; otherwise KAFKA_BROKER_COUNT
+#     (default 1) throw-away local brokers are started at once with deploy/local/kafka/kafka.sh on
+#     test ports (from KAFKA_PORT / KAFKA_CONTROLLER_PORT, default 19092/19093, each on the next
+#     free pair) with fresh storage; KAFKA_BROKERS (the first) and KAFKA_WORKER_BROKERS (all of
+#     them, space-separated: jest worker N uses the Nth, test/setup/worker-broker-environment.ts)
+#     are exported for CMD, and the brokers are always stopped and their data removed afterwards
+#     (also on failure or Ctrl-C). One broker per jest worker, because the apps' consumer groups
+#     and topics have fixed names: two stacks on one broker would take each other's messages.
 #   - PostgreSQL: the machine's server at DATABASE_URL's host and port (default 127.0.0.1:5432)
 #     must accept connections; it is only checked, never started.
 #   - System test tools (python3-oauthlib for the OAuth interop tests): installed by
@@ -56,6 +59,8 @@ bash "$ROOT/scripts/ensure-test-tools.sh"
 if [[ -n "${KAFKA_BROKERS:-}" ]]; then
   say "using the broker(s) in KAFKA_BROKERS=$KAFKA_BROKERS"
 else
+  count="${KAFKA_BROKER_COUNT:-1}"
+  [[ "$count" =~ ^[1-9][0-9]*$ ]] || die "KAFKA_BROKER_COUNT must be a positive number, not '$count'"
   KAFKA_PORT_GIVEN="${KAFKA_PORT:-}"
   # Below the kernel's ephemeral range (32768-60999 here): a port inside it can be held by any
   # outgoing connection at the moment the broker binds, which a "nobody listens" check misses.
@@ -70,25 +75,68 @@ else
       controller=$((port + 1))
     done
   }
-  [[ -n "${KAFKA_PORT:-}" ]] || next_free_pair
-  # Always stop the broker we start, whatever happens to CMD.
-  cleanup() { bash "$KAFKA_SH" stop --wipe || true; }
+  # Every port a broker was started on (or tried) is written to $dir/<broker>.tried: always stop
+  # those brokers, whatever happens to CMD.
+  dir="$(mktemp -d)"
+  cleanup() {
+    local p
+    for p in $(cat "$dir"/*.tried 2>/dev/null); do
+      KAFKA_PORT="$p" KAFKA_CONTROLLER_PORT="$((p + 1))" bash "$KAFKA_SH" stop --wipe || true
+    done
+    rm -rf "$dir"
+  }
   trap cleanup EXIT
   trap 'exit 130' INT
   trap 'exit 143' TERM
-  attempt=1
-  while true; do
-    export KAFKA_PORT="$port" KAFKA_CONTROLLER_PORT="$controller"
-    bash "$KAFKA_SH" start --fresh && break
-    # A pair taken between the check and the bind: try the next one (not when ports were given).
-    [[ -z "${KAFKA_PORT_GIVEN:-}" && $attempt -lt 3 ]] || die "the broker did not start (see above)"
-    attempt=$((attempt + 1))
-    say "retrying on the next port pair"
+  # One free pair per broker (the given one for the first when KAFKA_PORT is set), then all of
+  # them started at once: a JVM's start-up is mostly waiting. A pair taken between the check and
+  # the bind is retried (not when ports were given) COUNT pairs further on, off the others' pairs.
+  firsts=()
+  first_controller="$controller"
+  for ((i = 0; i < count; i++)); do
+    ((i == 0)) && [[ -n "$KAFKA_PORT_GIVEN" ]] || next_free_pair
+    ((i > 0)) || first_controller="$controller"
+    firsts+=("$port")
     port=$((port + 2))
     controller=$((port + 1))
-    next_free_pair
   done
-  export KAFKA_BROKERS="127.0.0.1:$KAFKA_PORT"
+  # $1: client port, $2: controller port, $3: this broker's number.
+  start_broker() {
+    local p="$1" c="$2" attempt
+    for attempt in 1 2 3; do
+      if ((attempt > 1)); then
+        [[ -z "$KAFKA_PORT_GIVEN" ]] || return 1
+        p=$((p + 2 * count))
+        c=$((p + 1))
+        echo "[with-infra] retrying on the port pair $p/$c"
+      fi
+      echo "$p" >>"$dir/$3.tried"
+      KAFKA_PORT="$p" KAFKA_CONTROLLER_PORT="$c" bash "$KAFKA_SH" start --fresh &&
+        echo "$p" >"$dir/$3.port" && return 0
+    done
+    return 1
+  }
+  pids=()
+  for ((i = 0; i < count; i++)); do
+    c=$((firsts[i] + 1))
+    ((i > 0)) || c="$first_controller"
+    start_broker "${firsts[$i]}" "$c" "$i" >"$dir/$i.log" 2>&1 &
+    pids+=($!)
+  done
+  failed=0
+  brokers=""
+  for ((i = 0; i < count; i++)); do
+    wait "${pids[$i]}" || failed=1
+    cat "$dir/$i.log"
+    [[ -f "$dir/$i.port" ]] && brokers="${brokers:+$brokers }127.0.0.1:$(cat "$dir/$i.port")"
+  done
+  ((failed == 0)) || die "a broker did not start (see above)"
+  first="${brokers%% *}"
+  KAFKA_PORT="${first##*:}"
+  KAFKA_CONTROLLER_PORT=$((KAFKA_PORT + 1))
+  [[ "$KAFKA_PORT" != "${firsts[0]}" ]] || KAFKA_CONTROLLER_PORT="$first_controller"
+  export KAFKA_PORT KAFKA_CONTROLLER_PORT KAFKA_BROKERS="$first" KAFKA_WORKER_BROKERS="$brokers"
+  say "KAFKA_WORKER_BROKERS=$KAFKA_WORKER_BROKERS"
 fi
 
 say "running: $*"

@@ -30,7 +30,23 @@ import {
   startApp,
   waitForReady,
 } from './processes';
+import {
+  CARD_PRIVATE_KEY_FILE,
+  CARD_PUBLIC_KEY_FILE,
+  SANDBOX_MERCHANT,
+  TEST_CARD_NUMBER,
+  callbackControlKeys,
+  sandboxCredentials,
+} from './sandbox-config';
 import { SandboxControls } from './sandbox-controls';
+
+// Where the e2e suites, the chaos run, the demo and the bench have always taken them from.
+export {
+  SANDBOX_MERCHANT,
+  SECOND_MERCHANT,
+  TEST_CARD_NUMBER,
+  sandboxMerchantsWithDelay,
+} from './sandbox-config';
 
 /**
  * The whole product on one machine: the gateway sandbox and the three apps as separate
@@ -115,50 +131,13 @@ function liveOf(replicas: readonly RunningApp[]): string[] {
   return replicas.filter(isRunning).map((r) => r.spec.readyUrl.replace(/\/health\/ready$/, ''));
 }
 
-/** The sandbox's default merchant (apps/gateway-sandbox/sandbox.merchants.json). */
-export const SANDBOX_MERCHANT = {
-  login: 'sandbox-merchant',
-  controlKey: 'B17F59B4-A7DC-41B4-8FF9-37D986B43D20',
-  /** USD, no 3-D Secure. */
-  plainEndpoint: '1113',
-  /** USD, 3-D Secure answered with redirect-to. */
-  threeDsEndpoint: '1111',
-  /** USD, no 3-D Secure; its universal payment-form authorizes (a hold to capture). */
-  paymentFormPreauthEndpoint: '1118',
-} as const;
-
-/**
- * The sandbox's second merchant: its own login, control key and RSA key pair, one USD endpoint
- * whose card references the adapter makes through v4 (RSA-SHA256). Beside the first it proves
- * that every request is signed with its own endpoint's secrets and that a callback is verified
- * with the key of the payment's own merchant.
- */
-export const SECOND_MERCHANT = {
-  login: 'sandbox-merchant-b',
-  controlKey: '6C0E2F4A-93D1-4B7E-A5C8-1F2D3E4B5A69',
-  endpoint: '1213',
-} as const;
-
-const CARD_PUBLIC_KEY = path.join(
-  REPO_ROOT,
-  'apps/gateway-adapter/test-keys/card-sealing-test-public.pem',
-);
-const CARD_PRIVATE_KEY = path.join(
-  REPO_ROOT,
-  'apps/gateway-adapter/test-keys/card-sealing-test-private.pem',
-);
-const SANDBOX_CREDENTIALS = path.join(REPO_ROOT, 'apps/gateway-adapter/credentials.sandbox.json');
-
-/** A Luhn-valid test card; the CVV picks the sandbox's outcome (123 approved, 116 declined, ...). */
-export const TEST_CARD_NUMBER = '4444444444444448';
-
 export class PaymentStack {
   readonly controls: SandboxControls;
   private readonly producer: CommandProducer;
   readonly events: EventCollector;
   /** The console, when started with the `console` option. */
   console: RunningConsole | undefined;
-  private readonly cardPublicKey = readFileSync(CARD_PUBLIC_KEY, 'utf8');
+  private readonly cardPublicKey = readFileSync(CARD_PUBLIC_KEY_FILE, 'utf8');
 
   private constructor(
     readonly options: PaymentStackOptions,
@@ -228,7 +207,7 @@ export class PaymentStack {
         ...common,
         DATABASE_URL: options.adapterDatabaseUrl,
         GATEWAY_CREDENTIALS_FILE: credentialsFile,
-        CARD_SEALING_PRIVATE_KEY_FILE: CARD_PRIVATE_KEY,
+        CARD_SEALING_PRIVATE_KEY_FILE: CARD_PRIVATE_KEY_FILE,
         CALLBACK_BASE_URL: urls['callback-ingest'],
       },
       'callback-ingest': {
@@ -584,63 +563,4 @@ export interface SaleOptions {
   readonly cvv?: string;
   readonly endpointId?: string;
   readonly description?: string;
-}
-
-/**
- * The sandbox's default merchants with another processing delay per operation (the default file
- * says 1 s), written to `dir`; pass the path as the sandbox's SANDBOX_MERCHANTS_FILE.
- */
-export function sandboxMerchantsWithDelay(dir: string, processingDelayMs: number): string {
-  const source = path.join(REPO_ROOT, 'apps/gateway-sandbox/sandbox.merchants.json');
-  const config = JSON.parse(readFileSync(source, 'utf8')) as {
-    merchants: { processingDelayMs?: number; rsaPublicKeyFile?: string }[];
-  };
-  for (const m of config.merchants) {
-    m.processingDelayMs = processingDelayMs;
-    if (m.rsaPublicKeyFile)
-      m.rsaPublicKeyFile = path.resolve(path.dirname(source), m.rsaPublicKeyFile);
-  }
-  const file = path.join(dir, `sandbox.merchants.${processingDelayMs}ms.json`);
-  writeFileSync(file, JSON.stringify(config, null, 2));
-  return file;
-}
-
-/** Each endpoint's control key as the adapter's sandbox credentials give it (callback-ingest's). */
-function callbackControlKeys(): Record<string, string> {
-  const file = JSON.parse(readFileSync(SANDBOX_CREDENTIALS, 'utf8')) as {
-    endpoints: { endpointId?: string; endpointGroupId?: string; controlKey: string }[];
-  };
-  return Object.fromEntries(
-    file.endpoints.map((e) => [e.endpointId ?? e.endpointGroupId ?? '', e.controlKey]),
-  );
-}
-
-/** The adapter's sandbox credentials with the sandbox's actual address and absolute key paths. */
-function sandboxCredentials(
-  sandboxUrl: string,
-  replyFormat: 'json' | 'form',
-  limits: Readonly<Record<string, Record<string, number>>>,
-): string {
-  const file = JSON.parse(readFileSync(SANDBOX_CREDENTIALS, 'utf8')) as {
-    endpoints: {
-      endpointId?: string;
-      baseUrl: string;
-      rsaPrivateKeyFile?: string;
-      replyFormat?: string;
-      limits?: Record<string, number>;
-    }[];
-  };
-  for (const entry of file.endpoints) {
-    entry.baseUrl = `${sandboxUrl}/paynet`;
-    if (replyFormat === 'form') entry.replyFormat = 'form';
-    const own = entry.endpointId === undefined ? undefined : limits[entry.endpointId];
-    if (own !== undefined) entry.limits = { ...entry.limits, ...own };
-    if (entry.rsaPrivateKeyFile) {
-      entry.rsaPrivateKeyFile = path.resolve(
-        path.dirname(SANDBOX_CREDENTIALS),
-        entry.rsaPrivateKeyFile,
-      );
-    }
-  }
-  return JSON.stringify(file, null, 2);
 }

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import {
   type OneStepPayoutCommand,
   type PayoutFormCommand,
@@ -13,18 +12,14 @@ import {
   type TransferCommand,
   seal,
 } from '@payments/contracts';
-import { SANDBOX_MERCHANT, TEST_CARD_NUMBER } from './payment-stack';
-import { REPO_ROOT } from './processes';
+import { CARD_PUBLIC_KEY_FILE, SANDBOX_MERCHANT, TEST_CARD_NUMBER } from './sandbox-config';
 
 /**
  * Payout commands as a finance system sends them, for the e2e tests and the demo:
  * the destination card sealed to the gateway-adapter's test key with the payout id as associated
  * data. Sent with `PaymentStack.sendRaw` (the record key is the payout id).
  */
-const CARD_PUBLIC_KEY = readFileSync(
-  path.join(REPO_ROOT, 'apps/gateway-adapter/test-keys/card-sealing-test-public.pem'),
-  'utf8',
-);
+const CARD_PUBLIC_KEY = readFileSync(CARD_PUBLIC_KEY_FILE, 'utf8');
 
 export interface PayoutOptions {
   readonly payoutId?: string;

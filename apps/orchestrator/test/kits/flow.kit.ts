@@ -8,8 +8,8 @@
  * The world keeps each saga's events as the runtime would (a rejected decision writes none),
  * resolves inputs made from the state (`(state, sagaId) => input`), and hands every effect to the
  * flow's `carryOut` (which may feed answers back, as the runtime does within its transaction).
- * `moneyOutEffects` carries out what payouts and transfers share: held requests published once
- * the daily budget granted the reservation, and the budget's answers handed back.
+ * Transfers carry out their effects with the payout kit's `moneyOutEffects` (held requests,
+ * the daily budget shared with payouts).
  */
 import type {
   AnyTransferCommand,
@@ -17,14 +17,12 @@ import type {
   GatewayResult,
   GatewayStatusReport,
   PanEligibilityEvent,
-  PayoutBudgetAnswerCommand,
   SubjectOperation,
   TransferEvent,
 } from '@payments/contracts';
 import { PLACEHOLDER_SEALED_CARD } from '@payments/contracts/testing';
 import type { FlowDecision } from '../../src/domain/decision';
 import type { OperationInFlight } from '../../src/domain/gateway-operation';
-import type { OperationEffect } from '../../src/domain/operation-model';
 import {
   decideCheck,
   evolveCheck,
@@ -36,7 +34,6 @@ import type {
   CheckInput,
   CheckState,
 } from '../../src/flows/pan-eligibility/domain/model';
-import type { BudgetRequest, PublishHeldRequest } from '../../src/flows/payout/domain';
 import { decideTransfer, evolveTransfer } from '../../src/flows/transfer/domain';
 import {
   initialTransferState,
@@ -46,7 +43,15 @@ import {
   type TransferState,
 } from '../../src/flows/transfer/domain/model';
 import { idSequence, T0 } from './card-payment.kit';
-import { BudgetBook, ENDPOINT, MERCHANT, POLICY, uuid } from './payout.kit';
+import {
+  BudgetBook,
+  type EffectSink,
+  ENDPOINT,
+  MERCHANT,
+  moneyOutEffects,
+  POLICY,
+  uuid,
+} from './payout.kit';
 
 /** The state every one-operation flow shares: where it is, and the operation in flight. */
 export type OperationState<Op extends SubjectOperation> =
@@ -69,13 +74,6 @@ export interface FlowContract<Input, State, Event, Effect, Ctx> {
   readonly sagaOf?: (input: Input) => string | undefined;
   /** Carries out an effect of saga `sagaId` (default: nothing). */
   readonly carryOut?: (effect: Effect, sagaId: string, world: EffectSink<Input>) => void;
-}
-
-/** What carrying out an effect may do to the world: publish a request, decide an answer. */
-export interface EffectSink<Input> {
-  readonly now: string;
-  readonly sent: Array<{ sagaId: string; operation: string; requestId: string }>;
-  apply(input: Input, sagaId: string): unknown;
 }
 
 export class FlowWorld<
@@ -112,6 +110,10 @@ export class FlowWorld<
 
   types(sagaId = this.last): string[] {
     return this.events(sagaId).map((e) => e.type);
+  }
+
+  publish(sagaId: string, operation: string, requestId: string): void {
+    this.sent.push({ sagaId, operation, requestId });
   }
 
   /** Operations published, in order (`sagaId`: only that saga's). */
@@ -247,55 +249,6 @@ export function statusReply<Op extends SubjectOperation>(
       completedAt: T0,
     },
     about,
-  };
-}
-
-// ---- money out: held requests and the daily budget -------------------------------------------------
-
-type MoneyOutEffect =
-  | OperationEffect
-  | { type: 'send-gateway-request'; request: { operation: string; requestId: string }; held?: true }
-  | PublishHeldRequest
-  | BudgetRequest;
-
-/**
- * Carries out a money-out saga's effects on `book`: requests written held wait for the budget's
- * grant, the budget's answers are decided by the asking saga (`answer` makes its input).
- */
-export function moneyOutEffects<Input>(
-  book: () => BudgetBook,
-  answer: (command: PayoutBudgetAnswerCommand) => Input,
-): (effect: MoneyOutEffect, sagaId: string, world: EffectSink<Input>) => void {
-  const held = new Map<string, { sagaId: string; operation: string }>();
-  return (effect, sagaId, world) => {
-    switch (effect.type) {
-      case 'send-gateway-request': {
-        const { operation, requestId } = effect.request;
-        if (operation === 'status') return;
-        if ('held' in effect && effect.held === true) held.set(requestId, { sagaId, operation });
-        else world.sent.push({ sagaId, operation, requestId });
-        return;
-      }
-      case 'publish-held-request': {
-        const request = held.get(effect.requestId);
-        if (request === undefined) throw new Error(`no held request ${effect.requestId}`);
-        held.delete(effect.requestId);
-        world.sent.push({ ...request, requestId: effect.requestId });
-        return;
-      }
-      case 'reserve-budget':
-      case 'release-budget':
-        for (const a of book().carryOut(effect, world.now)) world.apply(answer(a), a.payoutId);
-        return;
-      case 'resend-gateway-request':
-      case 'schedule-timer':
-      case 'cancel-timer':
-        return;
-      default: {
-        const never: never = effect;
-        throw new Error(`unhandled effect ${JSON.stringify(never)}`);
-      }
-    }
   };
 }
 

@@ -62,6 +62,8 @@ export type OperationState<Op extends SubjectOperation> =
       readonly inFlight?: OperationInFlight<Op>;
     };
 
+type Versioned = { readonly version: number };
+
 export type InputOrFn<Input, State> = Input | ((state: State, sagaId: string) => Input);
 
 export interface FlowContract<Input, State, Event, Effect, Ctx> {
@@ -78,7 +80,7 @@ export interface FlowContract<Input, State, Event, Effect, Ctx> {
 
 export class FlowWorld<
   Input,
-  State,
+  State extends Versioned,
   Event extends { type: string },
   Effect,
   Ctx,
@@ -159,7 +161,7 @@ export class FlowWorld<
   }
 }
 
-export class FlowOutcome<Event extends { type: string }, Effect, State> {
+export class FlowOutcome<Event extends { type: string }, Effect, State extends Versioned> {
   constructor(
     readonly before: State,
     readonly decision: FlowDecision<Event, Effect, string>,
@@ -174,9 +176,14 @@ export class FlowOutcome<Event extends { type: string }, Effect, State> {
     return this;
   }
 
+  /** Refused with `code`: only the flow's command-rejected event, at the next version, no effects. */
   thenRejected(code: string): this {
     expect(this.decision.outcome).toBe('rejected');
     if (this.decision.outcome === 'rejected') expect(this.decision.rejection.code).toBe(code);
+    expect(this.decision.events).toEqual([
+      expect.objectContaining({ reason: code, version: this.before.version + 1 }),
+    ]);
+    expect(this.decision.events[0]?.type).toMatch(/command-rejected$/);
     expect(this.decision.effects).toEqual([]);
     return this;
   }
@@ -187,6 +194,7 @@ export class FlowOutcome<Event extends { type: string }, Effect, State> {
     return this;
   }
 
+  /** Exactly these effects, in this order (`expect.objectContaining` for the parts that matter). */
   thenEffects(expected: readonly unknown[]): this {
     expect(this.decision.effects).toEqual(expected);
     return this;
@@ -198,7 +206,13 @@ export class FlowOutcome<Event extends { type: string }, Effect, State> {
   }
 }
 
-export function flowWorld<Input, State, Event extends { type: string }, Effect, Ctx>(
+export function flowWorld<
+  Input,
+  State extends Versioned,
+  Event extends { type: string },
+  Effect,
+  Ctx,
+>(
   flow: FlowContract<Input, State, Event, Effect, Ctx>,
 ): FlowWorld<Input, State, Event, Effect, Ctx> {
   return new FlowWorld(flow);

@@ -2,8 +2,12 @@
  * given/when/then over the flow contract (decide + evolve), for any flow whose sagas run one
  * gateway operation at a time (test support only).
  *
- *   const world = flowWorld({ decide: decideCheck, evolve: evolveCheck, initial: initialCheckState, ... })
- *   world.given(check(id)).when(answer({ kind: 'unknown', reason: 'timeout' })).then(['...'])
+ *   panEligibilityWorld()
+ *     .given(panEligibility(id))
+ *     .when(eligibilityAnswer({ kind: 'unknown', reason: 'timeout' }))
+ *     .then([{ type: 'pan-eligibility-outcome-unknown' }])
+ *
+ * A new flow's world is `flowWorld({ decide, evolve, initial, context, sagaOf, carryOut })`.
  *
  * The world keeps each saga's events as the runtime would (a rejected decision writes none),
  * resolves inputs made from the state (`(state, sagaId) => input`), and hands every effect to the

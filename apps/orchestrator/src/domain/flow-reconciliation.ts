@@ -4,13 +4,17 @@
  * operations build it from.
  */
 import {
+  check,
   type CheckTime,
+  type Expectation,
   type ExpectationOrSkip,
   type HistoryEvent,
+  inFlightCheck,
   type OperationEvents,
   operationsOf,
   type SagaOrder,
   type SettledOperation,
+  skip,
 } from './reconciliation';
 
 export interface FlowReconciliation {
@@ -86,4 +90,66 @@ export function requestReconciliation<
     latest: (state, at) => latest(state as State, at),
     named: (t) => operations.named(t),
   };
+}
+
+/** Where a saga with nothing in flight stands, as reconciliation reads it. */
+export type SettledAs =
+  | {
+      readonly as: 'approved' | 'not-approved';
+      /** The operation that moved (or would have moved) the money. */
+      readonly operation: string;
+      readonly benign?: readonly string[];
+    }
+  | { readonly as: 'in-flight' | 'never-sent' };
+
+/**
+ * The check of the latest operation of a saga whose money moves on one operation:
+ * never sent (initial) → left out; an operation in flight → checked once its outcome has been
+ * unknown long enough; otherwise as the flow's `settled` reads its status — approved with the
+ * amount, not approved (nothing moved; `benign` operations may stand approved at the gateway), or
+ * left out (still in flight, or refused before anything was sent).
+ */
+export function moneyOperationExpectation<
+  State extends
+    | { readonly status: 'initial' }
+    | {
+        readonly status: string;
+        readonly clientOrderId: string;
+        readonly gatewayOrderId?: string;
+        readonly amount: NonNullable<Expectation['amount']>;
+        readonly inFlight?: Parameters<typeof inFlightCheck>[0];
+      },
+>(
+  state: State,
+  at: CheckTime,
+  settled: (state: Exclude<State, { readonly status: 'initial' }>) => SettledAs,
+): ExpectationOrSkip {
+  if (!('clientOrderId' in state)) return skip('never-sent');
+  const base = {
+    status: state.status,
+    clientOrderId: state.clientOrderId,
+    gatewayOrderId: state.gatewayOrderId,
+  };
+  if (state.inFlight !== undefined)
+    return inFlightCheck(state.inFlight, { ...base, amount: state.amount }, at);
+  const reading = settled(state as Exclude<State, { readonly status: 'initial' }>);
+  switch (reading.as) {
+    case 'approved':
+      return check({
+        ...base,
+        operation: reading.operation,
+        outcome: 'approved',
+        amount: state.amount,
+      });
+    case 'not-approved':
+      return check({
+        ...base,
+        operation: reading.operation,
+        outcome: 'not-approved',
+        ...(reading.benign === undefined ? {} : { benign: reading.benign }),
+      });
+    case 'in-flight':
+    case 'never-sent':
+      return skip(reading.as);
+  }
 }

@@ -38,6 +38,7 @@ import {
   type PayoutPolicy,
   type PayoutState,
   type PayoutTimer,
+  type PublishHeldRequest,
 } from '../../src/flows/payout/domain';
 import type { PayoutDecision } from '../../src/flows/payout/domain/model';
 import { idSequence, T0 } from './card-payment.kit';
@@ -269,8 +270,6 @@ export class PayoutWorld {
   readonly book: BudgetBook;
   /** Every gateway request sent (published), in order. */
   readonly sent: Array<{ payoutId: string; operation: string; requestId: string }> = [];
-  /** Requests written held (awaiting their reservation), by request id. */
-  private readonly held = new Map<string, { payoutId: string; operation: string }>();
 
   constructor(
     readonly policy: PayoutPolicy = POLICY,
@@ -310,36 +309,17 @@ export class PayoutWorld {
     this.payouts.set(payoutId, [...(this.payouts.get(payoutId) ?? []), ...decision.events]);
   }
 
+  private readonly effects = moneyOutEffects<PayoutInput>(
+    () => this.book,
+    (answer) => ({ kind: 'command', command: answer }),
+  );
+
   private carryOut(payoutId: string, effect: PayoutEffect, now: string): void {
-    switch (effect.type) {
-      case 'send-gateway-request': {
-        if (effect.request.operation === 'status') return;
-        const request = { payoutId, operation: effect.request.operation };
-        if (effect.held) this.held.set(effect.request.requestId, request);
-        else this.sent.push({ ...request, requestId: effect.request.requestId });
-        return;
-      }
-      case 'publish-held-request': {
-        const request = this.held.get(effect.requestId);
-        if (request === undefined) throw new Error(`no held request ${effect.requestId}`);
-        this.held.delete(effect.requestId);
-        this.sent.push({ ...request, requestId: effect.requestId });
-        return;
-      }
-      case 'reserve-budget':
-      case 'release-budget':
-        for (const answer of this.book.carryOut(effect, now))
-          this.apply(effect.payoutId, { kind: 'command', command: answer }, now);
-        return;
-      case 'resend-gateway-request':
-      case 'schedule-timer':
-      case 'cancel-timer':
-        return;
-      default: {
-        const never: never = effect;
-        throw new Error(`unhandled effect ${JSON.stringify(never)}`);
-      }
-    }
+    this.effects(effect, payoutId, {
+      now,
+      publish: (id, operation, requestId) => this.sent.push({ payoutId: id, operation, requestId }),
+      apply: (input, id) => this.apply(id, input, now),
+    });
   }
 
   /** A payout checked and registered by the gateway (approved payout-check). */
@@ -370,4 +350,60 @@ export class PayoutWorld {
       (s) => s.operation === 'payout-pay' && (payoutId === undefined || s.payoutId === payoutId),
     ).length;
   }
+}
+
+/** What carrying out an effect may do to the world: publish a request, decide an answer. */
+export interface EffectSink<Input> {
+  readonly now: string;
+  publish(sagaId: string, operation: string, requestId: string): void;
+  apply(input: Input, sagaId: string): unknown;
+}
+
+// ---- money out: held requests and the daily budget, for payouts and transfers ----------
+
+type MoneyOutEffect =
+  | { type: 'resend-gateway-request' | 'schedule-timer' | 'cancel-timer' }
+  | { type: 'send-gateway-request'; request: { operation: string; requestId: string }; held?: true }
+  | PublishHeldRequest
+  | BudgetRequest;
+
+/**
+ * Carries out a money-out saga's effects on `book`: requests written held wait for the budget's
+ * grant, the budget's answers are decided by the asking saga (`answer` makes its input).
+ */
+export function moneyOutEffects<Input>(
+  book: () => BudgetBook,
+  answer: (command: PayoutBudgetAnswerCommand) => Input,
+): (effect: MoneyOutEffect, sagaId: string, world: EffectSink<Input>) => void {
+  const held = new Map<string, { sagaId: string; operation: string }>();
+  return (effect, sagaId, world) => {
+    switch (effect.type) {
+      case 'send-gateway-request': {
+        const { operation, requestId } = effect.request;
+        if (operation === 'status') return;
+        if ('held' in effect && effect.held === true) held.set(requestId, { sagaId, operation });
+        else world.publish(sagaId, operation, requestId);
+        return;
+      }
+      case 'publish-held-request': {
+        const request = held.get(effect.requestId);
+        if (request === undefined) throw new Error(`no held request ${effect.requestId}`);
+        held.delete(effect.requestId);
+        world.publish(request.sagaId, request.operation, effect.requestId);
+        return;
+      }
+      case 'reserve-budget':
+      case 'release-budget':
+        for (const a of book().carryOut(effect, world.now)) world.apply(answer(a), a.payoutId);
+        return;
+      case 'resend-gateway-request':
+      case 'schedule-timer':
+      case 'cancel-timer':
+        return;
+      default: {
+        const never: never = effect;
+        throw new Error(`unhandled effect ${JSON.stringify(never)}`);
+      }
+    }
+  };
 }

@@ -1,34 +1,24 @@
 /** What reconciliation expects of a transfer saga's latest operation, from its state. */
-import {
-  type CheckTime,
-  check,
-  skip,
-  inFlightCheck,
-  type ExpectationOrSkip,
-} from '../../../domain/reconciliation';
-import type { TransferState } from './model';
+import { moneyOperationExpectation, type SettledAs } from '../../../domain/flow-reconciliation';
+import type { CheckTime, ExpectationOrSkip } from '../../../domain/reconciliation';
+import type { OpenTransfer, TransferState } from './model';
 
 /** A transfer (transfer, transfer-by-ref): one operation, reported as `transfer` by the gateway. */
 export function transferExpectation(state: TransferState, at: CheckTime): ExpectationOrSkip {
-  if (state.status === 'initial') return skip('never-sent');
-  const base = {
-    status: state.status,
-    clientOrderId: state.clientOrderId,
-    gatewayOrderId: state.gatewayOrderId,
-  };
-  if (state.inFlight !== undefined) {
-    return inFlightCheck(state.inFlight, { ...base, amount: state.amount }, at);
-  }
+  return moneyOperationExpectation(state, at, settledAs);
+}
+
+function settledAs(state: OpenTransfer): SettledAs {
   switch (state.status) {
     case 'transferred':
-      return check({ ...base, operation: 'transfer', outcome: 'approved', amount: state.amount });
+      return { as: 'approved', operation: 'transfer' };
     case 'declined':
     case 'failed':
-      return check({ ...base, operation: 'transfer', outcome: 'not-approved' });
+      return { as: 'not-approved', operation: 'transfer' };
     case 'transferring':
-      return skip('in-flight');
+      return { as: 'in-flight' };
     case 'refused':
       // The daily limit refused it before its request was sent.
-      return skip('never-sent');
+      return { as: 'never-sent' };
   }
 }

@@ -1,5 +1,5 @@
 import { SingleBar, Presets } from 'cli-progress';
-import { Partitioners } from 'kafkajs';
+import { type Kafka, Partitioners } from 'kafkajs';
 import { sleep } from '@payments/core';
 import { IdempotentSender } from '@payments/kafka/idempotent-sender';
 import {
@@ -9,9 +9,10 @@ import {
   describeDeadLetter,
   matches,
   replayOf,
-} from '../domain/dead-letters';
+} from '@payments/kafka/dead-letters';
 import { slotFor } from '../domain/pace';
-import { deadLetterTopics, readToEnd } from './kafka-read';
+import { existingDeadLetterTopics, readToEnd } from '@payments/kafka/read-to-end';
+import { UsageError } from './errors';
 import { type CommonOptions, kafkaOf } from './options';
 
 export interface DlqOptions extends CommonOptions {
@@ -48,6 +49,21 @@ function filterOf(options: DlqOptions): DeadLetterFilter {
     ...(options.key ? { key: options.key } : {}),
     ...(options.since ? { since: options.since } : {}),
   };
+}
+
+/** The dead-letter topics that exist, or the ones named (each must exist). */
+async function deadLetterTopics(kafka: Kafka, named: readonly string[]): Promise<string[]> {
+  if (named.length === 0) return existingDeadLetterTopics(kafka);
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const existing = await admin.listTopics();
+    const missing = named.filter((t) => !existing.includes(t));
+    if (missing.length > 0) throw new UsageError(`no such topic: ${missing.join(', ')}`);
+    return [...named];
+  } finally {
+    await admin.disconnect();
+  }
 }
 
 function letterLine(l: DeadLetter): string {

@@ -12,7 +12,7 @@ import { Html, html } from './html';
 /** The form field every POST carries (checked against the session by CsrfGuard). */
 export const CSRF_FIELD = '_csrf';
 
-type ApiError = Extract<ApiAnswer<unknown>, { ok: false }>;
+export type ApiError = Extract<ApiAnswer<unknown>, { ok: false }>;
 
 export function apiError(error: ApiError): Html {
   return html`<div class="error" role="alert" id="apiError">
@@ -54,6 +54,7 @@ export function layout(
                   >
                   <a href="/sagas?flow=recurring-schedule" id="viewSchedules">Schedules</a>
                   <a href="/watch" id="viewWatch">Watch</a>
+                  <a href="/dead-letters" id="viewDeadLetters">Dead letters</a>
                   <a href="/reconciliation" id="viewReconciliation">Reconciliation</a>
                   <form method="post" action="/sign-out">
                     <input type="hidden" name="${CSRF_FIELD}" value="${session.csrf}" />

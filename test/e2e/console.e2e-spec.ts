@@ -536,7 +536,7 @@ describe('console: dead letters', () => {
       (fresh) => fresh.length > 0,
       60_000,
     );
-    const at = poison!.at;
+    const at = poison.at;
     expect(poison).toMatchObject({ reason: 'parse', originalTopic: 'payments.commands.v1' });
     const row = (page: Page) => page.locator(`#deadLetters tr[data-at="${at}"]`);
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kafka, KafkaMessage } from 'kafkajs';
 import { withTimeout } from '@payments/core';
+import type { DeadLetterRecord } from './dead-letters';
 import { DLQ_SUFFIX } from './dlq';
 
 export type ReadRecord = KafkaMessage & { readonly topic: string; readonly partition: number };
@@ -65,6 +66,19 @@ export async function readToEnd(
     await admin.deleteGroups([groupId]).catch(() => undefined);
     await admin.disconnect();
   }
+}
+
+/** A record read from a dead-letter topic, as dead-letters.ts takes it. */
+export function deadLetterRecordOf(m: ReadRecord): DeadLetterRecord {
+  return {
+    topic: m.topic,
+    partition: m.partition,
+    offset: m.offset,
+    timestamp: m.timestamp,
+    key: m.key,
+    value: m.value,
+    headers: m.headers ?? {},
+  };
 }
 
 /** The dead-letter topics (`*.dlq`) that exist now, sorted. */

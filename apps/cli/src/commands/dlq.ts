@@ -11,7 +11,11 @@ import {
   replayOf,
 } from '@payments/kafka/dead-letters';
 import { slotFor } from '../domain/pace';
-import { existingDeadLetterTopics, readToEnd } from '@payments/kafka/read-to-end';
+import {
+  deadLetterRecordOf,
+  existingDeadLetterTopics,
+  readToEnd,
+} from '@payments/kafka/read-to-end';
 import { UsageError } from './errors';
 import { type CommonOptions, kafkaOf } from './options';
 
@@ -84,15 +88,7 @@ async function selected(
   const filter = filterOf(options);
   let chosen = 0;
   const examined = await readToEnd(kafka, topics, async (m) => {
-    const record: DeadLetterRecord = {
-      topic: m.topic,
-      partition: m.partition,
-      offset: m.offset,
-      timestamp: m.timestamp,
-      key: m.key,
-      value: m.value,
-      headers: m.headers ?? {},
-    };
+    const record = deadLetterRecordOf(m);
     const letter = describeDeadLetter(record);
     if (!matches(letter, filter)) return;
     if (options.max !== undefined && chosen >= options.max) return;

@@ -1,7 +1,7 @@
 import type { DeadLetterPage, DeadLetterView } from '../../application/admin-api.client';
 import type { SignedInUser } from '../../application/session';
 import { Html, html } from './html';
-import { type ApiError, apiError, CSRF_FIELD } from './pages';
+import { type ApiError, apiError, CSRF_FIELD, reasonField } from './pages';
 
 function replayLink(letter: DeadLetterView): Html {
   return html`<a
@@ -86,14 +86,7 @@ export function replayConfirmPage(at: string, csrf: string, error?: ApiError, re
     <form method="post" action="/dead-letters/replay" id="confirmForm">
       <input type="hidden" name="${CSRF_FIELD}" value="${csrf}" />
       <input type="hidden" name="at" value="${at}" />
-      <label
-        >Why (recorded in the audit with your name)<br /><textarea
-          name="reason"
-          required
-          maxlength="1024"
-        >
-${reason}</textarea></label
-      ><br />
+      ${reasonField(reason)}
       <button type="submit" id="confirm">replay</button>
       <a href="/dead-letters">Cancel</a>
     </form>`;

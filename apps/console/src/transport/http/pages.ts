@@ -344,6 +344,18 @@ export function detailPage(
     </ol>`;
 }
 
+/** The reason an action asks for, recorded in the audit with the person's name. */
+export function reasonField(reason: string): Html {
+  return html`<label
+      >Why (recorded in the audit with your name)<br /><textarea
+        name="reason"
+        required
+        maxlength="1024"
+      >
+${reason}</textarea></label
+    ><br />`;
+}
+
 export function confirmPage(
   saga: SagaSummary,
   action: string,
@@ -360,14 +372,7 @@ export function confirmPage(
     ${error ? apiError(error) : ''}
     <form method="post" action="/sagas/${saga.id}/actions/${action}" id="confirmForm">
       <input type="hidden" name="${CSRF_FIELD}" value="${csrf}" />
-      <label
-        >Why (recorded in the audit with your name)<br /><textarea
-          name="reason"
-          required
-          maxlength="1024"
-        >
-${reason}</textarea></label
-      ><br />
+      ${reasonField(reason)}
       <button type="submit" id="confirm">${action}</button>
       <a href="/sagas/${saga.id}">Cancel</a>
     </form>`;

@@ -8,7 +8,11 @@ import {
   describeDeadLetter,
   replayOf,
 } from '@payments/kafka/dead-letters';
-import { existingDeadLetterTopics, type ReadRecord, readToEnd } from '@payments/kafka/read-to-end';
+import {
+  deadLetterRecordOf,
+  existingDeadLetterTopics,
+  readToEnd,
+} from '@payments/kafka/read-to-end';
 import type { AdminPrincipal } from '../../domain/admin-tokens';
 import { Database } from '../../persistence/database';
 import { Clock, IdGenerator } from '../../runtime/clock';
@@ -50,18 +54,6 @@ export function parseDeadLetterAt(
   };
 }
 
-function recordOf(m: ReadRecord): DeadLetterRecord {
-  return {
-    topic: m.topic,
-    partition: m.partition,
-    offset: m.offset,
-    timestamp: m.timestamp,
-    key: m.key,
-    value: m.value,
-    headers: m.headers ?? {},
-  };
-}
-
 /**
  * The dead letters for the admin API, by the same rules as `payments dlq` (libs/kafka
  * dead-letters.ts): listed from every `*.dlq` topic, and one replayed to its original topic as the
@@ -83,7 +75,11 @@ export class DeadLetterService {
   async list(limit: number): Promise<DeadLetterPage> {
     const topics = await existingDeadLetterTopics(this.kafka);
     const letters: DeadLetter[] = [];
-    await readToEnd(this.kafka, topics, (m) => void letters.push(describeDeadLetter(recordOf(m))));
+    await readToEnd(
+      this.kafka,
+      topics,
+      (m) => void letters.push(describeDeadLetter(deadLetterRecordOf(m))),
+    );
     letters.sort((a, b) => b.time.localeCompare(a.time) || b.at.localeCompare(a.at));
     return { items: letters.slice(0, limit), total: letters.length, topics };
   }
@@ -95,7 +91,8 @@ export class DeadLetterService {
     if (!topics.includes(where.topic)) return { kind: 'not-found' };
     let found: DeadLetterRecord | undefined;
     await readToEnd(this.kafka, [where.topic], (m) => {
-      if (m.partition === where.partition && m.offset === where.offset) found = recordOf(m);
+      if (m.partition === where.partition && m.offset === where.offset)
+        found = deadLetterRecordOf(m);
     });
     if (found === undefined) return { kind: 'not-found' };
     const replay = replayOf(found);

@@ -15,6 +15,7 @@ import {
 } from '@payments/kafka/read-to-end';
 import type { AdminPrincipal } from '../../domain/admin-tokens';
 import { Database } from '../../persistence/database';
+import { DeadLetterReplayEntity } from '../../persistence/entities';
 import { Clock, IdGenerator } from '../../runtime/clock';
 
 /** What the admin API shows of a dead letter: where, when, why — never its value (only its size). */
@@ -100,20 +101,22 @@ export class DeadLetterService {
     const letter = describeDeadLetter(found);
     const auditId = this.ids.next();
     await this.db.transaction(async (tx) => {
-      await tx.query(
-        `INSERT INTO dead_letter_replays (id, at, actor, role, reason, dead_letter, replayed_to, record_key)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [
-          auditId,
-          this.clock.now(),
-          principal.name,
-          principal.role,
+      await tx
+        .createQueryBuilder()
+        .insert()
+        .into(DeadLetterReplayEntity)
+        .values({
+          id: auditId,
+          at: this.clock.now(),
+          actor: principal.name,
+          role: principal.role,
           reason,
-          letter.at,
-          replay.topic,
-          letter.key,
-        ],
-      );
+          deadLetter: letter.at,
+          replayedTo: replay.topic,
+          recordKey: letter.key,
+        })
+        .updateEntity(false)
+        .execute();
       await this.producer.sendRaw(replay.topic, [
         { key: replay.key, value: replay.value, headers: replay.headers },
       ]);

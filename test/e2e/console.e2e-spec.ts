@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { Client } from 'pg';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { CreateScheduleCommand } from '@payments/contracts';
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
@@ -492,6 +493,99 @@ describe('console: Watch', () => {
     expect(anonymous.status).toBe(401);
     const bare = await fetch(`${stack.urls.orchestrator}/admin/live/events`);
     expect(bare.status).toBe(401);
+  });
+});
+
+describe('console: dead letters', () => {
+  interface Letter {
+    at: string;
+    reason: string;
+    originalTopic?: string;
+    replayedFrom?: string;
+  }
+  /** The dead letters as the admin API lists them (the operator's token). */
+  async function deadLetters(): Promise<Letter[]> {
+    const response = await fetch(`${stack.urls.orchestrator}/admin/dead-letters?limit=500`, {
+      headers: { authorization: `Bearer ${OPERATOR}` },
+    });
+    expect(response.status).toBe(200);
+    return ((await response.json()) as { items: Letter[] }).items;
+  }
+  async function replaysOf(
+    at: string,
+  ): Promise<Array<{ actor: string; role: string; reason: string }>> {
+    const client = new Client({ connectionString: orchestratorDb.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ actor: string; role: string; reason: string }>(
+        `SELECT actor, role, reason FROM dead_letter_replays WHERE dead_letter = $1`,
+        [at],
+      );
+      return rows;
+    } finally {
+      await client.end();
+    }
+  }
+
+  it('an operator sees a poison command and replays it (audited; it is dead-lettered again, naming where it came from); a viewer cannot', async () => {
+    const before = new Set((await deadLetters()).map((l) => l.at));
+    // Truncated JSON on the commands topic: the orchestrator dead-letters it at once.
+    await stack.sendRaw('{"type":"sale","paymentId":');
+    const [poison] = await eventually(
+      async () => (await deadLetters()).filter((l) => !before.has(l.at)),
+      (fresh) => fresh.length > 0,
+      60_000,
+    );
+    const at = poison.at;
+    expect(poison).toMatchObject({ reason: 'parse', originalTopic: 'payments.commands.v1' });
+    const row = (page: Page) => page.locator(`#deadLetters tr[data-at="${at}"]`);
+
+    await person('dlq-viewer', async (page, ctx) => {
+      await signIn(page, VIEWER);
+      await page.locator('#viewDeadLetters').click();
+      await page.waitForURL(`${consoleUrl}/dead-letters`);
+      await expect(row(page).locator('.reason').textContent()).resolves.toBe('parse');
+      expect(await page.locator('a.replay').count()).toBe(0);
+      // Without the form's token the console refuses; with it (the viewer's own session), the API does.
+      const noToken = await ctx.request.post(`${consoleUrl}/dead-letters/replay`, {
+        form: { at, reason: 'forged' },
+      });
+      expect(noToken.status()).toBe(403);
+      expect(await noToken.text()).toContain('CSRF_TOKEN_INVALID');
+      await page.goto(`${consoleUrl}/dead-letters/replay?at=${encodeURIComponent(at)}`);
+      await page.locator('textarea[name="reason"]').fill('I am only a viewer');
+      const [answer] = await Promise.all([
+        page.waitForResponse((r) => r.request().method() === 'POST'),
+        page.locator('#confirm').click(),
+      ]);
+      expect(answer.status()).toBe(403);
+      await expect(page.locator('#apiError').textContent()).resolves.toContain('FORBIDDEN');
+    });
+    expect(await replaysOf(at)).toEqual([]);
+
+    await person('dlq-operator', async (page) => {
+      await signIn(page, OPERATOR);
+      await page.goto(`${consoleUrl}/dead-letters`);
+      // Where, when and why — not the record's value.
+      await expect(row(page).textContent()).resolves.not.toContain('paymentId');
+      await row(page).locator('a.replay').click();
+      await page.locator('textarea[name="reason"]').fill('parser fixed, trying again');
+      await page.locator('#confirm').click();
+      await page.waitForURL(/\/dead-letters\?replayed=/);
+      await expect(page.locator('#replayed').textContent()).resolves.toContain(at);
+      expect(await inlineCode(page)).toBe(0);
+    });
+    expect(await replaysOf(at)).toEqual([
+      { actor: 'fiona-finance', role: 'operator', reason: 'parser fixed, trying again' },
+    ]);
+    // The replayed record went back to payments.commands.v1 and, still not JSON, came back here.
+    const again = await eventually(
+      async () => (await deadLetters()).filter((l) => l.replayedFrom === at),
+      (found) => found.length === 1,
+      60_000,
+    );
+    expect(again[0]).toMatchObject({ reason: 'parse', originalTopic: 'payments.commands.v1' });
+    expect(violations).toEqual([]);
   });
 });
 

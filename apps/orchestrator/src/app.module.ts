@@ -40,6 +40,8 @@ import {
 } from './runtime/saga-runtime';
 import { TimerWorker } from './runtime/timer-worker';
 import { AdminController } from './transport/http/admin.controller';
+import { DeadLettersController } from './transport/http/dead-letters.controller';
+import { DeadLetterService } from './application/dead-letters/dead-letter.service';
 import { LiveController } from './transport/http/live.controller';
 import { ReconciliationRunsController } from './transport/http/reconciliation-runs.controller';
 import { PaymentsController } from './transport/http/payments.controller';
@@ -98,7 +100,7 @@ export class AppModule {
         PaymentsController,
         // The admin API exists only when ADMIN_TOKENS names a token.
         ...(config.admin.tokens.length > 0
-          ? [AdminController, LiveController, ReconciliationRunsController]
+          ? [AdminController, LiveController, ReconciliationRunsController, DeadLettersController]
           : []),
         ...(config.testControls.enabled ? [TestControlsController] : []),
       ],
@@ -130,6 +132,7 @@ export class AppModule {
         AdminQueryService,
         SagaGauges,
         AdminActionService,
+        DeadLetterService,
         // The live stream's own consumer group, only where the admin API is served.
         ...(config.admin.tokens.length > 0 ? [LiveFeed] : []),
         ReconciliationRunsQuery,

@@ -1,5 +1,5 @@
 import { SingleBar, Presets } from 'cli-progress';
-import { Partitioners } from 'kafkajs';
+import { type Kafka, Partitioners } from 'kafkajs';
 import { sleep } from '@payments/core';
 import { IdempotentSender } from '@payments/kafka/idempotent-sender';
 import {
@@ -9,9 +9,14 @@ import {
   describeDeadLetter,
   matches,
   replayOf,
-} from '../domain/dead-letters';
+} from '@payments/kafka/dead-letters';
 import { slotFor } from '../domain/pace';
-import { deadLetterTopics, readToEnd } from './kafka-read';
+import {
+  deadLetterRecordOf,
+  existingDeadLetterTopics,
+  readToEnd,
+} from '@payments/kafka/read-to-end';
+import { UsageError } from './errors';
 import { type CommonOptions, kafkaOf } from './options';
 
 export interface DlqOptions extends CommonOptions {
@@ -50,6 +55,21 @@ function filterOf(options: DlqOptions): DeadLetterFilter {
   };
 }
 
+/** The dead-letter topics that exist, or the ones named (each must exist). */
+async function deadLetterTopics(kafka: Kafka, named: readonly string[]): Promise<string[]> {
+  if (named.length === 0) return existingDeadLetterTopics(kafka);
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const existing = await admin.listTopics();
+    const missing = named.filter((t) => !existing.includes(t));
+    if (missing.length > 0) throw new UsageError(`no such topic: ${missing.join(', ')}`);
+    return [...named];
+  } finally {
+    await admin.disconnect();
+  }
+}
+
 function letterLine(l: DeadLetter): string {
   const from =
     l.originalTopic === undefined
@@ -68,15 +88,7 @@ async function selected(
   const filter = filterOf(options);
   let chosen = 0;
   const examined = await readToEnd(kafka, topics, async (m) => {
-    const record: DeadLetterRecord = {
-      topic: m.topic,
-      partition: m.partition,
-      offset: m.offset,
-      timestamp: m.timestamp,
-      key: m.key,
-      value: m.value,
-      headers: m.headers ?? {},
-    };
+    const record = deadLetterRecordOf(m);
     const letter = describeDeadLetter(record);
     if (!matches(letter, filter)) return;
     if (options.max !== undefined && chosen >= options.max) return;

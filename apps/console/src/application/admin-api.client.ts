@@ -42,6 +42,32 @@ export interface ActionAccepted {
   readonly commandType: string;
 }
 
+/** A dead letter as the admin API lists it: where, when and why — never the record's value. */
+export interface DeadLetterView {
+  readonly at: string;
+  readonly time: string;
+  readonly key: string | null;
+  readonly reason: string;
+  readonly error: string;
+  readonly originalTopic?: string;
+  readonly consumerGroup?: string;
+  readonly replayedFrom?: string;
+  readonly bytes: number;
+}
+
+export interface DeadLetterPage {
+  readonly items: readonly DeadLetterView[];
+  readonly total: number;
+  readonly topics: readonly string[];
+}
+
+export interface ReplayDone {
+  readonly auditId: string;
+  readonly deadLetter: string;
+  readonly replayedTo: string;
+  readonly key: string | null;
+}
+
 /**
  * The orchestrator's admin API, called with the signed-in person's own token: the API decides
  * who may read and act, and validates every input; the console passes answers on as they are.
@@ -84,6 +110,14 @@ export class AdminApiClient {
 
   reconciliationRun(token: string, id: string): Promise<ApiAnswer<ReconciliationRunDetail>> {
     return this.call('GET', `/admin/reconciliation/runs/${encodeURIComponent(id)}`, token);
+  }
+
+  deadLetters(token: string): Promise<ApiAnswer<DeadLetterPage>> {
+    return this.call('GET', '/admin/dead-letters?limit=200', token);
+  }
+
+  replayDeadLetter(token: string, at: string, reason: string): Promise<ApiAnswer<ReplayDone>> {
+    return this.call('POST', '/admin/dead-letters/replay', token, { at, reason });
   }
 
   liveMinutes(token: string, minutes: number): Promise<ApiAnswer<LiveMinutes>> {

@@ -9,6 +9,7 @@ import { ReconciliationLookups1768200000000 } from './1768200000000-reconciliati
 import { TimerTraceparent1768300000000 } from './1768300000000-timer-traceparent';
 import { SagaTimeIndexes1769700000000 } from './1769700000000-saga-time-indexes';
 import { SagaOrderIndex1769720000000 } from './1769720000000-saga-order-index';
+import { DeadLetterReplays1769800000000 } from './1769800000000-dead-letter-replays';
 
 /** Every migration of the orchestrator's database, oldest first. Append; never edit an applied one. */
 export const orchestratorMigrations: readonly MigrationClass[] = [
@@ -22,4 +23,5 @@ export const orchestratorMigrations: readonly MigrationClass[] = [
   TimerTraceparent1768300000000,
   SagaTimeIndexes1769700000000,
   SagaOrderIndex1769720000000,
+  DeadLetterReplays1769800000000,
 ];

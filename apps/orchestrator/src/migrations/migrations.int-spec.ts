@@ -65,6 +65,7 @@ describe('runMigrations (real PostgreSQL)', () => {
       'TimerTraceparent1768300000000',
       'SagaTimeIndexes1769700000000',
       'SagaOrderIndex1769720000000',
+      'DeadLetterReplays1769800000000',
     ]);
     expect(messages).toContain('migrations: applied OutboxInbox1767225600000');
     expect(messages).toContain('migrations: applied Payments1767312000000');
@@ -76,6 +77,7 @@ describe('runMigrations (real PostgreSQL)', () => {
     expect(tables.map((t) => t.table_name)).toEqual([
       'admin_audit',
       'commands',
+      'dead_letter_replays',
       'gateway_requests',
       'inbox',
       MIGRATIONS_TABLE,
@@ -178,6 +180,7 @@ describe('runMigrations (real PostgreSQL)', () => {
       'TimerTraceparent1768300000000',
       'SagaTimeIndexes1769700000000',
       'SagaOrderIndex1769720000000',
+      'DeadLetterReplays1769800000000',
     ]);
     const recorded = await query<{ name: string; n: string }>(
       db.url,
@@ -186,6 +189,7 @@ describe('runMigrations (real PostgreSQL)', () => {
     expect(recorded.sort((x, y) => x.name.localeCompare(y.name))).toEqual([
       { name: 'AdminAudit1767800000000', n: '1' },
       { name: 'CommandRejections1767700000000', n: '1' },
+      { name: 'DeadLetterReplays1769800000000', n: '1' },
       { name: 'OutboxInbox1767225600000', n: '1' },
       { name: 'Payments1767312000000', n: '1' },
       { name: 'Reconciliation1767900000000', n: '1' },

@@ -13,6 +13,7 @@ import {
   searchPage,
   signInPage,
 } from './pages';
+import { deadLettersPage, replayConfirmPage } from './dead-letters';
 import { runPage, runsPage } from './reconciliation';
 import { type ConsoleRequest, SESSION_COOKIE, type SessionCookie, writeSession } from './security';
 
@@ -229,6 +230,64 @@ export class ConsoleController {
     if (this.signedOut(answer, response)) return;
     const page = answer.ok ? runPage(answer.body) : errorPage(answer);
     send(response, answer.status, layout('Reconciliation run', page, session));
+  }
+
+  @Get('dead-letters')
+  async deadLetters(
+    @Req() request: ConsoleRequest,
+    @Res() response: Response,
+    @Query('replayed') replayed?: string,
+    @Query('audit') audit?: string,
+  ): Promise<void> {
+    const session = sessionOf(request);
+    const user = this.signedIn(session, response);
+    if (!user) return;
+    const answer = await this.api.deadLetters(user.token);
+    if (this.signedOut(answer, response)) return;
+    const notice =
+      replayed !== undefined && audit !== undefined ? { at: replayed, audit } : undefined;
+    const page = answer.ok ? deadLettersPage(answer.body, user, notice) : errorPage(answer);
+    send(response, answer.status, layout('Dead letters', page, session));
+  }
+
+  @Get('dead-letters/replay')
+  confirmReplay(
+    @Req() request: ConsoleRequest,
+    @Res() response: Response,
+    @Query('at') at?: string,
+  ): void {
+    const session = sessionOf(request);
+    if (!this.signedIn(session, response)) return;
+    send(
+      response,
+      200,
+      layout('Confirm replay', replayConfirmPage(at ?? '', session.csrf), session),
+    );
+  }
+
+  @Post('dead-letters/replay')
+  async replay(
+    @Req() request: ConsoleRequest,
+    @Res() response: Response,
+    @Body() body: Record<string, unknown>,
+  ): Promise<void> {
+    const session = sessionOf(request);
+    const user = this.signedIn(session, response);
+    if (!user) return;
+    const at = typeof body.at === 'string' ? body.at : '';
+    const reason = typeof body.reason === 'string' ? body.reason : '';
+    const answer = await this.api.replayDeadLetter(user.token, at, reason);
+    if (this.signedOut(answer, response)) return;
+    if (!answer.ok) {
+      const page = replayConfirmPage(at, session.csrf, answer, reason);
+      send(response, answer.status, layout('Confirm replay', page, session));
+      return;
+    }
+    const query = new URLSearchParams({
+      replayed: answer.body.deadLetter,
+      audit: answer.body.auditId,
+    });
+    response.redirect(303, `/dead-letters?${query.toString()}`);
   }
 
   /** The signed-in person, or a redirect to the sign-in page. */

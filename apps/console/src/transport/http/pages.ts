@@ -12,7 +12,7 @@ import { Html, html } from './html';
 /** The form field every POST carries (checked against the session by CsrfGuard). */
 export const CSRF_FIELD = '_csrf';
 
-type ApiError = Extract<ApiAnswer<unknown>, { ok: false }>;
+export type ApiError = Extract<ApiAnswer<unknown>, { ok: false }>;
 
 export function apiError(error: ApiError): Html {
   return html`<div class="error" role="alert" id="apiError">
@@ -54,6 +54,7 @@ export function layout(
                   >
                   <a href="/sagas?flow=recurring-schedule" id="viewSchedules">Schedules</a>
                   <a href="/watch" id="viewWatch">Watch</a>
+                  <a href="/dead-letters" id="viewDeadLetters">Dead letters</a>
                   <a href="/reconciliation" id="viewReconciliation">Reconciliation</a>
                   <form method="post" action="/sign-out">
                     <input type="hidden" name="${CSRF_FIELD}" value="${session.csrf}" />
@@ -343,6 +344,18 @@ export function detailPage(
     </ol>`;
 }
 
+/** The reason an action asks for, recorded in the audit with the person's name. */
+export function reasonField(reason: string): Html {
+  return html`<label
+      >Why (recorded in the audit with your name)<br /><textarea
+        name="reason"
+        required
+        maxlength="1024"
+      >
+${reason}</textarea></label
+    ><br />`;
+}
+
 export function confirmPage(
   saga: SagaSummary,
   action: string,
@@ -359,14 +372,7 @@ export function confirmPage(
     ${error ? apiError(error) : ''}
     <form method="post" action="/sagas/${saga.id}/actions/${action}" id="confirmForm">
       <input type="hidden" name="${CSRF_FIELD}" value="${csrf}" />
-      <label
-        >Why (recorded in the audit with your name)<br /><textarea
-          name="reason"
-          required
-          maxlength="1024"
-        >
-${reason}</textarea></label
-      ><br />
+      ${reasonField(reason)}
       <button type="submit" id="confirm">${action}</button>
       <a href="/sagas/${saga.id}">Cancel</a>
     </form>`;

@@ -8,6 +8,7 @@ export const CHART_MINUTES = 30;
 /** The Watch page: the live list (filled by /assets/console.js from /watch/events) and the chart. */
 export function watchPage(): Html {
   return html`<h1>Watch</h1>
+    <p>Records a consumer could not process: <a href="/dead-letters">dead letters</a>.</p>
     <section>
       <h2>Per minute</h2>
       <div id="minutes" hx-get="/watch/minutes" hx-trigger="load, every 5s" hx-swap="innerHTML">

@@ -38,6 +38,7 @@ describe('orchestrator entities and migrations (real PostgreSQL)', () => {
     expect(dataSource.entityMetadatas.map((m) => m.tableName).sort()).toEqual([
       'admin_audit',
       'commands',
+      'dead_letter_replays',
       'gateway_requests',
       'inbox',
       'outbox',

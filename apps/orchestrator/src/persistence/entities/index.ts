@@ -1,5 +1,6 @@
 import { AdminAuditEntity } from './admin-audit.entity';
 import { CommandEntity } from './command.entity';
+import { DeadLetterReplayEntity } from './dead-letter-replay.entity';
 import { GatewayRequestEntity } from './gateway-request.entity';
 import { InboxEntity } from './inbox.entity';
 import { OutboxEntity } from './outbox.entity';
@@ -11,6 +12,7 @@ import { TimerEntity } from './timer.entity';
 export {
   AdminAuditEntity,
   CommandEntity,
+  DeadLetterReplayEntity,
   GatewayRequestEntity,
   InboxEntity,
   OutboxEntity,
@@ -33,4 +35,5 @@ export const orchestratorEntities = [
   AdminAuditEntity,
   ReconciliationRunEntity,
   ReconciliationCheckEntity,
+  DeadLetterReplayEntity,
 ];

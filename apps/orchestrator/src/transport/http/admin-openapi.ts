@@ -6,6 +6,8 @@ import { ORCHESTRATOR_CONFIG } from '../../config';
 import { AdminQueryService } from '../../application/queries/admin-query.service';
 import { LiveFeed } from '../../application/live/live-feed.service';
 import { AdminController } from './admin.controller';
+import { DeadLettersController } from './dead-letters.controller';
+import { DeadLetterService } from '../../application/dead-letters/dead-letter.service';
 import { LiveController } from './live.controller';
 import { ReconciliationRunsController } from './reconciliation-runs.controller';
 import { ReconciliationRunsQuery } from '../../application/queries/reconciliation-runs.query';
@@ -15,12 +17,18 @@ import { ReconciliationRunsQuery } from '../../application/queries/reconciliatio
  * never called while the document is built (no request is served), so empty objects stand in.
  */
 @Module({
-  controllers: [AdminController, LiveController, ReconciliationRunsController],
+  controllers: [
+    AdminController,
+    LiveController,
+    ReconciliationRunsController,
+    DeadLettersController,
+  ],
   providers: [
     { provide: ReconciliationRunsQuery, useValue: {} },
     { provide: LiveFeed, useValue: {} },
     { provide: AdminQueryService, useValue: {} },
     { provide: AdminActionService, useValue: {} },
+    { provide: DeadLetterService, useValue: {} },
     { provide: ORCHESTRATOR_CONFIG, useValue: { admin: { tokens: [] } } },
   ],
 })
@@ -33,7 +41,7 @@ export async function buildAdminOpenApiDocument(): Promise<OpenAPIObject> {
     const config = new DocumentBuilder()
       .setTitle('payments orchestrator — admin API')
       .setDescription(
-        'Search sagas, read one with its history, events, gateway requests and audit, and act on it. Bearer tokens from ADMIN_TOKENS (roles viewer, operator). Every action is an ordinary command on payments.commands.v1, audited on payments.admin.audit.v1 in the same transaction.',
+        'Search sagas, read one with its history, events, gateway requests and audit, and act on it; list the dead letters and replay one (audited in dead_letter_replays). Bearer tokens from ADMIN_TOKENS (roles viewer, operator). Every action is an ordinary command on payments.commands.v1, audited on payments.admin.audit.v1 in the same transaction.',
       )
       .setVersion('1')
       .addBearerAuth()

@@ -75,7 +75,7 @@ export const ActionBody = z.strictObject({
   reason: z.string().trim().min(1, 'say why').max(1024),
 });
 
-function parsed<T>(schema: z.ZodType<T>, value: unknown): T {
+export function parsed<T>(schema: z.ZodType<T>, value: unknown): T {
   const result = schema.safeParse(value ?? {});
   if (!result.success) {
     throw new BadRequestException({

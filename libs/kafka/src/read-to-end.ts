@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Kafka, KafkaMessage } from 'kafkajs';
 import { withTimeout } from '@payments/core';
-import { UsageError } from './errors';
+import type { DeadLetterRecord } from './dead-letters';
+import { DLQ_SUFFIX } from './dlq';
 
 export type ReadRecord = KafkaMessage & { readonly topic: string; readonly partition: number };
 
@@ -18,7 +19,7 @@ export async function readToEnd(
 ): Promise<number> {
   const admin = kafka.admin();
   await admin.connect();
-  const groupId = `payments-cli-read-${randomUUID()}`;
+  const groupId = `payments-read-${randomUUID()}`;
   const remaining = new Map<string, bigint>(); // `${topic}/${partition}` → last offset to read
   try {
     for (const topic of topics) {
@@ -67,16 +68,25 @@ export async function readToEnd(
   }
 }
 
-/** The dead-letter topics that exist (`*.dlq`), or the ones named (each must exist). */
-export async function deadLetterTopics(kafka: Kafka, named: readonly string[]): Promise<string[]> {
+/** A record read from a dead-letter topic, as dead-letters.ts takes it. */
+export function deadLetterRecordOf(m: ReadRecord): DeadLetterRecord {
+  return {
+    topic: m.topic,
+    partition: m.partition,
+    offset: m.offset,
+    timestamp: m.timestamp,
+    key: m.key,
+    value: m.value,
+    headers: m.headers ?? {},
+  };
+}
+
+/** The dead-letter topics (`*.dlq`) that exist now, sorted. */
+export async function existingDeadLetterTopics(kafka: Kafka): Promise<string[]> {
   const admin = kafka.admin();
   await admin.connect();
   try {
-    const existing = await admin.listTopics();
-    if (named.length === 0) return existing.filter((t) => t.endsWith('.dlq')).sort();
-    const missing = named.filter((t) => !existing.includes(t));
-    if (missing.length > 0) throw new UsageError(`no such topic: ${missing.join(', ')}`);
-    return [...named];
+    return (await admin.listTopics()).filter((t) => t.endsWith(DLQ_SUFFIX)).sort();
   } finally {
     await admin.disconnect();
   }

@@ -1,8 +1,9 @@
 /**
  * Which dead letters an operator picked, and how one goes back to where it came from. Pure: the
- * `dlq` commands read records with kafkajs and hand them here.
+ * CLI's `dlq` commands and the orchestrator's admin API read records (read-to-end.ts) and hand
+ * them here, so both list and replay by the same rules.
  */
-import { DLQ_HEADER as DLQ_HEADERS, DLQ_SUFFIX } from '@payments/kafka/dlq';
+import { DLQ_HEADER as DLQ_HEADERS, DLQ_SUFFIX } from './dlq';
 
 /** Set on a replayed record: the dead letter it came from (`<topic>/<partition>/<offset>`). */
 export const REPLAYED_FROM_HEADER = 'dlq-replayed-from';

@@ -35,7 +35,6 @@ import { randomUUID } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Partitioners } from 'kafkajs';
 import { Pool } from 'pg';
 import { ensureBroker, freshDatabase } from '../scripts/stack/infra';
 import { kafkaClient } from '../scripts/stack/kafka-io';
@@ -53,6 +52,7 @@ import {
   measureBreakdown,
   type Processes,
 } from './support/breakdown';
+import { type Figures, figures, floor, withTimeout } from './support/floor';
 import { hopLatencies, hopLines, hopOffsets, type SaleTimes } from './support/hops';
 
 const SALES = Number(process.env.BENCH_SALES ?? 300);
@@ -71,138 +71,7 @@ const KAFKA_PORT = Number(process.env.BENCH_KAFKA_PORT ?? 29192);
 const PAIR = process.env.BENCH_PAIR;
 const CONCURRENCY = 3; // KAFKA_CONSUMER_CONCURRENCY default of the apps
 const PARTITIONS = 6; // KAFKA_TOPIC_PARTITIONS default of the apps
-
-interface Figures {
-  readonly count: number;
-  readonly seconds: number;
-  readonly perSecond: number;
-  readonly p50: number;
-  readonly p95: number;
-  readonly p99: number;
-  readonly max: number;
-}
-
-function figures(latenciesMs: number[], seconds: number): Figures {
-  const sorted = [...latenciesMs].sort((a, b) => a - b);
-  const at = (q: number) =>
-    sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
-  return {
-    count: sorted.length,
-    seconds,
-    perSecond: sorted.length / seconds,
-    p50: at(0.5),
-    p95: at(0.95),
-    p99: at(0.99),
-    max: sorted.at(-1) ?? NaN,
-  };
-}
-
-/**
- * The floor: what a consume → INSERT → produce service does on this broker and database. Naive:
- * per message, one INSERT and one produce, three partitions at a time (the apps' concurrency).
- * Batched: per fetched batch, one multi-row INSERT and one produce call.
- */
-async function floor(
-  brokers: string[],
-  databaseUrl: string,
-  mode: 'naive' | 'batched',
-): Promise<Figures> {
-  const kafka = kafkaClient(brokers, 'bench-floor');
-  const suffix = randomUUID().slice(0, 8);
-  const inTopic = `bench.floor.in.${suffix}`;
-  const outTopic = `bench.floor.out.${suffix}`;
-  const admin = kafka.admin();
-  await admin.connect();
-  await admin.createTopics({
-    waitForLeaders: true,
-    topics: [inTopic, outTopic].map((topic) => ({ topic, numPartitions: PARTITIONS })),
-  });
-  await admin.disconnect();
-  const pool = new Pool({ connectionString: databaseUrl, max: 10 });
-  const table = `floor_events_${mode}`;
-  await pool.query(`CREATE TABLE ${table} (id uuid PRIMARY KEY, payload jsonb NOT NULL)`);
-  const producer = kafka.producer({
-    idempotent: true,
-    maxInFlightRequests: 1,
-    createPartitioner: Partitioners.DefaultPartitioner,
-  });
-  await producer.connect();
-  const worker = kafka.consumer({ groupId: `bench-floor-${suffix}-${mode}`, maxWaitTimeInMs: 50 });
-  await worker.connect();
-  await worker.subscribe({ topic: inTopic, fromBeginning: true });
-  if (mode === 'naive') {
-    await worker.run({
-      partitionsConsumedConcurrently: CONCURRENCY,
-      eachMessage: async ({ message }) => {
-        const value = message.value?.toString('utf8') ?? '{}';
-        const { id } = JSON.parse(value) as { id: string };
-        await pool.query(`INSERT INTO ${table} (id, payload) VALUES ($1, $2)`, [id, value]);
-        await producer.send({ topic: outTopic, acks: -1, messages: [{ key: message.key, value }] });
-      },
-    });
-  } else {
-    await worker.run({
-      partitionsConsumedConcurrently: CONCURRENCY,
-      eachBatch: async ({ batch }) => {
-        const values = batch.messages.map((m) => m.value?.toString('utf8') ?? '{}');
-        const ids = values.map((v) => (JSON.parse(v) as { id: string }).id);
-        await pool.query(
-          `INSERT INTO ${table} (id, payload) SELECT * FROM unnest($1::uuid[], $2::jsonb[])`,
-          [ids, values],
-        );
-        await producer.send({
-          topic: outTopic,
-          acks: -1,
-          messages: batch.messages.map((m, i) => ({ key: m.key, value: values[i] ?? null })),
-        });
-      },
-    });
-  }
-  const sentAt = new Map<string, number>();
-  const latencies: number[] = [];
-  let last = 0;
-  const observer = kafka.consumer({
-    groupId: `bench-floor-observer-${suffix}-${mode}`,
-    maxWaitTimeInMs: 50,
-  });
-  await observer.connect();
-  await observer.subscribe({ topic: outTopic, fromBeginning: true });
-  const done = new Promise<void>((resolve) => {
-    void observer.run({
-      eachMessage: async ({ message }) => {
-        const { id } = JSON.parse(message.value?.toString('utf8') ?? '{}') as { id: string };
-        const start = sentAt.get(id);
-        if (start !== undefined) {
-          last = Date.now();
-          latencies.push(last - start);
-          if (latencies.length === FLOOR_MESSAGES) resolve();
-        }
-        await Promise.resolve();
-      },
-    });
-  });
-  const sender = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
-  await sender.connect();
-  const first = Date.now();
-  for (let i = 0; i < FLOOR_MESSAGES; i += 100) {
-    const batch = Array.from({ length: Math.min(100, FLOOR_MESSAGES - i) }, () => {
-      const id = randomUUID();
-      sentAt.set(id, Date.now());
-      return { key: id, value: JSON.stringify({ id, amount: { minor: 1_000, currency: 'USD' } }) };
-    });
-    await sender.send({ topic: inTopic, acks: -1, messages: batch });
-  }
-  await withTimeout(done, 300_000, 'floor');
-  const result = figures(latencies, (last - first) / 1000);
-  await Promise.all([
-    sender.disconnect(),
-    worker.disconnect(),
-    observer.disconnect(),
-    producer.disconnect(),
-  ]);
-  await pool.end();
-  return result;
-}
+const FLOOR = { messages: FLOOR_MESSAGES, partitions: PARTITIONS, concurrency: CONCURRENCY };
 
 /** What a mode's sales came to: latency figures, outcomes, the ledger's charges, per-sale times. */
 interface ModeResult extends Figures {
@@ -370,15 +239,6 @@ function summariseProfiles(dir: string, appOfPid: ReadonlyMap<string, string>): 
   return `${lines.join('\n')}\n`;
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  return Promise.race([
-    promise,
-    new Promise<T>((_, reject) =>
-      setTimeout(() => reject(new Error(`${what}: no result in ${ms} ms`)), ms).unref(),
-    ),
-  ]);
-}
-
 function row(name: string, f: Figures, unit: string): string {
   const ms = (v: number) => String(v).padStart(7);
   return `${name.padEnd(38)} ${String(f.count).padStart(6)} ${f.seconds.toFixed(1).padStart(8)} ${f.perSecond.toFixed(1).padStart(9)} ${unit.padEnd(9)} ${ms(f.p50)} ${ms(f.p95)} ${ms(f.p99)} ${ms(f.max)}`;
@@ -494,8 +354,8 @@ async function main(): Promise<void> {
     let batched: Figures | undefined;
     if (FLOOR_MESSAGES > 0) {
       process.stdout.write('measuring the floors on the same broker and database server...\n');
-      naive = await floor(broker.brokers, floorDb, 'naive');
-      batched = await floor(broker.brokers, floorDb, 'batched');
+      naive = await floor(broker.brokers, floorDb, 'naive', FLOOR);
+      batched = await floor(broker.brokers, floorDb, 'batched', FLOOR);
     }
 
     process.stdout.write(

@@ -2,7 +2,7 @@ import type { Kafka } from 'kafkajs';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, validateRetryPolicy } from './backoff';
 import type { KafkaMessageHandler } from './handler';
 import type { KafkaLogger } from './logger';
-import { KAFKA_DEFAULTS } from './options';
+import { KAFKA_DEFAULTS, type KafkaConsumerOptions, type KafkaModuleOptions } from './options';
 import type { KafkaProducerService } from './producer.service';
 
 export type ConsumerState = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped' | 'crashed';
@@ -56,32 +56,19 @@ export function indexHandlers(
 
 /** Consumer settings from the module-wide and the per-group options, with defaults. */
 export function resolveConsumerSettings(
-  root: {
-    readonly partitionsConsumedConcurrently?: number;
-    readonly topicPartitions?: number;
-    readonly sendTimeoutMs?: number;
-    readonly maxMessageBytes?: number;
-    readonly maxValueDepth?: number;
-    readonly replicationFactor?: number;
-    readonly minInsyncReplicas?: number;
-    readonly sessionTimeoutMs?: number;
-    readonly heartbeatIntervalMs?: number;
-  },
-  group: {
-    readonly groupId: string;
-    readonly retry?: Partial<RetryPolicy>;
-    readonly partitionsConsumedConcurrently?: number;
-    readonly topicPartitions?: number;
-    readonly fromBeginning?: boolean;
-    readonly lagIntervalMs?: number;
-    readonly sessionTimeoutMs?: number;
-    readonly heartbeatIntervalMs?: number;
-    readonly maxWaitTimeMs?: number;
-    readonly maxRestarts?: number;
-    readonly shutdownTimeoutMs?: number;
-    readonly autoStart?: boolean;
-    readonly maxBatchMessages?: number;
-  },
+  root: Pick<
+    KafkaModuleOptions,
+    | 'partitionsConsumedConcurrently'
+    | 'topicPartitions'
+    | 'sendTimeoutMs'
+    | 'maxMessageBytes'
+    | 'maxValueDepth'
+    | 'replicationFactor'
+    | 'minInsyncReplicas'
+    | 'sessionTimeoutMs'
+    | 'heartbeatIntervalMs'
+  >,
+  group: Omit<KafkaConsumerOptions, 'handlers'>,
 ): ResolvedConsumerSettings {
   const maxBatchMessages = group.maxBatchMessages ?? KAFKA_DEFAULTS.maxBatchMessages;
   if (!Number.isInteger(maxBatchMessages) || maxBatchMessages < 1) {

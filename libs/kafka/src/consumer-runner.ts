@@ -5,36 +5,32 @@ import {
   type EachBatchPayload,
   type EachMessagePayload,
   type KafkaMessage,
-  type Kafka,
-  KafkaJSError,
-  KafkaJSNonRetriableError,
-  KafkaJSProtocolError,
 } from 'kafkajs';
 import { sleep, withTimeout } from '@payments/core';
 import { correlationIdFromHeaders, runWithCorrelationId } from '@payments/logging';
 import { type HealthCheck, type SpanScope, startSpan } from '@payments/observability';
-import {
-  backoffDelay,
-  DEFAULT_RETRY_POLICY,
-  type RetryPolicy,
-  validateRetryPolicy,
-} from './backoff';
-import {
-  buildDlqHeaders,
-  dlqTopicFor,
-  type DlqReason,
-  maskDlqBytes,
-  sanitizeErrorText,
-} from './dlq';
+import { backoffDelay, validateRetryPolicy } from './backoff';
+import { coordinates, type DeadLetterWriter, writeDeadLetter } from './consumer-dead-letter';
+import { ConsumerStoppingError, rebalanceCause } from './consumer-errors';
+import { topicLag } from './consumer-lag';
+import { type ConsumerRunnerDeps, type ConsumerState, indexHandlers } from './consumer-settings';
+import { consumeSpan } from './consumer-spans';
+import { dlqTopicFor, type DlqReason, sanitizeErrorText } from './dlq';
 import { errorMessage, isNonRetriable, whileMetadataSettles } from './errors';
 import type { KafkaMessageHandler } from './handler';
 import type { ConsumedMessage } from './message';
-import type { KafkaLogger } from './logger';
 import { decodeMessage } from './message';
 import { kafkaConsumerMetrics, type KafkaConsumerMetrics } from './metrics';
-import { KAFKA_DEFAULTS } from './options';
-import type { KafkaProducerService } from './producer.service';
 import { ensureTopics } from './topics';
+
+export { rebalanceCause } from './consumer-errors';
+export {
+  type ConsumerRunnerDeps,
+  type ConsumerState,
+  indexHandlers,
+  type ResolvedConsumerSettings,
+  resolveConsumerSettings,
+} from './consumer-settings';
 
 /*
  * Why a Nest-managed consumer (a provider with lifecycle hooks) and not a `@nestjs/microservices`
@@ -55,52 +51,6 @@ import { ensureTopics } from './topics';
  * Handlers stay thin transport adapters (STYLE.md practice 1): a provider with topic, schema and
  * `handle`, registered with `KafkaModule.forConsumer({ groupId, handlers: [...] })`.
  */
-
-export type ConsumerState = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped' | 'crashed';
-
-export interface ResolvedConsumerSettings {
-  readonly groupId: string;
-  readonly retry: RetryPolicy;
-  readonly partitionsConsumedConcurrently: number;
-  readonly topicPartitions: number;
-  readonly fromBeginning: boolean;
-  readonly lagIntervalMs: number;
-  readonly sessionTimeoutMs: number;
-  readonly heartbeatIntervalMs: number;
-  readonly maxWaitTimeMs: number;
-  readonly maxRestarts: number;
-  readonly shutdownTimeoutMs: number;
-  readonly sendTimeoutMs: number;
-  readonly autoStart: boolean;
-  /** A value larger than this is poison (DLQ `parse`) before it is parsed. */
-  readonly maxMessageBytes: number;
-  /** A value nested deeper than this is poison (DLQ `parse`) before it is parsed. */
-  readonly maxValueDepth: number;
-  /** Most messages one `handleBatch` call gets (handlers that have one; default 100). */
-  readonly maxBatchMessages: number;
-  readonly replicationFactor: number;
-  readonly minInsyncReplicas: number;
-}
-
-export interface ConsumerRunnerDeps {
-  readonly kafka: Kafka;
-  readonly producer: Pick<KafkaProducerService, 'sendRaw'>;
-  readonly logger: KafkaLogger;
-  readonly settings: ResolvedConsumerSettings;
-  /** Called once at start (Nest providers are resolved lazily, after every module is ready). */
-  readonly handlers: () => readonly KafkaMessageHandler[];
-}
-
-/**
- * Thrown into kafkajs for messages reached after a stop began: they stay uncommitted and kafkajs
- * does not move on to later messages of the batch. Retriable on purpose: kafkajs's fetch loop then
- * sees that it is no longer running and ends quietly (a non-retriable error would be a CRASH).
- */
-class ConsumerStoppingError extends KafkaJSError {
-  constructor() {
-    super('consumer is stopping; message left for redelivery', { retriable: true });
-  }
-}
 
 type Outcome = 'committed' | 'left-uncommitted';
 
@@ -136,12 +86,21 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
   private idleWaiters: Array<() => void> = [];
   private readonly abort = new AbortController();
   private readonly metrics: KafkaConsumerMetrics = kafkaConsumerMetrics();
+  private readonly deadLetterWriter: DeadLetterWriter;
   private readonly joined: Promise<void>;
   private markJoined: () => void = () => undefined;
 
   constructor(private readonly deps: ConsumerRunnerDeps) {
     this.groupId = deps.settings.groupId;
     validateRetryPolicy(deps.settings.retry);
+    this.deadLetterWriter = {
+      groupId: this.groupId,
+      producer: deps.producer,
+      logger: deps.logger,
+      metrics: this.metrics,
+      sendTimeoutMs: deps.settings.sendTimeoutMs,
+      markCrashed: (reason) => this.markCrashed(reason),
+    };
     this.joined = new Promise((resolve) => {
       this.markJoined = resolve;
     });
@@ -326,25 +285,9 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
     if (!admin) throw new Error('consumer not started');
     const result = new Map<string, number>();
     for (const topic of this.topics) {
-      const [watermarks, committed] = await Promise.all([
-        admin.fetchTopicOffsets(topic),
-        admin.fetchOffsets({ groupId: this.groupId, topics: [topic] }),
-      ]);
-      const committedBy = new Map(
-        (committed.find((c) => c.topic === topic)?.partitions ?? []).map((p) => [
-          p.partition,
-          BigInt(p.offset),
-        ]),
-      );
-      let lag = 0n;
-      for (const w of watermarks) {
-        const high = BigInt(w.high);
-        const c = committedBy.get(w.partition);
-        const from = c !== undefined && c >= 0n ? c : BigInt(w.low);
-        if (high > from) lag += high - from;
-      }
-      result.set(topic, Number(lag));
-      this.metrics.lag.set({ group: this.groupId, topic }, Number(lag));
+      const lag = await topicLag(admin, this.groupId, topic);
+      result.set(topic, lag);
+      this.metrics.lag.set({ group: this.groupId, topic }, lag);
     }
     return result;
   }
@@ -441,7 +384,7 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
     );
     // One consume span per message (each continues its own trace, and the handler sees its
     // traceparent rewritten to it); the batch is handled in one span linked to all of them.
-    const consumed = decoded.map((message) => this.consumeSpan(message));
+    const consumed = decoded.map((message) => consumeSpan(this.groupId, message));
     const traced = consumed.map((c) => c.message);
     const handleSpan = startSpan(`handle ${topic}`, {
       ...(consumed[0]?.span.traceparent === undefined
@@ -527,7 +470,7 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
     });
     if (!decoded.ok) return this.deadLetter(payload, decoded.reason, decoded.error);
 
-    const { span, message } = this.consumeSpan(decoded.message);
+    const { span, message } = consumeSpan(this.groupId, decoded.message);
     let outcome: Outcome | undefined;
     try {
       outcome = await this.handleWithRetries(payload, handler, message, span);
@@ -536,37 +479,6 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
       span.setAttributes({ 'payments.outcome': outcome ?? 'failed' });
       span.end();
     }
-  }
-
-  /**
-   * The `process <topic>` span of a consumed message, child of the message's `traceparent`, and
-   * the message as the handler gets it: `traceparent` rewritten to that span, so that what the
-   * handler writes (`messageTraceparent`) continues from it. Tracing off: the message as it is.
-   */
-  private consumeSpan(message: ConsumedMessage<unknown>): {
-    span: SpanScope;
-    message: ConsumedMessage<unknown>;
-  } {
-    const span = startSpan(`process ${message.topic}`, {
-      kind: 'consumer',
-      ...(message.headers.traceparent === undefined ? {} : { parent: message.headers.traceparent }),
-      attributes: {
-        'messaging.system': 'kafka',
-        'messaging.operation.type': 'process',
-        'messaging.destination.name': message.topic,
-        'messaging.consumer.group.name': this.groupId,
-        'messaging.destination.partition.id': String(message.partition),
-        'messaging.kafka.offset': Number(message.offset),
-      },
-    });
-    const traceparent = span.traceparent;
-    return {
-      span,
-      message:
-        traceparent === undefined
-          ? message
-          : { ...message, headers: { ...message.headers, traceparent } },
-    };
   }
 
   private async handleWithRetries(
@@ -655,42 +567,7 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
     reason: DlqReason,
     error: string,
   ): Promise<Outcome> {
-    const { topic, partition, message } = payload;
-    const dlqTopic = dlqTopicFor(topic);
-    const headers = buildDlqHeaders(message.headers, {
-      reason,
-      error,
-      topic,
-      partition,
-      offset: message.offset,
-      groupId: this.groupId,
-    });
-    try {
-      await this.deps.producer.sendRaw(
-        dlqTopic,
-        [{ key: maskDlqBytes(message.key), value: maskDlqBytes(message.value), headers }],
-        { timeoutMs: this.deps.settings.sendTimeoutMs },
-      );
-    } catch (sendError) {
-      const why = sanitizeErrorText(errorMessage(sendError));
-      this.markCrashed(
-        `dead-letter write to ${dlqTopic} failed for ${topic}/${partition}@${message.offset}: ${why}`,
-      );
-      // Non-retriable for kafkajs: no restart, nothing committed; the message is redelivered
-      // to whichever consumer owns the partition next.
-      throw new KafkaJSNonRetriableError(`dead-letter write failed: ${why}`);
-    }
-    this.metrics.deadLettered.inc({ group: this.groupId, topic, reason });
-    this.deps.logger.warn(
-      {
-        ...coordinates(payload),
-        groupId: this.groupId,
-        reason,
-        error: sanitizeErrorText(error),
-        dlqTopic,
-      },
-      'message dead-lettered',
-    );
+    await writeDeadLetter(this.deadLetterWriter, payload, reason, error);
     await this.commit(payload);
     return 'committed';
   }
@@ -719,149 +596,4 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
     await this.consumer?.disconnect().catch(() => undefined);
     await this.admin?.disconnect().catch(() => undefined);
   }
-}
-
-/**
- * kafkajs's protocol errors its runner answers by re-joining the group (`isRebalancing`, and
- * UNKNOWN_MEMBER_ID, which a broker restart produced in the chaos run).
- */
-const REBALANCE_ERRORS = [
-  {
-    type: 'NOT_COORDINATOR_FOR_GROUP',
-    code: 16,
-    message: 'This is not the correct coordinator for this group',
-  },
-  { type: 'ILLEGAL_GENERATION', code: 22, message: 'Specified group generation id is not valid' },
-  {
-    type: 'REBALANCE_IN_PROGRESS',
-    code: 27,
-    message: 'The group is rebalancing, so a rejoin is needed',
-  },
-  {
-    type: 'UNKNOWN_MEMBER_ID',
-    code: 25,
-    message: 'The coordinator is not aware of this member',
-  },
-] as const;
-
-/**
- * The group's coordinator is loading its state or not available yet: what a commit meets right
- * after a broker restart, once kafkajs's own commit retries are spent. The answer is the same as
- * for a moved coordinator — find it again and re-join — so it is handed back to kafkajs as
- * NOT_COORDINATOR_FOR_GROUP, which its runner re-joins on; otherwise the wrapped error crashed
- * the consumer for good and only the liveness probe brought it back.
- */
-const COORDINATOR_AWAY_ERRORS = [
-  {
-    type: 'GROUP_LOAD_IN_PROGRESS',
-    message: "The coordinator is loading and hence can't process requests for this group",
-  },
-  { type: 'GROUP_COORDINATOR_NOT_AVAILABLE', message: 'The group coordinator is not available' },
-] as const;
-
-const FIND_COORDINATOR_AGAIN = REBALANCE_ERRORS[0];
-
-/**
- * The protocol error saying the group moved on (or its coordinator is away), when `error` is one
- * or wraps one. kafkajs's retrier re-wraps it as KafkaJSNonRetriableError keeping only the
- * message, so the message is matched too; the result carries the `type` kafkajs's runner
- * re-joins on.
- */
-export function rebalanceCause(error: unknown): Error | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 8 && current instanceof Error; depth++) {
-    const { message } = current;
-    const type = (current as { type?: unknown }).type;
-    const matches = (e: { type: string; message: string }) =>
-      e.type === type || e.message === message;
-    const known =
-      REBALANCE_ERRORS.find(matches) ??
-      (COORDINATOR_AWAY_ERRORS.some(matches) ? FIND_COORDINATOR_AGAIN : undefined);
-    if (known) {
-      // kafkajs's typings take a string or an Error; its constructor reads type, code, retriable.
-      const protocolError = Object.assign(new Error(known.message), known, { retriable: false });
-      return new KafkaJSProtocolError(protocolError);
-    }
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
-function coordinates(payload: EachMessagePayload): Record<string, unknown> {
-  return { topic: payload.topic, partition: payload.partition, offset: payload.message.offset };
-}
-
-export function indexHandlers(
-  handlers: readonly KafkaMessageHandler[],
-): Map<string, KafkaMessageHandler> {
-  if (handlers.length === 0) throw new Error('a consumer needs at least one handler');
-  const byTopic = new Map<string, KafkaMessageHandler>();
-  for (const handler of handlers) {
-    if (byTopic.has(handler.topic)) {
-      throw new Error(`two handlers for topic ${handler.topic}: one handler per topic and group`);
-    }
-    byTopic.set(handler.topic, handler);
-  }
-  return byTopic;
-}
-
-/** Consumer settings from the module-wide and the per-group options, with defaults. */
-export function resolveConsumerSettings(
-  root: {
-    readonly partitionsConsumedConcurrently?: number;
-    readonly topicPartitions?: number;
-    readonly sendTimeoutMs?: number;
-    readonly maxMessageBytes?: number;
-    readonly maxValueDepth?: number;
-    readonly replicationFactor?: number;
-    readonly minInsyncReplicas?: number;
-    readonly sessionTimeoutMs?: number;
-    readonly heartbeatIntervalMs?: number;
-  },
-  group: {
-    readonly groupId: string;
-    readonly retry?: Partial<RetryPolicy>;
-    readonly partitionsConsumedConcurrently?: number;
-    readonly topicPartitions?: number;
-    readonly fromBeginning?: boolean;
-    readonly lagIntervalMs?: number;
-    readonly sessionTimeoutMs?: number;
-    readonly heartbeatIntervalMs?: number;
-    readonly maxWaitTimeMs?: number;
-    readonly maxRestarts?: number;
-    readonly shutdownTimeoutMs?: number;
-    readonly autoStart?: boolean;
-    readonly maxBatchMessages?: number;
-  },
-): ResolvedConsumerSettings {
-  const maxBatchMessages = group.maxBatchMessages ?? KAFKA_DEFAULTS.maxBatchMessages;
-  if (!Number.isInteger(maxBatchMessages) || maxBatchMessages < 1) {
-    throw new RangeError(`maxBatchMessages must be a whole number >= 1, got ${maxBatchMessages}`);
-  }
-  return {
-    groupId: group.groupId,
-    retry: validateRetryPolicy({ ...DEFAULT_RETRY_POLICY, ...group.retry }),
-    partitionsConsumedConcurrently:
-      group.partitionsConsumedConcurrently ??
-      root.partitionsConsumedConcurrently ??
-      KAFKA_DEFAULTS.partitionsConsumedConcurrently,
-    topicPartitions:
-      group.topicPartitions ?? root.topicPartitions ?? KAFKA_DEFAULTS.topicPartitions,
-    fromBeginning: group.fromBeginning ?? KAFKA_DEFAULTS.fromBeginning,
-    lagIntervalMs: group.lagIntervalMs ?? KAFKA_DEFAULTS.lagIntervalMs,
-    sessionTimeoutMs:
-      group.sessionTimeoutMs ?? root.sessionTimeoutMs ?? KAFKA_DEFAULTS.sessionTimeoutMs,
-    heartbeatIntervalMs:
-      group.heartbeatIntervalMs ?? root.heartbeatIntervalMs ?? KAFKA_DEFAULTS.heartbeatIntervalMs,
-    maxWaitTimeMs: group.maxWaitTimeMs ?? KAFKA_DEFAULTS.maxWaitTimeMs,
-    maxRestarts: group.maxRestarts ?? KAFKA_DEFAULTS.maxRestarts,
-    shutdownTimeoutMs: group.shutdownTimeoutMs ?? KAFKA_DEFAULTS.shutdownTimeoutMs,
-    sendTimeoutMs: root.sendTimeoutMs ?? KAFKA_DEFAULTS.sendTimeoutMs,
-    autoStart: group.autoStart ?? true,
-    maxMessageBytes: root.maxMessageBytes ?? KAFKA_DEFAULTS.maxMessageBytes,
-    maxValueDepth: root.maxValueDepth ?? KAFKA_DEFAULTS.maxValueDepth,
-    maxBatchMessages,
-    replicationFactor: root.replicationFactor ?? KAFKA_DEFAULTS.replicationFactor,
-    minInsyncReplicas: root.minInsyncReplicas ?? KAFKA_DEFAULTS.minInsyncReplicas,
-  };
 }

@@ -1,0 +1,103 @@
+import type { Kafka } from 'kafkajs';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy, validateRetryPolicy } from './backoff';
+import type { KafkaMessageHandler } from './handler';
+import type { KafkaLogger } from './logger';
+import { KAFKA_DEFAULTS, type KafkaConsumerOptions, type KafkaModuleOptions } from './options';
+import type { KafkaProducerService } from './producer.service';
+
+export type ConsumerState = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped' | 'crashed';
+
+export interface ResolvedConsumerSettings {
+  readonly groupId: string;
+  readonly retry: RetryPolicy;
+  readonly partitionsConsumedConcurrently: number;
+  readonly topicPartitions: number;
+  readonly fromBeginning: boolean;
+  readonly lagIntervalMs: number;
+  readonly sessionTimeoutMs: number;
+  readonly heartbeatIntervalMs: number;
+  readonly maxWaitTimeMs: number;
+  readonly maxRestarts: number;
+  readonly shutdownTimeoutMs: number;
+  readonly sendTimeoutMs: number;
+  readonly autoStart: boolean;
+  /** A value larger than this is poison (DLQ `parse`) before it is parsed. */
+  readonly maxMessageBytes: number;
+  /** A value nested deeper than this is poison (DLQ `parse`) before it is parsed. */
+  readonly maxValueDepth: number;
+  /** Most messages one `handleBatch` call gets (handlers that have one; default 100). */
+  readonly maxBatchMessages: number;
+  readonly replicationFactor: number;
+  readonly minInsyncReplicas: number;
+}
+
+export interface ConsumerRunnerDeps {
+  readonly kafka: Kafka;
+  readonly producer: Pick<KafkaProducerService, 'sendRaw'>;
+  readonly logger: KafkaLogger;
+  readonly settings: ResolvedConsumerSettings;
+  /** Called once at start (Nest providers are resolved lazily, after every module is ready). */
+  readonly handlers: () => readonly KafkaMessageHandler[];
+}
+
+export function indexHandlers(
+  handlers: readonly KafkaMessageHandler[],
+): Map<string, KafkaMessageHandler> {
+  if (handlers.length === 0) throw new Error('a consumer needs at least one handler');
+  const byTopic = new Map<string, KafkaMessageHandler>();
+  for (const handler of handlers) {
+    if (byTopic.has(handler.topic)) {
+      throw new Error(`two handlers for topic ${handler.topic}: one handler per topic and group`);
+    }
+    byTopic.set(handler.topic, handler);
+  }
+  return byTopic;
+}
+
+/** Consumer settings from the module-wide and the per-group options, with defaults. */
+export function resolveConsumerSettings(
+  root: Pick<
+    KafkaModuleOptions,
+    | 'partitionsConsumedConcurrently'
+    | 'topicPartitions'
+    | 'sendTimeoutMs'
+    | 'maxMessageBytes'
+    | 'maxValueDepth'
+    | 'replicationFactor'
+    | 'minInsyncReplicas'
+    | 'sessionTimeoutMs'
+    | 'heartbeatIntervalMs'
+  >,
+  group: Omit<KafkaConsumerOptions, 'handlers'>,
+): ResolvedConsumerSettings {
+  const maxBatchMessages = group.maxBatchMessages ?? KAFKA_DEFAULTS.maxBatchMessages;
+  if (!Number.isInteger(maxBatchMessages) || maxBatchMessages < 1) {
+    throw new RangeError(`maxBatchMessages must be a whole number >= 1, got ${maxBatchMessages}`);
+  }
+  return {
+    groupId: group.groupId,
+    retry: validateRetryPolicy({ ...DEFAULT_RETRY_POLICY, ...group.retry }),
+    partitionsConsumedConcurrently:
+      group.partitionsConsumedConcurrently ??
+      root.partitionsConsumedConcurrently ??
+      KAFKA_DEFAULTS.partitionsConsumedConcurrently,
+    topicPartitions:
+      group.topicPartitions ?? root.topicPartitions ?? KAFKA_DEFAULTS.topicPartitions,
+    fromBeginning: group.fromBeginning ?? KAFKA_DEFAULTS.fromBeginning,
+    lagIntervalMs: group.lagIntervalMs ?? KAFKA_DEFAULTS.lagIntervalMs,
+    sessionTimeoutMs:
+      group.sessionTimeoutMs ?? root.sessionTimeoutMs ?? KAFKA_DEFAULTS.sessionTimeoutMs,
+    heartbeatIntervalMs:
+      group.heartbeatIntervalMs ?? root.heartbeatIntervalMs ?? KAFKA_DEFAULTS.heartbeatIntervalMs,
+    maxWaitTimeMs: group.maxWaitTimeMs ?? KAFKA_DEFAULTS.maxWaitTimeMs,
+    maxRestarts: group.maxRestarts ?? KAFKA_DEFAULTS.maxRestarts,
+    shutdownTimeoutMs: group.shutdownTimeoutMs ?? KAFKA_DEFAULTS.shutdownTimeoutMs,
+    sendTimeoutMs: root.sendTimeoutMs ?? KAFKA_DEFAULTS.sendTimeoutMs,
+    autoStart: group.autoStart ?? true,
+    maxMessageBytes: root.maxMessageBytes ?? KAFKA_DEFAULTS.maxMessageBytes,
+    maxValueDepth: root.maxValueDepth ?? KAFKA_DEFAULTS.maxValueDepth,
+    maxBatchMessages,
+    replicationFactor: root.replicationFactor ?? KAFKA_DEFAULTS.replicationFactor,
+    minInsyncReplicas: root.minInsyncReplicas ?? KAFKA_DEFAULTS.minInsyncReplicas,
+  };
+}

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { indexHandlers, rebalanceCause, resolveConsumerSettings } from './consumer-runner';
+import { keepRestarting } from './consumer-settings';
 import { defineHandler, isHandlerObject } from './handler';
 import { kafkaJsLogCreator, type KafkaLogger } from './logger';
 import { KafkaJSNonRetriableError, logLevel } from 'kafkajs';
@@ -86,6 +87,28 @@ describe('kafkajs log routing', () => {
       ['error', { groupId: 'g', component: 'kafkajs', namespace: 'Consumer' }, 'Crash'],
       ['debug', { component: 'kafkajs', namespace: 'Runner' }, 'fetch'],
     ]);
+  });
+});
+
+describe('keepRestarting', () => {
+  const settings = { maxRestarts: 3, restartWindowMs: 120_000 };
+  const t0 = Date.parse('2026-11-27T12:00:00Z');
+
+  it('restarts while restarts are left, however soon', () => {
+    expect(keepRestarting(3, t0, t0 + 1_000, settings)).toBe(true);
+  });
+
+  it('keeps restarting past the count while the window since the first crash is open (a broker slow to come back)', () => {
+    expect(keepRestarting(4, t0, t0 + 40_000, settings)).toBe(true);
+    expect(keepRestarting(9, t0, t0 + 119_999, settings)).toBe(true);
+  });
+
+  it('gives up once both the count and the window are spent', () => {
+    expect(keepRestarting(4, t0, t0 + 120_000, settings)).toBe(false);
+  });
+
+  it('defaults to three restarts and a two-minute window', () => {
+    expect(resolveConsumerSettings({}, { groupId: 'g' })).toMatchObject(settings);
   });
 });
 

@@ -13,7 +13,12 @@ import { backoffDelay, validateRetryPolicy } from './backoff';
 import { coordinates, type DeadLetterWriter, writeDeadLetter } from './consumer-dead-letter';
 import { ConsumerStoppingError, rebalanceCause } from './consumer-errors';
 import { topicLag } from './consumer-lag';
-import { type ConsumerRunnerDeps, type ConsumerState, indexHandlers } from './consumer-settings';
+import {
+  type ConsumerRunnerDeps,
+  type ConsumerState,
+  indexHandlers,
+  keepRestarting,
+} from './consumer-settings';
 import { consumeSpan } from './consumer-spans';
 import { dlqTopicFor, type DlqReason, sanitizeErrorText } from './dlq';
 import { errorMessage, isNonRetriable, whileMetadataSettles } from './errors';
@@ -80,6 +85,8 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
   private admin: Admin | undefined;
   private handlerByTopic = new Map<string, KafkaMessageHandler>();
   private restarts = 0;
+  /** When the first crash since the last group join happened (ms since the epoch). */
+  private firstCrashAt: number | undefined;
   private lagTimer: NodeJS.Timeout | undefined;
   private stopping: Promise<void> | undefined;
   private inFlight = 0;
@@ -170,6 +177,7 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
       this.consumer = consumer;
       consumer.on(consumer.events.GROUP_JOIN, (event) => {
         this.restarts = 0;
+        this.firstCrashAt = undefined;
         logger.info(
           {
             groupId: this.groupId,
@@ -307,12 +315,15 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
   private shouldRestart(error: Error): boolean {
     if (!this.isActive()) return false;
     this.restarts += 1;
-    const restart = this.restarts <= this.deps.settings.maxRestarts;
+    const now = Date.now();
+    this.firstCrashAt ??= now;
+    const restart = keepRestarting(this.restarts, this.firstCrashAt, now, this.deps.settings);
     if (!restart) {
       this.deps.logger.error(
         {
           groupId: this.groupId,
           restarts: this.restarts - 1,
+          secondsSinceFirstCrash: Math.round((now - this.firstCrashAt) / 1000),
           error: sanitizeErrorText(errorMessage(error)),
         },
         'consumer keeps crashing; giving up',

@@ -18,6 +18,7 @@ export interface ResolvedConsumerSettings {
   readonly heartbeatIntervalMs: number;
   readonly maxWaitTimeMs: number;
   readonly maxRestarts: number;
+  readonly restartWindowMs: number;
   readonly shutdownTimeoutMs: number;
   readonly sendTimeoutMs: number;
   readonly autoStart: boolean;
@@ -91,6 +92,7 @@ export function resolveConsumerSettings(
       group.heartbeatIntervalMs ?? root.heartbeatIntervalMs ?? KAFKA_DEFAULTS.heartbeatIntervalMs,
     maxWaitTimeMs: group.maxWaitTimeMs ?? KAFKA_DEFAULTS.maxWaitTimeMs,
     maxRestarts: group.maxRestarts ?? KAFKA_DEFAULTS.maxRestarts,
+    restartWindowMs: group.restartWindowMs ?? KAFKA_DEFAULTS.restartWindowMs,
     shutdownTimeoutMs: group.shutdownTimeoutMs ?? KAFKA_DEFAULTS.shutdownTimeoutMs,
     sendTimeoutMs: root.sendTimeoutMs ?? KAFKA_DEFAULTS.sendTimeoutMs,
     autoStart: group.autoStart ?? true,
@@ -100,4 +102,18 @@ export function resolveConsumerSettings(
     replicationFactor: root.replicationFactor ?? KAFKA_DEFAULTS.replicationFactor,
     minInsyncReplicas: root.minInsyncReplicas ?? KAFKA_DEFAULTS.minInsyncReplicas,
   };
+}
+
+/**
+ * Whether a consumer that crashed (retriably) for the `restarts`-th time since it last joined its
+ * group, the first of those crashes at `firstCrashAt`, restarts again: while restarts are left or
+ * the restart window since the first crash is still open. A group join resets both.
+ */
+export function keepRestarting(
+  restarts: number,
+  firstCrashAt: number,
+  now: number,
+  settings: Pick<ResolvedConsumerSettings, 'maxRestarts' | 'restartWindowMs'>,
+): boolean {
+  return restarts <= settings.maxRestarts || now - firstCrashAt < settings.restartWindowMs;
 }

@@ -86,8 +86,18 @@ export interface KafkaConsumerOptions {
   readonly maxWaitTimeMs?: number;
   /** Overrides the client-wide heartbeatIntervalMs for this group. */
   readonly heartbeatIntervalMs?: number;
-  /** Restarts after retriable kafkajs crashes before giving up (liveness then fails); default 3. */
+  /**
+   * Restarts after retriable kafkajs crashes before giving up (liveness then fails); default 3.
+   * The consumer gives up only when both this count and `restartWindowMs` are spent.
+   */
   readonly maxRestarts?: number;
+  /**
+   * How long after its first crash without rejoining the group a consumer keeps restarting,
+   * however many restarts that takes; default 120000. A broker restarted on a busy machine can be
+   * unreachable for most of a minute, and each kafkajs restart spends about 12 s on its
+   * connection retries: three restarts alone would give up on an outage that is ending.
+   */
+  readonly restartWindowMs?: number;
   /** How long a graceful stop waits for in-flight handlers; default 30000. */
   readonly shutdownTimeoutMs?: number;
   /** Start consuming on application bootstrap (default true); false = call `start()` yourself. */
@@ -117,6 +127,7 @@ export const KAFKA_DEFAULTS = {
   heartbeatIntervalMs: 1_000,
   maxWaitTimeMs: 1_000,
   maxRestarts: 3,
+  restartWindowMs: 120_000,
   shutdownTimeoutMs: 30_000,
   maxMessageBytes: DEFAULT_DECODE_LIMITS.maxValueBytes,
   maxValueDepth: DEFAULT_DECODE_LIMITS.maxDepth,

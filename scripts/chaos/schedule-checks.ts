@@ -261,7 +261,14 @@ export function checkSchedules(input: {
       const ledger = charges.get(clientOrderId) ?? [];
       const charged = ofCycle('gateway-cycle-charged', cycle);
       const declined = ofCycle('gateway-cycle-declined', cycle);
-      const alerts = ofCycle('gateway-charge-alert', cycle);
+      // A person is asked to look either by the not-found alert of an expected cycle or, for a
+      // reported charge whose status never became final, by the shared unknown-outcome alert.
+      const alerts = [
+        ...ofCycle('gateway-charge-alert', cycle).map((a) => a.reason),
+        ...ofCycle('gateway-charge-outcome-unknown', cycle)
+          .filter((u) => u.alert === true)
+          .map((u) => `outcome unknown${u.concern === undefined ? '' : ` (${u.concern})`}`),
+      ];
       const reported =
         charged.length > 0
           ? ('charged' as const)
@@ -270,7 +277,7 @@ export function checkSchedules(input: {
             : undefined;
       const alerted =
         alerts.length > 0
-          ? `gateway-charge-alert (${alerts.map((a) => a.reason).join(', ')})`
+          ? `alert: ${alerts.join(', ')}`
           : !registered && (failed !== undefined || stuck !== undefined)
             ? 'the registration failed or is raised for a person'
             : undefined;

@@ -321,6 +321,24 @@ describe('checkSchedules: the gateway charges a registered schedule', () => {
     expect(result.cycles[1].alerted).toMatch(/not-found/);
   });
 
+  it('takes a charge the ledger shows, reported and still unknown with the shared alert raised, for not silent; without the alert it is never reported', () => {
+    const unknown = (alert: boolean) =>
+      stream(id, ...registered, gatewayCharged(0), gatewayCharged(2), {
+        type: 'gateway-charge-outcome-unknown',
+        cycle: 1,
+        gatewayOrderId: order(1),
+        clientOrderId: `${id}-2`,
+        since: '2026-01-02T00:00:00.000Z',
+        ...(alert ? { alert: true, concern: 'no-trace' } : {}),
+      });
+    const alerted = check(unknown(true), ledger());
+    expect(alerted.neverReported).toEqual([]);
+    expect(alerted.cycles[1].alerted).toMatch(/outcome unknown \(no-trace\)/);
+    expect(check(unknown(false), ledger()).neverReported.map((p) => p.paymentId)).toEqual([
+      `${id} cycle 1`,
+    ]);
+  });
+
   it('reports a cycle the gateway charged twice, and a charge reported under another order or amount', () => {
     const twice = [...ledger(), charged(`${id}-2`, 990, '99')];
     const events = stream(

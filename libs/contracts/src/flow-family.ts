@@ -53,6 +53,37 @@ export function commandFields<F extends string>(sagaIdField: F) {
   };
 }
 
+/**
+ * The command constructor of one family: every command is a strict object of its `type`, the
+ * fields every command carries (`commandFields`), then its own fields, in that order.
+ */
+export function sagaCommands<F extends string>(sagaIdField: F) {
+  const base = commandFields(sagaIdField);
+  return <T extends string, S extends z.ZodRawShape>(type: T, shape: S) =>
+    z.strictObject({ type: z.literal(type), ...base, ...shape });
+}
+
+/** The `type` a message schema declares (its literal). */
+type TypeOf<S extends z.ZodType> = z.output<S> extends { type: infer T extends string } ? T : never;
+
+/**
+ * A family's schemas by their `type`, in the order given. The key is read from each schema's
+ * literal, so a schema cannot be filed under another type, nor two under one.
+ */
+export function byType<const S extends ReadonlyArray<z.ZodObject & z.ZodType<{ type: string }>>>(
+  ...schemas: S
+): { readonly [M in S[number] as TypeOf<M>]: M } {
+  const table: Record<string, z.ZodObject> = {};
+  for (const schema of schemas) {
+    const literal: unknown = schema.shape.type;
+    const type: unknown = literal instanceof z.ZodLiteral ? literal.value : undefined;
+    if (typeof type !== 'string') throw new Error('a message schema without a literal type');
+    if (Object.hasOwn(table, type)) throw new Error(`two schemas of one type: ${type}`);
+    table[type] = schema;
+  }
+  return table as { readonly [M in S[number] as TypeOf<M>]: M };
+}
+
 /** The discriminated union (on `type`) of a table's schemas, in the table's order. */
 export function unionOf<T extends SchemaTable>(table: T) {
   const options = Object.values(table) as Array<T[keyof T]>;

@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { byType, flowFamily, parseWith, sagaCommands, unionOf } from './flow-family';
-import { commandRejectedEvent, operationLifecycle, sagaEvents } from './operation-events';
+import {
+  APPROVAL_FIELDS,
+  commandRejectedEvent,
+  operationLifecycle,
+  sagaEvents,
+} from './operation-events';
 import { CardSummary, Instant, MerchantRef, Money, SealedCard, Uuid } from './primitives';
 import { RejectionCode } from './rejection-codes';
 
@@ -220,8 +225,7 @@ export const PAYOUT_EVENT_SCHEMAS = byType(
   payoutEvent('paid-out', {
     requestId: Uuid,
     amount: Money,
-    gatewayOrderId: z.string().max(128).optional(),
-    approvalCode: z.string().max(64).optional(),
+    ...APPROVAL_FIELDS,
   }),
   lifecycle.declined(),
   lifecycle.failed,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { byType, flowFamily, parseWith, sagaCommands, unionOf } from './flow-family';
-import { operationLifecycle } from './operation-events';
+import { APPROVAL_FIELDS, operationLifecycle } from './operation-events';
 import { MerchantRef, Money, SealedCard } from './primitives';
 import { dailyLimitRefusal } from './payouts';
 
@@ -70,8 +70,7 @@ export const TRANSFER_EVENT_SCHEMAS = byType(
   transferEvent('transferred', {
     ...operationRef,
     amount: Money,
-    gatewayOrderId: z.string().max(128).optional(),
-    approvalCode: z.string().max(64).optional(),
+    ...APPROVAL_FIELDS,
   }),
   lifecycle.declined(),
   lifecycle.failed,

@@ -232,7 +232,6 @@ export const CARD_PAYMENT_FAMILY = flowFamily({
   sagaIdField: 'paymentId',
   commands: { ...COMMAND_SCHEMAS, ...CARD_REFERENCE_COMMAND_SCHEMAS },
   events: EVENT_SCHEMAS,
-  internalCommands: [],
 });
 
 // Every command type names its gateway operation and field sources, and nothing else does.

@@ -24,17 +24,21 @@ export interface FlowFamily<
 }
 
 /**
- * Declares a family. The compiler refuses a command or event schema without the family's saga id
- * field (a string); `flow-families.spec.ts` checks the same at run time, and that the field is a
- * required uuid.
+ * Declares a family (without `internalCommands`: none). The compiler refuses a command or event
+ * schema without the family's saga id field (a string); `flow-families.spec.ts` checks the same at
+ * run time, and that the field is a required uuid.
  */
 export function flowFamily<
   const F extends string,
   C extends Readonly<Record<string, z.ZodObject & z.ZodType<Record<F, string>>>>,
   E extends Readonly<Record<string, z.ZodObject & z.ZodType<Record<F, string>>>>,
   const I extends keyof C & string = never,
->(family: FlowFamily<F, C, E, I>): FlowFamily<F, C, E, I> {
-  return family;
+>(
+  family: Omit<FlowFamily<F, C, E, I>, 'internalCommands'> & {
+    readonly internalCommands?: readonly I[];
+  },
+): FlowFamily<F, C, E, I> {
+  return { ...family, internalCommands: family.internalCommands ?? [] };
 }
 
 /**

@@ -23,42 +23,42 @@ export const PanEligibilityCommand = sagaCommands('checkId')('pan-eligibility', 
 });
 export type PanEligibilityCommand = z.infer<typeof PanEligibilityCommand>;
 
-export const PAN_ELIGIBILITY_COMMAND_SCHEMAS = byType(PanEligibilityCommand);
-
 const lifecycle = operationLifecycle('checkId', 'pan-eligibility-', PanEligibilityOperation);
 const { event: checkEvent, operationRef } = lifecycle;
 
-/** The check's events; the gateway operation's lifecycle is `operationLifecycle`'s. */
-export const PAN_ELIGIBILITY_EVENT_SCHEMAS = byType(
-  checkEvent('pan-eligibility-requested', {
-    ...operationRef,
-    clientOrderId: z.string().min(1).max(128),
-    merchant: MerchantRef,
-  }),
-  lifecycle.acceptedByGateway,
-  lifecycle.outcomeUnknown,
-  lifecycle.operationResent,
-  /** The gateway's answer: approved → eligible, declined → not eligible (with its code). */
-  checkEvent('pan-eligibility-answered', {
-    ...operationRef,
-    eligible: z.boolean(),
-    gatewayOrderId: z.string().max(128).optional(),
-    ...GATEWAY_ERROR_FIELDS,
-  }),
-  lifecycle.failed,
-  lifecycle.commandRejected,
-);
-
-export const PanEligibilityEvent = unionOf(PAN_ELIGIBILITY_EVENT_SCHEMAS);
-export type PanEligibilityEvent = z.infer<typeof PanEligibilityEvent>;
-
+/**
+ * The PAN-eligibility family: its one command, and the check's events (its gateway operation's
+ * lifecycle is `operationLifecycle`'s).
+ */
 export const PAN_ELIGIBILITY_FAMILY = flowFamily({
   name: 'pan-eligibility',
   sagaIdField: 'checkId',
-  commands: PAN_ELIGIBILITY_COMMAND_SCHEMAS,
-  events: PAN_ELIGIBILITY_EVENT_SCHEMAS,
-  internalCommands: [],
+  commands: byType(PanEligibilityCommand),
+  events: byType(
+    checkEvent('pan-eligibility-requested', {
+      ...operationRef,
+      clientOrderId: z.string().min(1).max(128),
+      merchant: MerchantRef,
+    }),
+    lifecycle.acceptedByGateway,
+    lifecycle.outcomeUnknown,
+    lifecycle.operationResent,
+    /** The gateway's answer: approved → eligible, declined → not eligible (with its code). */
+    checkEvent('pan-eligibility-answered', {
+      ...operationRef,
+      eligible: z.boolean(),
+      gatewayOrderId: z.string().max(128).optional(),
+      ...GATEWAY_ERROR_FIELDS,
+    }),
+    lifecycle.failed,
+    lifecycle.commandRejected,
+  ),
 });
+export const PAN_ELIGIBILITY_COMMAND_SCHEMAS = PAN_ELIGIBILITY_FAMILY.commands;
+export const PAN_ELIGIBILITY_EVENT_SCHEMAS = PAN_ELIGIBILITY_FAMILY.events;
+
+export const PanEligibilityEvent = unionOf(PAN_ELIGIBILITY_EVENT_SCHEMAS);
+export type PanEligibilityEvent = z.infer<typeof PanEligibilityEvent>;
 
 /** For consumers of `payments.events.v1`: a PAN-eligibility event. */
 export function parsePanEligibilityEvent(input: unknown) {

@@ -131,34 +131,7 @@ export const ReleasePayoutBudgetCommand = budgetCommand('release-payout-budget',
 });
 export type ReleasePayoutBudgetCommand = z.infer<typeof ReleasePayoutBudgetCommand>;
 
-/** The payout saga's commands (`payoutId`), its budget's answer among them. */
-const PAYOUT_SAGA_COMMAND_SCHEMAS = byType(
-  OneStepPayoutCommand,
-  PayoutV4Command,
-  PayoutFormCommand,
-  PayoutCheckCommand,
-  ApprovePayoutCommand,
-  RejectPayoutCommand,
-  RefreshPayoutStatusCommand,
-  PayoutBudgetAnswerCommand,
-);
-
-/** The daily budget saga's commands (`budgetId`): only ever started by another saga. */
-const PAYOUT_BUDGET_COMMAND_SCHEMAS = byType(
-  ReservePayoutBudgetCommand,
-  ReleasePayoutBudgetCommand,
-);
-
-/** Every command of this module: payouts and their budgets. */
-export const PAYOUT_COMMAND_SCHEMAS = {
-  ...PAYOUT_SAGA_COMMAND_SCHEMAS,
-  ...PAYOUT_BUDGET_COMMAND_SCHEMAS,
-} as const;
-
-export const PayoutCommand = unionOf(PAYOUT_COMMAND_SCHEMAS);
-export type PayoutCommand = z.infer<typeof PayoutCommand>;
-
-// ---- events -----------------------------------------------------------------------------
+// ---- the payout family ------------------------------------------------------------------
 
 const lifecycle = operationLifecycle('payoutId', 'payout-', PayoutOperation);
 const { event: payoutEvent, operationRef: payoutOperationRef } = lifecycle;
@@ -181,96 +154,116 @@ export const dailyLimitRefusal = {
   dailyLimit: Money,
 };
 
-/** The payout saga's events; the gateway operation's lifecycle is `operationLifecycle`'s. */
-export const PAYOUT_EVENT_SCHEMAS = byType(
-  /** payout-check or payout-pay decided and its gateway request issued. */
-  payoutEvent('payout-requested', {
-    ...payoutOperationRef,
-    amount: Money,
-    clientOrderId: z.string().min(1).max(128),
-    /** On the first event of a payout. */
-    merchant: MerchantRef.optional(),
-  }),
-  lifecycle.acceptedByGateway,
-  /** The payee must act: the hosted payout form's URL (payout-form). */
-  lifecycle.actionRequired,
-  lifecycle.outcomeUnknown,
-  lifecycle.operationResent,
-  /** The gateway registered the payout (payout-check approved): awaiting approval until `approvalDeadline`. */
-  payoutEvent('payout-registered', {
-    requestId: Uuid,
-    amount: Money,
-    recipient: RecipientSummary,
-    gatewayOrderId: z.string().min(1).max(128).optional(),
-    approvalDeadline: Instant,
-  }),
-  payoutEvent('payout-approved', {
-    approvedBy: Actor,
-    reason: z.string().max(1024).optional(),
-  }),
-  /** The approval could not be carried out (the endpoint's daily limit): still awaiting approval. */
-  payoutEvent('payout-approval-refused', dailyLimitRefusal),
-  /**
-   * A one-step payout or payout form the endpoint's daily budget could not take: final, its
-   * gateway request was never sent and nothing was paid.
-   */
-  payoutEvent('payout-refused', dailyLimitRefusal),
-  payoutEvent('payout-rejected', {
-    rejectedBy: Actor,
-    reason: z.string().max(1024),
-  }),
-  /** The approval window passed without approval: nothing is paid, later approvals are refused. */
-  payoutEvent('payout-expired', { approvalDeadline: Instant }),
-  /** The gateway paid the payout out (payout-pay or a one-step payout approved): the money left. */
-  payoutEvent('paid-out', {
-    requestId: Uuid,
-    amount: Money,
-    ...APPROVAL_FIELDS,
-  }),
-  lifecycle.declined(),
-  lifecycle.failed,
-  lifecycle.commandRejected,
-);
+/**
+ * The payout family: the payout saga's commands, its budget's answer among them (issued by the
+ * orchestrator only), and its events (its gateway operation's lifecycle is `operationLifecycle`'s).
+ */
+export const PAYOUT_FAMILY = flowFamily({
+  name: 'payout',
+  sagaIdField: 'payoutId',
+  commands: byType(
+    OneStepPayoutCommand,
+    PayoutV4Command,
+    PayoutFormCommand,
+    PayoutCheckCommand,
+    ApprovePayoutCommand,
+    RejectPayoutCommand,
+    RefreshPayoutStatusCommand,
+    PayoutBudgetAnswerCommand,
+  ),
+  events: byType(
+    /** payout-check or payout-pay decided and its gateway request issued. */
+    payoutEvent('payout-requested', {
+      ...payoutOperationRef,
+      amount: Money,
+      clientOrderId: z.string().min(1).max(128),
+      /** On the first event of a payout. */
+      merchant: MerchantRef.optional(),
+    }),
+    lifecycle.acceptedByGateway,
+    /** The payee must act: the hosted payout form's URL (payout-form). */
+    lifecycle.actionRequired,
+    lifecycle.outcomeUnknown,
+    lifecycle.operationResent,
+    /** The gateway registered the payout (payout-check approved): awaiting approval until `approvalDeadline`. */
+    payoutEvent('payout-registered', {
+      requestId: Uuid,
+      amount: Money,
+      recipient: RecipientSummary,
+      gatewayOrderId: z.string().min(1).max(128).optional(),
+      approvalDeadline: Instant,
+    }),
+    payoutEvent('payout-approved', {
+      approvedBy: Actor,
+      reason: z.string().max(1024).optional(),
+    }),
+    /** The approval could not be carried out (the endpoint's daily limit): still awaiting approval. */
+    payoutEvent('payout-approval-refused', dailyLimitRefusal),
+    /**
+     * A one-step payout or payout form the endpoint's daily budget could not take: final, its
+     * gateway request was never sent and nothing was paid.
+     */
+    payoutEvent('payout-refused', dailyLimitRefusal),
+    payoutEvent('payout-rejected', {
+      rejectedBy: Actor,
+      reason: z.string().max(1024),
+    }),
+    /** The approval window passed without approval: nothing is paid, later approvals are refused. */
+    payoutEvent('payout-expired', { approvalDeadline: Instant }),
+    /** The gateway paid the payout out (payout-pay or a one-step payout approved): the money left. */
+    payoutEvent('paid-out', {
+      requestId: Uuid,
+      amount: Money,
+      ...APPROVAL_FIELDS,
+    }),
+    lifecycle.declined(),
+    lifecycle.failed,
+    lifecycle.commandRejected,
+  ),
+  internalCommands: ['payout-budget-answer'],
+});
 
-export const PayoutEvent = unionOf(PAYOUT_EVENT_SCHEMAS);
-export type PayoutEvent = z.infer<typeof PayoutEvent>;
-
-// The per-endpoint daily budget (one saga per endpoint, currency and UTC day).
+// ---- the daily budget family (one saga per endpoint, currency and UTC day) ---------------
 const budgetEvent = sagaEvents('budgetId', 0);
 
 /** What the budget's reservations and refusals say about the day. */
 const budgetDay = { merchant: MerchantRef, day: Day, payoutId: Uuid, amount: Money };
 
-export const PAYOUT_BUDGET_EVENT_SCHEMAS = byType(
-  budgetEvent('payout-budget-reserved', {
-    ...budgetDay,
-    /** Reserved for the day after this reservation, and the limit. */
-    reserved: Money,
-    limit: Money,
-  }),
-  budgetEvent('payout-budget-refused', { ...budgetDay, reserved: Money, limit: Money }),
-  budgetEvent('payout-budget-released', { payoutId: Uuid, amount: Money, reserved: Money }),
-  commandRejectedEvent('budgetId', 'payout-budget-'),
-);
-
-export const PayoutBudgetEvent = unionOf(PAYOUT_BUDGET_EVENT_SCHEMAS);
-export type PayoutBudgetEvent = z.infer<typeof PayoutBudgetEvent>;
-
-export const PAYOUT_FAMILY = flowFamily({
-  name: 'payout',
-  sagaIdField: 'payoutId',
-  commands: PAYOUT_SAGA_COMMAND_SCHEMAS,
-  events: PAYOUT_EVENT_SCHEMAS,
-  internalCommands: ['payout-budget-answer'],
-});
-
+/** The daily budget family: its commands are only ever started by another saga. */
 export const PAYOUT_BUDGET_FAMILY = flowFamily({
   name: 'payout-budget',
   sagaIdField: 'budgetId',
-  commands: PAYOUT_BUDGET_COMMAND_SCHEMAS,
-  events: PAYOUT_BUDGET_EVENT_SCHEMAS,
+  commands: byType(ReservePayoutBudgetCommand, ReleasePayoutBudgetCommand),
+  events: byType(
+    budgetEvent('payout-budget-reserved', {
+      ...budgetDay,
+      /** Reserved for the day after this reservation, and the limit. */
+      reserved: Money,
+      limit: Money,
+    }),
+    budgetEvent('payout-budget-refused', { ...budgetDay, reserved: Money, limit: Money }),
+    budgetEvent('payout-budget-released', { payoutId: Uuid, amount: Money, reserved: Money }),
+    commandRejectedEvent('budgetId', 'payout-budget-'),
+  ),
   internalCommands: ['reserve-payout-budget', 'release-payout-budget'],
 });
+
+// ---- for consumers -------------------------------------------------------------------------
+
+export const PAYOUT_EVENT_SCHEMAS = PAYOUT_FAMILY.events;
+export const PAYOUT_BUDGET_EVENT_SCHEMAS = PAYOUT_BUDGET_FAMILY.events;
+/** Every command of this module: payouts and their budgets. */
+export const PAYOUT_COMMAND_SCHEMAS = {
+  ...PAYOUT_FAMILY.commands,
+  ...PAYOUT_BUDGET_FAMILY.commands,
+} as const;
+
+export const PayoutCommand = unionOf(PAYOUT_COMMAND_SCHEMAS);
+export type PayoutCommand = z.infer<typeof PayoutCommand>;
+export const PayoutEvent = unionOf(PAYOUT_EVENT_SCHEMAS);
+export type PayoutEvent = z.infer<typeof PayoutEvent>;
+export const PayoutBudgetEvent = unionOf(PAYOUT_BUDGET_EVENT_SCHEMAS);
+export type PayoutBudgetEvent = z.infer<typeof PayoutBudgetEvent>;
 
 /** For consumers of `payments.events.v1`: a payout or payout-budget event. */
 export function parsePayoutEvent(input: unknown) {

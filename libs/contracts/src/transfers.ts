@@ -40,58 +40,53 @@ export type TransferByRefCommand = z.infer<typeof TransferByRefCommand>;
 export const RefreshTransferStatusCommand = transferCommand('refresh-transfer-status', {});
 export type RefreshTransferStatusCommand = z.infer<typeof RefreshTransferStatusCommand>;
 
-export const TRANSFER_COMMAND_SCHEMAS = byType(
-  TransferCommand,
-  TransferByRefCommand,
-  RefreshTransferStatusCommand,
-);
-
-export const AnyTransferCommand = unionOf(TRANSFER_COMMAND_SCHEMAS);
-export type AnyTransferCommand = z.infer<typeof AnyTransferCommand>;
-
-// ---- events -----------------------------------------------------------------------------
+// ---- the transfer family ----------------------------------------------------------------
 
 const lifecycle = operationLifecycle('transferId', 'transfer-', TransferOperation);
 const { event: transferEvent, operationRef } = lifecycle;
 
-/** The transfer saga's events; the gateway operation's lifecycle is `operationLifecycle`'s. */
-export const TRANSFER_EVENT_SCHEMAS = byType(
-  /** The transfer was decided and its gateway request issued. */
-  transferEvent('transfer-requested', {
-    ...operationRef,
-    amount: Money,
-    clientOrderId: z.string().min(1).max(128),
-    merchant: MerchantRef,
-  }),
-  lifecycle.acceptedByGateway,
-  lifecycle.outcomeUnknown,
-  lifecycle.operationResent,
-  /** The gateway approved the transfer: the money moved. */
-  transferEvent('transferred', {
-    ...operationRef,
-    amount: Money,
-    ...APPROVAL_FIELDS,
-  }),
-  lifecycle.declined(),
-  lifecycle.failed,
-  /**
-   * The endpoint's daily payout budget (transfers count against it like payouts) could not take the
-   * transfer: final, its gateway request was never sent and nothing moved.
-   */
-  transferEvent('transfer-refused', dailyLimitRefusal),
-  lifecycle.commandRejected,
-);
-
-export const TransferEvent = unionOf(TRANSFER_EVENT_SCHEMAS);
-export type TransferEvent = z.infer<typeof TransferEvent>;
-
+/**
+ * The transfer family: the commands above, and the transfer saga's events (its gateway operation's
+ * lifecycle is `operationLifecycle`'s).
+ */
 export const TRANSFER_FAMILY = flowFamily({
   name: 'transfer',
   sagaIdField: 'transferId',
-  commands: TRANSFER_COMMAND_SCHEMAS,
-  events: TRANSFER_EVENT_SCHEMAS,
-  internalCommands: [],
+  commands: byType(TransferCommand, TransferByRefCommand, RefreshTransferStatusCommand),
+  events: byType(
+    /** The transfer was decided and its gateway request issued. */
+    transferEvent('transfer-requested', {
+      ...operationRef,
+      amount: Money,
+      clientOrderId: z.string().min(1).max(128),
+      merchant: MerchantRef,
+    }),
+    lifecycle.acceptedByGateway,
+    lifecycle.outcomeUnknown,
+    lifecycle.operationResent,
+    /** The gateway approved the transfer: the money moved. */
+    transferEvent('transferred', {
+      ...operationRef,
+      amount: Money,
+      ...APPROVAL_FIELDS,
+    }),
+    lifecycle.declined(),
+    lifecycle.failed,
+    /**
+     * The endpoint's daily payout budget (transfers count against it like payouts) could not take the
+     * transfer: final, its gateway request was never sent and nothing moved.
+     */
+    transferEvent('transfer-refused', dailyLimitRefusal),
+    lifecycle.commandRejected,
+  ),
 });
+export const TRANSFER_COMMAND_SCHEMAS = TRANSFER_FAMILY.commands;
+export const TRANSFER_EVENT_SCHEMAS = TRANSFER_FAMILY.events;
+
+export const AnyTransferCommand = unionOf(TRANSFER_COMMAND_SCHEMAS);
+export type AnyTransferCommand = z.infer<typeof AnyTransferCommand>;
+export const TransferEvent = unionOf(TRANSFER_EVENT_SCHEMAS);
+export type TransferEvent = z.infer<typeof TransferEvent>;
 
 /** For consumers of `payments.events.v1`: a transfer event. */
 export function parseTransferEvent(input: unknown) {

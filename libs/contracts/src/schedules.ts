@@ -112,26 +112,6 @@ export const RecordCycleOutcomeCommand = scheduleCommand('record-cycle-outcome',
 });
 export type RecordCycleOutcomeCommand = z.infer<typeof RecordCycleOutcomeCommand>;
 
-/** The schedule saga's commands (`scheduleId`). */
-export const SCHEDULE_COMMAND_SCHEMAS = byType(
-  CreateScheduleCommand,
-  UpdateScheduleCommand,
-  scheduleCommand('pause-schedule', {}),
-  scheduleCommand('resume-schedule', {}),
-  scheduleCommand('cancel-schedule', {}),
-  /**
-   * Asks the gateway now about what a schedule registered with it has in flight: its registration
-   * (create-recurring-payment) and every charge still being confirmed; the answers decide, as for a
-   * card payment's `refresh-status`. Moves no money. A schedule we charge ourselves has nothing of
-   * its own in flight: its cycle's rebill is a card payment, refreshed as one.
-   */
-  scheduleCommand('refresh-schedule-status', {}),
-  RecordCycleOutcomeCommand,
-);
-
-export const ScheduleCommand = unionOf(SCHEDULE_COMMAND_SCHEMAS);
-export type ScheduleCommand = z.infer<typeof ScheduleCommand>;
-
 /** The schedule cycle and dunning attempt a rebill charges. */
 export const ScheduleLink = z.strictObject({ scheduleId: Uuid, cycle: Cycle, attempt: Attempt });
 
@@ -172,25 +152,7 @@ export const CARD_REFERENCE_COMMAND_SCHEMAS = byType(
 );
 export type CardReferenceCommand = RebillCommand | CreateCardRefCommand | GetCardInfoCommand;
 
-/**
- * Schedules and card references: parsed by `parseRecurringCommand` (parse-command.ts), kept out
- * of `PaymentCommand` on purpose (the card-payment decider switches exhaustively over that).
- */
-export const RECURRING_COMMAND_SCHEMAS = {
-  ...SCHEDULE_COMMAND_SCHEMAS,
-  ...CARD_REFERENCE_COMMAND_SCHEMAS,
-} as const;
-export const RecurringCommand = unionOf(RECURRING_COMMAND_SCHEMAS);
-export type RecurringCommand = z.infer<typeof RecurringCommand>;
-
-/** Recurring commands about a payment (its saga id is `paymentId`), not a schedule. */
-export function isPaymentAddressed(
-  command: RecurringCommand,
-): command is Extract<RecurringCommand, CardReferenceCommand> {
-  return Object.hasOwn(CARD_REFERENCE_COMMAND_SCHEMAS, command.type);
-}
-
-// ---- events ---------------------------------------------------------------------------------------
+// ---- the schedule family ------------------------------------------------------------------------
 
 const event = sagaEvents('scheduleId');
 
@@ -209,142 +171,175 @@ const gatewayCharge = {
   clientOrderId: z.string().min(1).max(128),
 };
 
-/** The schedule events but `command-rejected` (listed with the card payments' events). */
-export const SCHEDULE_EVENT_SCHEMAS = byType(
-  event('schedule-created', {
-    merchant: MerchantRef,
-    cardRef: CardRef,
-    amount: Money,
-    description: Description,
-    rule: ScheduleRule,
-    /** Cycles whose time had passed when the schedule was created (never charged). */
-    skippedCycles: z.number().int().min(0),
-    ...nextDue,
+/**
+ * The schedule family: the schedule saga's commands and events. Its `command-rejected` is not in
+ * the family's table: the type is the card payments' (the same event, addressed by `scheduleId`),
+ * listed once with theirs.
+ */
+export const SCHEDULE_FAMILY = flowFamily({
+  name: 'recurring-schedule',
+  sagaIdField: 'scheduleId',
+  commands: byType(
+    CreateScheduleCommand,
+    UpdateScheduleCommand,
+    scheduleCommand('pause-schedule', {}),
+    scheduleCommand('resume-schedule', {}),
+    scheduleCommand('cancel-schedule', {}),
     /**
-     * `gateway`: the endpoint registers schedules with the gateway (create-recurring-payment), which
-     * charges every cycle itself; the orchestrator starts no rebill and records the gateway's
-     * charges (`gateway-cycle-charged`). Absent: each cycle is a rebill the orchestrator starts.
+     * Asks the gateway now about what a schedule registered with it has in flight: its registration
+     * (create-recurring-payment) and every charge still being confirmed; the answers decide, as for a
+     * card payment's `refresh-status`. Moves no money. A schedule we charge ourselves has nothing of
+     * its own in flight: its cycle's rebill is a card payment, refreshed as one.
      */
-    chargedBy: z.literal('gateway').optional(),
-  }),
-  event('schedule-updated', { amount: Money }),
-  event('schedule-paused', {}),
-  /** Cycles due during the pause (or suspension) are skipped, not caught up. */
-  event('schedule-resumed', { skippedCycles: z.number().int().min(0), ...nextDue }),
-  event('schedule-cancelled', {}),
-  /** The last cycle is behind us (end by count or date). */
-  event('schedule-completed', {}),
-  /** A cycle is due: its rebill payment was started. */
-  event('cycle-charge-requested', { ...cycleCharge, amount: Money, dueAt: Instant }),
-  /** The cycle's rebill payment was approved (its own `approved` event says the money moved). */
-  event('cycle-charged', { ...cycleCharge, amount: Money, ...nextDue }),
-  /** The cycle's rebill payment was declined or failed; `retryAt`: the dunning retry, if any. */
-  event('cycle-charge-declined', {
-    ...cycleCharge,
-    outcome: z.enum(['declined', 'failed']),
-    code: z.string().max(64).optional(),
-    retryAt: Instant.optional(),
-  }),
-  /** The first decline of a cycle: dunning retries follow. */
-  event('schedule-past-due', { ...cycleRef, retryAt: Instant }),
-  /** A dunning retry was approved: the schedule is current again. */
-  event('schedule-recovered', cycleRef),
-  /** Every dunning retry was declined: no more charges until `resume-schedule`. */
-  event('schedule-suspended', cycleRef),
+    scheduleCommand('refresh-schedule-status', {}),
+    RecordCycleOutcomeCommand,
+  ),
+  events: byType(
+    event('schedule-created', {
+      merchant: MerchantRef,
+      cardRef: CardRef,
+      amount: Money,
+      description: Description,
+      rule: ScheduleRule,
+      /** Cycles whose time had passed when the schedule was created (never charged). */
+      skippedCycles: z.number().int().min(0),
+      ...nextDue,
+      /**
+       * `gateway`: the endpoint registers schedules with the gateway (create-recurring-payment), which
+       * charges every cycle itself; the orchestrator starts no rebill and records the gateway's
+       * charges (`gateway-cycle-charged`). Absent: each cycle is a rebill the orchestrator starts.
+       */
+      chargedBy: z.literal('gateway').optional(),
+    }),
+    event('schedule-updated', { amount: Money }),
+    event('schedule-paused', {}),
+    /** Cycles due during the pause (or suspension) are skipped, not caught up. */
+    event('schedule-resumed', { skippedCycles: z.number().int().min(0), ...nextDue }),
+    event('schedule-cancelled', {}),
+    /** The last cycle is behind us (end by count or date). */
+    event('schedule-completed', {}),
+    /** A cycle is due: its rebill payment was started. */
+    event('cycle-charge-requested', { ...cycleCharge, amount: Money, dueAt: Instant }),
+    /** The cycle's rebill payment was approved (its own `approved` event says the money moved). */
+    event('cycle-charged', { ...cycleCharge, amount: Money, ...nextDue }),
+    /** The cycle's rebill payment was declined or failed; `retryAt`: the dunning retry, if any. */
+    event('cycle-charge-declined', {
+      ...cycleCharge,
+      outcome: z.enum(['declined', 'failed']),
+      code: z.string().max(64).optional(),
+      retryAt: Instant.optional(),
+    }),
+    /** The first decline of a cycle: dunning retries follow. */
+    event('schedule-past-due', { ...cycleRef, retryAt: Instant }),
+    /** A dunning retry was approved: the schedule is current again. */
+    event('schedule-recovered', cycleRef),
+    /** Every dunning retry was declined: no more charges until `resume-schedule`. */
+    event('schedule-suspended', cycleRef),
 
-  // Schedules registered with the gateway (create-recurring-payment).
+    // Schedules registered with the gateway (create-recurring-payment).
 
-  /**
-   * The registration's outcome is not known (timeout, 5xx, the gateway's own `unknown`): resolved by
-   * status queries, never guessed. `alert` once a person must look (unknown for the alert time, no
-   * trace at the gateway after the resend, another amount reported: `concern`); polls go on.
-   * `since`, `concern`, `reportedAmount` are absent on events written before the shared rules.
-   */
-  event('schedule-registration-unknown', {
-    reason: z.string().max(256),
-    alert: z.literal(true).optional(),
-    since: Instant.optional(),
-    concern: UnknownConcern.optional(),
-    reportedAmount: Money.optional(),
-  }),
-  /**
-   * The gateway took the registration but its reply named no recurring-payment-id yet, or a status
-   * reply showed it in progress: no longer unknown; status queries bring its outcome.
-   */
-  event('schedule-registration-accepted', OPERATION_EVENT_FIELDS.acceptedByGateway),
-  /**
-   * The gateway still had no trace of the registration after its deadline: sent once more, same
-   * client order id (which the gateway refuses as a duplicate if the first arrived after all).
-   * `attempt` and `unknownSince` are absent on events written before the shared rules.
-   */
-  event('schedule-registration-resent', {
-    attempt: OPERATION_EVENT_FIELDS.operationResent.attempt.optional(),
-    unknownSince: Instant.optional(),
-  }),
-  /** The gateway registered the schedule (`resolvedBy`: its reply, or a status query after unknown). */
-  event('schedule-registered', {
-    recurringPaymentId: z.string().min(1).max(64),
-    resolvedBy: z.enum(['reply', 'status']),
-  }),
-  /**
-   * The gateway refused the registration (a rejected request, or a status reply declining it), or it
-   * provably never left (not sent): nothing will be charged. `no-trace` only on events written before
-   * the shared rules (no trace now leaves the registration unknown with the alert raised).
-   */
-  event('schedule-registration-failed', {
-    reason: z.enum(['rejected', 'not-sent', 'no-trace']),
-    code: z.string().max(64).optional(),
-    message: z.string().max(1024),
-  }),
-  /**
-   * A verified callback named a charge of the registered schedule; nothing is recorded as charged
-   * before a status query about that very order confirms it.
-   */
-  event('gateway-charge-reported', { ...gatewayCharge, reportedStatus: GatewayStatus }),
-  /**
-   * A status reply showed a reported charge in progress (or named its serial number): no longer
-   * unknown; status queries about that very order bring its outcome.
-   */
-  event('gateway-charge-accepted', {
-    ...gatewayCharge,
-    serialNumber: OPERATION_EVENT_FIELDS.acceptedByGateway.serialNumber,
-  }),
-  /**
-   * A reported charge's outcome is not known (the gateway's own `unknown`, or no status answer about
-   * it yet): `alert` once a person must look — unknown for the alert time, no trace of its order at
-   * the gateway (`concern: no-trace`), or another amount than the schedule's (`amount-mismatch`,
-   * with `reportedAmount`). Polls go on; nothing is assumed charged.
-   */
-  event('gateway-charge-outcome-unknown', {
-    ...gatewayCharge,
-    ...OPERATION_EVENT_FIELDS.outcomeUnknown,
-  }),
-  /** The gateway charged a cycle of the registered schedule, confirmed by a status reply (money moved). */
-  event('gateway-cycle-charged', {
-    ...gatewayCharge,
-    amount: Money,
-    approvalCode: z.string().max(64).optional(),
-  }),
-  /** The gateway's charge of a cycle was declined (confirmed by a status reply); the gateway's own rules apply. */
-  event('gateway-cycle-declined', {
-    ...gatewayCharge,
-    outcome: z.enum(['declined', 'error', 'filtered']),
-    code: z.string().max(64).optional(),
-  }),
-  /**
-   * A person must look at a cycle of a registered schedule: `not-found` — its time (and the grace
-   * for the gateway's own time of day) has passed and status queries by the cycle's client order id
-   * still find no charge; `unconfirmed` (events written before the shared rules; now
-   * `gateway-charge-outcome-unknown` with `alert`) — a reported charge's status never became final
-   * while it was asked. The gateway's ledger or reconciliation decides; nothing is assumed charged.
-   */
-  event('gateway-charge-alert', {
-    ...cycleRef,
-    clientOrderId: z.string().min(1).max(128),
-    gatewayOrderId: z.string().min(1).max(128).optional(),
-    reason: z.enum(['not-found', 'unconfirmed']),
-  }),
-);
+    /**
+     * The registration's outcome is not known (timeout, 5xx, the gateway's own `unknown`): resolved by
+     * status queries, never guessed. `alert` once a person must look (unknown for the alert time, no
+     * trace at the gateway after the resend, another amount reported: `concern`); polls go on.
+     * `since`, `concern`, `reportedAmount` are absent on events written before the shared rules.
+     */
+    event('schedule-registration-unknown', {
+      reason: z.string().max(256),
+      alert: z.literal(true).optional(),
+      since: Instant.optional(),
+      concern: UnknownConcern.optional(),
+      reportedAmount: Money.optional(),
+    }),
+    /**
+     * The gateway took the registration but its reply named no recurring-payment-id yet, or a status
+     * reply showed it in progress: no longer unknown; status queries bring its outcome.
+     */
+    event('schedule-registration-accepted', OPERATION_EVENT_FIELDS.acceptedByGateway),
+    /**
+     * The gateway still had no trace of the registration after its deadline: sent once more, same
+     * client order id (which the gateway refuses as a duplicate if the first arrived after all).
+     * `attempt` and `unknownSince` are absent on events written before the shared rules.
+     */
+    event('schedule-registration-resent', {
+      attempt: OPERATION_EVENT_FIELDS.operationResent.attempt.optional(),
+      unknownSince: Instant.optional(),
+    }),
+    /** The gateway registered the schedule (`resolvedBy`: its reply, or a status query after unknown). */
+    event('schedule-registered', {
+      recurringPaymentId: z.string().min(1).max(64),
+      resolvedBy: z.enum(['reply', 'status']),
+    }),
+    /**
+     * The gateway refused the registration (a rejected request, or a status reply declining it), or it
+     * provably never left (not sent): nothing will be charged. `no-trace` only on events written before
+     * the shared rules (no trace now leaves the registration unknown with the alert raised).
+     */
+    event('schedule-registration-failed', {
+      reason: z.enum(['rejected', 'not-sent', 'no-trace']),
+      code: z.string().max(64).optional(),
+      message: z.string().max(1024),
+    }),
+    /**
+     * A verified callback named a charge of the registered schedule; nothing is recorded as charged
+     * before a status query about that very order confirms it.
+     */
+    event('gateway-charge-reported', { ...gatewayCharge, reportedStatus: GatewayStatus }),
+    /**
+     * A status reply showed a reported charge in progress (or named its serial number): no longer
+     * unknown; status queries about that very order bring its outcome.
+     */
+    event('gateway-charge-accepted', {
+      ...gatewayCharge,
+      serialNumber: OPERATION_EVENT_FIELDS.acceptedByGateway.serialNumber,
+    }),
+    /**
+     * A reported charge's outcome is not known (the gateway's own `unknown`, or no status answer about
+     * it yet): `alert` once a person must look — unknown for the alert time, no trace of its order at
+     * the gateway (`concern: no-trace`), or another amount than the schedule's (`amount-mismatch`,
+     * with `reportedAmount`). Polls go on; nothing is assumed charged.
+     */
+    event('gateway-charge-outcome-unknown', {
+      ...gatewayCharge,
+      ...OPERATION_EVENT_FIELDS.outcomeUnknown,
+    }),
+    /** The gateway charged a cycle of the registered schedule, confirmed by a status reply (money moved). */
+    event('gateway-cycle-charged', {
+      ...gatewayCharge,
+      amount: Money,
+      approvalCode: z.string().max(64).optional(),
+    }),
+    /** The gateway's charge of a cycle was declined (confirmed by a status reply); the gateway's own rules apply. */
+    event('gateway-cycle-declined', {
+      ...gatewayCharge,
+      outcome: z.enum(['declined', 'error', 'filtered']),
+      code: z.string().max(64).optional(),
+    }),
+    /**
+     * A person must look at a cycle of a registered schedule: `not-found` — its time (and the grace
+     * for the gateway's own time of day) has passed and status queries by the cycle's client order id
+     * still find no charge; `unconfirmed` (events written before the shared rules; now
+     * `gateway-charge-outcome-unknown` with `alert`) — a reported charge's status never became final
+     * while it was asked. The gateway's ledger or reconciliation decides; nothing is assumed charged.
+     */
+    event('gateway-charge-alert', {
+      ...cycleRef,
+      clientOrderId: z.string().min(1).max(128),
+      gatewayOrderId: z.string().min(1).max(128).optional(),
+      reason: z.enum(['not-found', 'unconfirmed']),
+    }),
+  ),
+  internalCommands: ['record-cycle-outcome'],
+});
+
+// ---- for consumers ------------------------------------------------------------------------------
+
+export const SCHEDULE_COMMAND_SCHEMAS = SCHEDULE_FAMILY.commands;
+/** The schedule events but `command-rejected` (listed with the card payments' events). */
+export const SCHEDULE_EVENT_SCHEMAS = SCHEDULE_FAMILY.events;
+
+export const ScheduleCommand = unionOf(SCHEDULE_COMMAND_SCHEMAS);
+export type ScheduleCommand = z.infer<typeof ScheduleCommand>;
 
 export const ScheduleCommandRejected = commandRejectedEvent('scheduleId', '');
 
@@ -355,13 +350,19 @@ export const ScheduleEvent = unionOf({
 export type ScheduleEvent = z.infer<typeof ScheduleEvent>;
 
 /**
- * Its `command-rejected` is not in the family's table: the type is the card payments' (the same
- * event, addressed by `scheduleId`), listed once with theirs.
+ * Schedules and card references: parsed by `parseRecurringCommand` (parse-command.ts), kept out
+ * of `PaymentCommand` on purpose (the card-payment decider switches exhaustively over that).
  */
-export const SCHEDULE_FAMILY = flowFamily({
-  name: 'recurring-schedule',
-  sagaIdField: 'scheduleId',
-  commands: SCHEDULE_COMMAND_SCHEMAS,
-  events: SCHEDULE_EVENT_SCHEMAS,
-  internalCommands: ['record-cycle-outcome'],
-});
+export const RECURRING_COMMAND_SCHEMAS = {
+  ...SCHEDULE_COMMAND_SCHEMAS,
+  ...CARD_REFERENCE_COMMAND_SCHEMAS,
+} as const;
+export const RecurringCommand = unionOf(RECURRING_COMMAND_SCHEMAS);
+export type RecurringCommand = z.infer<typeof RecurringCommand>;
+
+/** Recurring commands about a payment (its saga id is `paymentId`), not a schedule. */
+export function isPaymentAddressed(
+  command: RecurringCommand,
+): command is Extract<RecurringCommand, CardReferenceCommand> {
+  return Object.hasOwn(CARD_REFERENCE_COMMAND_SCHEMAS, command.type);
+}

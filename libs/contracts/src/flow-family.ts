@@ -42,11 +42,12 @@ export function flowFamily<
 }
 
 /**
- * The fields every command carries, in this order: `commandId` (the idempotency key, DESIGN.md
- * guarantee 1), the family's saga id, the merchant endpoint and the time.
+ * The command constructor of one family: every command is a strict object of its `type`, the
+ * fields every command carries, in this order: `commandId` (the idempotency key, DESIGN.md
+ * guarantee 1), the family's saga id, the merchant endpoint and the time; then its own fields.
  */
-export function commandFields<F extends string>(sagaIdField: F) {
-  return {
+export function sagaCommands<F extends string>(sagaIdField: F) {
+  const base = {
     commandId: Uuid,
     [sagaIdField]: Uuid,
     merchant: MerchantRef,
@@ -55,14 +56,6 @@ export function commandFields<F extends string>(sagaIdField: F) {
     merchant: typeof MerchantRef;
     occurredAt: typeof Instant;
   };
-}
-
-/**
- * The command constructor of one family: every command is a strict object of its `type`, the
- * fields every command carries (`commandFields`), then its own fields, in that order.
- */
-export function sagaCommands<F extends string>(sagaIdField: F) {
-  const base = commandFields(sagaIdField);
   return <T extends string, S extends z.ZodRawShape>(type: T, shape: S) =>
     z.strictObject({ type: z.literal(type), ...base, ...shape });
 }

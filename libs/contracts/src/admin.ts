@@ -6,7 +6,7 @@ import { Instant, Uuid } from './primitives';
  * each action leaves on `payments.admin.audit.v1` (key: the saga id). The action itself enters as an
  * ordinary command on `payments.commands.v1`, in the same transaction as its audit.
  */
-export const ADMIN_ACTIONS = [
+export const AdminAction = z.enum([
   'refresh-status',
   'resolve-unknown',
   'approve',
@@ -14,9 +14,9 @@ export const ADMIN_ACTIONS = [
   'pause',
   'resume',
   'cancel',
-] as const;
-export const AdminAction = z.enum(ADMIN_ACTIONS);
+]);
 export type AdminAction = z.infer<typeof AdminAction>;
+export const ADMIN_ACTIONS: readonly AdminAction[] = AdminAction.options;
 
 export const AdminRole = z.enum(['viewer', 'operator']);
 export type AdminRole = z.infer<typeof AdminRole>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EVENT_SCHEMAS } from './events';
-import { commandFields, flowFamily, unionOf } from './flow-family';
+import { byType, flowFamily, sagaCommands, unionOf } from './flow-family';
 import {
   COMMAND_GATEWAY_FIELDS,
   gatewayRequirements,
@@ -8,9 +8,6 @@ import {
 } from './gateway-requirements';
 import { Money, SealedCard } from './primitives';
 import { CARD_REFERENCE_COMMAND_SCHEMAS } from './schedules';
-
-/** Fields every command carries. `commandId` is the idempotency key (DESIGN.md guarantee 1). */
-const commandBase = commandFields('paymentId');
 
 export const BillingAddress = z.strictObject({
   address1: z.string().min(1).max(50),
@@ -59,7 +56,6 @@ export const BrowserInfo = z.strictObject({
 export type BrowserInfo = z.infer<typeof BrowserInfo>;
 
 const paymentInitiation = {
-  ...commandBase,
   amount: Money,
   order: z.strictObject({
     description: z.string().min(1).max(65535),
@@ -74,21 +70,6 @@ const paymentInitiation = {
   /** The card, sealed to the gateway-adapter's key with the payment id as associated data. */
   sealedCard: SealedCard,
 };
-
-/**
- * The schema with every path made required whose gateway field the catalogue requires
- * (gateway-requirements.ts): a command that cannot succeed at the gateway is refused at parsing
- * (SCHEMA_INVALID, with the path), not after it was accepted. The static type stays the one of
- * the base schema (wider: such fields still look optional to TypeScript).
- */
-function withGatewayRequirements<T extends z.ZodObject>(
-  type: GatewayRequiredCommandType,
-  schema: T,
-): T {
-  let out = schema as unknown as ObjectSchema;
-  for (const requirement of gatewayRequirements(type)) out = requirePath(out, requirement.path);
-  return out as unknown as T;
-}
 
 type ObjectSchema = z.ZodObject<Record<string, z.core.$ZodType>, z.core.$ZodObjectConfig>;
 
@@ -109,55 +90,50 @@ function requirePath(schema: ObjectSchema, path: readonly string[]): ObjectSchem
   return schema.extend({ [head]: requirePath(inner as unknown as ObjectSchema, rest) });
 }
 
-export const SaleCommand = withGatewayRequirements(
-  'sale',
-  z.strictObject({ type: z.literal('sale'), ...paymentInitiation }),
-);
-export const PreauthCommand = withGatewayRequirements(
-  'preauth',
-  z.strictObject({ type: z.literal('preauth'), ...paymentInitiation }),
-);
+const paymentCommand = sagaCommands('paymentId');
+
+/**
+ * A card-payment command (`paymentId`), with every path made required whose gateway field the
+ * catalogue requires (gateway-requirements.ts): a command that cannot succeed at the gateway is
+ * refused at parsing (SCHEMA_INVALID, with the path), not after it was accepted. The static type
+ * stays the one of the base schema (wider: such fields still look optional to TypeScript).
+ */
+function command<T extends GatewayRequiredCommandType, S extends z.ZodRawShape>(type: T, shape: S) {
+  const schema = paymentCommand(type, shape);
+  let out = schema as unknown as ObjectSchema;
+  for (const requirement of gatewayRequirements(type)) out = requirePath(out, requirement.path);
+  return out as unknown as typeof schema;
+}
+
+export const SaleCommand = command('sale', paymentInitiation);
+export type SaleCommand = z.infer<typeof SaleCommand>;
+export const PreauthCommand = command('preauth', paymentInitiation);
+export type PreauthCommand = z.infer<typeof PreauthCommand>;
 
 /** Capture of an authorized preauth; without `amount` the remaining authorized amount. */
-export const CaptureCommand = withGatewayRequirements(
-  'capture',
-  z.strictObject({
-    type: z.literal('capture'),
-    ...commandBase,
-    amount: Money.optional(),
-  }),
-);
+export const CaptureCommand = command('capture', { amount: Money.optional() });
+export type CaptureCommand = z.infer<typeof CaptureCommand>;
+
+/** What a void or a return may say besides its amount. */
+const Comment = z.string().min(1).max(50);
 
 /** Void of an authorized, uncaptured preauth. Always whole; an `amount` must equal the authorized one. */
-export const VoidCommand = withGatewayRequirements(
-  'void',
-  z.strictObject({
-    type: z.literal('void'),
-    ...commandBase,
-    amount: Money.optional(),
-    comment: z.string().min(1).max(50).optional(),
-  }),
-);
+export const VoidCommand = command('void', {
+  amount: Money.optional(),
+  comment: Comment.optional(),
+});
+export type VoidCommand = z.infer<typeof VoidCommand>;
 
 /** Return after final success; without `amount` the whole remaining balance. */
-export const ReturnCommand = withGatewayRequirements(
-  'return',
-  z.strictObject({
-    type: z.literal('return'),
-    ...commandBase,
-    amount: Money.optional(),
-    comment: z.string().min(1).max(50).optional(),
-  }),
-);
+export const ReturnCommand = command('return', {
+  amount: Money.optional(),
+  comment: Comment.optional(),
+});
+export type ReturnCommand = z.infer<typeof ReturnCommand>;
 
 /** Asks for a status query of the operation in flight now, instead of waiting for the next poll. */
-export const RefreshStatusCommand = withGatewayRequirements(
-  'refresh-status',
-  z.strictObject({
-    type: z.literal('refresh-status'),
-    ...commandBase,
-  }),
-);
+export const RefreshStatusCommand = command('refresh-status', {});
+export type RefreshStatusCommand = z.infer<typeof RefreshStatusCommand>;
 
 /**
  * Hosted forms: the payer types the card on the gateway's page, so the command
@@ -165,7 +141,6 @@ export const RefreshStatusCommand = withGatewayRequirements(
  * form URL comes back as `action-required`; the outcome by callback or status query.
  */
 const hostedInitiation = {
-  ...commandBase,
   amount: Money,
   order: paymentInitiation.order,
   customer: Customer,
@@ -174,118 +149,76 @@ const hostedInitiation = {
   redirectUrl: z.url(),
 };
 
-export const SaleFormCommand = withGatewayRequirements(
-  'sale-form',
-  z.strictObject({ type: z.literal('sale-form'), ...hostedInitiation }),
-);
-export const PreauthFormCommand = withGatewayRequirements(
-  'preauth-form',
-  z.strictObject({ type: z.literal('preauth-form'), ...hostedInitiation }),
-);
+export const SaleFormCommand = command('sale-form', hostedInitiation);
+export type SaleFormCommand = z.infer<typeof SaleFormCommand>;
+export const PreauthFormCommand = command('preauth-form', hostedInitiation);
+export type PreauthFormCommand = z.infer<typeof PreauthFormCommand>;
 /** The universal hosted form: a sale on the gateway's page, for when sale-form does not fit. */
-export const PaymentFormCommand = withGatewayRequirements(
-  'payment-form',
-  z.strictObject({ type: z.literal('payment-form'), ...hostedInitiation }),
-);
+export const PaymentFormCommand = command('payment-form', hostedInitiation);
+export type PaymentFormCommand = z.infer<typeof PaymentFormCommand>;
 
 /** Account verification: zero amount, nothing charged; the card account is checked. */
 const verificationBase = {
-  ...commandBase,
   order: z.strictObject({ description: z.string().min(1).max(65535) }),
   customer: Customer,
   billingAddress: BillingAddress,
 };
 
 /** Account verification with the card sealed (direct). */
-export const AccountVerificationCommand = withGatewayRequirements(
-  'account-verification',
-  z.strictObject({
-    type: z.literal('account-verification'),
-    ...verificationBase,
-    redirectUrl: z.url().optional(),
-    sealedCard: SealedCard,
-  }),
-);
+export const AccountVerificationCommand = command('account-verification', {
+  ...verificationBase,
+  redirectUrl: z.url().optional(),
+  sealedCard: SealedCard,
+});
+export type AccountVerificationCommand = z.infer<typeof AccountVerificationCommand>;
 
 /** Account verification with the card typed on the gateway's hosted page. */
-export const AccountVerificationFormCommand = withGatewayRequirements(
-  'account-verification-form',
-  z.strictObject({
-    type: z.literal('account-verification-form'),
-    ...verificationBase,
-    redirectUrl: z.url(),
-  }),
-);
+export const AccountVerificationFormCommand = command('account-verification-form', {
+  ...verificationBase,
+  redirectUrl: z.url(),
+});
+export type AccountVerificationFormCommand = z.infer<typeof AccountVerificationFormCommand>;
 
 /**
  * 3-D Secure 2.x method step, from the merchant's front end: `threeDSCompInd` Y (the method
  * completed), N (it did not complete within 10 seconds: the front end sends N then), U (no
  * method URL was given).
  */
-export const UploadMethodUrlResultCommand = withGatewayRequirements(
-  'upload-method-url-result',
-  z.strictObject({
-    type: z.literal('upload-method-url-result'),
-    ...commandBase,
-    threeDSCompInd: z.enum(['Y', 'N', 'U']),
-    threeDSServerTransID: z.string().min(1).max(36).optional(),
-    browser: BrowserInfo.optional(),
-  }),
-);
+export const UploadMethodUrlResultCommand = command('upload-method-url-result', {
+  threeDSCompInd: z.enum(['Y', 'N', 'U']),
+  threeDSServerTransID: z.string().min(1).max(36).optional(),
+  browser: BrowserInfo.optional(),
+});
+export type UploadMethodUrlResultCommand = z.infer<typeof UploadMethodUrlResultCommand>;
 
 const Base64 = z.string().regex(/^[A-Za-z0-9+/_-]+={0,2}$/, 'Base64');
 
 /** The CRes the ACS posted at the end of a 3-D Secure 2.x challenge (Base64). */
-export const UploadCresResultCommand = withGatewayRequirements(
-  'upload-cres-result',
-  z.strictObject({
-    type: z.literal('upload-cres-result'),
-    ...commandBase,
-    cRes: Base64.max(4096),
-  }),
-);
+export const UploadCresResultCommand = command('upload-cres-result', { cRes: Base64.max(4096) });
+export type UploadCresResultCommand = z.infer<typeof UploadCresResultCommand>;
 
 /** The PaRes of a 3-D Secure 1.0.2 flow (Base64). */
-export const UploadParesResultCommand = withGatewayRequirements(
-  'upload-pares-result',
-  z.strictObject({
-    type: z.literal('upload-pares-result'),
-    ...commandBase,
-    paRes: Base64.max(16384),
-  }),
-);
-
-export type SaleCommand = z.infer<typeof SaleCommand>;
-export type PreauthCommand = z.infer<typeof PreauthCommand>;
-export type CaptureCommand = z.infer<typeof CaptureCommand>;
-export type VoidCommand = z.infer<typeof VoidCommand>;
-export type ReturnCommand = z.infer<typeof ReturnCommand>;
-export type RefreshStatusCommand = z.infer<typeof RefreshStatusCommand>;
-export type SaleFormCommand = z.infer<typeof SaleFormCommand>;
-export type PreauthFormCommand = z.infer<typeof PreauthFormCommand>;
-export type PaymentFormCommand = z.infer<typeof PaymentFormCommand>;
-export type AccountVerificationCommand = z.infer<typeof AccountVerificationCommand>;
-export type AccountVerificationFormCommand = z.infer<typeof AccountVerificationFormCommand>;
-export type UploadMethodUrlResultCommand = z.infer<typeof UploadMethodUrlResultCommand>;
-export type UploadCresResultCommand = z.infer<typeof UploadCresResultCommand>;
+export const UploadParesResultCommand = command('upload-pares-result', {
+  paRes: Base64.max(16384),
+});
 export type UploadParesResultCommand = z.infer<typeof UploadParesResultCommand>;
 
-export const COMMAND_SCHEMAS = {
-  sale: SaleCommand,
-  preauth: PreauthCommand,
-  capture: CaptureCommand,
-  void: VoidCommand,
-  return: ReturnCommand,
-  'refresh-status': RefreshStatusCommand,
-  'sale-form': SaleFormCommand,
-  'preauth-form': PreauthFormCommand,
-  'payment-form': PaymentFormCommand,
-  'account-verification': AccountVerificationCommand,
-  'account-verification-form': AccountVerificationFormCommand,
-  'upload-method-url-result': UploadMethodUrlResultCommand,
-  'upload-cres-result': UploadCresResultCommand,
-  'upload-pares-result': UploadParesResultCommand,
-} as const;
+export const COMMAND_SCHEMAS = byType(
+  SaleCommand,
+  PreauthCommand,
+  CaptureCommand,
+  VoidCommand,
+  ReturnCommand,
+  RefreshStatusCommand,
+  SaleFormCommand,
+  PreauthFormCommand,
+  PaymentFormCommand,
+  AccountVerificationCommand,
+  AccountVerificationFormCommand,
+  UploadMethodUrlResultCommand,
+  UploadCresResultCommand,
+  UploadParesResultCommand,
+);
 
 export const PaymentCommand = unionOf(COMMAND_SCHEMAS);
 export type PaymentCommand = z.infer<typeof PaymentCommand>;
@@ -299,7 +232,6 @@ export const CARD_PAYMENT_FAMILY = flowFamily({
   sagaIdField: 'paymentId',
   commands: { ...COMMAND_SCHEMAS, ...CARD_REFERENCE_COMMAND_SCHEMAS },
   events: EVENT_SCHEMAS,
-  internalCommands: [],
 });
 
 // Every command type names its gateway operation and field sources, and nothing else does.

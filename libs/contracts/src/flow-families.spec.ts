@@ -10,7 +10,7 @@ import {
   INTERNAL_COMMAND_TYPES,
   SAGA_ID_FIELDS,
 } from './flow-families';
-import type { FlowFamily } from './flow-family';
+import { byType, type FlowFamily, sagaCommands } from './flow-family';
 import { AdminActionAudited } from './admin';
 import { ReconcileCommand } from './reconciliation';
 import { ScheduleCommandRejected } from './schedules';
@@ -141,5 +141,22 @@ describe('disjoint', () => {
     const b = { approved: 2, declined: 3 };
     expect(() => disjoint([a, b])).toThrow(/same message type: approved/);
     expect(disjoint([a, { declined: 3 }])).toEqual({ approved: 1, declined: 3 });
+  });
+});
+
+describe('byType', () => {
+  const command = sagaCommands('checkId');
+  const [a, b] = [command('a', {}), command('b', { note: z.string() })];
+
+  it('keys each schema by its own type, in the order given', () => {
+    const table = byType(b, a);
+    expect(Object.keys(table)).toEqual(['b', 'a']);
+    expect(table.a).toBe(a);
+  });
+
+  it('refuses two schemas of one type, and a schema whose type is no literal', () => {
+    expect(() => byType(a, b, command('a', {}))).toThrow(/two schemas of one type: a/);
+    const untyped = z.strictObject({ type: z.string(), checkId: z.uuid() });
+    expect(() => byType(a, untyped as never)).toThrow(/without a literal type/);
   });
 });

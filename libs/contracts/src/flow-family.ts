@@ -24,25 +24,30 @@ export interface FlowFamily<
 }
 
 /**
- * Declares a family. The compiler refuses a command or event schema without the family's saga id
- * field (a string); `flow-families.spec.ts` checks the same at run time, and that the field is a
- * required uuid.
+ * Declares a family (without `internalCommands`: none). The compiler refuses a command or event
+ * schema without the family's saga id field (a string); `flow-families.spec.ts` checks the same at
+ * run time, and that the field is a required uuid.
  */
 export function flowFamily<
   const F extends string,
   C extends Readonly<Record<string, z.ZodObject & z.ZodType<Record<F, string>>>>,
   E extends Readonly<Record<string, z.ZodObject & z.ZodType<Record<F, string>>>>,
   const I extends keyof C & string = never,
->(family: FlowFamily<F, C, E, I>): FlowFamily<F, C, E, I> {
-  return family;
+>(
+  family: Omit<FlowFamily<F, C, E, I>, 'internalCommands'> & {
+    readonly internalCommands?: readonly I[];
+  },
+): FlowFamily<F, C, E, I> {
+  return { ...family, internalCommands: family.internalCommands ?? [] };
 }
 
 /**
- * The fields every command carries, in this order: `commandId` (the idempotency key, DESIGN.md
- * guarantee 1), the family's saga id, the merchant endpoint and the time.
+ * The command constructor of one family: every command is a strict object of its `type`, the
+ * fields every command carries, in this order: `commandId` (the idempotency key, DESIGN.md
+ * guarantee 1), the family's saga id, the merchant endpoint and the time; then its own fields.
  */
-export function commandFields<F extends string>(sagaIdField: F) {
-  return {
+export function sagaCommands<F extends string>(sagaIdField: F) {
+  const base = {
     commandId: Uuid,
     [sagaIdField]: Uuid,
     merchant: MerchantRef,
@@ -51,6 +56,29 @@ export function commandFields<F extends string>(sagaIdField: F) {
     merchant: typeof MerchantRef;
     occurredAt: typeof Instant;
   };
+  return <T extends string, S extends z.ZodRawShape>(type: T, shape: S) =>
+    z.strictObject({ type: z.literal(type), ...base, ...shape });
+}
+
+/** The `type` a message schema declares (its literal). */
+type TypeOf<S extends z.ZodType> = z.output<S> extends { type: infer T extends string } ? T : never;
+
+/**
+ * A family's schemas by their `type`, in the order given. The key is read from each schema's
+ * literal, so a schema cannot be filed under another type, nor two under one.
+ */
+export function byType<const S extends ReadonlyArray<z.ZodObject & z.ZodType<{ type: string }>>>(
+  ...schemas: S
+): { readonly [M in S[number] as TypeOf<M>]: M } {
+  const table: Record<string, z.ZodObject> = {};
+  for (const schema of schemas) {
+    const literal: unknown = schema.shape.type;
+    const type: unknown = literal instanceof z.ZodLiteral ? literal.value : undefined;
+    if (typeof type !== 'string') throw new Error('a message schema without a literal type');
+    if (Object.hasOwn(table, type)) throw new Error(`two schemas of one type: ${type}`);
+    table[type] = schema;
+  }
+  return table as { readonly [M in S[number] as TypeOf<M>]: M };
 }
 
 /** The discriminated union (on `type`) of a table's schemas, in the table's order. */

@@ -54,41 +54,48 @@ const orderAndPayer = {
   redirectUrl: z.url(),
 };
 
-export const GatewaySaleRequest = z.strictObject({
-  operation: z.enum(['sale', 'preauth']),
-  ...requestBase,
+/**
+ * A gateway request: its operation (or the operations that share its fields), the fields every
+ * request carries, then its own, in that order.
+ */
+function request<O extends z.ZodType<string>, S extends z.ZodRawShape>(operation: O, shape: S) {
+  return z.strictObject({ operation, ...requestBase, ...shape });
+}
+
+export const GatewaySaleRequest = request(z.enum(['sale', 'preauth']), {
   ...orderAndPayer,
   browser: BrowserInfo.optional(),
   sealedCard: SealedCard,
 });
+export type GatewaySaleRequest = z.infer<typeof GatewaySaleRequest>;
+
+/** A request about the order an earlier request opened at the gateway (its `orderid`). */
+const orderRef = { gatewayOrderId: GatewayOrderId };
 
 /** Capture, void and return reference the original transaction (`orderid`). */
-export const GatewayFollowUpRequest = z.strictObject({
-  operation: z.enum(['capture', 'void', 'return']),
-  ...requestBase,
-  gatewayOrderId: GatewayOrderId,
+export const GatewayFollowUpRequest = request(z.enum(['capture', 'void', 'return']), {
+  ...orderRef,
   /** Absent means the whole amount (full capture, whole void, full return). */
   amount: Money.optional(),
   comment: z.string().max(50).optional(),
 });
+export type GatewayFollowUpRequest = z.infer<typeof GatewayFollowUpRequest>;
 
 /**
  * Status query for an earlier request (`subjectRequestId`). With `subjectSerial` (the gateway's
  * serial number of that request, once its reply named one) it asks about exactly that request
  * (`by-request-sn`); without it the gateway describes the order's latest request.
  */
-export const GatewayStatusRequest = z.strictObject({
-  operation: z.literal('status'),
-  ...requestBase,
+export const GatewayStatusRequest = request(z.literal('status'), {
   subjectRequestId: Uuid,
   subjectOperation: SubjectOperation,
   gatewayOrderId: GatewayOrderId.optional(),
   subjectSerial: GatewaySerial.optional(),
 });
+export type GatewayStatusRequest = z.infer<typeof GatewayStatusRequest>;
 
 /** What a payout request carries besides the common fields: amount, sealed card, description. */
 const payoutDestination = {
-  ...requestBase,
   amount: Money,
   sealedCard: SealedCard,
   orderDescription: z.string().min(1).max(65535).optional(),
@@ -100,59 +107,49 @@ const payoutDestination = {
  * destination card, nothing paid. The card is sealed with the payout id (`paymentId`) as
  * associated data.
  */
-export const GatewayPayoutCheckRequest = z.strictObject({
-  operation: z.literal('payout-check'),
-  ...payoutDestination,
-});
+export const GatewayPayoutCheckRequest = request(z.literal('payout-check'), payoutDestination);
+export type GatewayPayoutCheckRequest = z.infer<typeof GatewayPayoutCheckRequest>;
 
 /**
  * One-step payout to the sealed destination card: v2 `payout` (OAuth HMAC-SHA1) or v4 `payout`
  * (`payout-v4`, OAuth RSA-SHA256). Money leaves when it is approved.
  */
-export const GatewayPayoutRequest = z.strictObject({
-  operation: z.enum(['payout', 'payout-v4']),
-  ...payoutDestination,
-});
+export const GatewayPayoutRequest = request(z.enum(['payout', 'payout-v4']), payoutDestination);
+export type GatewayPayoutRequest = z.infer<typeof GatewayPayoutRequest>;
 
 /**
  * Hosted payout form (v2 payout-form, OAuth HMAC-SHA1): the payee enters the destination card on
  * the gateway's page; the reply carries the form URL (`redirectUrl` of the accepted result).
  */
-export const GatewayPayoutFormRequest = z.strictObject({
-  operation: z.literal('payout-form'),
-  ...requestBase,
+export const GatewayPayoutFormRequest = request(z.literal('payout-form'), {
   amount: Money,
   redirectUrl: z.url(),
   orderDescription: z.string().min(1).max(65535).optional(),
   purpose: z.string().min(1).max(128).optional(),
 });
+export type GatewayPayoutFormRequest = z.infer<typeof GatewayPayoutFormRequest>;
 
 /**
  * v4 transfer (from `sealedCard`, the source card with its CVV) or v4 transfer-by-ref (no source
  * card) to the sealed destination card. Both cards are sealed with the transfer id.
  */
-export const GatewayTransferRequest = z.strictObject({
-  operation: z.enum(['transfer', 'transfer-by-ref']),
-  ...requestBase,
+export const GatewayTransferRequest = request(z.enum(['transfer', 'transfer-by-ref']), {
   amount: Money,
   sealedCard: SealedCard.optional(),
   sealedDestinationCard: SealedCard,
   orderDescription: z.string().min(1).max(65535).optional(),
 });
+export type GatewayTransferRequest = z.infer<typeof GatewayTransferRequest>;
 
 /** v2 pan-eligibility/send: can the card behind the gateway card reference receive payouts? */
-export const GatewayPanEligibilityRequest = z.strictObject({
-  operation: z.literal('pan-eligibility'),
-  ...requestBase,
+export const GatewayPanEligibilityRequest = request(z.literal('pan-eligibility'), {
   cardRefId: GatewayCardRefId,
 });
+export type GatewayPanEligibilityRequest = z.infer<typeof GatewayPanEligibilityRequest>;
 
 /** Second step (v4 payout-pay): executes the payout registered under `gatewayOrderId`. */
-export const GatewayPayoutPayRequest = z.strictObject({
-  operation: z.literal('payout-pay'),
-  ...requestBase,
-  gatewayOrderId: GatewayOrderId,
-});
+export const GatewayPayoutPayRequest = request(z.literal('payout-pay'), orderRef);
+export type GatewayPayoutPayRequest = z.infer<typeof GatewayPayoutPayRequest>;
 
 /** The gateway's id of a registered recurring payment (`recurring-payment-id`). */
 const RecurringPaymentId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a recurring payment id');
@@ -164,13 +161,12 @@ const CardRefId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'the gateway card re
  * make-rebill: a charge of a card reference with the cardholder absent. A payment of
  * its own (`clientOrderId` = its payment id); no card data travels, only the reference id.
  */
-export const GatewayRebillRequest = z.strictObject({
-  operation: z.literal('rebill'),
-  ...requestBase,
+export const GatewayRebillRequest = request(z.literal('rebill'), {
   cardRefId: CardRefId,
   amount: Money,
   orderDescription: z.string().min(1).max(65535),
 });
+export type GatewayRebillRequest = z.infer<typeof GatewayRebillRequest>;
 
 /**
  * v4 create-recurring-payment: registers a schedule on a card reference with the
@@ -179,9 +175,7 @@ export const GatewayRebillRequest = z.strictObject({
  * interval months), a start date and a number of charges (`repeats`; absent: until stopped at
  * the gateway). Time of day and time zone are the gateway's.
  */
-export const GatewayCreateRecurringPaymentRequest = z.strictObject({
-  operation: z.literal('create-recurring-payment'),
-  ...requestBase,
+export const GatewayCreateRecurringPaymentRequest = request(z.literal('create-recurring-payment'), {
   cardRefId: CardRefId,
   amount: Money,
   period: z.enum(['day', 'week', 'month']),
@@ -191,73 +185,76 @@ export const GatewayCreateRecurringPaymentRequest = z.strictObject({
   repeats: z.number().int().min(1).max(9999).optional(),
   orderDescription: z.string().min(1).max(65535),
 });
+export type GatewayCreateRecurringPaymentRequest = z.infer<
+  typeof GatewayCreateRecurringPaymentRequest
+>;
 
 /**
  * create-card-ref after a successful sale or preauth (`gatewayOrderId` = its orderid). Whether it
  * is signed with v2 control or v4 RSA-SHA256 is the adapter's per-endpoint setting.
  */
-export const GatewayCardRefRequest = z.strictObject({
-  operation: z.literal('create-card-ref'),
-  ...requestBase,
-  gatewayOrderId: GatewayOrderId,
-});
+export const GatewayCardRefRequest = request(z.literal('create-card-ref'), orderRef);
+export type GatewayCardRefRequest = z.infer<typeof GatewayCardRefRequest>;
 
 /** get-card-info of a card reference (read-only). */
-export const GatewayCardInfoRequest = z.strictObject({
-  operation: z.literal('get-card-info'),
-  ...requestBase,
+export const GatewayCardInfoRequest = request(z.literal('get-card-info'), {
   cardRefId: CardRefId,
 });
+export type GatewayCardInfoRequest = z.infer<typeof GatewayCardInfoRequest>;
 
 /** A hosted form: no card; the reply carries the form URL for the payer. */
-export const GatewayHostedFormRequest = z.strictObject({
-  operation: z.enum(['sale-form', 'preauth-form', 'payment-form']),
-  ...requestBase,
-  ...orderAndPayer,
-});
+export const GatewayHostedFormRequest = request(
+  z.enum(['sale-form', 'preauth-form', 'payment-form']),
+  orderAndPayer,
+);
+export type GatewayHostedFormRequest = z.infer<typeof GatewayHostedFormRequest>;
 
 const verification = {
-  ...requestBase,
   orderDescription: z.string().min(1).max(65535),
   customer: Customer,
   billingAddress: BillingAddress,
 };
 
 /** Account verification (zero amount) with the sealed card. */
-export const GatewayAccountVerificationRequest = z.strictObject({
-  operation: z.literal('account-verification'),
+export const GatewayAccountVerificationRequest = request(z.literal('account-verification'), {
   ...verification,
   redirectUrl: z.url().optional(),
   sealedCard: SealedCard,
 });
+export type GatewayAccountVerificationRequest = z.infer<typeof GatewayAccountVerificationRequest>;
 
 /** Account verification on the gateway's hosted page. */
-export const GatewayAccountVerificationFormRequest = z.strictObject({
-  operation: z.literal('account-verification-form'),
-  ...verification,
-  redirectUrl: z.url(),
-});
-
-const upload = { ...requestBase, gatewayOrderId: GatewayOrderId };
+export const GatewayAccountVerificationFormRequest = request(
+  z.literal('account-verification-form'),
+  {
+    ...verification,
+    redirectUrl: z.url(),
+  },
+);
+export type GatewayAccountVerificationFormRequest = z.infer<
+  typeof GatewayAccountVerificationFormRequest
+>;
 
 /** 3-D Secure uploads about the payment's order (`gatewayOrderId`). */
-export const GatewayUploadMethodUrlResultRequest = z.strictObject({
-  operation: z.literal('upload-method-url-result'),
-  ...upload,
+export const GatewayUploadMethodUrlResultRequest = request(z.literal('upload-method-url-result'), {
+  ...orderRef,
   threeDSCompInd: z.enum(['Y', 'N', 'U']),
   threeDSServerTransID: z.string().min(1).max(36).optional(),
   browser: BrowserInfo.optional(),
 });
-export const GatewayUploadCresResultRequest = z.strictObject({
-  operation: z.literal('upload-cres-result'),
-  ...upload,
+export type GatewayUploadMethodUrlResultRequest = z.infer<
+  typeof GatewayUploadMethodUrlResultRequest
+>;
+export const GatewayUploadCresResultRequest = request(z.literal('upload-cres-result'), {
+  ...orderRef,
   cRes: z.string().min(1).max(4096),
 });
-export const GatewayUploadParesResultRequest = z.strictObject({
-  operation: z.literal('upload-pares-result'),
-  ...upload,
+export type GatewayUploadCresResultRequest = z.infer<typeof GatewayUploadCresResultRequest>;
+export const GatewayUploadParesResultRequest = request(z.literal('upload-pares-result'), {
+  ...orderRef,
   paRes: z.string().min(1).max(16384),
 });
+export type GatewayUploadParesResultRequest = z.infer<typeof GatewayUploadParesResultRequest>;
 
 export const GatewayRequest = z.discriminatedUnion('operation', [
   GatewaySaleRequest,
@@ -280,31 +277,6 @@ export const GatewayRequest = z.discriminatedUnion('operation', [
   GatewayPanEligibilityRequest,
   GatewayCreateRecurringPaymentRequest,
 ]);
-export type GatewayCreateRecurringPaymentRequest = z.infer<
-  typeof GatewayCreateRecurringPaymentRequest
->;
-export type GatewayRebillRequest = z.infer<typeof GatewayRebillRequest>;
-export type GatewayCardRefRequest = z.infer<typeof GatewayCardRefRequest>;
-export type GatewayCardInfoRequest = z.infer<typeof GatewayCardInfoRequest>;
-export type GatewayHostedFormRequest = z.infer<typeof GatewayHostedFormRequest>;
-export type GatewayAccountVerificationRequest = z.infer<typeof GatewayAccountVerificationRequest>;
-export type GatewayAccountVerificationFormRequest = z.infer<
-  typeof GatewayAccountVerificationFormRequest
->;
-export type GatewayUploadMethodUrlResultRequest = z.infer<
-  typeof GatewayUploadMethodUrlResultRequest
->;
-export type GatewayUploadCresResultRequest = z.infer<typeof GatewayUploadCresResultRequest>;
-export type GatewayUploadParesResultRequest = z.infer<typeof GatewayUploadParesResultRequest>;
-export type GatewayPayoutCheckRequest = z.infer<typeof GatewayPayoutCheckRequest>;
-export type GatewayPayoutPayRequest = z.infer<typeof GatewayPayoutPayRequest>;
-export type GatewayPayoutRequest = z.infer<typeof GatewayPayoutRequest>;
-export type GatewayPayoutFormRequest = z.infer<typeof GatewayPayoutFormRequest>;
-export type GatewayTransferRequest = z.infer<typeof GatewayTransferRequest>;
-export type GatewayPanEligibilityRequest = z.infer<typeof GatewayPanEligibilityRequest>;
-export type GatewaySaleRequest = z.infer<typeof GatewaySaleRequest>;
-export type GatewayFollowUpRequest = z.infer<typeof GatewayFollowUpRequest>;
-export type GatewayStatusRequest = z.infer<typeof GatewayStatusRequest>;
 export type GatewayRequest = z.infer<typeof GatewayRequest>;
 
 /**
@@ -409,12 +381,16 @@ export const GatewayResult = z.strictObject({
 });
 export type GatewayResult = z.infer<typeof GatewayResult>;
 
-/** A server callback (or browser return) whose checksum callback-ingest verified. */
-export const GatewayCallback = z.strictObject({
-  kind: z.literal('callback'),
+const notification = {
   /** Stable id of the notification (e.g. hash of the verified parameters), for inbox dedupe. */
   notificationId: z.string().min(1).max(128),
   paymentId: Uuid,
+};
+
+/** A server callback (or browser return) whose checksum callback-ingest verified. */
+export const GatewayCallback = z.strictObject({
+  kind: z.literal('callback'),
+  ...notification,
   clientOrderId: ClientOrderId,
   source: z.enum(['server-callback', 'browser-return']),
   report: GatewayStatusReport.extend({ gatewayOrderId: GatewayOrderId }),
@@ -425,8 +401,7 @@ export type GatewayCallback = z.infer<typeof GatewayCallback>;
 /** A callback that failed verification or carried too little: changes nothing, may prompt a status query. */
 export const StatusCheckHint = z.strictObject({
   kind: z.literal('status-check-hint'),
-  notificationId: z.string().min(1).max(128),
-  paymentId: Uuid,
+  ...notification,
   reason: z.enum(['checksum-mismatch', 'incomplete', 'browser-return']),
   receivedAt: Instant,
 });

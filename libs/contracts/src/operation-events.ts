@@ -56,6 +56,12 @@ export const OPERATION_EVENT_FIELDS = {
   },
 } as const;
 
+/** What the gateway's approval of an operation names: its order, and the issuer's approval code. */
+export const APPROVAL_FIELDS = {
+  gatewayOrderId: z.string().max(128).optional(),
+  approvalCode: z.string().max(64).optional(),
+};
+
 /** What the gateway said when it declined or failed an operation. */
 export const GATEWAY_ERROR_FIELDS = {
   code: z.string().max(64).optional(),

@@ -1,6 +1,11 @@
 import { z } from 'zod';
-import { commandFields, flowFamily, parseWith, unionOf } from './flow-family';
-import { commandRejectedEvent, operationLifecycle, sagaEvents } from './operation-events';
+import { byType, flowFamily, parseWith, sagaCommands, unionOf } from './flow-family';
+import {
+  APPROVAL_FIELDS,
+  commandRejectedEvent,
+  operationLifecycle,
+  sagaEvents,
+} from './operation-events';
 import { CardSummary, Instant, MerchantRef, Money, SealedCard, Uuid } from './primitives';
 import { RejectionCode } from './rejection-codes';
 
@@ -26,7 +31,7 @@ export const PayoutOperation = z.enum([
 ]);
 export type PayoutOperation = z.infer<typeof PayoutOperation>;
 
-const payoutBase = commandFields('payoutId');
+const payoutCommand = sagaCommands('payoutId');
 
 /** Who decided, for the audit trail (an operator's or a finance system's identity). */
 const Actor = z.string().min(1).max(128);
@@ -47,66 +52,65 @@ const payoutDestination = {
     .optional(),
 };
 
-export const PayoutCheckCommand = z.strictObject({
-  type: z.literal('payout-check'),
-  ...payoutBase,
-  ...payoutDestination,
-});
-
 /** One-step payout (v2 `payout`, OAuth HMAC-SHA1): paid at once, no approval step. */
-export const OneStepPayoutCommand = z.strictObject({
-  type: z.literal('payout'),
-  ...payoutBase,
-  ...payoutDestination,
-});
+export const OneStepPayoutCommand = payoutCommand('payout', payoutDestination);
+export type OneStepPayoutCommand = z.infer<typeof OneStepPayoutCommand>;
 
 /** One-step payout through the v4 API (`payout`, OAuth RSA-SHA256). */
-export const PayoutV4Command = z.strictObject({
-  type: z.literal('payout-v4'),
-  ...payoutBase,
-  ...payoutDestination,
-});
+export const PayoutV4Command = payoutCommand('payout-v4', payoutDestination);
+export type PayoutV4Command = z.infer<typeof PayoutV4Command>;
 
 /**
  * A payout through the gateway's hosted form (v2 payout-form): the payee enters the destination
  * card on the form, whose URL is published as `payout-action-required`; no card passes through
  * the orchestrator. Paid when the gateway reports the payout approved.
  */
-export const PayoutFormCommand = z.strictObject({
-  type: z.literal('payout-form'),
-  ...payoutBase,
+export const PayoutFormCommand = payoutCommand('payout-form', {
   amount: Money,
   /** Where the gateway sends the payee after the form. */
   redirectUrl: z.url().max(2048),
   order: payoutDestination.order,
 });
+export type PayoutFormCommand = z.infer<typeof PayoutFormCommand>;
 
-export const ApprovePayoutCommand = z.strictObject({
-  type: z.literal('approve-payout'),
-  ...payoutBase,
+/** The first step of a two-step payout: registered at the gateway, paid on approval. */
+export const PayoutCheckCommand = payoutCommand('payout-check', payoutDestination);
+export type PayoutCheckCommand = z.infer<typeof PayoutCheckCommand>;
+
+export const ApprovePayoutCommand = payoutCommand('approve-payout', {
   approvedBy: Actor,
   reason: z.string().min(1).max(1024).optional(),
 });
+export type ApprovePayoutCommand = z.infer<typeof ApprovePayoutCommand>;
 
-export const RejectPayoutCommand = z.strictObject({
-  type: z.literal('reject-payout'),
-  ...payoutBase,
+export const RejectPayoutCommand = payoutCommand('reject-payout', {
   rejectedBy: Actor,
   reason: z.string().min(1).max(1024),
 });
+export type RejectPayoutCommand = z.infer<typeof RejectPayoutCommand>;
 
 /**
  * Asks for a status query of the payout's operation in flight now (payout-check, payout-pay or a
  * one-step payout), instead of waiting for the next poll; the gateway's answer decides, as for a
  * card payment's `refresh-status`. Moves no money: open to producers as well as to operators.
  */
-export const RefreshPayoutStatusCommand = z.strictObject({
-  type: z.literal('refresh-payout-status'),
-  ...payoutBase,
+export const RefreshPayoutStatusCommand = payoutCommand('refresh-payout-status', {});
+export type RefreshPayoutStatusCommand = z.infer<typeof RefreshPayoutStatusCommand>;
+
+/** Internal: the budget's answer to a reservation, addressed to the saga that asked (`payoutId`). */
+export const PayoutBudgetAnswerCommand = payoutCommand('payout-budget-answer', {
+  budgetId: Uuid,
+  granted: z.boolean(),
+  /** What the day's budget had reserved before this payout, and its limit. */
+  reservedMinor: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  limit: Money,
 });
+export type PayoutBudgetAnswerCommand = z.infer<typeof PayoutBudgetAnswerCommand>;
 
 /** A UTC calendar day, `YYYY-MM-DD`. */
 const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a UTC day (YYYY-MM-DD)');
+
+const budgetCommand = sagaCommands('budgetId');
 
 /**
  * Internal: a money-out operation asks its endpoint's budget of the day for its amount before its
@@ -114,71 +118,20 @@ const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a UTC day (YYYY-MM-DD)');
  * transfer). `payoutId` names the asking saga: the payout id, or a transfer's `transferId`. Only
  * ever started by a saga inside the orchestrator (start-saga); refused on the commands topic.
  */
-export const ReservePayoutBudgetCommand = z.strictObject({
-  type: z.literal('reserve-payout-budget'),
-  ...commandFields('budgetId'),
+export const ReservePayoutBudgetCommand = budgetCommand('reserve-payout-budget', {
   payoutId: Uuid,
   amount: Money,
   day: Day,
 });
+export type ReservePayoutBudgetCommand = z.infer<typeof ReservePayoutBudgetCommand>;
 
 /** Internal: an operation that paid nothing (declined, failed) gives its reservation back. */
-export const ReleasePayoutBudgetCommand = z.strictObject({
-  type: z.literal('release-payout-budget'),
-  ...commandFields('budgetId'),
+export const ReleasePayoutBudgetCommand = budgetCommand('release-payout-budget', {
   payoutId: Uuid,
 });
-
-/** Internal: the budget's answer to a reservation, addressed to the saga that asked (`payoutId`). */
-export const PayoutBudgetAnswerCommand = z.strictObject({
-  type: z.literal('payout-budget-answer'),
-  ...payoutBase,
-  budgetId: Uuid,
-  granted: z.boolean(),
-  /** What the day's budget had reserved before this payout, and its limit. */
-  reservedMinor: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
-  limit: Money,
-});
-
-/** The payout saga's commands (`payoutId`), its budget's answer among them. */
-const PAYOUT_SAGA_COMMAND_SCHEMAS = {
-  payout: OneStepPayoutCommand,
-  'payout-v4': PayoutV4Command,
-  'payout-form': PayoutFormCommand,
-  'payout-check': PayoutCheckCommand,
-  'approve-payout': ApprovePayoutCommand,
-  'reject-payout': RejectPayoutCommand,
-  'refresh-payout-status': RefreshPayoutStatusCommand,
-  'payout-budget-answer': PayoutBudgetAnswerCommand,
-} as const;
-
-/** The daily budget saga's commands (`budgetId`): only ever started by another saga. */
-const PAYOUT_BUDGET_COMMAND_SCHEMAS = {
-  'reserve-payout-budget': ReservePayoutBudgetCommand,
-  'release-payout-budget': ReleasePayoutBudgetCommand,
-} as const;
-
-/** Every command of this module: payouts and their budgets. */
-export const PAYOUT_COMMAND_SCHEMAS = {
-  ...PAYOUT_SAGA_COMMAND_SCHEMAS,
-  ...PAYOUT_BUDGET_COMMAND_SCHEMAS,
-} as const;
-
-export const PayoutCommand = unionOf(PAYOUT_COMMAND_SCHEMAS);
-export type PayoutCheckCommand = z.infer<typeof PayoutCheckCommand>;
-export type OneStepPayoutCommand = z.infer<typeof OneStepPayoutCommand>;
-export type PayoutV4Command = z.infer<typeof PayoutV4Command>;
-export type PayoutFormCommand = z.infer<typeof PayoutFormCommand>;
-export type ApprovePayoutCommand = z.infer<typeof ApprovePayoutCommand>;
-export type RejectPayoutCommand = z.infer<typeof RejectPayoutCommand>;
-export type RefreshPayoutStatusCommand = z.infer<typeof RefreshPayoutStatusCommand>;
-export type ReservePayoutBudgetCommand = z.infer<typeof ReservePayoutBudgetCommand>;
 export type ReleasePayoutBudgetCommand = z.infer<typeof ReleasePayoutBudgetCommand>;
-export type PayoutBudgetAnswerCommand = z.infer<typeof PayoutBudgetAnswerCommand>;
-export type PayoutCommand = z.infer<typeof PayoutCommand>;
-export type PayoutCommandType = PayoutCommand['type'];
 
-// ---- events -----------------------------------------------------------------------------
+// ---- the payout family ------------------------------------------------------------------
 
 const lifecycle = operationLifecycle('payoutId', 'payout-', PayoutOperation);
 const { event: payoutEvent, operationRef: payoutOperationRef } = lifecycle;
@@ -187,40 +140,6 @@ const { event: payoutEvent, operationRef: payoutOperationRef } = lifecycle;
 export const RecipientSummary = z.strictObject({
   kind: z.literal('card'),
   card: CardSummary.optional(),
-});
-
-/** payout-check or payout-pay decided and its gateway request issued. */
-export const PayoutRequested = payoutEvent('payout-requested', {
-  ...payoutOperationRef,
-  amount: Money,
-  clientOrderId: z.string().min(1).max(128),
-  /** On the first event of a payout. */
-  merchant: MerchantRef.optional(),
-});
-
-export const PayoutAcceptedByGateway = lifecycle.acceptedByGateway;
-
-/** The payee must act: the hosted payout form's URL (payout-form). */
-export const PayoutActionRequired = lifecycle.actionRequired;
-
-/** May or may not have reached the gateway; resolved only by a status reply or a verified callback. */
-export const PayoutOutcomeUnknown = lifecycle.outcomeUnknown;
-
-/** The gateway had no trace of the operation for the whole safe window: sent once more. */
-export const PayoutOperationResent = lifecycle.operationResent;
-
-/** The gateway registered the payout (payout-check approved): awaiting approval until `approvalDeadline`. */
-export const PayoutRegistered = payoutEvent('payout-registered', {
-  requestId: Uuid,
-  amount: Money,
-  recipient: RecipientSummary,
-  gatewayOrderId: z.string().min(1).max(128).optional(),
-  approvalDeadline: Instant,
-});
-
-export const PayoutApproved = payoutEvent('payout-approved', {
-  approvedBy: Actor,
-  reason: z.string().max(1024).optional(),
 });
 
 /**
@@ -235,114 +154,116 @@ export const dailyLimitRefusal = {
   dailyLimit: Money,
 };
 
-/** The approval could not be carried out (the endpoint's daily limit): still awaiting approval. */
-export const PayoutApprovalRefused = payoutEvent('payout-approval-refused', dailyLimitRefusal);
-
 /**
- * A one-step payout or payout form the endpoint's daily budget could not take: final, its
- * gateway request was never sent and nothing was paid.
+ * The payout family: the payout saga's commands, its budget's answer among them (issued by the
+ * orchestrator only), and its events (its gateway operation's lifecycle is `operationLifecycle`'s).
  */
-export const PayoutRefused = payoutEvent('payout-refused', dailyLimitRefusal);
-
-export const PayoutRejected = payoutEvent('payout-rejected', {
-  rejectedBy: Actor,
-  reason: z.string().max(1024),
-});
-
-/** The approval window passed without approval: nothing is paid, later approvals are refused. */
-export const PayoutExpired = payoutEvent('payout-expired', {
-  approvalDeadline: Instant,
-});
-
-/** The gateway paid the payout out (payout-pay or a one-step payout approved): the money left. */
-export const PaidOut = payoutEvent('paid-out', {
-  requestId: Uuid,
-  amount: Money,
-  gatewayOrderId: z.string().max(128).optional(),
-  approvalCode: z.string().max(64).optional(),
-});
-
-export const PayoutDeclined = lifecycle.declined();
-export const PayoutFailed = lifecycle.failed;
-export const PayoutCommandRejected = lifecycle.commandRejected;
-
-// The per-endpoint daily budget (one saga per endpoint, currency and UTC day).
-const budgetEvent = sagaEvents('budgetId', 0);
-
-export const PayoutBudgetReserved = budgetEvent('payout-budget-reserved', {
-  merchant: MerchantRef,
-  day: Day,
-  payoutId: Uuid,
-  amount: Money,
-  /** Reserved for the day after this reservation, and the limit. */
-  reserved: Money,
-  limit: Money,
-});
-
-export const PayoutBudgetRefused = budgetEvent('payout-budget-refused', {
-  merchant: MerchantRef,
-  day: Day,
-  payoutId: Uuid,
-  amount: Money,
-  reserved: Money,
-  limit: Money,
-});
-
-export const PayoutBudgetReleased = budgetEvent('payout-budget-released', {
-  payoutId: Uuid,
-  amount: Money,
-  reserved: Money,
-});
-
-export const PayoutBudgetCommandRejected = commandRejectedEvent('budgetId', 'payout-budget-');
-
-export const PAYOUT_EVENT_SCHEMAS = {
-  'payout-requested': PayoutRequested,
-  'payout-accepted-by-gateway': PayoutAcceptedByGateway,
-  'payout-action-required': PayoutActionRequired,
-  'payout-outcome-unknown': PayoutOutcomeUnknown,
-  'payout-operation-resent': PayoutOperationResent,
-  'payout-registered': PayoutRegistered,
-  'payout-approved': PayoutApproved,
-  'payout-approval-refused': PayoutApprovalRefused,
-  'payout-refused': PayoutRefused,
-  'payout-rejected': PayoutRejected,
-  'payout-expired': PayoutExpired,
-  'paid-out': PaidOut,
-  'payout-declined': PayoutDeclined,
-  'payout-failed': PayoutFailed,
-  'payout-command-rejected': PayoutCommandRejected,
-} as const;
-
-export const PAYOUT_BUDGET_EVENT_SCHEMAS = {
-  'payout-budget-reserved': PayoutBudgetReserved,
-  'payout-budget-refused': PayoutBudgetRefused,
-  'payout-budget-released': PayoutBudgetReleased,
-  'payout-budget-command-rejected': PayoutBudgetCommandRejected,
-} as const;
-
-export const PayoutEvent = unionOf(PAYOUT_EVENT_SCHEMAS);
-export type PayoutEvent = z.infer<typeof PayoutEvent>;
-export type PayoutEventType = PayoutEvent['type'];
-
-export const PayoutBudgetEvent = unionOf(PAYOUT_BUDGET_EVENT_SCHEMAS);
-export type PayoutBudgetEvent = z.infer<typeof PayoutBudgetEvent>;
-
 export const PAYOUT_FAMILY = flowFamily({
   name: 'payout',
   sagaIdField: 'payoutId',
-  commands: PAYOUT_SAGA_COMMAND_SCHEMAS,
-  events: PAYOUT_EVENT_SCHEMAS,
+  commands: byType(
+    OneStepPayoutCommand,
+    PayoutV4Command,
+    PayoutFormCommand,
+    PayoutCheckCommand,
+    ApprovePayoutCommand,
+    RejectPayoutCommand,
+    RefreshPayoutStatusCommand,
+    PayoutBudgetAnswerCommand,
+  ),
+  events: byType(
+    /** payout-check or payout-pay decided and its gateway request issued. */
+    payoutEvent('payout-requested', {
+      ...payoutOperationRef,
+      amount: Money,
+      clientOrderId: z.string().min(1).max(128),
+      /** On the first event of a payout. */
+      merchant: MerchantRef.optional(),
+    }),
+    lifecycle.acceptedByGateway,
+    /** The payee must act: the hosted payout form's URL (payout-form). */
+    lifecycle.actionRequired,
+    lifecycle.outcomeUnknown,
+    lifecycle.operationResent,
+    /** The gateway registered the payout (payout-check approved): awaiting approval until `approvalDeadline`. */
+    payoutEvent('payout-registered', {
+      requestId: Uuid,
+      amount: Money,
+      recipient: RecipientSummary,
+      gatewayOrderId: z.string().min(1).max(128).optional(),
+      approvalDeadline: Instant,
+    }),
+    payoutEvent('payout-approved', {
+      approvedBy: Actor,
+      reason: z.string().max(1024).optional(),
+    }),
+    /** The approval could not be carried out (the endpoint's daily limit): still awaiting approval. */
+    payoutEvent('payout-approval-refused', dailyLimitRefusal),
+    /**
+     * A one-step payout or payout form the endpoint's daily budget could not take: final, its
+     * gateway request was never sent and nothing was paid.
+     */
+    payoutEvent('payout-refused', dailyLimitRefusal),
+    payoutEvent('payout-rejected', {
+      rejectedBy: Actor,
+      reason: z.string().max(1024),
+    }),
+    /** The approval window passed without approval: nothing is paid, later approvals are refused. */
+    payoutEvent('payout-expired', { approvalDeadline: Instant }),
+    /** The gateway paid the payout out (payout-pay or a one-step payout approved): the money left. */
+    payoutEvent('paid-out', {
+      requestId: Uuid,
+      amount: Money,
+      ...APPROVAL_FIELDS,
+    }),
+    lifecycle.declined(),
+    lifecycle.failed,
+    lifecycle.commandRejected,
+  ),
   internalCommands: ['payout-budget-answer'],
 });
 
+// ---- the daily budget family (one saga per endpoint, currency and UTC day) ---------------
+const budgetEvent = sagaEvents('budgetId', 0);
+
+/** What the budget's reservations and refusals say about the day. */
+const budgetDay = { merchant: MerchantRef, day: Day, payoutId: Uuid, amount: Money };
+
+/** The daily budget family: its commands are only ever started by another saga. */
 export const PAYOUT_BUDGET_FAMILY = flowFamily({
   name: 'payout-budget',
   sagaIdField: 'budgetId',
-  commands: PAYOUT_BUDGET_COMMAND_SCHEMAS,
-  events: PAYOUT_BUDGET_EVENT_SCHEMAS,
+  commands: byType(ReservePayoutBudgetCommand, ReleasePayoutBudgetCommand),
+  events: byType(
+    budgetEvent('payout-budget-reserved', {
+      ...budgetDay,
+      /** Reserved for the day after this reservation, and the limit. */
+      reserved: Money,
+      limit: Money,
+    }),
+    budgetEvent('payout-budget-refused', { ...budgetDay, reserved: Money, limit: Money }),
+    budgetEvent('payout-budget-released', { payoutId: Uuid, amount: Money, reserved: Money }),
+    commandRejectedEvent('budgetId', 'payout-budget-'),
+  ),
   internalCommands: ['reserve-payout-budget', 'release-payout-budget'],
 });
+
+// ---- for consumers -------------------------------------------------------------------------
+
+export const PAYOUT_EVENT_SCHEMAS = PAYOUT_FAMILY.events;
+export const PAYOUT_BUDGET_EVENT_SCHEMAS = PAYOUT_BUDGET_FAMILY.events;
+/** Every command of this module: payouts and their budgets. */
+export const PAYOUT_COMMAND_SCHEMAS = {
+  ...PAYOUT_FAMILY.commands,
+  ...PAYOUT_BUDGET_FAMILY.commands,
+} as const;
+
+export const PayoutCommand = unionOf(PAYOUT_COMMAND_SCHEMAS);
+export type PayoutCommand = z.infer<typeof PayoutCommand>;
+export const PayoutEvent = unionOf(PAYOUT_EVENT_SCHEMAS);
+export type PayoutEvent = z.infer<typeof PayoutEvent>;
+export const PayoutBudgetEvent = unionOf(PAYOUT_BUDGET_EVENT_SCHEMAS);
+export type PayoutBudgetEvent = z.infer<typeof PayoutBudgetEvent>;
 
 /** For consumers of `payments.events.v1`: a payout or payout-budget event. */
 export function parsePayoutEvent(input: unknown) {

@@ -100,7 +100,7 @@ export type GatewayOperation = z.infer<typeof GatewayOperation>;
  * form is the same operation (`sale`, `preauth`, `account-verification`) requested
  * `via: 'hosted-form'`.
  */
-export const PaymentOperation = z.enum([
+export const PaymentOperation = GatewayOperation.extract([
   'sale',
   'preauth',
   'capture',

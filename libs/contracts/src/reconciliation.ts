@@ -53,7 +53,7 @@ export type ReconcileCommand = z.infer<typeof ReconcileCommand>;
  *    names another order, also approved for money (a second charge or payout for one payment):
  *    `gateway` is the reply about our order, `otherOrder` the reply about the other one.
  */
-export const MISMATCH_KINDS = [
+export const MismatchKind = z.enum([
   'charged-but-reported-declined',
   'reported-charged-but-not',
   'operation-differs',
@@ -62,9 +62,9 @@ export const MISMATCH_KINDS = [
   'unknown-over-an-hour',
   'unresolved',
   'paid-twice',
-] as const;
-export const MismatchKind = z.enum(MISMATCH_KINDS);
+]);
 export type MismatchKind = z.infer<typeof MismatchKind>;
+export const MISMATCH_KINDS: readonly MismatchKind[] = MismatchKind.options;
 
 export const ReconciliationMismatch = z.strictObject({
   type: z.literal('reconciliation-mismatch'),

@@ -5,7 +5,7 @@ import { z } from 'zod';
  * codes from the payment decider; both share this one enum so consumers switch over one list.
  * Codes are part of the public contract: add, never rename or reuse.
  */
-export const REJECTION_CODES = [
+export const RejectionCode = z.enum([
   // transport / schema
   'MALFORMED',
   'UNKNOWN_TYPE',
@@ -58,7 +58,5 @@ export const REJECTION_CODES = [
   // 3-D Secure uploads
   /** An upload (method result, CRes, PaRes) for a payment with no sale/preauth awaiting the payer. */
   'NO_PAYER_ACTION_PENDING',
-] as const;
-
-export const RejectionCode = z.enum(REJECTION_CODES);
+]);
 export type RejectionCode = z.infer<typeof RejectionCode>;

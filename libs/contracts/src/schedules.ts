@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { commandFields, flowFamily, unionOf } from './flow-family';
+import { byType, flowFamily, sagaCommands, unionOf } from './flow-family';
 import {
   commandRejectedEvent,
   OPERATION_EVENT_FIELDS,
@@ -65,17 +65,23 @@ export const CardRef = z.strictObject({
 });
 export type CardRef = z.infer<typeof CardRef>;
 
-const scheduleBase = commandFields('scheduleId');
+/** What a schedule charges every cycle, and a rebill: `minor` > 0. */
+const PositiveAmount = Money.refine((m) => m.minor > 0, 'a positive amount');
+const Description = z.string().min(1).max(255);
+/** A schedule's cycle (0 the first) and a charge's dunning attempt (1 the first). */
+const Cycle = z.number().int().min(0);
+const Attempt = z.number().int().min(1);
 
-export const CreateScheduleCommand = z.strictObject({
-  type: z.literal('create-schedule'),
-  ...scheduleBase,
+const scheduleCommand = sagaCommands('scheduleId');
+
+export const CreateScheduleCommand = scheduleCommand('create-schedule', {
   cardRef: CardRef,
   /** Charged every cycle; `minor` > 0. */
-  amount: Money.refine((m) => m.minor > 0, 'a positive amount'),
-  description: z.string().min(1).max(255),
+  amount: PositiveAmount,
+  description: Description,
   rule: ScheduleRule,
 });
+export type CreateScheduleCommand = z.infer<typeof CreateScheduleCommand>;
 
 /**
  * A schedule to start on the card reference a create-card-ref takes from a successful payment
@@ -83,132 +89,265 @@ export const CreateScheduleCommand = z.strictObject({
  */
 export const ScheduleOnNewCardRef = z.strictObject({
   scheduleId: Uuid,
-  amount: Money.refine((m) => m.minor > 0, 'a positive amount'),
-  description: z.string().min(1).max(255),
+  amount: PositiveAmount,
+  description: Description,
   rule: ScheduleRule,
 });
 export type ScheduleOnNewCardRef = z.infer<typeof ScheduleOnNewCardRef>;
 
 /** A new amount, charged from the next cycle that starts (a charge in flight or in dunning keeps its own). */
-export const UpdateScheduleCommand = z.strictObject({
-  type: z.literal('update-schedule'),
-  ...scheduleBase,
-  amount: Money.refine((m) => m.minor > 0, 'a positive amount'),
-});
-
-export const PauseScheduleCommand = z.strictObject({
-  type: z.literal('pause-schedule'),
-  ...scheduleBase,
-});
-
-export const ResumeScheduleCommand = z.strictObject({
-  type: z.literal('resume-schedule'),
-  ...scheduleBase,
-});
-
-export const CancelScheduleCommand = z.strictObject({
-  type: z.literal('cancel-schedule'),
-  ...scheduleBase,
-});
-
-/**
- * Asks the gateway now about what a schedule registered with it has in flight: its registration
- * (create-recurring-payment) and every charge still being confirmed; the answers decide, as for a
- * card payment's `refresh-status`. Moves no money. A schedule we charge ourselves has nothing of
- * its own in flight: its cycle's rebill is a card payment, refreshed as one.
- */
-export const RefreshScheduleStatusCommand = z.strictObject({
-  type: z.literal('refresh-schedule-status'),
-  ...scheduleBase,
-});
+export const UpdateScheduleCommand = scheduleCommand('update-schedule', { amount: PositiveAmount });
+export type UpdateScheduleCommand = z.infer<typeof UpdateScheduleCommand>;
 
 /**
  * Internal: the rebill saga of a cycle reports its final outcome to its schedule (a start-saga
  * effect of the rebill flow; it names the charge's derived payment id, which the schedule checks).
  */
-export const RecordCycleOutcomeCommand = z.strictObject({
-  type: z.literal('record-cycle-outcome'),
-  ...scheduleBase,
-  cycle: z.number().int().min(0),
-  attempt: z.number().int().min(1),
+export const RecordCycleOutcomeCommand = scheduleCommand('record-cycle-outcome', {
+  cycle: Cycle,
+  attempt: Attempt,
   paymentId: Uuid,
   outcome: z.enum(['approved', 'declined', 'failed']),
   code: z.string().max(64).optional(),
 });
+export type RecordCycleOutcomeCommand = z.infer<typeof RecordCycleOutcomeCommand>;
 
 /** The schedule cycle and dunning attempt a rebill charges. */
-export const ScheduleLink = z.strictObject({
-  scheduleId: Uuid,
-  cycle: z.number().int().min(0),
-  attempt: z.number().int().min(1),
-});
+export const ScheduleLink = z.strictObject({ scheduleId: Uuid, cycle: Cycle, attempt: Attempt });
+
+const paymentCommand = sagaCommands('paymentId');
 
 /**
  * A charge of a card reference with the cardholder absent (make-rebill). A schedule starts one per
  * cycle and dunning attempt with ids derived from (schedule, cycle, attempt) and names itself in
  * `schedule`, so the rebill saga reports its final outcome back (record-cycle-outcome).
  */
-export const RebillCommand = z.strictObject({
-  type: z.literal('rebill'),
-  ...commandFields('paymentId'),
+export const RebillCommand = paymentCommand('rebill', {
   cardRef: CardRef,
-  amount: Money.refine((m) => m.minor > 0, 'a positive amount'),
-  order: z.strictObject({ description: z.string().min(1).max(255) }),
+  amount: PositiveAmount,
+  order: z.strictObject({ description: Description }),
   schedule: ScheduleLink.optional(),
 });
 export type RebillCommand = z.infer<typeof RebillCommand>;
-
-const paymentAddressed = commandFields('paymentId');
 
 /**
  * Take a card reference from this payment (create-card-ref): a sale or preauth in a final
  * successful status. The reference lives on the payment (`card-ref-created`).
  */
-export const CreateCardRefCommand = z.strictObject({
-  type: z.literal('create-card-ref'),
-  ...paymentAddressed,
+export const CreateCardRefCommand = paymentCommand('create-card-ref', {
   /** Start this recurring schedule on the new reference once the gateway made it. */
   schedule: ScheduleOnNewCardRef.optional(),
 });
 export type CreateCardRefCommand = z.infer<typeof CreateCardRefCommand>;
 
 /** BIN, last four and brand of this payment's card reference (get-card-info). */
-export const GetCardInfoCommand = z.strictObject({
-  type: z.literal('get-card-info'),
-  ...paymentAddressed,
-});
+export const GetCardInfoCommand = paymentCommand('get-card-info', {});
 export type GetCardInfoCommand = z.infer<typeof GetCardInfoCommand>;
 
 /** The card-reference commands hosted by the card-payment saga (addressed by `paymentId`). */
-export const CARD_REFERENCE_COMMAND_SCHEMAS = {
-  rebill: RebillCommand,
-  'create-card-ref': CreateCardRefCommand,
-  'get-card-info': GetCardInfoCommand,
-} as const;
-export type CardReferenceCommand = z.infer<
-  (typeof CARD_REFERENCE_COMMAND_SCHEMAS)[keyof typeof CARD_REFERENCE_COMMAND_SCHEMAS]
->;
+export const CARD_REFERENCE_COMMAND_SCHEMAS = byType(
+  RebillCommand,
+  CreateCardRefCommand,
+  GetCardInfoCommand,
+);
+export type CardReferenceCommand = RebillCommand | CreateCardRefCommand | GetCardInfoCommand;
 
-export const SCHEDULE_COMMAND_SCHEMAS = {
-  'create-schedule': CreateScheduleCommand,
-  'update-schedule': UpdateScheduleCommand,
-  'pause-schedule': PauseScheduleCommand,
-  'resume-schedule': ResumeScheduleCommand,
-  'cancel-schedule': CancelScheduleCommand,
-  'refresh-schedule-status': RefreshScheduleStatusCommand,
-  'record-cycle-outcome': RecordCycleOutcomeCommand,
-} as const;
+// ---- the schedule family ------------------------------------------------------------------------
+
+const event = sagaEvents('scheduleId');
+
+const cycleRef = { cycle: Cycle };
+/** The next cycle to charge and when it is due (absent: the schedule has ended). */
+const nextDue = { nextCycle: Cycle.optional(), nextDueAt: Instant.optional() };
+/** A cycle's rebill payment (`attempt` > 1: a dunning retry). */
+const cycleCharge = { ...cycleRef, attempt: Attempt, paymentId: Uuid };
+
+/** A charge the gateway made of a schedule registered with it (create-recurring-payment). */
+const gatewayCharge = {
+  ...cycleRef,
+  /** The gateway's order of this charge (`orderid`). */
+  gatewayOrderId: z.string().min(1).max(128),
+  /** The charge's `client_orderid` as the gateway named it: `<scheduleId>-<n>`, cycle n − 1. */
+  clientOrderId: z.string().min(1).max(128),
+};
+
+/**
+ * The schedule family: the schedule saga's commands and events. Its `command-rejected` is not in
+ * the family's table: the type is the card payments' (the same event, addressed by `scheduleId`),
+ * listed once with theirs.
+ */
+export const SCHEDULE_FAMILY = flowFamily({
+  name: 'recurring-schedule',
+  sagaIdField: 'scheduleId',
+  commands: byType(
+    CreateScheduleCommand,
+    UpdateScheduleCommand,
+    scheduleCommand('pause-schedule', {}),
+    scheduleCommand('resume-schedule', {}),
+    scheduleCommand('cancel-schedule', {}),
+    /**
+     * Asks the gateway now about what a schedule registered with it has in flight: its registration
+     * (create-recurring-payment) and every charge still being confirmed; the answers decide, as for a
+     * card payment's `refresh-status`. Moves no money. A schedule we charge ourselves has nothing of
+     * its own in flight: its cycle's rebill is a card payment, refreshed as one.
+     */
+    scheduleCommand('refresh-schedule-status', {}),
+    RecordCycleOutcomeCommand,
+  ),
+  events: byType(
+    event('schedule-created', {
+      merchant: MerchantRef,
+      cardRef: CardRef,
+      amount: Money,
+      description: Description,
+      rule: ScheduleRule,
+      /** Cycles whose time had passed when the schedule was created (never charged). */
+      skippedCycles: z.number().int().min(0),
+      ...nextDue,
+      /**
+       * `gateway`: the endpoint registers schedules with the gateway (create-recurring-payment), which
+       * charges every cycle itself; the orchestrator starts no rebill and records the gateway's
+       * charges (`gateway-cycle-charged`). Absent: each cycle is a rebill the orchestrator starts.
+       */
+      chargedBy: z.literal('gateway').optional(),
+    }),
+    event('schedule-updated', { amount: Money }),
+    event('schedule-paused', {}),
+    /** Cycles due during the pause (or suspension) are skipped, not caught up. */
+    event('schedule-resumed', { skippedCycles: z.number().int().min(0), ...nextDue }),
+    event('schedule-cancelled', {}),
+    /** The last cycle is behind us (end by count or date). */
+    event('schedule-completed', {}),
+    /** A cycle is due: its rebill payment was started. */
+    event('cycle-charge-requested', { ...cycleCharge, amount: Money, dueAt: Instant }),
+    /** The cycle's rebill payment was approved (its own `approved` event says the money moved). */
+    event('cycle-charged', { ...cycleCharge, amount: Money, ...nextDue }),
+    /** The cycle's rebill payment was declined or failed; `retryAt`: the dunning retry, if any. */
+    event('cycle-charge-declined', {
+      ...cycleCharge,
+      outcome: z.enum(['declined', 'failed']),
+      code: z.string().max(64).optional(),
+      retryAt: Instant.optional(),
+    }),
+    /** The first decline of a cycle: dunning retries follow. */
+    event('schedule-past-due', { ...cycleRef, retryAt: Instant }),
+    /** A dunning retry was approved: the schedule is current again. */
+    event('schedule-recovered', cycleRef),
+    /** Every dunning retry was declined: no more charges until `resume-schedule`. */
+    event('schedule-suspended', cycleRef),
+
+    // Schedules registered with the gateway (create-recurring-payment).
+
+    /**
+     * The registration's outcome is not known (timeout, 5xx, the gateway's own `unknown`): resolved by
+     * status queries, never guessed. `alert` once a person must look (unknown for the alert time, no
+     * trace at the gateway after the resend, another amount reported: `concern`); polls go on.
+     * `since`, `concern`, `reportedAmount` are absent on events written before the shared rules.
+     */
+    event('schedule-registration-unknown', {
+      reason: z.string().max(256),
+      alert: z.literal(true).optional(),
+      since: Instant.optional(),
+      concern: UnknownConcern.optional(),
+      reportedAmount: Money.optional(),
+    }),
+    /**
+     * The gateway took the registration but its reply named no recurring-payment-id yet, or a status
+     * reply showed it in progress: no longer unknown; status queries bring its outcome.
+     */
+    event('schedule-registration-accepted', OPERATION_EVENT_FIELDS.acceptedByGateway),
+    /**
+     * The gateway still had no trace of the registration after its deadline: sent once more, same
+     * client order id (which the gateway refuses as a duplicate if the first arrived after all).
+     * `attempt` and `unknownSince` are absent on events written before the shared rules.
+     */
+    event('schedule-registration-resent', {
+      attempt: OPERATION_EVENT_FIELDS.operationResent.attempt.optional(),
+      unknownSince: Instant.optional(),
+    }),
+    /** The gateway registered the schedule (`resolvedBy`: its reply, or a status query after unknown). */
+    event('schedule-registered', {
+      recurringPaymentId: z.string().min(1).max(64),
+      resolvedBy: z.enum(['reply', 'status']),
+    }),
+    /**
+     * The gateway refused the registration (a rejected request, or a status reply declining it), or it
+     * provably never left (not sent): nothing will be charged. `no-trace` only on events written before
+     * the shared rules (no trace now leaves the registration unknown with the alert raised).
+     */
+    event('schedule-registration-failed', {
+      reason: z.enum(['rejected', 'not-sent', 'no-trace']),
+      code: z.string().max(64).optional(),
+      message: z.string().max(1024),
+    }),
+    /**
+     * A verified callback named a charge of the registered schedule; nothing is recorded as charged
+     * before a status query about that very order confirms it.
+     */
+    event('gateway-charge-reported', { ...gatewayCharge, reportedStatus: GatewayStatus }),
+    /**
+     * A status reply showed a reported charge in progress (or named its serial number): no longer
+     * unknown; status queries about that very order bring its outcome.
+     */
+    event('gateway-charge-accepted', {
+      ...gatewayCharge,
+      serialNumber: OPERATION_EVENT_FIELDS.acceptedByGateway.serialNumber,
+    }),
+    /**
+     * A reported charge's outcome is not known (the gateway's own `unknown`, or no status answer about
+     * it yet): `alert` once a person must look — unknown for the alert time, no trace of its order at
+     * the gateway (`concern: no-trace`), or another amount than the schedule's (`amount-mismatch`,
+     * with `reportedAmount`). Polls go on; nothing is assumed charged.
+     */
+    event('gateway-charge-outcome-unknown', {
+      ...gatewayCharge,
+      ...OPERATION_EVENT_FIELDS.outcomeUnknown,
+    }),
+    /** The gateway charged a cycle of the registered schedule, confirmed by a status reply (money moved). */
+    event('gateway-cycle-charged', {
+      ...gatewayCharge,
+      amount: Money,
+      approvalCode: z.string().max(64).optional(),
+    }),
+    /** The gateway's charge of a cycle was declined (confirmed by a status reply); the gateway's own rules apply. */
+    event('gateway-cycle-declined', {
+      ...gatewayCharge,
+      outcome: z.enum(['declined', 'error', 'filtered']),
+      code: z.string().max(64).optional(),
+    }),
+    /**
+     * A person must look at a cycle of a registered schedule: `not-found` — its time (and the grace
+     * for the gateway's own time of day) has passed and status queries by the cycle's client order id
+     * still find no charge; `unconfirmed` (events written before the shared rules; now
+     * `gateway-charge-outcome-unknown` with `alert`) — a reported charge's status never became final
+     * while it was asked. The gateway's ledger or reconciliation decides; nothing is assumed charged.
+     */
+    event('gateway-charge-alert', {
+      ...cycleRef,
+      clientOrderId: z.string().min(1).max(128),
+      gatewayOrderId: z.string().min(1).max(128).optional(),
+      reason: z.enum(['not-found', 'unconfirmed']),
+    }),
+  ),
+  internalCommands: ['record-cycle-outcome'],
+});
+
+// ---- for consumers ------------------------------------------------------------------------------
+
+export const SCHEDULE_COMMAND_SCHEMAS = SCHEDULE_FAMILY.commands;
+/** The schedule events but `command-rejected` (listed with the card payments' events). */
+export const SCHEDULE_EVENT_SCHEMAS = SCHEDULE_FAMILY.events;
 
 export const ScheduleCommand = unionOf(SCHEDULE_COMMAND_SCHEMAS);
-export type CreateScheduleCommand = z.infer<typeof CreateScheduleCommand>;
-export type UpdateScheduleCommand = z.infer<typeof UpdateScheduleCommand>;
-export type RecordCycleOutcomeCommand = z.infer<typeof RecordCycleOutcomeCommand>;
 export type ScheduleCommand = z.infer<typeof ScheduleCommand>;
-export type ScheduleCommandType = ScheduleCommand['type'];
 
-export const SCHEDULE_COMMAND_TYPES = Object.keys(
-  SCHEDULE_COMMAND_SCHEMAS,
-) as ScheduleCommandType[];
+export const ScheduleCommandRejected = commandRejectedEvent('scheduleId', '');
+
+export const ScheduleEvent = unionOf({
+  ...SCHEDULE_EVENT_SCHEMAS,
+  'command-rejected': ScheduleCommandRejected,
+});
+export type ScheduleEvent = z.infer<typeof ScheduleEvent>;
 
 /**
  * Schedules and card references: parsed by `parseRecurringCommand` (parse-command.ts), kept out
@@ -227,244 +366,3 @@ export function isPaymentAddressed(
 ): command is Extract<RecurringCommand, CardReferenceCommand> {
   return Object.hasOwn(CARD_REFERENCE_COMMAND_SCHEMAS, command.type);
 }
-
-// ---- events ---------------------------------------------------------------------------------------
-
-const event = sagaEvents('scheduleId');
-
-const cycleRef = { cycle: z.number().int().min(0) };
-/** The next cycle to charge and when it is due (absent: the schedule has ended). */
-const nextDue = { nextCycle: z.number().int().min(0).optional(), nextDueAt: Instant.optional() };
-
-export const ScheduleCreated = event('schedule-created', {
-  merchant: MerchantRef,
-  cardRef: CardRef,
-  amount: Money,
-  description: z.string().min(1).max(255),
-  rule: ScheduleRule,
-  /** Cycles whose time had passed when the schedule was created (never charged). */
-  skippedCycles: z.number().int().min(0),
-  ...nextDue,
-  /**
-   * `gateway`: the endpoint registers schedules with the gateway (create-recurring-payment), which
-   * charges every cycle itself; the orchestrator starts no rebill and records the gateway's
-   * charges (`gateway-cycle-charged`). Absent: each cycle is a rebill the orchestrator starts.
-   */
-  chargedBy: z.literal('gateway').optional(),
-});
-
-export const ScheduleUpdated = event('schedule-updated', { amount: Money });
-
-export const SchedulePaused = event('schedule-paused', {});
-
-/** Cycles due during the pause (or suspension) are skipped, not caught up. */
-export const ScheduleResumed = event('schedule-resumed', {
-  skippedCycles: z.number().int().min(0),
-  ...nextDue,
-});
-
-export const ScheduleCancelled = event('schedule-cancelled', {});
-
-/** The last cycle is behind us (end by count or date). */
-export const ScheduleCompleted = event('schedule-completed', {});
-
-/** A cycle is due: its rebill payment was started (`attempt` > 1: a dunning retry). */
-export const CycleChargeRequested = event('cycle-charge-requested', {
-  ...cycleRef,
-  attempt: z.number().int().min(1),
-  paymentId: Uuid,
-  amount: Money,
-  dueAt: Instant,
-});
-
-/** The cycle's rebill payment was approved (its own `approved` event says the money moved). */
-export const CycleCharged = event('cycle-charged', {
-  ...cycleRef,
-  attempt: z.number().int().min(1),
-  paymentId: Uuid,
-  amount: Money,
-  ...nextDue,
-});
-
-/** The cycle's rebill payment was declined or failed; `retryAt`: the dunning retry, if any. */
-export const CycleChargeDeclined = event('cycle-charge-declined', {
-  ...cycleRef,
-  attempt: z.number().int().min(1),
-  paymentId: Uuid,
-  outcome: z.enum(['declined', 'failed']),
-  code: z.string().max(64).optional(),
-  retryAt: Instant.optional(),
-});
-
-/** The first decline of a cycle: dunning retries follow. */
-export const SchedulePastDue = event('schedule-past-due', { ...cycleRef, retryAt: Instant });
-
-/** A dunning retry was approved: the schedule is current again. */
-export const ScheduleRecovered = event('schedule-recovered', cycleRef);
-
-/** Every dunning retry was declined: no more charges until `resume-schedule`. */
-export const ScheduleSuspended = event('schedule-suspended', cycleRef);
-
-// ---- schedules registered with the gateway (create-recurring-payment) ---------------------------
-
-const gatewayCharge = {
-  ...cycleRef,
-  /** The gateway's order of this charge (`orderid`). */
-  gatewayOrderId: z.string().min(1).max(128),
-  /** The charge's `client_orderid` as the gateway named it: `<scheduleId>-<n>`, cycle n − 1. */
-  clientOrderId: z.string().min(1).max(128),
-};
-
-/**
- * The registration's outcome is not known (timeout, 5xx, the gateway's own `unknown`): resolved by
- * status queries, never guessed. `alert` once a person must look (unknown for the alert time, no
- * trace at the gateway after the resend, another amount reported: `concern`); polls go on.
- * `since`, `concern`, `reportedAmount` are absent on events written before the shared rules.
- */
-export const ScheduleRegistrationUnknown = event('schedule-registration-unknown', {
-  reason: z.string().max(256),
-  alert: z.literal(true).optional(),
-  since: Instant.optional(),
-  concern: UnknownConcern.optional(),
-  reportedAmount: Money.optional(),
-});
-
-/**
- * The gateway took the registration but its reply named no recurring-payment-id yet, or a status
- * reply showed it in progress: no longer unknown; status queries bring its outcome.
- */
-export const ScheduleRegistrationAccepted = event('schedule-registration-accepted', {
-  ...OPERATION_EVENT_FIELDS.acceptedByGateway,
-});
-
-/**
- * The gateway still had no trace of the registration after its deadline: sent once more, same
- * client order id (which the gateway refuses as a duplicate if the first arrived after all).
- * `attempt` and `unknownSince` are absent on events written before the shared rules.
- */
-export const ScheduleRegistrationResent = event('schedule-registration-resent', {
-  attempt: OPERATION_EVENT_FIELDS.operationResent.attempt.optional(),
-  unknownSince: Instant.optional(),
-});
-
-/** The gateway registered the schedule (`resolvedBy`: its reply, or a status query after unknown). */
-export const ScheduleRegistered = event('schedule-registered', {
-  recurringPaymentId: z.string().min(1).max(64),
-  resolvedBy: z.enum(['reply', 'status']),
-});
-
-/**
- * The gateway refused the registration (a rejected request, or a status reply declining it), or it
- * provably never left (not sent): nothing will be charged. `no-trace` only on events written before
- * the shared rules (no trace now leaves the registration unknown with the alert raised).
- */
-export const ScheduleRegistrationFailed = event('schedule-registration-failed', {
-  reason: z.enum(['rejected', 'not-sent', 'no-trace']),
-  code: z.string().max(64).optional(),
-  message: z.string().max(1024),
-});
-
-/**
- * A verified callback named a charge of the registered schedule; nothing is recorded as charged
- * before a status query about that very order confirms it.
- */
-export const GatewayChargeReported = event('gateway-charge-reported', {
-  ...gatewayCharge,
-  reportedStatus: GatewayStatus,
-});
-
-/** The gateway charged a cycle of the registered schedule, confirmed by a status reply (money moved). */
-export const GatewayCycleCharged = event('gateway-cycle-charged', {
-  ...gatewayCharge,
-  amount: Money,
-  approvalCode: z.string().max(64).optional(),
-});
-
-/** The gateway's charge of a cycle was declined (confirmed by a status reply); the gateway's own rules apply. */
-export const GatewayCycleDeclined = event('gateway-cycle-declined', {
-  ...gatewayCharge,
-  outcome: z.enum(['declined', 'error', 'filtered']),
-  code: z.string().max(64).optional(),
-});
-
-/**
- * A status reply showed a reported charge in progress (or named its serial number): no longer
- * unknown; status queries about that very order bring its outcome.
- */
-export const GatewayChargeAccepted = event('gateway-charge-accepted', {
-  ...gatewayCharge,
-  serialNumber: OPERATION_EVENT_FIELDS.acceptedByGateway.serialNumber,
-});
-
-/**
- * A reported charge's outcome is not known (the gateway's own `unknown`, or no status answer about
- * it yet): `alert` once a person must look — unknown for the alert time, no trace of its order at
- * the gateway (`concern: no-trace`), or another amount than the schedule's (`amount-mismatch`,
- * with `reportedAmount`). Polls go on; nothing is assumed charged.
- */
-export const GatewayChargeOutcomeUnknown = event('gateway-charge-outcome-unknown', {
-  ...gatewayCharge,
-  ...OPERATION_EVENT_FIELDS.outcomeUnknown,
-});
-
-/**
- * A person must look at a cycle of a registered schedule: `not-found` — its time (and the grace
- * for the gateway's own time of day) has passed and status queries by the cycle's client order id
- * still find no charge; `unconfirmed` (events written before the shared rules; now
- * `gateway-charge-outcome-unknown` with `alert`) — a reported charge's status never became final
- * while it was asked. The gateway's ledger or reconciliation decides; nothing is assumed charged.
- */
-export const GatewayChargeAlert = event('gateway-charge-alert', {
-  ...cycleRef,
-  clientOrderId: z.string().min(1).max(128),
-  gatewayOrderId: z.string().min(1).max(128).optional(),
-  reason: z.enum(['not-found', 'unconfirmed']),
-});
-
-export const ScheduleCommandRejected = commandRejectedEvent('scheduleId', '');
-
-/** The schedule events but `command-rejected` (listed with the card payments' events). */
-export const SCHEDULE_EVENT_SCHEMAS = {
-  'schedule-created': ScheduleCreated,
-  'schedule-updated': ScheduleUpdated,
-  'schedule-paused': SchedulePaused,
-  'schedule-resumed': ScheduleResumed,
-  'schedule-cancelled': ScheduleCancelled,
-  'schedule-completed': ScheduleCompleted,
-  'cycle-charge-requested': CycleChargeRequested,
-  'cycle-charged': CycleCharged,
-  'cycle-charge-declined': CycleChargeDeclined,
-  'schedule-past-due': SchedulePastDue,
-  'schedule-recovered': ScheduleRecovered,
-  'schedule-suspended': ScheduleSuspended,
-  'schedule-registration-unknown': ScheduleRegistrationUnknown,
-  'schedule-registration-accepted': ScheduleRegistrationAccepted,
-  'schedule-registration-resent': ScheduleRegistrationResent,
-  'schedule-registered': ScheduleRegistered,
-  'schedule-registration-failed': ScheduleRegistrationFailed,
-  'gateway-charge-reported': GatewayChargeReported,
-  'gateway-charge-accepted': GatewayChargeAccepted,
-  'gateway-charge-outcome-unknown': GatewayChargeOutcomeUnknown,
-  'gateway-cycle-charged': GatewayCycleCharged,
-  'gateway-cycle-declined': GatewayCycleDeclined,
-  'gateway-charge-alert': GatewayChargeAlert,
-} as const;
-
-export const ScheduleEvent = unionOf({
-  ...SCHEDULE_EVENT_SCHEMAS,
-  'command-rejected': ScheduleCommandRejected,
-});
-export type ScheduleEvent = z.infer<typeof ScheduleEvent>;
-export type ScheduleEventType = ScheduleEvent['type'];
-
-/**
- * Its `command-rejected` is not in the family's table: the type is the card payments' (the same
- * event, addressed by `scheduleId`), listed once with theirs.
- */
-export const SCHEDULE_FAMILY = flowFamily({
-  name: 'recurring-schedule',
-  sagaIdField: 'scheduleId',
-  commands: SCHEDULE_COMMAND_SCHEMAS,
-  events: SCHEDULE_EVENT_SCHEMAS,
-  internalCommands: ['record-cycle-outcome'],
-});

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { commandFields, flowFamily, parseWith, unionOf } from './flow-family';
-import { operationLifecycle } from './operation-events';
+import { byType, flowFamily, parseWith, sagaCommands, unionOf } from './flow-family';
+import { APPROVAL_FIELDS, operationLifecycle } from './operation-events';
 import { MerchantRef, Money, SealedCard } from './primitives';
 import { dailyLimitRefusal } from './payouts';
 
@@ -14,7 +14,7 @@ import { dailyLimitRefusal } from './payouts';
 export const TransferOperation = z.enum(['transfer', 'transfer-by-ref']);
 export type TransferOperation = z.infer<typeof TransferOperation>;
 
-const transferBase = commandFields('transferId');
+const transferCommand = sagaCommands('transferId');
 
 const transferDetails = {
   amount: Money,
@@ -23,103 +23,70 @@ const transferDetails = {
   order: z.strictObject({ description: z.string().min(1).max(65535).optional() }).optional(),
 };
 
-export const TransferCommand = z.strictObject({
-  type: z.literal('transfer'),
-  ...transferBase,
+export const TransferCommand = transferCommand('transfer', {
   ...transferDetails,
   /** The source card (with its CVV), sealed like the destination. */
   sealedCard: SealedCard,
 });
+export type TransferCommand = z.infer<typeof TransferCommand>;
 
-export const TransferByRefCommand = z.strictObject({
-  type: z.literal('transfer-by-ref'),
-  ...transferBase,
-  ...transferDetails,
-});
+export const TransferByRefCommand = transferCommand('transfer-by-ref', transferDetails);
+export type TransferByRefCommand = z.infer<typeof TransferByRefCommand>;
 
 /**
  * Asks for a status query of the transfer in flight now, instead of waiting for the next poll; the
  * gateway's answer decides, as for a card payment's `refresh-status`. Moves no money.
  */
-export const RefreshTransferStatusCommand = z.strictObject({
-  type: z.literal('refresh-transfer-status'),
-  ...transferBase,
-});
-
-export const TRANSFER_COMMAND_SCHEMAS = {
-  transfer: TransferCommand,
-  'transfer-by-ref': TransferByRefCommand,
-  'refresh-transfer-status': RefreshTransferStatusCommand,
-} as const;
-
-export const AnyTransferCommand = unionOf(TRANSFER_COMMAND_SCHEMAS);
-export type TransferCommand = z.infer<typeof TransferCommand>;
-export type TransferByRefCommand = z.infer<typeof TransferByRefCommand>;
+export const RefreshTransferStatusCommand = transferCommand('refresh-transfer-status', {});
 export type RefreshTransferStatusCommand = z.infer<typeof RefreshTransferStatusCommand>;
-export type AnyTransferCommand = z.infer<typeof AnyTransferCommand>;
 
-// ---- events -----------------------------------------------------------------------------
+// ---- the transfer family ----------------------------------------------------------------
 
 const lifecycle = operationLifecycle('transferId', 'transfer-', TransferOperation);
 const { event: transferEvent, operationRef } = lifecycle;
 
-/** The transfer was decided and its gateway request issued. */
-export const TransferRequested = transferEvent('transfer-requested', {
-  ...operationRef,
-  amount: Money,
-  clientOrderId: z.string().min(1).max(128),
-  merchant: MerchantRef,
-});
-
-export const TransferAcceptedByGateway = lifecycle.acceptedByGateway;
-
-/** May or may not have reached the gateway; resolved only by a status reply or a verified callback. */
-export const TransferOutcomeUnknown = lifecycle.outcomeUnknown;
-
-/** The gateway had no trace of the transfer for the whole safe window: sent once more. */
-export const TransferOperationResent = lifecycle.operationResent;
-
-/** The gateway approved the transfer: the money moved. */
-export const Transferred = transferEvent('transferred', {
-  ...operationRef,
-  amount: Money,
-  gatewayOrderId: z.string().max(128).optional(),
-  approvalCode: z.string().max(64).optional(),
-});
-
-export const TransferDeclined = lifecycle.declined();
-export const TransferFailed = lifecycle.failed;
-
 /**
- * The endpoint's daily payout budget (transfers count against it like payouts) could not take the
- * transfer: final, its gateway request was never sent and nothing moved.
+ * The transfer family: the commands above, and the transfer saga's events (its gateway operation's
+ * lifecycle is `operationLifecycle`'s).
  */
-export const TransferRefused = transferEvent('transfer-refused', dailyLimitRefusal);
-
-export const TransferCommandRejected = lifecycle.commandRejected;
-
-export const TRANSFER_EVENT_SCHEMAS = {
-  'transfer-requested': TransferRequested,
-  'transfer-accepted-by-gateway': TransferAcceptedByGateway,
-  'transfer-outcome-unknown': TransferOutcomeUnknown,
-  'transfer-operation-resent': TransferOperationResent,
-  transferred: Transferred,
-  'transfer-declined': TransferDeclined,
-  'transfer-failed': TransferFailed,
-  'transfer-refused': TransferRefused,
-  'transfer-command-rejected': TransferCommandRejected,
-} as const;
-
-export const TransferEvent = unionOf(TRANSFER_EVENT_SCHEMAS);
-export type TransferEvent = z.infer<typeof TransferEvent>;
-
 export const TRANSFER_FAMILY = flowFamily({
   name: 'transfer',
   sagaIdField: 'transferId',
-  commands: TRANSFER_COMMAND_SCHEMAS,
-  events: TRANSFER_EVENT_SCHEMAS,
-  internalCommands: [],
+  commands: byType(TransferCommand, TransferByRefCommand, RefreshTransferStatusCommand),
+  events: byType(
+    /** The transfer was decided and its gateway request issued. */
+    transferEvent('transfer-requested', {
+      ...operationRef,
+      amount: Money,
+      clientOrderId: z.string().min(1).max(128),
+      merchant: MerchantRef,
+    }),
+    lifecycle.acceptedByGateway,
+    lifecycle.outcomeUnknown,
+    lifecycle.operationResent,
+    /** The gateway approved the transfer: the money moved. */
+    transferEvent('transferred', {
+      ...operationRef,
+      amount: Money,
+      ...APPROVAL_FIELDS,
+    }),
+    lifecycle.declined(),
+    lifecycle.failed,
+    /**
+     * The endpoint's daily payout budget (transfers count against it like payouts) could not take the
+     * transfer: final, its gateway request was never sent and nothing moved.
+     */
+    transferEvent('transfer-refused', dailyLimitRefusal),
+    lifecycle.commandRejected,
+  ),
 });
+export const TRANSFER_COMMAND_SCHEMAS = TRANSFER_FAMILY.commands;
+export const TRANSFER_EVENT_SCHEMAS = TRANSFER_FAMILY.events;
+
+export const AnyTransferCommand = unionOf(TRANSFER_COMMAND_SCHEMAS);
+export type AnyTransferCommand = z.infer<typeof AnyTransferCommand>;
+export const TransferEvent = unionOf(TRANSFER_EVENT_SCHEMAS);
+export type TransferEvent = z.infer<typeof TransferEvent>;
 
 /** For consumers of `payments.events.v1`: a transfer event. */
 export function parseTransferEvent(input: unknown) {

@@ -5,17 +5,12 @@
  * commands and answers change nothing.
  */
 import { randomUUID } from 'node:crypto';
-import type { DataSource } from 'typeorm';
 import type { GatewayResult } from '@payments/contracts';
 import type { OrchestratorConfig } from '../../config';
 import { OutboxWriter } from '../../runtime/outbox/outbox.writer';
 import { IdGenerator } from '../../runtime/clock';
 import { ReconciliationService } from './reconciliation.service';
-import {
-  FixedClock,
-  openOrchestratorDatabase,
-  type OrchestratorDatabase,
-} from '../../../test/kits/runtime-database';
+import { orchestratorFixture } from '../../../test/kits/orchestrator.fixture';
 
 const config = {
   policy: { unknownAlertSeconds: 3600 },
@@ -36,24 +31,23 @@ interface OutboxMessage {
 }
 
 describe('reconciliation service (real PostgreSQL)', () => {
-  let started: OrchestratorDatabase;
-  let dataSource: DataSource;
+  const orch = orchestratorFixture({
+    name: 'reconciliation',
+    poolSize: 2,
+    start: '2026-03-01T12:00:00.000Z',
+  });
+  const { clock } = orch;
   let service: ReconciliationService;
-  const clock = new FixedClock(new Date('2026-03-01T12:00:00.000Z'));
 
-  beforeAll(async () => {
-    started = await openOrchestratorDatabase('reconciliation', 2);
-    ({ dataSource } = started);
+  beforeAll(() => {
     service = new ReconciliationService(
-      started.database,
+      orch.database,
       new OutboxWriter(),
       clock,
       new IdGenerator(),
       config,
     );
   });
-
-  afterAll(() => started?.close());
 
   const created = new Date('2026-03-01T10:30:00.000Z');
   const window = { from: new Date('2026-03-01T10:00:00Z'), to: new Date('2026-03-01T11:00:00Z') };
@@ -76,7 +70,7 @@ describe('reconciliation service (real PostgreSQL)', () => {
       holdExpired: false,
       ...fields,
     };
-    await dataSource.query(
+    await orch.dataSource.query(
       `INSERT INTO sagas (id, flow, endpoint_id, kind, status, state, version, client_order_id, created_at)
        VALUES ($1, 'card-payment', '1113', 'sale', $2, $3, 3, $5, $4)`,
       [id, status, state, at, id],
@@ -85,7 +79,7 @@ describe('reconciliation service (real PostgreSQL)', () => {
   }
 
   const outbox = async (topicSuffix: string): Promise<OutboxMessage[]> =>
-    dataSource.query<OutboxMessage[]>(
+    orch.dataSource.query<OutboxMessage[]>(
       `SELECT topic, payload FROM outbox WHERE topic LIKE $1 ORDER BY sequence`,
       [`%${topicSuffix}`],
     );
@@ -216,7 +210,7 @@ describe('reconciliation service (real PostgreSQL)', () => {
   });
 
   it('paid twice: the lookup by client order id names another order, approved — one saga, one finding', async () => {
-    await dataSource.query(`DELETE FROM sagas; DELETE FROM outbox`);
+    await orch.dataSource.query(`DELETE FROM sagas; DELETE FROM outbox`);
     const twice = await payment('approved');
     const once = await payment('approved');
     const runId = randomUUID();
@@ -300,7 +294,7 @@ describe('reconciliation service (real PostgreSQL)', () => {
         byKind: { 'paid-twice': 1 },
       }),
     ]);
-    const verdicts = await dataSource.query<
+    const verdicts = await orch.dataSource.query<
       Array<{ saga_id: string; subject: string; verdict: string }>
     >(
       `SELECT saga_id, subject, verdict FROM reconciliation_checks WHERE run_id = $1
@@ -319,7 +313,7 @@ describe('reconciliation service (real PostgreSQL)', () => {
   });
 
   it('not sent: asked again at retryAt, an answer to the older attempt ignored; out of attempts: unresolved', async () => {
-    await dataSource.query(`DELETE FROM sagas; DELETE FROM outbox`);
+    await orch.dataSource.query(`DELETE FROM sagas; DELETE FROM outbox`);
     const id = await payment('approved');
     const runId = randomUUID();
     expect(
@@ -378,7 +372,7 @@ describe('reconciliation service (real PostgreSQL)', () => {
     at = created,
   ) {
     for (const [i, { when, ...event }] of events.entries()) {
-      await dataSource.query(
+      await orch.dataSource.query(
         `INSERT INTO saga_history (saga_id, version, event_id, event_type, event, command_id, occurred_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7)`,
         [sagaId, i + 1, randomUUID(), event.type, event, randomUUID(), when ?? at],
@@ -387,7 +381,7 @@ describe('reconciliation service (real PostgreSQL)', () => {
   }
 
   it('operation by operation: each settled request asked by its serial; a return the gateway declined is found on that return', async () => {
-    await dataSource.query(`DELETE FROM saga_history; DELETE FROM sagas; DELETE FROM outbox`);
+    await orch.dataSource.query(`DELETE FROM saga_history; DELETE FROM sagas; DELETE FROM outbox`);
     const USD = (minor: number) => ({ minor, currency: 'USD' });
     const [sale, return1, return2, transferRequest] = [
       randomUUID(),
@@ -422,7 +416,7 @@ describe('reconciliation service (real PostgreSQL)', () => {
       { type: 'returned', requestId: return2, amount: USD(2_000) },
     ]);
     const transfer = randomUUID();
-    await dataSource.query(
+    await orch.dataSource.query(
       `INSERT INTO sagas (id, flow, endpoint_id, kind, status, state, version, client_order_id, created_at)
        VALUES ($1, 'transfer', '1113', 'transfer', 'transferred', $2, 3, $4, $3)`,
       [
@@ -546,7 +540,7 @@ describe('reconciliation service (real PostgreSQL)', () => {
   });
 
   it("a window's operations of sagas created before it: a return days after its sale, a registered schedule's charge", async () => {
-    await dataSource.query(`DELETE FROM saga_history; DELETE FROM sagas; DELETE FROM outbox`);
+    await orch.dataSource.query(`DELETE FROM saga_history; DELETE FROM sagas; DELETE FROM outbox`);
     const USD = (minor: number) => ({ minor, currency: 'USD' });
     const daysBefore = new Date('2026-02-20T09:00:00Z');
     const [sale, refund] = [randomUUID(), randomUUID()];
@@ -573,7 +567,7 @@ describe('reconciliation service (real PostgreSQL)', () => {
       daysBefore,
     );
     const schedule = randomUUID();
-    await dataSource.query(
+    await orch.dataSource.query(
       `INSERT INTO sagas (id, flow, endpoint_id, kind, status, state, version, created_at)
        VALUES ($1, 'recurring-schedule', '1113', NULL, 'registered', $2, 3, $3)`,
       [

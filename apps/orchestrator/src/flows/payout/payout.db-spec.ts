@@ -103,6 +103,28 @@ describe('payouts and transfers on the saga runtime (real PostgreSQL, no broker)
   const approve = (payoutId: string) =>
     command({ type: 'approve-payout', ...base(payoutId), approvedBy: 'finance' });
 
+  /**
+   * The day's limit held for money-out requests of `amounts` of which `sent[i]` were published:
+   * each at most once, no more than the limit in all, nothing refused that would have fitted
+   * (every refused one is larger than what was left), and the day's budget reserved exactly
+   * what was sent.
+   */
+  async function expectWithinTheDay(amounts: number[], sent: number[]): Promise<void> {
+    const total = amounts.reduce((sum, minor, i) => sum + (sent[i] ?? 0) * minor, 0);
+    expect(sent.every((n) => n <= 1)).toBe(true);
+    expect(total).toBeLessThanOrEqual(DAILY_LIMIT);
+    const left = DAILY_LIMIT - total;
+    amounts.forEach((minor, i) => {
+      if (sent[i] === 0) expect(minor).toBeGreaterThan(left);
+    });
+    const budgetId = payoutBudgetId(ENDPOINT, 'EUR', clock.iso().slice(0, 10));
+    const [budget] = await orch.dataSource.query<Array<{ state: { reservedMinor: number } }>>(
+      `SELECT state FROM sagas WHERE id = $1`,
+      [budgetId],
+    );
+    expect(budget?.state.reservedMinor).toBe(total);
+  }
+
   it('the daily limit holds for approvals of many payouts processed concurrently', async () => {
     const amounts = [30_000, 30_000, 30_000, 30_000, 20_000, 20_000, 10_000, 10_000];
     const ids = await Promise.all(amounts.map((minor) => registered(minor)));
@@ -110,20 +132,7 @@ describe('payouts and transfers on the saga runtime (real PostgreSQL, no broker)
     const paid = await Promise.all(
       ids.map(async (id) => (await requests(id, 'payout-pay')).length),
     );
-    const sent = amounts.reduce((sum, minor, i) => sum + (paid[i] ?? 0) * minor, 0);
-    expect(paid.every((n) => n <= 1)).toBe(true);
-    expect(sent).toBeLessThanOrEqual(DAILY_LIMIT);
-    // Nothing refused that would have fitted: every refused payout is larger than what was left.
-    const left = DAILY_LIMIT - sent;
-    amounts.forEach((minor, i) => {
-      if (paid[i] === 0) expect(minor).toBeGreaterThan(left);
-    });
-    const budgetId = payoutBudgetId(ENDPOINT, 'EUR', clock.now().toISOString().slice(0, 10));
-    const [budget] = await orch.dataSource.query<Array<{ state: { reservedMinor: number } }>>(
-      `SELECT state FROM sagas WHERE id = $1`,
-      [budgetId],
-    );
-    expect(budget?.state.reservedMinor).toBe(sent);
+    await expectWithinTheDay(amounts, paid);
     const refused = await Promise.all(ids.map((id) => status(id)));
     expect(refused.filter((s) => s === 'registered')).toHaveLength(
       paid.filter((n) => n === 0).length,
@@ -282,23 +291,11 @@ describe('payouts and transfers on the saga runtime (real PostgreSQL, no broker)
     await Promise.all(ops.map((op) => command(op.raw)));
     const sent = await Promise.all(ops.map(async (op) => (await published(op.id)).length));
     const amounts = ops.map((op) => op.raw.amount.minor);
-    const total = amounts.reduce((sum, minor, i) => sum + (sent[i] ?? 0) * minor, 0);
-    expect(sent.every((n) => n <= 1)).toBe(true);
-    expect(total).toBeLessThanOrEqual(DAILY_LIMIT);
-    const left = DAILY_LIMIT - total;
-    amounts.forEach((minor, i) => {
-      if (sent[i] === 0) expect(minor).toBeGreaterThan(left);
-    });
+    await expectWithinTheDay(amounts, sent);
     const statuses = await Promise.all(ops.map((op) => status(op.id)));
     expect(statuses.filter((s) => s === 'refused')).toHaveLength(
       sent.filter((n) => n === 0).length,
     );
-    const budgetId = payoutBudgetId(ENDPOINT, 'EUR', '2026-05-05');
-    const [budget] = await orch.dataSource.query<Array<{ state: { reservedMinor: number } }>>(
-      `SELECT state FROM sagas WHERE id = $1`,
-      [budgetId],
-    );
-    expect(budget?.state.reservedMinor).toBe(total);
   });
 
   it('a declined one-step payout releases its reservation: the amount is free again', async () => {

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { RebillCommand } from '@payments/contracts';
-import { createScheduleCommand } from '@payments/contracts/testing';
+import { createScheduleCommand, MERCHANT } from '@payments/contracts/testing';
 import { canonicalJson, derivedUuid } from '../../domain';
 import { SagaRepository } from '../../persistence/saga.repository';
 import { TimerRepository } from '../../persistence/timer.repository';
@@ -120,6 +120,19 @@ const catalogue: CommandCatalogue = {
 };
 
 const DAY = 86_400_000;
+
+/** An operator's command about schedule `scheduleId` (of MERCHANT, as every schedule here). */
+const scheduleCommand = (
+  type: 'pause-schedule' | 'resume-schedule' | 'cancel-schedule',
+  scheduleId: string,
+  occurredAt: Date,
+) => ({
+  type,
+  commandId: randomUUID(),
+  scheduleId,
+  merchant: MERCHANT,
+  occurredAt: occurredAt.toISOString(),
+});
 
 describe('recurring-schedule flow on the saga runtime (real PostgreSQL, no broker)', () => {
   const timers = new TimerRepository();
@@ -278,26 +291,14 @@ describe('recurring-schedule flow on the saga runtime (real PostgreSQL, no broke
     expect(await timer(id)).toBeUndefined();
 
     clock.at = new Date(Date.parse(due(2)) + DAY);
-    await send({
-      type: 'resume-schedule',
-      commandId: randomUUID(),
-      scheduleId: id,
-      merchant: { endpointId: '1234' },
-      occurredAt: clock.at.toISOString(),
-    });
+    await send(scheduleCommand('resume-schedule', id, clock.at));
     expect((await timer(id))?.payload).toEqual({ cycle: 3, attempt: 1 });
     expect(await rebills(id, 4)).toHaveLength(3);
   });
 
   it('cancel stops future charges', async () => {
     const { id, due } = await newSchedule();
-    await send({
-      type: 'cancel-schedule',
-      commandId: randomUUID(),
-      scheduleId: id,
-      merchant: { endpointId: '1234' },
-      occurredAt: clock.at.toISOString(),
-    });
+    await send(scheduleCommand('cancel-schedule', id, clock.at));
     expect(await row(id)).toMatchObject({ status: 'cancelled' });
     expect(await timer(id)).toBeUndefined();
     await fireAt(due(3));
@@ -324,15 +325,11 @@ describe('a schedule whose rebill is refused at the command stage (real card-pay
       [id],
     );
 
-  it('the refusal is the cycle outcome (failed, its code): past due, retried by dunning, and pause is taken', async () => {
-    clock.at = new Date('2026-01-01T00:00:00.000Z');
-    const command = createScheduleCommand({ scheduleId: randomUUID(), commandId: randomUUID() });
-    const id = command.scheduleId;
-    const due = (n: number) => cycleDueAt(command.rule, n) ?? '';
-    await send(command);
-    await fireAt(due(0));
-    const { paymentId } = chargeIds(id, 0, 1);
-    // No payment saga: the rebill was refused before it started.
+  /**
+   * The schedule's first charge refused before any payment saga started: declined with `declined`
+   * (its outcome and code), and the schedule past due.
+   */
+  const expectRefusedFirstCharge = async (id: string, paymentId: string, declined: object) => {
     expect(
       await orch.dataSource.query(`SELECT id FROM sagas WHERE id = $1`, [paymentId]),
     ).toHaveLength(0);
@@ -343,7 +340,19 @@ describe('a schedule whose rebill is refused at the command stage (real card-pay
       'cycle-charge-declined',
       'schedule-past-due',
     ]);
-    expect(events[2]?.event).toMatchObject({
+    expect(events[2]?.event).toMatchObject(declined);
+  };
+
+  it('the refusal is the cycle outcome (failed, its code): past due, retried by dunning, and pause is taken', async () => {
+    clock.at = new Date('2026-01-01T00:00:00.000Z');
+    const command = createScheduleCommand({ scheduleId: randomUUID(), commandId: randomUUID() });
+    const id = command.scheduleId;
+    const due = (n: number) => cycleDueAt(command.rule, n) ?? '';
+    await send(command);
+    await fireAt(due(0));
+    const { paymentId } = chargeIds(id, 0, 1);
+    // No payment saga: the rebill was refused before it started.
+    await expectRefusedFirstCharge(id, paymentId, {
       paymentId,
       outcome: 'failed',
       code: 'AMOUNT_ABOVE_MAXIMUM',
@@ -355,20 +364,8 @@ describe('a schedule whose rebill is refused at the command stage (real card-pay
       'cycle-charge-declined',
       'schedule-suspended',
     ]);
-    await send({
-      type: 'resume-schedule',
-      commandId: randomUUID(),
-      scheduleId: id,
-      merchant: command.merchant,
-      occurredAt: clock.at.toISOString(),
-    });
-    await send({
-      type: 'pause-schedule',
-      commandId: randomUUID(),
-      scheduleId: id,
-      merchant: command.merchant,
-      occurredAt: clock.at.toISOString(),
-    });
+    await send(scheduleCommand('resume-schedule', id, clock.at));
+    await send(scheduleCommand('pause-schedule', id, clock.at));
     expect((await history(id)).map((e) => e.type).slice(-2)).toEqual([
       'schedule-resumed',
       'schedule-paused',
@@ -398,17 +395,7 @@ describe('a schedule whose rebill is refused at the command stage (real card-pay
     // rebill will conflict with it before any decider sees it.
     await send({ type: 'rebill', commandId, paymentId, merchant: command.merchant });
     await fireAt(due(0));
-    expect(
-      await orch.dataSource.query(`SELECT id FROM sagas WHERE id = $1`, [paymentId]),
-    ).toHaveLength(0);
-    const events = await history(id);
-    expect(events.map((e) => e.type)).toEqual([
-      'schedule-created',
-      'cycle-charge-requested',
-      'cycle-charge-declined',
-      'schedule-past-due',
-    ]);
-    expect(events[2]?.event).toMatchObject({
+    await expectRefusedFirstCharge(id, paymentId, {
       cycle: 0,
       attempt: 1,
       paymentId,

@@ -325,6 +325,12 @@ describe('a schedule whose rebill is refused at the command stage (real card-pay
       [id],
     );
 
+  const FIRST_CHARGE_REFUSED = [
+    'schedule-created',
+    'cycle-charge-requested',
+    'cycle-charge-declined',
+    'schedule-past-due',
+  ];
   /**
    * The schedule's first charge refused before any payment saga started: declined with `declined`
    * (its outcome and code), and the schedule past due.
@@ -334,12 +340,7 @@ describe('a schedule whose rebill is refused at the command stage (real card-pay
       await orch.dataSource.query(`SELECT id FROM sagas WHERE id = $1`, [paymentId]),
     ).toHaveLength(0);
     const events = await history(id);
-    expect(events.map((e) => e.type)).toEqual([
-      'schedule-created',
-      'cycle-charge-requested',
-      'cycle-charge-declined',
-      'schedule-past-due',
-    ]);
+    expect(events.map((e) => e.type)).toEqual(FIRST_CHARGE_REFUSED);
     expect(events[2]?.event).toMatchObject(declined);
   };
 
@@ -422,10 +423,7 @@ describe('a schedule whose rebill is refused at the command stage (real card-pay
     await fireAt(new Date(Date.parse(due(0)) + DAY).toISOString());
     const events = await history(id);
     expect(events.map((e) => e.type)).toEqual([
-      'schedule-created',
-      'cycle-charge-requested',
-      'cycle-charge-declined',
-      'schedule-past-due',
+      ...FIRST_CHARGE_REFUSED,
       'cycle-charge-requested',
       'cycle-charge-declined',
       'schedule-suspended',

@@ -19,6 +19,11 @@ export function idSequence(start = 1, prefix = '10000000'): { next(): string } {
   return { next: () => `${prefix}-0000-4000-8000-${(n++).toString(16).padStart(12, '0')}` };
 }
 
+let counter = 0;
+/** A fresh uuid for a test's saga or command (20000000-0000-4000-8000-<n>, n counting up). */
+export const uuid = (n = ++counter) =>
+  `20000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
+
 /** The orchestrator's clock standing still until a test moves or sets it. */
 export class TestClock extends Clock {
   at: Date;

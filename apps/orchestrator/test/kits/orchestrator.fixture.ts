@@ -78,9 +78,9 @@ export interface OrchestratorFixture {
   readonly database: Database;
   readonly runtime: SagaRuntime;
   /** Commands as the Kafka consumer hands them over: one batch, decided in order. */
-  send(...commands: object[]): Promise<void>;
+  readonly send: (...commands: object[]) => Promise<void>;
   /** Sets the clock to `instant` and fires every timer due by then. */
-  fireAt(instant: string | Date): Promise<void>;
+  readonly fireAt: (instant: string | Date) => Promise<void>;
 }
 
 export function orchestratorFixture(options: FixtureOptions): OrchestratorFixture {

@@ -2,14 +2,14 @@ import {
   eligibilityAnswer,
   panEligibility,
   panEligibilityWorld,
-} from '../../../../test/kits/flow.kit';
+} from '../../../../test/kits/pan-eligibility.kit';
 import { uuid } from '../../../../test/kits/payout.kit';
 
 describe('pan-eligibility (v2 pan-eligibility/send by card reference)', () => {
   it('sends the card reference once; an approved answer is eligible', () => {
     const id = uuid();
     const w = panEligibilityWorld();
-    w.when(panEligibility(id)).thenEffects([
+    w.when(panEligibility(id)).thenEffectsEqual([
       {
         type: 'send-gateway-request',
         request: expect.objectContaining({

@@ -249,7 +249,7 @@ describe('one-step payouts and payout forms draw on the daily budget before thei
       world.apply(c, command(openers[type](c, 40_000)));
       expect(world.sent.map((r) => r.payoutId)).toEqual([a, b]);
       expect(world.types(c)).toEqual(['payout-requested', 'payout-refused']);
-      expect(world.payouts.get(c)?.at(-1)).toMatchObject({
+      expect(world.events(c).at(-1)).toMatchObject({
         type: 'payout-refused',
         reason: 'DAILY_PAYOUT_LIMIT_EXCEEDED',
         message: expect.stringContaining('80000 of 100000 already reserved'),

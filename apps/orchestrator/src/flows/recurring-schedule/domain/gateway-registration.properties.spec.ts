@@ -8,7 +8,7 @@ import {
   pause,
   registrationReply,
   resume,
-  Scenario,
+  history,
   statusTimer,
   T0,
   timer,
@@ -119,7 +119,7 @@ describe('property: a schedule registered with the gateway', () => {
   it('never starts a rebill or arms a charge timer, and records each gateway order at most once', () => {
     fc.assert(
       fc.property(fc.array(step, { maxLength: 40 }), (steps) => {
-        let scenario = new Scenario([], GATEWAY_POLICY).and(create(), T0);
+        let scenario = history([], GATEWAY_POLICY).and(create(), T0);
         for (const s of steps) {
           const state = fold(initialScheduleState, scenario.events);
           const next = input(s, state);
@@ -128,7 +128,7 @@ describe('property: a schedule registered with the gateway', () => {
           for (const effect of decision.effects) {
             expect(['start-rebill', 'set-charge-timer']).not.toContain(effect.type);
           }
-          scenario = new Scenario([...scenario.events, ...decision.events], GATEWAY_POLICY);
+          scenario = history([...scenario.events, ...decision.events], GATEWAY_POLICY);
         }
         const money = scenario.events.filter(
           (e) => e.type === 'gateway-cycle-charged' || e.type === 'gateway-cycle-declined',

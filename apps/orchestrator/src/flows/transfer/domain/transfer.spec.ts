@@ -1,16 +1,16 @@
 import { PLACEHOLDER_SEALED_CARD } from '@payments/contracts/testing';
-import { T0 } from '../../../../test/kits/card-payment.kit';
 import {
   refreshTransfer,
   transfer,
   transferSent,
   transferStatus,
   transferWorld,
-} from '../../../../test/kits/flow.kit';
+} from '../../../../test/kits/transfer.kit';
 import {
   command as payoutCommand,
   oneStepPayout,
   PayoutWorld,
+  T0,
   uuid,
 } from '../../../../test/kits/payout.kit';
 
@@ -68,7 +68,7 @@ describe('transfer (v4 transfer, transfer-by-ref)', () => {
     world
       .when(refreshTransfer(id))
       .then([])
-      .thenEffects([
+      .thenEffectsEqual([
         {
           type: 'send-gateway-request',
           request: expect.objectContaining({
@@ -106,7 +106,7 @@ describe("transfers draw on the endpoint's daily payout budget before their requ
   it('given a transfer, its request is written held with the reservation and published once granted', () => {
     const world = transferWorld();
     const id = uuid();
-    world.when(transfer(id, 'transfer', 30_000)).thenEffects([
+    world.when(transfer(id, 'transfer', 30_000)).thenEffectsEqual([
       expect.objectContaining({ type: 'send-gateway-request', held: true }),
       {
         type: 'reserve-budget',

@@ -23,6 +23,7 @@ import type { Effect } from '../../src/flows/card-payment/domain/effects';
 import { evolve } from '../../src/flows/card-payment/domain/evolve';
 import type { PaymentInput, Timer } from '../../src/flows/card-payment/domain/inputs';
 import { initialState, type PaymentState } from '../../src/flows/card-payment/domain/state';
+import { preauthCommand, saleCommand } from '@payments/contracts/testing';
 import { callbackInput, gatewayResultInput } from '../../src/flows/card-payment/gateway-vocabulary';
 import { idSequence, T0 } from './base.kit';
 import { type FlowContract, FlowHistory, type InputOrFn } from './flow.kit';
@@ -175,3 +176,16 @@ export const answer =
       ...extra,
     })(state, now);
   };
+
+// ---- where most payments' stories start ---------------------------------------------------------
+
+/** Euros, minor units. */
+export const eur = (minor: number) => ({ minor, currency: 'EUR' });
+
+/** A sale the gateway took and answered approved. */
+export const approvedSale = () =>
+  givenInputs(command(saleCommand()), acceptedResult(), answer('approved'));
+
+/** A preauth the gateway took and answered approved (the hold in place). */
+export const authorized = () =>
+  givenInputs(command(preauthCommand()), acceptedResult(), answer('approved'));

@@ -8,7 +8,6 @@
 import type { GatewayCallback } from '@payments/contracts';
 import {
   captureCommand,
-  preauthCommand,
   returnCommand,
   saleCommand,
   voidCommand,
@@ -16,6 +15,8 @@ import {
 import {
   acceptedResult,
   answer,
+  approvedSale,
+  authorized,
   callback,
   command,
   givenInputs,
@@ -26,11 +27,6 @@ import {
 import { callbackInput } from '../gateway-vocabulary';
 import type { PaymentInput } from './inputs';
 import type { PaymentState } from './state';
-
-const authorized = () =>
-  givenInputs(command(preauthCommand()), acceptedResult(), answer('approved'));
-const approvedSale = () =>
-  givenInputs(command(saleCommand()), acceptedResult(), answer('approved'));
 
 /** The payer's browser coming back through the return URL (control valid for the order). */
 const browserReturn =

@@ -1,9 +1,8 @@
 /** Per-endpoint limits, checked before the gateway. */
 import { preauthCommand, saleCommand } from '@payments/contracts/testing';
-import { command, givenInputs } from '../../../../test/kits/card-payment.kit';
+import { command, eur, givenInputs } from '../../../../test/kits/card-payment.kit';
 import { DEFAULT_POLICY, type PaymentPolicy } from './decision';
 
-const eur = (minor: number) => ({ minor, currency: 'EUR' });
 const withLimits = (limits: PaymentPolicy['limits']): PaymentPolicy => ({
   ...DEFAULT_POLICY,
   limits,

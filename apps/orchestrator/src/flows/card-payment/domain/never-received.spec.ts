@@ -18,6 +18,7 @@ import {
   acceptedResult,
   answer,
   at,
+  authorized,
   command,
   givenInputs,
   result,
@@ -163,8 +164,6 @@ describe('a sale or preauth the gateway may never have received', () => {
 });
 
 describe('a follow-up whose status shows an earlier request of the order', () => {
-  const authorized = () =>
-    givenInputs(command(preauthCommand()), acceptedResult(), answer('approved'));
   const unknownCapture = () =>
     authorized()
       .and(command(captureCommand()))

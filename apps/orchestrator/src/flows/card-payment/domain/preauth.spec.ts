@@ -7,16 +7,14 @@ import {
 } from '@payments/contracts/testing';
 import {
   acceptedResult,
-  at,
   answer,
+  at,
+  authorized,
   command,
+  eur,
   givenInputs,
   timer,
 } from '../../../../test/kits/card-payment.kit';
-
-const authorized = () =>
-  givenInputs(command(preauthCommand()), acceptedResult(), answer('approved'));
-const eur = (minor: number) => ({ minor, currency: 'EUR' });
 
 describe('preauth', () => {
   it('approved preauth → authorized, hold-expiry timer scheduled', () => {

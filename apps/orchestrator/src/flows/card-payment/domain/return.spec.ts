@@ -1,21 +1,13 @@
-import {
-  captureCommand,
-  preauthCommand,
-  returnCommand,
-  saleCommand,
-} from '@payments/contracts/testing';
+import { captureCommand, returnCommand, saleCommand } from '@payments/contracts/testing';
 import {
   acceptedResult,
   answer,
+  approvedSale,
+  authorized,
   command,
+  eur,
   givenInputs,
 } from '../../../../test/kits/card-payment.kit';
-
-const eur = (minor: number) => ({ minor, currency: 'EUR' });
-const approvedSale = () =>
-  givenInputs(command(saleCommand()), acceptedResult(), answer('approved'));
-const authorized = () =>
-  givenInputs(command(preauthCommand()), acceptedResult(), answer('approved'));
 
 describe('return', () => {
   it('partial returns of a sale, cumulative, never above what was captured', () => {

@@ -173,17 +173,17 @@ describe('daily budget properties', () => {
       { maxLength: 40 },
     );
     fc.assert(
-      fc.property(payoutArb, eventArb, (payouts, events) => {
+      fc.property(payoutArb, eventArb, (opened, events) => {
         const world = new PayoutWorld();
-        const ids = payouts.map(() => uuid());
+        const ids = opened.map(() => uuid());
         ids.forEach((id, i) => {
-          const [minor, kind] = payouts[i] ?? [0, 'payout'];
+          const [minor, kind] = opened[i] ?? [0, 'payout'];
           if (kind === 'two-step') world.registered(id, minor);
         });
         for (const [pick, what] of events) {
           const i = pick % ids.length;
           const id = ids[i] ?? '';
-          const [minor, kind] = payouts[i] ?? [0, 'payout'];
+          const [minor, kind] = opened[i] ?? [0, 'payout'];
           world.apply(id, (s) => {
             if (what === 'open')
               return command(kind === 'form' ? payoutForm(id, minor) : oneStepPayout(id, minor));
@@ -196,7 +196,7 @@ describe('daily budget properties', () => {
           // Money that left or may have left: payouts whose paying request went out and that
           // were not declined or failed since.
           const paying = ids
-            .map((pid, j) => ({ pid, s: world.state(pid), minor: payouts[j]?.[0] ?? 0 }))
+            .map((pid, j) => ({ pid, s: world.state(pid), minor: opened[j]?.[0] ?? 0 }))
             .filter(({ s }) => s.status === 'paying' || s.status === 'paid');
           const committed = paying.reduce((sum, { minor }) => sum + minor, 0);
           expect(committed).toBeLessThanOrEqual(limit);

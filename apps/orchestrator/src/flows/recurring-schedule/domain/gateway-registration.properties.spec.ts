@@ -1,19 +1,5 @@
 import fc from 'fast-check';
-import {
-  cancel,
-  chargeCallback,
-  chargeTimer,
-  create,
-  GATEWAY_POLICY,
-  pause,
-  registrationReply,
-  resume,
-  history,
-  statusTimer,
-  T0,
-  timer,
-  update,
-} from '../../../../test/kits/recurring-schedule.kit';
+import * as schedules from '../../../../test/kits/recurring-schedule.kit';
 import { decideSchedule, type ScheduleInput } from './decide';
 import { chargeSubjectId } from './gateway-charged';
 import { fold } from './evolve';
@@ -66,7 +52,7 @@ function input(s: Step, state: ScheduleState): ScheduleInput | undefined {
   const orderId = (order: number) => `10000${order}`;
   switch (s.kind) {
     case 'callback':
-      return chargeCallback(s.n, orderId(s.order));
+      return schedules.chargeCallback(s.n, orderId(s.order));
     case 'answer': {
       if (state.status !== 'registering' && state.status !== 'registered') return undefined;
       const charge = state.charges.find((c) => c.gatewayOrderId === orderId(s.order));
@@ -88,21 +74,26 @@ function input(s: Step, state: ScheduleState): ScheduleInput | undefined {
               transactionType: 'sale',
             },
           },
-          completedAt: T0,
+          completedAt: schedules.T0,
         },
       };
     }
     case 'charge-timer':
-      return timer(s.cycle);
+      return schedules.timer(s.cycle);
     case 'status-timer':
-      return statusTimer(s.poll, orderId(s.order));
+      return schedules.statusTimer(s.poll, orderId(s.order));
     case 'operation-timer':
-      return chargeTimer(orderId(s.order), s.alert ? 'unknown-alert' : 'status-poll');
+      return schedules.chargeTimer(orderId(s.order), s.alert ? 'unknown-alert' : 'status-poll');
     case 'command':
-      return [pause(), resume(), update({ minor: 1, currency: 'EUR' }), cancel()][s.which];
+      return [
+        schedules.pause(),
+        schedules.resume(),
+        schedules.update({ minor: 1, currency: 'EUR' }),
+        schedules.cancel(),
+      ][s.which];
     case 'registration':
       if (state.status !== 'registering') return undefined;
-      return registrationReply(
+      return schedules.registrationReply(
         s.outcome === 'accepted'
           ? { kind: 'accepted', recurringPaymentId: '77' }
           : s.outcome === 'unknown'
@@ -119,16 +110,24 @@ describe('property: a schedule registered with the gateway', () => {
   it('never starts a rebill or arms a charge timer, and records each gateway order at most once', () => {
     fc.assert(
       fc.property(fc.array(step, { maxLength: 40 }), (steps) => {
-        let scenario = history([], GATEWAY_POLICY).and(create(), T0);
+        let scenario = schedules
+          .history([], schedules.GATEWAY_POLICY)
+          .and(schedules.create(), schedules.T0);
         for (const s of steps) {
           const state = fold(initialScheduleState, scenario.events);
           const next = input(s, state);
           if (next === undefined) continue;
-          const decision = decideSchedule(next, state, { now: T0, policy: GATEWAY_POLICY });
+          const decision = decideSchedule(next, state, {
+            now: schedules.T0,
+            policy: schedules.GATEWAY_POLICY,
+          });
           for (const effect of decision.effects) {
             expect(['start-rebill', 'set-charge-timer']).not.toContain(effect.type);
           }
-          scenario = history([...scenario.events, ...decision.events], GATEWAY_POLICY);
+          scenario = schedules.history(
+            [...scenario.events, ...decision.events],
+            schedules.GATEWAY_POLICY,
+          );
         }
         const money = scenario.events.filter(
           (e) => e.type === 'gateway-cycle-charged' || e.type === 'gateway-cycle-declined',

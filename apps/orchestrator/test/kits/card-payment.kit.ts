@@ -179,6 +179,10 @@ export const answer =
 
 // ---- where most payments' stories start ---------------------------------------------------------
 
+/** The effects that cancel these timers, in this order (what settling an operation stops). */
+export const cancelled = (...timers: string[]) =>
+  timers.map((timer) => ({ type: 'cancel-timer' as const, timer }));
+
 /** Euros, minor units. */
 export const eur = (minor: number) => ({ minor, currency: 'EUR' });
 
@@ -189,3 +193,7 @@ export const approvedSale = () =>
 /** A preauth the gateway took and answered approved (the hold in place). */
 export const authorized = () =>
   givenInputs(command(preauthCommand()), acceptedResult(), answer('approved'));
+
+/** `history` with the follow-up `cmd` (a capture, void or return) taken and approved. */
+export const approvedFollowUp = (history: Scenario, cmd: PaymentCommand) =>
+  history.and(command(cmd)).and(acceptedResult()).and(answer('approved'));

@@ -48,11 +48,7 @@ describe('capture', () => {
           remainingAuthorized: payments.eur(0),
         },
       ])
-      .thenEffects([
-        { type: 'cancel-timer', timer: 'status-poll' },
-        { type: 'cancel-timer', timer: 'unknown-alert' },
-        { type: 'cancel-timer', timer: 'hold-expiry' },
-      ])
+      .thenEffects(payments.cancelled('status-poll', 'unknown-alert', 'hold-expiry'))
       .thenState({ status: 'captured', captured: 10_000 });
   });
 
@@ -78,11 +74,7 @@ describe('capture', () => {
           released: payments.eur(6_000),
         },
       ])
-      .thenEffects([
-        { type: 'cancel-timer', timer: 'status-poll' },
-        { type: 'cancel-timer', timer: 'unknown-alert' },
-        { type: 'cancel-timer', timer: 'hold-expiry' },
-      ]);
+      .thenEffects(payments.cancelled('status-poll', 'unknown-alert', 'hold-expiry'));
     expect(after40.state).toMatchObject({ status: 'captured', captured: 4_000 });
     after40
       .when(payments.command(captureCommand({ amount: payments.eur(6_000) })))
@@ -140,12 +132,7 @@ describe('capture', () => {
     ],
     [
       'after a void',
-      () =>
-        payments
-          .authorized()
-          .and(payments.command(voidCommand()))
-          .and(payments.acceptedResult())
-          .and(payments.answer('approved')),
+      () => payments.approvedFollowUp(payments.authorized(), voidCommand()),
       captureCommand(),
       'INVALID_STATE',
     ],
@@ -263,12 +250,7 @@ describe('void', () => {
     ],
     [
       'twice',
-      () =>
-        payments
-          .authorized()
-          .and(payments.command(voidCommand()))
-          .and(payments.acceptedResult())
-          .and(payments.answer('approved')),
+      () => payments.approvedFollowUp(payments.authorized(), voidCommand()),
       voidCommand(),
       'INVALID_STATE',
     ],
@@ -327,10 +309,7 @@ describe('hold expiry', () => {
 
   it('after capture the timer is obsolete', () => {
     payments
-      .authorized()
-      .and(payments.command(captureCommand()))
-      .and(payments.acceptedResult())
-      .and(payments.answer('approved'))
+      .approvedFollowUp(payments.authorized(), captureCommand())
       .when(payments.timer({ kind: 'hold-expiry', action: 'void' }))
       .thenIgnored('TIMER_OBSOLETE');
   });

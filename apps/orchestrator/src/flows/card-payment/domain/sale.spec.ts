@@ -119,10 +119,7 @@ describe('sale', () => {
           card: { bin: '444444', lastFour: '4448', brand: 'VISA' },
         },
       ])
-      .thenEffects([
-        { type: 'cancel-timer', timer: 'status-poll' },
-        { type: 'cancel-timer', timer: 'unknown-alert' },
-      ])
+      .thenEffects(payments.cancelled('status-poll', 'unknown-alert'))
       .thenState({ status: 'approved', authorized: 10_000, captured: 10_000, inFlight: undefined });
   });
 
@@ -225,10 +222,7 @@ describe('the gateway names another amount than was asked for', () => {
             reportedAmount: reported,
           },
         ])
-        .thenEffects([
-          { type: 'cancel-timer', timer: 'status-poll' },
-          { type: 'cancel-timer', timer: 'unknown-alert' },
-        ])
+        .thenEffects(payments.cancelled('status-poll', 'unknown-alert'))
         .thenState({ status: 'outcome-unknown' });
       expect(mismatch.after.captured).toBe(0);
       // The same answer again raises nothing new.

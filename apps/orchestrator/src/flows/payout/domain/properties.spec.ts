@@ -65,15 +65,28 @@ const timedStepsArb = fc.array(fc.tuple(stepArb, fc.integer({ min: 0, max: 20 })
   maxLength: 25,
 });
 
+/**
+ * A registered payout and `steps` decided on it in order, each through `around` (given the world,
+ * the payout and the step's `apply`, to call once) when a test watches every step.
+ */
+function registeredThrough(
+  steps: ReadonlyArray<readonly [Step, number]>,
+  around: (world: payouts.PayoutWorld, id: string, apply: () => void) => void = (_w, _id, apply) =>
+    apply(),
+) {
+  const world = new payouts.PayoutWorld();
+  const id = payouts.uuid();
+  world.registered(id);
+  for (const [step, minute] of steps)
+    around(world, id, () => world.apply(id, (s) => step.input(s, id), payouts.at(minute * 60_000)));
+  return { world, id };
+}
+
 describe('two-step payout properties', () => {
   it('at most one payout-pay per payout, whatever arrives in whatever order', () => {
     fc.assert(
       fc.property(timedStepsArb, (steps) => {
-        const world = new payouts.PayoutWorld();
-        const id = payouts.uuid();
-        world.registered(id);
-        for (const [step, minute] of steps)
-          world.apply(id, (s) => step.input(s, id), payouts.at(minute * 60_000));
+        const { world, id } = registeredThrough(steps);
         expect(world.paysSent(id)).toBeLessThanOrEqual(1);
       }),
       { numRuns: 300 },
@@ -83,18 +96,15 @@ describe('two-step payout properties', () => {
   it('never paid after a rejection or an expiry', () => {
     fc.assert(
       fc.property(timedStepsArb, (steps) => {
-        const world = new payouts.PayoutWorld();
-        const id = payouts.uuid();
-        world.registered(id);
         let closedAt: number | undefined;
-        for (const [step, minute] of steps) {
+        const { world, id } = registeredThrough(steps, (world, id, apply) => {
           const before = world.paysSent(id);
-          world.apply(id, (s) => step.input(s, id), payouts.at(minute * 60_000));
+          apply();
           const status = world.state(id).status;
           if (closedAt === undefined && (status === 'rejected' || status === 'expired'))
             closedAt = world.paysSent(id);
           if (closedAt !== undefined) expect(world.paysSent(id)).toBe(before);
-        }
+        });
         const types = world.types(id);
         const closed = types.findIndex((t) => t === 'payout-rejected' || t === 'payout-expired');
         if (closed >= 0) {

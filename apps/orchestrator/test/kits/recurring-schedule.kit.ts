@@ -14,6 +14,7 @@ import type {
   ScheduleCommand,
   ScheduleEvent,
 } from '@payments/contracts';
+import fc from 'fast-check';
 import {
   createScheduleCommand,
   MERCHANT,
@@ -253,3 +254,9 @@ export const expectedTimer = (cycle: number, poll: number): ScheduleInput => ({
   timerKind: EXPECTED_CHARGE_TIMER,
   timer: { poll, expectedCycle: cycle },
 });
+
+/** A property test's step of kind `kind`, its other fields drawn from `fields`. */
+export const stepOf = <K extends string, T extends object>(
+  kind: K,
+  fields: { [P in keyof T]: fc.Arbitrary<T[P]> },
+): fc.Arbitrary<{ kind: K } & T> => fc.record(fields).map((drawn) => ({ kind, ...drawn }));

@@ -20,30 +20,25 @@ type Step =
   | { kind: 'registration'; outcome: 'accepted' | 'unknown' | 'rejected' };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-  fc.record({
-    kind: fc.constant('callback' as const),
+  schedules.stepOf('callback', {
     n: fc.integer({ min: 1, max: 4 }),
     order: fc.integer({ min: 1, max: 4 }),
   }),
-  fc.record({
-    kind: fc.constant('answer' as const),
+  schedules.stepOf('answer', {
     order: fc.integer({ min: 1, max: 4 }),
     status: fc.constantFrom('approved' as const, 'declined' as const, 'processing' as const),
   }),
-  fc.record({ kind: fc.constant('charge-timer' as const), cycle: fc.integer({ min: 0, max: 3 }) }),
-  fc.record({
-    kind: fc.constant('status-timer' as const),
+  schedules.stepOf('charge-timer', { cycle: fc.integer({ min: 0, max: 3 }) }),
+  schedules.stepOf('status-timer', {
     poll: fc.integer({ min: 1, max: 4 }),
     order: fc.integer({ min: 1, max: 4 }),
   }),
-  fc.record({
-    kind: fc.constant('operation-timer' as const),
+  schedules.stepOf('operation-timer', {
     alert: fc.boolean(),
     order: fc.integer({ min: 1, max: 4 }),
   }),
-  fc.record({ kind: fc.constant('command' as const), which: fc.integer({ min: 0, max: 3 }) }),
-  fc.record({
-    kind: fc.constant('registration' as const),
+  schedules.stepOf('command', { which: fc.integer({ min: 0, max: 3 }) }),
+  schedules.stepOf('registration', {
     outcome: fc.constantFrom('accepted' as const, 'unknown' as const, 'rejected' as const),
   }),
 );

@@ -27,15 +27,11 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { weight: 2, arbitrary: fc.constant({ kind: 'fire-again' as const }) },
   {
     weight: 1,
-    arbitrary: fc.record({
-      kind: fc.constant('fire-stale' as const),
-      back: fc.integer({ min: 1, max: 3 }),
-    }),
+    arbitrary: schedules.stepOf('fire-stale', { back: fc.integer({ min: 1, max: 3 }) }),
   },
   {
     weight: 6,
-    arbitrary: fc.record({
-      kind: fc.constant('outcome' as const),
+    arbitrary: schedules.stepOf('outcome', {
       result: fc.constantFrom(
         'approved' as const,
         'approved' as const,
@@ -48,17 +44,11 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ kind: 'pause' as const }) },
   {
     weight: 1,
-    arbitrary: fc.record({
-      kind: fc.constant('resume' as const),
-      afterDays: fc.integer({ min: 0, max: 120 }),
-    }),
+    arbitrary: schedules.stepOf('resume', { afterDays: fc.integer({ min: 0, max: 120 }) }),
   },
   {
     weight: 1,
-    arbitrary: fc.record({
-      kind: fc.constant('update' as const),
-      minor: fc.integer({ min: 1, max: 10_000 }),
-    }),
+    arbitrary: schedules.stepOf('update', { minor: fc.integer({ min: 1, max: 10_000 }) }),
   },
   { weight: 1, arbitrary: fc.constant({ kind: 'cancel' as const }) },
 );

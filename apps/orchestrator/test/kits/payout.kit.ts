@@ -359,6 +359,14 @@ export class PayoutWorld {
   }
 }
 
+/** A fresh world with one payout checked and registered by the gateway. */
+export function registeredPayout(): { world: PayoutWorld; id: string } {
+  const world = new PayoutWorld();
+  const id = uuid();
+  world.registered(id);
+  return { world, id };
+}
+
 // ---- money out: held requests and the daily budget, for payouts and transfers ----------
 
 type MoneyOutEffect =

@@ -175,21 +175,16 @@ describe('void', () => {
     sale
       .when(payments.command(voidCommand()))
       .then([{ type: 'operation-requested', operation: 'void', amount: payments.eur(10_000) }]);
-    sale
-      .and(payments.command(voidCommand()))
-      .and(payments.acceptedResult())
+    const voiding = sale.and(payments.command(voidCommand())).and(payments.acceptedResult());
+    voiding
       .when(payments.answer('approved'))
       .then([{ type: 'voided', amount: payments.eur(10_000) }])
       .thenState({ status: 'voided' });
-    sale
-      .and(payments.command(voidCommand()))
-      .and(payments.acceptedResult())
+    voiding
       .and(payments.answer('approved'))
       .when(payments.command(returnCommand()))
       .thenRejected('INVALID_STATE');
-    sale
-      .and(payments.command(voidCommand()))
-      .and(payments.acceptedResult())
+    voiding
       .when(payments.answer('declined'))
       .then([{ type: 'declined', operation: 'void' }])
       .thenState({ status: 'approved', captured: 10_000 });

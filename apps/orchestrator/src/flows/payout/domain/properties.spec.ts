@@ -74,9 +74,7 @@ function registeredThrough(
   around: (world: payouts.PayoutWorld, id: string, apply: () => void) => void = (_w, _id, apply) =>
     apply(),
 ) {
-  const world = new payouts.PayoutWorld();
-  const id = payouts.uuid();
-  world.registered(id);
+  const { world, id } = payouts.registeredPayout();
   for (const [step, minute] of steps)
     around(world, id, () => world.apply(id, (s) => step.input(s, id), payouts.at(minute * 60_000)));
   return { world, id };

@@ -62,9 +62,7 @@ describe('two-step payout: payout-check → registered → approval → payout-p
   });
 
   it('a status reply that still names the payout-check does not resolve payout-pay', () => {
-    const world = new payouts.PayoutWorld();
-    const id = payouts.uuid();
-    world.registered(id);
+    const { world, id } = payouts.registeredPayout();
     world.apply(id, payouts.command(payouts.approve(id)));
     const d = world.apply(id, (s) =>
       payouts.statusReply(s, { status: 'approved' }, ['payout-check']),
@@ -74,9 +72,7 @@ describe('two-step payout: payout-check → registered → approval → payout-p
   });
 
   it('a verified callback about payout-pay is only a hint: status query now, nothing paid yet', () => {
-    const world = new payouts.PayoutWorld();
-    const id = payouts.uuid();
-    world.registered(id);
+    const { world, id } = payouts.registeredPayout();
     world.apply(id, payouts.command(payouts.approve(id)));
     const state = world.state(id);
     const d = world.apply(id, {
@@ -109,9 +105,7 @@ describe('two-step payout: payout-check → registered → approval → payout-p
   });
 
   it('when rejected, then nothing is paid and a later approval is refused with PAYOUT_REJECTED', () => {
-    const world = new payouts.PayoutWorld();
-    const id = payouts.uuid();
-    world.registered(id);
+    const { world, id } = payouts.registeredPayout();
     expect(world.apply(id, payouts.command(payouts.reject(id))).events).toMatchObject([
       { type: 'payout-rejected', rejectedBy: 'ops@example.com' },
     ]);
@@ -121,9 +115,7 @@ describe('two-step payout: payout-check → registered → approval → payout-p
   });
 
   it('when the approval window passes, then expired; a later approval is refused with PAYOUT_EXPIRED', () => {
-    const world = new payouts.PayoutWorld();
-    const id = payouts.uuid();
-    world.registered(id);
+    const { world, id } = payouts.registeredPayout();
     const deadline = payouts.at(payouts.POLICY.limits.default.approvalWindowMs ?? 0);
     expect(
       world.apply(id, payouts.timer({ kind: 'approval-expiry' }), deadline).events,
@@ -134,9 +126,7 @@ describe('two-step payout: payout-check → registered → approval → payout-p
   });
 
   it('an approval after the deadline but before the expiry timer fired is refused too', () => {
-    const world = new payouts.PayoutWorld();
-    const id = payouts.uuid();
-    world.registered(id);
+    const { world, id } = payouts.registeredPayout();
     const late = world.apply(id, payouts.command(payouts.approve(id)), payouts.at(10 * 60_000));
     expect(late.outcome === 'rejected' && late.rejection.code).toBe('PAYOUT_EXPIRED');
   });

@@ -359,6 +359,18 @@ export class PayoutWorld {
   }
 }
 
+/** A fresh world with one payout opened by the command `open` makes for its id. */
+export function opened(
+  open: (
+    payoutId: string,
+  ) => PayoutCheckCommand | OneStepPayoutCommand | PayoutV4Command | PayoutFormCommand,
+): { world: PayoutWorld; id: string } {
+  const world = new PayoutWorld();
+  const id = uuid();
+  world.apply(id, command(open(id)));
+  return { world, id };
+}
+
 /** A fresh world with one payout checked and registered by the gateway. */
 export function registeredPayout(): { world: PayoutWorld; id: string } {
   const world = new PayoutWorld();

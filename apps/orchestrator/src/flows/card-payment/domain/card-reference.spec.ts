@@ -514,20 +514,25 @@ describe('create-card-ref with a schedule: the schedule starts on the new refere
   const schedule = { scheduleId, amount, description, rule };
   const request: CardReferenceCommand = { ...createCardRef(), type: 'create-card-ref', schedule };
   const starts = (effects: RuntimeEffect[]) => effects.filter((e) => e.type === 'start-saga');
+  /** The reference's answer, made on `pending`, decided by the flow as the runtime hands it over. */
+  const answered = (answer: (state: PaymentState) => PaymentInput, pending: PaymentState) => {
+    const input = answer(pending);
+    if (input.kind !== 'gateway-result') throw new Error('not a result');
+    return flow.decide(
+      { kind: 'gateway-result', result: input.result },
+      pending,
+      payments.testContext(),
+    );
+  };
 
   it('create-schedule on the reference once card-ref-created, with the payment’s merchant and an id derived from (payment, schedule)', () => {
     const approved = fold(initialState, approvedSale().events);
     const asked = flow.decide(asSaga(request), approved, payments.testContext());
     expect(starts(asked.effects)).toEqual([]);
     const pending = fold(approved, asked.events);
-    const answer = referenceResult({ kind: 'accepted', cardReference: { refId: '10901' } })(
+    const created = answered(
+      referenceResult({ kind: 'accepted', cardReference: { refId: '10901' } }),
       pending,
-    );
-    if (answer.kind !== 'gateway-result') throw new Error('not a result');
-    const created = flow.decide(
-      { kind: 'gateway-result', result: answer.result },
-      pending,
-      payments.testContext(),
     );
     expect(created.events).toEqual([
       expect.objectContaining({ type: 'card-ref-created', schedule }),
@@ -553,14 +558,9 @@ describe('create-card-ref with a schedule: the schedule starts on the new refere
       approved,
       flow.decide(asSaga(request), approved, payments.testContext()).events,
     );
-    const refused = referenceResult({ kind: 'rejected', code: '2', message: 'no such order' })(
+    const failed = answered(
+      referenceResult({ kind: 'rejected', code: '2', message: 'no such order' }),
       pending,
-    );
-    if (refused.kind !== 'gateway-result') throw new Error('not a result');
-    const failed = flow.decide(
-      { kind: 'gateway-result', result: refused.result },
-      pending,
-      payments.testContext(),
     );
     expect(failed.events).toEqual([expect.objectContaining({ type: 'card-reference-failed' })]);
     expect(starts(failed.effects)).toEqual([]);

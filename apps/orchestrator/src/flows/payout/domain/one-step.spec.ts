@@ -4,9 +4,7 @@ describe('one-step payout (v2 payout, v4 payout): sent at once, paid on the gate
   it.each(['payout', 'payout-v4'] as const)(
     'given a %s command, then its request goes out once; approved by the gateway, then paid-out with the amount',
     (type) => {
-      const world = new payouts.PayoutWorld();
-      const id = payouts.uuid();
-      world.apply(id, payouts.command(payouts.oneStepPayout(id, 4_200, type)));
+      const { world, id } = payouts.opened((id) => payouts.oneStepPayout(id, 4_200, type));
       expect(world.sent).toEqual([
         { payoutId: id, operation: type, requestId: expect.any(String) },
       ]);
@@ -28,9 +26,7 @@ describe('one-step payout (v2 payout, v4 payout): sent at once, paid on the gate
   );
 
   it('declined by the gateway: payout-declined with the code, nothing paid, its reservation released', () => {
-    const world = new payouts.PayoutWorld();
-    const id = payouts.uuid();
-    world.apply(id, payouts.command(payouts.oneStepPayout(id)));
+    const { world, id } = payouts.opened(payouts.oneStepPayout);
     expect(world.book.reservedOn()).toBe(5_000);
     world.apply(id, (s) => payouts.sendResult(s, { kind: 'accepted', gatewayOrderId: 'G-8' }));
     const declined = world.apply(id, (s) =>
@@ -53,9 +49,7 @@ describe('one-step payout (v2 payout, v4 payout): sent at once, paid on the gate
   });
 
   it('an unknown outcome stays unknown until a status reply about it resolves it; paid once', () => {
-    const world = new payouts.PayoutWorld();
-    const id = payouts.uuid();
-    world.apply(id, payouts.command(payouts.oneStepPayout(id)));
+    const { world, id } = payouts.opened(payouts.oneStepPayout);
     const unknown = world.apply(id, (s) =>
       payouts.sendResult(s, { kind: 'unknown', reason: 'timeout' }),
     );
@@ -70,18 +64,14 @@ describe('one-step payout (v2 payout, v4 payout): sent at once, paid on the gate
   });
 
   it('an approval of a one-step payout is refused (PAYOUT_NOT_TWO_STEP); nothing else is sent', () => {
-    const world = new payouts.PayoutWorld();
-    const id = payouts.uuid();
-    world.apply(id, payouts.command(payouts.oneStepPayout(id)));
+    const { world, id } = payouts.opened(payouts.oneStepPayout);
     const refused = world.apply(id, payouts.command(payouts.approve(id)));
     expect(refused.outcome === 'rejected' && refused.rejection.code).toBe('PAYOUT_NOT_TWO_STEP');
     expect(world.sent).toHaveLength(1);
   });
 
   it('the same payout id again is refused (PAYOUT_ALREADY_EXISTS), as a payout-check would be', () => {
-    const world = new payouts.PayoutWorld();
-    const id = payouts.uuid();
-    world.apply(id, payouts.command(payouts.oneStepPayout(id)));
+    const { world, id } = payouts.opened(payouts.oneStepPayout);
     const again = world.apply(id, payouts.command(payouts.oneStepPayout(id, 5_000, 'payout-v4')));
     expect(again.outcome === 'rejected' && again.rejection.code).toBe('PAYOUT_ALREADY_EXISTS');
     expect(world.sent).toHaveLength(1);
@@ -90,9 +80,7 @@ describe('one-step payout (v2 payout, v4 payout): sent at once, paid on the gate
 
 describe('payout form (v2 payout-form): the payee enters the card on the hosted form', () => {
   it('the form URL is published once as payout-action-required; the approved payout is paid-out', () => {
-    const world = new payouts.PayoutWorld();
-    const id = payouts.uuid();
-    world.apply(id, payouts.command(payouts.payoutForm(id, 3_100)));
+    const { world, id } = payouts.opened((id) => payouts.payoutForm(id, 3_100));
     expect(world.sent).toEqual([
       { payoutId: id, operation: 'payout-form', requestId: expect.any(String) },
     ]);
@@ -127,9 +115,7 @@ describe('payout form (v2 payout-form): the payee enters the card on the hosted 
 describe('payout form whose reply was lost: the form address never reached us', () => {
   const HOUR = 3_600_000;
   const lost = () => {
-    const world = new payouts.PayoutWorld();
-    const id = payouts.uuid();
-    world.apply(id, payouts.command(payouts.payoutForm(id, 2_700)));
+    const { world, id } = payouts.opened((id) => payouts.payoutForm(id, 2_700));
     world.apply(id, (s) => payouts.sendResult(s, { kind: 'unknown', reason: 'timeout' }));
     return { world, id };
   };
@@ -173,9 +159,7 @@ describe('payout form whose reply was lost: the form address never reached us', 
 
 describe('a payout the gateway reports with another amount', () => {
   it('a status reply saying 1 USD never settles a 7,000 EUR payout as paid: unknown with the alert', () => {
-    const world = new payouts.PayoutWorld();
-    const id = payouts.uuid();
-    world.apply(id, payouts.command(payouts.oneStepPayout(id, 7_000)));
+    const { world, id } = payouts.opened((id) => payouts.oneStepPayout(id, 7_000));
     world.apply(id, (s) => payouts.sendResult(s, { kind: 'accepted', gatewayOrderId: 'G-9' }));
     const decision = world.apply(id, (s) =>
       payouts.statusReply(s, { status: 'approved', amount: { minor: 100, currency: 'USD' } }, [
@@ -326,9 +310,7 @@ describe('one-step payouts and payout forms draw on the daily budget before thei
   });
 
   it('a budget answer nobody awaits is refused (INVALID_STATE): a paid payout publishes nothing again', () => {
-    const world = new payouts.PayoutWorld();
-    const id = payouts.uuid();
-    world.apply(id, payouts.command(payouts.oneStepPayout(id, 1_000)));
+    const { world, id } = payouts.opened((id) => payouts.oneStepPayout(id, 1_000));
     world.apply(id, (s) => payouts.sendResult(s, { kind: 'accepted', gatewayOrderId: 'G-1' }));
     const late = world.apply(id, {
       kind: 'command',

@@ -241,9 +241,7 @@ describe('one-step payout properties', () => {
   it('one payout request, at most one outcome, and a final outcome never changes, whatever arrives', () => {
     fc.assert(
       fc.property(fc.array(oneStepStepArb, { maxLength: 25 }), (steps) => {
-        const world = new payouts.PayoutWorld();
-        const id = payouts.uuid();
-        world.apply(id, payouts.command(payouts.oneStepPayout(id)));
+        const { world, id } = payouts.opened(payouts.oneStepPayout);
         let final: string | undefined;
         for (const step of steps) {
           world.apply(id, (s) => step.input(s, id));

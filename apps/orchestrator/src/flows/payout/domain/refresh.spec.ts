@@ -43,9 +43,7 @@ describe("refresh-payout-status (an operator's refresh-status / resolve-unknown)
   );
 
   it('a payout-check left unknown, then a payout-pay left unknown: each asked about by its own request', () => {
-    const world = new payouts.PayoutWorld();
-    const id = payouts.uuid();
-    world.apply(id, payouts.command(payouts.payoutCheck(id, 5_000)));
+    const { world, id } = payouts.opened((id) => payouts.payoutCheck(id, 5_000));
     world.apply(id, (s) => payouts.sendResult(s, { kind: 'unknown', reason: 'timeout' }));
     expect(asked(world.apply(id, payouts.command(payouts.refreshPayout(id))))).toMatchObject({
       subjectOperation: 'payout-check',

@@ -2,9 +2,7 @@ import * as payouts from '../../../../test/kits/payout.kit';
 
 describe('two-step payout: payout-check → registered → approval → payout-pay', () => {
   it('given a payout-check, when the gateway approves it, then it is registered awaiting approval until the window closes', () => {
-    const world = new payouts.PayoutWorld();
-    const id = payouts.uuid();
-    world.apply(id, payouts.command(payouts.payoutCheck(id)));
+    const { world, id } = payouts.opened(payouts.payoutCheck);
     expect(world.sent).toEqual([
       { payoutId: id, operation: 'payout-check', requestId: expect.any(String) },
     ]);
@@ -132,9 +130,7 @@ describe('two-step payout: payout-check → registered → approval → payout-p
   });
 
   it('an approval before the check has its outcome is refused with PAYOUT_NOT_REGISTERED; of an unknown payout, PAYOUT_NOT_FOUND', () => {
-    const world = new payouts.PayoutWorld();
-    const id = payouts.uuid();
-    world.apply(id, payouts.command(payouts.payoutCheck(id)));
+    const { world, id } = payouts.opened(payouts.payoutCheck);
     const early = world.apply(id, payouts.command(payouts.approve(id)));
     expect(early.outcome === 'rejected' && early.rejection.code).toBe('PAYOUT_NOT_REGISTERED');
     const nowhere = payouts.uuid();

@@ -147,6 +147,9 @@ export const GATEWAY_POLICY: SchedulePolicy = {
   maxSendAttempts: 3,
 };
 
+/** A schedule MERCHANT registers with the gateway, created at T0: its registration in flight. */
+export const registering = () => withPolicy(GATEWAY_POLICY, [create(), T0]);
+
 export const registrationReply =
   (result: GatewayResult['result'], attempt = 1) =>
   (state: ScheduleState): ScheduleInput => {

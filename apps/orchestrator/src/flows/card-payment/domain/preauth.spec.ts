@@ -188,11 +188,10 @@ describe('void', () => {
       .when(payments.answer('declined'))
       .then([{ type: 'declined', operation: 'void' }])
       .thenState({ status: 'approved', captured: 10_000 });
-    const captured = payments
-      .authorized()
-      .and(payments.command(captureCommand({ amount: payments.eur(4_000) })))
-      .and(payments.acceptedResult())
-      .and(payments.answer('approved'));
+    const captured = payments.approvedFollowUp(
+      payments.authorized(),
+      captureCommand({ amount: payments.eur(4_000) }),
+    );
     captured
       .and(payments.command(voidCommand()))
       .and(payments.acceptedResult())
@@ -218,11 +217,10 @@ describe('void', () => {
     [
       'partial amount of a capture',
       () =>
-        payments
-          .authorized()
-          .and(payments.command(captureCommand({ amount: payments.eur(1_000) })))
-          .and(payments.acceptedResult())
-          .and(payments.answer('approved')),
+        payments.approvedFollowUp(
+          payments.authorized(),
+          captureCommand({ amount: payments.eur(1_000) }),
+        ),
       voidCommand({ amount: payments.eur(500) }),
       'PARTIAL_VOID_NOT_SUPPORTED',
     ],

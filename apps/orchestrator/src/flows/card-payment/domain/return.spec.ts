@@ -87,11 +87,10 @@ describe('return', () => {
   });
 
   it('on a partially captured preauth, returns are bounded by the captured amount', () => {
-    const captured40 = payments
-      .authorized()
-      .and(payments.command(captureCommand({ amount: payments.eur(4_000) })))
-      .and(payments.acceptedResult())
-      .and(payments.answer('approved'));
+    const captured40 = payments.approvedFollowUp(
+      payments.authorized(),
+      captureCommand({ amount: payments.eur(4_000) }),
+    );
     captured40
       .when(payments.command(returnCommand({ amount: payments.eur(4_001) })))
       .thenRejected('AMOUNT_EXCEEDS_CAPTURED');

@@ -101,7 +101,7 @@ describe('schedule registered with the gateway: create', () => {
 describe('schedule registered with the gateway: the registration reply', () => {
   it('when the gateway answers with a recurring-payment-id, then the schedule is registered', () => {
     schedules
-      .withPolicy(schedules.GATEWAY_POLICY, [schedules.create(), schedules.T0])
+      .registering()
       .when(
         schedules.registrationReply({ kind: 'accepted', recurringPaymentId: '77' }),
         schedules.T0,
@@ -111,15 +111,13 @@ describe('schedule registered with the gateway: the registration reply', () => {
   });
 
   it('when the gateway refuses it, then the registration failed and nothing can be changed', () => {
-    const failed = schedules
-      .withPolicy(schedules.GATEWAY_POLICY, [schedules.create(), schedules.T0])
-      .and(
-        schedules.registrationReply({
-          kind: 'rejected',
-          code: '1',
-          message: 'unknown card reference',
-        }),
-      );
+    const failed = schedules.registering().and(
+      schedules.registrationReply({
+        kind: 'rejected',
+        code: '1',
+        message: 'unknown card reference',
+      }),
+    );
     expect(failed.events.at(-1)).toMatchObject({
       type: 'schedule-registration-failed',
       reason: 'rejected',
@@ -130,7 +128,7 @@ describe('schedule registered with the gateway: the registration reply', () => {
 
   it('when it was not sent, then it is resent after the shared backoff until the attempts run out, then failed', () => {
     schedules
-      .withPolicy(schedules.GATEWAY_POLICY, [schedules.create(), schedules.T0])
+      .registering()
       .when(
         schedules.registrationReply({ kind: 'not-sent', reason: 'circuit open' }, 1),
         schedules.T0,
@@ -145,7 +143,7 @@ describe('schedule registered with the gateway: the registration reply', () => {
         },
       ]);
     schedules
-      .withPolicy(schedules.GATEWAY_POLICY, [schedules.create(), schedules.T0])
+      .registering()
       .when(
         schedules.registrationReply({ kind: 'not-sent', reason: 'circuit open' }, 3),
         schedules.T0,
@@ -155,7 +153,7 @@ describe('schedule registered with the gateway: the registration reply', () => {
 
   it('when the reply names no recurring-payment-id, then it is acknowledged and status queries bring its outcome', () => {
     schedules
-      .withPolicy(schedules.GATEWAY_POLICY, [schedules.create(), schedules.T0])
+      .registering()
       .when(schedules.registrationReply({ kind: 'accepted', serialNumber: 's-1' }), schedules.T0)
       .then([{ type: 'schedule-registration-accepted', serialNumber: 's-1' }])
       .thenEffects([
@@ -173,12 +171,12 @@ describe('schedule registered with the gateway: the registration reply', () => {
 describe('schedule registered with the gateway: an unknown registration is resolved, never guessed', () => {
   const unknown = () =>
     schedules
-      .withPolicy(schedules.GATEWAY_POLICY, [schedules.create(), schedules.T0])
+      .registering()
       .and(schedules.registrationReply({ kind: 'unknown', reason: 'timeout' }));
 
   it('when the reply is lost, then status queries by its client_orderid poll at the shared cadence and the alert is armed', () => {
     schedules
-      .withPolicy(schedules.GATEWAY_POLICY, [schedules.create(), schedules.T0])
+      .registering()
       .when(schedules.registrationReply({ kind: 'unknown', reason: 'timeout' }), schedules.T0)
       .then([{ type: 'schedule-registration-unknown', since: schedules.T0 }])
       .thenEffects([
@@ -639,7 +637,7 @@ describe('schedule registered with the gateway: every cycle is asked for, callba
 
   it('registered: the first cycle is expected a grace after its time', () => {
     schedules
-      .withPolicy(schedules.GATEWAY_POLICY, [schedules.create(), schedules.T0])
+      .registering()
       .when(
         schedules.registrationReply({ kind: 'accepted', recurringPaymentId: '77' }),
         schedules.T0,

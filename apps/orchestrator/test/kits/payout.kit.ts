@@ -59,13 +59,18 @@ export const POLICY: PayoutPolicy = {
   ownLimitWaitMs: 600_000,
 };
 
+/** What every payout command of MERCHANT's starts with, at T0. */
+const header = (payoutId: string) => ({
+  commandId: uuid(),
+  payoutId,
+  merchant: MERCHANT,
+  occurredAt: T0,
+});
+
 export function payoutCheck(payoutId: string, minor = 5_000): PayoutCheckCommand {
   return {
     type: 'payout-check',
-    commandId: uuid(),
-    payoutId,
-    merchant: MERCHANT,
-    occurredAt: T0,
+    ...header(payoutId),
     amount: { minor, currency: 'EUR' },
     sealedCard: PLACEHOLDER_SEALED_CARD,
   };
@@ -74,10 +79,7 @@ export function payoutCheck(payoutId: string, minor = 5_000): PayoutCheckCommand
 export function approve(payoutId: string, by = 'finance@example.com'): ApprovePayoutCommand {
   return {
     type: 'approve-payout',
-    commandId: uuid(),
-    payoutId,
-    merchant: MERCHANT,
-    occurredAt: T0,
+    ...header(payoutId),
     approvedBy: by,
   };
 }
@@ -85,10 +87,7 @@ export function approve(payoutId: string, by = 'finance@example.com'): ApprovePa
 export function reject(payoutId: string): RejectPayoutCommand {
   return {
     type: 'reject-payout',
-    commandId: uuid(),
-    payoutId,
-    merchant: MERCHANT,
-    occurredAt: T0,
+    ...header(payoutId),
     rejectedBy: 'ops@example.com',
     reason: 'recipient failed screening',
   };
@@ -118,10 +117,7 @@ export function oneStepPayout(
 export function payoutForm(payoutId: string, minor = 5_000): PayoutFormCommand {
   return {
     type: 'payout-form',
-    commandId: uuid(),
-    payoutId,
-    merchant: MERCHANT,
-    occurredAt: T0,
+    ...header(payoutId),
     amount: { minor, currency: 'EUR' },
     redirectUrl: 'https://shop.example/payout/done',
   };

@@ -39,6 +39,12 @@ export interface FlowTypes {
 export type InputOrFn<F extends FlowTypes> =
   F['input'] | ((state: F['state'], now: string, sagaId: string) => F['input']);
 
+/** An effect as a test names it: its type (one of the flow's) and the fields that matter. */
+type EffectLike<F extends FlowTypes> = (F['effect'] extends { type: infer T }
+  ? { type: T }
+  : unknown) &
+  Record<string, unknown>;
+
 export type Decided<F extends FlowTypes> = FlowDecision<F['event'], F['effect'], string>;
 
 /** What carrying out an effect may do to the world: publish a request, decide an answer. */
@@ -247,7 +253,7 @@ export class FlowOutcome<F extends FlowTypes> {
   }
 
   /** These effects (each matching partially), in this order, and nothing else. */
-  thenEffects(expected: ReadonlyArray<Record<string, unknown>>): this {
+  thenEffects(expected: ReadonlyArray<EffectLike<F>>): this {
     expect(this.decision.effects).toHaveLength(expected.length);
     this.decision.effects.forEach((effect, i) => expect(effect).toMatchObject(expected[i] ?? {}));
     return this;

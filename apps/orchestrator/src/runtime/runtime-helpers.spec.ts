@@ -68,19 +68,23 @@ describe('eventRow', () => {
   });
 });
 
+/** A status query about the payment's sale, as request `requestId`. */
+const statusRequest = (requestId: string) =>
+  ({
+    operation: 'status',
+    requestId,
+    paymentId: PAYMENT,
+    merchant: { endpointId: '1234' },
+    clientOrderId: PAYMENT,
+    attempt: 1,
+    requestedAt: '2025-03-01T10:00:00.000Z',
+    subjectRequestId: '00000000-0000-4000-8000-000000000002',
+    subjectOperation: 'sale',
+  }) satisfies GatewayRequest;
+
 describe('gatewayRequestRow', () => {
   it('goes to the requests topic with the operation in ce_type and the request as value', () => {
-    const request = {
-      operation: 'status',
-      requestId: '00000000-0000-4000-8000-000000000003',
-      paymentId: PAYMENT,
-      merchant: { endpointId: '1234' },
-      clientOrderId: PAYMENT,
-      attempt: 1,
-      requestedAt: '2025-03-01T10:00:00.000Z',
-      subjectRequestId: '00000000-0000-4000-8000-000000000002',
-      subjectOperation: 'sale',
-    } satisfies GatewayRequest;
+    const request = statusRequest('00000000-0000-4000-8000-000000000003');
     const row = gatewayRequestRow(request, ROW, '2025-03-01T10:00:01.000Z', {});
     expect(row).toMatchObject({
       topic: 'payments.gateway.requests.v1',
@@ -97,17 +101,7 @@ describe('gatewayRequestRow', () => {
 });
 
 describe('planWrites: a request held for its budget reservation', () => {
-  const request = {
-    operation: 'status',
-    requestId: '00000000-0000-4000-8000-000000000004',
-    paymentId: PAYMENT,
-    merchant: { endpointId: '1234' },
-    clientOrderId: PAYMENT,
-    attempt: 1,
-    requestedAt: '2025-03-01T10:00:00.000Z',
-    subjectRequestId: '00000000-0000-4000-8000-000000000002',
-    subjectOperation: 'sale',
-  } satisfies GatewayRequest;
+  const request = statusRequest('00000000-0000-4000-8000-000000000004');
   const plan = (effects: RuntimeEffect[]) =>
     planWrites({
       sagaId: PAYMENT,

@@ -6,16 +6,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { register } from 'prom-client';
-import type { DataSource } from 'typeorm';
 import { canonicalJson } from '../domain';
 import type { CommandCatalogue, Flow, RuntimeEffect, SagaEvent } from './flow';
 import { OUTCOME_METRIC } from './outcome-metrics';
-import { SagaRuntime } from './saga-runtime';
-import {
-  FixedClock,
-  type RuntimeDatabase,
-  startRuntimeDatabase,
-} from '../../test/kits/runtime-database';
+import { orchestratorFixture } from '../../test/kits/orchestrator.fixture';
 
 // ---- a test flow: a counter that can spawn children and arm a timer --------------------------
 
@@ -192,34 +186,23 @@ const counterFlow: Flow<CounterState, CounterEvent> = {
 };
 
 describe('saga runtime (real PostgreSQL, no broker)', () => {
-  let started: RuntimeDatabase;
-  let dataSource: DataSource;
-  let runtime: SagaRuntime;
-  const clock = new FixedClock(new Date('2026-01-01T00:00:00.000Z'));
-
-  beforeAll(async () => {
-    started = await startRuntimeDatabase({
-      name: 'runtime',
-      poolSize: 6,
-      clock,
-      flows: [counterFlow],
-      catalogue: catalogue,
-    });
-    ({ dataSource, runtime } = started);
+  const orch = orchestratorFixture({
+    name: 'runtime',
+    poolSize: 6,
+    start: '2026-01-01T00:00:00.000Z',
+    flows: [counterFlow],
+    catalogue,
   });
+  const { clock, send } = orch;
 
-  afterAll(() => started?.close());
-
-  const send = (...commands: object[]) =>
-    runtime.process(commands.map((raw) => ({ kind: 'command' as const, raw, meta: {} })));
   const history = (sagaId: string) =>
-    dataSource.query<Array<{ version: number; event_type: string }>>(
+    orch.dataSource.query<Array<{ version: number; event_type: string }>>(
       `SELECT version, event_type FROM saga_history WHERE saga_id = $1 ORDER BY version`,
       [sagaId],
     );
   const saga = async (sagaId: string) =>
     (
-      await dataSource.query<Array<{ flow: string; version: number; state: CounterState }>>(
+      await orch.dataSource.query<Array<{ flow: string; version: number; state: CounterState }>>(
         `SELECT flow, version, state FROM sagas WHERE id = $1`,
         [sagaId],
       )
@@ -227,7 +210,7 @@ describe('saga runtime (real PostgreSQL, no broker)', () => {
   const outboxCount = async (sagaId: string) =>
     Number(
       (
-        await dataSource.query<Array<{ n: string }>>(
+        await orch.dataSource.query<Array<{ n: string }>>(
           `SELECT count(*) AS n FROM outbox WHERE aggregate_id = $1`,
           [sagaId],
         )
@@ -250,7 +233,7 @@ describe('saga runtime (real PostgreSQL, no broker)', () => {
     expect(await history(id)).toEqual([{ version: 1, event_type: 'opened' }]);
     // The event was published twice (re-emitted with its ce_id), the state moved once.
     expect(await outboxCount(id)).toBe(2);
-    const ceIds = await dataSource.query<Array<{ ce: string }>>(
+    const ceIds = await orch.dataSource.query<Array<{ ce: string }>>(
       `SELECT headers->>'ce_id' AS ce FROM outbox WHERE aggregate_id = $1`,
       [id],
     );
@@ -270,7 +253,7 @@ describe('saga runtime (real PostgreSQL, no broker)', () => {
     expect(await saga(id)).toBeUndefined();
     expect(await history(id)).toEqual([]);
     const published = () =>
-      dataSource.query<Array<{ ce: string; version: number; type: string }>>(
+      orch.dataSource.query<Array<{ ce: string; version: number; type: string }>>(
         `SELECT headers->>'ce_id' AS ce, (payload->>'version')::int AS version,
                 payload->>'type' AS type
            FROM outbox WHERE aggregate_id = $1 ORDER BY sequence`,
@@ -333,15 +316,15 @@ describe('saga runtime (real PostgreSQL, no broker)', () => {
     const due = new Date(clock.at.getTime() + 60_000).toISOString();
     await send(open(id), { type: 'arm', commandId: randomUUID(), sagaId: id, at: due });
     const timers = () =>
-      dataSource.query<Array<{ flow: string; kind: string }>>(
+      orch.dataSource.query<Array<{ flow: string; kind: string }>>(
         `SELECT flow, kind FROM timers WHERE saga_id = $1`,
         [id],
       );
     expect(await timers()).toEqual([{ flow: 'counter', kind: 'bell' }]);
-    expect(await runtime.fireNextDueTimer()).toBe('idle');
+    expect(await orch.runtime.fireNextDueTimer()).toBe('idle');
     clock.at = new Date(Date.parse(due) + 1);
-    expect(await runtime.fireNextDueTimer()).toBe('fired');
-    expect(await runtime.fireNextDueTimer()).toBe('idle');
+    expect(await orch.runtime.fireNextDueTimer()).toBe('fired');
+    expect(await orch.runtime.fireNextDueTimer()).toBe('idle');
     expect((await history(id)).map((e) => e.event_type)).toEqual(['opened', 'rang']);
     expect(await timers()).toEqual([]);
 
@@ -357,7 +340,7 @@ describe('saga runtime (real PostgreSQL, no broker)', () => {
     const later = new Date(clock.at.getTime() + 10 * 60_000).toISOString();
     const resend = async () =>
       (
-        await dataSource.query<Array<{ due_at: Date; payload: { requestId: string } }>>(
+        await orch.dataSource.query<Array<{ due_at: Date; payload: { requestId: string } }>>(
           `SELECT due_at, payload FROM timers WHERE saga_id = $1 AND kind = 'gateway-resend'`,
           [id],
         )
@@ -382,15 +365,15 @@ describe('saga runtime (real PostgreSQL, no broker)', () => {
     expect((await resend())?.due_at.toISOString()).toBe(later);
     await send(hasten(other));
     expect((await resend())?.due_at.toISOString()).toBe(later);
-    expect(await runtime.fireNextDueTimer()).toBe('idle');
+    expect(await orch.runtime.fireNextDueTimer()).toBe('idle');
     await send(hasten(mine));
     expect(await resend()).toMatchObject({ due_at: clock.at, payload: { requestId: mine } });
-    expect(await runtime.fireNextDueTimer()).toBe('fired');
+    expect(await orch.runtime.fireNextDueTimer()).toBe('fired');
     expect(await resend()).toBeUndefined();
     // Set and brought forward in one decision: due now.
     await send(defer(mine, { hasten: true }));
     expect((await resend())?.due_at.toISOString()).toBe(clock.at.toISOString());
-    expect(await runtime.fireNextDueTimer()).toBe('fired');
+    expect(await orch.runtime.fireNextDueTimer()).toBe('fired');
   });
 
   it('commits a batch of inputs for several sagas at once, in order per saga', async () => {
@@ -399,7 +382,7 @@ describe('saga runtime (real PostgreSQL, no broker)', () => {
     expect(await saga(a)).toMatchObject({ version: 3, state: { total: 3 } });
     expect(await saga(b)).toMatchObject({ version: 2, state: { total: 10 } });
     expect(await saga(c)).toMatchObject({ version: 2, state: { total: 100 } });
-    const order = await dataSource.query<Array<{ aggregate_id: string; v: number }>>(
+    const order = await orch.dataSource.query<Array<{ aggregate_id: string; v: number }>>(
       `SELECT aggregate_id, (payload->>'version')::int AS v FROM outbox
         WHERE aggregate_id = ANY($1::text[]) ORDER BY sequence`,
       [[a, b, c]],
@@ -448,7 +431,7 @@ describe('saga runtime (real PostgreSQL, no broker)', () => {
     const due = new Date(clock.at.getTime() + 1000).toISOString();
     await send({ type: 'arm', commandId: randomUUID(), sagaId: id, at: due });
     clock.at = new Date(Date.parse(due) + 1);
-    expect(await runtime.fireNextDueTimer()).toBe('fired');
+    expect(await orch.runtime.fireNextDueTimer()).toBe('fired');
     expect(await delta()).toEqual({ opened: 1, added: 2, rang: 1 });
   });
 

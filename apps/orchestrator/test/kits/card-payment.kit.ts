@@ -1,5 +1,6 @@
 /**
- * given/when/then for the payment decider (test support only; not exported from the domain index).
+ * The card payment on the flow kit (test support only): its contract, its history and the
+ * gateway's answers about the operation in flight.
  *
  *   given(...events).when(input).then([{ type: 'approved', ... }])
  *   givenInputs(sale, accepted).when(callback('approved')).thenRejected('...')
@@ -11,33 +12,23 @@ import type {
   GatewayStatusReport,
   PaymentCommand,
   PaymentEvent,
-  RejectionCode,
 } from '@payments/contracts';
 import {
   DEFAULT_POLICY,
-  type Decision,
   type DecisionContext,
-  type IgnoreReason,
   type PaymentPolicy,
 } from '../../src/flows/card-payment/domain/decision';
 import { decide } from '../../src/flows/card-payment/domain/decide';
 import type { Effect } from '../../src/flows/card-payment/domain/effects';
-import { evolve, fold } from '../../src/flows/card-payment/domain/evolve';
+import { evolve } from '../../src/flows/card-payment/domain/evolve';
 import type { PaymentInput, Timer } from '../../src/flows/card-payment/domain/inputs';
 import { initialState, type PaymentState } from '../../src/flows/card-payment/domain/state';
+import { preauthCommand, saleCommand } from '@payments/contracts/testing';
 import { callbackInput, gatewayResultInput } from '../../src/flows/card-payment/gateway-vocabulary';
+import { idSequence, T0 } from './base.kit';
+import { type FlowContract, FlowHistory, type InputOrFn } from './flow.kit';
 
-export const T0 = '2025-03-01T10:00:00.000Z';
-
-export function at(offsetMs: number): string {
-  return new Date(Date.parse(T0) + offsetMs).toISOString();
-}
-
-/** Deterministic uuids: 10000000-0000-4000-8000-<n>. */
-export function idSequence(start = 1): { next(): string } {
-  let n = start;
-  return { next: () => `10000000-0000-4000-8000-${(n++).toString(16).padStart(12, '0')}` };
-}
+export { at, idSequence, T0 } from './base.kit';
 
 export function testContext(
   now = T0,
@@ -47,105 +38,33 @@ export function testContext(
   return { now, ids, policy };
 }
 
-/** An input, or how to make it from the state and the time it is decided at. */
-type InputOrFn = PaymentInput | ((state: PaymentState, now: string) => PaymentInput);
-
-const resolve = (input: InputOrFn, state: PaymentState, now: string) =>
-  typeof input === 'function' ? input(state, now) : input;
-
-export class Scenario {
-  constructor(
-    readonly events: PaymentEvent[],
-    readonly ids = idSequence(1000),
-  ) {}
-
-  get state(): PaymentState {
-    return fold(initialState, this.events);
-  }
-
-  /** Applies more inputs as history (their events are appended). */
-  and(input: InputOrFn, now = T0, policy: PaymentPolicy = DEFAULT_POLICY): Scenario {
-    const state = this.state;
-    const decision = decide(resolve(input, state, now), state, testContext(now, policy, this.ids));
-    return new Scenario([...this.events, ...decision.events], this.ids);
-  }
-
-  when(input: InputOrFn, now = T0, policy: PaymentPolicy = DEFAULT_POLICY): Outcome {
-    const before = this.state;
-    const decision = decide(
-      resolve(input, before, now),
-      before,
-      testContext(now, policy, this.ids),
-    );
-    return new Outcome(before, decision);
-  }
+export interface PaymentTypes {
+  input: PaymentInput;
+  state: PaymentState;
+  event: PaymentEvent;
+  effect: Effect;
+  context: DecisionContext;
+  policy: PaymentPolicy;
 }
 
-export class Outcome {
-  readonly after: PaymentState;
+export const cardPayment: FlowContract<PaymentTypes> = {
+  decide,
+  evolve,
+  initial: initialState,
+  context: (now, ids, policy) => ({ now, ids, policy }),
+  policy: DEFAULT_POLICY,
+  rejected: 'command-rejected',
+};
 
-  constructor(
-    readonly before: PaymentState,
-    readonly decision: Decision,
-  ) {
-    this.after = decision.events.reduce(evolve, before);
-  }
-
-  /** The emitted events match these (partially), in this order, and nothing else. */
-  then(expected: ReadonlyArray<Partial<PaymentEvent> & { type: PaymentEvent['type'] }>): this {
-    expect(this.decision.outcome).toBe('accepted');
-    expect(this.decision.events).toHaveLength(expected.length);
-    this.decision.events.forEach((event, i) => expect(event).toMatchObject(expected[i]));
-    return this;
-  }
-
-  thenRejected(code: RejectionCode): this {
-    expect(this.decision.outcome).toBe('rejected');
-    if (this.decision.outcome !== 'rejected') return this;
-    expect(this.decision.rejection.code).toBe(code);
-    expect(this.decision.events).toEqual([
-      expect.objectContaining({
-        type: 'command-rejected',
-        reason: code,
-        version: this.before.version + 1,
-      }),
-    ]);
-    expect(this.decision.effects).toEqual([]);
-    return this;
-  }
-
-  thenIgnored(reason?: IgnoreReason): this {
-    expect(this.decision.outcome).toBe('ignored');
-    if (reason !== undefined && this.decision.outcome === 'ignored')
-      expect(this.decision.reason).toBe(reason);
-    expect(this.decision.events).toEqual([]);
-    return this;
-  }
-
-  thenEffects(expected: ReadonlyArray<{ type: Effect['type'] } & Record<string, unknown>>): this {
-    expect(this.decision.effects).toHaveLength(expected.length);
-    this.decision.effects.forEach((effect, i) => expect(effect).toMatchObject(expected[i]));
-    return this;
-  }
-
-  thenState(expected: Partial<PaymentState>): this {
-    const absent = Object.keys(expected).filter(
-      (k) => expected[k as keyof PaymentState] === undefined,
-    );
-    for (const key of absent) expect(this.after[key as keyof PaymentState]).toBeUndefined();
-    expect(this.after).toMatchObject(
-      Object.fromEntries(Object.entries(expected).filter(([, v]) => v !== undefined)),
-    );
-    return this;
-  }
-}
+/** A payment's history: `.and(input, now?, policy?)` appends, `.when(...)` decides on it. */
+export type Scenario = FlowHistory<PaymentTypes>;
 
 export function given(...events: PaymentEvent[]): Scenario {
-  return new Scenario(events);
+  return new FlowHistory(cardPayment, events);
 }
 
-export function givenInputs(...inputs: InputOrFn[]): Scenario {
-  return inputs.reduce((s, input) => s.and(input), new Scenario([]));
+export function givenInputs(...inputs: Array<InputOrFn<PaymentTypes>>): Scenario {
+  return inputs.reduce<Scenario>((s, input) => s.and(input), given());
 }
 
 // ---- input builders ---------------------------------------------------------------------------
@@ -257,3 +176,24 @@ export const answer =
       ...extra,
     })(state, now);
   };
+
+// ---- where most payments' stories start ---------------------------------------------------------
+
+/** The effects that cancel these timers, in this order (what settling an operation stops). */
+export const cancelled = (...timers: string[]) =>
+  timers.map((timer) => ({ type: 'cancel-timer' as const, timer }));
+
+/** Euros, minor units. */
+export const eur = (minor: number) => ({ minor, currency: 'EUR' });
+
+/** A sale the gateway took and answered approved. */
+export const approvedSale = () =>
+  givenInputs(command(saleCommand()), acceptedResult(), answer('approved'));
+
+/** A preauth the gateway took and answered approved (the hold in place). */
+export const authorized = () =>
+  givenInputs(command(preauthCommand()), acceptedResult(), answer('approved'));
+
+/** `history` with the follow-up `cmd` (a capture, void or return) taken and approved. */
+export const approvedFollowUp = (history: Scenario, cmd: PaymentCommand) =>
+  history.and(command(cmd)).and(acceptedResult()).and(answer('approved'));

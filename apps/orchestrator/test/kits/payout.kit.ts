@@ -29,7 +29,7 @@ import {
   decideBudget,
   decidePayout,
   evolveBudget,
-  foldPayout,
+  evolvePayout,
   initialBudgetState,
   initialPayoutState,
   payoutBudgetId,
@@ -40,16 +40,14 @@ import {
   type PayoutTimer,
   type PublishHeldRequest,
 } from '../../src/flows/payout/domain';
-import type { PayoutDecision } from '../../src/flows/payout/domain/model';
-import { idSequence, T0 } from './card-payment.kit';
+import type { PayoutContext, PayoutDecision } from '../../src/flows/payout/domain/model';
+import { idSequence, T0, uuid } from './base.kit';
+import { type EffectSink, type FlowContract, FlowWorld, type InputOrFn } from './flow.kit';
 
-export { at, T0 } from './card-payment.kit';
+export { at, T0, uuid } from './base.kit';
 
 export const ENDPOINT = '1234';
 export const MERCHANT = { endpointId: ENDPOINT } as const;
-let counter = 0;
-export const uuid = (n = ++counter) =>
-  `20000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
 
 export const POLICY: PayoutPolicy = {
   limits: {
@@ -61,13 +59,18 @@ export const POLICY: PayoutPolicy = {
   ownLimitWaitMs: 600_000,
 };
 
+/** What every payout command of MERCHANT's starts with, at T0. */
+const header = (payoutId: string) => ({
+  commandId: uuid(),
+  payoutId,
+  merchant: MERCHANT,
+  occurredAt: T0,
+});
+
 export function payoutCheck(payoutId: string, minor = 5_000): PayoutCheckCommand {
   return {
     type: 'payout-check',
-    commandId: uuid(),
-    payoutId,
-    merchant: MERCHANT,
-    occurredAt: T0,
+    ...header(payoutId),
     amount: { minor, currency: 'EUR' },
     sealedCard: PLACEHOLDER_SEALED_CARD,
   };
@@ -76,10 +79,7 @@ export function payoutCheck(payoutId: string, minor = 5_000): PayoutCheckCommand
 export function approve(payoutId: string, by = 'finance@example.com'): ApprovePayoutCommand {
   return {
     type: 'approve-payout',
-    commandId: uuid(),
-    payoutId,
-    merchant: MERCHANT,
-    occurredAt: T0,
+    ...header(payoutId),
     approvedBy: by,
   };
 }
@@ -87,10 +87,7 @@ export function approve(payoutId: string, by = 'finance@example.com'): ApprovePa
 export function reject(payoutId: string): RejectPayoutCommand {
   return {
     type: 'reject-payout',
-    commandId: uuid(),
-    payoutId,
-    merchant: MERCHANT,
-    occurredAt: T0,
+    ...header(payoutId),
     rejectedBy: 'ops@example.com',
     reason: 'recipient failed screening',
   };
@@ -120,10 +117,7 @@ export function oneStepPayout(
 export function payoutForm(payoutId: string, minor = 5_000): PayoutFormCommand {
   return {
     type: 'payout-form',
-    commandId: uuid(),
-    payoutId,
-    merchant: MERCHANT,
-    occurredAt: T0,
+    ...header(payoutId),
     amount: { minor, currency: 'EUR' },
     redirectUrl: 'https://shop.example/payout/done',
   };
@@ -263,19 +257,52 @@ export class BudgetBook {
   }
 }
 
-/** One payout's history and the shared budget (several payouts may share one budget). */
-export class PayoutWorld {
-  readonly ids = idSequence(5000);
-  readonly payouts = new Map<string, PayoutEvent[]>();
-  readonly book: BudgetBook;
-  /** Every gateway request sent (published), in order. */
-  readonly sent: Array<{ payoutId: string; operation: string; requestId: string }> = [];
+export interface PayoutTypes {
+  input: PayoutInput;
+  state: PayoutState;
+  event: PayoutEvent;
+  effect: PayoutEffect;
+  context: PayoutContext;
+  policy: PayoutPolicy;
+}
 
-  constructor(
-    readonly policy: PayoutPolicy = POLICY,
-    book?: BudgetBook,
-  ) {
-    this.book = book ?? new BudgetBook(this.ids, policy);
+/** Payouts deciding on the flow kit's world, their budget effects carried out on `book`. */
+export function payoutContract(book: () => BudgetBook, policy = POLICY): FlowContract<PayoutTypes> {
+  return {
+    decide: decidePayout,
+    evolve: evolvePayout,
+    initial: initialPayoutState,
+    context: (now, ids, p) => ({ now, ids, policy: p }),
+    policy,
+    rejected: 'payout-command-rejected',
+    carryOut: moneyOutEffects(book, (answer) => ({ kind: 'command', command: answer })),
+  };
+}
+
+/** Payouts by id and the shared budget (several payouts may share one budget). */
+export class PayoutWorld {
+  readonly world: FlowWorld<PayoutTypes>;
+  readonly book: BudgetBook;
+
+  constructor(policy: PayoutPolicy = POLICY, book?: BudgetBook) {
+    this.world = new FlowWorld(
+      payoutContract(() => this.book, policy),
+      idSequence(5000),
+    );
+    this.book = book ?? new BudgetBook(this.world.ids, policy);
+  }
+
+  get ids(): { next(): string } {
+    return this.world.ids;
+  }
+
+  /** Every gateway request sent (published), in order. */
+  get sent(): Array<{ payoutId: string; operation: string; requestId: string }> {
+    return this.world.sent.map(({ sagaId, operation, requestId }) => ({
+      payoutId: sagaId,
+      operation,
+      requestId,
+    }));
   }
 
   get budgets(): Map<string, PayoutBudgetEvent[]> {
@@ -283,7 +310,7 @@ export class PayoutWorld {
   }
 
   state(payoutId: string): PayoutState {
-    return foldPayout(initialPayoutState, this.payouts.get(payoutId) ?? []);
+    return this.world.state(payoutId);
   }
 
   budget(budgetId: string): BudgetState {
@@ -294,69 +321,58 @@ export class PayoutWorld {
     return this.book.budgetOfDay(day, currency);
   }
 
-  /** Decides an input for a payout, applies its events and carries out its budget effects. */
-  apply(payoutId: string, input: PayoutInput | ((s: PayoutState) => PayoutInput), now = T0) {
-    const before = this.state(payoutId);
-    const resolved = typeof input === 'function' ? input(before) : input;
-    const decision = decidePayout(resolved, before, { now, ids: this.ids, policy: this.policy });
-    this.record(payoutId, decision);
-    for (const effect of decision.effects) this.carryOut(payoutId, effect, now);
-    return decision;
-  }
-
-  private record(payoutId: string, decision: PayoutDecision): void {
-    if (decision.outcome === 'rejected') return;
-    this.payouts.set(payoutId, [...(this.payouts.get(payoutId) ?? []), ...decision.events]);
-  }
-
-  private readonly effects = moneyOutEffects<PayoutInput>(
-    () => this.book,
-    (answer) => ({ kind: 'command', command: answer }),
-  );
-
-  private carryOut(payoutId: string, effect: PayoutEffect, now: string): void {
-    this.effects(effect, payoutId, {
-      now,
-      publish: (id, operation, requestId) => this.sent.push({ payoutId: id, operation, requestId }),
-      apply: (input, id) => this.apply(id, input, now),
-    });
+  /** Decides an input for a payout at `now`, keeps its events, carries out its budget effects. */
+  apply(payoutId: string, input: InputOrFn<PayoutTypes>, now = T0): PayoutDecision {
+    this.world.now = now;
+    return this.world.apply(input, payoutId) as PayoutDecision;
   }
 
   /** A payout checked and registered by the gateway (approved payout-check). */
   registered(payoutId: string, minor = 5_000, now = T0): this {
+    const order = `G-${payoutId.slice(-4)}`;
     this.apply(payoutId, command({ ...payoutCheck(payoutId, minor), occurredAt: now }), now);
+    this.apply(payoutId, (s) => sendResult(s, { kind: 'accepted', gatewayOrderId: order }), now);
     this.apply(
       payoutId,
-      (s) => sendResult(s, { kind: 'accepted', gatewayOrderId: `G-${payoutId.slice(-4)}` }),
-      now,
-    );
-    this.apply(
-      payoutId,
-      (s) =>
-        statusReply(s, { status: 'approved', gatewayOrderId: `G-${payoutId.slice(-4)}` }, [
-          'payout-check',
-        ]),
+      (s) => statusReply(s, { status: 'approved', gatewayOrderId: order }, ['payout-check']),
       now,
     );
     return this;
   }
 
+  events(payoutId: string): PayoutEvent[] {
+    return this.world.events(payoutId);
+  }
+
   types(payoutId: string): string[] {
-    return (this.payouts.get(payoutId) ?? []).map((e) => e.type);
+    return this.world.types(payoutId);
   }
 
   paysSent(payoutId?: string): number {
-    return this.sent.filter(
-      (s) => s.operation === 'payout-pay' && (payoutId === undefined || s.payoutId === payoutId),
+    return this.world.sent.filter(
+      (s) => s.operation === 'payout-pay' && (payoutId === undefined || s.sagaId === payoutId),
     ).length;
   }
 }
 
-/** What carrying out an effect may do to the world: publish a request, decide an answer. */
-export interface EffectSink<Input> {
-  readonly now: string;
-  publish(sagaId: string, operation: string, requestId: string): void;
-  apply(input: Input, sagaId: string): unknown;
+/** A fresh world with one payout opened by the command `open` makes for its id. */
+export function opened(
+  open: (
+    payoutId: string,
+  ) => PayoutCheckCommand | OneStepPayoutCommand | PayoutV4Command | PayoutFormCommand,
+): { world: PayoutWorld; id: string } {
+  const world = new PayoutWorld();
+  const id = uuid();
+  world.apply(id, command(open(id)));
+  return { world, id };
+}
+
+/** A fresh world with one payout checked and registered by the gateway. */
+export function registeredPayout(): { world: PayoutWorld; id: string } {
+  const world = new PayoutWorld();
+  const id = uuid();
+  world.registered(id);
+  return { world, id };
 }
 
 // ---- money out: held requests and the daily budget, for payouts and transfers ----------

@@ -1,5 +1,6 @@
 /**
- * given/when/then for the recurring-schedule decider (test support only).
+ * The recurring schedule on the flow kit (test support only): its contract, its history and its
+ * inputs.
  *
  *   givenInputs([create(), T0]).when(timer(0), at(...)).then([{ type: 'cycle-charge-requested' }])
  *
@@ -10,10 +11,10 @@ import type {
   GatewayResult,
   GatewayStatusReport,
   Money,
-  RejectionCode,
   ScheduleCommand,
   ScheduleEvent,
 } from '@payments/contracts';
+import fc from 'fast-check';
 import {
   createScheduleCommand,
   MERCHANT,
@@ -31,108 +32,57 @@ import {
   registrationRequestId,
   decideSchedule,
   DEFAULT_SCHEDULE_POLICY,
-  fold,
+  evolve,
   initialScheduleState,
-  type ScheduleDecision,
   type ScheduleEffect,
-  type ScheduleIgnoreReason,
   type ScheduleInput,
   type SchedulePolicy,
   type ScheduleState,
 } from '../../src/flows/recurring-schedule/domain';
+import { type FlowContract, FlowHistory, type FlowOutcome, type InputOrFn } from './flow.kit';
 
 /** Before the first cycle of `createScheduleCommand()` (31 January 2026, 09:00 Berlin). */
 export const T0 = '2026-01-01T00:00:00.000Z';
 
-type InputOrFn = ScheduleInput | ((state: ScheduleState) => ScheduleInput);
-const resolve = (input: InputOrFn, state: ScheduleState) =>
-  typeof input === 'function' ? input(state) : input;
-
-export class Scenario {
-  constructor(
-    readonly events: ScheduleEvent[] = [],
-    readonly policy: SchedulePolicy = DEFAULT_SCHEDULE_POLICY,
-  ) {}
-
-  get state(): ScheduleState {
-    return fold(initialScheduleState, this.events);
-  }
-
-  and(input: InputOrFn, now = T0): Scenario {
-    const state = this.state;
-    const decision = decideSchedule(resolve(input, state), state, { now, policy: this.policy });
-    return new Scenario([...this.events, ...decision.events], this.policy);
-  }
-
-  when(input: InputOrFn, now = T0): Outcome {
-    const before = this.state;
-    return new Outcome(
-      before,
-      decideSchedule(resolve(input, before), before, { now, policy: this.policy }),
-    );
-  }
+export interface ScheduleTypes {
+  input: ScheduleInput;
+  state: ScheduleState;
+  event: ScheduleEvent;
+  effect: ScheduleEffect;
+  context: { now: string; policy: SchedulePolicy };
+  policy: SchedulePolicy;
 }
 
-export class Outcome {
-  readonly after: ScheduleState;
+export const schedule: FlowContract<ScheduleTypes> = {
+  decide: decideSchedule,
+  evolve,
+  initial: initialScheduleState,
+  context: (now, _ids, policy) => ({ now, policy }),
+  now: T0,
+  policy: DEFAULT_SCHEDULE_POLICY,
+  rejected: 'command-rejected',
+  quietWhenIgnored: true,
+};
 
-  constructor(
-    readonly before: ScheduleState,
-    readonly decision: ScheduleDecision,
-  ) {
-    this.after = fold(before, decision.events);
-  }
+/** A schedule's history under a policy: `.and(input, now)` appends, `.when(...)` decides on it. */
+export type Scenario = FlowHistory<ScheduleTypes>;
+export type Outcome = FlowOutcome<ScheduleTypes>;
 
-  /** The emitted events match these (partially), in this order, and nothing else. */
-  then(expected: ReadonlyArray<Partial<ScheduleEvent> & { type: ScheduleEvent['type'] }>): this {
-    expect(this.decision.outcome).toBe('accepted');
-    expect(this.decision.events).toHaveLength(expected.length);
-    this.decision.events.forEach((event, i) => expect(event).toMatchObject(expected[i] ?? {}));
-    return this;
-  }
+/** The history of these events, decided on under `policy`. */
+export const history = (
+  events: ScheduleEvent[] = [],
+  policy: SchedulePolicy = DEFAULT_SCHEDULE_POLICY,
+): Scenario => new FlowHistory(schedule, events, undefined, policy);
 
-  thenRejected(code: RejectionCode): this {
-    expect(this.decision.outcome).toBe('rejected');
-    if (this.decision.outcome === 'rejected') expect(this.decision.rejection.code).toBe(code);
-    expect(this.decision.events).toEqual([
-      expect.objectContaining({
-        type: 'command-rejected',
-        reason: code,
-        version: this.before.version + 1,
-      }),
-    ]);
-    expect(this.decision.effects).toEqual([]);
-    return this;
-  }
+/** Every input comes with the time it is decided at. */
+type Timed = [InputOrFn<ScheduleTypes>, string];
 
-  thenIgnored(reason: ScheduleIgnoreReason): this {
-    expect(this.decision).toEqual({ outcome: 'ignored', reason, events: [], effects: [] });
-    return this;
-  }
-
-  thenEffects(
-    expected: ReadonlyArray<{ type: ScheduleEffect['type'] } & Record<string, unknown>>,
-  ): this {
-    expect(this.decision.effects).toHaveLength(expected.length);
-    this.decision.effects.forEach((effect, i) => expect(effect).toMatchObject(expected[i] ?? {}));
-    return this;
-  }
-
-  thenStatus(status: ScheduleState['status']): this {
-    expect(this.after.status).toBe(status);
-    return this;
-  }
+export function givenInputs(...inputs: Timed[]): Scenario {
+  return withPolicy(DEFAULT_SCHEDULE_POLICY, ...inputs);
 }
 
-export function givenInputs(...inputs: Array<[InputOrFn, string]>): Scenario {
-  return inputs.reduce((s, [input, now]) => s.and(input, now), new Scenario());
-}
-
-export function withPolicy(
-  policy: SchedulePolicy,
-  ...inputs: Array<[InputOrFn, string]>
-): Scenario {
-  return inputs.reduce((s, [input, now]) => s.and(input, now), new Scenario([], policy));
+export function withPolicy(policy: SchedulePolicy, ...inputs: Timed[]): Scenario {
+  return inputs.reduce((s, [input, now]) => s.and(input, now), history([], policy));
 }
 
 // ---- input builders -------------------------------------------------------------------------------
@@ -196,6 +146,9 @@ export const GATEWAY_POLICY: SchedulePolicy = {
   maxStatusPolls: 3,
   maxSendAttempts: 3,
 };
+
+/** A schedule MERCHANT registers with the gateway, created at T0: its registration in flight. */
+export const registering = () => withPolicy(GATEWAY_POLICY, [create(), T0]);
 
 export const registrationReply =
   (result: GatewayResult['result'], attempt = 1) =>
@@ -304,3 +257,9 @@ export const expectedTimer = (cycle: number, poll: number): ScheduleInput => ({
   timerKind: EXPECTED_CHARGE_TIMER,
   timer: { poll, expectedCycle: cycle },
 });
+
+/** A property test's step of kind `kind`, its other fields drawn from `fields`. */
+export const stepOf = <K extends string, T extends object>(
+  kind: K,
+  fields: { [P in keyof T]: fc.Arbitrary<T[P]> },
+): fc.Arbitrary<{ kind: K } & T> => fc.record(fields).map((drawn) => ({ kind, ...drawn }));

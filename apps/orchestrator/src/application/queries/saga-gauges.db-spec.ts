@@ -3,7 +3,6 @@
  * gauge says from rows shaped like the flows' own, and none reads a settled saga's state.
  */
 import { randomUUID } from 'node:crypto';
-import type { DataSource } from 'typeorm';
 import { readSagaGauges } from './saga-gauges';
 
 const value = (
@@ -13,34 +12,23 @@ const value = (
 ) =>
   reading.flows[name]?.find((v) => labels === undefined || v.labels?.status === labels.status)
     ?.value;
-import {
-  openOrchestratorDatabase,
-  type OrchestratorDatabase,
-} from '../../../test/kits/runtime-database';
+import { orchestratorFixture } from '../../../test/kits/orchestrator.fixture';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 const ago = (seconds: number) => new Date(NOW.getTime() - seconds * 1000).toISOString();
 
 describe('saga gauges (real PostgreSQL)', () => {
-  let started: OrchestratorDatabase;
-  let dataSource: DataSource;
-
-  beforeAll(async () => {
-    started = await openOrchestratorDatabase('gauges', 2);
-    ({ dataSource } = started);
-  });
-
-  afterAll(() => started?.close());
+  const orch = orchestratorFixture({ name: 'gauges', poolSize: 2 });
 
   const saga = async (flow: string, status: string, state: object, timers: object = {}) => {
     const id = randomUUID();
-    await dataSource.query(
+    await orch.dataSource.query(
       `INSERT INTO sagas (id, flow, endpoint_id, kind, status, state, version)
        VALUES ($1, $2, '1111', NULL, $3, $4, 1)`,
       [id, flow, status, state],
     );
     for (const [kind, dueAt] of Object.entries(timers)) {
-      await dataSource.query(
+      await orch.dataSource.query(
         `INSERT INTO timers (flow, saga_id, kind, due_at, payload) VALUES ($1, $2, $3, $4, '{}')`,
         [flow, id, kind, dueAt],
       );
@@ -71,7 +59,7 @@ describe('saga gauges (real PostgreSQL)', () => {
     await saga('recurring-schedule', 'suspended', {});
     await saga('recurring-schedule', 'cancelled', {});
 
-    const reading = await readSagaGauges((sql, params) => dataSource.query(sql, params), NOW);
+    const reading = await readSagaGauges((sql, params) => orch.dataSource.query(sql, params), NOW);
     expect({
       unknownOutcomes: reading.unknownOutcomes,
       oldestUnknownSeconds: reading.oldestUnknownSeconds,

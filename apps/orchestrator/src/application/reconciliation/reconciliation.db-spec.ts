@@ -5,17 +5,12 @@
  * commands and answers change nothing.
  */
 import { randomUUID } from 'node:crypto';
-import type { DataSource } from 'typeorm';
-import type { GatewayResult } from '@payments/contracts';
+import type { GatewayResult, GatewayStatusReport } from '@payments/contracts';
 import type { OrchestratorConfig } from '../../config';
 import { OutboxWriter } from '../../runtime/outbox/outbox.writer';
 import { IdGenerator } from '../../runtime/clock';
 import { ReconciliationService } from './reconciliation.service';
-import {
-  FixedClock,
-  openOrchestratorDatabase,
-  type OrchestratorDatabase,
-} from '../../../test/kits/runtime-database';
+import { orchestratorFixture } from '../../../test/kits/orchestrator.fixture';
 
 const config = {
   policy: { unknownAlertSeconds: 3600 },
@@ -36,24 +31,23 @@ interface OutboxMessage {
 }
 
 describe('reconciliation service (real PostgreSQL)', () => {
-  let started: OrchestratorDatabase;
-  let dataSource: DataSource;
+  const orch = orchestratorFixture({
+    name: 'reconciliation',
+    poolSize: 2,
+    start: '2026-03-01T12:00:00.000Z',
+  });
+  const { clock } = orch;
   let service: ReconciliationService;
-  const clock = new FixedClock(new Date('2026-03-01T12:00:00.000Z'));
 
-  beforeAll(async () => {
-    started = await openOrchestratorDatabase('reconciliation', 2);
-    ({ dataSource } = started);
+  beforeAll(() => {
     service = new ReconciliationService(
-      started.database,
+      orch.database,
       new OutboxWriter(),
       clock,
       new IdGenerator(),
       config,
     );
   });
-
-  afterAll(() => started?.close());
 
   const created = new Date('2026-03-01T10:30:00.000Z');
   const window = { from: new Date('2026-03-01T10:00:00Z'), to: new Date('2026-03-01T11:00:00Z') };
@@ -76,7 +70,7 @@ describe('reconciliation service (real PostgreSQL)', () => {
       holdExpired: false,
       ...fields,
     };
-    await dataSource.query(
+    await orch.dataSource.query(
       `INSERT INTO sagas (id, flow, endpoint_id, kind, status, state, version, client_order_id, created_at)
        VALUES ($1, 'card-payment', '1113', 'sale', $2, $3, 3, $5, $4)`,
       [id, status, state, at, id],
@@ -85,7 +79,7 @@ describe('reconciliation service (real PostgreSQL)', () => {
   }
 
   const outbox = async (topicSuffix: string): Promise<OutboxMessage[]> =>
-    dataSource.query<OutboxMessage[]>(
+    orch.dataSource.query<OutboxMessage[]>(
       `SELECT topic, payload FROM outbox WHERE topic LIKE $1 ORDER BY sequence`,
       [`%${topicSuffix}`],
     );
@@ -102,6 +96,43 @@ describe('reconciliation service (real PostgreSQL)', () => {
     result,
     completedAt: clock.now().toISOString(),
   });
+
+  const USD = (minor: number) => ({ minor, currency: 'USD' });
+  /** The gateway's accepted status reply carrying `report`. */
+  const accepted = (report: GatewayStatusReport) => ({ kind: 'accepted' as const, report });
+  const startRun = (runId: string, over = window) =>
+    service.start({ runId, trigger: 'on-demand', requestedBy: 'test', ...over });
+  /** The gateway requests written to the outbox, from the `from`-th on. */
+  const requestsFrom = async (from = 0) =>
+    (await outbox('gateway.requests.v1')).map((m) => m.payload).slice(from);
+  const reconciliationEvents = async () =>
+    (await outbox('reconciliation.v1')).map((m) => m.payload);
+  const emptyTables = () =>
+    orch.dataSource.query(`DELETE FROM saga_history; DELETE FROM sagas; DELETE FROM outbox`);
+  /** Our side of a check of the latest operation (no history with serials): a sale. */
+  const latestSale = (status: string, amount: { minor: number; currency: string }) => ({
+    status,
+    operation: 'sale',
+    amount,
+    basis: 'latest-operation',
+  });
+  /** The events of one settled request of the gateway: requested, accepted (`serial`), settled. */
+  const settledRequest = (
+    requestId: string,
+    operation: 'sale' | 'return',
+    minor: number,
+    serialNumber: string,
+    settledAt?: Date,
+  ) => [
+    { type: 'operation-requested', requestId, operation, amount: USD(minor) },
+    { type: 'accepted-by-gateway', requestId, operation, serialNumber },
+    {
+      type: operation === 'sale' ? 'approved' : 'returned',
+      requestId,
+      amount: USD(minor),
+      ...(settledAt === undefined ? {} : { when: settledAt }),
+    },
+  ];
 
   it('checks the settled sagas of the window, paced per endpoint; answers become verdicts, mismatches and one completion', async () => {
     const stillApproved = await payment('approved');
@@ -120,7 +151,7 @@ describe('reconciliation service (real PostgreSQL)', () => {
     // Two per endpoint per tick (RECONCILIATION_RATE_PER_SECOND 2, one tick a second).
     expect(await service.dispatch()).toBe(2);
     expect(await service.dispatch()).toBe(1);
-    const requests = (await outbox('gateway.requests.v1')).map((m) => m.payload);
+    const requests = await requestsFrom();
     expect(requests).toHaveLength(3);
     expect(requests.map((r) => r.operation)).toEqual(['status', 'status', 'status']);
     const requestOf = (id: string) => {
@@ -139,19 +170,17 @@ describe('reconciliation service (real PostgreSQL)', () => {
       new Set(requests.map((r) => r.requestId)),
     );
 
-    const report = (status: 'approved' | 'declined') => ({
-      kind: 'accepted' as const,
-      report: { status, transactionType: 'sale', amount: { minor: 2500, currency: 'USD' } },
-    });
+    const report = (status: 'approved' | 'declined') =>
+      accepted({ status, transactionType: 'sale', amount: USD(2500) });
     await service.record([
       answer(requestOf(stillApproved), report('approved')),
       answer(requestOf(declinedNow), report('declined')),
     ]);
     expect(await outbox('reconciliation.v1')).toHaveLength(1); // the mismatch; not complete yet
-    const last = answer(requestOf(declined), {
-      kind: 'accepted',
-      report: { status: 'declined', transactionType: 'sale' },
-    });
+    const last = answer(
+      requestOf(declined),
+      accepted({ status: 'declined', transactionType: 'sale' }),
+    );
     await service.record([last]);
     await service.record([last]); // a redelivered answer changes nothing
     expect(await outbox('reconciliation.v1')).toHaveLength(1); // the lookup is still out
@@ -159,7 +188,7 @@ describe('reconciliation service (real PostgreSQL)', () => {
     // The sale the gateway confirmed charged is looked up by its client order id alone; the
     // gateway answers about our own order: nothing else is under that id.
     expect(await service.dispatch()).toBe(1);
-    const lookups = (await outbox('gateway.requests.v1')).map((m) => m.payload).slice(3);
+    const lookups = await requestsFrom(3);
     expect(lookups).toHaveLength(1);
     const [lookup] = lookups;
     if (lookup === undefined) throw new Error('no lookup');
@@ -172,17 +201,17 @@ describe('reconciliation service (real PostgreSQL)', () => {
     expect(lookup).not.toHaveProperty('gatewayOrderId');
     expect(await service.owned([lookup.requestId as string])).toEqual(new Set([lookup.requestId]));
     await service.record([
-      answer(lookup, {
-        kind: 'accepted',
-        report: {
+      answer(
+        lookup,
+        accepted({
           status: 'approved',
           transactionType: 'sale',
           gatewayOrderId: `gw-${stillApproved.slice(0, 8)}`,
-        },
-      }),
+        }),
+      ),
     ]);
 
-    const events = (await outbox('reconciliation.v1')).map((m) => m.payload);
+    const events = await reconciliationEvents();
     expect(events).toEqual([
       expect.objectContaining({
         type: 'reconciliation-mismatch',
@@ -190,16 +219,11 @@ describe('reconciliation service (real PostgreSQL)', () => {
         sagaId: declinedNow,
         kind: 'reported-charged-but-not',
         // No history with serials here: the check of the latest operation, and it says so.
-        ours: {
-          status: 'approved',
-          operation: 'sale',
-          amount: { minor: 2500, currency: 'USD' },
-          basis: 'latest-operation',
-        },
+        ours: latestSale('approved', USD(2500)),
         gateway: {
           status: 'declined',
           transactionType: 'sale',
-          amount: { minor: 2500, currency: 'USD' },
+          amount: USD(2500),
         },
       }),
       expect.objectContaining({
@@ -216,24 +240,20 @@ describe('reconciliation service (real PostgreSQL)', () => {
   });
 
   it('paid twice: the lookup by client order id names another order, approved — one saga, one finding', async () => {
-    await dataSource.query(`DELETE FROM sagas; DELETE FROM outbox`);
+    await emptyTables();
     const twice = await payment('approved');
     const once = await payment('approved');
     const runId = randomUUID();
-    expect(
-      await service.start({ runId, trigger: 'on-demand', requestedBy: 'test', ...window }),
-    ).toBe(2);
+    expect(await startRun(runId)).toBe(2);
     expect(await service.dispatch()).toBe(2);
-    const orders = (await outbox('gateway.requests.v1')).map((m) => m.payload);
-    const approved = (id: string) => ({
-      kind: 'accepted' as const,
-      report: {
+    const orders = await requestsFrom();
+    const approved = (id: string) =>
+      accepted({
         status: 'approved' as const,
         transactionType: 'sale',
-        amount: { minor: 2500, currency: 'USD' },
+        amount: USD(2500),
         gatewayOrderId: id,
-      },
-    });
+      });
     for (const request of orders) {
       await service.record([
         answer(request, approved(`gw-${(request.paymentId as string).slice(0, 8)}`)),
@@ -241,7 +261,7 @@ describe('reconciliation service (real PostgreSQL)', () => {
     }
     expect(await outbox('reconciliation.v1')).toHaveLength(0);
     expect(await service.dispatch()).toBe(2);
-    const lookups = (await outbox('gateway.requests.v1')).map((m) => m.payload).slice(2);
+    const lookups = await requestsFrom(2);
     const lookupOf = (id: string) => {
       const found = lookups.find((r) => r.paymentId === id);
       if (found === undefined) throw new Error(`no lookup for ${id}`);
@@ -249,45 +269,40 @@ describe('reconciliation service (real PostgreSQL)', () => {
     };
     // Still processing at first: asked again later, nothing concluded.
     await service.record([
-      answer(lookupOf(twice), {
-        kind: 'accepted',
-        report: { status: 'processing', transactionType: 'sale', gatewayOrderId: 'gw-second' },
-      }),
+      answer(
+        lookupOf(twice),
+        accepted({ status: 'processing', transactionType: 'sale', gatewayOrderId: 'gw-second' }),
+      ),
       answer(lookupOf(once), approved(`gw-${once.slice(0, 8)}`)),
     ]);
     expect(await outbox('reconciliation.v1')).toHaveLength(0);
     clock.at = new Date(clock.at.getTime() + 60_000);
     expect(await service.dispatch()).toBe(1);
-    const again = (await outbox('gateway.requests.v1')).map((m) => m.payload).slice(4);
+    const again = await requestsFrom(4);
     expect(again).toEqual([expect.objectContaining({ paymentId: twice, attempt: 2 })]);
     const [second] = again;
     if (second === undefined) throw new Error('no second attempt');
     await service.record([answer(second, approved('gw-second'))]);
     await service.record([answer(second, approved('gw-second'))]); // redelivered: nothing more
 
-    const events = (await outbox('reconciliation.v1')).map((m) => m.payload);
+    const events = await reconciliationEvents();
     expect(events).toEqual([
       expect.objectContaining({
         type: 'reconciliation-mismatch',
         sagaId: twice,
         kind: 'paid-twice',
         // No history with serials here: the check of the latest operation, and it says so.
-        ours: {
-          status: 'approved',
-          operation: 'sale',
-          amount: { minor: 2500, currency: 'USD' },
-          basis: 'latest-operation',
-        },
+        ours: latestSale('approved', USD(2500)),
         gateway: {
           status: 'approved',
           transactionType: 'sale',
-          amount: { minor: 2500, currency: 'USD' },
+          amount: USD(2500),
           gatewayOrderId: `gw-${twice.slice(0, 8)}`,
         },
         otherOrder: {
           status: 'approved',
           transactionType: 'sale',
-          amount: { minor: 2500, currency: 'USD' },
+          amount: USD(2500),
           gatewayOrderId: 'gw-second',
         },
       }),
@@ -300,7 +315,7 @@ describe('reconciliation service (real PostgreSQL)', () => {
         byKind: { 'paid-twice': 1 },
       }),
     ]);
-    const verdicts = await dataSource.query<
+    const verdicts = await orch.dataSource.query<
       Array<{ saga_id: string; subject: string; verdict: string }>
     >(
       `SELECT saga_id, subject, verdict FROM reconciliation_checks WHERE run_id = $1
@@ -319,14 +334,12 @@ describe('reconciliation service (real PostgreSQL)', () => {
   });
 
   it('not sent: asked again at retryAt, an answer to the older attempt ignored; out of attempts: unresolved', async () => {
-    await dataSource.query(`DELETE FROM sagas; DELETE FROM outbox`);
+    await emptyTables();
     const id = await payment('approved');
     const runId = randomUUID();
-    expect(
-      await service.start({ runId, trigger: 'on-demand', requestedBy: 'test', ...window }),
-    ).toBe(1);
+    expect(await startRun(runId)).toBe(1);
     expect(await service.dispatch()).toBe(1);
-    const [first] = (await outbox('gateway.requests.v1')).map((m) => m.payload);
+    const [first] = await requestsFrom();
     if (first === undefined) throw new Error('no request');
     const retryAt = new Date(clock.now().getTime() + 10_000);
     await service.record([
@@ -341,7 +354,7 @@ describe('reconciliation service (real PostgreSQL)', () => {
     expect(await service.dispatch()).toBe(1);
     // A late answer to attempt 1 is ignored: attempt 2 is out.
     await service.record([
-      answer(first, { kind: 'accepted', report: { status: 'declined', transactionType: 'sale' } }),
+      answer(first, accepted({ status: 'declined', transactionType: 'sale' })),
     ]);
     expect(await outbox('reconciliation.v1')).toHaveLength(0);
 
@@ -350,7 +363,7 @@ describe('reconciliation service (real PostgreSQL)', () => {
     expect(await service.dispatch()).toBe(1); // attempt 3
     clock.at = new Date(clock.at.getTime() + 31_000);
     expect(await service.dispatch()).toBe(1); // out of attempts: concluded unresolved
-    const events = (await outbox('reconciliation.v1')).map((m) => m.payload);
+    const events = await reconciliationEvents();
     expect(events.map((e) => [e.type, e.kind ?? e.mismatched])).toEqual([
       ['reconciliation-mismatch', 'unresolved'],
       ['reconciliation-completed', 1],
@@ -362,9 +375,7 @@ describe('reconciliation service (real PostgreSQL)', () => {
   it('a window without settled sagas completes at once with zero checks', async () => {
     const runId = randomUUID();
     const empty = { from: new Date('2020-01-01T00:00:00Z'), to: new Date('2020-01-01T01:00:00Z') };
-    expect(
-      await service.start({ runId, trigger: 'on-demand', requestedBy: 'test', ...empty }),
-    ).toBe(0);
+    expect(await startRun(runId, empty)).toBe(0);
     const [completed] = (await outbox('reconciliation.v1'))
       .map((m) => m.payload)
       .filter((e) => e.runId === runId);
@@ -378,7 +389,7 @@ describe('reconciliation service (real PostgreSQL)', () => {
     at = created,
   ) {
     for (const [i, { when, ...event }] of events.entries()) {
-      await dataSource.query(
+      await orch.dataSource.query(
         `INSERT INTO saga_history (saga_id, version, event_id, event_type, event, command_id, occurred_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7)`,
         [sagaId, i + 1, randomUUID(), event.type, event, randomUUID(), when ?? at],
@@ -387,8 +398,7 @@ describe('reconciliation service (real PostgreSQL)', () => {
   }
 
   it('operation by operation: each settled request asked by its serial; a return the gateway declined is found on that return', async () => {
-    await dataSource.query(`DELETE FROM saga_history; DELETE FROM sagas; DELETE FROM outbox`);
-    const USD = (minor: number) => ({ minor, currency: 'USD' });
+    await emptyTables();
     const [sale, return1, return2, transferRequest] = [
       randomUUID(),
       randomUUID(),
@@ -401,28 +411,12 @@ describe('reconciliation service (real PostgreSQL)', () => {
       returned: 5_000,
     });
     await history(card, [
-      { type: 'operation-requested', requestId: sale, operation: 'sale', amount: USD(10_000) },
-      { type: 'accepted-by-gateway', requestId: sale, operation: 'sale', serialNumber: 'sn-1' },
-      { type: 'approved', requestId: sale, amount: USD(10_000) },
-      { type: 'operation-requested', requestId: return1, operation: 'return', amount: USD(3_000) },
-      {
-        type: 'accepted-by-gateway',
-        requestId: return1,
-        operation: 'return',
-        serialNumber: 'sn-2',
-      },
-      { type: 'returned', requestId: return1, amount: USD(3_000) },
-      { type: 'operation-requested', requestId: return2, operation: 'return', amount: USD(2_000) },
-      {
-        type: 'accepted-by-gateway',
-        requestId: return2,
-        operation: 'return',
-        serialNumber: 'sn-3',
-      },
-      { type: 'returned', requestId: return2, amount: USD(2_000) },
+      ...settledRequest(sale, 'sale', 10_000, 'sn-1'),
+      ...settledRequest(return1, 'return', 3_000, 'sn-2'),
+      ...settledRequest(return2, 'return', 2_000, 'sn-3'),
     ]);
     const transfer = randomUUID();
-    await dataSource.query(
+    await orch.dataSource.query(
       `INSERT INTO sagas (id, flow, endpoint_id, kind, status, state, version, client_order_id, created_at)
        VALUES ($1, 'transfer', '1113', 'transfer', 'transferred', $2, 3, $4, $3)`,
       [
@@ -462,12 +456,10 @@ describe('reconciliation service (real PostgreSQL)', () => {
     ]);
 
     const runId = randomUUID();
-    expect(
-      await service.start({ runId, trigger: 'on-demand', requestedBy: 'test', ...window }),
-    ).toBe(4);
+    expect(await startRun(runId)).toBe(4);
     expect(await service.dispatch()).toBe(2);
     expect(await service.dispatch()).toBe(2);
-    const requests = (await outbox('gateway.requests.v1')).map((m) => m.payload);
+    const requests = await requestsFrom();
     // Each asks about exactly one request of the order (by-request-sn).
     expect(requests.map((r) => r.subjectSerial).sort()).toEqual(['sn-1', 'sn-2', 'sn-3', 'sn-t']);
     const bySerial = (serial: string) => {
@@ -488,10 +480,10 @@ describe('reconciliation service (real PostgreSQL)', () => {
     });
     // The status amount is the order's initial amount, whichever request the reply is about.
     const reply = (serial: string, status: 'approved' | 'declined', type: string, minor: number) =>
-      answer(bySerial(serial), {
-        kind: 'accepted',
-        report: { status, transactionType: type, requestSerial: serial, amount: USD(minor) },
-      });
+      answer(
+        bySerial(serial),
+        accepted({ status, transactionType: type, requestSerial: serial, amount: USD(minor) }),
+      );
     await service.record([
       reply('sn-1', 'approved', 'sale', 10_000),
       reply('sn-2', 'declined', 'reversal', 10_000),
@@ -500,22 +492,22 @@ describe('reconciliation service (real PostgreSQL)', () => {
     ]);
     // The sale and the transfer, confirmed, are looked up by client order id: only ours there.
     expect(await service.dispatch()).toBe(2);
-    const lookups = (await outbox('gateway.requests.v1')).map((m) => m.payload).slice(4);
+    const lookups = await requestsFrom(4);
     expect(lookups.map((l) => l.paymentId).sort()).toEqual([card, transfer].sort());
     for (const lookup of lookups) expect(lookup).not.toHaveProperty('subjectSerial');
     await service.record(
       lookups.map((lookup) =>
-        answer(lookup, {
-          kind: 'accepted',
-          report: {
+        answer(
+          lookup,
+          accepted({
             status: 'approved',
             gatewayOrderId: lookup.paymentId === card ? `gw-${card.slice(0, 8)}` : 'gw-transfer',
-          },
-        }),
+          }),
+        ),
       ),
     );
 
-    const events = (await outbox('reconciliation.v1')).map((m) => m.payload);
+    const events = await reconciliationEvents();
     expect(events).toEqual([
       expect.objectContaining({
         type: 'reconciliation-mismatch',
@@ -546,8 +538,7 @@ describe('reconciliation service (real PostgreSQL)', () => {
   });
 
   it("a window's operations of sagas created before it: a return days after its sale, a registered schedule's charge", async () => {
-    await dataSource.query(`DELETE FROM saga_history; DELETE FROM sagas; DELETE FROM outbox`);
-    const USD = (minor: number) => ({ minor, currency: 'USD' });
+    await emptyTables();
     const daysBefore = new Date('2026-02-20T09:00:00Z');
     const [sale, refund] = [randomUUID(), randomUUID()];
     const card = await payment(
@@ -558,22 +549,13 @@ describe('reconciliation service (real PostgreSQL)', () => {
     await history(
       card,
       [
-        { type: 'operation-requested', requestId: sale, operation: 'sale', amount: USD(10_000) },
-        { type: 'accepted-by-gateway', requestId: sale, operation: 'sale', serialNumber: 'sn-1' },
-        { type: 'approved', requestId: sale, amount: USD(10_000) },
-        { type: 'operation-requested', requestId: refund, operation: 'return', amount: USD(3_000) },
-        {
-          type: 'accepted-by-gateway',
-          requestId: refund,
-          operation: 'return',
-          serialNumber: 'sn-2',
-        },
-        { type: 'returned', requestId: refund, amount: USD(3_000), when: created },
+        ...settledRequest(sale, 'sale', 10_000, 'sn-1'),
+        ...settledRequest(refund, 'return', 3_000, 'sn-2', created),
       ],
       daysBefore,
     );
     const schedule = randomUUID();
-    await dataSource.query(
+    await orch.dataSource.query(
       `INSERT INTO sagas (id, flow, endpoint_id, kind, status, state, version, created_at)
        VALUES ($1, 'recurring-schedule', '1113', NULL, 'registered', $2, 3, $3)`,
       [
@@ -593,11 +575,9 @@ describe('reconciliation service (real PostgreSQL)', () => {
     ]);
 
     const runId = randomUUID();
-    expect(
-      await service.start({ runId, trigger: 'on-demand', requestedBy: 'test', ...window }),
-    ).toBe(2);
+    expect(await startRun(runId)).toBe(2);
     expect(await service.dispatch()).toBe(2);
-    const requests = (await outbox('gateway.requests.v1')).map((m) => m.payload);
+    const requests = await requestsFrom();
     const [ofReturn] = requests.filter((r) => r.paymentId === card);
     const [ofCharge] = requests.filter((r) => r.paymentId === schedule);
     // The return alone (the sale was checked in its own window), by its serial.
@@ -611,35 +591,30 @@ describe('reconciliation service (real PostgreSQL)', () => {
     expect(ofCharge).not.toHaveProperty('subjectSerial');
     if (ofReturn === undefined || ofCharge === undefined) throw new Error('requests missing');
     await service.record([
-      answer(ofReturn, {
-        kind: 'accepted',
-        report: {
+      answer(
+        ofReturn,
+        accepted({
           status: 'approved',
           transactionType: 'reversal',
           requestSerial: 'sn-2',
           amount: USD(10_000),
-        },
-      }),
+        }),
+      ),
       // The gateway says it charged 19.90 where the schedule recorded 9.90.
-      answer(ofCharge, {
-        kind: 'accepted',
-        report: { status: 'approved', transactionType: 'sale', amount: USD(1_990) },
-      }),
+      answer(
+        ofCharge,
+        accepted({ status: 'approved', transactionType: 'sale', amount: USD(1_990) }),
+      ),
     ]);
     // The charge's amount differs (no lookup then); a return asks for none: the run is complete.
-    const events = (await outbox('reconciliation.v1')).map((m) => m.payload);
+    const events = await reconciliationEvents();
     expect(events).toEqual([
       expect.objectContaining({
         type: 'reconciliation-mismatch',
         sagaId: schedule,
         flow: 'recurring-schedule',
         kind: 'amount-differs',
-        ours: {
-          status: 'registered',
-          operation: 'sale',
-          amount: USD(990),
-          basis: 'latest-operation',
-        },
+        ours: latestSale('registered', USD(990)),
       }),
       expect.objectContaining({
         type: 'reconciliation-completed',

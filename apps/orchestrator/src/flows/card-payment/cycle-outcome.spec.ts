@@ -8,16 +8,7 @@ import {
   SCHEDULE_ID,
   testUuid,
 } from '@payments/contracts/testing';
-import {
-  acceptedResult,
-  at,
-  callback,
-  command,
-  result,
-  statusReply,
-  testContext,
-  timer,
-} from '../../../test/kits/card-payment.kit';
+import * as payments from '../../../test/kits/card-payment.kit';
 import * as schedules from '../../../test/kits/recurring-schedule.kit';
 import type { RuntimeEffect, SagaInput } from '../../runtime/flow';
 import { type RebillCommand, type RecordCycleOutcomeCommand } from '@payments/contracts';
@@ -67,17 +58,19 @@ function sagaInput(input: PaymentInput): SagaInput {
 type Step = (s: PaymentState) => PaymentInput;
 const statusArb = fc.constantFrom(...GatewayStatus.options);
 const noiseArb: fc.Arbitrary<Step> = fc.oneof(
-  statusArb.map((s) => callback(s, { transactionType: 'sale' })),
-  statusArb.map((s) => statusReply({ status: s, transactionType: 'sale' })),
-  fc.constant(acceptedResult()),
-  fc.constant(result({ kind: 'unknown', reason: 'timeout' })),
-  fc.constant(result({ kind: 'rejected', code: '2', message: 'refused' })),
+  statusArb.map((s) => payments.callback(s, { transactionType: 'sale' })),
+  statusArb.map((s) => payments.statusReply({ status: s, transactionType: 'sale' })),
+  fc.constant(payments.acceptedResult()),
+  fc.constant(payments.result({ kind: 'unknown', reason: 'timeout' })),
+  fc.constant(payments.result({ kind: 'rejected', code: '2', message: 'refused' })),
   // A return of the approved rebill settles later on its own: no second report.
   fc.constant((): PaymentInput =>
-    command(returnCommand({ commandId: testUuid(), amount: { minor: 100, currency: 'EUR' } })),
+    payments.command(
+      returnCommand({ commandId: testUuid(), amount: { minor: 100, currency: 'EUR' } }),
+    ),
   ),
   fc.constant((s: PaymentState) =>
-    timer({ kind: 'status-poll', requestId: s.inFlight?.requestId ?? 'gone', attempt: 2 }),
+    payments.timer({ kind: 'status-poll', requestId: s.inFlight?.requestId ?? 'gone', attempt: 2 }),
   ),
 );
 
@@ -92,7 +85,7 @@ describe('a scheduled rebill reports its cycle outcome once', () => {
   it('exactly one record-cycle-outcome once the rebill has its outcome, none before; same id, its outcome', () => {
     fc.assert(
       fc.property(fc.array(noiseArb, { minLength: 1, maxLength: 12 }), (steps) => {
-        const ctx = testContext();
+        const ctx = payments.testContext();
         const first = flow.decide(
           {
             kind: 'command',
@@ -111,7 +104,11 @@ describe('a scheduled rebill reports its cycle outcome once', () => {
         const seen = [...reports(first.effects)];
         let outcome: string | undefined;
         steps.forEach((step, i) => {
-          const decision = flow.decide(sagaInput(step(state)), state, testContext(at(i * 1000)));
+          const decision = flow.decide(
+            sagaInput(step(state)),
+            state,
+            payments.testContext(payments.at(i * 1000)),
+          );
           seen.push(...reports(decision.effects));
           state = decision.events.reduce((s, e: PaymentEvent) => flow.evolve(s, e), state);
           if (outcome === undefined && ['approved', 'declined', 'failed'].includes(state.status))
@@ -146,7 +143,7 @@ describe('a scheduled rebill refused at the command stage', () => {
     const started = schedules.givenInputs([schedules.create(), T0]).when(schedules.timer(0), T0);
     const [start] = started.decision.effects;
     if (start?.type !== 'start-rebill') throw new Error('no rebill started');
-    const refused = lowered.decide(routed(start.command), initialState, testContext(T0));
+    const refused = lowered.decide(routed(start.command), initialState, payments.testContext(T0));
     expect(refused).toMatchObject({
       outcome: 'rejected',
       rejection: { code: 'AMOUNT_ABOVE_MAXIMUM' },

@@ -6,23 +6,16 @@
  * payouts, payout forms and transfers draw on the same budget before their request is published.
  */
 import { randomUUID } from 'node:crypto';
-import type { DataSource } from 'typeorm';
 import type { GatewayResult } from '@payments/contracts';
 import { PLACEHOLDER_SEALED_CARD } from '@payments/contracts/testing';
 import { ConcurrentUpdateError } from '../../persistence/saga.repository';
-import { SagaRuntime } from '../../runtime/saga-runtime';
 import { cardPaymentFlow } from '../card-payment/card-payment.flow';
 import { DEFAULT_POLICY } from '../card-payment/domain';
-import { contractCommands } from '../command-catalogue';
 import { payoutBudgetFlow } from '../payout-budget/payout-budget.flow';
 import { transferFlow } from '../transfer/transfer.flow';
 import { payoutBudgetId, type PayoutPolicy } from './domain';
 import { payoutFlow } from './payout.flow';
-import {
-  FixedClock,
-  type RuntimeDatabase,
-  startRuntimeDatabase,
-} from '../../../test/kits/runtime-database';
+import { orchestratorFixture } from '../../../test/kits/orchestrator.fixture';
 
 const ENDPOINT = '4321';
 const DAILY_LIMIT = 100_000;
@@ -35,34 +28,24 @@ const POLICY: PayoutPolicy = {
 };
 
 describe('payouts and transfers on the saga runtime (real PostgreSQL, no broker)', () => {
-  let started: RuntimeDatabase;
-  let dataSource: DataSource;
-  let runtime: SagaRuntime;
-  const clock = new FixedClock(new Date('2026-05-01T09:00:00.000Z'));
-
-  beforeAll(async () => {
-    started = await startRuntimeDatabase({
-      name: 'payouts',
-      poolSize: 8,
-      clock,
-      flows: [
-        cardPaymentFlow(DEFAULT_POLICY),
-        payoutFlow(POLICY),
-        payoutBudgetFlow(POLICY),
-        transferFlow(POLICY),
-      ],
-      catalogue: contractCommands,
-    });
-    ({ dataSource, runtime } = started);
+  const orch = orchestratorFixture({
+    name: 'payouts',
+    poolSize: 8,
+    start: '2026-05-01T09:00:00.000Z',
+    flows: [
+      cardPaymentFlow(DEFAULT_POLICY),
+      payoutFlow(POLICY),
+      payoutBudgetFlow(POLICY),
+      transferFlow(POLICY),
+    ],
   });
-
-  afterAll(() => started?.close());
+  const { clock } = orch;
 
   /** As the Kafka consumer does: a unit of work that lost a race is redelivered (bounded). */
   async function command(raw: object): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await runtime.handleCommand(raw, {});
+        return await orch.runtime.handleCommand(raw, {});
       } catch (error) {
         if (!(error instanceof ConcurrentUpdateError) || attempt >= 5) throw error;
       }
@@ -77,16 +60,17 @@ describe('payouts and transfers on the saga runtime (real PostgreSQL, no broker)
   });
 
   const requests = (payoutId: string, operation: string) =>
-    dataSource.query<Array<{ request_id: string }>>(
+    orch.dataSource.query<Array<{ request_id: string }>>(
       `SELECT request_id FROM gateway_requests WHERE saga_id = $1 AND operation = $2`,
       [payoutId, operation],
     );
 
   const status = async (id: string) =>
     (
-      await dataSource.query<Array<{ status: string }>>(`SELECT status FROM sagas WHERE id = $1`, [
-        id,
-      ])
+      await orch.dataSource.query<Array<{ status: string }>>(
+        `SELECT status FROM sagas WHERE id = $1`,
+        [id],
+      )
     )[0]?.status;
 
   /** payout-check sent and approved by the gateway in its reply: registered. */
@@ -111,13 +95,35 @@ describe('payouts and transfers on the saga runtime (real PostgreSQL, no broker)
       },
       completedAt: clock.now().toISOString(),
     };
-    await runtime.handleGatewayResult(result, {});
+    await orch.runtime.handleGatewayResult(result, {});
     expect(await status(payoutId)).toBe('registered');
     return payoutId;
   }
 
   const approve = (payoutId: string) =>
     command({ type: 'approve-payout', ...base(payoutId), approvedBy: 'finance' });
+
+  /**
+   * The day's limit held for money-out requests of `amounts` of which `sent[i]` were published:
+   * each at most once, no more than the limit in all, nothing refused that would have fitted
+   * (every refused one is larger than what was left), and the day's budget reserved exactly
+   * what was sent.
+   */
+  async function expectWithinTheDay(amounts: number[], sent: number[]): Promise<void> {
+    const total = amounts.reduce((sum, minor, i) => sum + (sent[i] ?? 0) * minor, 0);
+    expect(sent.every((n) => n <= 1)).toBe(true);
+    expect(total).toBeLessThanOrEqual(DAILY_LIMIT);
+    const left = DAILY_LIMIT - total;
+    amounts.forEach((minor, i) => {
+      if (sent[i] === 0) expect(minor).toBeGreaterThan(left);
+    });
+    const budgetId = payoutBudgetId(ENDPOINT, 'EUR', clock.iso().slice(0, 10));
+    const [budget] = await orch.dataSource.query<Array<{ state: { reservedMinor: number } }>>(
+      `SELECT state FROM sagas WHERE id = $1`,
+      [budgetId],
+    );
+    expect(budget?.state.reservedMinor).toBe(total);
+  }
 
   it('the daily limit holds for approvals of many payouts processed concurrently', async () => {
     const amounts = [30_000, 30_000, 30_000, 30_000, 20_000, 20_000, 10_000, 10_000];
@@ -126,20 +132,7 @@ describe('payouts and transfers on the saga runtime (real PostgreSQL, no broker)
     const paid = await Promise.all(
       ids.map(async (id) => (await requests(id, 'payout-pay')).length),
     );
-    const sent = amounts.reduce((sum, minor, i) => sum + (paid[i] ?? 0) * minor, 0);
-    expect(paid.every((n) => n <= 1)).toBe(true);
-    expect(sent).toBeLessThanOrEqual(DAILY_LIMIT);
-    // Nothing refused that would have fitted: every refused payout is larger than what was left.
-    const left = DAILY_LIMIT - sent;
-    amounts.forEach((minor, i) => {
-      if (paid[i] === 0) expect(minor).toBeGreaterThan(left);
-    });
-    const budgetId = payoutBudgetId(ENDPOINT, 'EUR', clock.now().toISOString().slice(0, 10));
-    const [budget] = await dataSource.query<Array<{ state: { reservedMinor: number } }>>(
-      `SELECT state FROM sagas WHERE id = $1`,
-      [budgetId],
-    );
-    expect(budget?.state.reservedMinor).toBe(sent);
+    await expectWithinTheDay(amounts, paid);
     const refused = await Promise.all(ids.map((id) => status(id)));
     expect(refused.filter((s) => s === 'registered')).toHaveLength(
       paid.filter((n) => n === 0).length,
@@ -151,7 +144,7 @@ describe('payouts and transfers on the saga runtime (real PostgreSQL, no broker)
     const id = await registered(5_000);
     await Promise.all([approve(id), approve(id), approve(id)]);
     expect(await requests(id, 'payout-pay')).toHaveLength(1);
-    const rejections = await dataSource.query<Array<{ reason: string }>>(
+    const rejections = await orch.dataSource.query<Array<{ reason: string }>>(
       `SELECT payload->>'reason' AS reason FROM outbox
         WHERE aggregate_id = $1 AND payload->>'type' = 'payout-command-rejected'`,
       [id],
@@ -175,7 +168,7 @@ describe('payouts and transfers on the saga runtime (real PostgreSQL, no broker)
     });
     expect(await requests(id, 'payout-pay')).toHaveLength(0);
     expect(await status(id)).toBe('registered');
-    const [rejection] = await dataSource.query<Array<{ reason: string }>>(
+    const [rejection] = await orch.dataSource.query<Array<{ reason: string }>>(
       `SELECT payload->>'reason' AS reason FROM outbox
         WHERE aggregate_id = $1 AND payload->>'type' = 'payout-command-rejected'`,
       [id],
@@ -186,7 +179,7 @@ describe('payouts and transfers on the saga runtime (real PostgreSQL, no broker)
   /** Gateway requests of a saga published (outbox rows on the requests topic), by operation. */
   const published = async (sagaId: string) =>
     (
-      await dataSource.query<Array<{ operation: string }>>(
+      await orch.dataSource.query<Array<{ operation: string }>>(
         `SELECT payload->>'operation' AS operation FROM outbox
           WHERE aggregate_id = $1 AND topic = 'payments.gateway.requests.v1' ORDER BY sequence`,
         [sagaId],
@@ -194,7 +187,7 @@ describe('payouts and transfers on the saga runtime (real PostgreSQL, no broker)
     ).map((r) => r.operation);
 
   const eventsOf = async (sagaId: string) =>
-    dataSource.query<Array<{ type: string; reason: string | null }>>(
+    orch.dataSource.query<Array<{ type: string; reason: string | null }>>(
       `SELECT payload->>'type' AS type, payload->>'reason' AS reason FROM outbox
         WHERE aggregate_id = $1 AND topic = 'payments.events.v1' ORDER BY sequence`,
       [sagaId],
@@ -204,7 +197,7 @@ describe('payouts and transfers on the saga runtime (real PostgreSQL, no broker)
   const sealedCards = async (sagaId: string) =>
     Number(
       (
-        await dataSource.query<Array<{ n: string }>>(
+        await orch.dataSource.query<Array<{ n: string }>>(
           `SELECT (SELECT count(*) FROM gateway_requests WHERE saga_id::text = $1 AND body ?| $2::text[])
                 + (SELECT count(*) FROM outbox WHERE aggregate_id = $1 AND payload ?| $2::text[]) AS n`,
           [sagaId, ['sealedCard', 'sealedDestinationCard']],
@@ -298,23 +291,11 @@ describe('payouts and transfers on the saga runtime (real PostgreSQL, no broker)
     await Promise.all(ops.map((op) => command(op.raw)));
     const sent = await Promise.all(ops.map(async (op) => (await published(op.id)).length));
     const amounts = ops.map((op) => op.raw.amount.minor);
-    const total = amounts.reduce((sum, minor, i) => sum + (sent[i] ?? 0) * minor, 0);
-    expect(sent.every((n) => n <= 1)).toBe(true);
-    expect(total).toBeLessThanOrEqual(DAILY_LIMIT);
-    const left = DAILY_LIMIT - total;
-    amounts.forEach((minor, i) => {
-      if (sent[i] === 0) expect(minor).toBeGreaterThan(left);
-    });
+    await expectWithinTheDay(amounts, sent);
     const statuses = await Promise.all(ops.map((op) => status(op.id)));
     expect(statuses.filter((s) => s === 'refused')).toHaveLength(
       sent.filter((n) => n === 0).length,
     );
-    const budgetId = payoutBudgetId(ENDPOINT, 'EUR', '2026-05-05');
-    const [budget] = await dataSource.query<Array<{ state: { reservedMinor: number } }>>(
-      `SELECT state FROM sagas WHERE id = $1`,
-      [budgetId],
-    );
-    expect(budget?.state.reservedMinor).toBe(total);
   });
 
   it('a declined one-step payout releases its reservation: the amount is free again', async () => {
@@ -322,7 +303,7 @@ describe('payouts and transfers on the saga runtime (real PostgreSQL, no broker)
     const first = oneStep('payout', 90_000);
     await command(first.raw);
     const [request] = await requests(first.id, 'payout');
-    await runtime.handleGatewayResult(
+    await orch.runtime.handleGatewayResult(
       {
         requestId: request?.request_id ?? '',
         paymentId: first.id,

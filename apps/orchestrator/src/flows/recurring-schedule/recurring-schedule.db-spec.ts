@@ -5,24 +5,18 @@
  * timer fires twice, when the firing transaction dies half-way, and when a command is redelivered.
  */
 import { randomUUID } from 'node:crypto';
-import type { DataSource } from 'typeorm';
 import type { RebillCommand } from '@payments/contracts';
-import { createScheduleCommand } from '@payments/contracts/testing';
+import { createScheduleCommand, MERCHANT } from '@payments/contracts/testing';
 import { canonicalJson, derivedUuid } from '../../domain';
 import { SagaRepository } from '../../persistence/saga.repository';
 import { TimerRepository } from '../../persistence/timer.repository';
 import type { CommandCatalogue, Flow, SagaEvent } from '../../runtime/flow';
-import { SagaRuntime } from '../../runtime/saga-runtime';
 import { cardPaymentFlow } from '../card-payment/card-payment.flow';
 import { DEFAULT_POLICY } from '../card-payment/domain';
 import { contractCommands } from '../command-catalogue';
 import { chargeIds, cycleDueAt } from './domain';
 import { RECURRING_SCHEDULE_FLOW, recurringScheduleFlow } from './recurring-schedule.flow';
-import {
-  FixedClock,
-  type RuntimeDatabase,
-  startRuntimeDatabase,
-} from '../../../test/kits/runtime-database';
+import { orchestratorFixture } from '../../../test/kits/orchestrator.fixture';
 
 // ---- a stand-in rebill flow: takes the rebill, settles when the test says so ----------------------
 
@@ -127,62 +121,61 @@ const catalogue: CommandCatalogue = {
 
 const DAY = 86_400_000;
 
+/** An operator's command about schedule `scheduleId` (of MERCHANT, as every schedule here). */
+const scheduleCommand = (
+  type: 'pause-schedule' | 'resume-schedule' | 'cancel-schedule',
+  scheduleId: string,
+  occurredAt: Date,
+) => ({
+  type,
+  commandId: randomUUID(),
+  scheduleId,
+  merchant: MERCHANT,
+  occurredAt: occurredAt.toISOString(),
+});
+
 describe('recurring-schedule flow on the saga runtime (real PostgreSQL, no broker)', () => {
-  let started: RuntimeDatabase;
-  let dataSource: DataSource;
-  let runtime: SagaRuntime;
-  const clock = new FixedClock(new Date('2026-01-01T00:00:00.000Z'));
   const timers = new TimerRepository();
-
-  beforeAll(async () => {
-    started = await startRuntimeDatabase({
-      name: 'schedules',
-      poolSize: 4,
-      clock,
-      timers,
-      flows: [recurringScheduleFlow({ retryDelaysMs: [DAY, 3 * DAY] }), rebillStandIn],
-      catalogue: catalogue,
-    });
-    ({ dataSource, runtime } = started);
+  const orch = orchestratorFixture({
+    name: 'schedules',
+    start: '2026-01-01T00:00:00.000Z',
+    timers,
+    flows: [recurringScheduleFlow({ retryDelaysMs: [DAY, 3 * DAY] }), rebillStandIn],
+    catalogue,
   });
+  const { clock, send, fireAt } = orch;
 
-  afterAll(() => started?.close());
-
-  const send = (raw: object) => runtime.process([{ kind: 'command', raw, meta: {} }]);
   const row = async (id: string) =>
     (
-      await dataSource.query<Array<{ flow: string; status: string; version: number }>>(
+      await orch.dataSource.query<Array<{ flow: string; status: string; version: number }>>(
         `SELECT flow, status, version FROM sagas WHERE id = $1`,
         [id],
       )
     )[0];
   const events = (id: string) =>
-    dataSource.query<Array<{ type: string; cycle: number | null }>>(
+    orch.dataSource.query<Array<{ type: string; cycle: number | null }>>(
       `SELECT event_type AS type, (event->>'cycle')::int AS cycle
          FROM saga_history WHERE saga_id = $1 ORDER BY version`,
       [id],
     );
   const timer = async (id: string) =>
     (
-      await dataSource.query<Array<{ due: Date; payload: { cycle: number; attempt: number } }>>(
-        `SELECT due_at AS due, payload FROM timers WHERE saga_id = $1 AND flow = $2`,
-        [id, RECURRING_SCHEDULE_FLOW],
-      )
+      await orch.dataSource.query<
+        Array<{ due: Date; payload: { cycle: number; attempt: number } }>
+      >(`SELECT due_at AS due, payload FROM timers WHERE saga_id = $1 AND flow = $2`, [
+        id,
+        RECURRING_SCHEDULE_FLOW,
+      ])
     )[0];
   /** Rebill sagas of a schedule (their ids derive from schedule, cycle and attempt). */
   const rebills = async (scheduleId: string, cycles: number, attempts = 3) => {
     const ids = [];
     for (let c = 0; c < cycles; c++)
       for (let a = 1; a <= attempts; a++) ids.push(chargeIds(scheduleId, c, a).paymentId);
-    return dataSource.query<Array<{ id: string; status: string }>>(
+    return orch.dataSource.query<Array<{ id: string; status: string }>>(
       `SELECT id, status FROM sagas WHERE id = ANY($1::uuid[])`,
       [ids],
     );
-  };
-  /** Fires every due timer at `at`. */
-  const fireAt = async (at: string) => {
-    clock.at = new Date(at);
-    while ((await runtime.fireNextDueTimer()) !== 'idle');
   };
   const settle = (paymentId: string, outcome: 'approved' | 'declined') =>
     send({ type: 'settle-rebill', commandId: randomUUID(), paymentId, outcome });
@@ -228,7 +221,7 @@ describe('recurring-schedule flow on the saga runtime (real PostgreSQL, no broke
       at: new Date(due(0)),
       payload: { cycle: 0, attempt: 1 },
     };
-    await dataSource.transaction((tx) =>
+    await orch.dataSource.transaction((tx) =>
       new SagaRepository().writeDecision(
         tx,
         {
@@ -264,7 +257,7 @@ describe('recurring-schedule flow on the saga runtime (real PostgreSQL, no broke
     const { id, due } = await newSchedule();
     await fireAt(due(0));
     const { paymentId, commandId } = chargeIds(id, 0, 1);
-    const [requested] = await dataSource.query<Array<{ event: { command: RebillCommand } }>>(
+    const [requested] = await orch.dataSource.query<Array<{ event: { command: RebillCommand } }>>(
       `SELECT event FROM saga_history WHERE saga_id = $1 AND version = 1`,
       [paymentId],
     );
@@ -298,26 +291,14 @@ describe('recurring-schedule flow on the saga runtime (real PostgreSQL, no broke
     expect(await timer(id)).toBeUndefined();
 
     clock.at = new Date(Date.parse(due(2)) + DAY);
-    await send({
-      type: 'resume-schedule',
-      commandId: randomUUID(),
-      scheduleId: id,
-      merchant: { endpointId: '1234' },
-      occurredAt: clock.at.toISOString(),
-    });
+    await send(scheduleCommand('resume-schedule', id, clock.at));
     expect((await timer(id))?.payload).toEqual({ cycle: 3, attempt: 1 });
     expect(await rebills(id, 4)).toHaveLength(3);
   });
 
   it('cancel stops future charges', async () => {
     const { id, due } = await newSchedule();
-    await send({
-      type: 'cancel-schedule',
-      commandId: randomUUID(),
-      scheduleId: id,
-      merchant: { endpointId: '1234' },
-      occurredAt: clock.at.toISOString(),
-    });
+    await send(scheduleCommand('cancel-schedule', id, clock.at));
     expect(await row(id)).toMatchObject({ status: 'cancelled' });
     expect(await timer(id)).toBeUndefined();
     await fireAt(due(3));
@@ -326,37 +307,41 @@ describe('recurring-schedule flow on the saga runtime (real PostgreSQL, no broke
 });
 
 describe('a schedule whose rebill is refused at the command stage (real card-payment flow, real PostgreSQL)', () => {
-  let started: RuntimeDatabase;
-  let dataSource: DataSource;
-  let runtime: SagaRuntime;
-  const clock = new FixedClock(new Date('2026-01-01T00:00:00.000Z'));
-
-  beforeAll(async () => {
-    started = await startRuntimeDatabase({
-      name: 'schedules_refused',
-      poolSize: 2,
-      clock,
-      flows: [
-        // The endpoint's maximum was lowered below the schedule's amount after it was created.
-        cardPaymentFlow({ ...DEFAULT_POLICY, limits: { default: { maxMinor: 500 } } }),
-        recurringScheduleFlow({ retryDelaysMs: [DAY] }),
-      ],
-      catalogue: contractCommands,
-    });
-    ({ dataSource, runtime } = started);
+  const orch = orchestratorFixture({
+    name: 'schedules_refused',
+    poolSize: 2,
+    start: '2026-01-01T00:00:00.000Z',
+    flows: [
+      // The endpoint's maximum was lowered below the schedule's amount after it was created.
+      cardPaymentFlow({ ...DEFAULT_POLICY, limits: { default: { maxMinor: 500 } } }),
+      recurringScheduleFlow({ retryDelaysMs: [DAY] }),
+    ],
   });
+  const { clock, send, fireAt } = orch;
 
-  afterAll(() => started?.close());
-
-  const send = (raw: object) => runtime.process([{ kind: 'command', raw, meta: {} }]);
   const history = (id: string) =>
-    dataSource.query<Array<{ type: string; event: Record<string, unknown> }>>(
+    orch.dataSource.query<Array<{ type: string; event: Record<string, unknown> }>>(
       `SELECT event_type AS type, event FROM saga_history WHERE saga_id = $1 ORDER BY version`,
       [id],
     );
-  const fireAt = async (at: string) => {
-    clock.at = new Date(at);
-    while ((await runtime.fireNextDueTimer()) !== 'idle');
+
+  const FIRST_CHARGE_REFUSED = [
+    'schedule-created',
+    'cycle-charge-requested',
+    'cycle-charge-declined',
+    'schedule-past-due',
+  ];
+  /**
+   * The schedule's first charge refused before any payment saga started: declined with `declined`
+   * (its outcome and code), and the schedule past due.
+   */
+  const expectRefusedFirstCharge = async (id: string, paymentId: string, declined: object) => {
+    expect(
+      await orch.dataSource.query(`SELECT id FROM sagas WHERE id = $1`, [paymentId]),
+    ).toHaveLength(0);
+    const events = await history(id);
+    expect(events.map((e) => e.type)).toEqual(FIRST_CHARGE_REFUSED);
+    expect(events[2]?.event).toMatchObject(declined);
   };
 
   it('the refusal is the cycle outcome (failed, its code): past due, retried by dunning, and pause is taken', async () => {
@@ -368,17 +353,7 @@ describe('a schedule whose rebill is refused at the command stage (real card-pay
     await fireAt(due(0));
     const { paymentId } = chargeIds(id, 0, 1);
     // No payment saga: the rebill was refused before it started.
-    expect(await dataSource.query(`SELECT id FROM sagas WHERE id = $1`, [paymentId])).toHaveLength(
-      0,
-    );
-    const events = await history(id);
-    expect(events.map((e) => e.type)).toEqual([
-      'schedule-created',
-      'cycle-charge-requested',
-      'cycle-charge-declined',
-      'schedule-past-due',
-    ]);
-    expect(events[2]?.event).toMatchObject({
+    await expectRefusedFirstCharge(id, paymentId, {
       paymentId,
       outcome: 'failed',
       code: 'AMOUNT_ABOVE_MAXIMUM',
@@ -390,20 +365,8 @@ describe('a schedule whose rebill is refused at the command stage (real card-pay
       'cycle-charge-declined',
       'schedule-suspended',
     ]);
-    await send({
-      type: 'resume-schedule',
-      commandId: randomUUID(),
-      scheduleId: id,
-      merchant: command.merchant,
-      occurredAt: clock.at.toISOString(),
-    });
-    await send({
-      type: 'pause-schedule',
-      commandId: randomUUID(),
-      scheduleId: id,
-      merchant: command.merchant,
-      occurredAt: clock.at.toISOString(),
-    });
+    await send(scheduleCommand('resume-schedule', id, clock.at));
+    await send(scheduleCommand('pause-schedule', id, clock.at));
     expect((await history(id)).map((e) => e.type).slice(-2)).toEqual([
       'schedule-resumed',
       'schedule-paused',
@@ -433,24 +396,14 @@ describe('a schedule whose rebill is refused at the command stage (real card-pay
     // rebill will conflict with it before any decider sees it.
     await send({ type: 'rebill', commandId, paymentId, merchant: command.merchant });
     await fireAt(due(0));
-    expect(await dataSource.query(`SELECT id FROM sagas WHERE id = $1`, [paymentId])).toHaveLength(
-      0,
-    );
-    const events = await history(id);
-    expect(events.map((e) => e.type)).toEqual([
-      'schedule-created',
-      'cycle-charge-requested',
-      'cycle-charge-declined',
-      'schedule-past-due',
-    ]);
-    expect(events[2]?.event).toMatchObject({
+    await expectRefusedFirstCharge(id, paymentId, {
       cycle: 0,
       attempt: 1,
       paymentId,
       outcome: 'failed',
       code: 'DUPLICATE_COMMAND_CONFLICT',
     });
-    const [retry] = await dataSource.query<Array<{ payload: unknown }>>(
+    const [retry] = await orch.dataSource.query<Array<{ payload: unknown }>>(
       `SELECT payload FROM timers WHERE saga_id = $1 AND kind = 'charge'`,
       [id],
     );
@@ -461,7 +414,7 @@ describe('a schedule whose rebill is refused at the command stage (real card-pay
     const { id, due } = await newSchedule();
     // A schedule stored before the rebill's description got its bound: every rebill it builds
     // fails the schema at the runtime, before the card-payment decider.
-    await dataSource.query(
+    await orch.dataSource.query(
       `UPDATE sagas SET state = jsonb_set(state, '{terms,description}', to_jsonb(repeat('x', 300)))
         WHERE id = $1`,
       [id],
@@ -470,10 +423,7 @@ describe('a schedule whose rebill is refused at the command stage (real card-pay
     await fireAt(new Date(Date.parse(due(0)) + DAY).toISOString());
     const events = await history(id);
     expect(events.map((e) => e.type)).toEqual([
-      'schedule-created',
-      'cycle-charge-requested',
-      'cycle-charge-declined',
-      'schedule-past-due',
+      ...FIRST_CHARGE_REFUSED,
       'cycle-charge-requested',
       'cycle-charge-declined',
       'schedule-suspended',
@@ -493,8 +443,9 @@ describe('a schedule whose rebill is refused at the command stage (real card-pay
 
   const row = async (id: string) =>
     (
-      await dataSource.query<Array<{ status: string }>>(`SELECT status FROM sagas WHERE id = $1`, [
-        id,
-      ])
+      await orch.dataSource.query<Array<{ status: string }>>(
+        `SELECT status FROM sagas WHERE id = $1`,
+        [id],
+      )
     )[0];
 });

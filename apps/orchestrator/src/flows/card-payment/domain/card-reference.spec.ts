@@ -13,19 +13,7 @@ import {
   saleCommand,
   testUuid,
 } from '@payments/contracts/testing';
-import {
-  acceptedResult,
-  answer,
-  callback,
-  command,
-  given,
-  givenInputs,
-  result,
-  statusReply,
-  T0,
-  testContext,
-  timer,
-} from '../../../../test/kits/card-payment.kit';
+import * as payments from '../../../../test/kits/card-payment.kit';
 import { derivedUuid } from '../../../domain';
 import type { RuntimeEffect, SagaInput } from '../../../runtime/flow';
 import { cardPaymentFlow } from '../card-payment.flow';
@@ -40,7 +28,7 @@ const createCardRef = (): CardReferenceCommand => ({
   commandId: testUuid(),
   paymentId: PAYMENT_ID,
   merchant: MERCHANT,
-  occurredAt: T0,
+  occurredAt: payments.T0,
 });
 
 const refreshOf = (): RefreshStatusCommand => ({
@@ -48,7 +36,7 @@ const refreshOf = (): RefreshStatusCommand => ({
   commandId: testUuid(),
   paymentId: PAYMENT_ID,
   merchant: MERCHANT,
-  occurredAt: T0,
+  occurredAt: payments.T0,
 });
 
 /** A command as the runtime hands it to the flow's binding. */
@@ -68,7 +56,7 @@ const getCardInfo = (): CardReferenceCommand => ({
   commandId: testUuid(),
   paymentId: PAYMENT_ID,
   merchant: MERCHANT,
-  occurredAt: T0,
+  occurredAt: payments.T0,
 });
 
 /** The result of the card-reference request waiting for its answer. */
@@ -84,22 +72,23 @@ const referenceResult =
         operation: pending?.operation ?? 'create-card-ref',
         attempt,
         result: classification,
-        completedAt: T0,
+        completedAt: payments.T0,
       },
     };
   };
 
 const approvedSale = () =>
-  givenInputs(
-    command(saleCommand()),
-    acceptedResult(),
-    callback('approved', { card: CARD, transactionType: 'sale' }),
+  payments.givenInputs(
+    payments.command(saleCommand()),
+    payments.acceptedResult(),
+    payments.callback('approved', { card: CARD, transactionType: 'sale' }),
   );
 
 describe('rebill (a card reference charged, cardholder absent)', () => {
   it('→ operation-requested (rebill, the reference, the schedule cycle) and a make-rebill request without card data', () => {
     const rebill = rebillCommand({ schedule: { scheduleId: SCHEDULE_ID, cycle: 3, attempt: 2 } });
-    given()
+    payments
+      .given()
       .when(cmd(rebill))
       .then([
         {
@@ -122,7 +111,7 @@ describe('rebill (a card reference charged, cardholder absent)', () => {
             merchant: MERCHANT,
             clientOrderId: PAYMENT_ID,
             attempt: 1,
-            requestedAt: T0,
+            requestedAt: payments.T0,
             cardRefId: '10901',
             amount: { minor: 1_500, currency: 'EUR' },
             orderDescription: 'Monthly plan',
@@ -133,32 +122,41 @@ describe('rebill (a card reference charged, cardholder absent)', () => {
   });
 
   it('is approved on a verified callback the gateway names a sale: approved, the money taken', () => {
-    givenInputs(cmd(rebillCommand()), acceptedResult())
-      .when(callback('approved', { transactionType: 'sale', card: CARD }))
+    payments
+      .givenInputs(cmd(rebillCommand()), payments.acceptedResult())
+      .when(payments.callback('approved', { transactionType: 'sale', card: CARD }))
       .then([{ type: 'approved', amount: { minor: 1_500, currency: 'EUR' }, card: CARD }])
       .thenState({ status: 'approved', captured: 1_500 });
   });
 
   it('is declined on the gateway’s decline; nothing moved', () => {
-    givenInputs(cmd(rebillCommand()), acceptedResult())
-      .when(answer('declined', { errorCode: '116', errorMessage: 'insufficient funds' }))
+    payments
+      .givenInputs(cmd(rebillCommand()), payments.acceptedResult())
+      .when(payments.answer('declined', { errorCode: '116', errorMessage: 'insufficient funds' }))
       .then([{ type: 'declined', operation: 'rebill', code: '116' }])
       .thenState({ status: 'declined', captured: 0 });
   });
 
   it('an unknown outcome stays unknown until a status reply about it resolves it', () => {
-    const unknown = givenInputs(
+    const unknown = payments.givenInputs(
       cmd(rebillCommand()),
-      result({ kind: 'unknown', reason: 'timeout' }),
+      payments.result({ kind: 'unknown', reason: 'timeout' }),
     );
     expect(unknown.state.status).toBe('outcome-unknown');
     unknown
-      .when(statusReply({ status: 'approved', gatewayOrderId: 'gw-777', transactionType: 'sale' }))
+      .when(
+        payments.statusReply({
+          status: 'approved',
+          gatewayOrderId: 'gw-777',
+          transactionType: 'sale',
+        }),
+      )
       .then([{ type: 'approved' }]);
   });
 
   it('a second rebill for the same payment is refused', () => {
-    givenInputs(cmd(rebillCommand()))
+    payments
+      .givenInputs(cmd(rebillCommand()))
       .when(cmd(rebillCommand()))
       .thenRejected('PAYMENT_ALREADY_EXISTS');
   });
@@ -185,8 +183,16 @@ describe('create-card-ref', () => {
   });
 
   it('is refused before the sale succeeded, after a decline, while one is pending, and once a reference exists', () => {
-    givenInputs(command(saleCommand())).when(cmd(createCardRef())).thenRejected('INVALID_STATE');
-    givenInputs(command(saleCommand()), acceptedResult(), callback('declined'))
+    payments
+      .givenInputs(payments.command(saleCommand()))
+      .when(cmd(createCardRef()))
+      .thenRejected('INVALID_STATE');
+    payments
+      .givenInputs(
+        payments.command(saleCommand()),
+        payments.acceptedResult(),
+        payments.callback('declined'),
+      )
       .when(cmd(createCardRef()))
       .thenRejected('INVALID_STATE');
     approvedSale()
@@ -198,7 +204,7 @@ describe('create-card-ref', () => {
       .and(referenceResult({ kind: 'accepted', cardReference: { refId: '10901' } }))
       .when(cmd(createCardRef()))
       .thenRejected('INVALID_STATE');
-    given().when(cmd(createCardRef())).thenRejected('PAYMENT_NOT_FOUND');
+    payments.given().when(cmd(createCardRef())).thenRejected('PAYMENT_NOT_FOUND');
   });
 
   it('a refusal is reported as rejected; a reply without id is not a reference', () => {
@@ -228,9 +234,11 @@ describe('create-card-ref', () => {
       const requestId =
         (pending.state.status !== 'initial' && pending.state.cardRefRequest?.requestId) || '';
       pending
-        .when(referenceResult({ kind: 'not-sent', reason: 'circuit open', retryAt: T0 }))
+        .when(referenceResult({ kind: 'not-sent', reason: 'circuit open', retryAt: payments.T0 }))
         .thenIgnored('NO_NEWS')
-        .thenEffects([{ type: 'resend-gateway-request', requestId, attempt: 2, notBefore: T0 }]);
+        .thenEffects([
+          { type: 'resend-gateway-request', requestId, attempt: 2, notBefore: payments.T0 },
+        ]);
       // The runtime sends the resend only while the flow still wants it: the request is waiting.
       expect(flow.resendWanted(pending.state, requestId)).toBe(true);
       const answered = pending.and(
@@ -247,7 +255,7 @@ describe('create-card-ref', () => {
 
   describe('a lost reply (unknown outcome)', () => {
     const HOUR = 60 * 60 * 1000;
-    const at = (ms: number) => new Date(Date.parse(T0) + ms).toISOString();
+    const at = (ms: number) => new Date(Date.parse(payments.T0) + ms).toISOString();
     const pending = () => approvedSale().and(cmd(createCardRef()));
     const requestIdOf = (state: PaymentState) =>
       (state.status !== 'initial' && state.cardRefRequest?.requestId) || '';
@@ -262,7 +270,7 @@ describe('create-card-ref', () => {
             type: 'card-reference-unknown',
             operation: 'create-card-ref',
             requestId,
-            since: T0,
+            since: payments.T0,
             alert: false,
           },
         ])
@@ -277,7 +285,9 @@ describe('create-card-ref', () => {
           { type: 'schedule-timer', timer: { kind: 'card-ref-alert', requestId }, at: at(HOUR) },
         ])
         .thenState({ cardRef: undefined });
-      expect(lost().state).toMatchObject({ cardRefRequest: { requestId, unknownSince: T0 } });
+      expect(lost().state).toMatchObject({
+        cardRefRequest: { requestId, unknownSince: payments.T0 },
+      });
       // The request is still waiting: the runtime sends the re-ask.
       expect(cardPaymentFlow(DEFAULT_POLICY).resendWanted(lost().state, requestId)).toBe(true);
     });
@@ -312,7 +322,7 @@ describe('create-card-ref', () => {
 
     it('unknown for the same window as a payment raises the unknown-outcome alert once', () => {
       const requestId = requestIdOf(lost().state);
-      const alertTimer = timer({ kind: 'card-ref-alert', requestId });
+      const alertTimer = payments.timer({ kind: 'card-ref-alert', requestId });
       expect(DEFAULT_POLICY.unknownAlertAfterMs).toBe(HOUR);
       lost()
         .when(alertTimer, at(HOUR - 60_000))
@@ -320,7 +330,7 @@ describe('create-card-ref', () => {
         .thenEffects([{ type: 'schedule-timer', at: at(HOUR) }]);
       lost()
         .when(alertTimer, at(HOUR))
-        .then([{ type: 'card-reference-unknown', requestId, since: T0, alert: true }])
+        .then([{ type: 'card-reference-unknown', requestId, since: payments.T0, alert: true }])
         .thenState({ cardRefRequest: expect.objectContaining({ alerted: true }) as never });
       lost()
         .and(alertTimer, at(HOUR))
@@ -336,31 +346,35 @@ describe('create-card-ref', () => {
     it("an operator's refresh makes the pending re-ask of that very request now (no event); only its reply settles it", () => {
       const requestId = requestIdOf(lost().state);
       lost()
-        .when(command(refreshOf()), at(6 * 60_000))
+        .when(payments.command(refreshOf()), at(6 * 60_000))
         .then([])
         .thenEffects([{ type: 'hasten-resend', requestId }])
         .thenState({ cardRefRequest: expect.objectContaining({ requestId }) as never });
       // In the runtime's vocabulary: the saga's deferred resend of that request brought forward.
       const flow = cardPaymentFlow(DEFAULT_POLICY);
-      const decision = flow.decide(asSaga(refreshOf()), lost().state, testContext(at(6 * 60_000)));
+      const decision = flow.decide(
+        asSaga(refreshOf()),
+        lost().state,
+        payments.testContext(at(6 * 60_000)),
+      );
       expect(decision.effects).toEqual([{ type: 'hasten-resend', requestId }]);
       // The reply to the hastened re-ask settles it, as any reply to that request does.
       lost()
-        .and(command(refreshOf()), at(6 * 60_000))
+        .and(payments.command(refreshOf()), at(6 * 60_000))
         .when(referenceResult({ kind: 'accepted', cardReference: { refId: '10901' } }, 9))
         .then([{ type: 'card-ref-created', requestId, cardRef: { refId: '10901' } }]);
       // A reply about another request (a status reply, another card-reference request) does not.
       lost()
-        .and(command(refreshOf()), at(6 * 60_000))
-        .when(statusReply({ status: 'approved', cardRefId: '10901' } as never))
+        .and(payments.command(refreshOf()), at(6 * 60_000))
+        .when(payments.statusReply({ status: 'approved', cardRefId: '10901' } as never))
         .thenIgnored();
     });
 
     it('a refresh while the reply is still on its way, or once answered, has nothing to ask', () => {
-      pending().when(command(refreshOf())).thenRejected('NOTHING_TO_REFRESH');
+      pending().when(payments.command(refreshOf())).thenRejected('NOTHING_TO_REFRESH');
       lost()
         .and(referenceResult({ kind: 'accepted', cardReference: { refId: '10901' } }, 2))
-        .when(command(refreshOf()))
+        .when(payments.command(refreshOf()))
         .thenRejected('NOTHING_TO_REFRESH');
     });
 
@@ -386,7 +400,7 @@ describe('create-card-ref', () => {
           operation: 'create-card-ref',
           attempt: 1,
           result: { kind: 'accepted', cardReference: { refId: '666' } },
-          completedAt: T0,
+          completedAt: payments.T0,
         },
       })
       .thenIgnored('STALE_REQUEST');
@@ -425,10 +439,10 @@ describe('get-card-info', () => {
 describe('a scheduled rebill reports its outcome to the schedule (binding)', () => {
   const flow = cardPaymentFlow(DEFAULT_POLICY);
   const rebill = rebillCommand({ schedule: { scheduleId: SCHEDULE_ID, cycle: 4, attempt: 1 } });
-  const history = givenInputs(cmd(rebill), acceptedResult()).events;
+  const history = payments.givenInputs(cmd(rebill), payments.acceptedResult()).events;
   const state = fold(initialState, history);
   const callbackOf = (status: 'approved' | 'declined'): SagaInput => {
-    const input = callback(status, { transactionType: 'sale', errorCode: '116' })(state);
+    const input = payments.callback(status, { transactionType: 'sale', errorCode: '116' })(state);
     if (input.kind !== 'callback') throw new Error('not a callback');
     return { kind: 'callback', callback: input.callback };
   };
@@ -437,7 +451,7 @@ describe('a scheduled rebill reports its outcome to the schedule (binding)', () 
   it.each(['approved', 'declined'] as const)(
     '%s → one record-cycle-outcome for (schedule, cycle, attempt) with an id derived from the payment',
     (status) => {
-      const decision = flow.decide(callbackOf(status), state, testContext());
+      const decision = flow.decide(callbackOf(status), state, payments.testContext());
       expect(starts(decision.effects)).toEqual([
         {
           type: 'start-saga',
@@ -446,7 +460,7 @@ describe('a scheduled rebill reports its outcome to the schedule (binding)', () 
             commandId: derivedUuid(`${PAYMENT_ID}/record-cycle-outcome`),
             scheduleId: SCHEDULE_ID,
             merchant: MERCHANT,
-            occurredAt: T0,
+            occurredAt: payments.T0,
             cycle: 4,
             attempt: 1,
             paymentId: PAYMENT_ID,
@@ -473,17 +487,24 @@ describe('a scheduled rebill reports its outcome to the schedule (binding)', () 
             },
           },
           initialState,
-          testContext(),
+          payments.testContext(),
         ).effects,
       ),
     ).toEqual([]);
     const settled = fold(
       state,
-      flow.decide(callbackOf('approved'), state, testContext()).events as PaymentEvent[],
+      flow.decide(callbackOf('approved'), state, payments.testContext()).events as PaymentEvent[],
     );
-    expect(starts(flow.decide(callbackOf('approved'), settled, testContext()).effects)).toEqual([]);
-    const plain = fold(initialState, givenInputs(cmd(rebillCommand()), acceptedResult()).events);
-    expect(starts(flow.decide(callbackOf('approved'), plain, testContext()).effects)).toEqual([]);
+    expect(
+      starts(flow.decide(callbackOf('approved'), settled, payments.testContext()).effects),
+    ).toEqual([]);
+    const plain = fold(
+      initialState,
+      payments.givenInputs(cmd(rebillCommand()), payments.acceptedResult()).events,
+    );
+    expect(
+      starts(flow.decide(callbackOf('approved'), plain, payments.testContext()).effects),
+    ).toEqual([]);
   });
 });
 
@@ -493,20 +514,25 @@ describe('create-card-ref with a schedule: the schedule starts on the new refere
   const schedule = { scheduleId, amount, description, rule };
   const request: CardReferenceCommand = { ...createCardRef(), type: 'create-card-ref', schedule };
   const starts = (effects: RuntimeEffect[]) => effects.filter((e) => e.type === 'start-saga');
+  /** The reference's answer, made on `pending`, decided by the flow as the runtime hands it over. */
+  const answered = (answer: (state: PaymentState) => PaymentInput, pending: PaymentState) => {
+    const input = answer(pending);
+    if (input.kind !== 'gateway-result') throw new Error('not a result');
+    return flow.decide(
+      { kind: 'gateway-result', result: input.result },
+      pending,
+      payments.testContext(),
+    );
+  };
 
   it('create-schedule on the reference once card-ref-created, with the payment’s merchant and an id derived from (payment, schedule)', () => {
     const approved = fold(initialState, approvedSale().events);
-    const asked = flow.decide(asSaga(request), approved, testContext());
+    const asked = flow.decide(asSaga(request), approved, payments.testContext());
     expect(starts(asked.effects)).toEqual([]);
     const pending = fold(approved, asked.events);
-    const answer = referenceResult({ kind: 'accepted', cardReference: { refId: '10901' } })(
+    const created = answered(
+      referenceResult({ kind: 'accepted', cardReference: { refId: '10901' } }),
       pending,
-    );
-    if (answer.kind !== 'gateway-result') throw new Error('not a result');
-    const created = flow.decide(
-      { kind: 'gateway-result', result: answer.result },
-      pending,
-      testContext(),
     );
     expect(created.events).toEqual([
       expect.objectContaining({ type: 'card-ref-created', schedule }),
@@ -518,7 +544,7 @@ describe('create-card-ref with a schedule: the schedule starts on the new refere
           type: 'create-schedule',
           commandId: derivedUuid(`${PAYMENT_ID}/create-schedule/${SCHEDULE_ID}`),
           merchant: MERCHANT,
-          occurredAt: T0,
+          occurredAt: payments.T0,
           cardRef: { refId: '10901' },
           ...schedule,
         },
@@ -528,15 +554,13 @@ describe('create-card-ref with a schedule: the schedule starts on the new refere
 
   it('no schedule when the reference was not made', () => {
     const approved = fold(initialState, approvedSale().events);
-    const pending = fold(approved, flow.decide(asSaga(request), approved, testContext()).events);
-    const refused = referenceResult({ kind: 'rejected', code: '2', message: 'no such order' })(
-      pending,
+    const pending = fold(
+      approved,
+      flow.decide(asSaga(request), approved, payments.testContext()).events,
     );
-    if (refused.kind !== 'gateway-result') throw new Error('not a result');
-    const failed = flow.decide(
-      { kind: 'gateway-result', result: refused.result },
+    const failed = answered(
+      referenceResult({ kind: 'rejected', code: '2', message: 'no such order' }),
       pending,
-      testContext(),
     );
     expect(failed.events).toEqual([expect.objectContaining({ type: 'card-reference-failed' })]);
     expect(starts(failed.effects)).toEqual([]);

@@ -8,29 +8,14 @@
 import type { GatewayCallback } from '@payments/contracts';
 import {
   captureCommand,
-  preauthCommand,
   returnCommand,
   saleCommand,
   voidCommand,
 } from '@payments/contracts/testing';
-import {
-  acceptedResult,
-  answer,
-  callback,
-  command,
-  givenInputs,
-  result,
-  statusReply,
-  T0,
-} from '../../../../test/kits/card-payment.kit';
+import * as payments from '../../../../test/kits/card-payment.kit';
 import { callbackInput } from '../gateway-vocabulary';
 import type { PaymentInput } from './inputs';
 import type { PaymentState } from './state';
-
-const authorized = () =>
-  givenInputs(command(preauthCommand()), acceptedResult(), answer('approved'));
-const approvedSale = () =>
-  givenInputs(command(saleCommand()), acceptedResult(), answer('approved'));
 
 /** The payer's browser coming back through the return URL (control valid for the order). */
 const browserReturn =
@@ -43,21 +28,24 @@ const browserReturn =
       clientOrderId: state.status === 'initial' ? '' : state.clientOrderId,
       source: 'browser-return',
       report: { status, gatewayOrderId: 'gw-777' },
-      receivedAt: T0,
+      receivedAt: payments.T0,
     });
 
 const statusQueryNow = [
-  { type: 'schedule-timer', timer: { kind: 'status-poll', attempt: 1 }, at: T0 },
+  { type: 'schedule-timer', timer: { kind: 'status-poll', attempt: 1 }, at: payments.T0 },
 ] as const;
 
 describe('follow-ups are moved only by an answer about that very operation', () => {
   const inFlight = {
-    capture: () => authorized().and(command(captureCommand())).and(acceptedResult()),
-    void: () => authorized().and(command(voidCommand())).and(acceptedResult()),
+    capture: () =>
+      payments.authorized().and(payments.command(captureCommand())).and(payments.acceptedResult()),
+    void: () =>
+      payments.authorized().and(payments.command(voidCommand())).and(payments.acceptedResult()),
     return: () =>
-      approvedSale()
-        .and(command(returnCommand({ amount: { minor: 3_000, currency: 'EUR' } })))
-        .and(acceptedResult()),
+      payments
+        .approvedSale()
+        .and(payments.command(returnCommand({ amount: { minor: 3_000, currency: 'EUR' } })))
+        .and(payments.acceptedResult()),
   };
 
   for (const [operation, start] of Object.entries(inFlight)) {
@@ -73,7 +61,7 @@ describe('follow-ups are moved only by an answer about that very operation', () 
 
     it(`${operation} in flight + a callback naming no operation → no change, a status query`, () => {
       start()
-        .when(callback('approved', { transactionType: undefined }))
+        .when(payments.callback('approved', { transactionType: undefined }))
         .thenIgnored('HINT_ONLY')
         .thenEffects([...statusQueryNow]);
     });
@@ -81,7 +69,7 @@ describe('follow-ups are moved only by an answer about that very operation', () 
     it(`${operation} in flight + a genuine control replayed as a typed server callback → no change`, () => {
       const type = operation === 'return' ? 'reversal' : operation;
       const s = start()
-        .when(callback('approved', { transactionType: type }))
+        .when(payments.callback('approved', { transactionType: type }))
         .thenIgnored('HINT_ONLY')
         .thenEffects([...statusQueryNow]);
       expect(s.after.inFlight?.operation).toBe(operation);
@@ -91,45 +79,51 @@ describe('follow-ups are moved only by an answer about that very operation', () 
   it('a status reply describing the preauth resolves no capture or void; the matched one does', () => {
     const capture = inFlight.capture();
     capture
-      .when(statusReply({ status: 'approved', transactionType: 'preauth' }))
+      .when(payments.statusReply({ status: 'approved', transactionType: 'preauth' }))
       .thenIgnored('NOT_ABOUT_THIS_OPERATION');
-    capture.when(statusReply({ status: 'approved' })).thenIgnored('NOT_ABOUT_THIS_OPERATION');
+    capture
+      .when(payments.statusReply({ status: 'approved' }))
+      .thenIgnored('NOT_ABOUT_THIS_OPERATION');
     // Of the capture's type but not naming its request: a second capture of the order could say
     // the same, so it decides nothing.
     capture
-      .when(statusReply({ status: 'declined', transactionType: 'capture' }))
+      .when(payments.statusReply({ status: 'declined', transactionType: 'capture' }))
       .thenIgnored('NOT_ABOUT_THIS_OPERATION');
     capture
-      .when(answer('declined'))
+      .when(payments.answer('declined'))
       .then([{ type: 'declined', operation: 'capture' }])
       .thenState({ status: 'authorized', captured: 0 });
     inFlight
       .void()
-      .when(statusReply({ status: 'approved', transactionType: 'preauth' }))
+      .when(payments.statusReply({ status: 'approved', transactionType: 'preauth' }))
       .thenIgnored('NOT_ABOUT_THIS_OPERATION');
   });
 
   it('an unknown capture is not resolved by the order status describing the preauth', () => {
-    authorized()
-      .and(command(captureCommand()))
-      .and(result({ kind: 'unknown', reason: 'reply lost' }))
-      .when(statusReply({ status: 'approved', transactionType: 'preauth' }))
+    payments
+      .authorized()
+      .and(payments.command(captureCommand()))
+      .and(payments.result({ kind: 'unknown', reason: 'reply lost' }))
+      .when(payments.statusReply({ status: 'approved', transactionType: 'preauth' }))
       // No captured: within the safe window it is only evidence that the capture never arrived.
       .thenIgnored('NO_NEWS')
       .thenEffects([]);
   });
 
   it('a server callback naming another orderid than the payment order is ignored', () => {
-    givenInputs(command(saleCommand()), acceptedResult('gw-777'))
-      .when(callback('declined', { gatewayOrderId: '999999' }))
+    payments
+      .givenInputs(payments.command(saleCommand()), payments.acceptedResult('gw-777'))
+      .when(payments.callback('declined', { gatewayOrderId: '999999' }))
       .thenIgnored('UNKNOWN_ORDER');
-    givenInputs(command(saleCommand()), acceptedResult('gw-777'))
-      .when(callback('declined'))
+    payments
+      .givenInputs(payments.command(saleCommand()), payments.acceptedResult('gw-777'))
+      .when(payments.callback('declined'))
       .then([{ type: 'declined' }]);
   });
 
   it('a browser return never finalises the sale itself either', () => {
-    givenInputs(command(saleCommand()), acceptedResult())
+    payments
+      .givenInputs(payments.command(saleCommand()), payments.acceptedResult())
       .when(browserReturn('approved'))
       .thenIgnored('HINT_ONLY')
       .thenEffects([...statusQueryNow]);

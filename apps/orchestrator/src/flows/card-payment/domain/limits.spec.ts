@@ -1,9 +1,8 @@
 /** Per-endpoint limits, checked before the gateway. */
 import { preauthCommand, saleCommand } from '@payments/contracts/testing';
-import { command, givenInputs } from '../../../../test/kits/card-payment.kit';
+import * as payments from '../../../../test/kits/card-payment.kit';
 import { DEFAULT_POLICY, type PaymentPolicy } from './decision';
 
-const eur = (minor: number) => ({ minor, currency: 'EUR' });
 const withLimits = (limits: PaymentPolicy['limits']): PaymentPolicy => ({
   ...DEFAULT_POLICY,
   limits,
@@ -11,11 +10,13 @@ const withLimits = (limits: PaymentPolicy['limits']): PaymentPolicy => ({
 
 describe('limits', () => {
   it('refuses without configuration a sale above 100,000,000 minor units (99,999,999,999 was charged)', () => {
-    givenInputs()
-      .when(command(saleCommand({ amount: eur(99_999_999_999) })))
+    payments
+      .givenInputs()
+      .when(payments.command(saleCommand({ amount: payments.eur(99_999_999_999) })))
       .thenRejected('AMOUNT_ABOVE_MAXIMUM');
-    givenInputs()
-      .when(command(saleCommand({ amount: eur(100_000_000) })))
+    payments
+      .givenInputs()
+      .when(payments.command(saleCommand({ amount: payments.eur(100_000_000) })))
       .then([{ type: 'operation-requested', operation: 'sale' }]);
   });
 
@@ -25,20 +26,25 @@ describe('limits', () => {
       endpoints: { '1113': { minMinor: 100, currencies: ['USD'] } },
     });
     const sale = (endpointId: string, amount: { minor: number; currency: string }) =>
-      givenInputs().when(
-        command(saleCommand({ merchant: { endpointId }, amount })),
-        undefined,
-        policy,
-      );
-    sale('1113', eur(1_000)).thenRejected('CURRENCY_NOT_ALLOWED');
+      payments
+        .givenInputs()
+        .when(
+          payments.command(saleCommand({ merchant: { endpointId }, amount })),
+          undefined,
+          policy,
+        );
+    sale('1113', payments.eur(1_000)).thenRejected('CURRENCY_NOT_ALLOWED');
     sale('1113', { minor: 99, currency: 'USD' }).thenRejected('AMOUNT_BELOW_MINIMUM');
     sale('1113', { minor: 50_001, currency: 'USD' }).thenRejected('AMOUNT_ABOVE_MAXIMUM');
     sale('1113', { minor: 50_000, currency: 'USD' }).then([{ type: 'operation-requested' }]);
-    sale('9999', eur(99)).then([{ type: 'operation-requested' }]);
+    sale('9999', payments.eur(99)).then([{ type: 'operation-requested' }]);
     sale('9999', { minor: 1_000, currency: 'JPY' }).thenRejected('CURRENCY_NOT_ALLOWED');
-    givenInputs()
+    payments
+      .givenInputs()
       .when(
-        command(preauthCommand({ merchant: { endpointId: '9999' }, amount: eur(50_001) })),
+        payments.command(
+          preauthCommand({ merchant: { endpointId: '9999' }, amount: payments.eur(50_001) }),
+        ),
         undefined,
         policy,
       )

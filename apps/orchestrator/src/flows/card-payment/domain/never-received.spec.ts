@@ -14,17 +14,7 @@ import {
   returnCommand,
   saleCommand,
 } from '@payments/contracts/testing';
-import {
-  acceptedResult,
-  answer,
-  at,
-  command,
-  givenInputs,
-  result,
-  serialOf,
-  statusReply,
-  timer,
-} from '../../../../test/kits/card-payment.kit';
+import * as payments from '../../../../test/kits/card-payment.kit';
 import type { PaymentInput } from './inputs';
 import { DEFAULT_POLICY, NEVER_RECEIVED_ATTEMPT } from './decision';
 import type { PaymentState } from './state';
@@ -43,7 +33,7 @@ const refusedStatus =
     answeredAt?: string,
   ) =>
   (state: PaymentState, now: string): PaymentInput => {
-    const input = statusReply({ status: 'approved' }, answeredAt)(state, now);
+    const input = payments.statusReply({ status: 'approved' }, answeredAt)(state, now);
     if (input.kind !== 'gateway-result') throw new Error('unexpected input');
     return {
       ...input,
@@ -53,19 +43,22 @@ const refusedStatus =
 const noSuchOrder = refusedStatus();
 
 const unknownSale = () =>
-  givenInputs(command(saleCommand()), result({ kind: 'unknown', reason: '503 before processing' }));
+  payments.givenInputs(
+    payments.command(saleCommand()),
+    payments.result({ kind: 'unknown', reason: '503 before processing' }),
+  );
 
 describe('a sale or preauth the gateway may never have received', () => {
   it('stays unknown while the window runs, then is sent once more with a fresh attempt', () => {
     unknownSale()
-      .when(noSuchOrder, at(WINDOW - 1), policy)
+      .when(noSuchOrder, payments.at(WINDOW - 1), policy)
       .thenIgnored('NO_NEWS')
       .thenEffects([]);
-    const resent = unknownSale().when(noSuchOrder, at(WINDOW), policy);
+    const resent = unknownSale().when(noSuchOrder, payments.at(WINDOW), policy);
     resent
       .then([{ type: 'operation-resent', operation: 'sale', attempt: resendAttempt }])
       .thenEffects([
-        { type: 'resend-gateway-request', attempt: resendAttempt, notBefore: at(WINDOW) },
+        { type: 'resend-gateway-request', attempt: resendAttempt, notBefore: payments.at(WINDOW) },
         { type: 'cancel-timer', timer: 'unknown-alert' },
       ])
       .thenState({ status: 'requested' });
@@ -75,7 +68,7 @@ describe('a sale or preauth the gateway may never have received', () => {
   it('the window is judged on when the gateway answered, not on when the answer is read', () => {
     // Answered inside the window, read long after: the request may still have been on its way.
     unknownSale()
-      .when(refusedStatus(undefined, at(WINDOW - 1)), at(10 * WINDOW), policy)
+      .when(refusedStatus(undefined, payments.at(WINDOW - 1)), payments.at(10 * WINDOW), policy)
       .thenIgnored('NO_NEWS')
       .thenEffects([]);
   });
@@ -87,108 +80,116 @@ describe('a sale or preauth the gateway may never have received', () => {
       { message: 'refused (injected before processing)' },
     ])
       unknownSale()
-        .when(refusedStatus(refusal), at(10 * WINDOW), policy)
+        .when(refusedStatus(refusal), payments.at(10 * WINDOW), policy)
         .thenIgnored('NO_NEWS')
         .thenEffects([]);
   });
 
   it('after the resend: approved once it arrives; if it never does, unknown with the alert — never failed — and a late answer still settles it', () => {
-    const resent = unknownSale().and(noSuchOrder, at(WINDOW), policy);
+    const resent = unknownSale().and(noSuchOrder, payments.at(WINDOW), policy);
     resent
-      .and(acceptedResult())
-      .when(answer('approved'))
+      .and(payments.acceptedResult())
+      .when(payments.answer('approved'))
       .then([{ type: 'approved' }]);
     const stillNothing = resent.and(
-      result({ kind: 'unknown', reason: 'timeout' }, resendAttempt),
-      at(WINDOW + 1_000),
+      payments.result({ kind: 'unknown', reason: 'timeout' }, resendAttempt),
+      payments.at(WINDOW + 1_000),
     );
-    const alerted = stillNothing.when(noSuchOrder, at(2 * WINDOW + 1_000), policy);
+    const alerted = stillNothing.when(noSuchOrder, payments.at(2 * WINDOW + 1_000), policy);
     alerted
       .then([{ type: 'outcome-unknown', operation: 'sale', alert: true, concern: 'no-trace' }])
       .thenState({ status: 'outcome-unknown' });
-    const waiting = stillNothing.and(noSuchOrder, at(2 * WINDOW + 1_000), policy);
+    const waiting = stillNothing.and(noSuchOrder, payments.at(2 * WINDOW + 1_000), policy);
     // Raised once; the polls go on.
-    waiting.when(noSuchOrder, at(3 * WINDOW), policy).thenIgnored('NO_NEWS');
+    waiting.when(noSuchOrder, payments.at(3 * WINDOW), policy).thenIgnored('NO_NEWS');
     // The slow gateway charged it after all: its status settles the sale, once.
     waiting
       .when(
-        statusReply({ status: 'approved', transactionType: 'sale', requestSerial: 'sn-late' }),
-        at(4 * WINDOW),
+        payments.statusReply({
+          status: 'approved',
+          transactionType: 'sale',
+          requestSerial: 'sn-late',
+        }),
+        payments.at(4 * WINDOW),
         policy,
       )
       .then([{ type: 'accepted-by-gateway', serialNumber: 'sn-late' }, { type: 'approved' }]);
   });
 
   it('the repeat refused by the gateway (a duplicate of a send that arrived after all) is not a failure', () => {
-    const resent = unknownSale().and(noSuchOrder, at(WINDOW), policy);
+    const resent = unknownSale().and(noSuchOrder, payments.at(WINDOW), policy);
     const refused = resent.when(
-      result(
+      payments.result(
         { kind: 'rejected', code: '2', message: 'client_orderid already used' },
         resendAttempt,
       ),
-      at(WINDOW + 1_000),
+      payments.at(WINDOW + 1_000),
     );
     refused.then([{ type: 'outcome-unknown', operation: 'sale', alert: false }]);
     expect(refused.decision.events.map((e) => e.type)).not.toContain('failed');
     resent
       .and(
-        result(
+        payments.result(
           { kind: 'rejected', code: '2', message: 'client_orderid already used' },
           resendAttempt,
         ),
-        at(WINDOW + 1_000),
+        payments.at(WINDOW + 1_000),
       )
-      .when(answer('approved'), at(WINDOW + 5_000))
+      .when(payments.answer('approved'), payments.at(WINDOW + 5_000))
       .then([{ type: 'approved' }]);
   });
 
   it('a gateway that would charge a reused client_orderid again: never resent, unknown with the alert', () => {
     unknownSale()
-      .when(noSuchOrder, at(WINDOW), { ...policy, gatewayRefusesReusedOrderId: false })
+      .when(noSuchOrder, payments.at(WINDOW), { ...policy, gatewayRefusesReusedOrderId: false })
       .then([{ type: 'outcome-unknown', alert: true, concern: 'no-trace' }])
       .thenEffects([{ type: 'cancel-timer', timer: 'unknown-alert' }]);
   });
 
   it('is never resent while the gateway knows the order (processing), nor when no outcome is unknown', () => {
     unknownSale()
-      .and(statusReply({ status: 'processing' }))
-      .when(noSuchOrder, at(2 * WINDOW), policy)
+      .and(payments.statusReply({ status: 'processing' }))
+      .when(noSuchOrder, payments.at(2 * WINDOW), policy)
       .thenIgnored('NO_NEWS')
       .thenEffects([]);
-    givenInputs(command(preauthCommand()), acceptedResult())
-      .when(noSuchOrder, at(2 * WINDOW), policy)
+    payments
+      .givenInputs(payments.command(preauthCommand()), payments.acceptedResult())
+      .when(noSuchOrder, payments.at(2 * WINDOW), policy)
       .thenIgnored('NO_NEWS')
       .thenEffects([]);
   });
 });
 
 describe('a follow-up whose status shows an earlier request of the order', () => {
-  const authorized = () =>
-    givenInputs(command(preauthCommand()), acceptedResult(), answer('approved'));
   const unknownCapture = () =>
-    authorized()
-      .and(command(captureCommand()))
-      .and(result({ kind: 'unknown', reason: '503 before processing' }));
-  const preauthStatus = statusReply({ status: 'approved', transactionType: 'preauth' });
+    payments
+      .authorized()
+      .and(payments.command(captureCommand()))
+      .and(payments.result({ kind: 'unknown', reason: '503 before processing' }));
+  const preauthStatus = payments.statusReply({ status: 'approved', transactionType: 'preauth' });
 
   it('a capture is resent once after the window (the status keeps describing the preauth), never captured by it', () => {
     unknownCapture()
-      .when(preauthStatus, at(WINDOW - 1), policy)
+      .when(preauthStatus, payments.at(WINDOW - 1), policy)
       .thenIgnored('NO_NEWS');
-    const resent = unknownCapture().and(preauthStatus, at(WINDOW), policy);
+    const resent = unknownCapture().and(preauthStatus, payments.at(WINDOW), policy);
     expect(resent.state.inFlight).toMatchObject({ operation: 'capture', resent: true });
     expect(resent.events.map((e) => e.type)).not.toContain('captured');
     resent
-      .and(acceptedResult())
-      .when(answer('approved'))
+      .and(payments.acceptedResult())
+      .when(payments.answer('approved'))
       .then([{ type: 'captured' }]);
   });
 
   it('a processing status naming the capture is not evidence of absence', () => {
     unknownCapture()
       .when(
-        statusReply({ status: 'processing', transactionType: 'capture', requestSerial: 'sn-new' }),
-        at(2 * WINDOW),
+        payments.statusReply({
+          status: 'processing',
+          transactionType: 'capture',
+          requestSerial: 'sn-new',
+        }),
+        payments.at(2 * WINDOW),
         policy,
       )
       .then([{ type: 'accepted-by-gateway', operation: 'capture', serialNumber: 'sn-new' }]);
@@ -196,55 +197,64 @@ describe('a follow-up whose status shows an earlier request of the order', () =>
 
   /** Sale 10,000 → return 3,000 (returned) → return 2,000 answered 503 before processing. */
   const secondReturnUnknown = () => {
-    const sale = givenInputs(command(saleCommand()), acceptedResult(), answer('approved'));
-    const firstReturn = sale.and(
-      command(returnCommand({ amount: { minor: 3_000, currency: 'EUR' } })),
+    const sale = payments.givenInputs(
+      payments.command(saleCommand()),
+      payments.acceptedResult(),
+      payments.answer('approved'),
     );
-    const firstSerial = serialOf(firstReturn.state.inFlight?.requestId ?? '');
-    const returned = firstReturn.and(acceptedResult()).and(answer('approved'));
+    const firstReturn = sale.and(
+      payments.command(returnCommand({ amount: { minor: 3_000, currency: 'EUR' } })),
+    );
+    const firstSerial = payments.serialOf(firstReturn.state.inFlight?.requestId ?? '');
+    const returned = firstReturn.and(payments.acceptedResult()).and(payments.answer('approved'));
     return {
       firstSerial,
       unknown: returned
-        .and(command(returnCommand({ amount: { minor: 2_000, currency: 'EUR' } })))
-        .and(result({ kind: 'unknown', reason: '503 before processing' })),
+        .and(payments.command(returnCommand({ amount: { minor: 2_000, currency: 'EUR' } })))
+        .and(payments.result({ kind: 'unknown', reason: '503 before processing' })),
     };
   };
 
   it('a second return is never settled by the status of the first (same type, earlier serial)', () => {
     const { firstSerial, unknown } = secondReturnUnknown();
     expect(unknown.state).toMatchObject({ returned: 3_000 });
-    const aboutFirst = statusReply({
+    const aboutFirst = payments.statusReply({
       status: 'approved',
       transactionType: 'reversal',
       requestSerial: firstSerial,
     });
-    unknown.when(aboutFirst, at(WINDOW - 1), policy).thenIgnored('NO_NEWS');
+    unknown.when(aboutFirst, payments.at(WINDOW - 1), policy).thenIgnored('NO_NEWS');
     // After the window: no trace of it. A second return cannot be refused as a duplicate (it
     // would refund again): not resent; unknown with the alert for a person.
-    const alerted = unknown.when(aboutFirst, at(WINDOW), policy);
+    const alerted = unknown.when(aboutFirst, payments.at(WINDOW), policy);
     alerted
       .then([{ type: 'outcome-unknown', operation: 'return', alert: true, concern: 'no-trace' }])
       .thenEffects([{ type: 'cancel-timer', timer: 'unknown-alert' }]);
     expect(alerted.after).toMatchObject({ returned: 3_000 });
     // Raised for a person: still asked, at the slow cadence (a late answer is still caught).
-    const waiting = unknown.and(aboutFirst, at(WINDOW), policy);
+    const waiting = unknown.and(aboutFirst, payments.at(WINDOW), policy);
     const requestId = waiting.state.inFlight?.requestId ?? '';
     const poll = waiting.when(
-      timer({ kind: 'status-poll', requestId, attempt: 4 }),
-      at(WINDOW + 5_000),
+      payments.timer({ kind: 'status-poll', requestId, attempt: 4 }),
+      payments.at(WINDOW + 5_000),
       policy,
     );
     poll.thenIgnored('NO_NEWS');
     const next = poll.decision.effects.find((e) => e.type === 'schedule-timer');
     expect(
-      next?.type === 'schedule-timer' && Date.parse(next.at) - Date.parse(at(WINDOW + 5_000)),
+      next?.type === 'schedule-timer' &&
+        Date.parse(next.at) - Date.parse(payments.at(WINDOW + 5_000)),
     ).toBeGreaterThanOrEqual(5 * 60_000);
     // The gateway processes it late: the reply names a new serial of the reversal type.
     unknown
-      .and(aboutFirst, at(WINDOW), policy)
+      .and(aboutFirst, payments.at(WINDOW), policy)
       .when(
-        statusReply({ status: 'approved', transactionType: 'reversal', requestSerial: 'sn-2nd' }),
-        at(2 * WINDOW),
+        payments.statusReply({
+          status: 'approved',
+          transactionType: 'reversal',
+          requestSerial: 'sn-2nd',
+        }),
+        payments.at(2 * WINDOW),
         policy,
       )
       .then([
@@ -255,27 +265,36 @@ describe('a follow-up whose status shows an earlier request of the order', () =>
   });
 
   it('a capture retried after a declined capture is not declined by the status of the first', () => {
-    const declined = authorized()
-      .and(command(captureCommand()))
-      .and(acceptedResult())
-      .and(answer('declined'));
+    const declined = payments
+      .authorized()
+      .and(payments.command(captureCommand()))
+      .and(payments.acceptedResult())
+      .and(payments.answer('declined'));
     const state = declined.state;
     const firstSerial = state.status === 'initial' ? undefined : state.requestSerials?.at(-1);
     expect(firstSerial).toBeDefined();
     const retried = declined
-      .and(command(captureCommand()))
-      .and(result({ kind: 'unknown', reason: 'timeout' }));
+      .and(payments.command(captureCommand()))
+      .and(payments.result({ kind: 'unknown', reason: 'timeout' }));
     retried
       .when(
-        statusReply({ status: 'declined', transactionType: 'capture', requestSerial: firstSerial }),
-        at(1_000),
+        payments.statusReply({
+          status: 'declined',
+          transactionType: 'capture',
+          requestSerial: firstSerial,
+        }),
+        payments.at(1_000),
         policy,
       )
       .thenIgnored('NO_NEWS');
     retried
       .when(
-        statusReply({ status: 'approved', transactionType: 'capture', requestSerial: 'sn-retry' }),
-        at(1_000),
+        payments.statusReply({
+          status: 'approved',
+          transactionType: 'capture',
+          requestSerial: 'sn-retry',
+        }),
+        payments.at(1_000),
         policy,
       )
       .then([{ type: 'accepted-by-gateway' }, { type: 'captured' }]);
@@ -284,13 +303,13 @@ describe('a follow-up whose status shows an earlier request of the order', () =>
 
 describe('a request held back by our own breaker or limits (not-sent with retryAt)', () => {
   const held = (attempt: number, retryAt: string) =>
-    result({ kind: 'not-sent', reason: 'circuit open', retryAt }, attempt);
+    payments.result({ kind: 'not-sent', reason: 'circuit open', retryAt }, attempt);
 
   it('waits for retryAt without spending the send attempts, far beyond GATEWAY_MAX_SEND_ATTEMPTS', () => {
-    let s = givenInputs(command(saleCommand()));
+    let s = payments.givenInputs(payments.command(saleCommand()));
     for (let attempt = 1; attempt <= 3 * DEFAULT_POLICY.maxSendAttempts; attempt++) {
-      const now = at(attempt * 10_000);
-      const retryAt = at(attempt * 10_000 + 30_000);
+      const now = payments.at(attempt * 10_000);
+      const retryAt = payments.at(attempt * 10_000 + 30_000);
       s.when(held(attempt, retryAt), now)
         .thenIgnored('NO_NEWS')
         .thenEffects([
@@ -302,8 +321,9 @@ describe('a request held back by our own breaker or limits (not-sent with retryA
   });
 
   it('fails as not-sent once it waited longer than the bound', () => {
-    givenInputs(command(saleCommand()))
-      .when(held(3, at(11 * 60_000)), at(10 * 60_000), {
+    payments
+      .givenInputs(payments.command(saleCommand()))
+      .when(held(3, payments.at(11 * 60_000)), payments.at(10 * 60_000), {
         ...DEFAULT_POLICY,
         ownLimitWaitMs: 10 * 60_000,
       })
@@ -311,8 +331,14 @@ describe('a request held back by our own breaker or limits (not-sent with retryA
   });
 
   it('a not-sent without retryAt (nothing reached the gateway for another reason) keeps its attempt limit', () => {
-    givenInputs(command(saleCommand()))
-      .when(result({ kind: 'not-sent', reason: 'connect refused' }, DEFAULT_POLICY.maxSendAttempts))
+    payments
+      .givenInputs(payments.command(saleCommand()))
+      .when(
+        payments.result(
+          { kind: 'not-sent', reason: 'connect refused' },
+          DEFAULT_POLICY.maxSendAttempts,
+        ),
+      )
       .then([{ type: 'failed', reason: 'not-sent' }]);
   });
 });

@@ -5,18 +5,7 @@ import type {
   SaleFormCommand,
 } from '@payments/contracts';
 import { captureCommand, PAYMENT_ID, saleCommand, testUuid } from '@payments/contracts/testing';
-import {
-  acceptedResult,
-  at,
-  callback,
-  command,
-  given,
-  givenInputs,
-  result,
-  statusReply,
-  T0,
-  timer,
-} from '../../../../test/kits/card-payment.kit';
+import * as payments from '../../../../test/kits/card-payment.kit';
 import type { PaymentInput } from './inputs';
 import type { PaymentState } from './state';
 
@@ -56,7 +45,7 @@ const ACS_URL = 'https://acs.example/challenge/1';
 const browserReturn =
   (status: 'approved' | 'declined') =>
   (state: PaymentState): PaymentInput => {
-    const input = callback(status)(state);
+    const input = payments.callback(status)(state);
     return input.kind === 'callback'
       ? { ...input, callback: { ...input.callback, source: 'browser-return' } }
       : input;
@@ -65,7 +54,7 @@ const browserReturn =
 const pollNow = {
   type: 'schedule-timer',
   timer: { kind: 'status-poll', attempt: 1 },
-  at: T0,
+  at: payments.T0,
 } as const;
 
 describe('hosted forms (sale-form, preauth-form, payment-form)', () => {
@@ -76,8 +65,9 @@ describe('hosted forms (sale-form, preauth-form, payment-form)', () => {
   ] as const)(
     '%s → operation-requested (%s via hosted-form) and a form request with no card at all',
     (type, operation) => {
-      const o = given()
-        .when(command(form(type)))
+      const o = payments
+        .given()
+        .when(payments.command(form(type)))
         .then([
           {
             type: 'operation-requested',
@@ -102,8 +92,9 @@ describe('hosted forms (sale-form, preauth-form, payment-form)', () => {
   );
 
   it('the gateway answers with the form URL → action-required (redirect), payer goes there', () => {
-    givenInputs(command(form('sale-form')))
-      .when(result({ kind: 'accepted', gatewayOrderId: 'gw-9', redirectUrl: FORM_URL }))
+    payments
+      .givenInputs(payments.command(form('sale-form')))
+      .when(payments.result({ kind: 'accepted', gatewayOrderId: 'gw-9', redirectUrl: FORM_URL }))
       .then([
         { type: 'accepted-by-gateway', gatewayOrderId: 'gw-9' },
         { type: 'action-required', action: { kind: 'redirect', url: FORM_URL } },
@@ -112,9 +103,9 @@ describe('hosted forms (sale-form, preauth-form, payment-form)', () => {
   });
 
   const onForm = () =>
-    givenInputs(
-      command(form('sale-form')),
-      result({ kind: 'accepted', gatewayOrderId: 'gw-777', redirectUrl: FORM_URL }),
+    payments.givenInputs(
+      payments.command(form('sale-form')),
+      payments.result({ kind: 'accepted', gatewayOrderId: 'gw-777', redirectUrl: FORM_URL }),
     );
 
   it('the payer back from the form (verified return) only brings the status query forward', () => {
@@ -127,16 +118,18 @@ describe('hosted forms (sale-form, preauth-form, payment-form)', () => {
 
   it('a verified server callback naming the sale → approved', () => {
     onForm()
-      .when(callback('approved', { card: { bin: '444444', lastFour: '4448', brand: 'VISA' } }))
+      .when(
+        payments.callback('approved', { card: { bin: '444444', lastFour: '4448', brand: 'VISA' } }),
+      )
       .then([{ type: 'approved', amount: { minor: 10_000, currency: 'EUR' } }])
       .thenState({ status: 'approved', captured: 10_000 });
   });
 
   describe('payment-form: the gateway decides the transaction, its answer names it', () => {
     const onUniversalForm = () =>
-      givenInputs(
-        command(form('payment-form')),
-        result({ kind: 'accepted', gatewayOrderId: 'gw-777', redirectUrl: FORM_URL }),
+      payments.givenInputs(
+        payments.command(form('payment-form')),
+        payments.result({ kind: 'accepted', gatewayOrderId: 'gw-777', redirectUrl: FORM_URL }),
       );
     const approvedAs = (transactionType: string) => ({
       status: 'approved' as const,
@@ -147,7 +140,7 @@ describe('hosted forms (sale-form, preauth-form, payment-form)', () => {
 
     it('a status reply naming a preauth → authorized (a hold), and a capture is accepted', () => {
       onUniversalForm()
-        .when(statusReply(approvedAs('preauth')))
+        .when(payments.statusReply(approvedAs('preauth')))
         .then([
           {
             type: 'authorized',
@@ -156,21 +149,21 @@ describe('hosted forms (sale-form, preauth-form, payment-form)', () => {
         ])
         .thenState({ status: 'authorized', kind: 'preauth', authorized: 10_000, captured: 0 });
       onUniversalForm()
-        .and(statusReply(approvedAs('preauth')))
-        .when(command({ ...reference(), type: 'capture' }))
+        .and(payments.statusReply(approvedAs('preauth')))
+        .when(payments.command({ ...reference(), type: 'capture' }))
         .then([{ type: 'operation-requested', operation: 'capture' }]);
     });
 
     it('a verified server callback of type preauth → authorized, never approved', () => {
       onUniversalForm()
-        .when(callback('approved', { transactionType: 'preauth' }))
+        .when(payments.callback('approved', { transactionType: 'preauth' }))
         .then([{ type: 'authorized' }])
         .thenState({ status: 'authorized', kind: 'preauth', captured: 0 });
     });
 
     it('a status reply naming a sale → approved (charged), as before', () => {
       onUniversalForm()
-        .when(statusReply(approvedAs('sale')))
+        .when(payments.statusReply(approvedAs('sale')))
         .then([{ type: 'approved' }])
         .thenState({ status: 'approved', kind: 'sale', captured: 10_000 });
     });
@@ -178,14 +171,14 @@ describe('hosted forms (sale-form, preauth-form, payment-form)', () => {
     it('a final status that names no transaction type settles nothing: charged or held cannot be told', () => {
       const { transactionType: _t, ...unnamed } = approvedAs('preauth');
       onUniversalForm()
-        .when(statusReply(unnamed))
+        .when(payments.statusReply(unnamed))
         .thenIgnored('NOT_ABOUT_THIS_OPERATION')
         .thenState({ status: 'action-required' });
     });
 
     it('sale-form stays a sale: a callback naming a preauth is not about it', () => {
       onForm()
-        .when(callback('approved', { transactionType: 'preauth' }))
+        .when(payments.callback('approved', { transactionType: 'preauth' }))
         .thenIgnored('NOT_ABOUT_THIS_OPERATION')
         .thenState({ status: 'action-required' });
     });
@@ -194,33 +187,52 @@ describe('hosted forms (sale-form, preauth-form, payment-form)', () => {
   describe('the form reply lost (the form address never came back)', () => {
     const HOUR = 60 * 60 * 1000;
     const lost = (type: 'sale-form' | 'preauth-form' | 'payment-form') =>
-      givenInputs(command(form(type)), result({ kind: 'unknown', reason: 'timeout' }));
+      payments.givenInputs(
+        payments.command(form(type)),
+        payments.result({ kind: 'unknown', reason: 'timeout' }),
+      );
 
     it.each(['sale-form', 'preauth-form', 'payment-form'] as const)(
       '%s: a processing status stays unknown (no payer can reach the form); the shared rule alerts after the hour',
       (type) => {
         lost(type)
-          .when(statusReply({ status: 'processing', gatewayOrderId: 'gw-1' }), at(5_000))
+          .when(
+            payments.statusReply({ status: 'processing', gatewayOrderId: 'gw-1' }),
+            payments.at(5_000),
+          )
           .thenIgnored('NO_NEWS')
           .thenEffects([])
           .thenState({ status: 'outcome-unknown' });
         const requestId = lost(type).state.inFlight?.requestId ?? '';
         lost(type)
-          .and(statusReply({ status: 'processing', gatewayOrderId: 'gw-1' }), at(5_000))
-          .when(timer({ kind: 'unknown-alert', requestId }), at(HOUR))
-          .then([{ type: 'outcome-unknown', alert: true, since: T0 }]);
+          .and(
+            payments.statusReply({ status: 'processing', gatewayOrderId: 'gw-1' }),
+            payments.at(5_000),
+          )
+          .when(payments.timer({ kind: 'unknown-alert', requestId }), payments.at(HOUR))
+          .then([{ type: 'outcome-unknown', alert: true, since: payments.T0 }]);
       },
     );
 
     it('the status reply with a final outcome still resolves it', () => {
       lost('sale-form')
-        .when(statusReply({ status: 'declined', gatewayOrderId: 'gw-1' }), at(5_000))
+        .when(
+          payments.statusReply({ status: 'declined', gatewayOrderId: 'gw-1' }),
+          payments.at(5_000),
+        )
         .then([{ type: 'declined' }]);
     });
 
     it('a sale with the card sent is not held: processing means the gateway works on it', () => {
-      givenInputs(command(saleCommand()), result({ kind: 'unknown', reason: 'timeout' }))
-        .when(statusReply({ status: 'processing', gatewayOrderId: 'gw-1' }), at(5_000))
+      payments
+        .givenInputs(
+          payments.command(saleCommand()),
+          payments.result({ kind: 'unknown', reason: 'timeout' }),
+        )
+        .when(
+          payments.statusReply({ status: 'processing', gatewayOrderId: 'gw-1' }),
+          payments.at(5_000),
+        )
         .then([{ type: 'accepted-by-gateway' }])
         .thenState({ status: 'processing' });
     });
@@ -228,17 +240,18 @@ describe('hosted forms (sale-form, preauth-form, payment-form)', () => {
 
   it('a status reply while the payer is still on the form changes nothing; the poll asks again', () => {
     onForm()
-      .when(statusReply({ status: 'processing' }))
+      .when(payments.statusReply({ status: 'processing' }))
       .thenIgnored('NO_NEWS');
   });
 
   it('preauth-form authorized → capture sends the capture on the form order', () => {
-    givenInputs(
-      command(form('preauth-form')),
-      result({ kind: 'accepted', gatewayOrderId: 'gw-5', redirectUrl: FORM_URL }),
-      callback('approved', { gatewayOrderId: 'gw-5' }),
-    )
-      .when(command({ ...captureCommand(), commandId: testUuid() }))
+    payments
+      .givenInputs(
+        payments.command(form('preauth-form')),
+        payments.result({ kind: 'accepted', gatewayOrderId: 'gw-5', redirectUrl: FORM_URL }),
+        payments.callback('approved', { gatewayOrderId: 'gw-5' }),
+      )
+      .when(payments.command({ ...captureCommand(), commandId: testUuid() }))
       .then([{ type: 'operation-requested', operation: 'capture' }])
       .thenEffects([
         {
@@ -249,24 +262,30 @@ describe('hosted forms (sale-form, preauth-form, payment-form)', () => {
   });
 
   it('a zero amount, or a payment that exists already, is refused', () => {
-    given()
+    payments
+      .given()
       .when(
-        command({ ...form('sale-form'), amount: { minor: 0, currency: 'EUR' } } as PaymentCommand),
+        payments.command({
+          ...form('sale-form'),
+          amount: { minor: 0, currency: 'EUR' },
+        } as PaymentCommand),
       )
       .thenRejected('INVALID_AMOUNT');
     onForm()
-      .when(command(form('preauth-form')))
+      .when(payments.command(form('preauth-form')))
       .thenRejected('PAYMENT_ALREADY_EXISTS');
   });
 });
 
 describe('3-D Secure on a sale', () => {
-  const sent = () => givenInputs(command(saleCommand()), acceptedResult());
-  const challenged = () => sent().and(statusReply({ status: 'processing', redirectUrl: ACS_URL }));
+  const sent = () =>
+    payments.givenInputs(payments.command(saleCommand()), payments.acceptedResult());
+  const challenged = () =>
+    sent().and(payments.statusReply({ status: 'processing', redirectUrl: ACS_URL }));
 
   it('challenge announced → action-required with the ACS URL', () => {
     sent()
-      .when(statusReply({ status: 'processing', redirectUrl: ACS_URL }))
+      .when(payments.statusReply({ status: 'processing', redirectUrl: ACS_URL }))
       .then([{ type: 'action-required', action: { kind: 'redirect', url: ACS_URL } }])
       .thenState({ status: 'action-required' });
   });
@@ -275,35 +294,44 @@ describe('3-D Secure on a sale', () => {
     challenged().when(browserReturn('approved')).thenIgnored('HINT_ONLY').thenEffects([pollNow]);
     challenged()
       .and(browserReturn('approved'))
-      .when(statusReply({ status: 'approved', transactionType: 'sale' }))
+      .when(payments.statusReply({ status: 'approved', transactionType: 'sale' }))
       .then([{ type: 'approved' }])
       .thenState({ status: 'approved' });
   });
 
   it('challenge failed → declined (status reply)', () => {
     challenged()
-      .when(statusReply({ status: 'declined', errorMessage: '3-D Secure authentication failed' }))
+      .when(
+        payments.statusReply({
+          status: 'declined',
+          errorMessage: '3-D Secure authentication failed',
+        }),
+      )
       .then([{ type: 'declined', message: '3-D Secure authentication failed' }])
       .thenState({ status: 'declined' });
   });
 
   it('frictionless → approved with no action-required at all', () => {
     sent()
-      .when(statusReply({ status: 'approved', transactionType: 'sale' }))
+      .when(payments.statusReply({ status: 'approved', transactionType: 'sale' }))
       .then([{ type: 'approved' }]);
   });
 
   it('payer abandons: polling goes on until the gateway gives up on the challenge → declined', () => {
     const s = challenged();
     const poll = s
-      .when(timer({ kind: 'status-poll', requestId: s.state.inFlight!.requestId, attempt: 3 }))
+      .when(
+        payments.timer({ kind: 'status-poll', requestId: s.state.inFlight!.requestId, attempt: 3 }),
+      )
       .thenEffects([
         { type: 'send-gateway-request', request: expect.objectContaining({ operation: 'status' }) },
         { type: 'schedule-timer', timer: { kind: 'status-poll', attempt: 4 } },
       ]);
     expect(poll.decision.events).toEqual([]);
-    s.when(statusReply({ status: 'processing', redirectUrl: ACS_URL })).thenIgnored('NO_NEWS');
-    s.when(statusReply({ status: 'declined', errorMessage: 'challenge timed out' }))
+    s.when(payments.statusReply({ status: 'processing', redirectUrl: ACS_URL })).thenIgnored(
+      'NO_NEWS',
+    );
+    s.when(payments.statusReply({ status: 'declined', errorMessage: 'challenge timed out' }))
       .then([{ type: 'declined' }])
       .thenState({ status: 'declined' });
   });
@@ -311,43 +339,51 @@ describe('3-D Secure on a sale', () => {
 
 describe('3-D Secure uploads from the front end', () => {
   const challenged = () =>
-    givenInputs(
-      command(saleCommand()),
-      acceptedResult('gw-3'),
-      statusReply({ status: 'processing', redirectUrl: ACS_URL }),
+    payments.givenInputs(
+      payments.command(saleCommand()),
+      payments.acceptedResult('gw-3'),
+      payments.statusReply({ status: 'processing', redirectUrl: ACS_URL }),
     );
 
   it('method step announced → action-required (threeds-method) once; then the challenge', () => {
     const method = { url: 'https://acs.example/method/1', threeDSServerTransID: 'tx-1' };
-    const sent = givenInputs(command(saleCommand()), acceptedResult('gw-3'));
+    const sent = payments.givenInputs(
+      payments.command(saleCommand()),
+      payments.acceptedResult('gw-3'),
+    );
     const o = sent
-      .when(statusReply({ status: 'processing', threeDSMethod: method }))
+      .when(payments.statusReply({ status: 'processing', threeDSMethod: method }))
       .then([{ type: 'action-required', action: { kind: 'threeds-method', ...method } }]);
-    const announced = given(...sent.events, ...o.decision.events);
+    const announced = payments.given(...sent.events, ...o.decision.events);
     announced
-      .when(statusReply({ status: 'processing', threeDSMethod: method }))
+      .when(payments.statusReply({ status: 'processing', threeDSMethod: method }))
       .thenIgnored('NO_NEWS');
     announced
-      .when(statusReply({ status: 'processing', redirectUrl: ACS_URL }))
+      .when(payments.statusReply({ status: 'processing', redirectUrl: ACS_URL }))
       .then([{ type: 'action-required', action: { kind: 'redirect', url: ACS_URL } }]);
   });
 
   it('10-second rule: the method step still pending at its deadline → the service uploads N', () => {
     const method = { url: 'https://acs.example/method/1', threeDSServerTransID: 'tx-1' };
-    const sent = givenInputs(command(saleCommand()), acceptedResult('gw-3'));
-    const announce = sent.when(statusReply({ status: 'processing', threeDSMethod: method }));
+    const sent = payments.givenInputs(
+      payments.command(saleCommand()),
+      payments.acceptedResult('gw-3'),
+    );
+    const announce = sent.when(
+      payments.statusReply({ status: 'processing', threeDSMethod: method }),
+    );
     expect(announce.decision.effects).toContainEqual({
       type: 'schedule-timer',
       timer: { kind: 'threeds-method-deadline', requestId: sent.state.inFlight!.requestId },
-      at: at(10_000),
+      at: payments.at(10_000),
     });
-    const pending = given(...sent.events, ...announce.decision.events);
-    const deadline = timer({
+    const pending = payments.given(...sent.events, ...announce.decision.events);
+    const deadline = payments.timer({
       kind: 'threeds-method-deadline',
       requestId: sent.state.inFlight!.requestId,
     });
     pending
-      .when(deadline, at(10_000))
+      .when(deadline, payments.at(10_000))
       .thenIgnored('NO_NEWS')
       .thenEffects([
         {
@@ -362,8 +398,8 @@ describe('3-D Secure uploads from the front end', () => {
       ]);
     // The front end reported in time: the challenge was announced, the deadline is obsolete.
     pending
-      .and(statusReply({ status: 'processing', redirectUrl: ACS_URL }))
-      .when(deadline, at(10_000))
+      .and(payments.statusReply({ status: 'processing', redirectUrl: ACS_URL }))
+      .when(deadline, payments.at(10_000))
       .thenIgnored('TIMER_OBSOLETE')
       .thenEffects([]);
   });
@@ -373,7 +409,7 @@ describe('3-D Secure uploads from the front end', () => {
     (ind) => {
       challenged()
         .when(
-          command({
+          payments.command({
             ...reference(),
             type: 'upload-method-url-result',
             threeDSCompInd: ind,
@@ -397,7 +433,7 @@ describe('3-D Secure uploads from the front end', () => {
 
   it('upload-cres-result and upload-pares-result carry the ACS answer to the gateway', () => {
     challenged()
-      .when(command({ ...reference(), type: 'upload-cres-result', cRes: 'eyJhIjoxfQ==' }))
+      .when(payments.command({ ...reference(), type: 'upload-cres-result', cRes: 'eyJhIjoxfQ==' }))
       .thenEffects([
         {
           type: 'send-gateway-request',
@@ -408,7 +444,9 @@ describe('3-D Secure uploads from the front end', () => {
         },
       ]);
     challenged()
-      .when(command({ ...reference(), type: 'upload-pares-result', paRes: 'PFBBUmVzPg==' }))
+      .when(
+        payments.command({ ...reference(), type: 'upload-pares-result', paRes: 'PFBBUmVzPg==' }),
+      )
       .thenEffects([
         {
           type: 'send-gateway-request',
@@ -435,7 +473,7 @@ describe('3-D Secure uploads from the front end', () => {
             kind === 'accepted'
               ? { kind: 'accepted', gatewayOrderId: 'gw-3' }
               : { kind: 'rejected', code: '1', message: 'cRes belongs to another transaction' },
-          completedAt: T0,
+          completedAt: payments.T0,
         },
       });
     s.when(uploadResult('accepted')).thenIgnored('NO_NEWS').thenEffects([pollNow]);
@@ -443,11 +481,15 @@ describe('3-D Secure uploads from the front end', () => {
   });
 
   it('an upload with nothing awaiting the payer is refused with a reason', () => {
-    const cres = () => command({ ...reference(), type: 'upload-cres-result', cRes: 'eyJ9' });
-    given().when(cres()).thenRejected('PAYMENT_NOT_FOUND');
-    givenInputs(command(saleCommand())).when(cres()).thenRejected('NO_PAYER_ACTION_PENDING');
+    const cres = () =>
+      payments.command({ ...reference(), type: 'upload-cres-result', cRes: 'eyJ9' });
+    payments.given().when(cres()).thenRejected('PAYMENT_NOT_FOUND');
+    payments
+      .givenInputs(payments.command(saleCommand()))
+      .when(cres())
+      .thenRejected('NO_PAYER_ACTION_PENDING');
     challenged()
-      .and(statusReply({ status: 'approved', transactionType: 'sale' }))
+      .and(payments.statusReply({ status: 'approved', transactionType: 'sale' }))
       .when(cres())
       .thenRejected('NO_PAYER_ACTION_PENDING');
   });
@@ -455,8 +497,9 @@ describe('3-D Secure uploads from the front end', () => {
 
 describe('account verification', () => {
   it('direct: zero amount (XXX, nothing charged), the sealed card to the gateway', () => {
-    given()
-      .when(command(verification()))
+    payments
+      .given()
+      .when(payments.command(verification()))
       .then([
         {
           type: 'operation-requested',
@@ -473,18 +516,21 @@ describe('account verification', () => {
       .thenState({ status: 'requested', kind: 'account-verification' });
   });
 
-  const sent = () => givenInputs(command(verification()), acceptedResult());
+  const sent = () =>
+    payments.givenInputs(payments.command(verification()), payments.acceptedResult());
 
   it('approved callback naming it → account-verified; nothing authorized or captured', () => {
     sent()
-      .when(callback('approved', { card: { bin: '444444', lastFour: '4448', brand: 'VISA' } }))
+      .when(
+        payments.callback('approved', { card: { bin: '444444', lastFour: '4448', brand: 'VISA' } }),
+      )
       .then([{ type: 'account-verified', card: { lastFour: '4448' } }])
       .thenState({ status: 'verified', authorized: 0, captured: 0, inFlight: undefined });
   });
 
   it('declined → declined', () => {
     sent()
-      .when(callback('declined'))
+      .when(payments.callback('declined'))
       .then([{ type: 'declined' }])
       .thenState({ status: 'declined' });
   });
@@ -492,22 +538,23 @@ describe('account verification', () => {
   it('a callback naming a sale is not about it; capture and return are refused afterwards', () => {
     sent()
       .when((s) => {
-        const input = callback('approved')(s);
+        const input = payments.callback('approved')(s);
         return input.kind === 'callback' ? { ...input, about: ['sale'] } : input;
       })
       .thenIgnored('NOT_ABOUT_THIS_OPERATION');
-    const verified = sent().and(callback('approved'));
+    const verified = sent().and(payments.callback('approved'));
     verified
-      .when(command({ ...captureCommand(), commandId: testUuid() }))
+      .when(payments.command({ ...captureCommand(), commandId: testUuid() }))
       .thenRejected('NOT_A_PREAUTH');
     verified
-      .when(command({ ...captureCommand(), type: 'return', commandId: testUuid() }))
+      .when(payments.command({ ...captureCommand(), type: 'return', commandId: testUuid() }))
       .thenRejected('INVALID_STATE');
   });
 
   it('hosted: account-verification-form → form URL → action-required, then verified by callback', () => {
-    const o = given()
-      .when(command(verificationForm()))
+    const o = payments
+      .given()
+      .when(payments.command(verificationForm()))
       .then([
         { type: 'operation-requested', operation: 'account-verification', via: 'hosted-form' },
       ])
@@ -518,9 +565,10 @@ describe('account verification', () => {
         },
       ]);
     expect(JSON.stringify(o.decision.effects)).not.toContain('sealedCard');
-    givenInputs(command(verificationForm()))
-      .and(result({ kind: 'accepted', gatewayOrderId: 'gw-7', redirectUrl: FORM_URL }))
-      .when(callback('approved', { gatewayOrderId: 'gw-7' }))
+    payments
+      .givenInputs(payments.command(verificationForm()))
+      .and(payments.result({ kind: 'accepted', gatewayOrderId: 'gw-7', redirectUrl: FORM_URL }))
+      .when(payments.callback('approved', { gatewayOrderId: 'gw-7' }))
       .then([{ type: 'account-verified' }]);
   });
 });

@@ -9,17 +9,7 @@ import {
 } from '@payments/contracts/testing';
 import type { PaymentInput } from './inputs';
 import { FINAL_STATUSES, type PaymentState } from './state';
-import {
-  acceptedResult,
-  at,
-  callback,
-  command,
-  givenInputs,
-  result,
-  statusReply,
-  timer,
-  type Scenario,
-} from '../../../../test/kits/card-payment.kit';
+import * as payments from '../../../../test/kits/card-payment.kit';
 
 type Step = (s: PaymentState) => PaymentInput;
 
@@ -30,37 +20,41 @@ const FINAL_OUTCOME_TYPES = new Set<PaymentEvent['type']>(['approved', 'declined
 const saleNoiseArb: fc.Arbitrary<{ label: string; step: Step; final: boolean }> = fc.oneof(
   statusArb.map((s) => ({
     label: `callback ${s}`,
-    step: callback(s),
+    step: payments.callback(s),
     final: isFinalGatewayStatus(s),
   })),
   statusArb.map((s) => ({
     label: `status ${s}`,
-    step: statusReply({ status: s }),
+    step: payments.statusReply({ status: s }),
     final: isFinalGatewayStatus(s),
   })),
-  fc.constant({ label: 'late accepted', step: acceptedResult(), final: false }),
+  fc.constant({ label: 'late accepted', step: payments.acceptedResult(), final: false }),
   fc.constant({
     label: 'late unknown',
-    step: result({ kind: 'unknown', reason: 'timeout' }),
+    step: payments.result({ kind: 'unknown', reason: 'timeout' }),
     final: false,
   }),
   fc.constant({
     label: 'poll',
     step: (s: PaymentState) =>
-      timer({ kind: 'status-poll', requestId: s.inFlight?.requestId ?? 'gone', attempt: 2 }),
+      payments.timer({
+        kind: 'status-poll',
+        requestId: s.inFlight?.requestId ?? 'gone',
+        attempt: 2,
+      }),
     final: false,
   }),
 );
 
 function run(
-  start: Scenario,
+  start: payments.Scenario,
   steps: Step[],
   check: (before: PaymentState, after: PaymentState, events: PaymentEvent[]) => void,
-): Scenario {
+): payments.Scenario {
   let s = start;
   steps.forEach((step, i) => {
     const before = s.state;
-    const next = s.and(step, at(i * 1000));
+    const next = s.and(step, payments.at(i * 1000));
     const events = next.events.slice(s.events.length);
     check(before, next.state, events);
     s = next;
@@ -76,8 +70,8 @@ describe('properties', () => {
         fc.array(saleNoiseArb, { minLength: 1, maxLength: 25 }),
         (accepted, noise) => {
           const start = accepted
-            ? givenInputs(command(saleCommand()), acceptedResult())
-            : givenInputs(command(saleCommand()));
+            ? payments.givenInputs(payments.command(saleCommand()), payments.acceptedResult())
+            : payments.givenInputs(payments.command(saleCommand()));
           const end = run(
             start,
             noise.map((n) => n.step),
@@ -121,33 +115,36 @@ describe('properties', () => {
       {
         weight: 3,
         arbitrary: amountArb.map(
-          (a) => () => command(captureCommand(a === undefined ? {} : { amount: eur(a) })),
+          (a) => () => payments.command(captureCommand(a === undefined ? {} : { amount: eur(a) })),
         ),
       },
       {
         weight: 3,
         arbitrary: amountArb.map(
-          (a) => () => command(returnCommand(a === undefined ? {} : { amount: eur(a) })),
+          (a) => () => payments.command(returnCommand(a === undefined ? {} : { amount: eur(a) })),
         ),
       },
       {
         weight: 1,
         arbitrary: amountArb.map(
-          (a) => () => command(voidCommand(a === undefined ? {} : { amount: eur(a) })),
+          (a) => () => payments.command(voidCommand(a === undefined ? {} : { amount: eur(a) })),
         ),
       },
       // Approvals are what move money; make them common so the limits are actually reached.
-      { weight: 5, arbitrary: fc.constant(callback('approved')) },
-      { weight: 2, arbitrary: statusArb.map((s) => callback(s)) },
-      { weight: 1, arbitrary: fc.constant(result({ kind: 'unknown', reason: 'timeout' })) },
-      { weight: 1, arbitrary: fc.constant(acceptedResult()) },
+      { weight: 5, arbitrary: fc.constant(payments.callback('approved')) },
+      { weight: 2, arbitrary: statusArb.map((s) => payments.callback(s)) },
+      {
+        weight: 1,
+        arbitrary: fc.constant(payments.result({ kind: 'unknown', reason: 'timeout' })),
+      },
+      { weight: 1, arbitrary: fc.constant(payments.acceptedResult()) },
     );
     fc.assert(
       fc.property(fc.array(stepArb, { minLength: 4, maxLength: 30 }), (steps) => {
-        const start = givenInputs(
-          command(preauthCommand()),
-          acceptedResult(),
-          callback('approved'),
+        const start = payments.givenInputs(
+          payments.command(preauthCommand()),
+          payments.acceptedResult(),
+          payments.callback('approved'),
         );
         const end = run(start, steps, (_before, after) => {
           expect(after.captured).toBeLessThanOrEqual(after.authorized);

@@ -1,23 +1,15 @@
 import { PAYMENT_ID, saleCommand } from '@payments/contracts/testing';
-import {
-  acceptedResult,
-  at,
-  callback,
-  command,
-  given,
-  givenInputs,
-  result,
-  statusReply,
-} from '../../../../test/kits/card-payment.kit';
+import * as payments from '../../../../test/kits/card-payment.kit';
 
 const sale = saleCommand();
-const requested = () => givenInputs(command(sale));
-const processing = () => requested().and(acceptedResult());
+const requested = () => payments.givenInputs(payments.command(sale));
+const processing = () => requested().and(payments.acceptedResult());
 
 describe('sale', () => {
   it('SALE → operation-requested and a gateway request with the sealed card, client order id = payment id', () => {
-    given()
-      .when(command(sale))
+    payments
+      .given()
+      .when(payments.command(sale))
       .then([
         {
           type: 'operation-requested',
@@ -45,7 +37,7 @@ describe('sale', () => {
   });
 
   it('the request id in the event is the one sent', () => {
-    const o = given().when(command(sale));
+    const o = payments.given().when(payments.command(sale));
     const effect = o.decision.effects[0];
     expect(effect?.type === 'send-gateway-request' && effect.request.requestId).toBe(
       o.after.inFlight?.requestId,
@@ -54,20 +46,21 @@ describe('sale', () => {
 
   it('a second sale for the same payment is rejected, as a versioned command-rejected event', () => {
     requested()
-      .when(command(saleCommand()))
+      .when(payments.command(saleCommand()))
       .thenRejected('PAYMENT_ALREADY_EXISTS')
       .thenState({ status: 'requested', version: 2 });
   });
 
   it('a zero-amount sale is rejected (account verification is its own flow)', () => {
-    given()
-      .when(command(saleCommand({ amount: { minor: 0, currency: 'EUR' } })))
+    payments
+      .given()
+      .when(payments.command(saleCommand({ amount: { minor: 0, currency: 'EUR' } })))
       .thenRejected('INVALID_AMOUNT');
   });
 
   it('accepted by the gateway → processing, first status poll in 3 s', () => {
     requested()
-      .when(acceptedResult('gw-1'))
+      .when(payments.acceptedResult('gw-1'))
       .then([
         {
           type: 'accepted-by-gateway',
@@ -78,7 +71,11 @@ describe('sale', () => {
         },
       ])
       .thenEffects([
-        { type: 'schedule-timer', timer: { kind: 'status-poll', attempt: 1 }, at: at(3000) },
+        {
+          type: 'schedule-timer',
+          timer: { kind: 'status-poll', attempt: 1 },
+          at: payments.at(3000),
+        },
       ])
       .thenState({ status: 'processing', gatewayOrderId: 'gw-1' });
   });
@@ -86,7 +83,7 @@ describe('sale', () => {
   it('3-D Secure: processing with redirect-to → action-required, announced once', () => {
     const report = { status: 'processing', redirectUrl: 'https://acs.example/challenge' } as const;
     const o = processing()
-      .when(statusReply(report))
+      .when(payments.statusReply(report))
       .then([
         {
           type: 'action-required',
@@ -94,21 +91,22 @@ describe('sale', () => {
         },
       ])
       .thenState({ status: 'action-required' });
-    given(...processing().events, ...o.decision.events)
-      .when(statusReply(report))
+    payments
+      .given(...processing().events, ...o.decision.events)
+      .when(payments.statusReply(report))
       .thenIgnored('NO_NEWS');
   });
 
   it('3-D Secure: processing with html → action-required (html)', () => {
     processing()
-      .when(statusReply({ status: 'processing', html: '<form>…</form>' }))
+      .when(payments.statusReply({ status: 'processing', html: '<form>…</form>' }))
       .then([{ type: 'action-required', action: { kind: 'html', html: '<form>…</form>' } }]);
   });
 
   it('approved callback → approved with card summary, timers cancelled', () => {
     processing()
       .when(
-        callback('approved', {
+        payments.callback('approved', {
           approvalCode: '242805',
           card: { bin: '444444', lastFour: '4448', brand: 'VISA' },
         }),
@@ -121,10 +119,7 @@ describe('sale', () => {
           card: { bin: '444444', lastFour: '4448', brand: 'VISA' },
         },
       ])
-      .thenEffects([
-        { type: 'cancel-timer', timer: 'status-poll' },
-        { type: 'cancel-timer', timer: 'unknown-alert' },
-      ])
+      .thenEffects(payments.cancelled('status-poll', 'unknown-alert'))
       .thenState({ status: 'approved', authorized: 10_000, captured: 10_000, inFlight: undefined });
   });
 
@@ -134,57 +129,58 @@ describe('sale', () => {
     ['filtered', { type: 'failed', reason: 'filtered' }, 'failed'],
   ] as const)('%s status → %j', (status, event, finalStatus) => {
     processing()
-      .when(callback(status, { errorCode: '3', errorMessage: 'issuer said no' }))
+      .when(payments.callback(status, { errorCode: '3', errorMessage: 'issuer said no' }))
       .then([event])
       .thenState({ status: finalStatus });
   });
 
   it('the gateway refusing the request (validation error) → failed(rejected), nothing charged', () => {
     requested()
-      .when(result({ kind: 'rejected', code: '1', message: 'bad zip' }))
+      .when(payments.result({ kind: 'rejected', code: '1', message: 'bad zip' }))
       .then([{ type: 'failed', reason: 'rejected', code: '1', message: 'bad zip' }])
       .thenState({ status: 'failed' });
   });
 
   it('not sent → resend the SAME request later, no event', () => {
-    const o = requested().when(result({ kind: 'not-sent', reason: 'breaker open' }, 1));
+    const o = requested().when(payments.result({ kind: 'not-sent', reason: 'breaker open' }, 1));
     o.thenIgnored().thenEffects([
       {
         type: 'resend-gateway-request',
         requestId: o.before.inFlight!.requestId,
         attempt: 2,
-        notBefore: at(1000),
+        notBefore: payments.at(1000),
       },
     ]);
   });
 
   it('not sent on the last allowed attempt → failed(not-sent)', () => {
     requested()
-      .when(result({ kind: 'not-sent', reason: 'breaker open' }, 5))
+      .when(payments.result({ kind: 'not-sent', reason: 'breaker open' }, 5))
       .then([{ type: 'failed', reason: 'not-sent' }])
       .thenState({ status: 'failed' });
   });
 
   it('a callback overtaking the send result is applied; the late result is then ignored', () => {
-    const s = requested().and(callback('approved'));
+    const s = requested().and(payments.callback('approved'));
     expect(s.state.status).toBe('approved');
-    s.when(acceptedResult()).thenIgnored('NO_OPERATION_IN_FLIGHT');
+    s.when(payments.acceptedResult()).thenIgnored('NO_OPERATION_IN_FLIGHT');
   });
 
   it('a processing callback before the send result starts polling; the late result is a duplicate', () => {
     const o = requested()
-      .when(callback('processing'))
+      .when(payments.callback('processing'))
       .then([{ type: 'accepted-by-gateway' }]);
     o.thenEffects([{ type: 'schedule-timer', timer: { kind: 'status-poll' } }]);
-    given(...requested().events, ...o.decision.events)
-      .when(acceptedResult())
+    payments
+      .given(...requested().events, ...o.decision.events)
+      .when(payments.acceptedResult())
       .thenIgnored('DUPLICATE_RESULT');
   });
 
   it('final is never moved backwards: declined after approved is ignored', () => {
     processing()
-      .and(callback('approved'))
-      .when(callback('declined'))
+      .and(payments.callback('approved'))
+      .when(payments.callback('declined'))
       .thenIgnored('NO_OPERATION_IN_FLIGHT')
       .thenState({ status: 'approved' });
   });
@@ -192,7 +188,7 @@ describe('sale', () => {
   it('a callback for another order is ignored', () => {
     processing()
       .when((s) => {
-        const input = callback('approved')(s);
+        const input = payments.callback('approved')(s);
         return input.kind === 'callback'
           ? { ...input, callback: { ...input.callback, clientOrderId: 'someone-else' } }
           : input;
@@ -210,7 +206,11 @@ describe('the gateway names another amount than was asked for', () => {
       { minor: asked.minor - 1, currency: asked.currency },
       { minor: asked.minor, currency: asked.currency === 'USD' ? 'EUR' : 'USD' },
     ]) {
-      const reply = statusReply({ status: 'approved', transactionType: 'sale', amount: reported });
+      const reply = payments.statusReply({
+        status: 'approved',
+        transactionType: 'sale',
+        amount: reported,
+      });
       const mismatch = processing().when(reply);
       mismatch
         .then([
@@ -222,10 +222,7 @@ describe('the gateway names another amount than was asked for', () => {
             reportedAmount: reported,
           },
         ])
-        .thenEffects([
-          { type: 'cancel-timer', timer: 'status-poll' },
-          { type: 'cancel-timer', timer: 'unknown-alert' },
-        ])
+        .thenEffects(payments.cancelled('status-poll', 'unknown-alert'))
         .thenState({ status: 'outcome-unknown' });
       expect(mismatch.after.captured).toBe(0);
       // The same answer again raises nothing new.
@@ -235,17 +232,22 @@ describe('the gateway names another amount than was asked for', () => {
 
   it('a verified callback naming another amount (the control does not cover it) only brings the status query forward', () => {
     processing()
-      .when(callback('approved', { amount: { minor: 1, currency: asked.currency } }), at(5_000))
+      .when(
+        payments.callback('approved', { amount: { minor: 1, currency: asked.currency } }),
+        payments.at(5_000),
+      )
       .thenIgnored('HINT_ONLY')
-      .thenEffects([{ type: 'schedule-timer', timer: { kind: 'status-poll' }, at: at(5_000) }]);
+      .thenEffects([
+        { type: 'schedule-timer', timer: { kind: 'status-poll' }, at: payments.at(5_000) },
+      ]);
   });
 
   it('the asked amount, or none named (a synchronous reply), settles it', () => {
     processing()
-      .when(callback('approved', { amount: asked }))
+      .when(payments.callback('approved', { amount: asked }))
       .then([{ type: 'approved', amount: asked }]);
     processing()
-      .when(callback('approved'))
+      .when(payments.callback('approved'))
       .then([{ type: 'approved', amount: asked }]);
   });
 });

@@ -1,30 +1,17 @@
-import {
-  approve,
-  command,
-  oneStepPayout,
-  payoutForm,
-  PayoutWorld,
-  sendResult,
-  statusReply,
-  T0,
-  timer,
-  uuid,
-} from '../../../../test/kits/payout.kit';
+import * as payouts from '../../../../test/kits/payout.kit';
 
 describe('one-step payout (v2 payout, v4 payout): sent at once, paid on the gateway answer', () => {
   it.each(['payout', 'payout-v4'] as const)(
     'given a %s command, then its request goes out once; approved by the gateway, then paid-out with the amount',
     (type) => {
-      const world = new PayoutWorld();
-      const id = uuid();
-      world.apply(id, command(oneStepPayout(id, 4_200, type)));
+      const { world, id } = payouts.opened((id) => payouts.oneStepPayout(id, 4_200, type));
       expect(world.sent).toEqual([
         { payoutId: id, operation: type, requestId: expect.any(String) },
       ]);
       expect(world.state(id)).toMatchObject({ status: 'paying', mode: 'one-step' });
-      world.apply(id, (s) => sendResult(s, { kind: 'accepted', gatewayOrderId: 'G-7' }));
+      world.apply(id, (s) => payouts.sendResult(s, { kind: 'accepted', gatewayOrderId: 'G-7' }));
       const paid = world.apply(id, (s) =>
-        statusReply(s, { status: 'approved', gatewayOrderId: 'G-7' }, [type]),
+        payouts.statusReply(s, { status: 'approved', gatewayOrderId: 'G-7' }, [type]),
       );
       expect(paid.events).toMatchObject([
         { type: 'paid-out', amount: { minor: 4_200, currency: 'EUR' }, gatewayOrderId: 'G-7' },
@@ -39,13 +26,11 @@ describe('one-step payout (v2 payout, v4 payout): sent at once, paid on the gate
   );
 
   it('declined by the gateway: payout-declined with the code, nothing paid, its reservation released', () => {
-    const world = new PayoutWorld();
-    const id = uuid();
-    world.apply(id, command(oneStepPayout(id)));
+    const { world, id } = payouts.opened(payouts.oneStepPayout);
     expect(world.book.reservedOn()).toBe(5_000);
-    world.apply(id, (s) => sendResult(s, { kind: 'accepted', gatewayOrderId: 'G-8' }));
+    world.apply(id, (s) => payouts.sendResult(s, { kind: 'accepted', gatewayOrderId: 'G-8' }));
     const declined = world.apply(id, (s) =>
-      statusReply(s, { status: 'declined', errorCode: '116', errorMessage: 'no funds' }, [
+      payouts.statusReply(s, { status: 'declined', errorCode: '116', errorMessage: 'no funds' }, [
         'payout',
       ]),
     );
@@ -57,19 +42,19 @@ describe('one-step payout (v2 payout, v4 payout): sent at once, paid on the gate
       payoutId: id,
       merchant: { endpointId: '1234' },
       currency: 'EUR',
-      day: T0.slice(0, 10),
+      day: payouts.T0.slice(0, 10),
     });
     expect(world.state(id).status).toBe('declined');
     expect(world.book.reservedOn()).toBe(0);
   });
 
   it('an unknown outcome stays unknown until a status reply about it resolves it; paid once', () => {
-    const world = new PayoutWorld();
-    const id = uuid();
-    world.apply(id, command(oneStepPayout(id)));
-    const unknown = world.apply(id, (s) => sendResult(s, { kind: 'unknown', reason: 'timeout' }));
+    const { world, id } = payouts.opened(payouts.oneStepPayout);
+    const unknown = world.apply(id, (s) =>
+      payouts.sendResult(s, { kind: 'unknown', reason: 'timeout' }),
+    );
     expect(unknown.events).toMatchObject([{ type: 'payout-outcome-unknown', operation: 'payout' }]);
-    const paid = world.apply(id, (s) => statusReply(s, { status: 'approved' }, ['payout']));
+    const paid = world.apply(id, (s) => payouts.statusReply(s, { status: 'approved' }, ['payout']));
     // The status reply names the request's serial, kept before the outcome.
     expect(paid.events).toMatchObject([
       { type: 'payout-accepted-by-gateway', serialNumber: expect.any(String) },
@@ -79,19 +64,15 @@ describe('one-step payout (v2 payout, v4 payout): sent at once, paid on the gate
   });
 
   it('an approval of a one-step payout is refused (PAYOUT_NOT_TWO_STEP); nothing else is sent', () => {
-    const world = new PayoutWorld();
-    const id = uuid();
-    world.apply(id, command(oneStepPayout(id)));
-    const refused = world.apply(id, command(approve(id)));
+    const { world, id } = payouts.opened(payouts.oneStepPayout);
+    const refused = world.apply(id, payouts.command(payouts.approve(id)));
     expect(refused.outcome === 'rejected' && refused.rejection.code).toBe('PAYOUT_NOT_TWO_STEP');
     expect(world.sent).toHaveLength(1);
   });
 
   it('the same payout id again is refused (PAYOUT_ALREADY_EXISTS), as a payout-check would be', () => {
-    const world = new PayoutWorld();
-    const id = uuid();
-    world.apply(id, command(oneStepPayout(id)));
-    const again = world.apply(id, command(oneStepPayout(id, 5_000, 'payout-v4')));
+    const { world, id } = payouts.opened(payouts.oneStepPayout);
+    const again = world.apply(id, payouts.command(payouts.oneStepPayout(id, 5_000, 'payout-v4')));
     expect(again.outcome === 'rejected' && again.rejection.code).toBe('PAYOUT_ALREADY_EXISTS');
     expect(world.sent).toHaveLength(1);
   });
@@ -99,15 +80,13 @@ describe('one-step payout (v2 payout, v4 payout): sent at once, paid on the gate
 
 describe('payout form (v2 payout-form): the payee enters the card on the hosted form', () => {
   it('the form URL is published once as payout-action-required; the approved payout is paid-out', () => {
-    const world = new PayoutWorld();
-    const id = uuid();
-    world.apply(id, command(payoutForm(id, 3_100)));
+    const { world, id } = payouts.opened((id) => payouts.payoutForm(id, 3_100));
     expect(world.sent).toEqual([
       { payoutId: id, operation: 'payout-form', requestId: expect.any(String) },
     ]);
     const form = 'https://gateway.example/hpp/t0k3n';
     const accepted = world.apply(id, (s) =>
-      sendResult(s, { kind: 'accepted', gatewayOrderId: 'G-9', redirectUrl: form }),
+      payouts.sendResult(s, { kind: 'accepted', gatewayOrderId: 'G-9', redirectUrl: form }),
     );
     expect(accepted.events).toMatchObject([
       { type: 'payout-accepted-by-gateway', operation: 'payout-form' },
@@ -115,10 +94,12 @@ describe('payout form (v2 payout-form): the payee enters the card on the hosted 
     ]);
     // Polled while the payee is on the form: the same URL is not announced again.
     const polled = world.apply(id, (s) =>
-      statusReply(s, { status: 'processing', redirectUrl: form }, ['payout-form']),
+      payouts.statusReply(s, { status: 'processing', redirectUrl: form }, ['payout-form']),
     );
     expect(polled.outcome).toBe('ignored');
-    const paid = world.apply(id, (s) => statusReply(s, { status: 'approved' }, ['payout-form']));
+    const paid = world.apply(id, (s) =>
+      payouts.statusReply(s, { status: 'approved' }, ['payout-form']),
+    );
     expect(paid.events).toMatchObject([
       { type: 'paid-out', amount: { minor: 3_100, currency: 'EUR' } },
     ]);
@@ -134,26 +115,24 @@ describe('payout form (v2 payout-form): the payee enters the card on the hosted 
 describe('payout form whose reply was lost: the form address never reached us', () => {
   const HOUR = 3_600_000;
   const lost = () => {
-    const world = new PayoutWorld();
-    const id = uuid();
-    world.apply(id, command(payoutForm(id, 2_700)));
-    world.apply(id, (s) => sendResult(s, { kind: 'unknown', reason: 'timeout' }));
+    const { world, id } = payouts.opened((id) => payouts.payoutForm(id, 2_700));
+    world.apply(id, (s) => payouts.sendResult(s, { kind: 'unknown', reason: 'timeout' }));
     return { world, id };
   };
 
   it('"the gateway has it" (processing, no address) leaves it unknown; the alert is raised after the window', () => {
     const { world, id } = lost();
     const polled = world.apply(id, (s) =>
-      statusReply(s, { status: 'processing', gatewayOrderId: 'G-4' }, ['payout-form']),
+      payouts.statusReply(s, { status: 'processing', gatewayOrderId: 'G-4' }, ['payout-form']),
     );
     expect(polled.outcome).toBe('ignored');
     expect(polled.effects).not.toContainEqual({ type: 'cancel-timer', timer: 'unknown-alert' });
     expect(world.state(id)).toMatchObject({ inFlight: { stage: 'outcome-unknown' } });
-    const at = new Date(Date.parse(T0) + HOUR).toISOString();
+    const at = new Date(Date.parse(payouts.T0) + HOUR).toISOString();
     const alert = world.apply(
       id,
       (s) =>
-        timer({
+        payouts.timer({
           kind: 'unknown-alert',
           requestId: s.status === 'initial' ? '' : (s.inFlight?.requestId ?? ''),
         }),
@@ -171,19 +150,21 @@ describe('payout form whose reply was lost: the form address never reached us', 
 
   it('a final status still settles it: approved → paid-out once', () => {
     const { world, id } = lost();
-    const paid = world.apply(id, (s) => statusReply(s, { status: 'approved' }, ['payout-form']));
+    const paid = world.apply(id, (s) =>
+      payouts.statusReply(s, { status: 'approved' }, ['payout-form']),
+    );
     expect(paid.events.map((e) => e.type)).toEqual(['payout-accepted-by-gateway', 'paid-out']);
   });
 });
 
 describe('a payout the gateway reports with another amount', () => {
   it('a status reply saying 1 USD never settles a 7,000 EUR payout as paid: unknown with the alert', () => {
-    const world = new PayoutWorld();
-    const id = uuid();
-    world.apply(id, command(oneStepPayout(id, 7_000)));
-    world.apply(id, (s) => sendResult(s, { kind: 'accepted', gatewayOrderId: 'G-9' }));
+    const { world, id } = payouts.opened((id) => payouts.oneStepPayout(id, 7_000));
+    world.apply(id, (s) => payouts.sendResult(s, { kind: 'accepted', gatewayOrderId: 'G-9' }));
     const decision = world.apply(id, (s) =>
-      statusReply(s, { status: 'approved', amount: { minor: 100, currency: 'USD' } }, ['payout']),
+      payouts.statusReply(s, { status: 'approved', amount: { minor: 100, currency: 'USD' } }, [
+        'payout',
+      ]),
     );
     expect(decision.events).toMatchObject([
       {
@@ -197,7 +178,9 @@ describe('a payout the gateway reports with another amount', () => {
     expect(world.state(id).status).toBe('paying');
     // The gateway's own amount settles it.
     const paid = world.apply(id, (s) =>
-      statusReply(s, { status: 'approved', amount: { minor: 7_000, currency: 'EUR' } }, ['payout']),
+      payouts.statusReply(s, { status: 'approved', amount: { minor: 7_000, currency: 'EUR' } }, [
+        'payout',
+      ]),
     );
     expect(paid.events).toMatchObject([{ type: 'paid-out', amount: { minor: 7_000 } }]);
   });
@@ -205,17 +188,17 @@ describe('a payout the gateway reports with another amount', () => {
 
 describe('one-step payouts and payout forms draw on the daily budget before their request goes out', () => {
   const openers = {
-    payout: (id: string, minor: number) => oneStepPayout(id, minor, 'payout'),
-    'payout-v4': (id: string, minor: number) => oneStepPayout(id, minor, 'payout-v4'),
-    'payout-form': (id: string, minor: number) => payoutForm(id, minor),
+    payout: (id: string, minor: number) => payouts.oneStepPayout(id, minor, 'payout'),
+    'payout-v4': (id: string, minor: number) => payouts.oneStepPayout(id, minor, 'payout-v4'),
+    'payout-form': (id: string, minor: number) => payouts.payoutForm(id, minor),
   } as const;
 
   it.each(Object.keys(openers) as Array<keyof typeof openers>)(
     'given a %s command, its request is written held and the amount reserved on the day; published once granted',
     (type) => {
-      const world = new PayoutWorld();
-      const id = uuid();
-      const opened = world.apply(id, command(openers[type](id, 30_000)));
+      const world = new payouts.PayoutWorld();
+      const id = payouts.uuid();
+      const opened = world.apply(id, payouts.command(openers[type](id, 30_000)));
       expect(opened.effects).toEqual([
         {
           type: 'send-gateway-request',
@@ -227,7 +210,7 @@ describe('one-step payouts and payout forms draw on the daily budget before thei
           payoutId: id,
           merchant: { endpointId: '1234' },
           amount: { minor: 30_000, currency: 'EUR' },
-          day: T0.slice(0, 10),
+          day: payouts.T0.slice(0, 10),
         },
       ]);
       // The granted answer (same transaction) published exactly that request, no event of its own.
@@ -242,14 +225,14 @@ describe('one-step payouts and payout forms draw on the daily budget before thei
   it.each(Object.keys(openers) as Array<keyof typeof openers>)(
     'three %s of 40,000 under a daily limit of 100,000: two sent, the third refused (DAILY_PAYOUT_LIMIT_EXCEEDED), nothing sent for it',
     (type) => {
-      const world = new PayoutWorld();
-      const [a, b, c] = [uuid(), uuid(), uuid()];
-      world.apply(a, command(openers[type](a, 40_000)));
-      world.apply(b, command(openers[type](b, 40_000)));
-      world.apply(c, command(openers[type](c, 40_000)));
+      const world = new payouts.PayoutWorld();
+      const [a, b, c] = [payouts.uuid(), payouts.uuid(), payouts.uuid()];
+      world.apply(a, payouts.command(openers[type](a, 40_000)));
+      world.apply(b, payouts.command(openers[type](b, 40_000)));
+      world.apply(c, payouts.command(openers[type](c, 40_000)));
       expect(world.sent.map((r) => r.payoutId)).toEqual([a, b]);
       expect(world.types(c)).toEqual(['payout-requested', 'payout-refused']);
-      expect(world.payouts.get(c)?.at(-1)).toMatchObject({
+      expect(world.events(c).at(-1)).toMatchObject({
         type: 'payout-refused',
         reason: 'DAILY_PAYOUT_LIMIT_EXCEEDED',
         message: expect.stringContaining('80000 of 100000 already reserved'),
@@ -261,16 +244,16 @@ describe('one-step payouts and payout forms draw on the daily budget before thei
       expect(world.state(c)).not.toHaveProperty('inFlight');
       expect(world.book.reservedOn()).toBe(80_000);
       // Final: a refused payout takes no approval and opens no second time.
-      const again = world.apply(c, command(openers[type](c, 1_000)));
+      const again = world.apply(c, payouts.command(openers[type](c, 1_000)));
       expect(again.outcome === 'rejected' && again.rejection.code).toBe('PAYOUT_ALREADY_EXISTS');
       expect(world.sent).toHaveLength(2);
     },
   );
 
   it('an amount above the whole daily limit is refused with the command, before anything is reserved', () => {
-    const world = new PayoutWorld();
-    const id = uuid();
-    const refused = world.apply(id, command(oneStepPayout(id, 100_001)));
+    const world = new payouts.PayoutWorld();
+    const id = payouts.uuid();
+    const refused = world.apply(id, payouts.command(payouts.oneStepPayout(id, 100_001)));
     expect(refused.outcome === 'rejected' && refused.rejection.code).toBe(
       'DAILY_PAYOUT_LIMIT_EXCEEDED',
     );
@@ -279,65 +262,65 @@ describe('one-step payouts and payout forms draw on the daily budget before thei
   });
 
   it('one-step and two-step payouts share the day: an approval after 80,000 paid one-step is refused for 30,000', () => {
-    const world = new PayoutWorld();
-    const [a, b, two] = [uuid(), uuid(), uuid()];
-    world.apply(a, command(oneStepPayout(a, 40_000)));
-    world.apply(b, command(payoutForm(b, 40_000)));
+    const world = new payouts.PayoutWorld();
+    const [a, b, two] = [payouts.uuid(), payouts.uuid(), payouts.uuid()];
+    world.apply(a, payouts.command(payouts.oneStepPayout(a, 40_000)));
+    world.apply(b, payouts.command(payouts.payoutForm(b, 40_000)));
     world.registered(two, 30_000);
-    world.apply(two, command(approve(two)));
+    world.apply(two, payouts.command(payouts.approve(two)));
     expect(world.types(two).slice(-2)).toEqual(['payout-approved', 'payout-approval-refused']);
     expect(world.paysSent(two)).toBe(0);
     expect(world.book.reservedOn()).toBe(80_000);
   });
 
   it('failed (the gateway rejected the request): released, and the freed amount takes the next payout', () => {
-    const world = new PayoutWorld();
-    const [a, b, c] = [uuid(), uuid(), uuid()];
-    world.apply(a, command(oneStepPayout(a, 60_000)));
-    world.apply(b, command(oneStepPayout(b, 40_000)));
+    const world = new payouts.PayoutWorld();
+    const [a, b, c] = [payouts.uuid(), payouts.uuid(), payouts.uuid()];
+    world.apply(a, payouts.command(payouts.oneStepPayout(a, 60_000)));
+    world.apply(b, payouts.command(payouts.oneStepPayout(b, 40_000)));
     const failed = world.apply(a, (s) =>
-      sendResult(s, { kind: 'rejected', code: '300', message: 'invalid card' }),
+      payouts.sendResult(s, { kind: 'rejected', code: '300', message: 'invalid card' }),
     );
     expect(failed.events).toMatchObject([{ type: 'payout-failed', reason: 'rejected' }]);
     expect(failed.effects).toContainEqual(expect.objectContaining({ type: 'release-budget' }));
     expect(world.book.reservedOn()).toBe(40_000);
-    world.apply(c, command(oneStepPayout(c, 60_000)));
+    world.apply(c, payouts.command(payouts.oneStepPayout(c, 60_000)));
     expect(world.sent.map((r) => r.payoutId)).toEqual([a, b, c]);
   });
 
   it('an unknown outcome keeps the reservation (it may have paid), and so does paid-out', () => {
-    const world = new PayoutWorld();
-    const [a, b] = [uuid(), uuid()];
-    world.apply(a, command(oneStepPayout(a, 70_000)));
-    const unknown = world.apply(a, (s) => sendResult(s, { kind: 'unknown', reason: 'timeout' }));
+    const world = new payouts.PayoutWorld();
+    const [a, b] = [payouts.uuid(), payouts.uuid()];
+    world.apply(a, payouts.command(payouts.oneStepPayout(a, 70_000)));
+    const unknown = world.apply(a, (s) =>
+      payouts.sendResult(s, { kind: 'unknown', reason: 'timeout' }),
+    );
     expect(unknown.events).toMatchObject([{ type: 'payout-outcome-unknown' }]);
     expect(unknown.effects).not.toContainEqual(expect.objectContaining({ type: 'release-budget' }));
     expect(world.book.reservedOn()).toBe(70_000);
-    const paid = world.apply(a, (s) => statusReply(s, { status: 'approved' }, ['payout']));
+    const paid = world.apply(a, (s) => payouts.statusReply(s, { status: 'approved' }, ['payout']));
     expect(paid.events).toMatchObject([
       { type: 'payout-accepted-by-gateway' },
       { type: 'paid-out' },
     ]);
     expect(paid.effects).not.toContainEqual(expect.objectContaining({ type: 'release-budget' }));
     expect(world.book.reservedOn()).toBe(70_000);
-    world.apply(b, command(oneStepPayout(b, 40_000)));
+    world.apply(b, payouts.command(payouts.oneStepPayout(b, 40_000)));
     expect(world.state(b).status).toBe('refused');
   });
 
   it('a budget answer nobody awaits is refused (INVALID_STATE): a paid payout publishes nothing again', () => {
-    const world = new PayoutWorld();
-    const id = uuid();
-    world.apply(id, command(oneStepPayout(id, 1_000)));
-    world.apply(id, (s) => sendResult(s, { kind: 'accepted', gatewayOrderId: 'G-1' }));
+    const { world, id } = payouts.opened((id) => payouts.oneStepPayout(id, 1_000));
+    world.apply(id, (s) => payouts.sendResult(s, { kind: 'accepted', gatewayOrderId: 'G-1' }));
     const late = world.apply(id, {
       kind: 'command',
       command: {
         type: 'payout-budget-answer',
-        commandId: uuid(),
+        commandId: payouts.uuid(),
         payoutId: id,
         merchant: { endpointId: '1234' },
-        occurredAt: T0,
-        budgetId: uuid(),
+        occurredAt: payouts.T0,
+        budgetId: payouts.uuid(),
         granted: true,
         reservedMinor: 0,
         limit: { minor: 100_000, currency: 'EUR' },

@@ -1,19 +1,6 @@
 import fc from 'fast-check';
 import type { GatewayStatus } from '@payments/contracts';
-import {
-  approve,
-  at,
-  command,
-  oneStepPayout,
-  payoutForm,
-  PayoutWorld,
-  POLICY,
-  reject,
-  sendResult,
-  statusReply,
-  timer,
-  uuid,
-} from '../../../../test/kits/payout.kit';
+import * as payouts from '../../../../test/kits/payout.kit';
 import type { PayoutInput, PayoutState } from './model';
 
 type Step = { label: string; input: (s: PayoutState, id: string) => PayoutInput };
@@ -33,17 +20,17 @@ const aboutArb = fc.constantFrom<Array<'payout-check' | 'payout-pay'>>(
 
 /** Anything that can reach a registered payout: approvals, rejections, results, callbacks, timers. */
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
-  fc.constant<Step>({ label: 'approve', input: (_s, id) => command(approve(id)) }),
-  fc.constant<Step>({ label: 'reject', input: (_s, id) => command(reject(id)) }),
-  fc.constant<Step>({ label: 'expiry', input: () => timer({ kind: 'approval-expiry' }) }),
+  fc.constant<Step>({ label: 'approve', input: (_s, id) => payouts.command(payouts.approve(id)) }),
+  fc.constant<Step>({ label: 'reject', input: (_s, id) => payouts.command(payouts.reject(id)) }),
+  fc.constant<Step>({ label: 'expiry', input: () => payouts.timer({ kind: 'approval-expiry' }) }),
   fc.tuple(statusArb, aboutArb).map(([status, about]) => ({
     label: `status ${status} about ${about.join()}`,
-    input: (s: PayoutState) => statusReply(s, { status }, about),
+    input: (s: PayoutState) => payouts.statusReply(s, { status }, about),
   })),
   fc.constantFrom('accepted', 'unknown', 'not-sent', 'rejected').map((kind) => ({
     label: `send result ${kind}`,
     input: (s: PayoutState) =>
-      sendResult(
+      payouts.sendResult(
         s,
         kind === 'accepted'
           ? { kind: 'accepted' }
@@ -58,7 +45,7 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
       kind: 'callback',
       callback: {
         kind: 'callback',
-        notificationId: uuid(),
+        notificationId: payouts.uuid(),
         paymentId: id,
         clientOrderId: id,
         source: 'server-callback',
@@ -66,7 +53,7 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
           status,
           gatewayOrderId: s.status === 'initial' ? 'G' : (s.gatewayOrderId ?? 'G'),
         },
-        receivedAt: at(0),
+        receivedAt: payouts.at(0),
       },
       about: ['payout-pay'],
     }),
@@ -78,15 +65,26 @@ const timedStepsArb = fc.array(fc.tuple(stepArb, fc.integer({ min: 0, max: 20 })
   maxLength: 25,
 });
 
+/**
+ * A registered payout and `steps` decided on it in order, each through `around` (given the world,
+ * the payout and the step's `apply`, to call once) when a test watches every step.
+ */
+function registeredThrough(
+  steps: ReadonlyArray<readonly [Step, number]>,
+  around: (world: payouts.PayoutWorld, id: string, apply: () => void) => void = (_w, _id, apply) =>
+    apply(),
+) {
+  const { world, id } = payouts.registeredPayout();
+  for (const [step, minute] of steps)
+    around(world, id, () => world.apply(id, (s) => step.input(s, id), payouts.at(minute * 60_000)));
+  return { world, id };
+}
+
 describe('two-step payout properties', () => {
   it('at most one payout-pay per payout, whatever arrives in whatever order', () => {
     fc.assert(
       fc.property(timedStepsArb, (steps) => {
-        const world = new PayoutWorld();
-        const id = uuid();
-        world.registered(id);
-        for (const [step, minute] of steps)
-          world.apply(id, (s) => step.input(s, id), at(minute * 60_000));
+        const { world, id } = registeredThrough(steps);
         expect(world.paysSent(id)).toBeLessThanOrEqual(1);
       }),
       { numRuns: 300 },
@@ -96,18 +94,15 @@ describe('two-step payout properties', () => {
   it('never paid after a rejection or an expiry', () => {
     fc.assert(
       fc.property(timedStepsArb, (steps) => {
-        const world = new PayoutWorld();
-        const id = uuid();
-        world.registered(id);
         let closedAt: number | undefined;
-        for (const [step, minute] of steps) {
+        const { world, id } = registeredThrough(steps, (world, id, apply) => {
           const before = world.paysSent(id);
-          world.apply(id, (s) => step.input(s, id), at(minute * 60_000));
+          apply();
           const status = world.state(id).status;
           if (closedAt === undefined && (status === 'rejected' || status === 'expired'))
             closedAt = world.paysSent(id);
           if (closedAt !== undefined) expect(world.paysSent(id)).toBe(before);
-        }
+        });
         const types = world.types(id);
         const closed = types.findIndex((t) => t === 'payout-rejected' || t === 'payout-expired');
         if (closed >= 0) {
@@ -120,7 +115,7 @@ describe('two-step payout properties', () => {
   });
 
   it('the daily limit holds under any interleaving of approvals and outcomes of many payouts', () => {
-    const limit = POLICY.limits.default.dailyLimitMinor ?? 0;
+    const limit = payouts.POLICY.limits.default.dailyLimitMinor ?? 0;
     const payoutArb = fc.array(fc.integer({ min: 1, max: limit }), { minLength: 2, maxLength: 8 });
     const eventArb = fc.array(
       fc.tuple(
@@ -131,17 +126,19 @@ describe('two-step payout properties', () => {
     );
     fc.assert(
       fc.property(payoutArb, eventArb, (amounts, events) => {
-        const world = new PayoutWorld();
-        const ids = amounts.map(() => uuid());
+        const world = new payouts.PayoutWorld();
+        const ids = amounts.map(() => payouts.uuid());
         ids.forEach((id, i) => world.registered(id, amounts[i]));
         for (const [pick, what] of events) {
           const id = ids[pick % ids.length] ?? '';
           world.apply(id, (s) =>
             what === 'approve'
-              ? command(approve(id))
+              ? payouts.command(payouts.approve(id))
               : what === 'unknown'
-                ? sendResult(s, { kind: 'unknown', reason: 'timeout' })
-                : statusReply(s, { status: what === 'paid' ? 'approved' : what }, ['payout-pay']),
+                ? payouts.sendResult(s, { kind: 'unknown', reason: 'timeout' })
+                : payouts.statusReply(s, { status: what === 'paid' ? 'approved' : what }, [
+                    'payout-pay',
+                  ]),
           );
           // Money that left or may have left: payouts whose pay was sent and not declined/failed.
           const committed = ids
@@ -160,7 +157,7 @@ describe('two-step payout properties', () => {
 
 describe('daily budget properties', () => {
   it('one-step payouts, payout forms and approvals in any interleaving with any outcomes: what may have left never exceeds the day, and the budget reserves exactly it', () => {
-    const limit = POLICY.limits.default.dailyLimitMinor ?? 0;
+    const limit = payouts.POLICY.limits.default.dailyLimitMinor ?? 0;
     const payoutArb = fc.array(
       fc.tuple(fc.integer({ min: 1, max: limit }), fc.constantFrom('payout', 'form', 'two-step')),
       { minLength: 2, maxLength: 8 },
@@ -173,30 +170,33 @@ describe('daily budget properties', () => {
       { maxLength: 40 },
     );
     fc.assert(
-      fc.property(payoutArb, eventArb, (payouts, events) => {
-        const world = new PayoutWorld();
-        const ids = payouts.map(() => uuid());
+      fc.property(payoutArb, eventArb, (opened, events) => {
+        const world = new payouts.PayoutWorld();
+        const ids = opened.map(() => payouts.uuid());
         ids.forEach((id, i) => {
-          const [minor, kind] = payouts[i] ?? [0, 'payout'];
+          const [minor, kind] = opened[i] ?? [0, 'payout'];
           if (kind === 'two-step') world.registered(id, minor);
         });
         for (const [pick, what] of events) {
           const i = pick % ids.length;
           const id = ids[i] ?? '';
-          const [minor, kind] = payouts[i] ?? [0, 'payout'];
+          const [minor, kind] = opened[i] ?? [0, 'payout'];
           world.apply(id, (s) => {
             if (what === 'open')
-              return command(kind === 'form' ? payoutForm(id, minor) : oneStepPayout(id, minor));
-            if (what === 'approve') return command(approve(id));
-            if (what === 'unknown') return sendResult(s, { kind: 'unknown', reason: 'timeout' });
+              return payouts.command(
+                kind === 'form' ? payouts.payoutForm(id, minor) : payouts.oneStepPayout(id, minor),
+              );
+            if (what === 'approve') return payouts.command(payouts.approve(id));
+            if (what === 'unknown')
+              return payouts.sendResult(s, { kind: 'unknown', reason: 'timeout' });
             const op = s.status === 'initial' ? undefined : s.inFlight?.operation;
             const status = what === 'paid' ? 'approved' : what;
-            return statusReply(s, { status }, op === undefined ? ['payout'] : [op]);
+            return payouts.statusReply(s, { status }, op === undefined ? ['payout'] : [op]);
           });
           // Money that left or may have left: payouts whose paying request went out and that
           // were not declined or failed since.
           const paying = ids
-            .map((pid, j) => ({ pid, s: world.state(pid), minor: payouts[j]?.[0] ?? 0 }))
+            .map((pid, j) => ({ pid, s: world.state(pid), minor: opened[j]?.[0] ?? 0 }))
             .filter(({ s }) => s.status === 'paying' || s.status === 'paid');
           const committed = paying.reduce((sum, { minor }) => sum + minor, 0);
           expect(committed).toBeLessThanOrEqual(limit);
@@ -220,29 +220,28 @@ describe('one-step payout properties', () => {
     stepArb,
     fc.constant<Step>({
       label: 'the payout command again',
-      input: (_s, id) => command(oneStepPayout(id)),
+      input: (_s, id) => payouts.command(payouts.oneStepPayout(id)),
     }),
     fc.constant<Step>({
       label: 'status poll due',
       input: (s) =>
-        timer({
+        payouts.timer({
           kind: 'status-poll',
-          requestId: s.status === 'initial' ? uuid() : (s.inFlight?.requestId ?? uuid()),
+          requestId:
+            s.status === 'initial' ? payouts.uuid() : (s.inFlight?.requestId ?? payouts.uuid()),
           attempt: 1,
         }),
     }),
     statusArb.map((status) => ({
       label: `status ${status} about payout`,
-      input: (s: PayoutState) => statusReply(s, { status }, ['payout']),
+      input: (s: PayoutState) => payouts.statusReply(s, { status }, ['payout']),
     })),
   );
 
   it('one payout request, at most one outcome, and a final outcome never changes, whatever arrives', () => {
     fc.assert(
       fc.property(fc.array(oneStepStepArb, { maxLength: 25 }), (steps) => {
-        const world = new PayoutWorld();
-        const id = uuid();
-        world.apply(id, command(oneStepPayout(id)));
+        const { world, id } = payouts.opened(payouts.oneStepPayout);
         let final: string | undefined;
         for (const step of steps) {
           world.apply(id, (s) => step.input(s, id));

@@ -21,6 +21,10 @@ const rule = (over: Partial<ScheduleRule>): ScheduleRule => ({
   ...over,
 });
 
+/** Daily in Berlin from `startDate` (09:00 unless `timeOfDay`), where the clocks change twice a year. */
+const berlinDaily = (startDate: string, timeOfDay = '09:00') =>
+  rule({ period: 'day', startDate, timeOfDay, timeZone: 'Europe/Berlin' });
+
 const dates = (r: ScheduleRule, count: number) =>
   Array.from({ length: count }, (_, n) => formatLocalDate(cycleDate(r, n)));
 const instants = (r: ScheduleRule, count: number) =>
@@ -78,29 +82,19 @@ describe('schedule calculator: calendar rules', () => {
   });
 
   it('keeps the local time of day across daylight-saving changes (Europe/Berlin)', () => {
-    const r = rule({ period: 'day', startDate: '2025-03-29', timeZone: 'Europe/Berlin' });
+    const r = berlinDaily('2025-03-29');
     // CET (+01:00) before 30 March 2025, CEST (+02:00) from then.
     expect(instants(r, 2)).toEqual(['2025-03-29T08:00:00.000Z', '2025-03-30T07:00:00.000Z']);
   });
 
   it('a local time in the spring-forward gap moves forward by the gap', () => {
-    const r = rule({
-      period: 'day',
-      startDate: '2025-03-30',
-      timeOfDay: '02:30',
-      timeZone: 'Europe/Berlin',
-    });
+    const r = berlinDaily('2025-03-30', '02:30');
     const due = cycleDueAt(r, 0) ?? '';
     expect(localParts(Date.parse(due), 'Europe/Berlin')).toMatchObject({ hour: 3, minute: 30 });
   });
 
   it('a local time in the autumn overlap is the earlier of its two instants', () => {
-    const r = rule({
-      period: 'day',
-      startDate: '2025-10-26',
-      timeOfDay: '02:30',
-      timeZone: 'Europe/Berlin',
-    });
+    const r = berlinDaily('2025-10-26', '02:30');
     const due = Date.parse(cycleDueAt(r, 0) ?? '');
     // One hour later the wall clock shows 02:30 again (CET): the first one is taken.
     expect(localParts(due + 3_600_000, 'Europe/Berlin')).toMatchObject({ hour: 2, minute: 30 });

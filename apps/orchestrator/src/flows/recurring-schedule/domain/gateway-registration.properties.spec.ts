@@ -1,19 +1,5 @@
 import fc from 'fast-check';
-import {
-  cancel,
-  chargeCallback,
-  chargeTimer,
-  create,
-  GATEWAY_POLICY,
-  pause,
-  registrationReply,
-  resume,
-  Scenario,
-  statusTimer,
-  T0,
-  timer,
-  update,
-} from '../../../../test/kits/recurring-schedule.kit';
+import * as schedules from '../../../../test/kits/recurring-schedule.kit';
 import { decideSchedule, type ScheduleInput } from './decide';
 import { chargeSubjectId } from './gateway-charged';
 import { fold } from './evolve';
@@ -34,30 +20,25 @@ type Step =
   | { kind: 'registration'; outcome: 'accepted' | 'unknown' | 'rejected' };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-  fc.record({
-    kind: fc.constant('callback' as const),
+  schedules.stepOf('callback', {
     n: fc.integer({ min: 1, max: 4 }),
     order: fc.integer({ min: 1, max: 4 }),
   }),
-  fc.record({
-    kind: fc.constant('answer' as const),
+  schedules.stepOf('answer', {
     order: fc.integer({ min: 1, max: 4 }),
     status: fc.constantFrom('approved' as const, 'declined' as const, 'processing' as const),
   }),
-  fc.record({ kind: fc.constant('charge-timer' as const), cycle: fc.integer({ min: 0, max: 3 }) }),
-  fc.record({
-    kind: fc.constant('status-timer' as const),
+  schedules.stepOf('charge-timer', { cycle: fc.integer({ min: 0, max: 3 }) }),
+  schedules.stepOf('status-timer', {
     poll: fc.integer({ min: 1, max: 4 }),
     order: fc.integer({ min: 1, max: 4 }),
   }),
-  fc.record({
-    kind: fc.constant('operation-timer' as const),
+  schedules.stepOf('operation-timer', {
     alert: fc.boolean(),
     order: fc.integer({ min: 1, max: 4 }),
   }),
-  fc.record({ kind: fc.constant('command' as const), which: fc.integer({ min: 0, max: 3 }) }),
-  fc.record({
-    kind: fc.constant('registration' as const),
+  schedules.stepOf('command', { which: fc.integer({ min: 0, max: 3 }) }),
+  schedules.stepOf('registration', {
     outcome: fc.constantFrom('accepted' as const, 'unknown' as const, 'rejected' as const),
   }),
 );
@@ -66,7 +47,7 @@ function input(s: Step, state: ScheduleState): ScheduleInput | undefined {
   const orderId = (order: number) => `10000${order}`;
   switch (s.kind) {
     case 'callback':
-      return chargeCallback(s.n, orderId(s.order));
+      return schedules.chargeCallback(s.n, orderId(s.order));
     case 'answer': {
       if (state.status !== 'registering' && state.status !== 'registered') return undefined;
       const charge = state.charges.find((c) => c.gatewayOrderId === orderId(s.order));
@@ -88,21 +69,26 @@ function input(s: Step, state: ScheduleState): ScheduleInput | undefined {
               transactionType: 'sale',
             },
           },
-          completedAt: T0,
+          completedAt: schedules.T0,
         },
       };
     }
     case 'charge-timer':
-      return timer(s.cycle);
+      return schedules.timer(s.cycle);
     case 'status-timer':
-      return statusTimer(s.poll, orderId(s.order));
+      return schedules.statusTimer(s.poll, orderId(s.order));
     case 'operation-timer':
-      return chargeTimer(orderId(s.order), s.alert ? 'unknown-alert' : 'status-poll');
+      return schedules.chargeTimer(orderId(s.order), s.alert ? 'unknown-alert' : 'status-poll');
     case 'command':
-      return [pause(), resume(), update({ minor: 1, currency: 'EUR' }), cancel()][s.which];
+      return [
+        schedules.pause(),
+        schedules.resume(),
+        schedules.update({ minor: 1, currency: 'EUR' }),
+        schedules.cancel(),
+      ][s.which];
     case 'registration':
       if (state.status !== 'registering') return undefined;
-      return registrationReply(
+      return schedules.registrationReply(
         s.outcome === 'accepted'
           ? { kind: 'accepted', recurringPaymentId: '77' }
           : s.outcome === 'unknown'
@@ -119,16 +105,24 @@ describe('property: a schedule registered with the gateway', () => {
   it('never starts a rebill or arms a charge timer, and records each gateway order at most once', () => {
     fc.assert(
       fc.property(fc.array(step, { maxLength: 40 }), (steps) => {
-        let scenario = new Scenario([], GATEWAY_POLICY).and(create(), T0);
+        let scenario = schedules
+          .history([], schedules.GATEWAY_POLICY)
+          .and(schedules.create(), schedules.T0);
         for (const s of steps) {
           const state = fold(initialScheduleState, scenario.events);
           const next = input(s, state);
           if (next === undefined) continue;
-          const decision = decideSchedule(next, state, { now: T0, policy: GATEWAY_POLICY });
+          const decision = decideSchedule(next, state, {
+            now: schedules.T0,
+            policy: schedules.GATEWAY_POLICY,
+          });
           for (const effect of decision.effects) {
             expect(['start-rebill', 'set-charge-timer']).not.toContain(effect.type);
           }
-          scenario = new Scenario([...scenario.events, ...decision.events], GATEWAY_POLICY);
+          scenario = schedules.history(
+            [...scenario.events, ...decision.events],
+            schedules.GATEWAY_POLICY,
+          );
         }
         const money = scenario.events.filter(
           (e) => e.type === 'gateway-cycle-charged' || e.type === 'gateway-cycle-declined',

@@ -1,26 +1,6 @@
 import type { GatewayStatusRequest } from '@payments/contracts';
 import { MERCHANT, SCHEDULE_ID } from '@payments/contracts/testing';
-import {
-  cancel,
-  chargeCallback,
-  command,
-  create,
-  GATEWAY_POLICY,
-  type Outcome,
-  pause,
-  registrationReply,
-  resume,
-  Scenario,
-  chargeTimer,
-  expectedTimer,
-  registrationTimer,
-  statusAnswer,
-  statusTimer,
-  T0,
-  timer,
-  update,
-  withPolicy,
-} from '../../../../test/kits/recurring-schedule.kit';
+import * as schedules from '../../../../test/kits/recurring-schedule.kit';
 import { addMs } from '../../../domain/decision';
 import { decideSchedule } from './decide';
 import { chargeSubjectId, registrationRequestId } from './gateway-charged';
@@ -28,19 +8,19 @@ import { chargeSubjectId, registrationRequestId } from './gateway-charged';
 const eur = (minor: number) => ({ minor, currency: 'EUR' });
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
-const at = (ms: number) => addMs(T0, ms);
+const at = (ms: number) => addMs(schedules.T0, ms);
 const T1 = at(5_000);
 
 /** Created on an endpoint that registers with the gateway; the reply gave recurring id 77. */
-const registered = (): Scenario =>
-  withPolicy(
-    GATEWAY_POLICY,
-    [create(), T0],
-    [registrationReply({ kind: 'accepted', recurringPaymentId: '77' }), T0],
+const registered = (): schedules.Scenario =>
+  schedules.withPolicy(
+    schedules.GATEWAY_POLICY,
+    [schedules.create(), schedules.T0],
+    [schedules.registrationReply({ kind: 'accepted', recurringPaymentId: '77' }), schedules.T0],
   );
 
 /** The status request the outcome sent (the first send-gateway-request effect). */
-function sentStatus(outcome: Outcome): GatewayStatusRequest {
+function sentStatus(outcome: schedules.Outcome): GatewayStatusRequest {
   const effect = outcome.decision.effects.find((e) => e.type === 'send-gateway-request');
   if (effect?.type !== 'send-gateway-request' || effect.request.operation !== 'status')
     throw new Error('no status request sent');
@@ -61,8 +41,9 @@ const approvedReport = (gatewayOrderId: string) => ({
 
 describe('schedule registered with the gateway: create', () => {
   it('given an endpoint configured for it, when created, then create-recurring-payment is sent and no charge timer is set', () => {
-    withPolicy(GATEWAY_POLICY)
-      .when(create(), T0)
+    schedules
+      .withPolicy(schedules.GATEWAY_POLICY)
+      .when(schedules.create(), schedules.T0)
       .then([{ type: 'schedule-created', chargedBy: 'gateway', skippedCycles: 0 }])
       .thenEffects([
         {
@@ -85,15 +66,16 @@ describe('schedule registered with the gateway: create', () => {
   });
 
   it('given another endpoint, when created, then it is charged by rebills as before', () => {
-    withPolicy({ ...GATEWAY_POLICY, gatewayRegistrationEndpoints: ['9999'] })
-      .when(create(), T0)
+    schedules
+      .withPolicy({ ...schedules.GATEWAY_POLICY, gatewayRegistrationEndpoints: ['9999'] })
+      .when(schedules.create(), schedules.T0)
       .thenEffects([{ type: 'set-charge-timer' }])
       .thenStatus('active');
   });
 
   it('sends a yearly schedule as 12-month intervals and refuses one the gateway cannot carry', () => {
     const yearly = (interval: number) =>
-      create({
+      schedules.create({
         rule: {
           period: 'year',
           interval,
@@ -103,39 +85,54 @@ describe('schedule registered with the gateway: create', () => {
           end: { kind: 'never' },
         },
       });
-    const outcome = withPolicy(GATEWAY_POLICY).when(yearly(2), T0);
+    const outcome = schedules.withPolicy(schedules.GATEWAY_POLICY).when(yearly(2), schedules.T0);
     outcome.thenEffects([
       { type: 'send-gateway-request', request: { period: 'month', interval: 24 } },
     ]);
     const [effect] = outcome.decision.effects;
     expect(effect?.type === 'send-gateway-request' && 'repeats' in effect.request).toBe(false);
-    withPolicy(GATEWAY_POLICY).when(yearly(84), T0).thenRejected('INVALID_SCHEDULE');
+    schedules
+      .withPolicy(schedules.GATEWAY_POLICY)
+      .when(yearly(84), schedules.T0)
+      .thenRejected('INVALID_SCHEDULE');
   });
 });
 
 describe('schedule registered with the gateway: the registration reply', () => {
   it('when the gateway answers with a recurring-payment-id, then the schedule is registered', () => {
-    withPolicy(GATEWAY_POLICY, [create(), T0])
-      .when(registrationReply({ kind: 'accepted', recurringPaymentId: '77' }), T0)
+    schedules
+      .registering()
+      .when(
+        schedules.registrationReply({ kind: 'accepted', recurringPaymentId: '77' }),
+        schedules.T0,
+      )
       .then([{ type: 'schedule-registered', recurringPaymentId: '77', resolvedBy: 'reply' }])
       .thenStatus('registered');
   });
 
   it('when the gateway refuses it, then the registration failed and nothing can be changed', () => {
-    const failed = withPolicy(GATEWAY_POLICY, [create(), T0]).and(
-      registrationReply({ kind: 'rejected', code: '1', message: 'unknown card reference' }),
+    const failed = schedules.registering().and(
+      schedules.registrationReply({
+        kind: 'rejected',
+        code: '1',
+        message: 'unknown card reference',
+      }),
     );
     expect(failed.events.at(-1)).toMatchObject({
       type: 'schedule-registration-failed',
       reason: 'rejected',
       code: '1',
     });
-    failed.when(pause(), T0).thenRejected('INVALID_STATE');
+    failed.when(schedules.pause(), schedules.T0).thenRejected('INVALID_STATE');
   });
 
   it('when it was not sent, then it is resent after the shared backoff until the attempts run out, then failed', () => {
-    withPolicy(GATEWAY_POLICY, [create(), T0])
-      .when(registrationReply({ kind: 'not-sent', reason: 'circuit open' }, 1), T0)
+    schedules
+      .registering()
+      .when(
+        schedules.registrationReply({ kind: 'not-sent', reason: 'circuit open' }, 1),
+        schedules.T0,
+      )
       .then([])
       .thenEffects([
         {
@@ -145,14 +142,19 @@ describe('schedule registered with the gateway: the registration reply', () => {
           notBefore: at(1_000),
         },
       ]);
-    withPolicy(GATEWAY_POLICY, [create(), T0])
-      .when(registrationReply({ kind: 'not-sent', reason: 'circuit open' }, 3), T0)
+    schedules
+      .registering()
+      .when(
+        schedules.registrationReply({ kind: 'not-sent', reason: 'circuit open' }, 3),
+        schedules.T0,
+      )
       .then([{ type: 'schedule-registration-failed', reason: 'not-sent' }]);
   });
 
   it('when the reply names no recurring-payment-id, then it is acknowledged and status queries bring its outcome', () => {
-    withPolicy(GATEWAY_POLICY, [create(), T0])
-      .when(registrationReply({ kind: 'accepted', serialNumber: 's-1' }), T0)
+    schedules
+      .registering()
+      .when(schedules.registrationReply({ kind: 'accepted', serialNumber: 's-1' }), schedules.T0)
       .then([{ type: 'schedule-registration-accepted', serialNumber: 's-1' }])
       .thenEffects([
         {
@@ -168,14 +170,15 @@ describe('schedule registered with the gateway: the registration reply', () => {
 
 describe('schedule registered with the gateway: an unknown registration is resolved, never guessed', () => {
   const unknown = () =>
-    withPolicy(GATEWAY_POLICY, [create(), T0]).and(
-      registrationReply({ kind: 'unknown', reason: 'timeout' }),
-    );
+    schedules
+      .registering()
+      .and(schedules.registrationReply({ kind: 'unknown', reason: 'timeout' }));
 
   it('when the reply is lost, then status queries by its client_orderid poll at the shared cadence and the alert is armed', () => {
-    withPolicy(GATEWAY_POLICY, [create(), T0])
-      .when(registrationReply({ kind: 'unknown', reason: 'timeout' }), T0)
-      .then([{ type: 'schedule-registration-unknown', since: T0 }])
+    schedules
+      .registering()
+      .when(schedules.registrationReply({ kind: 'unknown', reason: 'timeout' }), schedules.T0)
+      .then([{ type: 'schedule-registration-unknown', since: schedules.T0 }])
       .thenEffects([
         {
           type: 'set-status-timer',
@@ -194,7 +197,7 @@ describe('schedule registered with the gateway: an unknown registration is resol
   });
 
   it('when the status query finds the registration, then it is registered (resolved by status)', () => {
-    const polled = unknown().when(registrationTimer('status-poll', 1), T1);
+    const polled = unknown().when(schedules.registrationTimer('status-poll', 1), T1);
     polled.thenEffects([
       {
         type: 'send-gateway-request',
@@ -209,7 +212,7 @@ describe('schedule registered with the gateway: an unknown registration is resol
     ]);
     unknown()
       .when(
-        statusAnswer(sentStatus(polled), {
+        schedules.statusAnswer(sentStatus(polled), {
           kind: 'accepted',
           report: { status: 'approved', transactionType: 'create-recurring-payment' },
           recurringPaymentId: '77',
@@ -226,7 +229,7 @@ describe('schedule registered with the gateway: an unknown registration is resol
   });
 
   it('no trace is judged on when the gateway answered: within the window nothing; after it, sent once more under the same client_orderid; no trace again: unknown with the alert, never failed', () => {
-    const request = sentStatus(unknown().when(registrationTimer('status-poll', 1), T1));
+    const request = sentStatus(unknown().when(schedules.registrationTimer('status-poll', 1), T1));
     const noTrace = {
       kind: 'rejected' as const,
       code: '2',
@@ -235,11 +238,13 @@ describe('schedule registered with the gateway: an unknown registration is resol
     };
     // Answered 5 s after the outcome became unknown: too soon to say it never arrived.
     unknown()
-      .when(statusAnswer(request, noTrace, T1), T1)
+      .when(schedules.statusAnswer(request, noTrace, T1), T1)
       .thenIgnored('NO_NEWS');
     const late = at(MINUTE);
-    const resent = unknown().when(statusAnswer(request, noTrace, late), late);
-    resent.then([{ type: 'schedule-registration-resent', attempt: 1000, unknownSince: T0 }]);
+    const resent = unknown().when(schedules.statusAnswer(request, noTrace, late), late);
+    resent.then([
+      { type: 'schedule-registration-resent', attempt: 1000, unknownSince: schedules.T0 },
+    ]);
     resent.thenEffects([
       {
         type: 'resend-registration',
@@ -249,11 +254,11 @@ describe('schedule registered with the gateway: an unknown registration is resol
       },
       { type: 'cancel-status-timer', kind: 'registration-alert' },
     ]);
-    const again = unknown().and(statusAnswer(request, noTrace, late), late);
-    const second = sentStatus(again.when(registrationTimer('status-poll', 5), late));
+    const again = unknown().and(schedules.statusAnswer(request, noTrace, late), late);
+    const second = sentStatus(again.when(schedules.registrationTimer('status-poll', 5), late));
     expect(second.requestId).not.toBe(request.requestId);
     const later = at(3 * MINUTE);
-    const alerted = again.when(statusAnswer(second, noTrace, later), later);
+    const alerted = again.when(schedules.statusAnswer(second, noTrace, later), later);
     alerted
       .then([
         { type: 'schedule-registration-unknown', alert: true, concern: 'no-trace', since: late },
@@ -261,8 +266,8 @@ describe('schedule registered with the gateway: an unknown registration is resol
       .thenStatus('registering');
     // Polled on at the slow cadence (a slow gateway's late answer still settles it).
     const slow = again
-      .and(statusAnswer(second, noTrace, later), later)
-      .when(registrationTimer('status-poll', 6), later);
+      .and(schedules.statusAnswer(second, noTrace, later), later)
+      .when(schedules.registrationTimer('status-poll', 6), later);
     slow.thenEffects([
       { type: 'send-gateway-request' },
       { type: 'set-status-timer', kind: 'registration-status', at: addMs(later, 5 * MINUTE) },
@@ -270,16 +275,20 @@ describe('schedule registered with the gateway: an unknown registration is resol
   });
 
   it('a status query refused for another reason is no evidence; a status saying declined is a refusal, never sent again', () => {
-    const request = sentStatus(unknown().when(registrationTimer('status-poll', 1), T1));
+    const request = sentStatus(unknown().when(schedules.registrationTimer('status-poll', 1), T1));
     unknown()
       .when(
-        statusAnswer(request, { kind: 'rejected', code: 'authentication', message: 'forbidden' }),
+        schedules.statusAnswer(request, {
+          kind: 'rejected',
+          code: 'authentication',
+          message: 'forbidden',
+        }),
         at(HOUR),
       )
       .thenIgnored('NO_NEWS');
     unknown()
       .when(
-        statusAnswer(request, {
+        schedules.statusAnswer(request, {
           kind: 'accepted',
           report: {
             status: 'declined',
@@ -305,30 +314,32 @@ describe('schedule registered with the gateway: an unknown registration is resol
   });
 
   it('when the status query cannot tell, nothing changes; still unknown after the alert time: a person must look (once), and the polls go on', () => {
-    const request = sentStatus(unknown().when(registrationTimer('status-poll', 1), T1));
+    const request = sentStatus(unknown().when(schedules.registrationTimer('status-poll', 1), T1));
     unknown()
-      .when(statusAnswer(request, { kind: 'not-sent', reason: 'status budget' }), T1)
+      .when(schedules.statusAnswer(request, { kind: 'not-sent', reason: 'status budget' }), T1)
       .thenIgnored('NO_NEWS');
     // Past the fast band: every 5 to 10 minutes, never a silent stop.
     unknown()
-      .when(registrationTimer('status-poll', 70), at(10 * MINUTE))
+      .when(schedules.registrationTimer('status-poll', 70), at(10 * MINUTE))
       .thenEffects([
         { type: 'send-gateway-request' },
         { type: 'set-status-timer', kind: 'registration-status' },
       ]);
     unknown()
-      .when(registrationTimer('unknown-alert'), at(HOUR - 1))
+      .when(schedules.registrationTimer('unknown-alert'), at(HOUR - 1))
       .then([])
       .thenEffects([{ type: 'set-status-timer', kind: 'registration-alert', at: at(HOUR) }]);
-    const alerted = unknown().and(registrationTimer('unknown-alert'), at(HOUR));
+    const alerted = unknown().and(schedules.registrationTimer('unknown-alert'), at(HOUR));
     expect(alerted.events.at(-1)).toMatchObject({
       type: 'schedule-registration-unknown',
       alert: true,
-      since: T0,
+      since: schedules.T0,
     });
-    alerted.when(registrationTimer('unknown-alert'), at(HOUR)).thenIgnored('TIMER_OBSOLETE');
+    alerted
+      .when(schedules.registrationTimer('unknown-alert'), at(HOUR))
+      .thenIgnored('TIMER_OBSOLETE');
     // Alerted, still asked: hourly after the first hour.
-    alerted.when(registrationTimer('status-poll', 20), at(HOUR + 1)).thenEffects([
+    alerted.when(schedules.registrationTimer('status-poll', 20), at(HOUR + 1)).thenEffects([
       { type: 'send-gateway-request', request: { operation: 'status' } },
       { type: 'set-status-timer', kind: 'registration-status', at: at(2 * HOUR + 1) },
     ]);
@@ -336,7 +347,7 @@ describe('schedule registered with the gateway: an unknown registration is resol
 
   it('a poll armed before the shared rules (`{ poll }`) is asked at the shared cadence and arms the alert it never had', () => {
     unknown()
-      .when(statusTimer(4), T1)
+      .when(schedules.statusTimer(4), T1)
       .thenEffects([
         { type: 'send-gateway-request', request: { operation: 'status' } },
         { type: 'set-status-timer', kind: 'registration-status', timer: { kind: 'status-poll' } },
@@ -353,7 +364,7 @@ describe('schedule registered with the gateway: an unknown registration is resol
 describe('schedule registered with the gateway: its charges', () => {
   it('when a verified callback names a charge, then it is reported (not charged), its status asked about that order, polled, and its alert armed', () => {
     registered()
-      .when(chargeCallback(3, '1000007'), T1)
+      .when(schedules.chargeCallback(3, '1000007'), T1)
       .then([
         {
           type: 'gateway-charge-reported',
@@ -390,9 +401,9 @@ describe('schedule registered with the gateway: its charges', () => {
   });
 
   it('when the status reply about that order says approved, then the cycle is charged once; a second answer or callback changes nothing', () => {
-    const reported = registered().and(chargeCallback(1, '1000007'), T1);
-    const request = sentStatus(registered().when(chargeCallback(1, '1000007'), T1));
-    const charged = reported.when(statusAnswer(request, approvedReport('1000007')), T1);
+    const reported = registered().and(schedules.chargeCallback(1, '1000007'), T1);
+    const request = sentStatus(registered().when(schedules.chargeCallback(1, '1000007'), T1));
+    const charged = reported.when(schedules.statusAnswer(request, approvedReport('1000007')), T1);
     charged
       .then([
         {
@@ -407,23 +418,29 @@ describe('schedule registered with the gateway: its charges', () => {
         { type: 'cancel-status-timer', kind: 'charge-status:1000007' },
         { type: 'cancel-status-timer', kind: 'charge-alert:1000007' },
       ]);
-    const after = reported.and(statusAnswer(request, approvedReport('1000007')), T1);
-    after.when(statusAnswer(request, approvedReport('1000007')), T1).thenIgnored('STALE_RESULT');
-    after.when(chargeCallback(1, '1000007'), T1).thenIgnored('CHARGE_ALREADY_RECORDED');
-    after.when(chargeTimer('1000007', 'status-poll', 2), T1).thenIgnored('TIMER_OBSOLETE');
-    after.when(statusTimer(2, '1000007'), T1).thenIgnored('TIMER_OBSOLETE');
+    const after = reported.and(schedules.statusAnswer(request, approvedReport('1000007')), T1);
+    after
+      .when(schedules.statusAnswer(request, approvedReport('1000007')), T1)
+      .thenIgnored('STALE_RESULT');
+    after.when(schedules.chargeCallback(1, '1000007'), T1).thenIgnored('CHARGE_ALREADY_RECORDED');
+    after
+      .when(schedules.chargeTimer('1000007', 'status-poll', 2), T1)
+      .thenIgnored('TIMER_OBSOLETE');
+    after.when(schedules.statusTimer(2, '1000007'), T1).thenIgnored('TIMER_OBSOLETE');
     // A second charge of the gateway is another order: recorded on its own.
     after
-      .when(chargeCallback(2, '1000008'), T1)
+      .when(schedules.chargeCallback(2, '1000008'), T1)
       .then([{ type: 'gateway-charge-reported', cycle: 1 }]);
   });
 
   it('when the status reply says declined, then the cycle is recorded declined (no dunning of ours)', () => {
-    const request = sentStatus(registered().when(chargeCallback(1, '1000007', 'declined'), T1));
+    const request = sentStatus(
+      registered().when(schedules.chargeCallback(1, '1000007', 'declined'), T1),
+    );
     registered()
-      .and(chargeCallback(1, '1000007', 'declined'), T1)
+      .and(schedules.chargeCallback(1, '1000007', 'declined'), T1)
       .when(
-        statusAnswer(request, {
+        schedules.statusAnswer(request, {
           kind: 'accepted',
           report: { status: 'declined', gatewayOrderId: '1000007', errorCode: '116' },
         }),
@@ -434,12 +451,15 @@ describe('schedule registered with the gateway: its charges', () => {
   });
 
   it("another amount than the schedule's is no charge: unknown with the alert (amount-mismatch), for a person", () => {
-    const reported = registered().and(chargeCallback(1, '1000007'), T1);
-    const request = sentStatus(registered().when(chargeCallback(1, '1000007'), T1));
+    const reported = registered().and(schedules.chargeCallback(1, '1000007'), T1);
+    const request = sentStatus(registered().when(schedules.chargeCallback(1, '1000007'), T1));
     const other = approvedReport('1000007');
     reported
       .when(
-        statusAnswer(request, { ...other, report: { ...other.report, amount: eur(99_900) } }),
+        schedules.statusAnswer(request, {
+          ...other,
+          report: { ...other.report, amount: eur(99_900) },
+        }),
         T1,
       )
       .then([
@@ -454,16 +474,16 @@ describe('schedule registered with the gateway: its charges', () => {
   });
 
   it('a callback alone never says money moved: no answer about that very order, no charge event', () => {
-    const reported = registered().and(chargeCallback(1, '1000007'), T1);
-    const request = sentStatus(registered().when(chargeCallback(1, '1000007'), T1));
+    const reported = registered().and(schedules.chargeCallback(1, '1000007'), T1);
+    const request = sentStatus(registered().when(schedules.chargeCallback(1, '1000007'), T1));
     // About another order, a refund of the order, an unknown outcome: no news.
     reported
-      .when(statusAnswer(request, approvedReport('1000099')), T1)
+      .when(schedules.statusAnswer(request, approvedReport('1000099')), T1)
       .thenIgnored('NOT_ABOUT_THIS_OPERATION');
     const refund = approvedReport('1000007');
     reported
       .when(
-        statusAnswer(request, {
+        schedules.statusAnswer(request, {
           ...refund,
           report: { ...refund.report, transactionType: 'return' },
         }),
@@ -471,30 +491,38 @@ describe('schedule registered with the gateway: its charges', () => {
       )
       .thenIgnored('NOT_ABOUT_THIS_OPERATION');
     reported
-      .when(statusAnswer(request, { kind: 'unknown', reason: 'timeout' }), T1)
+      .when(schedules.statusAnswer(request, { kind: 'unknown', reason: 'timeout' }), T1)
       .thenIgnored('NO_NEWS');
     // In progress at the gateway: no longer unknown (its alert dropped), still not charged.
     reported
-      .when(statusAnswer(request, { kind: 'accepted', report: { status: 'processing' } }), T1)
+      .when(
+        schedules.statusAnswer(request, { kind: 'accepted', report: { status: 'processing' } }),
+        T1,
+      )
       .then([{ type: 'gateway-charge-accepted', gatewayOrderId: '1000007' }])
       .thenEffects([{ type: 'cancel-status-timer', kind: 'charge-alert:1000007' }]);
     // A verified callback about it again only brings the status query forward.
     reported
-      .when(chargeCallback(1, '1000007', 'declined'), T1)
+      .when(schedules.chargeCallback(1, '1000007', 'declined'), T1)
       .thenEffects([
         { type: 'set-status-timer', kind: 'charge-status:1000007', at: T1, timer: { attempt: 1 } },
       ]);
-    expect(reported.when(chargeCallback(1, '1000007', 'declined'), T1).decision.events).toEqual([]);
+    expect(
+      reported.when(schedules.chargeCallback(1, '1000007', 'declined'), T1).decision.events,
+    ).toEqual([]);
     // The next poll asks again.
     reported
-      .when(chargeTimer('1000007', 'status-poll', 2), T1)
+      .when(schedules.chargeTimer('1000007', 'status-poll', 2), T1)
       .thenEffects([
         { type: 'send-gateway-request' },
         { type: 'set-status-timer', timer: { attempt: 3 } },
       ]);
     // Never confirmed within the alert time: a person must look (once); nothing is assumed
     // charged, and the polls go on.
-    const alerted = reported.when(chargeTimer('1000007', 'unknown-alert'), addMs(T1, HOUR));
+    const alerted = reported.when(
+      schedules.chargeTimer('1000007', 'unknown-alert'),
+      addMs(T1, HOUR),
+    );
     alerted
       .then([
         {
@@ -505,44 +533,49 @@ describe('schedule registered with the gateway: its charges', () => {
         },
       ])
       .thenEffects([]);
-    const afterAlert = reported.and(chargeTimer('1000007', 'unknown-alert'), addMs(T1, HOUR));
+    const afterAlert = reported.and(
+      schedules.chargeTimer('1000007', 'unknown-alert'),
+      addMs(T1, HOUR),
+    );
     afterAlert
-      .when(chargeTimer('1000007', 'unknown-alert'), addMs(T1, HOUR))
+      .when(schedules.chargeTimer('1000007', 'unknown-alert'), addMs(T1, HOUR))
       .thenIgnored('TIMER_OBSOLETE');
-    afterAlert.when(chargeTimer('1000007', 'status-poll', 20), addMs(T1, HOUR)).thenEffects([
-      { type: 'send-gateway-request', request: { gatewayOrderId: '1000007' } },
-      { type: 'set-status-timer', kind: 'charge-status:1000007', at: addMs(T1, 2 * HOUR) },
-    ]);
+    afterAlert
+      .when(schedules.chargeTimer('1000007', 'status-poll', 20), addMs(T1, HOUR))
+      .thenEffects([
+        { type: 'send-gateway-request', request: { gatewayOrderId: '1000007' } },
+        { type: 'set-status-timer', kind: 'charge-status:1000007', at: addMs(T1, 2 * HOUR) },
+      ]);
   });
 
   it('a charge whose order the gateway does not know is never sent again: after the window, unknown with the alert (no-trace)', () => {
-    const reported = registered().and(chargeCallback(2, '999999'), T1);
-    const request = sentStatus(registered().when(chargeCallback(2, '999999'), T1));
+    const reported = registered().and(schedules.chargeCallback(2, '999999'), T1);
+    const request = sentStatus(registered().when(schedules.chargeCallback(2, '999999'), T1));
     const noSuchOrder = {
       kind: 'rejected' as const,
       code: '1',
       message: 'unknown order',
       orderUnknown: true as const,
     };
-    reported.when(statusAnswer(request, noSuchOrder, T1), T1).thenIgnored('NO_NEWS');
+    reported.when(schedules.statusAnswer(request, noSuchOrder, T1), T1).thenIgnored('NO_NEWS');
     const late = addMs(T1, MINUTE);
     reported
-      .when(statusAnswer(request, noSuchOrder, late), late)
+      .when(schedules.statusAnswer(request, noSuchOrder, late), late)
       .then([{ type: 'gateway-charge-outcome-unknown', alert: true, concern: 'no-trace' }])
       .thenEffects([{ type: 'cancel-status-timer', kind: 'charge-alert:999999' }]);
   });
 
   it('a charge being confirmed before the shared rules (no operation stored, a `{ poll }` timer) is polled and gets its alert', () => {
-    const reported = registered().and(chargeCallback(1, '1000007'), T1);
+    const reported = registered().and(schedules.chargeCallback(1, '1000007'), T1);
     const state = reported.state;
     if (state.status !== 'registered') throw new Error(state.status);
     const legacy = {
       ...state,
       charges: state.charges.map(({ op: _op, ...charge }) => charge),
     };
-    const decision = decideSchedule(statusTimer(7, '1000007'), legacy, {
+    const decision = decideSchedule(schedules.statusTimer(7, '1000007'), legacy, {
       now: T1,
-      policy: GATEWAY_POLICY,
+      policy: schedules.GATEWAY_POLICY,
     });
     expect(decision.effects).toMatchObject([
       { type: 'send-gateway-request', request: { operation: 'status', gatewayOrderId: '1000007' } },
@@ -555,14 +588,14 @@ describe('schedule registered with the gateway: its charges', () => {
 
 describe('schedule registered with the gateway: never rebilled, and what the gateway cannot do', () => {
   it('a charge timer (left from anywhere) starts no rebill', () => {
-    registered().when(timer(0), T1).thenIgnored('TIMER_OBSOLETE');
+    registered().when(schedules.timer(0), T1).thenIgnored('TIMER_OBSOLETE');
   });
 
   it.each([
-    ['pause', pause()],
-    ['resume', resume()],
-    ['update', update(eur(1999))],
-    ['cancel', cancel()],
+    ['pause', schedules.pause()],
+    ['resume', schedules.resume()],
+    ['update', schedules.update(eur(1999))],
+    ['cancel', schedules.cancel()],
   ])('refuses %s: the gateway offers no operation for it', (_name, input) => {
     const outcome = registered().when(input, T1);
     outcome.thenRejected('NOT_SUPPORTED_BY_GATEWAY');
@@ -574,12 +607,12 @@ describe('schedule registered with the gateway: never rebilled, and what the gat
   it('refuses a cycle outcome: there is no rebill to report one', () => {
     registered()
       .when(
-        command({
+        schedules.command({
           type: 'record-cycle-outcome',
           commandId: '00000000-0000-4000-8000-0000000000aa',
           scheduleId: SCHEDULE_ID,
           merchant: { ...MERCHANT },
-          occurredAt: T0,
+          occurredAt: schedules.T0,
           cycle: 0,
           attempt: 1,
           paymentId: '00000000-0000-4000-8000-0000000000ab',
@@ -594,7 +627,7 @@ describe('schedule registered with the gateway: never rebilled, and what the gat
 describe('schedule registered with the gateway: every cycle is asked for, callbacks or not', () => {
   /** Cycle 0 is due 2026-01-31 09:00 Berlin; asked a day (the grace) later. */
   const CYCLE0_ASKED = '2026-02-01T08:00:00.000Z';
-  const expected = expectedTimer;
+  const expected = schedules.expectedTimer;
   const noSuchOrder = {
     kind: 'rejected' as const,
     code: '1',
@@ -603,8 +636,12 @@ describe('schedule registered with the gateway: every cycle is asked for, callba
   };
 
   it('registered: the first cycle is expected a grace after its time', () => {
-    withPolicy(GATEWAY_POLICY, [create(), T0])
-      .when(registrationReply({ kind: 'accepted', recurringPaymentId: '77' }), T0)
+    schedules
+      .registering()
+      .when(
+        schedules.registrationReply({ kind: 'accepted', recurringPaymentId: '77' }),
+        schedules.T0,
+      )
       .thenEffects([
         { type: 'cancel-status-timer', kind: 'registration-status' },
         { type: 'cancel-status-timer', kind: 'registration-alert' },
@@ -631,7 +668,7 @@ describe('schedule registered with the gateway: every cycle is asked for, callba
     ]);
     const found = registered()
       .and(expected(0, 1), CYCLE0_ASKED)
-      .when(statusAnswer(request, approvedReport('1000009')), CYCLE0_ASKED);
+      .when(schedules.statusAnswer(request, approvedReport('1000009')), CYCLE0_ASKED);
     found
       .then([
         {
@@ -648,12 +685,12 @@ describe('schedule registered with the gateway: every cycle is asked for, callba
     // Its callback arriving after all changes nothing; nor does the answer twice.
     const recorded = registered()
       .and(expected(0, 1), CYCLE0_ASKED)
-      .and(statusAnswer(request, approvedReport('1000009')), CYCLE0_ASKED);
+      .and(schedules.statusAnswer(request, approvedReport('1000009')), CYCLE0_ASKED);
     recorded
-      .when(chargeCallback(1, '1000009'), CYCLE0_ASKED)
+      .when(schedules.chargeCallback(1, '1000009'), CYCLE0_ASKED)
       .thenIgnored('CHARGE_ALREADY_RECORDED');
     recorded
-      .when(statusAnswer(request, approvedReport('1000009')), CYCLE0_ASKED)
+      .when(schedules.statusAnswer(request, approvedReport('1000009')), CYCLE0_ASKED)
       .thenIgnored('CHARGE_ALREADY_RECORDED');
   });
 
@@ -662,7 +699,7 @@ describe('schedule registered with the gateway: every cycle is asked for, callba
     registered()
       .and(expected(0, 1), CYCLE0_ASKED)
       .when(
-        statusAnswer(sentStatus(asked), {
+        schedules.statusAnswer(sentStatus(asked), {
           kind: 'accepted',
           gatewayOrderId: '1000010',
           report: { status: 'processing', gatewayOrderId: '1000010', transactionType: 'sale' },
@@ -683,13 +720,13 @@ describe('schedule registered with the gateway: every cycle is asked for, callba
 
   it('no charge found while it is asked: a person is alerted (not-found) and the next cycle is expected', () => {
     let s = registered();
-    const max = GATEWAY_POLICY.maxStatusPolls ?? 0;
+    const max = schedules.GATEWAY_POLICY.maxStatusPolls ?? 0;
     for (let poll = 1; poll <= max; poll += 1) {
       const asked = s.when(expected(0, poll), CYCLE0_ASKED);
       asked.then([]);
       s = s
         .and(expected(0, poll), CYCLE0_ASKED)
-        .and(statusAnswer(sentStatus(asked), noSuchOrder), CYCLE0_ASKED);
+        .and(schedules.statusAnswer(sentStatus(asked), noSuchOrder), CYCLE0_ASKED);
     }
     s.when(expected(0, max + 1), CYCLE0_ASKED)
       .then([
@@ -707,7 +744,7 @@ describe('schedule registered with the gateway: every cycle is asked for, callba
 
   it('a cycle its callback recorded is not asked for again', () => {
     registered()
-      .and(chargeCallback(1, '1000007'), T1)
+      .and(schedules.chargeCallback(1, '1000007'), T1)
       .when(expected(0, 1), CYCLE0_ASKED)
       .then([])
       .thenEffects([
@@ -716,10 +753,10 @@ describe('schedule registered with the gateway: every cycle is asked for, callba
   });
 
   it("cycles whose time had passed at creation are not registered: the gateway's n-th charge is cycle first + n − 1", () => {
-    const late = withPolicy(
-      GATEWAY_POLICY,
+    const late = schedules.withPolicy(
+      schedules.GATEWAY_POLICY,
       [
-        create({
+        schedules.create({
           rule: {
             period: 'month',
             interval: 1,
@@ -729,27 +766,29 @@ describe('schedule registered with the gateway: every cycle is asked for, callba
             end: { kind: 'count', count: 12 },
           },
         }),
-        T0,
+        schedules.T0,
       ],
-      [registrationReply({ kind: 'accepted', recurringPaymentId: '78' }), T0],
+      [schedules.registrationReply({ kind: 'accepted', recurringPaymentId: '78' }), schedules.T0],
     );
     expect(late.events[0]).toMatchObject({ type: 'schedule-created', skippedCycles: 2 });
     late
-      .when(chargeCallback(1, '1000011'), T1)
+      .when(schedules.chargeCallback(1, '1000011'), T1)
       .then([{ type: 'gateway-charge-reported', cycle: 2, clientOrderId: `${SCHEDULE_ID}-1` }]);
   });
 
   it('a registration the gateway has charged under is never declared failed', () => {
-    const charging = withPolicy(
-      GATEWAY_POLICY,
-      [create(), T0],
-      [registrationReply({ kind: 'unknown', reason: 'timeout' }), T0],
-    ).and(chargeCallback(1, '1000007'), T1);
-    const polled = charging.when(registrationTimer('status-poll', 1), T1);
+    const charging = schedules
+      .withPolicy(
+        schedules.GATEWAY_POLICY,
+        [schedules.create(), schedules.T0],
+        [schedules.registrationReply({ kind: 'unknown', reason: 'timeout' }), schedules.T0],
+      )
+      .and(schedules.chargeCallback(1, '1000007'), T1);
+    const polled = charging.when(schedules.registrationTimer('status-poll', 1), T1);
     charging
-      .and(registrationTimer('status-poll', 1), T1)
+      .and(schedules.registrationTimer('status-poll', 1), T1)
       .when(
-        statusAnswer(sentStatus(polled), {
+        schedules.statusAnswer(sentStatus(polled), {
           kind: 'accepted',
           report: { status: 'declined', transactionType: 'create-recurring-payment' },
         }),

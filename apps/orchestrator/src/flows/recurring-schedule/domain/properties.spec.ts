@@ -1,15 +1,6 @@
 import fc from 'fast-check';
 import type { RebillCommand, ScheduleEvent } from '@payments/contracts';
-import {
-  cancel,
-  command,
-  create,
-  pause,
-  resume,
-  T0,
-  timer,
-  update,
-} from '../../../../test/kits/recurring-schedule.kit';
+import * as schedules from '../../../../test/kits/recurring-schedule.kit';
 import { decideSchedule, type ScheduleInput } from './decide';
 import { fold } from './evolve';
 import { initialScheduleState, type ChargeTimer, type ScheduleState } from './state';
@@ -36,15 +27,11 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { weight: 2, arbitrary: fc.constant({ kind: 'fire-again' as const }) },
   {
     weight: 1,
-    arbitrary: fc.record({
-      kind: fc.constant('fire-stale' as const),
-      back: fc.integer({ min: 1, max: 3 }),
-    }),
+    arbitrary: schedules.stepOf('fire-stale', { back: fc.integer({ min: 1, max: 3 }) }),
   },
   {
     weight: 6,
-    arbitrary: fc.record({
-      kind: fc.constant('outcome' as const),
+    arbitrary: schedules.stepOf('outcome', {
       result: fc.constantFrom(
         'approved' as const,
         'approved' as const,
@@ -57,17 +44,11 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ kind: 'pause' as const }) },
   {
     weight: 1,
-    arbitrary: fc.record({
-      kind: fc.constant('resume' as const),
-      afterDays: fc.integer({ min: 0, max: 120 }),
-    }),
+    arbitrary: schedules.stepOf('resume', { afterDays: fc.integer({ min: 0, max: 120 }) }),
   },
   {
     weight: 1,
-    arbitrary: fc.record({
-      kind: fc.constant('update' as const),
-      minor: fc.integer({ min: 1, max: 10_000 }),
-    }),
+    arbitrary: schedules.stepOf('update', { minor: fc.integer({ min: 1, max: 10_000 }) }),
   },
   { weight: 1, arbitrary: fc.constant({ kind: 'cancel' as const }) },
 );
@@ -119,7 +100,7 @@ function apply(world: World, input: ScheduleInput): void {
 
 function run(steps: readonly Step[]): World {
   const world: World = {
-    now: T0,
+    now: schedules.T0,
     state: initialScheduleState,
     events: [],
     pending: null,
@@ -127,7 +108,7 @@ function run(steps: readonly Step[]): World {
     started: new Map(),
     lastOutcome: null,
   };
-  apply(world, create());
+  apply(world, schedules.create());
   for (const step of steps) {
     switch (step.kind) {
       case 'fire-due':
@@ -136,18 +117,20 @@ function run(steps: readonly Step[]): World {
         world.lastFired = world.pending.timer;
         // The runtime deletes a timer when it fires it; the decision may set the next one.
         world.pending = null;
-        apply(world, timer(world.lastFired.cycle, world.lastFired.attempt));
+        apply(world, schedules.timer(world.lastFired.cycle, world.lastFired.attempt));
         break;
       case 'fire-again':
-        if (world.lastFired) apply(world, timer(world.lastFired.cycle, world.lastFired.attempt));
+        if (world.lastFired)
+          apply(world, schedules.timer(world.lastFired.cycle, world.lastFired.attempt));
         break;
       case 'fire-stale':
-        if (world.lastFired) apply(world, timer(Math.max(0, world.lastFired.cycle - step.back), 1));
+        if (world.lastFired)
+          apply(world, schedules.timer(Math.max(0, world.lastFired.cycle - step.back), 1));
         break;
       case 'outcome': {
         const charge = 'charge' in world.state ? world.state.charge : null;
         if (!charge) break;
-        const input = command({
+        const input = schedules.command({
           type: 'record-cycle-outcome',
           commandId: `00000000-0000-4000-8000-${world.events.length.toString(16).padStart(12, '0')}`,
           scheduleId: world.state.status === 'initial' ? '' : world.state.terms.scheduleId,
@@ -166,17 +149,17 @@ function run(steps: readonly Step[]): World {
         if (world.lastOutcome) apply(world, world.lastOutcome);
         break;
       case 'pause':
-        apply(world, pause());
+        apply(world, schedules.pause());
         break;
       case 'resume':
         world.now = new Date(Date.parse(world.now) + step.afterDays * 86_400_000).toISOString();
-        apply(world, resume());
+        apply(world, schedules.resume());
         break;
       case 'update':
-        apply(world, update({ minor: step.minor, currency: 'EUR' }));
+        apply(world, schedules.update({ minor: step.minor, currency: 'EUR' }));
         break;
       case 'cancel':
-        apply(world, cancel());
+        apply(world, schedules.cancel());
         break;
       default: {
         const never: never = step;

@@ -1,25 +1,13 @@
 import type { GatewayStatusRequest } from '@payments/contracts';
 import { SCHEDULE_ID } from '@payments/contracts/testing';
-import {
-  chargeCallback,
-  create,
-  dueTimer,
-  GATEWAY_POLICY,
-  givenInputs,
-  type Outcome,
-  refresh,
-  registrationReply,
-  statusAnswer,
-  T0,
-  withPolicy,
-} from '../../../../test/kits/recurring-schedule.kit';
+import * as schedules from '../../../../test/kits/recurring-schedule.kit';
 import { addMs } from '../../../domain/decision';
 import { chargeSubjectId, registrationRequestId } from './gateway-charged';
 
-const T1 = addMs(T0, 5_000);
+const T1 = addMs(schedules.T0, 5_000);
 
 /** The status queries a refresh asked for: its only effects, and no event. */
-function asked(outcome: Outcome): GatewayStatusRequest[] {
+function asked(outcome: schedules.Outcome): GatewayStatusRequest[] {
   expect(outcome.decision).toMatchObject({ outcome: 'accepted', events: [] });
   return outcome.decision.effects.map((effect) => {
     if (effect.type !== 'send-gateway-request' || effect.request.operation !== 'status')
@@ -30,10 +18,10 @@ function asked(outcome: Outcome): GatewayStatusRequest[] {
 
 describe("refresh-schedule-status (an operator's refresh-status / resolve-unknown on a schedule): asks the gateway now, its answer decides", () => {
   it('a registration whose reply was lost: a status query about it by its client_orderid; the answer registers it', () => {
-    const unknown = withPolicy(GATEWAY_POLICY, [create(), T0]).and(
-      registrationReply({ kind: 'unknown', reason: 'timeout' }),
-    );
-    const [query, ...more] = asked(unknown.when(refresh(), T1));
+    const unknown = schedules
+      .withPolicy(schedules.GATEWAY_POLICY, [schedules.create(), schedules.T0])
+      .and(schedules.registrationReply({ kind: 'unknown', reason: 'timeout' }));
+    const [query, ...more] = asked(unknown.when(schedules.refresh(), T1));
     expect(more).toEqual([]);
     expect(query).toMatchObject({
       clientOrderId: SCHEDULE_ID,
@@ -43,7 +31,7 @@ describe("refresh-schedule-status (an operator's refresh-status / resolve-unknow
     if (query === undefined) throw new Error('no query');
     unknown
       .when(
-        statusAnswer(query, {
+        schedules.statusAnswer(query, {
           kind: 'accepted',
           report: { status: 'approved', transactionType: 'create-recurring-payment' },
           recurringPaymentId: '77',
@@ -54,15 +42,15 @@ describe("refresh-schedule-status (an operator's refresh-status / resolve-unknow
   });
 
   it("a gateway charge still being confirmed: a status query about that very order; the answer records the cycle's charge", () => {
-    const registered = withPolicy(
-      GATEWAY_POLICY,
-      [create(), T0],
-      [registrationReply({ kind: 'accepted', recurringPaymentId: '77' }), T0],
+    const registered = schedules.withPolicy(
+      schedules.GATEWAY_POLICY,
+      [schedules.create(), schedules.T0],
+      [schedules.registrationReply({ kind: 'accepted', recurringPaymentId: '77' }), schedules.T0],
     );
     // Registered, nothing in flight: nothing to ask.
-    registered.when(refresh(), T1).thenRejected('NOTHING_TO_REFRESH');
-    const reported = registered.and(chargeCallback(1, '1000007'), T1);
-    const [query, ...more] = asked(reported.when(refresh(), T1));
+    registered.when(schedules.refresh(), T1).thenRejected('NOTHING_TO_REFRESH');
+    const reported = registered.and(schedules.chargeCallback(1, '1000007'), T1);
+    const [query, ...more] = asked(reported.when(schedules.refresh(), T1));
     expect(more).toEqual([]);
     expect(query).toMatchObject({
       gatewayOrderId: '1000007',
@@ -72,7 +60,7 @@ describe("refresh-schedule-status (an operator's refresh-status / resolve-unknow
     if (query === undefined) throw new Error('no query');
     reported
       .when(
-        statusAnswer(query, {
+        schedules.statusAnswer(query, {
           kind: 'accepted',
           gatewayOrderId: '1000007',
           report: {
@@ -88,10 +76,13 @@ describe("refresh-schedule-status (an operator's refresh-status / resolve-unknow
   });
 
   it('a schedule we charge ourselves has nothing of its own at the gateway: refused, naming the rebill payment to refresh', () => {
-    const created = givenInputs([create(), T0]);
-    created.when(refresh(), T1).thenRejected('NOTHING_TO_REFRESH');
-    const charging = created.and(dueTimer(created.state), addMs(T0, 31 * 86_400_000));
-    const refused = charging.when(refresh(), T1).thenRejected('NOTHING_TO_REFRESH');
+    const created = schedules.givenInputs([schedules.create(), schedules.T0]);
+    created.when(schedules.refresh(), T1).thenRejected('NOTHING_TO_REFRESH');
+    const charging = created.and(
+      schedules.dueTimer(created.state),
+      addMs(schedules.T0, 31 * 86_400_000),
+    );
+    const refused = charging.when(schedules.refresh(), T1).thenRejected('NOTHING_TO_REFRESH');
     const state = charging.state;
     const paymentId = 'charge' in state ? state.charge?.paymentId : undefined;
     expect(paymentId).toEqual(expect.any(String));

@@ -1,17 +1,5 @@
 import { createScheduleCommand, SCHEDULE_ID } from '@payments/contracts/testing';
-import {
-  cancel,
-  create,
-  dueTimer,
-  givenInputs,
-  outcome,
-  pause,
-  resume,
-  T0,
-  timer,
-  update,
-  withPolicy,
-} from '../../../../test/kits/recurring-schedule.kit';
+import * as schedules from '../../../../test/kits/recurring-schedule.kit';
 import { cycleDueAt } from './calendar';
 import { chargeIds } from './decide';
 import { DEFAULT_SCHEDULE_POLICY } from './state';
@@ -24,12 +12,14 @@ const due = (cycle: number): string => cycleDueAt(RULE, cycle) ?? '';
 const eur = (minor: number) => ({ minor, currency: 'EUR' });
 
 /** Created, and cycle 0 started at its due time. */
-const charging = () => givenInputs([create(), T0], [timer(0), due(0)]);
+const charging = () =>
+  schedules.givenInputs([schedules.create(), schedules.T0], [schedules.timer(0), due(0)]);
 
 describe('recurring schedule: create', () => {
   it('creates the schedule and arms the first cycle at 09:00 Berlin time', () => {
-    givenInputs()
-      .when(create(), T0)
+    schedules
+      .givenInputs()
+      .when(schedules.create(), schedules.T0)
       .then([{ type: 'schedule-created', skippedCycles: 0, nextCycle: 0, nextDueAt: due(0) }])
       .thenEffects([{ type: 'set-charge-timer', at: due(0), timer: { cycle: 0, attempt: 1 } }])
       .thenStatus('active');
@@ -38,25 +28,34 @@ describe('recurring schedule: create', () => {
   });
 
   it('never charges cycles already past at creation: it starts with the next future one', () => {
-    givenInputs()
-      .when(create(), plus(due(2), 1))
+    schedules
+      .givenInputs()
+      .when(schedules.create(), plus(due(2), 1))
       .then([{ type: 'schedule-created', skippedCycles: 3, nextCycle: 3, nextDueAt: due(3) }]);
   });
 
   it('refuses a schedule with no cycle left, a second create and commands for no schedule', () => {
-    givenInputs()
-      .when(create(), plus(due(11), 1))
+    schedules
+      .givenInputs()
+      .when(schedules.create(), plus(due(11), 1))
       .thenRejected('INVALID_SCHEDULE');
-    givenInputs([create(), T0]).when(create(), T0).thenRejected('SCHEDULE_ALREADY_EXISTS');
-    givenInputs().when(pause(), T0).thenRejected('SCHEDULE_NOT_FOUND');
+    schedules
+      .givenInputs([schedules.create(), schedules.T0])
+      .when(schedules.create(), schedules.T0)
+      .thenRejected('SCHEDULE_ALREADY_EXISTS');
+    schedules
+      .givenInputs()
+      .when(schedules.pause(), schedules.T0)
+      .thenRejected('SCHEDULE_NOT_FOUND');
   });
 });
 
 describe('recurring schedule: one charge per cycle', () => {
   it('the due timer starts the cycle as a rebill with ids derived from schedule, cycle, attempt', () => {
     const ids = chargeIds(SCHEDULE_ID, 0, 1);
-    givenInputs([create(), T0])
-      .when(timer(0), due(0))
+    schedules
+      .givenInputs([schedules.create(), schedules.T0])
+      .when(schedules.timer(0), due(0))
       .then([
         {
           type: 'cycle-charge-requested',
@@ -85,14 +84,14 @@ describe('recurring schedule: one charge per cycle', () => {
 
   it('a timer firing twice starts nothing the second time', () => {
     charging()
-      .when(timer(0), plus(due(0), 5))
+      .when(schedules.timer(0), plus(due(0), 5))
       .thenIgnored('TIMER_OBSOLETE');
   });
 
   it('the same decision taken again (a rolled-back transaction) starts the same child', () => {
-    const scenario = givenInputs([create(), T0]);
-    const first = scenario.when(timer(0), due(0)).decision.effects;
-    const again = scenario.when(timer(0), plus(due(0), 60_000)).decision.effects;
+    const scenario = schedules.givenInputs([schedules.create(), schedules.T0]);
+    const first = scenario.when(schedules.timer(0), due(0)).decision.effects;
+    const again = scenario.when(schedules.timer(0), plus(due(0), 60_000)).decision.effects;
     expect(again.map((e) => e.type === 'start-rebill' && e.command.commandId)).toEqual(
       first.map((e) => e.type === 'start-rebill' && e.command.commandId),
     );
@@ -100,7 +99,7 @@ describe('recurring schedule: one charge per cycle', () => {
 
   it('approved: the cycle is charged and the next one armed (28 February: month end)', () => {
     charging()
-      .when(outcome('approved'), plus(due(0), 3000))
+      .when(schedules.outcome('approved'), plus(due(0), 3000))
       .then([
         { type: 'cycle-charged', cycle: 0, amount: eur(999), nextCycle: 1, nextDueAt: due(1) },
       ])
@@ -109,8 +108,8 @@ describe('recurring schedule: one charge per cycle', () => {
   });
 
   it('an outcome naming another charge (or none in flight) is refused', () => {
-    const wrongPayment = (st: Parameters<ReturnType<typeof outcome>>[0]) => {
-      const input = outcome('approved')(st);
+    const wrongPayment = (st: Parameters<ReturnType<typeof schedules.outcome>>[0]) => {
+      const input = schedules.outcome('approved')(st);
       if (input.kind !== 'command' || input.command.type !== 'record-cycle-outcome') return input;
       return {
         ...input,
@@ -118,20 +117,20 @@ describe('recurring schedule: one charge per cycle', () => {
       };
     };
     charging().when(wrongPayment, due(0)).thenRejected('INVALID_STATE');
-    const stale = charging().when(outcome('approved'), due(0));
+    const stale = charging().when(schedules.outcome('approved'), due(0));
     charging()
-      .and(outcome('approved'), due(0))
-      .when(() => outcome('approved')(stale.before), due(0))
+      .and(schedules.outcome('approved'), due(0))
+      .when(() => schedules.outcome('approved')(stale.before), due(0))
       .thenRejected('INVALID_STATE');
   });
 
   it('the last cycle completes the schedule', () => {
-    const last = givenInputs(
-      [create({ rule: { ...RULE, end: { kind: 'count', count: 1 } } }), T0],
-      [timer(0), due(0)],
+    const last = schedules.givenInputs(
+      [schedules.create({ rule: { ...RULE, end: { kind: 'count', count: 1 } } }), schedules.T0],
+      [schedules.timer(0), due(0)],
     );
     last
-      .when(outcome('approved'), due(0))
+      .when(schedules.outcome('approved'), due(0))
       .then([{ type: 'cycle-charged', cycle: 0 }, { type: 'schedule-completed' }])
       .thenEffects([])
       .thenStatus('completed');
@@ -144,7 +143,7 @@ describe('recurring schedule: dunning', () => {
   it('a decline makes the schedule past due and retries after the first delay', () => {
     const at = plus(due(0), 2000);
     charging()
-      .when(outcome('declined', '116'), at)
+      .when(schedules.outcome('declined', '116'), at)
       .then([
         {
           type: 'cycle-charge-declined',
@@ -164,9 +163,9 @@ describe('recurring schedule: dunning', () => {
 
   it('a retry that is approved recovers the schedule; the next cycle keeps its date', () => {
     charging()
-      .and(outcome('declined'), due(0))
-      .and(dueTimer, plus(due(0), d1))
-      .when(outcome('approved'), plus(due(0), d1))
+      .and(schedules.outcome('declined'), due(0))
+      .and(schedules.dueTimer, plus(due(0), d1))
+      .when(schedules.outcome('approved'), plus(due(0), d1))
       .then([
         { type: 'cycle-charged', cycle: 0, attempt: 2, nextCycle: 1, nextDueAt: due(1) },
         { type: 'schedule-recovered', cycle: 0 },
@@ -176,14 +175,14 @@ describe('recurring schedule: dunning', () => {
 
   it('declines through every retry suspend the schedule', () => {
     let t = due(0);
-    let s = charging().and(outcome('declined'), t);
+    let s = charging().and(schedules.outcome('declined'), t);
     for (const delay of [d1, d3]) {
       t = plus(t, delay);
-      s = s.and(dueTimer, t).and(outcome('failed'), t);
+      s = s.and(schedules.dueTimer, t).and(schedules.outcome('failed'), t);
     }
     t = plus(t, d7);
-    s.and(dueTimer, t)
-      .when(outcome('declined'), t)
+    s.and(schedules.dueTimer, t)
+      .when(schedules.outcome('declined'), t)
       .then([
         { type: 'cycle-charge-declined', cycle: 0, attempt: 4 },
         { type: 'schedule-suspended', cycle: 0 },
@@ -193,36 +192,41 @@ describe('recurring schedule: dunning', () => {
   });
 
   it('the retry policy is configurable (no retries: suspended at the first decline)', () => {
-    withPolicy({ retryDelaysMs: [] }, [create(), T0], [timer(0), due(0)])
-      .when(outcome('declined'), due(0))
+    schedules
+      .withPolicy(
+        { retryDelaysMs: [] },
+        [schedules.create(), schedules.T0],
+        [schedules.timer(0), due(0)],
+      )
+      .when(schedules.outcome('declined'), due(0))
       .then([{ type: 'cycle-charge-declined' }, { type: 'schedule-suspended' }]);
   });
 
   it('a retry charges the cycle amount even after an update; the next cycle the new one', () => {
     charging()
-      .and(outcome('declined'), due(0))
-      .and(update(eur(1500)), due(0))
-      .when(dueTimer, plus(due(0), d1))
+      .and(schedules.outcome('declined'), due(0))
+      .and(schedules.update(eur(1500)), due(0))
+      .when(schedules.dueTimer, plus(due(0), d1))
       .then([{ type: 'cycle-charge-requested', cycle: 0, attempt: 2, amount: eur(999) }]);
     charging()
-      .and(update(eur(1500)), due(0))
-      .and(outcome('approved'), due(0))
-      .when(timer(1), due(1))
+      .and(schedules.update(eur(1500)), due(0))
+      .and(schedules.outcome('approved'), due(0))
+      .when(schedules.timer(1), due(1))
       .then([{ type: 'cycle-charge-requested', cycle: 1, amount: eur(1500) }]);
   });
 });
 
 describe('recurring schedule: pause, resume, cancel, update', () => {
-  const paid = () => charging().and(outcome('approved'), due(0));
+  const paid = () => charging().and(schedules.outcome('approved'), due(0));
 
   it('pause stops the timer; resume skips the cycles due meanwhile and goes on with the next', () => {
     paid()
-      .and(pause(), plus(due(0), DAY))
-      .when(resume(), plus(due(3), DAY))
+      .and(schedules.pause(), plus(due(0), DAY))
+      .when(schedules.resume(), plus(due(3), DAY))
       .then([{ type: 'schedule-resumed', skippedCycles: 3, nextCycle: 4, nextDueAt: due(4) }])
       .thenEffects([{ type: 'set-charge-timer', at: due(4), timer: { cycle: 4, attempt: 1 } }]);
     paid()
-      .when(pause(), plus(due(0), DAY))
+      .when(schedules.pause(), plus(due(0), DAY))
       .then([{ type: 'schedule-paused' }])
       .thenEffects([{ type: 'cancel-charge-timer' }])
       .thenStatus('paused');
@@ -230,47 +234,50 @@ describe('recurring schedule: pause, resume, cancel, update', () => {
 
   it('a resume before the next due date skips nothing', () => {
     paid()
-      .and(pause(), plus(due(0), DAY))
-      .when(resume(), plus(due(0), 2 * DAY))
+      .and(schedules.pause(), plus(due(0), DAY))
+      .when(schedules.resume(), plus(due(0), 2 * DAY))
       .then([{ type: 'schedule-resumed', skippedCycles: 0, nextCycle: 1 }]);
   });
 
   it('a timer left over from before the pause starts nothing', () => {
     paid()
-      .and(pause(), plus(due(0), DAY))
-      .when(timer(1), due(1))
+      .and(schedules.pause(), plus(due(0), DAY))
+      .when(schedules.timer(1), due(1))
       .thenIgnored('TIMER_OBSOLETE');
   });
 
   it('pause is refused while a charge is in flight; resume when not paused', () => {
-    charging().when(pause(), due(0)).thenRejected('OPERATION_IN_PROGRESS');
-    paid().when(resume(), due(0)).thenRejected('INVALID_STATE');
+    charging().when(schedules.pause(), due(0)).thenRejected('OPERATION_IN_PROGRESS');
+    paid().when(schedules.resume(), due(0)).thenRejected('INVALID_STATE');
   });
 
   it('a resume after the end completes the schedule', () => {
     paid()
-      .and(pause(), plus(due(0), DAY))
-      .when(resume(), plus(due(11), DAY))
+      .and(schedules.pause(), plus(due(0), DAY))
+      .when(schedules.resume(), plus(due(11), DAY))
       .then([{ type: 'schedule-resumed', skippedCycles: 11 }, { type: 'schedule-completed' }])
       .thenEffects([]);
   });
 
   it('cancel stops future charges; the charge in flight is still recorded', () => {
     charging()
-      .and(cancel(), due(0))
-      .when(outcome('approved'), due(0))
+      .and(schedules.cancel(), due(0))
+      .when(schedules.outcome('approved'), due(0))
       .then([{ type: 'cycle-charged', cycle: 0 }])
       .thenEffects([])
       .thenStatus('cancelled');
     charging()
-      .when(cancel(), due(0))
+      .when(schedules.cancel(), due(0))
       .thenEffects([{ type: 'cancel-charge-timer' }]);
-    charging().and(cancel(), due(0)).when(timer(1), due(1)).thenIgnored('TIMER_OBSOLETE');
+    charging()
+      .and(schedules.cancel(), due(0))
+      .when(schedules.timer(1), due(1))
+      .thenIgnored('TIMER_OBSOLETE');
   });
 
   it('update refuses another currency', () => {
     paid()
-      .when(update({ minor: 5, currency: 'USD' }), due(0))
+      .when(schedules.update({ minor: 5, currency: 'USD' }), due(0))
       .thenRejected('CURRENCY_MISMATCH');
   });
 });
@@ -282,29 +289,35 @@ describe('recurring schedule: the limits its rebills face', () => {
   };
 
   it('create refuses an amount above the maximum or in a currency the endpoint refuses, as the rebill would', () => {
-    withPolicy(limited)
-      .when(create({ amount: eur(10_001) }))
+    schedules
+      .withPolicy(limited)
+      .when(schedules.create({ amount: eur(10_001) }))
       .thenRejected('AMOUNT_ABOVE_MAXIMUM');
-    withPolicy(limited)
-      .when(create({ merchant: { endpointId: '9999' }, amount: eur(500) }))
+    schedules
+      .withPolicy(limited)
+      .when(schedules.create({ merchant: { endpointId: '9999' }, amount: eur(500) }))
       .thenRejected('CURRENCY_NOT_ALLOWED');
-    withPolicy(limited)
-      .when(create({ amount: eur(10_000) }))
+    schedules
+      .withPolicy(limited)
+      .when(schedules.create({ amount: eur(10_000) }))
       .then([{ type: 'schedule-created' }]);
   });
 
   it('without configured limits, the rebill defaults: above 100,000,000 minor units refused', () => {
-    givenInputs()
-      .when(create({ amount: eur(100_000_001) }))
+    schedules
+      .givenInputs()
+      .when(schedules.create({ amount: eur(100_000_001) }))
       .thenRejected('AMOUNT_ABOVE_MAXIMUM');
   });
 
   it('update refuses an amount above the maximum and keeps the old one', () => {
-    withPolicy(limited, [create(), T0])
-      .when(update(eur(10_001)), T0)
+    schedules
+      .withPolicy(limited, [schedules.create(), schedules.T0])
+      .when(schedules.update(eur(10_001)), schedules.T0)
       .thenRejected('AMOUNT_ABOVE_MAXIMUM');
-    withPolicy(limited, [create(), T0])
-      .when(update(eur(10_000)), T0)
+    schedules
+      .withPolicy(limited, [schedules.create(), schedules.T0])
+      .when(schedules.update(eur(10_000)), schedules.T0)
       .then([{ type: 'schedule-updated', amount: eur(10_000) }]);
   });
 });

@@ -1,26 +1,14 @@
 import { PLACEHOLDER_SEALED_CARD } from '@payments/contracts/testing';
-import { T0 } from '../../../../test/kits/card-payment.kit';
-import {
-  refreshTransfer,
-  transfer,
-  transferSent,
-  transferStatus,
-  transferWorld,
-} from '../../../../test/kits/flow.kit';
-import {
-  command as payoutCommand,
-  oneStepPayout,
-  PayoutWorld,
-  uuid,
-} from '../../../../test/kits/payout.kit';
+import * as transfers from '../../../../test/kits/transfer.kit';
+import * as payouts from '../../../../test/kits/payout.kit';
 
 describe('transfer (v4 transfer, transfer-by-ref)', () => {
   it.each(['transfer', 'transfer-by-ref'] as const)(
     'given a %s command, its request goes out once with the sealed cards; approved → transferred with the amount',
     (type) => {
-      const world = transferWorld();
-      const id = uuid();
-      expect(world.when(transfer(id, type)).decision.effects).toContainEqual({
+      const world = transfers.transferWorld();
+      const id = payouts.uuid();
+      expect(world.when(transfers.transfer(id, type)).decision.effects).toContainEqual({
         type: 'send-gateway-request',
         held: true,
         request: expect.objectContaining({
@@ -31,8 +19,8 @@ describe('transfer (v4 transfer, transfer-by-ref)', () => {
         }),
       });
       world
-        .given(transferSent({ kind: 'accepted', gatewayOrderId: 'T-1' }))
-        .when(transferStatus('approved'))
+        .given(transfers.transferSent({ kind: 'accepted', gatewayOrderId: 'T-1' }))
+        .when(transfers.transferStatus('approved'))
         .then([
           { type: 'transferred', operation: type, amount: { minor: 1_500, currency: 'EUR' } },
         ]);
@@ -43,32 +31,35 @@ describe('transfer (v4 transfer, transfer-by-ref)', () => {
       ]);
       expect(world.sentOperations()).toEqual([type]);
       // A late declined reply cannot move a final transfer back.
-      world.when(transferStatus('declined')).thenIgnored();
+      world.when(transfers.transferStatus('declined')).thenIgnored();
     },
   );
 
   it('an unknown outcome is resolved only by a status reply; the transfer is sent once', () => {
-    const world = transferWorld().given(transfer(uuid()));
+    const world = transfers.transferWorld().given(transfers.transfer(payouts.uuid()));
     world
-      .when(transferSent({ kind: 'unknown', reason: 'timeout' }))
+      .when(transfers.transferSent({ kind: 'unknown', reason: 'timeout' }))
       .then([{ type: 'transfer-outcome-unknown', alert: false }])
       .thenStatus('transferring');
-    world.when(transferStatus('declined')).thenStatus('declined');
+    world.when(transfers.transferStatus('declined')).thenStatus('declined');
     expect(world.sentOperations()).toEqual(['transfer']);
   });
 
   it("an operator's refresh of an unknown transfer asks the gateway now; the status reply decides, nothing is sent again", () => {
-    const world = transferWorld();
-    const id = uuid();
-    world.when(refreshTransfer(id)).thenRejected('TRANSFER_NOT_FOUND');
-    world.given(transfer(id), transferSent({ kind: 'unknown', reason: 'timeout' }));
+    const world = transfers.transferWorld();
+    const id = payouts.uuid();
+    world.when(transfers.refreshTransfer(id)).thenRejected('TRANSFER_NOT_FOUND');
+    world.given(
+      transfers.transfer(id),
+      transfers.transferSent({ kind: 'unknown', reason: 'timeout' }),
+    );
     const op = world.state();
     const requestId = op.status === 'initial' ? undefined : op.inFlight?.requestId;
     // No event: asking is not news; only the answer is.
     world
-      .when(refreshTransfer(id))
+      .when(transfers.refreshTransfer(id))
       .then([])
-      .thenEffects([
+      .thenEffectsEqual([
         {
           type: 'send-gateway-request',
           request: expect.objectContaining({
@@ -80,8 +71,8 @@ describe('transfer (v4 transfer, transfer-by-ref)', () => {
           }),
         },
       ]);
-    world.when(refreshTransfer(id, '9999')).thenRejected('MERCHANT_MISMATCH');
-    world.given(transferStatus('approved'));
+    world.when(transfers.refreshTransfer(id, '9999')).thenRejected('MERCHANT_MISMATCH');
+    world.given(transfers.transferStatus('approved'));
     expect(world.types()).toEqual([
       'transfer-requested',
       'transfer-outcome-unknown',
@@ -89,31 +80,31 @@ describe('transfer (v4 transfer, transfer-by-ref)', () => {
     ]);
     expect(world.sentOperations()).toEqual(['transfer']);
     // Settled: nothing left to ask about.
-    world.when(refreshTransfer(id)).thenRejected('NOTHING_TO_REFRESH');
+    world.when(transfers.refreshTransfer(id)).thenRejected('NOTHING_TO_REFRESH');
   });
 
   it('refuses before the gateway: an amount above the endpoint maximum, the same transfer id again', () => {
-    const world = transferWorld();
-    const id = uuid();
-    world.when(transfer(id, 'transfer', 10 ** 12)).thenRejected('AMOUNT_ABOVE_MAXIMUM');
-    world.given(transfer(id));
-    world.when(transfer(id, 'transfer-by-ref')).thenRejected('TRANSFER_ALREADY_EXISTS');
+    const world = transfers.transferWorld();
+    const id = payouts.uuid();
+    world.when(transfers.transfer(id, 'transfer', 10 ** 12)).thenRejected('AMOUNT_ABOVE_MAXIMUM');
+    world.given(transfers.transfer(id));
+    world.when(transfers.transfer(id, 'transfer-by-ref')).thenRejected('TRANSFER_ALREADY_EXISTS');
     expect(world.sentOperations()).toEqual(['transfer']);
   });
 });
 
 describe("transfers draw on the endpoint's daily payout budget before their request goes out", () => {
   it('given a transfer, its request is written held with the reservation and published once granted', () => {
-    const world = transferWorld();
-    const id = uuid();
-    world.when(transfer(id, 'transfer', 30_000)).thenEffects([
+    const world = transfers.transferWorld();
+    const id = payouts.uuid();
+    world.when(transfers.transfer(id, 'transfer', 30_000)).thenEffectsEqual([
       expect.objectContaining({ type: 'send-gateway-request', held: true }),
       {
         type: 'reserve-budget',
         payoutId: id,
         merchant: { endpointId: '1234' },
         amount: { minor: 30_000, currency: 'EUR' },
-        day: T0.slice(0, 10),
+        day: payouts.T0.slice(0, 10),
       },
     ]);
     expect(world.sentOperations()).toEqual(['transfer']);
@@ -122,12 +113,14 @@ describe("transfers draw on the endpoint's daily payout budget before their requ
   });
 
   it('three transfers of 40,000 under a daily limit of 100,000: two sent, the third refused, nothing sent for it', () => {
-    const [a, b, c] = [uuid(), uuid(), uuid()];
-    const world = transferWorld().given(
-      transfer(a, 'transfer', 40_000),
-      transfer(b, 'transfer-by-ref', 40_000),
-      transfer(c, 'transfer', 40_000),
-    );
+    const [a, b, c] = [payouts.uuid(), payouts.uuid(), payouts.uuid()];
+    const world = transfers
+      .transferWorld()
+      .given(
+        transfers.transfer(a, 'transfer', 40_000),
+        transfers.transfer(b, 'transfer-by-ref', 40_000),
+        transfers.transfer(c, 'transfer', 40_000),
+      );
     expect(world.sent.map((s) => s.sagaId)).toEqual([a, b]);
     expect(world.types(c)).toEqual(['transfer-requested', 'transfer-refused']);
     expect(world.events(c).at(-1)).toMatchObject({
@@ -142,27 +135,27 @@ describe("transfers draw on the endpoint's daily payout budget before their requ
   });
 
   it('payouts and transfers share one budget: a transfer after 80,000 of one-step payouts is refused for 30,000', () => {
-    const payouts = new PayoutWorld();
-    const world = transferWorld(payouts.book);
-    const [p1, p2, t] = [uuid(), uuid(), uuid()];
-    payouts.apply(p1, payoutCommand(oneStepPayout(p1, 40_000)), T0);
-    payouts.apply(p2, payoutCommand(oneStepPayout(p2, 40_000)), T0);
-    world.given(transfer(t, 'transfer', 30_000));
+    const payoutWorld = new payouts.PayoutWorld();
+    const world = transfers.transferWorld(payoutWorld.book);
+    const [p1, p2, t] = [payouts.uuid(), payouts.uuid(), payouts.uuid()];
+    payoutWorld.apply(p1, payouts.command(payouts.oneStepPayout(p1, 40_000)), payouts.T0);
+    payoutWorld.apply(p2, payouts.command(payouts.oneStepPayout(p2, 40_000)), payouts.T0);
+    world.given(transfers.transfer(t, 'transfer', 30_000));
     expect(world.types(t)).toEqual(['transfer-requested', 'transfer-refused']);
     expect(world.sentOperations()).toEqual([]);
-    expect(payouts.book.reservedOn()).toBe(80_000);
+    expect(payoutWorld.book.reservedOn()).toBe(80_000);
   });
 
   it.each([
-    ['declined', transferStatus('declined'), 'transfer-declined'],
+    ['declined', transfers.transferStatus('declined'), 'transfer-declined'],
     [
       'failed (rejected by the gateway)',
-      transferSent({ kind: 'rejected', code: '300', message: 'no' }),
+      transfers.transferSent({ kind: 'rejected', code: '300', message: 'no' }),
       'transfer-failed',
     ],
   ] as const)('%s: its reservation is released', (_name, outcome, type) => {
-    const id = uuid();
-    const world = transferWorld().given(transfer(id, 'transfer', 60_000));
+    const id = payouts.uuid();
+    const world = transfers.transferWorld().given(transfers.transfer(id, 'transfer', 60_000));
     expect(world.book.reservedOn()).toBe(60_000);
     const ended = world.when(outcome).then([{ type }]);
     expect(ended.decision.effects).toContainEqual({
@@ -170,18 +163,20 @@ describe("transfers draw on the endpoint's daily payout budget before their requ
       payoutId: id,
       merchant: { endpointId: '1234' },
       currency: 'EUR',
-      day: T0.slice(0, 10),
+      day: payouts.T0.slice(0, 10),
     });
     expect(world.book.reservedOn()).toBe(0);
   });
 
   it('an unknown outcome and a transfer made keep the reservation', () => {
-    const world = transferWorld().given(transfer(uuid(), 'transfer', 60_000));
-    const unknown = world.when(transferSent({ kind: 'unknown', reason: 'timeout' }));
+    const world = transfers
+      .transferWorld()
+      .given(transfers.transfer(payouts.uuid(), 'transfer', 60_000));
+    const unknown = world.when(transfers.transferSent({ kind: 'unknown', reason: 'timeout' }));
     expect(unknown.decision.effects).not.toContainEqual(
       expect.objectContaining({ type: 'release-budget' }),
     );
-    const done = world.when(transferStatus('approved')).then([{ type: 'transferred' }]);
+    const done = world.when(transfers.transferStatus('approved')).then([{ type: 'transferred' }]);
     expect(done.decision.effects).not.toContainEqual(
       expect.objectContaining({ type: 'release-budget' }),
     );
@@ -189,8 +184,10 @@ describe("transfers draw on the endpoint's daily payout budget before their requ
   });
 
   it('an amount above the whole daily limit is refused with the command (DAILY_PAYOUT_LIMIT_EXCEEDED)', () => {
-    const world = transferWorld();
-    world.when(transfer(uuid(), 'transfer', 100_001)).thenRejected('DAILY_PAYOUT_LIMIT_EXCEEDED');
+    const world = transfers.transferWorld();
+    world
+      .when(transfers.transfer(payouts.uuid(), 'transfer', 100_001))
+      .thenRejected('DAILY_PAYOUT_LIMIT_EXCEEDED');
     expect(world.book.reservedOn()).toBe(0);
   });
 });

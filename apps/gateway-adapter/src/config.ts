@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  bool,
   commonVars,
   tracingVars,
   databaseVars,
@@ -103,6 +104,10 @@ export const gatewayAdapterConfigShape = {
     finishBatch: envVar('GATEWAY_HANDOFF_FINISH_BATCH', positiveInt(100), {
       description:
         'most answered hand-off rows removed by one statement: answers finishing while a removal is in flight wait and go in the next one (1 = a statement per answer)',
+    }),
+    claimAtHandoff: envVar('GATEWAY_CLAIM_AT_HANDOFF', bool(true), {
+      description:
+        "true: a money operation's sent-requests claim is written by the hand-off's own statement (one statement and commit per request; released if the request is then not sent); false: by a statement of its own just before the call",
     }),
   },
   transport: {

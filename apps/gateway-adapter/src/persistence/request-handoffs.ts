@@ -2,6 +2,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { GatewayOperation } from '@payments/contracts';
 import { DataSource } from 'typeorm';
 import { GATEWAY_ADAPTER_CONFIG, type GatewayAdapterConfig } from '../config';
+import {
+  type ClaimOptions,
+  claimInsert,
+  claimValues,
+  type SentRequestRecord,
+} from './sent-requests.ledger';
 
 /** What an answer to a handed-off request needs (GatewayResult's addressing fields). */
 export interface HandoffAddress {
@@ -27,6 +33,19 @@ interface HandoffRow {
   endpoint_id: string;
   headers: Record<string, string>;
 }
+
+const HAND_OFF = `INSERT INTO adapter_request_handoffs
+         (request_id, attempt, payment_id, operation, subject_request_id, endpoint_id, headers,
+          owner, lease_until)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, now() + make_interval(secs => $9::float8 / 1000))
+       ON CONFLICT DO NOTHING
+       RETURNING request_id`;
+
+/** The hand-off, and the ledger's claim (parameters 10–16) only where the hand-off was written. */
+const HAND_OFF_AND_CLAIM = `WITH handed_off AS (${HAND_OFF}),
+       claimed AS (${claimInsert(10, 'EXISTS (SELECT 1 FROM handed_off)')})
+     SELECT EXISTS (SELECT 1 FROM handed_off) AS handed_off,
+            EXISTS (SELECT 1 FROM claimed) AS claimed`;
 
 /**
  * `adapter_request_handoffs`: the requests acknowledged on Kafka and not answered yet, each owned
@@ -59,28 +78,39 @@ export class RequestHandoffs {
     this.finishBatch = config.handoff.finishBatch;
   }
 
-  /** True when this call recorded the hand-off; false when the attempt was handed off already. */
-  async accept(record: HandoffRecord, owner: string, leaseMs: number): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
-      `INSERT INTO adapter_request_handoffs
-         (request_id, attempt, payment_id, operation, subject_request_id, endpoint_id, headers,
-          owner, lease_until)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, now() + make_interval(secs => $9::float8 / 1000))
-       ON CONFLICT DO NOTHING
-       RETURNING request_id`,
-      [
-        record.requestId,
-        record.attempt,
-        record.paymentId,
-        record.operation,
-        record.subjectRequestId ?? null,
-        record.endpointId,
-        JSON.stringify(record.headers),
-        owner,
-        leaseMs,
-      ],
-    );
-    return rows.length === 1;
+  /**
+   * Records the hand-off of an attempt: `handedOff` false when it was handed off already (a
+   * redelivery while its owner runs it). With `claim`, the same statement also claims the attempt
+   * in the sent-requests ledger (the ledger's own INSERT, only when the hand-off was recorded), so
+   * hand-off and claim commit together: `claimed` is what `SentRequestsLedger.claim` would have
+   * answered at the call, and the caller must release the row if the request is then not sent.
+   */
+  async accept(
+    record: HandoffRecord,
+    owner: string,
+    leaseMs: number,
+    claim?: { readonly record: SentRequestRecord; readonly options: ClaimOptions },
+  ): Promise<{ readonly handedOff: boolean; readonly claimed: boolean }> {
+    const values = [
+      record.requestId,
+      record.attempt,
+      record.paymentId,
+      record.operation,
+      record.subjectRequestId ?? null,
+      record.endpointId,
+      JSON.stringify(record.headers),
+      owner,
+      leaseMs,
+    ];
+    if (claim === undefined) {
+      const rows: unknown[] = await this.dataSource.query(HAND_OFF, values);
+      return { handedOff: rows.length === 1, claimed: false };
+    }
+    const [row] = (await this.dataSource.query(HAND_OFF_AND_CLAIM, [
+      ...values,
+      ...claimValues(claim.record, claim.options),
+    ])) as Array<{ handed_off: boolean; claimed: boolean }>;
+    return { handedOff: row?.handed_off === true, claimed: row?.claimed === true };
   }
 
   /** Removes an answered attempt's row; resolves once the statement that removed it committed. */

@@ -106,10 +106,10 @@ export class RequestHandoffs {
       const rows: unknown[] = await this.dataSource.query(HAND_OFF, values);
       return { handedOff: rows.length === 1, claimed: false };
     }
-    const [row] = (await this.dataSource.query(HAND_OFF_AND_CLAIM, [
-      ...values,
-      ...claimValues(claim.record, claim.options),
-    ])) as Array<{ handed_off: boolean; claimed: boolean }>;
+    const [row] = await this.dataSource.query<Array<{ handed_off: boolean; claimed: boolean }>>(
+      HAND_OFF_AND_CLAIM,
+      [...values, ...claimValues(claim.record, claim.options)],
+    );
     return { handedOff: row?.handed_off === true, claimed: row?.claimed === true };
   }
 

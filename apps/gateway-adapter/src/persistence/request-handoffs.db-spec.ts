@@ -6,7 +6,6 @@
  * that claims writes the sent-requests row in the same statement, with the ledger's answer.
  */
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import { createDataSource, runMigrations } from '@payments/database';
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
@@ -114,44 +113,6 @@ describe('request hand-offs (real PostgreSQL)', () => {
       { attempt: 1, client_order_id: 'order-1', deliberate: false },
       { attempt: 3, client_order_id: 'order-1', deliberate: true },
     ]);
-  });
-
-  it("a claim in the hand-off waits for another attempt's uncommitted claim and is refused: exactly one may send", async () => {
-    const sale = record();
-    const replicaA = new Client({ connectionString: db.url });
-    await replicaA.connect();
-    try {
-      await replicaA.query('BEGIN');
-      await replicaA.query(
-        `INSERT INTO adapter_sent_requests
-           (request_id, attempt, operation, payment_id, endpoint_id, client_order_id)
-         VALUES ($1::uuid, 1, 'sale', $2::uuid, '1213', 'order-1')`,
-        [sale.requestId, sale.paymentId],
-      );
-      const replicaB = handoffs.accept({ ...sale, attempt: 2 }, 'replica-b', 10_000, {
-        record: {
-          requestId: sale.requestId,
-          attempt: 2,
-          operation: 'sale',
-          paymentId: sale.paymentId,
-          endpointId: '1213',
-          clientOrderId: 'order-1',
-        },
-        options: {},
-      });
-      const early = await Promise.race([
-        replicaB.then(() => 'answered'),
-        new Promise((resolve) => setTimeout(() => resolve('waiting'), 500)),
-      ]);
-      await replicaA.query('COMMIT');
-      expect({ early, answer: await replicaB }).toEqual({
-        early: 'waiting',
-        answer: { handedOff: true, claimed: false },
-      });
-    } finally {
-      await replicaA.end();
-    }
-    expect((await ledgerRows(sale.requestId)).map((r) => r.attempt)).toEqual([1]);
   });
 
   it('sweeps only rows whose lease ran out, answering each with what its result needs', async () => {

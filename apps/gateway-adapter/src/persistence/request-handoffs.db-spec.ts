@@ -6,7 +6,9 @@
  * that claims writes the sent-requests row in the same statement, with the ledger's answer.
  */
 import { randomUUID } from 'node:crypto';
+import type { Pool } from 'pg';
 import type { DataSource } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { createDataSource, runMigrations } from '@payments/database';
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
 import { adapterMigrations } from '../migrations';
@@ -28,7 +30,12 @@ describe('request hand-offs (real PostgreSQL)', () => {
     });
     await runMigrations(dataSource, { info: () => undefined });
     handoffs = new RequestHandoffs(dataSource, {
-      handoff: { leaseMs: 10_000, finishBatch: 100, claimAtHandoff: true },
+      handoff: {
+        leaseMs: 10_000,
+        finishBatch: 100,
+        claimAtHandoff: true,
+        preparedStatements: true,
+      },
     });
   });
 
@@ -50,6 +57,28 @@ describe('request hand-offs (real PostgreSQL)', () => {
     headers: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' },
     ...over,
   });
+
+  /**
+   * The text of every statement `work` sent, prepared on the pool or through TypeORM (the real
+   * queries run; they are only recorded).
+   */
+  const statementsDuring = async (work: () => Promise<unknown>): Promise<string[]> => {
+    const pool = (dataSource.driver as PostgresDriver).master as Pool;
+    const prepared = jest.spyOn(pool, 'query');
+    const typeorm = jest.spyOn(dataSource, 'query');
+    try {
+      await work();
+      return [
+        ...prepared.mock.calls.map(([config]) =>
+          typeof config === 'string' ? config : (config as { text: string }).text,
+        ),
+        ...typeorm.mock.calls.map(([sql]) => sql),
+      ];
+    } finally {
+      prepared.mockRestore();
+      typeorm.mockRestore();
+    }
+  };
 
   const ledgerRows = (requestId: string) =>
     dataSource.query<Array<{ attempt: number; client_order_id: string; deliberate: boolean }>>(
@@ -92,13 +121,14 @@ describe('request hand-offs (real PostgreSQL)', () => {
     });
     const accept = (attempt: number, afterNoTrace = false) =>
       handoffs.accept({ ...sale, attempt }, 'owner', 10_000, claim(attempt, afterNoTrace));
-    const statements = jest.spyOn(dataSource, 'query');
-    try {
-      expect(await accept(1)).toEqual({ handedOff: true, claimed: true });
-      expect(statements).toHaveBeenCalledTimes(1);
-    } finally {
-      statements.mockRestore();
-    }
+    let first: unknown;
+    const statements = await statementsDuring(async () => {
+      first = await accept(1);
+    });
+    expect({ first, statements: statements.length }).toEqual({
+      first: { handedOff: true, claimed: true },
+      statements: 1,
+    });
     // A redelivery while the attempt is handed off: neither row written again.
     expect(await accept(1)).toEqual({ handedOff: false, claimed: false });
     // Redelivered after it was answered: a new hand-off, but the claim is refused (it may be sent).
@@ -188,15 +218,8 @@ describe('request hand-offs (real PostgreSQL)', () => {
       .sort();
 
   /** How many DELETE statements `work` sent (the real queries run; they are only counted). */
-  const deletesDuring = async (work: () => Promise<unknown>): Promise<number> => {
-    const query = jest.spyOn(dataSource, 'query');
-    try {
-      await work();
-      return query.mock.calls.filter(([sql]) => /^\s*DELETE/i.test(String(sql))).length;
-    } finally {
-      query.mockRestore();
-    }
-  };
+  const deletesDuring = async (work: () => Promise<unknown>): Promise<number> =>
+    (await statementsDuring(work)).filter((sql) => /^\s*DELETE/i.test(sql)).length;
 
   it('answers finishing while a removal is in flight go together in one statement, each removing only its own row', async () => {
     const answered = Array.from({ length: 20 }, () => record());
@@ -210,7 +233,7 @@ describe('request hand-offs (real PostgreSQL)', () => {
     expect(await rowsLeft()).toEqual([open.requestId]);
 
     const one = new RequestHandoffs(dataSource, {
-      handoff: { leaseMs: 10_000, finishBatch: 1, claimAtHandoff: true },
+      handoff: { leaseMs: 10_000, finishBatch: 1, claimAtHandoff: true, preparedStatements: true },
     });
     const more = Array.from({ length: 5 }, () => record());
     for (const r of more) await one.accept(r, 'owner', 10_000);

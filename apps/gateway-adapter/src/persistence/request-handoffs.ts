@@ -1,6 +1,9 @@
+import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { GatewayOperation } from '@payments/contracts';
+import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { GATEWAY_ADAPTER_CONFIG, type GatewayAdapterConfig } from '../config';
 import {
   type ClaimOptions,
@@ -34,18 +37,45 @@ interface HandoffRow {
   headers: Record<string, string>;
 }
 
-const HAND_OFF = `INSERT INTO adapter_request_handoffs
+/**
+ * A hot statement's fixed text and the name it is prepared under: `pg` parses and plans a named
+ * statement once per connection instead of on every request (the name follows the text, so a
+ * changed text is a new statement).
+ */
+interface HotStatement {
+  readonly name: string;
+  readonly text: string;
+}
+
+const hot = (label: string, text: string): HotStatement => ({
+  name: `adapter_${label}_${createHash('sha1').update(text).digest('hex').slice(0, 12)}`,
+  text,
+});
+
+const HAND_OFF_TEXT = `INSERT INTO adapter_request_handoffs
          (request_id, attempt, payment_id, operation, subject_request_id, endpoint_id, headers,
           owner, lease_until)
        VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, now() + make_interval(secs => $9::float8 / 1000))
        ON CONFLICT DO NOTHING
        RETURNING request_id`;
 
+const HAND_OFF = hot('hand_off', HAND_OFF_TEXT);
+
 /** The hand-off, and the ledger's claim (parameters 10–16) only where the hand-off was written. */
-const HAND_OFF_AND_CLAIM = `WITH handed_off AS (${HAND_OFF}),
+const HAND_OFF_AND_CLAIM = hot(
+  'hand_off_claim',
+  `WITH handed_off AS (${HAND_OFF_TEXT}),
        claimed AS (${claimInsert(10, 'EXISTS (SELECT 1 FROM handed_off)')})
      SELECT EXISTS (SELECT 1 FROM handed_off) AS handed_off,
-            EXISTS (SELECT 1 FROM claimed) AS claimed`;
+            EXISTS (SELECT 1 FROM claimed) AS claimed`,
+);
+
+const REMOVE_ANSWERED = hot(
+  'remove_answered',
+  `DELETE FROM adapter_request_handoffs h
+    USING unnest($1::uuid[], $2::int[]) AS f(request_id, attempt)
+    WHERE h.request_id = f.request_id AND h.attempt = f.attempt`,
+);
 
 /**
  * `adapter_request_handoffs`: the requests acknowledged on Kafka and not answered yet, each owned
@@ -64,6 +94,7 @@ const HAND_OFF_AND_CLAIM = `WITH handed_off AS (${HAND_OFF}),
 @Injectable()
 export class RequestHandoffs {
   private readonly finishBatch: number;
+  private readonly prepared: boolean;
   private waiting: Array<{
     readonly requestId: string;
     readonly attempt: number;
@@ -76,6 +107,7 @@ export class RequestHandoffs {
     @Inject(GATEWAY_ADAPTER_CONFIG) config: Pick<GatewayAdapterConfig, 'handoff'>,
   ) {
     this.finishBatch = config.handoff.finishBatch;
+    this.prepared = config.handoff.preparedStatements;
   }
 
   /**
@@ -103,13 +135,13 @@ export class RequestHandoffs {
       leaseMs,
     ];
     if (claim === undefined) {
-      const rows: unknown[] = await this.dataSource.query(HAND_OFF, values);
+      const rows = await this.run(HAND_OFF, values);
       return { handedOff: rows.length === 1, claimed: false };
     }
-    const [row] = await this.dataSource.query<Array<{ handed_off: boolean; claimed: boolean }>>(
-      HAND_OFF_AND_CLAIM,
-      [...values, ...claimValues(claim.record, claim.options)],
-    );
+    const [row] = await this.run<{ handed_off: boolean; claimed: boolean }>(HAND_OFF_AND_CLAIM, [
+      ...values,
+      ...claimValues(claim.record, claim.options),
+    ]);
     return { handedOff: row?.handed_off === true, claimed: row?.claimed === true };
   }
 
@@ -131,12 +163,10 @@ export class RequestHandoffs {
       while (this.waiting.length > 0) {
         const batch = this.waiting.splice(0, this.finishBatch);
         try {
-          await this.dataSource.query(
-            `DELETE FROM adapter_request_handoffs h
-              USING unnest($1::uuid[], $2::int[]) AS f(request_id, attempt)
-              WHERE h.request_id = f.request_id AND h.attempt = f.attempt`,
-            [batch.map((f) => f.requestId), batch.map((f) => f.attempt)],
-          );
+          await this.run(REMOVE_ANSWERED, [
+            batch.map((f) => f.requestId),
+            batch.map((f) => f.attempt),
+          ]);
           for (const f of batch) f.done();
         } catch (error) {
           const failure = error instanceof Error ? error : new Error(String(error));
@@ -146,6 +176,17 @@ export class RequestHandoffs {
     } finally {
       this.removing = false;
     }
+  }
+
+  /**
+   * Runs a statement of the hot path (a hand-off, a removal): prepared on the pool's connection
+   * (GATEWAY_PREPARED_STATEMENTS, the default), else through TypeORM as any other statement.
+   */
+  private async run<Row = unknown>(stmt: HotStatement, values: unknown[]): Promise<Row[]> {
+    if (!this.prepared) return this.dataSource.query<Row[]>(stmt.text, values);
+    const pool = (this.dataSource.driver as PostgresDriver).master as Pool;
+    const result = await pool.query({ name: stmt.name, text: stmt.text, values });
+    return result.rows as Row[];
   }
 
   /** Extends the lease of the given rows of `owner` (the ones it still runs). */

@@ -30,7 +30,12 @@ describe('sent-requests ledger (real PostgreSQL)', () => {
     await runMigrations(dataSource, { info: () => undefined });
     ledger = new SentRequestsLedger(dataSource);
     handoffs = new RequestHandoffs(dataSource, {
-      handoff: { leaseMs: 10_000, finishBatch: 100, claimAtHandoff: true },
+      handoff: {
+        leaseMs: 10_000,
+        finishBatch: 100,
+        claimAtHandoff: true,
+        preparedStatements: true,
+      },
     });
   });
 

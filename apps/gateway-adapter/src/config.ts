@@ -7,6 +7,7 @@ import {
   envVar,
   httpUrl,
   kafkaVars,
+  loadConfig,
   nonNegativeInt,
   port,
   positiveInt,
@@ -123,5 +124,12 @@ export const gatewayAdapterConfigShape = {
 };
 
 export type GatewayAdapterConfig = ResolvedConfig<typeof gatewayAdapterConfigShape>;
+
+/** The hand-off settings alone, from `env` (defaults for what it leaves out): for the db-specs. */
+export function handoffSettings(
+  env: Readonly<Record<string, string>> = {},
+): Pick<GatewayAdapterConfig, 'handoff'> {
+  return loadConfig('gateway-adapter', { handoff: gatewayAdapterConfigShape.handoff }, env);
+}
 
 export const GATEWAY_ADAPTER_CONFIG = Symbol('GATEWAY_ADAPTER_CONFIG');

@@ -11,6 +11,7 @@ import type { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { createDataSource, runMigrations } from '@payments/database';
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
+import { handoffSettings } from '../config';
 import { adapterMigrations } from '../migrations';
 import { type HandoffRecord, RequestHandoffs } from './request-handoffs';
 
@@ -29,14 +30,7 @@ describe('request hand-offs (real PostgreSQL)', () => {
       applicationName: 'adapter-handoffs-test',
     });
     await runMigrations(dataSource, { info: () => undefined });
-    handoffs = new RequestHandoffs(dataSource, {
-      handoff: {
-        leaseMs: 10_000,
-        finishBatch: 100,
-        claimAtHandoff: true,
-        preparedStatements: true,
-      },
-    });
+    handoffs = new RequestHandoffs(dataSource, handoffSettings());
   });
 
   afterAll(async () => {
@@ -232,9 +226,10 @@ describe('request hand-offs (real PostgreSQL)', () => {
     expect(deletes).toBe(2);
     expect(await rowsLeft()).toEqual([open.requestId]);
 
-    const one = new RequestHandoffs(dataSource, {
-      handoff: { leaseMs: 10_000, finishBatch: 1, claimAtHandoff: true, preparedStatements: true },
-    });
+    const one = new RequestHandoffs(
+      dataSource,
+      handoffSettings({ GATEWAY_HANDOFF_FINISH_BATCH: '1' }),
+    );
     const more = Array.from({ length: 5 }, () => record());
     for (const r of more) await one.accept(r, 'owner', 10_000);
     expect(

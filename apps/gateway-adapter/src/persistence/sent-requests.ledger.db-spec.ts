@@ -8,6 +8,7 @@ import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import { createDataSource, runMigrations } from '@payments/database';
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
+import { handoffSettings } from '../config';
 import { adapterMigrations } from '../migrations';
 import { RequestHandoffs } from './request-handoffs';
 import { type SentRequestRecord, SentRequestsLedger } from './sent-requests.ledger';
@@ -29,14 +30,7 @@ describe('sent-requests ledger (real PostgreSQL)', () => {
     });
     await runMigrations(dataSource, { info: () => undefined });
     ledger = new SentRequestsLedger(dataSource);
-    handoffs = new RequestHandoffs(dataSource, {
-      handoff: {
-        leaseMs: 10_000,
-        finishBatch: 100,
-        claimAtHandoff: true,
-        preparedStatements: true,
-      },
-    });
+    handoffs = new RequestHandoffs(dataSource, handoffSettings());
   });
 
   afterAll(async () => {

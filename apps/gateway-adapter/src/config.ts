@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import {
+  bool,
   commonVars,
   tracingVars,
   databaseVars,
   envVar,
   httpUrl,
   kafkaVars,
+  loadConfig,
   nonNegativeInt,
   port,
   positiveInt,
@@ -104,6 +106,14 @@ export const gatewayAdapterConfigShape = {
       description:
         'most answered hand-off rows removed by one statement: answers finishing while a removal is in flight wait and go in the next one (1 = a statement per answer)',
     }),
+    preparedStatements: envVar('GATEWAY_PREPARED_STATEMENTS', bool(true), {
+      description:
+        'true: the hand-off and the removal of answered hand-offs run as named prepared statements (parsed and planned once per connection); false: through TypeORM, parsed and planned every time',
+    }),
+    claimAtHandoff: envVar('GATEWAY_CLAIM_AT_HANDOFF', bool(true), {
+      description:
+        "true: a money operation's sent-requests claim is written by the hand-off's own statement (one statement and commit per request; released if the request is then not sent); false: by a statement of its own just before the call",
+    }),
   },
   transport: {
     connectTimeoutMs: envVar('GATEWAY_CONNECT_TIMEOUT_MS', positiveInt(5_000)),
@@ -114,5 +124,12 @@ export const gatewayAdapterConfigShape = {
 };
 
 export type GatewayAdapterConfig = ResolvedConfig<typeof gatewayAdapterConfigShape>;
+
+/** The hand-off settings alone, from `env` (defaults for what it leaves out): for the db-specs. */
+export function handoffSettings(
+  env: Readonly<Record<string, string>> = {},
+): Pick<GatewayAdapterConfig, 'handoff'> {
+  return loadConfig('gateway-adapter', { handoff: gatewayAdapterConfigShape.handoff }, env);
+}
 
 export const GATEWAY_ADAPTER_CONFIG = Symbol('GATEWAY_ADAPTER_CONFIG');

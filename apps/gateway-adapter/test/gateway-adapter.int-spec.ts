@@ -369,7 +369,8 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
     expect(
       await metricValue('gateway_adapter_breaker_state', { endpoint: `endpoint ${DEAD_ENDPOINT}` }),
     ).toBe(2);
-    // not-sent released its ledger rows; the refused one never wrote one.
+    // not-sent released its ledger rows; the one our breaker refused left none (a claim taken
+    // with its hand-off is released before the answer).
     const rows = await withClient(
       db.url,
       async (client) =>

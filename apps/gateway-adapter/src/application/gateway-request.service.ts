@@ -5,10 +5,10 @@ import { ROOT_LOGGER } from '@payments/logging';
 import type { CallResult } from '@payments/payment-gateway';
 import type { Logger } from 'pino';
 import { ADAPTER_REASONS, type ClassifiableReply, classifyCall } from '../domain/classify';
-import { callbackUrl, type GatewayCall, planCall } from '../domain/operation-table';
+import { callbackUrl, type GatewayCall, isMutating, planCall } from '../domain/operation-table';
 import { SemaphoreTimeoutError } from '../domain/semaphore';
 import { GATEWAY_ADAPTER_CONFIG, type GatewayAdapterConfig } from '../config';
-import { SentRequestsLedger } from '../persistence/sent-requests.ledger';
+import { type SentRequestRecord, SentRequestsLedger } from '../persistence/sent-requests.ledger';
 import { adapterMetrics } from './metrics';
 import type { CardOpener } from '../secrets/credentials';
 import { ADAPTER_CLOCK, CARD_OPENER, GATEWAY_ENDPOINTS } from '../tokens';
@@ -27,6 +27,24 @@ const adapter = (result: GatewayClassification): Answer => ({ result, source: 'a
  */
 const heldBack = (reason: string, retryAtMs: number): Answer =>
   adapter({ kind: 'not-sent', reason, retryAt: new Date(retryAtMs).toISOString() });
+
+/**
+ * Where a money operation's sent-requests claim stands: taken with the hand-off (`held`: this run
+ * owns the row; `refused`: another attempt, or this one before, may have been sent) or still to
+ * be taken just before the call (`at-call`, GATEWAY_CLAIM_AT_HANDOFF=false, and every request
+ * that is not a money operation, which never claims).
+ */
+type LedgerClaim = 'at-call' | 'held' | 'refused';
+
+/** The sent-requests ledger's row of a request. */
+const ledgerRecord = (request: GatewayRequest): SentRequestRecord => ({
+  requestId: request.requestId,
+  attempt: request.attempt,
+  operation: request.operation,
+  paymentId: request.paymentId,
+  endpointId: request.merchant.endpointId,
+  clientOrderId: request.clientOrderId,
+});
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -55,7 +73,9 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  *     every not-sent of 2–3 (our own limits) carries `retryAt`: when the breaker half-opens, when
  *     the next token is due, or now + the slot wait;
  *  4. mutating operations: the sent-requests ledger row is committed first; if it exists the
- *     request may already have been sent → unknown, and the gateway is not called;
+ *     request may already have been sent → unknown, and the gateway is not called. By default
+ *     the row is written by the hand-off's statement (one commit for both); a request then
+ *     answered by 2–3 or refused its card releases it before its answer goes out;
  *  5. the card is opened just before signing (sale/preauth only), the call is made;
  *  6. not-sent deletes the ledger row (a resend is safe); every other outcome keeps it.
  * Only infrastructure failures (database, broker) throw, never a gateway outcome: from `accept`
@@ -99,18 +119,27 @@ export class GatewayRequestService {
       await this.answer(request, headers, performance.now(), full);
       return;
     }
-    let fresh: boolean;
+    const claim =
+      this.config.handoff.claimAtHandoff && isMutating(request)
+        ? {
+            record: ledgerRecord(request),
+            options: { afterNoTrace: request.afterNoTrace === true },
+          }
+        : undefined;
+    let handedOff: boolean;
+    let claimed: boolean;
     try {
-      fresh = await this.handoffs.accept(
+      ({ handedOff, claimed } = await this.handoffs.accept(
         { ...addressOf(request), endpointId: endpoint.id, headers: answerHeaders(headers) },
         this.keeper.owner,
         this.keeper.leaseMs,
-      );
+        claim,
+      ));
     } catch (error) {
       ticket.cancel();
       throw error;
     }
-    if (!fresh) {
+    if (!handedOff) {
       ticket.cancel();
       this.logger.info(
         { requestId: request.requestId, attempt: request.attempt, operation: request.operation },
@@ -119,7 +148,8 @@ export class GatewayRequestService {
       return;
     }
     this.keeper.track(request.requestId, request.attempt);
-    ticket.start(request.paymentId, () => this.runHandedOff(request, headers));
+    const ledger: LedgerClaim = claim === undefined ? 'at-call' : claimed ? 'held' : 'refused';
+    ticket.start(request.paymentId, () => this.runHandedOff(request, headers, ledger));
   }
 
   /**
@@ -129,9 +159,10 @@ export class GatewayRequestService {
   private async runHandedOff(
     request: GatewayRequest,
     headers: Readonly<Record<string, string>>,
+    ledger: LedgerClaim,
   ): Promise<void> {
     try {
-      await this.execute(request, headers);
+      await this.execute(request, headers, ledger);
       await this.handoffs.finish(request.requestId, request.attempt);
     } catch (error) {
       this.logger.error(
@@ -150,10 +181,18 @@ export class GatewayRequestService {
 
   private async execute(
     request: GatewayRequest,
-    headers: Readonly<Record<string, string>> = {},
+    headers: Readonly<Record<string, string>>,
+    ledger: LedgerClaim,
   ): Promise<void> {
     const started = performance.now();
-    await this.answer(request, headers, started, await this.perform(request));
+    const answer = await this.perform(request, ledger);
+    // A claim taken at the hand-off for a request the adapter then answered itself (held back by
+    // its limits, breaker open, card unreadable) was never sent: released before the answer goes
+    // out, as a not-sent call's is, so the orchestrator's resend is not refused by it.
+    if (ledger === 'held' && answer.source === 'adapter') {
+      await this.ledger.release(request.requestId, request.attempt);
+    }
+    await this.answer(request, headers, started, answer);
   }
 
   private async answer(
@@ -188,11 +227,11 @@ export class GatewayRequestService {
     );
   }
 
-  private async perform(request: GatewayRequest): Promise<Answer> {
+  private async perform(request: GatewayRequest, ledger: LedgerClaim): Promise<Answer> {
     const endpoint = this.endpoints.find(request.merchant.endpointId);
     if (!endpoint) return this.unknownEndpoint(request);
     if (endpoint.breaker.isRefusing()) return this.circuitOpen(endpoint);
-    if (request.operation === 'status') return this.performStatus(request, endpoint);
+    if (request.operation === 'status') return this.performStatus(request, endpoint, ledger);
 
     const waitMs = endpoint.bucket.reserve(endpoint.limits.maxWaitMs);
     if (waitMs === undefined) {
@@ -210,7 +249,7 @@ export class GatewayRequestService {
       throw error;
     }
     try {
-      return await this.guardedCall(request, endpoint);
+      return await this.guardedCall(request, endpoint, ledger);
     } finally {
       releaseSlot();
     }
@@ -222,17 +261,25 @@ export class GatewayRequestService {
    * never the tokens or the slot kept for money operations), otherwise answered not-sent at once
    * with `retryAt`, so the partition moves on to the next request (a money operation among them).
    */
-  private async performStatus(request: GatewayRequest, endpoint: GatewayEndpoint): Promise<Answer> {
+  private async performStatus(
+    request: GatewayRequest,
+    endpoint: GatewayEndpoint,
+    ledger: LedgerClaim,
+  ): Promise<Answer> {
     const admission = endpoint.statusBudget.admit(request.paymentId);
     if (admission.kind === 'held') return heldBack(admission.reason, admission.retryAt);
     try {
-      return await this.guardedCall(request, endpoint);
+      return await this.guardedCall(request, endpoint, ledger);
     } finally {
       admission.done();
     }
   }
 
-  private async guardedCall(request: GatewayRequest, endpoint: GatewayEndpoint): Promise<Answer> {
+  private async guardedCall(
+    request: GatewayRequest,
+    endpoint: GatewayEndpoint,
+    ledger: LedgerClaim,
+  ): Promise<Answer> {
     const permit = endpoint.breaker.tryAcquire();
     if (!permit) return this.circuitOpen(endpoint);
     let settled = false;
@@ -243,17 +290,12 @@ export class GatewayRequestService {
       }
       const mutating = call.mutating;
       if (mutating) {
-        const claimed = await this.ledger.claim(
-          {
-            requestId: request.requestId,
-            attempt: request.attempt,
-            operation: request.operation,
-            paymentId: request.paymentId,
-            endpointId: request.merchant.endpointId,
-            clientOrderId: request.clientOrderId,
-          },
-          { afterNoTrace: request.afterNoTrace === true },
-        );
+        const claimed =
+          ledger === 'at-call'
+            ? await this.ledger.claim(ledgerRecord(request), {
+                afterNoTrace: request.afterNoTrace === true,
+              })
+            : ledger === 'held';
         if (!claimed) {
           return adapter({ kind: 'unknown', reason: ADAPTER_REASONS.mayHaveBeenSent });
         }

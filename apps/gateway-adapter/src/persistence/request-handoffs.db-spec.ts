@@ -2,12 +2,16 @@
  * The hand-off rows against PostgreSQL: an attempt is handed off once; a live owner's renewed
  * lease keeps its rows from the sweep; rows of an owner that stopped renewing are answered once,
  * by one of two sweeping replicas, and an answer that fails leaves them for the next sweep;
- * answers finishing together are removed by one statement, each only its own row.
+ * answers finishing together are removed by one statement, each only its own row; a hand-off
+ * that claims writes the sent-requests row in the same statement, with the ledger's answer.
  */
 import { randomUUID } from 'node:crypto';
+import type { Pool } from 'pg';
 import type { DataSource } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { createDataSource, runMigrations } from '@payments/database';
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
+import { handoffSettings } from '../config';
 import { adapterMigrations } from '../migrations';
 import { type HandoffRecord, RequestHandoffs } from './request-handoffs';
 
@@ -26,7 +30,7 @@ describe('request hand-offs (real PostgreSQL)', () => {
       applicationName: 'adapter-handoffs-test',
     });
     await runMigrations(dataSource, { info: () => undefined });
-    handoffs = new RequestHandoffs(dataSource, { handoff: { leaseMs: 10_000, finishBatch: 100 } });
+    handoffs = new RequestHandoffs(dataSource, handoffSettings());
   });
 
   afterAll(async () => {
@@ -48,6 +52,35 @@ describe('request hand-offs (real PostgreSQL)', () => {
     ...over,
   });
 
+  /**
+   * The text of every statement `work` sent, prepared on the pool or through TypeORM (the real
+   * queries run; they are only recorded).
+   */
+  const statementsDuring = async (work: () => Promise<unknown>): Promise<string[]> => {
+    const pool = (dataSource.driver as PostgresDriver).master as Pool;
+    const prepared = jest.spyOn(pool, 'query');
+    const typeorm = jest.spyOn(dataSource, 'query');
+    try {
+      await work();
+      return [
+        ...prepared.mock.calls.map(([config]) =>
+          typeof config === 'string' ? config : (config as { text: string }).text,
+        ),
+        ...typeorm.mock.calls.map(([sql]) => sql),
+      ];
+    } finally {
+      prepared.mockRestore();
+      typeorm.mockRestore();
+    }
+  };
+
+  const ledgerRows = (requestId: string) =>
+    dataSource.query<Array<{ attempt: number; client_order_id: string; deliberate: boolean }>>(
+      `SELECT attempt, client_order_id, deliberate FROM adapter_sent_requests
+        WHERE request_id = $1 ORDER BY attempt`,
+      [requestId],
+    );
+
   const sweepAll = async (into: HandoffRecord[]) =>
     handoffs.sweep(100, (r) => {
       into.push(r);
@@ -56,11 +89,54 @@ describe('request hand-offs (real PostgreSQL)', () => {
 
   it('hands an attempt off once; another attempt of the request is its own hand-off', async () => {
     const sale = record();
-    expect(await handoffs.accept(sale, 'replica-a', 10_000)).toBe(true);
-    expect(await handoffs.accept(sale, 'replica-b', 10_000)).toBe(false);
-    expect(await handoffs.accept({ ...sale, attempt: 2 }, 'replica-b', 10_000)).toBe(true);
+    const handedOff = async (r: HandoffRecord, owner: string) =>
+      (await handoffs.accept(r, owner, 10_000)).handedOff;
+    expect(await handedOff(sale, 'replica-a')).toBe(true);
+    expect(await handedOff(sale, 'replica-b')).toBe(false);
+    expect(await handedOff({ ...sale, attempt: 2 }, 'replica-b')).toBe(true);
     await handoffs.finish(sale.requestId, 1);
-    expect(await handoffs.accept(sale, 'replica-b', 10_000)).toBe(true);
+    expect(await handedOff(sale, 'replica-b')).toBe(true);
+    // Without a claim the ledger is not touched.
+    expect(await ledgerRows(sale.requestId)).toEqual([]);
+  });
+
+  it("claims with the hand-off in one statement: the ledger's answer, and never for a redelivery still handed off", async () => {
+    const sale = record();
+    const claim = (attempt: number, afterNoTrace = false) => ({
+      record: {
+        requestId: sale.requestId,
+        attempt,
+        operation: 'sale',
+        paymentId: sale.paymentId,
+        endpointId: '1213',
+        clientOrderId: 'order-1',
+      },
+      options: { afterNoTrace },
+    });
+    const accept = (attempt: number, afterNoTrace = false) =>
+      handoffs.accept({ ...sale, attempt }, 'owner', 10_000, claim(attempt, afterNoTrace));
+    let first: unknown;
+    const statements = await statementsDuring(async () => {
+      first = await accept(1);
+    });
+    expect({ first, statements: statements.length }).toEqual({
+      first: { handedOff: true, claimed: true },
+      statements: 1,
+    });
+    // A redelivery while the attempt is handed off: neither row written again.
+    expect(await accept(1)).toEqual({ handedOff: false, claimed: false });
+    // Redelivered after it was answered: a new hand-off, but the claim is refused (it may be sent).
+    await handoffs.finish(sale.requestId, 1);
+    expect(await accept(1)).toEqual({ handedOff: true, claimed: false });
+    // Another attempt while the first is in the ledger: refused; the deliberate resend passes once.
+    expect(await accept(2)).toEqual({ handedOff: true, claimed: false });
+    expect(await accept(3, true)).toEqual({ handedOff: true, claimed: true });
+    await handoffs.finish(sale.requestId, 3);
+    expect(await accept(3, true)).toEqual({ handedOff: true, claimed: false });
+    expect(await ledgerRows(sale.requestId)).toEqual([
+      { attempt: 1, client_order_id: 'order-1', deliberate: false },
+      { attempt: 3, client_order_id: 'order-1', deliberate: true },
+    ]);
   });
 
   it('sweeps only rows whose lease ran out, answering each with what its result needs', async () => {
@@ -136,15 +212,8 @@ describe('request hand-offs (real PostgreSQL)', () => {
       .sort();
 
   /** How many DELETE statements `work` sent (the real queries run; they are only counted). */
-  const deletesDuring = async (work: () => Promise<unknown>): Promise<number> => {
-    const query = jest.spyOn(dataSource, 'query');
-    try {
-      await work();
-      return query.mock.calls.filter(([sql]) => /^\s*DELETE/i.test(String(sql))).length;
-    } finally {
-      query.mockRestore();
-    }
-  };
+  const deletesDuring = async (work: () => Promise<unknown>): Promise<number> =>
+    (await statementsDuring(work)).filter((sql) => /^\s*DELETE/i.test(sql)).length;
 
   it('answers finishing while a removal is in flight go together in one statement, each removing only its own row', async () => {
     const answered = Array.from({ length: 20 }, () => record());
@@ -157,7 +226,10 @@ describe('request hand-offs (real PostgreSQL)', () => {
     expect(deletes).toBe(2);
     expect(await rowsLeft()).toEqual([open.requestId]);
 
-    const one = new RequestHandoffs(dataSource, { handoff: { leaseMs: 10_000, finishBatch: 1 } });
+    const one = new RequestHandoffs(
+      dataSource,
+      handoffSettings({ GATEWAY_HANDOFF_FINISH_BATCH: '1' }),
+    );
     const more = Array.from({ length: 5 }, () => record());
     for (const r of more) await one.accept(r, 'owner', 10_000);
     expect(

@@ -1,7 +1,16 @@
+import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { GatewayOperation } from '@payments/contracts';
+import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { GATEWAY_ADAPTER_CONFIG, type GatewayAdapterConfig } from '../config';
+import {
+  type ClaimOptions,
+  claimInsert,
+  claimValues,
+  type SentRequestRecord,
+} from './sent-requests.ledger';
 
 /** What an answer to a handed-off request needs (GatewayResult's addressing fields). */
 export interface HandoffAddress {
@@ -29,6 +38,46 @@ interface HandoffRow {
 }
 
 /**
+ * A hot statement's fixed text and the name it is prepared under: `pg` parses and plans a named
+ * statement once per connection instead of on every request (the name follows the text, so a
+ * changed text is a new statement).
+ */
+interface HotStatement {
+  readonly name: string;
+  readonly text: string;
+}
+
+const hot = (label: string, text: string): HotStatement => ({
+  name: `adapter_${label}_${createHash('sha1').update(text).digest('hex').slice(0, 12)}`,
+  text,
+});
+
+const HAND_OFF_TEXT = `INSERT INTO adapter_request_handoffs
+         (request_id, attempt, payment_id, operation, subject_request_id, endpoint_id, headers,
+          owner, lease_until)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, now() + make_interval(secs => $9::float8 / 1000))
+       ON CONFLICT DO NOTHING
+       RETURNING request_id`;
+
+const HAND_OFF = hot('hand_off', HAND_OFF_TEXT);
+
+/** The hand-off, and the ledger's claim (parameters 10–16) only where the hand-off was written. */
+const HAND_OFF_AND_CLAIM = hot(
+  'hand_off_claim',
+  `WITH handed_off AS (${HAND_OFF_TEXT}),
+       claimed AS (${claimInsert(10, 'EXISTS (SELECT 1 FROM handed_off)')})
+     SELECT EXISTS (SELECT 1 FROM handed_off) AS handed_off,
+            EXISTS (SELECT 1 FROM claimed) AS claimed`,
+);
+
+const REMOVE_ANSWERED = hot(
+  'remove_answered',
+  `DELETE FROM adapter_request_handoffs h
+    USING unnest($1::uuid[], $2::int[]) AS f(request_id, attempt)
+    WHERE h.request_id = f.request_id AND h.attempt = f.attempt`,
+);
+
+/**
  * `adapter_request_handoffs`: the requests acknowledged on Kafka and not answered yet, each owned
  * by the process that runs it under a lease it keeps renewing. `accept` is the once-per-attempt
  * hand-off (a redelivered message of an attempt already handed off is not run twice); `finish`
@@ -45,6 +94,7 @@ interface HandoffRow {
 @Injectable()
 export class RequestHandoffs {
   private readonly finishBatch: number;
+  private readonly prepared: boolean;
   private waiting: Array<{
     readonly requestId: string;
     readonly attempt: number;
@@ -57,30 +107,42 @@ export class RequestHandoffs {
     @Inject(GATEWAY_ADAPTER_CONFIG) config: Pick<GatewayAdapterConfig, 'handoff'>,
   ) {
     this.finishBatch = config.handoff.finishBatch;
+    this.prepared = config.handoff.preparedStatements;
   }
 
-  /** True when this call recorded the hand-off; false when the attempt was handed off already. */
-  async accept(record: HandoffRecord, owner: string, leaseMs: number): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
-      `INSERT INTO adapter_request_handoffs
-         (request_id, attempt, payment_id, operation, subject_request_id, endpoint_id, headers,
-          owner, lease_until)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, now() + make_interval(secs => $9::float8 / 1000))
-       ON CONFLICT DO NOTHING
-       RETURNING request_id`,
-      [
-        record.requestId,
-        record.attempt,
-        record.paymentId,
-        record.operation,
-        record.subjectRequestId ?? null,
-        record.endpointId,
-        JSON.stringify(record.headers),
-        owner,
-        leaseMs,
-      ],
-    );
-    return rows.length === 1;
+  /**
+   * Records the hand-off of an attempt: `handedOff` false when it was handed off already (a
+   * redelivery while its owner runs it). With `claim`, the same statement also claims the attempt
+   * in the sent-requests ledger (the ledger's own INSERT, only when the hand-off was recorded), so
+   * hand-off and claim commit together: `claimed` is what `SentRequestsLedger.claim` would have
+   * answered at the call, and the caller must release the row if the request is then not sent.
+   */
+  async accept(
+    record: HandoffRecord,
+    owner: string,
+    leaseMs: number,
+    claim?: { readonly record: SentRequestRecord; readonly options: ClaimOptions },
+  ): Promise<{ readonly handedOff: boolean; readonly claimed: boolean }> {
+    const values = [
+      record.requestId,
+      record.attempt,
+      record.paymentId,
+      record.operation,
+      record.subjectRequestId ?? null,
+      record.endpointId,
+      JSON.stringify(record.headers),
+      owner,
+      leaseMs,
+    ];
+    if (claim === undefined) {
+      const rows = await this.run(HAND_OFF, values);
+      return { handedOff: rows.length === 1, claimed: false };
+    }
+    const [row] = await this.run<{ handed_off: boolean; claimed: boolean }>(HAND_OFF_AND_CLAIM, [
+      ...values,
+      ...claimValues(claim.record, claim.options),
+    ]);
+    return { handedOff: row?.handed_off === true, claimed: row?.claimed === true };
   }
 
   /** Removes an answered attempt's row; resolves once the statement that removed it committed. */
@@ -101,12 +163,10 @@ export class RequestHandoffs {
       while (this.waiting.length > 0) {
         const batch = this.waiting.splice(0, this.finishBatch);
         try {
-          await this.dataSource.query(
-            `DELETE FROM adapter_request_handoffs h
-              USING unnest($1::uuid[], $2::int[]) AS f(request_id, attempt)
-              WHERE h.request_id = f.request_id AND h.attempt = f.attempt`,
-            [batch.map((f) => f.requestId), batch.map((f) => f.attempt)],
-          );
+          await this.run(REMOVE_ANSWERED, [
+            batch.map((f) => f.requestId),
+            batch.map((f) => f.attempt),
+          ]);
           for (const f of batch) f.done();
         } catch (error) {
           const failure = error instanceof Error ? error : new Error(String(error));
@@ -116,6 +176,17 @@ export class RequestHandoffs {
     } finally {
       this.removing = false;
     }
+  }
+
+  /**
+   * Runs a statement of the hot path (a hand-off, a removal): prepared on the pool's connection
+   * (GATEWAY_PREPARED_STATEMENTS, the default), else through TypeORM as any other statement.
+   */
+  private async run<Row = unknown>(stmt: HotStatement, values: unknown[]): Promise<Row[]> {
+    if (!this.prepared) return this.dataSource.query<Row[]>(stmt.text, values);
+    const pool = (this.dataSource.driver as PostgresDriver).master as Pool;
+    const result = await pool.query({ name: stmt.name, text: stmt.text, values });
+    return result.rows as Row[];
   }
 
   /** Extends the lease of the given rows of `owner` (the ones it still runs). */

@@ -10,6 +10,43 @@ export interface SentRequestRecord {
   readonly clientOrderId: string;
 }
 
+export interface ClaimOptions {
+  /** The orchestrator's deliberate repeat past an earlier attempt (see `claim`). */
+  readonly afterNoTrace?: boolean;
+}
+
+/**
+ * The claim's INSERT, its seven parameters numbered from `first` (claimValues' order), written
+ * only where `guard` holds; it returns the row when written. The one text of the claim's rule,
+ * whether it runs alone (`claim`) or inside the hand-off's statement (RequestHandoffs.accept).
+ */
+export function claimInsert(first: number, guard = 'true'): string {
+  const [requestId, attempt, operation, paymentId, endpointId, clientOrderId, deliberate] =
+    Array.from({ length: 7 }, (_, i) => `$${first + i}`);
+  return `INSERT INTO adapter_sent_requests
+         (request_id, attempt, operation, payment_id, endpoint_id, client_order_id, deliberate)
+       SELECT ${requestId}::uuid, ${attempt}::int, ${operation}::text, ${paymentId}::uuid,
+              ${endpointId}::text, ${clientOrderId}::text, ${deliberate}::boolean
+       WHERE (${guard})
+         AND (${deliberate}::boolean
+              OR NOT EXISTS (SELECT 1 FROM adapter_sent_requests WHERE request_id = ${requestId}::uuid))
+       ON CONFLICT DO NOTHING
+       RETURNING request_id`;
+}
+
+/** The parameters of {@link claimInsert}, in its order. */
+export function claimValues(record: SentRequestRecord, options: ClaimOptions = {}): unknown[] {
+  return [
+    record.requestId,
+    record.attempt,
+    record.operation,
+    record.paymentId,
+    record.endpointId,
+    record.clientOrderId,
+    options.afterNoTrace === true,
+  ];
+}
+
 /**
  * "At most one send per intended operation" (DESIGN.md guarantee 2) across crashes and
  * redelivery. `claim` inserts the attempt's row in its own (auto-committed) statement before the
@@ -17,6 +54,8 @@ export interface SentRequestRecord {
  * already recorded, because that one may have reached the gateway. `release` deletes the row
  * after a provably not-sent outcome so that a resend is allowed.
  */
+const CLAIM = claimInsert(1);
+
 @Injectable()
 export class SentRequestsLedger {
   constructor(private readonly dataSource: DataSource) {}
@@ -30,27 +69,8 @@ export class SentRequestsLedger {
    * create-card-ref or get-card-info reply) — only this very attempt must not be in the ledger
    * yet, so a redelivery of the resend is still refused.
    */
-  async claim(
-    record: SentRequestRecord,
-    options: { afterNoTrace?: boolean } = {},
-  ): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
-      `INSERT INTO adapter_sent_requests
-         (request_id, attempt, operation, payment_id, endpoint_id, client_order_id, deliberate)
-       SELECT $1, $2, $3, $4, $5, $6, $7
-       WHERE $7::boolean OR NOT EXISTS (SELECT 1 FROM adapter_sent_requests WHERE request_id = $1)
-       ON CONFLICT DO NOTHING
-       RETURNING request_id`,
-      [
-        record.requestId,
-        record.attempt,
-        record.operation,
-        record.paymentId,
-        record.endpointId,
-        record.clientOrderId,
-        options.afterNoTrace === true,
-      ],
-    );
+  async claim(record: SentRequestRecord, options: ClaimOptions = {}): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(CLAIM, claimValues(record, options));
     return rows.length === 1;
   }
 

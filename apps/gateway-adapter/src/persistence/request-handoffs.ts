@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { GatewayOperation } from '@payments/contracts';
+import { type PreparedStatement, preparedStatement } from '@payments/database';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
@@ -37,20 +37,9 @@ interface HandoffRow {
   headers: Record<string, string>;
 }
 
-/**
- * A hot statement's fixed text and the name it is prepared under: `pg` parses and plans a named
- * statement once per connection instead of on every request (the name follows the text, so a
- * changed text is a new statement).
- */
-interface HotStatement {
-  readonly name: string;
-  readonly text: string;
-}
-
-const hot = (label: string, text: string): HotStatement => ({
-  name: `adapter_${label}_${createHash('sha1').update(text).digest('hex').slice(0, 12)}`,
-  text,
-});
+/** A statement of the hot path, prepared by name (libs/database `preparedStatement`). */
+const hot = (label: string, text: string): PreparedStatement =>
+  preparedStatement('adapter', label, text);
 
 const HAND_OFF_TEXT = `INSERT INTO adapter_request_handoffs
          (request_id, attempt, payment_id, operation, subject_request_id, endpoint_id, headers,
@@ -182,7 +171,7 @@ export class RequestHandoffs {
    * Runs a statement of the hot path (a hand-off, a removal): prepared on the pool's connection
    * (GATEWAY_PREPARED_STATEMENTS, the default), else through TypeORM as any other statement.
    */
-  private async run<Row = unknown>(stmt: HotStatement, values: unknown[]): Promise<Row[]> {
+  private async run<Row = unknown>(stmt: PreparedStatement, values: unknown[]): Promise<Row[]> {
     if (!this.prepared) return this.dataSource.query<Row[]>(stmt.text, values);
     const pool = (this.dataSource.driver as PostgresDriver).master as Pool;
     const result = await pool.query({ name: stmt.name, text: stmt.text, values });

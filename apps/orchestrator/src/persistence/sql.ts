@@ -1,20 +1,15 @@
-import { createHash } from 'node:crypto';
+import { type PreparedStatement, preparedStatement } from '@payments/database';
 import type { EntityManager } from 'typeorm';
 
 /**
- * Hot-path SQL as fixed parameterised text: each statement is parsed and planned by
- * PostgreSQL once per connection (a named prepared statement of `pg`) instead of being built by
- * TypeORM's query builder per message. Values only ever travel as parameters.
+ * Hot-path SQL as fixed parameterised text (libs/database `preparedStatement`): each statement is
+ * parsed and planned by PostgreSQL once per connection instead of being built by TypeORM's query
+ * builder per message.
  */
-export interface Statement {
-  /** The prepared statement's name: derived from the text, so a changed text is a new statement. */
-  readonly name: string;
-  readonly text: string;
-}
+export type Statement = PreparedStatement;
 
 export function statement(label: string, text: string): Statement {
-  const digest = createHash('sha1').update(text).digest('hex').slice(0, 12);
-  return { name: `orch_${label}_${digest}`, text };
+  return preparedStatement('orch', label, text);
 }
 
 /** A statement assembled at run time from fixed pieces: named once per distinct text. */

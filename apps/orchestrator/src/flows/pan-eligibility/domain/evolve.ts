@@ -1,5 +1,7 @@
 import type { PanEligibilityEvent } from '@payments/contracts';
-import { inFlight as operation, withOperation } from '../../../domain/gateway-operation';
+import { inFlight as operation } from '../../../domain/gateway-operation';
+import { unhandled } from '../../../domain/decision';
+import { withLifecycleEvent } from '../../../domain/single-operation';
 import type { CheckState, OpenCheck } from './model';
 
 function open(state: CheckState): OpenCheck {
@@ -20,20 +22,10 @@ export function evolveCheck(state: CheckState, event: PanEligibilityEvent): Chec
         clientOrderId: event.clientOrderId,
         inFlight: operation.requested(event),
       };
-    case 'pan-eligibility-accepted-by-gateway': {
-      const s = withOperation(open(state), version, (op) =>
-        operation.accepted(op, event.serialNumber),
-      );
-      return event.gatewayOrderId === undefined
-        ? s
-        : { ...s, gatewayOrderId: event.gatewayOrderId };
-    }
+    case 'pan-eligibility-accepted-by-gateway':
     case 'pan-eligibility-outcome-unknown':
-      return withOperation(open(state), version, (op) =>
-        operation.unknown(op, event.since, event.alert, event.concern),
-      );
     case 'pan-eligibility-operation-resent':
-      return withOperation(open(state), version, (op) => operation.resent(op, event.occurredAt));
+      return withLifecycleEvent(open(state), event);
     case 'pan-eligibility-answered':
     case 'pan-eligibility-failed': {
       const { inFlight: _done, ...rest } = open(state);
@@ -47,9 +39,7 @@ export function evolveCheck(state: CheckState, event: PanEligibilityEvent): Chec
     }
     case 'pan-eligibility-command-rejected':
       return { ...state, version: Math.max(state.version, version) };
-    default: {
-      const never: never = event;
-      throw new Error(`unhandled event ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(event, 'event');
   }
 }

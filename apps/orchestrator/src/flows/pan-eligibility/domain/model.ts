@@ -1,21 +1,18 @@
 import type {
-  GatewayCallback,
   GatewayPanEligibilityRequest,
-  GatewayResult,
   GatewayStatusRequest,
   MerchantRef,
   PanEligibilityCommand,
   PanEligibilityEvent,
   PanEligibilityOperation,
-  StatusCheckHint,
 } from '@payments/contracts';
 import type { Draft, FlowDecision } from '../../../domain/decision';
 import type {
   OperationEffect,
   OperationInFlight,
   OperationRules,
-  OperationTimer,
 } from '../../../domain/gateway-operation';
+import type { SagaOperationInput } from '../../../domain/single-operation';
 
 /**
  * A PAN-eligibility check (v2 pan-eligibility/send): one gateway operation, no money.
@@ -38,12 +35,7 @@ export type CheckState = { readonly status: 'initial'; readonly version: number 
 
 export const initialCheckState: CheckState = { status: 'initial', version: 0 };
 
-export type CheckInput =
-  | { kind: 'command'; command: PanEligibilityCommand }
-  | { kind: 'gateway-result'; result: GatewayResult; about?: readonly PanEligibilityOperation[] }
-  | { kind: 'callback'; callback: GatewayCallback; about?: readonly PanEligibilityOperation[] }
-  | { kind: 'status-check-hint'; hint: StatusCheckHint }
-  | { kind: 'timer-fired'; timer: OperationTimer };
+export type CheckInput = SagaOperationInput<PanEligibilityCommand, PanEligibilityOperation>;
 
 export type CheckEffect =
   | OperationEffect

@@ -1,5 +1,7 @@
 import type { TransferEvent } from '@payments/contracts';
-import { inFlight as operation, withOperation } from '../../../domain/gateway-operation';
+import { inFlight as operation } from '../../../domain/gateway-operation';
+import { unhandled } from '../../../domain/decision';
+import { withLifecycleEvent } from '../../../domain/single-operation';
 import { utcDay } from '../../payout/domain';
 import type { OpenTransfer, TransferState } from './model';
 
@@ -25,20 +27,10 @@ export function evolveTransfer(state: TransferState, event: TransferEvent): Tran
         reserved: true,
         budgetDay: utcDay(event.occurredAt),
       };
-    case 'transfer-accepted-by-gateway': {
-      const s = withOperation(open(state), version, (op) =>
-        operation.accepted(op, event.serialNumber),
-      );
-      return event.gatewayOrderId === undefined
-        ? s
-        : { ...s, gatewayOrderId: event.gatewayOrderId };
-    }
+    case 'transfer-accepted-by-gateway':
     case 'transfer-outcome-unknown':
-      return withOperation(open(state), version, (op) =>
-        operation.unknown(op, event.since, event.alert, event.concern),
-      );
     case 'transfer-operation-resent':
-      return withOperation(open(state), version, (op) => operation.resent(op, event.occurredAt));
+      return withLifecycleEvent(open(state), event);
     case 'transferred': {
       const { inFlight: _done, ...rest } = open(state);
       return { ...rest, status: 'transferred', version };
@@ -58,9 +50,7 @@ export function evolveTransfer(state: TransferState, event: TransferEvent): Tran
     }
     case 'transfer-command-rejected':
       return { ...state, version: Math.max(state.version, version) };
-    default: {
-      const never: never = event;
-      throw new Error(`unhandled event ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(event, 'event');
   }
 }

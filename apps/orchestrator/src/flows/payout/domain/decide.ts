@@ -4,16 +4,19 @@ import type {
   PayoutOperation,
   RejectionCode,
 } from '@payments/contracts';
-import { addMs, type IgnoreReason, ignoredWith, stampDrafts } from '../../../domain/decision';
+import { addMs, type IgnoreReason, ignoredWith, unhandled } from '../../../domain/decision';
 import {
-  operationDecision,
   orderOf,
   refreshQuery,
-  reportError,
   type OperationInput,
   type OperationOutcome,
   type OperationVocabulary,
 } from '../../../domain/gateway-operation';
+import {
+  decideInFlight,
+  lifecycleVocabulary,
+  sagaDecisions,
+} from '../../../domain/single-operation';
 import {
   answerOfBudget,
   dailyAmountRefusal,
@@ -69,10 +72,8 @@ export function decidePayout(
       return decideOperation(input, state, ctx);
     case 'timer-fired':
       return decideTimer(input.timer, state, ctx);
-    default: {
-      const never: never = input;
-      throw new Error(`unhandled input ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(input, 'input');
   }
 }
 
@@ -82,6 +83,8 @@ function policyOf(ctx: PayoutContext): PayoutPolicy {
   return ctx.policy ?? DEFAULT_PAYOUT_POLICY;
 }
 
+const decisions = sagaDecisions<PayoutEvent, 'payoutId'>('payoutId', 'payout-');
+
 function accepted(
   state: PayoutState,
   payoutId: string,
@@ -89,47 +92,12 @@ function accepted(
   drafts: PayoutEventDraft[],
   effects: PayoutEffect[],
 ): PayoutDecision {
-  return {
-    outcome: 'accepted',
-    events: stampDrafts<PayoutEvent, 'payoutId'>(state.version, { payoutId }, ctx.now, drafts),
-    effects,
-  };
+  return decisions.accepted(state, payoutId, ctx.now, drafts, effects);
 }
 
 function ignored(reason: IgnoreReason, effects: PayoutEffect[] = []): PayoutDecision {
   return ignoredWith(reason, effects);
 }
-
-function rejected(
-  state: PayoutState,
-  command: PayoutDomainCommand,
-  ctx: PayoutContext,
-  code: RejectionCode,
-  message: string,
-): PayoutDecision {
-  const events = stampDrafts<PayoutEvent, 'payoutId'>(
-    state.version,
-    { payoutId: command.payoutId },
-    ctx.now,
-    [
-      {
-        type: 'payout-command-rejected',
-        commandId: command.commandId,
-        commandType: command.type,
-        reason: code,
-        message,
-      },
-    ],
-  );
-  return { outcome: 'rejected', rejection: { code, message }, events, effects: [] };
-}
-
-function inFlightOf(state: PayoutState): [OpenPayout, PayoutInFlight] | undefined {
-  return state.status !== 'initial' && state.inFlight ? [state, state.inFlight] : undefined;
-}
-
-const ref = (op: PayoutInFlight) =>
-  ({ commandId: op.commandId, operation: op.operation, requestId: op.requestId }) as const;
 
 /** A payout that ended without paying gives its budget reservation back (when it holds one). */
 function releaseIfReserved(state: OpenPayout): PayoutEffect[] {
@@ -148,8 +116,8 @@ function decideCommand(
   state: PayoutState,
   ctx: PayoutContext,
 ): PayoutDecision {
-  const refuse = (code: RejectionCode, message: string) =>
-    rejected(state, command, ctx, code, message);
+  const refuse = (code: RejectionCode, message: string): PayoutDecision =>
+    decisions.rejected(state, command.payoutId, ctx.now, command, { code, message });
   if (isOpeningCommand(command)) {
     if (state.status !== 'initial') return refuse('PAYOUT_ALREADY_EXISTS', 'payout exists');
     return startPayout(command, state, ctx, refuse);
@@ -207,10 +175,8 @@ function decideCommand(
     }
     case 'payout-budget-answer':
       return budgetAnswer(command, state, ctx, refuse);
-    default: {
-      const never: never = command;
-      throw new Error(`unhandled command ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(command, 'command');
   }
 }
 
@@ -290,10 +256,8 @@ function openingRequest(
     case 'payout':
     case 'payout-v4':
       return { operation: command.type, ...common, sealedCard: command.sealedCard };
-    default: {
-      const never: never = command;
-      throw new Error(`unhandled command ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(command, 'command');
   }
 }
 
@@ -321,10 +285,8 @@ function approvalRefusal(state: OpenPayout, now: string): [RejectionCode, string
       return ['PAYOUT_NOT_REGISTERED', 'the payout was refused by the daily limit'];
     case 'expired':
       return ['PAYOUT_EXPIRED', `the approval window closed at ${state.approvalDeadline ?? '?'}`];
-    default: {
-      const never: never = state.status;
-      throw new Error(`unhandled status ${String(never)}`);
-    }
+    default:
+      return unhandled(state.status, 'status');
   }
 }
 
@@ -403,10 +365,10 @@ function decideOperation(
   current: PayoutState,
   ctx: PayoutContext,
 ): PayoutDecision {
-  const open = inFlightOf(current);
-  return operationDecision<PayoutInFlight, PayoutEvent, 'payoutId', OpenPayout, PayoutEffect>(
+  return decideInFlight<PayoutInFlight, PayoutEvent, 'payoutId', OpenPayout, PayoutEffect>(
     input,
-    open && { state: open[0], sagaId: open[0].payoutId, idField: 'payoutId', op: open[1] },
+    current.status === 'initial' ? undefined : current,
+    'payoutId',
     (state) => payoutVocabulary(state, ctx),
     policyOf(ctx),
     ctx,
@@ -424,43 +386,20 @@ function payoutVocabulary(
   ctx: PayoutContext,
 ): OperationVocabulary<PayoutInFlight, PayoutEventDraft, PayoutEffect> {
   return {
+    ...lifecycleVocabulary<PayoutInFlight, PayoutEventDraft, PayoutEffect>('payout-', {
+      ended: releaseIfReserved(state),
+      payerAction: true,
+    }),
     opensOrder: opensPayoutOrder,
     // A repeated payout-pay returns the payout already made, never a second one.
     refusesRepeat: (operation) => operation === 'payout-pay',
     // The payee enters the destination card on the gateway's page.
     hostedForm: (op) => op.operation === 'payout-form',
     expectedAmount: (op) => (opensPayoutOrder(op.operation) ? state.amount : undefined),
-    actionRequired: (op, action) => ({ type: 'payout-action-required', ...ref(op), action }),
-    acceptedByGateway: (op, facts) => ({
-      type: 'payout-accepted-by-gateway',
-      ...ref(op),
-      ...facts,
-    }),
-    outcomeUnknown: (op, facts) => ({ type: 'payout-outcome-unknown', ...ref(op), ...facts }),
-    operationResent: (op, attempt, unknownSince) => ({
-      type: 'payout-operation-resent',
-      ...ref(op),
-      attempt,
-      unknownSince,
-    }),
     succeeded: (report, op) =>
       op.operation === 'payout-check'
         ? registered(report, state, op, ctx)
         : paidOut(report, state, op),
-    declined: (report, op) => ({
-      drafts: [
-        {
-          type: 'payout-declined',
-          ...ref(op),
-          ...reportError(report),
-        },
-      ],
-      effects: releaseIfReserved(state),
-    }),
-    failed: (op, why) => ({
-      drafts: [{ type: 'payout-failed', ...ref(op), ...why }],
-      effects: releaseIfReserved(state),
-    }),
   };
 }
 
@@ -539,9 +478,7 @@ function decideTimer(timer: PayoutTimer, state: PayoutState, ctx: PayoutContext)
         [],
       );
     }
-    default: {
-      const never: never = timer;
-      throw new Error(`unhandled timer ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(timer, 'timer');
   }
 }

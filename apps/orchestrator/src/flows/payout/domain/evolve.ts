@@ -1,5 +1,7 @@
 import type { PayoutEvent } from '@payments/contracts';
+import { unhandled } from '../../../domain/decision';
 import { DomainError } from '../../../domain/domain-error';
+import { withLifecycleEvent } from '../../../domain/single-operation';
 import { inFlight as operation, withSettledSerial } from '../../../domain/gateway-operation';
 import {
   type OpenPayout,
@@ -12,13 +14,6 @@ import {
 function open(state: PayoutState): OpenPayout {
   if (state.status === 'initial') throw new Error('event for a payout that was never requested');
   return state;
-}
-
-function withInFlight(
-  state: OpenPayout,
-  change: (op: PayoutInFlight) => PayoutInFlight,
-): PayoutInFlight | undefined {
-  return state.inFlight ? change(state.inFlight) : undefined;
 }
 
 /** Without the operation in flight (its outcome is known); its serial joins the order's. */
@@ -63,33 +58,11 @@ export function evolvePayout(state: PayoutState, event: PayoutEvent): PayoutStat
       }
       return { ...open(state), status: 'paying', version, reserved: true, inFlight };
     }
-    case 'payout-accepted-by-gateway': {
-      const s = open(state);
-      const inFlight = withInFlight(s, (op) => operation.accepted(op, event.serialNumber));
-      return {
-        ...s,
-        version,
-        ...(event.gatewayOrderId === undefined ? {} : { gatewayOrderId: event.gatewayOrderId }),
-        ...(inFlight ? { inFlight } : {}),
-      };
-    }
-    case 'payout-action-required': {
-      const s = open(state);
-      const inFlight = withInFlight(s, (op) => operation.actionRequired(op, event.action));
-      return { ...s, version, ...(inFlight ? { inFlight } : {}) };
-    }
-    case 'payout-outcome-unknown': {
-      const s = open(state);
-      const inFlight = withInFlight(s, (op) =>
-        operation.unknown(op, event.since, event.alert, event.concern),
-      );
-      return { ...s, version, ...(inFlight ? { inFlight } : {}) };
-    }
-    case 'payout-operation-resent': {
-      const s = open(state);
-      const inFlight = withInFlight(s, (op) => operation.resent(op, event.occurredAt));
-      return { ...s, version, ...(inFlight ? { inFlight } : {}) };
-    }
+    case 'payout-accepted-by-gateway':
+    case 'payout-action-required':
+    case 'payout-outcome-unknown':
+    case 'payout-operation-resent':
+      return withLifecycleEvent(open(state), event);
     case 'payout-registered':
       return {
         ...settled(open(state)),
@@ -132,10 +105,8 @@ export function evolvePayout(state: PayoutState, event: PayoutEvent): PayoutStat
     }
     case 'payout-command-rejected':
       return { ...state, version: Math.max(state.version, version) };
-    default: {
-      const never: never = event;
-      throw new Error(`unhandled event ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(event, 'event');
   }
 }
 

@@ -176,6 +176,68 @@ export function decideInFlight<
   );
 }
 
+/** What a saga that runs one operation at a time supplies its decider (see {@link operationSagaDecider}). */
+export interface OperationSagaSpec<
+  Command,
+  O extends OperationInFlight,
+  Event,
+  IdField extends string,
+  S extends OperationSagaState<O, IdField>,
+  E,
+  Ctx extends OperationContext,
+> {
+  readonly idField: IdField;
+  /** Its commands: checked, then its request (or a refusal, its command-rejected event). */
+  readonly command: (
+    command: Command,
+    state: S | { readonly status: 'initial'; readonly version: number },
+    ctx: Ctx,
+  ) => FlowDecision<Event, E | OperationEffect>;
+  /** How it names its operation's outcomes, from its open state. */
+  readonly vocabulary: (state: S) => OperationVocabulary<O, Draft<Event, IdField>, E>;
+  readonly rules: (ctx: Ctx) => OperationRules;
+}
+
+/**
+ * The decider of a saga that runs one operation at a time: a command is the flow's; everything
+ * else is about the operation in flight ({@link decideInFlight}).
+ */
+export function operationSagaDecider<
+  Command,
+  O extends OperationInFlight,
+  Event,
+  IdField extends string,
+  S extends OperationSagaState<O, IdField> & { readonly status: string },
+  E,
+  Ctx extends OperationContext,
+>(spec: OperationSagaSpec<Command, O, Event, IdField, S, E, Ctx>) {
+  return (
+    input: SagaOperationInput<Command, O['operation']>,
+    state: S | { readonly status: 'initial'; readonly version: number },
+    ctx: Ctx,
+  ): FlowDecision<Event, E | OperationEffect> =>
+    input.kind === 'command'
+      ? spec.command(input.command, state, ctx)
+      : decideInFlight<O, Event, IdField, S, E>(
+          input,
+          // Every state but the initial one is open (the flow's union says so).
+          state.status === 'initial' ? undefined : (state as S),
+          spec.idField,
+          spec.vocabulary,
+          spec.rules(ctx),
+          ctx,
+        );
+}
+
+/** An open state (an event of a saga that was never requested is a bug, not an input). */
+export function opened<S extends { readonly status: string }>(
+  state: S,
+  what: string,
+): Exclude<S, { status: 'initial' }> {
+  if (state.status === 'initial') throw new Error(`event for a ${what} that was never requested`);
+  return state as Exclude<S, { status: 'initial' }>;
+}
+
 /** The fields of the lifecycle events of an operation in flight that its state follows. */
 export interface LifecycleEventFields {
   readonly type: string;

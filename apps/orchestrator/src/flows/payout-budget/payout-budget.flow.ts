@@ -1,5 +1,7 @@
 import type { PayoutBudgetEvent } from '@payments/contracts';
+import { unhandled } from '../../domain/decision';
 import type { Flow, RuntimeEffect } from '../../runtime/flow';
+import { runtimeEffectOf } from '../../runtime/flow-binding';
 import {
   budgetRejection,
   type BudgetCommand,
@@ -100,9 +102,20 @@ export function budgetCommand(
           payoutId: effect.payoutId,
         },
       };
-    default: {
-      const never: never = effect;
-      throw new Error(`unhandled effect ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(effect, 'effect');
   }
+}
+
+/**
+ * A money-out decider's effects (a payout's, a transfer's) in the runtime's vocabulary: its
+ * budget calls as child commands, the rest as every gateway flow's.
+ */
+export function budgetOrRuntimeEffect(
+  effect: BudgetRequest | Parameters<typeof runtimeEffectOf>[0],
+  ctx: { readonly now: string; readonly ids: { next(): string } },
+): RuntimeEffect {
+  return effect.type === 'reserve-budget' || effect.type === 'release-budget'
+    ? budgetCommand(effect, ctx.now, ctx.ids)
+    : runtimeEffectOf(effect);
 }

@@ -9,9 +9,9 @@ import {
   reportError,
 } from '../../../domain/gateway-operation';
 import {
-  decideInFlight,
   lifecycleVocabulary,
   operationRef,
+  operationSagaDecider,
   sagaDecisions,
 } from '../../../domain/single-operation';
 import type {
@@ -19,7 +19,6 @@ import type {
   CheckDecision,
   CheckEffect,
   CheckEventDraft,
-  CheckInput,
   CheckState,
   OpenCheck,
 } from './model';
@@ -31,21 +30,20 @@ type CheckOp = OperationInFlight<PanEligibilityOperation>;
  * eligible, declined → not eligible) comes from the shared gateway-operation module like every
  * other operation's, an unknown outcome resolved only by a status reply or a verified callback.
  */
-export function decideCheck(
-  input: CheckInput,
-  state: CheckState,
-  ctx: CheckContext,
-): CheckDecision {
-  if (input.kind === 'command') return decideCommand(input.command, state, ctx);
-  return decideInFlight<CheckOp, PanEligibilityEvent, 'checkId', OpenCheck, CheckEffect>(
-    input,
-    state.status === 'initial' ? undefined : state,
-    'checkId',
-    checkVocabulary,
-    ctx.policy,
-    ctx,
-  );
-}
+export const decideCheck = operationSagaDecider<
+  PanEligibilityCommand,
+  CheckOp,
+  PanEligibilityEvent,
+  'checkId',
+  OpenCheck,
+  CheckEffect,
+  CheckContext
+>({
+  idField: 'checkId',
+  command: decideCommand,
+  vocabulary: checkVocabulary,
+  rules: (ctx) => ctx.policy,
+});
 
 const decisions = sagaDecisions<PanEligibilityEvent, 'checkId'>('checkId', 'pan-eligibility-');
 

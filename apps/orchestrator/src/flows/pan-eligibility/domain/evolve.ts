@@ -1,13 +1,8 @@
 import type { PanEligibilityEvent } from '@payments/contracts';
 import { inFlight as operation } from '../../../domain/gateway-operation';
 import { unhandled } from '../../../domain/decision';
-import { withLifecycleEvent } from '../../../domain/single-operation';
-import type { CheckState, OpenCheck } from './model';
-
-function open(state: CheckState): OpenCheck {
-  if (state.status === 'initial') throw new Error('event for a check that was never requested');
-  return state;
-}
+import { opened, withLifecycleEvent } from '../../../domain/single-operation';
+import type { CheckState } from './model';
 
 /** The check's state after one of its events (pure, total over the event union). */
 export function evolveCheck(state: CheckState, event: PanEligibilityEvent): CheckState {
@@ -25,10 +20,10 @@ export function evolveCheck(state: CheckState, event: PanEligibilityEvent): Chec
     case 'pan-eligibility-accepted-by-gateway':
     case 'pan-eligibility-outcome-unknown':
     case 'pan-eligibility-operation-resent':
-      return withLifecycleEvent(open(state), event);
+      return withLifecycleEvent(opened(state, 'check'), event);
     case 'pan-eligibility-answered':
     case 'pan-eligibility-failed': {
-      const { inFlight: _done, ...rest } = open(state);
+      const { inFlight: _done, ...rest } = opened(state, 'check');
       const status =
         event.type === 'pan-eligibility-failed'
           ? 'failed'

@@ -136,45 +136,33 @@ function decideCommand(
   if (state.mode === 'one-step' && command.type !== 'payout-budget-answer') {
     return refuse('PAYOUT_NOT_TWO_STEP', `a one-step payout takes no ${command.type}`);
   }
+  if (command.type === 'payout-budget-answer') return budgetAnswer(command, state, ctx, refuse);
+  // An approval and a rejection are both taken only while the payout awaits one.
+  const refusal = approvalRefusal(state, ctx.now);
+  if (refusal) return refuse(...refusal);
+  const decided = (draft: PayoutEventDraft, effect: PayoutEffect) =>
+    accepted(state, state.payoutId, ctx, [draft], [effect]);
   switch (command.type) {
-    case 'approve-payout': {
-      const refusal = approvalRefusal(state, ctx.now);
-      if (refusal) return refuse(refusal[0], refusal[1]);
-      return accepted(
-        state,
-        state.payoutId,
-        ctx,
-        [
-          {
-            type: 'payout-approved',
-            commandId: command.commandId,
-            approvedBy: command.approvedBy,
-            ...(command.reason === undefined ? {} : { reason: command.reason }),
-          },
-        ],
-        [reserveBudget(state.payoutId, state.merchant, state.amount, ctx.now)],
+    case 'approve-payout':
+      return decided(
+        {
+          type: 'payout-approved',
+          commandId: command.commandId,
+          approvedBy: command.approvedBy,
+          ...(command.reason === undefined ? {} : { reason: command.reason }),
+        },
+        reserveBudget(state.payoutId, state.merchant, state.amount, ctx.now),
       );
-    }
-    case 'reject-payout': {
-      const refusal = approvalRefusal(state, ctx.now);
-      if (refusal) return refuse(refusal[0], refusal[1]);
-      return accepted(
-        state,
-        state.payoutId,
-        ctx,
-        [
-          {
-            type: 'payout-rejected',
-            commandId: command.commandId,
-            rejectedBy: command.rejectedBy,
-            reason: command.reason,
-          },
-        ],
-        [{ type: 'cancel-timer', timer: 'approval-expiry' }],
+    case 'reject-payout':
+      return decided(
+        {
+          type: 'payout-rejected',
+          commandId: command.commandId,
+          rejectedBy: command.rejectedBy,
+          reason: command.reason,
+        },
+        { type: 'cancel-timer', timer: 'approval-expiry' },
       );
-    }
-    case 'payout-budget-answer':
-      return budgetAnswer(command, state, ctx, refuse);
     default:
       return unhandled(command, 'command');
   }

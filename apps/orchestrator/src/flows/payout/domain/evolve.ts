@@ -1,7 +1,7 @@
 import type { PayoutEvent } from '@payments/contracts';
 import { unhandled } from '../../../domain/decision';
 import { DomainError } from '../../../domain/domain-error';
-import { withLifecycleEvent } from '../../../domain/single-operation';
+import { opened, withLifecycleEvent } from '../../../domain/single-operation';
 import { inFlight as operation, withSettledSerial } from '../../../domain/gateway-operation';
 import {
   type OpenPayout,
@@ -10,11 +10,6 @@ import {
   type PayoutState,
   utcDay,
 } from './model';
-
-function open(state: PayoutState): OpenPayout {
-  if (state.status === 'initial') throw new Error('event for a payout that was never requested');
-  return state;
-}
 
 /** Without the operation in flight (its outcome is known); its serial joins the order's. */
 function settled(state: OpenPayout): OpenPayout {
@@ -56,16 +51,16 @@ export function evolvePayout(state: PayoutState, event: PayoutEvent): PayoutStat
               budgetDay: utcDay(event.occurredAt),
             };
       }
-      return { ...open(state), status: 'paying', version, reserved: true, inFlight };
+      return { ...opened(state, 'payout'), status: 'paying', version, reserved: true, inFlight };
     }
     case 'payout-accepted-by-gateway':
     case 'payout-action-required':
     case 'payout-outcome-unknown':
     case 'payout-operation-resent':
-      return withLifecycleEvent(open(state), event);
+      return withLifecycleEvent(opened(state, 'payout'), event);
     case 'payout-registered':
       return {
-        ...settled(open(state)),
+        ...settled(opened(state, 'payout')),
         status: 'registered',
         version,
         approvalDeadline: event.approvalDeadline,
@@ -73,7 +68,7 @@ export function evolvePayout(state: PayoutState, event: PayoutEvent): PayoutStat
       };
     case 'payout-approved':
       return {
-        ...open(state),
+        ...opened(state, 'payout'),
         status: 'reserving',
         version,
         approval: {
@@ -85,22 +80,22 @@ export function evolvePayout(state: PayoutState, event: PayoutEvent): PayoutStat
       };
     case 'payout-approval-refused': {
       // Back to awaiting approval (another approval may come, e.g. the next day).
-      const { approval: _a, budgetDay: _d, ...rest } = open(state);
+      const { approval: _a, budgetDay: _d, ...rest } = opened(state, 'payout');
       return { ...rest, status: 'registered', version };
     }
     case 'payout-refused': {
-      const { reserved: _r, ...rest } = settled(open(state));
+      const { reserved: _r, ...rest } = settled(opened(state, 'payout'));
       return { ...rest, status: 'refused', version };
     }
     case 'payout-rejected':
-      return { ...open(state), status: 'rejected', version };
+      return { ...opened(state, 'payout'), status: 'rejected', version };
     case 'payout-expired':
-      return { ...open(state), status: 'expired', version };
+      return { ...opened(state, 'payout'), status: 'expired', version };
     case 'paid-out':
-      return { ...settled(open(state)), status: 'paid', version };
+      return { ...settled(opened(state, 'payout')), status: 'paid', version };
     case 'payout-declined':
     case 'payout-failed': {
-      const { reserved: _r, ...rest } = settled(open(state));
+      const { reserved: _r, ...rest } = settled(opened(state, 'payout'));
       return { ...rest, status: event.type === 'payout-declined' ? 'declined' : 'failed', version };
     }
     case 'payout-command-rejected':

@@ -11,9 +11,9 @@ import {
   type OperationVocabulary,
 } from '../../../domain/gateway-operation';
 import {
-  decideInFlight,
   lifecycleVocabulary,
   operationRef,
+  operationSagaDecider,
   sagaDecisions,
 } from '../../../domain/single-operation';
 import {
@@ -32,7 +32,6 @@ import type {
   TransferDomainCommand,
   TransferEffect,
   TransferEventDraft,
-  TransferInput,
   TransferState,
 } from './model';
 
@@ -47,21 +46,20 @@ type TransferOp = OperationInFlight<TransferOperation>;
  * events; declined and failed release the reservation. `transferred` only on a gateway answer
  * about this transfer.
  */
-export function decideTransfer(
-  input: TransferInput,
-  state: TransferState,
-  ctx: TransferContext,
-): TransferDecision {
-  if (input.kind === 'command') return decideCommand(input.command, state, ctx);
-  return decideInFlight<TransferOp, TransferEvent, 'transferId', OpenTransfer, TransferEffect>(
-    input,
-    state.status === 'initial' ? undefined : state,
-    'transferId',
-    transferVocabulary,
-    ctx.policy ?? DEFAULT_PAYOUT_POLICY,
-    ctx,
-  );
-}
+export const decideTransfer = operationSagaDecider<
+  TransferDomainCommand,
+  TransferOp,
+  TransferEvent,
+  'transferId',
+  OpenTransfer,
+  TransferEffect,
+  TransferContext
+>({
+  idField: 'transferId',
+  command: decideCommand,
+  vocabulary: transferVocabulary,
+  rules: (ctx) => ctx.policy ?? DEFAULT_PAYOUT_POLICY,
+});
 
 const decisions = sagaDecisions<TransferEvent, 'transferId'>('transferId', 'transfer-');
 

@@ -1,14 +1,9 @@
 import type { TransferEvent } from '@payments/contracts';
 import { inFlight as operation } from '../../../domain/gateway-operation';
 import { unhandled } from '../../../domain/decision';
-import { withLifecycleEvent } from '../../../domain/single-operation';
+import { opened, withLifecycleEvent } from '../../../domain/single-operation';
 import { utcDay } from '../../payout/domain';
-import type { OpenTransfer, TransferState } from './model';
-
-function open(state: TransferState): OpenTransfer {
-  if (state.status === 'initial') throw new Error('event for a transfer that was never requested');
-  return state;
-}
+import type { TransferState } from './model';
 
 /** The transfer's state after one of its events (pure, total over the event union). */
 export function evolveTransfer(state: TransferState, event: TransferEvent): TransferState {
@@ -30,16 +25,16 @@ export function evolveTransfer(state: TransferState, event: TransferEvent): Tran
     case 'transfer-accepted-by-gateway':
     case 'transfer-outcome-unknown':
     case 'transfer-operation-resent':
-      return withLifecycleEvent(open(state), event);
+      return withLifecycleEvent(opened(state, 'transfer'), event);
     case 'transferred': {
-      const { inFlight: _done, ...rest } = open(state);
+      const { inFlight: _done, ...rest } = opened(state, 'transfer');
       return { ...rest, status: 'transferred', version };
     }
     case 'transfer-declined':
     case 'transfer-failed':
     case 'transfer-refused': {
       // Nothing moved: the reservation is released (declined, failed) or was never granted.
-      const { inFlight: _done, reserved: _r, ...rest } = open(state);
+      const { inFlight: _done, reserved: _r, ...rest } = opened(state, 'transfer');
       const status =
         event.type === 'transfer-declined'
           ? 'declined'

@@ -238,6 +238,19 @@ export function opened<S extends { readonly status: string }>(
   return state as Exclude<S, { status: 'initial' }>;
 }
 
+/** The saga once its operation has its outcome: nothing in flight, at `status`. */
+export function settledAt<
+  S extends { readonly inFlight?: OperationInFlight },
+  Status extends string,
+>(
+  state: S,
+  status: Status,
+  version: number,
+): Omit<S, 'inFlight'> & { status: Status; version: number } {
+  const { inFlight: _done, ...rest } = state;
+  return { ...rest, status, version };
+}
+
 /** The fields of the lifecycle events of an operation in flight that its state follows. */
 export interface LifecycleEventFields {
   readonly type: string;

@@ -20,7 +20,6 @@ import type {
   CheckEffect,
   CheckEventDraft,
   CheckState,
-  OpenCheck,
 } from './model';
 
 type CheckOp = OperationInFlight<PanEligibilityOperation>;
@@ -30,15 +29,7 @@ type CheckOp = OperationInFlight<PanEligibilityOperation>;
  * eligible, declined → not eligible) comes from the shared gateway-operation module like every
  * other operation's, an unknown outcome resolved only by a status reply or a verified callback.
  */
-export const decideCheck = operationSagaDecider<
-  PanEligibilityCommand,
-  CheckOp,
-  PanEligibilityEvent,
-  'checkId',
-  OpenCheck,
-  CheckEffect,
-  CheckContext
->({
+export const decideCheck = operationSagaDecider({
   idField: 'checkId',
   command: decideCommand,
   vocabulary: checkVocabulary,

@@ -1,7 +1,7 @@
 import type { PanEligibilityEvent } from '@payments/contracts';
 import { inFlight as operation } from '../../../domain/gateway-operation';
 import { unhandled } from '../../../domain/decision';
-import { opened, withLifecycleEvent } from '../../../domain/single-operation';
+import { opened, settledAt, withLifecycleEvent } from '../../../domain/single-operation';
 import type { CheckState } from './model';
 
 /** The check's state after one of its events (pure, total over the event union). */
@@ -22,16 +22,13 @@ export function evolveCheck(state: CheckState, event: PanEligibilityEvent): Chec
     case 'pan-eligibility-operation-resent':
       return withLifecycleEvent(opened(state, 'check'), event);
     case 'pan-eligibility-answered':
-    case 'pan-eligibility-failed': {
-      const { inFlight: _done, ...rest } = opened(state, 'check');
-      const status =
-        event.type === 'pan-eligibility-failed'
-          ? 'failed'
-          : event.eligible
-            ? 'eligible'
-            : 'not-eligible';
-      return { ...rest, status, version };
-    }
+      return settledAt(
+        opened(state, 'check'),
+        event.eligible ? 'eligible' : 'not-eligible',
+        version,
+      );
+    case 'pan-eligibility-failed':
+      return settledAt(opened(state, 'check'), 'failed', version);
     case 'pan-eligibility-command-rejected':
       return { ...state, version: Math.max(state.version, version) };
     default:

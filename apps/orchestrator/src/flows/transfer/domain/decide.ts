@@ -46,15 +46,7 @@ type TransferOp = OperationInFlight<TransferOperation>;
  * events; declined and failed release the reservation. `transferred` only on a gateway answer
  * about this transfer.
  */
-export const decideTransfer = operationSagaDecider<
-  TransferDomainCommand,
-  TransferOp,
-  TransferEvent,
-  'transferId',
-  OpenTransfer,
-  TransferEffect,
-  TransferContext
->({
+export const decideTransfer = operationSagaDecider({
   idField: 'transferId',
   command: decideCommand,
   vocabulary: transferVocabulary,

@@ -1,9 +1,15 @@
 import type { TransferEvent } from '@payments/contracts';
 import { inFlight as operation } from '../../../domain/gateway-operation';
 import { unhandled } from '../../../domain/decision';
-import { opened, withLifecycleEvent } from '../../../domain/single-operation';
+import { opened, settledAt, withLifecycleEvent } from '../../../domain/single-operation';
 import { utcDay } from '../../payout/domain';
 import type { TransferState } from './model';
+
+const ENDED = {
+  'transfer-declined': 'declined',
+  'transfer-failed': 'failed',
+  'transfer-refused': 'refused',
+} as const;
 
 /** The transfer's state after one of its events (pure, total over the event union). */
 export function evolveTransfer(state: TransferState, event: TransferEvent): TransferState {
@@ -26,22 +32,14 @@ export function evolveTransfer(state: TransferState, event: TransferEvent): Tran
     case 'transfer-outcome-unknown':
     case 'transfer-operation-resent':
       return withLifecycleEvent(opened(state, 'transfer'), event);
-    case 'transferred': {
-      const { inFlight: _done, ...rest } = opened(state, 'transfer');
-      return { ...rest, status: 'transferred', version };
-    }
+    case 'transferred':
+      return settledAt(opened(state, 'transfer'), 'transferred', version);
     case 'transfer-declined':
     case 'transfer-failed':
     case 'transfer-refused': {
       // Nothing moved: the reservation is released (declined, failed) or was never granted.
-      const { inFlight: _done, reserved: _r, ...rest } = opened(state, 'transfer');
-      const status =
-        event.type === 'transfer-declined'
-          ? 'declined'
-          : event.type === 'transfer-failed'
-            ? 'failed'
-            : 'refused';
-      return { ...rest, status, version };
+      const { reserved: _r, ...rest } = opened(state, 'transfer');
+      return settledAt(rest, ENDED[event.type], version);
     }
     case 'transfer-command-rejected':
       return { ...state, version: Math.max(state.version, version) };

@@ -6,7 +6,14 @@ import {
   type PayerAction,
   type SubjectOperation,
 } from '@payments/contracts';
-import { addMs, type Draft, type FlowDecision, msBetween, stampDrafts } from './decision';
+import {
+  addMs,
+  type Draft,
+  type FlowDecision,
+  msBetween,
+  stampDrafts,
+  unhandled,
+} from './decision';
 import { nextPollDelay, POLL_BANDS } from './polling';
 import { NEVER_RECEIVED_ATTEMPT, resendAfterNotSent } from './send-rules';
 import { applyReport, namedBy, reportOutcome, replySubject, sameMoney } from './operation-report';
@@ -186,10 +193,8 @@ function decideOperationResult<O extends OperationInFlight, D, E>(
         [vocab.outcomeUnknown(op, { since: ctx.now, alert: false })],
         [firstPoll(op, ctx.now), unknownAlertTimer(op, ctx.now, rules)],
       );
-    default: {
-      const never: never = r;
-      throw new Error(`unhandled result ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(r, 'result');
   }
 }
 
@@ -305,10 +310,8 @@ export function decideOperationInput<O extends OperationInFlight, D, E>(
       return statusQuerySoon(scope.op, scope.ctx.now, 'NO_NEWS');
     case 'timer-fired':
       return decideOperationTimer(input.timer, scope);
-    default: {
-      const never: never = input;
-      throw new Error(`unhandled input ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(input, 'input');
   }
 }
 
@@ -431,9 +434,7 @@ function decideOperationTimer<O extends OperationInFlight, D, E>(
         ]);
       return news([vocab.outcomeUnknown(op, { since, alert: true })], []);
     }
-    default: {
-      const never: never = timer;
-      throw new Error(`unhandled timer ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(timer, 'timer');
   }
 }

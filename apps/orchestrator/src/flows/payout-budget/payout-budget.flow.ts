@@ -44,10 +44,8 @@ export function payoutBudgetFlow(policy: PayoutPolicy): Flow<BudgetState, Payout
           };
         case 'ignored':
           return { outcome: 'ignored', reason: decision.reason, events: [], effects: [] };
-        default: {
-          const never: never = decision;
-          throw new Error(`unhandled decision ${JSON.stringify(never)}`);
-        }
+        default:
+          return unhandled(decision, 'decision');
       }
     },
     evolve: evolveBudget,

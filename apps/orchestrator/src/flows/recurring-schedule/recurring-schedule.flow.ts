@@ -1,3 +1,4 @@
+import { unhandled } from '../../domain/decision';
 import { type RejectionArgs, rejectionFields } from '../../domain/rejection';
 import {
   type RebillCommand,
@@ -69,10 +70,8 @@ function toDomainInput(input: SagaInput): ScheduleInput | undefined {
     case 'status-check-hint':
       // Unverified and naming no order: a registered schedule's charges wait for verified callbacks.
       return undefined;
-    default: {
-      const never: never = input;
-      throw new Error(`unhandled input ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(input, 'input');
   }
 }
 
@@ -98,10 +97,8 @@ function toRuntimeEffect(effect: ScheduleEffect): RuntimeEffect {
       return { type: 'set-timer', kind: effect.kind, at: effect.at, payload: effect.timer };
     case 'cancel-status-timer':
       return { type: 'cancel-timer', kind: effect.kind };
-    default: {
-      const never: never = effect;
-      throw new Error(`unhandled effect ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(effect, 'effect');
   }
 }
 
@@ -157,10 +154,8 @@ export function recurringScheduleFlow(policy: SchedulePolicy): Flow<ScheduleStat
         case 'ignored':
         case 'rejected':
           return decision;
-        default: {
-          const never: never = decision;
-          throw new Error(`unhandled decision ${JSON.stringify(never)}`);
-        }
+        default:
+          return unhandled(decision, 'decision');
       }
     },
     evolve,

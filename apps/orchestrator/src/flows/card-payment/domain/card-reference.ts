@@ -1,3 +1,4 @@
+import { unhandled } from '../../../domain/decision';
 import type {
   CardReferenceCommand,
   CardReferenceEvent,
@@ -56,10 +57,8 @@ export function decideCardReferenceCommand(
       return createCardRef(command, state, ctx);
     case 'get-card-info':
       return getCardInfo(command, state, ctx);
-    default: {
-      const never: never = command;
-      throw new Error(`unhandled command ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(command, 'command');
   }
 }
 
@@ -266,10 +265,8 @@ export function decideCardReferenceResult(
     }
     case 'unknown':
       return lostReply(state, pending, result.attempt, ctx);
-    default: {
-      const never: never = r;
-      throw new Error(`unhandled result ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(r, 'result');
   }
 }
 
@@ -455,10 +452,8 @@ export function evolveCardReference(state: OpenPayment, event: CardReferenceEven
     case 'card-info-reported':
     case 'card-reference-failed':
       return { ...rest, version };
-    default: {
-      const never: never = event;
-      throw new Error(`unhandled event ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(event, 'event');
   }
 }
 

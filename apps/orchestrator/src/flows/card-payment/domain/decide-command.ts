@@ -1,3 +1,4 @@
+import { unhandled } from '../../../domain/decision';
 import type {
   CaptureCommand,
   GatewayFollowUpRequest,
@@ -55,10 +56,8 @@ export function decideCommand(
     case 'upload-cres-result':
     case 'upload-pares-result':
       return uploadPayerResult(command, state, ctx);
-    default: {
-      const never: never = command;
-      throw new Error(`unhandled command ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(command, 'command');
   }
 }
 
@@ -235,10 +234,8 @@ function returnFunds(command: ReturnCommand, state: PaymentState, ctx: DecisionC
           `a return needs a final successful payment, this one is ${payment.status}`,
         ),
       );
-    default: {
-      const never: never = payment;
-      throw new Error(`unhandled status ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(payment, 'status');
   }
 }
 

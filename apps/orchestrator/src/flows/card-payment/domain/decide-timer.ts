@@ -1,3 +1,4 @@
+import { unhandled } from '../../../domain/decision';
 import { decideCardRefAlert } from './card-reference';
 import { decideMethodDeadline } from './decide-payer-flows';
 import type { Decision, DecisionContext } from './decision';
@@ -67,9 +68,7 @@ export function decideTimer(timer: Timer, state: PaymentState, ctx: DecisionCont
       return decideMethodDeadline(timer, state, ctx);
     case 'card-ref-alert':
       return decideCardRefAlert(timer, state, ctx);
-    default: {
-      const never: never = timer;
-      throw new Error(`unhandled timer ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(timer, 'timer');
   }
 }

@@ -1,4 +1,4 @@
-import { addMs } from '../../../domain/decision';
+import { addMs, unhandled } from '../../../domain/decision';
 import {
   decideOperationInput,
   firstPoll,
@@ -146,10 +146,8 @@ export function scheduleEffects(
       case 'cancel-status-timer':
       case 'resend-registration':
         return effect;
-      default: {
-        const never: never = effect;
-        throw new Error(`unhandled effect ${JSON.stringify(never)}`);
-      }
+      default:
+        return unhandled(effect, 'effect');
     }
   });
 }

@@ -1,6 +1,6 @@
 import type { GatewayCallback, GatewayResult, GatewayStatusRequest } from '@payments/contracts';
 import { derivedUuid } from '../../../domain';
-import { addMs } from '../../../domain/decision';
+import { addMs, unhandled } from '../../../domain/decision';
 import {
   decideOperationInput,
   firstPoll,
@@ -190,10 +190,8 @@ export function decideGatewayCharged(
         return { outcome: 'ignored', reason: 'NOT_ABOUT_THIS_OPERATION' };
       return chargeStep({ kind: 'gateway-result', result }, state, charge, policy, ctx);
     }
-    default: {
-      const never: never = input;
-      throw new Error(`unhandled input ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(input, 'input');
   }
 }
 

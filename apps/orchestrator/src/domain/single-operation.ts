@@ -176,6 +176,8 @@ export function decideInFlight<
   );
 }
 
+type Initial = { readonly status: 'initial'; readonly version: number };
+
 /** What a saga that runs one operation at a time supplies its decider (see {@link operationSagaDecider}). */
 export interface OperationSagaSpec<
   Command,
@@ -185,22 +187,28 @@ export interface OperationSagaSpec<
   S extends OperationSagaState<O, IdField>,
   E,
   Ctx extends OperationContext,
+  OwnTimer extends { readonly kind: string },
 > {
   readonly idField: IdField;
   /** Its commands: checked, then its request (or a refusal, its command-rejected event). */
-  readonly command: (
-    command: Command,
-    state: S | { readonly status: 'initial'; readonly version: number },
-    ctx: Ctx,
-  ) => FlowDecision<Event, E | OperationEffect>;
+  readonly command: (command: Command, state: S | Initial, ctx: Ctx) => FlowDecision<Event, E>;
   /** How it names its operation's outcomes, from its open state. */
-  readonly vocabulary: (state: S) => OperationVocabulary<O, Draft<Event, IdField>, E>;
+  readonly vocabulary: (state: S, ctx: Ctx) => OperationVocabulary<O, Draft<Event, IdField>, E>;
   readonly rules: (ctx: Ctx) => OperationRules;
+  /** Its own timers besides the operation's poll and alert (an approval's deadline …). */
+  readonly ownTimer?: (
+    timer: OwnTimer,
+    state: S | Initial,
+    ctx: Ctx,
+  ) => FlowDecision<Event, E>;
 }
 
+const isOperationTimer = (timer: { readonly kind: string }): timer is OperationTimer =>
+  timer.kind === 'status-poll' || timer.kind === 'unknown-alert';
+
 /**
- * The decider of a saga that runs one operation at a time: a command is the flow's; everything
- * else is about the operation in flight ({@link decideInFlight}).
+ * The decider of a saga that runs one operation at a time: a command and an own timer are the
+ * flow's; everything else is about the operation in flight ({@link decideInFlight}).
  */
 export function operationSagaDecider<
   Command,
@@ -210,23 +218,29 @@ export function operationSagaDecider<
   S extends OperationSagaState<O, IdField> & { readonly status: string },
   E,
   Ctx extends OperationContext,
->(spec: OperationSagaSpec<Command, O, Event, IdField, S, E, Ctx>) {
+  OwnTimer extends { readonly kind: string } = never,
+>(spec: OperationSagaSpec<Command, O, Event, IdField, S, E, Ctx, OwnTimer>) {
   return (
-    input: SagaOperationInput<Command, O['operation']>,
-    state: S | { readonly status: 'initial'; readonly version: number },
+    input: SagaOperationInput<Command, O['operation'], OperationTimer | OwnTimer>,
+    state: S | Initial,
     ctx: Ctx,
-  ): FlowDecision<Event, E | OperationEffect> =>
-    input.kind === 'command'
-      ? spec.command(input.command, state, ctx)
-      : decideInFlight<O, Event, IdField, S, E>(
-          input,
-          // Every state but the initial one is open (the flow's union says so).
-          state.status === 'initial' ? undefined : (state as S),
-          spec.idField,
-          spec.vocabulary,
-          spec.rules(ctx),
-          ctx,
-        );
+  ): FlowDecision<Event, E | OperationEffect> => {
+    if (input.kind === 'command') return spec.command(input.command, state, ctx);
+    if (input.kind === 'timer-fired' && !isOperationTimer(input.timer))
+      return spec.ownTimer === undefined
+        ? { outcome: 'ignored', reason: 'TIMER_OBSOLETE', events: [], effects: [] }
+        : spec.ownTimer(input.timer as OwnTimer, state, ctx);
+    return decideInFlight<O, Event, IdField, S, E>(
+      // A timer left here is the operation's poll or alert.
+      input as OperationInput<O['operation']>,
+      // Every state but the initial one is open (the flow's union says so).
+      state.status === 'initial' ? undefined : (state as S),
+      spec.idField,
+      (open) => spec.vocabulary(open, ctx),
+      spec.rules(ctx),
+      ctx,
+    );
+  };
 }
 
 /** An open state (an event of a saga that was never requested is a bug, not an input). */

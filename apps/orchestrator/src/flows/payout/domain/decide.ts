@@ -1,20 +1,18 @@
 import type {
   GatewayStatusReport,
   PayoutEvent,
-  PayoutOperation,
   RejectionCode,
 } from '@payments/contracts';
 import { addMs, type IgnoreReason, ignoredWith, unhandled } from '../../../domain/decision';
 import {
   orderOf,
   refreshQuery,
-  type OperationInput,
   type OperationOutcome,
   type OperationVocabulary,
 } from '../../../domain/gateway-operation';
 import {
-  decideInFlight,
   lifecycleVocabulary,
+  operationSagaDecider,
   sagaDecisions,
 } from '../../../domain/single-operation';
 import {
@@ -58,24 +56,17 @@ import {
  *    hints (the checksum does not bind the operation, and payout-check's approval callback on the
  *    same order would otherwise read as "paid"); an unknown outcome is resolved by status only.
  */
-export function decidePayout(
+export const decidePayout: (
   input: PayoutInput,
   state: PayoutState,
   ctx: PayoutContext,
-): PayoutDecision {
-  switch (input.kind) {
-    case 'command':
-      return decideCommand(input.command, state, ctx);
-    case 'gateway-result':
-    case 'callback':
-    case 'status-check-hint':
-      return decideOperation(input, state, ctx);
-    case 'timer-fired':
-      return decideTimer(input.timer, state, ctx);
-    default:
-      return unhandled(input, 'input');
-  }
-}
+) => PayoutDecision = operationSagaDecider({
+  idField: 'payoutId',
+  command: decideCommand,
+  vocabulary: payoutVocabulary,
+  rules: policyOf,
+  ownTimer: approvalExpiry,
+});
 
 // ---- helpers ----------------------------------------------------------------------------
 
@@ -347,22 +338,6 @@ function budgetAnswer(
 
 // ---- gateway results, callbacks, poll and alert timers (the shared operation module) -------
 
-/** Everything about the operation in flight (domain/gateway-operation.ts). */
-function decideOperation(
-  input: OperationInput<PayoutOperation>,
-  current: PayoutState,
-  ctx: PayoutContext,
-): PayoutDecision {
-  return decideInFlight<PayoutInFlight, PayoutEvent, 'payoutId', OpenPayout, PayoutEffect>(
-    input,
-    current.status === 'initial' ? undefined : current,
-    'payoutId',
-    (state) => payoutVocabulary(state, ctx),
-    policyOf(ctx),
-    ctx,
-  );
-}
-
 /**
  * How the two-step payout names what happens to payout-check and payout-pay. Only payout-check
  * opens the order: payout-pay's callbacks are hints (the checksum does not bind the operation, and
@@ -442,31 +417,27 @@ function paidOut(
 
 // ---- timers -----------------------------------------------------------------------------
 
-function decideTimer(timer: PayoutTimer, state: PayoutState, ctx: PayoutContext): PayoutDecision {
-  switch (timer.kind) {
-    case 'status-poll':
-    case 'unknown-alert':
-      return decideOperation({ kind: 'timer-fired', timer }, state, ctx);
-    case 'approval-expiry': {
-      if (state.status !== 'registered' || state.approvalDeadline === undefined)
-        return ignored('TIMER_OBSOLETE');
-      if (ctx.now < state.approvalDeadline)
-        return ignored('NO_NEWS', [{ type: 'schedule-timer', timer, at: state.approvalDeadline }]);
-      return accepted(
-        state,
-        state.payoutId,
-        ctx,
-        [
-          {
-            type: 'payout-expired',
-            commandId: ctx.ids.next(),
-            approvalDeadline: state.approvalDeadline,
-          },
-        ],
-        [],
-      );
-    }
-    default:
-      return unhandled(timer, 'timer');
-  }
+/** The approval window of a registered payout closed: expired, nothing paid. */
+function approvalExpiry(
+  timer: Extract<PayoutTimer, { kind: 'approval-expiry' }>,
+  state: PayoutState,
+  ctx: PayoutContext,
+): PayoutDecision {
+  if (state.status !== 'registered' || state.approvalDeadline === undefined)
+    return ignored('TIMER_OBSOLETE');
+  if (ctx.now < state.approvalDeadline)
+    return ignored('NO_NEWS', [{ type: 'schedule-timer', timer, at: state.approvalDeadline }]);
+  return accepted(
+    state,
+    state.payoutId,
+    ctx,
+    [
+      {
+        type: 'payout-expired',
+        commandId: ctx.ids.next(),
+        approvalDeadline: state.approvalDeadline,
+      },
+    ],
+    [],
+  );
 }

@@ -229,7 +229,7 @@ export function operationSagaDecider<
     if (input.kind === 'timer-fired' && !isOperationTimer(input.timer))
       return spec.ownTimer === undefined
         ? { outcome: 'ignored', reason: 'TIMER_OBSOLETE', events: [], effects: [] }
-        : spec.ownTimer(input.timer as OwnTimer, state, ctx);
+        : spec.ownTimer(input.timer, state, ctx);
     return decideInFlight<O, Event, IdField, S, E>(
       // A timer left here is the operation's poll or alert.
       input as OperationInput<O['operation']>,

@@ -11,7 +11,16 @@ import { refreshResend } from '../../../domain/gateway-operation';
 import { nextPollDelay } from '../../../domain/polling';
 import { NEVER_RECEIVED_ATTEMPT, resendAfterNotSent } from '../../../domain/send-rules';
 import { type Decision, type DecisionContext } from './decision';
-import { accepted, addMs, ignored, msBetween, policyOf, rejected, type EventDraft } from './drafts';
+import {
+  accepted,
+  addMs,
+  firstSend,
+  ignored,
+  msBetween,
+  policyOf,
+  rejected,
+  type EventDraft,
+} from './drafts';
 import type { Effect } from './effects';
 import type { Timer } from './inputs';
 import { existingPayment, firstRefusal, isRejection, limitRefusal, refuse } from './guards';
@@ -90,17 +99,6 @@ function rebill(command: RebillCommand, state: PaymentState, ctx: DecisionContex
 }
 
 /** The fields of a request about this payment's order, first sent now. */
-function firstSend(payment: OpenPayment, requestId: string, ctx: DecisionContext) {
-  return {
-    requestId,
-    paymentId: payment.paymentId,
-    merchant: payment.merchant,
-    clientOrderId: payment.clientOrderId,
-    attempt: 1,
-    requestedAt: ctx.now,
-  };
-}
-
 /** The payment a card-reference command may use: existing, same endpoint, nothing of its kind pending. */
 function referencePayment(
   command: CreateCardRefCommand | GetCardInfoCommand,

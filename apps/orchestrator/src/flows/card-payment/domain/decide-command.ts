@@ -11,7 +11,7 @@ import type {
   VoidCommand,
 } from '@payments/contracts';
 import type { Decision, DecisionContext } from './decision';
-import { accepted, rejected } from './drafts';
+import { accepted, firstSend, rejected } from './drafts';
 import { orderAndPayer, requestBase, requestPayment } from './initiate';
 import { orderOf, refreshQuery } from '../../../domain/gateway-operation';
 import {
@@ -92,12 +92,7 @@ function followUp(
   const requestId = ctx.ids.next();
   const request: GatewayFollowUpRequest = {
     operation: command.type,
-    requestId,
-    paymentId: command.paymentId,
-    merchant: payment.merchant,
-    clientOrderId: payment.clientOrderId,
-    attempt: 1,
-    requestedAt: ctx.now,
+    ...firstSend(payment, requestId, ctx),
     gatewayOrderId,
     ...(includeAmount ? { amount } : {}),
     ...('comment' in command && command.comment !== undefined ? { comment: command.comment } : {}),

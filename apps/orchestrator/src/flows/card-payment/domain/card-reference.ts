@@ -63,9 +63,13 @@ export function decideCardReferenceCommand(
     case 'rebill':
       return rebill(command, state, ctx);
     case 'create-card-ref':
-      return createCardRef(command, state, ctx);
-    case 'get-card-info':
-      return getCardInfo(command, state, ctx);
+    case 'get-card-info': {
+      const payment = referencePayment(command, state);
+      if (isRejection(payment)) return rejected(state, command, ctx, payment);
+      return command.type === 'create-card-ref'
+        ? createCardRef(command, state, ctx, payment)
+        : getCardInfo(command, state, ctx, payment);
+    }
     default:
       return unhandled(command, 'command');
   }
@@ -118,9 +122,8 @@ function createCardRef(
   command: CreateCardRefCommand,
   state: PaymentState,
   ctx: DecisionContext,
+  payment: OpenPayment,
 ): Decision {
-  const payment = referencePayment(command, state);
-  if (isRejection(payment)) return rejected(state, command, ctx, payment);
   const successful =
     payment.status === 'approved' ||
     payment.status === 'authorized' ||
@@ -175,9 +178,8 @@ function getCardInfo(
   command: GetCardInfoCommand,
   state: PaymentState,
   ctx: DecisionContext,
+  payment: OpenPayment,
 ): Decision {
-  const payment = referencePayment(command, state);
-  if (isRejection(payment)) return rejected(state, command, ctx, payment);
   const cardRef = payment.cardRef;
   if (cardRef === undefined)
     return rejected(

@@ -2,6 +2,7 @@ import type { PayoutBudgetEvent } from '@payments/contracts';
 import { unhandled } from '../../domain/decision';
 import type { Flow, RuntimeEffect } from '../../runtime/flow';
 import { runtimeEffectOf } from '../../runtime/flow-binding';
+import { inRuntimeTerms } from '../flow-decision';
 import {
   budgetRejection,
   type BudgetCommand,
@@ -31,22 +32,10 @@ export function payoutBudgetFlow(policy: PayoutPolicy): Flow<BudgetState, Payout
     decide(input, state, ctx) {
       if (input.kind !== 'command')
         return { outcome: 'ignored', reason: 'NOT_A_COMMAND', events: [], effects: [] };
-      const decision = decideBudget(input.command.body as BudgetCommand, state, {
-        ...ctx,
-        policy,
-      });
-      switch (decision.outcome) {
-        case 'accepted':
-          return {
-            outcome: 'accepted',
-            events: decision.events,
-            effects: decision.effects.map((e) => ({ type: 'start-saga', command: e.command })),
-          };
-        case 'ignored':
-          return { outcome: 'ignored', reason: decision.reason, events: [], effects: [] };
-        default:
-          return unhandled(decision, 'decision');
-      }
+      return inRuntimeTerms(
+        decideBudget(input.command.body as BudgetCommand, state, { ...ctx, policy }),
+        (e) => ({ type: 'start-saga', command: e.command }),
+      );
     },
     evolve: evolveBudget,
     project(state) {

@@ -9,6 +9,7 @@ import {
 import { derivedUuid } from '../../domain';
 import type { Rejection } from '../../domain/decision';
 import type { Flow, RuntimeEffect, SagaInput } from '../../runtime/flow';
+import { inRuntimeTerms } from '../flow-decision';
 import {
   CHARGE_ALERT_TIMER_PREFIX,
   CHARGE_STATUS_TIMER_PREFIX,
@@ -147,16 +148,10 @@ export function recurringScheduleFlow(policy: SchedulePolicy): Flow<ScheduleStat
       const domainInput = toDomainInput(input);
       if (domainInput === undefined)
         return { outcome: 'ignored', reason: 'NOT_FOR_A_SCHEDULE', events: [], effects: [] };
-      const decision = decideSchedule(domainInput, state, { now: ctx.now, policy, ids: ctx.ids });
-      switch (decision.outcome) {
-        case 'accepted':
-          return { ...decision, effects: decision.effects.map(toRuntimeEffect) };
-        case 'ignored':
-        case 'rejected':
-          return decision;
-        default:
-          return unhandled(decision, 'decision');
-      }
+      return inRuntimeTerms(
+        decideSchedule(domainInput, state, { now: ctx.now, policy, ids: ctx.ids }),
+        toRuntimeEffect,
+      );
     },
     evolve,
     project(state) {

@@ -1,8 +1,4 @@
-import type {
-  GatewayStatusReport,
-  PayoutEvent,
-  RejectionCode,
-} from '@payments/contracts';
+import type { GatewayStatusReport, PayoutEvent, RejectionCode } from '@payments/contracts';
 import { addMs, type IgnoreReason, ignoredWith, unhandled } from '../../../domain/decision';
 import {
   orderOf,

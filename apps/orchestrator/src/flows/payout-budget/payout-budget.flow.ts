@@ -1,5 +1,5 @@
 import type { PayoutBudgetEvent } from '@payments/contracts';
-import { unhandled } from '../../domain/decision';
+import { ignoredWith, unhandled } from '../../domain/decision';
 import type { Flow, RuntimeEffect } from '../../runtime/flow';
 import { runtimeEffectOf } from '../../runtime/flow-binding';
 import { inRuntimeTerms } from '../flow-decision';
@@ -30,8 +30,7 @@ export function payoutBudgetFlow(policy: PayoutPolicy): Flow<BudgetState, Payout
     commandTypes: PAYOUT_BUDGET_COMMANDS,
     initialState: initialBudgetState,
     decide(input, state, ctx) {
-      if (input.kind !== 'command')
-        return { outcome: 'ignored', reason: 'NOT_A_COMMAND', events: [], effects: [] };
+      if (input.kind !== 'command') return ignoredWith('NOT_A_COMMAND');
       return inRuntimeTerms(
         decideBudget(input.command.body as BudgetCommand, state, { ...ctx, policy }),
         (e) => ({ type: 'start-saga', command: e.command }),

@@ -1,4 +1,4 @@
-import { unhandled } from '../../domain/decision';
+import { ignoredWith, type Rejection, unhandled } from '../../domain/decision';
 import { type RejectionArgs, rejectionFields } from '../../domain/rejection';
 import {
   type RebillCommand,
@@ -7,7 +7,6 @@ import {
   type ScheduleEvent,
 } from '@payments/contracts';
 import { derivedUuid } from '../../domain';
-import type { Rejection } from '../../domain/decision';
 import type { Flow, RuntimeEffect, SagaInput } from '../../runtime/flow';
 import { inRuntimeTerms } from '../flow-decision';
 import {
@@ -146,8 +145,7 @@ export function recurringScheduleFlow(policy: SchedulePolicy): Flow<ScheduleStat
     initialState: initialScheduleState,
     decide(input, state, ctx) {
       const domainInput = toDomainInput(input);
-      if (domainInput === undefined)
-        return { outcome: 'ignored', reason: 'NOT_FOR_A_SCHEDULE', events: [], effects: [] };
+      if (domainInput === undefined) return ignoredWith('NOT_FOR_A_SCHEDULE');
       return inRuntimeTerms(
         decideSchedule(domainInput, state, { now: ctx.now, policy, ids: ctx.ids }),
         toRuntimeEffect,

@@ -1,13 +1,5 @@
-import type {
-  PanEligibilityCommand,
-  PanEligibilityEvent,
-  PanEligibilityOperation,
-} from '@payments/contracts';
-import {
-  type OperationInFlight,
-  type OperationVocabulary,
-  reportError,
-} from '../../../domain/gateway-operation';
+import type { PanEligibilityCommand, PanEligibilityEvent } from '@payments/contracts';
+import { type OperationVocabulary, reportError } from '../../../domain/gateway-operation';
 import {
   lifecycleVocabulary,
   operationRef,
@@ -19,10 +11,9 @@ import type {
   CheckDecision,
   CheckEffect,
   CheckEventDraft,
+  CheckOp,
   CheckState,
 } from './model';
-
-type CheckOp = OperationInFlight<PanEligibilityOperation>;
 
 /**
  * The PAN-eligibility decider (pure): the command sends the check at once; its answer (approved →

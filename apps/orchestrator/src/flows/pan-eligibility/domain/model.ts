@@ -1,12 +1,12 @@
 import type {
   GatewayPanEligibilityRequest,
   GatewayStatusRequest,
-  MerchantRef,
   PanEligibilityCommand,
   PanEligibilityEvent,
   PanEligibilityOperation,
 } from '@payments/contracts';
 import type { Draft, FlowDecision } from '../../../domain/decision';
+import type { OperationSagaState } from '../../../domain/single-operation';
 import type {
   OperationEffect,
   OperationInFlight,
@@ -21,14 +21,12 @@ import type { SagaOperationInput } from '../../../domain/single-operation';
  */
 export type CheckStatus = 'initial' | 'checking' | 'eligible' | 'not-eligible' | 'failed';
 
-export interface OpenCheck {
+/** The check's one gateway operation in flight. */
+export type CheckOp = OperationInFlight<PanEligibilityOperation>;
+
+/** A check once requested: its order, its operation in flight, where it stands. */
+export interface OpenCheck extends OperationSagaState<CheckOp, 'checkId'> {
   readonly status: Exclude<CheckStatus, 'initial'>;
-  readonly version: number;
-  readonly checkId: string;
-  readonly merchant: MerchantRef;
-  readonly clientOrderId: string;
-  readonly gatewayOrderId?: string;
-  readonly inFlight?: OperationInFlight<PanEligibilityOperation>;
 }
 
 export type CheckState = { readonly status: 'initial'; readonly version: number } | OpenCheck;

@@ -1,15 +1,5 @@
-import type {
-  PayoutBudgetAnswerCommand,
-  RejectionCode,
-  TransferEvent,
-  TransferOperation,
-} from '@payments/contracts';
-import {
-  orderOf,
-  refreshQuery,
-  type OperationInFlight,
-  type OperationVocabulary,
-} from '../../../domain/gateway-operation';
+import type { PayoutBudgetAnswerCommand, RejectionCode, TransferEvent } from '@payments/contracts';
+import { orderOf, refreshQuery, type OperationVocabulary } from '../../../domain/gateway-operation';
 import {
   lifecycleVocabulary,
   operationRef,
@@ -32,10 +22,9 @@ import type {
   TransferDomainCommand,
   TransferEffect,
   TransferEventDraft,
+  TransferOp,
   TransferState,
 } from './model';
-
-type TransferOp = OperationInFlight<TransferOperation>;
 
 /**
  * The transfer decider (pure). A transfer command is checked (amount, currency, the endpoint's

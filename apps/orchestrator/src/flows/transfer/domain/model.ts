@@ -30,6 +30,9 @@ export interface InitialTransfer {
   readonly version: number;
 }
 
+/** The transfer's one gateway operation in flight. */
+export type TransferOp = OperationInFlight<TransferOperation>;
+
 export interface OpenTransfer {
   readonly status: Exclude<TransferStatus, 'initial'>;
   readonly version: number;
@@ -38,7 +41,7 @@ export interface OpenTransfer {
   readonly amount: Money;
   readonly clientOrderId: string;
   readonly gatewayOrderId?: string;
-  readonly inFlight?: OperationInFlight<TransferOperation>;
+  readonly inFlight?: TransferOp;
   /** The budget reservation is held (from the request until transferred, or released). */
   readonly reserved?: true;
   /** The UTC day whose budget the transfer draws on. */

@@ -196,11 +196,7 @@ export interface OperationSagaSpec<
   readonly vocabulary: (state: S, ctx: Ctx) => OperationVocabulary<O, Draft<Event, IdField>, E>;
   readonly rules: (ctx: Ctx) => OperationRules;
   /** Its own timers besides the operation's poll and alert (an approval's deadline …). */
-  readonly ownTimer?: (
-    timer: OwnTimer,
-    state: S | Initial,
-    ctx: Ctx,
-  ) => FlowDecision<Event, E>;
+  readonly ownTimer?: (timer: OwnTimer, state: S | Initial, ctx: Ctx) => FlowDecision<Event, E>;
 }
 
 const isOperationTimer = (timer: { readonly kind: string }): timer is OperationTimer =>

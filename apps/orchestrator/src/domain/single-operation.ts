@@ -1,6 +1,7 @@
 import type {
   GatewayCallback,
   GatewayResult,
+  MerchantRef,
   PayerAction,
   RejectionCode,
   StatusCheckHint,
@@ -236,6 +237,31 @@ export function operationSagaDecider<
       spec.rules(ctx),
       ctx,
     );
+  };
+}
+
+/**
+ * The open state a saga's requested event starts (the flow adds its saga id and its own fields):
+ * at `status`, its order, its one operation in flight.
+ */
+export function requestedState<Op extends SubjectOperation, Status extends string>(
+  status: Status,
+  event: {
+    readonly version: number;
+    readonly occurredAt: string;
+    readonly operation: Op;
+    readonly requestId: string;
+    readonly commandId: string;
+    readonly merchant: MerchantRef;
+    readonly clientOrderId: string;
+  },
+) {
+  return {
+    status,
+    version: event.version,
+    merchant: event.merchant,
+    clientOrderId: event.clientOrderId,
+    inFlight: inFlight.requested(event),
   };
 }
 

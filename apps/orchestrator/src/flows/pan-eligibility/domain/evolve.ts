@@ -1,7 +1,11 @@
 import type { PanEligibilityEvent } from '@payments/contracts';
-import { inFlight as operation } from '../../../domain/gateway-operation';
 import { unhandled } from '../../../domain/decision';
-import { opened, settledAt, withLifecycleEvent } from '../../../domain/single-operation';
+import {
+  opened,
+  requestedState,
+  settledAt,
+  withLifecycleEvent,
+} from '../../../domain/single-operation';
 import type { CheckState } from './model';
 
 /** The check's state after one of its events (pure, total over the event union). */
@@ -9,14 +13,7 @@ export function evolveCheck(state: CheckState, event: PanEligibilityEvent): Chec
   const version = event.version;
   switch (event.type) {
     case 'pan-eligibility-requested':
-      return {
-        status: 'checking',
-        version,
-        checkId: event.checkId,
-        merchant: event.merchant,
-        clientOrderId: event.clientOrderId,
-        inFlight: operation.requested(event),
-      };
+      return { ...requestedState('checking', event), checkId: event.checkId };
     case 'pan-eligibility-accepted-by-gateway':
     case 'pan-eligibility-outcome-unknown':
     case 'pan-eligibility-operation-resent':

@@ -1,7 +1,11 @@
 import type { TransferEvent } from '@payments/contracts';
-import { inFlight as operation } from '../../../domain/gateway-operation';
 import { unhandled } from '../../../domain/decision';
-import { opened, settledAt, withLifecycleEvent } from '../../../domain/single-operation';
+import {
+  opened,
+  requestedState,
+  settledAt,
+  withLifecycleEvent,
+} from '../../../domain/single-operation';
 import { utcDay } from '../../payout/domain';
 import type { TransferState } from './model';
 
@@ -17,13 +21,9 @@ export function evolveTransfer(state: TransferState, event: TransferEvent): Tran
   switch (event.type) {
     case 'transfer-requested':
       return {
-        status: 'transferring',
-        version,
+        ...requestedState('transferring', event),
         transferId: event.transferId,
-        merchant: event.merchant,
         amount: event.amount,
-        clientOrderId: event.clientOrderId,
-        inFlight: operation.requested(event),
         // Reserved in the transaction that requested it; a refusal follows in it as `transfer-refused`.
         reserved: true,
         budgetDay: utcDay(event.occurredAt),

@@ -65,3 +65,8 @@ export function addMs(iso: string, ms: number): string {
 export function msBetween(fromIso: string, toIso: string): number {
   return Date.parse(toIso) - Date.parse(fromIso);
 }
+
+/** The end of a switch that handled every case (the compiler proves `value` impossible). */
+export function unhandled(value: never, what: string): never {
+  throw new Error(`unhandled ${what} ${JSON.stringify(value)}`);
+}

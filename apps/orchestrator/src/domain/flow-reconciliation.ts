@@ -92,6 +92,26 @@ export function requestReconciliation<
   };
 }
 
+/**
+ * The names of a flow's operation events under its prefix (the contracts' `operationLifecycle`:
+ * `<prefix>accepted-by-gateway`, `<prefix>declined`, `<prefix>failed`), with what is its own:
+ * its requested event, its successes and which operations open the order.
+ */
+export function lifecycleEvents(
+  prefix: string,
+  own: Pick<OperationEvents, 'requested' | 'succeeded'> &
+    Partial<Pick<OperationEvents, 'opensOrder'>>,
+): OperationEvents {
+  return {
+    requested: own.requested,
+    accepted: `${prefix}accepted-by-gateway`,
+    succeeded: own.succeeded,
+    declined: [`${prefix}declined`],
+    failed: [`${prefix}failed`],
+    opensOrder: own.opensOrder ?? (() => true),
+  };
+}
+
 /** Where a saga with nothing in flight stands, as reconciliation reads it. */
 export type SettledAs =
   | {

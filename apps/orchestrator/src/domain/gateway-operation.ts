@@ -2,11 +2,19 @@ import {
   isFinalGatewayStatus,
   type GatewayCallback,
   type GatewayResult,
+  type GatewayStatusRequest,
   type MerchantRef,
   type PayerAction,
   type SubjectOperation,
 } from '@payments/contracts';
-import { addMs, type Draft, type FlowDecision, msBetween, stampDrafts } from './decision';
+import {
+  addMs,
+  type Draft,
+  type FlowDecision,
+  msBetween,
+  stampDrafts,
+  unhandled,
+} from './decision';
 import { nextPollDelay, POLL_BANDS } from './polling';
 import { NEVER_RECEIVED_ATTEMPT, resendAfterNotSent } from './send-rules';
 import { applyReport, namedBy, reportOutcome, replySubject, sameMoney } from './operation-report';
@@ -186,10 +194,8 @@ function decideOperationResult<O extends OperationInFlight, D, E>(
         [vocab.outcomeUnknown(op, { since: ctx.now, alert: false })],
         [firstPoll(op, ctx.now), unknownAlertTimer(op, ctx.now, rules)],
       );
-    default: {
-      const never: never = r;
-      throw new Error(`unhandled result ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(r, 'result');
   }
 }
 
@@ -305,10 +311,8 @@ export function decideOperationInput<O extends OperationInFlight, D, E>(
       return statusQuerySoon(scope.op, scope.ctx.now, 'NO_NEWS');
     case 'timer-fired':
       return decideOperationTimer(input.timer, scope);
-    default: {
-      const never: never = input;
-      throw new Error(`unhandled input ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(input, 'input');
   }
 }
 
@@ -394,6 +398,35 @@ export function operationDecision<O extends OperationInFlight, Event, IdField ex
 }
 
 /**
+ * A status poll of the operation in flight: the query now, and the next poll at the shared
+ * cadence from when the request was made (`attempt`: this poll's number, from 1).
+ */
+export function statusPoll(
+  order: GatewayOrder,
+  op: OperationInFlight,
+  attempt: number,
+  ctx: OperationContext,
+): [
+  { type: 'send-gateway-request'; request: GatewayStatusRequest },
+  Extract<OperationEffect, { type: 'schedule-timer' }>,
+] {
+  // Raised for a person (no trace, nothing safe to send): asked at the slow cadence, which
+  // still catches a slow gateway's late answer without crowding out live operations' polls.
+  const elapsed =
+    op.alerted === true && op.concern === 'no-trace'
+      ? Math.max(msBetween(op.requestedAt, ctx.now), POLL_BANDS[0].until)
+      : msBetween(op.requestedAt, ctx.now);
+  return [
+    { type: 'send-gateway-request', request: statusRequest(order, op, ctx) },
+    {
+      type: 'schedule-timer',
+      timer: { kind: 'status-poll', requestId: op.requestId, attempt: attempt + 1 },
+      at: addMs(ctx.now, nextPollDelay(attempt, elapsed)),
+    },
+  ];
+}
+
+/**
  * The poll and alert timers of the operation in flight: a poll sends a status query and arms the
  * next; the alert is raised once the outcome has been unknown for `unknownAlertAfterMs` (it stays
  * unknown: silence is not a decline).
@@ -403,23 +436,9 @@ function decideOperationTimer<O extends OperationInFlight, D, E>(
   { order, op, vocab, rules, ctx }: OperationScope<O, D, E>,
 ): OperationStep<D, E> {
   switch (timer.kind) {
-    case 'status-poll': {
+    case 'status-poll':
       if (op.requestId !== timer.requestId) return ignored('TIMER_OBSOLETE');
-      // Raised for a person (no trace, nothing safe to send): asked at the slow cadence, which
-      // still catches a slow gateway's late answer without crowding out live operations' polls.
-      const elapsed =
-        op.alerted === true && op.concern === 'no-trace'
-          ? Math.max(msBetween(op.requestedAt, ctx.now), POLL_BANDS[0].until)
-          : msBetween(op.requestedAt, ctx.now);
-      return ignored('NO_NEWS', [
-        { type: 'send-gateway-request', request: statusRequest(order, op, ctx) },
-        {
-          type: 'schedule-timer',
-          timer: { kind: 'status-poll', requestId: op.requestId, attempt: timer.attempt + 1 },
-          at: addMs(ctx.now, nextPollDelay(timer.attempt, elapsed)),
-        },
-      ]);
-    }
+      return ignored('NO_NEWS', statusPoll(order, op, timer.attempt, ctx));
     case 'unknown-alert': {
       if (op.requestId !== timer.requestId || op.stage !== 'outcome-unknown' || op.alerted === true)
         return ignored('TIMER_OBSOLETE');
@@ -431,9 +450,7 @@ function decideOperationTimer<O extends OperationInFlight, D, E>(
         ]);
       return news([vocab.outcomeUnknown(op, { since, alert: true })], []);
     }
-    default: {
-      const never: never = timer;
-      throw new Error(`unhandled timer ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(timer, 'timer');
   }
 }

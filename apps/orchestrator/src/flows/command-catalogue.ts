@@ -1,4 +1,5 @@
 import {
+  type AnyCommand,
   commandSagaId,
   INTERNAL_COMMAND_TYPES,
   isPaymentAddressed,
@@ -27,48 +28,70 @@ export const contractCommands: CommandCatalogue = {
   parse(raw, origin = 'topic') {
     if (isRecurringObject(raw)) return parseRecurring(raw, origin);
     const parsed = parseCommand(raw);
-    if (parsed.ok && origin === 'topic' && INTERNAL_COMMAND_TYPES.includes(parsed.command.type)) {
-      return {
-        ok: false,
-        reason: 'INTERNAL_COMMAND',
-        message: `${parsed.command.type} is issued by the orchestrator itself, not accepted on the commands topic`,
-        ids: {
-          commandId: parsed.command.commandId,
-          sagaId: commandSagaId(parsed.command),
-          type: parsed.command.type,
-          endpointId: parsed.command.merchant.endpointId,
-        },
-        fingerprint: invalidCommandFingerprint(raw),
-      };
-    }
-    if (parsed.ok) {
-      const { command } = parsed;
-      return {
-        ok: true,
-        command: {
-          type: command.type,
-          commandId: command.commandId,
-          sagaId: commandSagaId(command),
-          endpointId: command.merchant.endpointId,
-          body: command,
-        },
-        fingerprint: commandFingerprint(command),
-      };
-    }
-    return {
-      ok: false,
-      reason: parsed.reason,
-      message: describe(parsed.details),
-      ids: {
+    if (!parsed.ok)
+      return invalid(raw, parsed, {
         ...(parsed.ids.commandId === undefined ? {} : { commandId: parsed.ids.commandId }),
         ...(parsed.ids.sagaId === undefined ? {} : { sagaId: parsed.ids.sagaId }),
         ...(parsed.ids.type === undefined ? {} : { type: parsed.ids.type }),
-        endpointId: readEndpointId(raw),
-      },
-      fingerprint: invalidCommandFingerprint(raw),
-    };
+      });
+    const { command } = parsed;
+    const sagaId = commandSagaId(command);
+    return origin === 'topic' && INTERNAL_COMMAND_TYPES.includes(command.type)
+      ? internalOnly(raw, command, sagaId)
+      : valid(command, sagaId);
   },
 };
+
+type Parsed = ReturnType<CommandCatalogue['parse']>;
+
+/** A valid command addressed to its saga, fingerprinted for idempotency. */
+function valid(command: AnyCommand, sagaId: string): Parsed {
+  return {
+    ok: true,
+    command: {
+      type: command.type,
+      commandId: command.commandId,
+      sagaId,
+      endpointId: command.merchant.endpointId,
+      body: command,
+    },
+    fingerprint: commandFingerprint(command),
+  };
+}
+
+/** A command type the orchestrator issues itself, seen on the commands topic: refused. */
+function internalOnly(raw: unknown, command: AnyCommand, sagaId: string): Parsed {
+  return {
+    ok: false,
+    reason: 'INTERNAL_COMMAND',
+    message: `${command.type} is issued by the orchestrator itself, not accepted on the commands topic`,
+    ids: {
+      commandId: command.commandId,
+      sagaId,
+      type: command.type,
+      endpointId: command.merchant.endpointId,
+    },
+    fingerprint: invalidCommandFingerprint(raw),
+  };
+}
+
+/** A command its schema refuses, with what could be read of its ids. */
+function invalid(
+  raw: unknown,
+  parsed: {
+    reason: Extract<Parsed, { ok: false }>['reason'];
+    details: ReadonlyArray<{ path: string; message: string }>;
+  },
+  ids: { commandId?: string; sagaId?: string; type?: string },
+): Parsed {
+  return {
+    ok: false,
+    reason: parsed.reason,
+    message: describe(parsed.details),
+    ids: { ...ids, endpointId: readEndpointId(raw) },
+    fingerprint: invalidCommandFingerprint(raw),
+  };
+}
 
 function isRecurringObject(raw: unknown): raw is Record<string, unknown> {
   return (
@@ -83,46 +106,13 @@ function isRecurringObject(raw: unknown): raw is Record<string, unknown> {
  * Schedule commands are addressed by `scheduleId` (the schedule saga); a rebill, create-card-ref
  * and get-card-info by their `paymentId`. Card-payment commands keep `parseCommand` above, unchanged.
  */
-function parseRecurring(
-  raw: Record<string, unknown>,
-  origin: 'topic' | 'saga',
-): ReturnType<CommandCatalogue['parse']> {
+function parseRecurring(raw: Record<string, unknown>, origin: 'topic' | 'saga'): Parsed {
   const parsed = parseRecurringCommand(raw);
+  if (!parsed.ok) return invalid(raw, parsed, parsed.ids);
+  const { command } = parsed;
+  const sagaId = isPaymentAddressed(command) ? command.paymentId : command.scheduleId;
   // A cycle's outcome is reported by the rebill saga itself, never by a producer on the topic.
-  if (parsed.ok && origin === 'topic' && parsed.command.type === 'record-cycle-outcome') {
-    return {
-      ok: false,
-      reason: 'INTERNAL_COMMAND',
-      message:
-        'record-cycle-outcome is issued by the orchestrator itself, not accepted on the commands topic',
-      ids: {
-        commandId: parsed.command.commandId,
-        sagaId: parsed.command.scheduleId,
-        type: parsed.command.type,
-        endpointId: parsed.command.merchant.endpointId,
-      },
-      fingerprint: invalidCommandFingerprint(raw),
-    };
-  }
-  if (parsed.ok) {
-    const { command } = parsed;
-    return {
-      ok: true,
-      command: {
-        type: command.type,
-        commandId: command.commandId,
-        sagaId: isPaymentAddressed(command) ? command.paymentId : command.scheduleId,
-        endpointId: command.merchant.endpointId,
-        body: command,
-      },
-      fingerprint: commandFingerprint(command),
-    };
-  }
-  return {
-    ok: false,
-    reason: parsed.reason,
-    message: describe(parsed.details),
-    ids: { ...parsed.ids, endpointId: readEndpointId(raw) },
-    fingerprint: invalidCommandFingerprint(raw),
-  };
+  return origin === 'topic' && command.type === 'record-cycle-outcome'
+    ? internalOnly(raw, command, sagaId)
+    : valid(command, sagaId);
 }

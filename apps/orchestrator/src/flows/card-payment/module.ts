@@ -1,6 +1,6 @@
 import type { PaymentEvent, PaymentOperation } from '@payments/contracts';
 import { refreshActions } from '../../domain/admin-actions';
-import { requestReconciliation } from '../../domain/flow-reconciliation';
+import { lifecycleEvents, requestReconciliation } from '../../domain/flow-reconciliation';
 import type { MoneyEventType } from '../../runtime/outcome-metrics';
 import type { FlowModule } from '../flow-module';
 import { CARD_PAYMENT_FLOW, cardPaymentFlow } from './card-payment.flow';
@@ -14,14 +14,11 @@ export const cardPaymentModule: FlowModule = {
   name: CARD_PAYMENT_FLOW,
   flow: (config) => cardPaymentFlow(cardPaymentPolicy(config)),
   reconciliation: requestReconciliation<PaymentState & { clientOrderId?: string }>(
-    {
+    lifecycleEvents('', {
       requested: 'operation-requested',
-      accepted: 'accepted-by-gateway',
       succeeded: ['approved', 'authorized', 'account-verified', 'captured', 'voided', 'returned'],
-      declined: ['declined'],
-      failed: ['failed'],
       opensOrder: (operation) => isMainOperation(operation as PaymentOperation),
-    },
+    }),
     cardPaymentExpectation,
     CARD_PAYMENT_OPERATIONS,
   ),

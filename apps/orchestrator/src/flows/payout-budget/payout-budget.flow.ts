@@ -1,5 +1,8 @@
 import type { PayoutBudgetEvent } from '@payments/contracts';
+import { ignoredWith, unhandled } from '../../domain/decision';
 import type { Flow, RuntimeEffect } from '../../runtime/flow';
+import { runtimeEffectOf } from '../../runtime/flow-binding';
+import { inRuntimeTerms } from '../flow-decision';
 import {
   budgetRejection,
   type BudgetCommand,
@@ -27,26 +30,11 @@ export function payoutBudgetFlow(policy: PayoutPolicy): Flow<BudgetState, Payout
     commandTypes: PAYOUT_BUDGET_COMMANDS,
     initialState: initialBudgetState,
     decide(input, state, ctx) {
-      if (input.kind !== 'command')
-        return { outcome: 'ignored', reason: 'NOT_A_COMMAND', events: [], effects: [] };
-      const decision = decideBudget(input.command.body as BudgetCommand, state, {
-        ...ctx,
-        policy,
-      });
-      switch (decision.outcome) {
-        case 'accepted':
-          return {
-            outcome: 'accepted',
-            events: decision.events,
-            effects: decision.effects.map((e) => ({ type: 'start-saga', command: e.command })),
-          };
-        case 'ignored':
-          return { outcome: 'ignored', reason: decision.reason, events: [], effects: [] };
-        default: {
-          const never: never = decision;
-          throw new Error(`unhandled decision ${JSON.stringify(never)}`);
-        }
-      }
+      if (input.kind !== 'command') return ignoredWith('NOT_A_COMMAND');
+      return inRuntimeTerms(
+        decideBudget(input.command.body as BudgetCommand, state, { ...ctx, policy }),
+        (e) => ({ type: 'start-saga', command: e.command }),
+      );
     },
     evolve: evolveBudget,
     project(state) {
@@ -100,9 +88,20 @@ export function budgetCommand(
           payoutId: effect.payoutId,
         },
       };
-    default: {
-      const never: never = effect;
-      throw new Error(`unhandled effect ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(effect, 'effect');
   }
+}
+
+/**
+ * A money-out decider's effects (a payout's, a transfer's) in the runtime's vocabulary: its
+ * budget calls as child commands, the rest as every gateway flow's.
+ */
+export function budgetOrRuntimeEffect(
+  effect: BudgetRequest | Parameters<typeof runtimeEffectOf>[0],
+  ctx: { readonly now: string; readonly ids: { next(): string } },
+): RuntimeEffect {
+  return effect.type === 'reserve-budget' || effect.type === 'release-budget'
+    ? budgetCommand(effect, ctx.now, ctx.ids)
+    : runtimeEffectOf(effect);
 }

@@ -1,6 +1,6 @@
 import type { PayoutEvent, PayoutOperation } from '@payments/contracts';
 import { refreshActions } from '../../domain/admin-actions';
-import { requestReconciliation } from '../../domain/flow-reconciliation';
+import { lifecycleEvents, requestReconciliation } from '../../domain/flow-reconciliation';
 import type { MoneyEventType } from '../../runtime/outcome-metrics';
 import type { FlowModule } from '../flow-module';
 import { opensPayoutOrder, type PayoutState, type PayoutStatus } from './domain/model';
@@ -21,15 +21,12 @@ export const payoutModule: FlowModule = {
   name: PAYOUT_FLOW,
   flow: (config) => payoutFlow(payoutPolicy(config)),
   reconciliation: requestReconciliation<PayoutState & { clientOrderId?: string }>(
-    {
+    lifecycleEvents('payout-', {
       requested: 'payout-requested',
-      accepted: 'payout-accepted-by-gateway',
       // payout-registered: the gateway approved the payout-check (nothing paid yet).
       succeeded: ['payout-registered', 'paid-out'],
-      declined: ['payout-declined'],
-      failed: ['payout-failed'],
       opensOrder: (operation) => opensPayoutOrder(operation as PayoutOperation),
-    },
+    }),
     payoutExpectation,
     PAYOUT_OPERATIONS,
   ),

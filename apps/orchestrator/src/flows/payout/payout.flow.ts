@@ -1,7 +1,7 @@
 import { type RejectionArgs, rejectionFields } from '../../domain/rejection';
 import type { PayoutEvent, PayoutOperation } from '@payments/contracts';
-import type { Flow, RuntimeEffect } from '../../runtime/flow';
-import { gatewayFlow, runtimeEffectOf } from '../../runtime/flow-binding';
+import type { Flow } from '../../runtime/flow';
+import { gatewayFlow } from '../../runtime/flow-binding';
 import {
   decidePayout,
   evolvePayout,
@@ -13,7 +13,7 @@ import {
   type PayoutState,
   type PayoutTimer,
 } from './domain';
-import { budgetCommand } from '../payout-budget/payout-budget.flow';
+import { budgetOrRuntimeEffect } from '../payout-budget/payout-budget.flow';
 import { PAYOUT_OPERATIONS } from './gateway-vocabulary';
 
 export const PAYOUT_FLOW = 'payout';
@@ -40,29 +40,6 @@ export function payoutRejectionEvent(args: RejectionArgs & { sagaId: string }): 
   return { type: 'payout-command-rejected', payoutId: args.sagaId, ...rejectionFields(args) };
 }
 
-/** The payout decider's effects in the runtime's vocabulary; budget calls become child commands. */
-function toRuntimeEffect(
-  effect: PayoutEffect,
-  now: string,
-  ids: { next(): string },
-): RuntimeEffect {
-  switch (effect.type) {
-    case 'send-gateway-request':
-    case 'resend-gateway-request':
-    case 'schedule-timer':
-    case 'cancel-timer':
-    case 'publish-held-request':
-      return runtimeEffectOf(effect);
-    case 'reserve-budget':
-    case 'release-budget':
-      return budgetCommand(effect, now, ids);
-    default: {
-      const never: never = effect;
-      throw new Error(`unhandled effect ${JSON.stringify(never)}`);
-    }
-  }
-}
-
 /** Payouts: one-step (v2 payout, v4 payout) and two-step (payout-check → approval → payout-pay). */
 export function payoutFlow(policy: PayoutPolicy): Flow<PayoutState, PayoutEvent> {
   return gatewayFlow<
@@ -79,7 +56,7 @@ export function payoutFlow(policy: PayoutPolicy): Flow<PayoutState, PayoutEvent>
     timerKinds: TIMER_KINDS,
     operations: PAYOUT_OPERATIONS,
     decide: (input, state, ctx) => decidePayout(input, state, { ...ctx, policy }),
-    effect: (effect, ctx) => toRuntimeEffect(effect, ctx.now, ctx.ids),
+    effect: budgetOrRuntimeEffect,
     evolve: evolvePayout,
     project(state) {
       return state.status === 'initial'

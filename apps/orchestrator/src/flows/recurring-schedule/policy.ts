@@ -3,8 +3,8 @@ import type { SchedulePolicy } from './domain';
 
 /**
  * The schedule decider's policy from SCHEDULE_DUNNING_RETRY_SECONDS,
- * SCHEDULE_GATEWAY_REGISTRATION_ENDPOINTS, SCHEDULE_GATEWAY_STATUS_POLL_SECONDS (the expected
- * cycle's search), SCHEDULE_GATEWAY_CHARGE_GRACE_SECONDS, PAYMENT_LIMITS (the limits its rebills
+ * SCHEDULE_GATEWAY_REGISTRATION_ENDPOINTS, SCHEDULE_GATEWAY_STATUS_POLL_SECONDS (retired: the
+ * expected cycle's search polls at the shared cadence), SCHEDULE_GATEWAY_CHARGE_GRACE_SECONDS, PAYMENT_LIMITS (the limits its rebills
  * face) and the shared operation rules every gateway flow takes: GATEWAY_MAX_SEND_ATTEMPTS,
  * UNKNOWN_ALERT_SECONDS, NEVER_RECEIVED_RESEND_SECONDS, GATEWAY_REFUSES_REUSED_ORDER_ID,
  * OWN_LIMIT_WAIT_SECONDS.

@@ -1,3 +1,4 @@
+import { ignoredWith, type Rejection, unhandled } from '../../domain/decision';
 import { type RejectionArgs, rejectionFields } from '../../domain/rejection';
 import {
   type RebillCommand,
@@ -6,8 +7,8 @@ import {
   type ScheduleEvent,
 } from '@payments/contracts';
 import { derivedUuid } from '../../domain';
-import type { Rejection } from '../../domain/decision';
 import type { Flow, RuntimeEffect, SagaInput } from '../../runtime/flow';
+import { inRuntimeTerms } from '../flow-decision';
 import {
   CHARGE_ALERT_TIMER_PREFIX,
   CHARGE_STATUS_TIMER_PREFIX,
@@ -69,10 +70,8 @@ function toDomainInput(input: SagaInput): ScheduleInput | undefined {
     case 'status-check-hint':
       // Unverified and naming no order: a registered schedule's charges wait for verified callbacks.
       return undefined;
-    default: {
-      const never: never = input;
-      throw new Error(`unhandled input ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(input, 'input');
   }
 }
 
@@ -98,10 +97,8 @@ function toRuntimeEffect(effect: ScheduleEffect): RuntimeEffect {
       return { type: 'set-timer', kind: effect.kind, at: effect.at, payload: effect.timer };
     case 'cancel-status-timer':
       return { type: 'cancel-timer', kind: effect.kind };
-    default: {
-      const never: never = effect;
-      throw new Error(`unhandled effect ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(effect, 'effect');
   }
 }
 
@@ -148,20 +145,11 @@ export function recurringScheduleFlow(policy: SchedulePolicy): Flow<ScheduleStat
     initialState: initialScheduleState,
     decide(input, state, ctx) {
       const domainInput = toDomainInput(input);
-      if (domainInput === undefined)
-        return { outcome: 'ignored', reason: 'NOT_FOR_A_SCHEDULE', events: [], effects: [] };
-      const decision = decideSchedule(domainInput, state, { now: ctx.now, policy, ids: ctx.ids });
-      switch (decision.outcome) {
-        case 'accepted':
-          return { ...decision, effects: decision.effects.map(toRuntimeEffect) };
-        case 'ignored':
-        case 'rejected':
-          return decision;
-        default: {
-          const never: never = decision;
-          throw new Error(`unhandled decision ${JSON.stringify(never)}`);
-        }
-      }
+      if (domainInput === undefined) return ignoredWith('NOT_FOR_A_SCHEDULE');
+      return inRuntimeTerms(
+        decideSchedule(domainInput, state, { now: ctx.now, policy, ids: ctx.ids }),
+        toRuntimeEffect,
+      );
     },
     evolve,
     project(state) {

@@ -1,6 +1,6 @@
 import type { TransferEvent } from '@payments/contracts';
 import { refreshActions } from '../../domain/admin-actions';
-import { requestReconciliation } from '../../domain/flow-reconciliation';
+import { lifecycleEvents, requestReconciliation } from '../../domain/flow-reconciliation';
 import type { MoneyEventType } from '../../runtime/outcome-metrics';
 import type { FlowModule } from '../flow-module';
 import { payoutPolicy } from '../payout/policy';
@@ -13,14 +13,7 @@ export const transferModule: FlowModule = {
   name: TRANSFER_FLOW,
   flow: (config) => transferFlow(payoutPolicy(config)),
   reconciliation: requestReconciliation<TransferState & { clientOrderId?: string }>(
-    {
-      requested: 'transfer-requested',
-      accepted: 'transfer-accepted-by-gateway',
-      succeeded: ['transferred'],
-      declined: ['transfer-declined'],
-      failed: ['transfer-failed'],
-      opensOrder: () => true,
-    },
+    lifecycleEvents('transfer-', { requested: 'transfer-requested', succeeded: ['transferred'] }),
     transferExpectation,
     TRANSFER_OPERATIONS,
   ),

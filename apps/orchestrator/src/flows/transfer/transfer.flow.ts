@@ -2,13 +2,8 @@ import type { AnyTransferCommand, TransferEvent, TransferOperation } from '@paym
 import type { OperationTimer } from '../../domain/gateway-operation';
 import { type RejectionArgs, rejectionFields } from '../../domain/rejection';
 import type { Flow } from '../../runtime/flow';
-import {
-  gatewayFlow,
-  runtimeEffectOf,
-  singleOperationSaga,
-  transactionTypes,
-} from '../../runtime/flow-binding';
-import { budgetCommand } from '../payout-budget/payout-budget.flow';
+import { gatewayFlow, singleOperationSaga, transactionTypes } from '../../runtime/flow-binding';
+import { budgetOrRuntimeEffect } from '../payout-budget/payout-budget.flow';
 import {
   decideTransfer,
   evolveTransfer,
@@ -55,10 +50,7 @@ export function transferFlow(policy: TransferPolicy): Flow<TransferState, Transf
     timerKinds: ['status-poll', 'unknown-alert'],
     operations: TRANSFER_OPERATIONS,
     decide: (input, state, ctx) => decideTransfer(input, state, { ...ctx, policy }),
-    effect: (effect, ctx) =>
-      effect.type === 'reserve-budget' || effect.type === 'release-budget'
-        ? budgetCommand(effect, ctx.now, ctx.ids)
-        : runtimeEffectOf(effect),
+    effect: budgetOrRuntimeEffect,
     evolve: evolveTransfer,
     rejection: transferRejectionEvent,
     ...singleOperationSaga<TransferState>('transfer', 'transferring'),

@@ -1,3 +1,4 @@
+import { unhandled } from '../../../domain/decision';
 import type {
   CardReferenceCommand,
   CardReferenceEvent,
@@ -10,7 +11,16 @@ import { refreshResend } from '../../../domain/gateway-operation';
 import { nextPollDelay } from '../../../domain/polling';
 import { NEVER_RECEIVED_ATTEMPT, resendAfterNotSent } from '../../../domain/send-rules';
 import { type Decision, type DecisionContext } from './decision';
-import { accepted, addMs, ignored, msBetween, policyOf, rejected, type EventDraft } from './drafts';
+import {
+  accepted,
+  addMs,
+  firstSend,
+  ignored,
+  msBetween,
+  policyOf,
+  rejected,
+  type EventDraft,
+} from './drafts';
 import type { Effect } from './effects';
 import type { Timer } from './inputs';
 import { existingPayment, firstRefusal, isRejection, limitRefusal, refuse } from './guards';
@@ -53,13 +63,15 @@ export function decideCardReferenceCommand(
     case 'rebill':
       return rebill(command, state, ctx);
     case 'create-card-ref':
-      return createCardRef(command, state, ctx);
-    case 'get-card-info':
-      return getCardInfo(command, state, ctx);
-    default: {
-      const never: never = command;
-      throw new Error(`unhandled command ${JSON.stringify(never)}`);
+    case 'get-card-info': {
+      const payment = referencePayment(command, state);
+      if (isRejection(payment)) return rejected(state, command, ctx, payment);
+      return command.type === 'create-card-ref'
+        ? createCardRef(command, state, ctx, payment)
+        : getCardInfo(command, state, ctx, payment);
     }
+    default:
+      return unhandled(command, 'command');
   }
 }
 
@@ -91,17 +103,6 @@ function rebill(command: RebillCommand, state: PaymentState, ctx: DecisionContex
 }
 
 /** The fields of a request about this payment's order, first sent now. */
-function firstSend(payment: OpenPayment, requestId: string, ctx: DecisionContext) {
-  return {
-    requestId,
-    paymentId: payment.paymentId,
-    merchant: payment.merchant,
-    clientOrderId: payment.clientOrderId,
-    attempt: 1,
-    requestedAt: ctx.now,
-  };
-}
-
 /** The payment a card-reference command may use: existing, same endpoint, nothing of its kind pending. */
 function referencePayment(
   command: CreateCardRefCommand | GetCardInfoCommand,
@@ -121,9 +122,8 @@ function createCardRef(
   command: CreateCardRefCommand,
   state: PaymentState,
   ctx: DecisionContext,
+  payment: OpenPayment,
 ): Decision {
-  const payment = referencePayment(command, state);
-  if (isRejection(payment)) return rejected(state, command, ctx, payment);
   const successful =
     payment.status === 'approved' ||
     payment.status === 'authorized' ||
@@ -178,9 +178,8 @@ function getCardInfo(
   command: GetCardInfoCommand,
   state: PaymentState,
   ctx: DecisionContext,
+  payment: OpenPayment,
 ): Decision {
-  const payment = referencePayment(command, state);
-  if (isRejection(payment)) return rejected(state, command, ctx, payment);
   const cardRef = payment.cardRef;
   if (cardRef === undefined)
     return rejected(
@@ -266,10 +265,8 @@ export function decideCardReferenceResult(
     }
     case 'unknown':
       return lostReply(state, pending, result.attempt, ctx);
-    default: {
-      const never: never = r;
-      throw new Error(`unhandled result ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(r, 'result');
   }
 }
 
@@ -455,10 +452,8 @@ export function evolveCardReference(state: OpenPayment, event: CardReferenceEven
     case 'card-info-reported':
     case 'card-reference-failed':
       return { ...rest, version };
-    default: {
-      const never: never = event;
-      throw new Error(`unhandled event ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(event, 'event');
   }
 }
 

@@ -1,3 +1,4 @@
+import { unhandled } from '../../../domain/decision';
 import type {
   CaptureCommand,
   GatewayFollowUpRequest,
@@ -9,8 +10,8 @@ import type {
   SaleCommand,
   VoidCommand,
 } from '@payments/contracts';
-import type { Decision, DecisionContext } from './decision';
-import { accepted, rejected } from './drafts';
+import type { Decision, DecisionContext, Rejection } from './decision';
+import { accepted, firstSend, rejected } from './drafts';
 import { orderAndPayer, requestBase, requestPayment } from './initiate';
 import { orderOf, refreshQuery } from '../../../domain/gateway-operation';
 import {
@@ -55,10 +56,8 @@ export function decideCommand(
     case 'upload-cres-result':
     case 'upload-pares-result':
       return uploadPayerResult(command, state, ctx);
-    default: {
-      const never: never = command;
-      throw new Error(`unhandled command ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(command, 'command');
   }
 }
 
@@ -82,23 +81,27 @@ function money(payment: OpenPayment, minor: number): Money {
   return { minor, currency: payment.currency };
 }
 
+/**
+ * A capture's, void's or return's request, unless refused (or the order's gateway id, which a
+ * follow-up names, is not known).
+ */
 function followUp(
   command: CaptureCommand | VoidCommand | ReturnCommand,
+  state: PaymentState,
   payment: OpenPayment,
-  gatewayOrderId: string,
   ctx: DecisionContext,
-  amount: Money,
+  refusal: Rejection | undefined,
+  minor: number,
   includeAmount: boolean,
 ): Decision {
+  const gatewayOrderId = payment.gatewayOrderId;
+  if (refusal !== undefined || gatewayOrderId === undefined)
+    return rejected(state, command, ctx, refusal ?? MISSING_ORDER_ID);
+  const amount = money(payment, minor);
   const requestId = ctx.ids.next();
   const request: GatewayFollowUpRequest = {
     operation: command.type,
-    requestId,
-    paymentId: command.paymentId,
-    merchant: payment.merchant,
-    clientOrderId: payment.clientOrderId,
-    attempt: 1,
-    requestedAt: ctx.now,
+    ...firstSend(payment, requestId, ctx),
     gatewayOrderId,
     ...(includeAmount ? { amount } : {}),
     ...('comment' in command && command.comment !== undefined ? { comment: command.comment } : {}),
@@ -127,7 +130,6 @@ function capture(command: CaptureCommand, state: PaymentState, ctx: DecisionCont
   // The gateway captures an authorization once and releases the rest of the hold.
   const remaining = payment.authorized - payment.captured;
   const amount = command.amount?.minor ?? remaining;
-  const orderId = payment.gatewayOrderId;
   const refusal = firstRefusal([
     payment.kind !== 'preauth' && refuse('NOT_A_PREAUTH', 'only a preauth can be captured'),
     payment.status === 'captured' &&
@@ -143,9 +145,7 @@ function capture(command: CaptureCommand, state: PaymentState, ctx: DecisionCont
     amount > remaining &&
       refuse('AMOUNT_EXCEEDS_AUTHORIZED', `at most ${remaining} can still be captured`),
   ]);
-  if (refusal !== undefined || orderId === undefined)
-    return rejected(state, command, ctx, refusal ?? MISSING_ORDER_ID);
-  return followUp(command, payment, orderId, ctx, money(payment, amount), true);
+  return followUp(command, state, payment, ctx, refusal, amount, true);
 }
 
 /**
@@ -156,7 +156,6 @@ function capture(command: CaptureCommand, state: PaymentState, ctx: DecisionCont
 function voidPayment(command: VoidCommand, state: PaymentState, ctx: DecisionContext): Decision {
   const payment = followUpTarget(command, state);
   if (isRejection(payment)) return rejected(state, command, ctx, payment);
-  const orderId = payment.gatewayOrderId;
   const voidable =
     payment.status === 'authorized' ||
     ((payment.status === 'approved' || payment.status === 'captured') && payment.returned === 0);
@@ -174,9 +173,7 @@ function voidPayment(command: VoidCommand, state: PaymentState, ctx: DecisionCon
           : `cannot void a payment that is ${payment.status}`,
       ),
   ]);
-  if (refusal !== undefined || orderId === undefined)
-    return rejected(state, command, ctx, refusal ?? MISSING_ORDER_ID);
-  return followUp(command, payment, orderId, ctx, money(payment, whole), false);
+  return followUp(command, state, payment, ctx, refusal, whole, false);
 }
 
 function returnFunds(command: ReturnCommand, state: PaymentState, ctx: DecisionContext): Decision {
@@ -184,7 +181,6 @@ function returnFunds(command: ReturnCommand, state: PaymentState, ctx: DecisionC
   if (isRejection(payment)) return rejected(state, command, ctx, payment);
   const currency = currencyRefusal(payment, command.amount);
   if (currency) return rejected(state, command, ctx, currency);
-  const orderId = payment.gatewayOrderId;
   switch (payment.status) {
     case 'authorized': {
       // On an uncaptured preauth the gateway's return is a cancel: it releases the whole hold.
@@ -196,14 +192,13 @@ function returnFunds(command: ReturnCommand, state: PaymentState, ctx: DecisionC
             'a return on an uncaptured preauth releases the whole hold',
           ),
       ]);
-      if (refusal !== undefined || orderId === undefined)
-        return rejected(state, command, ctx, refusal ?? MISSING_ORDER_ID);
       return followUp(
         command,
+        state,
         payment,
-        orderId,
         ctx,
-        money(payment, payment.authorized),
+        refusal,
+        payment.authorized,
         command.amount !== undefined,
       );
     }
@@ -217,9 +212,7 @@ function returnFunds(command: ReturnCommand, state: PaymentState, ctx: DecisionC
         amount > remaining &&
           refuse('AMOUNT_EXCEEDS_CAPTURED', `at most ${remaining} can still be returned`),
       ]);
-      if (refusal !== undefined || orderId === undefined)
-        return rejected(state, command, ctx, refusal ?? MISSING_ORDER_ID);
-      return followUp(command, payment, orderId, ctx, money(payment, amount), true);
+      return followUp(command, state, payment, ctx, refusal, amount, true);
     }
     case 'returned':
     case 'voided':
@@ -235,10 +228,8 @@ function returnFunds(command: ReturnCommand, state: PaymentState, ctx: DecisionC
           `a return needs a final successful payment, this one is ${payment.status}`,
         ),
       );
-    default: {
-      const never: never = payment;
-      throw new Error(`unhandled status ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(payment, 'status');
   }
 }
 

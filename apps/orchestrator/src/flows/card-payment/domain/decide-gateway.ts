@@ -1,3 +1,4 @@
+import { unhandled } from '../../../domain/decision';
 import type { GatewayStatusReport, PaymentEvent, PaymentOperation } from '@payments/contracts';
 import {
   operationDecision,
@@ -101,6 +102,8 @@ function successDraft(
 ): EventDraft {
   const currency = op.amount.currency;
   const m = (minor: number) => ({ minor, currency });
+  // Which request moved the money, and how much it asked for.
+  const moved = { commandId: op.commandId, requestId: op.requestId, amount: op.amount };
   const extras = {
     ...(report.gatewayOrderId === undefined ? {} : { gatewayOrderId: report.gatewayOrderId }),
     ...(report.approvalCode === undefined ? {} : { approvalCode: report.approvalCode }),
@@ -112,9 +115,7 @@ function successDraft(
     case 'rebill':
       return {
         type: 'approved',
-        commandId: op.commandId,
-        requestId: op.requestId,
-        amount: op.amount,
+        ...moved,
         ...extras,
       };
     case 'preauth': {
@@ -128,9 +129,7 @@ function successDraft(
       }
       return {
         type: 'authorized',
-        commandId: op.commandId,
-        requestId: op.requestId,
-        amount: op.amount,
+        ...moved,
         ...extras,
       };
     }
@@ -140,9 +139,7 @@ function successDraft(
       effects.push({ type: 'cancel-timer', timer: 'hold-expiry' });
       return {
         type: 'captured',
-        commandId: op.commandId,
-        requestId: op.requestId,
-        amount: op.amount,
+        ...moved,
         totalCaptured: m(total),
         remainingAuthorized: m(0),
         released: m(state.authorized - total),
@@ -152,9 +149,7 @@ function successDraft(
       effects.push({ type: 'cancel-timer', timer: 'hold-expiry' });
       return {
         type: 'voided',
-        commandId: op.commandId,
-        requestId: op.requestId,
-        amount: op.amount,
+        ...moved,
       };
     case 'return': {
       const holdReleased = state.status === 'authorized';
@@ -162,9 +157,7 @@ function successDraft(
         effects.push({ type: 'cancel-timer', timer: 'hold-expiry' });
         return {
           type: 'returned',
-          commandId: op.commandId,
-          requestId: op.requestId,
-          amount: op.amount,
+          ...moved,
           totalReturned: op.amount,
           remainingBalance: m(0),
           holdReleased,
@@ -173,9 +166,7 @@ function successDraft(
       const total = state.returned + op.amount.minor;
       return {
         type: 'returned',
-        commandId: op.commandId,
-        requestId: op.requestId,
-        amount: op.amount,
+        ...moved,
         totalReturned: m(total),
         remainingBalance: m(state.captured - total),
         holdReleased,
@@ -183,9 +174,7 @@ function successDraft(
     }
     case 'account-verification':
       return accountVerified(report, op);
-    default: {
-      const never: never = op.operation;
-      throw new Error(`unhandled operation ${String(never)}`);
-    }
+    default:
+      return unhandled(op.operation, 'operation');
   }
 }

@@ -13,7 +13,7 @@ import type {
   UploadParesResultCommand,
 } from '@payments/contracts';
 import type { Decision, DecisionContext } from './decision';
-import { accepted, addMs, ignored, rejected, type EventDraft } from './drafts';
+import { accepted, addMs, firstSend, ignored, rejected, type EventDraft } from './drafts';
 import { orderAndPayer, requestBase, requestPayment } from './initiate';
 import type { Effect } from './effects';
 import type { Timer } from './inputs';
@@ -183,15 +183,7 @@ export function uploadPayerResult(
 }
 
 function uploadBase(payment: OpenPayment, gatewayOrderId: string, ctx: DecisionContext) {
-  return {
-    requestId: ctx.ids.next(),
-    paymentId: payment.paymentId,
-    merchant: payment.merchant,
-    clientOrderId: payment.clientOrderId,
-    attempt: 1,
-    requestedAt: ctx.now,
-    gatewayOrderId,
-  };
+  return { ...firstSend(payment, ctx.ids.next(), ctx), gatewayOrderId };
 }
 
 /** EMV 3-D Secure: a method step not completed within 10 seconds is reported as `N`. */

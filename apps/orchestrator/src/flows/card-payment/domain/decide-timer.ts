@@ -1,8 +1,9 @@
+import { unhandled } from '../../../domain/decision';
 import { decideCardRefAlert } from './card-reference';
 import { decideMethodDeadline } from './decide-payer-flows';
 import type { Decision, DecisionContext } from './decision';
 import { decideOperation } from './decide-gateway';
-import { accepted, addMs, ignored } from './drafts';
+import { accepted, addMs, firstSend, ignored } from './drafts';
 import type { Timer } from './inputs';
 import type { PaymentState } from './state';
 
@@ -50,12 +51,7 @@ export function decideTimer(timer: Timer, state: PaymentState, ctx: DecisionCont
             type: 'send-gateway-request',
             request: {
               operation: 'void',
-              requestId,
-              paymentId: payment.paymentId,
-              merchant: payment.merchant,
-              clientOrderId: payment.clientOrderId,
-              attempt: 1,
-              requestedAt: ctx.now,
+              ...firstSend(payment, requestId, ctx),
               gatewayOrderId,
               comment: 'authorization hold expired',
             },
@@ -67,9 +63,7 @@ export function decideTimer(timer: Timer, state: PaymentState, ctx: DecisionCont
       return decideMethodDeadline(timer, state, ctx);
     case 'card-ref-alert':
       return decideCardRefAlert(timer, state, ctx);
-    default: {
-      const never: never = timer;
-      throw new Error(`unhandled timer ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(timer, 'timer');
   }
 }

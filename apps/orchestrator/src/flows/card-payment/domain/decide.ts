@@ -1,3 +1,4 @@
+import { unhandled } from '../../../domain/decision';
 import type { Decision, DecisionContext } from './decision';
 import { decideCommand } from './decide-command';
 import {
@@ -40,9 +41,7 @@ export function decide(input: PaymentInput, state: PaymentState, ctx: DecisionCo
       return decideOperation(input, state, ctx);
     case 'timer-fired':
       return decideTimer(input.timer, state, ctx);
-    default: {
-      const never: never = input;
-      throw new Error(`unhandled input ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(input, 'input');
   }
 }

@@ -9,7 +9,7 @@ import {
   type Rejection,
 } from './decision';
 import type { Effect } from './effects';
-import type { PaymentState } from './state';
+import type { OpenPayment, PaymentState } from './state';
 
 /** An event before the decider stamps payment id, version and time on it. */
 export type EventDraft = Draft<PaymentEvent, 'paymentId'>;
@@ -54,6 +54,18 @@ export function rejected(
     },
   ]);
   return { outcome: 'rejected', rejection, events, effects: [] };
+}
+
+/** The fields of a payment's request on its first send (resends keep them, the attempt bumped). */
+export function firstSend(payment: OpenPayment, requestId: string, ctx: DecisionContext) {
+  return {
+    requestId,
+    paymentId: payment.paymentId,
+    merchant: payment.merchant,
+    clientOrderId: payment.clientOrderId,
+    attempt: 1,
+    requestedAt: ctx.now,
+  };
 }
 
 export function policyOf(ctx: DecisionContext): PaymentPolicy {

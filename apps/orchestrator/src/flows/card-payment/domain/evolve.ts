@@ -1,3 +1,4 @@
+import { unhandled } from '../../../domain/decision';
 import type { PaymentEvent } from '@payments/contracts';
 import { DomainError } from '../../../domain/domain-error';
 import { withSettledSerial } from '../../../domain/gateway-operation';
@@ -154,10 +155,8 @@ export function evolve(state: PaymentState, event: PaymentEvent): PaymentState {
     case 'card-reference-unknown':
     case 'card-reference-failed':
       return evolveCardReference(requireOpen(state, event), event);
-    default: {
-      const never: never = event;
-      throw new Error(`unhandled event ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(event, 'event');
   }
 }
 
@@ -226,10 +225,8 @@ function succeededStatusOf(state: OpenPayment, event: PaymentEvent | undefined):
         'NO_OPERATION_IN_FLIGHT',
         `${event?.type ?? 'a follow-up'} on a payment that is ${state.status}`,
       );
-    default: {
-      const never: never = state;
-      throw new Error(`unhandled state ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(state, 'state');
   }
 }
 

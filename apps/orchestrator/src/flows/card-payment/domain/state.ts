@@ -26,22 +26,7 @@ import type {
  * flight `status` keeps the financial position (e.g. authorized) and `inFlight` tracks the
  * operation; if it is declined or fails, nothing about the money changed.
  */
-export type PaymentStatus =
-  | 'initial'
-  | 'requested'
-  | 'processing'
-  | 'action-required'
-  | 'outcome-unknown'
-  | 'authorized'
-  | 'approved'
-  | 'captured'
-  | 'partially-returned'
-  | 'returned'
-  | 'voided'
-  | 'declined'
-  | 'failed'
-  /** An account verification was approved (zero amount, nothing charged). */
-  | 'verified';
+export type PaymentStatus = 'initial' | OperationStage | SucceededStatus | FailedPayment['status'];
 
 /** Where the operation in flight stands. */
 export type OperationStage = 'requested' | 'processing' | 'action-required' | 'outcome-unknown';
@@ -146,6 +131,7 @@ export type SucceededStatus =
   | 'partially-returned'
   | 'returned'
   | 'voided'
+  /** An account verification was approved (zero amount, nothing charged). */
   | 'verified';
 
 /** The sale/preauth succeeded; a capture, void or return may be in flight. */

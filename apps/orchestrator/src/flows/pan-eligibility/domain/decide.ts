@@ -1,82 +1,51 @@
-import type {
-  PanEligibilityCommand,
-  PanEligibilityEvent,
-  PanEligibilityOperation,
-  RejectionCode,
-} from '@payments/contracts';
-import { stampDrafts } from '../../../domain/decision';
+import type { PanEligibilityCommand, PanEligibilityEvent } from '@payments/contracts';
+import { type OperationVocabulary, reportError } from '../../../domain/gateway-operation';
 import {
-  operationDecision,
-  type OperationInFlight,
-  type OperationVocabulary,
-  reportError,
-} from '../../../domain/gateway-operation';
+  lifecycleVocabulary,
+  operationRef,
+  operationSagaDecider,
+  sagaDecisions,
+} from '../../../domain/single-operation';
 import type {
   CheckContext,
   CheckDecision,
   CheckEffect,
   CheckEventDraft,
-  CheckInput,
+  CheckOp,
   CheckState,
-  OpenCheck,
 } from './model';
-
-type CheckOp = OperationInFlight<PanEligibilityOperation>;
 
 /**
  * The PAN-eligibility decider (pure): the command sends the check at once; its answer (approved →
  * eligible, declined → not eligible) comes from the shared gateway-operation module like every
  * other operation's, an unknown outcome resolved only by a status reply or a verified callback.
  */
-export function decideCheck(
-  input: CheckInput,
-  state: CheckState,
-  ctx: CheckContext,
-): CheckDecision {
-  if (input.kind === 'command') return decideCommand(input.command, state, ctx);
-  const open = state.status === 'initial' ? undefined : state;
-  const op = open?.inFlight;
-  return operationDecision<CheckOp, PanEligibilityEvent, 'checkId', OpenCheck, CheckEffect>(
-    input,
-    open && op && { state: open, sagaId: open.checkId, idField: 'checkId', op },
-    () => checkVocabulary(),
-    ctx.policy,
-    ctx,
-  );
-}
+export const decideCheck = operationSagaDecider({
+  idField: 'checkId',
+  command: decideCommand,
+  vocabulary: checkVocabulary,
+  rules: (ctx) => ctx.policy,
+});
 
-function stamp(state: CheckState, checkId: string, now: string, drafts: CheckEventDraft[]) {
-  return stampDrafts<PanEligibilityEvent, 'checkId'>(state.version, { checkId }, now, drafts);
-}
+const decisions = sagaDecisions<PanEligibilityEvent, 'checkId'>('checkId', 'pan-eligibility-');
 
 function decideCommand(
   command: PanEligibilityCommand,
   state: CheckState,
   ctx: CheckContext,
 ): CheckDecision {
-  if (state.status !== 'initial') {
-    const code: RejectionCode = 'CHECK_ALREADY_EXISTS';
-    const message = 'a check with this id exists';
-    return {
-      outcome: 'rejected',
-      rejection: { code, message },
-      events: stamp(state, command.checkId, ctx.now, [
-        {
-          type: 'pan-eligibility-command-rejected',
-          commandId: command.commandId,
-          commandType: command.type,
-          reason: code,
-          message,
-        },
-      ]),
-      effects: [],
-    };
-  }
+  if (state.status !== 'initial')
+    return decisions.rejected(state, command.checkId, ctx.now, command, {
+      code: 'CHECK_ALREADY_EXISTS',
+      message: 'a check with this id exists',
+    });
   const requestId = ctx.ids.next();
   const { checkId, merchant } = command;
-  return {
-    outcome: 'accepted',
-    events: stamp(state, checkId, ctx.now, [
+  return decisions.accepted(
+    state,
+    checkId,
+    ctx.now,
+    [
       {
         type: 'pan-eligibility-requested',
         commandId: command.commandId,
@@ -85,8 +54,8 @@ function decideCommand(
         clientOrderId: checkId,
         merchant,
       },
-    ]),
-    effects: [
+    ],
+    [
       {
         type: 'send-gateway-request',
         request: {
@@ -101,34 +70,20 @@ function decideCommand(
         },
       },
     ],
-  };
+  );
 }
 
+/** How a check names its operation's outcomes: approved → eligible, declined → not eligible. */
 function checkVocabulary(): OperationVocabulary<CheckOp, CheckEventDraft, CheckEffect> {
-  const ref = (op: CheckOp) =>
-    ({ commandId: op.commandId, operation: op.operation, requestId: op.requestId }) as const;
   const answered = (op: CheckOp, eligible: boolean, extra: object) => ({
-    drafts: [{ type: 'pan-eligibility-answered' as const, ...ref(op), eligible, ...extra }],
+    drafts: [
+      { type: 'pan-eligibility-answered' as const, ...operationRef(op), eligible, ...extra },
+    ],
     effects: [],
   });
   return {
+    ...lifecycleVocabulary<CheckOp, CheckEventDraft, CheckEffect>('pan-eligibility-'),
     opensOrder: () => true,
-    acceptedByGateway: (op, facts) => ({
-      type: 'pan-eligibility-accepted-by-gateway',
-      ...ref(op),
-      ...facts,
-    }),
-    outcomeUnknown: (op, facts) => ({
-      type: 'pan-eligibility-outcome-unknown',
-      ...ref(op),
-      ...facts,
-    }),
-    operationResent: (op, attempt, unknownSince) => ({
-      type: 'pan-eligibility-operation-resent',
-      ...ref(op),
-      attempt,
-      unknownSince,
-    }),
     succeeded: (report, op) =>
       answered(
         op,
@@ -136,9 +91,5 @@ function checkVocabulary(): OperationVocabulary<CheckOp, CheckEventDraft, CheckE
         report.gatewayOrderId === undefined ? {} : { gatewayOrderId: report.gatewayOrderId },
       ),
     declined: (report, op) => answered(op, false, reportError(report)),
-    failed: (op, why) => ({
-      drafts: [{ type: 'pan-eligibility-failed', ...ref(op), ...why }],
-      effects: [],
-    }),
   };
 }

@@ -1,21 +1,18 @@
 import type {
-  GatewayCallback,
   GatewayPanEligibilityRequest,
-  GatewayResult,
   GatewayStatusRequest,
-  MerchantRef,
   PanEligibilityCommand,
   PanEligibilityEvent,
   PanEligibilityOperation,
-  StatusCheckHint,
 } from '@payments/contracts';
 import type { Draft, FlowDecision } from '../../../domain/decision';
+import type { OperationSagaState } from '../../../domain/single-operation';
 import type {
   OperationEffect,
   OperationInFlight,
   OperationRules,
-  OperationTimer,
 } from '../../../domain/gateway-operation';
+import type { SagaOperationInput } from '../../../domain/single-operation';
 
 /**
  * A PAN-eligibility check (v2 pan-eligibility/send): one gateway operation, no money.
@@ -24,26 +21,19 @@ import type {
  */
 export type CheckStatus = 'initial' | 'checking' | 'eligible' | 'not-eligible' | 'failed';
 
-export interface OpenCheck {
+/** The check's one gateway operation in flight. */
+export type CheckOp = OperationInFlight<PanEligibilityOperation>;
+
+/** A check once requested: its order, its operation in flight, where it stands. */
+export interface OpenCheck extends OperationSagaState<CheckOp, 'checkId'> {
   readonly status: Exclude<CheckStatus, 'initial'>;
-  readonly version: number;
-  readonly checkId: string;
-  readonly merchant: MerchantRef;
-  readonly clientOrderId: string;
-  readonly gatewayOrderId?: string;
-  readonly inFlight?: OperationInFlight<PanEligibilityOperation>;
 }
 
 export type CheckState = { readonly status: 'initial'; readonly version: number } | OpenCheck;
 
 export const initialCheckState: CheckState = { status: 'initial', version: 0 };
 
-export type CheckInput =
-  | { kind: 'command'; command: PanEligibilityCommand }
-  | { kind: 'gateway-result'; result: GatewayResult; about?: readonly PanEligibilityOperation[] }
-  | { kind: 'callback'; callback: GatewayCallback; about?: readonly PanEligibilityOperation[] }
-  | { kind: 'status-check-hint'; hint: StatusCheckHint }
-  | { kind: 'timer-fired'; timer: OperationTimer };
+export type CheckInput = SagaOperationInput<PanEligibilityCommand, PanEligibilityOperation>;
 
 export type CheckEffect =
   | OperationEffect

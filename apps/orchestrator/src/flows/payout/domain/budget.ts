@@ -1,3 +1,4 @@
+import { unhandled } from '../../../domain/decision';
 import { type RejectionArgs, rejectionFields } from '../../../domain/rejection';
 import { createHash } from 'node:crypto';
 import type {
@@ -161,10 +162,8 @@ export function decideBudget(
         effects: [],
       };
     }
-    default: {
-      const never: never = command;
-      throw new Error(`unhandled command ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(command, 'command');
   }
 }
 
@@ -201,10 +200,8 @@ export function evolveBudget(state: BudgetState, event: PayoutBudgetEvent): Budg
     }
     case 'payout-budget-command-rejected':
       return { ...state, version: Math.max(state.version, version) };
-    default: {
-      const never: never = event;
-      throw new Error(`unhandled event ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(event, 'event');
   }
 }
 

@@ -1,19 +1,16 @@
-import type {
-  GatewayStatusReport,
-  PayoutEvent,
-  PayoutOperation,
-  RejectionCode,
-} from '@payments/contracts';
-import { addMs, type IgnoreReason, ignoredWith, stampDrafts } from '../../../domain/decision';
+import type { GatewayStatusReport, PayoutEvent, RejectionCode } from '@payments/contracts';
+import { addMs, type IgnoreReason, ignoredWith, unhandled } from '../../../domain/decision';
 import {
-  operationDecision,
   orderOf,
   refreshQuery,
-  reportError,
-  type OperationInput,
   type OperationOutcome,
   type OperationVocabulary,
 } from '../../../domain/gateway-operation';
+import {
+  lifecycleVocabulary,
+  operationSagaDecider,
+  sagaDecisions,
+} from '../../../domain/single-operation';
 import {
   answerOfBudget,
   dailyAmountRefusal,
@@ -55,32 +52,25 @@ import {
  *    hints (the checksum does not bind the operation, and payout-check's approval callback on the
  *    same order would otherwise read as "paid"); an unknown outcome is resolved by status only.
  */
-export function decidePayout(
+export const decidePayout: (
   input: PayoutInput,
   state: PayoutState,
   ctx: PayoutContext,
-): PayoutDecision {
-  switch (input.kind) {
-    case 'command':
-      return decideCommand(input.command, state, ctx);
-    case 'gateway-result':
-    case 'callback':
-    case 'status-check-hint':
-      return decideOperation(input, state, ctx);
-    case 'timer-fired':
-      return decideTimer(input.timer, state, ctx);
-    default: {
-      const never: never = input;
-      throw new Error(`unhandled input ${JSON.stringify(never)}`);
-    }
-  }
-}
+) => PayoutDecision = operationSagaDecider({
+  idField: 'payoutId',
+  command: decideCommand,
+  vocabulary: payoutVocabulary,
+  rules: policyOf,
+  ownTimer: approvalExpiry,
+});
 
 // ---- helpers ----------------------------------------------------------------------------
 
 function policyOf(ctx: PayoutContext): PayoutPolicy {
   return ctx.policy ?? DEFAULT_PAYOUT_POLICY;
 }
+
+const decisions = sagaDecisions<PayoutEvent, 'payoutId'>('payoutId', 'payout-');
 
 function accepted(
   state: PayoutState,
@@ -89,47 +79,12 @@ function accepted(
   drafts: PayoutEventDraft[],
   effects: PayoutEffect[],
 ): PayoutDecision {
-  return {
-    outcome: 'accepted',
-    events: stampDrafts<PayoutEvent, 'payoutId'>(state.version, { payoutId }, ctx.now, drafts),
-    effects,
-  };
+  return decisions.accepted(state, payoutId, ctx.now, drafts, effects);
 }
 
 function ignored(reason: IgnoreReason, effects: PayoutEffect[] = []): PayoutDecision {
   return ignoredWith(reason, effects);
 }
-
-function rejected(
-  state: PayoutState,
-  command: PayoutDomainCommand,
-  ctx: PayoutContext,
-  code: RejectionCode,
-  message: string,
-): PayoutDecision {
-  const events = stampDrafts<PayoutEvent, 'payoutId'>(
-    state.version,
-    { payoutId: command.payoutId },
-    ctx.now,
-    [
-      {
-        type: 'payout-command-rejected',
-        commandId: command.commandId,
-        commandType: command.type,
-        reason: code,
-        message,
-      },
-    ],
-  );
-  return { outcome: 'rejected', rejection: { code, message }, events, effects: [] };
-}
-
-function inFlightOf(state: PayoutState): [OpenPayout, PayoutInFlight] | undefined {
-  return state.status !== 'initial' && state.inFlight ? [state, state.inFlight] : undefined;
-}
-
-const ref = (op: PayoutInFlight) =>
-  ({ commandId: op.commandId, operation: op.operation, requestId: op.requestId }) as const;
 
 /** A payout that ended without paying gives its budget reservation back (when it holds one). */
 function releaseIfReserved(state: OpenPayout): PayoutEffect[] {
@@ -148,8 +103,8 @@ function decideCommand(
   state: PayoutState,
   ctx: PayoutContext,
 ): PayoutDecision {
-  const refuse = (code: RejectionCode, message: string) =>
-    rejected(state, command, ctx, code, message);
+  const refuse = (code: RejectionCode, message: string): PayoutDecision =>
+    decisions.rejected(state, command.payoutId, ctx.now, command, { code, message });
   if (isOpeningCommand(command)) {
     if (state.status !== 'initial') return refuse('PAYOUT_ALREADY_EXISTS', 'payout exists');
     return startPayout(command, state, ctx, refuse);
@@ -168,49 +123,35 @@ function decideCommand(
   if (state.mode === 'one-step' && command.type !== 'payout-budget-answer') {
     return refuse('PAYOUT_NOT_TWO_STEP', `a one-step payout takes no ${command.type}`);
   }
+  if (command.type === 'payout-budget-answer') return budgetAnswer(command, state, ctx, refuse);
+  // An approval and a rejection are both taken only while the payout awaits one.
+  const refusal = approvalRefusal(state, ctx.now);
+  if (refusal) return refuse(...refusal);
+  const decided = (draft: PayoutEventDraft, effect: PayoutEffect) =>
+    accepted(state, state.payoutId, ctx, [draft], [effect]);
   switch (command.type) {
-    case 'approve-payout': {
-      const refusal = approvalRefusal(state, ctx.now);
-      if (refusal) return refuse(refusal[0], refusal[1]);
-      return accepted(
-        state,
-        state.payoutId,
-        ctx,
-        [
-          {
-            type: 'payout-approved',
-            commandId: command.commandId,
-            approvedBy: command.approvedBy,
-            ...(command.reason === undefined ? {} : { reason: command.reason }),
-          },
-        ],
-        [reserveBudget(state.payoutId, state.merchant, state.amount, ctx.now)],
+    case 'approve-payout':
+      return decided(
+        {
+          type: 'payout-approved',
+          commandId: command.commandId,
+          approvedBy: command.approvedBy,
+          ...(command.reason === undefined ? {} : { reason: command.reason }),
+        },
+        reserveBudget(state.payoutId, state.merchant, state.amount, ctx.now),
       );
-    }
-    case 'reject-payout': {
-      const refusal = approvalRefusal(state, ctx.now);
-      if (refusal) return refuse(refusal[0], refusal[1]);
-      return accepted(
-        state,
-        state.payoutId,
-        ctx,
-        [
-          {
-            type: 'payout-rejected',
-            commandId: command.commandId,
-            rejectedBy: command.rejectedBy,
-            reason: command.reason,
-          },
-        ],
-        [{ type: 'cancel-timer', timer: 'approval-expiry' }],
+    case 'reject-payout':
+      return decided(
+        {
+          type: 'payout-rejected',
+          commandId: command.commandId,
+          rejectedBy: command.rejectedBy,
+          reason: command.reason,
+        },
+        { type: 'cancel-timer', timer: 'approval-expiry' },
       );
-    }
-    case 'payout-budget-answer':
-      return budgetAnswer(command, state, ctx, refuse);
-    default: {
-      const never: never = command;
-      throw new Error(`unhandled command ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(command, 'command');
   }
 }
 
@@ -290,10 +231,8 @@ function openingRequest(
     case 'payout':
     case 'payout-v4':
       return { operation: command.type, ...common, sealedCard: command.sealedCard };
-    default: {
-      const never: never = command;
-      throw new Error(`unhandled command ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(command, 'command');
   }
 }
 
@@ -321,10 +260,8 @@ function approvalRefusal(state: OpenPayout, now: string): [RejectionCode, string
       return ['PAYOUT_NOT_REGISTERED', 'the payout was refused by the daily limit'];
     case 'expired':
       return ['PAYOUT_EXPIRED', `the approval window closed at ${state.approvalDeadline ?? '?'}`];
-    default: {
-      const never: never = state.status;
-      throw new Error(`unhandled status ${String(never)}`);
-    }
+    default:
+      return unhandled(state.status, 'status');
   }
 }
 
@@ -397,22 +334,6 @@ function budgetAnswer(
 
 // ---- gateway results, callbacks, poll and alert timers (the shared operation module) -------
 
-/** Everything about the operation in flight (domain/gateway-operation.ts). */
-function decideOperation(
-  input: OperationInput<PayoutOperation>,
-  current: PayoutState,
-  ctx: PayoutContext,
-): PayoutDecision {
-  const open = inFlightOf(current);
-  return operationDecision<PayoutInFlight, PayoutEvent, 'payoutId', OpenPayout, PayoutEffect>(
-    input,
-    open && { state: open[0], sagaId: open[0].payoutId, idField: 'payoutId', op: open[1] },
-    (state) => payoutVocabulary(state, ctx),
-    policyOf(ctx),
-    ctx,
-  );
-}
-
 /**
  * How the two-step payout names what happens to payout-check and payout-pay. Only payout-check
  * opens the order: payout-pay's callbacks are hints (the checksum does not bind the operation, and
@@ -424,43 +345,20 @@ function payoutVocabulary(
   ctx: PayoutContext,
 ): OperationVocabulary<PayoutInFlight, PayoutEventDraft, PayoutEffect> {
   return {
+    ...lifecycleVocabulary<PayoutInFlight, PayoutEventDraft, PayoutEffect>('payout-', {
+      ended: releaseIfReserved(state),
+      payerAction: true,
+    }),
     opensOrder: opensPayoutOrder,
     // A repeated payout-pay returns the payout already made, never a second one.
     refusesRepeat: (operation) => operation === 'payout-pay',
     // The payee enters the destination card on the gateway's page.
     hostedForm: (op) => op.operation === 'payout-form',
     expectedAmount: (op) => (opensPayoutOrder(op.operation) ? state.amount : undefined),
-    actionRequired: (op, action) => ({ type: 'payout-action-required', ...ref(op), action }),
-    acceptedByGateway: (op, facts) => ({
-      type: 'payout-accepted-by-gateway',
-      ...ref(op),
-      ...facts,
-    }),
-    outcomeUnknown: (op, facts) => ({ type: 'payout-outcome-unknown', ...ref(op), ...facts }),
-    operationResent: (op, attempt, unknownSince) => ({
-      type: 'payout-operation-resent',
-      ...ref(op),
-      attempt,
-      unknownSince,
-    }),
     succeeded: (report, op) =>
       op.operation === 'payout-check'
         ? registered(report, state, op, ctx)
         : paidOut(report, state, op),
-    declined: (report, op) => ({
-      drafts: [
-        {
-          type: 'payout-declined',
-          ...ref(op),
-          ...reportError(report),
-        },
-      ],
-      effects: releaseIfReserved(state),
-    }),
-    failed: (op, why) => ({
-      drafts: [{ type: 'payout-failed', ...ref(op), ...why }],
-      effects: releaseIfReserved(state),
-    }),
   };
 }
 
@@ -515,33 +413,27 @@ function paidOut(
 
 // ---- timers -----------------------------------------------------------------------------
 
-function decideTimer(timer: PayoutTimer, state: PayoutState, ctx: PayoutContext): PayoutDecision {
-  switch (timer.kind) {
-    case 'status-poll':
-    case 'unknown-alert':
-      return decideOperation({ kind: 'timer-fired', timer }, state, ctx);
-    case 'approval-expiry': {
-      if (state.status !== 'registered' || state.approvalDeadline === undefined)
-        return ignored('TIMER_OBSOLETE');
-      if (ctx.now < state.approvalDeadline)
-        return ignored('NO_NEWS', [{ type: 'schedule-timer', timer, at: state.approvalDeadline }]);
-      return accepted(
-        state,
-        state.payoutId,
-        ctx,
-        [
-          {
-            type: 'payout-expired',
-            commandId: ctx.ids.next(),
-            approvalDeadline: state.approvalDeadline,
-          },
-        ],
-        [],
-      );
-    }
-    default: {
-      const never: never = timer;
-      throw new Error(`unhandled timer ${JSON.stringify(never)}`);
-    }
-  }
+/** The approval window of a registered payout closed: expired, nothing paid. */
+function approvalExpiry(
+  timer: Extract<PayoutTimer, { kind: 'approval-expiry' }>,
+  state: PayoutState,
+  ctx: PayoutContext,
+): PayoutDecision {
+  if (state.status !== 'registered' || state.approvalDeadline === undefined)
+    return ignored('TIMER_OBSOLETE');
+  if (ctx.now < state.approvalDeadline)
+    return ignored('NO_NEWS', [{ type: 'schedule-timer', timer, at: state.approvalDeadline }]);
+  return accepted(
+    state,
+    state.payoutId,
+    ctx,
+    [
+      {
+        type: 'payout-expired',
+        commandId: ctx.ids.next(),
+        approvalDeadline: state.approvalDeadline,
+      },
+    ],
+    [],
+  );
 }

@@ -1,5 +1,7 @@
 import type { PayoutEvent } from '@payments/contracts';
+import { unhandled } from '../../../domain/decision';
 import { DomainError } from '../../../domain/domain-error';
+import { opened, withLifecycleEvent } from '../../../domain/single-operation';
 import { inFlight as operation, withSettledSerial } from '../../../domain/gateway-operation';
 import {
   type OpenPayout,
@@ -8,18 +10,6 @@ import {
   type PayoutState,
   utcDay,
 } from './model';
-
-function open(state: PayoutState): OpenPayout {
-  if (state.status === 'initial') throw new Error('event for a payout that was never requested');
-  return state;
-}
-
-function withInFlight(
-  state: OpenPayout,
-  change: (op: PayoutInFlight) => PayoutInFlight,
-): PayoutInFlight | undefined {
-  return state.inFlight ? change(state.inFlight) : undefined;
-}
 
 /** Without the operation in flight (its outcome is known); its serial joins the order's. */
 function settled(state: OpenPayout): OpenPayout {
@@ -61,38 +51,16 @@ export function evolvePayout(state: PayoutState, event: PayoutEvent): PayoutStat
               budgetDay: utcDay(event.occurredAt),
             };
       }
-      return { ...open(state), status: 'paying', version, reserved: true, inFlight };
+      return { ...opened(state, 'payout'), status: 'paying', version, reserved: true, inFlight };
     }
-    case 'payout-accepted-by-gateway': {
-      const s = open(state);
-      const inFlight = withInFlight(s, (op) => operation.accepted(op, event.serialNumber));
-      return {
-        ...s,
-        version,
-        ...(event.gatewayOrderId === undefined ? {} : { gatewayOrderId: event.gatewayOrderId }),
-        ...(inFlight ? { inFlight } : {}),
-      };
-    }
-    case 'payout-action-required': {
-      const s = open(state);
-      const inFlight = withInFlight(s, (op) => operation.actionRequired(op, event.action));
-      return { ...s, version, ...(inFlight ? { inFlight } : {}) };
-    }
-    case 'payout-outcome-unknown': {
-      const s = open(state);
-      const inFlight = withInFlight(s, (op) =>
-        operation.unknown(op, event.since, event.alert, event.concern),
-      );
-      return { ...s, version, ...(inFlight ? { inFlight } : {}) };
-    }
-    case 'payout-operation-resent': {
-      const s = open(state);
-      const inFlight = withInFlight(s, (op) => operation.resent(op, event.occurredAt));
-      return { ...s, version, ...(inFlight ? { inFlight } : {}) };
-    }
+    case 'payout-accepted-by-gateway':
+    case 'payout-action-required':
+    case 'payout-outcome-unknown':
+    case 'payout-operation-resent':
+      return withLifecycleEvent(opened(state, 'payout'), event);
     case 'payout-registered':
       return {
-        ...settled(open(state)),
+        ...settled(opened(state, 'payout')),
         status: 'registered',
         version,
         approvalDeadline: event.approvalDeadline,
@@ -100,7 +68,7 @@ export function evolvePayout(state: PayoutState, event: PayoutEvent): PayoutStat
       };
     case 'payout-approved':
       return {
-        ...open(state),
+        ...opened(state, 'payout'),
         status: 'reserving',
         version,
         approval: {
@@ -112,30 +80,28 @@ export function evolvePayout(state: PayoutState, event: PayoutEvent): PayoutStat
       };
     case 'payout-approval-refused': {
       // Back to awaiting approval (another approval may come, e.g. the next day).
-      const { approval: _a, budgetDay: _d, ...rest } = open(state);
+      const { approval: _a, budgetDay: _d, ...rest } = opened(state, 'payout');
       return { ...rest, status: 'registered', version };
     }
     case 'payout-refused': {
-      const { reserved: _r, ...rest } = settled(open(state));
+      const { reserved: _r, ...rest } = settled(opened(state, 'payout'));
       return { ...rest, status: 'refused', version };
     }
     case 'payout-rejected':
-      return { ...open(state), status: 'rejected', version };
+      return { ...opened(state, 'payout'), status: 'rejected', version };
     case 'payout-expired':
-      return { ...open(state), status: 'expired', version };
+      return { ...opened(state, 'payout'), status: 'expired', version };
     case 'paid-out':
-      return { ...settled(open(state)), status: 'paid', version };
+      return { ...settled(opened(state, 'payout')), status: 'paid', version };
     case 'payout-declined':
     case 'payout-failed': {
-      const { reserved: _r, ...rest } = settled(open(state));
+      const { reserved: _r, ...rest } = settled(opened(state, 'payout'));
       return { ...rest, status: event.type === 'payout-declined' ? 'declined' : 'failed', version };
     }
     case 'payout-command-rejected':
       return { ...state, version: Math.max(state.version, version) };
-    default: {
-      const never: never = event;
-      throw new Error(`unhandled event ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(event, 'event');
   }
 }
 

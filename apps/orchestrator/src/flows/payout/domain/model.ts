@@ -1,11 +1,9 @@
 import type {
   ApprovePayoutCommand,
-  GatewayCallback,
   GatewayPayoutCheckRequest,
   GatewayPayoutPayRequest,
   GatewayPayoutRequest,
   GatewayPayoutFormRequest,
-  GatewayResult,
   GatewayStatusRequest,
   Money,
   RejectionCode,
@@ -18,10 +16,10 @@ import type {
   PayoutOperation,
   RejectPayoutCommand,
   RefreshPayoutStatusCommand,
-  StatusCheckHint,
 } from '@payments/contracts';
 import type { Draft, FlowDecision, IgnoreReason } from '../../../domain/decision';
 import type { OperationInFlight, ResendGatewayRequest } from '../../../domain/gateway-operation';
+import type { SagaOperationInput } from '../../../domain/single-operation';
 
 /**
  * The two-step payout: payout-check → registered (awaiting approval until the deadline) →
@@ -118,13 +116,8 @@ export function opensPayoutOrder(operation: PayoutOperation): boolean {
   return operation !== 'payout-pay';
 }
 
-export type PayoutInput =
-  | { kind: 'command'; command: PayoutDomainCommand }
-  /** `about`: for a status reply, the operations its transaction type names (edge-normalised). */
-  | { kind: 'gateway-result'; result: GatewayResult; about?: readonly PayoutOperation[] }
-  | { kind: 'callback'; callback: GatewayCallback; about?: readonly PayoutOperation[] }
-  | { kind: 'status-check-hint'; hint: StatusCheckHint }
-  | { kind: 'timer-fired'; timer: PayoutTimer };
+/** `about`: for a status reply, the operations its transaction type names (edge-normalised). */
+export type PayoutInput = SagaOperationInput<PayoutDomainCommand, PayoutOperation, PayoutTimer>;
 
 export type PayoutEffect =
   | {

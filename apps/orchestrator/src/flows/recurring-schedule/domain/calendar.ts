@@ -1,3 +1,4 @@
+import { unhandled } from '../../../domain/decision';
 /**
  * The schedule calculator: when cycle `n` of a recurring schedule is due. Pure; the time zone
  * arithmetic uses the runtime's ICU data (Intl), no library.
@@ -117,10 +118,8 @@ export function cycleExists(rule: ScheduleRule, n: number): boolean {
       return n < end.count;
     case 'until':
       return compareLocalDates(cycleDate(rule, n), parseLocalDate(end.date)) <= 0;
-    default: {
-      const never: never = end;
-      throw new Error(`unhandled end ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(end, 'end');
   }
 }
 

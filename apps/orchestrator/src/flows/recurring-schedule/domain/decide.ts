@@ -1,3 +1,4 @@
+import { unhandled } from '../../../domain/decision';
 import type {
   RebillCommand,
   RecordCycleOutcomeCommand,
@@ -253,10 +254,8 @@ export function decideSchedule(
       return accept([{ type: 'schedule-cancelled' }], [{ type: 'cancel-charge-timer' }]);
     case 'record-cycle-outcome':
       return recordOutcome(command, state, terms, policy, ctx, accept, reject);
-    default: {
-      const never: never = command;
-      throw new Error(`unhandled command ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(command, 'command');
   }
 }
 

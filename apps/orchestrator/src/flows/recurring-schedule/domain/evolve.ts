@@ -1,3 +1,4 @@
+import { unhandled } from '../../../domain/decision';
 import type { ScheduleEvent } from '@payments/contracts';
 import { inFlight } from '../../../domain/gateway-operation';
 import { chargeOp, newChargeOp, registrationOp, registrationRequestId } from './gateway-charged';
@@ -97,10 +98,8 @@ export function evolve(state: ScheduleState, event: ScheduleEvent): ScheduleStat
     case 'gateway-cycle-declined':
     case 'gateway-charge-alert':
       throw new Error(`${event.type} for a schedule the gateway does not charge`);
-    default: {
-      const never: never = event;
-      throw new Error(`unhandled event ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(event, 'event');
   }
 }
 
@@ -212,9 +211,7 @@ function evolveGatewayCharged(
     case 'schedule-recovered':
     case 'schedule-suspended':
       throw new Error(`${event.type} for a schedule the gateway charges`);
-    default: {
-      const never: never = event;
-      throw new Error(`unhandled event ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(event, 'event');
   }
 }

@@ -86,31 +86,31 @@ export function registrationOp(registration: Registration): RegistrationOp {
   };
 }
 
-/** A charge's confirmation as the shared rules see it (a saga written before them: unknown). */
-export function chargeOp(scheduleId: string, charge: GatewayCharge): ChargeOp {
-  if (charge.op !== undefined) return charge.op;
-  const requestId = chargeSubjectId(scheduleId, charge.gatewayOrderId);
+/**
+ * The gateway's own rebill as an operation in flight whose outcome is unknown from `since` on:
+ * we never sent it, so status queries (subject `requestId`) are all there is to ask.
+ */
+export function gatewaysRebill(requestId: string, since: string): ChargeOp {
   return {
     operation: 'rebill',
     requestId,
     commandId: requestId,
-    requestedAt: LEGACY_SINCE,
+    requestedAt: since,
     stage: 'outcome-unknown',
-    unknownSince: LEGACY_SINCE,
+    unknownSince: since,
   };
+}
+
+/** A charge's confirmation as the shared rules see it (a saga written before them: unknown). */
+export function chargeOp(scheduleId: string, charge: GatewayCharge): ChargeOp {
+  return (
+    charge.op ?? gatewaysRebill(chargeSubjectId(scheduleId, charge.gatewayOrderId), LEGACY_SINCE)
+  );
 }
 
 /** A reported charge's confirmation: its outcome unknown from the report on. */
 export function newChargeOp(scheduleId: string, gatewayOrderId: string, at: string): ChargeOp {
-  const requestId = chargeSubjectId(scheduleId, gatewayOrderId);
-  return {
-    operation: 'rebill',
-    requestId,
-    commandId: requestId,
-    requestedAt: at,
-    stage: 'outcome-unknown',
-    unknownSince: at,
-  };
+  return gatewaysRebill(chargeSubjectId(scheduleId, gatewayOrderId), at);
 }
 
 /** The id of a schedule's create-recurring-payment request (stable: resends keep it). */

@@ -1,4 +1,4 @@
-import { addMs } from '../../../domain/decision';
+import { addMs, unhandled } from '../../../domain/decision';
 import {
   decideOperationInput,
   firstPoll,
@@ -17,7 +17,6 @@ import {
   DEFAULT_EXPECTED_CHARGE_GRACE_MS,
   DEFAULT_MAX_SEND_ATTEMPTS,
   DEFAULT_MAX_STATUS_POLLS,
-  DEFAULT_STATUS_POLL_MS,
   DEFAULT_UNKNOWN_ALERT_AFTER_MS,
   EXPECTED_CHARGE_TIMER,
   type GatewayCharge,
@@ -34,6 +33,8 @@ import {
   type GatewayEffect,
   type GatewayOutcome,
   chargeOp,
+  expectedChargeSubjectId,
+  gatewaysRebill,
   registrationOp,
 } from './gateway-charged-model';
 
@@ -42,10 +43,6 @@ import {
  * schedule's policy, their timers under the operation's own kinds, their orders, and how their
  * outcomes read as schedule events (see gateway-charged.ts).
  */
-export function pollMs(policy: SchedulePolicy): number {
-  return policy.statusPollMs ?? DEFAULT_STATUS_POLL_MS;
-}
-
 export function maxPolls(policy: SchedulePolicy): number {
   return policy.maxStatusPolls ?? DEFAULT_MAX_STATUS_POLLS;
 }
@@ -87,6 +84,23 @@ export function expectCycle(
       timer: { poll: 1, expectedCycle: cycle },
     },
   ];
+}
+
+/**
+ * The gateway's charge of `cycle`, expected and not seen yet, as an operation in flight: unknown
+ * from the cycle's time and the grace on (`now` for a cycle the calendar no longer has).
+ */
+export function expectedChargeOp(
+  state: GatewayChargedState,
+  cycle: number,
+  policy: SchedulePolicy,
+  now: string,
+): ChargeOp {
+  const due = cycleDueAt(state.terms.rule, cycle);
+  return gatewaysRebill(
+    expectedChargeSubjectId(state.terms.scheduleId, cycle),
+    due === undefined ? now : addMs(due, graceMs(policy)),
+  );
 }
 
 /** The schedule's first registered cycle (sagas older than the field: 0). */
@@ -146,10 +160,8 @@ export function scheduleEffects(
       case 'cancel-status-timer':
       case 'resend-registration':
         return effect;
-      default: {
-        const never: never = effect;
-        throw new Error(`unhandled effect ${JSON.stringify(never)}`);
-      }
+      default:
+        return unhandled(effect, 'effect');
     }
   });
 }

@@ -1,26 +1,27 @@
-import type { GatewayCallback, GatewayResult, GatewayStatusRequest } from '@payments/contracts';
+import type { GatewayCallback, GatewayResult } from '@payments/contracts';
 import { derivedUuid } from '../../../domain';
-import { addMs } from '../../../domain/decision';
+import { addMs, unhandled } from '../../../domain/decision';
 import {
   decideOperationInput,
   firstPoll,
+  type OperationInFlight,
   type OperationTimer,
   refreshQuery,
+  statusPoll,
   statusRequest,
+  unknownAlertTimer,
 } from '../../../domain/gateway-operation';
 import { firstCycleFrom } from './calendar';
 import {
   CHARGE_ALERT_TIMER_PREFIX,
   CHARGE_STATUS_TIMER_PREFIX,
   type ChargeOp,
-  DEFAULT_UNKNOWN_ALERT_AFTER_MS,
   EXPECTED_CHARGE_TIMER,
   type GatewayCharge,
   type GatewayChargedState,
   REGISTRATION_ALERT_TIMER,
   REGISTRATION_STATUS_TIMER,
   type SchedulePolicy,
-  type ScheduleTerms,
 } from './state';
 import {
   type GatewayContext,
@@ -45,11 +46,11 @@ import {
   chargeTimerKinds,
   chargeVocabulary,
   expectCycle,
+  expectedChargeOp,
   firstOf,
   graceMs,
   maxPolls,
   operationRules,
-  pollMs,
   registrationOrder,
   registrationStep,
   scheduleEffects,
@@ -76,7 +77,9 @@ import {
  *    order id (`<schedule id>-<n>`, n counted from the first registered cycle) when its time and
  *    the grace for the gateway's own time of day have passed; a charge found is recorded as if
  *    its callback had come (reported, and settled by that very status reply when final), once;
- *    none found after `maxStatusPolls` queries → `gateway-charge-alert` (not-found);
+ *    it is asked about at the shared polling cadence (an operation in flight whose outcome is
+ *    unknown from its time and the grace on); none found after `maxStatusPolls` queries →
+ *    `gateway-charge-alert` (not-found);
  *  - a registration the gateway has charged under is never declared failed;
  *  - the registration's reply names its recurring-payment-id (a synchronous operation): that is
  *    its outcome; its unknown outcome is resolved by status queries by its client_orderid.
@@ -97,7 +100,6 @@ function startConfirming(
   ctx: GatewayContext,
   askNow = true,
 ): GatewayEffect[] {
-  const alertAfter = policy.unknownAlertAfterMs ?? DEFAULT_UNKNOWN_ALERT_AFTER_MS;
   return scheduleEffects(
     [
       ...(askNow
@@ -109,11 +111,7 @@ function startConfirming(
           ]
         : []),
       firstPoll(op, ctx.now),
-      {
-        type: 'schedule-timer',
-        timer: { kind: 'unknown-alert', requestId: op.requestId },
-        at: addMs(ctx.now, alertAfter),
-      },
+      unknownAlertTimer(op, ctx.now, operationRules(policy, true)),
     ],
     chargeTimerKinds(charge.gatewayOrderId),
   );
@@ -190,10 +188,8 @@ export function decideGatewayCharged(
         return { outcome: 'ignored', reason: 'NOT_ABOUT_THIS_OPERATION' };
       return chargeStep({ kind: 'gateway-result', result }, state, charge, policy, ctx);
     }
-    default: {
-      const never: never = input;
-      throw new Error(`unhandled input ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(input, 'input');
   }
 }
 
@@ -210,22 +206,12 @@ function statusTimer(
   ctx: GatewayContext,
 ): GatewayOutcome {
   if ('expectedCycle' in timer)
-    return expectedCycleTimer(state, timer.expectedCycle, timer.poll, policy, ctx.now);
+    return expectedCycleTimer(state, timer.expectedCycle, timer.poll, policy, ctx);
   const obsolete: GatewayOutcome = { outcome: 'ignored', reason: 'TIMER_OBSOLETE' };
-  const legacyAlert = (
-    op: { requestId: string; stage: string; alerted?: boolean },
-    kinds: OperationKinds,
-  ): GatewayEffect[] =>
+  const legacyAlert = (op: OperationInFlight, kinds: OperationKinds): GatewayEffect[] =>
     'kind' in timer || op.stage !== 'outcome-unknown' || op.alerted === true
       ? []
-      : [
-          {
-            type: 'set-status-timer',
-            kind: kinds.alert,
-            at: addMs(ctx.now, policy.unknownAlertAfterMs ?? DEFAULT_UNKNOWN_ALERT_AFTER_MS),
-            timer: { kind: 'unknown-alert', requestId: op.requestId },
-          },
-        ];
+      : scheduleEffects([unknownAlertTimer(op, ctx.now, operationRules(policy, true))], kinds);
   const asOperationTimer = (requestId: string): OperationTimer =>
     'kind' in timer ? timer : { kind: 'status-poll', requestId, attempt: timer.poll };
   if (kind === REGISTRATION_STATUS_TIMER || kind === REGISTRATION_ALERT_TIMER) {
@@ -329,35 +315,13 @@ function aboutCharge(
   );
 }
 
-/** A status query asking for an expected cycle's order by its client order id. */
-function expectedStatusRequest(
-  terms: ScheduleTerms,
-  cycle: number,
-  clientOrderId: string,
-  poll: number,
-  now: string,
-): GatewayStatusRequest {
-  const id = terms.scheduleId;
-  return {
-    operation: 'status',
-    requestId: derivedUuid(`recurring-schedule/${id}/expected-charge/${cycle}/status/${poll}`),
-    paymentId: id,
-    merchant: terms.merchant,
-    attempt: 1,
-    requestedAt: now,
-    clientOrderId,
-    subjectRequestId: expectedChargeSubjectId(id, cycle),
-    subjectOperation: 'rebill',
-  };
-}
-
 /** The expected-cycle timer: recorded already → the next cycle; asked enough → alert; else ask. */
 function expectedCycleTimer(
   state: GatewayChargedState,
   cycle: number,
   poll: number,
   policy: SchedulePolicy,
-  now: string,
+  ctx: GatewayContext,
 ): GatewayOutcome {
   if (state.status !== 'registered') return { outcome: 'ignored', reason: 'TIMER_OBSOLETE' };
   const id = state.terms.scheduleId;
@@ -378,21 +342,24 @@ function expectedCycleTimer(
       commandId,
     };
   }
-  // Searching for an order by its client order id is the schedule's own (no operation in flight
-  // yet): a fixed pace, bounded, then the not-found alert. The next poll is armed past the bound
-  // too, so the timer says when asking is over.
+  // The expected charge is asked about like any operation in flight: the shared status poll
+  // (the query by its client order id, the next at the shared cadence from when it was due). The
+  // next poll is armed past the bound too, so the timer says when asking is over.
+  const [query, next] = statusPoll(
+    { sagaId: id, merchant: state.terms.merchant, clientOrderId },
+    expectedChargeOp(state, cycle, policy, ctx.now),
+    poll,
+    ctx,
+  );
   return {
     outcome: 'accepted',
     drafts: [],
     effects: [
-      {
-        type: 'send-gateway-request',
-        request: expectedStatusRequest(state.terms, cycle, clientOrderId, poll, now),
-      },
+      query,
       {
         type: 'set-status-timer',
         kind: EXPECTED_CHARGE_TIMER,
-        at: addMs(now, pollMs(policy)),
+        at: next.at,
         timer: { poll: poll + 1, expectedCycle: cycle },
       },
     ],

@@ -154,7 +154,11 @@ export interface SchedulePolicy {
   readonly retryDelaysMs: readonly number[];
   /** Endpoints whose schedules are registered with the gateway and charged by it. */
   readonly gatewayRegistrationEndpoints?: readonly string[];
-  /** Delay between the status queries asking for an expected cycle's charge. */
+  /**
+   * Retired, read by no rule: an expected cycle's charge is asked about at the shared polling
+   * cadence (domain/polling.ts), like every operation in flight. Still filled from
+   * SCHEDULE_GATEWAY_STATUS_POLL_SECONDS until the test kit and policy.spec.ts stop setting it.
+   */
   readonly statusPollMs?: number;
   /** Status queries asking for an expected cycle's charge before `gateway-charge-alert` (not-found). */
   readonly maxStatusPolls?: number;
@@ -185,7 +189,6 @@ export const DEFAULT_SCHEDULE_POLICY: SchedulePolicy = {
   retryDelaysMs: [1, 3, 7].map((days) => days * 86_400_000),
 };
 
-export const DEFAULT_STATUS_POLL_MS = 5_000;
 export const DEFAULT_MAX_STATUS_POLLS = 60;
 export const DEFAULT_MAX_SEND_ATTEMPTS = 5;
 export const DEFAULT_EXPECTED_CHARGE_GRACE_MS = 86_400_000;

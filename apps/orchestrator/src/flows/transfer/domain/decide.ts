@@ -1,18 +1,11 @@
-import type {
-  PayoutBudgetAnswerCommand,
-  RejectionCode,
-  TransferEvent,
-  TransferOperation,
-} from '@payments/contracts';
-import { stampDrafts } from '../../../domain/decision';
+import type { PayoutBudgetAnswerCommand, RejectionCode, TransferEvent } from '@payments/contracts';
+import { orderOf, refreshQuery, type OperationVocabulary } from '../../../domain/gateway-operation';
 import {
-  operationDecision,
-  orderOf,
-  refreshQuery,
-  reportError,
-  type OperationInFlight,
-  type OperationVocabulary,
-} from '../../../domain/gateway-operation';
+  lifecycleVocabulary,
+  operationRef,
+  operationSagaDecider,
+  sagaDecisions,
+} from '../../../domain/single-operation';
 import {
   amountRefusal,
   dailyAmountRefusal,
@@ -29,11 +22,9 @@ import type {
   TransferDomainCommand,
   TransferEffect,
   TransferEventDraft,
-  TransferInput,
+  TransferOp,
   TransferState,
 } from './model';
-
-type TransferOp = OperationInFlight<TransferOperation>;
 
 /**
  * The transfer decider (pure). A transfer command is checked (amount, currency, the endpoint's
@@ -44,70 +35,23 @@ type TransferOp = OperationInFlight<TransferOperation>;
  * events; declined and failed release the reservation. `transferred` only on a gateway answer
  * about this transfer.
  */
-export function decideTransfer(
-  input: TransferInput,
-  state: TransferState,
-  ctx: TransferContext,
-): TransferDecision {
-  switch (input.kind) {
-    case 'command':
-      return decideCommand(input.command, state, ctx);
-    case 'gateway-result':
-    case 'callback':
-    case 'status-check-hint':
-    case 'timer-fired': {
-      const open = state.status === 'initial' ? undefined : state;
-      const op = open?.inFlight;
-      return operationDecision<
-        TransferOp,
-        TransferEvent,
-        'transferId',
-        OpenTransfer,
-        TransferEffect
-      >(
-        input,
-        open && op && { state: open, sagaId: open.transferId, idField: 'transferId', op },
-        (s) => transferVocabulary(s),
-        ctx.policy ?? DEFAULT_PAYOUT_POLICY,
-        ctx,
-      );
-    }
-    default: {
-      const never: never = input;
-      throw new Error(`unhandled input ${JSON.stringify(never)}`);
-    }
-  }
-}
+export const decideTransfer = operationSagaDecider({
+  idField: 'transferId',
+  command: decideCommand,
+  vocabulary: transferVocabulary,
+  rules: (ctx) => ctx.policy ?? DEFAULT_PAYOUT_POLICY,
+});
 
-function stamp(
-  state: TransferState,
-  transferId: string,
-  now: string,
-  drafts: TransferEventDraft[],
-) {
-  return stampDrafts<TransferEvent, 'transferId'>(state.version, { transferId }, now, drafts);
-}
+const decisions = sagaDecisions<TransferEvent, 'transferId'>('transferId', 'transfer-');
 
 function decideCommand(
   command: TransferDomainCommand,
   state: TransferState,
   ctx: TransferContext,
 ): TransferDecision {
-  const refuse = (code: RejectionCode, message: string): TransferDecision => ({
-    outcome: 'rejected',
-    rejection: { code, message },
+  const refuse = (code: RejectionCode, message: string): TransferDecision =>
     // The budget's answer names the transfer as the saga that asked (`payoutId`).
-    events: stamp(state, sagaIdOf(command), ctx.now, [
-      {
-        type: 'transfer-command-rejected',
-        commandId: command.commandId,
-        commandType: command.type,
-        reason: code,
-        message,
-      },
-    ]),
-    effects: [],
-  });
+    decisions.rejected(state, sagaIdOf(command), ctx.now, command, { code, message });
   if (command.type === 'payout-budget-answer') {
     const outcome = state.status === 'initial' ? undefined : budgetAnswer(command, state, ctx.now);
     return outcome ?? refuse('INVALID_STATE', `no budget reservation is awaited (${state.status})`);
@@ -129,9 +73,11 @@ function decideCommand(
   if (refusal) return refuse(...refusal);
   const requestId = ctx.ids.next();
   const { transferId, merchant, amount } = command;
-  return {
-    outcome: 'accepted',
-    events: stamp(state, transferId, ctx.now, [
+  return decisions.accepted(
+    state,
+    transferId,
+    ctx.now,
+    [
       {
         type: 'transfer-requested',
         commandId: command.commandId,
@@ -141,8 +87,8 @@ function decideCommand(
         clientOrderId: transferId,
         merchant,
       },
-    ]),
-    effects: sendWhenReserved(
+    ],
+    sendWhenReserved(
       {
         operation: command.type,
         requestId,
@@ -163,7 +109,7 @@ function decideCommand(
       amount,
       ctx.now,
     ),
-  };
+  );
 }
 
 function sagaIdOf(command: TransferDomainCommand): string {
@@ -182,11 +128,7 @@ function budgetAnswer(
     ...refusal,
   }));
   return (
-    outcome && {
-      outcome: 'accepted',
-      events: stamp(state, state.transferId, now, outcome.drafts),
-      effects: outcome.effects,
-    }
+    outcome && decisions.accepted(state, state.transferId, now, outcome.drafts, outcome.effects)
   );
 }
 
@@ -194,48 +136,23 @@ function budgetAnswer(
 function transferVocabulary(
   state: OpenTransfer,
 ): OperationVocabulary<TransferOp, TransferEventDraft, TransferEffect> {
-  const ref = (op: TransferOp) =>
-    ({ commandId: op.commandId, operation: op.operation, requestId: op.requestId }) as const;
   return {
+    ...lifecycleVocabulary<TransferOp, TransferEventDraft, TransferEffect>('transfer-', {
+      ended: releaseOnNoPayment(state.transferId, state),
+    }),
     opensOrder: () => true,
     expectedAmount: () => state.amount,
-    acceptedByGateway: (op, facts) => ({
-      type: 'transfer-accepted-by-gateway',
-      ...ref(op),
-      ...facts,
-    }),
-    outcomeUnknown: (op, facts) => ({ type: 'transfer-outcome-unknown', ...ref(op), ...facts }),
-    operationResent: (op, attempt, unknownSince) => ({
-      type: 'transfer-operation-resent',
-      ...ref(op),
-      attempt,
-      unknownSince,
-    }),
     succeeded: (report, op) => ({
       drafts: [
         {
           type: 'transferred',
-          ...ref(op),
+          ...operationRef(op),
           amount: state.amount,
           ...(report.gatewayOrderId === undefined ? {} : { gatewayOrderId: report.gatewayOrderId }),
           ...(report.approvalCode === undefined ? {} : { approvalCode: report.approvalCode }),
         },
       ],
       effects: [],
-    }),
-    declined: (report, op) => ({
-      drafts: [
-        {
-          type: 'transfer-declined',
-          ...ref(op),
-          ...reportError(report),
-        },
-      ],
-      effects: releaseOnNoPayment(state.transferId, state),
-    }),
-    failed: (op, why) => ({
-      drafts: [{ type: 'transfer-failed', ...ref(op), ...why }],
-      effects: releaseOnNoPayment(state.transferId, state),
     }),
   };
 }

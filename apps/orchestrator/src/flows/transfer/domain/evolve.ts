@@ -1,12 +1,19 @@
 import type { TransferEvent } from '@payments/contracts';
-import { inFlight as operation, withOperation } from '../../../domain/gateway-operation';
+import { unhandled } from '../../../domain/decision';
+import {
+  opened,
+  requestedState,
+  settledAt,
+  withLifecycleEvent,
+} from '../../../domain/single-operation';
 import { utcDay } from '../../payout/domain';
-import type { OpenTransfer, TransferState } from './model';
+import type { TransferState } from './model';
 
-function open(state: TransferState): OpenTransfer {
-  if (state.status === 'initial') throw new Error('event for a transfer that was never requested');
-  return state;
-}
+const ENDED = {
+  'transfer-declined': 'declined',
+  'transfer-failed': 'failed',
+  'transfer-refused': 'refused',
+} as const;
 
 /** The transfer's state after one of its events (pure, total over the event union). */
 export function evolveTransfer(state: TransferState, event: TransferEvent): TransferState {
@@ -14,53 +21,29 @@ export function evolveTransfer(state: TransferState, event: TransferEvent): Tran
   switch (event.type) {
     case 'transfer-requested':
       return {
-        status: 'transferring',
-        version,
+        ...requestedState('transferring', event),
         transferId: event.transferId,
-        merchant: event.merchant,
         amount: event.amount,
-        clientOrderId: event.clientOrderId,
-        inFlight: operation.requested(event),
         // Reserved in the transaction that requested it; a refusal follows in it as `transfer-refused`.
         reserved: true,
         budgetDay: utcDay(event.occurredAt),
       };
-    case 'transfer-accepted-by-gateway': {
-      const s = withOperation(open(state), version, (op) =>
-        operation.accepted(op, event.serialNumber),
-      );
-      return event.gatewayOrderId === undefined
-        ? s
-        : { ...s, gatewayOrderId: event.gatewayOrderId };
-    }
+    case 'transfer-accepted-by-gateway':
     case 'transfer-outcome-unknown':
-      return withOperation(open(state), version, (op) =>
-        operation.unknown(op, event.since, event.alert, event.concern),
-      );
     case 'transfer-operation-resent':
-      return withOperation(open(state), version, (op) => operation.resent(op, event.occurredAt));
-    case 'transferred': {
-      const { inFlight: _done, ...rest } = open(state);
-      return { ...rest, status: 'transferred', version };
-    }
+      return withLifecycleEvent(opened(state, 'transfer'), event);
+    case 'transferred':
+      return settledAt(opened(state, 'transfer'), 'transferred', version);
     case 'transfer-declined':
     case 'transfer-failed':
     case 'transfer-refused': {
       // Nothing moved: the reservation is released (declined, failed) or was never granted.
-      const { inFlight: _done, reserved: _r, ...rest } = open(state);
-      const status =
-        event.type === 'transfer-declined'
-          ? 'declined'
-          : event.type === 'transfer-failed'
-            ? 'failed'
-            : 'refused';
-      return { ...rest, status, version };
+      const { reserved: _r, ...rest } = opened(state, 'transfer');
+      return settledAt(rest, ENDED[event.type], version);
     }
     case 'transfer-command-rejected':
       return { ...state, version: Math.max(state.version, version) };
-    default: {
-      const never: never = event;
-      throw new Error(`unhandled event ${JSON.stringify(never)}`);
-    }
+    default:
+      return unhandled(event, 'event');
   }
 }

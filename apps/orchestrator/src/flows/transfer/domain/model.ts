@@ -1,22 +1,16 @@
 import type {
   AnyTransferCommand,
-  GatewayCallback,
-  GatewayResult,
   GatewayStatusRequest,
   GatewayTransferRequest,
   MerchantRef,
   Money,
   PayoutBudgetAnswerCommand,
-  StatusCheckHint,
   TransferEvent,
   TransferOperation,
 } from '@payments/contracts';
 import type { Draft, FlowDecision } from '../../../domain/decision';
-import type {
-  OperationEffect,
-  OperationInFlight,
-  OperationTimer,
-} from '../../../domain/gateway-operation';
+import type { OperationEffect, OperationInFlight } from '../../../domain/gateway-operation';
+import type { SagaOperationInput } from '../../../domain/single-operation';
 import type { BudgetRequest, PayoutPolicy, PublishHeldRequest } from '../../payout/domain';
 
 /**
@@ -36,6 +30,9 @@ export interface InitialTransfer {
   readonly version: number;
 }
 
+/** The transfer's one gateway operation in flight. */
+export type TransferOp = OperationInFlight<TransferOperation>;
+
 export interface OpenTransfer {
   readonly status: Exclude<TransferStatus, 'initial'>;
   readonly version: number;
@@ -44,7 +41,7 @@ export interface OpenTransfer {
   readonly amount: Money;
   readonly clientOrderId: string;
   readonly gatewayOrderId?: string;
-  readonly inFlight?: OperationInFlight<TransferOperation>;
+  readonly inFlight?: TransferOp;
   /** The budget reservation is held (from the request until transferred, or released). */
   readonly reserved?: true;
   /** The UTC day whose budget the transfer draws on. */
@@ -55,12 +52,7 @@ export type TransferState = InitialTransfer | OpenTransfer;
 
 export const initialTransferState: TransferState = { status: 'initial', version: 0 };
 
-export type TransferInput =
-  | { kind: 'command'; command: TransferDomainCommand }
-  | { kind: 'gateway-result'; result: GatewayResult; about?: readonly TransferOperation[] }
-  | { kind: 'callback'; callback: GatewayCallback; about?: readonly TransferOperation[] }
-  | { kind: 'status-check-hint'; hint: StatusCheckHint }
-  | { kind: 'timer-fired'; timer: OperationTimer };
+export type TransferInput = SagaOperationInput<TransferDomainCommand, TransferOperation>;
 
 /** The transfer commands, and the daily budget's answer to the transfer's reservation. */
 export type TransferDomainCommand = AnyTransferCommand | PayoutBudgetAnswerCommand;

@@ -87,7 +87,11 @@ export class SagaRuntime {
       // Several inputs (a consumed batch): their sagas locked up front, in one statement and in id
       // order, so two batches sharing sagas queue instead of deadlocking; their inbox rows
       // recorded in one statement too.
-      if (inputs.length > 1) {
+      // With the prelude (the default) that is one statement with the commands' records, for a
+      // single input too.
+      if (this.options.prelude !== 'separate') {
+        await work.prelude(this.sagaIdsOf(inputs), inputs);
+      } else if (inputs.length > 1) {
         await work.lockAll(this.sagaIdsOf(inputs));
         await work.recordInboxAll(inputs);
       }

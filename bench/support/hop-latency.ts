@@ -11,7 +11,9 @@
  *   KAFKA_BROKERS=127.0.0.1:9092 tsx bench/support/hop-latency.ts    # a running one
  *
  * HOP_MESSAGES (default 200), HOP_RATE (25), HOP_MODES (plain,runner,runner-batch),
- * HOP_MAX_WAIT_MS (the runner's maxWaitTimeMs, default the library's), HOP_TOPICS (3).
+ * HOP_MAX_WAIT_MS (the runner's maxWaitTimeMs, default the library's), HOP_TOPICS (3),
+ * HOP_HANDLER_MS (0: how long each handler call waits, as a unit of work's round trips do; no
+ * CPU, so what it adds is the fetch loop waiting for the handler, not a busy machine).
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -55,6 +57,8 @@ async function main(): Promise<void> {
   const rate = num('HOP_RATE', 25);
   const topicCount = num('HOP_TOPICS', 3);
   const maxWait = process.env.HOP_MAX_WAIT_MS;
+  const handlerMs = num('HOP_HANDLER_MS', 0);
+  const work = () => (handlerMs > 0 ? sleep(handlerMs) : Promise.resolve());
   const modes = (process.env.HOP_MODES ?? 'plain,runner,runner-batch').split(',');
   const given = process.env.KAFKA_BROKERS;
   const broker = given
@@ -145,6 +149,7 @@ async function main(): Promise<void> {
             partitionsConsumedConcurrently: 3,
             eachMessage: async ({ message }) => {
               onMessage((JSON.parse(String(message.value)) as { id: string }).id);
+              await work();
             },
           });
           await join;
@@ -159,11 +164,16 @@ async function main(): Promise<void> {
         const handlers: KafkaMessageHandler<{ id: string }>[] = topics.map((t) => ({
           topic: t,
           schema,
-          handle: async (m) => onMessage(m.value.id),
+          handle: async (m) => {
+            onMessage(m.value.id);
+            await work();
+          },
           ...(batch
             ? {
-                handleBatch: async (ms: readonly { value: { id: string } }[]) =>
-                  ms.forEach((m) => onMessage(m.value.id)),
+                handleBatch: async (ms: readonly { value: { id: string } }[]) => {
+                  for (const m of ms) onMessage(m.value.id);
+                  await work();
+                },
               }
             : {}),
         }));

@@ -59,3 +59,22 @@ export function commandRecords(
     return [{ commandId, fingerprint: parsed.fingerprint, sagaId }];
   });
 }
+
+/**
+ * `catalogue` parsing each command from the topic once (it is pure: the same raw value, the same
+ * answer), for the life of one unit of work; a flow's own commands are parsed every time.
+ */
+export function memoisedCatalogue(catalogue: CommandCatalogue): CommandCatalogue {
+  const parsed = new Map<unknown, ReturnType<CommandCatalogue['parse']>>();
+  return {
+    parse(raw, origin = 'topic') {
+      if (origin !== 'topic') return catalogue.parse(raw, origin);
+      let result = parsed.get(raw);
+      if (result === undefined) {
+        result = catalogue.parse(raw, origin);
+        parsed.set(raw, result);
+      }
+      return result;
+    },
+  };
+}

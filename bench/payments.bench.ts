@@ -25,8 +25,9 @@
  * BENCH_REPLICAS=2 runs two replicas of the orchestrator, the adapter and callback-ingest (same
  * consumer groups and databases, a balancer in front of their HTTP ports). BENCH_KAFKA_PORT picks
  * the throw-away broker's port. BENCH_COUNT_STATEMENTS=1 prints every app's statements per sale
- * by text. BENCH_FLOOR_MESSAGES=0 skips the floors. BENCH_PAIR=`<app>:<VAR>=<before>,<after>` runs
- * a before/after pair of closed loops instead (the app restarted with each value). BENCH_NODE_OPTIONS (e.g.
+ * by text. BENCH_FLOOR_MESSAGES=0 skips the floors. BENCH_PAIR=`<app>[+<app>]:<VAR>=<before>,<after>`
+ * runs a before/after pair instead (the apps restarted with each value; a closed loop and, unless
+ * BENCH_RATE=0, an open loop with its hops per value). BENCH_NODE_OPTIONS (e.g.
  * `--max-semi-space-size=4`) is given to every app.
  *
  * It is a script, not a test: it prints figures and never asserts on time.
@@ -35,6 +36,7 @@ import { randomUUID } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { Kafka } from 'kafkajs';
 import { Pool } from 'pg';
 import { ensureBroker, freshDatabase } from '../scripts/stack/infra';
 import { kafkaClient } from '../scripts/stack/kafka-io';
@@ -239,6 +241,11 @@ function summariseProfiles(dir: string, appOfPid: ReadonlyMap<string, string>): 
   return `${lines.join('\n')}\n`;
 }
 
+/** What a mode's sales did: approvals, charges per sale, events out of their version order. */
+function checks(mode: string, r: ModeResult): string {
+  return `${mode}: approved ${r.approved}/${r.count}; gateway charges ${r.charges} (one per sale expected), sales charged twice ${r.chargedTwice}; sales whose events came out of version order ${r.outOfOrder}`;
+}
+
 function row(name: string, f: Figures, unit: string): string {
   const ms = (v: number) => String(v).padStart(7);
   return `${name.padEnd(38)} ${String(f.count).padStart(6)} ${f.seconds.toFixed(1).padStart(8)} ${f.perSecond.toFixed(1).padStart(9)} ${unit.padEnd(9)} ${ms(f.p50)} ${ms(f.p95)} ${ms(f.p99)} ${ms(f.max)}`;
@@ -321,7 +328,7 @@ async function main(): Promise<void> {
     }
 
     if (PAIR !== undefined) {
-      await pairedClosedLoops(stack, processes, PAIR);
+      await pairedRuns(stack, processes, PAIR, { orchestratorDb, kafka });
       return;
     }
     process.stdout.write('measuring what the processes use idle (5 s)...\n');
@@ -369,8 +376,6 @@ async function main(): Promise<void> {
       process.stdout.write(`${row('floor naive, per message', naive, 'msgs/s')}\n`);
       process.stdout.write(`${row('floor batched, per fetched batch', batched, 'msgs/s')}\n`);
     }
-    const checks = (mode: string, r: ModeResult) =>
-      `${mode}: approved ${r.approved}/${r.count}; gateway charges ${r.charges} (one per sale expected), sales charged twice ${r.chargedTwice}; sales whose events came out of version order ${r.outOfOrder}`;
     process.stdout.write(`\n${checks('closed loop', ours)}\n`);
     if (open !== undefined) {
       process.stdout.write(
@@ -425,33 +430,40 @@ function appPids(stack: PaymentStack): Map<string, number> {
 }
 
 /**
- * BENCH_PAIR=`<app>:<VAR>=<before>,<after>`: a before/after pair in one run, on one stack, broker
- * and database — the app's replicas restarted with VAR=before, a closed loop, restarted with
- * VAR=after, a closed loop — each with its idle-time CPU and breakdown, so one step's effect is
- * read from two runs made back to back under the same machine load.
+ * BENCH_PAIR=`<app>[+<app>…]:<VAR>=<before>,<after>`: a before/after pair in one run, on one
+ * stack, broker and database — the apps' replicas restarted with VAR=before, a closed loop (and,
+ * unless BENCH_RATE=0, an open loop with its hops), restarted with VAR=after, the same again —
+ * each with its idle-time CPU and breakdown, so one step's effect is read from two runs made back
+ * to back under the same machine load. Several apps: a library setting every app reads.
  */
-async function pairedClosedLoops(
+async function pairedRuns(
   stack: PaymentStack,
   processes: Processes,
   pair: string,
+  hopSources: { readonly orchestratorDb: string; readonly kafka: Kafka },
 ): Promise<void> {
-  const parsed = /^([a-z-]+):([A-Z0-9_]+)=([^,]*),(.*)$/.exec(pair);
-  if (parsed === null) throw new Error(`BENCH_PAIR ${pair}: expected <app>:<VAR>=<before>,<after>`);
-  const [, app, variable, before, after] = parsed as unknown as [
+  const parsed = /^([a-z+-]+):([A-Z0-9_]+)=([^,]*),(.*)$/.exec(pair);
+  if (parsed === null) {
+    throw new Error(`BENCH_PAIR ${pair}: expected <app>[+<app>]:<VAR>=<before>,<after>`);
+  }
+  const [, appList, variable, before, after] = parsed as unknown as [
     string,
-    AppName,
+    string,
     string,
     string,
     string,
   ];
+  const apps = appList.split('+') as AppName[];
   const lines: string[] = [];
   for (const [label, value] of [
     ['before', before],
     ['after', after],
   ] as const) {
-    process.stdout.write(`restarting ${app} with ${variable}=${value}...\n`);
-    for (const name of stack.replicaNames(app)) {
-      await stack.restart(name, 'SIGTERM', { [variable]: value });
+    process.stdout.write(`restarting ${apps.join(', ')} with ${variable}=${value}...\n`);
+    for (const app of apps) {
+      for (const name of stack.replicaNames(app)) {
+        await stack.restart(name, 'SIGTERM', { [variable]: value });
+      }
     }
     const warm = Array.from({ length: 20 }, () => stack.sale({ cvv: '123' }));
     await stack.send(...warm);
@@ -461,19 +473,39 @@ async function pairedClosedLoops(
     await stack.controls.reset();
     const now = { ...processes, apps: appPids(stack) };
     const idle = await idleCost(now, 5);
+    const side = `${label} (${variable}=${value})`;
     process.stdout.write(`measuring the closed loop (${label}: ${variable}=${value})...\n`);
     const { result, breakdown } = await measureBreakdown(now, () => pipeline(stack));
     lines.push(
-      `\n${label}: ${app} ${variable}=${value}: ${result.perSecond.toFixed(1)} sales/s; approved ${result.approved}/${result.count}; gateway charges ${result.charges}, charged twice ${result.chargedTwice}; out of version order ${result.outOfOrder}`,
-      breakdownLines(
-        `${label} (${variable}=${value})`,
-        breakdown,
-        result.count,
-        result.seconds,
-        COUNT_STATEMENTS,
-        idle,
-      ),
+      `\n${label}: ${apps.join('+')} ${variable}=${value}: ${result.perSecond.toFixed(1)} sales/s; approved ${result.approved}/${result.count}; gateway charges ${result.charges}, charged twice ${result.chargedTwice}; out of version order ${result.outOfOrder}`,
+      breakdownLines(side, breakdown, result.count, result.seconds, COUNT_STATEMENTS, idle),
     );
+    if (RATE > 0) {
+      await stack.controls.reset();
+      const hopsFrom = await hopOffsets(hopSources.kafka);
+      process.stdout.write(`measuring the open loop at ${RATE}/s (${label})...\n`);
+      const open = await measureBreakdown(now, () => openLoop(stack));
+      const hops = await hopLatencies(
+        open.result.times,
+        hopSources.orchestratorDb,
+        open.result.ledger,
+        hopSources.kafka,
+        hopsFrom,
+      );
+      lines.push(
+        `${row(`${label}: open loop at ${RATE}/s`, open.result, 'sales/s')}`,
+        `${checks(`${label}: open loop`, open.result)}; sends later than their slot by > 10 ms: ${open.result.lateSends}`,
+        breakdownLines(
+          `${side}, open loop`,
+          open.breakdown,
+          open.result.count,
+          open.result.seconds,
+          COUNT_STATEMENTS,
+          idle,
+        ),
+        hopLines(hops.hops, hops.complete, open.result.count),
+      );
+    }
   }
   process.stdout.write(lines.join('\n'));
 }

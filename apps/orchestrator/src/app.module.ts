@@ -115,6 +115,7 @@ export class AppModule {
           provide: RUNTIME_OPTIONS,
           useValue: {
             hintIntervalMs: config.policy.statusHintIntervalSeconds * 1000,
+            prelude: config.runtime.prelude,
           } satisfies RuntimeOptions,
         },
         { provide: APP_FILTER, useClass: HttpErrorFilter },

@@ -75,6 +75,40 @@ SELECT * FROM unnest($1::text[], $2::text[])
 ON CONFLICT DO NOTHING
 RETURNING consumer, message_id`,
 );
+/**
+ * A unit of work's opening statement: its sagas locked (in id order, first, as LOCK_SAGAS), its
+ * inbox rows and its commands' records written, the records kept before read. A CTE's insert is
+ * not visible to the statement's own read of `commands`: `kept` holds only earlier records.
+ */
+const PRELUDE = statement(
+  'prelude',
+  `WITH locked AS (
+  SELECT ${SAGA_COLUMNS} FROM sagas WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE),
+fresh AS (
+  INSERT INTO inbox (consumer, message_id)
+  SELECT * FROM unnest($2::text[], $3::text[])
+  ON CONFLICT DO NOTHING
+  RETURNING consumer, message_id),
+recorded AS (
+  INSERT INTO commands (command_id, fingerprint, saga_id, recorded_at)
+  SELECT c.command_id, c.fingerprint, c.saga_id, $7::timestamptz
+    FROM unnest($4::uuid[], $5::text[], $6::uuid[]) AS c(command_id, fingerprint, saga_id)
+  ON CONFLICT (command_id) DO NOTHING
+  RETURNING command_id)
+SELECT 'saga' AS kind, l.id::text AS id, l.flow, l.state, l.version, l.last_hint_at,
+       NULL::text AS consumer, NULL::text AS fingerprint, NULL::uuid AS saga_id,
+       NULL::jsonb AS rejection
+  FROM locked l
+UNION ALL
+SELECT 'inbox', f.message_id, NULL, NULL, NULL, NULL, f.consumer, NULL, NULL, NULL FROM fresh f
+UNION ALL
+SELECT 'recorded', r.command_id::text, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+  FROM recorded r
+UNION ALL
+SELECT 'kept', c.command_id::text, NULL, NULL, NULL, NULL, NULL, c.fingerprint, c.saga_id,
+       c.rejection
+  FROM commands c WHERE c.command_id = ANY($4::uuid[])`,
+);
 const FIND_GATEWAY_REQUEST = statement(
   'find_gateway_request',
   'SELECT body FROM gateway_requests WHERE request_id = $1::uuid',
@@ -149,6 +183,88 @@ export class SagaRepository {
     if (ids.length === 0) return [];
     const rows = await runStatement<SagaRecord>(tx, LOCK_SAGAS, [ids]);
     return rows.map(sagaRow);
+  }
+
+  /**
+   * Opens a unit of work in one statement: locks the sagas among `sagaIds` that exist (sorted, in
+   * id order), records the inbox rows and the commands (each command id once: the first record
+   * given wins). Returns the locked rows; the inbox keys (`inboxKey`) new to their consumer; per
+   * command id, undefined when recorded now, else the record kept before. A command id in neither
+   * map was recorded by a transaction that committed while this statement waited for it:
+   * `recordCommandOnce` reads it.
+   */
+  async prelude(
+    tx: EntityManager,
+    input: {
+      readonly sagaIds: readonly string[];
+      readonly inbox: ReadonlyArray<{ consumer: string; messageId: string }>;
+      readonly commands: ReadonlyArray<{ commandId: string; fingerprint: string; sagaId: string }>;
+    },
+    now: Date,
+  ): Promise<{
+    sagas: SagaRow[];
+    freshInbox: Set<string>;
+    commands: Map<string, RecordedCommand | undefined>;
+  }> {
+    const inbox = [
+      ...new Map(input.inbox.map((m) => [inboxKey(m.consumer, m.messageId), m])).values(),
+    ];
+    // The first record of a command id wins: a later one with the same id is its duplicate.
+    const commands = input.commands.filter(
+      (c, i) => input.commands.findIndex((d) => d.commandId === c.commandId) === i,
+    );
+    const rows = await runStatement<{
+      kind: 'saga' | 'inbox' | 'recorded' | 'kept';
+      id: string;
+      flow: string | null;
+      state: unknown;
+      version: number | null;
+      last_hint_at: Date | null;
+      consumer: string | null;
+      fingerprint: string | null;
+      saga_id: string | null;
+      rejection: HistoryRow | null;
+    }>(tx, PRELUDE, [
+      input.sagaIds,
+      inbox.map((m) => m.consumer),
+      inbox.map((m) => m.messageId),
+      commands.map((c) => c.commandId),
+      commands.map((c) => c.fingerprint),
+      commands.map((c) => c.sagaId),
+      now,
+    ]);
+    const sagas: SagaRow[] = [];
+    const freshInbox = new Set<string>();
+    const recorded = new Map<string, RecordedCommand | undefined>();
+    for (const row of rows) {
+      switch (row.kind) {
+        case 'saga':
+          sagas.push(
+            sagaRow({
+              id: row.id,
+              flow: row.flow ?? '',
+              state: row.state,
+              version: row.version ?? 0,
+              last_hint_at: row.last_hint_at,
+            }),
+          );
+          break;
+        case 'inbox':
+          freshInbox.add(inboxKey(row.consumer ?? '', row.id));
+          break;
+        case 'recorded':
+          recorded.set(row.id, undefined);
+          break;
+        case 'kept':
+          recorded.set(row.id, {
+            fingerprint: row.fingerprint ?? '',
+            sagaId: row.saga_id ?? '',
+            rejection: row.rejection,
+          });
+          break;
+      }
+    }
+    return { sagas, freshInbox, commands: recorded };
   }
 
   /**

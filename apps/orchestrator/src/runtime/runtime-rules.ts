@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson, FINGERPRINT_EXCLUDED_FIELDS } from '../domain';
+import type { CommandCatalogue } from './flow';
 
 /**
  * Fingerprint of a command that failed validation, so a redelivery of the same invalid command is
@@ -32,4 +33,48 @@ export function hintAllowed(lastHintAt: Date | null, now: Date, intervalMs: numb
 /** Backoff of a timer whose firing failed: 1 s, 2 s, 4 s … up to 5 minutes. */
 export function timerRetryDelayMs(attempts: number): number {
   return Math.min(5 * 60_000, 1000 * 2 ** Math.min(20, Math.max(0, attempts)));
+}
+
+/** A saga or command id as PostgreSQL prints a uuid: only those are looked up by their text. */
+const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export function isCanonicalUuid(id: string): boolean {
+  return CANONICAL_UUID.test(id);
+}
+
+/**
+ * The records of the commands among raw inputs from the commands topic, for a unit of work's
+ * prelude: those with a command id and a saga id in canonical form (others are recorded on their
+ * own, as a flow's child commands are).
+ */
+export function commandRecords(
+  raws: readonly unknown[],
+  catalogue: CommandCatalogue,
+): Array<{ commandId: string; fingerprint: string; sagaId: string }> {
+  return raws.flatMap((raw) => {
+    const parsed = catalogue.parse(raw);
+    const { commandId, sagaId } = parsed.ok ? parsed.command : parsed.ids;
+    if (commandId === undefined || sagaId === undefined) return [];
+    if (!isCanonicalUuid(commandId) || !isCanonicalUuid(sagaId)) return [];
+    return [{ commandId, fingerprint: parsed.fingerprint, sagaId }];
+  });
+}
+
+/**
+ * `catalogue` parsing each command from the topic once (it is pure: the same raw value, the same
+ * answer), for the life of one unit of work; a flow's own commands are parsed every time.
+ */
+export function memoisedCatalogue(catalogue: CommandCatalogue): CommandCatalogue {
+  const parsed = new Map<unknown, ReturnType<CommandCatalogue['parse']>>();
+  return {
+    parse(raw, origin = 'topic') {
+      if (origin !== 'topic') return catalogue.parse(raw, origin);
+      let result = parsed.get(raw);
+      if (result === undefined) {
+        result = catalogue.parse(raw, origin);
+        parsed.set(raw, result);
+      }
+      return result;
+    },
+  };
 }

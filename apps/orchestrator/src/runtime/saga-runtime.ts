@@ -10,7 +10,7 @@ import { TimerRepository, type TimerRow } from '../persistence/timer.repository'
 import { Clock, IdGenerator } from './clock';
 import type { CommandCatalogue } from './flow';
 import { countCommitted, outcomeMetrics } from './outcome-metrics';
-import { timerRetryDelayMs } from './runtime-rules';
+import { memoisedCatalogue, timerRetryDelayMs } from './runtime-rules';
 import { type AnyFlow, type RuntimeInput, type RuntimeOptions, UnitOfWork } from './unit-of-work';
 
 export { type AnyFlow, INBOX, type RuntimeInput, type RuntimeOptions } from './unit-of-work';
@@ -82,43 +82,23 @@ export class SagaRuntime {
    * when a command carries no command id and saga id to address a rejection to.
    */
   async process(inputs: readonly RuntimeInput[]): Promise<void> {
-    for (const input of inputs) if (input.kind === 'command') this.addressable(input.raw);
-    await this.committedUnitOfWork(async (work) => {
+    // Each command is parsed (validated, fingerprinted) once for the whole unit of work.
+    const catalogue = memoisedCatalogue(this.catalogue);
+    for (const input of inputs) if (input.kind === 'command') addressable(catalogue, input.raw);
+    await this.committedUnitOfWork(catalogue, async (work) => {
       // Several inputs (a consumed batch): their sagas locked up front, in one statement and in id
       // order, so two batches sharing sagas queue instead of deadlocking; their inbox rows
       // recorded in one statement too.
-      if (inputs.length > 1) {
-        await work.lockAll(this.sagaIdsOf(inputs));
+      // With the prelude (the default) that is one statement with the commands' records, for a
+      // single input too.
+      if (this.options.prelude !== 'separate') {
+        await work.prelude(sagaIdsOf(catalogue, inputs), inputs);
+      } else if (inputs.length > 1) {
+        await work.lockAll(sagaIdsOf(catalogue, inputs));
         await work.recordInboxAll(inputs);
       }
       for (const input of inputs) await work.run(input);
     });
-  }
-
-  /** The sagas the inputs address (those that name one), sorted. */
-  private sagaIdsOf(inputs: readonly RuntimeInput[]): string[] {
-    const ids = new Set<string>();
-    for (const input of inputs) {
-      switch (input.kind) {
-        case 'command': {
-          const parsed = this.catalogue.parse(input.raw);
-          const id = parsed.ok ? parsed.command.sagaId : parsed.ids.sagaId;
-          if (id !== undefined) ids.add(id);
-          break;
-        }
-        case 'gateway-result':
-          ids.add(input.result.paymentId);
-          break;
-        case 'callback':
-          ids.add(input.message.paymentId);
-          break;
-        default: {
-          const never: never = input;
-          throw new Error(`unhandled input ${JSON.stringify(never)}`);
-        }
-      }
-    }
-    return [...ids].sort();
   }
 
   /**
@@ -129,7 +109,7 @@ export class SagaRuntime {
   async fireNextDueTimer(): Promise<'fired' | 'taken' | 'idle'> {
     let claimed: TimerRow | undefined;
     try {
-      return await this.committedUnitOfWork(async (work, tx) => {
+      return await this.committedUnitOfWork(this.catalogue, async (work, tx) => {
         const next = await this.timers.nextDueTimer(tx, work.now);
         if (!next) return 'idle';
         // Lock order as in every handler, saga row first, then its timer: no deadlock.
@@ -152,32 +132,23 @@ export class SagaRuntime {
     }
   }
 
-  private addressable(raw: unknown): void {
-    const parsed = this.catalogue.parse(raw);
-    if (parsed.ok) return;
-    if (parsed.ids.commandId === undefined || parsed.ids.sagaId === undefined) {
-      throw new PoisonMessageError(
-        `command without commandId/paymentId (${parsed.reason}: ${parsed.message})`,
-      );
-    }
-  }
-
   /**
    * One unit of work in one transaction. The events it wrote are counted (outcome metrics) once
    * the commit succeeded: a unit that rolls back counts nothing.
    */
   private async committedUnitOfWork<T>(
+    catalogue: CommandCatalogue,
     body: (work: UnitOfWork, tx: EntityManager) => Promise<T>,
   ): Promise<T> {
     const [result, committed] = await this.db.transaction(async (tx) => {
-      const work = this.unitOfWork(tx);
+      const work = this.unitOfWork(tx, catalogue);
       return [await body(work, tx), work.written] as const;
     });
     countCommitted(this.metrics, committed, (flow) => this.byName.get(flow)?.moneyEvents ?? []);
     return result;
   }
 
-  private unitOfWork(tx: EntityManager): UnitOfWork {
+  private unitOfWork(tx: EntityManager, catalogue: CommandCatalogue): UnitOfWork {
     return new UnitOfWork(
       tx,
       this.clock.now(),
@@ -186,12 +157,48 @@ export class SagaRuntime {
         outbox: this.outbox,
         timers: this.timers,
         ids: this.ids,
-        catalogue: this.catalogue,
+        catalogue,
         options: this.options,
         logger: this.logger,
       },
       (name) => this.byName.get(name),
       (type) => (type === undefined ? undefined : this.byCommandType.get(type)) ?? this.defaultFlow,
+    );
+  }
+}
+
+/** The sagas the inputs address (those that name one), sorted. */
+function sagaIdsOf(catalogue: CommandCatalogue, inputs: readonly RuntimeInput[]): string[] {
+  const ids = new Set<string>();
+  for (const input of inputs) {
+    switch (input.kind) {
+      case 'command': {
+        const parsed = catalogue.parse(input.raw);
+        const id = parsed.ok ? parsed.command.sagaId : parsed.ids.sagaId;
+        if (id !== undefined) ids.add(id);
+        break;
+      }
+      case 'gateway-result':
+        ids.add(input.result.paymentId);
+        break;
+      case 'callback':
+        ids.add(input.message.paymentId);
+        break;
+      default: {
+        const never: never = input;
+        throw new Error(`unhandled input ${JSON.stringify(never)}`);
+      }
+    }
+  }
+  return [...ids].sort();
+}
+
+function addressable(catalogue: CommandCatalogue, raw: unknown): void {
+  const parsed = catalogue.parse(raw);
+  if (parsed.ok) return;
+  if (parsed.ids.commandId === undefined || parsed.ids.sagaId === undefined) {
+    throw new PoisonMessageError(
+      `command without commandId/paymentId (${parsed.reason}: ${parsed.message})`,
     );
   }
 }

@@ -14,6 +14,7 @@ import { OutboxWriter } from './outbox/outbox.writer';
 import {
   type HistoryRow,
   inboxKey,
+  type RecordedCommand,
   SagaRepository,
   type SagaRow,
 } from '../persistence/saga.repository';
@@ -30,12 +31,14 @@ import type {
   SagaInput,
 } from './flow';
 import type { OutcomeEvent } from './outcome-metrics';
-import { hintAllowed } from './runtime-rules';
+import { commandRecords, hintAllowed, isCanonicalUuid } from './runtime-rules';
 import { planWrites, RESEND_TIMER, type ResendPayload, type WritePlan } from './write-plan';
 
 export interface RuntimeOptions {
   /** At most one status-check hint acted on per saga per interval. */
   readonly hintIntervalMs: number;
+  /** How a unit of work opens (SAGA_PRELUDE, config.ts): `one` statement (default), `separate`. */
+  readonly prelude?: 'one' | 'separate';
 }
 
 /** Inbox consumer names (one per consumed stream). */
@@ -73,6 +76,12 @@ function inboxOf(input: RuntimeInput): { consumer: string; messageId: string } |
   }
 }
 
+function inboxRows(
+  inputs: readonly RuntimeInput[],
+): Array<{ consumer: string; messageId: string }> {
+  return inputs.flatMap((input) => inboxOf(input) ?? []);
+}
+
 export interface UnitOfWorkDeps {
   readonly sagas: SagaRepository;
   readonly outbox: OutboxWriter;
@@ -91,6 +100,8 @@ export class UnitOfWork {
   private readonly absent = new Set<string>();
   /** Inbox rows `recordInboxAll` wrote (key → not yet taken by its input). */
   private readonly inboxFresh = new Map<string, boolean>();
+  /** Commands `prelude` recorded (id → undefined) or found, for the first input carrying each. */
+  private readonly commandsRecorded = new Map<string, RecordedCommand | undefined>();
   /** The events written so far (new ones only: a re-emitted duplicate is not an outcome). */
   readonly written: OutcomeEvent[] = [];
   /** Sagas decided on in this unit of work that have no row (yet): id → endpoint id. */
@@ -128,16 +139,32 @@ export class UnitOfWork {
     for (const id of missing) if (!this.locked.has(id)) this.absent.add(id);
   }
 
+  /** Locks the sagas among `ids` (sorted), records the inputs' inbox rows and commands, in one
+   * statement; a flow's own commands and ids not in canonical form go the separate way. */
+  async prelude(ids: readonly string[], inputs: readonly RuntimeInput[]): Promise<void> {
+    const sagaIds = ids.filter((id) => !this.locked.has(id) && isCanonicalUuid(id));
+    const inbox = inboxRows(inputs);
+    const commands = commandRecords(
+      inputs.flatMap((input) => (input.kind === 'command' ? [input.raw] : [])),
+      this.deps.catalogue,
+    );
+    const opened = await this.deps.sagas.prelude(this.tx, { sagaIds, inbox, commands }, this.now);
+    for (const row of opened.sagas) this.locked.set(row.id, row);
+    for (const id of sagaIds) if (!this.locked.has(id)) this.absent.add(id);
+    for (const m of inbox) {
+      const key = inboxKey(m.consumer, m.messageId);
+      if (!this.inboxFresh.has(key)) this.inboxFresh.set(key, opened.freshInbox.has(key));
+    }
+    for (const [id, record] of opened.commands) this.commandsRecorded.set(id, record);
+  }
+
   /**
    * Records the inbox rows of the gateway results and callbacks among `inputs` in one statement;
    * each input then takes its verdict (`inbox`) instead of writing its own row. A message given
    * twice is new only for the first input that carries it.
    */
   async recordInboxAll(inputs: readonly RuntimeInput[]): Promise<void> {
-    const messages = inputs.flatMap((input) => {
-      const key = inboxOf(input);
-      return key === undefined ? [] : [key];
-    });
+    const messages = inboxRows(inputs);
     const fresh = await this.deps.sagas.recordInboxAll(this.tx, messages);
     for (const m of messages) {
       const key = inboxKey(m.consumer, m.messageId);
@@ -152,6 +179,13 @@ export class UnitOfWork {
     if (recorded === undefined) return this.deps.sagas.recordInbox(this.tx, consumer, messageId);
     this.inboxFresh.set(key, false);
     return recorded;
+  }
+
+  /** The prelude's verdict on a command (for the first input with its id), else its record now. */
+  private async recorded(origin: CommandOrigin, id: string, fingerprint: string, sagaId: string) {
+    const record = this.commandsRecorded.get(id);
+    if (origin === 'topic' && this.commandsRecorded.delete(id)) return record;
+    return this.deps.sagas.recordCommandOnce(this.tx, id, fingerprint, sagaId, this.now);
   }
 
   /** Locks the saga once per transaction; later inputs see the state the earlier ones left. */
@@ -231,14 +265,9 @@ export class UnitOfWork {
         await this.command(effect.command, meta, 'saga', parent);
       }
     };
-    // Recorded now when new (one statement: the record, or the one kept before).
-    const recorded = await this.deps.sagas.recordCommandOnce(
-      this.tx,
-      commandId,
-      parsed.fingerprint,
-      sagaId,
-      this.now,
-    );
+    // Recorded now when new (one statement: the record, or the one kept before), unless the
+    // prelude did; a second input with the same id reads what the first left.
+    const recorded = await this.recorded(origin, commandId, parsed.fingerprint, sagaId);
     const verdict = idempotencyVerdict(recorded?.fingerprint, parsed.fingerprint);
     switch (verdict) {
       case 'duplicate':

@@ -149,8 +149,13 @@ describe('outbox relay and timers with two orchestrators on one database', () =>
       expect(collector.requests(p)).toHaveLength(1);
     }
     expect([relayA.isLeader, relayB.isLeader].filter(Boolean)).toHaveLength(1);
-    const unpublished = await query(`SELECT 1 FROM outbox WHERE published_at IS NULL`);
-    expect(unpublished).toHaveLength(0);
+    // The relay stamps its rows once the broker has acknowledged them, which can come after a
+    // consumer has already read them: wait for the stamps rather than read them at once.
+    await waitFor(
+      async () => (await query(`SELECT 1 FROM outbox WHERE published_at IS NULL`)).length === 0,
+      'every outbox row stamped published',
+      30_000,
+    );
 
     // The leader goes away: the standby takes over and publishes what comes next.
     const leader = relayA.isLeader ? relayA : relayB;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { indexHandlers, rebalanceCause, resolveConsumerSettings } from './consumer-runner';
-import { keepRestarting } from './consumer-settings';
+import { keepRestarting, RestartBudget } from './consumer-settings';
 import { defineHandler, isHandlerObject } from './handler';
 import { kafkaJsLogCreator, type KafkaLogger } from './logger';
 import { KafkaJSNonRetriableError, logLevel } from 'kafkajs';
@@ -105,6 +105,18 @@ describe('keepRestarting', () => {
 
   it('gives up once both the count and the window are spent', () => {
     expect(keepRestarting(4, t0, t0 + 120_000, settings)).toBe(false);
+  });
+
+  it('counts crashes from the first since the last group join; a join starts afresh', () => {
+    const budget = new RestartBudget(settings);
+    for (let n = 0; n < 4; n++) expect(budget.crashed(t0 + n * 1_000).restart).toBe(true);
+    expect(budget.crashed(t0 + 120_000)).toEqual({
+      restart: false,
+      restarts: 4,
+      secondsSinceFirstCrash: 120,
+    });
+    budget.joined();
+    expect(budget.crashed(t0 + 200_000).restart).toBe(true);
   });
 
   it('defaults to three restarts and a two-minute window', () => {

@@ -17,7 +17,7 @@ import {
   type ConsumerRunnerDeps,
   type ConsumerState,
   indexHandlers,
-  keepRestarting,
+  RestartBudget,
 } from './consumer-settings';
 import { consumeSpan } from './consumer-spans';
 import { dlqTopicFor, type DlqReason, sanitizeErrorText } from './dlq';
@@ -84,9 +84,7 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
   private consumer: Consumer | undefined;
   private admin: Admin | undefined;
   private handlerByTopic = new Map<string, KafkaMessageHandler>();
-  private restarts = 0;
-  /** When the first crash since the last group join happened (ms since the epoch). */
-  private firstCrashAt: number | undefined;
+  private readonly restartBudget: RestartBudget;
   private lagTimer: NodeJS.Timeout | undefined;
   private stopping: Promise<void> | undefined;
   private inFlight = 0;
@@ -99,6 +97,7 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
 
   constructor(private readonly deps: ConsumerRunnerDeps) {
     this.groupId = deps.settings.groupId;
+    this.restartBudget = new RestartBudget(deps.settings);
     validateRetryPolicy(deps.settings.retry);
     this.deadLetterWriter = {
       groupId: this.groupId,
@@ -176,8 +175,7 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
       });
       this.consumer = consumer;
       consumer.on(consumer.events.GROUP_JOIN, (event) => {
-        this.restarts = 0;
-        this.firstCrashAt = undefined;
+        this.restartBudget.joined();
         logger.info(
           {
             groupId: this.groupId,
@@ -314,18 +312,10 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
 
   private shouldRestart(error: Error): boolean {
     if (!this.isActive()) return false;
-    this.restarts += 1;
-    const now = Date.now();
-    this.firstCrashAt ??= now;
-    const restart = keepRestarting(this.restarts, this.firstCrashAt, now, this.deps.settings);
+    const { restart, ...spent } = this.restartBudget.crashed(Date.now());
     if (!restart) {
       this.deps.logger.error(
-        {
-          groupId: this.groupId,
-          restarts: this.restarts - 1,
-          secondsSinceFirstCrash: Math.round((now - this.firstCrashAt) / 1000),
-          error: sanitizeErrorText(errorMessage(error)),
-        },
+        { groupId: this.groupId, ...spent, error: sanitizeErrorText(errorMessage(error)) },
         'consumer keeps crashing; giving up',
       );
     }

@@ -117,3 +117,29 @@ export function keepRestarting(
 ): boolean {
   return restarts <= settings.maxRestarts || now - firstCrashAt < settings.restartWindowMs;
 }
+
+/** A consumer's crashes since it last joined its group, against `keepRestarting`. */
+export class RestartBudget {
+  private restarts = 0;
+  private firstCrashAt: number | undefined;
+
+  constructor(
+    private readonly settings: Pick<ResolvedConsumerSettings, 'maxRestarts' | 'restartWindowMs'>,
+  ) {}
+
+  joined(): void {
+    this.restarts = 0;
+    this.firstCrashAt = undefined;
+  }
+
+  /** Counts a crash at `now`: whether to restart, and what has been spent (for the log). */
+  crashed(now: number): { restart: boolean; restarts: number; secondsSinceFirstCrash: number } {
+    this.restarts += 1;
+    this.firstCrashAt ??= now;
+    return {
+      restart: keepRestarting(this.restarts, this.firstCrashAt, now, this.settings),
+      restarts: this.restarts - 1,
+      secondsSinceFirstCrash: Math.round((now - this.firstCrashAt) / 1000),
+    };
+  }
+}

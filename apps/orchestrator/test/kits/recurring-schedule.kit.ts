@@ -24,8 +24,10 @@ import {
 import {
   type ChargeTimer,
   chargeSubjectId,
+  expectedChargeSubjectId,
   chargeTimerKind,
   chargeTimerKinds,
+  EXPECTED_CHARGE_ALERT_TIMER,
   EXPECTED_CHARGE_TIMER,
   REGISTRATION_ALERT_TIMER,
   REGISTRATION_STATUS_TIMER,
@@ -136,14 +138,13 @@ export const outcome =
 // ---- schedules registered with the gateway ---------------------------------------------------------
 
 /**
- * The policy that registers MERCHANT's schedules with the gateway (an expected cycle asked every
- * 5 s, 3 times at most; the registration and charges on the shared rules' defaults).
+ * The policy that registers MERCHANT's schedules with the gateway (the registration, the charges
+ * and the expected cycles' search on the shared rules' defaults: polled at the shared cadence,
+ * alerted after an hour unknown).
  */
 export const GATEWAY_POLICY: SchedulePolicy = {
   ...DEFAULT_SCHEDULE_POLICY,
   gatewayRegistrationEndpoints: [MERCHANT.endpointId],
-  statusPollMs: 5_000,
-  maxStatusPolls: 3,
   maxSendAttempts: 3,
 };
 
@@ -257,6 +258,15 @@ export const expectedTimer = (cycle: number, poll: number): ScheduleInput => ({
   timerKind: EXPECTED_CHARGE_TIMER,
   timer: { poll, expectedCycle: cycle },
 });
+
+/** The shared unknown-outcome alert of the search for `cycle`'s charge. */
+export const expectedAlertTimer = (cycle: number): ScheduleInput =>
+  operationTimer(
+    EXPECTED_CHARGE_ALERT_TIMER,
+    'unknown-alert',
+    expectedChargeSubjectId(SCHEDULE_ID, cycle),
+    1,
+  );
 
 /** A property test's step of kind `kind`, its other fields drawn from `fields`. */
 export const stepOf = <K extends string, T extends object>(

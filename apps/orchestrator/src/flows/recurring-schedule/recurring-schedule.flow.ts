@@ -14,6 +14,7 @@ import {
   CHARGE_STATUS_TIMER_PREFIX,
   CHARGE_TIMER,
   type ChargeTimer,
+  EXPECTED_CHARGE_ALERT_TIMER,
   EXPECTED_CHARGE_TIMER,
   REGISTRATION_ALERT_TIMER,
   REGISTRATION_STATUS_TIMER,
@@ -52,6 +53,7 @@ function toDomainInput(input: SagaInput): ScheduleInput | undefined {
         input.timer.kind === REGISTRATION_STATUS_TIMER ||
         input.timer.kind === REGISTRATION_ALERT_TIMER ||
         input.timer.kind === EXPECTED_CHARGE_TIMER ||
+        input.timer.kind === EXPECTED_CHARGE_ALERT_TIMER ||
         input.timer.kind.startsWith(CHARGE_STATUS_TIMER_PREFIX) ||
         input.timer.kind.startsWith(CHARGE_ALERT_TIMER_PREFIX)
       )

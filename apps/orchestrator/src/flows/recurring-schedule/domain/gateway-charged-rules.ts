@@ -16,8 +16,8 @@ import {
   type ChargeOp,
   DEFAULT_EXPECTED_CHARGE_GRACE_MS,
   DEFAULT_MAX_SEND_ATTEMPTS,
-  DEFAULT_MAX_STATUS_POLLS,
   DEFAULT_UNKNOWN_ALERT_AFTER_MS,
+  EXPECTED_CHARGE_ALERT_TIMER,
   EXPECTED_CHARGE_TIMER,
   type GatewayCharge,
   type GatewayChargedState,
@@ -43,10 +43,6 @@ import {
  * schedule's policy, their timers under the operation's own kinds, their orders, and how their
  * outcomes read as schedule events (see gateway-charged.ts).
  */
-export function maxPolls(policy: SchedulePolicy): number {
-  return policy.maxStatusPolls ?? DEFAULT_MAX_STATUS_POLLS;
-}
-
 export function graceMs(policy: SchedulePolicy): number {
   return policy.expectedChargeGraceMs ?? DEFAULT_EXPECTED_CHARGE_GRACE_MS;
 }
@@ -115,6 +111,12 @@ export interface OperationKinds {
 export const REGISTRATION_KINDS: OperationKinds = {
   poll: REGISTRATION_STATUS_TIMER,
   alert: REGISTRATION_ALERT_TIMER,
+};
+
+/** The search for an expected cycle's charge: the shared status poll (the cycle in its payload) and alert. */
+export const EXPECTED_CHARGE_KINDS: OperationKinds = {
+  poll: EXPECTED_CHARGE_TIMER,
+  alert: EXPECTED_CHARGE_ALERT_TIMER,
 };
 
 export function chargeTimerKinds(gatewayOrderId: string): OperationKinds {

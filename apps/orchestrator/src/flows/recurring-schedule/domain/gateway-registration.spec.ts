@@ -1,7 +1,7 @@
 import type { GatewayStatusRequest } from '@payments/contracts';
 import { MERCHANT, SCHEDULE_ID } from '@payments/contracts/testing';
 import * as schedules from '../../../../test/kits/recurring-schedule.kit';
-import { addMs } from '../../../domain/decision';
+import { addMs, msBetween } from '../../../domain/decision';
 import { decideSchedule } from './decide';
 import { chargeSubjectId, registrationRequestId } from './gateway-charged';
 
@@ -665,6 +665,12 @@ describe('schedule registered with the gateway: every cycle is asked for, callba
     asked.thenEffects([
       { type: 'send-gateway-request' },
       { type: 'set-status-timer', kind: 'expected-charge', timer: { poll: 2, expectedCycle: 0 } },
+      {
+        type: 'set-status-timer',
+        kind: 'expected-charge-alert',
+        at: addMs(CYCLE0_ASKED, HOUR),
+        timer: { kind: 'unknown-alert', requestId: request.subjectRequestId },
+      },
     ]);
     const found = registered()
       .and(expected(0, 1), CYCLE0_ASKED)
@@ -718,17 +724,34 @@ describe('schedule registered with the gateway: every cycle is asked for, callba
       ]);
   });
 
-  it('no charge found while it is asked: a person is alerted (not-found) and the next cycle is expected', () => {
+  it('no charge found within the alert window: asked at the shared cadence, then a person is alerted (not-found) and the next cycle is expected', () => {
+    /** The time a set-status-timer effect of `kind` fires at. */
+    const timerAt = (outcome: schedules.Outcome, kind: string): string => {
+      const effect = outcome.decision.effects.find(
+        (e) => e.type === 'set-status-timer' && e.kind === kind,
+      );
+      if (effect?.type !== 'set-status-timer') throw new Error(`no ${kind} timer set`);
+      return effect.at;
+    };
+    const ALERT_AT = addMs(CYCLE0_ASKED, HOUR);
+    // Each poll fires when the one before armed it; the gateway knows no such order yet.
     let s = registered();
-    const max = schedules.GATEWAY_POLICY.maxStatusPolls ?? 0;
-    for (let poll = 1; poll <= max; poll += 1) {
-      const asked = s.when(expected(0, poll), CYCLE0_ASKED);
+    let pollAt = CYCLE0_ASKED;
+    for (let poll = 1; msBetween(CYCLE0_ASKED, pollAt) < 10 * MINUTE; poll += 1) {
+      const asked = s.when(expected(0, poll), pollAt);
       asked.then([]);
+      expect(timerAt(asked, 'expected-charge-alert')).toBe(ALERT_AT);
       s = s
-        .and(expected(0, poll), CYCLE0_ASKED)
-        .and(schedules.statusAnswer(sentStatus(asked), noSuchOrder), CYCLE0_ASKED);
+        .and(expected(0, poll), pollAt)
+        .and(schedules.statusAnswer(sentStatus(asked), noSuchOrder, pollAt), pollAt);
+      pollAt = timerAt(asked, 'expected-charge');
     }
-    s.when(expected(0, max + 1), CYCLE0_ASKED)
+    const alert = schedules.expectedAlertTimer(0);
+    // Fired early (a window grown since it was armed): armed again for the rest, no event.
+    s.when(alert, addMs(CYCLE0_ASKED, 30 * MINUTE))
+      .then([])
+      .thenEffects([{ type: 'set-status-timer', kind: 'expected-charge-alert', at: ALERT_AT }]);
+    s.when(alert, ALERT_AT)
       .then([
         {
           type: 'gateway-charge-alert',
@@ -740,6 +763,13 @@ describe('schedule registered with the gateway: every cycle is asked for, callba
       .thenEffects([
         { type: 'set-status-timer', kind: 'expected-charge', timer: { poll: 1, expectedCycle: 1 } },
       ]);
+  });
+
+  it('the alert of a cycle found meanwhile is obsolete', () => {
+    registered()
+      .and(schedules.chargeCallback(1, '1000007'), T1)
+      .when(schedules.expectedAlertTimer(0), addMs(CYCLE0_ASKED, HOUR))
+      .thenIgnored('TIMER_OBSOLETE');
   });
 
   it('a cycle its callback recorded is not asked for again', () => {

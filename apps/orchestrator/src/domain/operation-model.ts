@@ -137,6 +137,12 @@ export type OperationTimer =
   | { kind: 'status-poll'; requestId: string; attempt: number }
   | { kind: 'unknown-alert'; requestId: string };
 
+/** The timer kinds of an operation in flight (a flow's own timers come on top). */
+export const OPERATION_TIMER_KINDS = [
+  'status-poll',
+  'unknown-alert',
+] as const satisfies ReadonlyArray<OperationTimer['kind']>;
+
 /**
  * Publish the SAME request again (same requestId and client_orderid, `attempt` bumped) not before
  * `notBefore`; `afterNoTrace`: the one resend after the gateway showed no trace of it.

@@ -25,7 +25,6 @@ import {
   type ChargeTimer,
   chargeSubjectId,
   expectedChargeSubjectId,
-  chargeTimerKind,
   chargeTimerKinds,
   EXPECTED_CHARGE_ALERT_TIMER,
   EXPECTED_CHARGE_TIMER,
@@ -210,7 +209,9 @@ export const statusAnswer = (
 export const statusTimer = (poll: number, gatewayOrderId?: string): ScheduleInput => ({
   kind: 'status-timer',
   timerKind:
-    gatewayOrderId === undefined ? REGISTRATION_STATUS_TIMER : chargeTimerKind(gatewayOrderId),
+    gatewayOrderId === undefined
+      ? REGISTRATION_STATUS_TIMER
+      : chargeTimerKinds(gatewayOrderId).poll,
   timer: { poll, ...(gatewayOrderId === undefined ? {} : { gatewayOrderId }) },
 });
 

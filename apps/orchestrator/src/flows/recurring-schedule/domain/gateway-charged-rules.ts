@@ -150,13 +150,7 @@ export function scheduleEffects(
       case 'resend-gateway-request':
         if (kinds !== REGISTRATION_KINDS)
           throw new Error('only the registration is ever sent again, never a gateway charge');
-        return {
-          type: 'resend-registration',
-          requestId: effect.requestId,
-          attempt: effect.attempt,
-          notBefore: effect.notBefore,
-          ...(effect.afterNoTrace ? { afterNoTrace: true as const } : {}),
-        };
+        return { ...effect, type: 'resend-registration' };
       case 'send-gateway-request':
       case 'set-status-timer':
       case 'cancel-status-timer':

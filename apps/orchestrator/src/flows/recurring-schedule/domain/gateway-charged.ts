@@ -17,7 +17,6 @@ import {
   CHARGE_ALERT_TIMER_PREFIX,
   CHARGE_STATUS_TIMER_PREFIX,
   type ChargeOp,
-  EXPECTED_CHARGE_ALERT_TIMER,
   EXPECTED_CHARGE_TIMER,
   type GatewayCharge,
   type GatewayChargedState,
@@ -211,7 +210,7 @@ function statusTimer(
   if ('expectedCycle' in timer)
     return expectedCycleTimer(state, timer.expectedCycle, timer.poll, policy, ctx);
   const obsolete: GatewayOutcome = { outcome: 'ignored', reason: 'TIMER_OBSOLETE' };
-  if (kind === EXPECTED_CHARGE_ALERT_TIMER)
+  if (kind === EXPECTED_CHARGE_KINDS.alert)
     return 'kind' in timer && timer.kind === 'unknown-alert'
       ? expectedChargeAlert(state, timer, policy, ctx)
       : obsolete;

@@ -182,6 +182,11 @@ export interface SchedulePolicy {
   readonly limits?: PaymentLimits;
 }
 
+/** Does this endpoint register its schedules with the gateway? */
+export function registersWithGateway(policy: SchedulePolicy, endpointId: string): boolean {
+  return (policy.gatewayRegistrationEndpoints ?? []).includes(endpointId);
+}
+
 export const DEFAULT_SCHEDULE_POLICY: SchedulePolicy = {
   retryDelaysMs: [1, 3, 7].map((days) => days * 86_400_000),
 };

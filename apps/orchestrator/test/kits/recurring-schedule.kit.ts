@@ -167,6 +167,12 @@ export const registrationReply =
     };
   };
 
+/** The gateway's reply registering the schedule: recurring payment 77. */
+export const registeredReply = registrationReply({ kind: 'accepted', recurringPaymentId: '77' });
+
+/** A schedule MERCHANT registered with the gateway at T0 by its reply (recurring payment 77). */
+export const registered = (): Scenario => registering().and(registeredReply, T0);
+
 /** A verified server callback about the gateway's n-th charge of the schedule. */
 export const chargeCallback = (
   n: number,

@@ -259,11 +259,11 @@ const operationTimer = (
   timer: kind === 'status-poll' ? { kind, requestId, attempt } : { kind, requestId },
 });
 
-/** The timer asking for an expected cycle's charge (`poll`-th query). */
-export const expectedTimer = (cycle: number, poll: number): ScheduleInput => ({
+/** The timer asking for an expected cycle's charge (`poll`-th query; first asked at `askedSince`). */
+export const expectedTimer = (cycle: number, poll: number, askedSince?: string): ScheduleInput => ({
   kind: 'status-timer',
   timerKind: EXPECTED_CHARGE_TIMER,
-  timer: { poll, expectedCycle: cycle },
+  timer: { poll, expectedCycle: cycle, ...(askedSince === undefined ? {} : { askedSince }) },
 });
 
 /** The shared unknown-outcome alert of the search for `cycle`'s charge. */

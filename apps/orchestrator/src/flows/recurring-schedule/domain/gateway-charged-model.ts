@@ -25,7 +25,8 @@ export type GatewayInput =
  */
 export type StatusTimer =
   | OperationTimer
-  | { readonly poll: number; readonly expectedCycle: number }
+  /** `askedSince`: when the first query went out (timers written before it: undefined). */
+  | { readonly poll: number; readonly expectedCycle: number; readonly askedSince?: string }
   | { readonly poll: number; readonly gatewayOrderId?: string };
 
 export type GatewayEffect =

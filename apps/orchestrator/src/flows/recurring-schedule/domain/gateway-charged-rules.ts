@@ -84,18 +84,22 @@ export function expectCycle(
 
 /**
  * The gateway's charge of `cycle`, expected and not seen yet, as an operation in flight: unknown
- * from the cycle's time and the grace on (`now` for a cycle the calendar no longer has).
+ * from the cycle's time and the grace on (`now` for a cycle the calendar no longer has), or from
+ * `askedSince`, the first query, when that came later (asked late, e.g. after an outage: the
+ * search still gets the whole alert window and the fast polls).
  */
 export function expectedChargeOp(
   state: GatewayChargedState,
   cycle: number,
   policy: SchedulePolicy,
   now: string,
+  askedSince?: string,
 ): ChargeOp {
   const due = cycleDueAt(state.terms.rule, cycle);
+  const since = due === undefined ? now : addMs(due, graceMs(policy));
   return gatewaysRebill(
     expectedChargeSubjectId(state.terms.scheduleId, cycle),
-    due === undefined ? now : addMs(due, graceMs(policy)),
+    askedSince !== undefined && askedSince > since ? askedSince : since,
   );
 }
 

@@ -79,8 +79,9 @@ import {
  *    the grace for the gateway's own time of day have passed; a charge found is recorded as if
  *    its callback had come (reported, and settled by that very status reply when final), once;
  *    it is asked about at the shared polling cadence (an operation in flight whose outcome is
- *    unknown from its time and the grace on); none found when the shared unknown-outcome alert
- *    falls due → `gateway-charge-alert` (not-found), and the next cycle is expected. Nothing is
+ *    unknown from its time and the grace on, or from its first query when that came later);
+ *    none found when the shared unknown-outcome alert falls due → `gateway-charge-alert`
+ *    (not-found), and the next cycle is expected. Nothing is
  *    ever taken as charged without the gateway's answer about that very order;
  *  - a registration the gateway has charged under is never declared failed;
  *  - the registration's reply names its recurring-payment-id (a synchronous operation): that is
@@ -207,8 +208,7 @@ function statusTimer(
   policy: SchedulePolicy,
   ctx: GatewayContext,
 ): GatewayOutcome {
-  if ('expectedCycle' in timer)
-    return expectedCycleTimer(state, timer.expectedCycle, timer.poll, policy, ctx);
+  if ('expectedCycle' in timer) return expectedCycleTimer(state, timer, policy, ctx);
   const obsolete: GatewayOutcome = { outcome: 'ignored', reason: 'TIMER_OBSOLETE' };
   if (kind === EXPECTED_CHARGE_KINDS.alert)
     return 'kind' in timer && timer.kind === 'unknown-alert'
@@ -323,16 +323,17 @@ function aboutCharge(
 
 /**
  * The expected-cycle timer: recorded already → the next cycle; else the shared status poll (the
- * query by its client order id, the next at the shared cadence from when it was due) and the
- * shared unknown-outcome alert, armed at the same instant by every poll (the search's end).
+ * query by its client order id, the next at the shared cadence from when it was due, or first
+ * asked if later) and the shared unknown-outcome alert, armed at the same instant by every poll
+ * (the search's end).
  */
 function expectedCycleTimer(
   state: GatewayChargedState,
-  cycle: number,
-  poll: number,
+  timer: Extract<StatusTimer, { expectedCycle: number }>,
   policy: SchedulePolicy,
   ctx: GatewayContext,
 ): GatewayOutcome {
+  const { expectedCycle: cycle, poll } = timer;
   if (state.status !== 'registered') return { outcome: 'ignored', reason: 'TIMER_OBSOLETE' };
   const id = state.terms.scheduleId;
   const commandId = derivedUuid(`recurring-schedule/${id}/expected-charge/${cycle}/${poll}`);
@@ -344,7 +345,9 @@ function expectedCycleTimer(
       commandId,
     };
   const clientOrderId = chargeClientOrderId(id, cycle, firstOf(state));
-  const op = expectedChargeOp(state, cycle, policy, ctx.now);
+  // Timers written before `askedSince` carry on from the cycle's time and the grace.
+  const askedSince = timer.askedSince ?? (poll === 1 ? ctx.now : undefined);
+  const op = expectedChargeOp(state, cycle, policy, ctx.now, askedSince);
   const [query, next] = statusPoll(
     { sagaId: id, merchant: state.terms.merchant, clientOrderId },
     op,
@@ -360,7 +363,11 @@ function expectedCycleTimer(
         type: 'set-status-timer',
         kind: EXPECTED_CHARGE_TIMER,
         at: next.at,
-        timer: { poll: poll + 1, expectedCycle: cycle },
+        timer: {
+          poll: poll + 1,
+          expectedCycle: cycle,
+          ...(askedSince === undefined ? {} : { askedSince }),
+        },
       },
       ...scheduleEffects(
         [unknownAlertTimer(op, op.unknownSince ?? op.requestedAt, operationRules(policy, true))],

@@ -765,6 +765,33 @@ describe('schedule registered with the gateway: every cycle is asked for, callba
       ]);
   });
 
+  it('asked late (the orchestrator was down): the search gets the whole alert window from its first query, polled fast', () => {
+    const LATE = addMs(CYCLE0_ASKED, 24 * HOUR);
+    const asked = schedules.registered().when(expected(0, 1), LATE);
+    asked.thenEffects([
+      { type: 'send-gateway-request' },
+      {
+        type: 'set-status-timer',
+        kind: 'expected-charge',
+        timer: { poll: 2, expectedCycle: 0, askedSince: LATE },
+      },
+      { type: 'set-status-timer', kind: 'expected-charge-alert', at: addMs(LATE, HOUR) },
+    ]);
+    const next = asked.decision.effects[1];
+    expect(next?.type === 'set-status-timer' && msBetween(LATE, next.at)).toBeLessThanOrEqual(
+      5_000,
+    );
+    // Its second poll still arms the alert an hour after the first query.
+    schedules
+      .registered()
+      .when(schedules.expectedTimer(0, 2, LATE), addMs(LATE, 5_000))
+      .thenEffects([
+        { type: 'send-gateway-request' },
+        { type: 'set-status-timer', kind: 'expected-charge' },
+        { type: 'set-status-timer', kind: 'expected-charge-alert', at: addMs(LATE, HOUR) },
+      ]);
+  });
+
   it('the alert of a cycle found meanwhile is obsolete', () => {
     schedules
       .registered()

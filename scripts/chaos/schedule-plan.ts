@@ -21,7 +21,6 @@ export function scheduleEnv(): Record<string, string> {
     // The clock control (POST /test-controls/clock/advance): cycles come due in seconds.
     TEST_CONTROLS_ENABLED: 'true',
     SCHEDULE_GATEWAY_REGISTRATION_ENDPOINTS: GATEWAY_SCHEDULE_ENDPOINT,
-    SCHEDULE_GATEWAY_STATUS_POLL_SECONDS: '2',
     SCHEDULE_GATEWAY_CHARGE_GRACE_SECONDS: String(GATEWAY_CHARGE_GRACE_SECONDS),
     // A declined cycle is retried a day later (the phase moves a day at a time), then suspended.
     SCHEDULE_DUNNING_RETRY_SECONDS: String(DAY),

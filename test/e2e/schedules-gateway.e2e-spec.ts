@@ -107,7 +107,6 @@ beforeAll(async () => {
       orchestrator: {
         TIMER_POLL_MS: '100',
         SCHEDULE_GATEWAY_REGISTRATION_ENDPOINTS: ENDPOINT,
-        SCHEDULE_GATEWAY_STATUS_POLL_SECONDS: '1',
         // A cycle's charge is asked for a minute after its time (the gateway's own time of day).
         SCHEDULE_GATEWAY_CHARGE_GRACE_SECONDS: '60',
         // The last test moves the orchestrator's clock (its test control).

@@ -210,10 +210,6 @@ export const orchestratorConfigShape = {
       description:
         'comma-separated endpoint ids whose schedules are registered with the gateway (create-recurring-payment v4) and charged by it, never rebilled by the orchestrator; empty (default) = none',
     }),
-    gatewayStatusPollSeconds: envVar('SCHEDULE_GATEWAY_STATUS_POLL_SECONDS', positiveInt(5), {
-      description:
-        "seconds between status queries confirming a registered schedule's charge or resolving its unknown registration",
-    }),
     gatewayChargeGraceSeconds: envVar(
       'SCHEDULE_GATEWAY_CHARGE_GRACE_SECONDS',
       positiveInt(86_400),

@@ -41,6 +41,13 @@ export function flowFamily<
   return { ...family, internalCommands: family.internalCommands ?? [] };
 }
 
+/** A family's command types, in its table's order: the commands its flow's saga owns. */
+export function commandTypesOf<C extends SchemaTable>(family: {
+  readonly commands: C;
+}): ReadonlyArray<keyof C & string> {
+  return Object.keys(family.commands);
+}
+
 /**
  * The command constructor of one family: every command is a strict object of its `type`, the
  * fields every command carries, in this order: `commandId` (the idempotency key, DESIGN.md

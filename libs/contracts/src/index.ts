@@ -47,6 +47,7 @@ export {
   UploadCresResultCommand,
   UploadMethodUrlResultCommand,
   UploadParesResultCommand,
+  CARD_PAYMENT_FAMILY,
 } from './commands';
 export {
   ALL_COMMAND_SCHEMAS,
@@ -64,7 +65,7 @@ export {
   SAGA_ID_FIELDS,
   sagaIdOf,
 } from './flow-families';
-export { type FlowFamily, flowFamily } from './flow-family';
+export { commandTypesOf, type FlowFamily, flowFamily } from './flow-family';
 export {
   isRecurringCommandType,
   parseCommand,
@@ -136,6 +137,8 @@ export {
   RefreshPayoutStatusCommand,
   ReleasePayoutBudgetCommand,
   ReservePayoutBudgetCommand,
+  PAYOUT_BUDGET_FAMILY,
+  PAYOUT_FAMILY,
 } from './payouts';
 export {
   AnyTransferCommand,
@@ -147,6 +150,7 @@ export {
   TransferCommand,
   TransferEvent,
   TransferOperation,
+  TRANSFER_FAMILY,
 } from './transfers';
 export {
   GatewayCardRefId,
@@ -156,6 +160,7 @@ export {
   PanEligibilityEvent,
   PanEligibilityOperation,
   parsePanEligibilityEvent,
+  PAN_ELIGIBILITY_FAMILY,
 } from './pan-eligibility';
 export { open, seal, SEALED_CARD_FIELDS } from './sealing';
 export {
@@ -177,5 +182,6 @@ export {
   ScheduleEvent,
   SCHEDULE_EVENT_SCHEMAS,
   ScheduleRule,
+  SCHEDULE_FAMILY,
 } from './schedules';
 export { GatewaySerial, OPERATION_EVENT_FIELDS, UnknownConcern } from './operation-events';

@@ -34,6 +34,7 @@ import {
   statusQuerySoon,
   statusRequest,
   unknownAlertTimer,
+  unknownAlertVerdict,
   withSettledTimers,
   firstPoll,
 } from './operation-model';
@@ -440,15 +441,10 @@ function decideOperationTimer<O extends OperationInFlight, D, E>(
       if (op.requestId !== timer.requestId) return ignored('TIMER_OBSOLETE');
       return ignored('NO_NEWS', statusPoll(order, op, timer.attempt, ctx));
     case 'unknown-alert': {
-      if (op.requestId !== timer.requestId || op.stage !== 'outcome-unknown' || op.alerted === true)
-        return ignored('TIMER_OBSOLETE');
-      const since = op.unknownSince ?? op.requestedAt;
-      const remaining = rules.unknownAlertAfterMs - msBetween(since, ctx.now);
-      if (remaining > 0)
-        return ignored('NO_NEWS', [
-          { type: 'schedule-timer', timer, at: addMs(ctx.now, remaining) },
-        ]);
-      return news([vocab.outcomeUnknown(op, { since, alert: true })], []);
+      const alert = unknownAlertVerdict(timer, op, rules, ctx.now);
+      if (alert.verdict === 'obsolete') return ignored('TIMER_OBSOLETE');
+      if (alert.verdict === 'later') return ignored('NO_NEWS', [alert.rearm]);
+      return news([vocab.outcomeUnknown(op, { since: alert.since, alert: true })], []);
     }
     default:
       return unhandled(timer, 'timer');

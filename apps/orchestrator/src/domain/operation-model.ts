@@ -7,7 +7,7 @@ import {
   type SubjectOperation,
   type UnknownConcern,
 } from '@payments/contracts';
-import { addMs, type IgnoreReason } from './decision';
+import { addMs, type IgnoreReason, msBetween } from './decision';
 import { nextPollDelay } from './polling';
 
 /**
@@ -136,6 +136,12 @@ export interface GatewayOrder {
 export type OperationTimer =
   | { kind: 'status-poll'; requestId: string; attempt: number }
   | { kind: 'unknown-alert'; requestId: string };
+
+/** The timer kinds of an operation in flight (a flow's own timers come on top). */
+export const OPERATION_TIMER_KINDS = [
+  'status-poll',
+  'unknown-alert',
+] as const satisfies ReadonlyArray<OperationTimer['kind']>;
 
 /**
  * Publish the SAME request again (same requestId and client_orderid, `attempt` bumped) not before
@@ -390,6 +396,32 @@ export function unknownAlertTimer(op: OperationInFlight, since: string, rules: O
     timer: { kind: 'unknown-alert', requestId: op.requestId },
     at: addMs(since, rules.unknownAlertAfterMs),
   } as const satisfies OperationEffect;
+}
+
+/**
+ * The unknown-outcome alert's timer fired: obsolete (another request's, settled or alerted
+ * already), not due yet (armed again for the rest of the window, which may have grown), or due:
+ * the outcome has been unknown since `since` for the whole window.
+ */
+export function unknownAlertVerdict(
+  timer: Extract<OperationTimer, { kind: 'unknown-alert' }>,
+  op: OperationInFlight,
+  rules: OperationRules,
+  now: string,
+):
+  | { readonly verdict: 'obsolete' }
+  | { readonly verdict: 'later'; readonly rearm: OperationEffect }
+  | { readonly verdict: 'due'; readonly since: string } {
+  if (op.requestId !== timer.requestId || op.stage !== 'outcome-unknown' || op.alerted === true)
+    return { verdict: 'obsolete' };
+  const since = op.unknownSince ?? op.requestedAt;
+  const remaining = rules.unknownAlertAfterMs - msBetween(since, now);
+  if (remaining > 0)
+    return {
+      verdict: 'later',
+      rearm: { type: 'schedule-timer', timer, at: addMs(now, remaining) },
+    };
+  return { verdict: 'due', since };
 }
 
 export function withSettledTimers<D, E>(outcome: OperationOutcome<D, E>): OperationStep<D, E> {

@@ -327,6 +327,16 @@ export class PayoutWorld {
     return this.world.apply(input, payoutId) as PayoutDecision;
   }
 
+  /** Opens a payout of `minor` with the command `make` builds (a one-step payout by default). */
+  payout(
+    payoutId: string,
+    minor: number,
+    make: (payoutId: string, minor: number) => Parameters<typeof command>[0] = oneStepPayout,
+    now = T0,
+  ): PayoutDecision {
+    return this.apply(payoutId, command(make(payoutId, minor)), now);
+  }
+
   /** A payout checked and registered by the gateway (approved payout-check). */
   registered(payoutId: string, minor = 5_000, now = T0): this {
     const order = `G-${payoutId.slice(-4)}`;

@@ -24,8 +24,9 @@ import {
 import {
   type ChargeTimer,
   chargeSubjectId,
-  chargeTimerKind,
+  expectedChargeSubjectId,
   chargeTimerKinds,
+  EXPECTED_CHARGE_ALERT_TIMER,
   EXPECTED_CHARGE_TIMER,
   REGISTRATION_ALERT_TIMER,
   REGISTRATION_STATUS_TIMER,
@@ -136,14 +137,13 @@ export const outcome =
 // ---- schedules registered with the gateway ---------------------------------------------------------
 
 /**
- * The policy that registers MERCHANT's schedules with the gateway (an expected cycle asked every
- * 5 s, 3 times at most; the registration and charges on the shared rules' defaults).
+ * The policy that registers MERCHANT's schedules with the gateway (the registration, the charges
+ * and the expected cycles' search on the shared rules' defaults: polled at the shared cadence,
+ * alerted after an hour unknown).
  */
 export const GATEWAY_POLICY: SchedulePolicy = {
   ...DEFAULT_SCHEDULE_POLICY,
   gatewayRegistrationEndpoints: [MERCHANT.endpointId],
-  statusPollMs: 5_000,
-  maxStatusPolls: 3,
   maxSendAttempts: 3,
 };
 
@@ -166,6 +166,12 @@ export const registrationReply =
       },
     };
   };
+
+/** The gateway's reply registering the schedule: recurring payment 77. */
+export const registeredReply = registrationReply({ kind: 'accepted', recurringPaymentId: '77' });
+
+/** A schedule MERCHANT registered with the gateway at T0 by its reply (recurring payment 77). */
+export const registered = (): Scenario => registering().and(registeredReply, T0);
 
 /** A verified server callback about the gateway's n-th charge of the schedule. */
 export const chargeCallback = (
@@ -209,7 +215,9 @@ export const statusAnswer = (
 export const statusTimer = (poll: number, gatewayOrderId?: string): ScheduleInput => ({
   kind: 'status-timer',
   timerKind:
-    gatewayOrderId === undefined ? REGISTRATION_STATUS_TIMER : chargeTimerKind(gatewayOrderId),
+    gatewayOrderId === undefined
+      ? REGISTRATION_STATUS_TIMER
+      : chargeTimerKinds(gatewayOrderId).poll,
   timer: { poll, ...(gatewayOrderId === undefined ? {} : { gatewayOrderId }) },
 });
 
@@ -251,12 +259,21 @@ const operationTimer = (
   timer: kind === 'status-poll' ? { kind, requestId, attempt } : { kind, requestId },
 });
 
-/** The timer asking for an expected cycle's charge (`poll`-th query). */
-export const expectedTimer = (cycle: number, poll: number): ScheduleInput => ({
+/** The timer asking for an expected cycle's charge (`poll`-th query; first asked at `askedSince`). */
+export const expectedTimer = (cycle: number, poll: number, askedSince?: string): ScheduleInput => ({
   kind: 'status-timer',
   timerKind: EXPECTED_CHARGE_TIMER,
-  timer: { poll, expectedCycle: cycle },
+  timer: { poll, expectedCycle: cycle, ...(askedSince === undefined ? {} : { askedSince }) },
 });
+
+/** The shared unknown-outcome alert of the search for `cycle`'s charge. */
+export const expectedAlertTimer = (cycle: number): ScheduleInput =>
+  operationTimer(
+    EXPECTED_CHARGE_ALERT_TIMER,
+    'unknown-alert',
+    expectedChargeSubjectId(SCHEDULE_ID, cycle),
+    1,
+  );
 
 /** A property test's step of kind `kind`, its other fields drawn from `fields`. */
 export const stepOf = <K extends string, T extends object>(

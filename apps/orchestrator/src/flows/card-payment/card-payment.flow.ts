@@ -1,9 +1,12 @@
 import { type RejectionArgs, rejectionFields } from '../../domain/rejection';
-import type {
-  CardReferenceCommand,
-  PaymentCommand,
-  PaymentEvent,
-  PaymentOperation,
+import { OPERATION_TIMER_KINDS } from '../../domain/gateway-operation';
+import {
+  CARD_PAYMENT_FAMILY,
+  type CardReferenceCommand,
+  commandTypesOf,
+  type PaymentCommand,
+  type PaymentEvent,
+  type PaymentOperation,
 } from '@payments/contracts';
 import { type Decider, type Flow, foldEvents } from '../../runtime/flow';
 import { gatewayFlow, runtimeEffectOf } from '../../runtime/flow-binding';
@@ -24,39 +27,6 @@ import { cycleOutcomeEffects, refusedRebillEffects, scheduleStartEffects } from 
 import { CARD_PAYMENT_OPERATIONS } from './gateway-vocabulary';
 
 export const CARD_PAYMENT_FLOW = 'card-payment';
-
-/**
- * The commands of sale, preauth, capture, void, return and status refresh; of card references:
- * rebill, create-card-ref, get-card-info; and the payer-facing ones: hosted forms,
- * account verification, the 3-D Secure uploads.
- */
-export const CARD_PAYMENT_COMMANDS = [
-  'sale',
-  'preauth',
-  'capture',
-  'void',
-  'return',
-  'refresh-status',
-  'rebill',
-  'create-card-ref',
-  'get-card-info',
-  'sale-form',
-  'preauth-form',
-  'payment-form',
-  'account-verification',
-  'account-verification-form',
-  'upload-method-url-result',
-  'upload-cres-result',
-  'upload-pares-result',
-] as const satisfies ReadonlyArray<PaymentCommand['type'] | CardReferenceCommand['type']>;
-
-const TIMER_KINDS: readonly Timer['kind'][] = [
-  'status-poll',
-  'unknown-alert',
-  'hold-expiry',
-  'threeds-method-deadline',
-  'card-ref-alert',
-];
 
 /** The card-payment decider under the runtime's generic contract. */
 export const cardPaymentDecider: Decider<
@@ -83,9 +53,14 @@ export function cardPaymentFlow(policy: PaymentPolicy): Flow<PaymentState, Payme
     Effect
   >({
     name: CARD_PAYMENT_FLOW,
-    commandTypes: CARD_PAYMENT_COMMANDS,
+    commandTypes: commandTypesOf(CARD_PAYMENT_FAMILY),
     initialState,
-    timerKinds: TIMER_KINDS,
+    timerKinds: [
+      ...OPERATION_TIMER_KINDS,
+      'hold-expiry',
+      'threeds-method-deadline',
+      'card-ref-alert',
+    ],
     operations: CARD_PAYMENT_OPERATIONS,
     decide: (input, state, ctx) => decide(input, state, { ...ctx, policy }),
     effect: runtimeEffectOf,

@@ -3,7 +3,11 @@ import type {
   PanEligibilityEvent,
   PanEligibilityOperation,
 } from '@payments/contracts';
-import type { OperationRules, OperationTimer } from '../../domain/gateway-operation';
+import {
+  OPERATION_TIMER_KINDS,
+  type OperationRules,
+  type OperationTimer,
+} from '../../domain/gateway-operation';
 import { type RejectionArgs, rejectionFields } from '../../domain/rejection';
 import type { Flow } from '../../runtime/flow';
 import {
@@ -43,7 +47,7 @@ export function panEligibilityFlow(rules: OperationRules): Flow<CheckState, PanE
     name: PAN_ELIGIBILITY_FLOW,
     commandTypes: ['pan-eligibility'],
     initialState: initialCheckState,
-    timerKinds: ['status-poll', 'unknown-alert'],
+    timerKinds: OPERATION_TIMER_KINDS,
     operations: transactionTypes<PanEligibilityOperation>({
       'pan-eligibility': ['pan-eligibility'],
     }),

@@ -1,4 +1,4 @@
-import type { PayoutBudgetEvent } from '@payments/contracts';
+import { commandTypesOf, PAYOUT_BUDGET_FAMILY, type PayoutBudgetEvent } from '@payments/contracts';
 import { ignoredWith, unhandled } from '../../domain/decision';
 import type { Flow, RuntimeEffect } from '../../runtime/flow';
 import { runtimeEffectOf } from '../../runtime/flow-binding';
@@ -17,9 +17,6 @@ import {
 
 export const PAYOUT_BUDGET_FLOW = 'payout-budget';
 
-/** Internal commands only (start-saga from the payout and transfer flows). */
-export const PAYOUT_BUDGET_COMMANDS = ['reserve-payout-budget', 'release-payout-budget'] as const;
-
 /**
  * The per-endpoint daily payout budget as a saga (one per endpoint, currency and UTC day): the
  * row lock of this saga is what makes the daily limit hold under concurrent approvals.
@@ -27,7 +24,8 @@ export const PAYOUT_BUDGET_COMMANDS = ['reserve-payout-budget', 'release-payout-
 export function payoutBudgetFlow(policy: PayoutPolicy): Flow<BudgetState, PayoutBudgetEvent> {
   return {
     name: PAYOUT_BUDGET_FLOW,
-    commandTypes: PAYOUT_BUDGET_COMMANDS,
+    // Internal commands only (start-saga from the payout and transfer flows).
+    commandTypes: commandTypesOf(PAYOUT_BUDGET_FAMILY),
     initialState: initialBudgetState,
     decide(input, state, ctx) {
       if (input.kind !== 'command') return ignoredWith('NOT_A_COMMAND');

@@ -1,5 +1,11 @@
 import { type RejectionArgs, rejectionFields } from '../../domain/rejection';
-import type { PayoutEvent, PayoutOperation } from '@payments/contracts';
+import { OPERATION_TIMER_KINDS } from '../../domain/gateway-operation';
+import {
+  commandTypesOf,
+  PAYOUT_FAMILY,
+  type PayoutEvent,
+  type PayoutOperation,
+} from '@payments/contracts';
 import type { Flow } from '../../runtime/flow';
 import { gatewayFlow } from '../../runtime/flow-binding';
 import {
@@ -18,24 +24,6 @@ import { PAYOUT_OPERATIONS } from './gateway-vocabulary';
 
 export const PAYOUT_FLOW = 'payout';
 
-/** The commands of one-step and two-step payouts (the budget answer is internal: start-saga only). */
-export const PAYOUT_COMMANDS = [
-  'payout',
-  'payout-v4',
-  'payout-form',
-  'payout-check',
-  'approve-payout',
-  'reject-payout',
-  'refresh-payout-status',
-  'payout-budget-answer',
-] as const satisfies ReadonlyArray<PayoutDomainCommand['type']>;
-
-const TIMER_KINDS: readonly PayoutTimer['kind'][] = [
-  'status-poll',
-  'unknown-alert',
-  'approval-expiry',
-];
-
 export function payoutRejectionEvent(args: RejectionArgs & { sagaId: string }): PayoutEvent {
   return { type: 'payout-command-rejected', payoutId: args.sagaId, ...rejectionFields(args) };
 }
@@ -51,9 +39,10 @@ export function payoutFlow(policy: PayoutPolicy): Flow<PayoutState, PayoutEvent>
     PayoutEffect
   >({
     name: PAYOUT_FLOW,
-    commandTypes: PAYOUT_COMMANDS,
+    // One-step and two-step payouts (the budget answer is internal: start-saga only).
+    commandTypes: commandTypesOf(PAYOUT_FAMILY),
     initialState: initialPayoutState,
-    timerKinds: TIMER_KINDS,
+    timerKinds: [...OPERATION_TIMER_KINDS, 'approval-expiry'],
     operations: PAYOUT_OPERATIONS,
     decide: (input, state, ctx) => decidePayout(input, state, { ...ctx, policy }),
     effect: budgetOrRuntimeEffect,

@@ -30,15 +30,9 @@ describe('schedule policy: SCHEDULE_GATEWAY_REGISTRATION_ENDPOINTS', () => {
     expect(schedulePolicy(load({})).gatewayRegistrationEndpoints).toEqual([]);
   });
 
-  it('takes a comma-separated list of endpoint ids and the status poll interval', () => {
-    const policy = schedulePolicy(
-      load({
-        SCHEDULE_GATEWAY_REGISTRATION_ENDPOINTS: '1113, 2111',
-        SCHEDULE_GATEWAY_STATUS_POLL_SECONDS: '2',
-      }),
-    );
+  it('takes a comma-separated list of endpoint ids', () => {
+    const policy = schedulePolicy(load({ SCHEDULE_GATEWAY_REGISTRATION_ENDPOINTS: '1113, 2111' }));
     expect(policy.gatewayRegistrationEndpoints).toEqual(['1113', '2111']);
-    expect(policy.statusPollMs).toBe(2000);
   });
 
   it('refuses an id that is not an endpoint id, naming the variable', () => {

@@ -1,9 +1,11 @@
 import { ignoredWith, type Rejection, unhandled } from '../../domain/decision';
 import { type RejectionArgs, rejectionFields } from '../../domain/rejection';
 import {
+  commandTypesOf,
   type RebillCommand,
   type RecordCycleOutcomeCommand,
   type ScheduleCommand,
+  SCHEDULE_FAMILY,
   type ScheduleEvent,
 } from '@payments/contracts';
 import { derivedUuid } from '../../domain';
@@ -14,6 +16,7 @@ import {
   CHARGE_STATUS_TIMER_PREFIX,
   CHARGE_TIMER,
   type ChargeTimer,
+  EXPECTED_CHARGE_ALERT_TIMER,
   EXPECTED_CHARGE_TIMER,
   REGISTRATION_ALERT_TIMER,
   REGISTRATION_STATUS_TIMER,
@@ -29,17 +32,6 @@ import {
 
 export const RECURRING_SCHEDULE_FLOW = 'recurring-schedule';
 
-/** The commands a schedule saga owns (record-cycle-outcome comes from its rebill sagas). */
-export const RECURRING_SCHEDULE_COMMANDS = [
-  'create-schedule',
-  'update-schedule',
-  'pause-schedule',
-  'resume-schedule',
-  'cancel-schedule',
-  'refresh-schedule-status',
-  'record-cycle-outcome',
-] as const satisfies ReadonlyArray<ScheduleCommand['type']>;
-
 /** A runtime input as the schedule decider's input (undefined: nothing a schedule hears). */
 function toDomainInput(input: SagaInput): ScheduleInput | undefined {
   switch (input.kind) {
@@ -52,6 +44,7 @@ function toDomainInput(input: SagaInput): ScheduleInput | undefined {
         input.timer.kind === REGISTRATION_STATUS_TIMER ||
         input.timer.kind === REGISTRATION_ALERT_TIMER ||
         input.timer.kind === EXPECTED_CHARGE_TIMER ||
+        input.timer.kind === EXPECTED_CHARGE_ALERT_TIMER ||
         input.timer.kind.startsWith(CHARGE_STATUS_TIMER_PREFIX) ||
         input.timer.kind.startsWith(CHARGE_ALERT_TIMER_PREFIX)
       )
@@ -86,13 +79,7 @@ function toRuntimeEffect(effect: ScheduleEffect): RuntimeEffect {
     case 'send-gateway-request':
       return { type: 'send-gateway-request', request: effect.request };
     case 'resend-registration':
-      return {
-        type: 'resend-gateway-request',
-        requestId: effect.requestId,
-        attempt: effect.attempt,
-        notBefore: effect.notBefore,
-        ...(effect.afterNoTrace ? { afterNoTrace: true as const } : {}),
-      };
+      return { ...effect, type: 'resend-gateway-request' };
     case 'set-status-timer':
       return { type: 'set-timer', kind: effect.kind, at: effect.at, payload: effect.timer };
     case 'cancel-status-timer':
@@ -141,7 +128,8 @@ export function refusedRebillOutcome(
 export function recurringScheduleFlow(policy: SchedulePolicy): Flow<ScheduleState, ScheduleEvent> {
   return {
     name: RECURRING_SCHEDULE_FLOW,
-    commandTypes: RECURRING_SCHEDULE_COMMANDS,
+    // record-cycle-outcome comes from its rebill sagas.
+    commandTypes: commandTypesOf(SCHEDULE_FAMILY),
     initialState: initialScheduleState,
     decide(input, state, ctx) {
       const domainInput = toDomainInput(input);

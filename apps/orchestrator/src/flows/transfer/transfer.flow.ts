@@ -1,5 +1,10 @@
-import type { AnyTransferCommand, TransferEvent, TransferOperation } from '@payments/contracts';
-import type { OperationTimer } from '../../domain/gateway-operation';
+import {
+  commandTypesOf,
+  TRANSFER_FAMILY,
+  type TransferEvent,
+  type TransferOperation,
+} from '@payments/contracts';
+import { OPERATION_TIMER_KINDS, type OperationTimer } from '../../domain/gateway-operation';
 import { type RejectionArgs, rejectionFields } from '../../domain/rejection';
 import type { Flow } from '../../runtime/flow';
 import { gatewayFlow, singleOperationSaga, transactionTypes } from '../../runtime/flow-binding';
@@ -15,12 +20,6 @@ import {
 } from './domain';
 
 export const TRANSFER_FLOW = 'transfer';
-
-export const TRANSFER_COMMANDS = [
-  'transfer',
-  'transfer-by-ref',
-  'refresh-transfer-status',
-] as const satisfies ReadonlyArray<AnyTransferCommand['type']>;
 
 /** The gateway reports both as a `transfer` transaction (callback `type`). */
 export const TRANSFER_OPERATIONS = transactionTypes<TransferOperation>({
@@ -43,11 +42,11 @@ export function transferFlow(policy: TransferPolicy): Flow<TransferState, Transf
     TransferEffect
   >({
     name: TRANSFER_FLOW,
-    commandTypes: TRANSFER_COMMANDS,
+    commandTypes: commandTypesOf(TRANSFER_FAMILY),
     // The daily payout budget's answer to the transfer's reservation (budget.ts).
     answerTypes: ['payout-budget-answer'],
     initialState: initialTransferState,
-    timerKinds: ['status-poll', 'unknown-alert'],
+    timerKinds: OPERATION_TIMER_KINDS,
     operations: TRANSFER_OPERATIONS,
     decide: (input, state, ctx) => decideTransfer(input, state, { ...ctx, policy }),
     effect: budgetOrRuntimeEffect,

@@ -1,12 +1,6 @@
 import fc from 'fast-check';
 import { GatewayStatus, isFinalGatewayStatus, type PaymentEvent } from '@payments/contracts';
-import {
-  captureCommand,
-  preauthCommand,
-  returnCommand,
-  saleCommand,
-  voidCommand,
-} from '@payments/contracts/testing';
+import * as commands from '@payments/contracts/testing';
 import type { PaymentInput } from './inputs';
 import { FINAL_STATUSES, type PaymentState } from './state';
 import * as payments from '../../../../test/kits/card-payment.kit';
@@ -70,8 +64,11 @@ describe('properties', () => {
         fc.array(saleNoiseArb, { minLength: 1, maxLength: 25 }),
         (accepted, noise) => {
           const start = accepted
-            ? payments.givenInputs(payments.command(saleCommand()), payments.acceptedResult())
-            : payments.givenInputs(payments.command(saleCommand()));
+            ? payments.givenInputs(
+                payments.command(commands.saleCommand()),
+                payments.acceptedResult(),
+              )
+            : payments.givenInputs(payments.command(commands.saleCommand()));
           const end = run(
             start,
             noise.map((n) => n.step),
@@ -115,19 +112,22 @@ describe('properties', () => {
       {
         weight: 3,
         arbitrary: amountArb.map(
-          (a) => () => payments.command(captureCommand(a === undefined ? {} : { amount: eur(a) })),
+          (a) => () =>
+            payments.command(commands.captureCommand(a === undefined ? {} : { amount: eur(a) })),
         ),
       },
       {
         weight: 3,
         arbitrary: amountArb.map(
-          (a) => () => payments.command(returnCommand(a === undefined ? {} : { amount: eur(a) })),
+          (a) => () =>
+            payments.command(commands.returnCommand(a === undefined ? {} : { amount: eur(a) })),
         ),
       },
       {
         weight: 1,
         arbitrary: amountArb.map(
-          (a) => () => payments.command(voidCommand(a === undefined ? {} : { amount: eur(a) })),
+          (a) => () =>
+            payments.command(commands.voidCommand(a === undefined ? {} : { amount: eur(a) })),
         ),
       },
       // Approvals are what move money; make them common so the limits are actually reached.
@@ -142,7 +142,7 @@ describe('properties', () => {
     fc.assert(
       fc.property(fc.array(stepArb, { minLength: 4, maxLength: 30 }), (steps) => {
         const start = payments.givenInputs(
-          payments.command(preauthCommand()),
+          payments.command(commands.preauthCommand()),
           payments.acceptedResult(),
           payments.callback('approved'),
         );

@@ -253,7 +253,7 @@ describe('one-step payouts and payout forms draw on the daily budget before thei
   it('an amount above the whole daily limit is refused with the command, before anything is reserved', () => {
     const world = new payouts.PayoutWorld();
     const id = payouts.uuid();
-    const refused = world.apply(id, payouts.command(payouts.oneStepPayout(id, 100_001)));
+    const refused = world.payout(id, 100_001);
     expect(refused.outcome === 'rejected' && refused.rejection.code).toBe(
       'DAILY_PAYOUT_LIMIT_EXCEEDED',
     );
@@ -264,8 +264,8 @@ describe('one-step payouts and payout forms draw on the daily budget before thei
   it('one-step and two-step payouts share the day: an approval after 80,000 paid one-step is refused for 30,000', () => {
     const world = new payouts.PayoutWorld();
     const [a, b, two] = [payouts.uuid(), payouts.uuid(), payouts.uuid()];
-    world.apply(a, payouts.command(payouts.oneStepPayout(a, 40_000)));
-    world.apply(b, payouts.command(payouts.payoutForm(b, 40_000)));
+    world.payout(a, 40_000);
+    world.payout(b, 40_000, payouts.payoutForm);
     world.registered(two, 30_000);
     world.apply(two, payouts.command(payouts.approve(two)));
     expect(world.types(two).slice(-2)).toEqual(['payout-approved', 'payout-approval-refused']);
@@ -276,22 +276,22 @@ describe('one-step payouts and payout forms draw on the daily budget before thei
   it('failed (the gateway rejected the request): released, and the freed amount takes the next payout', () => {
     const world = new payouts.PayoutWorld();
     const [a, b, c] = [payouts.uuid(), payouts.uuid(), payouts.uuid()];
-    world.apply(a, payouts.command(payouts.oneStepPayout(a, 60_000)));
-    world.apply(b, payouts.command(payouts.oneStepPayout(b, 40_000)));
+    world.payout(a, 60_000);
+    world.payout(b, 40_000);
     const failed = world.apply(a, (s) =>
       payouts.sendResult(s, { kind: 'rejected', code: '300', message: 'invalid card' }),
     );
     expect(failed.events).toMatchObject([{ type: 'payout-failed', reason: 'rejected' }]);
     expect(failed.effects).toContainEqual(expect.objectContaining({ type: 'release-budget' }));
     expect(world.book.reservedOn()).toBe(40_000);
-    world.apply(c, payouts.command(payouts.oneStepPayout(c, 60_000)));
+    world.payout(c, 60_000);
     expect(world.sent.map((r) => r.payoutId)).toEqual([a, b, c]);
   });
 
   it('an unknown outcome keeps the reservation (it may have paid), and so does paid-out', () => {
     const world = new payouts.PayoutWorld();
     const [a, b] = [payouts.uuid(), payouts.uuid()];
-    world.apply(a, payouts.command(payouts.oneStepPayout(a, 70_000)));
+    world.payout(a, 70_000);
     const unknown = world.apply(a, (s) =>
       payouts.sendResult(s, { kind: 'unknown', reason: 'timeout' }),
     );
@@ -305,7 +305,7 @@ describe('one-step payouts and payout forms draw on the daily budget before thei
     ]);
     expect(paid.effects).not.toContainEqual(expect.objectContaining({ type: 'release-budget' }));
     expect(world.book.reservedOn()).toBe(70_000);
-    world.apply(b, payouts.command(payouts.oneStepPayout(b, 40_000)));
+    world.payout(b, 40_000);
     expect(world.state(b).status).toBe('refused');
   });
 

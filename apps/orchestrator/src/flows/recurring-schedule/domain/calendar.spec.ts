@@ -168,6 +168,14 @@ function daysBetween(a: string, b: string): number {
   return (Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / 86_400_000;
 }
 
+/** How a period is counted between two cycles' local dates, and how many of those it is. */
+const PERIOD_STEP: Record<ScheduleRule['period'], [typeof daysBetween, number]> = {
+  day: [daysBetween, 1],
+  week: [daysBetween, 7],
+  month: [monthsBetween, 1],
+  year: [monthsBetween, 12],
+};
+
 describe('schedule calculator: properties', () => {
   it('due instants strictly increase', () => {
     fc.assert(
@@ -190,24 +198,8 @@ describe('schedule calculator: properties', () => {
         expect(local).toEqual(dates(r, CYCLES));
         for (let n = 1; n < local.length; n++) {
           const [a, b] = [local[n - 1] ?? '', local[n] ?? ''];
-          switch (r.period) {
-            case 'day':
-              expect(daysBetween(a, b)).toBe(r.interval);
-              break;
-            case 'week':
-              expect(daysBetween(a, b)).toBe(7 * r.interval);
-              break;
-            case 'month':
-              expect(monthsBetween(a, b)).toBe(r.interval);
-              break;
-            case 'year':
-              expect(monthsBetween(a, b)).toBe(12 * r.interval);
-              break;
-            default: {
-              const never: never = r.period;
-              throw new Error(String(never));
-            }
-          }
+          const [between, per] = PERIOD_STEP[r.period];
+          expect(between(a, b)).toBe(per * r.interval);
         }
       }),
       { numRuns: 150 },

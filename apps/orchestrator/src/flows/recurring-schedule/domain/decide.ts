@@ -15,13 +15,13 @@ import {
   type GatewayEffect,
   type GatewayIgnoreReason,
   type GatewayInput,
-  registersWithGateway,
   registrationRequest,
 } from './gateway-charged';
 import {
   type ChargeTimer,
   DEFAULT_SCHEDULE_POLICY,
   isGatewayCharged,
+  registersWithGateway,
   type ScheduleTerms,
   type ScheduleState,
   type SchedulePolicy,

@@ -10,14 +10,7 @@ import { derivedUuid } from '../../../domain';
 import { type IgnoreReason } from '../../../domain/decision';
 import { type OperationTimer } from '../../../domain/gateway-operation';
 import { cycleDate, cycleExists, formatLocalDate } from './calendar';
-import {
-  CHARGE_STATUS_TIMER_PREFIX,
-  type ChargeOp,
-  type GatewayCharge,
-  type Registration,
-  type RegistrationOp,
-  type SchedulePolicy,
-} from './state';
+import { type ChargeOp, type GatewayCharge, type Registration, type RegistrationOp } from './state';
 
 /** A registered schedule's operations, ids, requests and the decider's types (see gateway-charged.ts). */
 export type GatewayInput =
@@ -32,7 +25,8 @@ export type GatewayInput =
  */
 export type StatusTimer =
   | OperationTimer
-  | { readonly poll: number; readonly expectedCycle: number }
+  /** `askedSince`: when the first query went out (timers written before it: undefined). */
+  | { readonly poll: number; readonly expectedCycle: number; readonly askedSince?: string }
   | { readonly poll: number; readonly gatewayOrderId?: string };
 
 export type GatewayEffect =
@@ -131,15 +125,6 @@ export function expectedChargeSubjectId(scheduleId: string, cycle: number): stri
 /** The client order id the gateway gives its charge of `cycle`: `<schedule id>-<n>`, n from 1. */
 export function chargeClientOrderId(scheduleId: string, cycle: number, firstCycle: number): string {
   return `${scheduleId}-${cycle - firstCycle + 1}`;
-}
-
-export function chargeTimerKind(gatewayOrderId: string): string {
-  return `${CHARGE_STATUS_TIMER_PREFIX}${gatewayOrderId}`;
-}
-
-/** Does this endpoint register its schedules with the gateway? */
-export function registersWithGateway(policy: SchedulePolicy, endpointId: string): boolean {
-  return (policy.gatewayRegistrationEndpoints ?? []).includes(endpointId);
 }
 
 /**

@@ -16,8 +16,8 @@ import {
   type ChargeOp,
   DEFAULT_EXPECTED_CHARGE_GRACE_MS,
   DEFAULT_MAX_SEND_ATTEMPTS,
-  DEFAULT_MAX_STATUS_POLLS,
   DEFAULT_UNKNOWN_ALERT_AFTER_MS,
+  EXPECTED_CHARGE_ALERT_TIMER,
   EXPECTED_CHARGE_TIMER,
   type GatewayCharge,
   type GatewayChargedState,
@@ -43,10 +43,6 @@ import {
  * schedule's policy, their timers under the operation's own kinds, their orders, and how their
  * outcomes read as schedule events (see gateway-charged.ts).
  */
-export function maxPolls(policy: SchedulePolicy): number {
-  return policy.maxStatusPolls ?? DEFAULT_MAX_STATUS_POLLS;
-}
-
 export function graceMs(policy: SchedulePolicy): number {
   return policy.expectedChargeGraceMs ?? DEFAULT_EXPECTED_CHARGE_GRACE_MS;
 }
@@ -88,18 +84,22 @@ export function expectCycle(
 
 /**
  * The gateway's charge of `cycle`, expected and not seen yet, as an operation in flight: unknown
- * from the cycle's time and the grace on (`now` for a cycle the calendar no longer has).
+ * from the cycle's time and the grace on (`now` for a cycle the calendar no longer has), or from
+ * `askedSince`, the first query, when that came later (asked late, e.g. after an outage: the
+ * search still gets the whole alert window and the fast polls).
  */
 export function expectedChargeOp(
   state: GatewayChargedState,
   cycle: number,
   policy: SchedulePolicy,
   now: string,
+  askedSince?: string,
 ): ChargeOp {
   const due = cycleDueAt(state.terms.rule, cycle);
+  const since = due === undefined ? now : addMs(due, graceMs(policy));
   return gatewaysRebill(
     expectedChargeSubjectId(state.terms.scheduleId, cycle),
-    due === undefined ? now : addMs(due, graceMs(policy)),
+    askedSince !== undefined && askedSince > since ? askedSince : since,
   );
 }
 
@@ -115,6 +115,12 @@ export interface OperationKinds {
 export const REGISTRATION_KINDS: OperationKinds = {
   poll: REGISTRATION_STATUS_TIMER,
   alert: REGISTRATION_ALERT_TIMER,
+};
+
+/** The search for an expected cycle's charge: the shared status poll (the cycle in its payload) and alert. */
+export const EXPECTED_CHARGE_KINDS: OperationKinds = {
+  poll: EXPECTED_CHARGE_TIMER,
+  alert: EXPECTED_CHARGE_ALERT_TIMER,
 };
 
 export function chargeTimerKinds(gatewayOrderId: string): OperationKinds {
@@ -148,13 +154,7 @@ export function scheduleEffects(
       case 'resend-gateway-request':
         if (kinds !== REGISTRATION_KINDS)
           throw new Error('only the registration is ever sent again, never a gateway charge');
-        return {
-          type: 'resend-registration',
-          requestId: effect.requestId,
-          attempt: effect.attempt,
-          notBefore: effect.notBefore,
-          ...(effect.afterNoTrace ? { afterNoTrace: true as const } : {}),
-        };
+        return { ...effect, type: 'resend-registration' };
       case 'send-gateway-request':
       case 'set-status-timer':
       case 'cancel-status-timer':

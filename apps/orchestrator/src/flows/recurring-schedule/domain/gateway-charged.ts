@@ -10,6 +10,7 @@ import {
   statusPoll,
   statusRequest,
   unknownAlertTimer,
+  unknownAlertVerdict,
 } from '../../../domain/gateway-operation';
 import { firstCycleFrom } from './calendar';
 import {
@@ -39,6 +40,7 @@ import {
   registrationRequestId,
 } from './gateway-charged-model';
 import {
+  EXPECTED_CHARGE_KINDS,
   type OperationKinds,
   REGISTRATION_KINDS,
   chargeOrder,
@@ -49,7 +51,6 @@ import {
   expectedChargeOp,
   firstOf,
   graceMs,
-  maxPolls,
   operationRules,
   registrationOrder,
   registrationStep,
@@ -78,8 +79,10 @@ import {
  *    the grace for the gateway's own time of day have passed; a charge found is recorded as if
  *    its callback had come (reported, and settled by that very status reply when final), once;
  *    it is asked about at the shared polling cadence (an operation in flight whose outcome is
- *    unknown from its time and the grace on); none found after `maxStatusPolls` queries →
- *    `gateway-charge-alert` (not-found);
+ *    unknown from its time and the grace on, or from its first query when that came later);
+ *    none found when the shared unknown-outcome alert falls due → `gateway-charge-alert`
+ *    (not-found), and the next cycle is expected. Nothing is
+ *    ever taken as charged without the gateway's answer about that very order;
  *  - a registration the gateway has charged under is never declared failed;
  *  - the registration's reply names its recurring-payment-id (a synchronous operation): that is
  *    its outcome; its unknown outcome is resolved by status queries by its client_orderid.
@@ -205,9 +208,12 @@ function statusTimer(
   policy: SchedulePolicy,
   ctx: GatewayContext,
 ): GatewayOutcome {
-  if ('expectedCycle' in timer)
-    return expectedCycleTimer(state, timer.expectedCycle, timer.poll, policy, ctx);
+  if ('expectedCycle' in timer) return expectedCycleTimer(state, timer, policy, ctx);
   const obsolete: GatewayOutcome = { outcome: 'ignored', reason: 'TIMER_OBSOLETE' };
+  if (kind === EXPECTED_CHARGE_KINDS.alert)
+    return 'kind' in timer && timer.kind === 'unknown-alert'
+      ? expectedChargeAlert(state, timer, policy, ctx)
+      : obsolete;
   const legacyAlert = (op: OperationInFlight, kinds: OperationKinds): GatewayEffect[] =>
     'kind' in timer || op.stage !== 'outcome-unknown' || op.alerted === true
       ? []
@@ -315,14 +321,19 @@ function aboutCharge(
   );
 }
 
-/** The expected-cycle timer: recorded already → the next cycle; asked enough → alert; else ask. */
+/**
+ * The expected-cycle timer: recorded already → the next cycle; else the shared status poll (the
+ * query by its client order id, the next at the shared cadence from when it was due, or first
+ * asked if later) and the shared unknown-outcome alert, armed at the same instant by every poll
+ * (the search's end).
+ */
 function expectedCycleTimer(
   state: GatewayChargedState,
-  cycle: number,
-  poll: number,
+  timer: Extract<StatusTimer, { expectedCycle: number }>,
   policy: SchedulePolicy,
   ctx: GatewayContext,
 ): GatewayOutcome {
+  const { expectedCycle: cycle, poll } = timer;
   if (state.status !== 'registered') return { outcome: 'ignored', reason: 'TIMER_OBSOLETE' };
   const id = state.terms.scheduleId;
   const commandId = derivedUuid(`recurring-schedule/${id}/expected-charge/${cycle}/${poll}`);
@@ -334,20 +345,12 @@ function expectedCycleTimer(
       commandId,
     };
   const clientOrderId = chargeClientOrderId(id, cycle, firstOf(state));
-  if (poll > maxPolls(policy)) {
-    return {
-      outcome: 'accepted',
-      drafts: [{ type: 'gateway-charge-alert', cycle, clientOrderId, reason: 'not-found' }],
-      effects: expectCycle(state, cycle + 1, policy),
-      commandId,
-    };
-  }
-  // The expected charge is asked about like any operation in flight: the shared status poll
-  // (the query by its client order id, the next at the shared cadence from when it was due). The
-  // next poll is armed past the bound too, so the timer says when asking is over.
+  // Timers written before `askedSince` carry on from the cycle's time and the grace.
+  const askedSince = timer.askedSince ?? (poll === 1 ? ctx.now : undefined);
+  const op = expectedChargeOp(state, cycle, policy, ctx.now, askedSince);
   const [query, next] = statusPoll(
     { sagaId: id, merchant: state.terms.merchant, clientOrderId },
-    expectedChargeOp(state, cycle, policy, ctx.now),
+    op,
     poll,
     ctx,
   );
@@ -360,9 +363,52 @@ function expectedCycleTimer(
         type: 'set-status-timer',
         kind: EXPECTED_CHARGE_TIMER,
         at: next.at,
-        timer: { poll: poll + 1, expectedCycle: cycle },
+        timer: {
+          poll: poll + 1,
+          expectedCycle: cycle,
+          ...(askedSince === undefined ? {} : { askedSince }),
+        },
       },
+      ...scheduleEffects(
+        [unknownAlertTimer(op, op.unknownSince ?? op.requestedAt, operationRules(policy, true))],
+        EXPECTED_CHARGE_KINDS,
+      ),
     ],
+    commandId,
+  };
+}
+
+/**
+ * The expected cycle's alert (the shared rule: its outcome unknown from its time and the grace on
+ * for the whole window): no charge found → a person is alerted (not-found) and the next cycle is
+ * expected; the charge is never assumed made. Found meanwhile, or another cycle's: obsolete.
+ */
+function expectedChargeAlert(
+  state: GatewayChargedState,
+  timer: Extract<OperationTimer, { kind: 'unknown-alert' }>,
+  policy: SchedulePolicy,
+  ctx: GatewayContext,
+): GatewayOutcome {
+  const obsolete: GatewayOutcome = { outcome: 'ignored', reason: 'TIMER_OBSOLETE' };
+  const cycle = expectedCycleAsked(state, timer.requestId, policy, ctx.now);
+  if (cycle === undefined || state.charges.some((c) => c.cycle === cycle)) return obsolete;
+  const op = expectedChargeOp(state, cycle, policy, ctx.now);
+  const alert = unknownAlertVerdict(timer, op, operationRules(policy, true), ctx.now);
+  if (alert.verdict === 'obsolete') return obsolete;
+  const id = state.terms.scheduleId;
+  const commandId = derivedUuid(`recurring-schedule/${id}/expected-charge/${cycle}/alert`);
+  if (alert.verdict === 'later')
+    return {
+      outcome: 'accepted',
+      drafts: [],
+      effects: scheduleEffects([alert.rearm], EXPECTED_CHARGE_KINDS),
+      commandId,
+    };
+  const clientOrderId = chargeClientOrderId(id, cycle, firstOf(state));
+  return {
+    outcome: 'accepted',
+    drafts: [{ type: 'gateway-charge-alert', cycle, clientOrderId, reason: 'not-found' }],
+    effects: expectCycle(state, cycle + 1, policy),
     commandId,
   };
 }

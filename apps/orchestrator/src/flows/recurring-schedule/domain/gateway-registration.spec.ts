@@ -1,7 +1,7 @@
 import type { GatewayStatusRequest } from '@payments/contracts';
 import { MERCHANT, SCHEDULE_ID } from '@payments/contracts/testing';
 import * as schedules from '../../../../test/kits/recurring-schedule.kit';
-import { addMs } from '../../../domain/decision';
+import { addMs, msBetween } from '../../../domain/decision';
 import { decideSchedule } from './decide';
 import { chargeSubjectId, registrationRequestId } from './gateway-charged';
 
@@ -10,14 +10,6 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const at = (ms: number) => addMs(schedules.T0, ms);
 const T1 = at(5_000);
-
-/** Created on an endpoint that registers with the gateway; the reply gave recurring id 77. */
-const registered = (): schedules.Scenario =>
-  schedules.withPolicy(
-    schedules.GATEWAY_POLICY,
-    [schedules.create(), schedules.T0],
-    [schedules.registrationReply({ kind: 'accepted', recurringPaymentId: '77' }), schedules.T0],
-  );
 
 /** The status request the outcome sent (the first send-gateway-request effect). */
 function sentStatus(outcome: schedules.Outcome): GatewayStatusRequest {
@@ -102,10 +94,7 @@ describe('schedule registered with the gateway: the registration reply', () => {
   it('when the gateway answers with a recurring-payment-id, then the schedule is registered', () => {
     schedules
       .registering()
-      .when(
-        schedules.registrationReply({ kind: 'accepted', recurringPaymentId: '77' }),
-        schedules.T0,
-      )
+      .when(schedules.registeredReply, schedules.T0)
       .then([{ type: 'schedule-registered', recurringPaymentId: '77', resolvedBy: 'reply' }])
       .thenStatus('registered');
   });
@@ -363,7 +352,8 @@ describe('schedule registered with the gateway: an unknown registration is resol
 
 describe('schedule registered with the gateway: its charges', () => {
   it('when a verified callback names a charge, then it is reported (not charged), its status asked about that order, polled, and its alert armed', () => {
-    registered()
+    schedules
+      .registered()
       .when(schedules.chargeCallback(3, '1000007'), T1)
       .then([
         {
@@ -401,8 +391,10 @@ describe('schedule registered with the gateway: its charges', () => {
   });
 
   it('when the status reply about that order says approved, then the cycle is charged once; a second answer or callback changes nothing', () => {
-    const reported = registered().and(schedules.chargeCallback(1, '1000007'), T1);
-    const request = sentStatus(registered().when(schedules.chargeCallback(1, '1000007'), T1));
+    const reported = schedules.registered().and(schedules.chargeCallback(1, '1000007'), T1);
+    const request = sentStatus(
+      schedules.registered().when(schedules.chargeCallback(1, '1000007'), T1),
+    );
     const charged = reported.when(schedules.statusAnswer(request, approvedReport('1000007')), T1);
     charged
       .then([
@@ -435,9 +427,10 @@ describe('schedule registered with the gateway: its charges', () => {
 
   it('when the status reply says declined, then the cycle is recorded declined (no dunning of ours)', () => {
     const request = sentStatus(
-      registered().when(schedules.chargeCallback(1, '1000007', 'declined'), T1),
+      schedules.registered().when(schedules.chargeCallback(1, '1000007', 'declined'), T1),
     );
-    registered()
+    schedules
+      .registered()
       .and(schedules.chargeCallback(1, '1000007', 'declined'), T1)
       .when(
         schedules.statusAnswer(request, {
@@ -451,8 +444,10 @@ describe('schedule registered with the gateway: its charges', () => {
   });
 
   it("another amount than the schedule's is no charge: unknown with the alert (amount-mismatch), for a person", () => {
-    const reported = registered().and(schedules.chargeCallback(1, '1000007'), T1);
-    const request = sentStatus(registered().when(schedules.chargeCallback(1, '1000007'), T1));
+    const reported = schedules.registered().and(schedules.chargeCallback(1, '1000007'), T1);
+    const request = sentStatus(
+      schedules.registered().when(schedules.chargeCallback(1, '1000007'), T1),
+    );
     const other = approvedReport('1000007');
     reported
       .when(
@@ -474,8 +469,10 @@ describe('schedule registered with the gateway: its charges', () => {
   });
 
   it('a callback alone never says money moved: no answer about that very order, no charge event', () => {
-    const reported = registered().and(schedules.chargeCallback(1, '1000007'), T1);
-    const request = sentStatus(registered().when(schedules.chargeCallback(1, '1000007'), T1));
+    const reported = schedules.registered().and(schedules.chargeCallback(1, '1000007'), T1);
+    const request = sentStatus(
+      schedules.registered().when(schedules.chargeCallback(1, '1000007'), T1),
+    );
     // About another order, a refund of the order, an unknown outcome: no news.
     reported
       .when(schedules.statusAnswer(request, approvedReport('1000099')), T1)
@@ -549,8 +546,10 @@ describe('schedule registered with the gateway: its charges', () => {
   });
 
   it('a charge whose order the gateway does not know is never sent again: after the window, unknown with the alert (no-trace)', () => {
-    const reported = registered().and(schedules.chargeCallback(2, '999999'), T1);
-    const request = sentStatus(registered().when(schedules.chargeCallback(2, '999999'), T1));
+    const reported = schedules.registered().and(schedules.chargeCallback(2, '999999'), T1);
+    const request = sentStatus(
+      schedules.registered().when(schedules.chargeCallback(2, '999999'), T1),
+    );
     const noSuchOrder = {
       kind: 'rejected' as const,
       code: '1',
@@ -566,7 +565,7 @@ describe('schedule registered with the gateway: its charges', () => {
   });
 
   it('a charge being confirmed before the shared rules (no operation stored, a `{ poll }` timer) is polled and gets its alert', () => {
-    const reported = registered().and(schedules.chargeCallback(1, '1000007'), T1);
+    const reported = schedules.registered().and(schedules.chargeCallback(1, '1000007'), T1);
     const state = reported.state;
     if (state.status !== 'registered') throw new Error(state.status);
     const legacy = {
@@ -588,7 +587,7 @@ describe('schedule registered with the gateway: its charges', () => {
 
 describe('schedule registered with the gateway: never rebilled, and what the gateway cannot do', () => {
   it('a charge timer (left from anywhere) starts no rebill', () => {
-    registered().when(schedules.timer(0), T1).thenIgnored('TIMER_OBSOLETE');
+    schedules.registered().when(schedules.timer(0), T1).thenIgnored('TIMER_OBSOLETE');
   });
 
   it.each([
@@ -597,7 +596,7 @@ describe('schedule registered with the gateway: never rebilled, and what the gat
     ['update', schedules.update(eur(1999))],
     ['cancel', schedules.cancel()],
   ])('refuses %s: the gateway offers no operation for it', (_name, input) => {
-    const outcome = registered().when(input, T1);
+    const outcome = schedules.registered().when(input, T1);
     outcome.thenRejected('NOT_SUPPORTED_BY_GATEWAY');
     expect(outcome.decision.outcome === 'rejected' && outcome.decision.rejection.message).toContain(
       'recurring-payment-id 77',
@@ -605,7 +604,8 @@ describe('schedule registered with the gateway: never rebilled, and what the gat
   });
 
   it('refuses a cycle outcome: there is no rebill to report one', () => {
-    registered()
+    schedules
+      .registered()
       .when(
         schedules.command({
           type: 'record-cycle-outcome',
@@ -638,10 +638,7 @@ describe('schedule registered with the gateway: every cycle is asked for, callba
   it('registered: the first cycle is expected a grace after its time', () => {
     schedules
       .registering()
-      .when(
-        schedules.registrationReply({ kind: 'accepted', recurringPaymentId: '77' }),
-        schedules.T0,
-      )
+      .when(schedules.registeredReply, schedules.T0)
       .thenEffects([
         { type: 'cancel-status-timer', kind: 'registration-status' },
         { type: 'cancel-status-timer', kind: 'registration-alert' },
@@ -655,7 +652,7 @@ describe('schedule registered with the gateway: every cycle is asked for, callba
   });
 
   it('a charge whose callback was lost is found by its client order id and recorded once, settled by that very answer', () => {
-    const asked = registered().when(expected(0, 1), CYCLE0_ASKED);
+    const asked = schedules.registered().when(expected(0, 1), CYCLE0_ASKED);
     const request = sentStatus(asked);
     expect(request).toMatchObject({
       clientOrderId: `${SCHEDULE_ID}-1`,
@@ -665,8 +662,15 @@ describe('schedule registered with the gateway: every cycle is asked for, callba
     asked.thenEffects([
       { type: 'send-gateway-request' },
       { type: 'set-status-timer', kind: 'expected-charge', timer: { poll: 2, expectedCycle: 0 } },
+      {
+        type: 'set-status-timer',
+        kind: 'expected-charge-alert',
+        at: addMs(CYCLE0_ASKED, HOUR),
+        timer: { kind: 'unknown-alert', requestId: request.subjectRequestId },
+      },
     ]);
-    const found = registered()
+    const found = schedules
+      .registered()
       .and(expected(0, 1), CYCLE0_ASKED)
       .when(schedules.statusAnswer(request, approvedReport('1000009')), CYCLE0_ASKED);
     found
@@ -683,7 +687,8 @@ describe('schedule registered with the gateway: every cycle is asked for, callba
         { type: 'set-status-timer', kind: 'expected-charge', timer: { poll: 1, expectedCycle: 1 } },
       ]);
     // Its callback arriving after all changes nothing; nor does the answer twice.
-    const recorded = registered()
+    const recorded = schedules
+      .registered()
       .and(expected(0, 1), CYCLE0_ASKED)
       .and(schedules.statusAnswer(request, approvedReport('1000009')), CYCLE0_ASKED);
     recorded
@@ -695,8 +700,9 @@ describe('schedule registered with the gateway: every cycle is asked for, callba
   });
 
   it('a charge found still in progress is reported and confirmed by polling, no longer unknown', () => {
-    const asked = registered().when(expected(0, 1), CYCLE0_ASKED);
-    registered()
+    const asked = schedules.registered().when(expected(0, 1), CYCLE0_ASKED);
+    schedules
+      .registered()
       .and(expected(0, 1), CYCLE0_ASKED)
       .when(
         schedules.statusAnswer(sentStatus(asked), {
@@ -718,17 +724,34 @@ describe('schedule registered with the gateway: every cycle is asked for, callba
       ]);
   });
 
-  it('no charge found while it is asked: a person is alerted (not-found) and the next cycle is expected', () => {
-    let s = registered();
-    const max = schedules.GATEWAY_POLICY.maxStatusPolls ?? 0;
-    for (let poll = 1; poll <= max; poll += 1) {
-      const asked = s.when(expected(0, poll), CYCLE0_ASKED);
+  it('no charge found within the alert window: asked at the shared cadence, then a person is alerted (not-found) and the next cycle is expected', () => {
+    /** The time a set-status-timer effect of `kind` fires at. */
+    const timerAt = (outcome: schedules.Outcome, kind: string): string => {
+      const effect = outcome.decision.effects.find(
+        (e) => e.type === 'set-status-timer' && e.kind === kind,
+      );
+      if (effect?.type !== 'set-status-timer') throw new Error(`no ${kind} timer set`);
+      return effect.at;
+    };
+    const ALERT_AT = addMs(CYCLE0_ASKED, HOUR);
+    // Each poll fires when the one before armed it; the gateway knows no such order yet.
+    let s = schedules.registered();
+    let pollAt = CYCLE0_ASKED;
+    for (let poll = 1; msBetween(CYCLE0_ASKED, pollAt) < 10 * MINUTE; poll += 1) {
+      const asked = s.when(expected(0, poll), pollAt);
       asked.then([]);
+      expect(timerAt(asked, 'expected-charge-alert')).toBe(ALERT_AT);
       s = s
-        .and(expected(0, poll), CYCLE0_ASKED)
-        .and(schedules.statusAnswer(sentStatus(asked), noSuchOrder), CYCLE0_ASKED);
+        .and(expected(0, poll), pollAt)
+        .and(schedules.statusAnswer(sentStatus(asked), noSuchOrder, pollAt), pollAt);
+      pollAt = timerAt(asked, 'expected-charge');
     }
-    s.when(expected(0, max + 1), CYCLE0_ASKED)
+    const alert = schedules.expectedAlertTimer(0);
+    // Fired early (a window grown since it was armed): armed again for the rest, no event.
+    s.when(alert, addMs(CYCLE0_ASKED, 30 * MINUTE))
+      .then([])
+      .thenEffects([{ type: 'set-status-timer', kind: 'expected-charge-alert', at: ALERT_AT }]);
+    s.when(alert, ALERT_AT)
       .then([
         {
           type: 'gateway-charge-alert',
@@ -742,8 +765,44 @@ describe('schedule registered with the gateway: every cycle is asked for, callba
       ]);
   });
 
+  it('asked late (the orchestrator was down): the search gets the whole alert window from its first query, polled fast', () => {
+    const LATE = addMs(CYCLE0_ASKED, 24 * HOUR);
+    const asked = schedules.registered().when(expected(0, 1), LATE);
+    asked.thenEffects([
+      { type: 'send-gateway-request' },
+      {
+        type: 'set-status-timer',
+        kind: 'expected-charge',
+        timer: { poll: 2, expectedCycle: 0, askedSince: LATE },
+      },
+      { type: 'set-status-timer', kind: 'expected-charge-alert', at: addMs(LATE, HOUR) },
+    ]);
+    const next = asked.decision.effects[1];
+    expect(next?.type === 'set-status-timer' && msBetween(LATE, next.at)).toBeLessThanOrEqual(
+      5_000,
+    );
+    // Its second poll still arms the alert an hour after the first query.
+    schedules
+      .registered()
+      .when(schedules.expectedTimer(0, 2, LATE), addMs(LATE, 5_000))
+      .thenEffects([
+        { type: 'send-gateway-request' },
+        { type: 'set-status-timer', kind: 'expected-charge' },
+        { type: 'set-status-timer', kind: 'expected-charge-alert', at: addMs(LATE, HOUR) },
+      ]);
+  });
+
+  it('the alert of a cycle found meanwhile is obsolete', () => {
+    schedules
+      .registered()
+      .and(schedules.chargeCallback(1, '1000007'), T1)
+      .when(schedules.expectedAlertTimer(0), addMs(CYCLE0_ASKED, HOUR))
+      .thenIgnored('TIMER_OBSOLETE');
+  });
+
   it('a cycle its callback recorded is not asked for again', () => {
-    registered()
+    schedules
+      .registered()
       .and(schedules.chargeCallback(1, '1000007'), T1)
       .when(expected(0, 1), CYCLE0_ASKED)
       .then([])

@@ -42,11 +42,7 @@ describe("refresh-schedule-status (an operator's refresh-status / resolve-unknow
   });
 
   it("a gateway charge still being confirmed: a status query about that very order; the answer records the cycle's charge", () => {
-    const registered = schedules.withPolicy(
-      schedules.GATEWAY_POLICY,
-      [schedules.create(), schedules.T0],
-      [schedules.registrationReply({ kind: 'accepted', recurringPaymentId: '77' }), schedules.T0],
-    );
+    const registered = schedules.registered();
     // Registered, nothing in flight: nothing to ask.
     registered.when(schedules.refresh(), T1).thenRejected('NOTHING_TO_REFRESH');
     const reported = registered.and(schedules.chargeCallback(1, '1000007'), T1);

@@ -136,6 +136,11 @@ export const CHARGE_ALERT_TIMER_PREFIX = 'charge-alert:';
  * its client order id once its time and the grace have passed, whether or not a callback came.
  */
 export const EXPECTED_CHARGE_TIMER = 'expected-charge';
+/**
+ * The shared unknown-outcome alert of the cycle being asked for (payload: the operation timer):
+ * no charge found within the alert window → `gateway-charge-alert` (not-found).
+ */
+export const EXPECTED_CHARGE_ALERT_TIMER = 'expected-charge-alert';
 
 export type ScheduleStatus = ScheduleState['status'];
 
@@ -154,19 +159,11 @@ export interface SchedulePolicy {
   readonly retryDelaysMs: readonly number[];
   /** Endpoints whose schedules are registered with the gateway and charged by it. */
   readonly gatewayRegistrationEndpoints?: readonly string[];
-  /**
-   * Retired, read by no rule: an expected cycle's charge is asked about at the shared polling
-   * cadence (domain/polling.ts), like every operation in flight. Still filled from
-   * SCHEDULE_GATEWAY_STATUS_POLL_SECONDS until the test kit and policy.spec.ts stop setting it.
-   */
-  readonly statusPollMs?: number;
-  /** Status queries asking for an expected cycle's charge before `gateway-charge-alert` (not-found). */
-  readonly maxStatusPolls?: number;
   /** Sends of a registration that was provably not sent before it fails. */
   readonly maxSendAttempts?: number;
   /**
-   * The shared operation rules' figures for the registration and the charges' confirmations
-   * (undefined: the defaults — an hour, the shared no-trace window, the gateway refusing a reused
+   * The shared operation rules' figures for the registration, the charges' confirmations and the
+   * search for an expected cycle's charge (undefined: the defaults — an hour, the shared no-trace window, the gateway refusing a reused
    * client_orderid, the own-limit wait).
    */
   readonly unknownAlertAfterMs?: number;
@@ -185,11 +182,15 @@ export interface SchedulePolicy {
   readonly limits?: PaymentLimits;
 }
 
+/** Does this endpoint register its schedules with the gateway? */
+export function registersWithGateway(policy: SchedulePolicy, endpointId: string): boolean {
+  return (policy.gatewayRegistrationEndpoints ?? []).includes(endpointId);
+}
+
 export const DEFAULT_SCHEDULE_POLICY: SchedulePolicy = {
   retryDelaysMs: [1, 3, 7].map((days) => days * 86_400_000),
 };
 
-export const DEFAULT_MAX_STATUS_POLLS = 60;
 export const DEFAULT_MAX_SEND_ATTEMPTS = 5;
 export const DEFAULT_EXPECTED_CHARGE_GRACE_MS = 86_400_000;
 export const DEFAULT_UNKNOWN_ALERT_AFTER_MS = 3_600_000;

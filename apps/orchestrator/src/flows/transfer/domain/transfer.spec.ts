@@ -138,8 +138,8 @@ describe("transfers draw on the endpoint's daily payout budget before their requ
     const payoutWorld = new payouts.PayoutWorld();
     const world = transfers.transferWorld(payoutWorld.book);
     const [p1, p2, t] = [payouts.uuid(), payouts.uuid(), payouts.uuid()];
-    payoutWorld.apply(p1, payouts.command(payouts.oneStepPayout(p1, 40_000)), payouts.T0);
-    payoutWorld.apply(p2, payouts.command(payouts.oneStepPayout(p2, 40_000)), payouts.T0);
+    payoutWorld.payout(p1, 40_000);
+    payoutWorld.payout(p2, 40_000);
     world.given(transfers.transfer(t, 'transfer', 30_000));
     expect(world.types(t)).toEqual(['transfer-requested', 'transfer-refused']);
     expect(world.sentOperations()).toEqual([]);

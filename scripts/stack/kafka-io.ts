@@ -147,8 +147,7 @@ export class EventCollector {
   }
 
   async start(): Promise<void> {
-    await this.consumer.connect();
-    await this.consumer.subscribe({ topic: TOPICS.events, fromBeginning: true });
+    await connectAndSubscribe(this.consumer, [TOPICS.events]);
     await this.consumer.run({
       eachMessage: async ({ message, partition }) => {
         const headers = fromKafkaHeaders(message.headers ?? {});
@@ -424,8 +423,7 @@ export async function scanTopics(
   const consumer = kafka.consumer({ groupId: `scan-${randomUUID()}`, maxWaitTimeInMs: 100 });
   let count = 0;
   try {
-    await consumer.connect();
-    await consumer.subscribe({ topics: [...topics], fromBeginning: true });
+    await connectAndSubscribe(consumer, topics);
     const done = new Promise<void>((resolve) => {
       void consumer.run({
         autoCommit: false,
@@ -469,5 +467,25 @@ export async function scanTopics(
     return count;
   } finally {
     await consumer.disconnect();
+  }
+}
+
+/**
+ * Connects a reader and subscribes it from the beginning. On a starved machine the connection to
+ * a broker that has just started can drop between the two ("Broker not connected" while fetching
+ * the topics' metadata): that is retried, with a fresh connection, for up to a minute.
+ */
+async function connectAndSubscribe(consumer: Consumer, topics: readonly string[]): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      await consumer.connect();
+      await consumer.subscribe({ topics: [...topics], fromBeginning: true });
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await consumer.disconnect().catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
   }
 }

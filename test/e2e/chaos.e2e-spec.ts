@@ -80,6 +80,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await broker?.stop();
+  // CHAOS_KEEP_DB=1 keeps both databases to look into after a failed run.
+  if (process.env.CHAOS_KEEP_DB === '1') {
+    process.stdout.write(`chaos: kept databases ${orchestratorDb?.url} ${adapterDb?.url}\n`);
+    return;
+  }
   await orchestratorDb?.drop();
   await adapterDb?.drop();
 });

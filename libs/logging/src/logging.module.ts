@@ -32,9 +32,11 @@ const REQUEST_LOG_MODE = Symbol('REQUEST_LOG_MODE');
  *  - `line`: no logger per request; the correlation id rides in AsyncLocalStorage (the logger's
  *    mixin adds it to every line), and one line per finished request is written through the
  *    app's logger (redaction and the scrubber on it), only when its level is enabled.
- * The line's fields and levels are the same either way.
+ *  - `line-debug`: `line`, with a successful request's line at debug (a refused or failed one's
+ *    stays at warn or error).
+ * The line's fields and levels are the same in `child-logger` and `line`.
  */
-export type RequestLogMode = 'child-logger' | 'line';
+export type RequestLogMode = 'child-logger' | 'line' | 'line-debug';
 
 /**
  * JSON logging for a Nest app through nestjs-pino: one line per request (probes excluded) and
@@ -60,7 +62,7 @@ export class LoggingModule implements NestModule {
       imports: [
         LoggerModule.forRoot({
           // `line`: nestjs-pino's logger (PinoLogger, the root) without its per-request middleware.
-          ...(mode === 'line' ? { forRoutes: [] } : {}),
+          ...(mode === 'child-logger' ? {} : { forRoutes: [] }),
           pinoHttp: {
             logger,
             genReqId: (req: IncomingMessage, res: ServerResponse) => requestCorrelationId(req, res),
@@ -89,7 +91,11 @@ export class LoggingModule implements NestModule {
 
   configure(consumer: MiddlewareConsumer): void {
     consumer
-      .apply(this.mode === 'line' ? requestLineMiddleware(this.logger) : boundCorrelationMiddleware)
+      .apply(
+        this.mode === 'child-logger'
+          ? boundCorrelationMiddleware
+          : requestLineMiddleware(this.logger, this.mode === 'line-debug' ? 'debug' : 'info'),
+      )
       .forRoutes({ path: '{/*splat}', method: RequestMethod.ALL });
   }
 }

@@ -16,7 +16,7 @@ interface Running {
  * A node:http server whose every request goes through the middleware, then a handler that
  * logs one line itself and answers with the status named in the path (`/status/404`).
  */
-async function serve(level: string): Promise<Running> {
+async function serve(level: string, successLevel: 'info' | 'debug' = 'info'): Promise<Running> {
   const lines: Array<Record<string, unknown>> = [];
   const logger: Logger = createLogger({
     service: 'line-test',
@@ -25,7 +25,7 @@ async function serve(level: string): Promise<Running> {
     pretty: false,
     destination: { write: (line: string) => void lines.push(JSON.parse(line)) },
   });
-  const middleware = requestLineMiddleware(logger);
+  const middleware = requestLineMiddleware(logger, successLevel);
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     logger.warn({ step: 'handler' }, 'handling');
     const status = Number(/^\/status\/(\d{3})/.exec(req.url ?? '')?.[1] ?? 200);
@@ -146,6 +146,29 @@ describe('requestLineMiddleware at level warn', () => {
       expect(running.lines.filter((l) => l.correlationId === 'w-1' && l.req)).toEqual([]);
     } finally {
       await running.close();
+    }
+  });
+});
+
+describe('requestLineMiddleware with successful requests at debug (HTTP_REQUEST_LOG=line-debug)', () => {
+  it('leaves a successful request out at info, keeps a refused one, writes both at debug', async () => {
+    for (const [level, successWritten] of [
+      ['info', false],
+      ['debug', true],
+    ] as const) {
+      const running = await serve(level, 'debug');
+      try {
+        const res = await fetch(`${running.base}/fine`, { headers: { 'x-correlation-id': 'd-1' } });
+        await res.text();
+        expect(await requestLine(running, '/status/404', 'd-2')).toMatchObject({
+          level: 'warn',
+          res: { statusCode: 404 },
+        });
+        const fine = running.lines.filter((l) => l.correlationId === 'd-1' && l.req);
+        expect(fine).toEqual(successWritten ? [expect.objectContaining({ level: 'debug' })] : []);
+      } finally {
+        await running.close();
+      }
     }
   });
 });

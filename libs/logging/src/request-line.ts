@@ -48,9 +48,11 @@ export function boundCorrelationMiddleware(
  * `line`: the correlation id in AsyncLocalStorage (every line written while handling the
  * request gets it from the logger's mixin) and, when the request has finished, one line with
  * the fields and level pino-http would write — but no logger made per request, and nothing
- * serialised unless the line's level is enabled.
+ * serialised unless the line's level is enabled. `successLevel`: the level of a request that
+ * neither failed nor was refused (`debug` leaves an app's own line the one line per request at
+ * info).
  */
-export function requestLineMiddleware(logger: Logger) {
+export function requestLineMiddleware(logger: Logger, successLevel: 'info' | 'debug' = 'info') {
   return (req: RequestWithId, res: ServerResponse, next: Next): void => {
     const correlationId = requestCorrelationId(req, res);
     // A mounted middleware sees req.url without its mount path; originalUrl is the whole one.
@@ -64,7 +66,7 @@ export function requestLineMiddleware(logger: Logger) {
       res.off('close', finished);
       res.off('error', finished);
       const request = { id: req.id, method: req.method, url, headers: req.headers };
-      logRequestLine(logger, request, res, correlationId, start, error);
+      logRequestLine(logger, successLevel, request, res, correlationId, start, error);
     };
     // As pino-http: a probe's or a scrape's request is logged only when its response fails.
     if (!isQuietPath(url)) {
@@ -78,6 +80,7 @@ export function requestLineMiddleware(logger: Logger) {
 
 function logRequestLine(
   logger: Logger,
+  successLevel: 'info' | 'debug',
   req: SerializableRequest,
   res: ServerResponse,
   correlationId: string,
@@ -85,7 +88,8 @@ function logRequestLine(
   error: unknown,
 ): void {
   const failed = error !== undefined || res.statusCode >= 500;
-  const level = requestLogLevel(res.statusCode, error);
+  const byStatus = requestLogLevel(res.statusCode, error);
+  const level = byStatus === 'info' ? successLevel : byStatus;
   if (!logger.isLevelEnabled(level)) return;
   const fields: Record<string, unknown> = {
     correlationId,

@@ -133,42 +133,29 @@ describe('requestLineMiddleware (HTTP_REQUEST_LOG=line)', () => {
   });
 });
 
-describe('requestLineMiddleware at level warn', () => {
-  it('writes no line for a successful request, and the line of a refused one', async () => {
-    const running = await serve('warn');
-    try {
-      const res = await fetch(`${running.base}/fine`, { headers: { 'x-correlation-id': 'w-1' } });
-      await res.text();
-      expect(await requestLine(running, '/status/400', 'w-2')).toMatchObject({
-        level: 'warn',
-        res: { statusCode: 400 },
-      });
-      expect(running.lines.filter((l) => l.correlationId === 'w-1' && l.req)).toEqual([]);
-    } finally {
-      await running.close();
-    }
-  });
-});
-
-describe('requestLineMiddleware with successful requests at debug (HTTP_REQUEST_LOG=line-debug)', () => {
-  it('leaves a successful request out at info, keeps a refused one, writes both at debug', async () => {
-    for (const [level, successWritten] of [
-      ['info', false],
-      ['debug', true],
-    ] as const) {
-      const running = await serve(level, 'debug');
+describe('requestLineMiddleware: which lines a level and the success level let through', () => {
+  it.each([
+    ['warn', 'info', 'none', undefined],
+    ['info', 'debug', 'none (HTTP_REQUEST_LOG=line-debug)', undefined],
+    ['debug', 'debug', 'one at debug', 'debug'],
+  ] as const)(
+    'at %s, successful requests at %s: success lines %s; a refused one at warn',
+    async (level, successLevel, _what, successLine) => {
+      const running = await serve(level, successLevel);
       try {
-        const res = await fetch(`${running.base}/fine`, { headers: { 'x-correlation-id': 'd-1' } });
+        const res = await fetch(`${running.base}/fine`, { headers: { 'x-correlation-id': 's-1' } });
         await res.text();
-        expect(await requestLine(running, '/status/404', 'd-2')).toMatchObject({
+        expect(await requestLine(running, '/status/404', 's-2')).toMatchObject({
           level: 'warn',
           res: { statusCode: 404 },
         });
-        const fine = running.lines.filter((l) => l.correlationId === 'd-1' && l.req);
-        expect(fine).toEqual(successWritten ? [expect.objectContaining({ level: 'debug' })] : []);
+        const fine = running.lines.filter((l) => l.correlationId === 's-1' && l.req);
+        expect(fine).toEqual(
+          successLine === undefined ? [] : [expect.objectContaining({ level: successLine })],
+        );
       } finally {
         await running.close();
       }
-    }
-  });
+    },
+  );
 });

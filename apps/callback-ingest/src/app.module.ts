@@ -41,6 +41,7 @@ export class AppModule {
         LoggingModule.forRoot({
           ...loggingOptions(SERVICE_NAME, config),
           ...(options.logger ? { logger: options.logger } : {}),
+          requestLog: config.http.requestLog,
         }),
         ObservabilityModule.forRoot({ service: SERVICE_NAME }),
         EdgeKafkaModule.forRoot({

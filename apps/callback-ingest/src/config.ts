@@ -31,6 +31,14 @@ export const callbackIngestConfigShape = {
     maxParameters: envVar('CALLBACK_MAX_PARAMETERS', positiveInt(64), {
       description: 'a positive whole number of query/form parameters',
     }),
+    requestLog: envVar(
+      'HTTP_REQUEST_LOG',
+      z.enum(['line', 'line-debug', 'child-logger']).default('line'),
+      {
+        description:
+          'line (one line per finished request, no logger made per request), line-debug (the same, a successful request at debug) or child-logger (pino-http)',
+      },
+    ),
   },
   callbacks: {
     controlKeys: envVar('CALLBACK_CONTROL_KEYS', z.string().optional(), {

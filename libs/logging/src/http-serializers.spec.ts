@@ -29,6 +29,19 @@ describe('HTTP log serializers', () => {
     }
   });
 
+  it('masks a card number in the path, a query name or a logged header', () => {
+    const pan = '4111111111111111';
+    const line = JSON.stringify(
+      serializeRequest({
+        method: 'GET',
+        url: `/callbacks/gateway/${pan}?${pan}=1`,
+        headers: { 'user-agent': `card ${pan}` },
+      }),
+    );
+    expect(line).toContain('/callbacks/gateway/411111******1111');
+    expect(line).not.toContain(pan);
+  });
+
   it('handles a URL without a query and a raw request', () => {
     expect(serializeRequest({ method: 'POST', raw: { url: '/return/1111' } })).toEqual({
       id: undefined,

@@ -1,8 +1,13 @@
+import { scrubValue } from './scrub';
+
 /**
  * What an HTTP request line in the log may carry. pino-http's default serializer writes the whole
  * URL, the parsed query and every header; on the callback edge the query holds checksums, names
  * and e-mails. Request logs keep the method, the path, the names (not values) of query
- * parameters and a short allow-list of headers.
+ * parameters and a short allow-list of headers, all through the scrubber: pino-http binds the
+ * serialised request to a child logger, and a child's bindings never reach the logger's
+ * `formatters.log` (the scrubber every other line goes through), so a card number typed into a
+ * path or a user-agent would otherwise be written as it came.
  */
 export interface SerializableRequest {
   readonly id?: unknown;
@@ -25,13 +30,13 @@ export function serializeRequest(req: SerializableRequest): Record<string, unkno
     const value = req.headers?.[name];
     if (value !== undefined) headers[name] = value;
   }
-  return {
+  return scrubValue({
     id: req.id,
     method: req.method,
     path,
     ...(queryKeys.length > 0 ? { queryKeys } : {}),
     headers,
-  };
+  }) as Record<string, unknown>;
 }
 
 export function serializeResponse(res: { readonly statusCode?: number }): Record<string, unknown> {

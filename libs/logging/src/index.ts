@@ -7,4 +7,4 @@ export {
 } from './correlation';
 export { scrubString } from './scrub';
 export { createLogger, loggingOptions, type LoggingOptions } from './logger';
-export { LoggingModule, ROOT_LOGGER } from './logging.module';
+export { LoggingModule, ROOT_LOGGER, type RequestLogMode } from './logging.module';

@@ -92,6 +92,23 @@ describe('createLogger redaction', () => {
     expect(third.err.stack).toContain('gateway echoed 411111******1111');
   });
 
+  it("redacts a child logger's sensitive bindings and nested keys of a line at any depth", () => {
+    const { logger, lines, records } = capture();
+    logger.child({ control: CONTROL_KEY, component: 'x' }).info('bound');
+    logger.info({
+      req: { headers: { 'x-api-key': 'k-123456', 'user-agent': 'gw' } },
+      a: { b: { c: { d: { e: { signature: SIGNATURE, merchant_control: CONTROL_KEY } } } } },
+    });
+    const output = lines.join('');
+    for (const secret of [CONTROL_KEY, SIGNATURE, 'k-123456']) expect(output).not.toContain(secret);
+    const [bound, nested] = records();
+    expect(bound.control).toBe('[REDACTED]');
+    expect(bound.component).toBe('x');
+    expect(nested.req.headers['x-api-key']).toBe('[REDACTED]');
+    expect(nested.req.headers['user-agent']).toBe('gw');
+    expect(nested.a.b.c.d.e.signature).toBe('[REDACTED]');
+  });
+
   it('leaves numbers that are not Luhn-valid card numbers alone', () => {
     const { logger, records } = capture();
     logger.info({ orderId: '4111111111111112', ts: 1700000000000, phone: '+49 1512 3456789' });

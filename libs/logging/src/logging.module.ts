@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   DynamicModule,
+  Inject,
   MiddlewareConsumer,
   Module,
   NestModule,
@@ -8,34 +9,34 @@ import {
 } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import type { Logger } from 'pino';
-import {
-  CORRELATION_ID_HEADER,
-  correlationIdFromHeaders,
-  runWithBoundCorrelationId,
-} from './correlation';
 import { LoggingOptions, createLogger } from './logger';
+import {
+  boundCorrelationMiddleware,
+  isQuietPath,
+  requestCorrelationId,
+  requestLineMiddleware,
+  requestLogLevel,
+} from './request-line';
 import { serializeRequest, serializeResponse } from './http-serializers';
 
 /** The root pino logger of the app, for adapters that want pino itself (kafkajs log creator). */
 export const ROOT_LOGGER = Symbol('ROOT_LOGGER');
 
-/** Paths whose successful requests are not logged (probes and scrapes every few seconds). */
-const QUIET_PATHS = ['/health/live', '/health/ready', '/metrics'];
+const REQUEST_LOG_MODE = Symbol('REQUEST_LOG_MODE');
 
-type RequestWithId = IncomingMessage & { id?: unknown };
-
-/** The correlation id of a request: chosen once, remembered on `req.id`, echoed to the caller. */
-function requestCorrelationId(req: RequestWithId, res: ServerResponse): string {
-  if (typeof req.id === 'string') return req.id;
-  const id = correlationIdFromHeaders(req.headers);
-  req.id = id;
-  if (!res.headersSent) res.setHeader(CORRELATION_ID_HEADER, id);
-  return id;
-}
-
-function correlationMiddleware(req: RequestWithId, res: ServerResponse, next: () => void): void {
-  runWithBoundCorrelationId(requestCorrelationId(req, res), next);
-}
+/**
+ * How HTTP requests are logged:
+ *  - `child-logger` (pino-http): per request, a child logger bound to the correlation id and a
+ *    second one bound to the serialised request (redaction run on the binding), made whether
+ *    or not the request's line is written at the configured level;
+ *  - `line`: no logger per request; the correlation id rides in AsyncLocalStorage (the logger's
+ *    mixin adds it to every line), and one line per finished request is written through the
+ *    app's logger (redaction and the scrubber on it), only when its level is enabled.
+ *  - `line-debug`: `line`, with a successful request's line at debug (a refused or failed one's
+ *    stays at warn or error).
+ * The line's fields and levels are the same in `child-logger` and `line`.
+ */
+export type RequestLogMode = 'child-logger' | 'line' | 'line-debug';
 
 /**
  * JSON logging for a Nest app through nestjs-pino: one line per request (probes excluded) and
@@ -46,13 +47,22 @@ function correlationMiddleware(req: RequestWithId, res: ServerResponse, next: ()
 @Module({})
 export class LoggingModule implements NestModule {
   /** `logger`: reuse the pino logger main.ts already created for boot messages. */
-  static forRoot(options: LoggingOptions & { readonly logger?: Logger }): DynamicModule {
+  static forRoot(
+    options: LoggingOptions & {
+      readonly logger?: Logger;
+      /** `child-logger` unless given (see RequestLogMode). */
+      readonly requestLog?: RequestLogMode;
+    },
+  ): DynamicModule {
     const logger = options.logger ?? createLogger(options);
+    const mode = options.requestLog ?? 'child-logger';
     return {
       module: LoggingModule,
       global: true,
       imports: [
         LoggerModule.forRoot({
+          // `line`: nestjs-pino's logger (PinoLogger, the root) without its per-request middleware.
+          ...(mode === 'child-logger' ? {} : { forRoutes: [] }),
           pinoHttp: {
             logger,
             genReqId: (req: IncomingMessage, res: ServerResponse) => requestCorrelationId(req, res),
@@ -60,21 +70,32 @@ export class LoggingModule implements NestModule {
             serializers: { req: serializeRequest, res: serializeResponse },
             quietReqLogger: true,
             autoLogging: {
-              ignore: (req: IncomingMessage) => QUIET_PATHS.includes((req.url ?? '').split('?')[0]),
+              ignore: (req: IncomingMessage) => isQuietPath(req.url),
             },
-            customLogLevel: (_req, res, error) =>
-              error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
+            customLogLevel: (_req, res, error) => requestLogLevel(res.statusCode, error),
           },
         }),
       ],
-      providers: [{ provide: ROOT_LOGGER, useValue: logger satisfies Logger }],
+      providers: [
+        { provide: ROOT_LOGGER, useValue: logger satisfies Logger },
+        { provide: REQUEST_LOG_MODE, useValue: mode },
+      ],
       exports: [LoggerModule, ROOT_LOGGER],
     };
   }
 
+  constructor(
+    @Inject(REQUEST_LOG_MODE) private readonly mode: RequestLogMode,
+    @Inject(ROOT_LOGGER) private readonly logger: Logger,
+  ) {}
+
   configure(consumer: MiddlewareConsumer): void {
     consumer
-      .apply(correlationMiddleware)
+      .apply(
+        this.mode === 'child-logger'
+          ? boundCorrelationMiddleware
+          : requestLineMiddleware(this.logger, this.mode === 'line-debug' ? 'debug' : 'info'),
+      )
       .forRoutes({ path: '{/*splat}', method: RequestMethod.ALL });
   }
 }

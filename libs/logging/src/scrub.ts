@@ -49,6 +49,8 @@ export const SENSITIVE_KEYS: readonly string[] = [
   'apikey',
   'accesstoken',
   'refreshtoken',
+  // the x-api-key header
+  'xapikey',
 ];
 
 const SENSITIVE = new Set(SENSITIVE_KEYS);
@@ -62,9 +64,14 @@ export function isSensitiveKey(key: string): boolean {
 }
 
 /**
- * Paths for pino's `redact` (fast, before serialisation): each sensitive key in its common
- * spellings at the top level and up to three levels down, plus HTTP headers as pino-http logs
- * them. Deeper or oddly spelled keys are caught by the scrubber.
+ * Paths for pino's `redact`: each sensitive key in its common spellings at the top level, plus
+ * HTTP headers as pino-http logs them. What redaction is for here is a child logger's bindings:
+ * they are written without passing through `formatters.log`, so the scrubber never sees them
+ * (bindings are flat: a component, a correlation id, a serialised request that scrubs itself).
+ * A line's own object goes through the scrubber, which replaces a value under a sensitive key
+ * at any depth. No wildcard paths: with pino's redaction (@pinojs/redact), every `*.` path is a
+ * walk over the line's object on every line — the earlier four depths of each key cost ≈ 90 µs
+ * per line against ≈ 4 µs for these (a 6-field line, 20,000 lines, one core).
  */
 export function redactPaths(): string[] {
   const spellings = new Set<string>([
@@ -101,10 +108,7 @@ export function redactPaths(): string[] {
     'refreshToken',
     'refresh_token',
   ]);
-  const paths: string[] = [];
-  for (const key of spellings) {
-    paths.push(key, `*.${key}`, `*.*.${key}`, `*.*.*.${key}`);
-  }
+  const paths: string[] = [...spellings];
   paths.push(
     'req.headers.authorization',
     'req.headers["proxy-authorization"]',

@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
-  CallbackMessage,
+  type CallbackMessage,
   CE_SOURCES,
   type PaymentCommand,
+  StatusCheckHint,
   ceType,
   TOPICS,
   toKafkaHeaders,
@@ -57,8 +58,12 @@ export class CallbackPublisher {
     this.metrics.published.inc({ kind: 'command', source: 'browser-return' });
   }
 
+  /**
+   * A callback comes from decide, which returns only what GatewayCallback's check gave back
+   * (domain/decide.ts): it is not parsed a second time here. A hint is checked here.
+   */
   async publish(message: CallbackMessage, incomingTraceparent?: string): Promise<void> {
-    const value = CallbackMessage.parse(message);
+    const value = message.kind === 'callback' ? message : StatusCheckHint.parse(message);
     const headers = toKafkaHeaders({
       id: value.notificationId,
       type: ceType.callback(value.kind),

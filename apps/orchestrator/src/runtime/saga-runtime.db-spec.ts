@@ -9,7 +9,7 @@ import { register } from 'prom-client';
 import { canonicalJson } from '../domain';
 import type { CommandCatalogue, Flow, RuntimeEffect, SagaEvent } from './flow';
 import { OUTCOME_METRIC } from './outcome-metrics';
-import { orchestratorFixture } from '../../test/kits/orchestrator.fixture';
+import { orchestratorFixture, testFlowParts } from '../../test/kits/orchestrator.fixture';
 
 // ---- a test flow: a counter that can spawn children and arm a timer --------------------------
 
@@ -174,15 +174,7 @@ const counterFlow: Flow<CounterState, CounterEvent> = {
       }
     }
   },
-  project: (state) => ({ status: state.status, kind: null, settled: false }),
-  rejection: (args) => ({
-    type: 'command-rejected',
-    commandId: args.commandId,
-    version: args.version,
-    occurredAt: args.now,
-    reason: args.reason,
-  }),
-  resendWanted: () => false,
+  ...testFlowParts<CounterState>(),
 };
 
 describe('saga runtime (real PostgreSQL, no broker)', () => {

@@ -9,7 +9,7 @@ import type { GatewayResult } from '@payments/contracts';
 import { canonicalJson } from '../domain';
 import type { CommandCatalogue, Flow, SagaEvent } from './flow';
 import type { RuntimeInput } from './saga-runtime';
-import { orchestratorFixture } from '../../test/kits/orchestrator.fixture';
+import { orchestratorFixture, testFlowParts } from '../../test/kits/orchestrator.fixture';
 
 interface State {
   status: 'initial' | 'open';
@@ -71,15 +71,7 @@ const flow: Flow<State, Event> = {
     if (e.type === 'answered') return { ...state, version: e.version, results: state.results + 1 };
     return { ...state, version: e.version };
   },
-  project: (state) => ({ status: state.status, kind: null, settled: false }),
-  rejection: (args) => ({
-    type: 'command-rejected',
-    commandId: args.commandId,
-    version: args.version,
-    occurredAt: args.now,
-    reason: args.reason,
-  }),
-  resendWanted: () => false,
+  ...testFlowParts<State>(),
 };
 
 describe.each(['one', 'separate'] as const)('unit of work opened by %s statement(s)', (prelude) => {

@@ -15,7 +15,7 @@ import { orchestratorEntities } from '../../src/persistence/entities';
 import { SagaRepository } from '../../src/persistence/saga.repository';
 import { TimerRepository } from '../../src/persistence/timer.repository';
 import { IdGenerator } from '../../src/runtime/clock';
-import type { CommandCatalogue } from '../../src/runtime/flow';
+import type { CommandCatalogue, Flow } from '../../src/runtime/flow';
 import { type AnyFlow, SagaRuntime } from '../../src/runtime/saga-runtime';
 import { TestClock } from './base.kit';
 
@@ -132,4 +132,34 @@ export function orchestratorFixture(options: FixtureOptions): OrchestratorFixtur
     },
   };
   return fixture;
+}
+
+/**
+ * What a runtime test's own flow (not a product flow) needs beside its decide and evolve: its
+ * status as the projection, the standard rejection event (type, command id, version, time,
+ * reason), no deferred resends.
+ */
+export function testFlowParts<State extends { status: string }>(): Pick<
+  Flow<State, never>,
+  'project' | 'resendWanted'
+> & {
+  rejection: (args: Parameters<Flow<State, never>['rejection']>[0]) => {
+    type: 'command-rejected';
+    commandId: string;
+    version: number;
+    occurredAt: string;
+    reason: string;
+  };
+} {
+  return {
+    project: (state) => ({ status: state.status, kind: null, settled: false }),
+    rejection: (args) => ({
+      type: 'command-rejected',
+      commandId: args.commandId,
+      version: args.version,
+      occurredAt: args.now,
+      reason: args.reason,
+    }),
+    resendWanted: () => false,
+  };
 }

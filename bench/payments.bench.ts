@@ -56,6 +56,7 @@ import {
 } from './support/breakdown';
 import { type Figures, figures, floor, withTimeout } from './support/floor';
 import { hopLatencies, hopLines, hopOffsets, type SaleTimes } from './support/hops';
+import { bucketsSince, scrape, truthBuckets, truthHistogramLine } from './support/truth';
 
 const SALES = Number(process.env.BENCH_SALES ?? 300);
 const RATE = Number(process.env.BENCH_RATE ?? 50);
@@ -207,7 +208,9 @@ async function pipeline(stack: PaymentStack): Promise<ModeResult> {
  * Open loop: sale i is sent at start + i / RATE whatever happened before (one send per slot, never
  * batched to catch up), its latency measured from that scheduled time to its final event.
  */
-async function openLoop(stack: PaymentStack): Promise<ModeResult & { lateSends: number }> {
+type OpenResult = ModeResult & { readonly lateSends: number };
+
+async function openLoop(stack: PaymentStack): Promise<OpenResult> {
   const count = Math.round(RATE * SECONDS);
   const sales = Array.from({ length: count }, (_, i) =>
     stack.sale({ cvv: '123', amountMinor: 5_000 + i }),
@@ -381,9 +384,23 @@ async function main(): Promise<void> {
     }
     process.stdout.write('measuring what the processes use idle (5 s)...\n');
     const idle = await idleCost(processes, 5);
+    // The orchestrator's own histogram beside the ledger's figure (one replica: its /metrics).
+    const orchestratorUrl = stack.urls.orchestrator;
+    const histogram = async (mode: string, work: () => Promise<unknown>): Promise<string> => {
+      if (REPLICAS !== 1) return '';
+      const before = truthBuckets(await scrape(orchestratorUrl), 'card-payment');
+      await work();
+      const after = truthBuckets(await scrape(orchestratorUrl), 'card-payment');
+      return `${truthHistogramLine(mode, bucketsSince(before, after))}\n`;
+    };
     process.stdout.write('measuring the pipeline (closed loop)...\n');
-    const closed = await measureBreakdown(processes, () => pipeline(stack!));
+    let closed: Awaited<ReturnType<typeof measureBreakdown<ModeResult>>> | undefined;
+    const closedHistogram = await histogram('closed loop', async () => {
+      closed = await measureBreakdown(processes, () => pipeline(stack!));
+    });
+    if (closed === undefined) throw new Error('the closed loop did not run');
     const ours = closed.result;
+    let openHistogram = '';
     let open: Awaited<ReturnType<typeof openLoop>> | undefined;
     let openBreakdown: Breakdown | undefined;
     let openHops = '';
@@ -393,7 +410,11 @@ async function main(): Promise<void> {
       );
       await stack.controls.reset();
       const hopsFrom = await hopOffsets(kafka);
-      const run = await measureBreakdown(processes, () => openLoop(stack!));
+      let run: Awaited<ReturnType<typeof measureBreakdown<OpenResult>>> | undefined;
+      openHistogram = await histogram(`open loop at ${RATE}/s`, async () => {
+        run = await measureBreakdown(processes, () => openLoop(stack!));
+      });
+      if (run === undefined) throw new Error('the open loop did not run');
       open = run.result;
       openBreakdown = run.breakdown;
       const hops = await hopLatencies(open.times, orchestratorDb, open.ledger, kafka, hopsFrom);
@@ -424,9 +445,9 @@ async function main(): Promise<void> {
       process.stdout.write(`${row('floor naive, per message', naive, 'msgs/s')}\n`);
       process.stdout.write(`${row('floor batched, per fetched batch', batched, 'msgs/s')}\n`);
     }
-    process.stdout.write(`\n${truthLine('closed loop', ours)}\n`);
+    process.stdout.write(`\n${truthLine('closed loop', ours)}\n${closedHistogram}`);
     if (open !== undefined) {
-      process.stdout.write(`${truthLine(`open loop at ${RATE}/s`, open)}\n`);
+      process.stdout.write(`${truthLine(`open loop at ${RATE}/s`, open)}\n${openHistogram}`);
     }
     process.stdout.write(`\n${checks('closed loop', ours)}\n`);
     if (open !== undefined) {

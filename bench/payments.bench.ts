@@ -33,7 +33,7 @@
  * It is a script, not a test: it prints figures and never asserts on time.
  */
 import { randomUUID } from 'node:crypto';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Kafka } from 'kafkajs';
@@ -56,6 +56,7 @@ import {
 } from './support/breakdown';
 import { type Figures, figures, floor, withTimeout } from './support/floor';
 import { hopLatencies, hopLines, hopOffsets, type SaleTimes } from './support/hops';
+import { bucketsSince, scrape, truthBuckets, truthHistogramLine } from './support/truth';
 
 const SALES = Number(process.env.BENCH_SALES ?? 300);
 const RATE = Number(process.env.BENCH_RATE ?? 50);
@@ -86,6 +87,36 @@ interface ModeResult extends Figures {
   readonly outOfOrder: number;
   readonly times: SaleTimes[];
   readonly ledger: ReadonlyArray<{ clientOrderId: string; movement: string; at: number }>;
+  /**
+   * Time to truth: from the sandbox's ledger charge (the gateway moved the money) to the arrival
+   * of the final event that reports it, per charged sale.
+   */
+  readonly truth: Figures;
+  /** The machine's load average (1 min) when the mode started and when its sales settled. */
+  readonly load: { readonly start: number; readonly end: number };
+}
+
+/** The machine's 1-minute load average. */
+const load1 = (): number => loadavg()[0] ?? NaN;
+
+/**
+ * Per sale charged in the ledger: its first charge's time to the arrival of its final event
+ * (what a finance system waits for after the gateway moved the money).
+ */
+function timesToTruth(
+  ledger: ReadonlyArray<{ clientOrderId: string; movement: string; at: number }>,
+  finals: ReadonlyArray<{ paymentId: string; receivedAt: number }>,
+): number[] {
+  const chargedAt = new Map<string, number>();
+  for (const e of ledger) {
+    if (e.movement === 'charged' && !chargedAt.has(e.clientOrderId)) {
+      chargedAt.set(e.clientOrderId, e.at);
+    }
+  }
+  return finals.flatMap(({ paymentId, receivedAt }) => {
+    const at = chargedAt.get(paymentId);
+    return at === undefined ? [] : [Math.max(0, receivedAt - at)];
+  });
 }
 
 /**
@@ -99,6 +130,7 @@ async function settle(
   sentAt: ReadonlyMap<string, number>,
   start: number,
   what: string,
+  loadAtStart: number,
 ): Promise<ModeResult> {
   const finals = await withTimeout(
     Promise.all(
@@ -134,6 +166,10 @@ async function settle(
     }
     if (versions.some((v, i) => v !== i + 1)) outOfOrder += 1;
   }
+  const truth = timesToTruth(
+    ledger,
+    finals.map((f) => ({ paymentId: f.event.paymentId, receivedAt: f.receivedAt })),
+  );
   return {
     ...figures(latencies, (last - start) / 1000),
     approved: finals.filter((f) => f.event.type === 'approved').length,
@@ -146,6 +182,8 @@ async function settle(
       receivedAt: f.receivedAt,
     })),
     ledger,
+    truth: figures(truth, (last - start) / 1000),
+    load: { start: loadAtStart, end: load1() },
   };
 }
 
@@ -155,6 +193,7 @@ async function pipeline(stack: PaymentStack): Promise<ModeResult> {
     stack.sale({ cvv: '123', amountMinor: 1_000 + i }),
   );
   const sentAt = new Map<string, number>();
+  const loadAtStart = load1();
   const first = Date.now();
   for (let i = 0; i < sales.length; i += 50) {
     const batch = sales.slice(i, i + 50);
@@ -162,19 +201,22 @@ async function pipeline(stack: PaymentStack): Promise<ModeResult> {
     for (const s of batch) sentAt.set(s.paymentId, now);
     await stack.send(...batch);
   }
-  return settle(stack, sales, sentAt, first, 'pipeline');
+  return settle(stack, sales, sentAt, first, 'pipeline', loadAtStart);
 }
 
 /**
  * Open loop: sale i is sent at start + i / RATE whatever happened before (one send per slot, never
  * batched to catch up), its latency measured from that scheduled time to its final event.
  */
-async function openLoop(stack: PaymentStack): Promise<ModeResult & { lateSends: number }> {
+type OpenResult = ModeResult & { readonly lateSends: number };
+
+async function openLoop(stack: PaymentStack): Promise<OpenResult> {
   const count = Math.round(RATE * SECONDS);
   const sales = Array.from({ length: count }, (_, i) =>
     stack.sale({ cvv: '123', amountMinor: 5_000 + i }),
   );
   const scheduled = new Map<string, number>();
+  const loadAtStart = load1();
   const start = Date.now() + 200;
   let lateSends = 0;
   const sends: Promise<void>[] = [];
@@ -187,7 +229,10 @@ async function openLoop(stack: PaymentStack): Promise<ModeResult & { lateSends: 
     sends.push(stack.send(sale));
   }
   await Promise.all(sends);
-  return { ...(await settle(stack, sales, scheduled, start, 'open loop')), lateSends };
+  return {
+    ...(await settle(stack, sales, scheduled, start, 'open loop', loadAtStart)),
+    lateSends,
+  };
 }
 
 interface CpuProfile {
@@ -244,6 +289,12 @@ function summariseProfiles(dir: string, appOfPid: ReadonlyMap<string, string>): 
 /** What a mode's sales did: approvals, charges per sale, events out of their version order. */
 function checks(mode: string, r: ModeResult): string {
   return `${mode}: approved ${r.approved}/${r.count}; gateway charges ${r.charges} (one per sale expected), sales charged twice ${r.chargedTwice}; sales whose events came out of version order ${r.outOfOrder}`;
+}
+
+/** Time to truth of a mode's sales, with the machine's load beside it. */
+function truthLine(mode: string, r: ModeResult): string {
+  const t = r.truth;
+  return `time to truth, ${mode} (sandbox ledger charge → final event received), ${t.count} sales: p50 ${t.p50} ms, p99 ${t.p99} ms, max ${t.max} ms; load average (1 min) ${r.load.start.toFixed(1)} at the start, ${r.load.end.toFixed(1)} at the end, ${availableParallelism()} cores`;
 }
 
 function row(name: string, f: Figures, unit: string): string {
@@ -333,9 +384,23 @@ async function main(): Promise<void> {
     }
     process.stdout.write('measuring what the processes use idle (5 s)...\n');
     const idle = await idleCost(processes, 5);
+    // The orchestrator's own histogram beside the ledger's figure (one replica: its /metrics).
+    const orchestratorUrl = stack.urls.orchestrator;
+    const histogram = async (mode: string, work: () => Promise<unknown>): Promise<string> => {
+      if (REPLICAS !== 1) return '';
+      const before = truthBuckets(await scrape(orchestratorUrl), 'card-payment');
+      await work();
+      const after = truthBuckets(await scrape(orchestratorUrl), 'card-payment');
+      return `${truthHistogramLine(mode, bucketsSince(before, after))}\n`;
+    };
     process.stdout.write('measuring the pipeline (closed loop)...\n');
-    const closed = await measureBreakdown(processes, () => pipeline(stack!));
+    let closed: Awaited<ReturnType<typeof measureBreakdown<ModeResult>>> | undefined;
+    const closedHistogram = await histogram('closed loop', async () => {
+      closed = await measureBreakdown(processes, () => pipeline(stack!));
+    });
+    if (closed === undefined) throw new Error('the closed loop did not run');
     const ours = closed.result;
+    let openHistogram = '';
     let open: Awaited<ReturnType<typeof openLoop>> | undefined;
     let openBreakdown: Breakdown | undefined;
     let openHops = '';
@@ -345,7 +410,11 @@ async function main(): Promise<void> {
       );
       await stack.controls.reset();
       const hopsFrom = await hopOffsets(kafka);
-      const run = await measureBreakdown(processes, () => openLoop(stack!));
+      let run: Awaited<ReturnType<typeof measureBreakdown<OpenResult>>> | undefined;
+      openHistogram = await histogram(`open loop at ${RATE}/s`, async () => {
+        run = await measureBreakdown(processes, () => openLoop(stack!));
+      });
+      if (run === undefined) throw new Error('the open loop did not run');
       open = run.result;
       openBreakdown = run.breakdown;
       const hops = await hopLatencies(open.times, orchestratorDb, open.ledger, kafka, hopsFrom);
@@ -375,6 +444,10 @@ async function main(): Promise<void> {
     if (naive !== undefined && batched !== undefined) {
       process.stdout.write(`${row('floor naive, per message', naive, 'msgs/s')}\n`);
       process.stdout.write(`${row('floor batched, per fetched batch', batched, 'msgs/s')}\n`);
+    }
+    process.stdout.write(`\n${truthLine('closed loop', ours)}\n${closedHistogram}`);
+    if (open !== undefined) {
+      process.stdout.write(`${truthLine(`open loop at ${RATE}/s`, open)}\n${openHistogram}`);
     }
     process.stdout.write(`\n${checks('closed loop', ours)}\n`);
     if (open !== undefined) {
@@ -478,6 +551,7 @@ async function pairedRuns(
     const { result, breakdown } = await measureBreakdown(now, () => pipeline(stack));
     lines.push(
       `\n${label}: ${apps.join('+')} ${variable}=${value}: ${result.perSecond.toFixed(1)} sales/s; approved ${result.approved}/${result.count}; gateway charges ${result.charges}, charged twice ${result.chargedTwice}; out of version order ${result.outOfOrder}`,
+      truthLine(`${label}, closed loop`, result),
       breakdownLines(side, breakdown, result.count, result.seconds, COUNT_STATEMENTS, idle),
     );
     if (RATE > 0) {
@@ -495,6 +569,7 @@ async function pairedRuns(
       lines.push(
         `${row(`${label}: open loop at ${RATE}/s`, open.result, 'sales/s')}`,
         `${checks(`${label}: open loop`, open.result)}; sends later than their slot by > 10 ms: ${open.result.lateSends}`,
+        truthLine(`${label}, open loop at ${RATE}/s`, open.result),
         breakdownLines(
           `${side}, open loop`,
           open.breakdown,

@@ -197,6 +197,7 @@ describe('dashboard and alert rules name only declared metrics', () => {
       'orchestrator_saga_events_total',
       'orchestrator_money_moved_minor_units_total',
       'orchestrator_unknown_outcome_oldest_seconds',
+      'orchestrator_in_flight_oldest_seconds',
       'orchestrator_outbox_lag_seconds',
       'kafka_consumer_lag',
       'gateway_adapter_breaker_state',
@@ -206,6 +207,7 @@ describe('dashboard and alert rules name only declared metrics', () => {
       expect(declared.has(name)).toBe(true);
     }
     expect(declared.get('gateway_adapter_call_duration_seconds')).toBe('histogram');
+    expect(declared.get('orchestrator_time_to_truth_seconds')).toBe('histogram');
   });
 
   it('the dashboard', () => {
@@ -242,6 +244,9 @@ describe('dashboard and alert rules name only declared metrics', () => {
       'orchestrator_money_moved_minor_units_total',
       'orchestrator_unknown_outcomes',
       'orchestrator_unknown_outcome_oldest_seconds',
+      'orchestrator_time_to_truth_seconds_bucket',
+      'orchestrator_in_flight_operations',
+      'orchestrator_in_flight_oldest_seconds',
       'orchestrator_payouts_awaiting_approval',
       'orchestrator_schedule_charges_due',
       'orchestrator_schedule_charges_failed',
@@ -289,6 +294,16 @@ describe('the dashboard file', () => {
   });
 });
 
+/** The anchors a Markdown file's headings get (GitHub's: lower case, punctuation dropped, spaces as -). */
+function headingAnchors(markdown: string): string[] {
+  return [...markdown.matchAll(/^#{1,6}\s+(.+?)\s*$/gm)].map(([, title]) =>
+    (title ?? '')
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-'),
+  );
+}
+
 describe('the alert rules file', () => {
   const alerts = readAlerts();
   const runbook = readFileSync(join(ROOT, 'docs/operations.md'), 'utf8');
@@ -317,6 +332,23 @@ describe('the alert rules file', () => {
     expect(exprOf('kafka_consumer_messages_dead_lettered_total')).toMatch(/increase\(/);
     expect(exprOf('gateway_adapter_breaker_state')).toMatch(/== 2$/);
     expect(exprOf('orchestrator_outbox_lag_seconds')).toEqual(expect.any(String));
+    expect(exprOf('orchestrator_time_to_truth_seconds_bucket')).toMatch(
+      /^histogram_quantile\(0\.99, .*\[10m\].*\) > 10$/,
+    );
+    expect(exprOf('orchestrator_in_flight_oldest_seconds')).toMatch(/> 3600$/);
+  });
+
+  it('links every rule to a heading that exists in its runbook file', () => {
+    for (const rule of rulesOf(alerts)) {
+      const link = String(isJson(rule.annotations) ? rule.annotations.runbook : '');
+      const [file, anchor] = link.split('#');
+      const text = readFileSync(join(ROOT, file ?? ''), 'utf8');
+      expect(headingAnchors(text)).toContain(anchor);
+    }
+    expect(headingAnchors('## Alerts\n### The operator CLI (`payments`)\n')).toEqual([
+      'alerts',
+      'the-operator-cli-payments',
+    ]);
   });
 
   it('points at a runbook section that exists and names every alert', () => {

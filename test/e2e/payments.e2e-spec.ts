@@ -575,6 +575,10 @@ describe('business metrics', () => {
     expect(
       delta('orchestrator_money_moved_minor_units_total', { ...labels, currency: 'USD' }),
     ).toBe(1_700);
+    // Time to truth: the sales' gateway answers timed to their events (any source).
+    expect(after).toMatch(
+      /^orchestrator_time_to_truth_seconds_count\{(?=[^}]*flow="card-payment")(?=[^}]*operation="sale")[^}]*\} [1-9]/m,
+    );
   });
 });
 

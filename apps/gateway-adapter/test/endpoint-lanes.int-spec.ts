@@ -141,6 +141,13 @@ describe('endpoint lanes: a slow endpoint holds up no other', () => {
     expect(admitted).toHaveLength(LANE);
     expect(refusedIndexes).toHaveLength(2);
     expect(kindOf(slow.length)).toBe('accepted');
+    // A gateway answer carries when it came (time to truth is timed from it), no later than its
+    // publication; an answer of the adapter's own (not-sent) carries none.
+    const answered = answers[slow.length]?.value;
+    expect(Date.parse(answered?.answeredAt ?? '')).toBeLessThanOrEqual(
+      Date.parse(answered?.completedAt ?? ''),
+    );
+    for (const i of refusedIndexes) expect(answers[i]?.value.answeredAt).toBeUndefined();
     for (const i of refusedIndexes) {
       const refused = answers[i];
       if (refused === undefined) throw new Error('no answer');

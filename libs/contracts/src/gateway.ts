@@ -378,6 +378,14 @@ export const GatewayResult = z.strictObject({
   attempt: z.number().int().min(1),
   result: GatewayClassification,
   completedAt: Instant,
+  /**
+   * When the adapter got the gateway's HTTP answer (an accepted or rejected reply; absent when
+   * the gateway did not answer: not-sent, unknown, or an answer of the adapter's own). The
+   * gateway's replies carry no time of their own, so this is the answer's time; `completedAt`
+   * is when the result was published, later for a handed-off request. The orchestrator measures
+   * time to truth from it.
+   */
+  answeredAt: Instant.optional(),
 });
 export type GatewayResult = z.infer<typeof GatewayResult>;
 
@@ -394,6 +402,7 @@ export const GatewayCallback = z.strictObject({
   clientOrderId: ClientOrderId,
   source: z.enum(['server-callback', 'browser-return']),
   report: GatewayStatusReport.extend({ gatewayOrderId: GatewayOrderId }),
+  /** When callback-ingest received it: the answer's time (time to truth is measured from it). */
   receivedAt: Instant,
 });
 export type GatewayCallback = z.infer<typeof GatewayCallback>;

@@ -17,7 +17,12 @@ import { RequestHandoffs } from '../persistence/request-handoffs';
 import { answerHeaders, HandoffKeeper } from './handoff-keeper';
 import { addressOf, ResultPublisher } from './result-publisher';
 
-type Answer = { readonly result: GatewayClassification; readonly source: 'gateway' | 'adapter' };
+type Answer = {
+  readonly result: GatewayClassification;
+  readonly source: 'gateway' | 'adapter';
+  /** When the gateway's HTTP answer came (accepted or rejected replies only). */
+  readonly answeredAt?: string;
+};
 
 const adapter = (result: GatewayClassification): Answer => ({ result, source: 'adapter' });
 /**
@@ -201,7 +206,7 @@ export class GatewayRequestService {
     started: number,
     answer: Answer,
   ): Promise<void> {
-    await this.publisher.publish(addressOf(request), answer.result, headers);
+    await this.publisher.publish(addressOf(request), answer.result, headers, answer.answeredAt);
     this.metrics.results.inc({
       operation: request.operation,
       kind: answer.result.kind,
@@ -301,6 +306,9 @@ export class GatewayRequestService {
         }
       }
       const result = await this.send(call.call, endpoint);
+      const answered = result.outcome === 'accepted' || result.outcome === 'rejected';
+      // The gateway's replies carry no time: the answer's time is when it came (time to truth).
+      const answeredAt = answered ? new Date(this.clock.now()).toISOString() : undefined;
       settled = true;
       if (result.outcome === 'accepted' || result.outcome === 'rejected') permit.success();
       else permit.failure();
@@ -315,6 +323,7 @@ export class GatewayRequestService {
             : {}),
         }),
         source: 'gateway',
+        ...(answeredAt === undefined ? {} : { answeredAt }),
       };
     } finally {
       if (!settled) permit.cancel();

@@ -52,6 +52,8 @@ export class ResultPublisher {
     request: ResultAddress,
     result: GatewayClassification,
     incoming: Readonly<Record<string, string>>,
+    /** When the gateway's answer came; absent when it gave none (not-sent, unknown, our own). */
+    answeredAt?: string,
   ): Promise<GatewayResult> {
     const completedAt = new Date(this.clock.now()).toISOString();
     const value = GatewayResult.parse({
@@ -64,6 +66,7 @@ export class ResultPublisher {
       attempt: request.attempt,
       result,
       completedAt,
+      ...(answeredAt === undefined ? {} : { answeredAt }),
     });
     const tracestate = incoming.tracestate;
     const headers: Record<string, string> = toKafkaHeaders({

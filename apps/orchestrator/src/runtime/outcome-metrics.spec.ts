@@ -1,6 +1,15 @@
+import type { GatewayCallback, GatewayResult } from '@payments/contracts';
 import { register } from 'prom-client';
 import type { SagaEvent } from './flow';
-import { countCommitted, moneyMoved, OUTCOME_METRIC, outcomeMetrics } from './outcome-metrics';
+import {
+  countCommitted,
+  type GatewayAnswer,
+  gatewayAnswerOf,
+  moneyMoved,
+  observeTimeToTruth,
+  OUTCOME_METRIC,
+  outcomeMetrics,
+} from './outcome-metrics';
 import { FLOW_MODULES } from '../flows/registered-flows';
 
 /** Every flow module's money events, by flow. */
@@ -135,5 +144,187 @@ describe('outcome metrics', () => {
         }
       }
     }
+  });
+});
+
+// ---- time to truth -------------------------------------------------------------------------------
+
+const PAYMENT = '3dcd0000-0000-4000-8000-000000000000';
+const REQUEST = '7f0c0000-0000-4000-8000-000000000000';
+const T0 = '2026-01-01T00:00:00.000Z';
+const at = (ms: number) => new Date(Date.parse(T0) + ms);
+
+const result = (
+  operation: GatewayResult['operation'],
+  answeredAt: string | undefined,
+  kind: 'accepted' | 'unknown' | 'not-sent' = 'accepted',
+): GatewayResult => ({
+  requestId: REQUEST,
+  paymentId: PAYMENT,
+  operation,
+  attempt: 1,
+  result:
+    kind === 'accepted'
+      ? { kind, report: { status: 'approved' } }
+      : kind === 'unknown'
+        ? { kind, reason: 'timeout' }
+        : { kind, reason: 'rate limited', retryAt: T0 },
+  completedAt: at(5_000).toISOString(),
+  ...(answeredAt === undefined ? {} : { answeredAt }),
+});
+
+const callback = (source: GatewayCallback['source'], receivedAt: string): GatewayCallback => ({
+  kind: 'callback',
+  notificationId: 'n1',
+  paymentId: PAYMENT,
+  clientOrderId: PAYMENT,
+  source,
+  report: { status: 'approved', gatewayOrderId: 'g1' },
+  receivedAt,
+});
+
+/** A state with `operation` in flight where the card-payment, payout and transfer flows keep it. */
+const inFlight = (operation: string) => ({ status: 'processing', inFlight: { operation } });
+
+/** The histogram's observations: { 'flow,operation,source': [count, sum] }. */
+async function timings(): Promise<Record<string, [number, number]>> {
+  const metric = register.getSingleMetric(OUTCOME_METRIC.timeToTruth);
+  if (!metric) throw new Error('time to truth not registered');
+  const out: Record<string, [number, number]> = {};
+  for (const v of (await metric.get()).values) {
+    const { flow, operation, source } = v.labels;
+    const key = `${String(flow)},${String(operation)},${String(source)}`;
+    const entry = out[key] ?? [0, 0];
+    // A histogram's values name their series (_bucket, _sum, _count).
+    const series = (v as { metricName?: string }).metricName ?? '';
+    if (series.endsWith('_count')) entry[0] = v.value;
+    if (series.endsWith('_sum')) entry[1] = Math.round(v.value * 1000) / 1000;
+    out[key] = entry;
+  }
+  return out;
+}
+
+describe('time to truth', () => {
+  beforeEach(() => register.resetMetrics());
+
+  it("takes a gateway result's answeredAt and a callback's receivedAt, with the operation answered", () => {
+    expect(
+      gatewayAnswerOf({ kind: 'gateway-result', result: result('sale', T0) }, inFlight('sale')),
+    ).toEqual({ at: T0, source: 'reply', operation: 'sale' });
+    // A status reply is about the operation in flight, not about "status".
+    expect(
+      gatewayAnswerOf({ kind: 'gateway-result', result: result('status', T0) }, inFlight('void')),
+    ).toEqual({ at: T0, source: 'status', operation: 'void' });
+    expect(
+      gatewayAnswerOf(
+        { kind: 'callback', callback: callback('server-callback', T0) },
+        inFlight('payout'),
+      ),
+    ).toEqual({ at: T0, source: 'callback', operation: 'payout' });
+    expect(
+      gatewayAnswerOf(
+        { kind: 'callback', callback: callback('browser-return', T0) },
+        { cardRefRequest: { operation: 'create-card-ref' } },
+      ),
+    ).toEqual({ at: T0, source: 'browser-return', operation: 'create-card-ref' });
+    expect(
+      gatewayAnswerOf({ kind: 'callback', callback: callback('server-callback', T0) }, {}),
+    ).toEqual({ at: T0, source: 'callback', operation: 'other' });
+  });
+
+  it('finds no answer in what the gateway did not answer: lost or refused requests, commands, hints, timers', () => {
+    const state = inFlight('sale');
+    expect(
+      gatewayAnswerOf({ kind: 'gateway-result', result: result('sale', undefined) }, state),
+    ).toBeUndefined();
+    for (const kind of ['unknown', 'not-sent'] as const) {
+      expect(
+        gatewayAnswerOf({ kind: 'gateway-result', result: result('sale', undefined, kind) }, state),
+      ).toBeUndefined();
+    }
+    expect(
+      gatewayAnswerOf(
+        {
+          kind: 'command',
+          command: { type: 'sale', commandId: 'c', sagaId: PAYMENT, endpointId: 'e', body: {} },
+        },
+        state,
+      ),
+    ).toBeUndefined();
+    expect(
+      gatewayAnswerOf(
+        {
+          kind: 'status-check-hint',
+          hint: {
+            kind: 'status-check-hint',
+            notificationId: 'n',
+            paymentId: PAYMENT,
+            reason: 'incomplete',
+            receivedAt: T0,
+          },
+        },
+        state,
+      ),
+    ).toBeUndefined();
+    expect(
+      gatewayAnswerOf({ kind: 'timer', timer: { kind: 'status-poll', payload: {} } }, state),
+    ).toBeUndefined();
+  });
+
+  it('observes each answer once, from its own time to the commit, by flow, operation and source', async () => {
+    const metrics = outcomeMetrics();
+    const reply: GatewayAnswer = { at: at(0).toISOString(), source: 'reply', operation: 'sale' };
+    const status: GatewayAnswer = {
+      at: at(500).toISOString(),
+      source: 'status',
+      operation: 'void',
+    };
+    const paid: GatewayAnswer = {
+      at: at(1_000).toISOString(),
+      source: 'callback',
+      operation: 'payout',
+    };
+    observeTimeToTruth(
+      metrics,
+      [
+        // One answer, two events (accepted-by-gateway, approved): one observation.
+        { flow: 'card-payment', event: event('accepted-by-gateway'), answer: reply },
+        { flow: 'card-payment', event: event('approved', money(100, 'USD')), answer: reply },
+        { flow: 'card-payment', event: event('voided'), answer: status },
+        { flow: 'payout', event: event('paid-out', money(900, 'EUR')), answer: paid },
+        // Events reporting no gateway answer (a command's, a timer's, a lost reply's): nothing.
+        { flow: 'card-payment', event: event('operation-requested') },
+        { flow: 'card-payment', event: event('outcome-unknown') },
+        { flow: 'transfer', event: event('transfer-requested') },
+      ],
+      at(2_000),
+    );
+    expect(await timings()).toEqual({
+      'card-payment,sale,reply': [1, 2],
+      'card-payment,void,status': [1, 1.5],
+      'payout,payout,callback': [1, 1],
+    });
+  });
+
+  it('records nothing when no event reports an answer, and never a negative time', async () => {
+    const metrics = outcomeMetrics();
+    observeTimeToTruth(
+      metrics,
+      [{ flow: 'card-payment', event: event('operation-requested') }],
+      at(1_000),
+    );
+    expect(await timings()).toEqual({});
+    // The answer's host clock ahead of ours: counted as 0.
+    const ahead: GatewayAnswer = {
+      at: at(3_000).toISOString(),
+      source: 'reply',
+      operation: 'sale',
+    };
+    observeTimeToTruth(
+      metrics,
+      [{ flow: 'card-payment', event: event('approved'), answer: ahead }],
+      at(1_000),
+    );
+    expect(await timings()).toEqual({ 'card-payment,sale,reply': [1, 0] });
   });
 });

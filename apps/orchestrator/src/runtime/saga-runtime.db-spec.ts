@@ -2,12 +2,14 @@
  * The saga runtime against PostgreSQL alone (no broker): a small test flow drives every part of
  * the unit of work — idempotent replay, a refused version, serialised concurrent work, a child saga
  * started in the same transaction, timers set, fired and cancelled, and a batch of inputs for
- * several sagas committed (or rolled back) at once.
+ * several sagas committed (or rolled back) at once, and the time-to-truth histogram fed from a
+ * gateway answer's answeredAt.
  */
 import { randomUUID } from 'node:crypto';
 import { register } from 'prom-client';
 import { canonicalJson } from '../domain';
 import type { CommandCatalogue, Flow, RuntimeEffect, SagaEvent } from './flow';
+import type { GatewayResult } from '@payments/contracts';
 import { OUTCOME_METRIC } from './outcome-metrics';
 import { orchestratorFixture, testFlowParts } from '../../test/kits/orchestrator.fixture';
 
@@ -25,6 +27,7 @@ type CounterEvent = SagaEvent &
     | { type: 'added'; n: number }
     | { type: 'spawned'; childId: string }
     | { type: 'rang' }
+    | { type: 'answered'; requestId: string }
     | { type: 'command-rejected'; reason: string }
   );
 type CounterCommand =
@@ -78,6 +81,15 @@ const counterFlow: Flow<CounterState, CounterEvent> = {
       return {
         outcome: 'accepted',
         events: [at(0, { type: 'rang', commandId: randomUUID() })],
+        effects: [],
+      };
+    }
+    // A gateway result about an open counter is news (an event); about none, nothing is written.
+    if (input.kind === 'gateway-result' && state.status === 'open') {
+      const { requestId } = input.result;
+      return {
+        outcome: 'accepted',
+        events: [at(0, { type: 'answered', commandId: randomUUID(), requestId })],
         effects: [],
       };
     }
@@ -166,6 +178,7 @@ const counterFlow: Flow<CounterState, CounterEvent> = {
         return { ...state, version: event.version, total: state.total + event.n };
       case 'spawned':
       case 'rang':
+      case 'answered':
       case 'command-rejected':
         return { ...state, version: event.version };
       default: {
@@ -425,6 +438,56 @@ describe('saga runtime (real PostgreSQL, no broker)', () => {
     clock.at = new Date(Date.parse(due) + 1);
     expect(await orch.runtime.fireNextDueTimer()).toBe('fired');
     expect(await delta()).toEqual({ opened: 1, added: 2, rang: 1 });
+  });
+
+  it('times the events a gateway answer wrote from its answeredAt to the commit, once per answer', async () => {
+    // The counter flow's observations so far: count and sum per operation and source.
+    const timed = async (): Promise<Record<string, number>> => {
+      const metric = register.getSingleMetric(OUTCOME_METRIC.timeToTruth);
+      const values = metric ? (await metric.get()).values : [];
+      const out: Record<string, number> = {};
+      for (const v of values) {
+        const series = (v as { metricName?: string }).metricName ?? '';
+        if (v.labels.flow !== 'counter' || series.endsWith('_bucket')) continue;
+        const key = `${series.slice(OUTCOME_METRIC.timeToTruth.length + 1)} ${String(v.labels.operation)} ${String(v.labels.source)}`;
+        out[key] = Math.round(v.value * 1000) / 1000;
+      }
+      return out;
+    };
+    const result = (sagaId: string, answeredAt?: string): GatewayResult => ({
+      requestId: randomUUID(),
+      paymentId: sagaId,
+      operation: 'sale',
+      attempt: 1,
+      result: { kind: 'accepted' },
+      completedAt: clock.at.toISOString(),
+      ...(answeredAt === undefined ? {} : { answeredAt }),
+    });
+    const before = await timed();
+    const id = randomUUID();
+    await send(open(id), add(id, 1)); // commands: no gateway answer, nothing timed
+    expect(await timed()).toEqual(before);
+
+    const answered = result(id, new Date(clock.at.getTime() - 2_500).toISOString());
+    await orch.runtime.handleGatewayResult(answered, {});
+    await orch.runtime.handleGatewayResult(answered, {}); // redelivered: the inbox drops it
+    const after = await timed();
+    expect(after['count sale reply']).toBe((before['count sale reply'] ?? 0) + 1);
+    expect(after['sum sale reply']).toBe((before['sum sale reply'] ?? 0) + 2.5);
+    expect((await history(id)).map((h) => h.event_type)).toEqual(['opened', 'added', 'answered']);
+
+    // A result the gateway did not answer (no answeredAt) writes its event, timed by nothing.
+    await orch.runtime.handleGatewayResult(result(id), {});
+    expect((await history(id)).map((h) => h.event_type)).toEqual([
+      'opened',
+      'added',
+      'answered',
+      'answered',
+    ]);
+    expect(await timed()).toEqual(after);
+    // An answer about a saga that writes nothing for it: nothing timed.
+    await orch.runtime.handleGatewayResult(result(randomUUID(), clock.at.toISOString()), {});
+    expect(await timed()).toEqual(after);
   });
 
   it('runs batches that share sagas, listed in opposite orders, side by side without a deadlock', async () => {

@@ -9,7 +9,7 @@ import { SagaRepository } from '../persistence/saga.repository';
 import { TimerRepository, type TimerRow } from '../persistence/timer.repository';
 import { Clock, IdGenerator } from './clock';
 import type { CommandCatalogue } from './flow';
-import { countCommitted, outcomeMetrics } from './outcome-metrics';
+import { countCommitted, observeTimeToTruth, outcomeMetrics } from './outcome-metrics';
 import { memoisedCatalogue, timerRetryDelayMs } from './runtime-rules';
 import { type AnyFlow, type RuntimeInput, type RuntimeOptions, UnitOfWork } from './unit-of-work';
 
@@ -133,8 +133,9 @@ export class SagaRuntime {
   }
 
   /**
-   * One unit of work in one transaction. The events it wrote are counted (outcome metrics) once
-   * the commit succeeded: a unit that rolls back counts nothing.
+   * One unit of work in one transaction. The events it wrote are counted (outcome metrics), and
+   * timed from the gateway answers they report, once the commit succeeded: a unit that rolls
+   * back counts nothing.
    */
   private async committedUnitOfWork<T>(
     catalogue: CommandCatalogue,
@@ -145,6 +146,7 @@ export class SagaRuntime {
       return [await body(work, tx), work.written] as const;
     });
     countCommitted(this.metrics, committed, (flow) => this.byName.get(flow)?.moneyEvents ?? []);
+    observeTimeToTruth(this.metrics, committed, this.clock.now());
     return result;
   }
 

@@ -30,7 +30,7 @@ import type {
   SagaEvent,
   SagaInput,
 } from './flow';
-import type { OutcomeEvent } from './outcome-metrics';
+import { type GatewayAnswer, gatewayAnswerOf, type OutcomeEvent } from './outcome-metrics';
 import { commandRecords, hintAllowed, isCanonicalUuid } from './runtime-rules';
 import { planWrites, RESEND_TIMER, type ResendPayload, type WritePlan } from './write-plan';
 
@@ -74,6 +74,11 @@ function inboxOf(input: RuntimeInput): { consumer: string; messageId: string } |
       throw new Error(`unhandled input ${JSON.stringify(never)}`);
     }
   }
+}
+
+/** An event written, with the gateway answer it reports (when its input was one). */
+function outcome(flow: string, event: SagaEvent, answer: GatewayAnswer | undefined): OutcomeEvent {
+  return answer === undefined ? { flow, event } : { flow, event, answer };
 }
 
 function inboxRows(
@@ -379,7 +384,9 @@ export class UnitOfWork {
       decision.outcome === 'rejected' && input.kind === 'command'
         ? (flow.refusalEffects?.(input.command, decision.rejection, this.now.toISOString()) ?? [])
         : decision.effects;
-    await this.apply(row, flow, decision.events, effects, meta, ownCommandId);
+    // The gateway answer this input carries (when it is one): its events are timed from it.
+    const answer = gatewayAnswerOf(input, row.state);
+    await this.apply(row, flow, decision.events, effects, meta, ownCommandId, answer);
     return decision;
   }
 
@@ -391,6 +398,7 @@ export class UnitOfWork {
     effects: readonly RuntimeEffect[],
     meta: InputMeta,
     ownCommandId?: string,
+    answer?: GatewayAnswer,
   ): Promise<void> {
     const endpointId = this.notSaved.get(row.id);
     const plan = planWrites({
@@ -412,7 +420,8 @@ export class UnitOfWork {
       // created by another transaction meanwhile: ConcurrentUpdateError, the transaction rolls
       // back and the redelivery decides on its row).
       this.notSaved.delete(row.id);
-      return this.write(row, flow, plan, meta, { op: 'insert', endpointId, next: plan.next });
+      const insert = { op: 'insert', endpointId, next: plan.next } as const;
+      return this.write(row, flow, plan, meta, insert, answer);
     }
     await this.write(
       row,
@@ -422,6 +431,7 @@ export class UnitOfWork {
       plan.next === undefined
         ? { op: 'none' }
         : { op: 'update', expectedVersion: plan.expectedVersion, next: plan.next },
+      answer,
     );
   }
 
@@ -463,6 +473,7 @@ export class UnitOfWork {
     plan: WritePlan,
     meta: InputMeta,
     saga: SagaWrite,
+    answer?: GatewayAnswer,
   ): Promise<void> {
     const { sagas, timers, outbox } = this.deps;
     // Resends are judged on the state the decision leaves (`resendWanted`).
@@ -501,7 +512,7 @@ export class UnitOfWork {
       );
     }
     if (plan.next) {
-      this.written.push(...plan.history.map((h) => ({ flow: plan.flow, event: h.event })));
+      this.written.push(...plan.history.map((h) => outcome(plan.flow, h.event, answer)));
       this.locked.set(row.id, after);
     }
     if (plan.purgeSealedCards && !purgeWithin) {

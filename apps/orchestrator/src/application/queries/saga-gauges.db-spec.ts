@@ -34,18 +34,39 @@ describe('saga gauges (real PostgreSQL)', () => {
       );
     }
   };
-  const inFlight = (stage: string, unknownSince?: string) => ({
-    inFlight: { stage, requestId: randomUUID(), ...(unknownSince ? { unknownSince } : {}) },
+  const inFlight = (stage: string, unknownSince?: string, requestedAt = ago(30)) => ({
+    inFlight: {
+      stage,
+      requestId: randomUUID(),
+      requestedAt,
+      ...(unknownSince ? { unknownSince } : {}),
+    },
   });
 
   it('reads unknown outcomes, payouts awaiting approval, schedule charges due and failed', async () => {
     const polled = { 'status-poll': ago(-30) };
     // Unknown outcomes of three flows (a capture's: the payment keeps its authorized status).
-    await saga('card-payment', 'outcome-unknown', inFlight('outcome-unknown', ago(7200)), polled);
+    await saga(
+      'card-payment',
+      'outcome-unknown',
+      inFlight('outcome-unknown', ago(7200), ago(7260)),
+      polled,
+    );
     await saga('card-payment', 'authorized', inFlight('outcome-unknown', ago(60)), polled);
-    await saga('payout', 'paying', inFlight('outcome-unknown', ago(600)), polled);
+    await saga('payout', 'paying', inFlight('outcome-unknown', ago(600), ago(650)), polled);
     // In flight, known; and settled sagas (no timer): not unknown.
     await saga('card-payment', 'processing', inFlight('processing'), polled);
+    await saga('transfer', 'processing', inFlight('processing', undefined, ago(5)), polled);
+    // A card reference asked for (the payment settled): in flight since its request.
+    await saga(
+      'card-payment',
+      'approved',
+      {
+        status: 'approved',
+        cardRefRequest: { operation: 'create-card-ref', requestedAt: ago(90) },
+      },
+      polled,
+    );
     await saga('card-payment', 'approved', { status: 'approved' });
     // Payouts: two awaiting approval, one paid.
     await saga('payout', 'registered', {}, { 'approval-expiry': ago(-600) });
@@ -63,6 +84,7 @@ describe('saga gauges (real PostgreSQL)', () => {
     expect({
       unknownOutcomes: reading.unknownOutcomes,
       oldestUnknownSeconds: reading.oldestUnknownSeconds,
+      inFlight: reading.inFlight,
       payoutsAwaitingApproval: value(reading, 'orchestrator_payouts_awaiting_approval'),
       scheduleChargesDue: value(reading, 'orchestrator_schedule_charges_due'),
       scheduleChargesFailed: {
@@ -72,6 +94,14 @@ describe('saga gauges (real PostgreSQL)', () => {
     }).toEqual({
       unknownOutcomes: 3,
       oldestUnknownSeconds: 7200,
+      inFlight: {
+        'card-payment': { count: 4, oldestSeconds: 7260 },
+        payout: { count: 1, oldestSeconds: 650 },
+        transfer: { count: 1, oldestSeconds: 5 },
+        'recurring-schedule': { count: 0, oldestSeconds: 0 },
+        'payout-budget': { count: 0, oldestSeconds: 0 },
+        'pan-eligibility': { count: 0, oldestSeconds: 0 },
+      },
       payoutsAwaitingApproval: 2,
       scheduleChargesDue: 2,
       scheduleChargesFailed: { 'past-due': 2, suspended: 1 },

@@ -86,6 +86,7 @@ describe('saga gauges: the queries', () => {
     });
     expect(calls.map((c) => c.params)).toEqual([
       ['status-poll'],
+      ['status-poll'],
       ['payout', 'registered'],
       ['recurring-schedule', 'charge', NOW],
       ['recurring-schedule', ['past-due', 'suspended']],
@@ -113,6 +114,29 @@ describe('saga gauges: the queries', () => {
 
   it('reads unknown outcomes through the poll timers, never the whole sagas table', () => {
     expect(SAGA_GAUGE_SQL.unknown).toMatch(/s\.id IN \(SELECT t\.saga_id FROM timers t/);
+    expect(SAGA_GAUGE_SQL.inFlight).toMatch(/s\.id IN \(SELECT t\.saga_id FROM timers t/);
+  });
+
+  it('reads operations in flight per flow, every hosted flow at 0 when it has none', async () => {
+    const { query } = fakeQuery({
+      inFlight: [
+        { flow: 'card-payment', n: 7, oldest: new Date(NOW.getTime() - 90_000) },
+        { flow: 'payout', n: 1, oldest: new Date(NOW.getTime() + 1000) }, // ahead: 0, not negative
+        { flow: 'transfer', n: 2, oldest: null }, // no requestedAt where the flows keep it
+      ],
+    });
+    const { inFlight } = await readSagaGauges(
+      query,
+      NOW,
+      [],
+      ['card-payment', 'payout', 'transfer', 'recurring-schedule'],
+    );
+    expect(inFlight).toEqual({
+      'card-payment': { count: 7, oldestSeconds: 90 },
+      payout: { count: 1, oldestSeconds: 0 },
+      transfer: { count: 2, oldestSeconds: 0 },
+      'recurring-schedule': { count: 0, oldestSeconds: 0 },
+    });
   });
 });
 
@@ -190,6 +214,7 @@ describe('saga gauges: at scrape time', () => {
   it('answers every gauge of a scrape, and a storm of scrapes, from one read per interval', async () => {
     rows = {
       unknown: [{ n: 2, oldest: new Date(clock.at - 4_000_000) }],
+      inFlight: [{ flow: 'card-payment', n: 9, oldest: new Date(clock.at - 120_000) }],
       awaitingApproval: [{ n: 5 }],
       chargesDue: [{ n: 1 }],
       chargesFailed: [
@@ -198,9 +223,12 @@ describe('saga gauges: at scrape time', () => {
       ],
     };
     for (let scrape = 0; scrape < 10; scrape++) await register.metrics();
-    expect(queries).toBe(4);
+    expect(queries).toBe(5);
     expect(await value(SAGA_GAUGE.unknownOutcomes)).toBe(2);
     expect(await value(SAGA_GAUGE.oldestUnknownSeconds)).toBe(4000);
+    expect(await value(SAGA_GAUGE.inFlight, { flow: 'card-payment' })).toBe(9);
+    expect(await value(SAGA_GAUGE.oldestInFlightSeconds, { flow: 'card-payment' })).toBe(120);
+    expect(await value(SAGA_GAUGE.oldestInFlightSeconds, { flow: 'payout' })).toBe(0);
     expect(await value(GAUGE.payoutsAwaitingApproval)).toBe(5);
     expect(await value(GAUGE.scheduleChargesDue)).toBe(1);
     expect(await value(GAUGE.scheduleChargesFailed, { status: 'past-due' })).toBe(3);
@@ -209,7 +237,7 @@ describe('saga gauges: at scrape time', () => {
     clock.at += SAGA_GAUGE_CACHE_MS;
     rows = { ...rows, awaitingApproval: [{ n: 6 }] };
     await register.metrics();
-    expect(queries).toBe(8);
+    expect(queries).toBe(10);
     expect(await value(GAUGE.payoutsAwaitingApproval)).toBe(6);
   });
 

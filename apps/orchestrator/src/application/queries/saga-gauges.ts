@@ -12,7 +12,7 @@ export type { Query } from '../../flows/flow-module';
 
 /**
  * Business gauges read from PostgreSQL when /metrics is scraped: unknown outcomes (how many, the
- * oldest's age, every flow), and the gauges each flow module offers (two-step payouts awaiting
+ * oldest's age, every flow), operations in flight per flow (how many, the oldest's age), and the gauges each flow module offers (two-step payouts awaiting
  * approval, schedule charges due and failed). One cheap
  * query each, the readings shared for SAGA_GAUGE_CACHE_MS so a scrape storm (or several
  * Prometheus servers) makes at most one read per interval. Every orchestrator replica reports
@@ -21,6 +21,8 @@ export type { Query } from '../../flows/flow-module';
 export const SAGA_GAUGE = {
   unknownOutcomes: 'orchestrator_unknown_outcomes',
   oldestUnknownSeconds: 'orchestrator_unknown_outcome_oldest_seconds',
+  inFlight: 'orchestrator_in_flight_operations',
+  oldestInFlightSeconds: 'orchestrator_in_flight_oldest_seconds',
   readFailures: 'orchestrator_saga_gauge_read_failures_total',
 } as const;
 
@@ -30,6 +32,16 @@ export const SAGA_GAUGE_CACHE_MS = 5_000;
 /** The gauges the flow modules offer. */
 export const FLOW_GAUGES: readonly FlowGauge[] = FLOW_MODULES.flatMap((m) => m.gauges ?? []);
 
+/** The hosted flows: each has an in-flight series, 0 when nothing of it is in flight. */
+export const FLOW_NAMES: readonly string[] = FLOW_MODULES.map((m) => m.name);
+
+/**
+ * When a saga's operation in flight was first requested, where the flows keep it: a payment's,
+ * payout's or transfer's `inFlight`, a payment's card-reference request, a schedule's
+ * registration (resends keep it: the age is the operation's, not the last attempt's).
+ */
+export const IN_FLIGHT_SINCE = `COALESCE(s.state->'inFlight'->>'requestedAt', s.state->'cardRefRequest'->>'requestedAt', s.state->'registration'->>'requestedAt')`;
+
 const STATUS_POLL: OperationTimer['kind'] = 'status-poll';
 
 export interface SagaGaugeReadings {
@@ -37,6 +49,13 @@ export interface SagaGaugeReadings {
   readonly unknownOutcomes: number;
   /** Age of the oldest of them, in seconds (0 when none). */
   readonly oldestUnknownSeconds: number;
+  /**
+   * Per hosted flow: operations in flight (polled until their outcome), and the age of the
+   * oldest since it was requested, in seconds (0 when none).
+   */
+  readonly inFlight: Readonly<
+    Record<string, { readonly count: number; readonly oldestSeconds: number }>
+  >;
   /** Each flow gauge's values, by metric name. */
   readonly flows: Readonly<Record<string, readonly GaugeValue[]>>;
 }
@@ -51,24 +70,41 @@ export const SAGA_GAUGE_SQL = {
     FROM sagas s
    WHERE s.id IN (SELECT t.saga_id FROM timers t WHERE t.kind = $1)
      AND ${UNKNOWN_SINCE} IS NOT NULL`,
+  inFlight: `SELECT s.flow, count(*)::int AS n, min((${IN_FLIGHT_SINCE})::timestamptz) AS oldest
+    FROM sagas s
+   WHERE s.id IN (SELECT t.saga_id FROM timers t WHERE t.kind = $1)
+   GROUP BY s.flow`,
 } as const;
+
+/** Seconds from `since` to `now`, never negative; 0 when there is none. */
+const ageSeconds = (since: Date | null | undefined, now: Date): number =>
+  since === null || since === undefined ? 0 : Math.max(0, (now.getTime() - since.getTime()) / 1000);
 
 /** One reading of every gauge; `now` is the orchestrator's clock (the one timers are due by). */
 export async function readSagaGauges(
   query: Query,
   now: Date,
   gauges: readonly FlowGauge[] = FLOW_GAUGES,
+  flowNames: readonly string[] = FLOW_NAMES,
 ): Promise<SagaGaugeReadings> {
   const [unknown] = await query<{ n: number; oldest: Date | null }>(SAGA_GAUGE_SQL.unknown, [
     STATUS_POLL,
   ]);
+  const inFlightRows = await query<{ flow: string; n: number; oldest: Date | null }>(
+    SAGA_GAUGE_SQL.inFlight,
+    [STATUS_POLL],
+  );
+  const inFlight: Record<string, { count: number; oldestSeconds: number }> = {};
+  for (const flow of flowNames) inFlight[flow] = { count: 0, oldestSeconds: 0 };
+  for (const row of inFlightRows) {
+    inFlight[row.flow] = { count: row.n, oldestSeconds: ageSeconds(row.oldest, now) };
+  }
   const flows: Record<string, readonly GaugeValue[]> = {};
   for (const gauge of gauges) flows[gauge.name] = await gauge.read(query, now);
-  const oldest = unknown?.oldest ?? null;
   return {
     unknownOutcomes: unknown?.n ?? 0,
-    oldestUnknownSeconds:
-      oldest === null ? 0 : Math.max(0, (now.getTime() - oldest.getTime()) / 1000),
+    oldestUnknownSeconds: ageSeconds(unknown?.oldest, now),
+    inFlight,
     flows,
   };
 }
@@ -102,6 +138,8 @@ export function sharedFor<T>(
 export interface SagaGaugeMetrics {
   readonly unknownOutcomes: Gauge;
   readonly oldestUnknownSeconds: Gauge;
+  readonly inFlight: Gauge<'flow'>;
+  readonly oldestInFlightSeconds: Gauge<'flow'>;
   /** The flow modules' gauges, by metric name. */
   readonly flows: Readonly<Record<string, Gauge<string>>>;
   readonly readFailures: Counter;
@@ -147,6 +185,24 @@ export function sagaGaugeMetrics(gauges: readonly FlowGauge[] = FLOW_GAUGES): Sa
       'Age of the oldest unknown outcome, in seconds (0 when none)',
       [],
       (g, r) => g.set(r.oldestUnknownSeconds),
+    ),
+    inFlight: readingGauge(
+      SAGA_GAUGE.inFlight,
+      'Operations in flight per flow (requested, processing, waiting for the payer or unknown): polled until their outcome',
+      ['flow'],
+      (g, r) => {
+        for (const [flow, { count }] of Object.entries(r.inFlight)) g.set({ flow }, count);
+      },
+    ),
+    oldestInFlightSeconds: readingGauge(
+      SAGA_GAUGE.oldestInFlightSeconds,
+      'Age of the oldest operation in flight per flow, in seconds since it was requested (0 when none)',
+      ['flow'],
+      (g, r) => {
+        for (const [flow, { oldestSeconds }] of Object.entries(r.inFlight)) {
+          g.set({ flow }, oldestSeconds);
+        }
+      },
     ),
     flows: Object.fromEntries(
       gauges.map((gauge) => [

@@ -34,6 +34,8 @@ export {
   PayerAction,
   PaymentOperation,
   GatewayOperation,
+  GATEWAY_OPERATION_TRAITS,
+  MONEY_MOVING_OPERATIONS,
   SubjectOperation,
   Uuid,
 } from './primitives';
@@ -104,6 +106,8 @@ export {
   GatewayTransferRequest,
   GatewayPanEligibilityRequest,
   GatewayRequest,
+  GATEWAY_REQUEST_SCHEMAS,
+  requestOperations,
   GatewayResult,
   GatewaySaleRequest,
   GatewayStatusReport,

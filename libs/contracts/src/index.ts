@@ -67,13 +67,8 @@ export {
   SAGA_ID_FIELDS,
   sagaIdOf,
 } from './flow-families';
-export { commandTypesOf, type FlowFamily, flowFamily } from './flow-family';
-export {
-  isRecurringCommandType,
-  parseCommand,
-  type ParseCommandResult,
-  parseRecurringCommand,
-} from './parse-command';
+export { byType, commandTypesOf, type FlowFamily, flowFamily, sagaCommands } from './flow-family';
+export { parseCommand, type ParseCommandResult } from './parse-command';
 export {
   CaptureCommand,
   PaymentCommand,
@@ -172,7 +167,6 @@ export {
   type CardReferenceCommand,
   CreateCardRefCommand,
   GetCardInfoCommand,
-  isPaymentAddressed,
   isCalendarDate,
   isIanaTimeZone,
   CreateScheduleCommand,

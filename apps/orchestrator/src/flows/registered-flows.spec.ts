@@ -1,8 +1,17 @@
 import { loadConfig } from '@payments/config';
-import { PaymentEvent, PayoutEvent, ScheduleEvent, TransferEvent } from '@payments/contracts';
+import {
+  byType,
+  commandTypesOf,
+  FLOW_FAMILIES,
+  flowFamily,
+  type FlowFamily,
+  PAN_ELIGIBILITY_FAMILY,
+  sagaCommands,
+  TRANSFER_FAMILY,
+} from '@payments/contracts';
 import { orchestratorConfigShape } from '../config';
 import type { FlowModule } from './flow-module';
-import { FLOW_MODULES, registeredFlows } from './registered-flows';
+import { FLOW_MODULES, registeredFlows, registryProblems } from './registered-flows';
 
 const config = loadConfig('orchestrator', orchestratorConfigShape, {});
 
@@ -40,6 +49,7 @@ describe('the flow registry', () => {
       flow: () => {
         throw new Error('not hosted');
       },
+      family: TRANSFER_FAMILY,
       reconciliation: 'moves-no-money',
       moneyEvents: ['paid-out'],
     };
@@ -47,17 +57,76 @@ describe('the flow registry', () => {
   });
 
   it('names as money events only events its flow writes that carry an amount', () => {
-    const written: Record<string, readonly string[]> = {
-      'card-payment': PaymentEvent.options.map((o) => o.shape.type.value),
-      payout: PayoutEvent.options.map((o) => o.shape.type.value),
-      transfer: TransferEvent.options.map((o) => o.shape.type.value),
-      'recurring-schedule': ScheduleEvent.options.map((o) => o.shape.type.value),
-    };
+    // The events each flow writes: its family's (FLOW_FAMILIES), never a list of the test's own.
     for (const module of FLOW_MODULES) {
-      const stray = module.moneyEvents.filter(
-        (type) => !(written[module.name] ?? []).includes(type),
-      );
+      const written = Object.keys(module.family.events);
+      const stray = module.moneyEvents.filter((type) => !written.includes(type));
       expect({ flow: module.name, stray }).toEqual({ flow: module.name, stray: [] });
     }
+  });
+
+  it('gives every command type of every family exactly one flow, of its own family', () => {
+    const hosted = registeredFlows(config).map((flow) => ({
+      ...FLOW_MODULES.find((m) => m.name === flow.name)!,
+      commandTypes: flow.commandTypes,
+    }));
+    expect(registryProblems(FLOW_FAMILIES, hosted)).toEqual([]);
+    const owned = hosted.flatMap((h) => h.commandTypes).sort();
+    expect(owned).toEqual(
+      (FLOW_FAMILIES as readonly FlowFamily[]).flatMap((f) => commandTypesOf(f)).sort(),
+    );
+    // Each module is its family's, and the family is the one its flow's name says.
+    for (const h of hosted) expect(h.family.name).toBe(h.name);
+  });
+
+  it('refuses to start with a family that has no flow module, naming its command types', () => {
+    const orphanFamily: FlowFamily = flowFamily({
+      name: 'orphan',
+      sagaIdField: 'orphanId',
+      commands: byType(sagaCommands('orphanId')('adopt-orphan', {})),
+      events: {},
+    });
+    expect(() => registeredFlows(config, FLOW_MODULES, [...FLOW_FAMILIES, orphanFamily])).toThrow(
+      /family orphan has no flow module; command type adopt-orphan \(orphan\) has no flow/,
+    );
+  });
+
+  it('refuses to start with a flow module left out, or a flow missing one of its types', () => {
+    const withoutPan = FLOW_MODULES.filter((m) => m.family !== PAN_ELIGIBILITY_FAMILY);
+    expect(() => registeredFlows(config, withoutPan)).toThrow(
+      'command type pan-eligibility (pan-eligibility) has no flow',
+    );
+    const forgetful = FLOW_MODULES.map((m): FlowModule =>
+      m.family === TRANSFER_FAMILY
+        ? {
+            ...m,
+            flow: (c) => {
+              const flow = m.flow(c);
+              return { ...flow, commandTypes: flow.commandTypes.slice(1) };
+            },
+          }
+        : m,
+    );
+    expect(() => registeredFlows(config, forgetful)).toThrow(
+      `command type ${commandTypesOf(TRANSFER_FAMILY)[0]} (transfer) has no flow`,
+    );
+  });
+
+  it('refuses a type owned twice, and one a flow takes from another family', () => {
+    const transfer = FLOW_MODULES.find((m) => m.family === TRANSFER_FAMILY)!;
+    const pan = FLOW_MODULES.find((m) => m.family === PAN_ELIGIBILITY_FAMILY)!;
+    const problems = registryProblems(FLOW_FAMILIES, [
+      ...FLOW_MODULES.map((m) => ({
+        ...m,
+        commandTypes:
+          m === transfer
+            ? [...commandTypesOf(m.family), 'pan-eligibility']
+            : commandTypesOf(m.family),
+      })),
+    ]);
+    expect(problems).toEqual([
+      `flow ${transfer.name} owns pan-eligibility, not a command of its family`,
+      `command type pan-eligibility has two flows: ${transfer.name}, ${pan.name}`,
+    ]);
   });
 });

@@ -112,7 +112,8 @@ export class UnitOfWork {
     readonly now: Date,
     private readonly deps: UnitOfWorkDeps,
     private readonly flowNamed: (name: string) => AnyFlow | undefined,
-    private readonly flowForCommand: (type: string | undefined) => AnyFlow,
+    /** The flow owning a command type (`valid`: the command parsed); throws for a valid one none owns. */
+    private readonly flowForCommand: (type: string | undefined, valid: boolean) => AnyFlow,
   ) {}
 
   async run(input: RuntimeInput): Promise<void> {
@@ -245,7 +246,7 @@ export class UnitOfWork {
     const existing = await this.lock(sagaId);
     const flow =
       (origin === 'saga' && existing && this.answeringFlow(existing, ids.type)) ||
-      this.flowForCommand(ids.type);
+      this.flowForCommand(ids.type, parsed.ok);
     // A saga that does not exist is not created for a command: only a decision that starts it
     // writes its row. Until then the command is decided on the initial state.
     const row = existing ?? this.unsaved(sagaId, flow.name, ids.endpointId, flow);

@@ -92,17 +92,10 @@ export class SagaRuntime {
       if (input.kind === 'command') addressable(catalogue, input.raw, (type) => this.owns(type));
     }
     await this.committedUnitOfWork(catalogue, async (work) => {
-      // Several inputs (a consumed batch): their sagas locked up front, in one statement and in id
-      // order, so two batches sharing sagas queue instead of deadlocking; their inbox rows
-      // recorded in one statement too.
-      // With the prelude (the default) that is one statement with the commands' records, for a
-      // single input too.
-      if (this.options.prelude !== 'separate') {
-        await work.prelude(sagaIdsOf(catalogue, inputs), inputs);
-      } else if (inputs.length > 1) {
-        await work.lockAll(sagaIdsOf(catalogue, inputs));
-        await work.recordInboxAll(inputs);
-      }
+      // One statement opens the unit of work (the prelude), for a single input too: its sagas
+      // locked up front in id order (two batches sharing sagas queue instead of deadlocking), its
+      // inbox rows and its commands' records written.
+      await work.prelude(sagaIdsOf(catalogue, inputs), inputs);
       for (const input of inputs) await work.run(input);
     });
   }

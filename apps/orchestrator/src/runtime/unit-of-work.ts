@@ -37,8 +37,6 @@ import { planWrites, RESEND_TIMER, type ResendPayload, type WritePlan } from './
 export interface RuntimeOptions {
   /** At most one status-check hint acted on per saga per interval. */
   readonly hintIntervalMs: number;
-  /** How a unit of work opens (SAGA_PRELUDE, config.ts): `one` statement (default), `separate`. */
-  readonly prelude?: 'one' | 'separate';
 }
 
 /** Inbox consumer names (one per consumed stream). */
@@ -95,10 +93,10 @@ export interface UnitOfWorkDeps {
 /** One transaction: the sagas it locked (with their state as it moves) and the writes so far. */
 export class UnitOfWork {
   private readonly locked = new Map<string, SagaRow>();
-  /** Sagas `lockAll` found without a row: `lock` need not ask again (a row created meanwhile by
+  /** Sagas the prelude found without a row: `lock` need not ask again (a row created meanwhile by
    * another transaction makes this one's INSERT fail with ConcurrentUpdateError). */
   private readonly absent = new Set<string>();
-  /** Inbox rows `recordInboxAll` wrote (key → not yet taken by its input). */
+  /** Inbox rows the prelude wrote (key → not yet taken by its input). */
   private readonly inboxFresh = new Map<string, boolean>();
   /** Commands `prelude` recorded (id → undefined) or found, for the first input carrying each. */
   private readonly commandsRecorded = new Map<string, RecordedCommand | undefined>();
@@ -131,15 +129,6 @@ export class UnitOfWork {
     }
   }
 
-  /** Locks the sagas that exist among `ids` (sorted) in one statement; `lock` then finds them. */
-  async lockAll(ids: readonly string[]): Promise<void> {
-    const missing = ids.filter((id) => !this.locked.has(id));
-    for (const row of await this.deps.sagas.lockSagas(this.tx, missing)) {
-      this.locked.set(row.id, row);
-    }
-    for (const id of missing) if (!this.locked.has(id)) this.absent.add(id);
-  }
-
   /** Locks the sagas among `ids` (sorted), records the inputs' inbox rows and commands, in one
    * statement; a flow's own commands and ids not in canonical form go the separate way. */
   async prelude(ids: readonly string[], inputs: readonly RuntimeInput[]): Promise<void> {
@@ -159,21 +148,7 @@ export class UnitOfWork {
     for (const [id, record] of opened.commands) this.commandsRecorded.set(id, record);
   }
 
-  /**
-   * Records the inbox rows of the gateway results and callbacks among `inputs` in one statement;
-   * each input then takes its verdict (`inbox`) instead of writing its own row. A message given
-   * twice is new only for the first input that carries it.
-   */
-  async recordInboxAll(inputs: readonly RuntimeInput[]): Promise<void> {
-    const messages = inboxRows(inputs);
-    const fresh = await this.deps.sagas.recordInboxAll(this.tx, messages);
-    for (const m of messages) {
-      const key = inboxKey(m.consumer, m.messageId);
-      if (!this.inboxFresh.has(key)) this.inboxFresh.set(key, fresh.has(key));
-    }
-  }
-
-  /** Whether the message is new to its consumer: recorded now, or taken from `recordInboxAll`. */
+  /** Whether the message is new to its consumer: taken from the prelude, or recorded now. */
   private async inbox(consumer: string, messageId: string): Promise<boolean> {
     const key = inboxKey(consumer, messageId);
     const recorded = this.inboxFresh.get(key);

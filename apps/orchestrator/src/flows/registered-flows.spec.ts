@@ -15,11 +15,12 @@ import { FLOW_MODULES, registeredFlows, registryProblems } from './registered-fl
 
 const config = loadConfig('orchestrator', orchestratorConfigShape, {});
 
-/** The flows whose events say money moved and that reconciliation does not check. */
-function unreconciledMoneyFlows(modules: readonly FlowModule[]): string[] {
-  return modules
-    .filter((m) => m.moneyEvents.length > 0 && m.reconciliation === 'moves-no-money')
-    .map((m) => m.name);
+/** The registry's problems with `modules` hosted (their flows' command types as declared). */
+function problemsOf(modules: readonly FlowModule[]): string[] {
+  return registryProblems(
+    FLOW_FAMILIES,
+    modules.map((m) => ({ ...m, commandTypes: m.flow(config).commandTypes })),
+  );
 }
 
 describe('the flow registry', () => {
@@ -39,30 +40,28 @@ describe('the flow registry', () => {
     }
   });
 
-  it('reconciles every flow whose events say money moved', () => {
-    expect(unreconciledMoneyFlows(FLOW_MODULES)).toEqual([]);
+  it("reconciles every flow whose events say money moved; names only its family's events", () => {
+    expect(problemsOf(FLOW_MODULES)).toEqual([]);
   });
 
   it('refuses a money-moving flow module that says it moves no money', () => {
-    const careless: FlowModule = {
-      name: 'careless',
-      flow: () => {
-        throw new Error('not hosted');
-      },
-      family: TRANSFER_FAMILY,
-      reconciliation: 'moves-no-money',
-      moneyEvents: ['paid-out'],
-    };
-    expect(unreconciledMoneyFlows([...FLOW_MODULES, careless])).toEqual(['careless']);
+    const careless = FLOW_MODULES.map((m): FlowModule =>
+      m.family === TRANSFER_FAMILY ? { ...m, reconciliation: 'moves-no-money' } : m,
+    );
+    expect(problemsOf(careless)).toEqual([
+      'flow transfer: its events say money moved and it says moves-no-money',
+    ]);
+    expect(() => registeredFlows(config, careless)).toThrow('moves-no-money');
   });
 
-  it('names as money events only events its flow writes that carry an amount', () => {
-    // The events each flow writes: its family's (FLOW_FAMILIES), never a list of the test's own.
-    for (const module of FLOW_MODULES) {
-      const written = Object.keys(module.family.events);
-      const stray = module.moneyEvents.filter((type) => !written.includes(type));
-      expect({ flow: module.name, stray }).toEqual({ flow: module.name, stray: [] });
-    }
+  it("refuses a money event its flow's family does not write", () => {
+    // The events each flow writes are its family's (FLOW_FAMILIES), never a list of the test's own.
+    const stray = FLOW_MODULES.map((m): FlowModule =>
+      m.family === TRANSFER_FAMILY ? { ...m, moneyEvents: ['paid-out'] } : m,
+    );
+    expect(problemsOf(stray)).toEqual([
+      'flow transfer: money event paid-out is not an event of its family',
+    ]);
   });
 
   it('gives every command type of every family exactly one flow, of its own family', () => {

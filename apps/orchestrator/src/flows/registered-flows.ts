@@ -27,9 +27,9 @@ export const FLOW_MODULES: readonly FlowModule[] = [
 
 /**
  * The flows the saga runtime hosts (the `FLOWS` provider), each with its money events. Refuses to
- * start (throws) unless every family has one module and every command type of every family
- * exactly one flow ({@link registryProblems}): a command no flow owns would otherwise only be
- * found when it arrives.
+ * start (throws) unless every family has one module, every command type of every family exactly
+ * one flow and every money-moving flow its reconciliation ({@link registryProblems}): what is
+ * left out would otherwise only show when a command or an audit finds it.
  */
 export function registeredFlows(
   config: OrchestratorConfig,
@@ -49,17 +49,16 @@ export function registeredFlows(
   return flows;
 }
 
-/** A hosted flow as the registry check sees it: its module's name and family, its command types. */
-export interface HostedFlow {
-  readonly name: string;
-  readonly family: FlowFamily;
+/** A hosted flow as the registry check sees it: its module, and its flow's command types. */
+export type HostedFlow = Pick<FlowModule, 'name' | 'family' | 'moneyEvents' | 'reconciliation'> & {
   readonly commandTypes: readonly string[];
-}
+};
 
 /**
  * What is wrong with the registry (nothing: an empty list): a family with no module (or two), a
  * module whose family is not registered, a command type with no flow or with two, a flow owning
- * a type its family does not define.
+ * a type its family does not define, a money event its family does not write, a flow whose
+ * events say money moved and that says it moves none (reconciliation would never check it).
  */
 export function registryProblems(
   families: readonly FlowFamily[],
@@ -82,6 +81,12 @@ export function registryProblems(
       owners.set(type, [...(owners.get(type) ?? []), h.name]);
       if (!own.has(type)) problems.push(`flow ${h.name} owns ${type}, not a command of its family`);
     }
+    for (const event of h.moneyEvents) {
+      if (!Object.hasOwn(h.family.events, event))
+        problems.push(`flow ${h.name}: money event ${event} is not an event of its family`);
+    }
+    if (h.moneyEvents.length > 0 && h.reconciliation === 'moves-no-money')
+      problems.push(`flow ${h.name}: its events say money moved and it says moves-no-money`);
   }
   for (const family of families) {
     for (const type of commandTypesOf(family)) {

@@ -115,7 +115,6 @@ export class AppModule {
           provide: RUNTIME_OPTIONS,
           useValue: {
             hintIntervalMs: config.policy.statusHintIntervalSeconds * 1000,
-            prelude: config.runtime.prelude,
           } satisfies RuntimeOptions,
         },
         { provide: APP_FILTER, useClass: HttpErrorFilter },

@@ -109,12 +109,6 @@ export const orchestratorConfigShape = {
       description: 'longest pause after failed publications, in ms',
     }),
   },
-  runtime: {
-    prelude: envVar('SAGA_PRELUDE', z.enum(['one', 'separate']).default('one'), {
-      description:
-        "how a unit of work opens: one (its sagas locked, its inbox rows and commands' records written in one statement) or separate (a statement each, as before; kept to measure the two)",
-    }),
-  },
   timers: {
     workerEnabled: envVar('TIMER_WORKER_ENABLED', bool(true), {
       description: 'true to run the timer worker in this process',

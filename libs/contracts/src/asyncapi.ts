@@ -8,17 +8,10 @@ import {
 import { CE_HEADERS, CE_SOURCES, CE_SPECVERSION, ceType, REQUIRED_CE_HEADERS } from './cloudevents';
 import { ALL_COMMAND_SCHEMAS, ALL_EVENT_SCHEMAS } from './flow-families';
 import {
+  GATEWAY_REQUEST_SCHEMAS,
   GatewayCallback,
-  GatewayFollowUpRequest,
-  GatewayPayoutCheckRequest,
-  GatewayPayoutPayRequest,
-  GatewayPayoutRequest,
-  GatewayPayoutFormRequest,
-  GatewayTransferRequest,
-  GatewayPanEligibilityRequest,
   GatewayResult,
-  GatewaySaleRequest,
-  GatewayStatusRequest,
+  requestOperations,
   StatusCheckHint,
 } from './gateway';
 import { RejectionCode } from './rejection-codes';
@@ -96,71 +89,22 @@ const eventMessages: MessageSpec[] = Object.entries(ALL_EVENT_SCHEMAS).map(([typ
   ceSource: CE_SOURCES.orchestrator,
 }));
 
-const requestMessages: MessageSpec[] = [
-  {
-    name: 'GatewaySaleRequest',
-    title: 'sale or preauth request',
-    schema: GatewaySaleRequest,
-    ceType: ceType.gatewayRequest('<operation>'),
-    ceSource: CE_SOURCES.orchestrator,
+/**
+ * One message per gateway request schema (`GATEWAY_REQUEST_SCHEMAS`, the request union's table):
+ * a new request schema is in the document as soon as it is in the union.
+ */
+const requestMessages: MessageSpec[] = Object.entries(GATEWAY_REQUEST_SCHEMAS).map(
+  ([name, schema]) => {
+    const operations = requestOperations(schema);
+    return {
+      name,
+      title: `${operations.join(', ')} request`,
+      schema,
+      ceType: ceType.gatewayRequest(operations.length === 1 ? operations[0] : '<operation>'),
+      ceSource: CE_SOURCES.orchestrator,
+    };
   },
-  {
-    name: 'GatewayFollowUpRequest',
-    title: 'capture, void or return request',
-    schema: GatewayFollowUpRequest,
-    ceType: ceType.gatewayRequest('<operation>'),
-    ceSource: CE_SOURCES.orchestrator,
-  },
-  {
-    name: 'GatewayPayoutCheckRequest',
-    title: 'payout-check request (two-step payout, first step)',
-    schema: GatewayPayoutCheckRequest,
-    ceType: ceType.gatewayRequest('payout-check'),
-    ceSource: CE_SOURCES.orchestrator,
-  },
-  {
-    name: 'GatewayPayoutPayRequest',
-    title: 'payout-pay request (two-step payout, second step)',
-    schema: GatewayPayoutPayRequest,
-    ceType: ceType.gatewayRequest('payout-pay'),
-    ceSource: CE_SOURCES.orchestrator,
-  },
-  {
-    name: 'GatewayPayoutRequest',
-    title: 'one-step payout request (v2 payout or v4 payout)',
-    schema: GatewayPayoutRequest,
-    ceType: ceType.gatewayRequest('<operation>'),
-    ceSource: CE_SOURCES.orchestrator,
-  },
-  {
-    name: 'GatewayPayoutFormRequest',
-    title: 'payout-form request (hosted payout form)',
-    schema: GatewayPayoutFormRequest,
-    ceType: ceType.gatewayRequest('payout-form'),
-    ceSource: CE_SOURCES.orchestrator,
-  },
-  {
-    name: 'GatewayTransferRequest',
-    title: 'transfer or transfer-by-ref request (v4)',
-    schema: GatewayTransferRequest,
-    ceType: ceType.gatewayRequest('<operation>'),
-    ceSource: CE_SOURCES.orchestrator,
-  },
-  {
-    name: 'GatewayPanEligibilityRequest',
-    title: 'pan-eligibility request (v2, by card reference)',
-    schema: GatewayPanEligibilityRequest,
-    ceType: ceType.gatewayRequest('pan-eligibility'),
-    ceSource: CE_SOURCES.orchestrator,
-  },
-  {
-    name: 'GatewayStatusRequest',
-    title: 'status request',
-    schema: GatewayStatusRequest,
-    ceType: ceType.gatewayRequest('status'),
-    ceSource: CE_SOURCES.orchestrator,
-  },
-];
+);
 
 const resultMessages: MessageSpec[] = [
   {

@@ -256,7 +256,12 @@ export const GatewayUploadParesResultRequest = request(z.literal('upload-pares-r
 });
 export type GatewayUploadParesResultRequest = z.infer<typeof GatewayUploadParesResultRequest>;
 
-export const GatewayRequest = z.discriminatedUnion('operation', [
+/**
+ * Every request schema of `payments.gateway.requests.v1`, by its published name: the union
+ * below, the AsyncAPI document's request messages and the check that every operation has a
+ * request are all read from this one table.
+ */
+export const GATEWAY_REQUEST_SCHEMAS = {
   GatewaySaleRequest,
   GatewayFollowUpRequest,
   GatewayStatusRequest,
@@ -276,8 +281,27 @@ export const GatewayRequest = z.discriminatedUnion('operation', [
   GatewayTransferRequest,
   GatewayPanEligibilityRequest,
   GatewayCreateRecurringPaymentRequest,
-]);
+} as const;
+
+type RequestSchema = (typeof GATEWAY_REQUEST_SCHEMAS)[keyof typeof GATEWAY_REQUEST_SCHEMAS];
+
+export const GatewayRequest = z.discriminatedUnion(
+  'operation',
+  Object.values(GATEWAY_REQUEST_SCHEMAS) as [RequestSchema, ...RequestSchema[]],
+);
 export type GatewayRequest = z.infer<typeof GatewayRequest>;
+
+/** The compiler refuses an operation no request schema carries (and a schema of no operation). */
+type SameSet<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+true satisfies SameSet<GatewayRequest['operation'], GatewayOperation>;
+
+/** The operations a request schema carries (its `operation` literal or enum). */
+export function requestOperations(schema: RequestSchema): readonly GatewayOperation[] {
+  const operation = schema.shape.operation as z.ZodType;
+  if (operation instanceof z.ZodLiteral) return [...operation.values] as GatewayOperation[];
+  if (operation instanceof z.ZodEnum) return operation.options as GatewayOperation[];
+  throw new Error('a gateway request without an operation literal or enum');
+}
 
 /**
  * What the gateway says about a transaction: the reply to a status query, the body of a

@@ -34,6 +34,8 @@ export {
   PayerAction,
   PaymentOperation,
   GatewayOperation,
+  GATEWAY_OPERATION_TRAITS,
+  MONEY_MOVING_OPERATIONS,
   SubjectOperation,
   Uuid,
 } from './primitives';
@@ -65,13 +67,8 @@ export {
   SAGA_ID_FIELDS,
   sagaIdOf,
 } from './flow-families';
-export { commandTypesOf, type FlowFamily, flowFamily } from './flow-family';
-export {
-  isRecurringCommandType,
-  parseCommand,
-  type ParseCommandResult,
-  parseRecurringCommand,
-} from './parse-command';
+export { byType, commandTypesOf, type FlowFamily, flowFamily, sagaCommands } from './flow-family';
+export { parseCommand, type ParseCommandResult } from './parse-command';
 export {
   CaptureCommand,
   PaymentCommand,
@@ -104,6 +101,8 @@ export {
   GatewayTransferRequest,
   GatewayPanEligibilityRequest,
   GatewayRequest,
+  GATEWAY_REQUEST_SCHEMAS,
+  requestOperations,
   GatewayResult,
   GatewaySaleRequest,
   GatewayStatusReport,
@@ -168,7 +167,6 @@ export {
   type CardReferenceCommand,
   CreateCardRefCommand,
   GetCardInfoCommand,
-  isPaymentAddressed,
   isCalendarDate,
   isIanaTimeZone,
   CreateScheduleCommand,

@@ -39,8 +39,8 @@ function isAnyCommandType(t: unknown): t is AnyCommandType {
   return typeof t === 'string' && Object.hasOwn(ALL_COMMAND_SCHEMAS, t);
 }
 
-/** Schedule and card-reference commands (`parseRecurringCommand`). */
-export function isRecurringCommandType(type: unknown): type is RecurringCommand['type'] {
+/** Schedule and card-reference commands: their card is a reference, never a sealed card. */
+function isRecurringCommandType(type: unknown): type is RecurringCommand['type'] {
   return typeof type === 'string' && Object.hasOwn(RECURRING_COMMAND_SCHEMAS, type);
 }
 
@@ -147,34 +147,6 @@ export function parseCommand(input: unknown): ParseCommandResult {
     };
   }
   return { ok: true, command: parsed.data };
-}
-
-export type ParseRecurringCommandResult =
-  | { ok: true; command: RecurringCommand }
-  | {
-      ok: false;
-      reason: Extract<RejectionCode, 'SCHEMA_INVALID' | 'PLAIN_CARD_DATA'>;
-      details: ParseIssue[];
-      /** The saga id is `scheduleId` for schedule commands, `paymentId` for payment-addressed ones. */
-      ids: { commandId?: string; sagaId?: string; type?: string };
-    };
-
-/**
- * `parseCommand` for an object whose `type` is a recurring command type (see
- * `isRecurringCommandType`), typed as one; any other type is SCHEMA_INVALID.
- */
-export function parseRecurringCommand(
-  record: Record<string, unknown>,
-): ParseRecurringCommandResult {
-  const result = parseCommand(record);
-  if (result.ok && isRecurringCommandType(result.command.type))
-    return { ok: true, command: result.command as RecurringCommand };
-  const { paymentId: _paymentId, ...ids } = result.ok ? readIds(record) : result.ids;
-  if (!result.ok && result.reason === 'PLAIN_CARD_DATA')
-    return { ...result, reason: result.reason, ids };
-  if (!result.ok && result.reason === 'SCHEMA_INVALID')
-    return { ...result, reason: result.reason, ids };
-  return typeNotIn(RECURRING_COMMAND_SCHEMAS, 'SCHEMA_INVALID', ids);
 }
 
 /** A command whose `type` is none of a table's: the types it may be. */

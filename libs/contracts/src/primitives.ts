@@ -95,6 +95,48 @@ export const GatewayOperation = z.enum([
 export type GatewayOperation = z.infer<typeof GatewayOperation>;
 
 /**
+ * What each gateway operation is, one row per operation (the compiler refuses a missing one).
+ * `movesMoney`: approved, it takes money from the customer or pays money out (a sale, a capture,
+ * a rebill, a payout, a transfer); a preauth only holds, a void releases, a return gives back,
+ * and a check, a query or a card reference moves nothing; a card payment's hosted form is
+ * settled as the sale or preauth it opens, a payout form is the payout itself. Reconciliation's
+ * paid-twice lookup reads it (`MONEY_MOVING_OPERATIONS`).
+ */
+export const GATEWAY_OPERATION_TRAITS = {
+  sale: { movesMoney: true },
+  preauth: { movesMoney: false },
+  capture: { movesMoney: true },
+  void: { movesMoney: false },
+  return: { movesMoney: false },
+  status: { movesMoney: false },
+  'payout-check': { movesMoney: false },
+  'payout-pay': { movesMoney: true },
+  rebill: { movesMoney: true },
+  'create-card-ref': { movesMoney: false },
+  'get-card-info': { movesMoney: false },
+  'sale-form': { movesMoney: false },
+  'preauth-form': { movesMoney: false },
+  'payment-form': { movesMoney: false },
+  'account-verification': { movesMoney: false },
+  'account-verification-form': { movesMoney: false },
+  'upload-method-url-result': { movesMoney: false },
+  'upload-cres-result': { movesMoney: false },
+  'upload-pares-result': { movesMoney: false },
+  payout: { movesMoney: true },
+  'payout-v4': { movesMoney: true },
+  'payout-form': { movesMoney: true },
+  transfer: { movesMoney: true },
+  'transfer-by-ref': { movesMoney: true },
+  'pan-eligibility': { movesMoney: false },
+  'create-recurring-payment': { movesMoney: false },
+} as const satisfies Record<GatewayOperation, { readonly movesMoney: boolean }>;
+
+/** The operations that take money from the customer or pay it out when approved. */
+export const MONEY_MOVING_OPERATIONS: readonly GatewayOperation[] = GatewayOperation.options.filter(
+  (operation) => GATEWAY_OPERATION_TRAITS[operation].movesMoney,
+);
+
+/**
  * The card-payment operations that move money (a rebill charges a card reference), and
  * `account-verification` (zero amount: it confirms the card account, moves nothing). A hosted
  * form is the same operation (`sale`, `preauth`, `account-verification`) requested

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { isRecurringCommandType, parseRecurringCommand } from './parse-command';
+import { commandSagaId } from './flow-families';
+import { parseCommand } from './parse-command';
 import { isCalendarDate, isIanaTimeZone } from './schedules';
 import { createScheduleCommand } from '../test/testing';
 
@@ -12,8 +13,10 @@ const createSchedule = (over: Record<string, unknown> = {}) => ({
 describe('recurring commands', () => {
   it('accepts a create-schedule and addresses it by scheduleId; a rebill by paymentId', () => {
     const command = createSchedule();
-    expect(parseRecurringCommand(command)).toEqual({ ok: true, command });
-    const rebill = parseRecurringCommand({
+    const parsed = parseCommand(command);
+    expect(parsed).toEqual({ ok: true, command });
+    expect(parsed.ok && commandSagaId(parsed.command)).toBe(command.scheduleId);
+    const rebill = parseCommand({
       type: 'rebill',
       commandId: 'x',
       paymentId: command.scheduleId,
@@ -22,7 +25,7 @@ describe('recurring commands', () => {
   });
 
   it('refuses an impossible start date, a bad time zone, a zero amount, with the path', () => {
-    const bad = parseRecurringCommand(
+    const bad = parseCommand(
       createSchedule({
         amount: { minor: 0, currency: 'EUR' },
         rule: { ...createSchedule().rule, startDate: '2026-02-29', timeZone: 'Mars/Olympus' },
@@ -37,14 +40,8 @@ describe('recurring commands', () => {
   });
 
   it('refuses clear card data before the schema', () => {
-    const bad = parseRecurringCommand(createSchedule({ description: '4111111111111111' }));
+    const bad = parseCommand(createSchedule({ description: '4111111111111111' }));
     expect(bad.ok ? undefined : bad.reason).toBe('PLAIN_CARD_DATA');
-  });
-
-  it('knows its types and nothing else', () => {
-    expect(isRecurringCommandType('pause-schedule')).toBe(true);
-    expect(isRecurringCommandType('rebill')).toBe(true);
-    expect(isRecurringCommandType('sale')).toBe(false);
   });
 
   it('calendar dates and time zones', () => {

@@ -350,8 +350,8 @@ export const ScheduleEvent = unionOf({
 export type ScheduleEvent = z.infer<typeof ScheduleEvent>;
 
 /**
- * Schedules and card references: parsed by `parseRecurringCommand` (parse-command.ts), kept out
- * of `PaymentCommand` on purpose (the card-payment decider switches exhaustively over that).
+ * Schedules and card references (parsed like every command, by `parseCommand`), kept out of
+ * `PaymentCommand` on purpose (the card-payment decider switches exhaustively over that).
  */
 export const RECURRING_COMMAND_SCHEMAS = {
   ...SCHEDULE_COMMAND_SCHEMAS,
@@ -359,10 +359,3 @@ export const RECURRING_COMMAND_SCHEMAS = {
 } as const;
 export const RecurringCommand = unionOf(RECURRING_COMMAND_SCHEMAS);
 export type RecurringCommand = z.infer<typeof RecurringCommand>;
-
-/** Recurring commands about a payment (its saga id is `paymentId`), not a schedule. */
-export function isPaymentAddressed(
-  command: RecurringCommand,
-): command is Extract<RecurringCommand, CardReferenceCommand> {
-  return Object.hasOwn(CARD_REFERENCE_COMMAND_SCHEMAS, command.type);
-}

@@ -18,7 +18,7 @@
  * did not record is (`operation-differs`).
  */
 import type { GatewayStatusReport, MismatchKind, Money } from '@payments/contracts';
-import { isFinalGatewayStatus } from '@payments/contracts';
+import { isFinalGatewayStatus, MONEY_MOVING_OPERATIONS } from '@payments/contracts';
 
 /** What the saga reported about its order, as stored with the check. */
 export interface Expectation {
@@ -417,18 +417,8 @@ function amountVerdict(expected: Money | undefined, reported: Money | undefined)
  */
 export type CheckSubject = 'order' | 'client-order-id' | `request:${string}` | `charge:${string}`;
 
-/** Operations that take money from the customer or pay it out when approved. */
-const MONEY_OPERATIONS: ReadonlySet<string> = new Set([
-  'sale',
-  'rebill',
-  'capture',
-  'payout',
-  'payout-pay',
-  'payout-v4',
-  'payout-form',
-  'transfer',
-  'transfer-by-ref',
-]);
+/** Operations that take money from the customer or pay it out when approved (contracts' traits). */
+const MONEY_OPERATIONS: ReadonlySet<string> = new Set(MONEY_MOVING_OPERATIONS);
 
 /**
  * Whether a saga is looked up by its client order id too: only once the gateway confirmed our own

@@ -2,10 +2,7 @@ import {
   type AnyCommand,
   commandSagaId,
   INTERNAL_COMMAND_TYPES,
-  isPaymentAddressed,
-  isRecurringCommandType,
   parseCommand,
-  parseRecurringCommand,
 } from '@payments/contracts';
 import { commandFingerprint } from '../domain';
 import type { CommandCatalogue } from '../runtime/flow';
@@ -19,14 +16,14 @@ function describe(details: ReadonlyArray<{ path: string; message: string }>): st
 }
 
 /**
- * Commands as libs/contracts defines them (the schemas producers validate against): validated,
- * fingerprinted for idempotency, and addressed to their saga (`commandSagaId`: the payment id,
- * the payout id or the payout budget id). Internal command types (a payout's budget
- * reservation and its answer) are accepted only from a saga, never from the commands topic.
+ * Commands as libs/contracts defines them (the schemas producers validate against), every family
+ * of `FLOW_FAMILIES` on one road: validated, fingerprinted for idempotency, and addressed to their
+ * saga (`commandSagaId`: the value of the family's saga id field). Internal command types (a
+ * payout's budget reservation and its answer, a rebill's cycle outcome) are accepted only from a
+ * saga, never from the commands topic.
  */
 export const contractCommands: CommandCatalogue = {
   parse(raw, origin = 'topic') {
-    if (isRecurringObject(raw)) return parseRecurring(raw, origin);
     const parsed = parseCommand(raw);
     if (!parsed.ok)
       return invalid(raw, parsed, {
@@ -91,28 +88,4 @@ function invalid(
     ids: { ...ids, endpointId: readEndpointId(raw) },
     fingerprint: invalidCommandFingerprint(raw),
   };
-}
-
-function isRecurringObject(raw: unknown): raw is Record<string, unknown> {
-  return (
-    raw !== null &&
-    typeof raw === 'object' &&
-    !Array.isArray(raw) &&
-    isRecurringCommandType((raw as Record<string, unknown>).type)
-  );
-}
-
-/**
- * Schedule commands are addressed by `scheduleId` (the schedule saga); a rebill, create-card-ref
- * and get-card-info by their `paymentId`. Card-payment commands keep `parseCommand` above, unchanged.
- */
-function parseRecurring(raw: Record<string, unknown>, origin: 'topic' | 'saga'): Parsed {
-  const parsed = parseRecurringCommand(raw);
-  if (!parsed.ok) return invalid(raw, parsed, parsed.ids);
-  const { command } = parsed;
-  const sagaId = isPaymentAddressed(command) ? command.paymentId : command.scheduleId;
-  // A cycle's outcome is reported by the rebill saga itself, never by a producer on the topic.
-  return origin === 'topic' && command.type === 'record-cycle-outcome'
-    ? internalOnly(raw, command, sagaId)
-    : valid(command, sagaId);
 }

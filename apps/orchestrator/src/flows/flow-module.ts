@@ -1,3 +1,4 @@
+import type { FlowFamily } from '@payments/contracts';
 import type { OrchestratorConfig } from '../config';
 import type { FlowActions } from '../domain/admin-actions';
 import type { Reconciliation } from '../domain/flow-reconciliation';
@@ -32,6 +33,11 @@ export interface FlowGauge {
  */
 export interface FlowModule {
   readonly name: string;
+  /**
+   * Its contracts family (one of `FLOW_FAMILIES`): the commands its flow owns, every one of them
+   * (`registeredFlows` refuses to start otherwise), and the events it writes.
+   */
+  readonly family: FlowFamily;
   /** The flow the runtime hosts, from the orchestrator's configuration. */
   readonly flow: (config: OrchestratorConfig) => Flow;
   /** How reconciliation checks its sagas, or `moves-no-money` said out loud. */

@@ -48,10 +48,6 @@ const LOCK_SAGA = statement(
   'lock_saga',
   `SELECT ${SAGA_COLUMNS} FROM sagas WHERE id = $1::uuid FOR UPDATE`,
 );
-const LOCK_SAGAS = statement(
-  'lock_sagas',
-  `SELECT ${SAGA_COLUMNS} FROM sagas WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`,
-);
 const RECORD_COMMAND = statement(
   'record_command',
   `WITH inserted AS (
@@ -76,9 +72,9 @@ ON CONFLICT DO NOTHING
 RETURNING consumer, message_id`,
 );
 /**
- * A unit of work's opening statement: its sagas locked (in id order, first, as LOCK_SAGAS), its
- * inbox rows and its commands' records written, the records kept before read. A CTE's insert is
- * not visible to the statement's own read of `commands`: `kept` holds only earlier records.
+ * A unit of work's opening statement: its sagas locked (in id order, first: two batches never
+ * wait on each other in a cycle), its inbox rows and its commands' records written, the records
+ * kept before read. A CTE's insert is not visible to the statement's own read of `commands`: `kept` holds only earlier records.
  */
 const PRELUDE = statement(
   'prelude',
@@ -173,16 +169,6 @@ export class SagaRepository {
   async lockSaga(tx: EntityManager, id: string): Promise<SagaRow | undefined> {
     const [row] = await runStatement<SagaRecord>(tx, LOCK_SAGA, [id]);
     return row ? sagaRow(row) : undefined;
-  }
-
-  /**
-   * Locks several sagas in one statement, in id order (the order every multi-saga transaction
-   * takes them in, so two batches never wait on each other in a cycle). Absent ids are skipped.
-   */
-  async lockSagas(tx: EntityManager, ids: readonly string[]): Promise<SagaRow[]> {
-    if (ids.length === 0) return [];
-    const rows = await runStatement<SagaRecord>(tx, LOCK_SAGAS, [ids]);
-    return rows.map(sagaRow);
   }
 
   /**

@@ -11,6 +11,7 @@ import { canonicalJson } from '../domain';
 import type { CommandCatalogue, Flow, RuntimeEffect, SagaEvent } from './flow';
 import type { GatewayResult } from '@payments/contracts';
 import { OUTCOME_METRIC } from './outcome-metrics';
+import { UnownedCommandError } from './saga-runtime';
 import { orchestratorFixture, testFlowParts } from '../../test/kits/orchestrator.fixture';
 
 // ---- a test flow: a counter that can spawn children and arm a timer --------------------------
@@ -48,12 +49,14 @@ type CounterCommand =
   | { type: 'hasten'; commandId: string; sagaId: string; requestId: string };
 
 const COUNTER_COMMANDS = ['open', 'add', 'spawn', 'arm', 'disarm', 'defer', 'hasten'];
+/** A type the catalogue parses and no flow owns (a family registered without its flow). */
+const ORPHAN = 'orphan';
 
 const catalogue: CommandCatalogue = {
   parse(raw) {
     const c = raw as CounterCommand;
     const fingerprint = canonicalJson(raw);
-    if (!COUNTER_COMMANDS.includes(c.type)) {
+    if (!COUNTER_COMMANDS.includes(c.type) && (c.type as string) !== ORPHAN) {
       return {
         ok: false,
         reason: 'UNKNOWN_TYPE',
@@ -228,6 +231,22 @@ describe('saga runtime (real PostgreSQL, no broker)', () => {
     sagaId,
     n,
     ...extra,
+  });
+
+  it('refuses a valid command no flow owns, before writing anything: never decided by another flow', async () => {
+    const id = randomUUID();
+    const orphan = { type: ORPHAN, commandId: randomUUID(), sagaId: id };
+    await expect(send(orphan)).rejects.toBeInstanceOf(UnownedCommandError);
+    await expect(send(open(randomUUID()), orphan)).rejects.toThrow(
+      'command type orphan has no flow',
+    );
+    expect(await saga(id)).toBeUndefined();
+    expect(await outboxCount(id)).toBe(0);
+    const recorded = await orch.dataSource.query<unknown[]>(
+      `SELECT 1 FROM commands WHERE command_id = $1`,
+      [orphan.commandId],
+    );
+    expect(recorded).toEqual([]);
   });
 
   it('replays a command idempotently: same id and body re-emits, changes nothing', async () => {

@@ -15,7 +15,10 @@ import { type AnyFlow, type RuntimeInput, type RuntimeOptions, UnitOfWork } from
 
 export { type AnyFlow, INBOX, type RuntimeInput, type RuntimeOptions } from './unit-of-work';
 
-/** The flows the runtime hosts (the first one also answers invalid commands of no known type). */
+/**
+ * The flows the runtime hosts. The first one also writes the rejection of an invalid command of
+ * a type no flow owns; a valid command of such a type is refused, never decided by another flow.
+ */
 export const FLOWS = Symbol('FLOWS');
 /** How raw commands are validated and routed. */
 export const COMMAND_CATALOGUE = Symbol('COMMAND_CATALOGUE');
@@ -36,7 +39,8 @@ export class SagaRuntime {
   private readonly metrics = outcomeMetrics();
   private readonly byName = new Map<string, AnyFlow>();
   private readonly byCommandType = new Map<string, AnyFlow>();
-  private readonly defaultFlow: AnyFlow;
+  /** Writes the rejection of an invalid command no flow owns (the first flow). */
+  private readonly rejectingFlow: AnyFlow;
 
   constructor(
     private readonly db: Database,
@@ -51,7 +55,7 @@ export class SagaRuntime {
   ) {
     const [first] = flows;
     if (first === undefined) throw new Error('the saga runtime needs at least one flow');
-    this.defaultFlow = first;
+    this.rejectingFlow = first;
     for (const flow of flows) {
       if (this.byName.has(flow.name)) throw new Error(`flow ${flow.name} registered twice`);
       this.byName.set(flow.name, flow);
@@ -84,19 +88,14 @@ export class SagaRuntime {
   async process(inputs: readonly RuntimeInput[]): Promise<void> {
     // Each command is parsed (validated, fingerprinted) once for the whole unit of work.
     const catalogue = memoisedCatalogue(this.catalogue);
-    for (const input of inputs) if (input.kind === 'command') addressable(catalogue, input.raw);
+    for (const input of inputs) {
+      if (input.kind === 'command') addressable(catalogue, input.raw, (type) => this.owns(type));
+    }
     await this.committedUnitOfWork(catalogue, async (work) => {
-      // Several inputs (a consumed batch): their sagas locked up front, in one statement and in id
-      // order, so two batches sharing sagas queue instead of deadlocking; their inbox rows
-      // recorded in one statement too.
-      // With the prelude (the default) that is one statement with the commands' records, for a
-      // single input too.
-      if (this.options.prelude !== 'separate') {
-        await work.prelude(sagaIdsOf(catalogue, inputs), inputs);
-      } else if (inputs.length > 1) {
-        await work.lockAll(sagaIdsOf(catalogue, inputs));
-        await work.recordInboxAll(inputs);
-      }
+      // One statement opens the unit of work (the prelude), for a single input too: its sagas
+      // locked up front in id order (two batches sharing sagas queue instead of deadlocking), its
+      // inbox rows and its commands' records written.
+      await work.prelude(sagaIdsOf(catalogue, inputs), inputs);
       for (const input of inputs) await work.run(input);
     });
   }
@@ -164,8 +163,32 @@ export class SagaRuntime {
         logger: this.logger,
       },
       (name) => this.byName.get(name),
-      (type) => (type === undefined ? undefined : this.byCommandType.get(type)) ?? this.defaultFlow,
+      (type, valid) => this.flowForCommand(type, valid),
     );
+  }
+
+  private owns(type: string): boolean {
+    return this.byCommandType.has(type);
+  }
+
+  /**
+   * The flow that owns a command's type. An invalid command of a type no flow owns (an unknown
+   * type, no type) is rejected by the first flow; a valid one is refused as an error: it is
+   * never decided by a flow that does not own it.
+   */
+  private flowForCommand(type: string | undefined, valid: boolean): AnyFlow {
+    const owner = type === undefined ? undefined : this.byCommandType.get(type);
+    if (owner !== undefined) return owner;
+    if (!valid) return this.rejectingFlow;
+    throw new UnownedCommandError(type ?? '');
+  }
+}
+
+/** A valid command of a type no hosted flow owns: dead-lettered, never given to another flow. */
+export class UnownedCommandError extends PoisonMessageError {
+  constructor(readonly commandType: string) {
+    super(`command type ${commandType} has no flow in this orchestrator (FLOW_MODULES)`);
+    this.name = 'UnownedCommandError';
   }
 }
 
@@ -195,8 +218,13 @@ function sagaIdsOf(catalogue: CommandCatalogue, inputs: readonly RuntimeInput[])
   return [...ids].sort();
 }
 
-function addressable(catalogue: CommandCatalogue, raw: unknown): void {
+function addressable(
+  catalogue: CommandCatalogue,
+  raw: unknown,
+  owned: (type: string) => boolean,
+): void {
   const parsed = catalogue.parse(raw);
+  if (parsed.ok && !owned(parsed.command.type)) throw new UnownedCommandError(parsed.command.type);
   if (parsed.ok) return;
   if (parsed.ids.commandId === undefined || parsed.ids.sagaId === undefined) {
     throw new PoisonMessageError(

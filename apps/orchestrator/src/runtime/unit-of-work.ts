@@ -37,8 +37,6 @@ import { planWrites, RESEND_TIMER, type ResendPayload, type WritePlan } from './
 export interface RuntimeOptions {
   /** At most one status-check hint acted on per saga per interval. */
   readonly hintIntervalMs: number;
-  /** How a unit of work opens (SAGA_PRELUDE, config.ts): `one` statement (default), `separate`. */
-  readonly prelude?: 'one' | 'separate';
 }
 
 /** Inbox consumer names (one per consumed stream). */
@@ -100,10 +98,10 @@ export interface UnitOfWorkDeps {
 /** One transaction: the sagas it locked (with their state as it moves) and the writes so far. */
 export class UnitOfWork {
   private readonly locked = new Map<string, SagaRow>();
-  /** Sagas `lockAll` found without a row: `lock` need not ask again (a row created meanwhile by
+  /** Sagas the prelude found without a row: `lock` need not ask again (a row created meanwhile by
    * another transaction makes this one's INSERT fail with ConcurrentUpdateError). */
   private readonly absent = new Set<string>();
-  /** Inbox rows `recordInboxAll` wrote (key → not yet taken by its input). */
+  /** Inbox rows the prelude wrote (key → not yet taken by its input). */
   private readonly inboxFresh = new Map<string, boolean>();
   /** Commands `prelude` recorded (id → undefined) or found, for the first input carrying each. */
   private readonly commandsRecorded = new Map<string, RecordedCommand | undefined>();
@@ -117,7 +115,8 @@ export class UnitOfWork {
     readonly now: Date,
     private readonly deps: UnitOfWorkDeps,
     private readonly flowNamed: (name: string) => AnyFlow | undefined,
-    private readonly flowForCommand: (type: string | undefined) => AnyFlow,
+    /** The flow owning a command type (`valid`: the command parsed); throws for a valid one none owns. */
+    private readonly flowForCommand: (type: string | undefined, valid: boolean) => AnyFlow,
   ) {}
 
   async run(input: RuntimeInput): Promise<void> {
@@ -133,15 +132,6 @@ export class UnitOfWork {
         throw new Error(`unhandled input ${JSON.stringify(never)}`);
       }
     }
-  }
-
-  /** Locks the sagas that exist among `ids` (sorted) in one statement; `lock` then finds them. */
-  async lockAll(ids: readonly string[]): Promise<void> {
-    const missing = ids.filter((id) => !this.locked.has(id));
-    for (const row of await this.deps.sagas.lockSagas(this.tx, missing)) {
-      this.locked.set(row.id, row);
-    }
-    for (const id of missing) if (!this.locked.has(id)) this.absent.add(id);
   }
 
   /** Locks the sagas among `ids` (sorted), records the inputs' inbox rows and commands, in one
@@ -163,21 +153,7 @@ export class UnitOfWork {
     for (const [id, record] of opened.commands) this.commandsRecorded.set(id, record);
   }
 
-  /**
-   * Records the inbox rows of the gateway results and callbacks among `inputs` in one statement;
-   * each input then takes its verdict (`inbox`) instead of writing its own row. A message given
-   * twice is new only for the first input that carries it.
-   */
-  async recordInboxAll(inputs: readonly RuntimeInput[]): Promise<void> {
-    const messages = inboxRows(inputs);
-    const fresh = await this.deps.sagas.recordInboxAll(this.tx, messages);
-    for (const m of messages) {
-      const key = inboxKey(m.consumer, m.messageId);
-      if (!this.inboxFresh.has(key)) this.inboxFresh.set(key, fresh.has(key));
-    }
-  }
-
-  /** Whether the message is new to its consumer: recorded now, or taken from `recordInboxAll`. */
+  /** Whether the message is new to its consumer: taken from the prelude, or recorded now. */
   private async inbox(consumer: string, messageId: string): Promise<boolean> {
     const key = inboxKey(consumer, messageId);
     const recorded = this.inboxFresh.get(key);
@@ -250,7 +226,7 @@ export class UnitOfWork {
     const existing = await this.lock(sagaId);
     const flow =
       (origin === 'saga' && existing && this.answeringFlow(existing, ids.type)) ||
-      this.flowForCommand(ids.type);
+      this.flowForCommand(ids.type, parsed.ok);
     // A saga that does not exist is not created for a command: only a decision that starts it
     // writes its row. Until then the command is decided on the initial state.
     const row = existing ?? this.unsaved(sagaId, flow.name, ids.endpointId, flow);

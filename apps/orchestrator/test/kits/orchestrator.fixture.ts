@@ -69,8 +69,6 @@ export interface FixtureOptions {
   /** How raw commands are parsed (default: the contracts' catalogue). */
   readonly catalogue?: CommandCatalogue;
   readonly timers?: TimerRepository;
-  /** How a unit of work opens (the runtime's `prelude` option; default its own default). */
-  readonly prelude?: 'one' | 'separate';
 }
 
 /** The database, the runtime on it and its clock, for the tests of one describe block. */
@@ -102,7 +100,7 @@ export function orchestratorFixture(options: FixtureOptions): OrchestratorFixtur
       new IdGenerator(),
       options.flows,
       options.catalogue ?? contractCommands,
-      { hintIntervalMs: 60_000, ...(options.prelude ? { prelude: options.prelude } : {}) },
+      { hintIntervalMs: 60_000 },
     );
   });
 

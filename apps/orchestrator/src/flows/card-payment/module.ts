@@ -1,4 +1,4 @@
-import type { PaymentEvent, PaymentOperation } from '@payments/contracts';
+import { CARD_PAYMENT_FAMILY, type PaymentEvent, type PaymentOperation } from '@payments/contracts';
 import { refreshActions } from '../../domain/admin-actions';
 import { lifecycleEvents, requestReconciliation } from '../../domain/flow-reconciliation';
 import type { MoneyEventType } from '../../runtime/outcome-metrics';
@@ -12,6 +12,7 @@ import { cardPaymentPolicy } from './policy';
 /** Card payments: sale, preauth and follow-ups, rebills, account verification, card references. */
 export const cardPaymentModule: FlowModule = {
   name: CARD_PAYMENT_FLOW,
+  family: CARD_PAYMENT_FAMILY,
   flow: (config) => cardPaymentFlow(cardPaymentPolicy(config)),
   reconciliation: requestReconciliation<PaymentState & { clientOrderId?: string }>(
     lifecycleEvents('', {

@@ -1,7 +1,9 @@
-import type {
-  PanEligibilityCommand,
-  PanEligibilityEvent,
-  PanEligibilityOperation,
+import {
+  commandTypesOf,
+  PAN_ELIGIBILITY_FAMILY,
+  type PanEligibilityCommand,
+  type PanEligibilityEvent,
+  type PanEligibilityOperation,
 } from '@payments/contracts';
 import {
   OPERATION_TIMER_KINDS,
@@ -45,7 +47,7 @@ export function panEligibilityFlow(rules: OperationRules): Flow<CheckState, PanE
     CheckEffect
   >({
     name: PAN_ELIGIBILITY_FLOW,
-    commandTypes: ['pan-eligibility'],
+    commandTypes: commandTypesOf(PAN_ELIGIBILITY_FAMILY),
     initialState: initialCheckState,
     timerKinds: OPERATION_TIMER_KINDS,
     operations: transactionTypes<PanEligibilityOperation>({

@@ -1,4 +1,4 @@
-import type { PayoutEvent, PayoutOperation } from '@payments/contracts';
+import { PAYOUT_FAMILY, type PayoutEvent, type PayoutOperation } from '@payments/contracts';
 import { refreshActions } from '../../domain/admin-actions';
 import { lifecycleEvents, requestReconciliation } from '../../domain/flow-reconciliation';
 import type { MoneyEventType } from '../../runtime/outcome-metrics';
@@ -19,6 +19,7 @@ const AWAITING_APPROVAL: PayoutStatus = 'registered';
 /** Payouts: one-step (payout, v4, form) and two-step (check → approval → pay). */
 export const payoutModule: FlowModule = {
   name: PAYOUT_FLOW,
+  family: PAYOUT_FAMILY,
   flow: (config) => payoutFlow(payoutPolicy(config)),
   reconciliation: requestReconciliation<PayoutState & { clientOrderId?: string }>(
     lifecycleEvents('payout-', {

@@ -1,3 +1,4 @@
+import { SCHEDULE_FAMILY } from '@payments/contracts';
 import { gatewayChargesOf } from '../../domain/reconciliation';
 import { refreshActions } from '../../domain/admin-actions';
 import { transactionTypes } from '../../runtime/flow-binding';
@@ -29,6 +30,7 @@ const SCHEDULE_CHARGES = transactionTypes<'sale'>({ sale: ['sale'] });
  */
 export const recurringScheduleModule: FlowModule = {
   name: RECURRING_SCHEDULE_FLOW,
+  family: SCHEDULE_FAMILY,
   flow: (config) => recurringScheduleFlow(schedulePolicy(config)),
   reconciliation: {
     order: (state) => {

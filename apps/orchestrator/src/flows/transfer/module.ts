@@ -1,4 +1,4 @@
-import type { TransferEvent } from '@payments/contracts';
+import { TRANSFER_FAMILY, type TransferEvent } from '@payments/contracts';
 import { refreshActions } from '../../domain/admin-actions';
 import { lifecycleEvents, requestReconciliation } from '../../domain/flow-reconciliation';
 import type { MoneyEventType } from '../../runtime/outcome-metrics';
@@ -11,6 +11,7 @@ import { TRANSFER_FLOW, TRANSFER_OPERATIONS, transferFlow } from './transfer.flo
 /** Card-to-card transfers: transfer and transfer-by-ref (v4). */
 export const transferModule: FlowModule = {
   name: TRANSFER_FLOW,
+  family: TRANSFER_FAMILY,
   flow: (config) => transferFlow(payoutPolicy(config)),
   reconciliation: requestReconciliation<TransferState & { clientOrderId?: string }>(
     lifecycleEvents('transfer-', { requested: 'transfer-requested', succeeded: ['transferred'] }),

@@ -60,8 +60,10 @@ export function replySubject<O extends OperationInFlight>(
  * The operation in flight as the gateway's answer names it. When the gateway decides the
  * transaction ({@link OperationVocabulary.transactionsByGateway}), its answer's transaction type
  * says which of the possible operations it was: a universal form that held the money reports an
- * authorization, never a charge. An answer naming none of them leaves the operation as asked;
- * undefined: the answer names no transaction type, so it cannot tell which it was.
+ * authorization, never a charge. Undefined when the answer cannot tell which it was: it names no
+ * transaction type, or one that is none of the possible operations (a type the table does not
+ * know, `authorization`, `hold`, …: "charged" is never read into a word we do not know; the
+ * operation stays undetermined and polled, as a callback naming it is ignored).
  */
 export function namedBy<O extends OperationInFlight, D, E>(
   about: readonly string[] | undefined,
@@ -72,7 +74,8 @@ export function namedBy<O extends OperationInFlight, D, E>(
   if (possible === undefined) return op;
   if (about === undefined) return undefined;
   const named = possible.find((operation) => about.includes(operation));
-  return named === undefined || named === op.operation ? op : { ...op, operation: named };
+  if (named === undefined) return undefined;
+  return named === op.operation ? op : { ...op, operation: named };
 }
 
 export function applyReport<O extends OperationInFlight, D, E>(

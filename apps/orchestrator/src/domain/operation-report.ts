@@ -156,7 +156,7 @@ export function reportOutcome<O extends OperationInFlight, D, E>(
             reportedAmount: report.amount,
           }),
         ],
-        effects: settleTimers(),
+        effects: [...settleTimers(), ...(vocab.amountMismatch?.(op, report.amount) ?? [])],
         final: true,
       };
     }

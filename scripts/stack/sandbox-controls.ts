@@ -53,8 +53,13 @@ export interface FaultRule {
   outcome?: 'approved' | 'declined' | 'error' | 'filtered' | 'unknown';
   /** The gateway processes and reports this amount instead of the one asked for. */
   processedAmountMinor?: number;
-  /** `drop` loses each matching delivery attempt (the sandbox retries on its schedule). */
-  callbacks?: 'drop' | 'duplicate' | 'delay' | 'reorder';
+  /** The reply's `amount` as this text (`eur`, `7,000.00`): with operation STATUS, status replies. */
+  replyAmount?: string;
+  /**
+   * `drop` loses each matching delivery attempt (the sandbox retries on its schedule);
+   * `no-currency` sends the callbacks without their `currency`.
+   */
+  callbacks?: 'drop' | 'duplicate' | 'delay' | 'reorder' | 'no-currency';
   callbackDelayMs?: number;
   times?: number;
 }

@@ -12,6 +12,7 @@ import { createTestDatabase, type TestDatabase, withClient } from '../../../test
 import {
   type CollectedResult,
   produceRequests,
+  results,
   resultsFor,
   type RunningAdapter,
   sealCard,
@@ -33,6 +34,10 @@ jest.setTimeout(120_000);
 const PAN = '4444555566661111';
 const DEAD_ENDPOINT = '1199';
 const DEAD_ENDPOINT_COOLDOWN_MS = 600_000;
+/** A sandbox endpoint (USD, no 3DS gate) this adapter calls one request at a time. */
+const ONE_SLOT_ENDPOINT = '1118';
+/** An endpoint this adapter has no credentials for (another replica may). */
+const FOREIGN_ENDPOINT = '1198';
 const keys = sealingKeys();
 
 function closedPort(): Promise<number> {
@@ -144,6 +149,11 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
     const credentials = {
       endpoints: [
         { ...entry, endpointId: SANDBOX_MERCHANT.endpointId },
+        {
+          ...entry,
+          endpointId: ONE_SLOT_ENDPOINT,
+          limits: { maxConcurrent: 1, maxWaitMs: 60_000 },
+        },
         {
           ...entry,
           endpointId: DEAD_ENDPOINT,
@@ -334,6 +344,82 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
     // Past the first attempt (answered by the 503 rule) exactly one request reached the sandbox:
     // the flagged resend (the counter rule matches from the second request on).
     expect(await sandbox.faultRemaining(counter.id)).toBe(99);
+  });
+
+  it('fencing: a sale whose hand-off the sweep answered while it waited for its slot is never sent', async () => {
+    const onSlot = { merchant: { endpointId: ONE_SLOT_ENDPOINT } };
+    const slow = saleRequest('123', onSlot);
+    const stalled = saleRequest('123', onSlot);
+    // The endpoint's one slot held by a slow sale: the next one waits for it, as a stalled
+    // owner would, past its lease.
+    await sandbox.addFault({ clientOrderId: slow.clientOrderId, latencyMs: 3_000 });
+    const counter = await sandbox.addFault({
+      clientOrderId: stalled.clientOrderId,
+      latencyMs: 0,
+      times: 100,
+    });
+    await produceRequests([slow, stalled]);
+    const handoffRows = () =>
+      withClient(db.url, async (client) =>
+        client
+          .query('SELECT 1 FROM adapter_request_handoffs WHERE request_id = $1', [
+            stalled.requestId,
+          ])
+          .then((r) => r.rowCount ?? 0),
+      );
+    await until(handoffRows, (n) => n === 1, 'the waiting sale handed off');
+    // Meanwhile its lease ran out and another replica's sweep answered it unknown and removed
+    // its row (the orchestrator may then send its deliberate resend).
+    await withClient(db.url, (client) =>
+      client.query('DELETE FROM adapter_request_handoffs WHERE request_id = $1', [
+        stalled.requestId,
+      ]),
+    );
+    // A status query of the same payment runs after it in its lane: once it is answered, the
+    // stalled sale has run to its end.
+    const [slowAnswer] = await resultsFor(collector, slow.requestId, 1);
+    expect(slowAnswer?.value.result.kind).toBe('accepted');
+    await run({ ...statusRequest(stalled), merchant: stalled.merchant });
+    expect(results(collector).filter((r) => r.value.requestId === stalled.requestId)).toEqual([]);
+    expect(await sandbox.faultRemaining(counter.id)).toBe(100);
+    // Its claim stays: the sweep told the orchestrator it may have been sent.
+    const claimed = await withClient(db.url, async (client) =>
+      client
+        .query('SELECT attempt FROM adapter_sent_requests WHERE request_id = $1', [
+          stalled.requestId,
+        ])
+        .then((r) => r.rows),
+    );
+    expect(claimed).toEqual([{ attempt: 1 }]);
+  });
+
+  it('a redelivered attempt already handed off is not answered "unknown endpoint" by a replica without its credentials', async () => {
+    const foreign = saleRequest('123', { merchant: { endpointId: FOREIGN_ENDPOINT } });
+    // Another replica, which has the endpoint, handed this attempt off and runs it.
+    await withClient(db.url, (client) =>
+      client.query(
+        `INSERT INTO adapter_request_handoffs
+           (request_id, attempt, payment_id, operation, endpoint_id, owner, lease_until)
+         VALUES ($1, 1, $2, 'sale', $3, 'another-replica', now() + interval '1 hour')`,
+        [foreign.requestId, foreign.paymentId, FOREIGN_ENDPOINT],
+      ),
+    );
+    const next = saleRequest('123', {
+      merchant: { endpointId: FOREIGN_ENDPOINT },
+      paymentId: foreign.paymentId,
+      requestId: randomUUID(),
+    });
+    await produceRequests([foreign, next]);
+    // The next request of the payment (same partition, after it) is answered: the redelivery
+    // was taken before it, and said nothing.
+    const [answered] = await resultsFor(collector, next.requestId, 1);
+    expect(answered?.value.result).toMatchObject({ kind: 'rejected', code: 'unknown-endpoint' });
+    expect(results(collector).filter((r) => r.value.requestId === foreign.requestId)).toEqual([]);
+    await withClient(db.url, (client) =>
+      client.query('DELETE FROM adapter_request_handoffs WHERE request_id = $1', [
+        foreign.requestId,
+      ]),
+    );
   });
 
   it('opens the breaker after repeated transport failures and then answers not-sent without a call', async () => {

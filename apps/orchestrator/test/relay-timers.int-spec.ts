@@ -114,6 +114,8 @@ describe('outbox relay and timers with two orchestrators on one database', () =>
           status: 'approved',
           gatewayOrderId: `gw-${paymentId.slice(0, 8)}`,
           transactionType: 'sale',
+          // saleCommand()'s amount: a callback names the amount it approves.
+          amount: { minor: 10_000, currency: 'EUR' },
         },
         receivedAt: new Date().toISOString(),
       });

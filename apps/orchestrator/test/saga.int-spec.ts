@@ -83,11 +83,13 @@ describe('orchestrator saga (real broker + PostgreSQL)', () => {
       paymentId,
       clientOrderId: paymentId,
       source: 'server-callback',
-      // A real server callback names its transaction; most payments here are sales.
+      // A real server callback names its transaction and amount; most payments here are sales
+      // of saleCommand()'s amount.
       report: {
         status,
         gatewayOrderId: `gw-${paymentId.slice(0, 8)}`,
         transactionType: 'sale',
+        amount: { minor: 10_000, currency: 'EUR' },
         ...extra,
       },
       receivedAt: T(),
@@ -330,7 +332,10 @@ describe('orchestrator saga (real broker + PostgreSQL)', () => {
       operation: 'status',
       subjectRequestId: request.value.requestId,
       attempt: 1,
-      result: { kind: 'accepted', report: { status: 'approved', gatewayOrderId: 'gw-late' } },
+      result: {
+        kind: 'accepted',
+        report: { status: 'approved', gatewayOrderId: 'gw-late', amount: command.amount },
+      },
       completedAt: T(),
     });
     const resolved = await collector.waitForEvents(command.paymentId, 4);

@@ -313,6 +313,18 @@ export const GatewayStatusReport = z.strictObject({
   gatewayOrderId: GatewayOrderId.optional(),
   /** As reported by the gateway, converted to minor units at the edge. */
   amount: Money.optional(),
+  /**
+   * The gateway sent an amount that cannot be read as minor units of a known currency (`eur`,
+   * `7,000.00`, `70.005` USD, no currency or an unknown one): its text as sent, never a number,
+   * so "present but unreadable" is never mistaken for "no amount" (an approval naming it raises
+   * `amount-mismatch`). Absent whenever `amount` is set.
+   */
+  unreadableAmount: z
+    .strictObject({
+      amount: z.string().min(1).max(64),
+      currency: z.string().min(1).max(16).optional(),
+    })
+    .optional(),
   /** `transaction-type` / callback `type`: sale, preauth, capture, reversal, chargeback, … */
   transactionType: z.string().max(32).optional(),
   /**

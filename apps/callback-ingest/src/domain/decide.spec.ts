@@ -219,12 +219,16 @@ describe('decide', () => {
     }
   });
 
-  it('leaves out an amount that comes without a currency instead of refusing the status', () => {
+  it('publishes the status of an amount that comes without a currency, the amount kept as unreadable', () => {
     const { params } = signedCallback();
     const { currency: _c, ...noCurrency } = params;
     const d = decide(input(noCurrency));
     expect(d.kind).toBe('publish');
     expect(d.kind === 'publish' && d.message.report.amount).toBeUndefined();
+    // Never "no amount": the orchestrator must not read it as an approval at its own amount.
+    expect(d.kind === 'publish' && d.message.report.unreadableAmount).toEqual({
+      amount: params.amount,
+    });
   });
 
   it('uses client_orderid when merchant_order is absent (same value, same control)', () => {

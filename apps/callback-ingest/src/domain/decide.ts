@@ -11,6 +11,7 @@ import {
   parseCallback,
   verifyCallbackControl,
 } from '@payments/payment-gateway';
+import { maskCardNumbers } from '@payments/core';
 import { type CallbackSource, notificationId } from './notification-id';
 
 /** Stable codes of a refused notification; the HTTP layer maps them to statuses. */
@@ -138,8 +139,9 @@ export function decide(input: IngestInput): IngestDecision {
   }
 
   let notification: CallbackNotification;
+  const unpriced = unpricedAmount(params);
   try {
-    notification = parseCallback(withoutUnpricedAmount(params));
+    notification = parseCallback(unpriced === undefined ? params : withoutAmount(params));
   } catch (error) {
     const message =
       error instanceof GatewayClientError ? error.message : 'callback could not be read';
@@ -151,7 +153,10 @@ export function decide(input: IngestInput): IngestDecision {
     paymentId,
     clientOrderId: orderRef,
     source,
-    report: buildReport(notification),
+    report: {
+      ...buildReport(notification),
+      ...(unpriced === undefined ? {} : { unreadableAmount: { amount: unpriced } }),
+    },
     receivedAt: input.receivedAt,
   };
   const checked = GatewayCallback.safeParse(candidate);
@@ -165,14 +170,17 @@ export function decide(input: IngestInput): IngestDecision {
 /**
  * The amount is informational (not covered by the control) and the gateway may omit the
  * currency (facts §6 lists it, older SDKs do not require it): without a currency there is no
- * exponent, so the amount is left out rather than refusing a verified status.
+ * exponent, so the amount cannot be read as minor units. The verified status is still published,
+ * with the amount's text as `unreadableAmount` (never dropped: an approval that names an amount
+ * we cannot read is not one at our amount; the orchestrator asks the status reply).
  */
-function withoutUnpricedAmount(
-  params: Readonly<Record<string, string>>,
-): Readonly<Record<string, string>> {
-  if (nonEmpty(params.amount) === undefined || nonEmpty(params.currency) !== undefined) {
-    return params;
-  }
+function unpricedAmount(params: Readonly<Record<string, string>>): string | undefined {
+  const amount = nonEmpty(params.amount);
+  if (amount === undefined || nonEmpty(params.currency) !== undefined) return undefined;
+  return maskCardNumbers(amount).slice(0, 64);
+}
+
+function withoutAmount(params: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
   const { amount: _amount, ...rest } = params;
   return rest;
 }

@@ -23,6 +23,11 @@ type Answer = {
   /** When the gateway's HTTP answer came (accepted or rejected replies only). */
   readonly answeredAt?: string;
 };
+/**
+ * The attempt is no longer this process's to send (its hand-off's fence failed: the sweep answered
+ * it unknown, or will): no call, no answer of its own, its row and ledger claim left as they are.
+ */
+const FENCED = 'fenced' as const;
 
 const adapter = (result: GatewayClassification): Answer => ({ result, source: 'adapter' });
 /**
@@ -80,7 +85,9 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  *  4. mutating operations: the sent-requests ledger row is committed first; if it exists the
  *     request may already have been sent → unknown, and the gateway is not called. By default
  *     the row is written by the hand-off's statement (one commit for both); a request then
- *     answered by 2–3 or refused its card releases it before its answer goes out;
+ *     answered by 2–3 or refused its card releases it before its answer goes out. Then the
+ *     fence: the hand-off must still be this run's (row, owner, lease), else nothing is sent or
+ *     answered (the sweep answered it unknown);
  *  5. the card is opened just before signing (sale/preauth only), the call is made;
  *  6. not-sent deletes the ledger row (a resend is safe); every other outcome keeps it.
  * Only infrastructure failures (database, broker) throw, never a gateway outcome: from `accept`
@@ -115,11 +122,13 @@ export class GatewayRequestService {
   ): Promise<void> {
     const endpoint = this.endpoints.find(request.merchant.endpointId);
     if (!endpoint) {
+      if (await this.alreadyTaken(request)) return;
       await this.answer(request, headers, performance.now(), this.unknownEndpoint(request));
       return;
     }
     const ticket = this.keeper.lanes.reserve(endpoint.id);
     if (!ticket) {
+      if (await this.alreadyTaken(request)) return;
       const full = heldBack(ADAPTER_REASONS.queueFull, this.afterSlotWait(endpoint));
       await this.answer(request, headers, performance.now(), full);
       return;
@@ -158,6 +167,22 @@ export class GatewayRequestService {
   }
 
   /**
+   * A redelivered message of an attempt already handed off (another replica, or this one, runs
+   * it) or in the ledger is not answered by the adapter itself: "queue full" or "unknown endpoint"
+   * reaching the orchestrator before the real answer would read as not sent (and be resent) or
+   * refused while the attempt may be at the gateway. The first answer of an attempt is the one
+   * taken (its result id), so nothing else needs saying.
+   */
+  private async alreadyTaken(request: GatewayRequest): Promise<boolean> {
+    if (!(await this.handoffs.taken(request.requestId, request.attempt))) return false;
+    this.logger.info(
+      { requestId: request.requestId, attempt: request.attempt, operation: request.operation },
+      'gateway request already handed off or sent; its owner, the sweep or its earlier answer says it',
+    );
+    return true;
+  }
+
+  /**
    * Runs a handed-off request to its published answer, then removes its row. A failure (database,
    * broker) leaves the row, no longer renewed: once its lease runs out the sweep answers unknown.
    */
@@ -167,7 +192,8 @@ export class GatewayRequestService {
     ledger: LedgerClaim,
   ): Promise<void> {
     try {
-      await this.execute(request, headers, ledger);
+      // Fenced: the row is the sweep's (answered unknown, or to be), not this run's to remove.
+      if ((await this.execute(request, headers, ledger)) === FENCED) return;
       await this.handoffs.finish(request.requestId, request.attempt);
     } catch (error) {
       this.logger.error(
@@ -188,9 +214,22 @@ export class GatewayRequestService {
     request: GatewayRequest,
     headers: Readonly<Record<string, string>>,
     ledger: LedgerClaim,
-  ): Promise<void> {
+  ): Promise<typeof FENCED | undefined> {
     const started = performance.now();
     const answer = await this.perform(request, ledger);
+    if (answer === FENCED) {
+      this.logger.warn(
+        {
+          requestId: request.requestId,
+          paymentId: request.paymentId,
+          operation: request.operation,
+          attempt: request.attempt,
+          endpointId: request.merchant.endpointId,
+        },
+        'gateway request not sent: its hand-off lease ran out and the sweep answers it unknown',
+      );
+      return FENCED;
+    }
     // A claim taken at the hand-off for a request the adapter then answered itself (held back by
     // its limits, breaker open, card unreadable) was never sent: released before the answer goes
     // out, as a not-sent call's is, so the orchestrator's resend is not refused by it.
@@ -198,6 +237,7 @@ export class GatewayRequestService {
       await this.ledger.release(request.requestId, request.attempt);
     }
     await this.answer(request, headers, started, answer);
+    return undefined;
   }
 
   private async answer(
@@ -232,7 +272,10 @@ export class GatewayRequestService {
     );
   }
 
-  private async perform(request: GatewayRequest, ledger: LedgerClaim): Promise<Answer> {
+  private async perform(
+    request: GatewayRequest,
+    ledger: LedgerClaim,
+  ): Promise<Answer | typeof FENCED> {
     const endpoint = this.endpoints.find(request.merchant.endpointId);
     if (!endpoint) return this.unknownEndpoint(request);
     if (endpoint.breaker.isRefusing()) return this.circuitOpen(endpoint);
@@ -270,7 +313,7 @@ export class GatewayRequestService {
     request: GatewayRequest,
     endpoint: GatewayEndpoint,
     ledger: LedgerClaim,
-  ): Promise<Answer> {
+  ): Promise<Answer | typeof FENCED> {
     const admission = endpoint.statusBudget.admit(request.paymentId);
     if (admission.kind === 'held') return heldBack(admission.reason, admission.retryAt);
     try {
@@ -284,7 +327,7 @@ export class GatewayRequestService {
     request: GatewayRequest,
     endpoint: GatewayEndpoint,
     ledger: LedgerClaim,
-  ): Promise<Answer> {
+  ): Promise<Answer | typeof FENCED> {
     const permit = endpoint.breaker.tryAcquire();
     if (!permit) return this.circuitOpen(endpoint);
     let settled = false;
@@ -304,6 +347,15 @@ export class GatewayRequestService {
         if (!claimed) {
           return adapter({ kind: 'unknown', reason: ADAPTER_REASONS.mayHaveBeenSent });
         }
+        // Fencing, at call time: a run that stalled (a slot or token wait, a paused process) past
+        // its hand-off's lease must not send what the sweep has answered unknown meanwhile.
+        const own = await this.handoffs.fence(
+          request.requestId,
+          request.attempt,
+          this.keeper.owner,
+          this.keeper.leaseMs,
+        );
+        if (!own) return FENCED;
       }
       const result = await this.send(call.call, endpoint);
       const answered = result.outcome === 'accepted' || result.outcome === 'rejected';

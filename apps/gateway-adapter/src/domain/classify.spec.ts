@@ -6,6 +6,7 @@ import type {
   CardRefResponse,
   StatusResponse,
 } from '@payments/payment-gateway';
+import { decodeReplyBody, parseReply } from '@payments/payment-gateway';
 import { maskCardNumbers } from '@payments/core';
 import { classifyCall, statusReport } from './classify';
 import { resultEventId } from './result-id';
@@ -38,6 +39,61 @@ describe('statusReport', () => {
       amount: { minor: 1042, currency: 'USD' },
       approvalCode: '123456',
       card: { bin: '444455', lastFour: '1111', brand: 'VISA' },
+    });
+  });
+
+  describe('an amount the reply sent but that cannot be read is kept as unreadable, never dropped', () => {
+    /** A status-response body as the gateway sends it, through the client's own parsing. */
+    const fromWire = (fields: Record<string, string>): StatusResponse => {
+      const body = new URLSearchParams({
+        type: 'status-response',
+        status: 'approved',
+        'paynet-order-id': '900001',
+        'merchant-order-id': 'order-1',
+        'serial-number': 'sn-1',
+        ...fields,
+      }).toString();
+      const raw = decodeReplyBody(body);
+      if (raw === undefined) throw new Error('body not decoded');
+      const parsed = parseReply(raw, 'status-response', 200);
+      if (!parsed.ok || parsed.reply.type !== 'status-response') throw new Error('not parsed');
+      return parsed.reply;
+    };
+
+    it.each([
+      [
+        { amount: 'eur', currency: 'EUR' },
+        { amount: 'eur', currency: 'EUR' },
+      ],
+      [
+        { amount: '7,000.00', currency: 'EUR' },
+        { amount: '7,000.00', currency: 'EUR' },
+      ],
+      [
+        { amount: '70.005', currency: 'USD' },
+        { amount: '70.005', currency: 'USD' },
+      ],
+      [
+        { amount: '70.00', currency: 'XYZ' },
+        { amount: '70.00', currency: 'XYZ' },
+      ],
+      [{ amount: '70.00' }, { amount: '70.00' }],
+    ])('%j → unreadableAmount %j, no amount', (fields, unreadable) => {
+      const report = statusReport(fromWire(fields));
+      expect(report.amount).toBeUndefined();
+      expect(report.unreadableAmount).toEqual(unreadable);
+    });
+
+    it('a readable amount is the amount, and no amount at all is neither', () => {
+      expect(statusReport(fromWire({ amount: '70.00', currency: 'EUR' }))).toMatchObject({
+        amount: { minor: 7_000, currency: 'EUR' },
+      });
+      expect(statusReport(fromWire({ amount: '70.00', currency: 'EUR' }))).not.toHaveProperty(
+        'unreadableAmount',
+      );
+      const none = statusReport(fromWire({}));
+      expect(none).not.toHaveProperty('amount');
+      expect(none).not.toHaveProperty('unreadableAmount');
     });
   });
 

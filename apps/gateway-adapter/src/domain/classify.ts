@@ -75,15 +75,29 @@ function threeDSMethodOf(
   return url === undefined || id === undefined ? undefined : { url, threeDSServerTransID: id };
 }
 
+/**
+ * The amount a reply sent but that cannot be read as minor units of a known currency (`eur`,
+ * `7,000.00`, `70.005` USD, no or an unknown currency), as its text: never dropped, since an
+ * approval whose amount is unreadable must not read as one that names none.
+ */
+function unreadableAmountOf(reply: {
+  amount?: string;
+  currency?: string;
+}): GatewayStatusReport['unreadableAmount'] {
+  const amount = clip(reply.amount, 64);
+  if (amount === undefined) return undefined;
+  const currency = clip(reply.currency, 16);
+  return currency === undefined ? { amount } : { amount, currency };
+}
+
 /** A status-response as the contract's GatewayStatusReport (amount back to minor units). */
 export function statusReport(reply: StatusResponse): GatewayStatusReport {
+  const readable = reply.amountMinor !== undefined && reply.currency !== undefined;
   const report = strip({
     status: reply.status,
     gatewayOrderId: clip(reply.paynetOrderId, 128),
-    amount:
-      reply.amountMinor !== undefined && reply.currency !== undefined
-        ? { minor: reply.amountMinor, currency: reply.currency }
-        : undefined,
+    amount: readable ? { minor: reply.amountMinor, currency: reply.currency } : undefined,
+    unreadableAmount: readable ? undefined : unreadableAmountOf(reply),
     transactionType: clip(reply.transactionType, 32),
     requestSerial: clip(reply.byRequestSn, 64),
     html: clip(reply.html, 65536),
@@ -95,9 +109,16 @@ export function statusReport(reply: StatusResponse): GatewayStatusReport {
     card: cardOf(reply),
   });
   const parsed = GatewayStatusReport.safeParse(report);
-  // Never fail a result over a field the contract cannot carry: keep the status and the order id.
-  return parsed.success
-    ? parsed.data
+  // Never fail a result over a field the contract cannot carry: keep the status, the order id
+  // and what the amount was (an amount the contract refuses is kept as unreadable, never lost).
+  if (parsed.success) return parsed.data;
+  const fallback = strip({
+    status: reply.status,
+    gatewayOrderId: report.gatewayOrderId,
+    unreadableAmount: unreadableAmountOf(reply),
+  });
+  return GatewayStatusReport.safeParse(fallback).success
+    ? fallback
     : strip({ status: reply.status, gatewayOrderId: report.gatewayOrderId });
 }
 

@@ -179,6 +179,50 @@ describe('request hand-offs (real PostgreSQL)', () => {
     expect(answered.map((r) => r.requestId)).toEqual([mine.requestId]);
   });
 
+  it('fences a call: only the owner of a live lease may send; never once its lease ran out or the sweep answered it', async () => {
+    const live = record();
+    await handoffs.accept(live, 'owner', 10_000);
+    expect(await handoffs.fence(live.requestId, 1, 'someone-else', 10_000)).toBe(false);
+    expect(await handoffs.fence(live.requestId, 1, 'owner', 10_000)).toBe(true);
+    // A stalled owner: its lease ran out (a lease already over when written), not swept yet.
+    const stalled = record();
+    await handoffs.accept(stalled, 'owner', -1_000);
+    expect(await handoffs.fence(stalled.requestId, 1, 'owner', 10_000)).toBe(false);
+    // Swept (answered unknown, removed): still no.
+    expect(await sweepAll([])).toBe(1);
+    expect(await handoffs.fence(stalled.requestId, 1, 'owner', 10_000)).toBe(false);
+    // A fence that passed extended the lease: the sweep leaves the live row alone.
+    expect(await sweepAll([])).toBe(0);
+  });
+
+  it('a sweep holding the row: the fence waits for it and then refuses', async () => {
+    const stalled = record();
+    await handoffs.accept(stalled, 'owner', -1_000);
+    let fenced: Promise<boolean> | undefined;
+    await handoffs.sweep(10, async () => {
+      // The answer is being published while the sweep holds the row's lock.
+      fenced = handoffs.fence(stalled.requestId, 1, 'owner', 10_000);
+      await new Promise((resolve) => setImmediate(resolve));
+    });
+    expect(await fenced).toBe(false);
+  });
+
+  it('knows an attempt taken: handed off, or in the sent-requests ledger', async () => {
+    const handed = record();
+    await handoffs.accept(handed, 'owner', 10_000);
+    expect(await handoffs.taken(handed.requestId, 1)).toBe(true);
+    expect(await handoffs.taken(handed.requestId, 2)).toBe(false);
+    const sent = record();
+    await dataSource.query(
+      `INSERT INTO adapter_sent_requests
+         (request_id, attempt, operation, payment_id, endpoint_id, client_order_id, deliberate)
+       VALUES ($1, 1, 'sale', $2, '1213', 'order-1', false)`,
+      [sent.requestId, sent.paymentId],
+    );
+    expect(await handoffs.taken(sent.requestId, 1)).toBe(true);
+    expect(await handoffs.taken(randomUUID(), 1)).toBe(false);
+  });
+
   it('two replicas sweeping at once answer each row once; a failed answer leaves it for the next sweep', async () => {
     const rows = Array.from({ length: 20 }, () => record());
     for (const r of rows) await handoffs.accept(r, 'dead', 1);

@@ -59,6 +59,21 @@ const HAND_OFF_AND_CLAIM = hot(
             EXISTS (SELECT 1 FROM claimed) AS claimed`,
 );
 
+/**
+ * The fence of a handed-off attempt, right before its gateway call: the row is still there, still
+ * this owner's, its lease not run out (then extended from now). An UPDATE, not a read: it waits for
+ * a sweep holding the row's lock and sees what it left, so an owner that stalled past its lease
+ * never sends an attempt the sweep answered `unknown` (after which the orchestrator may already
+ * have sent its deliberate resend).
+ */
+const FENCE = hot(
+  'fence',
+  `UPDATE adapter_request_handoffs
+      SET lease_until = now() + make_interval(secs => $4::float8 / 1000)
+    WHERE request_id = $1 AND attempt = $2 AND owner = $3 AND lease_until > now()
+    RETURNING request_id`,
+);
+
 const REMOVE_ANSWERED = hot(
   'remove_answered',
   `DELETE FROM adapter_request_handoffs h
@@ -132,6 +147,37 @@ export class RequestHandoffs {
       ...claimValues(claim.record, claim.options),
     ]);
     return { handedOff: row?.handed_off === true, claimed: row?.claimed === true };
+  }
+
+  /**
+   * True when `owner` still holds the attempt (its row, its lease not run out; the lease extended
+   * from now): the gateway call may go out. False: the sweep answered it, or is answering it, or
+   * will (the lease ran out), so it must not be sent.
+   */
+  async fence(
+    requestId: string,
+    attempt: number,
+    owner: string,
+    leaseMs: number,
+  ): Promise<boolean> {
+    const rows = await this.run(FENCE, [requestId, attempt, owner, leaseMs]);
+    return rows.length === 1;
+  }
+
+  /**
+   * True when the attempt is handed off (an owner runs it, or the sweep will answer it) or in the
+   * sent-requests ledger (it may have been sent): a redelivered message of it must not be answered
+   * by the adapter (queue full, unknown endpoint), since that answer could reach the orchestrator
+   * before the real one and read as "not sent".
+   */
+  async taken(requestId: string, attempt: number): Promise<boolean> {
+    const [row] = await this.dataSource.query<Array<{ taken: boolean }>>(
+      `SELECT EXISTS (SELECT 1 FROM adapter_request_handoffs WHERE request_id = $1 AND attempt = $2)
+           OR EXISTS (SELECT 1 FROM adapter_sent_requests WHERE request_id = $1 AND attempt = $2)
+           AS taken`,
+      [requestId, attempt],
+    );
+    return row?.taken === true;
   }
 
   /** Removes an answered attempt's row; resolves once the statement that removed it committed. */

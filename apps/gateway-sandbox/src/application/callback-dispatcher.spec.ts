@@ -45,6 +45,27 @@ describe('CallbackDispatcher', () => {
     expect(urls[0]).toBe('http://m.test/cb?x=1&status=approved');
   });
 
+  it('a no-currency fault sends the callback without its currency, everything else as it was', async () => {
+    const faults = new FaultRegistry();
+    faults.add({ clientOrderId: 'o', callbacks: 'no-currency' });
+    const urls: string[] = [];
+    const d = new CallbackDispatcher(faults, settings, (url) => {
+      urls.push(url);
+      return Promise.resolve(200);
+    });
+    d.enqueue({
+      url: 'http://m.test/cb',
+      params: { status: 'approved', amount: '70.00', currency: 'EUR', control: 'c' },
+      login: 'm',
+      clientOrderId: 'o',
+      endpointId: '1',
+      maxAttempts: undefined,
+    });
+    for (let i = 0; i < 200 && !(d.idle() && urls.length === 1); i += 1)
+      await new Promise((r) => setTimeout(r, 5));
+    expect(urls).toEqual(['http://m.test/cb?status=approved&amount=70.00&control=c']);
+  });
+
   it('honours a per-merchant attempt limit', async () => {
     const d = new CallbackDispatcher(
       new FaultRegistry(),

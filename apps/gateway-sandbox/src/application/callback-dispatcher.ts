@@ -88,13 +88,23 @@ export class CallbackDispatcher implements CallbackSink {
   }
 
   enqueue(delivery: CallbackDelivery): void {
-    const fault = this.faults.forCallback(keyOf(delivery), ['duplicate', 'delay', 'reorder'], 1);
+    const fault = this.faults.forCallback(
+      keyOf(delivery),
+      ['duplicate', 'delay', 'reorder', 'no-currency'],
+      1,
+    );
     const effect = fault?.callbacks;
     switch (effect) {
       case undefined:
       case 'drop':
         this.schedule(delivery, 1, 0);
         return;
+      case 'no-currency': {
+        // The control covers status, orderid and merchant_order only: still genuine without it.
+        const { currency: _currency, ...params } = delivery.params;
+        this.schedule({ ...delivery, params }, 1, 0);
+        return;
+      }
       case 'duplicate':
         this.schedule(delivery, 1, 0);
         this.schedule(delivery, 1, fault?.callbackDelayMs ?? 0);

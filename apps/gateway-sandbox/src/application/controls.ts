@@ -39,7 +39,8 @@ const faultSchema = z
     failAfter: z.union([z.number().int().min(500).max(599), z.literal('drop')]).optional(),
     outcome: z.enum(['approved', 'declined', 'error', 'filtered', 'unknown']).optional(),
     processedAmountMinor: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
-    callbacks: z.enum(['drop', 'duplicate', 'delay', 'reorder']).optional(),
+    replyAmount: z.string().min(1).max(32).optional(),
+    callbacks: z.enum(['drop', 'duplicate', 'delay', 'reorder', 'no-currency']).optional(),
     callbackDelayMs: z.number().int().min(0).max(600_000).optional(),
     times: z.number().int().positive().optional(),
   })

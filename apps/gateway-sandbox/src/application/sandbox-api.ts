@@ -167,6 +167,9 @@ export class SandboxApi {
       return this.error(format, fault.failAfter, 'internal error (injected after processing)', 500);
     }
     if (result.kind === 'refused') return this.refusal(format, result.body);
+    if (fault?.replyAmount !== undefined && 'amount' in result.body) {
+      return encode(format, 200, { ...result.body, amount: fault.replyAmount });
+    }
     return encode(format, 200, result.body);
   }
 

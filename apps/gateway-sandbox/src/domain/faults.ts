@@ -44,8 +44,15 @@ export interface FaultRule {
    */
   readonly processedAmountMinor?: number;
   /**
+   * The reply's `amount` says this text instead of the amount (money moves as ever): an amount a
+   * client cannot read (`eur`, `7,000.00`, `70.005`). With `operation: "STATUS"`, the status
+   * replies about matching orders.
+   */
+  readonly replyAmount?: string;
+  /**
    * Callbacks of matching orders: each delivery attempt dropped (and retried on the schedule),
-   * sent twice, delayed, or held and sent in reverse.
+   * sent twice, delayed, held and sent in reverse, or sent without its `currency` field
+   * (`no-currency`: the amount then has no exponent).
    */
   readonly callbacks?: CallbackFault;
   readonly callbackDelayMs?: number;
@@ -53,7 +60,7 @@ export interface FaultRule {
   remaining?: number;
 }
 
-export type CallbackFault = 'drop' | 'duplicate' | 'delay' | 'reorder';
+export type CallbackFault = 'drop' | 'duplicate' | 'delay' | 'reorder' | 'no-currency';
 
 /** What a request carries for rule matching. */
 export interface RequestKey {
@@ -134,7 +141,8 @@ export class FaultRegistry {
           r.failBefore !== undefined ||
           r.failAfter !== undefined ||
           r.outcome !== undefined ||
-          r.processedAmountMinor !== undefined) &&
+          r.processedAmountMinor !== undefined ||
+          r.replyAmount !== undefined) &&
         matchesRequest(r, request),
       `${request.login}|${request.clientOrderId ?? ''}|${request.operation}`,
     );

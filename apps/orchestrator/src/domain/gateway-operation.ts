@@ -17,7 +17,14 @@ import {
 } from './decision';
 import { nextPollDelay, POLL_BANDS } from './polling';
 import { NEVER_RECEIVED_ATTEMPT, resendAfterNotSent } from './send-rules';
-import { applyReport, namedBy, reportOutcome, replySubject, sameMoney } from './operation-report';
+import {
+  applyReport,
+  approvedAmount,
+  namedBy,
+  reportOutcome,
+  replySubject,
+  sameMoney,
+} from './operation-report';
 import {
   DEFAULT_NEVER_RECEIVED_AFTER_MS,
   type GatewayOrder,
@@ -67,7 +74,8 @@ export { type ReplySubject, replySubject } from './operation-report';
  *    alert raised (`no-trace`): an operator or reconciliation decides. Never `failed` while money
  *    may have moved; never twice.
  *  - An opening operation's success names the gateway's amount: a reported amount or currency
- *    other than the request's raises the alert (`amount-mismatch`) instead of a success event.
+ *    other than the request's, an amount we cannot read, or none in an answer that names it
+ *    (`reply-amounts.ts`) raises the alert (`amount-mismatch`) instead of a success event.
  */
 
 /**
@@ -157,7 +165,7 @@ function decideOperationResult<O extends OperationInFlight, D, E>(
           r.report.gatewayOrderId === undefined && r.gatewayOrderId !== undefined
             ? { ...r.report, gatewayOrderId: r.gatewayOrderId }
             : r.report;
-        const more = reportOutcome(report, { ...scope, op: progressed });
+        const more = reportOutcome(report, { ...scope, op: progressed }, undefined, 'send-reply');
         if (more.final) return news([...drafts, ...more.drafts], more.effects);
         drafts.push(...more.drafts);
       }
@@ -274,16 +282,18 @@ function decideOperationCallback<O extends OperationInFlight, D, E>(
     !vocab.opensOrder(op.operation)
   )
     return statusQuerySoon(op, ctx.now);
-  // The control does not cover the amount: a callback naming another amount is asked about (the
-  // status reply's amount decides, and raises the mismatch if the gateway really says so).
+  // The control does not cover the amount: a callback naming another amount, one we cannot read
+  // or none where the callback names it is asked about (the status reply's amount decides, and
+  // raises the mismatch if the gateway really says so); never an approval at our own amount.
   const expected = vocab.expectedAmount?.(op);
   if (
     expected !== undefined &&
-    callback.report.amount !== undefined &&
-    !sameMoney(expected, callback.report.amount)
+    (callback.report.status === 'approved'
+      ? approvedAmount(expected, callback.report, named.operation, 'callback') !== 'asked'
+      : callback.report.amount !== undefined && !sameMoney(expected, callback.report.amount))
   )
     return statusQuerySoon(op, ctx.now);
-  return applyReport(callback.report, { ...scope, op: named });
+  return applyReport(callback.report, { ...scope, op: named }, undefined, 'callback');
 }
 
 /** The inputs about an operation in flight, as every gateway flow's decider receives them. */

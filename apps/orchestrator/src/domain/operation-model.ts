@@ -230,6 +230,12 @@ export interface OperationVocabulary<O extends OperationInFlight, Draft, Effect>
    * amount stays the order's initial amount).
    */
   expectedAmount?(op: O): Money | undefined;
+  /**
+   * What the flow does besides the alert when the gateway reports another amount than
+   * {@link expectedAmount} (money-out flows: keep the larger of the two reserved on the day's
+   * budget, since the gateway's amount may have left). Undefined: nothing.
+   */
+  amountMismatch?(op: O, reported: Money): Effect[];
   acceptedByGateway(op: O, facts: AcceptedFacts): Draft;
   /**
    * A synchronous operation whose acknowledgement is already its outcome (create-recurring-payment:

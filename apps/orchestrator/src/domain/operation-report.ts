@@ -24,6 +24,7 @@ import {
   settleTimers,
   unknownAlertTimer,
 } from './operation-model';
+import { answerNamesAmount, type GatewayAnswer } from './reply-amounts';
 
 /**
  * Which request of the order a status reply describes, for the operation in flight:
@@ -60,8 +61,10 @@ export function replySubject<O extends OperationInFlight>(
  * The operation in flight as the gateway's answer names it. When the gateway decides the
  * transaction ({@link OperationVocabulary.transactionsByGateway}), its answer's transaction type
  * says which of the possible operations it was: a universal form that held the money reports an
- * authorization, never a charge. An answer naming none of them leaves the operation as asked;
- * undefined: the answer names no transaction type, so it cannot tell which it was.
+ * authorization, never a charge. Undefined when the answer cannot tell which it was: it names no
+ * transaction type, or one that is none of the possible operations (a type the table does not
+ * know, `authorization`, `hold`, …: "charged" is never read into a word we do not know; the
+ * operation stays undetermined and polled, as a callback naming it is ignored).
  */
 export function namedBy<O extends OperationInFlight, D, E>(
   about: readonly string[] | undefined,
@@ -72,21 +75,42 @@ export function namedBy<O extends OperationInFlight, D, E>(
   if (possible === undefined) return op;
   if (about === undefined) return undefined;
   const named = possible.find((operation) => about.includes(operation));
-  return named === undefined || named === op.operation ? op : { ...op, operation: named };
+  if (named === undefined) return undefined;
+  return named === op.operation ? op : { ...op, operation: named };
 }
 
 export function applyReport<O extends OperationInFlight, D, E>(
   report: GatewayStatusReport,
   scope: OperationScope<O, D, E>,
   reply?: ReplyFacts,
+  answer: GatewayAnswer = 'status-reply',
 ): OperationStep<D, E> {
-  const { drafts, effects } = reportOutcome(report, scope, reply);
+  const { drafts, effects } = reportOutcome(report, scope, reply, answer);
   if (drafts.length === 0 && effects.length === 0) return ignored('NO_NEWS');
   return news(drafts, effects);
 }
 
 export const sameMoney = (a: Money, b: Money): boolean =>
   a.minor === b.minor && a.currency === b.currency;
+
+/**
+ * What an approving answer says of the amount the operation asked for (`expected`):
+ *  - `asked`: the same amount and currency, or no amount in an answer that carries none
+ *    ({@link answerNamesAmount}: a send's own reply);
+ *  - `other`: another amount or currency (`report.amount`);
+ *  - `unreadable`: an amount we cannot read (`unreadableAmount`: `eur`, `7,000.00`, no currency),
+ *    or none in an answer that names the operation's amount. Never read as the amount asked for.
+ */
+export function approvedAmount(
+  expected: Money,
+  report: Pick<GatewayStatusReport, 'amount' | 'unreadableAmount'>,
+  operation: string,
+  answer: GatewayAnswer,
+): 'asked' | 'other' | 'unreadable' {
+  if (report.amount !== undefined) return sameMoney(expected, report.amount) ? 'asked' : 'other';
+  if (report.unreadableAmount !== undefined) return 'unreadable';
+  return answerNamesAmount(operation, answer) ? 'unreadable' : 'asked';
+}
 
 function samePayerAction(a: PayerAction | undefined, b: PayerAction): boolean {
   if (a === undefined || a.kind !== b.kind) return false;
@@ -116,6 +140,7 @@ export function reportOutcome<O extends OperationInFlight, D, E>(
   report: GatewayStatusReport,
   { op, vocab, rules, ctx }: OperationScope<O, D, E>,
   reply?: ReplyFacts,
+  answer: GatewayAnswer = 'status-reply',
 ): { drafts: D[]; effects: Array<E | OperationEffect>; final: boolean } {
   // A status reply names the request's serial: kept (accepted-by-gateway) before anything else,
   // so a later request of the order can tell a reply about this one from one about itself.
@@ -138,10 +163,10 @@ export function reportOutcome<O extends OperationInFlight, D, E>(
     const expected = report.status === 'approved' ? vocab.expectedAmount?.(op) : undefined;
     if (
       expected !== undefined &&
-      report.amount !== undefined &&
-      !sameMoney(expected, report.amount)
+      approvedAmount(expected, report, op.operation, answer) !== 'asked'
     ) {
-      // Not the money asked for: no success event; a person compares the gateway's ledger.
+      // Not the money asked for, or money we cannot read: no success event; a person compares
+      // the gateway's ledger.
       if (op.concern === 'amount-mismatch') return { drafts: [], effects: [], final: true };
       return {
         drafts: [
@@ -150,10 +175,13 @@ export function reportOutcome<O extends OperationInFlight, D, E>(
             since: op.unknownSince ?? ctx.now,
             alert: true,
             concern: 'amount-mismatch',
-            reportedAmount: report.amount,
+            ...(report.amount === undefined ? {} : { reportedAmount: report.amount }),
           }),
         ],
-        effects: settleTimers(),
+        effects: [
+          ...settleTimers(),
+          ...(report.amount === undefined ? [] : (vocab.amountMismatch?.(op, report.amount) ?? [])),
+        ],
         final: true,
       };
     }

@@ -26,7 +26,7 @@ import { initialState, type PaymentState } from '../../src/flows/card-payment/do
 import { preauthCommand, saleCommand } from '@payments/contracts/testing';
 import { callbackInput, gatewayResultInput } from '../../src/flows/card-payment/gateway-vocabulary';
 import { idSequence, T0 } from './base.kit';
-import { type FlowContract, FlowHistory, type InputOrFn } from './flow.kit';
+import { type FlowContract, FlowHistory, type InputOrFn, withAskedAmount } from './flow.kit';
 
 export { at, idSequence, T0 } from './base.kit';
 
@@ -106,9 +106,10 @@ export const acceptedResult =
  * `answeredAt`). `report` says which request of the order it describes (`requestSerial`).
  */
 export const statusReply =
-  (report: GatewayStatusReport, answeredAt?: string) =>
-  (state: PaymentState, now: string = T0): PaymentInput =>
-    gatewayResultInput({
+  (given: GatewayStatusReport, answeredAt?: string) =>
+  (state: PaymentState, now: string = T0): PaymentInput => {
+    const report = state.inFlight === undefined ? given : withAskedAmount(given, state.inFlight);
+    return gatewayResultInput({
       requestId: '10000000-0000-4000-8000-00000000abcd',
       paymentId: state.status === 'initial' ? '' : state.paymentId,
       operation: 'status',
@@ -117,6 +118,7 @@ export const statusReply =
       result: { kind: 'accepted', report },
       completedAt: answeredAt ?? now,
     });
+  };
 
 /** The gateway's transaction type for each of our operations (a return is a `reversal`). */
 const GATEWAY_TYPE = {
@@ -140,12 +142,15 @@ export const callback =
       clientOrderId: state.status === 'initial' ? '' : state.clientOrderId,
       source: 'server-callback',
       // A real server callback names its transaction (sandbox and gateway alike).
-      report: {
-        status,
-        gatewayOrderId: 'gw-777',
-        ...(state.inFlight ? { transactionType: GATEWAY_TYPE[state.inFlight.operation] } : {}),
-        ...extra,
-      },
+      report: withAskedAmount(
+        {
+          status,
+          gatewayOrderId: 'gw-777',
+          ...(state.inFlight ? { transactionType: GATEWAY_TYPE[state.inFlight.operation] } : {}),
+          ...extra,
+        },
+        state.inFlight ?? {},
+      ),
       receivedAt: T0,
     });
 

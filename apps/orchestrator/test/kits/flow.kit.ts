@@ -317,13 +317,29 @@ export function sendResult<Op extends SubjectOperation>(
   };
 }
 
+/**
+ * A gateway answer names the amount, as the gateway's status replies and callbacks do: unless
+ * `report` says otherwise (an `amount` key, even undefined), the saga's own amount when it has one.
+ */
+export function withAskedAmount<R extends Pick<GatewayStatusReport, 'amount'>>(
+  report: R,
+  state: object,
+): R {
+  if ('amount' in report || !('amount' in state)) return report;
+  const amount = (state as { amount?: unknown }).amount;
+  return typeof amount === 'object' && amount !== null && 'minor' in amount
+    ? { ...report, amount: amount as GatewayStatusReport['amount'] }
+    : report;
+}
+
 /** A status reply about the operation in flight of saga `sagaId`; `about` as the edge names it. */
 export function statusReply<Op extends SubjectOperation>(
   state: OperationState<Op>,
   sagaId: string,
-  report: GatewayStatusReport,
+  given: GatewayStatusReport,
   about: readonly Op[],
 ): { kind: 'gateway-result'; result: GatewayResult; about: readonly Op[] } {
+  const report = withAskedAmount(given, state);
   return {
     kind: 'gateway-result',
     result: {

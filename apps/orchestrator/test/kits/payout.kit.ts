@@ -42,7 +42,13 @@ import {
 } from '../../src/flows/payout/domain';
 import type { PayoutContext, PayoutDecision } from '../../src/flows/payout/domain/model';
 import { idSequence, T0, uuid } from './base.kit';
-import { type EffectSink, type FlowContract, FlowWorld, type InputOrFn } from './flow.kit';
+import {
+  type EffectSink,
+  type FlowContract,
+  FlowWorld,
+  type InputOrFn,
+  withAskedAmount,
+} from './flow.kit';
 
 export { at, T0, uuid } from './base.kit';
 
@@ -170,10 +176,11 @@ export function statusReply(
   answeredAt = T0,
 ): PayoutInput {
   const op = state.status === 'initial' ? undefined : state.inFlight;
+  const named = withAskedAmount(report, state);
   const described =
-    'requestSerial' in report || op === undefined
-      ? report
-      : { ...report, requestSerial: op.serial ?? serialOf(op.requestId) };
+    'requestSerial' in named || op === undefined
+      ? named
+      : { ...named, requestSerial: op.serial ?? serialOf(op.requestId) };
   return {
     kind: 'gateway-result',
     result: {

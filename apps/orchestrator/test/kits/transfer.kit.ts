@@ -4,7 +4,12 @@
  *
  *   transferWorld().given(transfer(id), transferSent({ kind: 'unknown', reason: 'timeout' }))
  */
-import type { AnyTransferCommand, GatewayClassification, TransferEvent } from '@payments/contracts';
+import type {
+  AnyTransferCommand,
+  GatewayClassification,
+  GatewayStatusReport,
+  TransferEvent,
+} from '@payments/contracts';
 import { PLACEHOLDER_SEALED_CARD } from '@payments/contracts/testing';
 import { decideTransfer, evolveTransfer } from '../../src/flows/transfer/domain';
 import {
@@ -96,9 +101,9 @@ export const transferSent =
 
 /** A status reply about the transfer in flight (the edge names both transfer operations). */
 export const transferStatus =
-  (status: 'approved' | 'declined') =>
+  (status: 'approved' | 'declined', extra: Partial<GatewayStatusReport> = {}) =>
   (state: TransferState, _now: string, transferId: string): TransferInput =>
-    statusReply(state, transferId, { status, gatewayOrderId: 'T-1' }, [
+    statusReply(state, transferId, { status, gatewayOrderId: 'T-1', ...extra }, [
       'transfer',
       'transfer-by-ref',
     ]);

@@ -176,6 +176,20 @@ describe('hosted forms (sale-form, preauth-form, payment-form)', () => {
         .thenState({ status: 'action-required' });
     });
 
+    it.each(['authorization', 'hold'])(
+      'a final status naming a type the table does not know (%s) settles nothing: still polled',
+      (transactionType) => {
+        onUniversalForm()
+          .when(payments.statusReply(approvedAs(transactionType)))
+          .thenIgnored('NOT_ABOUT_THIS_OPERATION')
+          .thenState({ status: 'action-required' });
+        onUniversalForm()
+          .when(payments.callback('approved', { transactionType }))
+          .thenIgnored('NOT_ABOUT_THIS_OPERATION')
+          .thenState({ status: 'action-required' });
+      },
+    );
+
     it('sale-form stays a sale: a callback naming a preauth is not about it', () => {
       onForm()
         .when(payments.callback('approved', { transactionType: 'preauth' }))

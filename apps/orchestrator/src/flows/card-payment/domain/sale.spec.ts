@@ -242,12 +242,81 @@ describe('the gateway names another amount than was asked for', () => {
       ]);
   });
 
-  it('the asked amount, or none named (a synchronous reply), settles it', () => {
+  it('the asked amount settles it', () => {
     processing()
       .when(payments.callback('approved', { amount: asked }))
       .then([{ type: 'approved', amount: asked }]);
     processing()
-      .when(payments.callback('approved'))
+      .when(payments.statusReply({ status: 'approved', transactionType: 'sale', amount: asked }))
       .then([{ type: 'approved', amount: asked }]);
+  });
+
+  describe('an amount we cannot read, or none where the answer names it, is never the amount asked for', () => {
+    const unreadable = [
+      { amount: 'eur', currency: 'EUR' },
+      { amount: '7,000.00', currency: asked.currency },
+      { amount: '70.005', currency: 'USD' },
+      { amount: '70.00' },
+    ];
+
+    it.each(unreadable)(
+      'a status reply approving with the unreadable amount %j: unknown with the amount-mismatch alert',
+      (unreadableAmount) => {
+        const mismatch = processing().when(
+          payments.statusReply({
+            status: 'approved',
+            transactionType: 'sale',
+            amount: undefined,
+            unreadableAmount,
+          }),
+        );
+        mismatch
+          .then([{ type: 'outcome-unknown', alert: true, concern: 'amount-mismatch' }])
+          .thenState({ status: 'outcome-unknown' });
+        expect(mismatch.decision.events[0]).not.toHaveProperty('reportedAmount');
+        expect(mismatch.after.captured).toBe(0);
+      },
+    );
+
+    it('a status reply approving with no amount at all (status replies name it): the same alert', () => {
+      processing()
+        .when(
+          payments.statusReply({ status: 'approved', transactionType: 'sale', amount: undefined }),
+        )
+        .then([{ type: 'outcome-unknown', alert: true, concern: 'amount-mismatch' }])
+        .thenState({ status: 'outcome-unknown' });
+    });
+
+    it.each([...unreadable.map((u) => ({ unreadableAmount: u })), {}])(
+      'a verified callback approving with %j and no amount only brings the status query forward',
+      (over) => {
+        processing()
+          .when(payments.callback('approved', { amount: undefined, ...over }), payments.at(5_000))
+          .thenIgnored('HINT_ONLY')
+          .thenEffects([
+            { type: 'schedule-timer', timer: { kind: 'status-poll' }, at: payments.at(5_000) },
+          ]);
+      },
+    );
+
+    it("a send's own synchronous reply names no amount (async-response): its approval settles it", () => {
+      requested()
+        .when(
+          payments.result({
+            kind: 'accepted',
+            gatewayOrderId: 'gw-777',
+            report: { status: 'approved', gatewayOrderId: 'gw-777' },
+          }),
+        )
+        .then([{ type: 'accepted-by-gateway' }, { type: 'approved', amount: asked }]);
+    });
+
+    it('a declined answer with an unreadable amount is declined (no money to compare)', () => {
+      processing()
+        .when(
+          payments.callback('declined', { amount: undefined, unreadableAmount: { amount: 'x' } }),
+        )
+        .then([{ type: 'declined' }]);
+    });
   });
 });

@@ -25,7 +25,8 @@ import {
  * reserves its amount here in the transaction that would send its gateway request, so concurrent
  * operations serialise on this saga's row lock and the sum of reservations never exceeds the
  * day's limit, whatever the interleaving. An operation that paid nothing (declined, failed)
- * releases its reservation; paid and unknown outcomes keep it (an unknown one may have paid).
+ * releases its reservation; paid and unknown outcomes keep it (an unknown one may have paid), and
+ * one the gateway reports paid at a larger amount than asked keeps that larger amount reserved.
  */
 export interface OpenBudget {
   readonly status: 'open';
@@ -114,7 +115,25 @@ export function decideBudget(
           limit,
         },
       });
+      const m = (minor: number) => ({ minor, currency: amount.currency });
+      const base = { commandId: command.commandId, merchant, day, payoutId, amount, limit };
       const held = state.status === 'open' ? state.reservations[payoutId] : undefined;
+      if (held !== undefined && amount.minor > held) {
+        // The gateway reported paying more than was reserved ({@link keepLargerReserved}): that
+        // money may have left, so the reservation grows to it whatever the limit. The saga
+        // awaits no answer.
+        return {
+          outcome: 'accepted',
+          events: [
+            stamp({
+              type: 'payout-budget-reserved',
+              ...base,
+              reserved: m(reservedMinor - held + amount.minor),
+            }),
+          ],
+          effects: [],
+        };
+      }
       if (held !== undefined) {
         // Asked again for a payout that holds a reservation: granted, counted once.
         return {
@@ -123,8 +142,6 @@ export function decideBudget(
           effects: [answer(true, reservedMinor - held)],
         };
       }
-      const m = (minor: number) => ({ minor, currency: amount.currency });
-      const base = { commandId: command.commandId, merchant, day, payoutId, amount, limit };
       if (reservedMinor + amount.minor > limit.minor) {
         return {
           outcome: 'accepted',
@@ -249,6 +266,34 @@ export function releaseOnNoPayment(sagaId: string, hold: BudgetHold): BudgetRequ
           payoutId: sagaId,
           merchant: hold.merchant,
           currency: hold.amount.currency,
+          day: hold.budgetDay,
+        },
+      ]
+    : [];
+}
+
+/**
+ * The gateway reports the operation paid another amount than asked (`amount-mismatch`, alerted):
+ * the reservation keeps the larger of the two, so a payout of 4,000 paid as 9,000 leaves the
+ * day's budget 9,000 less, not 4,000. A smaller amount keeps the requested one reserved (until a
+ * person settles it); another currency draws on another budget altogether and changes nothing
+ * here.
+ */
+export function keepLargerReserved(
+  sagaId: string,
+  hold: BudgetHold,
+  reported: Money,
+): BudgetRequest[] {
+  return hold.reserved &&
+    hold.budgetDay !== undefined &&
+    reported.currency === hold.amount.currency &&
+    reported.minor > hold.amount.minor
+    ? [
+        {
+          type: 'reserve-budget',
+          payoutId: sagaId,
+          merchant: hold.merchant,
+          amount: reported,
           day: hold.budgetDay,
         },
       ]

@@ -14,6 +14,7 @@ import {
 import {
   answerOfBudget,
   dailyAmountRefusal,
+  keepLargerReserved,
   oneStepBudgetAnswer,
   releaseOnNoPayment,
   reserveBudget,
@@ -355,6 +356,15 @@ function payoutVocabulary(
     // The payee enters the destination card on the gateway's page.
     hostedForm: (op) => op.operation === 'payout-form',
     expectedAmount: (op) => (opensPayoutOrder(op.operation) ? state.amount : undefined),
+    amountMismatch: (_op, reported) => {
+      // A payout approved before `budgetDay` was recorded has its day in the approval only.
+      const budgetDay = state.budgetDay ?? state.approval?.day;
+      return keepLargerReserved(
+        state.payoutId,
+        { ...state, ...(budgetDay === undefined ? {} : { budgetDay }) },
+        reported,
+      );
+    },
     succeeded: (report, op) =>
       op.operation === 'payout-check'
         ? registered(report, state, op, ctx)

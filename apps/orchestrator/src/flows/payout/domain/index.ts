@@ -5,6 +5,7 @@ export {
   budgetRejection,
   dailyAmountRefusal,
   decideBudget,
+  keepLargerReserved,
   oneStepBudgetAnswer,
   releaseOnNoPayment,
   sendWhenReserved,

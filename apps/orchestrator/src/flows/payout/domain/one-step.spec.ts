@@ -186,6 +186,51 @@ describe('a payout the gateway reports with another amount', () => {
   });
 });
 
+describe('a payout paid at a larger amount than asked keeps the larger amount reserved', () => {
+  it('4,000 paid as 9,000: 9,000 reserved on the day, so a payout that fits only under 4,000 is refused', () => {
+    const world = new payouts.PayoutWorld();
+    const [a, b] = [payouts.uuid(), payouts.uuid()];
+    world.payout(a, 4_000);
+    world.apply(a, (s) => payouts.sendResult(s, { kind: 'accepted', gatewayOrderId: 'G-1' }));
+    const mismatch = world.apply(a, (s) =>
+      payouts.statusReply(s, { status: 'approved', amount: { minor: 9_000, currency: 'EUR' } }, [
+        'payout',
+      ]),
+    );
+    expect(mismatch.events).toMatchObject([
+      { type: 'payout-outcome-unknown', concern: 'amount-mismatch' },
+    ]);
+    expect(world.book.reservedOn()).toBe(9_000);
+    // 100,000 a day: 95,000 would fit beside 4,000, not beside the 9,000 the gateway paid.
+    world.payout(b, 95_000);
+    expect(world.types(b)).toEqual(['payout-requested', 'payout-refused']);
+    expect(world.sent.map((r) => r.payoutId)).toEqual([a]);
+    // Told again, the larger amount is counted once.
+    world.apply(a, (s) =>
+      payouts.statusReply(s, { status: 'approved', amount: { minor: 9_000, currency: 'EUR' } }, [
+        'payout',
+      ]),
+    );
+    expect(world.book.reservedOn()).toBe(9_000);
+  });
+
+  it('paid less (2,000 of 4,000) or in another currency: the requested 4,000 stays reserved', () => {
+    for (const reported of [
+      { minor: 2_000, currency: 'EUR' },
+      { minor: 9_000, currency: 'USD' },
+    ]) {
+      const world = new payouts.PayoutWorld();
+      const id = payouts.uuid();
+      world.payout(id, 4_000);
+      world.apply(id, (s) => payouts.sendResult(s, { kind: 'accepted', gatewayOrderId: 'G-1' }));
+      world.apply(id, (s) =>
+        payouts.statusReply(s, { status: 'approved', amount: reported }, ['payout']),
+      );
+      expect(world.book.reservedOn()).toBe(4_000);
+    }
+  });
+});
+
 describe('one-step payouts and payout forms draw on the daily budget before their request goes out', () => {
   const openers = {
     payout: (id: string, minor: number) => payouts.oneStepPayout(id, minor, 'payout'),

@@ -10,6 +10,7 @@ import {
   amountRefusal,
   dailyAmountRefusal,
   DEFAULT_PAYOUT_POLICY,
+  keepLargerReserved,
   limitsOf,
   oneStepBudgetAnswer,
   releaseOnNoPayment,
@@ -142,6 +143,7 @@ function transferVocabulary(
     }),
     opensOrder: () => true,
     expectedAmount: () => state.amount,
+    amountMismatch: (_op, reported) => keepLargerReserved(state.transferId, state, reported),
     succeeded: (report, op) => ({
       drafts: [
         {

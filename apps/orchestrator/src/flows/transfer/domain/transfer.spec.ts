@@ -183,6 +183,16 @@ describe("transfers draw on the endpoint's daily payout budget before their requ
     expect(world.book.reservedOn()).toBe(60_000);
   });
 
+  it('a transfer of 30,000 reported transferred as 50,000: 50,000 stays reserved (the larger)', () => {
+    const world = transfers
+      .transferWorld()
+      .given(transfers.transfer(payouts.uuid(), 'transfer', 30_000));
+    world
+      .when(transfers.transferStatus('approved', { amount: { minor: 50_000, currency: 'EUR' } }))
+      .then([{ type: 'transfer-outcome-unknown', concern: 'amount-mismatch' }]);
+    expect(world.book.reservedOn()).toBe(50_000);
+  });
+
   it('an amount above the whole daily limit is refused with the command (DAILY_PAYOUT_LIMIT_EXCEEDED)', () => {
     const world = transfers.transferWorld();
     world

@@ -1,0 +1,159 @@
+import type { PaymentEvent, PayoutEvent } from '@payments/contracts';
+import { createTestDatabase, type TestDatabase } from '@payments/testing';
+import { PaymentStack } from '../../scripts/stack/payment-stack';
+import { oneStepPayout } from '../../scripts/stack/payout-commands';
+import { buildApps } from '../../scripts/stack/processes';
+
+/**
+ * Amounts fail closed, end to end (issue #32 items 6 and 10): the four apps as processes on the
+ * real broker and PostgreSQL, the sandbox over real HTTP with its fault rules. An approval whose
+ * amount we cannot read is never published at our own amount: a status reply saying `eur` raises
+ * the `amount-mismatch` alert, a callback without its currency only brings the status query
+ * forward (whose amount decides); a payout the gateway paid at a larger amount keeps that larger
+ * amount on the day's budget, so a payout that fits only under the smaller one is refused.
+ */
+
+/** Endpoint whose daily payout budget is 10,000 (PAYOUT_LIMITS below). */
+const DAILY_LIMIT_ENDPOINT = '1111';
+const DAILY_LIMIT_MINOR = 10_000;
+
+let stack: PaymentStack;
+let orchestratorDb: TestDatabase;
+let adapterDb: TestDatabase;
+
+/** Events of a payment, each once (delivery is at least once), in arrival order. */
+const eventsOf = (paymentId: string): PaymentEvent[] => stack.events.distinctEventsOf(paymentId);
+const typesOf = (paymentId: string) => eventsOf(paymentId).map((e) => e.type);
+
+/** A payout's events, each once, in arrival order. */
+function payoutEventsOf(payoutId: string): PayoutEvent[] {
+  const seen = new Set<string>();
+  const out: PayoutEvent[] = [];
+  for (const r of stack.events.payoutEventsOf(payoutId)) {
+    if (seen.has(r.ceId)) continue;
+    seen.add(r.ceId);
+    out.push(r.event as PayoutEvent);
+  }
+  return out;
+}
+
+/** The payment's first outcome: approved, declined, failed, or an alerted unknown outcome. */
+async function outcomeOf(paymentId: string): Promise<PaymentEvent> {
+  const received = await stack.events.waitFor(
+    paymentId,
+    (e) =>
+      ['approved', 'declined', 'failed'].includes(e.type) ||
+      (e.type === 'outcome-unknown' && e.alert),
+    60_000,
+  );
+  return received.event;
+}
+
+beforeAll(async () => {
+  await buildApps();
+  orchestratorDb = await createTestDatabase('e2e_amounts_orchestrator');
+  adapterDb = await createTestDatabase('e2e_amounts_adapter');
+  stack = await PaymentStack.start({
+    kafkaBrokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
+    orchestratorDatabaseUrl: orchestratorDb.url,
+    adapterDatabaseUrl: adapterDb.url,
+    env: {
+      orchestrator: {
+        PAYOUT_LIMITS: JSON.stringify({
+          default: { maxMinor: 1_000_000, dailyLimitMinor: 10_000_000 },
+          endpoints: { [DAILY_LIMIT_ENDPOINT]: { dailyLimitMinor: DAILY_LIMIT_MINOR } },
+        }),
+      },
+    },
+  });
+});
+
+afterAll(async () => {
+  await stack?.stop();
+  await orchestratorDb?.drop();
+  await adapterDb?.drop();
+});
+
+describe('an approval whose amount cannot be read', () => {
+  it.each(['eur', '7,000.00'])(
+    'a status reply saying the amount is %j: outcome-unknown with the amount-mismatch alert, never approved',
+    async (text) => {
+      const sale = stack.sale({ cvv: '123', amountMinor: 7_000 });
+      // Callbacks lost, so the status reply decides; every status reply mangles the amount.
+      await stack.controls.addFault({ clientOrderId: sale.paymentId, callbacks: 'drop' });
+      await stack.controls.addFault({
+        clientOrderId: sale.paymentId,
+        operation: 'STATUS',
+        replyAmount: text,
+      });
+      await stack.send(sale);
+      const outcome = await outcomeOf(sale.paymentId);
+      expect(outcome).toMatchObject({
+        type: 'outcome-unknown',
+        alert: true,
+        concern: 'amount-mismatch',
+      });
+      expect(outcome).not.toHaveProperty('reportedAmount');
+      expect(typesOf(sale.paymentId)).not.toContain('approved');
+      // The gateway did charge: that is why a person must look.
+      const ledger = await stack.controls.ledger(sale.paymentId);
+      expect(ledger.entries.map((e) => [e.movement, e.amountMinor])).toEqual([['charged', 7_000]]);
+    },
+  );
+
+  it('a callback without its currency is not an approval at our amount: the status reply names 1,500 of a 1,000 sale', async () => {
+    const sale = stack.sale({ cvv: '123', amountMinor: 1_000 });
+    // The gateway charges 1,500; its callback says "15.00" and no currency.
+    await stack.controls.addFault({ clientOrderId: sale.paymentId, processedAmountMinor: 1_500 });
+    await stack.controls.addFault({ clientOrderId: sale.paymentId, callbacks: 'no-currency' });
+    await stack.send(sale);
+    const outcome = await outcomeOf(sale.paymentId);
+    expect(outcome).toMatchObject({
+      type: 'outcome-unknown',
+      alert: true,
+      concern: 'amount-mismatch',
+      reportedAmount: { minor: 1_500, currency: 'USD' },
+    });
+    expect(typesOf(sale.paymentId)).not.toContain('approved');
+    // The callback (sent without its currency: the sandbox's no-currency fault) did arrive and
+    // was verified (200): it was taken, and asked about, not believed.
+    const { attempts } = await stack.controls.callbacks(sale.paymentId);
+    expect(attempts.some((a) => a.status === 'approved' && a.httpStatus === 200)).toBe(true);
+  });
+});
+
+describe("a payout paid at a larger amount keeps the larger amount on the day's budget", () => {
+  it('4,000 paid as 9,000 under a 10,000 limit: a following payout of 5,000 (fits beside 4,000) is refused', async () => {
+    const paid = oneStepPayout({ endpointId: DAILY_LIMIT_ENDPOINT, amountMinor: 4_000 });
+    await stack.controls.addFault({ clientOrderId: paid.payoutId, processedAmountMinor: 9_000 });
+    await stack.sendRaw(paid);
+    const mismatch = await stack.events.waitForPayout(
+      paid.payoutId,
+      ['payout-outcome-unknown', 'paid-out', 'payout-declined', 'payout-failed'],
+      60_000,
+    );
+    expect(mismatch.event).toMatchObject({
+      type: 'payout-outcome-unknown',
+      concern: 'amount-mismatch',
+      reportedAmount: { minor: 9_000, currency: 'USD' },
+    });
+    // The budget took the larger amount in the transaction that raised the alert.
+    const next = oneStepPayout({ endpointId: DAILY_LIMIT_ENDPOINT, amountMinor: 5_000 });
+    await stack.sendRaw(next);
+    const refused = await stack.events.waitForPayout(
+      next.payoutId,
+      ['payout-refused', 'paid-out', 'payout-declined', 'payout-failed'],
+      60_000,
+    );
+    expect(refused.event).toMatchObject({
+      type: 'payout-refused',
+      reason: 'DAILY_PAYOUT_LIMIT_EXCEEDED',
+      reservedToday: { minor: 9_000, currency: 'USD' },
+    });
+    expect(payoutEventsOf(next.payoutId).map((e) => e.type)).toEqual([
+      'payout-requested',
+      'payout-refused',
+    ]);
+    expect((await stack.controls.ledger(next.payoutId)).entries).toEqual([]);
+  });
+});

@@ -300,8 +300,10 @@ export interface PlannedCheck {
 /**
  * Which of a saga's checks a run makes: an operation belongs to the run whose window holds the
  * time its outcome was recorded (a return days after its sale, a schedule's charge months after
- * the schedule); what only the saga's state tells (its latest operation, an outcome still
- * unknown) to the run whose window holds the saga's creation.
+ * the schedule); the latest operation of a saga whose history names none to the run whose
+ * window holds the saga's creation; an outcome unknown for over the alert age to every run that
+ * reads the saga (created in its window, or changed since it began: its alert, raised when the
+ * alert age is reached, is such a change) — its check may find the evidence the saga waits for.
  */
 export interface RunScope {
   readonly from: Date;
@@ -319,10 +321,10 @@ function inWindow(op: SettledOperation, scope: RunScope): boolean {
  * A saga's checks in a run: one per settled operation of the window the gateway took and whose
  * serial is known (asked `by-request-sn`: the answer is about that very request), and one per
  * charge on an order of its own. The check of the latest operation (`latest`, from the state)
- * is added when an operation of the window the gateway took has no known serial, and, in the
- * run of the saga's creation window, for an outcome unknown for over an hour or a saga whose
- * history names no operation (written before serials were kept): the order's latest request is
- * then all the gateway can be asked about.
+ * is added when an operation of the window the gateway took has no known serial, for an outcome
+ * unknown for over an hour (in every run that reads the saga), and, in the run of the saga's
+ * creation window, for a saga whose history names no operation (written before serials were
+ * kept): the order's latest request is then all the gateway can be asked about.
  */
 export function sagaChecks(
   order: SagaOrder | undefined,
@@ -374,7 +376,7 @@ export function sagaChecks(
   }
   if (latest?.kind !== 'check') return checks;
   const fromState =
-    scope.createdInWindow && (latest.expectation.outcome === 'unknown' || all.length === 0);
+    latest.expectation.outcome === 'unknown' || (scope.createdInWindow && all.length === 0);
   if (unserialed || fromState) {
     checks.push({
       subject: 'order',

@@ -205,6 +205,19 @@ describe('reconciliation settles by evidence: the answer enters the saga as a st
       .then([{ type: 'outcome-unknown', alert: true, concern: 'amount-mismatch' }]);
   });
 
+  it('an unknown outcome is checked by every run that reads the saga, not only its creation window', () => {
+    const later: RunScope = { ...scope, createdInWindow: false };
+    expect(sagaChecks(card.order(state), [], card.latest?.(state, at), later)).toEqual([
+      expect.objectContaining({
+        subject: 'order',
+        expectation: expect.objectContaining({
+          outcome: 'unknown',
+          requestId: waitedFor,
+        }) as unknown,
+      }),
+    ]);
+  });
+
   it('no evidence: a non-final answer, a refusal, an answer about another request', () => {
     for (const result of [
       reported({ status: 'processing', transactionType: 'sale' }),
@@ -261,6 +274,26 @@ describe("reconciliation covers a registered schedule's expected charges", () =>
     // Recorded meanwhile (its callback came): nothing left to ask for.
     const heard = registered.and(schedules.chargeCallback(1, '1000007'), '2026-02-01T08:00:00Z');
     expect(schedule.awaited?.(heard.state, at, scope)).toEqual([]);
+  });
+
+  it('a scheduled run finds it: the run whose window holds the time it has been expected for the alert age', () => {
+    // Cycle 0 due 2026-01-31 08:00Z, a day's grace, an hour's alert age: 2026-02-01 09:00Z.
+    const hourly = (from: string, ranAt: string) =>
+      schedule.awaited?.(
+        state,
+        { now: new Date(ranAt), unknownAlertMs: HOUR },
+        {
+          from: new Date(from),
+          to: new Date(Date.parse(from) + HOUR),
+          createdInWindow: false,
+        },
+      ) ?? [];
+    // Ran a quarter of an hour after its window ended (RECONCILIATION_SETTLE_SECONDS).
+    expect(hourly('2026-01-31T08:00:00Z', '2026-01-31T09:15:00Z')).toEqual([]);
+    expect(hourly('2026-02-01T08:00:00Z', '2026-02-01T09:15:00Z')).toEqual([]);
+    expect(hourly('2026-02-01T09:00:00Z', '2026-02-01T10:15:00Z')).toEqual([
+      expect.objectContaining({ subject: 'charge:expected-0' }),
+    ]);
   });
 
   it('the gateway charged it: handed to the schedule, recorded as a charge found', () => {

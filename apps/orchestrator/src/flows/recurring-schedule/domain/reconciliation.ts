@@ -20,9 +20,10 @@ export const MAX_EXPECTED_CHARGES_PER_RUN = 100;
 export const AWAITING_STATUSES: readonly string[] = ['registered'];
 
 /**
- * The run's checks of a registered schedule's expected charges: each cycle whose time lies in the
- * run's window, whose charge is not recorded, and whose time, the grace and the alert age have
- * passed (younger ones are the schedule's own search's business).
+ * The run's checks of a registered schedule's expected charges: each cycle whose charge is not
+ * recorded and has been expected for the alert age — its time, the grace and the alert age have
+ * passed (younger ones are the schedule's own search's business) — by the run whose window holds
+ * that instant (so a scheduled run, made a settle time after its window, finds it due).
  */
 export function expectedChargeChecks(
   state: ScheduleState,
@@ -34,16 +35,15 @@ export function expectedChargeChecks(
   const { rule, scheduleId, amount } = state.terms;
   const first = state.firstCycle ?? 0;
   const seen = new Set(state.charges.map((c) => c.cycle));
-  const latestDue = Math.min(
-    scope.to.getTime() - 1,
-    at.now.getTime() - graceMs - at.unknownAlertMs,
-  );
+  // A cycle is checked once expected for the alert age: at its time + the grace + the age.
+  const lag = graceMs + at.unknownAlertMs;
+  const until = Math.min(scope.to.getTime(), at.now.getTime() + 1);
   const checks: PlannedCheck[] = [];
-  const start = firstCycleFrom(rule, first, scope.from.toISOString());
+  const start = firstCycleFrom(rule, first, new Date(scope.from.getTime() - lag).toISOString());
   if (start === undefined) return checks;
   for (let cycle = start; checks.length < MAX_EXPECTED_CHARGES_PER_RUN; cycle += 1) {
     const due = cycleDueAt(rule, cycle);
-    if (due === undefined || Date.parse(due) > latestDue) break;
+    if (due === undefined || Date.parse(due) + lag >= until) break;
     if (seen.has(cycle)) continue;
     checks.push({
       subject: `charge:expected-${cycle}`,

@@ -223,7 +223,12 @@ describe('reconciliation', () => {
     expect(completed.byKind['reported-charged-but-not']).toBeGreaterThanOrEqual(1);
     expect(completed.byKind['charged-but-reported-declined']).toBeGreaterThanOrEqual(1);
     expect(completed.byKind['paid-twice']).toBeGreaterThanOrEqual(1);
-    expect(completed.checked).toBe(completed.matched + completed.mismatched);
+    expect(completed.checked).toBe(
+      completed.matched +
+        completed.mismatched +
+        (completed.unanswered ?? 0) +
+        (completed.handedToSagas ?? 0),
+    );
     expect(Object.values(completed.byKind).reduce((sum, n) => sum + (n ?? 0), 0)).toBe(
       completed.mismatched,
     );

@@ -103,12 +103,27 @@ export const ReconciliationCompleted = z.strictObject({
   from: Instant,
   to: Instant,
   endpointId: EndpointId.optional(),
-  /** Operations checked (a saga may have several: a sale and its returns, say). */
+  /**
+   * Operations checked (a saga may have several: a sale and its returns, say): `matched` +
+   * `mismatched` + `unanswered` + `handedToSagas`.
+   */
   checked: z.number().int().min(0),
   matched: z.number().int().min(0),
   mismatched: z.number().int().min(0),
   /** Mismatches by kind (kinds with none are left out). */
   byKind: z.partialRecord(MismatchKind, z.number().int().min(1)),
+  /**
+   * Checked, neither matched nor mismatched: the gateway refused the status query for another
+   * reason than "no such order" (an authentication failure, say) through all the run's attempts —
+   * inconclusive, no mismatch event. Absent on runs completed before it was counted.
+   */
+  unanswered: z.number().int().min(0).optional(),
+  /**
+   * Checked, neither matched nor mismatched: the gateway's final answer about the very request a
+   * saga waited for (its outcome unknown), handed to that saga as an ordinary status reply — the
+   * saga's own rules settle it, and its events say how. Absent on runs completed before.
+   */
+  handedToSagas: z.number().int().min(0).optional(),
   startedAt: Instant,
   completedAt: Instant,
 });

@@ -156,7 +156,7 @@ export async function reconcile(
         .map(([kind, n]) => `${kind} ${n}`)
         .join(', ');
       err(
-        `run ${runId}: ${c.checked} checked, ${c.matched} matched, ${c.mismatched} mismatched${kinds ? ` (${kinds})` : ''}`,
+        `run ${runId}: ${c.checked} checked, ${c.matched} matched, ${c.mismatched} mismatched${kinds ? ` (${kinds})` : ''}, ${c.unanswered ?? 0} unanswered, ${c.handedToSagas ?? 0} handed to their sagas`,
       );
     }
     return { runId, ...(c === undefined ? {} : { completed: c }) };

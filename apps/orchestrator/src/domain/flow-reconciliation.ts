@@ -12,6 +12,8 @@ import {
   inFlightCheck,
   type OperationEvents,
   operationsOf,
+  type PlannedCheck,
+  type RunScope,
   type SagaOrder,
   type SettledOperation,
   skip,
@@ -32,6 +34,16 @@ export interface FlowReconciliation {
   readonly latest?: (state: unknown, at: CheckTime) => ExpectationOrSkip;
   /** The gateway's transaction type → the flow's operations it can mean. */
   readonly named: (transactionType: string | undefined) => readonly string[] | undefined;
+  /**
+   * The checks of requests the saga waits for that only its state knows of (a registered
+   * schedule's expected charges: the gateway makes them, no history names them), in a run.
+   */
+  readonly awaited?: (state: unknown, at: CheckTime, scope: RunScope) => PlannedCheck[];
+  /**
+   * Statuses whose sagas a run looks at even when nothing of theirs changed in its window (a
+   * registered schedule: the gateway charges it whether or not the schedule hears of it).
+   */
+  readonly awaitingStatuses?: readonly string[];
 }
 
 /**
@@ -95,12 +107,13 @@ export function requestReconciliation<
 /**
  * The names of a flow's operation events under its prefix (the contracts' `operationLifecycle`:
  * `<prefix>accepted-by-gateway`, `<prefix>declined`, `<prefix>failed`), with what is its own:
- * its requested event, its successes and which operations open the order.
+ * its requested event, its successes, which operations open the order and (for requests whose
+ * transaction the gateway decides) which operation each success says it was.
  */
 export function lifecycleEvents(
   prefix: string,
   own: Pick<OperationEvents, 'requested' | 'succeeded'> &
-    Partial<Pick<OperationEvents, 'opensOrder'>>,
+    Partial<Pick<OperationEvents, 'opensOrder' | 'succeededAs'>>,
 ): OperationEvents {
   return {
     requested: own.requested,
@@ -109,6 +122,7 @@ export function lifecycleEvents(
     declined: [`${prefix}declined`],
     failed: [`${prefix}failed`],
     opensOrder: own.opensOrder ?? (() => true),
+    ...(own.succeededAs === undefined ? {} : { succeededAs: own.succeededAs }),
   };
 }
 

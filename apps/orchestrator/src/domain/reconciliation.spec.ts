@@ -168,7 +168,9 @@ describe('reconciliation: the verdict on the gateway answer', () => {
   it('agreeing answers match', () => {
     expect(verdict(approvedSale, report('approved', 'sale', USD(2500)), cardNamed)).toBe('match');
     expect(verdict(declinedSale, report('declined', 'sale'), cardNamed)).toBe('match');
-    expect(verdict(declinedSale, { kind: 'rejected', code: '404' }, cardNamed)).toBe('match');
+    expect(
+      verdict(declinedSale, { kind: 'rejected', code: '404', orderUnknown: true }, cardNamed),
+    ).toBe('match');
     // No transaction type: the reply is about the operation the query named.
     expect(verdict(approvedSale, report('approved'), cardNamed)).toBe('match');
   });
@@ -183,8 +185,18 @@ describe('reconciliation: the verdict on the gateway answer', () => {
     expect(verdict(approvedSale, report('filtered', 'sale'), cardNamed)).toBe(
       'reported-charged-but-not',
     );
-    expect(verdict(approvedSale, { kind: 'rejected', code: '404' }, cardNamed)).toBe(
-      'no-trace-at-gateway',
+    expect(
+      verdict(approvedSale, { kind: 'rejected', code: '404', orderUnknown: true }, cardNamed),
+    ).toBe('no-trace-at-gateway');
+  });
+
+  it('a refused status query says nothing unless it says there is no such order: unanswered', () => {
+    // 403 (authentication), the adapter's unknown endpoint, an injected refusal: inconclusive.
+    for (const code of ['403', 'unknown-endpoint', '1'])
+      for (const expectation of [approvedSale, declinedSale, captured])
+        expect(verdict(expectation, { kind: 'rejected', code }, cardNamed)).toBe('unanswered');
+    expect(anotherOrderVerdict(approvedSale, { kind: 'rejected', code: '403' }, cardNamed)).toBe(
+      'unanswered',
     );
   });
 
@@ -592,9 +604,13 @@ describe('reconciliation: paid twice (the lookup by our client order id)', () =>
     expect(anotherOrderVerdict(approvedSale, about(undefined, 'approved', 'sale'), cardNamed)).toBe(
       'match',
     );
-    expect(anotherOrderVerdict(approvedSale, { kind: 'rejected', code: '2' }, cardNamed)).toBe(
-      'match',
-    );
+    expect(
+      anotherOrderVerdict(
+        approvedSale,
+        { kind: 'rejected', code: '2', orderUnknown: true },
+        cardNamed,
+      ),
+    ).toBe('match');
     for (const status of ['declined', 'error', 'filtered'] as const) {
       expect(anotherOrderVerdict(approvedSale, about('90777', status, 'sale'), cardNamed)).toBe(
         'match',

@@ -87,10 +87,18 @@ function unknownFor(since: string | undefined, at: CheckTime): ExpectationOrSkip
 
 /**
  * A saga with an operation in flight: left to its pollers, unless its outcome has been unknown
- * for longer than the alert age — then that is the finding.
+ * for longer than the alert age — then that is the finding, and the check names the request the
+ * saga waits for (and its serial, when a reply named it): a final answer about it is handed to
+ * the saga ({@link isEvidence}).
  */
 export function inFlightCheck(
-  inFlight: { readonly stage: string; readonly operation: string; readonly unknownSince?: string },
+  inFlight: {
+    readonly stage: string;
+    readonly operation: string;
+    readonly unknownSince?: string;
+    readonly requestId?: string;
+    readonly serial?: string;
+  },
   reported: Pick<Expectation, 'status' | 'clientOrderId' | 'gatewayOrderId' | 'amount'>,
   at: CheckTime,
 ): ExpectationOrSkip {
@@ -101,6 +109,8 @@ export function inFlightCheck(
     ...reported,
     operation: inFlight.operation,
     outcome: 'unknown',
+    ...(inFlight.requestId === undefined ? {} : { requestId: inFlight.requestId }),
+    ...(inFlight.serial === undefined ? {} : { serial: inFlight.serial }),
     ...(inFlight.unknownSince === undefined ? {} : { unknownSince: inFlight.unknownSince }),
   });
 }
@@ -115,6 +125,8 @@ export interface HistoryEvent {
   readonly reason?: string;
   readonly gatewayOrderId?: string;
   readonly clientOrderId?: string;
+  /** A request whose transaction the gateway decides (a universal payment form: sale or preauth). */
+  readonly transactionByGateway?: boolean;
   /** ISO instant the event was written. */
   readonly occurredAt?: string;
 }
@@ -135,6 +147,15 @@ export interface OperationEvents {
    * only these are compared on amount.
    */
   readonly opensOrder: (operation: string) => boolean;
+  /**
+   * For a request whose transaction the gateway decides (`transactionByGateway`: the universal
+   * payment form, a sale or a preauth as the endpoint is set up): the operation each success event
+   * says the gateway made of it (`authorized` → preauth). The saga names the operation by the
+   * gateway's answer (`transactionsByGateway`, domain/operation-report.ts `namedBy`), and so does
+   * reconciliation: a form that became a hold is checked as the preauth it is. A decline or failure
+   * names its operation in the event itself. Undefined: the operation is always what was asked.
+   */
+  readonly succeededAs?: Readonly<Record<string, string>>;
 }
 
 /** One settled operation of a saga, as its history reports it. */
@@ -142,7 +163,11 @@ export interface SettledOperation {
   /** Names its check among the saga's (our request id, or a gateway order of its own). */
   readonly key: string;
   readonly operation: string;
-  readonly outcome: 'approved' | 'not-approved';
+  /**
+   * `unknown`: the saga waits for the gateway's answer about it (a registered schedule's charge
+   * expected and not seen): its check hands a final answer to the saga (`handed-to-saga`).
+   */
+  readonly outcome: 'approved' | 'not-approved' | 'unknown';
   readonly requestId?: string;
   readonly serial?: string;
   /** The amount the gateway's status reply must show (operations that open an order only). */
@@ -152,8 +177,11 @@ export interface SettledOperation {
    * money can have moved and the gateway holds no request to ask about.
    */
   readonly reachedGateway: boolean;
-  /** An order of its own (a charge a registered schedule's gateway made), not the saga's. */
-  readonly order?: { readonly clientOrderId: string; readonly gatewayOrderId: string };
+  /**
+   * An order of its own (a charge a registered schedule's gateway made), not the saga's; without
+   * its gateway order id (a charge expected, not seen) it is asked for by its client order id.
+   */
+  readonly order?: { readonly clientOrderId: string; readonly gatewayOrderId?: string };
   /** When the saga recorded its outcome (ISO): the run whose window holds it checks it. */
   readonly settledAt?: string;
 }
@@ -174,6 +202,7 @@ export function operationsOf(
       serial?: string;
       outcome?: SettledOperation['outcome'];
       settledAt?: string;
+      byGateway?: boolean;
     }
   >();
   const taken = new Set<string>();
@@ -185,6 +214,7 @@ export function operationsOf(
         requests.set(id, {
           operation: event.operation,
           ...(event.amount === undefined ? {} : { amount: event.amount }),
+          ...(event.transactionByGateway === true ? { byGateway: true } : {}),
         });
       continue;
     }
@@ -205,6 +235,11 @@ export function operationsOf(
       if (!NEVER_TAKEN.has(event.reason ?? '')) taken.add(id);
     } else {
       continue;
+    }
+    // The gateway decided the transaction: the outcome names what it made of the request.
+    if (request.byGateway === true) {
+      const named = names.succeededAs?.[event.type] ?? event.operation;
+      if (named !== undefined) request.operation = named;
     }
     if (event.occurredAt !== undefined) request.settledAt = event.occurredAt;
   }
@@ -265,8 +300,10 @@ export interface PlannedCheck {
 /**
  * Which of a saga's checks a run makes: an operation belongs to the run whose window holds the
  * time its outcome was recorded (a return days after its sale, a schedule's charge months after
- * the schedule); what only the saga's state tells (its latest operation, an outcome still
- * unknown) to the run whose window holds the saga's creation.
+ * the schedule); the latest operation of a saga whose history names none to the run whose
+ * window holds the saga's creation; an outcome unknown for over the alert age to every run that
+ * reads the saga (created in its window, or changed since it began: its alert, raised when the
+ * alert age is reached, is such a change) — its check may find the evidence the saga waits for.
  */
 export interface RunScope {
   readonly from: Date;
@@ -284,10 +321,10 @@ function inWindow(op: SettledOperation, scope: RunScope): boolean {
  * A saga's checks in a run: one per settled operation of the window the gateway took and whose
  * serial is known (asked `by-request-sn`: the answer is about that very request), and one per
  * charge on an order of its own. The check of the latest operation (`latest`, from the state)
- * is added when an operation of the window the gateway took has no known serial, and, in the
- * run of the saga's creation window, for an outcome unknown for over an hour or a saga whose
- * history names no operation (written before serials were kept): the order's latest request is
- * then all the gateway can be asked about.
+ * is added when an operation of the window the gateway took has no known serial, for an outcome
+ * unknown for over an hour (in every run that reads the saga), and, in the run of the saga's
+ * creation window, for a saga whose history names no operation (written before serials were
+ * kept): the order's latest request is then all the gateway can be asked about.
  */
 export function sagaChecks(
   order: SagaOrder | undefined,
@@ -312,8 +349,12 @@ export function sagaChecks(
           status: order?.status ?? 'unknown',
           ...facts,
           basis: 'latest-operation',
+          // The request the saga waits for (a charge expected): its answer is handed to it.
+          ...(op.requestId === undefined ? {} : { requestId: op.requestId }),
           clientOrderId: op.order.clientOrderId,
-          gatewayOrderId: op.order.gatewayOrderId,
+          ...(op.order.gatewayOrderId === undefined
+            ? {}
+            : { gatewayOrderId: op.order.gatewayOrderId }),
         },
       });
     } else if (op.serial !== undefined && order !== undefined) {
@@ -335,7 +376,7 @@ export function sagaChecks(
   }
   if (latest?.kind !== 'check') return checks;
   const fromState =
-    scope.createdInWindow && (latest.expectation.outcome === 'unknown' || all.length === 0);
+    latest.expectation.outcome === 'unknown' || (scope.createdInWindow && all.length === 0);
   if (unserialed || fromState) {
     checks.push({
       subject: 'order',
@@ -348,12 +389,53 @@ export function sagaChecks(
 /** The gateway's answer to the status query of a check. */
 export type GatewayAnswer =
   | { readonly kind: 'report'; readonly report: GatewayStatusReport }
-  /** The gateway refused the query (no such order, typically). */
-  | { readonly kind: 'rejected'; readonly code: string }
+  /**
+   * The gateway refused the query. `orderUnknown`: because it has no such order — the one refusal
+   * that says anything about the order (the adapter's reading, as the saga path uses it); any
+   * other (credentials, the endpoint, the query's form) says nothing.
+   */
+  | { readonly kind: 'rejected'; readonly code: string; readonly orderUnknown?: boolean }
   /** No usable answer within the run's attempts. */
   | { readonly kind: 'none' };
 
-export type Verdict = 'match' | MismatchKind | 'not-final';
+/**
+ * What a check found that is neither a match nor a mismatch (no `reconciliation-mismatch` event;
+ * counted on the run's completion):
+ *  - `unanswered`: the gateway refused the query for another reason than "no such order" (403,
+ *    an endpoint the adapter does not know, a refusal injected): inconclusive, asked again while
+ *    the run's attempts last;
+ *  - `handed-to-saga`: the gateway's final answer about the very request the saga waits for (its
+ *    outcome unknown): handed to the saga as an ordinary status reply about that request, whose
+ *    own rules settle it (its events say how; never a rule of reconciliation's).
+ */
+export type Finding = 'unanswered' | 'handed-to-saga';
+
+export type Verdict = 'match' | MismatchKind | Finding | 'not-final';
+
+const FINDINGS: ReadonlySet<string> = new Set<Finding>(['unanswered', 'handed-to-saga']);
+
+/** Whether a stored verdict is a finding (neither a match nor a mismatch). */
+export const isFinding = (found: string): found is Finding => FINDINGS.has(found);
+
+/**
+ * Whether the answer is evidence for the saga: the gateway's final reply about the exact request
+ * the saga waits for (its outcome unknown; asked by serial when it has one, so a reply about
+ * another request is not it). The service hands it to the saga as a status reply about that
+ * request; the saga's shared rules (domain/gateway-operation.ts) decide what it means — the
+ * amount compared, the reply's subject judged — exactly as for its own poll.
+ */
+export function isEvidence(expectation: Expectation, answer: GatewayAnswer): boolean {
+  if (expectation.outcome !== 'unknown' || expectation.requestId === undefined) return false;
+  if (answer.kind !== 'report') return false;
+  const { report } = answer;
+  if (
+    expectation.serial !== undefined &&
+    report.requestSerial !== undefined &&
+    report.requestSerial !== expectation.serial
+  )
+    return false;
+  return isFinalGatewayStatus(report.status);
+}
 
 /**
  * The verdict on one check. `named` maps the gateway's transaction type to the flow's operations
@@ -365,9 +447,13 @@ export function verdict(
   answer: GatewayAnswer,
   named: (transactionType: string | undefined) => readonly string[] | undefined,
 ): Verdict {
-  if (expectation.outcome === 'unknown') return 'unknown-over-an-hour';
+  if (expectation.outcome === 'unknown')
+    return isEvidence(expectation, answer) ? 'handed-to-saga' : 'unknown-over-an-hour';
   if (answer.kind === 'none') return 'unresolved';
   if (answer.kind === 'rejected') {
+    // Only "no such order" is no trace (as for the saga's own polls): any other refusal says
+    // nothing about the order.
+    if (answer.orderUnknown !== true) return 'unanswered';
     return expectation.outcome === 'approved' ? 'no-trace-at-gateway' : 'match';
   }
   const { report } = answer;
@@ -440,16 +526,16 @@ export function looksForAnotherOrder(expectation: Expectation, found: Verdict): 
  * when the gateway's reply is about another order than ours — it names the order — and says that
  * order's money operation was approved. A reply about our own order, one naming no order, a refusal
  * or a reply about another order that moved no money (declined, voided, a payout check) is a
- * `match`: nothing confirms a second charge. A reply without a transaction type names no operation
- * and confirms nothing either.
+ * `match`: nothing confirms a second charge (a refusal other than "no such order" is `unanswered`).
+ * A reply without a transaction type names no operation and confirms nothing either.
  */
 export function anotherOrderVerdict(
   ours: Expectation,
   answer: GatewayAnswer,
   named: (transactionType: string | undefined) => readonly string[] | undefined,
-): 'match' | 'paid-twice' | 'unresolved' | 'not-final' {
+): 'match' | 'paid-twice' | 'unresolved' | 'unanswered' | 'not-final' {
   if (answer.kind === 'none') return 'unresolved';
-  if (answer.kind === 'rejected') return 'match';
+  if (answer.kind === 'rejected') return answer.orderUnknown === true ? 'match' : 'unanswered';
   const { report } = answer;
   const other = report.gatewayOrderId;
   if (other === undefined || other === ours.gatewayOrderId) return 'match';

@@ -23,6 +23,12 @@ interface RunRow {
   mismatched: string;
 }
 
+/**
+ * Verdicts that are no mismatch: a match, and the findings (domain/reconciliation.ts `Finding`:
+ * a refusal that said nothing, an answer handed to the saga waiting for it).
+ */
+const NOT_MISMATCHES = `ARRAY['match', 'unanswered', 'handed-to-saga']`;
+
 // The runs first (newest, bounded), then their checks by the checks' key (run_id leads it). A
 // lookup by client order id is not an operation checked: its finding lies on the check that asked.
 const RUNS_SQL = `
@@ -31,7 +37,7 @@ const RUNS_SQL = `
            WHERE c.run_id = r.id AND c.subject <> 'client-order-id' AND c.verdict IS NOT NULL) AS checked,
          (SELECT count(*) FROM reconciliation_checks c
            WHERE c.run_id = r.id AND c.subject <> 'client-order-id'
-             AND c.verdict IS NOT NULL AND c.verdict <> 'match') AS mismatched
+             AND c.verdict IS NOT NULL AND c.verdict <> ALL(${NOT_MISMATCHES})) AS mismatched
     FROM (SELECT id, trigger, requested_by, window_from, window_to, endpoint_id, status,
                  started_at, completed_at
             FROM reconciliation_runs WHERE %WHERE% ORDER BY started_at DESC, id LIMIT $1) r
@@ -74,7 +80,7 @@ export class ReconciliationRunsQuery {
       >(
         `SELECT saga_id, flow, endpoint_id, verdict FROM reconciliation_checks
           WHERE run_id = $1 AND subject <> 'client-order-id'
-            AND verdict IS NOT NULL AND verdict <> 'match'
+            AND verdict IS NOT NULL AND verdict <> ALL(${NOT_MISMATCHES})
           ORDER BY verdict, saga_id LIMIT $2`,
         [runId, MAX_MISMATCHES],
       );

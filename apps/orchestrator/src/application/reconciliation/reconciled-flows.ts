@@ -27,3 +27,11 @@ export const RECONCILED_FLOWS: readonly string[] = Object.keys(RECONCILIATION).f
 export const RECONCILED_HISTORY_EVENTS: readonly string[] = [
   ...new Set(RECONCILED_FLOWS.flatMap((flow) => reconciliationOf(flow)?.historyEvents ?? [])),
 ];
+
+/**
+ * `<flow>:<status>` of the sagas a run looks at even when nothing of theirs changed in its window
+ * (they wait for what the gateway does on its own: a registered schedule's charges).
+ */
+export const AWAITING: readonly string[] = RECONCILED_FLOWS.flatMap((flow) =>
+  (reconciliationOf(flow)?.awaitingStatuses ?? []).map((status) => `${flow}:${status}`),
+);

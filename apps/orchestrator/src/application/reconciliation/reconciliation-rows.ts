@@ -14,6 +14,7 @@ import {
   type CheckSubject,
   type Expectation,
   type GatewayAnswer,
+  isEvidence,
 } from '../../domain/reconciliation';
 import {
   gatewayRequestRow,
@@ -138,11 +139,31 @@ export function answerOf(result: GatewayResult): GatewayAnswer | undefined {
     case 'accepted':
       return r.report === undefined ? undefined : { kind: 'report', report: r.report };
     case 'rejected':
-      return { kind: 'rejected', code: r.code };
+      return {
+        kind: 'rejected',
+        code: r.code,
+        ...(r.orderUnknown === true ? { orderUnknown: true } : {}),
+      };
     case 'not-sent':
     case 'unknown':
       return undefined;
   }
+}
+
+/**
+ * A check's answer as evidence for its saga: the gateway's final reply about the very request the
+ * saga waits for (domain/reconciliation.ts `isEvidence`), as the ordinary status reply about that
+ * request a poll of the saga's own would bring (its subject the saga's request; the check's own
+ * request id and attempt keep it apart in the saga's inbox). Undefined: not evidence.
+ */
+export function evidenceFor(
+  check: CheckRow,
+  result: GatewayResult,
+  answer: GatewayAnswer,
+): GatewayResult | undefined {
+  const waitedFor = check.expectation.requestId;
+  if (waitedFor === undefined || !isEvidence(check.expectation, answer)) return undefined;
+  return { ...result, paymentId: check.saga_id, subjectRequestId: waitedFor };
 }
 
 export type GatewaySide = NonNullable<ReconciliationMismatch['gateway']>;

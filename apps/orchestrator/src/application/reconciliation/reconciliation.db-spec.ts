@@ -560,7 +560,31 @@ describe('reconciliation service (real PostgreSQL)', () => {
        VALUES ($1, 'recurring-schedule', '1113', NULL, 'registered', $2, 3, $3)`,
       [
         schedule,
-        { status: 'registered', version: 3, terms: { scheduleId: schedule }, charges: [] },
+        {
+          status: 'registered',
+          version: 3,
+          terms: {
+            scheduleId: schedule,
+            amount: USD(990),
+            // Its one cycle is the charge recorded below: no charge left to expect.
+            rule: {
+              period: 'month',
+              interval: 1,
+              startDate: '2026-02-21',
+              timeOfDay: '00:00',
+              timeZone: 'UTC',
+              end: { kind: 'count', count: 1 },
+            },
+          },
+          charges: [
+            {
+              gatewayOrderId: 'gw-charge-1',
+              clientOrderId: `${schedule}-1`,
+              cycle: 0,
+              outcome: 'charged',
+            },
+          ],
+        },
         daysBefore,
       ],
     );

@@ -10,6 +10,8 @@ import { ORCHESTRATOR_CONFIG, type OrchestratorConfig } from '../../config';
 import {
   anotherOrderVerdict,
   type CheckSubject,
+  type Finding,
+  isFinding,
   type CheckTime,
   type GatewayAnswer,
   type HistoryEvent,
@@ -18,18 +20,25 @@ import {
   type RunScope,
   sagaChecks,
   scheduledWindow,
+  type Verdict,
   verdict,
 } from '../../domain/reconciliation';
 import { type InputMeta, type OutboxRow } from '../../runtime/outbox/outbox-rows';
 import { OutboxWriter } from '../../runtime/outbox/outbox.writer';
 import { Database } from '../../persistence/database';
 import { Clock, IdGenerator } from '../../runtime/clock';
-import { RECONCILED_FLOWS, RECONCILED_HISTORY_EVENTS, reconciliationOf } from './reconciled-flows';
+import {
+  AWAITING,
+  RECONCILED_FLOWS,
+  RECONCILED_HISTORY_EVENTS,
+  reconciliationOf,
+} from './reconciled-flows';
 import {
   answerOf,
   backoffMs,
   type CheckRow,
   eventRow,
+  evidenceFor,
   type GatewaySide,
   gatewaySide,
   mismatchEvent,
@@ -64,9 +73,12 @@ export interface RunRequest {
  * looked up by its client order id alone: a reply about another order, approved for money, makes
  * the saga `paid-twice` (domain/reconciliation.ts `anotherOrderVerdict`). Each answer gets its
  * verdict; a mismatch is published at once on
- * `payments.reconciliation.v1`, and when the last check is done the run's counts follow. Every
- * change is one transaction with its outbox rows. The sagas are never touched: reconciliation
- * reports, people (or their tools) act.
+ * `payments.reconciliation.v1`, and when the last check is done the run's counts follow. A refusal
+ * other than "no such order" is `unanswered` (inconclusive, never a mismatch). Every change is one
+ * transaction with its outbox rows. Reconciliation never changes a saga itself: the one way its
+ * findings reach a saga is evidence — the gateway's final answer about the very request the saga
+ * waits for, handed to it as an ordinary status reply (`record`), which the saga's own rules
+ * settle; every other finding is reported for people (or their tools) to act on.
  */
 @Injectable()
 export class ReconciliationService {
@@ -106,15 +118,17 @@ export class ReconciliationService {
       let after = '00000000-0000-0000-0000-000000000000';
       for (;;) {
         // Created in the window, or changed since it began: a saga created earlier may have
-        // operations the window holds (a return days after its sale, a schedule's charge).
+        // operations the window holds (a return days after its sale, a schedule's charge); or
+        // waiting for the gateway whatever changed (a registered schedule's expected charges).
         const sagas = await tx.query<
           Array<{ id: string; flow: string; endpoint_id: string; state: unknown; created_at: Date }>
         >(
           `SELECT id, flow, endpoint_id, state, created_at FROM sagas
-            WHERE flow = ANY($1) AND created_at < $3 AND updated_at >= $2
+            WHERE flow = ANY($1) AND created_at < $3
+              AND (updated_at >= $2 OR flow || ':' || status = ANY($6))
               AND ($4::text IS NULL OR endpoint_id = $4) AND id > $5
             ORDER BY id LIMIT ${PAGE}`,
-          [RECONCILED_FLOWS, run.from, run.to, run.endpointId ?? null, after],
+          [RECONCILED_FLOWS, run.from, run.to, run.endpointId ?? null, after, AWAITING],
         );
         const histories = await this.histories(
           tx,
@@ -180,12 +194,15 @@ export class ReconciliationService {
   ): PlannedCheck[] {
     const flow = reconciliationOf(saga.flow);
     if (flow === undefined) return [];
-    return sagaChecks(
-      flow.order(saga.state),
-      flow.operations(history),
-      flow.latest?.(saga.state, at),
-      scope,
-    );
+    return [
+      ...sagaChecks(
+        flow.order(saga.state),
+        flow.operations(history),
+        flow.latest?.(saga.state, at),
+        scope,
+      ),
+      ...(flow.awaited?.(saga.state, at, scope) ?? []),
+    ];
   }
 
   /** The events reconciliation reads of these sagas, in version order, by saga id. */
@@ -302,21 +319,28 @@ export class ReconciliationService {
   /**
    * The answers to checks' status queries, in one transaction. An answer to an earlier attempt
    * than the check's latest, or to a check already done (a redelivery), changes nothing.
+   *
+   * Returns the evidence for sagas: each answer that is the gateway's final reply about the very
+   * request a saga waits for (domain/reconciliation.ts `isEvidence`), as an ordinary status reply
+   * about that request (`evidenceFor`), for the caller to hand to the saga runtime once this
+   * transaction committed. A redelivered answer yields it again (the saga's inbox takes it once).
    */
-  async record(results: readonly GatewayResult[], meta: InputMeta = {}): Promise<void> {
-    await this.db.transaction(async (tx) => {
+  async record(results: readonly GatewayResult[], meta: InputMeta = {}): Promise<GatewayResult[]> {
+    return this.db.transaction(async (tx) => {
       const rows: OutboxRow[] = [];
       const runs = new Set<string>();
+      const evidence: GatewayResult[] = [];
       for (const result of results) {
         const [check] = await tx.query<CheckRow[]>(
           `SELECT run_id, saga_id, subject, request_id, flow, endpoint_id, expectation, state, attempts
              FROM reconciliation_checks WHERE request_id = $1 FOR UPDATE`,
           [result.requestId],
         );
-        if (check === undefined || check.state === 'done' || result.attempt !== check.attempts) {
-          continue;
-        }
+        if (check === undefined || result.attempt !== check.attempts) continue;
         const answer = answerOf(result);
+        const handed = answer === undefined ? undefined : evidenceFor(check, result, answer);
+        if (handed !== undefined) evidence.push(handed);
+        if (check.state === 'done') continue;
         if (answer === undefined) {
           // Not sent, unknown, or no final report yet: ask again, when the adapter says or soon.
           const retryAt =
@@ -334,6 +358,11 @@ export class ReconciliationService {
       }
       await this.outbox.enqueue(tx, rows);
       for (const runId of runs) await this.completeIfDone(tx, runId, meta);
+      if (evidence.length > 0)
+        this.logger.log(
+          `reconciliation: ${evidence.length} gateway answer(s) handed to the sagas waiting for them`,
+        );
+      return evidence;
     });
   }
 
@@ -346,16 +375,25 @@ export class ReconciliationService {
   ): Promise<OutboxRow[]> {
     if (check.subject === 'client-order-id') return this.concludeLookup(tx, check, answer, meta);
     const flow = reconciliationOf(check.flow);
-    let found = flow === undefined ? 'unresolved' : verdict(check.expectation, answer, flow.named);
+    let found: Verdict =
+      flow === undefined ? 'unresolved' : verdict(check.expectation, answer, flow.named);
     if (found === 'not-final') {
       if (await this.askAgainLater(tx, check)) return [];
       found = 'unresolved';
     }
+    // A refusal that says nothing: asked again while the run's attempts last, then reported so.
+    if (found === 'unanswered' && (await this.askAgainLater(tx, check))) return [];
     const gateway = answer.kind === 'report' ? gatewaySide(answer.report) : undefined;
     await this.done(tx, check, found, gateway);
     if (found === 'match') {
       // Our order charged as we said: is there another one under our client order id?
       if (looksForAnotherOrder(check.expectation, found)) await this.addLookup(tx, check);
+      return [];
+    }
+    if (isFinding(found)) {
+      this.logger.log(
+        `reconciliation run ${check.run_id}: ${check.flow} ${check.saga_id} ${found}${answer.kind === 'rejected' ? ` (refused ${answer.code})` : ''}`,
+      );
       return [];
     }
     return [this.mismatchRow(check, found, gateway, undefined, meta)];
@@ -382,6 +420,7 @@ export class ReconciliationService {
       if (await this.askAgainLater(tx, check)) return [];
       found = 'unresolved';
     }
+    if (found === 'unanswered' && (await this.askAgainLater(tx, check))) return [];
     const other = answer.kind === 'report' ? gatewaySide(answer.report) : undefined;
     await this.done(tx, check, found, other);
     if (found !== 'paid-twice') return [];
@@ -497,14 +536,17 @@ export class ReconciliationService {
       [runId, now],
     );
     const byKind: Partial<Record<MismatchKind, number>> = {};
+    const findings: Record<Finding, number> = { unanswered: 0, 'handed-to-saga': 0 };
     let checked = 0;
     let matched = 0;
     for (const { verdict: v, n } of counts) {
       const count = Number(n);
       checked += count;
       if (v === 'match') matched += count;
+      else if (v !== null && isFinding(v)) findings[v] += count;
       else byKind[v as MismatchKind] = count;
     }
+    const inconclusive = findings.unanswered + findings['handed-to-saga'];
     const completed: ReconciliationCompleted = {
       type: 'reconciliation-completed',
       runId,
@@ -515,13 +557,15 @@ export class ReconciliationService {
       ...(run.endpoint_id === null ? {} : { endpointId: run.endpoint_id }),
       checked,
       matched,
-      mismatched: checked - matched,
+      mismatched: checked - matched - inconclusive,
       byKind,
+      unanswered: findings.unanswered,
+      handedToSagas: findings['handed-to-saga'],
       startedAt: run.started_at.toISOString(),
       completedAt: now.toISOString(),
     };
     this.logger.log(
-      `reconciliation run ${runId} completed: ${checked} checked, ${matched} matched, ${checked - matched} mismatched`,
+      `reconciliation run ${runId} completed: ${checked} checked, ${matched} matched, ${checked - matched - inconclusive} mismatched, ${findings.unanswered} unanswered, ${findings['handed-to-saga']} handed to their sagas`,
     );
     await this.outbox.enqueue(tx, [
       eventRow(this.ids.next(), runId, completed, now.toISOString(), meta),

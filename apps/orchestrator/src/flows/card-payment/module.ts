@@ -19,6 +19,8 @@ export const cardPaymentModule: FlowModule = {
       requested: 'operation-requested',
       succeeded: ['approved', 'authorized', 'account-verified', 'captured', 'voided', 'returned'],
       opensOrder: (operation) => isMainOperation(operation as PaymentOperation),
+      // A universal payment form (the gateway decides): approved was a sale, authorized a hold.
+      succeededAs: { approved: 'sale', authorized: 'preauth' },
     }),
     cardPaymentExpectation,
     CARD_PAYMENT_OPERATIONS,

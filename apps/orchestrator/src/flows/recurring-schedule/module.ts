@@ -3,6 +3,7 @@ import { gatewayChargesOf } from '../../domain/reconciliation';
 import { refreshActions } from '../../domain/admin-actions';
 import { transactionTypes } from '../../runtime/flow-binding';
 import type { FlowModule } from '../flow-module';
+import { AWAITING_STATUSES, expectedChargeChecks } from './domain/reconciliation';
 import { CHARGE_TIMER, type ScheduleState, type ScheduleStatus } from './domain/state';
 import { schedulePolicy } from './policy';
 import { RECURRING_SCHEDULE_FLOW, recurringScheduleFlow } from './recurring-schedule.flow';
@@ -26,7 +27,8 @@ const SCHEDULE_CHARGES = transactionTypes<'sale'>({ sale: ['sale'] });
  * Recurring schedules. One the orchestrator charges moves money only through its rebill
  * payments (card-payment sagas, reconciled and counted as such: its `cycle-charged` is
  * bookkeeping); one registered with the gateway is charged by the gateway, each charge an order
- * of its own, checked by its order id.
+ * of its own, checked by its order id — and each charge it waits for (a cycle due, not seen) by
+ * its client order id, the answer handed to the schedule as evidence.
  */
 export const recurringScheduleModule: FlowModule = {
   name: RECURRING_SCHEDULE_FLOW,
@@ -42,6 +44,9 @@ export const recurringScheduleModule: FlowModule = {
     historyEvents: ['gateway-cycle-charged', 'gateway-cycle-declined'],
     operations: gatewayChargesOf,
     named: (t) => SCHEDULE_CHARGES.named(t),
+    // The charges it waits for: cycles due and not seen (callbacks lost, alerted not-found).
+    awaited: (state, at, scope) => expectedChargeChecks(state as ScheduleState, at, scope),
+    awaitingStatuses: AWAITING_STATUSES,
   },
   moneyEvents: [],
   actions: {

@@ -13,6 +13,7 @@ import type { Flow, RuntimeEffect, SagaInput } from '../../runtime/flow';
 import { inRuntimeTerms } from '../flow-decision';
 import {
   CHARGE_ALERT_TIMER_PREFIX,
+  MISSING_CHARGE_TIMER_PREFIX,
   CHARGE_STATUS_TIMER_PREFIX,
   CHARGE_TIMER,
   type ChargeTimer,
@@ -46,7 +47,8 @@ function toDomainInput(input: SagaInput): ScheduleInput | undefined {
         input.timer.kind === EXPECTED_CHARGE_TIMER ||
         input.timer.kind === EXPECTED_CHARGE_ALERT_TIMER ||
         input.timer.kind.startsWith(CHARGE_STATUS_TIMER_PREFIX) ||
-        input.timer.kind.startsWith(CHARGE_ALERT_TIMER_PREFIX)
+        input.timer.kind.startsWith(CHARGE_ALERT_TIMER_PREFIX) ||
+        input.timer.kind.startsWith(MISSING_CHARGE_TIMER_PREFIX)
       )
         return {
           kind: 'status-timer',

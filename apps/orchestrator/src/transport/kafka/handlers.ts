@@ -52,7 +52,9 @@ export class GatewayResultsHandler implements KafkaMessageHandler<GatewayResult>
 
   /**
    * Status answers to reconciliation checks go to the reconciliation service (their request ids
-   * belong to no saga); everything else to the saga runtime.
+   * belong to no saga); everything else to the saga runtime — and so does an answer of a check
+   * that is evidence for a saga (the gateway's final reply about the request it waits for), as
+   * the ordinary status reply the service makes of it.
    */
   async handleBatch(messages: readonly ConsumedMessage<GatewayResult>[]): Promise<void> {
     const statusIds = messages
@@ -61,16 +63,16 @@ export class GatewayResultsHandler implements KafkaMessageHandler<GatewayResult>
     const checks = await this.reconciliation.owned(statusIds);
     const forChecks = messages.filter((m) => checks.has(m.value.requestId));
     const forSagas = messages.filter((m) => !checks.has(m.value.requestId));
-    if (forChecks.length > 0) {
-      await this.reconciliation.record(forChecks.map((m) => m.value));
-    }
-    if (forSagas.length > 0) {
+    const evidence =
+      forChecks.length > 0 ? await this.reconciliation.record(forChecks.map((m) => m.value)) : [];
+    const meta = new Map(forChecks.map((m) => [m.value.requestId, inputMeta(m.headers)]));
+    const inputs = [
+      ...forSagas.map((m) => ({ result: m.value, meta: inputMeta(m.headers) })),
+      ...evidence.map((result) => ({ result, meta: meta.get(result.requestId) ?? {} })),
+    ];
+    if (inputs.length > 0) {
       await this.runtime.process(
-        forSagas.map((m) => ({
-          kind: 'gateway-result',
-          result: m.value,
-          meta: inputMeta(m.headers),
-        })),
+        inputs.map(({ result, meta: m }) => ({ kind: 'gateway-result', result, meta: m })),
       );
     }
   }

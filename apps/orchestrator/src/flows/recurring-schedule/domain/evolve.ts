@@ -165,10 +165,19 @@ function evolveGatewayCharged(
         ...firstCycleOf(state),
       };
     case 'gateway-charge-alert':
-      return { ...state, version };
+      return event.reason === 'not-found'
+        ? {
+            ...state,
+            version,
+            missingCycles: [
+              ...(state.missingCycles ?? []).filter((c) => c !== event.cycle),
+              event.cycle,
+            ],
+          }
+        : { ...state, version };
     case 'gateway-charge-reported':
       return {
-        ...state,
+        ...withoutMissing(state, event.cycle),
         version,
         charges: [
           ...state.charges,
@@ -214,4 +223,16 @@ function evolveGatewayCharged(
     default:
       return unhandled(event, 'event');
   }
+}
+
+/** The state without `cycle` among its missing cycles (its charge has been seen). */
+function withoutMissing<S extends { readonly missingCycles?: readonly number[] }>(
+  state: S,
+  cycle: number,
+): S {
+  if (state.missingCycles?.includes(cycle) !== true) return state;
+  const rest = state.missingCycles.filter((c) => c !== cycle);
+  if (rest.length > 0) return { ...state, missingCycles: rest };
+  const { missingCycles: _gone, ...others } = state;
+  return others as S;
 }

@@ -20,6 +20,7 @@ import {
   EXPECTED_CHARGE_TIMER,
   type GatewayCharge,
   type GatewayChargedState,
+  MISSING_CHARGE_TIMER_PREFIX,
   REGISTRATION_ALERT_TIMER,
   REGISTRATION_STATUS_TIMER,
   type SchedulePolicy,
@@ -81,7 +82,9 @@ import {
  *    it is asked about at the shared polling cadence (an operation in flight whose outcome is
  *    unknown from its time and the grace on, or from its first query when that came later);
  *    none found when the shared unknown-outcome alert falls due → `gateway-charge-alert`
- *    (not-found), and the next cycle is expected. Nothing is
+ *    (not-found), and the next cycle is expected; the missing cycle is still asked for at the
+ *    slow cadence of any operation alerted with no trace (and reconciliation covers it), so a
+ *    charge the gateway makes late, its callbacks lost, is still found. Nothing is
  *    ever taken as charged without the gateway's answer about that very order;
  *  - a registration the gateway has charged under is never declared failed;
  *  - the registration's reply names its recurring-payment-id (a synchronous operation): that is
@@ -208,6 +211,8 @@ function statusTimer(
   policy: SchedulePolicy,
   ctx: GatewayContext,
 ): GatewayOutcome {
+  if (kind.startsWith(MISSING_CHARGE_TIMER_PREFIX) && 'expectedCycle' in timer)
+    return missingCycleTimer(state, timer, policy, ctx);
   if ('expectedCycle' in timer) return expectedCycleTimer(state, timer, policy, ctx);
   const obsolete: GatewayOutcome = { outcome: 'ignored', reason: 'TIMER_OBSOLETE' };
   if (kind === EXPECTED_CHARGE_KINDS.alert)
@@ -408,8 +413,73 @@ function expectedChargeAlert(
   return {
     outcome: 'accepted',
     drafts: [{ type: 'gateway-charge-alert', cycle, clientOrderId, reason: 'not-found' }],
-    effects: expectCycle(state, cycle + 1, policy),
+    effects: [
+      ...expectCycle(state, cycle + 1, policy),
+      // Still asked for, slowly (the first query now, the next at the slow cadence).
+      {
+        type: 'set-status-timer',
+        kind: missingChargeTimerKind(cycle),
+        at: ctx.now,
+        timer: { poll: 1, expectedCycle: cycle },
+      },
+    ],
     commandId,
+  };
+}
+
+/** The slow search's timer kind of a cycle alerted not-found. */
+export const missingChargeTimerKind = (cycle: number): string =>
+  `${MISSING_CHARGE_TIMER_PREFIX}${cycle}`;
+
+/**
+ * A cycle alerted `not-found`, its charge still not seen: asked for again by its client order id
+ * at the slow cadence the shared rule gives an operation alerted for a person with no trace of it
+ * (gateway-operation.ts `statusPoll`), for as long as it stays missing — a gateway that charges
+ * late, its callbacks lost, is still found (and the answer is taken as any expected cycle's).
+ * Seen meanwhile (a callback, reconciliation, an answer): obsolete.
+ */
+function missingCycleTimer(
+  state: GatewayChargedState,
+  timer: Extract<StatusTimer, { expectedCycle: number }>,
+  policy: SchedulePolicy,
+  ctx: GatewayContext,
+): GatewayOutcome {
+  const { expectedCycle: cycle, poll } = timer;
+  if (
+    state.status !== 'registered' ||
+    state.missingCycles?.includes(cycle) !== true ||
+    state.charges.some((c) => c.cycle === cycle)
+  )
+    return { outcome: 'ignored', reason: 'TIMER_OBSOLETE' };
+  const id = state.terms.scheduleId;
+  const op: ChargeOp = {
+    ...expectedChargeOp(state, cycle, policy, ctx.now),
+    alerted: true,
+    concern: 'no-trace',
+  };
+  const [query, next] = statusPoll(
+    {
+      sagaId: id,
+      merchant: state.terms.merchant,
+      clientOrderId: chargeClientOrderId(id, cycle, firstOf(state)),
+    },
+    op,
+    poll,
+    ctx,
+  );
+  return {
+    outcome: 'accepted',
+    drafts: [],
+    effects: [
+      query,
+      {
+        type: 'set-status-timer',
+        kind: missingChargeTimerKind(cycle),
+        at: next.at,
+        timer: { poll: poll + 1, expectedCycle: cycle },
+      },
+    ],
+    commandId: derivedUuid(`recurring-schedule/${id}/missing-charge/${cycle}/${poll}`),
   };
 }
 
@@ -466,7 +536,11 @@ function expectedCycleAnswered(
     clientOrderId: charge.clientOrderId,
     reportedStatus: report.status,
   };
-  const next = expectCycle(state, cycle + 1, policy);
+  // A missing cycle found late: its slow search ends (the search of later cycles goes on as it is).
+  const next: GatewayEffect[] =
+    state.missingCycles?.includes(cycle) === true
+      ? [{ type: 'cancel-status-timer', kind: missingChargeTimerKind(cycle) }]
+      : expectCycle(state, cycle + 1, policy);
   const op = newChargeOp(state.terms.scheduleId, orderId, ctx.now);
   if (!aboutCharge(report, charge)) {
     return {

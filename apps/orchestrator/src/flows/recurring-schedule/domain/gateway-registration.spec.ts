@@ -2,8 +2,8 @@ import type { GatewayStatusRequest } from '@payments/contracts';
 import { MERCHANT, SCHEDULE_ID } from '@payments/contracts/testing';
 import * as schedules from '../../../../test/kits/recurring-schedule.kit';
 import { addMs, msBetween } from '../../../domain/decision';
-import { decideSchedule } from './decide';
-import { chargeSubjectId, registrationRequestId } from './gateway-charged';
+import { decideSchedule, type ScheduleInput } from './decide';
+import { chargeSubjectId, expectedChargeSubjectId, registrationRequestId } from './gateway-charged';
 
 const eur = (minor: number) => ({ minor, currency: 'EUR' });
 const MINUTE = 60_000;
@@ -762,6 +762,7 @@ describe('schedule registered with the gateway: every cycle is asked for, callba
       ])
       .thenEffects([
         { type: 'set-status-timer', kind: 'expected-charge', timer: { poll: 1, expectedCycle: 1 } },
+        { type: 'set-status-timer', kind: 'missing-charge:0', timer: { expectedCycle: 0 } },
       ]);
   });
 
@@ -790,6 +791,72 @@ describe('schedule registered with the gateway: every cycle is asked for, callba
         { type: 'set-status-timer', kind: 'expected-charge' },
         { type: 'set-status-timer', kind: 'expected-charge-alert', at: addMs(LATE, HOUR) },
       ]);
+  });
+
+  it('a cycle alerted not-found is still asked for at the slow cadence, and its charge made late (callbacks lost) is found, the later search left as it is', () => {
+    const ALERT_AT = addMs(CYCLE0_ASKED, HOUR);
+    const missing = (poll: number): ScheduleInput => ({
+      kind: 'status-timer',
+      timerKind: 'missing-charge:0',
+      timer: { poll, expectedCycle: 0 },
+    });
+    const alerted = schedules.registered().and(schedules.expectedAlertTimer(0), ALERT_AT);
+    expect(alerted.events.at(-1)).toMatchObject({ type: 'gateway-charge-alert', cycle: 0 });
+    // The alert keeps the cycle's search alive: a timer of its own, beside the next cycle's.
+    schedules
+      .registered()
+      .when(schedules.expectedAlertTimer(0), ALERT_AT)
+      .thenEffects([
+        { type: 'set-status-timer', kind: 'expected-charge', timer: { expectedCycle: 1 } },
+        {
+          type: 'set-status-timer',
+          kind: 'missing-charge:0',
+          at: ALERT_AT,
+          timer: { poll: 1, expectedCycle: 0 },
+        },
+      ]);
+    // Each slow poll asks by the cycle's client order id and arms the next at the slow cadence.
+    const DAY_LATER = addMs(ALERT_AT, 24 * HOUR);
+    const polled = alerted.when(missing(7), DAY_LATER);
+    const request = sentStatus(polled);
+    expect(request).toMatchObject({
+      clientOrderId: `${SCHEDULE_ID}-1`,
+      subjectRequestId: expectedChargeSubjectId(SCHEDULE_ID, 0),
+    });
+    polled.then([]).thenEffects([
+      { type: 'send-gateway-request' },
+      {
+        type: 'set-status-timer',
+        kind: 'missing-charge:0',
+        timer: { poll: 8, expectedCycle: 0 },
+      },
+    ]);
+    const next = polled.decision.effects[1];
+    expect(
+      next?.type === 'set-status-timer' && msBetween(DAY_LATER, next.at),
+    ).toBeGreaterThanOrEqual(5 * MINUTE);
+    // The gateway charged it late, its callbacks lost: found, recorded once, its search ended;
+    // the next cycle's search (already under way) is not started again.
+    const found = alerted
+      .and(missing(7), DAY_LATER)
+      .when(schedules.statusAnswer(request, approvedReport('1000042')), DAY_LATER);
+    found
+      .then([
+        { type: 'gateway-charge-reported', cycle: 0, gatewayOrderId: '1000042' },
+        { type: 'gateway-cycle-charged', cycle: 0, gatewayOrderId: '1000042', amount: eur(999) },
+      ])
+      .thenEffects([{ type: 'cancel-status-timer', kind: 'missing-charge:0' }]);
+    expect(
+      found.decision.effects.some(
+        (e) => e.type === 'set-status-timer' && e.kind === 'expected-charge',
+      ),
+    ).toBe(false);
+    // Found: its slow timer is obsolete.
+    alerted
+      .and(missing(7), DAY_LATER)
+      .and(schedules.statusAnswer(request, approvedReport('1000042')), DAY_LATER)
+      .when(missing(8), addMs(DAY_LATER, HOUR))
+      .thenIgnored('TIMER_OBSOLETE');
   });
 
   it('the alert of a cycle found meanwhile is obsolete', () => {

@@ -77,6 +77,12 @@ interface GatewayCharges {
    * when the schedule was created are not registered (absent on sagas older than the field: 0).
    */
   readonly firstCycle?: number;
+  /**
+   * Cycles alerted `not-found` (their charge not seen within the alert window) and still not seen:
+   * each is still asked for at the slow cadence (`MISSING_CHARGE_TIMER_PREFIX`), and covered by
+   * reconciliation, until the gateway's answer about it comes.
+   */
+  readonly missingCycles?: readonly number[];
 }
 
 /** The create-recurring-payment request of a schedule charged by the gateway, in flight. */
@@ -141,6 +147,12 @@ export const EXPECTED_CHARGE_TIMER = 'expected-charge';
  * no charge found within the alert window → `gateway-charge-alert` (not-found).
  */
 export const EXPECTED_CHARGE_ALERT_TIMER = 'expected-charge-alert';
+/**
+ * A cycle alerted `not-found` is still asked for, at the slow cadence the shared no-trace rule
+ * gives any operation alerted for a person (`<prefix><cycle>`; payload as the expected cycle's):
+ * a gateway that charges late, its callbacks lost, is still found.
+ */
+export const MISSING_CHARGE_TIMER_PREFIX = 'missing-charge:';
 
 export type ScheduleStatus = ScheduleState['status'];
 

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { AdminActionAudited, type CreateScheduleCommand, TOPICS } from '@payments/contracts';
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
-import { tokenHash } from '../../apps/orchestrator/src/domain/admin-tokens';
+import { tokenHash } from '../../apps/orchestrator/src/domain/admin/admin-tokens';
 import { chargeIds } from '../../apps/orchestrator/src/flows/recurring-schedule/domain';
 import { PaymentStack, SANDBOX_MERCHANT } from '../../scripts/stack/payment-stack';
 import { Client } from 'pg';

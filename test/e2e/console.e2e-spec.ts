@@ -14,7 +14,7 @@ import { Client } from 'pg';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { CreateScheduleCommand } from '@payments/contracts';
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
-import { tokenHash } from '../../apps/orchestrator/src/domain/admin-tokens';
+import { tokenHash } from '../../apps/orchestrator/src/domain/admin/admin-tokens';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, SCREENSHOT_DIR } from '../../scripts/stack/payer-browser';
 import {
   PaymentStack,

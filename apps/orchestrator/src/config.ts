@@ -13,7 +13,7 @@ import {
   ResolvedConfig,
   versionVar,
 } from '@payments/config';
-import { AdminTokensSchema } from './domain/admin-tokens';
+import { AdminTokensSchema } from './domain/admin/admin-tokens';
 
 const AmountLimitsSchema = z.strictObject({
   minMinor: z.number().int().nonnegative().optional(),

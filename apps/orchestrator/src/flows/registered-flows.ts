@@ -1,5 +1,5 @@
 import type { OrchestratorConfig } from '../config';
-import type { ActionTable } from '../domain/admin-actions';
+import type { ActionTable } from '../domain/admin/admin-actions';
 import type { Flow } from '../runtime/flow';
 import { cardPaymentModule } from './card-payment/module';
 import type { FlowModule } from './flow-module';

@@ -8,9 +8,9 @@ import {
   toKafkaHeaders,
 } from '@payments/contracts';
 import { messageTraceparent } from '@payments/observability';
-import { actionCommand } from '../../domain/admin-actions';
+import { actionCommand } from '../../domain/admin/admin-actions';
 import { FLOW_ACTIONS } from '../../flows/registered-flows';
-import type { AdminPrincipal } from '../../domain/admin-tokens';
+import type { AdminPrincipal } from '../../domain/admin/admin-tokens';
 import { contractCommands } from '../../flows/command-catalogue';
 import type { OutboxRow } from '../../runtime/outbox/outbox-rows';
 import { OutboxWriter } from '../../runtime/outbox/outbox.writer';

@@ -10,7 +10,7 @@ import {
 } from '@payments/contracts';
 
 export type { MoneyFigures, SagaDetail, SagaPage, SagaSummary };
-import { actionsOf } from '../../domain/admin-actions';
+import { actionsOf } from '../../domain/admin/admin-actions';
 import { FLOW_ACTIONS } from '../../flows/registered-flows';
 import { Database } from '../../persistence/database';
 

@@ -1,5 +1,5 @@
 import { gatewayChargesOf } from '../../domain/reconciliation';
-import { refreshActions } from '../../domain/admin-actions';
+import { refreshActions } from '../../domain/admin/admin-actions';
 import { transactionTypes } from '../../runtime/flow-binding';
 import type { FlowModule } from '../flow-module';
 import { CHARGE_TIMER, type ScheduleState, type ScheduleStatus } from './domain/state';

@@ -10,7 +10,7 @@ import {
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { ORCHESTRATOR_CONFIG, type OrchestratorConfig } from '../../config';
-import { type AdminPrincipal, allows, authenticate } from '../../domain/admin-tokens';
+import { type AdminPrincipal, allows, authenticate } from '../../domain/admin/admin-tokens';
 
 const ROLE = 'admin-role';
 

@@ -1,6 +1,6 @@
 import { ADMIN_ACTIONS, type AdminAction } from '@payments/contracts';
-import { contractCommands } from '../flows/command-catalogue';
-import { FLOW_ACTIONS } from '../flows/registered-flows';
+import { contractCommands } from '../../flows/command-catalogue';
+import { FLOW_ACTIONS } from '../../flows/registered-flows';
 import {
   actionCommand as build,
   type ActionInput,

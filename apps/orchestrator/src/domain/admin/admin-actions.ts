@@ -1,10 +1,11 @@
 /**
  * What an operator's action on a saga becomes: an ordinary command of the contracts,
- * sent like any other. Pure; the admin service validates the result against the contracts, writes
- * the audit and enqueues both. Money never moves on an operator's word: "resolve an unknown
- * outcome" asks the gateway for the status (refresh-status) and the answer decides.
+ * sent like any other. Pure; the admin service validates the result against the contracts, asks
+ * the saga's own flow whether it would take it now (`actionVerdict`), writes the audit and enqueues
+ * both. Money never moves on an operator's word: "resolve an unknown outcome" asks the gateway for
+ * the status (refresh-status) and the answer decides.
  */
-import type { AdminAction as AdminActionName } from '@payments/contracts';
+import type { AdminAction as AdminActionName, AdminRole } from '@payments/contracts';
 
 export interface ActionTarget {
   readonly id: string;
@@ -14,6 +15,8 @@ export interface ActionTarget {
 
 export interface ActionInput {
   readonly actor: string;
+  /** The actor's role: an approval carries it (four eyes: the second approval needs `approver`). */
+  readonly role: AdminRole;
   readonly reason: string;
   readonly commandId: string;
   readonly now: string;
@@ -87,4 +90,76 @@ export function actionCommand(
     occurredAt: input.now,
   };
   return { ok: true, command: build(saga, input, base) };
+}
+
+/** A saga's state as far as the generic rules read it: whether an outcome is unknown, since when. */
+export interface ActionState {
+  readonly unknownSince: string | null;
+}
+
+/** The saga's flow, asked with the action's command (its decider, dry run: nothing is kept). */
+export type FlowAnswer =
+  | { readonly outcome: 'accepted' }
+  | { readonly outcome: 'rejected'; readonly code: string; readonly message: string }
+  | { readonly outcome: 'ignored'; readonly reason: string };
+
+export type ActionVerdict =
+  | { readonly allowed: true }
+  | { readonly allowed: false; readonly code: string; readonly message: string };
+
+/** The HTTP code of an action the saga's state does not take now. */
+export const ACTION_NOT_ALLOWED_IN_STATE = 'ACTION_NOT_ALLOWED_IN_STATE';
+
+/**
+ * Refusals that are about who acts, not about the saga's state: answered with the flow's own
+ * code (the same person approving twice, a second approval without the approver role).
+ */
+const ACTOR_REFUSALS: ReadonlySet<string> = new Set([
+  'PAYOUT_SAME_APPROVER',
+  'PAYOUT_APPROVER_ROLE_REQUIRED',
+]);
+
+/**
+ * Whether an action is allowed now: by the saga's own flow (its decider's answer to the very
+ * command the action becomes, so the admin API and the saga can never disagree), and
+ * `resolve-unknown` only while an outcome is unknown. A paid payout refuses approve
+ * (PAYOUT_ALREADY_APPROVED), a cancelled schedule everything, a payment with nothing in flight a
+ * refresh (NOTHING_TO_REFRESH): each answered as ACTION_NOT_ALLOWED_IN_STATE with the flow's
+ * reason, before any command is produced.
+ */
+export function actionVerdict(
+  action: AdminActionName,
+  state: ActionState,
+  answer: FlowAnswer,
+): ActionVerdict {
+  if (action === 'resolve-unknown' && state.unknownSince === null) {
+    return {
+      allowed: false,
+      code: ACTION_NOT_ALLOWED_IN_STATE,
+      message:
+        'no outcome of this saga is unknown: nothing to resolve (refresh-status asks anyway)',
+    };
+  }
+  switch (answer.outcome) {
+    case 'accepted':
+      return { allowed: true };
+    case 'rejected':
+      return ACTOR_REFUSALS.has(answer.code)
+        ? { allowed: false, code: answer.code, message: answer.message }
+        : {
+            allowed: false,
+            code: ACTION_NOT_ALLOWED_IN_STATE,
+            message: `${action} is not allowed now: ${answer.code}: ${answer.message}`,
+          };
+    case 'ignored':
+      return {
+        allowed: false,
+        code: ACTION_NOT_ALLOWED_IN_STATE,
+        message: `${action} would change nothing now (${answer.reason})`,
+      };
+    default: {
+      const never: never = answer;
+      throw new Error(`unhandled answer ${JSON.stringify(never)}`);
+    }
+  }
 }

@@ -40,6 +40,8 @@ export const payoutModule: FlowModule = {
       ...base,
       payoutId: saga.id,
       approvedBy: input.actor,
+      // Four eyes: the second approval of a large payout needs the approver role (the decider's rule).
+      approverRole: input.role,
       reason: input.reason,
     }),
     reject: (saga, input, base) => ({

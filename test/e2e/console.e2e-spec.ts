@@ -390,6 +390,8 @@ describe('console: find, see, act', () => {
         await page.locator('textarea[name="reason"]').fill(`customer asked to ${action}`);
         await page.locator('#confirm').click();
         await page.locator(`#progress li[data-type="${event}"]`).waitFor({ timeout: 60_000 });
+        // The actions offered follow the state (a paused schedule offers resume): the page anew.
+        if (action !== 'cancel') await page.goto(`${consoleUrl}/sagas/${scheduleId}`);
       }
       await expect(page.locator('#progressStatus').textContent()).resolves.toBe('cancelled');
       await page.reload();

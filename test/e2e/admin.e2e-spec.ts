@@ -82,6 +82,13 @@ async function admin(
 
 const errorCode = (a: Answer) => (a.body.error as { code?: string } | undefined)?.code;
 
+/** An action the saga's state does not take: 409 before any command, the flow's reason named. */
+function refusedInState(a: Answer, reason: string): void {
+  expect(a.status).toBe(409);
+  expect(errorCode(a)).toBe('ACTION_NOT_ALLOWED_IN_STATE');
+  expect((a.body.error as { message: string }).message).toContain(reason);
+}
+
 async function approvedSale(amountMinor: number): Promise<string> {
   const sale = stack.sale({ amountMinor, currency: 'USD' });
   await stack.send(sale);
@@ -679,26 +686,20 @@ describe('admin API: an outcome left unknown is resolved by asking the gateway, 
         reason: 'changed my mind',
       },
     );
-    expect(approve.status).toBe(202);
-    const refused = await stack.events.waitForPayout(
-      check.payoutId,
-      ['payout-command-rejected'],
-      60_000,
-    );
-    expect(refused.event).toMatchObject({
-      commandId: approve.body.commandId,
-      reason: 'PAYOUT_REJECTED',
-    });
+    // Refused by the rejected payout's state before any command: nothing reaches the saga.
+    refusedInState(approve, 'PAYOUT_REJECTED');
     // The check moves nothing; no payout-pay was ever sent.
     const ledger = await stack.controls.ledger(check.payoutId);
     expect(ledger.entries.filter((e) => e.movement === 'paid-out')).toEqual([]);
     const detail = await admin('GET', `/admin/sagas/${check.payoutId}`, VIEWER);
     expect(detail.body.saga).toMatchObject({ status: 'rejected' });
-    // The viewer's refusal left no audit: the operator's two actions only.
+    // Neither the viewer's refusal nor the refused approval left an audit: the reject only.
     expect((detail.body.audit as Array<{ action: string }>).map((a) => a.action)).toEqual([
       'reject',
-      'approve',
     ]);
+    expect(stack.events.payoutEventsOf(check.payoutId).map((r) => r.event.type)).not.toContain(
+      'payout-command-rejected',
+    );
   }, 180_000);
   it("resolve-unknown on a gateway-registered schedule: its lost registration and then a charge whose status was failing are each settled by the gateway's answer (ledger); pause and cancel are refused meanwhile", async () => {
     const scheduleBase = () => ({
@@ -754,14 +755,17 @@ describe('admin API: an outcome left unknown is resolved by asking the gateway, 
       pollKind: () => 'registration-status',
     });
     // Stuck: the gateway offers no pause or cancel of a recurring payment, so neither is faked.
+    // Refused by the schedule's state (its flow's rule) before any command.
     for (const action of ['pause', 'cancel']) {
-      const commandId = await act(action, `stuck schedule: ${action}`);
-      const refused = await stack.events.waitForSchedule(
-        scheduleId,
-        (e) => e.type === 'command-rejected' && e.commandId === commandId,
-        60_000,
+      const refused = await admin(
+        'POST',
+        `/admin/sagas/${scheduleId}/actions/${action}`,
+        OPERATOR,
+        {
+          reason: `stuck schedule: ${action}`,
+        },
       );
-      expect(refused).toMatchObject({ reason: 'NOT_SUPPORTED_BY_GATEWAY' });
+      refusedInState(refused, 'NOT_SUPPORTED_BY_GATEWAY');
     }
     await stack.controls.removeFault(noRegistrationStatus.id);
     const resolve = await act('resolve-unknown', 'was it registered?');
@@ -811,8 +815,6 @@ describe('admin API: an outcome left unknown is resolved by asking the gateway, 
     expect((await stack.controls.ledger(scheduleId)).entries).toEqual([]);
     const detail = await admin('GET', `/admin/sagas/${scheduleId}`, VIEWER);
     expect((detail.body.audit as Array<{ action: string }>).map((a) => a.action)).toEqual([
-      'pause',
-      'cancel',
       'resolve-unknown',
       'refresh-status',
     ]);
@@ -869,23 +871,19 @@ describe('admin API: an outcome left unknown is resolved by asking the gateway, 
     };
     const answerTo = (commandId: string) =>
       stack.events.waitForSchedule(scheduleId, (e) => e.commandId === commandId, 60_000);
-    expect(await answerTo(await act(scheduleId, 'pause'))).toMatchObject({
-      type: 'command-rejected',
-      reason: 'OPERATION_IN_PROGRESS',
-    });
+    const refusal = (action: string) =>
+      admin('POST', `/admin/sagas/${scheduleId}/actions/${action}`, OPERATOR, {
+        reason: `stuck schedule: ${action}`,
+      });
+    refusedInState(await refusal('pause'), 'OPERATION_IN_PROGRESS');
     // Nothing of the schedule's own is at the gateway: the operator is sent to the rebill.
-    expect(await answerTo(await act(scheduleId, 'refresh-status'))).toMatchObject({
-      type: 'command-rejected',
-      reason: 'NOTHING_TO_REFRESH',
-      message: expect.stringContaining(paymentId) as string,
-    });
+    const refresh = await refusal('refresh-status');
+    refusedInState(refresh, 'NOTHING_TO_REFRESH');
+    refusedInState(refresh, paymentId);
     expect(await answerTo(await act(scheduleId, 'cancel'))).toMatchObject({
       type: 'schedule-cancelled',
     });
-    expect(await answerTo(await act(scheduleId, 'resume'))).toMatchObject({
-      type: 'command-rejected',
-      reason: 'INVALID_STATE',
-    });
+    refusedInState(await refusal('resume'), 'INVALID_STATE');
     await stack.controls.removeFault(noStatus.id);
     await act(paymentId, 'resolve-unknown');
     const final = await stack.events.waitForType(

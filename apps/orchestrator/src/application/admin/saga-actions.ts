@@ -6,6 +6,7 @@ import {
   actionVerdict,
   type ActionVerdict,
   type FlowAnswer,
+  unknownSinceIn,
 } from '../../domain/admin/admin-actions';
 import { type AdminPrincipal, allows } from '../../domain/admin/admin-tokens';
 import { contractCommands } from '../../flows/command-catalogue';
@@ -107,6 +108,7 @@ export class SagaActions {
         answer = { outcome: 'ignored', reason: (error as Error).message };
       }
     }
-    return actionVerdict(action, { unknownSince: saga.unknownSince }, answer);
+    const unknownSince = saga.unknownSince ?? unknownSinceIn(saga.state);
+    return actionVerdict(action, { unknownSince }, answer);
   }
 }

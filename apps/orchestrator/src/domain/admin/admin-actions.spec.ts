@@ -7,6 +7,7 @@ import {
   type ActionTarget,
   actionVerdict,
   flowsOffering,
+  unknownSinceIn,
 } from './admin-actions';
 
 const actionCommand = (action: AdminAction, target: ActionTarget, given: ActionInput) =>
@@ -150,5 +151,18 @@ describe('admin actions', () => {
     expect(actionVerdict('refresh-status', known, { outcome: 'accepted' })).toEqual({
       allowed: true,
     });
+  });
+
+  it('finds an unknown outcome wherever a flow keeps it, the earliest first', () => {
+    expect(unknownSinceIn({ status: 'approved', version: 3 })).toBeNull();
+    expect(unknownSinceIn({ inFlight: { unknownSince: '2026-01-02T00:00:00.000Z' } })).toBe(
+      '2026-01-02T00:00:00.000Z',
+    );
+    expect(
+      unknownSinceIn({
+        registration: { stage: 'outcome-unknown', unknownSince: '2026-01-03T00:00:00.000Z' },
+        charges: [{ op: { unknownSince: '2026-01-01T00:00:00.000Z' } }],
+      }),
+    ).toBe('2026-01-01T00:00:00.000Z');
   });
 });

@@ -97,6 +97,24 @@ export interface ActionState {
   readonly unknownSince: string | null;
 }
 
+/**
+ * The earliest `unknownSince` anywhere in a saga's state: every flow marks an operation whose
+ * outcome is unknown with it (a payment's or payout's `inFlight`, a schedule's registration or the
+ * confirmation of a charge the gateway made), so the admin API need not know each flow's shape.
+ */
+export function unknownSinceIn(state: unknown, depth = 0): string | null {
+  if (typeof state !== 'object' || state === null || depth > 6) return null;
+  let earliest: string | null = null;
+  for (const [key, value] of Object.entries(state)) {
+    const found =
+      key === 'unknownSince' && typeof value === 'string'
+        ? value
+        : unknownSinceIn(value, depth + 1);
+    if (found !== null && (earliest === null || found < earliest)) earliest = found;
+  }
+  return earliest;
+}
+
 /** The saga's flow, asked with the action's command (its decider, dry run: nothing is kept). */
 export type FlowAnswer =
   | { readonly outcome: 'accepted' }

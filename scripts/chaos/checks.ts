@@ -215,6 +215,7 @@ export function expectedMovements(events: readonly SagaEvent[]): string[] {
       case 'payout-outcome-unknown':
       case 'payout-operation-resent':
       case 'payout-registered':
+      case 'payout-approval-recorded':
       case 'payout-approved':
       case 'payout-approval-refused':
       case 'payout-refused':

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { tokenHash } from '../../apps/orchestrator/src/domain/admin-tokens';
+import { tokenHash } from '../../apps/orchestrator/src/domain/admin/admin-tokens';
 import { freePort, type RunningApp, startApp, waitForReady } from './processes';
 
 /** A viewer's and an operator's admin API token, made up for a local stack (never reused). */

@@ -14,7 +14,7 @@ import { Client } from 'pg';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { CreateScheduleCommand } from '@payments/contracts';
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
-import { tokenHash } from '../../apps/orchestrator/src/domain/admin-tokens';
+import { tokenHash } from '../../apps/orchestrator/src/domain/admin/admin-tokens';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, SCREENSHOT_DIR } from '../../scripts/stack/payer-browser';
 import {
   PaymentStack,
@@ -390,6 +390,8 @@ describe('console: find, see, act', () => {
         await page.locator('textarea[name="reason"]').fill(`customer asked to ${action}`);
         await page.locator('#confirm').click();
         await page.locator(`#progress li[data-type="${event}"]`).waitFor({ timeout: 60_000 });
+        // The actions offered follow the state (a paused schedule offers resume): the page anew.
+        if (action !== 'cancel') await page.goto(`${consoleUrl}/sagas/${scheduleId}`);
       }
       await expect(page.locator('#progressStatus').textContent()).resolves.toBe('cancelled');
       await page.reload();

@@ -11,6 +11,7 @@ import { listDeadLetters, replayDeadLetters } from './commands/dlq';
 import { reconcile } from './commands/reconcile';
 import { send } from './commands/send';
 import { tail } from './commands/tail';
+import { createToken, listTokens, revokeToken } from './commands/tokens';
 import { UsageError } from './commands/errors';
 import { collect, isoTime, positiveInt, positiveNumber, regex } from './commands/options';
 
@@ -101,6 +102,26 @@ export function program(): Command {
           out,
         );
       },
+    );
+
+  const tokens = cli
+    .command('tokens')
+    .description('admin tokens stored by the orchestrator (an approver token of every merchant)');
+  admin(tokens.command('create'))
+    .description('create a token; it is printed once (stdout), only its SHA-256 is kept')
+    .option('--name <person>', 'who the token names (four eyes compares names)')
+    .option('--role <role>', 'viewer, operator or approver')
+    .option('--endpoint <id>', 'a merchant endpoint the token is limited to (repeatable)', collect)
+    .option('--all-merchants', 'the token sees every merchant')
+    .action(async (options: Parameters<typeof createToken>[0]) => createToken(options, out, err));
+  admin(tokens.command('list'))
+    .description('the stored tokens: id, name, role, scope, created and revoked at and by')
+    .action(async (options: Parameters<typeof listTokens>[0]) => listTokens(options, out));
+  admin(tokens.command('revoke'))
+    .description('revoke a stored token: refused by the admin API from now on')
+    .argument('<id>', 'the token id (payments tokens list)')
+    .action(async (id: string, options: Parameters<typeof revokeToken>[1]) =>
+      revokeToken(id, options, out),
     );
 
   cli

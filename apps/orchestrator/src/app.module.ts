@@ -23,6 +23,9 @@ import { SagaRepository } from './persistence/saga.repository';
 import { TimerRepository } from './persistence/timer.repository';
 import { AdminActionService } from './application/admin/admin-action.service';
 import { AdminQueryService } from './application/queries/admin-query.service';
+import { AdminTokenService } from './application/admin/admin-token.service';
+import { SagaActions } from './application/admin/saga-actions';
+import { AdminTokensController } from './transport/http/admin-tokens.controller';
 import { LiveFeed } from './application/live/live-feed.service';
 import { ReconciliationRunsQuery } from './application/queries/reconciliation-runs.query';
 import { PaymentQueryService } from './application/queries/payment-query.service';
@@ -100,7 +103,13 @@ export class AppModule {
         PaymentsController,
         // The admin API exists only when ADMIN_TOKENS names a token.
         ...(config.admin.tokens.length > 0
-          ? [AdminController, LiveController, ReconciliationRunsController, DeadLettersController]
+          ? [
+              AdminController,
+              AdminTokensController,
+              LiveController,
+              ReconciliationRunsController,
+              DeadLettersController,
+            ]
           : []),
         ...(config.testControls.enabled ? [TestControlsController] : []),
       ],
@@ -132,6 +141,8 @@ export class AppModule {
         AdminQueryService,
         SagaGauges,
         AdminActionService,
+        AdminTokenService,
+        SagaActions,
         DeadLetterService,
         // The live stream's own consumer group, only where the admin API is served.
         ...(config.admin.tokens.length > 0 ? [LiveFeed] : []),

@@ -13,7 +13,7 @@ import {
   ResolvedConfig,
   versionVar,
 } from '@payments/config';
-import { AdminTokensSchema } from './domain/admin-tokens';
+import { AdminTokensSchema } from './domain/admin/admin-tokens';
 
 const AmountLimitsSchema = z.strictObject({
   minMinor: z.number().int().nonnegative().optional(),
@@ -37,6 +37,8 @@ const PayoutLimitsSchema = AmountLimitsSchema.extend({
   dailyLimitMinor: z.number().int().positive().optional(),
   /** How long a registered two-step payout waits for its approval. */
   approvalWindowSeconds: z.number().int().positive().optional(),
+  /** Four eyes: approvals of a payout above this (minor units) need two people. */
+  fourEyesAboveMinor: z.number().int().min(0).optional(),
 });
 
 /** `PAYOUT_LIMITS`: JSON `{"default": {…}, "endpoints": {"<endpoint id>": {…}}}`. */
@@ -126,7 +128,11 @@ export const orchestratorConfigShape = {
   }),
   payoutLimits: envVar('PAYOUT_LIMITS', payoutLimits, {
     description:
-      'per-endpoint payout rules, checked before the gateway, as JSON {"default":{"minMinor":…,"maxMinor":…,"currencies":["EUR"],"dailyLimitMinor":…,"approvalWindowSeconds":…},"endpoints":{"<id>":{…}}} (minor units; the daily limit is per endpoint, currency and UTC day)',
+      'per-endpoint payout rules, checked before the gateway, as JSON {"default":{"minMinor":…,"maxMinor":…,"currencies":["EUR"],"dailyLimitMinor":…,"approvalWindowSeconds":…,"fourEyesAboveMinor":…},"endpoints":{"<id>":{…}}} (minor units; the daily limit is per endpoint, currency and UTC day)',
+  }),
+  payoutFourEyesAboveMinor: envVar('PAYOUT_FOUR_EYES_ABOVE_MINOR', nonNegativeInt(1_000_000), {
+    description:
+      'four eyes: the approvals of a two-step payout above this amount (minor units) need two different people, the second with the approver role; the default for every endpoint (PAYOUT_LIMITS may set fourEyesAboveMinor per endpoint or as its default)',
   }),
   policy: {
     holdExpiryAction: envVar('HOLD_EXPIRY_ACTION', z.enum(['void', 'report']).default('void'), {

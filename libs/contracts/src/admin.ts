@@ -18,8 +18,46 @@ export const AdminAction = z.enum([
 export type AdminAction = z.infer<typeof AdminAction>;
 export const ADMIN_ACTIONS: readonly AdminAction[] = AdminAction.options;
 
-export const AdminRole = z.enum(['viewer', 'operator']);
+/**
+ * Viewers read; operators read and act (refresh, approve once, reject, pause, resume, cancel);
+ * approvers do what operators do and give the second approval a four-eyes payout needs.
+ */
+export const AdminRole = z.enum(['viewer', 'operator', 'approver']);
 export type AdminRole = z.infer<typeof AdminRole>;
+export const ADMIN_ROLES: readonly AdminRole[] = AdminRole.options;
+
+/** A gateway endpoint id: the merchant as the gateway and every command name it. */
+const EndpointId = z.string().regex(/^\d{1,19}$/, 'a gateway endpoint id');
+
+/**
+ * Which merchants a token may see and act on: all of them, or a list of merchant endpoints (the
+ * merchant's gateway endpoint id, as `merchant.endpointId` of every command). A saga of another
+ * merchant does not exist for the token (404; lists never show it).
+ */
+export const AdminScope = z.union([
+  z.literal('all'),
+  z.strictObject({ endpoints: z.array(EndpointId).min(1).max(1000) }),
+]);
+export type AdminScope = z.infer<typeof AdminScope>;
+
+/** GET /admin/whoami: who the bearer token names, its role and its scope. */
+export interface AdminIdentity {
+  readonly name: string;
+  readonly role: AdminRole;
+  readonly scope: AdminScope;
+}
+
+/** A stored admin token as `GET /admin/tokens` lists it (never the token, never its hash). */
+export interface AdminTokenListing {
+  readonly id: string;
+  readonly name: string;
+  readonly role: AdminRole;
+  readonly scope: AdminScope;
+  readonly createdAt: string;
+  readonly createdBy: string;
+  readonly revokedAt: string | null;
+  readonly revokedBy: string | null;
+}
 
 /** One operator action: who (the token's name and role), why, on which saga, and the command sent. */
 export const AdminActionAudited = z.strictObject({
@@ -79,7 +117,11 @@ export interface SagaDetail {
   readonly saga: SagaSummary & { readonly state: unknown };
   /** Absent for flows that keep no money positions (payouts carry their amount in the summary). */
   readonly money: MoneyFigures | null;
-  /** The admin actions that apply to this saga's flow (whether the saga accepts one is its own call). */
+  /**
+   * The admin actions this saga offers now, to this token: derived from its state by its flow's
+   * own rules (a paid payout offers no approve; a cancelled schedule nothing). Any other action is
+   * refused with 409 `ACTION_NOT_ALLOWED_IN_STATE` (or the flow's own code) before any command.
+   */
   readonly actions: AdminAction[];
   readonly history: Array<{ version: number; type: string; occurredAt: string; event: unknown }>;
   readonly events: Array<{

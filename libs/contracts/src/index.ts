@@ -3,9 +3,13 @@ export { buildAsyncApiDocument } from './asyncapi';
 export { TOPICS } from './topics';
 export {
   ADMIN_ACTIONS,
+  ADMIN_ROLES,
   AdminAction,
   AdminActionAudited,
+  type AdminIdentity,
   AdminRole,
+  AdminScope,
+  type AdminTokenListing,
   type LiveEvent,
   type LiveMinute,
   type LiveMinutes,

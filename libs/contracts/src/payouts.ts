@@ -6,6 +6,7 @@ import {
   operationLifecycle,
   sagaEvents,
 } from './operation-events';
+import { AdminRole } from './admin';
 import { CardSummary, Instant, MerchantRef, Money, SealedCard, Uuid } from './primitives';
 import { RejectionCode } from './rejection-codes';
 
@@ -77,8 +78,16 @@ export type PayoutFormCommand = z.infer<typeof PayoutFormCommand>;
 export const PayoutCheckCommand = payoutCommand('payout-check', payoutDestination);
 export type PayoutCheckCommand = z.infer<typeof PayoutCheckCommand>;
 
+/**
+ * An approval of a registered two-step payout. Above the endpoint's four-eyes threshold
+ * (`PAYOUT_FOUR_EYES_ABOVE_MINOR`, per endpoint in `PAYOUT_LIMITS`) the first approval is only
+ * recorded (`payout-approval-recorded`); payout-pay follows a second approval by a different
+ * `approvedBy` whose `approverRole` is `approver`. The admin API fills the role from the token;
+ * a producer on the commands topic vouches for it as for `approvedBy`.
+ */
 export const ApprovePayoutCommand = payoutCommand('approve-payout', {
   approvedBy: Actor,
+  approverRole: AdminRole.optional(),
   reason: z.string().min(1).max(1024).optional(),
 });
 export type ApprovePayoutCommand = z.infer<typeof ApprovePayoutCommand>;
@@ -193,9 +202,22 @@ export const PAYOUT_FAMILY = flowFamily({
       gatewayOrderId: z.string().min(1).max(128).optional(),
       approvalDeadline: Instant,
     }),
+    /**
+     * The first of the two approvals a payout above the four-eyes threshold needs: recorded, nothing
+     * reserved or sent; still awaiting the second approval (a different person, approver role).
+     */
+    payoutEvent('payout-approval-recorded', {
+      approvedBy: Actor,
+      approverRole: AdminRole.optional(),
+      reason: z.string().max(1024).optional(),
+      /** Minor units: the approvals of a payout above this need two people. */
+      fourEyesAboveMinor: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+    }),
     payoutEvent('payout-approved', {
       approvedBy: Actor,
       reason: z.string().max(1024).optional(),
+      /** Four eyes: who gave the first approval (`approvedBy` gave the second). */
+      firstApprovedBy: Actor.optional(),
     }),
     /** The approval could not be carried out (the endpoint's daily limit): still awaiting approval. */
     payoutEvent('payout-approval-refused', dailyLimitRefusal),

@@ -40,6 +40,10 @@ export const RejectionCode = z.enum([
   'PAYOUT_EXPIRED',
   /** An approval or rejection of a one-step payout (it has no approval step). */
   'PAYOUT_NOT_TWO_STEP',
+  /** Four eyes: the second approval of a payout came from the person who gave the first. */
+  'PAYOUT_SAME_APPROVER',
+  /** Four eyes: the second approval of a payout needs the approver role. */
+  'PAYOUT_APPROVER_ROLE_REQUIRED',
   'TRANSFER_ALREADY_EXISTS',
   'TRANSFER_NOT_FOUND',
   'CHECK_ALREADY_EXISTS',

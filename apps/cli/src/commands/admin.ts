@@ -17,12 +17,32 @@ function endpoint(options: AdminOptions): { base: string; token: string } {
 }
 
 /** GET on the orchestrator's admin API; a non-2xx answer is an error carrying the API's reason. */
-export async function adminGet(path: string, options: AdminOptions): Promise<unknown> {
+export function adminGet(path: string, options: AdminOptions): Promise<unknown> {
+  return adminCall('GET', path, options);
+}
+
+/** POST of a JSON body on the orchestrator's admin API (same errors as adminGet). */
+export function adminPost(path: string, body: unknown, options: AdminOptions): Promise<unknown> {
+  return adminCall('POST', path, options, body);
+}
+
+async function adminCall(
+  method: 'GET' | 'POST',
+  path: string,
+  options: AdminOptions,
+  body?: unknown,
+): Promise<unknown> {
   const { base, token } = endpoint(options);
   let response: Response;
   try {
     response = await fetch(`${base}${path}`, {
-      headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        accept: 'application/json',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       signal: AbortSignal.timeout(30_000),
     });
   } catch (error) {

@@ -8,6 +8,7 @@ import type {
   SagaDetail,
   SagaPage,
   SagaSummary,
+  AdminIdentity,
 } from '@payments/contracts';
 
 export type {
@@ -31,10 +32,7 @@ export type ApiAnswer<T> =
       readonly errorId?: string;
     };
 
-export interface Principal {
-  readonly name: string;
-  readonly role: 'viewer' | 'operator';
-}
+export type Principal = AdminIdentity;
 
 export interface ActionAccepted {
   readonly auditId: string;

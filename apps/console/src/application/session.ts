@@ -1,10 +1,16 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import type { AdminRole, AdminScope } from '@payments/contracts';
 
-/** Who signed in: the admin API's answer to their token, and the token the API asks for. */
+/**
+ * Who signed in: the admin API's answer to their token (name, role, the merchants it sees), and
+ * the token the API asks for. The API enforces the scope on every call; the console only shows it.
+ */
 export interface SignedInUser {
   readonly token: string;
   readonly name: string;
-  readonly role: 'viewer' | 'operator';
+  readonly role: AdminRole;
+  /** Absent in a session sealed before scopes existed (the API still enforces the token's). */
+  readonly scope?: AdminScope;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { FlowFamily } from '@payments/contracts';
 import type { OrchestratorConfig } from '../config';
-import type { FlowActions } from '../domain/admin-actions';
+import type { FlowActions } from '../domain/admin/admin-actions';
 import type { Reconciliation } from '../domain/flow-reconciliation';
 import type { Flow } from '../runtime/flow';
 

@@ -1,6 +1,6 @@
 import { commandTypesOf, FLOW_FAMILIES, type FlowFamily } from '@payments/contracts';
 import type { OrchestratorConfig } from '../config';
-import type { ActionTable } from '../domain/admin-actions';
+import type { ActionTable } from '../domain/admin/admin-actions';
 import type { Flow } from '../runtime/flow';
 import { cardPaymentModule } from './card-payment/module';
 import type { FlowModule } from './flow-module';

@@ -66,6 +66,7 @@ describe('runMigrations (real PostgreSQL)', () => {
       'SagaTimeIndexes1769700000000',
       'SagaOrderIndex1769720000000',
       'DeadLetterReplays1769800000000',
+      'AdminTokens1769860000000',
     ]);
     expect(messages).toContain('migrations: applied OutboxInbox1767225600000');
     expect(messages).toContain('migrations: applied Payments1767312000000');
@@ -76,6 +77,7 @@ describe('runMigrations (real PostgreSQL)', () => {
     );
     expect(tables.map((t) => t.table_name)).toEqual([
       'admin_audit',
+      'admin_tokens',
       'commands',
       'dead_letter_replays',
       'gateway_requests',
@@ -181,6 +183,7 @@ describe('runMigrations (real PostgreSQL)', () => {
       'SagaTimeIndexes1769700000000',
       'SagaOrderIndex1769720000000',
       'DeadLetterReplays1769800000000',
+      'AdminTokens1769860000000',
     ]);
     const recorded = await query<{ name: string; n: string }>(
       db.url,
@@ -188,6 +191,7 @@ describe('runMigrations (real PostgreSQL)', () => {
     );
     expect(recorded.sort((x, y) => x.name.localeCompare(y.name))).toEqual([
       { name: 'AdminAudit1767800000000', n: '1' },
+      { name: 'AdminTokens1769860000000', n: '1' },
       { name: 'CommandRejections1767700000000', n: '1' },
       { name: 'DeadLetterReplays1769800000000', n: '1' },
       { name: 'OutboxInbox1767225600000', n: '1' },

@@ -71,7 +71,8 @@ export class ConsoleController {
       return;
     }
     // A new session (new CSRF token) for the signed-in person: nothing of the anonymous one is kept.
-    const user: SignedInUser = { token, name: answer.body.name, role: answer.body.role };
+    const { name, role, scope } = answer.body;
+    const user: SignedInUser = { token, name, role, scope };
     writeSession(response, this.cookie, this.sealer, this.sealer.fresh(user));
     response.redirect(303, '/sagas');
   }

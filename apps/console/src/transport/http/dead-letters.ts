@@ -22,7 +22,7 @@ export function deadLettersPage(
   user: SignedInUser,
   replayed?: { at: string; audit: string },
 ): Html {
-  const operator = user.role === 'operator';
+  const operator = user.role !== 'viewer';
   return html`<h1>Dead letters</h1>
     ${
       replayed

@@ -58,7 +58,7 @@ export function layout(
                   <a href="/reconciliation" id="viewReconciliation">Reconciliation</a>
                   <form method="post" action="/sign-out">
                     <input type="hidden" name="${CSRF_FIELD}" value="${session.csrf}" />
-                    <span id="who">${user.name} (${user.role})</span>
+                    <span id="who">${user.name} (${user.role}${scopeText(user.scope)})</span>
                     <button type="submit" id="signOut">Sign out</button>
                   </form>`
               : ''
@@ -273,7 +273,7 @@ export function detailPage(
 ): Html {
   const { saga, money } = detail;
   const actions =
-    user.role === 'operator' && detail.actions.length > 0
+    user.role !== 'viewer' && detail.actions.length > 0
       ? html`<section class="actions" id="actions">
           <h2>Act</h2>
           ${detail.actions.map(
@@ -386,4 +386,9 @@ export function errorPage(error: ApiError): Html {
   return html`<h1>The admin API refused</h1>
     ${apiError(error)}
     <p><a href="/sagas">Back to search</a></p>`;
+}
+
+/** The merchants a signed-in token sees, as the header says it: nothing for all of them. */
+function scopeText(scope: SignedInUser['scope']): string {
+  return scope === undefined || scope === 'all' ? '' : `, merchants ${scope.endpoints.join(', ')}`;
 }

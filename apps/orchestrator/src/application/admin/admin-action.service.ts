@@ -8,10 +8,9 @@ import {
   toKafkaHeaders,
 } from '@payments/contracts';
 import { messageTraceparent } from '@payments/observability';
-import { actionCommand } from '../../domain/admin-actions';
-import { FLOW_ACTIONS } from '../../flows/registered-flows';
-import type { AdminPrincipal } from '../../domain/admin-tokens';
-import { contractCommands } from '../../flows/command-catalogue';
+import { type AdminPrincipal, scopedEndpoints } from '../../domain/admin/admin-tokens';
+import { UNKNOWN_SINCE } from '../queries/admin-query.service';
+import { SagaActions } from './saga-actions';
 import type { OutboxRow } from '../../runtime/outbox/outbox-rows';
 import { OutboxWriter } from '../../runtime/outbox/outbox.writer';
 import { Database } from '../../persistence/database';
@@ -27,11 +26,16 @@ export type ActionResult =
     }
   | { readonly kind: 'not-found' }
   | { readonly kind: 'not-applicable'; readonly message: string }
+  /** The saga's state does not take the action now (or not from this person): nothing was sent. */
+  | { readonly kind: 'not-allowed'; readonly code: string; readonly message: string }
   | { readonly kind: 'invalid'; readonly message: string };
 
 /**
- * An operator's action: the command it means (domain/admin-actions.ts), checked by the
- * same catalogue the commands consumer uses, then — in ONE transaction — the audit row, the command
+ * An operator's action on a saga in the token's scope (another merchant's saga is not found): the
+ * command it means (domain/admin/admin-actions.ts), checked by the same catalogue the commands
+ * consumer uses and put to the saga's own flow on its current state (saga-actions.ts: an action
+ * the state does not take is refused before any command exists), then — in ONE transaction — the
+ * audit row, the command
  * as an outbox row for `payments.commands.v1` and the `admin-action-audited` event for
  * `payments.admin.audit.v1`. The relay publishes both; the command enters the saga like any other,
  * so the action and its audit can never part (no audit without the command, no command without it).
@@ -43,6 +47,7 @@ export class AdminActionService {
     private readonly outbox: OutboxWriter,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    private readonly sagaActions: SagaActions,
   ) {}
 
   async act(
@@ -52,22 +57,42 @@ export class AdminActionService {
     reason: string,
   ): Promise<ActionResult> {
     return this.db.transaction(async (tx) => {
-      const [saga] = await tx.query<Array<{ id: string; flow: string; endpoint_id: string }>>(
-        `SELECT id, flow, endpoint_id FROM sagas WHERE id = $1`,
-        [sagaId],
+      const endpoints = scopedEndpoints(principal.scope);
+      const [saga] = await tx.query<
+        Array<{
+          id: string;
+          flow: string;
+          endpoint_id: string;
+          state: unknown;
+          unknown_since: string | null;
+        }>
+      >(
+        `SELECT s.id, s.flow, s.endpoint_id, s.state, ${UNKNOWN_SINCE} AS unknown_since
+           FROM sagas s WHERE s.id = $1 AND ($2::text[] IS NULL OR s.endpoint_id = ANY($2))`,
+        [sagaId, endpoints ?? null],
       );
       if (saga === undefined) return { kind: 'not-found' };
       const now = this.clock.now();
       const commandId = this.ids.next();
-      const built = actionCommand(
+      const built = this.sagaActions.prepare(
+        principal,
+        {
+          id: saga.id,
+          flow: saga.flow,
+          endpointId: saga.endpoint_id,
+          state: saga.state,
+          unknownSince: saga.unknown_since,
+        },
         action,
-        { id: saga.id, flow: saga.flow, endpointId: saga.endpoint_id },
-        { actor: principal.name, reason, commandId, now: now.toISOString() },
-        FLOW_ACTIONS,
+        reason,
+        commandId,
+        now,
       );
-      if (!built.ok) return { kind: 'not-applicable', message: built.message };
-      const parsed = contractCommands.parse(built.command);
-      if (!parsed.ok) return { kind: 'invalid', message: parsed.message };
+      if (!built.ok) {
+        return built.kind === 'not-allowed'
+          ? { kind: 'not-allowed', code: built.code, message: built.message }
+          : { kind: built.kind, message: built.message };
+      }
       const auditId = this.ids.next();
       const audited: AdminActionAudited = {
         type: 'admin-action-audited',

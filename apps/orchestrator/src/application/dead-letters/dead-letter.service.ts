@@ -13,7 +13,7 @@ import {
   existingDeadLetterTopics,
   readToEnd,
 } from '@payments/kafka/read-to-end';
-import type { AdminPrincipal } from '../../domain/admin-tokens';
+import type { AdminPrincipal } from '../../domain/admin/admin-tokens';
 import { Database } from '../../persistence/database';
 import { DeadLetterReplayEntity } from '../../persistence/entities';
 import { Clock, IdGenerator } from '../../runtime/clock';

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import {
-  ADMIN_ACTIONS,
   type MoneyFigures,
   type SagaDetail,
   type SagaPage,
@@ -10,12 +9,15 @@ import {
 } from '@payments/contracts';
 
 export type { MoneyFigures, SagaDetail, SagaPage, SagaSummary };
-import { actionsOf } from '../../domain/admin-actions';
-import { FLOW_ACTIONS } from '../../flows/registered-flows';
+import { type AdminPrincipal, scopedEndpoints } from '../../domain/admin/admin-tokens';
 import { Database } from '../../persistence/database';
+import { Clock } from '../../runtime/clock';
+import { SagaActions } from '../admin/saga-actions';
 
 /** Filters of GET /admin/sagas; every one optional. Amounts in minor units. */
 export interface SagaSearch {
+  /** The token's merchants (undefined: every merchant): a saga outside them is never listed. */
+  readonly endpoints?: readonly string[];
   readonly flow?: string;
   readonly status?: string;
   readonly endpoint?: string;
@@ -138,7 +140,11 @@ function decodeCursor(cursor: string): [string, string] {
  */
 @Injectable()
 export class AdminQueryService {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly sagaActions: SagaActions,
+    private readonly clock: Clock,
+  ) {}
 
   async search(search: SagaSearch): Promise<SagaPage> {
     const where: string[] = [];
@@ -147,6 +153,9 @@ export class AdminQueryService {
       params.push(value);
       return `$${params.length}`;
     };
+    if (search.endpoints !== undefined) {
+      where.push(`s.endpoint_id = ANY(${bind(search.endpoints)}::text[])`);
+    }
     if (search.flow !== undefined) where.push(`s.flow = ${bind(search.flow)}`);
     if (search.status !== undefined) where.push(`s.status = ${bind(search.status)}`);
     if (search.endpoint !== undefined) where.push(`s.endpoint_id = ${bind(search.endpoint)}`);
@@ -181,11 +190,14 @@ export class AdminQueryService {
     };
   }
 
-  async detail(id: string): Promise<SagaDetail | undefined> {
+  /** One saga as `principal` may see it: undefined when there is none in the token's scope. */
+  async detail(id: string, principal: AdminPrincipal): Promise<SagaDetail | undefined> {
+    const endpoints = scopedEndpoints(principal.scope);
     return this.db.read(async (db) => {
       const [row] = await db.query<SagaRowSql[]>(
-        `SELECT ${COLUMNS}, s.state FROM sagas s WHERE s.id = $1`,
-        [id],
+        `SELECT ${COLUMNS}, s.state FROM sagas s
+          WHERE s.id = $1 AND ($2::text[] IS NULL OR s.endpoint_id = ANY($2))`,
+        [id, endpoints ?? null],
       );
       if (row === undefined) return undefined;
       const [history, events, requests, audit] = await Promise.all([
@@ -224,7 +236,17 @@ export class AdminQueryService {
       return {
         saga: { ...summary(row), state: row.state },
         money: moneyOf(row.state),
-        actions: actionsOf(FLOW_ACTIONS, row.flow, ADMIN_ACTIONS),
+        actions: this.sagaActions.offered(
+          principal,
+          {
+            id: row.id,
+            flow: row.flow,
+            endpointId: row.endpoint_id,
+            state: row.state,
+            unknownSince: row.unknown_since,
+          },
+          this.clock.now(),
+        ),
         history: history.map((h) => ({
           version: h.version,
           type: h.event_type,

@@ -1,5 +1,5 @@
 import { PAYOUT_FAMILY, type PayoutEvent, type PayoutOperation } from '@payments/contracts';
-import { refreshActions } from '../../domain/admin-actions';
+import { refreshActions } from '../../domain/admin/admin-actions';
 import { lifecycleEvents, requestReconciliation } from '../../domain/flow-reconciliation';
 import type { MoneyEventType } from '../../runtime/outcome-metrics';
 import type { FlowModule } from '../flow-module';
@@ -41,6 +41,8 @@ export const payoutModule: FlowModule = {
       ...base,
       payoutId: saga.id,
       approvedBy: input.actor,
+      // Four eyes: the second approval of a large payout needs the approver role (the decider's rule).
+      approverRole: input.role,
       reason: input.reason,
     }),
     reject: (saga, input, base) => ({

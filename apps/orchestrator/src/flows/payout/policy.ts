@@ -14,12 +14,19 @@ function limits({ approvalWindowSeconds, ...rest }: ConfiguredLimits): PayoutLim
 
 /** The payout deciders' policy from PAYOUT_LIMITS and the shared gateway settings. */
 export function payoutPolicy(
-  config: Pick<OrchestratorConfig, 'policy' | 'payoutLimits'>,
+  config: Pick<OrchestratorConfig, 'policy' | 'payoutLimits'> &
+    Partial<Pick<OrchestratorConfig, 'payoutFourEyesAboveMinor'>>,
 ): PayoutPolicy {
   const endpoints = config.payoutLimits.endpoints ?? {};
+  // PAYOUT_FOUR_EYES_ABOVE_MINOR is the default's threshold unless PAYOUT_LIMITS' default sets one;
+  // an endpoint's own entry overrides both (limitsOf).
+  const fourEyes = config.payoutFourEyesAboveMinor;
   return {
     limits: {
-      default: limits(config.payoutLimits.default),
+      default: {
+        ...(fourEyes === undefined ? {} : { fourEyesAboveMinor: fourEyes }),
+        ...limits(config.payoutLimits.default),
+      },
       endpoints: Object.fromEntries(Object.entries(endpoints).map(([id, l]) => [id, limits(l)])),
     },
     maxSendAttempts: config.policy.maxSendAttempts,

@@ -1,6 +1,6 @@
 import { SCHEDULE_FAMILY } from '@payments/contracts';
 import { gatewayChargesOf } from '../../domain/reconciliation';
-import { refreshActions } from '../../domain/admin-actions';
+import { refreshActions } from '../../domain/admin/admin-actions';
 import { transactionTypes } from '../../runtime/flow-binding';
 import type { FlowModule } from '../flow-module';
 import { AWAITING_STATUSES, expectedChargeChecks } from './domain/reconciliation';

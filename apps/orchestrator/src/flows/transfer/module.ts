@@ -1,5 +1,5 @@
 import { TRANSFER_FAMILY, type TransferEvent } from '@payments/contracts';
-import { refreshActions } from '../../domain/admin-actions';
+import { refreshActions } from '../../domain/admin/admin-actions';
 import { lifecycleEvents, requestReconciliation } from '../../domain/flow-reconciliation';
 import type { MoneyEventType } from '../../runtime/outcome-metrics';
 import type { FlowModule } from '../flow-module';

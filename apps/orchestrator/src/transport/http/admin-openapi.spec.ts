@@ -23,6 +23,8 @@ describe('admin API OpenAPI document', () => {
       '/admin/sagas',
       '/admin/sagas/{id}',
       '/admin/sagas/{id}/actions/{action}',
+      '/admin/tokens',
+      '/admin/tokens/{id}/revoke',
       '/admin/whoami',
     ]);
     expect(document.components?.securitySchemes).toHaveProperty('bearer');

@@ -6,6 +6,10 @@ import { ORCHESTRATOR_CONFIG } from '../../config';
 import { AdminQueryService } from '../../application/queries/admin-query.service';
 import { LiveFeed } from '../../application/live/live-feed.service';
 import { AdminController } from './admin.controller';
+import { AdminTokensController } from './admin-tokens.controller';
+import { AdminTokenService } from '../../application/admin/admin-token.service';
+import { SagaActions } from '../../application/admin/saga-actions';
+import { Clock } from '../../runtime/clock';
 import { DeadLettersController } from './dead-letters.controller';
 import { DeadLetterService } from '../../application/dead-letters/dead-letter.service';
 import { LiveController } from './live.controller';
@@ -19,6 +23,7 @@ import { ReconciliationRunsQuery } from '../../application/queries/reconciliatio
 @Module({
   controllers: [
     AdminController,
+    AdminTokensController,
     LiveController,
     ReconciliationRunsController,
     DeadLettersController,
@@ -28,6 +33,9 @@ import { ReconciliationRunsQuery } from '../../application/queries/reconciliatio
     { provide: LiveFeed, useValue: {} },
     { provide: AdminQueryService, useValue: {} },
     { provide: AdminActionService, useValue: {} },
+    { provide: AdminTokenService, useValue: {} },
+    { provide: SagaActions, useValue: {} },
+    { provide: Clock, useValue: {} },
     { provide: DeadLetterService, useValue: {} },
     { provide: ORCHESTRATOR_CONFIG, useValue: { admin: { tokens: [] } } },
   ],
@@ -41,7 +49,7 @@ export async function buildAdminOpenApiDocument(): Promise<OpenAPIObject> {
     const config = new DocumentBuilder()
       .setTitle('payments orchestrator — admin API')
       .setDescription(
-        'Search sagas, read one with its history, events, gateway requests and audit, and act on it; list the dead letters and replay one (audited in dead_letter_replays). Bearer tokens from ADMIN_TOKENS (roles viewer, operator). Every action is an ordinary command on payments.commands.v1, audited on payments.admin.audit.v1 in the same transaction.',
+        'Search sagas, read one with its history, events, gateway requests and audit, and act on it; list the dead letters and replay one (audited in dead_letter_replays). Bearer tokens from ADMIN_TOKENS or created through /admin/tokens (roles viewer, operator, approver; each with a scope: every merchant or a list of endpoints, and every read and action is limited to it: another merchant’s saga answers 404). Every action is an ordinary command on payments.commands.v1, audited on payments.admin.audit.v1 in the same transaction.',
       )
       .setVersion('1')
       .addBearerAuth()

@@ -28,10 +28,11 @@ import {
   ApiTags,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
-import { ADMIN_ACTIONS, AdminAction } from '@payments/contracts';
+import { ADMIN_ACTIONS, ADMIN_ROLES, AdminAction, type AdminIdentity } from '@payments/contracts';
 import { z } from 'zod';
 import { AdminActionService } from '../../application/admin/admin-action.service';
-import { AdminAuthGuard, type AdminRequest, RequiresRole } from './admin-auth.guard';
+import { AdminAuthGuard, type AdminRequest, principalOf, RequiresRole } from './admin-auth.guard';
+import { scopedEndpoints } from '../../domain/admin/admin-tokens';
 import {
   AdminQueryService,
   BadCursorError,
@@ -86,7 +87,19 @@ export function parsed<T>(schema: z.ZodType<T>, value: unknown): T {
   return result.data;
 }
 
-const errorSchema = {
+export const scopeSchema = {
+  description: '"all" (every merchant) or {"endpoints": ["<endpoint id>", …]}',
+  oneOf: [
+    { type: 'string', enum: ['all'] },
+    {
+      type: 'object',
+      required: ['endpoints'],
+      properties: { endpoints: { type: 'array', items: { type: 'string' }, minItems: 1 } },
+    },
+  ],
+};
+
+export const errorSchema = {
   type: 'object',
   properties: {
     error: {
@@ -125,7 +138,9 @@ const summarySchema = {
 /**
  * The operators' admin API, mounted when ADMIN_TOKENS names at least one token: search
  * sagas of every flow, read one with its history, events, gateway requests and audit, and act on
- * it — every action becomes an ordinary command on Kafka, audited in the same transaction.
+ * it — every action becomes an ordinary command on Kafka, audited in the same transaction. Every
+ * read and action is limited to the token's scope: another merchant's saga is never listed and
+ * answers 404, as a saga that does not exist.
  */
 @ApiTags('admin')
 @ApiBearerAuth()
@@ -140,25 +155,28 @@ export class AdminController {
 
   @Get('whoami')
   @ApiOperation({
-    summary: 'Who the bearer token names and its role (a console shows only what the role may do)',
+    summary:
+      'Who the bearer token names, its role and its scope (a console shows only what the role may do, and which merchants it sees)',
   })
   @ApiOkResponse({
     schema: {
       type: 'object',
       properties: {
         name: { type: 'string' },
-        role: { type: 'string', enum: ['viewer', 'operator'] },
+        role: { type: 'string', enum: [...ADMIN_ROLES] },
+        scope: scopeSchema,
       },
     },
   })
-  whoami(@Req() request: AdminRequest): { name: string; role: string } {
-    const principal = request.adminPrincipal;
-    if (principal === undefined) throw new Error('AdminAuthGuard did not run');
-    return { name: principal.name, role: principal.role };
+  whoami(@Req() request: AdminRequest): AdminIdentity {
+    const { name, role, scope } = principalOf(request);
+    return { name, role, scope };
   }
 
   @Get('sagas')
-  @ApiOperation({ summary: 'Search sagas (newest first, keyset pages)' })
+  @ApiOperation({
+    summary: "Search sagas (newest first, keyset pages), within the token's merchants",
+  })
   @ApiQuery({
     name: 'flow',
     required: false,
@@ -193,10 +211,15 @@ export class AdminController {
     },
   })
   @ApiBadRequestResponse({ description: 'a filter is invalid', schema: errorSchema })
-  async search(@Query() query: unknown): Promise<SagaPage> {
+  async search(@Query() query: unknown, @Req() request: AdminRequest): Promise<SagaPage> {
     const q = parsed(SagaSearchQuery, query);
+    const endpoints = scopedEndpoints(principalOf(request).scope);
     try {
-      return await this.queries.search({ ...q, limit: q.limit ?? 50 });
+      return await this.queries.search({
+        ...q,
+        limit: q.limit ?? 50,
+        ...(endpoints === undefined ? {} : { endpoints }),
+      });
     } catch (error) {
       if (error instanceof BadCursorError) {
         throw new BadRequestException({ code: 'BAD_REQUEST', message: error.message });
@@ -228,7 +251,8 @@ export class AdminController {
         actions: {
           type: 'array',
           items: { type: 'string', enum: [...ADMIN_ACTIONS] },
-          description: "the actions that apply to the saga's flow",
+          description:
+            "the actions this token may take on the saga now, derived from its state by its flow's own rules (none for a viewer)",
         },
         history: { type: 'array', items: { type: 'object' } },
         events: { type: 'array', items: { type: 'object' } },
@@ -237,9 +261,15 @@ export class AdminController {
       },
     },
   })
-  @ApiNotFoundResponse({ description: 'no such saga', schema: errorSchema })
-  async detail(@Param('id', new ParseUUIDPipe()) id: string): Promise<SagaDetail> {
-    const detail = await this.queries.detail(id);
+  @ApiNotFoundResponse({
+    description: "no such saga in the token's scope",
+    schema: errorSchema,
+  })
+  async detail(
+    @Param('id', new ParseUUIDPipe()) id: string,
+    @Req() request: AdminRequest,
+  ): Promise<SagaDetail> {
+    const detail = await this.queries.detail(id, principalOf(request));
     if (detail === undefined) {
       throw new NotFoundException({ code: 'SAGA_NOT_FOUND', message: `no saga ${id}` });
     }
@@ -252,7 +282,7 @@ export class AdminController {
   @ApiOperation({
     summary: 'Act on a saga: the action is sent as a command through Kafka and audited',
     description:
-      'refresh-status / resolve-unknown (card payments, payouts, transfers, schedules: ask the gateway about what is in flight; its answer decides), approve / reject (payouts), pause / resume / cancel (schedules).',
+      "refresh-status / resolve-unknown (card payments, payouts, transfers, schedules: ask the gateway about what is in flight; its answer decides; resolve-unknown only while an outcome is unknown), approve / reject (payouts), pause / resume / cancel (schedules). Only what the saga's state takes now (its `actions`): anything else is refused with 409 before any command exists. Four eyes: the approval of a payout above PAYOUT_FOUR_EYES_ABOVE_MINOR is recorded; payout-pay follows a second approval by another person with the approver role (the same person twice: 409 PAYOUT_SAME_APPROVER; a second approval without the role: 409 PAYOUT_APPROVER_ROLE_REQUIRED).",
   })
   @ApiParam({ name: 'id', type: String, format: 'uuid', required: true })
   @ApiParam({ name: 'action', type: String, enum: [...ADMIN_ACTIONS], required: true })
@@ -276,9 +306,13 @@ export class AdminController {
   })
   @ApiBadRequestResponse({ description: 'unknown action or invalid body', schema: errorSchema })
   @ApiForbiddenResponse({ description: 'the token is a viewer’s', schema: errorSchema })
-  @ApiNotFoundResponse({ description: 'no such saga', schema: errorSchema })
+  @ApiNotFoundResponse({
+    description: "no such saga in the token's scope",
+    schema: errorSchema,
+  })
   @ApiConflictResponse({
-    description: 'the action does not apply to this saga’s flow',
+    description:
+      'ACTION_NOT_APPLICABLE: the action does not apply to this saga’s flow; ACTION_NOT_ALLOWED_IN_STATE: the saga’s state does not take it now (the message gives the flow’s reason); PAYOUT_SAME_APPROVER, PAYOUT_APPROVER_ROLE_REQUIRED: four eyes',
     schema: errorSchema,
   })
   async act(
@@ -289,9 +323,7 @@ export class AdminController {
   ): Promise<{ auditId: string; commandId: string; commandType: string }> {
     const name = parsed(AdminAction, action);
     const { reason } = parsed(ActionBody, body);
-    const principal = request.adminPrincipal;
-    if (principal === undefined) throw new Error('AdminAuthGuard did not run');
-    const result = await this.actions.act(principal, id, name, reason);
+    const result = await this.actions.act(principalOf(request), id, name, reason);
     switch (result.kind) {
       case 'accepted':
         return {
@@ -303,6 +335,8 @@ export class AdminController {
         throw new NotFoundException({ code: 'SAGA_NOT_FOUND', message: `no saga ${id}` });
       case 'not-applicable':
         throw new ConflictException({ code: 'ACTION_NOT_APPLICABLE', message: result.message });
+      case 'not-allowed':
+        throw new ConflictException({ code: result.code, message: result.message });
       case 'invalid':
         throw new BadRequestException({ code: 'BAD_REQUEST', message: result.message });
       default: {

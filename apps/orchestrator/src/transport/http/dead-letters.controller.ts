@@ -28,7 +28,12 @@ import {
   type DeadLetterPage,
   DeadLetterService,
 } from '../../application/dead-letters/dead-letter.service';
-import { AdminAuthGuard, type AdminRequest, RequiresRole } from './admin-auth.guard';
+import {
+  AdminAuthGuard,
+  type AdminRequest,
+  RequiresRole,
+  RequiresAllMerchants,
+} from './admin-auth.guard';
 import { parsed } from './admin.controller';
 
 /** GET /admin/dead-letters query string. */
@@ -76,6 +81,7 @@ const letterSchema = {
 @ApiBearerAuth()
 @ApiUnauthorizedResponse({ description: 'no or unknown bearer token' })
 @UseGuards(AdminAuthGuard)
+@RequiresAllMerchants()
 @Controller('admin/dead-letters')
 export class DeadLettersController {
   constructor(private readonly deadLetters: DeadLetterService) {}

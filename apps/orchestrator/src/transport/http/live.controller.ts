@@ -22,7 +22,7 @@ import {
 import type { LiveEvent, LiveMinutes } from '@payments/contracts';
 import type { Request, Response } from 'express';
 import { LiveFeed } from '../../application/live/live-feed.service';
-import { AdminAuthGuard } from './admin-auth.guard';
+import { AdminAuthGuard, RequiresAllMerchants } from './admin-auth.guard';
 
 /** A comment line this often keeps proxies from closing an idle stream. */
 const KEEPALIVE_MS = 15_000;
@@ -40,6 +40,7 @@ export function sseFrame(event: string, data: unknown, id?: string): string {
 @ApiBearerAuth()
 @ApiUnauthorizedResponse({ description: 'no or unknown bearer token' })
 @UseGuards(AdminAuthGuard)
+@RequiresAllMerchants()
 @Controller('admin/live')
 export class LiveController {
   constructor(private readonly feed: LiveFeed) {}

@@ -21,13 +21,14 @@ import {
 } from '@nestjs/swagger';
 import type { ReconciliationRunDetail, ReconciliationRunSummary } from '@payments/contracts';
 import { ReconciliationRunsQuery } from '../../application/queries/reconciliation-runs.query';
-import { AdminAuthGuard } from './admin-auth.guard';
+import { AdminAuthGuard, RequiresAllMerchants } from './admin-auth.guard';
 
 /** Reconciliation runs and what they found, for the console (any admin role may read them). */
 @ApiTags('admin')
 @ApiBearerAuth()
 @ApiUnauthorizedResponse({ description: 'no or unknown bearer token' })
 @UseGuards(AdminAuthGuard)
+@RequiresAllMerchants()
 @Controller('admin/reconciliation/runs')
 export class ReconciliationRunsController {
   constructor(private readonly runs: ReconciliationRunsQuery) {}

@@ -20,6 +20,7 @@ import {
   reserveBudget,
   sendWhenReserved,
 } from './budget';
+import { approvalStep } from './four-eyes';
 import {
   DEFAULT_APPROVAL_WINDOW_MS,
   DEFAULT_PAYOUT_POLICY,
@@ -48,7 +49,9 @@ import {
  *    entered only from `registered` by an approval: at most one payout-pay per payout, and none
  *    after a rejection or expiry (both final).
  *  - an approval is refused with a reason code unless the payout is registered and within its
- *    approval deadline;
+ *    approval deadline; above the endpoint's four-eyes threshold the first approval is only
+ *    recorded and payout-pay follows a second one by another person with the approver role
+ *    (four-eyes.ts);
  *  - money moved only on a gateway answer about that very operation; payout-pay's callbacks are
  *    hints (the checksum does not bind the operation, and payout-check's approval callback on the
  *    same order would otherwise read as "paid"); an unknown outcome is resolved by status only.
@@ -131,16 +134,39 @@ function decideCommand(
   const decided = (draft: PayoutEventDraft, effect: PayoutEffect) =>
     accepted(state, state.payoutId, ctx, [draft], [effect]);
   switch (command.type) {
-    case 'approve-payout':
+    case 'approve-payout': {
+      const reason = command.reason === undefined ? {} : { reason: command.reason };
+      const step = approvalStep(state, command, limitsOf(policyOf(ctx), state.merchant.endpointId));
+      if (step.kind === 'refuse') return refuse(step.code, step.message);
+      if (step.kind === 'record') {
+        return accepted(
+          state,
+          state.payoutId,
+          ctx,
+          [
+            {
+              type: 'payout-approval-recorded',
+              commandId: command.commandId,
+              approvedBy: command.approvedBy,
+              ...(command.approverRole === undefined ? {} : { approverRole: command.approverRole }),
+              ...reason,
+              fourEyesAboveMinor: step.fourEyesAboveMinor,
+            },
+          ],
+          [],
+        );
+      }
       return decided(
         {
           type: 'payout-approved',
           commandId: command.commandId,
           approvedBy: command.approvedBy,
-          ...(command.reason === undefined ? {} : { reason: command.reason }),
+          ...reason,
+          ...(step.firstApprovedBy === undefined ? {} : { firstApprovedBy: step.firstApprovedBy }),
         },
         reserveBudget(state.payoutId, state.merchant, state.amount, ctx.now),
       );
+    }
     case 'reject-payout':
       return decided(
         {

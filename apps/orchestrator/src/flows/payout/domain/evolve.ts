@@ -66,6 +66,16 @@ export function evolvePayout(state: PayoutState, event: PayoutEvent): PayoutStat
         approvalDeadline: event.approvalDeadline,
         ...(event.gatewayOrderId === undefined ? {} : { gatewayOrderId: event.gatewayOrderId }),
       };
+    case 'payout-approval-recorded':
+      return {
+        ...opened(state, 'payout'),
+        version,
+        recordedApproval: {
+          commandId: event.commandId,
+          by: event.approvedBy,
+          ...(event.approverRole === undefined ? {} : { role: event.approverRole }),
+        },
+      };
     case 'payout-approved':
       return {
         ...opened(state, 'payout'),

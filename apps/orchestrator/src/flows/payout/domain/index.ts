@@ -1,5 +1,6 @@
 export { decidePayout } from './decide';
 export { evolvePayout, foldPayout } from './evolve';
+export { approvalStep, needsFourEyes, type ApprovalStep } from './four-eyes';
 export {
   answerOfBudget,
   budgetRejection,

@@ -75,6 +75,15 @@ export interface OpenPayout {
   readonly requestSerials?: readonly string[];
   readonly approvalDeadline?: string;
   readonly inFlight?: PayoutInFlight;
+  /**
+   * Four eyes: the first approval of a payout above the endpoint's threshold, recorded while the
+   * payout awaits the second (a different person with the approver role).
+   */
+  readonly recordedApproval?: {
+    readonly commandId: string;
+    readonly by: string;
+    readonly role?: string;
+  };
   /** Set by the approval: who, and the UTC day whose budget it draws on. */
   readonly approval?: { readonly commandId: string; readonly by: string; readonly day: string };
   /** The budget reservation is held (from grant until paid, or released on decline/failure). */
@@ -175,6 +184,8 @@ export interface PayoutLimits {
   readonly dailyLimitMinor?: number;
   /** How long a registered payout waits for its approval. */
   readonly approvalWindowMs?: number;
+  /** Four eyes: a payout above this (minor units) needs two approvals by different people. */
+  readonly fourEyesAboveMinor?: number;
 }
 
 export interface PayoutPolicy {

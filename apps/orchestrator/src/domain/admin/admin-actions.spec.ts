@@ -1,11 +1,13 @@
 import { ADMIN_ACTIONS, type AdminAction } from '@payments/contracts';
-import { contractCommands } from '../flows/command-catalogue';
-import { FLOW_ACTIONS } from '../flows/registered-flows';
+import { contractCommands } from '../../flows/command-catalogue';
+import { FLOW_ACTIONS } from '../../flows/registered-flows';
 import {
   actionCommand as build,
   type ActionInput,
   type ActionTarget,
+  actionVerdict,
   flowsOffering,
+  unknownSinceIn,
 } from './admin-actions';
 
 const actionCommand = (action: AdminAction, target: ActionTarget, given: ActionInput) =>
@@ -13,6 +15,7 @@ const actionCommand = (action: AdminAction, target: ActionTarget, given: ActionI
 
 const input = {
   actor: 'alice',
+  role: 'operator' as const,
   reason: 'customer called',
   commandId: '00000000-0000-4000-8000-000000000001',
   now: '2026-11-24T10:00:00.000Z',
@@ -62,6 +65,7 @@ describe('admin actions', () => {
         ...base,
         payoutId: id,
         approvedBy: 'alice',
+        approverRole: 'operator',
         reason: 'customer called',
       },
     });
@@ -107,5 +111,58 @@ describe('admin actions', () => {
         expect({ action, flow, ok: parsed.ok }).toEqual({ action, flow, ok: true });
       }
     }
+  });
+
+  it('allows what the flow accepts; refuses the rest as not allowed in state, or with the four-eyes code', () => {
+    const unknown = { unknownSince: '2026-11-24T09:00:00.000Z' };
+    const known = { unknownSince: null };
+    expect(actionVerdict('approve', known, { outcome: 'accepted' })).toEqual({ allowed: true });
+    expect(
+      actionVerdict('approve', known, {
+        outcome: 'rejected',
+        code: 'PAYOUT_ALREADY_APPROVED',
+        message: 'the payout was approved (paid)',
+      }),
+    ).toEqual({
+      allowed: false,
+      code: 'ACTION_NOT_ALLOWED_IN_STATE',
+      message:
+        'approve is not allowed now: PAYOUT_ALREADY_APPROVED: the payout was approved (paid)',
+    });
+    expect(
+      actionVerdict('approve', known, {
+        outcome: 'rejected',
+        code: 'PAYOUT_SAME_APPROVER',
+        message: 'alice gave the first approval',
+      }),
+    ).toMatchObject({ allowed: false, code: 'PAYOUT_SAME_APPROVER' });
+    expect(actionVerdict('pause', known, { outcome: 'ignored', reason: 'NO_NEWS' })).toMatchObject({
+      allowed: false,
+      code: 'ACTION_NOT_ALLOWED_IN_STATE',
+    });
+    // Resolving needs an unknown outcome, whatever the flow would say of the refresh.
+    expect(actionVerdict('resolve-unknown', known, { outcome: 'accepted' })).toMatchObject({
+      allowed: false,
+      code: 'ACTION_NOT_ALLOWED_IN_STATE',
+    });
+    expect(actionVerdict('resolve-unknown', unknown, { outcome: 'accepted' })).toEqual({
+      allowed: true,
+    });
+    expect(actionVerdict('refresh-status', known, { outcome: 'accepted' })).toEqual({
+      allowed: true,
+    });
+  });
+
+  it('finds an unknown outcome wherever a flow keeps it, the earliest first', () => {
+    expect(unknownSinceIn({ status: 'approved', version: 3 })).toBeNull();
+    expect(unknownSinceIn({ inFlight: { unknownSince: '2026-01-02T00:00:00.000Z' } })).toBe(
+      '2026-01-02T00:00:00.000Z',
+    );
+    expect(
+      unknownSinceIn({
+        registration: { stage: 'outcome-unknown', unknownSince: '2026-01-03T00:00:00.000Z' },
+        charges: [{ op: { unknownSince: '2026-01-01T00:00:00.000Z' } }],
+      }),
+    ).toBe('2026-01-01T00:00:00.000Z');
   });
 });

@@ -31,6 +31,7 @@ import {
   type OperationStep,
   type OperationTimer,
   type OperationVocabulary,
+  refusesReusedOrderId,
   statusQuerySoon,
   statusRequest,
   unknownAlertTimer,
@@ -210,14 +211,14 @@ function decideOperationResult<O extends OperationInFlight, D, E>(
  * gateway's late answer still settles it).
  */
 function noTrace<O extends OperationInFlight, D, E>(
-  { op, vocab, rules, ctx }: OperationScope<O, D, E>,
+  { order, op, vocab, rules, ctx }: OperationScope<O, D, E>,
   answeredAt: string,
 ): OperationStep<D, E> {
   const since = op.unknownSince ?? op.requestedAt;
   const windowMs = rules.neverReceivedAfterMs ?? DEFAULT_NEVER_RECEIVED_AFTER_MS;
   if (msBetween(since, answeredAt) < windowMs) return ignored('NO_NEWS');
   const repeatRefused = vocab.opensOrder(op.operation)
-    ? rules.gatewayRefusesReusedOrderId !== false
+    ? refusesReusedOrderId(rules, order.merchant.endpointId)
     : (vocab.refusesRepeat?.(op.operation) ?? false);
   if (repeatRefused && op.resent !== true) {
     return news(

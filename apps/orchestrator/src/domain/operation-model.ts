@@ -172,11 +172,22 @@ export interface OperationRules {
   /** An outcome unknown this long raises the alert (facts §4: one hour). */
   readonly unknownAlertAfterMs: number;
   /**
-   * The gateway answers a request repeated under the same client_orderid with the first one's
-   * order and never charges twice (undefined: it does, as the sandbox's default). When false a
-   * request that opens an order is never sent again: no trace leaves it unknown for a person.
+   * Where the gateway answers a request repeated under the same client_orderid with the first
+   * one's order and never charges twice: `true` every endpoint, a list those endpoint ids, `false`
+   * or undefined none (the default: the spec never promises it, and a gateway that charges a
+   * reused client_orderid again, slower than the window, would charge twice). Where it does not,
+   * a request that opens an order is never sent again: no trace leaves it unknown for a person.
    */
-  readonly gatewayRefusesReusedOrderId?: boolean;
+  readonly gatewayRefusesReusedOrderId?: ReusedOrderIdRefusal;
+}
+
+/** `true`: every endpoint; a list: these endpoint ids; `false` / undefined: none. */
+export type ReusedOrderIdRefusal = boolean | readonly string[];
+
+/** Whether `endpointId`'s gateway refuses a request repeated under the same client_orderid. */
+export function refusesReusedOrderId(rules: OperationRules, endpointId: string): boolean {
+  const refusal = rules.gatewayRefusesReusedOrderId;
+  return typeof refusal === 'boolean' ? refusal : (refusal?.includes(endpointId) ?? false);
 }
 
 /**

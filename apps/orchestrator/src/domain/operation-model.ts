@@ -4,6 +4,7 @@ import {
   type MerchantRef,
   type Money,
   type PayerAction,
+  type StatusPriority,
   type SubjectOperation,
   type UnknownConcern,
 } from '@payments/contracts';
@@ -134,7 +135,8 @@ export interface GatewayOrder {
 }
 
 export type OperationTimer =
-  | { kind: 'status-poll'; requestId: string; attempt: number }
+  /** `hinted`: brought forward by a verified callback or browser return (an urgent query). */
+  | { kind: 'status-poll'; requestId: string; attempt: number; hinted?: true }
   | { kind: 'unknown-alert'; requestId: string };
 
 /** The timer kinds of an operation in flight (a flow's own timers come on top). */
@@ -325,25 +327,37 @@ export function firstPoll(op: OperationInFlight, now: string): OperationEffect {
   };
 }
 
-/** Nothing changes; a status query is made at once (the poll timer is an upsert per saga). */
+/**
+ * Nothing changes; a status query is made at once (the poll timer is an upsert per saga).
+ * `hinted`: a verified callback or browser return said money may have moved, and the query is
+ * urgent (domain/polling.ts); an unverified hint's is not.
+ */
 export function statusQuerySoon<D, E>(
   op: OperationInFlight,
   now: string,
   reason: IgnoreReason = 'HINT_ONLY',
+  hinted = true,
 ): OperationStep<D, E> {
   return ignored(reason, [
     {
       type: 'schedule-timer',
-      timer: { kind: 'status-poll', requestId: op.requestId, attempt: 1 },
+      timer: {
+        kind: 'status-poll',
+        requestId: op.requestId,
+        attempt: 1,
+        ...(hinted ? { hinted: true as const } : {}),
+      },
       at: now,
     },
   ]);
 }
 
+/** `priority`: its class in the adapter's status budget (domain/polling.ts; absent: routine). */
 export function statusRequest(
   order: GatewayOrder,
   op: OperationInFlight,
   ctx: OperationContext,
+  priority?: StatusPriority,
 ): GatewayStatusRequest {
   return {
     operation: 'status',
@@ -357,6 +371,7 @@ export function statusRequest(
     subjectOperation: op.operation,
     ...(order.gatewayOrderId === undefined ? {} : { gatewayOrderId: order.gatewayOrderId }),
     ...(op.serial === undefined ? {} : { subjectSerial: op.serial }),
+    ...(priority === undefined ? {} : { priority }),
   };
 }
 
@@ -365,7 +380,7 @@ export function statusRequest(
  * `refresh-status`, a payout's, a transfer's): a status query about the operation in flight, sent
  * now, and no event. Its answer is matched and decides like any poll's, by the rules above: money
  * never moves on the asker's word. Undefined: nothing in flight, nothing to ask (the flow refuses
- * the command with NOTHING_TO_REFRESH).
+ * the command with NOTHING_TO_REFRESH). A person asked: the query is urgent in the status budget.
  */
 export function refreshQuery(
   order: GatewayOrder,
@@ -373,7 +388,7 @@ export function refreshQuery(
   ctx: OperationContext,
 ): Extract<OperationEffect, { type: 'send-gateway-request' }> | undefined {
   if (op === undefined) return undefined;
-  return { type: 'send-gateway-request', request: statusRequest(order, op, ctx) };
+  return { type: 'send-gateway-request', request: statusRequest(order, op, ctx, 'urgent') };
 }
 
 /**

@@ -53,6 +53,8 @@ export interface FaultRule {
   outcome?: 'approved' | 'declined' | 'error' | 'filtered' | 'unknown';
   /** The gateway processes and reports this amount instead of the one asked for. */
   processedAmountMinor?: number;
+  /** The operation stays processing this long (virtual clock): a payment left processing. */
+  processingDelayMs?: number;
   /** `drop` loses each matching delivery attempt (the sandbox retries on its schedule). */
   callbacks?: 'drop' | 'duplicate' | 'delay' | 'reorder';
   callbackDelayMs?: number;

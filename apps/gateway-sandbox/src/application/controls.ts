@@ -39,6 +39,7 @@ const faultSchema = z
     failAfter: z.union([z.number().int().min(500).max(599), z.literal('drop')]).optional(),
     outcome: z.enum(['approved', 'declined', 'error', 'filtered', 'unknown']).optional(),
     processedAmountMinor: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
+    processingDelayMs: z.number().int().min(0).max(86_400_000).optional(),
     callbacks: z.enum(['drop', 'duplicate', 'delay', 'reorder']).optional(),
     callbackDelayMs: z.number().int().min(0).max(600_000).optional(),
     times: z.number().int().positive().optional(),

@@ -44,6 +44,11 @@ export interface FaultRule {
    */
   readonly processedAmountMinor?: number;
   /**
+   * The operation stays `processing` this long (virtual clock) instead of the endpoint's delay:
+   * a payment the gateway leaves processing (a slow acquirer), status queries and all.
+   */
+  readonly processingDelayMs?: number;
+  /**
    * Callbacks of matching orders: each delivery attempt dropped (and retried on the schedule),
    * sent twice, delayed, or held and sent in reverse.
    */
@@ -134,7 +139,8 @@ export class FaultRegistry {
           r.failBefore !== undefined ||
           r.failAfter !== undefined ||
           r.outcome !== undefined ||
-          r.processedAmountMinor !== undefined) &&
+          r.processedAmountMinor !== undefined ||
+          r.processingDelayMs !== undefined) &&
         matchesRequest(r, request),
       `${request.login}|${request.clientOrderId ?? ''}|${request.operation}`,
     );

@@ -153,7 +153,7 @@ export const orchestratorConfigShape = {
     }),
     gatewayRefusesReusedOrderId: envVar('GATEWAY_REFUSES_REUSED_ORDER_ID_ENDPOINTS', endpointList, {
       description:
-        "comma-separated endpoint ids whose gateway answers a request repeated under the same client_orderid with the first order and never charges twice: there a payment, payout or transfer with no trace at the gateway after the window is sent once more; empty (default) = none, such an operation stays unknown with the alert raised (the spec never promises the refusal; a gateway that charges the repeat would charge twice)",
+        'comma-separated endpoint ids whose gateway answers a request repeated under the same client_orderid with the first order and never charges twice: there a payment, payout or transfer with no trace at the gateway after the window is sent once more; empty (default) = none, such an operation stays unknown with the alert raised (the spec never promises the refusal; a gateway that charges the repeat would charge twice)',
     }),
     ownLimitWaitSeconds: envVar('OWN_LIMIT_WAIT_SECONDS', positiveInt(600), {
       description:

@@ -53,6 +53,8 @@ export interface FaultRule {
   outcome?: 'approved' | 'declined' | 'error' | 'filtered' | 'unknown';
   /** The gateway processes and reports this amount instead of the one asked for. */
   processedAmountMinor?: number;
+  /** The operation stays processing this long (virtual clock): a payment left processing. */
+  processingDelayMs?: number;
   /** The reply's `amount` as this text (`eur`, `7,000.00`): with operation STATUS, status replies. */
   replyAmount?: string;
   /**

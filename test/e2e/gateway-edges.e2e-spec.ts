@@ -68,7 +68,13 @@ beforeAll(async () => {
       [SECOND_MERCHANT.endpoint]: { maxConcurrent: SLOW_ENDPOINT_SLOTS, maxWaitMs: 30_000 },
     },
     env: {
-      orchestrator: { NEVER_RECEIVED_RESEND_SECONDS: String(NEVER_RECEIVED_SECONDS) },
+      orchestrator: {
+        NEVER_RECEIVED_RESEND_SECONDS: String(NEVER_RECEIVED_SECONDS),
+        // The sandbox refuses a reused client_orderid (its default mode), declared here: a sale
+        // with no trace (a 503 before processing; a request the killed adapter never sent) is
+        // sent once more (the default sends none; status-scheduling.e2e).
+        GATEWAY_REFUSES_REUSED_ORDER_ID_ENDPOINTS: `${SANDBOX_MERCHANT.plainEndpoint},${SECOND_MERCHANT.endpoint}`,
+      },
       // The injected faults below would open the endpoint breaker (its own suite's subject).
       'gateway-adapter': { GATEWAY_BREAKER_FAILURES: '1000' },
     },

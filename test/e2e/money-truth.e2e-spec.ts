@@ -11,7 +11,8 @@ import { controlFor } from '../support/callback-control';
  * on the real broker and PostgreSQL. A follow-up is moved only by a gateway answer about that very
  * operation — never by a browser return or a genuine control replayed as a typed callback while it
  * is in flight — and an operation the gateway never received is sent once more after the safe
- * window (NEVER_RECEIVED_RESEND_SECONDS, 3 s here) and charged once.
+ * window (NEVER_RECEIVED_RESEND_SECONDS, 3 s here) and charged once, on an endpoint declared to
+ * refuse a reused client_orderid (GATEWAY_REFUSES_REUSED_ORDER_ID_ENDPOINTS).
  */
 const NEVER_RECEIVED_SECONDS = 3;
 /** The adapter gives up on a gateway answer after this long (the outcome is then unknown). */
@@ -73,7 +74,12 @@ beforeAll(async () => {
     orchestratorDatabaseUrl: orchestratorDb.url,
     adapterDatabaseUrl: adapterDb.url,
     env: {
-      orchestrator: { NEVER_RECEIVED_RESEND_SECONDS: String(NEVER_RECEIVED_SECONDS) },
+      orchestrator: {
+        NEVER_RECEIVED_RESEND_SECONDS: String(NEVER_RECEIVED_SECONDS),
+        // The sandbox refuses a reused client_orderid (its default mode), and these tests say so:
+        // a sale with no trace is sent once more (the default sends none; status-scheduling.e2e).
+        GATEWAY_REFUSES_REUSED_ORDER_ID_ENDPOINTS: SANDBOX_MERCHANT.plainEndpoint,
+      },
       'gateway-adapter': {
         GATEWAY_RESPONSE_TIMEOUT_MS: String(RESPONSE_TIMEOUT_MS),
         // The injected faults below would open the endpoint breaker (its own suite's subject).

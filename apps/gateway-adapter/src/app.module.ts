@@ -84,7 +84,8 @@ export class AppModule {
         { provide: CARD_OPENER, useValue: secrets.cards },
         {
           provide: GATEWAY_ENDPOINTS,
-          useFactory: () => new GatewayEndpoints(secrets.endpoints, config.transport, clock),
+          useFactory: () =>
+            new GatewayEndpoints(secrets.endpoints, config.transport, clock, config.replicas),
         },
         GatewayEndpointsCloser,
         SentRequestsLedger,

@@ -97,6 +97,14 @@ export const gatewayAdapterConfigShape = {
       description: 'milliseconds between two status queries for one payment',
     }),
   },
+  /**
+   * The gateway sees one rate per endpoint, whatever the number of adapter replicas: each replica
+   * holds its share (README "Status queries").
+   */
+  replicas: envVar('GATEWAY_ADAPTER_REPLICAS', positiveInt(1), {
+    description:
+      "how many replicas of the adapter run: each takes 1/n of every endpoint's rate, burst and status rate, so together they stay within what the gateway allows",
+  }),
   handoff: {
     leaseMs: envVar('GATEWAY_HANDOFF_LEASE_MS', positiveInt(15_000), {
       description:

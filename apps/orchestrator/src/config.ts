@@ -151,9 +151,9 @@ export const orchestratorConfigShape = {
       description:
         "seconds after an outcome became unknown before the gateway's answer that it has no trace of the request counts: then the request is sent once more if the gateway would refuse the repeat as a duplicate, otherwise (or if the repeat too leaves no trace) the outcome stays unknown with the alert raised",
     }),
-    gatewayRefusesReusedOrderId: envVar('GATEWAY_REFUSES_REUSED_ORDER_ID', bool(true), {
+    gatewayRefusesReusedOrderId: envVar('GATEWAY_REFUSES_REUSED_ORDER_ID_ENDPOINTS', endpointList, {
       description:
-        'true when the gateway answers a request repeated under the same client_orderid with the first order and never charges twice; false: a payment, payout or transfer with no trace at the gateway is never sent again (it stays unknown for an operator)',
+        'comma-separated endpoint ids whose gateway answers a request repeated under the same client_orderid with the first order and never charges twice: there a payment, payout or transfer with no trace at the gateway after the window is sent once more; empty (default) = none, such an operation stays unknown with the alert raised (the spec never promises the refusal; a gateway that charges the repeat would charge twice)',
     }),
     ownLimitWaitSeconds: envVar('OWN_LIMIT_WAIT_SECONDS', positiveInt(600), {
       description:

@@ -82,6 +82,19 @@ export const GatewayFollowUpRequest = request(z.enum(['capture', 'void', 'return
 export type GatewayFollowUpRequest = z.infer<typeof GatewayFollowUpRequest>;
 
 /**
+ * Who gets a status query first when the endpoint's status budget is short (the adapter admits by
+ * it, the orchestrator's poll cadence sets it; docs/design.md "Status queries"):
+ *  - `urgent`: money may have just moved — an outcome answered unknown (and its one resend), a
+ *    verified callback or browser return hinting at a change, an operator's refresh;
+ *  - `routine`: a fresh operation's polls (sent less than a minute ago);
+ *  - `payer`: an operation waiting for a person (3-D Secure, a hosted form), asked slowly;
+ *  - `background`: a long-unknown or long-processing operation, an alerted one, reconciliation.
+ * Absent: `routine`.
+ */
+export const StatusPriority = z.enum(['urgent', 'routine', 'payer', 'background']);
+export type StatusPriority = z.infer<typeof StatusPriority>;
+
+/**
  * Status query for an earlier request (`subjectRequestId`). With `subjectSerial` (the gateway's
  * serial number of that request, once its reply named one) it asks about exactly that request
  * (`by-request-sn`); without it the gateway describes the order's latest request.
@@ -91,6 +104,8 @@ export const GatewayStatusRequest = request(z.literal('status'), {
   subjectOperation: SubjectOperation,
   gatewayOrderId: GatewayOrderId.optional(),
   subjectSerial: GatewaySerial.optional(),
+  /** Its class in the endpoint's status budget (absent: `routine`). */
+  priority: StatusPriority.optional(),
 });
 export type GatewayStatusRequest = z.infer<typeof GatewayStatusRequest>;
 

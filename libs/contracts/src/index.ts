@@ -112,6 +112,7 @@ export {
   GatewayStatusReport,
   GatewayStatusRequest,
   StatusCheckHint,
+  StatusPriority,
 } from './gateway';
 export { CE_HEADERS, CE_SOURCES, ceType, fromKafkaHeaders, toKafkaHeaders } from './cloudevents';
 export {

@@ -2,7 +2,11 @@ import { PaymentGatewayClient } from '@payments/payment-gateway';
 import { CircuitBreaker } from '../domain/circuit-breaker';
 import { type Clock } from '@payments/core';
 import { Semaphore } from '../domain/semaphore';
-import { StatusBudget } from '../domain/status-budget';
+import {
+  DEFAULT_BACKGROUND_SHARE,
+  defaultUrgentReserve,
+  StatusBudget,
+} from '../domain/status-budget';
 import { TokenBucket } from '../domain/token-bucket';
 import { adapterMetrics, BREAKER_STATE_VALUE } from './metrics';
 import type { EndpointCredentials, EndpointLimits } from '../secrets/credentials';
@@ -28,9 +32,35 @@ export interface GatewayEndpoint {
 }
 
 /**
+ * One replica's share of an endpoint's rate limits: the gateway counts every replica's calls
+ * against one rate, so with `replicas` of the adapter each takes 1/replicas of the rate and of the
+ * burst (at least one token) — no shared store on the way of each call. Kafka spreads payments
+ * over the replicas' partitions evenly; a skew leaves part of the rate unused, never exceeded.
+ */
+export function replicaShare(limits: EndpointLimits, replicas: number): EndpointLimits {
+  if (replicas <= 1) return limits;
+  const burst = (n: number) => Math.max(1, Math.floor(n / replicas));
+  const shared = {
+    ...limits,
+    ratePerSecond: limits.ratePerSecond / replicas,
+    burst: burst(limits.burst),
+    statusRatePerSecond: limits.statusRatePerSecond / replicas,
+    statusBurst: burst(limits.statusBurst),
+  };
+  // The money reserve must stay below the replica's burst, or no status query could be sent.
+  return {
+    ...shared,
+    moneyReservedTokens: Math.min(
+      Math.floor(limits.moneyReservedTokens / replicas),
+      shared.burst - 1,
+    ),
+  };
+}
+
+/**
  * The registry that picks the endpoint for a request (`merchant.endpointId`: an endpoint id, or
  * an endpoint-group id). Built once at boot from the checked credentials; the secrets live on in
- * the clients only.
+ * the clients only. `replicas`: how many adapters share each endpoint's rate (replicaShare).
  */
 export class GatewayEndpoints {
   private readonly byId = new Map<string, GatewayEndpoint>();
@@ -39,9 +69,11 @@ export class GatewayEndpoints {
     credentials: readonly EndpointCredentials[],
     transport: TransportSettings,
     clock: Clock,
+    replicas = 1,
   ) {
     const { breakerState } = adapterMetrics();
-    for (const c of credentials) {
+    for (const entry of credentials) {
+      const c = { ...entry, limits: replicaShare(entry.limits, replicas) };
       const client = new PaymentGatewayClient({
         baseUrl: c.baseUrl,
         endpoint: c.endpoint,
@@ -84,6 +116,8 @@ export class GatewayEndpoints {
             moneyReservedTokens: c.limits.moneyReservedTokens,
             minIntervalMs: c.limits.statusMinIntervalMs,
             slotWaitMs: c.limits.maxWaitMs,
+            urgentReservedTokens: defaultUrgentReserve(c.limits.statusBurst),
+            backgroundShare: DEFAULT_BACKGROUND_SHARE,
           },
           bucket,
           slots,

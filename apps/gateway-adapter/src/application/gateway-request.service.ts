@@ -314,7 +314,10 @@ export class GatewayRequestService {
     endpoint: GatewayEndpoint,
     ledger: LedgerClaim,
   ): Promise<Answer | typeof FENCED> {
-    const admission = endpoint.statusBudget.admit(request.paymentId);
+    const admission = endpoint.statusBudget.admit(
+      request.paymentId,
+      request.operation === 'status' ? request.priority : undefined,
+    );
     if (admission.kind === 'held') return heldBack(admission.reason, admission.retryAt);
     try {
       return await this.guardedCall(request, endpoint, ledger);

@@ -23,6 +23,8 @@ export const ADAPTER_REASONS = {
   statusInFlight: 'status query for this payment already in flight',
   statusRecent: 'status query for this payment sent moments ago',
   statusBudget: 'status budget spent: status queries share a bounded rate',
+  statusUrgentFirst: 'status budget: the remaining tokens are kept for urgent status queries',
+  statusBackgroundShare: 'status budget: background status queries take a bounded share',
   moneyFirst: 'rate limit: the remaining tokens are kept for money operations',
   queueFull: 'queue limit: too many requests waiting for this endpoint',
   handoffLost:

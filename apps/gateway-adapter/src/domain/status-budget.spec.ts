@@ -206,3 +206,131 @@ describe('StatusBudget on a clock that moves between readings', () => {
     );
   });
 });
+
+describe('StatusBudget by priority class (issue #38: need before arrival)', () => {
+  const classes = (over: Partial<StatusBudgetOptions> = {}) =>
+    setup(
+      {
+        ratePerSecond: 4,
+        burst: 4,
+        moneyReservedTokens: 0,
+        urgentReservedTokens: 1,
+        backgroundShare: 0.25,
+        ...over,
+      },
+      { ratePerSecond: 1_000, burst: 1_000 },
+      100,
+    );
+  const pollAs = (
+    budget: StatusBudget,
+    paymentId: string,
+    priority: 'urgent' | 'routine' | 'payer' | 'background',
+  ) => {
+    const admission = budget.admit(paymentId, priority);
+    if (admission.kind === 'send') admission.done();
+    return admission;
+  };
+
+  it('routine and payer queries leave the urgent reserve: an urgent query finds a token when they are held', () => {
+    const { budget, clock } = classes();
+    expect(['r1', 'r2', 'r3'].map((p) => pollAs(budget, p, 'routine').kind)).toEqual([
+      'send',
+      'send',
+      'send',
+    ]);
+    // One token left, kept for urgent queries; routine and payer are told when one is beyond it.
+    expect(pollAs(budget, 'r4', 'routine')).toEqual(
+      held(ADAPTER_REASONS.statusUrgentFirst, clock.now() + 250),
+    );
+    expect(pollAs(budget, 'w1', 'payer')).toEqual(
+      held(ADAPTER_REASONS.statusUrgentFirst, clock.now() + 250),
+    );
+    expect(pollAs(budget, 'u1', 'urgent').kind).toBe('send');
+    expect(pollAs(budget, 'u2', 'urgent')).toEqual(
+      held(ADAPTER_REASONS.statusBudget, clock.now() + 250),
+    );
+  });
+
+  it('background queries take at most their share of the rate, however many ask', () => {
+    const { budget, clock } = classes();
+    const sent: number[] = [];
+    for (let tick = 0; tick < 100; tick++) {
+      for (let i = 0; i < 50; i++)
+        if (pollAs(budget, `b${tick}-${i}`, 'background').kind === 'send') sent.push(tick);
+      clock.advance(100);
+    }
+    // 10 s at a quarter of 4 per second: one at once (the share's burst), then one a second.
+    expect(sent.length).toBeLessThanOrEqual(11);
+    expect(sent.length).toBeGreaterThanOrEqual(10);
+    const refused = budget.admit('b-last', 'background');
+    expect(refused).toMatchObject({ kind: 'held', reason: ADAPTER_REASONS.statusBackgroundShare });
+  });
+
+  it('a background query is not shut out by a crowd of routine ones: its share comes first', () => {
+    const { budget, clock } = classes();
+    let background = 0;
+    for (let tick = 0; tick < 100; tick++) {
+      // Routine queries ask first every tick, more than the rate allows.
+      for (let i = 0; i < 10; i++) pollAs(budget, `r${tick}-${i}`, 'routine');
+      if (pollAs(budget, `b${tick}`, 'background').kind === 'send') background += 1;
+      clock.advance(100);
+    }
+    expect(background).toBeGreaterThanOrEqual(5);
+  });
+
+  it('refuses a reserve that would shut every non-urgent query out, and a share outside (0, 1]', () => {
+    expect(() => classes({ urgentReservedTokens: 4 })).toThrow(/urgentReservedTokens/);
+    expect(() => classes({ backgroundShare: 0 })).toThrow(/backgroundShare/);
+    expect(() => classes({ backgroundShare: 1.5 })).toThrow(/backgroundShare/);
+  });
+
+  it('property: whatever the mix and timing of classes, sends never exceed the rate and burst, nor background its share', () => {
+    const priorities = ['urgent', 'routine', 'payer', 'background'] as const;
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            gapMs: fc.integer({ min: 0, max: 400 }),
+            priority: fc.constantFrom(...priorities),
+            payment: fc.integer({ min: 0, max: 30 }),
+          }),
+          { minLength: 1, maxLength: 400 },
+        ),
+        fc.integer({ min: 1, max: 8 }),
+        fc.integer({ min: 1, max: 8 }),
+        (asks, rate, burst) => {
+          const { budget, clock } = classes({
+            ratePerSecond: rate,
+            burst,
+            urgentReservedTokens: Math.min(burst - 1, 1),
+            minIntervalMs: 0,
+          });
+          const sends: { at: number; priority: string }[] = [];
+          for (const ask of asks) {
+            clock.advance(ask.gapMs);
+            if (pollAs(budget, `p${ask.payment}`, ask.priority).kind === 'send')
+              sends.push({ at: clock.now(), priority: ask.priority });
+          }
+          const within = (list: number[], perSecond: number, allowed: number) => {
+            for (let i = 0; i < list.length; i++)
+              for (let j = i; j < list.length; j++)
+                expect(j - i + 1).toBeLessThanOrEqual(
+                  allowed + (perSecond * (list[j] - list[i])) / 1000 + 1e-9,
+                );
+          };
+          within(
+            sends.map((s) => s.at),
+            rate,
+            burst,
+          );
+          within(
+            sends.filter((s) => s.priority === 'background').map((s) => s.at),
+            rate * 0.25,
+            1,
+          );
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});

@@ -1,3 +1,4 @@
+import type { StatusPriority } from '@payments/contracts';
 import type { Clock } from '@payments/core';
 import { ADAPTER_REASONS } from './classify';
 import type { Semaphore } from './semaphore';
@@ -14,6 +15,24 @@ export interface StatusBudgetOptions {
   readonly minIntervalMs: number;
   /** How far ahead `retryAt` lies when every slot is busy (the adapter's bounded slot wait). */
   readonly slotWaitMs: number;
+  /**
+   * Tokens of the status bucket only `urgent` queries may take (undefined: 0). Any other class
+   * leaves them, so an urgent query finds one at once while the rest wait their turn.
+   */
+  readonly urgentReservedTokens?: number;
+  /**
+   * The share of the status rate `background` queries may take at most, in (0, 1] (undefined: 1,
+   * no bound): their own bucket at that rate, on top of the status bucket.
+   */
+  readonly backgroundShare?: number;
+}
+
+/** The default share of the status rate for background queries (see StatusBudgetOptions). */
+export const DEFAULT_BACKGROUND_SHARE = 0.25;
+
+/** The default urgent reserve: a quarter of the status burst, at least 1 when the burst allows. */
+export function defaultUrgentReserve(statusBurst: number): number {
+  return statusBurst < 2 ? 0 : Math.max(1, Math.floor(statusBurst / 4));
 }
 
 /** Admitted: send now, and call `done` exactly once when the call is over. */
@@ -36,11 +55,20 @@ interface PaymentEntry {
 
 /**
  * The scheduling rule for status queries (polls) of one endpoint: money
- * operations go first, polls share a bounded budget and never queue.
+ * operations go first, polls share a bounded budget and never queue, and among polls need goes
+ * before arrival (the request's `priority`, set by the orchestrator's one scheduler,
+ * apps/orchestrator/src/domain/polling.ts).
  *
  * A status query is sent only when, right now,
  *  1. its payment has no status query in flight and none started in the last `minIntervalMs`;
- *  2. the status bucket (`ratePerSecond`, `burst`) has a token;
+ *  2. the status bucket (`ratePerSecond`, `burst`) has a token, by class:
+ *     - `urgent`: one token (an operation whose money may have just moved is served first
+ *       whenever the rate is short);
+ *     - `background`: one token and a token of its own bucket (`backgroundShare` × the rate,
+ *       burst 1): never more than that share, so no population of old unknowns takes the budget
+ *       from fresher ones — and that share is theirs, so none of them is starved for good;
+ *     - `routine` and `payer`: a token beyond the `urgentReservedTokens` (what is left once
+ *       urgent and background queries had theirs);
  *  3. the endpoint's bucket holds more than `moneyReservedTokens` whole tokens (money operations'
  *     bookings make it negative, so a poll never takes a token a money operation is waiting for);
  *  4. a concurrency slot is free and another stays free for a money operation (when the limit is
@@ -52,6 +80,8 @@ interface PaymentEntry {
  */
 export class StatusBudget {
   private readonly bucket: TokenBucket;
+  private readonly background: TokenBucket | undefined;
+  private readonly urgentReserve: number;
   /** Per payment, in start order (re-inserted on each admission), pruned as they expire. */
   private readonly payments = new Map<string, PaymentEntry>();
 
@@ -64,10 +94,21 @@ export class StatusBudget {
     if (!(options.moneyReservedTokens >= 0) || !(options.minIntervalMs >= 0)) {
       throw new Error('a status budget needs moneyReservedTokens >= 0 and minIntervalMs >= 0');
     }
+    this.urgentReserve = options.urgentReservedTokens ?? 0;
+    if (!(this.urgentReserve >= 0 && this.urgentReserve < options.burst)) {
+      throw new Error('a status budget needs 0 <= urgentReservedTokens < burst');
+    }
+    const share = options.backgroundShare ?? 1;
+    if (!(share > 0 && share <= 1))
+      throw new Error('a status budget needs 0 < backgroundShare <= 1');
     this.bucket = new TokenBucket(
       { ratePerSecond: options.ratePerSecond, burst: options.burst },
       clock,
     );
+    this.background =
+      share < 1
+        ? new TokenBucket({ ratePerSecond: options.ratePerSecond * share, burst: 1 }, clock)
+        : undefined;
   }
 
   /** Payments remembered right now (bounded by the status rate × the interval, plus in flight). */
@@ -75,7 +116,8 @@ export class StatusBudget {
     return this.payments.size;
   }
 
-  admit(paymentId: string): StatusGo | StatusHeld {
+  /** `priority`: the query's class (undefined: `routine`). */
+  admit(paymentId: string, priority: StatusPriority = 'routine'): StatusGo | StatusHeld {
     const now = this.clock.now();
     this.prune(now);
     const previous = this.payments.get(paymentId);
@@ -88,6 +130,15 @@ export class StatusBudget {
     }
     const statusTokenAt = this.bucket.availableAt(1, now);
     if (statusTokenAt > now) return held(ADAPTER_REASONS.statusBudget, statusTokenAt);
+    if ((priority === 'routine' || priority === 'payer') && this.urgentReserve > 0) {
+      const beyondReserveAt = this.bucket.availableAt(this.urgentReserve + 1, now);
+      if (beyondReserveAt > now) return held(ADAPTER_REASONS.statusUrgentFirst, beyondReserveAt);
+    }
+    const backgroundBucket = priority === 'background' ? this.background : undefined;
+    if (backgroundBucket !== undefined) {
+      const shareAt = backgroundBucket.availableAt(1, now);
+      if (shareAt > now) return held(ADAPTER_REASONS.statusBackgroundShare, shareAt);
+    }
     const aboveReserveAt = this.endpointBucket.availableAt(
       this.options.moneyReservedTokens + 1,
       now,
@@ -103,6 +154,7 @@ export class StatusBudget {
     }
     // Both buckets were checked above: these take a token now and never book a future one.
     this.bucket.reserve(0);
+    backgroundBucket?.reserve(0);
     this.endpointBucket.reserve(0);
     const entry: PaymentEntry = { startedAt: now, inFlight: true };
     this.payments.delete(paymentId);

@@ -157,6 +157,9 @@ export class SandboxApi {
       ...(fault?.processedAmountMinor === undefined
         ? {}
         : { processedAmountMinor: fault.processedAmountMinor }),
+      ...(fault?.processingDelayMs === undefined
+        ? {}
+        : { processingDelayMs: fault.processingDelayMs }),
       oauthLogin: route.operation.auth.kind === 'oauth' ? endpoint.merchant.login : undefined,
     };
     const result = this.engine.execute(engineRequest);

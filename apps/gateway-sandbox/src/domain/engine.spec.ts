@@ -96,6 +96,31 @@ describe('SandboxEngine', () => {
     });
   });
 
+  it("a request's own processing delay (test controls: a payment left processing) replaces the endpoint's", () => {
+    const t = setup(1000);
+    const r = t.engine.execute({
+      ...t.request('SALE', {
+        client_orderid: 'held',
+        amount: '5.00',
+        currency: 'USD',
+        email: 'a@b.c',
+        credit_card_number: '4444444444444448',
+        card_printed_name: 'X',
+        expire_month: '12',
+        expire_year: '2099',
+        cvv2: '123',
+        server_callback_url: 'http://merchant.test/cb',
+      }),
+      processingDelayMs: 600_000,
+    });
+    expect(r.kind).toBe('ok');
+    t.clock.advance(599_999);
+    expect(t.status('held').status).toBe('processing');
+    expect(t.ledger.totals()).toEqual({});
+    t.clock.advance(1);
+    expect(t.status('held').status).toBe('approved');
+  });
+
   it('the background tick alone finishes due work (no poll needed)', () => {
     const t = setup(1000);
     t.sale('b');

@@ -50,6 +50,11 @@ export interface FaultRule {
    */
   readonly replyAmount?: string;
   /**
+   * The operation stays `processing` this long (virtual clock) instead of the endpoint's delay:
+   * a payment the gateway leaves processing (a slow acquirer), status queries and all.
+   */
+  readonly processingDelayMs?: number;
+  /**
    * Callbacks of matching orders: each delivery attempt dropped (and retried on the schedule),
    * sent twice, delayed, held and sent in reverse, or sent without its `currency` field
    * (`no-currency`: the amount then has no exponent).
@@ -142,7 +147,8 @@ export class FaultRegistry {
           r.failAfter !== undefined ||
           r.outcome !== undefined ||
           r.processedAmountMinor !== undefined ||
-          r.replyAmount !== undefined) &&
+          r.replyAmount !== undefined ||
+          r.processingDelayMs !== undefined) &&
         matchesRequest(r, request),
       `${request.login}|${request.clientOrderId ?? ''}|${request.operation}`,
     );

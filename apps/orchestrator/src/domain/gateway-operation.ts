@@ -15,7 +15,7 @@ import {
   stampDrafts,
   unhandled,
 } from './decision';
-import { nextPollDelay, POLL_BANDS } from './polling';
+import { classPollDelay, heldPollDelay, type PollFacts, pollPriority, POLL_BANDS } from './polling';
 import { NEVER_RECEIVED_ATTEMPT, resendAfterNotSent } from './send-rules';
 import {
   applyReport,
@@ -38,6 +38,7 @@ import {
   type OperationStep,
   type OperationTimer,
   type OperationVocabulary,
+  refusesReusedOrderId,
   statusQuerySoon,
   statusRequest,
   unknownAlertTimer,
@@ -98,6 +99,9 @@ function decideOperationResult<O extends OperationInFlight, D, E>(
         return noTrace(scope, result.completedAt);
       return ignored('NO_NEWS');
     }
+    // Held back by the adapter's status budget: asked again when it says, not sooner.
+    if (reply.kind === 'not-sent' && reply.retryAt !== undefined)
+      return ignored('NO_NEWS', [heldPoll(op, result.requestId, reply.retryAt, scope)]);
     // A failed status query changes nothing: the poll timer asks again.
     if (reply.kind !== 'accepted' || reply.report === undefined) return ignored('NO_NEWS');
     switch (replySubject(reply.report, about, order, op, (o) => vocab.opensOrder(o))) {
@@ -218,14 +222,14 @@ function decideOperationResult<O extends OperationInFlight, D, E>(
  * gateway's late answer still settles it).
  */
 function noTrace<O extends OperationInFlight, D, E>(
-  { op, vocab, rules, ctx }: OperationScope<O, D, E>,
+  { order, op, vocab, rules, ctx }: OperationScope<O, D, E>,
   answeredAt: string,
 ): OperationStep<D, E> {
   const since = op.unknownSince ?? op.requestedAt;
   const windowMs = rules.neverReceivedAfterMs ?? DEFAULT_NEVER_RECEIVED_AFTER_MS;
   if (msBetween(since, answeredAt) < windowMs) return ignored('NO_NEWS');
   const repeatRefused = vocab.opensOrder(op.operation)
-    ? rules.gatewayRefusesReusedOrderId !== false
+    ? refusesReusedOrderId(rules, order.merchant.endpointId)
     : (vocab.refusesRepeat?.(op.operation) ?? false);
   if (repeatRefused && op.resent !== true) {
     return news(
@@ -319,7 +323,8 @@ export function decideOperationInput<O extends OperationInFlight, D, E>(
     case 'callback':
       return decideOperationCallback(input.callback, input.about, scope);
     case 'status-check-hint':
-      return statusQuerySoon(scope.op, scope.ctx.now, 'NO_NEWS');
+      // Unverified: brought forward (the runtime rate-limits these), but not urgent.
+      return statusQuerySoon(scope.op, scope.ctx.now, 'NO_NEWS', false);
     case 'timer-fired':
       return decideOperationTimer(input.timer, scope);
     default:
@@ -408,33 +413,93 @@ export function operationDecision<O extends OperationInFlight, Event, IdField ex
     : { outcome: 'ignored', reason: step.reason, events: [], effects: step.effects };
 }
 
+/** What the one status-query scheduler (domain/polling.ts) needs to know about `op` now. */
+export function pollFacts(
+  op: OperationInFlight,
+  extra: { readonly waitingForPayer?: boolean; readonly hinted?: boolean } = {},
+): PollFacts {
+  return {
+    requestedAtMs: Date.parse(op.requestedAt),
+    stage: op.stage,
+    ...(op.unknownSince === undefined ? {} : { unknownSinceMs: Date.parse(op.unknownSince) }),
+    ...(op.alerted === true ? { alerted: true } : {}),
+    ...(extra.waitingForPayer === true ? { waitingForPayer: true } : {}),
+    ...(extra.hinted === true ? { hinted: true } : {}),
+  };
+}
+
+/** Whether the operation waits for a person: a payer action announced, or a hosted form open. */
+function waitingForPayer<O extends OperationInFlight>(
+  op: O,
+  vocab: Pick<OperationVocabulary<O, unknown, unknown>, 'hostedForm'>,
+): boolean {
+  return (
+    op.stage === 'action-required' || (op.stage === 'processing' && vocab.hostedForm?.(op) === true)
+  );
+}
+
+/** The time since the request from which the cadence is read (see the alerted case below). */
+function cadenceElapsed(op: OperationInFlight, now: string): number {
+  // Raised for a person (no trace, nothing safe to send): asked at the slow cadence, which
+  // still catches a slow gateway's late answer without crowding out live operations' polls.
+  return op.alerted === true && op.concern === 'no-trace'
+    ? Math.max(msBetween(op.requestedAt, now), POLL_BANDS[0].until)
+    : msBetween(op.requestedAt, now);
+}
+
 /**
- * A status poll of the operation in flight: the query now, and the next poll at the shared
- * cadence from when the request was made (`attempt`: this poll's number, from 1).
+ * A status poll of the operation in flight: the query now, in its class of the status budget,
+ * and the next poll at that class's cadence (domain/polling.ts; `attempt`: this poll's number,
+ * from 1; `extra`: what only the flow knows — a payer being waited for, a hint).
  */
 export function statusPoll(
   order: GatewayOrder,
   op: OperationInFlight,
   attempt: number,
   ctx: OperationContext,
+  extra: { readonly waitingForPayer?: boolean; readonly hinted?: boolean } = {},
 ): [
   { type: 'send-gateway-request'; request: GatewayStatusRequest },
   Extract<OperationEffect, { type: 'schedule-timer' }>,
 ] {
-  // Raised for a person (no trace, nothing safe to send): asked at the slow cadence, which
-  // still catches a slow gateway's late answer without crowding out live operations' polls.
-  const elapsed =
-    op.alerted === true && op.concern === 'no-trace'
-      ? Math.max(msBetween(op.requestedAt, ctx.now), POLL_BANDS[0].until)
-      : msBetween(op.requestedAt, ctx.now);
+  const nowMs = Date.parse(ctx.now);
+  const priority = pollPriority(pollFacts(op, extra), nowMs);
+  // The next poll's class is judged without the hint: a hint brings one query forward.
+  const next = pollPriority(pollFacts(op, { ...extra, hinted: false }), nowMs);
   return [
-    { type: 'send-gateway-request', request: statusRequest(order, op, ctx) },
+    { type: 'send-gateway-request', request: statusRequest(order, op, ctx, priority) },
     {
       type: 'schedule-timer',
       timer: { kind: 'status-poll', requestId: op.requestId, attempt: attempt + 1 },
-      at: addMs(ctx.now, nextPollDelay(attempt, elapsed)),
+      at: addMs(ctx.now, classPollDelay(next, attempt, cadenceElapsed(op, ctx.now))),
     },
   ];
+}
+
+/**
+ * The poll after a status query the adapter held back (its status budget spent, `retryAt`): at
+ * the later of `retryAt` plus a jitter and its class's fast cadence (3-5 s urgent and routine,
+ * 15-30 s background, 30-60 s payer), never sooner.
+ */
+function heldPoll<O extends OperationInFlight, D, E>(
+  op: O,
+  queryId: string,
+  retryAt: string,
+  { vocab, ctx }: OperationScope<O, D, E>,
+): Extract<OperationEffect, { type: 'schedule-timer' }> {
+  const nowMs = Date.parse(ctx.now);
+  const priority = pollPriority(
+    pollFacts(op, { waitingForPayer: waitingForPayer(op, vocab) }),
+    nowMs,
+  );
+  // The class's fast cadence, not its slow band: a held query is re-asked until admitted, so an
+  // operation held once does not lose its turn for the rest of a slow band while others win.
+  const cadence = classPollDelay(priority, 1, 0);
+  return {
+    type: 'schedule-timer',
+    timer: { kind: 'status-poll', requestId: op.requestId, attempt: 2 },
+    at: addMs(ctx.now, heldPollDelay(Date.parse(retryAt), nowMs, queryId, cadence)),
+  };
 }
 
 /**
@@ -449,7 +514,13 @@ function decideOperationTimer<O extends OperationInFlight, D, E>(
   switch (timer.kind) {
     case 'status-poll':
       if (op.requestId !== timer.requestId) return ignored('TIMER_OBSOLETE');
-      return ignored('NO_NEWS', statusPoll(order, op, timer.attempt, ctx));
+      return ignored(
+        'NO_NEWS',
+        statusPoll(order, op, timer.attempt, ctx, {
+          waitingForPayer: waitingForPayer(op, vocab),
+          ...(timer.hinted === true ? { hinted: true } : {}),
+        }),
+      );
     case 'unknown-alert': {
       const alert = unknownAlertVerdict(timer, op, rules, ctx.now);
       if (alert.verdict === 'obsolete') return ignored('TIMER_OBSOLETE');

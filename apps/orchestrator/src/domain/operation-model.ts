@@ -4,6 +4,7 @@ import {
   type MerchantRef,
   type Money,
   type PayerAction,
+  type StatusPriority,
   type SubjectOperation,
   type UnknownConcern,
 } from '@payments/contracts';
@@ -134,7 +135,8 @@ export interface GatewayOrder {
 }
 
 export type OperationTimer =
-  | { kind: 'status-poll'; requestId: string; attempt: number }
+  /** `hinted`: brought forward by a verified callback or browser return (an urgent query). */
+  | { kind: 'status-poll'; requestId: string; attempt: number; hinted?: true }
   | { kind: 'unknown-alert'; requestId: string };
 
 /** The timer kinds of an operation in flight (a flow's own timers come on top). */
@@ -172,11 +174,22 @@ export interface OperationRules {
   /** An outcome unknown this long raises the alert (facts §4: one hour). */
   readonly unknownAlertAfterMs: number;
   /**
-   * The gateway answers a request repeated under the same client_orderid with the first one's
-   * order and never charges twice (undefined: it does, as the sandbox's default). When false a
-   * request that opens an order is never sent again: no trace leaves it unknown for a person.
+   * Where the gateway answers a request repeated under the same client_orderid with the first
+   * one's order and never charges twice: `true` every endpoint, a list those endpoint ids, `false`
+   * or undefined none (the default: the spec never promises it, and a gateway that charges a
+   * reused client_orderid again, slower than the window, would charge twice). Where it does not,
+   * a request that opens an order is never sent again: no trace leaves it unknown for a person.
    */
-  readonly gatewayRefusesReusedOrderId?: boolean;
+  readonly gatewayRefusesReusedOrderId?: ReusedOrderIdRefusal;
+}
+
+/** `true`: every endpoint; a list: these endpoint ids; `false` / undefined: none. */
+export type ReusedOrderIdRefusal = boolean | readonly string[];
+
+/** Whether `endpointId`'s gateway refuses a request repeated under the same client_orderid. */
+export function refusesReusedOrderId(rules: OperationRules, endpointId: string): boolean {
+  const refusal = rules.gatewayRefusesReusedOrderId;
+  return typeof refusal === 'boolean' ? refusal : (refusal?.includes(endpointId) ?? false);
 }
 
 /**
@@ -320,25 +333,37 @@ export function firstPoll(op: OperationInFlight, now: string): OperationEffect {
   };
 }
 
-/** Nothing changes; a status query is made at once (the poll timer is an upsert per saga). */
+/**
+ * Nothing changes; a status query is made at once (the poll timer is an upsert per saga).
+ * `hinted`: a verified callback or browser return said money may have moved, and the query is
+ * urgent (domain/polling.ts); an unverified hint's is not.
+ */
 export function statusQuerySoon<D, E>(
   op: OperationInFlight,
   now: string,
   reason: IgnoreReason = 'HINT_ONLY',
+  hinted = true,
 ): OperationStep<D, E> {
   return ignored(reason, [
     {
       type: 'schedule-timer',
-      timer: { kind: 'status-poll', requestId: op.requestId, attempt: 1 },
+      timer: {
+        kind: 'status-poll',
+        requestId: op.requestId,
+        attempt: 1,
+        ...(hinted ? { hinted: true as const } : {}),
+      },
       at: now,
     },
   ]);
 }
 
+/** `priority`: its class in the adapter's status budget (domain/polling.ts; absent: routine). */
 export function statusRequest(
   order: GatewayOrder,
   op: OperationInFlight,
   ctx: OperationContext,
+  priority?: StatusPriority,
 ): GatewayStatusRequest {
   return {
     operation: 'status',
@@ -352,6 +377,7 @@ export function statusRequest(
     subjectOperation: op.operation,
     ...(order.gatewayOrderId === undefined ? {} : { gatewayOrderId: order.gatewayOrderId }),
     ...(op.serial === undefined ? {} : { subjectSerial: op.serial }),
+    ...(priority === undefined ? {} : { priority }),
   };
 }
 
@@ -360,7 +386,7 @@ export function statusRequest(
  * `refresh-status`, a payout's, a transfer's): a status query about the operation in flight, sent
  * now, and no event. Its answer is matched and decides like any poll's, by the rules above: money
  * never moves on the asker's word. Undefined: nothing in flight, nothing to ask (the flow refuses
- * the command with NOTHING_TO_REFRESH).
+ * the command with NOTHING_TO_REFRESH). A person asked: the query is urgent in the status budget.
  */
 export function refreshQuery(
   order: GatewayOrder,
@@ -368,7 +394,7 @@ export function refreshQuery(
   ctx: OperationContext,
 ): Extract<OperationEffect, { type: 'send-gateway-request' }> | undefined {
   if (op === undefined) return undefined;
-  return { type: 'send-gateway-request', request: statusRequest(order, op, ctx) };
+  return { type: 'send-gateway-request', request: statusRequest(order, op, ctx, 'urgent') };
 }
 
 /**

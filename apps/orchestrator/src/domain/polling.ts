@@ -1,3 +1,5 @@
+import type { StatusPriority } from '@payments/contracts';
+
 /**
  * Status polling backoff (facts §4): "pull the status every 3-5 seconds for the first 5 minutes,
  * then continue requests for up to an hour once in 5-10 minutes. After it is better to wait for a
@@ -38,4 +40,119 @@ export function nextPollDelay(attempt: number, elapsedMs: number): number {
 /** Delay before resending a request that was provably not sent (breaker open, rate limited). */
 export function notSentRetryDelay(attempt: number): number {
   return Math.min(5 * MINUTE, 2 ** Math.max(0, attempt - 1) * SECOND);
+}
+
+/**
+ * The one status-query scheduler (issue #38): who is asked, how often, and in which class of the
+ * adapter's status budget (StatusPriority; the adapter's StatusBudget admits by it). By need, not
+ * by arrival:
+ *  - `urgent`: money may have just moved — an outcome answered unknown, for {@link URGENT_FOR_MS}
+ *    from then (the no-trace window, the one resend and the repeat's own window fit in it); a
+ *    poll a verified callback or browser return brought forward; an operator's refresh.
+ *  - `payer`: waiting for a person (3-D Secure, a hosted form): not in the fast band at all; asked
+ *    when the payer comes back (the return or callback makes an urgent query) and otherwise every
+ *    {@link PAYER_BAND} until the flow's own deadline for the payer.
+ *  - `routine`: sent less than {@link ROUTINE_FOR_MS} ago, at the facts' 3-5 s.
+ *  - `background`: everything older (still processing, unknown for long, alerted): asked every
+ *    {@link BACKGROUND_FAST_BAND} while the facts' fast band lasts, then the facts' slow bands.
+ *    The adapter gives this class a bounded share, so no population of them takes the budget
+ *    from fresher ones.
+ * A query the adapter held back (not-sent with `retryAt`) is asked again at the later of
+ * `retryAt` plus a jitter and the class's fast cadence ({@link heldPollDelay}; never the slow
+ * bands, or an operation held once would lose its turn for ten minutes while others win): the
+ * refusal is planned with, not repeated every few seconds.
+ */
+export type { StatusPriority };
+
+export const URGENT_FOR_MS = 3 * MINUTE;
+export const ROUTINE_FOR_MS = MINUTE;
+export const PAYER_BAND = { min: 30 * SECOND, max: 60 * SECOND, step: 10 * SECOND } as const;
+export const BACKGROUND_FAST_BAND = {
+  min: 15 * SECOND,
+  max: 30 * SECOND,
+  step: 5 * SECOND,
+} as const;
+/** The spread added to a held query's `retryAt`, so held polls do not return all at once. */
+export const HELD_JITTER_MS = 2 * SECOND;
+
+/** What the scheduler needs to know about an operation in flight (times in clock ms). */
+export interface PollFacts {
+  readonly requestedAtMs: number;
+  readonly stage: 'requested' | 'processing' | 'action-required' | 'outcome-unknown';
+  readonly unknownSinceMs?: number;
+  /** The alert was raised: a person looks at it; polls only catch a late answer. */
+  readonly alerted?: boolean;
+  /** Waiting for the payer (3-D Secure challenge, hosted form, approval). */
+  readonly waitingForPayer?: boolean;
+  /** This poll was brought forward by a verified callback or browser return. */
+  readonly hinted?: boolean;
+}
+
+/** The class of the poll made now about an operation with these facts. */
+export function pollPriority(facts: PollFacts, nowMs: number): StatusPriority {
+  if (facts.hinted === true) return 'urgent';
+  if (facts.alerted === true) return 'background';
+  if (
+    facts.stage === 'outcome-unknown' &&
+    nowMs - (facts.unknownSinceMs ?? facts.requestedAtMs) < URGENT_FOR_MS
+  )
+    return 'urgent';
+  if (facts.waitingForPayer === true || facts.stage === 'action-required') return 'payer';
+  if (nowMs - facts.requestedAtMs < ROUTINE_FOR_MS) return 'routine';
+  return 'background';
+}
+
+function inBand(band: { min: number; max: number; step: number }, attempt: number): number {
+  const slots = Math.floor((band.max - band.min) / band.step) + 1;
+  return band.min + band.step * (Math.abs(Math.trunc(attempt)) % slots);
+}
+
+/**
+ * Delay before the next poll of an operation in `priority` (`attempt`: 0-based number of the poll
+ * being scheduled; `elapsedMs`: since the request was sent). Urgent and routine polls follow the
+ * facts' bands; a payer's every 30-60 s; background ones every 15-30 s in the fast band, then
+ * the facts' slow bands.
+ */
+export function classPollDelay(
+  priority: StatusPriority,
+  attempt: number,
+  elapsedMs: number,
+): number {
+  switch (priority) {
+    case 'payer':
+      return inBand(PAYER_BAND, attempt);
+    case 'background':
+      return elapsedMs < POLL_BANDS[0].until
+        ? inBand(BACKGROUND_FAST_BAND, attempt)
+        : nextPollDelay(attempt, elapsedMs);
+    case 'urgent':
+    case 'routine':
+      return nextPollDelay(attempt, elapsedMs);
+    default:
+      throw new Error(`unknown status priority ${String(priority)}`);
+  }
+}
+
+/**
+ * Delay before asking again after the adapter held a query back until `retryAtMs`: the later of
+ * then and the class's cadence, plus a jitter from `seed` (a crowd held together does not return
+ * together, nor in the same order every round).
+ */
+export function heldPollDelay(
+  retryAtMs: number,
+  nowMs: number,
+  seed: string,
+  cadenceMs: number,
+): number {
+  return Math.max(retryAtMs - nowMs, cadenceMs, 0) + jitter(seed);
+}
+
+/** A spread in [0, HELD_JITTER_MS) from a string (FNV-1a): pure, the same for the same seed. */
+export function jitter(seed: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < seed.length; i++) {
+    hash ^= seed.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash % HELD_JITTER_MS;
 }

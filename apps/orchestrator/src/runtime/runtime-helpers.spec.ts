@@ -247,7 +247,7 @@ describe('small helpers', () => {
       unknownAlertSeconds: 3600,
       maxSendAttempts: 4,
       neverReceivedSeconds: 60,
-      gatewayRefusesReusedOrderId: true,
+      gatewayRefusesReusedOrderId: [],
       ownLimitWaitSeconds: 600,
       statusHintIntervalSeconds: 60,
     };

@@ -34,6 +34,8 @@ export interface EngineRequest {
    * as a partial approval would: the order, its ledger movements and its status show it.
    */
   readonly processedAmountMinor?: number;
+  /** Test controls: the operation stays processing this long instead of the endpoint's delay. */
+  readonly processingDelayMs?: number;
   /** The OAuth consumer key, when the request was OAuth-signed (login need not be a field). */
   readonly oauthLogin?: string;
 }

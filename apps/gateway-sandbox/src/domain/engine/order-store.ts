@@ -213,7 +213,7 @@ export class OrderStore {
       this.startThreeDS(order, op, false);
     } else {
       op.pending = decision.result;
-      op.dueAt = this.clock.now() + r.endpoint.processingDelayMs;
+      op.dueAt = this.clock.now() + (r.processingDelayMs ?? r.endpoint.processingDelayMs);
       this.pending.add(order);
     }
     return op;

@@ -59,6 +59,9 @@ export function statusRequestRow(
     // The check is its own subject: the answer is matched on its request id.
     subjectRequestId: check.request_id,
     subjectOperation: e.operation,
+    // Reconciliation reads settled history: the bounded background share of the status budget,
+    // never a live payment's queries (domain/polling.ts).
+    priority: 'background',
     // The lookup names no order: the gateway answers about the one it holds under the id.
     ...(e.gatewayOrderId === undefined || check.subject === 'client-order-id'
       ? {}

@@ -48,16 +48,18 @@ describe('schedule policy: the shared operation rules of the registration and th
       load({
         UNKNOWN_ALERT_SECONDS: '120',
         NEVER_RECEIVED_RESEND_SECONDS: '30',
-        GATEWAY_REFUSES_REUSED_ORDER_ID: 'false',
+        GATEWAY_REFUSES_REUSED_ORDER_ID_ENDPOINTS: '1113, 1213',
         OWN_LIMIT_WAIT_SECONDS: '90',
       }),
     );
     expect(policy).toMatchObject({
       unknownAlertAfterMs: 120_000,
       neverReceivedAfterMs: 30_000,
-      gatewayRefusesReusedOrderId: false,
+      gatewayRefusesReusedOrderId: ['1113', '1213'],
       ownLimitWaitMs: 90_000,
     });
     expect(schedulePolicy(load({})).unknownAlertAfterMs).toBe(3_600_000);
+    // The safe default: no endpoint's gateway is taken to refuse a reused client_orderid.
+    expect(schedulePolicy(load({})).gatewayRefusesReusedOrderId).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@ import type { SchedulePolicy } from './domain';
  * SCHEDULE_GATEWAY_REGISTRATION_ENDPOINTS, SCHEDULE_GATEWAY_CHARGE_GRACE_SECONDS, PAYMENT_LIMITS (the
  * limits its rebills face) and the shared operation rules every gateway flow takes:
  * GATEWAY_MAX_SEND_ATTEMPTS, UNKNOWN_ALERT_SECONDS, NEVER_RECEIVED_RESEND_SECONDS,
- * GATEWAY_REFUSES_REUSED_ORDER_ID, OWN_LIMIT_WAIT_SECONDS. The registration, each charge's
+ * GATEWAY_REFUSES_REUSED_ORDER_ID_ENDPOINTS, OWN_LIMIT_WAIT_SECONDS. The registration, each charge's
  * confirmation and the search for an expected charge poll at the shared cadence.
  */
 export function schedulePolicy(

@@ -1,5 +1,6 @@
 import type { PaymentEvent } from '@payments/contracts';
 import type { FlowDecision, IgnoreReason as SharedIgnoreReason } from '../../../domain/decision';
+import type { ReusedOrderIdRefusal } from '../../../domain/gateway-operation';
 import type { Effect } from './effects';
 import type { HoldExpiryAction } from './inputs';
 
@@ -37,8 +38,8 @@ export interface PaymentPolicy {
    * domain/gateway-operation.ts. Undefined: DEFAULT_NEVER_RECEIVED_AFTER_MS.
    */
   neverReceivedAfterMs?: number;
-  /** See OperationRules.gatewayRefusesReusedOrderId (undefined: it does). */
-  gatewayRefusesReusedOrderId?: boolean;
+  /** See OperationRules.gatewayRefusesReusedOrderId (undefined: no endpoint does). */
+  gatewayRefusesReusedOrderId?: ReusedOrderIdRefusal;
   /** Per-endpoint amount and currency limits; undefined: DEFAULT_LIMITS. */
   limits?: PaymentLimits;
   /** Sends of one request before a persistent not-sent result fails it (nothing reached the gateway). */

@@ -20,7 +20,12 @@ import { DEFAULT_POLICY, NEVER_RECEIVED_ATTEMPT } from './decision';
 import type { PaymentState } from './state';
 
 const WINDOW = 60_000;
-const policy = { ...DEFAULT_POLICY, neverReceivedAfterMs: WINDOW };
+/** The sale's endpoint declared to refuse a reused client_orderid (by default none is). */
+const policy = {
+  ...DEFAULT_POLICY,
+  neverReceivedAfterMs: WINDOW,
+  gatewayRefusesReusedOrderId: [saleCommand().merchant.endpointId],
+};
 const resendAttempt = NEVER_RECEIVED_ATTEMPT;
 
 /** A status query refused: by default because the order does not exist there. */
@@ -139,12 +144,19 @@ describe('a sale or preauth the gateway may never have received', () => {
       .then([{ type: 'approved' }]);
   });
 
-  it('a gateway that would charge a reused client_orderid again: never resent, unknown with the alert', () => {
-    unknownSale()
-      .when(noSuchOrder, payments.at(WINDOW), { ...policy, gatewayRefusesReusedOrderId: false })
-      .then([{ type: 'outcome-unknown', alert: true, concern: 'no-trace' }])
-      .thenEffects([{ type: 'cancel-timer', timer: 'unknown-alert' }]);
-  });
+  it.each([
+    ['by default (no endpoint declared)', { ...DEFAULT_POLICY, neverReceivedAfterMs: WINDOW }],
+    ['declared false', { ...policy, gatewayRefusesReusedOrderId: false }],
+    ['only another endpoint declared', { ...policy, gatewayRefusesReusedOrderId: ['999999'] }],
+  ])(
+    'a gateway that may charge a reused client_orderid again (%s): never resent, unknown with the alert',
+    (_name, rules) => {
+      unknownSale()
+        .when(noSuchOrder, payments.at(WINDOW), rules)
+        .then([{ type: 'outcome-unknown', alert: true, concern: 'no-trace' }])
+        .thenEffects([{ type: 'cancel-timer', timer: 'unknown-alert' }]);
+    },
+  );
 
   it('is never resent while the gateway knows the order (processing), nor when no outcome is unknown', () => {
     unknownSale()

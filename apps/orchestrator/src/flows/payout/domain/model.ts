@@ -18,7 +18,11 @@ import type {
   RefreshPayoutStatusCommand,
 } from '@payments/contracts';
 import type { Draft, FlowDecision, IgnoreReason } from '../../../domain/decision';
-import type { OperationInFlight, ResendGatewayRequest } from '../../../domain/gateway-operation';
+import type {
+  OperationInFlight,
+  ResendGatewayRequest,
+  ReusedOrderIdRefusal,
+} from '../../../domain/gateway-operation';
 import type { SagaOperationInput } from '../../../domain/single-operation';
 
 /**
@@ -197,8 +201,8 @@ export interface PayoutPolicy {
   readonly unknownAlertAfterMs: number;
   readonly neverReceivedAfterMs: number;
   readonly ownLimitWaitMs: number;
-  /** See OperationRules.gatewayRefusesReusedOrderId (undefined: it does). */
-  readonly gatewayRefusesReusedOrderId?: boolean;
+  /** See OperationRules.gatewayRefusesReusedOrderId (undefined: no endpoint does). */
+  readonly gatewayRefusesReusedOrderId?: ReusedOrderIdRefusal;
 }
 
 /** Approval window 10 minutes (below the sandbox's 15-minute payout-check lifetime). */

@@ -162,6 +162,14 @@ describe('schedule registered with the gateway: an unknown registration is resol
     schedules
       .registering()
       .and(schedules.registrationReply({ kind: 'unknown', reason: 'timeout' }));
+  /** The same, on an endpoint declared to refuse a reused client_orderid (by default none is). */
+  const unknownRefusing = () =>
+    schedules
+      .withPolicy(
+        { ...schedules.GATEWAY_POLICY, gatewayRefusesReusedOrderId: [MERCHANT.endpointId] },
+        [schedules.create(), schedules.T0],
+      )
+      .and(schedules.registrationReply({ kind: 'unknown', reason: 'timeout' }));
 
   it('when the reply is lost, then status queries by its client_orderid poll at the shared cadence and the alert is armed', () => {
     schedules
@@ -217,8 +225,10 @@ describe('schedule registered with the gateway: an unknown registration is resol
       ]);
   });
 
-  it('no trace is judged on when the gateway answered: within the window nothing; after it, sent once more under the same client_orderid; no trace again: unknown with the alert, never failed', () => {
-    const request = sentStatus(unknown().when(schedules.registrationTimer('status-poll', 1), T1));
+  it('an endpoint declared to refuse a reused client_orderid: no trace is judged on when the gateway answered: within the window nothing; after it, sent once more under the same client_orderid; no trace again: unknown with the alert, never failed', () => {
+    const request = sentStatus(
+      unknownRefusing().when(schedules.registrationTimer('status-poll', 1), T1),
+    );
     const noTrace = {
       kind: 'rejected' as const,
       code: '2',
@@ -226,11 +236,11 @@ describe('schedule registered with the gateway: an unknown registration is resol
       orderUnknown: true as const,
     };
     // Answered 5 s after the outcome became unknown: too soon to say it never arrived.
-    unknown()
+    unknownRefusing()
       .when(schedules.statusAnswer(request, noTrace, T1), T1)
       .thenIgnored('NO_NEWS');
     const late = at(MINUTE);
-    const resent = unknown().when(schedules.statusAnswer(request, noTrace, late), late);
+    const resent = unknownRefusing().when(schedules.statusAnswer(request, noTrace, late), late);
     resent.then([
       { type: 'schedule-registration-resent', attempt: 1000, unknownSince: schedules.T0 },
     ]);
@@ -243,7 +253,7 @@ describe('schedule registered with the gateway: an unknown registration is resol
       },
       { type: 'cancel-status-timer', kind: 'registration-alert' },
     ]);
-    const again = unknown().and(schedules.statusAnswer(request, noTrace, late), late);
+    const again = unknownRefusing().and(schedules.statusAnswer(request, noTrace, late), late);
     const second = sentStatus(again.when(schedules.registrationTimer('status-poll', 5), late));
     expect(second.requestId).not.toBe(request.requestId);
     const later = at(3 * MINUTE);
@@ -261,6 +271,28 @@ describe('schedule registered with the gateway: an unknown registration is resol
       { type: 'send-gateway-request' },
       { type: 'set-status-timer', kind: 'registration-status', at: addMs(later, 5 * MINUTE) },
     ]);
+  });
+
+  it('by default (no endpoint declared to refuse a reused client_orderid) a registration with no trace is never sent again: unknown with the alert', () => {
+    const request = sentStatus(unknown().when(schedules.registrationTimer('status-poll', 1), T1));
+    const noTrace = {
+      kind: 'rejected' as const,
+      code: '2',
+      message: 'unknown client_orderid',
+      orderUnknown: true as const,
+    };
+    const late = at(MINUTE);
+    unknown()
+      .when(schedules.statusAnswer(request, noTrace, late), late)
+      .then([
+        {
+          type: 'schedule-registration-unknown',
+          alert: true,
+          concern: 'no-trace',
+          since: schedules.T0,
+        },
+      ])
+      .thenEffects([{ type: 'cancel-status-timer', kind: 'registration-alert' }]);
   });
 
   it('a status query refused for another reason is no evidence; a status saying declined is a refusal, never sent again', () => {

@@ -1,5 +1,5 @@
 import type { CardRef, MerchantRef, Money, ScheduleRule } from '@payments/contracts';
-import type { OperationInFlight } from '../../../domain/gateway-operation';
+import type { OperationInFlight, ReusedOrderIdRefusal } from '../../../domain/gateway-operation';
 import type { PaymentLimits } from '../../card-payment/domain/decision';
 
 /** What a schedule charges, whom and when: fixed at creation except the amount (update-schedule). */
@@ -175,12 +175,12 @@ export interface SchedulePolicy {
   readonly maxSendAttempts?: number;
   /**
    * The shared operation rules' figures for the registration, the charges' confirmations and the
-   * search for an expected cycle's charge (undefined: the defaults — an hour, the shared no-trace window, the gateway refusing a reused
+   * search for an expected cycle's charge (undefined: the defaults — an hour, the shared no-trace window, no endpoint refusing a reused
    * client_orderid, the own-limit wait).
    */
   readonly unknownAlertAfterMs?: number;
   readonly neverReceivedAfterMs?: number;
-  readonly gatewayRefusesReusedOrderId?: boolean;
+  readonly gatewayRefusesReusedOrderId?: ReusedOrderIdRefusal;
   readonly ownLimitWaitMs?: number;
   /**
    * How long after a cycle's time the gateway's charge of it is asked for (the gateway charges on

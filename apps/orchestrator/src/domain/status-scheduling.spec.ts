@@ -1,0 +1,273 @@
+/**
+ * The one status-query scheduler (issue #38 item 1, domain/polling.ts): who is asked, in which
+ * class of the adapter's status budget, and when again — by need, not arrival. The flows' polls,
+ * hints, refreshes and the adapter's refusals all go through it (domain/gateway-operation.ts).
+ */
+import fc from 'fast-check';
+import { MERCHANT, PAYMENT_ID, saleCommand, testUuid } from '@payments/contracts/testing';
+import type { GatewayStatusRequest, RefreshStatusCommand } from '@payments/contracts';
+import * as payments from '../../test/kits/card-payment.kit';
+import type { PaymentInput } from '../flows/card-payment/domain/inputs';
+import type { PaymentState } from '../flows/card-payment/domain/state';
+import { gatewayResultInput } from '../flows/card-payment/gateway-vocabulary';
+import { msBetween } from './decision';
+import {
+  BACKGROUND_FAST_BAND,
+  classPollDelay,
+  HELD_JITTER_MS,
+  heldPollDelay,
+  MINUTE,
+  PAYER_BAND,
+  pollPriority,
+  type PollFacts,
+  ROUTINE_FOR_MS,
+  SECOND,
+  URGENT_FOR_MS,
+} from './polling';
+
+const NOW = 1_700_000_000_000;
+
+describe('pollPriority: the class of a poll, by need', () => {
+  const sent = (agoMs: number, more: Partial<PollFacts> = {}): PollFacts => ({
+    requestedAtMs: NOW - agoMs,
+    stage: 'processing',
+    ...more,
+  });
+
+  it.each<[string, string, PollFacts]>([
+    [
+      'an outcome answered unknown moments ago',
+      'urgent',
+      sent(10 * SECOND, { stage: 'outcome-unknown', unknownSinceMs: NOW - 5 * SECOND }),
+    ],
+    [
+      'unknown for nearly the urgent window',
+      'urgent',
+      sent(10 * MINUTE, { stage: 'outcome-unknown', unknownSinceMs: NOW - URGENT_FOR_MS + 1 }),
+    ],
+    [
+      'unknown for longer than the urgent window',
+      'background',
+      sent(10 * MINUTE, { stage: 'outcome-unknown', unknownSinceMs: NOW - URGENT_FOR_MS }),
+    ],
+    [
+      'alerted (a person looks at it)',
+      'background',
+      sent(30 * SECOND, {
+        stage: 'outcome-unknown',
+        unknownSinceMs: NOW - 30 * SECOND,
+        alerted: true,
+      }),
+    ],
+    [
+      'brought forward by a verified callback, however old',
+      'urgent',
+      sent(2 * 60 * MINUTE, { hinted: true }),
+    ],
+    [
+      'a 3-D Secure challenge waiting for the payer',
+      'payer',
+      sent(5 * SECOND, { stage: 'action-required' }),
+    ],
+    ['a hosted form left open', 'payer', sent(5 * SECOND, { waitingForPayer: true })],
+    ['a fresh sale processing', 'routine', sent(ROUTINE_FOR_MS - 1)],
+    ['a sale the gateway leaves processing', 'background', sent(ROUTINE_FOR_MS)],
+  ])('%s → %s', (_name, expected, facts) => {
+    expect(pollPriority(facts, NOW)).toBe(expected);
+  });
+});
+
+describe('classPollDelay: each class its cadence', () => {
+  it('a payer operation is never polled in the fast band, a background one not at 3-5 s, urgent and routine follow the facts', () => {
+    fc.assert(
+      fc.property(fc.nat(1_000), fc.nat(5 * MINUTE - 1), (attempt, elapsed) => {
+        const payer = classPollDelay('payer', attempt, elapsed);
+        expect(payer).toBeGreaterThanOrEqual(PAYER_BAND.min);
+        expect(payer).toBeLessThanOrEqual(PAYER_BAND.max);
+        const background = classPollDelay('background', attempt, elapsed);
+        expect(background).toBeGreaterThanOrEqual(BACKGROUND_FAST_BAND.min);
+        expect(background).toBeLessThanOrEqual(BACKGROUND_FAST_BAND.max);
+        for (const c of ['urgent', 'routine'] as const) {
+          expect(classPollDelay(c, attempt, elapsed)).toBeGreaterThanOrEqual(3 * SECOND);
+          expect(classPollDelay(c, attempt, elapsed)).toBeLessThanOrEqual(5 * SECOND);
+        }
+      }),
+    );
+  });
+
+  it("a background operation past the fast band backs off with the facts' slow bands", () => {
+    expect(classPollDelay('background', 0, 6 * MINUTE)).toBe(5 * MINUTE);
+  });
+});
+
+describe("heldPollDelay: the adapter's refusal is planned with", () => {
+  it('never before retryAt, never sooner than the cadence, at most the jitter past the later of the two', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: -10_000, max: 600_000 }),
+        fc.string(),
+        fc.nat(600_000),
+        (ahead, seed, cadence) => {
+          const delay = heldPollDelay(NOW + ahead, NOW, seed, cadence);
+          expect(delay).toBeGreaterThanOrEqual(Math.max(ahead, cadence));
+          expect(delay).toBeLessThan(Math.max(ahead, cadence, 0) + HELD_JITTER_MS);
+        },
+      ),
+    );
+  });
+
+  it('a crowd held until the same instant does not come back at the same instant', () => {
+    const delays = new Set(
+      Array.from({ length: 50 }, (_, i) => heldPollDelay(NOW + 1_000, NOW, `query-${i}`, 0)),
+    );
+    expect(delays.size).toBeGreaterThan(10);
+  });
+});
+
+// ---- the same rules in a flow's decisions -------------------------------------------------------
+
+/** The status query a decision sends, and when it asks next. */
+function pollOf(effects: readonly unknown[]): { request: GatewayStatusRequest; nextAt?: string } {
+  const send = effects.find(
+    (e): e is { type: 'send-gateway-request'; request: GatewayStatusRequest } =>
+      (e as { type?: string }).type === 'send-gateway-request',
+  );
+  if (send === undefined) throw new Error(`no status query in ${JSON.stringify(effects)}`);
+  const next = effects.find(
+    (e): e is { type: 'schedule-timer'; at: string } =>
+      (e as { type?: string }).type === 'schedule-timer',
+  );
+  return { request: send.request, ...(next === undefined ? {} : { nextAt: next.at }) };
+}
+
+const pollTimer =
+  (attempt: number, hinted?: true) =>
+  (state: PaymentState): PaymentInput => {
+    if (state.status === 'initial' || state.inFlight === undefined) throw new Error('no op');
+    return payments.timer({
+      kind: 'status-poll',
+      requestId: state.inFlight.requestId,
+      attempt,
+      ...(hinted ? { hinted } : {}),
+    });
+  };
+
+const refresh = (): RefreshStatusCommand => ({
+  type: 'refresh-status',
+  commandId: testUuid(),
+  paymentId: PAYMENT_ID,
+  merchant: MERCHANT,
+  occurredAt: payments.T0,
+});
+
+describe('a flow polls through the scheduler', () => {
+  const unknownSale = () =>
+    payments.givenInputs(
+      payments.command(saleCommand()),
+      payments.result({ kind: 'unknown', reason: 'timeout' }),
+    );
+  const processingSale = () =>
+    payments.givenInputs(payments.command(saleCommand()), payments.acceptedResult());
+
+  it('a sale answered unknown is polled urgent; once unknown for long, background and slower', () => {
+    const fresh = unknownSale().when(pollTimer(1), payments.at(3 * SECOND));
+    expect(pollOf(fresh.decision.effects).request.priority).toBe('urgent');
+    const old = unknownSale().when(pollTimer(40), payments.at(URGENT_FOR_MS + SECOND));
+    const poll = pollOf(old.decision.effects);
+    expect(poll.request.priority).toBe('background');
+    expect(
+      msBetween(payments.at(URGENT_FOR_MS + SECOND), poll.nextAt ?? ''),
+    ).toBeGreaterThanOrEqual(BACKGROUND_FAST_BAND.min);
+  });
+
+  it('a sale the gateway leaves processing drops to background after a minute', () => {
+    const early = processingSale().when(pollTimer(1), payments.at(3 * SECOND));
+    expect(pollOf(early.decision.effects).request.priority).toBe('routine');
+    const late = processingSale().when(pollTimer(20), payments.at(2 * MINUTE));
+    expect(pollOf(late.decision.effects).request.priority).toBe('background');
+  });
+
+  it('a 3-D Secure challenge is polled in the payer class, slowly; the payer coming back makes one urgent query at once', () => {
+    const challenged = payments.givenInputs(
+      payments.command(saleCommand()),
+      payments.result({
+        kind: 'accepted',
+        gatewayOrderId: 'gw-777',
+        redirectUrl: 'https://acs.example/challenge/1',
+      }),
+    );
+    expect(challenged.state.inFlight?.stage).toBe('action-required');
+    const polled = challenged.when(pollTimer(1), payments.at(3 * SECOND));
+    const poll = pollOf(polled.decision.effects);
+    expect(poll.request.priority).toBe('payer');
+    expect(msBetween(payments.at(3 * SECOND), poll.nextAt ?? '')).toBeGreaterThanOrEqual(
+      PAYER_BAND.min,
+    );
+    // The payer's browser back (a verified control): a hint, an urgent query now.
+    const back = challenged.when(
+      (state) => {
+        const input = payments.callback('approved')(state);
+        return input.kind === 'callback'
+          ? { ...input, callback: { ...input.callback, source: 'browser-return' } }
+          : input;
+      },
+      payments.at(20 * SECOND),
+    );
+    back.thenIgnored('HINT_ONLY').thenEffects([
+      {
+        type: 'schedule-timer',
+        timer: { kind: 'status-poll', attempt: 1, hinted: true },
+        at: payments.at(20 * SECOND),
+      },
+    ]);
+    const asked = challenged.when(pollTimer(1, true), payments.at(20 * SECOND));
+    expect(pollOf(asked.decision.effects).request.priority).toBe('urgent');
+  });
+
+  it('an unverified hint brings a query forward, but not as urgent', () => {
+    const hint: PaymentInput = {
+      kind: 'status-check-hint',
+      hint: {
+        kind: 'status-check-hint',
+        notificationId: 'h1',
+        paymentId: PAYMENT_ID,
+        reason: 'checksum-mismatch',
+        receivedAt: payments.at(SECOND),
+      },
+    };
+    const brought = unknownSale().when(hint, payments.at(SECOND));
+    brought
+      .thenIgnored('NO_NEWS')
+      .thenEffects([{ type: 'schedule-timer', timer: { kind: 'status-poll', attempt: 1 } }]);
+    const [effect] = brought.decision.effects as Array<{ timer: { hinted?: true } }>;
+    expect(effect?.timer.hinted).toBeUndefined();
+  });
+
+  it("an operator's refresh is urgent", () => {
+    const refreshed = processingSale().when(payments.command(refresh()), payments.at(10 * MINUTE));
+    expect(pollOf(refreshed.decision.effects).request.priority).toBe('urgent');
+  });
+
+  it('a status query held by the adapter is asked again at its retryAt (plus jitter), not at the fast cadence', () => {
+    const retryAt = payments.at(40 * SECOND);
+    const held = processingSale().when(
+      (state) =>
+        gatewayResultInput({
+          requestId: '10000000-0000-4000-8000-00000000abcd',
+          paymentId: PAYMENT_ID,
+          operation: 'status',
+          subjectRequestId: state.inFlight?.requestId ?? '',
+          attempt: 1,
+          result: { kind: 'not-sent', reason: 'status budget spent', retryAt },
+          completedAt: payments.at(3 * SECOND),
+        }),
+      payments.at(3 * SECOND),
+    );
+    held.thenIgnored('NO_NEWS');
+    const [next] = held.decision.effects as Array<{ type: string; at: string }>;
+    expect(next?.type).toBe('schedule-timer');
+    const after = msBetween(retryAt, next?.at ?? '');
+    expect(after).toBeGreaterThanOrEqual(0);
+    expect(after).toBeLessThan(HELD_JITTER_MS);
+  });
+});

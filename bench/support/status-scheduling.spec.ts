@@ -1,0 +1,105 @@
+import fc from 'fast-check';
+import { DEFAULT_BACKGROUND_SHARE } from '../../apps/gateway-adapter/src/domain/status-budget';
+import { MINUTE, SECOND } from '../../apps/orchestrator/src/domain/polling';
+import { firstOverBudget, type SimKind, type SimOperation, simulate } from './status-scheduling';
+
+/**
+ * The one status-query scheduler, whole (issue #38 item 1): the orchestrator's classes and
+ * cadence asking the adapter's status budget, on a simulated clock (status-scheduling.ts). Under
+ * any mix of old unknowns, alerted ones, payers being waited for, operations the gateway leaves
+ * processing, fresh sales and fresh unknowns (lost replies):
+ *  - every fresh unknown is asked within FRESH_BOUND_MS of its reply being lost;
+ *  - the queries sent never exceed the status rate and burst, nor the background share;
+ *  - no operation is starved for good: each is asked within the horizon (the background class
+ *    is capacity-bound: its expected wait is its population over its share of the rate, kept
+ *    here at most three minutes, and the horizon is ten times that and more).
+ */
+const FRESH_BOUND_MS = 15 * SECOND;
+const HORIZON_MS = 40 * MINUTE;
+
+const population = (kind: SimKind, count: number, spreadMs: number, seed: number): SimOperation[] =>
+  Array.from({ length: count }, (_, i) => ({
+    id: `${kind}-${i}`,
+    kind,
+    startsAtMs: ((i + 1) * 7_919 * (seed + 1)) % spreadMs,
+  }));
+
+describe('the status-query scheduler under the budget (simulated)', () => {
+  it('property: fresh unknowns asked within the bound, the budget never exceeded, nobody starved', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          rate: fc.integer({ min: 2, max: 8 }),
+          burst: fc.integer({ min: 2, max: 8 }),
+          seed: fc.nat(1_000),
+          // Shares of the background population the budget's share serves in three minutes.
+          oldUnknown: fc.double({ min: 0, max: 0.3, noNaN: true }),
+          alerted: fc.double({ min: 0, max: 0.2, noNaN: true }),
+          stuck: fc.double({ min: 0, max: 0.5, noNaN: true }),
+          payers: fc.integer({ min: 0, max: 60 }),
+          freshSales: fc.integer({ min: 0, max: 10 }),
+          freshUnknowns: fc.integer({ min: 1, max: 16 }),
+        }),
+        (mix) => {
+          const backgroundPerThreeMinutes = mix.rate * DEFAULT_BACKGROUND_SHARE * 180;
+          const count = (share: number) => Math.floor(share * backgroundPerThreeMinutes);
+          const operations = [
+            ...population('old-unknown', count(mix.oldUnknown), 30 * SECOND, mix.seed),
+            ...population('alerted', count(mix.alerted), 30 * SECOND, mix.seed),
+            ...population('stuck-processing', count(mix.stuck), 30 * SECOND, mix.seed),
+            ...population('payer', mix.payers, 60 * SECOND, mix.seed),
+            ...population('fresh-processing', mix.freshSales, 60 * SECOND, mix.seed),
+            // Lost replies arrive over the first ten minutes, at most two per second of rate.
+            ...population(
+              'fresh-unknown',
+              Math.min(mix.freshUnknowns, 2 * mix.rate),
+              10 * MINUTE,
+              mix.seed,
+            ),
+          ];
+          const report = simulate(operations, {
+            statusRatePerSecond: mix.rate,
+            statusBurst: mix.burst,
+            durationMs: HORIZON_MS,
+          });
+          const never = operations.filter(
+            (op) => report.firstAskedAfterMs.get(op.id) === undefined,
+          );
+          expect(never).toEqual([]);
+          const late = operations.filter(
+            (op) =>
+              op.kind === 'fresh-unknown' &&
+              (report.firstAskedAfterMs.get(op.id) ?? Infinity) > FRESH_BOUND_MS,
+          );
+          expect(late).toEqual([]);
+          const times = report.sends.map((s) => s.atMs);
+          expect(firstOverBudget(times, mix.rate, mix.burst)).toBeUndefined();
+          const background = report.sends.filter((s) => s.priority === 'background');
+          expect(
+            firstOverBudget(
+              background.map((s) => s.atMs),
+              mix.rate * DEFAULT_BACKGROUND_SHARE,
+              1,
+            ),
+          ).toBeUndefined();
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it('the issue #38 figures: 200 left processing and 20 lost replies on 2 queries per second, each lost reply asked within the bound', () => {
+    const operations = [
+      ...population('stuck-processing', 200, 30 * SECOND, 1),
+      ...population('fresh-unknown', 20, MINUTE, 1),
+    ];
+    const report = simulate(operations, {
+      statusRatePerSecond: 2,
+      statusBurst: 4,
+      durationMs: 10 * MINUTE,
+    });
+    const lost = operations.filter((op) => op.kind === 'fresh-unknown');
+    const asked = lost.map((op) => report.firstAskedAfterMs.get(op.id) ?? Infinity);
+    expect(Math.max(...asked)).toBeLessThanOrEqual(FRESH_BOUND_MS);
+  });
+});

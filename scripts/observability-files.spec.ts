@@ -256,6 +256,7 @@ describe('dashboard and alert rules name only declared metrics', () => {
       'orchestrator_outbox_lag_seconds',
       'gateway_adapter_calls_total',
       'gateway_adapter_breaker_state',
+      'gateway_adapter_status_admissions_total',
       'callbacks_rejected_total',
     ]) {
       expect(used).toContain(name);

@@ -30,6 +30,7 @@ import {
   startTestSandbox,
   type TestSandbox,
 } from '../../../test/support/adapter-sandbox';
+import { register } from 'prom-client';
 import { ADAPTER_REASONS } from '../src/domain/classify';
 
 jest.setTimeout(180_000);
@@ -204,5 +205,19 @@ describe('status budget: a flood of status queries and a few money operations', 
       );
       expect((await sandbox.ledger(s.clientOrderId)).totals).toEqual({ charged: 2500 });
     }
+
+    // The budget's use by priority class, as /metrics shows it: the flood's class only, every
+    // query counted once as admitted or held (a redelivered query may count again), and exactly
+    // the admitted payments' first queries admitted.
+    const admissions = await register
+      .getSingleMetric('gateway_adapter_status_admissions_total')
+      ?.get();
+    const count = (outcome: string): number =>
+      (admissions?.values ?? [])
+        .filter((v) => v.labels.priority === 'urgent' && v.labels.outcome === outcome)
+        .reduce((sum, v) => sum + v.value, 0);
+    expect((admissions?.values ?? []).map((v) => v.labels.priority)).not.toContain('routine');
+    expect(count('admitted')).toBeGreaterThanOrEqual(STATUS_BURST);
+    expect(count('admitted') + count('held')).toBeGreaterThanOrEqual(statuses.length);
   });
 });

@@ -318,6 +318,11 @@ export class GatewayRequestService {
       request.paymentId,
       request.operation === 'status' ? request.priority : undefined,
     );
+    this.metrics.statusAdmissions.inc({
+      endpoint: endpoint.id,
+      priority: (request.operation === 'status' ? request.priority : undefined) ?? 'routine',
+      outcome: admission.kind === 'held' ? 'held' : 'admitted',
+    });
     if (admission.kind === 'held') return heldBack(admission.reason, admission.retryAt);
     try {
       return await this.guardedCall(request, endpoint, ledger);

@@ -13,6 +13,11 @@ export interface AdapterMetrics {
   readonly breakerState: Gauge<'endpoint'>;
   /** Requests accepted (handed off) and not yet answered, per endpoint: its lane. */
   readonly laneRequests: Gauge<'endpoint'>;
+  /**
+   * Status queries admitted or held by the status budget, per endpoint and priority class (urgent,
+   * routine, payer, background): the budget's use by class, and who waits when it is the bottleneck.
+   */
+  readonly statusAdmissions: Counter<'endpoint' | 'priority' | 'outcome'>;
 }
 
 export const BREAKER_STATE_VALUE: Readonly<Record<BreakerState, number>> = {
@@ -51,6 +56,11 @@ export function adapterMetrics(): AdapterMetrics {
       name: 'gateway_adapter_lane_requests',
       help: 'Gateway requests accepted and not yet answered (waiting or in flight), per endpoint',
       labelNames: ['endpoint'] as const,
+    }),
+    statusAdmissions: counterMetric({
+      name: 'gateway_adapter_status_admissions_total',
+      help: 'Status queries admitted or held by the status budget, per endpoint and priority class',
+      labelNames: ['endpoint', 'priority', 'outcome'] as const,
     }),
   };
   return metrics;

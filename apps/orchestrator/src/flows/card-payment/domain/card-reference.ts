@@ -237,14 +237,21 @@ export function decideCardReferenceResult(
       settled,
     );
   const r = result.result;
+  // An earlier attempt's outcome is unknown (it may have made the reference): a re-ask refused,
+  // or answered without the reference, settles nothing; it stays unknown and is asked again.
+  const stillUnknown = (): Decision | undefined =>
+    pending.unknownSince === undefined
+      ? undefined
+      : ignored('NO_NEWS', askAgain(pending, result.attempt, ctx));
   switch (r.kind) {
     case 'accepted':
       return (
         answered(state, pending, r.cardReference, settled, ctx) ??
+        stillUnknown() ??
         failed('rejected', 'the reply carried no card reference')
       );
     case 'rejected':
-      return failed('rejected', r.message, r.code);
+      return stillUnknown() ?? failed('rejected', r.message, r.code);
     case 'not-sent': {
       // Asked again after a lost reply and not sent this time: still unknown, asked again later.
       if (pending.unknownSince !== undefined)

@@ -61,7 +61,10 @@ export function transactionTypes<Op extends string>(
   };
 }
 
-/** A decider's timer effects: upsert or drop the saga's timer of a kind. */
+/**
+ * A decider's timer effects: upsert the timer of a kind — the operation's own when it names its
+ * request (`requestId`), else the saga's — or drop every timer of a kind.
+ */
 export type TimerEffect<Timer extends { kind: string }> =
   | { type: 'schedule-timer'; timer: Timer; at: string }
   | { type: 'cancel-timer'; timer: Timer['kind'] };
@@ -87,8 +90,16 @@ export function runtimeEffectOf<Timer extends { kind: string }>(
     case 'publish-held-request':
     case 'hasten-resend':
       return effect;
-    case 'schedule-timer':
-      return { type: 'set-timer', kind: effect.timer.kind, at: effect.at, payload: effect.timer };
+    case 'schedule-timer': {
+      const { requestId } = effect.timer as { requestId?: unknown };
+      return {
+        type: 'set-timer',
+        kind: effect.timer.kind,
+        at: effect.at,
+        payload: effect.timer,
+        ...(typeof requestId === 'string' ? { scope: requestId } : {}),
+      };
+    }
     case 'cancel-timer':
       return { type: 'cancel-timer', kind: effect.timer };
     default: {

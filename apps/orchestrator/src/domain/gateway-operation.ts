@@ -483,6 +483,15 @@ function decideOperationTimer<O extends OperationInFlight, D, E>(
       if (alert.verdict === 'later') return ignored('NO_NEWS', [alert.rearm]);
       return news([vocab.outcomeUnknown(op, { since: alert.since, alert: true })], []);
     }
+    case 'result-deadline':
+      // No result for the send in time (a request or result lost on the way): the send may have
+      // reached the gateway, so its outcome is unknown — polled, alerted after the window.
+      if (op.requestId !== timer.requestId || op.stage !== 'requested')
+        return ignored('TIMER_OBSOLETE');
+      return news(
+        [vocab.outcomeUnknown(op, { since: ctx.now, alert: false })],
+        [firstPoll(op, ctx.now), unknownAlertTimer(op, ctx.now, rules)],
+      );
     default:
       return unhandled(timer, 'timer');
   }

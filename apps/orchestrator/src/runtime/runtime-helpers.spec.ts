@@ -249,6 +249,7 @@ describe('small helpers', () => {
       neverReceivedSeconds: 60,
       gatewayRefusesReusedOrderId: true,
       ownLimitWaitSeconds: 600,
+      resultDeadlineSeconds: 120,
       statusHintIntervalSeconds: 60,
     };
     expect(policyFromConfig(base)).toEqual({

@@ -346,6 +346,23 @@ function askAgain(
 }
 
 /**
+ * A card-reference request's result is overdue (the request or its result lost on the way): as a
+ * lost reply, unknown and asked again, the alert armed. Undefined: the timer is not this
+ * request's (it is the payment operation's in flight, or obsolete).
+ */
+export function decideCardRefDeadline(
+  timer: Extract<Timer, { kind: 'result-deadline' }>,
+  state: PaymentState,
+  ctx: DecisionContext,
+): Decision | undefined {
+  if (state.status === 'initial' || state.cardRefRequest?.requestId !== timer.requestId)
+    return undefined;
+  const pending = state.cardRefRequest;
+  if (pending.unknownSince !== undefined) return ignored('TIMER_OBSOLETE');
+  return lostReply(state, pending, timer.attempt, ctx);
+}
+
+/**
  * A refresh of the payment (`refresh-status`, an operator's refresh or resolve-unknown): a
  * card-reference request whose outcome is unknown is asked again now, the re-ask it was waiting
  * for brought forward; its reply settles it as any reply does. Undefined: no such request.

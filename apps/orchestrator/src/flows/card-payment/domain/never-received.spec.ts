@@ -15,6 +15,7 @@ import {
   saleCommand,
 } from '@payments/contracts/testing';
 import * as payments from '../../../../test/kits/card-payment.kit';
+import { cardPaymentFlow } from '../card-payment.flow';
 import type { PaymentInput } from './inputs';
 import { DEFAULT_POLICY, NEVER_RECEIVED_ATTEMPT } from './decision';
 import type { PaymentState } from './state';
@@ -73,6 +74,9 @@ describe('a sale or preauth the gateway may never have received', () => {
       resent: true,
       unknownSince: payments.at(WINDOW),
     });
+    // The runtime publishes the repeat: the flow still wants it.
+    const requestId = resent.after.inFlight?.requestId ?? '';
+    expect(cardPaymentFlow(policy).resendWanted(resent.after, requestId)).toBe(true);
   });
 
   it('the window is judged on when the gateway answered, not on when the answer is read', () => {

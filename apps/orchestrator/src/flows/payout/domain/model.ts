@@ -90,6 +90,7 @@ export const initialPayoutState: PayoutState = { status: 'initial', version: 0 }
 export type PayoutTimer =
   | { kind: 'status-poll'; requestId: string; attempt: number }
   | { kind: 'unknown-alert'; requestId: string }
+  | { kind: 'result-deadline'; requestId: string; attempt: number }
   | { kind: 'approval-expiry' };
 export type PayoutTimerKind = PayoutTimer['kind'];
 
@@ -186,6 +187,8 @@ export interface PayoutPolicy {
   readonly unknownAlertAfterMs: number;
   readonly neverReceivedAfterMs: number;
   readonly ownLimitWaitMs: number;
+  /** See OperationRules.resultDeadlineMs (undefined: the default). */
+  readonly resultDeadlineMs?: number;
   /** See OperationRules.gatewayRefusesReusedOrderId (undefined: it does). */
   readonly gatewayRefusesReusedOrderId?: boolean;
 }

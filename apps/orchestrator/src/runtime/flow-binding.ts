@@ -141,10 +141,9 @@ export interface GatewayFlowSpec<
 
 /**
  * Every request a decision publishes gets the deadline of its result, the request's own timer
- * (issue 32 item 8): a first send, a held request published, a resend held back by our limits
- * (from when it may go). The first result of a request drops its deadline, before anything the
- * decision arms again. A re-ask of an outcome already unknown (`afterNoTrace`) needs none: it is
- * polled or asked again already. Status queries have none: the poll timer asks again.
+ * (issue 32 item 8): a first send, a held request published, a resend (from when it may go). A
+ * result of the request drops its deadline, before anything the decision arms again. Status
+ * queries have none: the poll timer asks again.
  */
 export function withResultDeadlines(
   input: SagaInput,
@@ -172,16 +171,14 @@ export function withResultDeadlines(
         // A held request is published as it was written: its first attempt.
         return [effect, deadline(effect.requestId, 1, now)];
       case 'resend-gateway-request':
-        return effect.afterNoTrace === true
-          ? [effect]
-          : [
-              effect,
-              deadline(
-                effect.requestId,
-                effect.attempt,
-                Date.parse(effect.notBefore) > Date.parse(now) ? effect.notBefore : now,
-              ),
-            ];
+        return [
+          effect,
+          deadline(
+            effect.requestId,
+            effect.attempt,
+            Date.parse(effect.notBefore) > Date.parse(now) ? effect.notBefore : now,
+          ),
+        ];
       case 'cancel-timer':
       case 'hasten-resend':
       case 'set-timer':

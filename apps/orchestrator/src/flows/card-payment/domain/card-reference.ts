@@ -347,8 +347,9 @@ function askAgain(
 
 /**
  * A card-reference request's result is overdue (the request or its result lost on the way): as a
- * lost reply, unknown and asked again, the alert armed. Undefined: the timer is not this
- * request's (it is the payment operation's in flight, or obsolete).
+ * lost reply, unknown and asked again, the alert armed; a re-ask's lost too: asked again (its
+ * result would have dropped the deadline and asked again itself). Undefined: the timer is not
+ * this request's (it is the payment operation's in flight, or obsolete).
  */
 export function decideCardRefDeadline(
   timer: Extract<Timer, { kind: 'result-deadline' }>,
@@ -358,7 +359,8 @@ export function decideCardRefDeadline(
   if (state.status === 'initial' || state.cardRefRequest?.requestId !== timer.requestId)
     return undefined;
   const pending = state.cardRefRequest;
-  if (pending.unknownSince !== undefined) return ignored('TIMER_OBSOLETE');
+  if (pending.unknownSince !== undefined)
+    return ignored('NO_NEWS', askAgain(pending, timer.attempt, ctx));
   return lostReply(state, pending, timer.attempt, ctx);
 }
 

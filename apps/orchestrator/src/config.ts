@@ -151,6 +151,10 @@ export const orchestratorConfigShape = {
       description:
         "seconds after an outcome became unknown before the gateway's answer that it has no trace of the request counts: then the request is sent once more if the gateway would refuse the repeat as a duplicate, otherwise (or if the repeat too leaves no trace) the outcome stays unknown with the alert raised",
     }),
+    resultDeadlineSeconds: envVar('RESULT_DEADLINE_SECONDS', positiveInt(120), {
+      description:
+        "seconds a request sent to the gateway may go without its result (the adapter's answer) before its outcome is unknown: then it is polled and, past UNKNOWN_ALERT_SECONDS, alerted (a request or result lost on the way never leaves it requested forever)",
+    }),
     gatewayRefusesReusedOrderId: envVar('GATEWAY_REFUSES_REUSED_ORDER_ID_ENDPOINTS', endpointList, {
       description:
         'comma-separated endpoint ids whose gateway answers a request repeated under the same client_orderid with the first order and never charges twice: there a payment, payout or transfer with no trace at the gateway after the window is sent once more; empty (default) = none, such an operation stays unknown with the alert raised (the spec never promises the refusal; a gateway that charges the repeat would charge twice)',

@@ -131,10 +131,15 @@ function decideOperationResult<O extends OperationInFlight, D, E>(
   }
 
   if (result.requestId !== op.requestId) return ignored('STALE_REQUEST');
-  // Only the first result of a send counts; a callback or status reply may already have moved on.
-  if (op.stage !== 'requested') return ignored('DUPLICATE_RESULT');
-
   const r = result.result;
+  // Only the first result of a send counts; a callback or status reply may already have moved on.
+  // One exception: the repeat after no trace acknowledged — the gateway has the request now (the
+  // first send's result was unknown, so this acknowledgement is the repeat's). Any other answer
+  // to the repeat (refused, not sent, unknown) leaves the outcome unknown: the first send may
+  // have reached the gateway, and only its answer about the request settles it.
+  if (op.stage !== 'requested' && !(r.kind === 'accepted' && resentUnknown(op)))
+    return ignored('DUPLICATE_RESULT');
+
   switch (r.kind) {
     case 'accepted': {
       const acknowledged =
@@ -176,13 +181,9 @@ function decideOperationResult<O extends OperationInFlight, D, E>(
       return news(drafts, [firstPoll(op, ctx.now)]);
     }
     case 'rejected':
-      // The repeat of a request with no trace refused: the gateway may be refusing it as the
-      // duplicate of the first send, which arrived after all. Only a status reply can tell.
-      if (op.resent === true && result.attempt >= NEVER_RECEIVED_ATTEMPT)
-        return news(
-          [vocab.outcomeUnknown(op, { since: ctx.now, alert: false })],
-          [firstPoll(op, ctx.now), unknownAlertTimer(op, ctx.now, rules)],
-        );
+      // A repeat refused: the gateway may be refusing it as the duplicate of an earlier send,
+      // which arrived after all. Only a status reply can tell.
+      if (mayHaveReachedGateway(op)) return stillUnknown(scope);
       return withSettledTimers(
         vocab.failed(op, { reason: 'rejected', code: r.code, message: r.message }),
       );
@@ -196,7 +197,10 @@ function decideOperationResult<O extends OperationInFlight, D, E>(
         ownLimitWaitMs: rules.ownLimitWaitMs,
       });
       if (resend === undefined)
-        return withSettledTimers(vocab.failed(op, { reason: 'not-sent', message: r.reason }));
+        // This attempt never left, but an earlier one may have reached the gateway: not failed.
+        return mayHaveReachedGateway(op)
+          ? stillUnknown(scope)
+          : withSettledTimers(vocab.failed(op, { reason: 'not-sent', message: r.reason }));
       // Resend the same request: same requestId, same clientOrderId. No event; nothing happened.
       return ignored('NO_NEWS', [
         { type: 'resend-gateway-request', requestId: op.requestId, ...resend },
@@ -210,6 +214,38 @@ function decideOperationResult<O extends OperationInFlight, D, E>(
     default:
       return unhandled(r, 'result');
   }
+}
+
+/**
+ * One of the operation's attempts may have reached the gateway: an attempt was answered unknown
+ * (its outcome became unknown) or it was sent once more after no trace. Such an operation is
+ * never `failed`: it stays unknown (polled; the alert raised after its window) until the
+ * gateway's answer about it. A flow whose state puts a resent operation back to `requested`
+ * still keeps this rule, as it reads the operation, not its stage.
+ */
+export function mayHaveReachedGateway(op: OperationInFlight): boolean {
+  return op.resent === true || op.unknownSince !== undefined || op.stage === 'outcome-unknown';
+}
+
+/** Resent after no trace, its outcome unknown: the repeat's acknowledgement is news. */
+function resentUnknown(op: OperationInFlight): boolean {
+  return op.resent === true && op.stage === 'outcome-unknown';
+}
+
+/** An answer that settles nothing about an operation that may have reached the gateway. */
+function stillUnknown<O extends OperationInFlight, D, E>({
+  op,
+  vocab,
+  rules,
+  ctx,
+}: OperationScope<O, D, E>): OperationStep<D, E> {
+  if (op.stage === 'outcome-unknown') return ignored('NO_NEWS');
+  // A flow that put it back to requested: unknown again, polled, the alert armed.
+  const since = op.unknownSince ?? ctx.now;
+  return news(
+    [vocab.outcomeUnknown(op, { since, alert: false })],
+    [firstPoll(op, ctx.now), unknownAlertTimer(op, since, rules)],
+  );
 }
 
 /**
@@ -242,7 +278,8 @@ function noTrace<O extends OperationInFlight, D, E>(
           notBefore: ctx.now,
           afterNoTrace: true,
         },
-        { type: 'cancel-timer', timer: 'unknown-alert' },
+        // Unknown still, now since the repeat: the alert is raised if nothing settles it.
+        unknownAlertTimer(op, ctx.now, rules),
       ],
     );
   }
@@ -527,6 +564,15 @@ function decideOperationTimer<O extends OperationInFlight, D, E>(
       if (alert.verdict === 'later') return ignored('NO_NEWS', [alert.rearm]);
       return news([vocab.outcomeUnknown(op, { since: alert.since, alert: true })], []);
     }
+    case 'result-deadline':
+      // No result for the send in time (a request or result lost on the way): the send may have
+      // reached the gateway, so its outcome is unknown — polled, alerted after the window.
+      if (op.requestId !== timer.requestId || op.stage !== 'requested')
+        return ignored('TIMER_OBSOLETE');
+      return news(
+        [vocab.outcomeUnknown(op, { since: ctx.now, alert: false })],
+        [firstPoll(op, ctx.now), unknownAlertTimer(op, ctx.now, rules)],
+      );
     default:
       return unhandled(timer, 'timer');
   }

@@ -137,12 +137,31 @@ export interface GatewayOrder {
 export type OperationTimer =
   /** `hinted`: brought forward by a verified callback or browser return (an urgent query). */
   | { kind: 'status-poll'; requestId: string; attempt: number; hinted?: true }
-  | { kind: 'unknown-alert'; requestId: string };
+  | { kind: 'unknown-alert'; requestId: string }
+  | ResultDeadlineTimer;
+
+/**
+ * The deadline of a send's result (issue 32 item 8), armed by the runtime for every request it
+ * publishes (flow-binding.ts) and dropped by the request's first result: a request or result lost
+ * on the way (dead-lettered, an adapter down past it) would otherwise leave the operation
+ * `requested` forever, never polled, alerted, counted or reconciled. `attempt`: the send's.
+ */
+export interface ResultDeadlineTimer {
+  kind: 'result-deadline';
+  requestId: string;
+  attempt: number;
+}
+
+export const RESULT_DEADLINE_TIMER = 'result-deadline' satisfies ResultDeadlineTimer['kind'];
+
+/** How long a send may go without its result before the outcome is unknown (RESULT_DEADLINE_SECONDS). */
+export const DEFAULT_RESULT_DEADLINE_MS = 2 * 60 * 1000;
 
 /** The timer kinds of an operation in flight (a flow's own timers come on top). */
 export const OPERATION_TIMER_KINDS = [
   'status-poll',
   'unknown-alert',
+  RESULT_DEADLINE_TIMER,
 ] as const satisfies ReadonlyArray<OperationTimer['kind']>;
 
 /**
@@ -173,6 +192,11 @@ export interface OperationRules {
   readonly neverReceivedAfterMs?: number;
   /** An outcome unknown this long raises the alert (facts §4: one hour). */
   readonly unknownAlertAfterMs: number;
+  /**
+   * A send without its result this long is unknown (undefined: {@link DEFAULT_RESULT_DEADLINE_MS});
+   * the runtime arms the deadline (runtime/flow-binding.ts).
+   */
+  readonly resultDeadlineMs?: number;
   /**
    * Where the gateway answers a request repeated under the same client_orderid with the first
    * one's order and never charges twice: `true` every endpoint, a list those endpoint ids, `false`

@@ -19,6 +19,7 @@ import {
   type OperationTimer,
   type OperationVocabulary,
   operationDecision,
+  OPERATION_TIMER_KINDS,
   type OrderFacts,
   reportError,
   withOperation,
@@ -201,7 +202,7 @@ export interface OperationSagaSpec<
 }
 
 const isOperationTimer = (timer: { readonly kind: string }): timer is OperationTimer =>
-  timer.kind === 'status-poll' || timer.kind === 'unknown-alert';
+  (OPERATION_TIMER_KINDS as readonly string[]).includes(timer.kind);
 
 /**
  * The decider of a saga that runs one operation at a time: a command and an own timer are the

@@ -10,6 +10,7 @@ import { TimerTraceparent1768300000000 } from './1768300000000-timer-traceparent
 import { SagaTimeIndexes1769700000000 } from './1769700000000-saga-time-indexes';
 import { SagaOrderIndex1769720000000 } from './1769720000000-saga-order-index';
 import { DeadLetterReplays1769800000000 } from './1769800000000-dead-letter-replays';
+import { TimerScope1769810000000 } from './1769810000000-timer-scope';
 import { AdminTokens1769860000000 } from './1769860000000-admin-tokens';
 
 /** Every migration of the orchestrator's database, oldest first. Append; never edit an applied one. */
@@ -25,5 +26,6 @@ export const orchestratorMigrations: readonly MigrationClass[] = [
   SagaTimeIndexes1769700000000,
   SagaOrderIndex1769720000000,
   DeadLetterReplays1769800000000,
+  TimerScope1769810000000,
   AdminTokens1769860000000,
 ];

@@ -66,6 +66,7 @@ describe('runMigrations (real PostgreSQL)', () => {
       'SagaTimeIndexes1769700000000',
       'SagaOrderIndex1769720000000',
       'DeadLetterReplays1769800000000',
+      'TimerScope1769810000000',
       'AdminTokens1769860000000',
     ]);
     expect(messages).toContain('migrations: applied OutboxInbox1767225600000');
@@ -183,6 +184,7 @@ describe('runMigrations (real PostgreSQL)', () => {
       'SagaTimeIndexes1769700000000',
       'SagaOrderIndex1769720000000',
       'DeadLetterReplays1769800000000',
+      'TimerScope1769810000000',
       'AdminTokens1769860000000',
     ]);
     const recorded = await query<{ name: string; n: string }>(
@@ -201,6 +203,7 @@ describe('runMigrations (real PostgreSQL)', () => {
       { name: 'SagaOrderIndex1769720000000', n: '1' },
       { name: 'Sagas1767600000000', n: '1' },
       { name: 'SagaTimeIndexes1769700000000', n: '1' },
+      { name: 'TimerScope1769810000000', n: '1' },
       { name: 'TimerTraceparent1768300000000', n: '1' },
     ]);
     // The lock was released: nobody holds an advisory lock in this database any more (pg_locks

@@ -16,7 +16,7 @@ import {
   type SagaWrite,
 } from './saga.repository';
 import type { StatementPart } from './sql';
-import { TimerRepository } from './timer.repository';
+import { type TimerChange, TimerRepository } from './timer.repository';
 
 /** The repositories' SQL (through the entities) against a migrated database. */
 describe('orchestrator repositories (real PostgreSQL)', () => {
@@ -49,7 +49,12 @@ describe('orchestrator repositories (real PostgreSQL)', () => {
     }
   });
 
-  const key = (sagaId: string) => ({ flow: 'card-payment', sagaId, kind: 'status-poll' });
+  const key = (sagaId: string) => ({
+    flow: 'card-payment',
+    sagaId,
+    kind: 'status-poll',
+    scope: '',
+  });
 
   const projection = { status: 'initial', kind: null, settled: false };
 
@@ -189,6 +194,61 @@ describe('orchestrator repositories (real PostgreSQL)', () => {
     expect(found).toEqual([rows[0], rows[2]].map((r) => ({ sagaId: id, ...r })));
   });
 
+  it("keeps one timer per operation: a second operation's timer of the same kind never replaces the first's", async () => {
+    const id = await newPayment();
+    const later = new Date(now.getTime() + 60_000);
+    const change = (changes: TimerChange[]) =>
+      decide(id, { op: 'none' }, { parts: [timers.changesPart('card-payment', id, changes)] });
+    const stored = () =>
+      dataSource.query<Array<{ kind: string; scope: string; due_at: Date }>>(
+        `SELECT kind, scope, due_at FROM timers WHERE saga_id = $1 ORDER BY kind, scope`,
+        [id],
+      );
+    // A capture held back, then a card reference held back: both resends stay.
+    await change([
+      {
+        op: 'set',
+        kind: 'gateway-resend',
+        scope: 'r-capture',
+        at: later,
+        payload: { requestId: 'r-capture' },
+      },
+    ]);
+    await change([
+      {
+        op: 'set',
+        kind: 'gateway-resend',
+        scope: 'r-card-ref',
+        at: later,
+        payload: { requestId: 'r-card-ref' },
+      },
+      { op: 'set', kind: 'hold-expiry', at: later, payload: {} },
+    ]);
+    expect(await stored()).toEqual([
+      { kind: 'gateway-resend', scope: 'r-capture', due_at: later },
+      { kind: 'gateway-resend', scope: 'r-card-ref', due_at: later },
+      { kind: 'hold-expiry', scope: '', due_at: later },
+    ]);
+    // Brought forward: only the resend of that very request.
+    await change([{ op: 'advance', kind: 'gateway-resend', at: now, requestId: 'r-card-ref' }]);
+    expect((await stored()).map((t) => t.due_at)).toEqual([later, now, later]);
+    // One cancelled by its scope; then a whole kind cancelled, a timer of it set after the cancel.
+    await change([{ op: 'cancel', kind: 'gateway-resend', scope: 'r-card-ref' }]);
+    expect((await stored()).map((t) => t.scope)).toEqual(['r-capture', '']);
+    await change([
+      { op: 'cancel', kind: 'gateway-resend' },
+      {
+        op: 'set',
+        kind: 'gateway-resend',
+        scope: 'r-capture',
+        at: later,
+        payload: { requestId: 'r-capture' },
+      },
+      { op: 'cancel', kind: 'hold-expiry' },
+    ]);
+    expect(await stored()).toEqual([{ kind: 'gateway-resend', scope: 'r-capture', due_at: later }]);
+  });
+
   it('claims a due timer once, even with two workers at the same time', async () => {
     const id = await newPayment();
     const due = new Date(now.getTime() - 1000);
@@ -218,6 +278,7 @@ describe('orchestrator repositories (real PostgreSQL)', () => {
       flow: 'card-payment',
       sagaId: id,
       kind: 'status-poll',
+      scope: '',
       dueAt: due,
       payload: { a: 2 },
       attempts: 0,

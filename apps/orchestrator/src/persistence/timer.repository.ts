@@ -3,11 +3,16 @@ import type { EntityManager } from 'typeorm';
 import { TimerEntity } from './entities';
 import type { StatementPart } from './sql';
 
-/** A timer's key: one timer per (flow, saga, kind). */
+/**
+ * A timer's key: one timer per (flow, saga, kind, scope). The scope is the request id of the
+ * operation the timer belongs to ('' for the saga's own timers), so two operations of one saga in
+ * flight at once never share a timer.
+ */
 export interface TimerKey {
   readonly flow: string;
   readonly sagaId: string;
   readonly kind: string;
+  readonly scope: string;
 }
 
 export interface TimerRow extends TimerKey {
@@ -20,12 +25,19 @@ export interface TimerRow extends TimerKey {
 
 /**
  * A timer set, cancelled or brought forward by a decision, in the order the decision gave.
- * `advance`: the saga's timer of `kind` whose payload names `requestId` falls due at `at` if it
- * was due later; without such a timer, nothing.
+ * `set`: the timer of `kind` and `scope` (undefined: '', the saga's own). `cancel`: that one, or
+ * with no scope every timer of the kind. `advance`: the saga's timer of `kind` of the request
+ * `requestId` falls due at `at` if it was due later; without such a timer, nothing.
  */
 export type TimerChange =
-  | { readonly op: 'set'; readonly kind: string; readonly at: Date; readonly payload: object }
-  | { readonly op: 'cancel'; readonly kind: string }
+  | {
+      readonly op: 'set';
+      readonly kind: string;
+      readonly scope?: string;
+      readonly at: Date;
+      readonly payload: object;
+    }
+  | { readonly op: 'cancel'; readonly kind: string; readonly scope?: string }
   | {
       readonly op: 'advance';
       readonly kind: string;
@@ -33,41 +45,54 @@ export type TimerChange =
       readonly requestId: string;
     };
 
+const scopeOf = (change: TimerChange): string | undefined =>
+  change.op === 'advance'
+    ? change.requestId
+    : change.op === 'set'
+      ? (change.scope ?? '')
+      : change.scope;
+const keyOf = (kind: string, scope: string | undefined) => `${kind}\u0000${scope ?? '*'}`;
+
 /**
- * The changes of one decision as one per kind, with the effect of applying them one by one: a set
- * or a cancel replaces what came before; an advance after a set of the same request moves that
- * set, after anything else it changes nothing the decision wrote (it stays an advance of the
- * stored timer, or drops after a cancel).
+ * The changes of one decision as one per timer, with the effect of applying them one by one: a
+ * set or a cancel replaces what came before on its timers (a cancel of a whole kind, every timer
+ * of the kind); an advance after a set of the same timer moves that set, after anything else it
+ * changes nothing the decision wrote (it stays an advance of the stored timer, or drops after a
+ * cancel).
  */
-function lastPerKind(changes: readonly TimerChange[]): TimerChange[] {
+export function lastPerTimer(changes: readonly TimerChange[]): TimerChange[] {
   const last = new Map<string, TimerChange>();
   for (const change of changes) {
-    const before = last.get(change.kind);
+    const scope = scopeOf(change);
+    const key = keyOf(change.kind, scope);
+    const wholeKind = last.get(keyOf(change.kind, undefined));
+    const before = last.get(key);
     let now: TimerChange | undefined = change;
-    if (change.op === 'advance' && before !== undefined) {
-      if (before.op === 'cancel') now = undefined;
+    if (change.op === 'advance') {
+      if (before === undefined) {
+        if (wholeKind !== undefined) now = undefined;
+      } else if (before.op === 'cancel') now = undefined;
       else if (before.op === 'set')
-        now =
-          (before.payload as { requestId?: unknown }).requestId === change.requestId &&
-          change.at < before.at
-            ? { ...before, at: change.at }
-            : undefined;
+        now = change.at < before.at ? { ...before, at: change.at } : undefined;
       else if (before.at <= change.at) now = undefined;
     }
     if (now === undefined) continue;
-    last.delete(change.kind);
-    last.set(change.kind, now);
+    if (change.op === 'cancel' && scope === undefined)
+      for (const k of [...last.keys()]) if (last.get(k)?.kind === change.kind) last.delete(k);
+    last.delete(key);
+    last.set(key, now);
   }
   return [...last.values()];
 }
 
-/** `timers`: one row per (flow, saga, kind), in the caller's transaction. */
+/** `timers`: one row per (flow, saga, kind, scope), in the caller's transaction. */
 @Injectable()
 export class TimerRepository {
   /**
-   * A decision's timer changes for one saga as part of a statement: the last change per kind wins
-   * (as when applied one by one), so the set kinds and the cancelled kinds are distinct and one
-   * upsert and one delete carry them all.
+   * A decision's timer changes for one saga as part of a statement: the last change per timer
+   * wins (as when applied one by one), so the timers set, cancelled and advanced are distinct (a
+   * cancel of a whole kind spares the timers of that kind the decision sets after it) and one
+   * upsert, one delete and one update carry them all.
    */
   changesPart(
     flow: string,
@@ -75,26 +100,27 @@ export class TimerRepository {
     changes: readonly TimerChange[],
     traceparent?: string,
   ): StatementPart {
-    const sets: Array<{ kind: string; due_at: string; payload: object }> = [];
-    const cancels: string[] = [];
-    const advances: Array<{ kind: string; due_at: string; request_id: string }> = [];
-    for (const change of lastPerKind(changes)) {
+    const sets: Array<{ kind: string; scope: string; due_at: string; payload: object }> = [];
+    const cancels: Array<{ kind: string; scope: string | null }> = [];
+    const advances: Array<{ kind: string; due_at: string; scope: string }> = [];
+    for (const change of lastPerTimer(changes)) {
       switch (change.op) {
         case 'set':
           sets.push({
             kind: change.kind,
+            scope: change.scope ?? '',
             due_at: change.at.toISOString(),
             payload: change.payload,
           });
           break;
         case 'cancel':
-          cancels.push(change.kind);
+          cancels.push({ kind: change.kind, scope: change.scope ?? null });
           break;
         case 'advance':
           advances.push({
             kind: change.kind,
             due_at: change.at.toISOString(),
-            request_id: change.requestId,
+            scope: change.requestId,
           });
           break;
         default: {
@@ -105,29 +131,34 @@ export class TimerRepository {
     }
     return {
       ctes: (n, guard) => `timers_set AS (
-  INSERT INTO timers (flow, saga_id, kind, due_at, payload, attempts, traceparent)
-  SELECT $${n}::text, $${n + 1}::uuid, t.kind, t.due_at, t.payload, 0, $${n + 4}::text
-    FROM jsonb_to_recordset($${n + 2}::jsonb) AS t(kind text, due_at timestamptz, payload jsonb)
+  INSERT INTO timers (flow, saga_id, kind, scope, due_at, payload, attempts, traceparent)
+  SELECT $${n}::text, $${n + 1}::uuid, t.kind, t.scope, t.due_at, t.payload, 0, $${n + 4}::text
+    FROM jsonb_to_recordset($${n + 2}::jsonb) AS t(kind text, scope text, due_at timestamptz, payload jsonb)
    WHERE ${guard}
-  ON CONFLICT (flow, saga_id, kind)
+  ON CONFLICT (flow, saga_id, kind, scope)
   DO UPDATE SET due_at = EXCLUDED.due_at, payload = EXCLUDED.payload, attempts = 0,
                 traceparent = EXCLUDED.traceparent
   RETURNING 1),
 timers_cancelled AS (
-  DELETE FROM timers WHERE flow = $${n}::text AND saga_id = $${n + 1}::uuid
-     AND cardinality($${n + 3}::text[]) > 0 AND kind = ANY($${n + 3}::text[]) AND ${guard}
+  DELETE FROM timers t WHERE t.flow = $${n}::text AND t.saga_id = $${n + 1}::uuid
+     AND jsonb_array_length($${n + 3}::jsonb) > 0
+     AND EXISTS (SELECT 1 FROM jsonb_to_recordset($${n + 3}::jsonb) AS c(kind text, scope text)
+                  WHERE c.kind = t.kind AND (c.scope IS NULL OR c.scope = t.scope))
+     AND NOT EXISTS (SELECT 1 FROM jsonb_to_recordset($${n + 2}::jsonb) AS s(kind text, scope text)
+                      WHERE s.kind = t.kind AND s.scope = t.scope)
+     AND ${guard}
   RETURNING 1),
 timers_advanced AS (
   UPDATE timers t SET due_at = a.due_at
-    FROM jsonb_to_recordset($${n + 5}::jsonb) AS a(kind text, due_at timestamptz, request_id text)
+    FROM jsonb_to_recordset($${n + 5}::jsonb) AS a(kind text, due_at timestamptz, scope text)
    WHERE t.flow = $${n}::text AND t.saga_id = $${n + 1}::uuid AND t.kind = a.kind
-     AND t.payload->>'requestId' = a.request_id AND t.due_at > a.due_at AND ${guard}
+     AND t.scope = a.scope AND t.due_at > a.due_at AND ${guard}
   RETURNING 1)`,
       values: [
         flow,
         sagaId,
         JSON.stringify(sets),
-        cancels,
+        JSON.stringify(cancels),
         traceparent ?? null,
         JSON.stringify(advances),
       ],
@@ -145,12 +176,14 @@ timers_advanced AS (
     const due = await tx
       .getRepository(TimerEntity)
       .createQueryBuilder('t')
-      .select(['t.flow', 't.sagaId', 't.kind'])
+      .select(['t.flow', 't.sagaId', 't.kind', 't.scope'])
       .where('t.dueAt <= :now', { now })
       .orderBy('t.dueAt')
       .limit(1)
       .getOne();
-    return due ? { flow: due.flow, sagaId: due.sagaId, kind: due.kind } : undefined;
+    return due
+      ? { flow: due.flow, sagaId: due.sagaId, kind: due.kind, scope: due.scope }
+      : undefined;
   }
 
   /**
@@ -162,21 +195,25 @@ timers_advanced AS (
     const due = await tx
       .getRepository(TimerEntity)
       .createQueryBuilder('t')
-      .where('t.flow = :flow AND t.sagaId = :sagaId AND t.kind = :kind AND t.dueAt <= :now', {
-        flow: key.flow,
-        sagaId: key.sagaId,
-        kind: key.kind,
-        now,
-      })
+      .where(
+        't.flow = :flow AND t.sagaId = :sagaId AND t.kind = :kind AND t.scope = :scope AND t.dueAt <= :now',
+        { flow: key.flow, sagaId: key.sagaId, kind: key.kind, scope: key.scope, now },
+      )
       .setLock('pessimistic_write')
       .setOnLocked('skip_locked')
       .getOne();
     if (!due) return undefined;
-    await tx.delete(TimerEntity, { flow: due.flow, sagaId: due.sagaId, kind: due.kind });
+    await tx.delete(TimerEntity, {
+      flow: due.flow,
+      sagaId: due.sagaId,
+      kind: due.kind,
+      scope: due.scope,
+    });
     return {
       flow: due.flow,
       sagaId: due.sagaId,
       kind: due.kind,
+      scope: due.scope,
       dueAt: due.dueAt,
       payload: due.payload,
       attempts: due.attempts,
@@ -190,7 +227,7 @@ timers_advanced AS (
       .createQueryBuilder()
       .update(TimerEntity)
       .set({ attempts: () => 'attempts + 1', dueAt })
-      .where({ flow: key.flow, sagaId: key.sagaId, kind: key.kind })
+      .where({ flow: key.flow, sagaId: key.sagaId, kind: key.kind, scope: key.scope })
       .execute();
   }
 }

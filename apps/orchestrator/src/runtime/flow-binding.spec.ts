@@ -54,13 +54,21 @@ describe('transactionTypes', () => {
 });
 
 describe('runtimeEffectOf', () => {
-  it('timers become keyed runtime timers with the decider timer as payload', () => {
+  it("timers become keyed runtime timers with the decider timer as payload, an operation's scoped by its request", () => {
     const timer = { kind: 'status-poll', requestId: 'r', attempt: 2 } as const;
     expect(runtimeEffectOf({ type: 'schedule-timer', timer, at: 'T' })).toEqual({
       type: 'set-timer',
       kind: 'status-poll',
       at: 'T',
       payload: timer,
+      scope: 'r',
+    });
+    const own = { kind: 'hold-expiry', action: 'void' } as const;
+    expect(runtimeEffectOf({ type: 'schedule-timer', timer: own, at: 'T' })).toEqual({
+      type: 'set-timer',
+      kind: 'hold-expiry',
+      at: 'T',
+      payload: own,
     });
     expect(runtimeEffectOf<typeof timer>({ type: 'cancel-timer', timer: 'status-poll' })).toEqual({
       type: 'cancel-timer',

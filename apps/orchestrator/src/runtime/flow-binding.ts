@@ -4,7 +4,12 @@ import type {
   StatusCheckHint,
   SubjectOperation,
 } from '@payments/contracts';
-import type { FlowDecision } from '../domain/decision';
+import { addMs, type FlowDecision } from '../domain/decision';
+import {
+  DEFAULT_RESULT_DEADLINE_MS,
+  RESULT_DEADLINE_TIMER,
+  type ResultDeadlineTimer,
+} from '../domain/operation-model';
 import type { Decision, DecisionContext, Flow, RuntimeEffect, SagaEvent, SagaInput } from './flow';
 
 /**
@@ -61,7 +66,10 @@ export function transactionTypes<Op extends string>(
   };
 }
 
-/** A decider's timer effects: upsert or drop the saga's timer of a kind. */
+/**
+ * A decider's timer effects: upsert the timer of a kind — the operation's own when it names its
+ * request (`requestId`), else the saga's — or drop every timer of a kind.
+ */
 export type TimerEffect<Timer extends { kind: string }> =
   | { type: 'schedule-timer'; timer: Timer; at: string }
   | { type: 'cancel-timer'; timer: Timer['kind'] };
@@ -87,8 +95,16 @@ export function runtimeEffectOf<Timer extends { kind: string }>(
     case 'publish-held-request':
     case 'hasten-resend':
       return effect;
-    case 'schedule-timer':
-      return { type: 'set-timer', kind: effect.timer.kind, at: effect.at, payload: effect.timer };
+    case 'schedule-timer': {
+      const { requestId } = effect.timer as { requestId?: unknown };
+      return {
+        type: 'set-timer',
+        kind: effect.timer.kind,
+        at: effect.at,
+        payload: effect.timer,
+        ...(typeof requestId === 'string' ? { scope: requestId } : {}),
+      };
+    }
     case 'cancel-timer':
       return { type: 'cancel-timer', kind: effect.timer };
     default: {
@@ -116,6 +132,69 @@ export interface GatewayFlowSpec<
   ): FlowDecision<Event, Effect, string>;
   /** The decider's effects in the runtime's vocabulary ({@link runtimeEffectOf} for the common ones). */
   readonly effect: (effect: Effect, ctx: DecisionContext) => RuntimeEffect;
+  /**
+   * How long a send may go without its result (undefined: {@link DEFAULT_RESULT_DEADLINE_MS});
+   * only for a flow whose `timerKinds` hold `result-deadline` ({@link withResultDeadlines}).
+   */
+  readonly resultDeadlineMs?: number;
+}
+
+/**
+ * Every request a decision publishes gets the deadline of its result, the request's own timer
+ * (issue 32 item 8): a first send, a held request published, a resend (from when it may go). A
+ * result of the request drops its deadline, before anything the decision arms again. Status
+ * queries have none: the poll timer asks again.
+ */
+export function withResultDeadlines(
+  input: SagaInput,
+  effects: readonly RuntimeEffect[],
+  now: string,
+  deadlineMs: number,
+): RuntimeEffect[] {
+  const deadline = (requestId: string, attempt: number, from: string): RuntimeEffect => {
+    const timer: ResultDeadlineTimer = { kind: RESULT_DEADLINE_TIMER, requestId, attempt };
+    return {
+      type: 'set-timer',
+      kind: RESULT_DEADLINE_TIMER,
+      scope: requestId,
+      at: addMs(from, deadlineMs),
+      payload: timer,
+    };
+  };
+  const armed = effects.flatMap((effect): RuntimeEffect[] => {
+    switch (effect.type) {
+      case 'send-gateway-request':
+        return effect.held === true || effect.request.operation === 'status'
+          ? [effect]
+          : [effect, deadline(effect.request.requestId, effect.request.attempt, now)];
+      case 'publish-held-request':
+        // A held request is published as it was written: its first attempt.
+        return [effect, deadline(effect.requestId, 1, now)];
+      case 'resend-gateway-request':
+        return [
+          effect,
+          deadline(
+            effect.requestId,
+            effect.attempt,
+            Date.parse(effect.notBefore) > Date.parse(now) ? effect.notBefore : now,
+          ),
+        ];
+      case 'cancel-timer':
+      case 'hasten-resend':
+      case 'set-timer':
+      case 'start-saga':
+        return [effect];
+      default: {
+        const never: never = effect;
+        throw new Error(`unhandled effect ${JSON.stringify(never)}`);
+      }
+    }
+  });
+  if (input.kind !== 'gateway-result' || input.result.operation === 'status') return armed;
+  return [
+    { type: 'cancel-timer', kind: RESULT_DEADLINE_TIMER, scope: input.result.requestId },
+    ...armed,
+  ];
 }
 
 /** A gateway flow under the runtime's contract (see {@link GatewayFlowSpec}). */
@@ -150,7 +229,14 @@ export function gatewayFlow<
       }
     }
   };
-  const { timerKinds: _kinds, operations: _operations, effect, ...flow } = spec;
+  const { timerKinds: _kinds, operations: _operations, effect, resultDeadlineMs, ...flow } = spec;
+  const deadlines = timerKinds.has(RESULT_DEADLINE_TIMER);
+  const runtimeEffects = (input: SagaInput, effects: readonly Effect[], ctx: DecisionContext) => {
+    const mapped = effects.map((e) => effect(e, ctx));
+    return deadlines
+      ? withResultDeadlines(input, mapped, ctx.now, resultDeadlineMs ?? DEFAULT_RESULT_DEADLINE_MS)
+      : mapped;
+  };
   return {
     ...flow,
     decide(input, state, ctx): Decision<Event, RuntimeEffect> {
@@ -161,7 +247,7 @@ export function gatewayFlow<
       switch (decision.outcome) {
         case 'accepted':
         case 'ignored':
-          return { ...decision, effects: decision.effects.map((e) => effect(e, ctx)) };
+          return { ...decision, effects: runtimeEffects(input, decision.effects, ctx) };
         case 'rejected':
           return decision;
         default: {

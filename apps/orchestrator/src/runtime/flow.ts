@@ -68,9 +68,14 @@ export type RuntimeEffect =
    * request (a refresh of a request whose only re-ask is itself); otherwise nothing.
    */
   | { type: 'hasten-resend'; requestId: string }
-  /** Upsert the saga's timer of this kind (one per flow, saga and kind). */
-  | { type: 'set-timer'; kind: string; at: string; payload: object }
-  | { type: 'cancel-timer'; kind: string }
+  /**
+   * Upsert the saga's timer of this kind and scope (one per flow, saga, kind and scope). `scope`:
+   * the request id of the operation it belongs to, so operations in flight at once never share a
+   * timer; undefined: the saga's own ('').
+   */
+  | { type: 'set-timer'; kind: string; at: string; payload: object; scope?: string }
+  /** Drop the saga's timer of this kind and scope; with no scope, every timer of the kind. */
+  | { type: 'cancel-timer'; kind: string; scope?: string }
   /**
    * Start another saga in the same transaction with a command (a schedule starts a rebill). The
    * command's id makes the start idempotent like any command.

@@ -14,6 +14,7 @@ import {
 } from './runtime-rules';
 import type { Flow, RuntimeEffect } from './flow';
 import { planWrites } from './write-plan';
+import { lastPerTimer } from '../persistence/timer.repository';
 
 const PAYMENT = '0f8b8c1e-4d4a-4c4e-9a53-6f1f0c2d3e4a';
 const COMMAND = '00000000-0000-4000-8000-000000000001';
@@ -220,9 +221,68 @@ describe('small helpers', () => {
       },
     });
     expect(resendStillWanted(inFlight('requested'), requestId)).toBe(true);
+    // Sent once more after no trace, still unknown: the repeat is still wanted.
+    const resent = inFlight('requested');
+    expect(
+      resendStillWanted(
+        {
+          ...resent,
+          status: 'outcome-unknown',
+          inFlight: { ...resent.inFlight!, stage: 'outcome-unknown', resent: true },
+        } as PaymentState,
+        requestId,
+      ),
+    ).toBe(true);
     expect(resendStillWanted(inFlight('processing'), requestId)).toBe(false);
     expect(resendStillWanted(inFlight('requested'), COMMAND)).toBe(false);
     expect(resendStillWanted(initialState, requestId)).toBe(false);
+  });
+
+  it("keeps a decision's timer changes one per timer (kind and scope), as applied one by one", () => {
+    const at = (s: number) => new Date(Date.UTC(2025, 2, 1, 10, 0, s));
+    const set = (kind: string, scope: string | undefined, s: number) =>
+      ({
+        op: 'set',
+        kind,
+        ...(scope === undefined ? {} : { scope }),
+        at: at(s),
+        payload: { requestId: scope },
+      }) as const;
+    // Two requests' resends of one saga both stand; the later set of one replaces its earlier.
+    expect(
+      lastPerTimer([
+        set('gateway-resend', 'a', 5),
+        set('gateway-resend', 'b', 3),
+        set('gateway-resend', 'a', 9),
+      ]),
+    ).toEqual([set('gateway-resend', 'b', 3), set('gateway-resend', 'a', 9)]);
+    // A cancel of the whole kind drops the sets before it, not those after it.
+    expect(
+      lastPerTimer([
+        set('status-poll', 'a', 1),
+        { op: 'cancel', kind: 'status-poll' },
+        set('status-poll', 'b', 2),
+        set('hold-expiry', undefined, 4),
+      ]),
+    ).toEqual([
+      { op: 'cancel', kind: 'status-poll' },
+      set('status-poll', 'b', 2),
+      set('hold-expiry', undefined, 4),
+    ]);
+    // An advance moves the set of its own request only; after a cancel of the kind, nothing.
+    expect(
+      lastPerTimer([
+        set('gateway-resend', 'a', 9),
+        set('gateway-resend', 'b', 9),
+        { op: 'advance', kind: 'gateway-resend', at: at(1), requestId: 'b' },
+      ]),
+    ).toEqual([set('gateway-resend', 'a', 9), set('gateway-resend', 'b', 1)]);
+    expect(
+      lastPerTimer([
+        { op: 'cancel', kind: 'gateway-resend' },
+        { op: 'advance', kind: 'gateway-resend', at: at(1), requestId: 'b' },
+      ]),
+    ).toEqual([{ op: 'cancel', kind: 'gateway-resend' }]);
   });
 
   it('backs off failed timers and relay rounds, bounded', () => {
@@ -249,6 +309,7 @@ describe('small helpers', () => {
       neverReceivedSeconds: 60,
       gatewayRefusesReusedOrderId: [],
       ownLimitWaitSeconds: 600,
+      resultDeadlineSeconds: 120,
       statusHintIntervalSeconds: 60,
     };
     expect(policyFromConfig(base)).toEqual({

@@ -97,7 +97,14 @@ export function planWrites<State, Event extends SagaEvent>(args: {
         };
         const notBefore = new Date(effect.notBefore);
         if (notBefore.getTime() > now.getTime()) {
-          timers.push({ op: 'set', kind: RESEND_TIMER, at: notBefore, payload });
+          // The request's own: another request's resend of the saga never replaces it.
+          timers.push({
+            op: 'set',
+            kind: RESEND_TIMER,
+            scope: effect.requestId,
+            at: notBefore,
+            payload,
+          });
         } else {
           resends.push(payload);
         }
@@ -110,12 +117,17 @@ export function planWrites<State, Event extends SagaEvent>(args: {
         timers.push({
           op: 'set',
           kind: effect.kind,
+          ...(effect.scope === undefined ? {} : { scope: effect.scope }),
           at: new Date(effect.at),
           payload: effect.payload,
         });
         break;
       case 'cancel-timer':
-        timers.push({ op: 'cancel', kind: effect.kind });
+        timers.push({
+          op: 'cancel',
+          kind: effect.kind,
+          ...(effect.scope === undefined ? {} : { scope: effect.scope }),
+        });
         break;
       case 'start-saga':
         children.push(effect.command);

@@ -62,6 +62,7 @@ export function cardPaymentFlow(policy: PaymentPolicy): Flow<PaymentState, Payme
       'card-ref-alert',
     ],
     operations: CARD_PAYMENT_OPERATIONS,
+    ...(policy.resultDeadlineMs === undefined ? {} : { resultDeadlineMs: policy.resultDeadlineMs }),
     decide: (input, state, ctx) => decide(input, state, { ...ctx, policy }),
     effect: runtimeEffectOf,
     evolve,

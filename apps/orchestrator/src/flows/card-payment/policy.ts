@@ -27,5 +27,6 @@ export function cardPaymentPolicy(
     neverReceivedAfterMs: config.policy.neverReceivedSeconds * 1000,
     gatewayRefusesReusedOrderId: config.policy.gatewayRefusesReusedOrderId,
     ownLimitWaitMs: config.policy.ownLimitWaitSeconds * 1000,
+    resultDeadlineMs: config.policy.resultDeadlineSeconds * 1000,
   };
 }

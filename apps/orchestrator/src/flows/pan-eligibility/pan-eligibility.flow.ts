@@ -53,6 +53,7 @@ export function panEligibilityFlow(rules: OperationRules): Flow<CheckState, PanE
     operations: transactionTypes<PanEligibilityOperation>({
       'pan-eligibility': ['pan-eligibility'],
     }),
+    ...(rules.resultDeadlineMs === undefined ? {} : { resultDeadlineMs: rules.resultDeadlineMs }),
     decide: (input, state, ctx) => decideCheck(input, state, { ...ctx, policy: rules }),
     effect: (effect) => runtimeEffectOf(effect),
     evolve: evolveCheck,

@@ -44,6 +44,7 @@ export function payoutFlow(policy: PayoutPolicy): Flow<PayoutState, PayoutEvent>
     initialState: initialPayoutState,
     timerKinds: [...OPERATION_TIMER_KINDS, 'approval-expiry'],
     operations: PAYOUT_OPERATIONS,
+    ...(policy.resultDeadlineMs === undefined ? {} : { resultDeadlineMs: policy.resultDeadlineMs }),
     decide: (input, state, ctx) => decidePayout(input, state, { ...ctx, policy }),
     effect: budgetOrRuntimeEffect,
     evolve: evolvePayout,

@@ -48,6 +48,7 @@ export function transferFlow(policy: TransferPolicy): Flow<TransferState, Transf
     initialState: initialTransferState,
     timerKinds: OPERATION_TIMER_KINDS,
     operations: TRANSFER_OPERATIONS,
+    ...(policy.resultDeadlineMs === undefined ? {} : { resultDeadlineMs: policy.resultDeadlineMs }),
     decide: (input, state, ctx) => decideTransfer(input, state, { ...ctx, policy }),
     effect: budgetOrRuntimeEffect,
     evolve: evolveTransfer,

@@ -1,7 +1,10 @@
 import { Column, Entity, ForeignKey, Index, PrimaryColumn } from 'typeorm';
 import { SagaEntity } from './saga.entity';
 
-/** `timers` (migrations Payments1767312000000, Sagas1767600000000): one row per (flow, saga, kind). */
+/**
+ * `timers` (migrations Payments1767312000000, Sagas1767600000000, TimerScope1769810000000): one
+ * row per (flow, saga, kind, scope).
+ */
 @Entity({ name: 'timers' })
 @Index('timers_due_idx', ['dueAt'])
 export class TimerEntity {
@@ -15,6 +18,10 @@ export class TimerEntity {
   /** A kind of the flow's decider, or the runtime's own `gateway-resend`. */
   @PrimaryColumn({ name: 'kind', type: 'text' })
   kind!: string;
+
+  /** The request id of the operation the timer belongs to; '' for the saga's own timers. */
+  @PrimaryColumn({ name: 'scope', type: 'text', default: '' })
+  scope!: string;
 
   @Column({ name: 'due_at', type: 'timestamptz' })
   dueAt!: Date;

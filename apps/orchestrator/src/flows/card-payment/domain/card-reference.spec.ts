@@ -320,6 +320,29 @@ describe('create-card-ref', () => {
         ]);
     });
 
+    it('a re-ask refused, or answered without the reference, is not a failure: the first attempt may have made it (issue 32 item 11)', () => {
+      const requestId = requestIdOf(lost().state);
+      for (const reply of [
+        { kind: 'rejected' as const, code: '429', message: 'too many requests' },
+        { kind: 'accepted' as const },
+      ]) {
+        const refused = lost().when(referenceResult(reply, 2), at(3_000));
+        refused
+          .thenIgnored('NO_NEWS')
+          .thenEffects([
+            { type: 'resend-gateway-request', requestId, attempt: 3, afterNoTrace: true },
+          ]);
+        expect(refused.after).toMatchObject({
+          cardRefRequest: { requestId, unknownSince: payments.T0 },
+        });
+        // The next re-ask brings the reference the first attempt made.
+        lost()
+          .and(referenceResult(reply, 2), at(3_000))
+          .when(referenceResult({ kind: 'accepted', cardReference: { refId: '10901' } }, 3))
+          .then([{ type: 'card-ref-created', cardRef: { refId: '10901' } }]);
+      }
+    });
+
     it('unknown for the same window as a payment raises the unknown-outcome alert once', () => {
       const requestId = requestIdOf(lost().state);
       const alertTimer = payments.timer({ kind: 'card-ref-alert', requestId });

@@ -237,14 +237,21 @@ export function decideCardReferenceResult(
       settled,
     );
   const r = result.result;
+  // An earlier attempt's outcome is unknown (it may have made the reference): a re-ask refused,
+  // or answered without the reference, settles nothing; it stays unknown and is asked again.
+  const stillUnknown = (): Decision | undefined =>
+    pending.unknownSince === undefined
+      ? undefined
+      : ignored('NO_NEWS', askAgain(pending, result.attempt, ctx));
   switch (r.kind) {
     case 'accepted':
       return (
         answered(state, pending, r.cardReference, settled, ctx) ??
+        stillUnknown() ??
         failed('rejected', 'the reply carried no card reference')
       );
     case 'rejected':
-      return failed('rejected', r.message, r.code);
+      return stillUnknown() ?? failed('rejected', r.message, r.code);
     case 'not-sent': {
       // Asked again after a lost reply and not sent this time: still unknown, asked again later.
       if (pending.unknownSince !== undefined)
@@ -336,6 +343,25 @@ function askAgain(
       afterNoTrace: true,
     },
   ];
+}
+
+/**
+ * A card-reference request's result is overdue (the request or its result lost on the way): as a
+ * lost reply, unknown and asked again, the alert armed; a re-ask's lost too: asked again (its
+ * result would have dropped the deadline and asked again itself). Undefined: the timer is not
+ * this request's (it is the payment operation's in flight, or obsolete).
+ */
+export function decideCardRefDeadline(
+  timer: Extract<Timer, { kind: 'result-deadline' }>,
+  state: PaymentState,
+  ctx: DecisionContext,
+): Decision | undefined {
+  if (state.status === 'initial' || state.cardRefRequest?.requestId !== timer.requestId)
+    return undefined;
+  const pending = state.cardRefRequest;
+  if (pending.unknownSince !== undefined)
+    return ignored('NO_NEWS', askAgain(pending, timer.attempt, ctx));
+  return lostReply(state, pending, timer.attempt, ctx);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { unhandled } from '../../../domain/decision';
-import { decideCardRefAlert } from './card-reference';
+import { decideCardRefAlert, decideCardRefDeadline } from './card-reference';
 import { decideMethodDeadline } from './decide-payer-flows';
 import type { Decision, DecisionContext } from './decision';
 import { decideOperation } from './decide-gateway';
@@ -14,6 +14,12 @@ export function decideTimer(timer: Timer, state: PaymentState, ctx: DecisionCont
     case 'status-poll':
     case 'unknown-alert':
       return decideOperation({ kind: 'timer-fired', timer }, state, ctx);
+    case 'result-deadline':
+      // The card-reference request's, or the payment operation's in flight.
+      return (
+        decideCardRefDeadline(timer, state, ctx) ??
+        decideOperation({ kind: 'timer-fired', timer }, state, ctx)
+      );
     case 'hold-expiry': {
       if (state.status !== 'authorized' || state.holdExpired) return ignored('TIMER_OBSOLETE');
       const payment = state;

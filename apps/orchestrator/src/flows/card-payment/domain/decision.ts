@@ -40,6 +40,8 @@ export interface PaymentPolicy {
   neverReceivedAfterMs?: number;
   /** See OperationRules.gatewayRefusesReusedOrderId (undefined: no endpoint does). */
   gatewayRefusesReusedOrderId?: ReusedOrderIdRefusal;
+  /** See OperationRules.resultDeadlineMs (undefined: DEFAULT_RESULT_DEADLINE_MS). */
+  resultDeadlineMs?: number;
   /** Per-endpoint amount and currency limits; undefined: DEFAULT_LIMITS. */
   limits?: PaymentLimits;
   /** Sends of one request before a persistent not-sent result fails it (nothing reached the gateway). */

@@ -98,11 +98,14 @@ export function evolve(state: PaymentState, event: PaymentEvent): PaymentState {
       );
     }
     case 'operation-resent': {
+      // Sent once more after no trace: still unknown (the first send may yet reach the gateway),
+      // now since the repeat, as the shared inFlight.resent keeps it; never back to requested,
+      // whose send results could fail an operation that may have charged.
       const [open, op] = requireInFlight(state, event);
-      const { unknownSince: _since, concern: _c, ...rest } = op;
+      const { concern: _c, ...rest } = op;
       return stage(
         { ...open, version },
-        { ...rest, stage: 'requested', alerted: false, resent: true },
+        { ...rest, alerted: false, resent: true, unknownSince: event.occurredAt },
       );
     }
     case 'approved':

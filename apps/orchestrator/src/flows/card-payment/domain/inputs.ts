@@ -7,10 +7,15 @@ import type {
   StatusCheckHint,
 } from '@payments/contracts';
 
-/** Timers are keyed by (payment id, kind): scheduling one replaces the previous of that kind. */
+/**
+ * Timers are keyed by (payment id, kind, request id): scheduling one replaces the previous of
+ * that kind of the same request (a hold's expiry, naming none, is the payment's own).
+ */
 export type Timer =
   | { kind: 'status-poll'; requestId: string; attempt: number }
   | { kind: 'unknown-alert'; requestId: string }
+  /** The send's result is overdue (the runtime arms it, domain/operation-model.ts). */
+  | { kind: 'result-deadline'; requestId: string; attempt: number }
   | { kind: 'hold-expiry'; action: HoldExpiryAction }
   /** 3-D Secure 2.x: the method step's 10 seconds are over (decide-payer-flows.ts). */
   | { kind: 'threeds-method-deadline'; requestId: string }

@@ -15,6 +15,7 @@ import {
   saleCommand,
 } from '@payments/contracts/testing';
 import * as payments from '../../../../test/kits/card-payment.kit';
+import { cardPaymentFlow } from '../card-payment.flow';
 import type { PaymentInput } from './inputs';
 import { DEFAULT_POLICY, NEVER_RECEIVED_ATTEMPT } from './decision';
 import type { PaymentState } from './state';
@@ -64,10 +65,23 @@ describe('a sale or preauth the gateway may never have received', () => {
       .then([{ type: 'operation-resent', operation: 'sale', attempt: resendAttempt }])
       .thenEffects([
         { type: 'resend-gateway-request', attempt: resendAttempt, notBefore: payments.at(WINDOW) },
-        { type: 'cancel-timer', timer: 'unknown-alert' },
+        // Unknown still, since the repeat: the alert is armed for a new window.
+        {
+          type: 'schedule-timer',
+          timer: { kind: 'unknown-alert' },
+          at: payments.at(WINDOW + DEFAULT_POLICY.unknownAlertAfterMs),
+        },
       ])
-      .thenState({ status: 'requested' });
-    expect(resent.after.inFlight).toMatchObject({ stage: 'requested', resent: true });
+      // Never back to requested: the first send may still reach the gateway.
+      .thenState({ status: 'outcome-unknown' });
+    expect(resent.after.inFlight).toMatchObject({
+      stage: 'outcome-unknown',
+      resent: true,
+      unknownSince: payments.at(WINDOW),
+    });
+    // The runtime publishes the repeat: the flow still wants it.
+    const requestId = resent.after.inFlight?.requestId ?? '';
+    expect(cardPaymentFlow(policy).resendWanted(resent.after, requestId)).toBe(true);
   });
 
   it('the window is judged on when the gateway answered, not on when the answer is read', () => {
@@ -130,8 +144,9 @@ describe('a sale or preauth the gateway may never have received', () => {
       ),
       payments.at(WINDOW + 1_000),
     );
-    refused.then([{ type: 'outcome-unknown', operation: 'sale', alert: false }]);
-    expect(refused.decision.events.map((e) => e.type)).not.toContain('failed');
+    // Unknown it stays (nothing new to say), polled: never failed.
+    refused.thenIgnored('DUPLICATE_RESULT').thenEffects([]);
+    expect(refused.after).toMatchObject({ status: 'outcome-unknown' });
     resent
       .and(
         payments.result(
@@ -157,6 +172,73 @@ describe('a sale or preauth the gateway may never have received', () => {
         .thenEffects([{ type: 'cancel-timer', timer: 'unknown-alert' }]);
     },
   );
+
+  it('the repeat not sent (429, breaker open) is never failed: unknown, polled, alerted, and the first send settles it (issue 32 item 1)', () => {
+    const resent = unknownSale().and(noSuchOrder, payments.at(WINDOW), policy);
+    for (const notSent of [
+      { kind: 'not-sent' as const, reason: 'gateway 429', retryAt: payments.at(WINDOW + 2_000) },
+      { kind: 'not-sent' as const, reason: 'circuit open' },
+    ]) {
+      const refused = resent.when(
+        payments.result(notSent, resendAttempt),
+        payments.at(WINDOW + 1_000),
+        policy,
+      );
+      refused.thenIgnored().thenEffects([]);
+      expect(refused.decision.events.map((e) => e.type)).not.toContain('failed');
+      expect(refused.after).toMatchObject({ status: 'outcome-unknown' });
+      // The first send, held long by the gateway, charged: its status settles the sale, once.
+      resent
+        .and(payments.result(notSent, resendAttempt), payments.at(WINDOW + 1_000), policy)
+        .when(
+          payments.statusReply({
+            status: 'approved',
+            transactionType: 'sale',
+            requestSerial: 'sn-1',
+          }),
+          payments.at(2 * WINDOW),
+          policy,
+        )
+        .then([{ type: 'accepted-by-gateway' }, { type: 'approved' }]);
+    }
+    // Still polled after the refused repeat: the poll timer asks again.
+    const requestId = resent.state.inFlight?.requestId ?? '';
+    resent
+      .and(payments.result({ kind: 'not-sent', reason: 'gateway 429' }, resendAttempt))
+      .when(
+        payments.timer({ kind: 'status-poll', requestId, attempt: 3 }),
+        payments.at(WINDOW + 5_000),
+      )
+      .thenIgnored('NO_NEWS')
+      .thenEffects([
+        { type: 'send-gateway-request', request: { operation: 'status' } },
+        { type: 'schedule-timer', timer: { kind: 'status-poll', requestId } },
+      ]);
+  });
+
+  it('a capture whose repeat is not sent stays unknown, never failed (issue 32 item 1)', () => {
+    const resent = payments
+      .authorized()
+      .and(payments.command(captureCommand()))
+      .and(payments.result({ kind: 'unknown', reason: '503 before processing' }))
+      .and(
+        payments.statusReply({ status: 'approved', transactionType: 'preauth' }),
+        payments.at(WINDOW),
+        policy,
+      );
+    expect(resent.state.inFlight).toMatchObject({ operation: 'capture', resent: true });
+    const refused = resent.when(
+      payments.result({ kind: 'not-sent', reason: 'gateway 429' }, resendAttempt),
+      payments.at(WINDOW + 1_000),
+      policy,
+    );
+    refused.thenIgnored();
+    expect(refused.after.inFlight).toMatchObject({
+      operation: 'capture',
+      stage: 'outcome-unknown',
+    });
+  });
+
 
   it('is never resent while the gateway knows the order (processing), nor when no outcome is unknown', () => {
     unknownSale()

@@ -198,8 +198,13 @@ export function isMainOperation(operation: PaymentOperation): operation is Payme
 
 /**
  * A deferred resend (not-sent, then `notBefore`) still applies only while that request is the one
- * in flight and nothing came back from the gateway for it.
+ * in flight and nothing came back from the gateway for it: not answered yet, or sent once more
+ * after no trace (`operation-resent`, which leaves it unknown) and not acknowledged since.
  */
 export function resendStillWanted(state: PaymentState, requestId: string): boolean {
-  return state.inFlight?.requestId === requestId && state.inFlight.stage === 'requested';
+  const op = state.inFlight;
+  return (
+    op?.requestId === requestId &&
+    (op.stage === 'requested' || (op.resent === true && op.stage === 'outcome-unknown'))
+  );
 }

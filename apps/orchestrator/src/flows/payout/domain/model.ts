@@ -103,6 +103,7 @@ export const initialPayoutState: PayoutState = { status: 'initial', version: 0 }
 export type PayoutTimer =
   | { kind: 'status-poll'; requestId: string; attempt: number }
   | { kind: 'unknown-alert'; requestId: string }
+  | { kind: 'result-deadline'; requestId: string; attempt: number }
   | { kind: 'approval-expiry' };
 export type PayoutTimerKind = PayoutTimer['kind'];
 
@@ -201,6 +202,8 @@ export interface PayoutPolicy {
   readonly unknownAlertAfterMs: number;
   readonly neverReceivedAfterMs: number;
   readonly ownLimitWaitMs: number;
+  /** See OperationRules.resultDeadlineMs (undefined: the default). */
+  readonly resultDeadlineMs?: number;
   /** See OperationRules.gatewayRefusesReusedOrderId (undefined: no endpoint does). */
   readonly gatewayRefusesReusedOrderId?: ReusedOrderIdRefusal;
 }

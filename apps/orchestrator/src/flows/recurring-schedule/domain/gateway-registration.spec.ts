@@ -251,7 +251,8 @@ describe('schedule registered with the gateway: an unknown registration is resol
         afterNoTrace: true,
         attempt: 1000,
       },
-      { type: 'cancel-status-timer', kind: 'registration-alert' },
+      // Still unknown, since the repeat: the alert is armed again for its window.
+      { type: 'set-status-timer', kind: 'registration-alert' },
     ]);
     const again = unknownRefusing().and(schedules.statusAnswer(request, noTrace, late), late);
     const second = sentStatus(again.when(schedules.registrationTimer('status-poll', 5), late));

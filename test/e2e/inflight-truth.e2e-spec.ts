@@ -1,0 +1,193 @@
+import { randomUUID } from 'node:crypto';
+import type { PaymentEvent, SaleCommand } from '@payments/contracts';
+import { createTestDatabase, type TestDatabase } from '@payments/testing';
+import { PaymentStack, SANDBOX_MERCHANT } from '../../scripts/stack/payment-stack';
+import { buildApps } from '../../scripts/stack/processes';
+import type { FaultRule } from '../../scripts/stack/sandbox-controls';
+
+/**
+ * Operations in flight are never lost or wrongly failed (issue #32 items 1, 2 and 8): the four
+ * apps as processes on the real broker and PostgreSQL, the sandbox over HTTP with fault rules.
+ *  - a first SALE the gateway holds long, whose repeat after no trace is refused 429: never
+ *    `failed`; the first send charges and the payment is approved by the gateway's answer;
+ *  - a capture refused 429 four times and, during its last back-off, a create-card-ref refused
+ *    429 once: each keeps its own resend, both settle;
+ *  - a request published while the gateway adapter is down, past the result's deadline: the sale
+ *    is unknown, then polled and settled once the adapter is back.
+ * Short windows through env: no trace counts after 3 s, a result is overdue after 6 s.
+ */
+const NEVER_RECEIVED_SECONDS = 3;
+const RESULT_DEADLINE_SECONDS = 6;
+/** The adapter gives up on a gateway answer after this long (the outcome is then unknown). */
+const RESPONSE_TIMEOUT_MS = 4_000;
+
+let stack: PaymentStack;
+let orchestratorDb: TestDatabase;
+let adapterDb: TestDatabase;
+
+const eventsOf = (paymentId: string): PaymentEvent[] => stack.events.distinctEventsOf(paymentId);
+const typesOf = (paymentId: string) => eventsOf(paymentId).map((e) => e.type);
+
+async function movements(clientOrderId: string, movement: string): Promise<number[]> {
+  const ledger = await stack.controls.ledger(clientOrderId);
+  return ledger.entries.filter((e) => e.movement === movement).map((e) => e.amountMinor);
+}
+
+/** A sale sent with these sandbox faults on its own order, matched in the order given. */
+async function saleWith(
+  amountMinor: number,
+  ...faults: Array<Omit<FaultRule, 'clientOrderId'>>
+): Promise<SaleCommand> {
+  const sale = stack.sale({ cvv: '123', amountMinor });
+  for (const fault of faults)
+    await stack.controls.addFault({ clientOrderId: sale.paymentId, ...fault });
+  await stack.send(sale);
+  return sale;
+}
+
+function finalOf(paymentId: string, timeoutMs = 120_000) {
+  return stack.events.waitFor(
+    paymentId,
+    (e) => ['approved', 'declined', 'failed'].includes(e.type),
+    timeoutMs,
+  );
+}
+
+/** Waits until `probe` holds, asking again every 200 ms. */
+async function until(probe: () => Promise<boolean>, what: string, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+beforeAll(async () => {
+  await buildApps();
+  orchestratorDb = await createTestDatabase('e2e_inflight_orchestrator');
+  adapterDb = await createTestDatabase('e2e_inflight_adapter');
+  stack = await PaymentStack.start({
+    kafkaBrokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
+    orchestratorDatabaseUrl: orchestratorDb.url,
+    adapterDatabaseUrl: adapterDb.url,
+    env: {
+      orchestrator: {
+        NEVER_RECEIVED_RESEND_SECONDS: String(NEVER_RECEIVED_SECONDS),
+        RESULT_DEADLINE_SECONDS: String(RESULT_DEADLINE_SECONDS),
+      },
+      'gateway-adapter': {
+        GATEWAY_RESPONSE_TIMEOUT_MS: String(RESPONSE_TIMEOUT_MS),
+        // The injected refusals would open the endpoint breaker (its own suite's subject).
+        GATEWAY_BREAKER_FAILURES: '1000',
+      },
+    },
+  });
+});
+
+afterAll(async () => {
+  await stack?.stop();
+  await orchestratorDb?.drop();
+  await adapterDb?.drop();
+});
+
+describe('an attempt that may have reached the gateway (item 1)', () => {
+  it('a first SALE held long, its repeat after no trace refused 429: never failed, approved once the first send charges', async () => {
+    // The first send arrives 15 s late (the adapter gave up at 4 s: unknown; the gateway has no
+    // order meanwhile: no trace after 3 s); the repeat is refused with a 429 (not sent).
+    const sale = await saleWith(
+      4_700,
+      { operation: 'SALE', latencyMs: 15_000, times: 1 },
+      { operation: 'SALE', failBefore: 429, times: 1 },
+    );
+    const final = await finalOf(sale.paymentId);
+    expect({ final: final.event, all: eventsOf(sale.paymentId) }).toMatchObject({
+      final: { type: 'approved', amount: { minor: 4_700 } },
+    });
+    const types = typesOf(sale.paymentId);
+    // The repeat went out (and was refused): the case this is about.
+    expect(types).toContain('operation-resent');
+    expect(types).not.toContain('failed');
+    expect(await movements(sale.paymentId, 'charged')).toEqual([4_700]);
+  });
+});
+
+describe('two operations of one payment held back at once (item 2)', () => {
+  it('a capture refused 429 four times and a create-card-ref refused 429 during its back-off: each keeps its own resend, both settle', async () => {
+    const preauth = stack.preauth({ cvv: '123', amountMinor: 6_100 });
+    await stack.send(preauth);
+    const paymentId = preauth.paymentId;
+    await stack.events.waitForType(paymentId, ['authorized']);
+    const captureRule = await stack.controls.addFault({
+      clientOrderId: paymentId,
+      operation: 'CAPTURE',
+      failBefore: 429,
+      times: 4,
+    });
+    await stack.send(stack.capture(paymentId, 6_100));
+    // The fourth refusal: the capture waits 8 s for its fifth attempt.
+    await until(async () => {
+      const rule = (await stack.controls.faults()).find((r) => r.id === captureRule.id);
+      return rule === undefined || rule.remaining === 0;
+    }, 'the capture refused four times');
+    expect(typesOf(paymentId)).not.toContain('captured');
+    await stack.controls.addFault({
+      clientOrderId: paymentId,
+      operation: 'CARDREF',
+      failBefore: 429,
+      times: 1,
+    });
+    await stack.sendRaw({
+      type: 'create-card-ref',
+      commandId: randomUUID(),
+      paymentId,
+      merchant: { endpointId: SANDBOX_MERCHANT.plainEndpoint },
+      occurredAt: new Date().toISOString(),
+    });
+    const [captured, created] = await Promise.all([
+      stack.events.waitFor(
+        paymentId,
+        (e) => ['captured', 'declined', 'failed'].includes(e.type),
+        90_000,
+      ),
+      stack.events.waitFor(
+        paymentId,
+        (e) => ['card-ref-created', 'card-reference-failed'].includes(e.type),
+        90_000,
+      ),
+    ]);
+    expect({ captured: captured.event, created: created.event }).toMatchObject({
+      captured: { type: 'captured', amount: { minor: 6_100 } },
+      created: { type: 'card-ref-created' },
+    });
+    expect(await movements(paymentId, 'captured')).toEqual([6_100]);
+  });
+});
+
+describe('a request whose result does not come (item 8)', () => {
+  it('a sale published while the gateway adapter is down is unknown past the deadline, then polled and settled once it is back, charged once', async () => {
+    await stack.kill('gateway-adapter', 'SIGTERM');
+    let restarted = false;
+    try {
+      const sale = await saleWith(5_300);
+      const unknown = await stack.events.waitFor(
+        sale.paymentId,
+        (e) => e.type === 'outcome-unknown' || e.type === 'approved',
+        60_000,
+      );
+      // No result while the adapter is away: unknown (not requested forever), not alerted yet.
+      expect({ unknown: unknown.event, all: eventsOf(sale.paymentId) }).toMatchObject({
+        unknown: { type: 'outcome-unknown', operation: 'sale', alert: false },
+      });
+      await stack.startAgain('gateway-adapter');
+      restarted = true;
+      const final = await finalOf(sale.paymentId);
+      expect({ final: final.event, all: eventsOf(sale.paymentId) }).toMatchObject({
+        final: { type: 'approved', amount: { minor: 5_300 } },
+      });
+      expect(typesOf(sale.paymentId)).not.toContain('failed');
+      expect(await movements(sale.paymentId, 'charged')).toEqual([5_300]);
+    } finally {
+      if (!restarted) await stack.startAgain('gateway-adapter');
+    }
+  });
+});

@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import {
-  parseEvent,
-  parsePayoutEvent,
-  parseTransferEvent,
-  ScheduleEvent,
+  PAYOUT_BUDGET_FAMILY,
+  SCHEDULE_FAMILY,
+  sagaIdOf as contractsSagaIdOf,
+  type ScheduleEvent,
   TOPICS,
 } from '@payments/contracts';
 import { auditCardData } from '../stack/card-data-audit';
-import { kafkaClient, listTopics, scanTopics } from '../stack/kafka-io';
+import { kafkaClient, listTopics, parseStreamEvent, scanTopics } from '../stack/kafka-io';
 import {
   PaymentStack,
   replicaOf,
@@ -17,7 +17,11 @@ import {
   sandboxMerchantsWithDelay,
   TEST_CARD_NUMBER,
 } from '../stack/payment-stack';
-import { answerChallengeOverHttp, completePayoutFormOverHttp } from '../stack/payer-http';
+import {
+  answerChallengeOverHttp,
+  completeCardFormOverHttp,
+  completePayoutFormOverHttp,
+} from '../stack/payer-http';
 import { RUN_DIR, sleep } from '../stack/processes';
 import { checkRun, CommandType, ObservedEvent, SagaEvent, sagaIdOf, SentCommand } from './checks';
 import { checkSchedules } from './schedule-checks';
@@ -34,13 +38,15 @@ import {
   type ChaosConfig,
   type ChaosEnvironment,
   type ChaosReport,
+  CHAOS_REUSED_CLIENT_ORDER_ID,
   faultRules,
 } from './chaos-config';
 import { BACKLOG_AFTER_SECONDS, outboxCount, quiet } from './quiescence';
+import { COMMANDS } from './flows';
+import type { Step } from './flows/companion';
 import {
   type AnyCommand,
   commandOf,
-  sagaOf,
   ACS_WINDOW_SECONDS,
   ALERTED,
   endOf,
@@ -53,7 +59,7 @@ import {
   seeded,
   seededUuid,
   STALLED_MS,
-  SUCCESS,
+  successOf,
   summarize,
 } from './workload';
 
@@ -72,6 +78,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       throw new Error(`action on ${action.target}: the run has ${config.replicas} replica(s)`);
     }
   }
+  const reusedClientOrderId = config.reusedClientOrderId ?? CHAOS_REUSED_CLIENT_ORDER_ID;
   const random = seeded(config.seed);
   const scenarios = new Map<string, Scenario>();
   const sent: SentCommand[] = [];
@@ -83,15 +90,13 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
   const payerVisits: Promise<void>[] = [];
   const startPayer = (s: Scenario, plan: PayerPlan, url: string) => {
     const saga = s.saga;
+    const card = { number: TEST_CARD_NUMBER, holder: 'JANE DOE', month: '12', year: '2030' };
     const visit =
       plan === 'payee'
-        ? completePayoutFormOverHttp(url, {
-            number: TEST_CARD_NUMBER,
-            holder: 'JANE DOE',
-            month: '12',
-            year: '2030',
-          })
-        : answerChallengeOverHttp(url, plan === 'pass' ? 'hinted-password' : plan);
+        ? completePayoutFormOverHttp(url, card)
+        : plan === 'card-form'
+          ? completeCardFormOverHttp(url, { ...card, cvv: '123' })
+          : answerChallengeOverHttp(url, plan === 'pass' ? 'hinted-password' : plan);
     payerVisits.push(
       visit.then(
         () => {
@@ -123,7 +128,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       s.payerStarted = true;
       startPayer(s, last.payer, event.action.url);
     }
-    if ((last.until ?? [SUCCESS[last.type]]).includes(event.type)) {
+    if ((last.until ?? [successOf(last.type)]).includes(event.type)) {
       if (s.next >= s.steps.length) s.ended = true;
       else s.ready = true;
     } else if (
@@ -165,9 +170,10 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
               approvalWindowSeconds: config.approvalWindowSeconds,
             },
           }),
-          // The sandbox below charges a reused client_orderid again: told so, the orchestrator
-          // never repeats a payment the gateway shows no trace of (it alerts a person instead).
-          GATEWAY_REFUSES_REUSED_ORDER_ID: 'false',
+          // What the sandbox below does with a reused client_orderid, told to the orchestrator: in
+          // `charge-again` it never repeats a payment the gateway shows no trace of (it alerts a
+          // person instead); in `refuse` it may.
+          GATEWAY_REFUSES_REUSED_ORDER_ID: String(reusedClientOrderId === 'refuse'),
           ...(config.schedules === undefined ? {} : scheduleEnv()),
         },
         'gateway-adapter': {
@@ -177,12 +183,8 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
         'callback-ingest': replication,
       },
     },
-    (received) => {
-      // Payout budget and PAN-eligibility events belong to no scenario.
-      const event = received.event;
-      if ('budgetId' in event || 'checkId' in event) return;
-      onEvent(event);
-    },
+    // Events of sagas no scenario started (payout budgets) find no scenario in onEvent.
+    (received) => onEvent(received.event),
   );
   const kafka = kafkaClient(broker.brokers, 'chaos');
   const actions: ActionRecord[] = [];
@@ -191,7 +193,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
     await stack.controls.reset();
     await stack.controls.changeSettings({
       faultSeed: config.seed,
-      reusedClientOrderId: 'charge-again',
+      reusedClientOrderId,
     });
     for (const rule of faultRules(config.faults)) await stack.controls.addFault(rule);
 
@@ -208,11 +210,30 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       }
       sent.push({
         commandId: command.commandId,
-        paymentId: sagaOf(command),
+        paymentId: contractsSagaIdOf(command) ?? '',
         type,
         sentAt: Date.now(),
         ...(cardRefId === undefined ? {} : { cardRefId }),
       });
+    };
+    /**
+     * A scenario's step: the faults aimed at its saga first, then its command (and the one sent
+     * alongside it, on the same saga, without waiting for the first's answer).
+     */
+    const timing = {
+      neverReceivedSeconds: config.neverReceivedSeconds,
+      gatewayTimeoutMs: config.faults.gatewayTimeoutMs,
+    };
+    const sendStep = async (s: Scenario, step: Step) => {
+      for (const rule of step.faults?.(timing) ?? [])
+        await stack.controls.addFault({ ...rule, clientOrderId: s.saga });
+      for (const one of step.alongside === undefined ? [step] : [step, step.alongside]) {
+        await send(
+          commandOf(stack, s, one),
+          one.type,
+          COMMANDS[one.type]?.namesCardRef ? s.cardRefId : undefined,
+        );
+      }
     };
     // Deliberately unknown payments first, so they are old by the end.
     for (let i = 0; i < config.unknownCards; i++) {
@@ -280,33 +301,13 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
         follow.ready = false;
         const step = follow.steps[follow.next];
         follow.next += 1;
-        if (step.type === 'rebill') {
-          follow.saga = follow.rebillSagas[follow.rebills++];
+        if (COMMANDS[step.type]?.ownSaga) {
+          follow.saga = follow.ownSagas[follow.ownSagasUsed++];
           follow.seenVersion = 0;
           follow.payerStarted = false;
           bySaga.set(follow.saga, follow);
         }
-        if (step.captureDeclinedOnce) {
-          await stack.controls.addFault({
-            clientOrderId: follow.paymentId,
-            operation: 'CAPTURE',
-            outcome: 'declined',
-            times: 1,
-          });
-        }
-        if (step.declinedOnce) {
-          await stack.controls.addFault({
-            clientOrderId: follow.saga,
-            operation: step.declinedOnce,
-            outcome: 'declined',
-            times: 1,
-          });
-        }
-        await send(
-          commandOf(stack, follow, step),
-          step.type,
-          step.type === 'rebill' ? follow.cardRefId : undefined,
-        );
+        await sendStep(follow, step);
       } else if (reserved < config.commands) {
         // One of each guaranteed scenario first (as the budget allows), then the seeded draw.
         const first = SCENARIOS.find((s) => s.name === GUARANTEED_FIRST[guaranteed]);
@@ -325,12 +326,14 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
           ended: false,
           seenVersion: 0,
           saga: paymentId,
-          rebillSagas: shape.steps.filter((s) => s.type === 'rebill').map(() => seededUuid(random)),
-          rebills: 0,
+          ownSagas: shape.steps
+            .filter((s) => COMMANDS[s.type]?.ownSaga)
+            .map(() => seededUuid(random)),
+          ownSagasUsed: 0,
         };
         scenarios.set(scenario.paymentId, scenario);
         bySaga.set(scenario.paymentId, scenario);
-        await send(commandOf(stack, scenario, shape.steps[0]), shape.steps[0].type);
+        await sendStep(scenario, shape.steps[0]);
       } else {
         // Everything started: wait for the follow-ups, then for quiescence (bounded).
         if (fired === thresholds.length) await chaos;
@@ -404,7 +407,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
     log('reading every topic and the ledger...');
     const events: ObservedEvent[] = [];
     const scheduleEvents: ObservedScheduleEvent[] = [];
-    let invalidEvents = 0;
+    const unreadable: string[] = [];
     const dlq: Record<string, number> = {};
     const firstAfter = new Map<number, number>();
     const topics = await listTopics(kafka, 'payments.');
@@ -416,26 +419,27 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
         }
       });
       if (m.topic !== TOPICS.events) return;
-      const value: unknown = JSON.parse(m.value?.toString('utf8') ?? 'null');
       const ceId = m.headers.ce_id;
-      const schedule = ScheduleEvent.safeParse(value);
-      if (schedule.success && ceId) {
-        scheduleEvents.push({ event: schedule.data, ceId });
+      let value: unknown;
+      try {
+        value = JSON.parse(m.value?.toString('utf8') ?? 'null');
+      } catch {
+        value = undefined;
+      }
+      const parsed = parseStreamEvent(value);
+      if (!parsed.ok || !ceId) {
+        unreadable.push(
+          `${m.partition}/${m.offset}: ${parsed.ok ? 'no ce_id header' : parsed.error}`,
+        );
         return;
       }
-      const payment = parseEvent(value);
-      const payout = payment.ok ? undefined : parsePayoutEvent(value);
-      const moved = payment.ok || payout?.ok ? undefined : parseTransferEvent(value);
-      const event = payment.ok
-        ? payment.event
-        : payout?.ok
-          ? payout.event
-          : moved?.ok
-            ? moved.event
-            : undefined;
-      if (event === undefined || !ceId) invalidEvents += 1;
+      if (parsed.family === SCHEDULE_FAMILY.name) {
+        scheduleEvents.push({ event: parsed.event as ScheduleEvent, ceId });
+        return;
+      }
       // The payout budget is the orchestrator's own saga, started by no command of the run.
-      else if (!('budgetId' in event)) events.push({ event, ceId });
+      if (parsed.family === PAYOUT_BUDGET_FAMILY.name) return;
+      events.push({ event: parsed.event as ObservedEvent['event'], ceId });
     });
     actions.forEach((a, i) => {
       const first = firstAfter.get(i);
@@ -504,7 +508,9 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       dlq,
       outboxBacklog,
       livenessRestarts: [...stack.livenessRestarts],
-      invalidEvents,
+      invalidEvents: unreadable.length,
+      unreadable: unreadable.slice(0, 10),
+      collectorInvalid: stack.events.invalid.length,
       audit,
       workDir,
       ...(schedules === undefined ? {} : { schedules }),

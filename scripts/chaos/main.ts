@@ -13,7 +13,14 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { freshDatabase, OwnBroker, startOwnBroker } from '../stack/infra';
 import { buildApps, RUN_DIR } from '../stack/processes';
-import { ChaosAction, ChaosConfig, ChaosTarget, DEFAULT_FAULTS } from './chaos-config';
+import {
+  CHAOS_REUSED_CLIENT_ORDER_ID,
+  ChaosAction,
+  ChaosConfig,
+  ChaosTarget,
+  DEFAULT_FAULTS,
+  DEFAULT_MAX_ALERTED_SHARE,
+} from './chaos-config';
 import { runChaos } from './chaos-run';
 import { formatReport, passed } from './report';
 
@@ -60,6 +67,8 @@ const HELP = `npm run chaos [-- --name=value ...]   (or CHAOS_NAME=value; the fl
   --actions=${DEFAULT_ACTIONS}
       <orchestrator|gateway-adapter|callback-ingest>[#replica]|broker:<KILL|TERM>, comma-separated
   --payout-daily-limit=5000000 (minor units) --approval-window=30 (s)
+  --reused-client-order-id=${CHAOS_REUSED_CLIENT_ORDER_ID} (charge-again|refuse: the sandbox's mode, told to the orchestrator)
+  --max-alerted-share=${DEFAULT_MAX_ALERTED_SHARE} (sagas ending alerted above this share fail the run)
   --fail-before=${DEFAULT_FAULTS.failBefore} --reply-lost=${DEFAULT_FAULTS.replyLost} --slow-arrival=${DEFAULT_FAULTS.slowArrival} --slow-answer=${DEFAULT_FAULTS.slowAnswer} --gateway-timeout=${DEFAULT_FAULTS.gatewayTimeoutMs} (ms)
   --callback-drop=${DEFAULT_FAULTS.callbackDrop} --callback-duplicate=${DEFAULT_FAULTS.callbackDuplicate} --callback-reorder=${DEFAULT_FAULTS.callbackReorder}
   --status-fail=${DEFAULT_FAULTS.statusFail} --status-refused=${DEFAULT_FAULTS.statusRefused} --status-slow=${DEFAULT_FAULTS.statusSlow}
@@ -123,6 +132,11 @@ async function main(): Promise<void> {
     replicas: Math.max(1, numberOption('replicas', 2)),
     payoutDailyLimitMinor: numberOption('payout-daily-limit', 5_000_000),
     approvalWindowSeconds: Math.max(1, numberOption('approval-window', 30)),
+    reusedClientOrderId:
+      option('reused-client-order-id', CHAOS_REUSED_CLIENT_ORDER_ID) === 'refuse'
+        ? 'refuse'
+        : 'charge-again',
+    maxAlertedShare: numberOption('max-alerted-share', DEFAULT_MAX_ALERTED_SHARE),
     ...scheduleOptions(),
   };
   const cluster = option('cluster', 'false') === 'true';

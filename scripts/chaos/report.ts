@@ -1,6 +1,6 @@
 /** The chaos run's report: its zero lines, the text `npm run chaos` prints, the verdict. */
 import { formatSchedules, scheduleZeroLines } from './schedule-checks';
-import type { ChaosReport } from './chaos-config';
+import { alertedBound, type ChaosReport } from './chaos-config';
 import { GUARANTEED_FIRST } from './workload';
 
 const zeroLine = (n: number) => (n === 0 ? 'ok' : 'FAIL');
@@ -12,6 +12,11 @@ export function zeroLines(report: ChaosReport): Record<string, number> {
     'lost commands': c.lost.length,
     'double charges': c.doubleCharges.length,
     'misreported outcomes': c.misreported.length,
+    'unknown or alerted sagas the ledger contradicts': c.openMismatches.length,
+    'alerted above the bound': Math.max(
+      0,
+      alertedCount(report) - alertedBound(report.config, c.payments),
+    ),
     'silent after quiescence (neither final nor alerted)': c.unknown.filter(
       (u) => !u.deliberate && !u.alerted,
     ).length,
@@ -19,11 +24,16 @@ export function zeroLines(report: ChaosReport): Record<string, number> {
     'version gaps/duplicates': c.versionProblems.length,
     'dead letters': Object.values(report.dlq).reduce((a, b) => a + b, 0),
     'outbox backlog': report.outboxBacklog,
-    'unreadable events': report.invalidEvents,
+    'unreadable events': Math.max(report.invalidEvents, report.collectorInvalid),
     'card-data findings': report.audit.findings.length,
     'payers and payees who could not act (page or submission failed)': report.payers.failed.length,
     ...(report.schedules === undefined ? {} : scheduleZeroLines(report.schedules.checks)),
   };
+}
+
+/** Sagas left unknown with the alert raised, the deliberate ones aside. */
+export function alertedCount(report: ChaosReport): number {
+  return report.checks.unknown.filter((u) => !u.deliberate && u.alerted).length;
 }
 
 export function formatReport(report: ChaosReport): string {
@@ -69,8 +79,15 @@ export function formatReport(report: ChaosReport): string {
   const deliberate = c.unknown.filter((u) => u.deliberate);
   row('unknown, deliberate (CVV 217)', deliberate.length);
   row(
-    'unknown with the alert raised (for a person)',
-    c.unknown.filter((u) => !u.deliberate && u.alerted).length,
+    `unknown with the alert raised (bound ${alertedBound(report.config, c.payments)})`,
+    alertedCount(report),
+  );
+  lines.push(
+    `    by concern: ${
+      Object.entries(c.alertedByConcern)
+        .map(([concern, n]) => `${concern} ${n}`)
+        .join(', ') || 'none'
+    }`,
   );
   for (const [label, value] of Object.entries(zeroLines(report)))
     row(label, value, zeroLine(value));
@@ -85,6 +102,8 @@ export function formatReport(report: ChaosReport): string {
   );
   show('double', c.doubleCharges);
   show('misreported', c.misreported);
+  show('contradicted', c.openMismatches);
+  for (const u of report.unreadable) lines.push(`    unreadable ${u}`);
   show('over the limit', c.overLimit);
   show('version', c.versionProblems);
   show('rejected', c.rejected);

@@ -13,8 +13,13 @@ import { freeLowPorts } from '../support/local-kafka';
  * broker is restarted (SIGTERM, data kept), with the sandbox's percentage faults (slow answers
  * beyond the adapter's timeout and refused status queries among them) and a reused client_orderid
  * charging again; card payments, payouts and transfers under a low daily payout limit, 3-D Secure
- * sales with scripted payers at the ACS (passed, failed, cancelled, abandoned), card references
- * with rebills, transfer-by-ref and payout forms a scripted payee completes. Then, on the same
+ * sales and preauths with scripted payers at the ACS (passed, failed, cancelled, abandoned), hosted
+ * card forms (sale-form, preauth-form) a scripted payer fills, account verification, card
+ * references with rebills and a PAN-eligibility check, transfer-by-ref and payout forms a scripted
+ * payee completes; and the faults of issue #32 aimed at single payments (a first send slower than
+ * the no-trace window whose resend is refused 429, a capture and a card reference held back by
+ * 429s at once). Every saga, final or alerted, is compared with the ledger, and the sagas ending
+ * alerted are bounded (`maxAlertedShare`). Then, on the same
  * stack and faults, recurring schedules (scripts/chaos/schedules.ts): three the orchestrator
  * charges itself and three registered with the gateway, four daily cycles each with both clocks
  * moved forward, while a replica of each app is SIGKILLed and faults aim at the charges
@@ -128,12 +133,15 @@ describe('chaos, small fixed-seed run', () => {
       'card-ref-created',
       'payout-action-required',
       'transferred',
+      'authorized',
+      'account-verified',
+      'pan-eligibility-answered',
     ];
     const seen = Object.fromEntries(types.map((t) => [t, (report.eventTypes[t] ?? 0) > 0]));
     expect(seen).toEqual(Object.fromEntries(types.map((t) => [t, true])));
     // Every scripted payer reached its page and did what it was to do.
     expect(report.payers.failed).toEqual([]);
-    const answers = ['pass', 'wrong-password', 'cancel', 'abandon', 'payee'];
+    const answers = ['pass', 'wrong-password', 'cancel', 'abandon', 'payee', 'card-form'];
     expect(Object.keys(report.payers.byAnswer).sort()).toEqual([...answers].sort());
     // The abandoned challenge ended on the ACS's window, as the sandbox's clock was moved past it.
     expect(report.payers.acsWindowsExpired).toBeGreaterThan(0);
@@ -149,6 +157,11 @@ describe('chaos, small fixed-seed run', () => {
       'sale → card ref → rebill → rebill declined': 'rebill → declined',
       'transfer-by-ref': 'transfer-by-ref → transferred',
       'payout form, payee completes': 'payout-form → paid-out',
+      'sale-form, payer fills the form': 'sale-form → approved',
+      'preauth-form → capture': 'capture → captured',
+      '3-D Secure preauth → capture': 'capture → captured',
+      'account verification': 'account-verification → account-verified',
+      'sale → card ref → PAN eligibility': 'pan-eligibility → pan-eligibility-answered',
     };
     const reached = Object.fromEntries(
       Object.entries(expectedEnds).map(([name, end]) => [

@@ -79,6 +79,13 @@ export interface ChaosConfig {
   /** How long a registered two-step payout awaits approval; the unapproved ones expire within it. */
   readonly approvalWindowSeconds: number;
   /**
+   * The adapter's database out this long (connections refused and cut), once, half-way through the
+   * sending: the adapter's handler retries run out and gateway requests (or results) in flight
+   * are dead-lettered (issue #32 item 8: every operation sent must still end final or alerted).
+   * 0 or unset: none.
+   */
+  readonly adapterDatabaseOutageSeconds?: number;
+  /**
    * What the sandbox does with a reused client_orderid, and what the orchestrator is told
    * (`GATEWAY_REFUSES_REUSED_ORDER_ID` = this is `refuse`); unset: `CHAOS_REUSED_CLIENT_ORDER_ID`.
    */
@@ -107,9 +114,10 @@ export const CHAOS_REUSED_CLIENT_ORDER_ID: ReusedClientOrderId = 'charge-again';
 
 /**
  * The share of sagas that may end alerted: with 5 % 503s before processing in `charge-again`
- * mode, ≈ 5–6 % end `no-trace` (measured: 70 of 1,235 in a default run, 7 of 128 in the e2e).
+ * mode, ≈ 6–8 % end `no-trace` (measured: 70 of 1,235 in a default run; 10 of 128 in the e2e
+ * with the hosted forms and #32's faults). Above it, something new leaves payments to a person.
  */
-export const DEFAULT_MAX_ALERTED_SHARE = 0.1;
+export const DEFAULT_MAX_ALERTED_SHARE = 0.12;
 
 /** The bound on alerted sagas of a run of `sagas` sagas. */
 export function alertedBound(config: ChaosConfig, sagas: number): number {
@@ -174,7 +182,18 @@ export interface ChaosReport {
   readonly quiescent: boolean;
   readonly checks: RunChecks;
   readonly actions: ActionRecord[];
+  /** Dead letters per topic, but those of the injected database outage. */
   readonly dlq: Record<string, number>;
+  /**
+   * The adapter's database outage (epoch ms) and the dead letters written while it lasted (and
+   * for the handler's retries after it): expected, not a zero line; their sagas are judged like
+   * any other (final or alerted, by the ledger).
+   */
+  readonly outage?: {
+    readonly from: number;
+    readonly to: number;
+    readonly dlq: Record<string, number>;
+  };
   readonly outboxBacklog: number;
   /** Apps the liveness supervisor restarted (a crashed consumer, …) and what /health/live said. */
   readonly livenessRestarts: { app: string; at: number; answer: string }[];

@@ -22,6 +22,7 @@ import {
   completeCardFormOverHttp,
   completePayoutFormOverHttp,
 } from '../stack/payer-http';
+import { DatabaseOutage } from '../stack/database-outage';
 import { RUN_DIR, sleep } from '../stack/processes';
 import { checkRun, CommandType, ObservedEvent, SagaEvent, sagaIdOf, SentCommand } from './checks';
 import { checkSchedules } from './schedule-checks';
@@ -62,6 +63,9 @@ import {
   successOf,
   summarize,
 } from './workload';
+
+/** How long after an outage the handlers' retries (libs/kafka, 5 retries ≈ 6.2 s) may still end. */
+const OUTAGE_RETRIES_MS = 15_000;
 
 /**
  * The chaos run: mixed commands at a steady rate on `replicas` replicas of every app while single
@@ -256,6 +260,25 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
     );
     let chaos: Promise<void> = Promise.resolve();
     let fired = 0;
+    const outageSeconds = config.adapterDatabaseOutageSeconds ?? 0;
+    let outagePlanned = outageSeconds > 0;
+    let outageRun: Promise<void> = Promise.resolve();
+    const outageWindow = { from: 0, to: 0 };
+    const startOutage = () => {
+      outagePlanned = false;
+      outageRun = (async () => {
+        log(`chaos: the adapter's database out for ${outageSeconds} s`);
+        const outage = await DatabaseOutage.start(env.adapterDatabaseUrl);
+        outageWindow.from = Date.now();
+        try {
+          await sleep(outageSeconds * 1000);
+        } finally {
+          await outage.end();
+          outageWindow.to = Date.now();
+          log(`chaos: the adapter's database back`);
+        }
+      })();
+    };
     const fire = (action: ChaosAction) => {
       chaos = chaos.then(async () => {
         const at = Date.now();
@@ -292,6 +315,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
     for (let tick = 0; ; tick++) {
       const due = started + tick * interval;
       if (due > Date.now()) await sleep(due - Date.now());
+      if (outagePlanned && reserved >= config.commands / 2) startOutage();
       while (fired < thresholds.length && reserved >= thresholds[fired]) {
         fire(config.actions[fired]);
         fired += 1;
@@ -337,6 +361,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       } else {
         // Everything started: wait for the follow-ups, then for quiescence (bounded).
         if (fired === thresholds.length) await chaos;
+        await outageRun;
         allStarted ??= Date.now();
         if (Date.now() - lastProgress > 5_000) {
           lastProgress = Date.now();
@@ -374,6 +399,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       }
     }
     await chaos;
+    await outageRun;
     await Promise.all(payerVisits);
     const quietEnded = Date.now();
     let phase: SchedulePhase | undefined;
@@ -409,10 +435,19 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
     const scheduleEvents: ObservedScheduleEvent[] = [];
     const unreadable: string[] = [];
     const dlq: Record<string, number> = {};
+    const outageDlq: Record<string, number> = {};
     const firstAfter = new Map<number, number>();
     const topics = await listTopics(kafka, 'payments.');
     await scanTopics(kafka, topics, (m) => {
-      if (m.topic.endsWith('.dlq')) dlq[m.topic] = (dlq[m.topic] ?? 0) + 1;
+      if (m.topic.endsWith('.dlq')) {
+        // The handler's retries (≈ 6 s) outlast the outage: its dead letters come a little later.
+        const ofOutage =
+          outageWindow.to > 0 &&
+          m.timestamp >= outageWindow.from &&
+          m.timestamp <= outageWindow.to + OUTAGE_RETRIES_MS;
+        const table = ofOutage ? outageDlq : dlq;
+        table[m.topic] = (table[m.topic] ?? 0) + 1;
+      }
       actions.forEach((a, i) => {
         if (a.target === 'broker' && m.topic === TOPICS.events && m.timestamp >= a.backAt) {
           firstAfter.set(i, Math.min(firstAfter.get(i) ?? Infinity, m.timestamp));
@@ -506,6 +541,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       checks,
       actions,
       dlq,
+      ...(outageWindow.to > 0 ? { outage: { ...outageWindow, dlq: outageDlq } } : {}),
       outboxBacklog,
       livenessRestarts: [...stack.livenessRestarts],
       invalidEvents: unreadable.length,

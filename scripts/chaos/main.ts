@@ -68,6 +68,7 @@ const HELP = `npm run chaos [-- --name=value ...]   (or CHAOS_NAME=value; the fl
       <orchestrator|gateway-adapter|callback-ingest>[#replica]|broker:<KILL|TERM>, comma-separated
   --payout-daily-limit=5000000 (minor units) --approval-window=30 (s)
   --reused-client-order-id=${CHAOS_REUSED_CLIENT_ORDER_ID} (charge-again|refuse: the sandbox's mode, told to the orchestrator)
+  --adapter-db-outage=12 (s: the adapter's database out once, half-way; 0 = never)
   --max-alerted-share=${DEFAULT_MAX_ALERTED_SHARE} (sagas ending alerted above this share fail the run)
   --fail-before=${DEFAULT_FAULTS.failBefore} --reply-lost=${DEFAULT_FAULTS.replyLost} --slow-arrival=${DEFAULT_FAULTS.slowArrival} --slow-answer=${DEFAULT_FAULTS.slowAnswer} --gateway-timeout=${DEFAULT_FAULTS.gatewayTimeoutMs} (ms)
   --callback-drop=${DEFAULT_FAULTS.callbackDrop} --callback-duplicate=${DEFAULT_FAULTS.callbackDuplicate} --callback-reorder=${DEFAULT_FAULTS.callbackReorder}
@@ -137,6 +138,7 @@ async function main(): Promise<void> {
         ? 'refuse'
         : 'charge-again',
     maxAlertedShare: numberOption('max-alerted-share', DEFAULT_MAX_ALERTED_SHARE),
+    adapterDatabaseOutageSeconds: numberOption('adapter-db-outage', 12),
     ...scheduleOptions(),
   };
   const cluster = option('cluster', 'false') === 'true';

@@ -92,6 +92,14 @@ export function formatReport(report: ChaosReport): string {
   for (const [label, value] of Object.entries(zeroLines(report)))
     row(label, value, zeroLine(value));
   for (const [topic, n] of Object.entries(report.dlq)) lines.push(`    ${topic}: ${n}`);
+  if (report.outage !== undefined)
+    lines.push(
+      `  the adapter's database out ${((report.outage.to - report.outage.from) / 1000).toFixed(1)} s; dead letters of it (expected): ${
+        Object.entries(report.outage.dlq)
+          .map(([topic, n]) => `${topic} ${n}`)
+          .join(', ') || 'none'
+      }`,
+    );
   const show = (title: string, items: readonly { paymentId: string; detail: string }[]) => {
     for (const p of items.slice(0, 10)) lines.push(`    ${title} ${p.paymentId}: ${p.detail}`);
     if (items.length > 10) lines.push(`    … ${items.length - 10} more`);

@@ -102,6 +102,9 @@ export function commandOf(stack: PaymentStack, s: Scenario, step: Step): AnyComm
     amountMinor: s.amountMinor,
     ...(step.part ? { partMinor: Math.max(1, Math.round(s.amountMinor * step.part)) } : {}),
     step,
+    ...((step.endpointId ?? s.steps[0].endpointId) === undefined
+      ? {}
+      : { endpointId: step.endpointId ?? s.steps[0].endpointId }),
     ...(s.cardRefId === undefined ? {} : { cardRefId: s.cardRefId }),
   });
 }

@@ -59,6 +59,7 @@ beforeAll(async () => {
       replicas: 2,
       payoutDailyLimitMinor: 600_000,
       approvalWindowSeconds: 20,
+      adapterDatabaseOutageSeconds: 12,
       schedules: {
         own: 3,
         gateway: 3,

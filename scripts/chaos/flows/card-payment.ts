@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { CARD_PAYMENT_FAMILY, type RebillCommand } from '@payments/contracts';
 import { SANDBOX_MERCHANT } from '../../stack/sandbox-config';
-import { chaosCompanion, type FaultTiming } from './companion';
+import { chaosCompanion, type FaultTiming, type StepContext } from './companion';
 
 const THREE_DS = SANDBOX_MERCHANT.threeDsEndpoint;
 
@@ -19,6 +19,13 @@ const slowFirstSendResendRefused = (operation: string) => (t: FaultTiming) => [
   { operation, latencyMs: (t.neverReceivedSeconds * 3 + 15) * 1000, times: 1 },
   { operation, failBefore: 429, times: 1 },
 ];
+
+/** A follow-up goes to the endpoint its payment was made on (else: MERCHANT_MISMATCH). */
+const onEndpoint = <T extends { merchant: { endpointId: string } }>(
+  c: StepContext,
+  command: T,
+): T =>
+  c.endpointId === undefined ? command : { ...command, merchant: { endpointId: c.endpointId } };
 
 export const cardPaymentCompanion = chaosCompanion(CARD_PAYMENT_FAMILY, {
   family: CARD_PAYMENT_FAMILY.name,
@@ -256,13 +263,13 @@ export const cardPaymentCompanion = chaosCompanion(CARD_PAYMENT_FAMILY, {
       success: 'account-verified',
     },
     capture: {
-      build: (c) => c.stack.capture(c.saga, c.partMinor),
+      build: (c) => onEndpoint(c, c.stack.capture(c.saga, c.partMinor)),
       success: 'captured',
       once: 'captured',
     },
-    void: { build: (c) => c.stack.void(c.saga), success: 'voided' },
+    void: { build: (c) => onEndpoint(c, c.stack.void(c.saga)), success: 'voided' },
     return: {
-      build: (c) => c.stack.return(c.saga, c.partMinor),
+      build: (c) => onEndpoint(c, c.stack.return(c.saga, c.partMinor)),
       success: 'returned',
       once: 'refunded',
     },

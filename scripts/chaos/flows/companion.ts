@@ -74,6 +74,11 @@ export interface StepContext {
   /** The step's amount when partial (`part`), else undefined (the whole). */
   readonly partMinor?: number;
   readonly step: Step;
+  /**
+   * The merchant endpoint of the step: its own, else the scenario's first step's (a follow-up
+   * goes to the endpoint its payment was made on), else the plain one.
+   */
+  readonly endpointId?: string;
   /** The card reference an earlier step made (card-ref-created). */
   readonly cardRefId?: string;
 }

@@ -3,7 +3,8 @@ import { AuditReport } from '../stack/card-data-audit';
 import type { OwnBroker } from '../stack/infra';
 import { ReplicaName } from '../stack/payment-stack';
 import { FaultRule } from '../stack/sandbox-controls';
-import { RunChecks } from './checks';
+import { type Problem, RunChecks } from './checks';
+import type { TimeToTruth } from './time-to-truth';
 import { type ScheduleChecks } from './schedule-checks';
 import { type SchedulePhase, type ScheduleWorkload } from './schedule-plan';
 
@@ -86,6 +87,13 @@ export interface ChaosConfig {
    */
   readonly adapterDatabaseOutageSeconds?: number;
   /**
+   * The population phase (issue #38 item 3; on by default): `max(min, share × commands)` payments
+   * interleaved with the workload, every other one left processing by the sandbox for good, the
+   * others 3-D Secure sales whose payer leaves the ACS page; the adapter's status budget set as a
+   * real gateway's; every ledger movement's time to truth bounded. Unset: none.
+   */
+  readonly population?: PopulationConfig;
+  /**
    * What the sandbox does with a reused client_orderid, and what the orchestrator is told
    * (`GATEWAY_REFUSES_REUSED_ORDER_ID` = this is `refuse`); unset: `CHAOS_REUSED_CLIENT_ORDER_ID`.
    */
@@ -101,6 +109,28 @@ export interface ChaosConfig {
    */
   readonly schedules?: ScheduleWorkload;
 }
+
+export interface PopulationConfig {
+  readonly share: number;
+  readonly min: number;
+  /** The gateway's status queries per second per endpoint (the adapter's budget is set to it). */
+  readonly statusBudgetPerSecond: number;
+  /** p99 of the time to truth of movements whose callback arrived (issue #38: 10 s). */
+  readonly callbackP99Seconds: number;
+  /** Callbacks lost: every movement reported within the no-trace window + this (30 s). */
+  readonly lostSlackSeconds: number;
+  /** The run quiet (but the population) within this after the last command (120 s). */
+  readonly quietWithinSeconds: number;
+}
+
+export const DEFAULT_POPULATION: PopulationConfig = {
+  share: 0.1,
+  min: 300,
+  statusBudgetPerSecond: 4,
+  callbackP99Seconds: 10,
+  lostSlackSeconds: 30,
+  quietWithinSeconds: 120,
+};
 
 export type ReusedClientOrderId = 'charge-again' | 'refuse';
 
@@ -197,6 +227,11 @@ export interface ChaosReport {
   readonly outboxBacklog: number;
   /** Apps the liveness supervisor restarted (a crashed consumer, …) and what /health/live said. */
   readonly livenessRestarts: { app: string; at: number; answer: string }[];
+  /** The population phase's verdict: time to truth per family, the status budget, its size. */
+  readonly truth?: TimeToTruth & {
+    readonly status: { readonly problems: Problem[]; readonly maxPerSecond: number };
+    readonly population: { readonly processing: number; readonly abandon: number };
+  };
   /** Event-topic messages the reader (contracts' schemas, FLOW_FAMILIES) could not parse. */
   readonly invalidEvents: number;
   /** The first of them, with the schema's reason. */

@@ -34,6 +34,14 @@ import {
 } from './schedule-plan';
 import { runSchedulePhase } from './schedules';
 import {
+  type ClockAdvance,
+  type StatusReading,
+  statusBudgetExceeded,
+  statusCallsOf,
+  type TimedEvent,
+  timeToTruth,
+} from './time-to-truth';
+import {
   type ActionRecord,
   type ChaosAction,
   type ChaosConfig,
@@ -87,6 +95,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
   const scenarios = new Map<string, Scenario>();
   const sent: SentCommand[] = [];
   const deliberatelyUnknown = new Set<string>();
+  const clockAdvances: ClockAdvance[] = [];
 
   /** Saga id → its scenario (a rebill's saga belongs to the scenario that sent it). */
   const bySaga = new Map<string, Scenario>();
@@ -115,7 +124,31 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
     );
   };
 
+  /** The population's sagas (issue #38 item 3): left processing, or a payer who abandons. */
+  const population = new Map<string, 'processing' | 'abandon'>();
+  const populationPayers = new Set<string>();
   const onEvent = (event: SagaEvent) => {
+    const kind = population.get(sagaIdOf(event));
+    if (
+      kind === 'abandon' &&
+      event.type === 'action-required' &&
+      event.action.kind === 'redirect' &&
+      !populationPayers.has(event.paymentId)
+    ) {
+      populationPayers.add(event.paymentId);
+      const url = event.action.url;
+      payerVisits.push(
+        answerChallengeOverHttp(url, 'abandon').then(
+          () => {
+            payers.byAnswer['abandon (population)'] =
+              (payers.byAnswer['abandon (population)'] ?? 0) + 1;
+          },
+          (error: unknown) => {
+            payers.failed.push({ sagaId: event.paymentId, error: (error as Error).message });
+          },
+        ),
+      );
+    }
     const s = bySaga.get(sagaIdOf(event));
     if (!s || sagaIdOf(event) !== s.saga) return;
     s.lastEventAt = Date.now();
@@ -183,6 +216,14 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
         'gateway-adapter': {
           ...replication,
           GATEWAY_RESPONSE_TIMEOUT_MS: String(config.faults.gatewayTimeoutMs),
+          // The population phase: the status budget as a real gateway sets it (a few per second
+          // per endpoint), one token of burst; the gateway's count is checked against it.
+          ...(config.population === undefined
+            ? {}
+            : {
+                GATEWAY_STATUS_RATE_PER_SECOND: String(config.population.statusBudgetPerSecond),
+                GATEWAY_STATUS_BURST: '1',
+              }),
         },
         'callback-ingest': replication,
       },
@@ -200,6 +241,28 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       reusedClientOrderId,
     });
     for (const rule of faultRules(config.faults)) await stack.controls.addFault(rule);
+    // The status queries the gateway sees, per adapter replica, read once a second.
+    const statusReadings = new Map<string, StatusReading[]>();
+    let sampling = config.population !== undefined;
+    const sampler = (async () => {
+      while (sampling) {
+        const at = Date.now();
+        await Promise.all(
+          stack.replicaNames('gateway-adapter').map(async (name) => {
+            const counts = await fetch(`${stack.replicaUrl(name)}/metrics`, {
+              signal: AbortSignal.timeout(900),
+            })
+              .then(async (r) => statusCallsOf(await r.text()))
+              .catch(() => undefined);
+            const series = statusReadings.get(name) ?? [];
+            // A replica down or slow to answer: its last reading stands (its counter resumes).
+            series.push({ at, counts: counts ?? series.at(-1)?.counts ?? new Map() });
+            statusReadings.set(name, series);
+          }),
+        );
+        await sleep(Math.max(0, at + 1_000 - Date.now()));
+      }
+    })();
 
     const send = async (command: AnyCommand, type: CommandType, cardRefId?: string) => {
       // The broker may be restarting: the same command again (same commandId) until it is taken.
@@ -247,6 +310,11 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
     }
 
     let reserved = config.unknownCards;
+    const populationTarget =
+      config.population === undefined
+        ? 0
+        : Math.max(config.population.min, Math.round(config.population.share * config.commands));
+    let populationSent = 0;
     let guaranteed = 0;
     let lastAcsExpiry = 0;
     const totalWeight = SCENARIOS.reduce((sum, s) => sum + s.weight, 0);
@@ -262,22 +330,25 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
     let fired = 0;
     const outageSeconds = config.adapterDatabaseOutageSeconds ?? 0;
     let outagePlanned = outageSeconds > 0;
-    let outageRun: Promise<void> = Promise.resolve();
     const outageWindow = { from: 0, to: 0 };
+    // In the chain of chaos actions, so no replica of the adapter is restarting meanwhile (an app
+    // does not start without its database: that would be another test).
     const startOutage = () => {
       outagePlanned = false;
-      outageRun = (async () => {
+      chaos = chaos.then(async () => {
         log(`chaos: the adapter's database out for ${outageSeconds} s`);
         const outage = await DatabaseOutage.start(env.adapterDatabaseUrl);
         outageWindow.from = Date.now();
         try {
           await sleep(outageSeconds * 1000);
         } finally {
-          await outage.end();
+          await outage.end().catch((error: unknown) => {
+            log(`chaos: ending the database outage failed: ${(error as Error).message}`);
+          });
           outageWindow.to = Date.now();
           log(`chaos: the adapter's database back`);
         }
-      })();
+      });
     };
     const fire = (action: ChaosAction) => {
       chaos = chaos.then(async () => {
@@ -332,6 +403,34 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
           bySaga.set(follow.saga, follow);
         }
         await sendStep(follow, step);
+      } else if (
+        reserved < config.commands &&
+        populationSent < populationTarget &&
+        reserved >= (populationSent * config.commands) / populationTarget
+      ) {
+        // The population: every other one left processing by the sandbox for good (its SALE
+        // answered `unknown`), the others 3-D Secure sales whose payer opens the ACS page and
+        // leaves. Not scenarios: nothing waits for them; their truth is timed like any other.
+        const kind = populationSent % 2 === 0 ? 'processing' : 'abandon';
+        populationSent += 1;
+        const paymentId = seededUuid(random);
+        population.set(paymentId, kind);
+        deliberatelyUnknown.add(paymentId);
+        if (kind === 'processing')
+          await stack.controls.addFault({
+            clientOrderId: paymentId,
+            operation: 'SALE',
+            outcome: 'unknown',
+          });
+        await send(
+          stack.sale({
+            paymentId,
+            cvv: kind === 'processing' ? '123' : '321',
+            amountMinor: 100 + Math.floor(random() * 9_900),
+            ...(kind === 'abandon' ? { endpointId: SANDBOX_MERCHANT.threeDsEndpoint } : {}),
+          }),
+          'sale',
+        );
       } else if (reserved < config.commands) {
         // One of each guaranteed scenario first (as the budget allows), then the seeded draw.
         const first = SCENARIOS.find((s) => s.name === GUARANTEED_FIRST[guaranteed]);
@@ -360,8 +459,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
         await sendStep(scenario, shape.steps[0]);
       } else {
         // Everything started: wait for the follow-ups, then for quiescence (bounded).
-        if (fired === thresholds.length) await chaos;
-        await outageRun;
+        if (fired === thresholds.length && !outagePlanned) await chaos;
         allStarted ??= Date.now();
         if (Date.now() - lastProgress > 5_000) {
           lastProgress = Date.now();
@@ -382,6 +480,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
           lastAcsExpiry = Date.now();
           log(`moving the sandbox's clock ${ACS_WINDOW_SECONDS} s: the abandoned ACS windows end`);
           await stack.controls.advanceClock(ACS_WINDOW_SECONDS);
+          clockAdvances.push({ wallAt: Date.now(), seconds: ACS_WINDOW_SECONDS });
           payers.acsWindowsExpired += 1;
         }
         if (!open && (await quiet(stack, kafka, env.orchestratorDatabaseUrl))) {
@@ -399,9 +498,10 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       }
     }
     await chaos;
-    await outageRun;
     await Promise.all(payerVisits);
     const quietEnded = Date.now();
+    sampling = false;
+    await sampler;
     let phase: SchedulePhase | undefined;
     if (config.schedules !== undefined && quiescent) {
       phase = await runSchedulePhase(
@@ -434,6 +534,8 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
     const events: ObservedEvent[] = [];
     const scheduleEvents: ObservedScheduleEvent[] = [];
     const unreadable: string[] = [];
+    const timedBySaga = new Map<string, TimedEvent[]>();
+    const familyOfType: Record<string, string> = {};
     const dlq: Record<string, number> = {};
     const outageDlq: Record<string, number> = {};
     const firstAfter = new Map<number, number>();
@@ -475,6 +577,10 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       // The payout budget is the orchestrator's own saga, started by no command of the run.
       if (parsed.family === PAYOUT_BUDGET_FAMILY.name) return;
       events.push({ event: parsed.event as ObservedEvent['event'], ceId });
+      const timed = timedBySaga.get(parsed.sagaId) ?? [];
+      timed.push({ event: parsed.event as ObservedEvent['event'], ceId, at: m.timestamp });
+      timedBySaga.set(parsed.sagaId, timed);
+      familyOfType[parsed.event.type] = parsed.family;
     });
     actions.forEach((a, i) => {
       const first = firstAfter.get(i);
@@ -489,6 +595,37 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       seenCe.add(e.ceId);
       eventTypes[e.event.type] = (eventTypes[e.event.type] ?? 0) + 1;
     }
+    const sentSagas = new Set(sent.map((c) => c.paymentId));
+    const truth =
+      config.population === undefined
+        ? undefined
+        : {
+            ...timeToTruth({
+              ledger: ledger.entries,
+              events: new Map([...timedBySaga].filter(([id]) => sentSagas.has(id))),
+              callbackArrived: new Set(
+                attempts
+                  .filter((a) => !a.dropped && a.httpStatus >= 200 && a.httpStatus < 300)
+                  .map((a) => a.clientOrderId),
+              ),
+              advances: clockAdvances,
+              bounds: {
+                callbackP99Ms: config.population.callbackP99Seconds * 1000,
+                lostBoundMs:
+                  (config.neverReceivedSeconds + config.population.lostSlackSeconds) * 1000,
+              },
+              families: familyOfType,
+            }),
+            status: statusBudgetExceeded(
+              statusReadings,
+              config.population.statusBudgetPerSecond,
+              1,
+            ),
+            population: {
+              processing: [...population.values()].filter((k) => k === 'processing').length,
+              abandon: [...population.values()].filter((k) => k === 'abandon').length,
+            },
+          };
     const checks = checkRun({
       commands: sent,
       events,
@@ -544,6 +681,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       ...(outageWindow.to > 0 ? { outage: { ...outageWindow, dlq: outageDlq } } : {}),
       outboxBacklog,
       livenessRestarts: [...stack.livenessRestarts],
+      ...(truth === undefined ? {} : { truth }),
       invalidEvents: unreadable.length,
       unreadable: unreadable.slice(0, 10),
       collectorInvalid: stack.events.invalid.length,

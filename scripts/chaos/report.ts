@@ -28,6 +28,17 @@ export function zeroLines(report: ChaosReport): Record<string, number> {
     'card-data findings': report.audit.findings.length,
     'payers and payees who could not act (page or submission failed)': report.payers.failed.length,
     ...(report.schedules === undefined ? {} : scheduleZeroLines(report.schedules.checks)),
+    ...(report.truth === undefined || report.config.population === undefined
+      ? {}
+      : {
+          'time to truth over its bound': report.truth.problems.length,
+          "status queries above the gateway's budget (windows)":
+            report.truth.status.problems.length,
+          [`not quiet within ${report.config.population.quietWithinSeconds} s after the last command`]:
+            report.quiescent && report.seconds.quiet <= report.config.population.quietWithinSeconds
+              ? 0
+              : 1,
+        }),
   };
 }
 
@@ -77,7 +88,7 @@ export function formatReport(report: ChaosReport): string {
   for (const p of report.payers.failed.slice(0, 10))
     lines.push(`    payer of ${p.sagaId} could not act: ${p.error}`);
   const deliberate = c.unknown.filter((u) => u.deliberate);
-  row('unknown, deliberate (CVV 217)', deliberate.length);
+  row('unknown, deliberate (CVV 217, the population)', deliberate.length);
   row(
     `unknown with the alert raised (bound ${alertedBound(report.config, c.payments)})`,
     alertedCount(report),
@@ -122,6 +133,23 @@ export function formatReport(report: ChaosReport): string {
       detail: `${u.ageSeconds} s old, last event ${u.lastEvent}${u.deliberate ? ' (deliberate)' : ''}${u.alerted ? ` (alert: ${u.concern ?? ''})` : ''}`,
     })),
   );
+  if (report.truth !== undefined) {
+    const t = report.truth;
+    const f = (x?: { count: number; p50Ms: number; p99Ms: number; maxMs: number }) =>
+      x === undefined
+        ? '—'
+        : `${x.count} movements p50 ${(x.p50Ms / 1000).toFixed(1)} s, p99 ${(x.p99Ms / 1000).toFixed(1)} s, max ${(x.maxMs / 1000).toFixed(1)} s`;
+    lines.push(
+      `  population: ${t.population.processing} left processing, ${t.population.abandon} 3-D Secure payers who abandon; status queries the gateway saw at most ${t.status.maxPerSecond.toFixed(1)}/s per endpoint (budget ${report.config.population?.statusBudgetPerSecond ?? '?'}/s)`,
+    );
+    lines.push('  time to truth (ledger movement → the event reporting it):');
+    for (const [family, row] of Object.entries(t.byFamily))
+      lines.push(
+        `    ${family}: callback arrived ${f(row.arrived)}; callbacks lost ${f(row.lost)}`,
+      );
+    show('late', t.problems);
+    show('status budget', t.status.problems);
+  }
   if (report.schedules !== undefined)
     lines.push(...formatSchedules(report.schedules.phase, report.schedules.checks));
   lines.push(`  restarts by the liveness probe: ${report.livenessRestarts.length}`);

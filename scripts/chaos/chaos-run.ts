@@ -603,11 +603,13 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
             ...timeToTruth({
               ledger: ledger.entries,
               events: new Map([...timedBySaga].filter(([id]) => sentSagas.has(id))),
-              callbackArrived: new Set(
-                attempts
-                  .filter((a) => !a.dropped && a.httpStatus >= 200 && a.httpStatus < 300)
-                  .map((a) => a.clientOrderId),
-              ),
+              callbacksDelivered: attempts
+                .filter((a) => !a.dropped && a.httpStatus >= 200 && a.httpStatus < 300)
+                .reduce(
+                  (m, a) =>
+                    m.set(a.clientOrderId, [...(m.get(a.clientOrderId) ?? []), Date.parse(a.at)]),
+                  new Map<string, number[]>(),
+                ),
               advances: clockAdvances,
               bounds: {
                 callbackP99Ms: config.population.callbackP99Seconds * 1000,

@@ -126,12 +126,16 @@ export function formatReport(report: ChaosReport): string {
   show('over the limit', c.overLimit);
   show('version', c.versionProblems);
   show('rejected', c.rejected);
+  // The silent ones first: they fail the run; then the alerted, then the deliberate.
+  const rank = (u: (typeof c.unknown)[number]) => (u.deliberate ? 2 : u.alerted ? 1 : 0);
   show(
     'unknown',
-    c.unknown.map((u) => ({
-      paymentId: u.paymentId,
-      detail: `${u.ageSeconds} s old, last event ${u.lastEvent}${u.deliberate ? ' (deliberate)' : ''}${u.alerted ? ` (alert: ${u.concern ?? ''})` : ''}`,
-    })),
+    [...c.unknown]
+      .sort((a, b) => rank(a) - rank(b))
+      .map((u) => ({
+        paymentId: u.paymentId,
+        detail: `${u.ageSeconds} s old, last event ${u.lastEvent}${u.deliberate ? ' (deliberate)' : ''}${u.alerted ? ` (alert: ${u.concern ?? ''})` : ''}`,
+      })),
   );
   if (report.truth !== undefined) {
     const t = report.truth;
@@ -148,6 +152,7 @@ export function formatReport(report: ChaosReport): string {
         `    ${family}: callback arrived ${f(row.arrived)}; callbacks lost ${f(row.lost)}`,
       );
     show('late', t.problems);
+    show('slowest', t.slowest);
     show('status budget', t.status.problems);
   }
   if (report.schedules !== undefined)

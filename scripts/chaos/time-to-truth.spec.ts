@@ -38,7 +38,7 @@ describe('timeToTruth', () => {
     const result = timeToTruth({
       ledger: [charged(T0 + 1_000)],
       events: new Map([[saga, approvedAt(T0 + 3_000)]]),
-      callbackArrived: new Set([saga]),
+      callbacksDelivered: new Map([[saga, [T0 + 2_000]]]),
       advances: [],
       bounds,
       families,
@@ -50,11 +50,23 @@ describe('timeToTruth', () => {
   it('fails a p99 over the bound when callbacks arrive, and a late movement when all were lost', () => {
     const late = { ledger: [charged(T0)], events: new Map([[saga, approvedAt(T0 + 50_000)]]) };
     expect(
-      timeToTruth({ ...late, callbackArrived: new Set([saga]), advances: [], bounds, families })
-        .problems,
+      timeToTruth({
+        ...late,
+        callbacksDelivered: new Map([[saga, [T0 + 2_000]]]),
+        advances: [],
+        bounds,
+        families,
+      }).problems,
     ).toMatchObject([{ paymentId: 'card-payment', detail: expect.stringContaining('p99 50.0 s') }]);
     expect(
-      timeToTruth({ ...late, callbackArrived: new Set(), advances: [], bounds, families }).problems,
+      timeToTruth({
+        ...late,
+        // A callback delivered before the movement is not about it.
+        callbacksDelivered: new Map([[saga, [T0 - 1_000]]]),
+        advances: [],
+        bounds,
+        families,
+      }).problems,
     ).toMatchObject([{ paymentId: saga, detail: expect.stringContaining('every callback lost') }]);
   });
 

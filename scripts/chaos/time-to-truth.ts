@@ -40,8 +40,10 @@ export interface TruthFigures {
 export interface TimeToTruth {
   /** Per family (the saga's events' family is the first event's), callback arrived / lost. */
   readonly byFamily: Record<string, { arrived?: TruthFigures; lost?: TruthFigures }>;
-  /** Movements reported later than their bound (or a p99 over it), and never reported ones. */
+  /** Movements reported later than their bound, and a family's p99 over it. */
   readonly problems: Problem[];
+  /** The five movements reported last (saga, movement, seconds). */
+  readonly slowest: Problem[];
 }
 
 function figures(latencies: readonly number[]): TruthFigures | undefined {
@@ -75,8 +77,12 @@ export function timeToTruth(input: {
   readonly ledger: readonly LedgerEntry[];
   /** Events of the sagas to judge, by saga id. */
   readonly events: ReadonlyMap<string, readonly TimedEvent[]>;
-  /** Sagas with at least one callback delivered (not dropped, answered 2xx). */
-  readonly callbackArrived: ReadonlySet<string>;
+  /**
+   * Per saga, when its callbacks were delivered (not dropped, answered 2xx; wall clock, as the
+   * sandbox's callback log has it): a movement's callback arrived if one was delivered at or
+   * after it.
+   */
+  readonly callbacksDelivered: ReadonlyMap<string, readonly number[]>;
   readonly advances: readonly ClockAdvance[];
   readonly bounds: TruthBounds;
   /** Event type → its family name. */
@@ -84,6 +90,7 @@ export function timeToTruth(input: {
 }): TimeToTruth {
   const samples = new Map<string, { arrived: number[]; lost: number[] }>();
   const problems: Problem[] = [];
+  const slowest: (Problem & { latency: number })[] = [];
   const bySaga = new Map<string, LedgerEntry[]>();
   for (const l of input.ledger) {
     if (!input.events.has(l.clientOrderId)) continue;
@@ -107,14 +114,21 @@ export function timeToTruth(input: {
     );
     const row = samples.get(family) ?? { arrived: [], lost: [] };
     samples.set(family, row);
-    const arrived = input.callbackArrived.has(saga);
+    const delivered = input.callbacksDelivered.get(saga) ?? [];
     for (const entry of [...entries].sort((a, b) => a.seq - b.seq)) {
+      const movedAt = wallTimeOf(entry.at, input.advances);
+      const arrived = delivered.some((at) => at >= movedAt);
       const movement = `${entry.movement} ${entry.amountMinor}`;
       const i = reports.findIndex((r) => r.movement === movement);
       if (i < 0) continue; // never reported: the misreported / contradicted lines say so
       const [report] = reports.splice(i, 1);
-      const latency = Math.max(0, report.at - wallTimeOf(entry.at, input.advances));
+      const latency = Math.max(0, report.at - movedAt);
       (arrived ? row.arrived : row.lost).push(latency);
+      slowest.push({
+        paymentId: saga,
+        detail: `${movement} ${(latency / 1000).toFixed(1)} s${arrived ? '' : ', callbacks lost'}`,
+        latency,
+      });
       if (!arrived && latency > input.bounds.lostBoundMs)
         problems.push({
           paymentId: saga,
@@ -133,7 +147,12 @@ export function timeToTruth(input: {
         detail: `time to truth with a callback p99 ${(arrived.p99Ms / 1000).toFixed(1)} s over ${input.bounds.callbackP99Ms / 1000} s (${arrived.count} movements)`,
       });
   }
-  return { byFamily, problems };
+  slowest.sort((a, b) => b.latency - a.latency);
+  return {
+    byFamily,
+    problems,
+    slowest: slowest.slice(0, 5).map(({ paymentId, detail }) => ({ paymentId, detail })),
+  };
 }
 
 /** One reading of the adapters' status calls: per replica and endpoint, the counter's value. */

@@ -60,7 +60,7 @@ beforeAll(async () => {
       payoutDailyLimitMinor: 600_000,
       approvalWindowSeconds: 20,
       adapterDatabaseOutageSeconds: 12,
-      population: { ...DEFAULT_POPULATION, min: 20 },
+      population: { ...DEFAULT_POPULATION, min: 10 },
       schedules: {
         own: 3,
         gateway: 3,
@@ -148,7 +148,12 @@ describe('chaos, small fixed-seed run', () => {
     // Every scripted payer reached its page and did what it was to do.
     expect(report.payers.failed).toEqual([]);
     const answers = ['pass', 'wrong-password', 'cancel', 'abandon', 'payee', 'card-form'];
-    expect(Object.keys(report.payers.byAnswer).sort()).toEqual([...answers].sort());
+    // (and the population's payers, who all abandon)
+    expect(
+      Object.keys(report.payers.byAnswer)
+        .filter((a) => !a.includes('population'))
+        .sort(),
+    ).toEqual([...answers].sort());
     // The abandoned challenge ended on the ACS's window, as the sandbox's clock was moved past it.
     expect(report.payers.acsWindowsExpired).toBeGreaterThan(0);
     // Each new flow reached its planned end at least once, its saga's events then matched by the

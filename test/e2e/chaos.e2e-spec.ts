@@ -60,7 +60,7 @@ beforeAll(async () => {
       payoutDailyLimitMinor: 600_000,
       approvalWindowSeconds: 20,
       adapterDatabaseOutageSeconds: 12,
-      population: { ...DEFAULT_POPULATION, min: 10 },
+      population: { ...DEFAULT_POPULATION, share: 0.05, min: 10 },
       schedules: {
         own: 3,
         gateway: 3,

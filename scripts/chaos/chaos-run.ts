@@ -1,15 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import {
-  PAYOUT_BUDGET_FAMILY,
-  SCHEDULE_FAMILY,
-  sagaIdOf as contractsSagaIdOf,
-  type ScheduleEvent,
-  TOPICS,
-} from '@payments/contracts';
+import { sagaIdOf as contractsSagaIdOf } from '@payments/contracts';
 import { auditCardData } from '../stack/card-data-audit';
-import { kafkaClient, listTopics, parseStreamEvent, scanTopics } from '../stack/kafka-io';
+import { kafkaClient } from '../stack/kafka-io';
 import {
   PaymentStack,
   replicaOf,
@@ -24,23 +18,18 @@ import {
 } from '../stack/payer-http';
 import { DatabaseOutage } from '../stack/database-outage';
 import { RUN_DIR, sleep } from '../stack/processes';
-import { checkRun, CommandType, ObservedEvent, SagaEvent, sagaIdOf, SentCommand } from './checks';
+import { checkRun, CommandType, SagaEvent, sagaIdOf, SentCommand } from './checks';
 import { checkSchedules } from './schedule-checks';
-import {
-  GATEWAY_CHARGE_GRACE_SECONDS,
-  type ObservedScheduleEvent,
-  scheduleEnv,
-  type SchedulePhase,
-} from './schedule-plan';
+import { GATEWAY_CHARGE_GRACE_SECONDS, scheduleEnv, type SchedulePhase } from './schedule-plan';
 import { runSchedulePhase } from './schedules';
 import {
   type ClockAdvance,
   type StatusReading,
   statusBudgetExceeded,
-  statusCallsOf,
-  type TimedEvent,
   timeToTruth,
 } from './time-to-truth';
+import { sampleStatusCalls, type StatusSampler } from './status-sampler';
+import { scanStream } from './stream-scan';
 import {
   type ActionRecord,
   type ChaosAction,
@@ -71,9 +60,6 @@ import {
   successOf,
   summarize,
 } from './workload';
-
-/** How long after an outage the handlers' retries (libs/kafka, 5 retries ≈ 6.2 s) may still end. */
-const OUTAGE_RETRIES_MS = 15_000;
 
 /**
  * The chaos run: mixed commands at a steady rate on `replicas` replicas of every app while single
@@ -233,6 +219,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
   );
   const kafka = kafkaClient(broker.brokers, 'chaos');
   const actions: ActionRecord[] = [];
+  let sampler: StatusSampler | undefined;
   try {
     if (config.livenessPeriodMs > 0) stack.superviseLiveness(config.livenessPeriodMs, 3);
     await stack.controls.reset();
@@ -242,27 +229,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
     });
     for (const rule of faultRules(config.faults)) await stack.controls.addFault(rule);
     // The status queries the gateway sees, per adapter replica, read once a second.
-    const statusReadings = new Map<string, StatusReading[]>();
-    let sampling = config.population !== undefined;
-    const sampler = (async () => {
-      while (sampling) {
-        const at = Date.now();
-        await Promise.all(
-          stack.replicaNames('gateway-adapter').map(async (name) => {
-            const counts = await fetch(`${stack.replicaUrl(name)}/metrics`, {
-              signal: AbortSignal.timeout(900),
-            })
-              .then(async (r) => statusCallsOf(await r.text()))
-              .catch(() => undefined);
-            const series = statusReadings.get(name) ?? [];
-            // A replica down or slow to answer: its last reading stands (its counter resumes).
-            series.push({ at, counts: counts ?? series.at(-1)?.counts ?? new Map() });
-            statusReadings.set(name, series);
-          }),
-        );
-        await sleep(Math.max(0, at + 1_000 - Date.now()));
-      }
-    })();
+    sampler = config.population === undefined ? undefined : sampleStatusCalls(stack);
 
     const send = async (command: AnyCommand, type: CommandType, cardRefId?: string) => {
       // The broker may be restarting: the same command again (same commandId) until it is taken.
@@ -500,8 +467,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
     await chaos;
     await Promise.all(payerVisits);
     const quietEnded = Date.now();
-    sampling = false;
-    await sampler;
+    const statusReadings = (await sampler?.stop()) ?? new Map<string, StatusReading[]>();
     let phase: SchedulePhase | undefined;
     if (config.schedules !== undefined && quiescent) {
       phase = await runSchedulePhase(
@@ -531,61 +497,8 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
     await sleep(3_000);
 
     log('reading every topic and the ledger...');
-    const events: ObservedEvent[] = [];
-    const scheduleEvents: ObservedScheduleEvent[] = [];
-    const unreadable: string[] = [];
-    const timedBySaga = new Map<string, TimedEvent[]>();
-    const familyOfType: Record<string, string> = {};
-    const dlq: Record<string, number> = {};
-    const outageDlq: Record<string, number> = {};
-    const firstAfter = new Map<number, number>();
-    const topics = await listTopics(kafka, 'payments.');
-    await scanTopics(kafka, topics, (m) => {
-      if (m.topic.endsWith('.dlq')) {
-        // The handler's retries (≈ 6 s) outlast the outage: its dead letters come a little later.
-        const ofOutage =
-          outageWindow.to > 0 &&
-          m.timestamp >= outageWindow.from &&
-          m.timestamp <= outageWindow.to + OUTAGE_RETRIES_MS;
-        const table = ofOutage ? outageDlq : dlq;
-        table[m.topic] = (table[m.topic] ?? 0) + 1;
-      }
-      actions.forEach((a, i) => {
-        if (a.target === 'broker' && m.topic === TOPICS.events && m.timestamp >= a.backAt) {
-          firstAfter.set(i, Math.min(firstAfter.get(i) ?? Infinity, m.timestamp));
-        }
-      });
-      if (m.topic !== TOPICS.events) return;
-      const ceId = m.headers.ce_id;
-      let value: unknown;
-      try {
-        value = JSON.parse(m.value?.toString('utf8') ?? 'null');
-      } catch {
-        value = undefined;
-      }
-      const parsed = parseStreamEvent(value);
-      if (!parsed.ok || !ceId) {
-        unreadable.push(
-          `${m.partition}/${m.offset}: ${parsed.ok ? 'no ce_id header' : parsed.error}`,
-        );
-        return;
-      }
-      if (parsed.family === SCHEDULE_FAMILY.name) {
-        scheduleEvents.push({ event: parsed.event as ScheduleEvent, ceId });
-        return;
-      }
-      // The payout budget is the orchestrator's own saga, started by no command of the run.
-      if (parsed.family === PAYOUT_BUDGET_FAMILY.name) return;
-      events.push({ event: parsed.event as ObservedEvent['event'], ceId });
-      const timed = timedBySaga.get(parsed.sagaId) ?? [];
-      timed.push({ event: parsed.event as ObservedEvent['event'], ceId, at: m.timestamp });
-      timedBySaga.set(parsed.sagaId, timed);
-      familyOfType[parsed.event.type] = parsed.family;
-    });
-    actions.forEach((a, i) => {
-      const first = firstAfter.get(i);
-      if (a.target === 'broker' && first !== undefined) a.recoveryMs = first - a.at;
-    });
+    const { events, scheduleEvents, unreadable, timedBySaga, familyOfType, dlq, outageDlq } =
+      await scanStream(kafka, actions, outageWindow);
     const ledger = await stack.controls.ledger();
     const attempts = (await stack.controls.callbacks()).attempts;
     const eventTypes: Record<string, number> = {};
@@ -692,6 +605,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       ...(schedules === undefined ? {} : { schedules }),
     };
   } finally {
+    await sampler?.stop();
     await stack.stop();
   }
 }

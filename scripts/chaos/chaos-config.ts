@@ -3,7 +3,8 @@ import { AuditReport } from '../stack/card-data-audit';
 import type { OwnBroker } from '../stack/infra';
 import { ReplicaName } from '../stack/payment-stack';
 import { FaultRule } from '../stack/sandbox-controls';
-import { RunChecks } from './checks';
+import { type Problem, RunChecks } from './checks';
+import type { TimeToTruth } from './time-to-truth';
 import { type ScheduleChecks } from './schedule-checks';
 import { type SchedulePhase, type ScheduleWorkload } from './schedule-plan';
 
@@ -79,10 +80,78 @@ export interface ChaosConfig {
   /** How long a registered two-step payout awaits approval; the unapproved ones expire within it. */
   readonly approvalWindowSeconds: number;
   /**
+   * The adapter's database out this long (connections refused and cut), once, half-way through the
+   * sending: the adapter's handler retries run out and gateway requests (or results) in flight
+   * are dead-lettered (issue #32 item 8: every operation sent must still end final or alerted).
+   * 0 or unset: none.
+   */
+  readonly adapterDatabaseOutageSeconds?: number;
+  /**
+   * The population phase (issue #38 item 3; on by default): `max(min, share × commands)` payments
+   * interleaved with the workload, every other one left processing by the sandbox for good, the
+   * others 3-D Secure sales whose payer leaves the ACS page; the adapter's status budget set as a
+   * real gateway's; every ledger movement's time to truth bounded. Unset: none.
+   */
+  readonly population?: PopulationConfig;
+  /**
+   * What the sandbox does with a reused client_orderid, and what the orchestrator is told
+   * (`refuse`: the sandbox's endpoints in `GATEWAY_REFUSES_REUSED_ORDER_ID_ENDPOINTS`); unset: `CHAOS_REUSED_CLIENT_ORDER_ID`.
+   */
+  readonly reusedClientOrderId?: ReusedClientOrderId;
+  /**
+   * Sagas that may end unknown with the alert raised (the deliberate CVV 217 ones aside), as a
+   * share of the run's sagas; above it the run fails. Unset: `DEFAULT_MAX_ALERTED_SHARE`.
+   */
+  readonly maxAlertedShare?: number;
+  /**
    * Recurring schedules (scripts/chaos/schedules.ts): a phase after the main workload's
    * quiescence with both clocks moved forward, its own kills and aimed faults; unset: none.
    */
   readonly schedules?: ScheduleWorkload;
+}
+
+export interface PopulationConfig {
+  readonly share: number;
+  readonly min: number;
+  /** The gateway's status queries per second per endpoint (the adapter's budget is set to it). */
+  readonly statusBudgetPerSecond: number;
+  /** p99 of the time to truth of movements whose callback arrived (issue #38: 10 s). */
+  readonly callbackP99Seconds: number;
+  /** Callbacks lost: every movement reported within the no-trace window + this (30 s). */
+  readonly lostSlackSeconds: number;
+  /** The run quiet (but the population) within this after the last command (120 s). */
+  readonly quietWithinSeconds: number;
+}
+
+export const DEFAULT_POPULATION: PopulationConfig = {
+  share: 0.1,
+  min: 300,
+  statusBudgetPerSecond: 4,
+  callbackP99Seconds: 10,
+  lostSlackSeconds: 30,
+  quietWithinSeconds: 120,
+};
+
+export type ReusedClientOrderId = 'charge-again' | 'refuse';
+
+/**
+ * The chaos suite's one setting for a reused client_orderid: `charge-again` (the sandbox charges a
+ * resent opening operation a second time, visibly in the ledger; the orchestrator is told so and
+ * never resends an opening operation the gateway has no trace of). Flip it here, once, for every
+ * run (`npm run chaos`, the e2e); `--reused-client-order-id` overrides it for one run.
+ */
+export const CHAOS_REUSED_CLIENT_ORDER_ID: ReusedClientOrderId = 'charge-again';
+
+/**
+ * The share of sagas that may end alerted: with 5 % 503s before processing in `charge-again`
+ * mode, ≈ 6–8 % end `no-trace` (measured: 70 of 1,235 in a default run; 10 of 128 in the e2e
+ * with the hosted forms and #32's faults). Above it, something new leaves payments to a person.
+ */
+export const DEFAULT_MAX_ALERTED_SHARE = 0.12;
+
+/** The bound on alerted sagas of a run of `sagas` sagas. */
+export function alertedBound(config: ChaosConfig, sagas: number): number {
+  return Math.floor((config.maxAlertedShare ?? DEFAULT_MAX_ALERTED_SHARE) * sagas);
 }
 
 export const DEFAULT_FAULTS: FaultMix = {
@@ -143,11 +212,32 @@ export interface ChaosReport {
   readonly quiescent: boolean;
   readonly checks: RunChecks;
   readonly actions: ActionRecord[];
+  /** Dead letters per topic, but those of the injected database outage. */
   readonly dlq: Record<string, number>;
+  /**
+   * The adapter's database outage (epoch ms) and the dead letters written while it lasted (and
+   * for the handler's retries after it): expected, not a zero line; their sagas are judged like
+   * any other (final or alerted, by the ledger).
+   */
+  readonly outage?: {
+    readonly from: number;
+    readonly to: number;
+    readonly dlq: Record<string, number>;
+  };
   readonly outboxBacklog: number;
   /** Apps the liveness supervisor restarted (a crashed consumer, …) and what /health/live said. */
   readonly livenessRestarts: { app: string; at: number; answer: string }[];
+  /** The population phase's verdict: time to truth per family, the status budget, its size. */
+  readonly truth?: TimeToTruth & {
+    readonly status: { readonly problems: Problem[]; readonly maxPerSecond: number };
+    readonly population: { readonly processing: number; readonly abandon: number };
+  };
+  /** Event-topic messages the reader (contracts' schemas, FLOW_FAMILIES) could not parse. */
   readonly invalidEvents: number;
+  /** The first of them, with the schema's reason. */
+  readonly unreadable: readonly string[];
+  /** Messages the stack's live event reader (EventCollector) could not parse. */
+  readonly collectorInvalid: number;
   readonly audit: AuditReport;
   readonly workDir: string;
   /** The schedule phase and its verdict, when the run had one. */

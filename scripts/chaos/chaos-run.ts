@@ -1,15 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import {
-  parseEvent,
-  parsePayoutEvent,
-  parseTransferEvent,
-  ScheduleEvent,
-  TOPICS,
-} from '@payments/contracts';
+import { sagaIdOf as contractsSagaIdOf } from '@payments/contracts';
 import { auditCardData } from '../stack/card-data-audit';
-import { kafkaClient, listTopics, scanTopics } from '../stack/kafka-io';
+import { kafkaClient } from '../stack/kafka-io';
 import {
   PaymentStack,
   replicaOf,
@@ -17,30 +11,40 @@ import {
   sandboxMerchantsWithDelay,
   TEST_CARD_NUMBER,
 } from '../stack/payment-stack';
-import { answerChallengeOverHttp, completePayoutFormOverHttp } from '../stack/payer-http';
-import { RUN_DIR, sleep } from '../stack/processes';
-import { checkRun, CommandType, ObservedEvent, SagaEvent, sagaIdOf, SentCommand } from './checks';
-import { checkSchedules } from './schedule-checks';
 import {
-  GATEWAY_CHARGE_GRACE_SECONDS,
-  type ObservedScheduleEvent,
-  scheduleEnv,
-  type SchedulePhase,
-} from './schedule-plan';
+  answerChallengeOverHttp,
+  completeCardFormOverHttp,
+  completePayoutFormOverHttp,
+} from '../stack/payer-http';
+import { DatabaseOutage } from '../stack/database-outage';
+import { RUN_DIR, sleep } from '../stack/processes';
+import { checkRun, CommandType, SagaEvent, sagaIdOf, SentCommand } from './checks';
+import { checkSchedules } from './schedule-checks';
+import { GATEWAY_CHARGE_GRACE_SECONDS, scheduleEnv, type SchedulePhase } from './schedule-plan';
 import { runSchedulePhase } from './schedules';
+import {
+  type ClockAdvance,
+  type StatusReading,
+  statusBudgetExceeded,
+  timeToTruth,
+} from './time-to-truth';
+import { sampleStatusCalls, type StatusSampler } from './status-sampler';
+import { scanStream } from './stream-scan';
 import {
   type ActionRecord,
   type ChaosAction,
   type ChaosConfig,
   type ChaosEnvironment,
   type ChaosReport,
+  CHAOS_REUSED_CLIENT_ORDER_ID,
   faultRules,
 } from './chaos-config';
 import { BACKLOG_AFTER_SECONDS, outboxCount, quiet } from './quiescence';
+import { COMMANDS } from './flows';
+import type { Step } from './flows/companion';
 import {
   type AnyCommand,
   commandOf,
-  sagaOf,
   ACS_WINDOW_SECONDS,
   ALERTED,
   endOf,
@@ -53,7 +57,7 @@ import {
   seeded,
   seededUuid,
   STALLED_MS,
-  SUCCESS,
+  successOf,
   summarize,
 } from './workload';
 
@@ -72,10 +76,12 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       throw new Error(`action on ${action.target}: the run has ${config.replicas} replica(s)`);
     }
   }
+  const reusedClientOrderId = config.reusedClientOrderId ?? CHAOS_REUSED_CLIENT_ORDER_ID;
   const random = seeded(config.seed);
   const scenarios = new Map<string, Scenario>();
   const sent: SentCommand[] = [];
   const deliberatelyUnknown = new Set<string>();
+  const clockAdvances: ClockAdvance[] = [];
 
   /** Saga id → its scenario (a rebill's saga belongs to the scenario that sent it). */
   const bySaga = new Map<string, Scenario>();
@@ -83,15 +89,13 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
   const payerVisits: Promise<void>[] = [];
   const startPayer = (s: Scenario, plan: PayerPlan, url: string) => {
     const saga = s.saga;
+    const card = { number: TEST_CARD_NUMBER, holder: 'JANE DOE', month: '12', year: '2030' };
     const visit =
       plan === 'payee'
-        ? completePayoutFormOverHttp(url, {
-            number: TEST_CARD_NUMBER,
-            holder: 'JANE DOE',
-            month: '12',
-            year: '2030',
-          })
-        : answerChallengeOverHttp(url, plan === 'pass' ? 'hinted-password' : plan);
+        ? completePayoutFormOverHttp(url, card)
+        : plan === 'card-form'
+          ? completeCardFormOverHttp(url, { ...card, cvv: '123' })
+          : answerChallengeOverHttp(url, plan === 'pass' ? 'hinted-password' : plan);
     payerVisits.push(
       visit.then(
         () => {
@@ -106,7 +110,31 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
     );
   };
 
+  /** The population's sagas (issue #38 item 3): left processing, or a payer who abandons. */
+  const population = new Map<string, 'processing' | 'abandon'>();
+  const populationPayers = new Set<string>();
   const onEvent = (event: SagaEvent) => {
+    const kind = population.get(sagaIdOf(event));
+    if (
+      kind === 'abandon' &&
+      event.type === 'action-required' &&
+      event.action.kind === 'redirect' &&
+      !populationPayers.has(event.paymentId)
+    ) {
+      populationPayers.add(event.paymentId);
+      const url = event.action.url;
+      payerVisits.push(
+        answerChallengeOverHttp(url, 'abandon').then(
+          () => {
+            payers.byAnswer['abandon (population)'] =
+              (payers.byAnswer['abandon (population)'] ?? 0) + 1;
+          },
+          (error: unknown) => {
+            payers.failed.push({ sagaId: event.paymentId, error: (error as Error).message });
+          },
+        ),
+      );
+    }
     const s = bySaga.get(sagaIdOf(event));
     if (!s || sagaIdOf(event) !== s.saga) return;
     s.lastEventAt = Date.now();
@@ -123,7 +151,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       s.payerStarted = true;
       startPayer(s, last.payer, event.action.url);
     }
-    if ((last.until ?? [SUCCESS[last.type]]).includes(event.type)) {
+    if ((last.until ?? [successOf(last.type)]).includes(event.type)) {
       if (s.next >= s.steps.length) s.ended = true;
       else s.ready = true;
     } else if (
@@ -165,35 +193,55 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
               approvalWindowSeconds: config.approvalWindowSeconds,
             },
           }),
-          // The sandbox below charges a reused client_orderid again: told so, the orchestrator
-          // never repeats a payment the gateway shows no trace of (it alerts a person instead).
-          GATEWAY_REFUSES_REUSED_ORDER_ID: 'false',
+          // What the sandbox below does with a reused client_orderid, told to the orchestrator: in
+          // `charge-again` (the default, as the spec promises nothing) no endpoint is declared, so
+          // it never repeats a payment the gateway shows no trace of (it alerts a person instead);
+          // in `refuse` the sandbox's endpoints are declared and it may.
+          ...(reusedClientOrderId === 'refuse'
+            ? {
+                GATEWAY_REFUSES_REUSED_ORDER_ID_ENDPOINTS: [
+                  SANDBOX_MERCHANT.plainEndpoint,
+                  SANDBOX_MERCHANT.threeDsEndpoint,
+                  SANDBOX_MERCHANT.paymentFormPreauthEndpoint,
+                ].join(','),
+              }
+            : {}),
           ...(config.schedules === undefined ? {} : scheduleEnv()),
         },
         'gateway-adapter': {
           ...replication,
           GATEWAY_RESPONSE_TIMEOUT_MS: String(config.faults.gatewayTimeoutMs),
+          // The population phase: the status budget as a real gateway sets it (a few per second
+          // per endpoint), one token of burst per replica; the replicas share the endpoint's rate
+          // (GATEWAY_ADAPTER_REPLICAS: each takes 1/replicas of it), and the gateway's count is
+          // checked against it.
+          GATEWAY_ADAPTER_REPLICAS: String(config.replicas),
+          ...(config.population === undefined
+            ? {}
+            : {
+                GATEWAY_STATUS_RATE_PER_SECOND: String(config.population.statusBudgetPerSecond),
+                GATEWAY_STATUS_BURST: String(config.replicas),
+              }),
         },
         'callback-ingest': replication,
       },
     },
-    (received) => {
-      // Payout budget and PAN-eligibility events belong to no scenario.
-      const event = received.event;
-      if ('budgetId' in event || 'checkId' in event) return;
-      onEvent(event);
-    },
+    // Events of sagas no scenario started (payout budgets) find no scenario in onEvent.
+    (received) => onEvent(received.event),
   );
   const kafka = kafkaClient(broker.brokers, 'chaos');
   const actions: ActionRecord[] = [];
+  let sampler: StatusSampler | undefined;
   try {
     if (config.livenessPeriodMs > 0) stack.superviseLiveness(config.livenessPeriodMs, 3);
     await stack.controls.reset();
     await stack.controls.changeSettings({
       faultSeed: config.seed,
-      reusedClientOrderId: 'charge-again',
+      reusedClientOrderId,
     });
     for (const rule of faultRules(config.faults)) await stack.controls.addFault(rule);
+    // The status queries the gateway sees, per adapter replica, read once a second.
+    sampler = config.population === undefined ? undefined : sampleStatusCalls(stack);
 
     const send = async (command: AnyCommand, type: CommandType, cardRefId?: string) => {
       // The broker may be restarting: the same command again (same commandId) until it is taken.
@@ -208,11 +256,30 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       }
       sent.push({
         commandId: command.commandId,
-        paymentId: sagaOf(command),
+        paymentId: contractsSagaIdOf(command) ?? '',
         type,
         sentAt: Date.now(),
         ...(cardRefId === undefined ? {} : { cardRefId }),
       });
+    };
+    /**
+     * A scenario's step: the faults aimed at its saga first, then its command (and the one sent
+     * alongside it, on the same saga, without waiting for the first's answer).
+     */
+    const timing = {
+      neverReceivedSeconds: config.neverReceivedSeconds,
+      gatewayTimeoutMs: config.faults.gatewayTimeoutMs,
+    };
+    const sendStep = async (s: Scenario, step: Step) => {
+      for (const rule of step.faults?.(timing) ?? [])
+        await stack.controls.addFault({ ...rule, clientOrderId: s.saga });
+      for (const one of step.alongside === undefined ? [step] : [step, step.alongside]) {
+        await send(
+          commandOf(stack, s, one),
+          one.type,
+          COMMANDS[one.type]?.namesCardRef ? s.cardRefId : undefined,
+        );
+      }
     };
     // Deliberately unknown payments first, so they are old by the end.
     for (let i = 0; i < config.unknownCards; i++) {
@@ -222,6 +289,11 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
     }
 
     let reserved = config.unknownCards;
+    const populationTarget =
+      config.population === undefined
+        ? 0
+        : Math.max(config.population.min, Math.round(config.population.share * config.commands));
+    let populationSent = 0;
     let guaranteed = 0;
     let lastAcsExpiry = 0;
     const totalWeight = SCENARIOS.reduce((sum, s) => sum + s.weight, 0);
@@ -235,6 +307,28 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
     );
     let chaos: Promise<void> = Promise.resolve();
     let fired = 0;
+    const outageSeconds = config.adapterDatabaseOutageSeconds ?? 0;
+    let outagePlanned = outageSeconds > 0;
+    const outageWindow = { from: 0, to: 0 };
+    // In the chain of chaos actions, so no replica of the adapter is restarting meanwhile (an app
+    // does not start without its database: that would be another test).
+    const startOutage = () => {
+      outagePlanned = false;
+      chaos = chaos.then(async () => {
+        log(`chaos: the adapter's database out for ${outageSeconds} s`);
+        const outage = await DatabaseOutage.start(env.adapterDatabaseUrl);
+        outageWindow.from = Date.now();
+        try {
+          await sleep(outageSeconds * 1000);
+        } finally {
+          await outage.end().catch((error: unknown) => {
+            log(`chaos: ending the database outage failed: ${(error as Error).message}`);
+          });
+          outageWindow.to = Date.now();
+          log(`chaos: the adapter's database back`);
+        }
+      });
+    };
     const fire = (action: ChaosAction) => {
       chaos = chaos.then(async () => {
         const at = Date.now();
@@ -271,6 +365,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
     for (let tick = 0; ; tick++) {
       const due = started + tick * interval;
       if (due > Date.now()) await sleep(due - Date.now());
+      if (outagePlanned && reserved >= config.commands / 2) startOutage();
       while (fired < thresholds.length && reserved >= thresholds[fired]) {
         fire(config.actions[fired]);
         fired += 1;
@@ -280,32 +375,40 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
         follow.ready = false;
         const step = follow.steps[follow.next];
         follow.next += 1;
-        if (step.type === 'rebill') {
-          follow.saga = follow.rebillSagas[follow.rebills++];
+        if (COMMANDS[step.type]?.ownSaga) {
+          follow.saga = follow.ownSagas[follow.ownSagasUsed++];
           follow.seenVersion = 0;
           follow.payerStarted = false;
           bySaga.set(follow.saga, follow);
         }
-        if (step.captureDeclinedOnce) {
+        await sendStep(follow, step);
+      } else if (
+        reserved < config.commands &&
+        populationSent < populationTarget &&
+        reserved >= (populationSent * config.commands) / populationTarget
+      ) {
+        // The population: every other one left processing by the sandbox for good (its SALE
+        // answered `unknown`), the others 3-D Secure sales whose payer opens the ACS page and
+        // leaves. Not scenarios: nothing waits for them; their truth is timed like any other.
+        const kind = populationSent % 2 === 0 ? 'processing' : 'abandon';
+        populationSent += 1;
+        const paymentId = seededUuid(random);
+        population.set(paymentId, kind);
+        deliberatelyUnknown.add(paymentId);
+        if (kind === 'processing')
           await stack.controls.addFault({
-            clientOrderId: follow.paymentId,
-            operation: 'CAPTURE',
-            outcome: 'declined',
-            times: 1,
+            clientOrderId: paymentId,
+            operation: 'SALE',
+            outcome: 'unknown',
           });
-        }
-        if (step.declinedOnce) {
-          await stack.controls.addFault({
-            clientOrderId: follow.saga,
-            operation: step.declinedOnce,
-            outcome: 'declined',
-            times: 1,
-          });
-        }
         await send(
-          commandOf(stack, follow, step),
-          step.type,
-          step.type === 'rebill' ? follow.cardRefId : undefined,
+          stack.sale({
+            paymentId,
+            cvv: kind === 'processing' ? '123' : '321',
+            amountMinor: 100 + Math.floor(random() * 9_900),
+            ...(kind === 'abandon' ? { endpointId: SANDBOX_MERCHANT.threeDsEndpoint } : {}),
+          }),
+          'sale',
         );
       } else if (reserved < config.commands) {
         // One of each guaranteed scenario first (as the budget allows), then the seeded draw.
@@ -325,15 +428,17 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
           ended: false,
           seenVersion: 0,
           saga: paymentId,
-          rebillSagas: shape.steps.filter((s) => s.type === 'rebill').map(() => seededUuid(random)),
-          rebills: 0,
+          ownSagas: shape.steps
+            .filter((s) => COMMANDS[s.type]?.ownSaga)
+            .map(() => seededUuid(random)),
+          ownSagasUsed: 0,
         };
         scenarios.set(scenario.paymentId, scenario);
         bySaga.set(scenario.paymentId, scenario);
-        await send(commandOf(stack, scenario, shape.steps[0]), shape.steps[0].type);
+        await sendStep(scenario, shape.steps[0]);
       } else {
         // Everything started: wait for the follow-ups, then for quiescence (bounded).
-        if (fired === thresholds.length) await chaos;
+        if (fired === thresholds.length && !outagePlanned) await chaos;
         allStarted ??= Date.now();
         if (Date.now() - lastProgress > 5_000) {
           lastProgress = Date.now();
@@ -354,6 +459,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
           lastAcsExpiry = Date.now();
           log(`moving the sandbox's clock ${ACS_WINDOW_SECONDS} s: the abandoned ACS windows end`);
           await stack.controls.advanceClock(ACS_WINDOW_SECONDS);
+          clockAdvances.push({ wallAt: Date.now(), seconds: ACS_WINDOW_SECONDS });
           payers.acsWindowsExpired += 1;
         }
         if (!open && (await quiet(stack, kafka, env.orchestratorDatabaseUrl))) {
@@ -373,6 +479,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
     await chaos;
     await Promise.all(payerVisits);
     const quietEnded = Date.now();
+    const statusReadings = (await sampler?.stop()) ?? new Map<string, StatusReading[]>();
     let phase: SchedulePhase | undefined;
     if (config.schedules !== undefined && quiescent) {
       phase = await runSchedulePhase(
@@ -402,45 +509,8 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
     await sleep(3_000);
 
     log('reading every topic and the ledger...');
-    const events: ObservedEvent[] = [];
-    const scheduleEvents: ObservedScheduleEvent[] = [];
-    let invalidEvents = 0;
-    const dlq: Record<string, number> = {};
-    const firstAfter = new Map<number, number>();
-    const topics = await listTopics(kafka, 'payments.');
-    await scanTopics(kafka, topics, (m) => {
-      if (m.topic.endsWith('.dlq')) dlq[m.topic] = (dlq[m.topic] ?? 0) + 1;
-      actions.forEach((a, i) => {
-        if (a.target === 'broker' && m.topic === TOPICS.events && m.timestamp >= a.backAt) {
-          firstAfter.set(i, Math.min(firstAfter.get(i) ?? Infinity, m.timestamp));
-        }
-      });
-      if (m.topic !== TOPICS.events) return;
-      const value: unknown = JSON.parse(m.value?.toString('utf8') ?? 'null');
-      const ceId = m.headers.ce_id;
-      const schedule = ScheduleEvent.safeParse(value);
-      if (schedule.success && ceId) {
-        scheduleEvents.push({ event: schedule.data, ceId });
-        return;
-      }
-      const payment = parseEvent(value);
-      const payout = payment.ok ? undefined : parsePayoutEvent(value);
-      const moved = payment.ok || payout?.ok ? undefined : parseTransferEvent(value);
-      const event = payment.ok
-        ? payment.event
-        : payout?.ok
-          ? payout.event
-          : moved?.ok
-            ? moved.event
-            : undefined;
-      if (event === undefined || !ceId) invalidEvents += 1;
-      // The payout budget is the orchestrator's own saga, started by no command of the run.
-      else if (!('budgetId' in event)) events.push({ event, ceId });
-    });
-    actions.forEach((a, i) => {
-      const first = firstAfter.get(i);
-      if (a.target === 'broker' && first !== undefined) a.recoveryMs = first - a.at;
-    });
+    const { events, scheduleEvents, unreadable, timedBySaga, familyOfType, dlq, outageDlq } =
+      await scanStream(kafka, actions, outageWindow);
     const ledger = await stack.controls.ledger();
     const attempts = (await stack.controls.callbacks()).attempts;
     const eventTypes: Record<string, number> = {};
@@ -450,6 +520,39 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       seenCe.add(e.ceId);
       eventTypes[e.event.type] = (eventTypes[e.event.type] ?? 0) + 1;
     }
+    const sentSagas = new Set(sent.map((c) => c.paymentId));
+    const truth =
+      config.population === undefined
+        ? undefined
+        : {
+            ...timeToTruth({
+              ledger: ledger.entries,
+              events: new Map([...timedBySaga].filter(([id]) => sentSagas.has(id))),
+              callbacksDelivered: attempts
+                .filter((a) => !a.dropped && a.httpStatus >= 200 && a.httpStatus < 300)
+                .reduce(
+                  (m, a) =>
+                    m.set(a.clientOrderId, [...(m.get(a.clientOrderId) ?? []), Date.parse(a.at)]),
+                  new Map<string, number[]>(),
+                ),
+              advances: clockAdvances,
+              bounds: {
+                callbackP99Ms: config.population.callbackP99Seconds * 1000,
+                lostBoundMs:
+                  (config.neverReceivedSeconds + config.population.lostSlackSeconds) * 1000,
+              },
+              families: familyOfType,
+            }),
+            status: statusBudgetExceeded(
+              statusReadings,
+              config.population.statusBudgetPerSecond,
+              config.replicas,
+            ),
+            population: {
+              processing: [...population.values()].filter((k) => k === 'processing').length,
+              abandon: [...population.values()].filter((k) => k === 'abandon').length,
+            },
+          };
     const checks = checkRun({
       commands: sent,
       events,
@@ -502,14 +605,19 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       checks,
       actions,
       dlq,
+      ...(outageWindow.to > 0 ? { outage: { ...outageWindow, dlq: outageDlq } } : {}),
       outboxBacklog,
       livenessRestarts: [...stack.livenessRestarts],
-      invalidEvents,
+      ...(truth === undefined ? {} : { truth }),
+      invalidEvents: unreadable.length,
+      unreadable: unreadable.slice(0, 10),
+      collectorInvalid: stack.events.invalid.length,
       audit,
       workDir,
       ...(schedules === undefined ? {} : { schedules }),
     };
   } finally {
+    await sampler?.stop();
     await stack.stop();
   }
 }

@@ -80,7 +80,7 @@ describe('checkRun', () => {
       ledger(['charged', 2_500], ['charged', 2_500, '2']),
     );
     expect(twice.doubleCharges.map((d) => d.detail)).toEqual([
-      '2 × charged for 1 sale/rebill command(s)',
+      '2 × charged for 1 sale/sale-form/rebill command(s)',
       'money moved on 2 gateway orders',
     ]);
   });
@@ -152,6 +152,101 @@ describe('checkRun', () => {
     expect(run(observed(requested, unknown, alerted, resent), [], [sale]).unknown).toMatchObject([
       { paymentId, alerted: false },
     ]);
+  });
+
+  describe('sagas left unknown or alerted, against the ledger (issue #38 item 4)', () => {
+    const unknown = {
+      type: 'outcome-unknown',
+      operation: 'sale',
+      requestId: saleRequest,
+      since: at,
+      alert: true,
+      concern: 'no-trace',
+    };
+
+    it('passes an alerted sale the gateway charged once, or not at all: its outcome is unknown', () => {
+      expect(run(observed(requested, unknown), []).openMismatches).toEqual([]);
+      expect(run(observed(requested, unknown), ledger(['charged', 2_500])).openMismatches).toEqual(
+        [],
+      );
+    });
+
+    it('reports a ledger movement no event reports and no operation in flight may have made', () => {
+      // An alerted sale may have charged, not refunded; nor charged twice on its one request.
+      expect(
+        run(observed(requested, unknown), ledger(['refunded', 2_500])).openMismatches,
+      ).toMatchObject([{ paymentId, detail: expect.stringContaining('refunded 2500') }]);
+      expect(
+        run(observed(requested, unknown), ledger(['charged', 2_500], ['charged', 2_500]))
+          .openMismatches,
+      ).toHaveLength(1);
+    });
+
+    it('reports an alerted saga that claims money the ledger lacks', () => {
+      const capture = randomUUID();
+      const events = observed(
+        { ...requested, operation: 'preauth' },
+        { type: 'authorized', requestId: saleRequest, amount: USD(2_500) },
+        {
+          type: 'operation-requested',
+          operation: 'capture',
+          requestId: capture,
+          amount: USD(2_500),
+          clientOrderId: paymentId,
+        },
+        {
+          type: 'outcome-unknown',
+          operation: 'capture',
+          requestId: capture,
+          since: at,
+          alert: true,
+          concern: 'no-trace',
+        },
+      );
+      const preauth = { ...sale, type: 'preauth' };
+      // The capture in flight may have captured; the authorization reported must be there.
+      expect(
+        run(events, ledger(['authorized', 2_500], ['captured', 2_500]), [preauth]).openMismatches,
+      ).toEqual([]);
+      expect(run(events, [], [preauth]).openMismatches).toMatchObject([
+        { detail: expect.stringContaining('claim [authorized 2500]') },
+      ]);
+    });
+
+    it('counts alerted sagas by concern, the deliberate ones aside', () => {
+      const result = run(observed(requested, unknown), []);
+      expect(result.alertedByConcern).toEqual({ 'no-trace': 1 });
+    });
+  });
+
+  it('reports a sale published failed while its first send charged (issue #32 item 1)', () => {
+    const failed = {
+      type: 'failed',
+      operation: 'sale',
+      requestId: saleRequest,
+      reason: 'not-sent',
+    };
+    expect(run(observed(requested, failed), ledger(['charged', 2_500])).misreported).toMatchObject([
+      { paymentId, detail: expect.stringContaining('ledger has [charged 2500]') },
+    ]);
+  });
+
+  it('holds a capture left requested with no alert as silent (issue #32 items 2 and 8)', () => {
+    const capture = randomUUID();
+    const events = observed(
+      { ...requested, operation: 'preauth' },
+      { type: 'authorized', requestId: saleRequest, amount: USD(2_500) },
+      {
+        type: 'operation-requested',
+        operation: 'capture',
+        requestId: capture,
+        amount: USD(2_500),
+        clientOrderId: paymentId,
+      },
+    );
+    expect(
+      run(events, ledger(['authorized', 2_500]), [{ ...sale, type: 'preauth' }]).unknown,
+    ).toMatchObject([{ paymentId, alerted: false, lastEvent: 'operation-requested' }]);
   });
 
   it('reports a missing version and one version under two ce_ids, not a redelivery', () => {
@@ -582,7 +677,7 @@ describe('checkRun, the payer flows: 3-D Secure, card references and rebills, tr
           rebillLedger(['charged', 1_200], ['charged', 1_200]),
           [rebill],
         ).doubleCharges.map((d) => d.detail),
-      ).toEqual(['2 × charged for 1 sale/rebill command(s)']);
+      ).toEqual(['2 × charged for 1 sale/sale-form/rebill command(s)']);
     });
 
     it('reports a rebill whose request charges another card reference than its command named', () => {

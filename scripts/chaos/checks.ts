@@ -1,30 +1,35 @@
-import type { PaymentEvent, PayoutEvent, TransferEvent } from '@payments/contracts';
-import type { LedgerEntry, Movement } from '../stack/sandbox-controls';
+import { sagaIdOf as contractsSagaIdOf } from '@payments/contracts';
+import type { LedgerEntry } from '../stack/sandbox-controls';
+import {
+  AWAITS,
+  expectedMovements,
+  FINAL_OF_OPERATION,
+  MAY_MOVE,
+  MONEY_OUT,
+  ONCE_PER_OPERATION,
+  REFUSED_BEFORE_SENDING,
+  REJECTED,
+  REQUESTED,
+  RESENT,
+  type SagaEvent,
+  UNKNOWN,
+} from './flows';
+
+export { expectedMovements, type SagaEvent };
 
 /**
  * The chaos run's verdict, pure: what was sent, what the event stream says and what the sandbox's
- * ledger says really moved, compared saga by saga (card payments, payouts, transfers) and
- * movement by movement, plus the money moved out per day against the daily limit.
+ * ledger says really moved, compared saga by saga and movement by movement (final sagas exactly;
+ * sagas left unknown, alerted or not, by what they claim and what their operations in flight may
+ * have moved), plus the money moved out per day against the daily limit. Every list it uses is
+ * built from the flows' chaos companions (`flows/`), one per family of FLOW_FAMILIES.
  */
-export type CommandType =
-  | 'sale'
-  | 'preauth'
-  | 'capture'
-  | 'void'
-  | 'return'
-  | 'payout'
-  | 'payout-v4'
-  | 'payout-check'
-  | 'approve-payout'
-  | 'transfer'
-  | 'create-card-ref'
-  | 'rebill'
-  | 'transfer-by-ref'
-  | 'payout-form';
+/** A command type of some companion's `commands` (flows/index.ts `COMMANDS`). */
+export type CommandType = string;
 
 export interface SentCommand {
   readonly commandId: string;
-  /** The saga's id: the payment's, payout's or transfer's (also its gateway client_orderid). */
+  /** The saga's id: the payment's, payout's, transfer's or check's (its gateway client_orderid). */
   readonly paymentId: string;
   readonly type: CommandType;
   readonly sentAt: number;
@@ -32,20 +37,15 @@ export interface SentCommand {
   readonly cardRefId?: string;
 }
 
-/** The events of the sagas a run starts (payout budget events belong to no sent command). */
-export type SagaEvent = PaymentEvent | PayoutEvent | TransferEvent;
-
 /** An event as read from payments.events.v1 (at least once: the same ce_id may repeat). */
 export interface ObservedEvent {
   readonly event: SagaEvent;
   readonly ceId: string;
 }
 
-/** The saga an event belongs to. */
+/** The saga an event belongs to (the contracts' rule: its family's saga id field). */
 export function sagaIdOf(event: SagaEvent): string {
-  if ('paymentId' in event) return event.paymentId;
-  if ('transferId' in event) return event.transferId;
-  return event.payoutId;
+  return contractsSagaIdOf(event) ?? '';
 }
 
 export interface UnknownPayment {
@@ -78,168 +78,23 @@ export interface RunChecks {
   readonly lost: SentCommand[];
   readonly doubleCharges: Problem[];
   readonly misreported: Problem[];
+  /**
+   * Sagas not final (unknown, alerted or not) whose events claim money the ledger lacks, or
+   * whose ledger holds a movement no event reports and no operation in flight may have made.
+   */
+  readonly openMismatches: Problem[];
+  /** Sagas left unknown with the alert raised (the deliberate ones aside), by the alert's concern. */
+  readonly alertedByConcern: Record<string, number>;
   readonly versionProblems: Problem[];
   readonly rejected: Problem[];
   /** Per endpoint, currency and UTC day (the budget's): paid-out + transferred above the daily limit. */
   readonly overLimit: Problem[];
 }
 
-/** Events that settle one gateway request (the request's final answer), every flow. */
-const FINAL_OF_OPERATION = new Set<SagaEvent['type']>([
-  'approved',
-  'authorized',
-  'declined',
-  'failed',
-  'captured',
-  'voided',
-  'returned',
-  'payout-registered',
-  'paid-out',
-  'payout-declined',
-  'payout-failed',
-  'transferred',
-  'transfer-declined',
-  'transfer-failed',
-  'card-ref-created',
-  'card-reference-failed',
-]);
-
-const REQUESTED = new Set<SagaEvent['type']>([
-  'operation-requested',
-  'payout-requested',
-  'transfer-requested',
-  // A card reference moves no money, but a request for one still open leaves its saga unsettled.
-  'card-ref-requested',
-]);
-const UNKNOWN = new Set<SagaEvent['type']>([
-  'outcome-unknown',
-  'payout-outcome-unknown',
-  'transfer-outcome-unknown',
-  'card-reference-unknown',
-]);
-const RESENT = new Set<SagaEvent['type']>([
-  'operation-resent',
-  'payout-operation-resent',
-  'transfer-operation-resent',
-]);
-
-/**
- * The daily budget refused the money-out operation after it was requested: its request was never
- * sent, so it is settled (nothing moved) without an answer of its own.
- */
-const REFUSED_BEFORE_SENDING = new Set<SagaEvent['type']>(['payout-refused', 'transfer-refused']);
-
-/** A two-step payout registered and awaiting approval has ended only with one of these. */
-const PAYOUT_AFTER_REGISTRATION = new Set<SagaEvent['type']>([
-  'paid-out',
-  'payout-declined',
-  'payout-failed',
-  'payout-expired',
-  'payout-rejected',
-]);
-
-/**
- * Ledger movements that take or return money once per intended operation, and the commands that
- * intend one each.
- */
-const ONCE_PER_OPERATION: Partial<Record<Movement, readonly CommandType[]>> = {
-  charged: ['sale', 'rebill'],
-  authorized: ['preauth'],
-  captured: ['capture'],
-  refunded: ['return'],
-  'paid-out': ['payout', 'payout-v4', 'approve-payout', 'payout-form'],
-  transferred: ['transfer', 'transfer-by-ref'],
-};
-
-/** Money out of the merchant's account: what the daily payout limit bounds. */
-const MONEY_OUT: readonly Movement[] = ['paid-out', 'transferred'];
-
 /** Distinct events of one saga in stream order (first occurrence of each ce_id). */
 function distinct(observed: readonly ObservedEvent[]): SagaEvent[] {
   const seen = new Set<string>();
   return observed.filter((o) => !seen.has(o.ceId) && seen.add(o.ceId)).map((o) => o.event);
-}
-
-/** What the gateway's ledger must hold if every event told the truth (sandbox engine rules). */
-export function expectedMovements(events: readonly SagaEvent[]): string[] {
-  const out: string[] = [];
-  let holdOpen = false;
-  for (const e of [...events].sort((a, b) => a.version - b.version)) {
-    switch (e.type) {
-      case 'approved':
-        out.push(`charged ${e.amount.minor}`);
-        break;
-      case 'authorized':
-        out.push(`authorized ${e.amount.minor}`);
-        holdOpen = true;
-        break;
-      case 'captured':
-        out.push(`captured ${e.amount.minor}`);
-        if (e.released.minor > 0) out.push(`released ${e.released.minor}`);
-        holdOpen = false;
-        break;
-      case 'voided':
-        out.push(`${holdOpen ? 'released' : 'voided'} ${e.amount.minor}`);
-        holdOpen = false;
-        break;
-      case 'returned':
-        out.push(`${e.holdReleased ? 'released' : 'refunded'} ${e.amount.minor}`);
-        holdOpen = false;
-        break;
-      case 'operation-requested':
-      case 'accepted-by-gateway':
-      case 'action-required':
-      case 'outcome-unknown':
-      case 'operation-resent':
-      case 'declined':
-      case 'failed':
-      case 'hold-expired':
-      case 'command-rejected':
-      case 'card-ref-requested':
-      case 'card-ref-created':
-      case 'card-info-requested':
-      case 'card-info-reported':
-      case 'card-reference-unknown':
-      case 'card-reference-failed':
-      case 'account-verified':
-        break;
-      case 'paid-out':
-        out.push(`paid-out ${e.amount.minor}`);
-        break;
-      case 'transferred':
-        out.push(`transferred ${e.amount.minor}`);
-        break;
-      case 'payout-requested':
-      case 'payout-accepted-by-gateway':
-      case 'payout-action-required':
-      case 'payout-outcome-unknown':
-      case 'payout-operation-resent':
-      case 'payout-registered':
-      case 'payout-approval-recorded':
-      case 'payout-approved':
-      case 'payout-approval-refused':
-      case 'payout-refused':
-      case 'payout-rejected':
-      case 'payout-expired':
-      case 'payout-declined':
-      case 'payout-failed':
-      case 'payout-command-rejected':
-      case 'transfer-requested':
-      case 'transfer-accepted-by-gateway':
-      case 'transfer-outcome-unknown':
-      case 'transfer-operation-resent':
-      case 'transfer-declined':
-      case 'transfer-failed':
-      case 'transfer-refused':
-      case 'transfer-command-rejected':
-        break;
-      default: {
-        const never: never = e;
-        throw new Error(`unexpected event ${JSON.stringify(never)}`);
-      }
-    }
-  }
-  return out.sort();
 }
 
 /** Version 1..n, each once, in order of first appearance; a rejection of version 0 is outside. */
@@ -328,6 +183,49 @@ export function overDailyLimit(
     }));
 }
 
+/** `a` minus `b`, as multisets of movement strings. */
+function minus(a: readonly string[], b: readonly string[]): string[] {
+  const left = [...b];
+  return a.filter((x) => {
+    const i = left.indexOf(x);
+    if (i < 0) return true;
+    left.splice(i, 1);
+    return false;
+  });
+}
+
+/**
+ * A saga not final (unknown, alerted or not) against its ledger: it must not claim money the
+ * ledger lacks, and every movement the ledger holds beyond what its events report must be one an
+ * operation still in flight (requested, unknown or alerted, not settled) may have made — at most
+ * one of each kind per such operation. Undefined when they agree.
+ */
+export function openSagaProblem(
+  events: readonly SagaEvent[],
+  pending: readonly SagaEvent[],
+  ledger: readonly LedgerEntry[],
+): string | undefined {
+  const expected = expectedMovements(events);
+  const actual = ledger.map((l) => `${l.movement} ${l.amountMinor}`).sort();
+  const claimed = minus(expected, actual);
+  if (claimed.length > 0)
+    return `events claim [${claimed.join(', ')}] the ledger lacks (ledger [${actual.join(', ')}])`;
+  const may: string[] = pending.flatMap((e) => {
+    const operation = 'operation' in e && typeof e.operation === 'string' ? e.operation : e.type;
+    return [...(MAY_MOVE[operation] ?? [])];
+  });
+  const unexplained: string[] = [];
+  for (const extra of minus(actual, expected)) {
+    const movement = extra.split(' ')[0];
+    const i = may.indexOf(movement);
+    if (i < 0) unexplained.push(extra);
+    else may.splice(i, 1);
+  }
+  if (unexplained.length > 0)
+    return `ledger holds [${unexplained.join(', ')}] that no event reports and no operation in flight may have made`;
+  return undefined;
+}
+
 export function checkRun(input: {
   readonly commands: readonly SentCommand[];
   readonly events: readonly ObservedEvent[];
@@ -340,7 +238,8 @@ export function checkRun(input: {
   const eventsByPayment = new Map<string, ObservedEvent[]>();
   const commandIdsSeen = new Set<string>();
   for (const o of input.events) {
-    commandIdsSeen.add(o.event.commandId);
+    if ('commandId' in o.event && typeof o.event.commandId === 'string')
+      commandIdsSeen.add(o.event.commandId);
     const id = sagaIdOf(o.event);
     const list = eventsByPayment.get(id) ?? [];
     list.push(o);
@@ -362,6 +261,7 @@ export function checkRun(input: {
   const unknown: UnknownPayment[] = [];
   const doubleCharges: Problem[] = [];
   const misreported: Problem[] = [];
+  const openMismatches: Problem[] = [];
   const versionProblems: Problem[] = [];
   const rejected: Problem[] = [];
   let paymentsFinal = 0;
@@ -375,30 +275,29 @@ export function checkRun(input: {
     /** Request id → the alert raised for it (cleared when it is sent again). */
     const alerts = new Map<string, string>();
     for (const e of events) {
-      if (REQUESTED.has(e.type) && 'requestId' in e) requested.set(e.requestId, e);
-      else if (FINAL_OF_OPERATION.has(e.type) && 'requestId' in e) finished.add(e.requestId);
-      else if (UNKNOWN.has(e.type) && 'alert' in e && e.alert)
+      const requestId =
+        'requestId' in e && typeof e.requestId === 'string' ? e.requestId : undefined;
+      if (REQUESTED.has(e.type) && requestId) requested.set(requestId, e);
+      else if (FINAL_OF_OPERATION.has(e.type) && requestId) finished.add(requestId);
+      else if (UNKNOWN.has(e.type) && requestId && 'alert' in e && e.alert)
         alerts.set(
-          e.requestId,
-          ('concern' in e ? e.concern : undefined) ?? 'unknown for the alert window',
+          requestId,
+          ('concern' in e && typeof e.concern === 'string' ? e.concern : undefined) ??
+            'unknown for the alert window',
         );
-      else if (RESENT.has(e.type) && 'requestId' in e) alerts.delete(e.requestId);
+      else if (RESENT.has(e.type) && requestId) alerts.delete(requestId);
       else if (REFUSED_BEFORE_SENDING.has(e.type))
         for (const id of requested.keys()) finished.add(id);
-      if (
-        e.type === 'command-rejected' ||
-        e.type === 'payout-command-rejected' ||
-        e.type === 'transfer-command-rejected'
-      )
-        rejected.push({ paymentId, detail: e.reason });
+      if (REJECTED.has(e.type))
+        rejected.push({ paymentId, detail: 'reason' in e ? String(e.reason) : e.type });
     }
     const pending = [...requested].filter(([id]) => !finished.has(id));
-    // A registered two-step payout still awaiting its approval (or its expiry) is not final.
-    const registered = events.findIndex((e) => e.type === 'payout-registered');
-    const awaitingApproval =
-      registered >= 0 &&
-      !events.slice(registered).some((e) => PAYOUT_AFTER_REGISTRATION.has(e.type));
-    if (pending.length === 0 && !awaitingApproval && events.length > 0) {
+    // A saga past a step that awaits a person (a registered two-step payout) is not final yet.
+    const awaiting = AWAITS.some((w) => {
+      const at = events.findIndex((e) => e.type === w.after);
+      return at >= 0 && !events.slice(at).some((e) => w.endedBy.includes(e.type));
+    });
+    if (pending.length === 0 && !awaiting && events.length > 0) {
       paymentsFinal += 1;
       const expected = expectedMovements(events);
       const actual = ledger.map((l) => `${l.movement} ${l.amountMinor}`).sort();
@@ -410,7 +309,9 @@ export function checkRun(input: {
       }
     } else {
       const since = pending[0]?.[1].occurredAt ?? new Date(commands[0].sentAt).toISOString();
-      const concern = pending[0] === undefined ? undefined : alerts.get(pending[0][0]);
+      const concern = pending
+        .map(([id]) => alerts.get(id))
+        .find((c): c is string => c !== undefined);
       unknown.push({
         paymentId,
         ageSeconds: Math.round((input.now - Date.parse(since)) / 1000),
@@ -419,6 +320,16 @@ export function checkRun(input: {
         alerted: concern !== undefined,
         ...(concern === undefined ? {} : { concern }),
       });
+      const problem = openSagaProblem(
+        events,
+        pending.map(([, e]) => e),
+        ledger,
+      );
+      if (problem !== undefined)
+        openMismatches.push({
+          paymentId,
+          detail: `${concern === undefined ? 'unknown' : `alerted (${concern})`}: ${problem}; events ${events.map((e) => e.type).join(' → ')}`,
+        });
     }
 
     for (const [movement, types] of Object.entries(ONCE_PER_OPERATION)) {
@@ -436,17 +347,20 @@ export function checkRun(input: {
       doubleCharges.push({ paymentId, detail: `money moved on ${orders.size} gateway orders` });
     }
 
-    // A rebill charges the card behind the reference its command named, and no other.
+    // A command naming a card reference (a rebill) charges the card behind it, and no other.
     for (const c of commands) {
-      if (c.type !== 'rebill' || c.cardRefId === undefined) continue;
+      if (c.cardRefId === undefined) continue;
       const asked = events.find(
-        (e) => e.type === 'operation-requested' && e.commandId === c.commandId,
+        (e) => REQUESTED.has(e.type) && 'commandId' in e && e.commandId === c.commandId,
       );
-      const charged = asked?.type === 'operation-requested' ? asked.cardRef?.refId : undefined;
+      const charged =
+        asked !== undefined && 'cardRef' in asked
+          ? (asked.cardRef as { refId?: string } | undefined)?.refId
+          : undefined;
       if (asked !== undefined && charged !== c.cardRefId) {
         misreported.push({
           paymentId,
-          detail: `rebill ${c.commandId} named card reference ${c.cardRefId}, the request charges ${charged ?? 'none'}`,
+          detail: `${c.type} ${c.commandId} named card reference ${c.cardRefId}, the request charges ${charged ?? 'none'}`,
         });
       }
     }
@@ -454,14 +368,20 @@ export function checkRun(input: {
     const problem = versionProblem(observed);
     if (problem) versionProblems.push({ paymentId, detail: problem });
   }
+  const alertedByConcern: Record<string, number> = {};
+  for (const u of unknown)
+    if (u.alerted && !u.deliberate)
+      alertedByConcern[u.concern ?? ''] = (alertedByConcern[u.concern ?? ''] ?? 0) + 1;
   return {
     commandsSent: input.commands.length,
     payments: commandsByPayment.size,
     paymentsFinal,
     unknown,
+    alertedByConcern,
     lost: input.commands.filter((c) => !commandIdsSeen.has(c.commandId)),
     doubleCharges,
     misreported,
+    openMismatches,
     versionProblems,
     rejected,
     overLimit: overDailyLimit(input.ledger, input.events, input.dailyLimitMinor),

@@ -13,7 +13,15 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { freshDatabase, OwnBroker, startOwnBroker } from '../stack/infra';
 import { buildApps, RUN_DIR } from '../stack/processes';
-import { ChaosAction, ChaosConfig, ChaosTarget, DEFAULT_FAULTS } from './chaos-config';
+import {
+  CHAOS_REUSED_CLIENT_ORDER_ID,
+  ChaosAction,
+  ChaosConfig,
+  ChaosTarget,
+  DEFAULT_FAULTS,
+  DEFAULT_MAX_ALERTED_SHARE,
+  DEFAULT_POPULATION,
+} from './chaos-config';
 import { runChaos } from './chaos-run';
 import { formatReport, passed } from './report';
 
@@ -60,6 +68,10 @@ const HELP = `npm run chaos [-- --name=value ...]   (or CHAOS_NAME=value; the fl
   --actions=${DEFAULT_ACTIONS}
       <orchestrator|gateway-adapter|callback-ingest>[#replica]|broker:<KILL|TERM>, comma-separated
   --payout-daily-limit=5000000 (minor units) --approval-window=30 (s)
+  --reused-client-order-id=${CHAOS_REUSED_CLIENT_ORDER_ID} (charge-again|refuse: the sandbox's mode, told to the orchestrator)
+  --population-share=${DEFAULT_POPULATION.share} --population-min=${DEFAULT_POPULATION.min} (0 = no population phase) --status-budget=${DEFAULT_POPULATION.statusBudgetPerSecond} (status queries/s per endpoint, the gateway's)
+  --adapter-db-outage=12 (s: the adapter's database out once, half-way; 0 = never)
+  --max-alerted-share=${DEFAULT_MAX_ALERTED_SHARE} (sagas ending alerted above this share fail the run)
   --fail-before=${DEFAULT_FAULTS.failBefore} --reply-lost=${DEFAULT_FAULTS.replyLost} --slow-arrival=${DEFAULT_FAULTS.slowArrival} --slow-answer=${DEFAULT_FAULTS.slowAnswer} --gateway-timeout=${DEFAULT_FAULTS.gatewayTimeoutMs} (ms)
   --callback-drop=${DEFAULT_FAULTS.callbackDrop} --callback-duplicate=${DEFAULT_FAULTS.callbackDuplicate} --callback-reorder=${DEFAULT_FAULTS.callbackReorder}
   --status-fail=${DEFAULT_FAULTS.statusFail} --status-refused=${DEFAULT_FAULTS.statusRefused} --status-slow=${DEFAULT_FAULTS.statusSlow}
@@ -123,6 +135,25 @@ async function main(): Promise<void> {
     replicas: Math.max(1, numberOption('replicas', 2)),
     payoutDailyLimitMinor: numberOption('payout-daily-limit', 5_000_000),
     approvalWindowSeconds: Math.max(1, numberOption('approval-window', 30)),
+    reusedClientOrderId:
+      option('reused-client-order-id', CHAOS_REUSED_CLIENT_ORDER_ID) === 'refuse'
+        ? 'refuse'
+        : 'charge-again',
+    maxAlertedShare: numberOption('max-alerted-share', DEFAULT_MAX_ALERTED_SHARE),
+    adapterDatabaseOutageSeconds: numberOption('adapter-db-outage', 12),
+    ...(numberOption('population-min', DEFAULT_POPULATION.min) > 0
+      ? {
+          population: {
+            ...DEFAULT_POPULATION,
+            share: numberOption('population-share', DEFAULT_POPULATION.share),
+            min: numberOption('population-min', DEFAULT_POPULATION.min),
+            statusBudgetPerSecond: numberOption(
+              'status-budget',
+              DEFAULT_POPULATION.statusBudgetPerSecond,
+            ),
+          },
+        }
+      : {}),
     ...scheduleOptions(),
   };
   const cluster = option('cluster', 'false') === 'true';

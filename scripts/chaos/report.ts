@@ -1,6 +1,6 @@
 /** The chaos run's report: its zero lines, the text `npm run chaos` prints, the verdict. */
 import { formatSchedules, scheduleZeroLines } from './schedule-checks';
-import type { ChaosReport } from './chaos-config';
+import { alertedBound, type ChaosReport } from './chaos-config';
 import { GUARANTEED_FIRST } from './workload';
 
 const zeroLine = (n: number) => (n === 0 ? 'ok' : 'FAIL');
@@ -12,6 +12,11 @@ export function zeroLines(report: ChaosReport): Record<string, number> {
     'lost commands': c.lost.length,
     'double charges': c.doubleCharges.length,
     'misreported outcomes': c.misreported.length,
+    'unknown or alerted sagas the ledger contradicts': c.openMismatches.length,
+    'alerted above the bound': Math.max(
+      0,
+      alertedCount(report) - alertedBound(report.config, c.payments),
+    ),
     'silent after quiescence (neither final nor alerted)': c.unknown.filter(
       (u) => !u.deliberate && !u.alerted,
     ).length,
@@ -19,11 +24,27 @@ export function zeroLines(report: ChaosReport): Record<string, number> {
     'version gaps/duplicates': c.versionProblems.length,
     'dead letters': Object.values(report.dlq).reduce((a, b) => a + b, 0),
     'outbox backlog': report.outboxBacklog,
-    'unreadable events': report.invalidEvents,
+    'unreadable events': Math.max(report.invalidEvents, report.collectorInvalid),
     'card-data findings': report.audit.findings.length,
     'payers and payees who could not act (page or submission failed)': report.payers.failed.length,
     ...(report.schedules === undefined ? {} : scheduleZeroLines(report.schedules.checks)),
+    ...(report.truth === undefined || report.config.population === undefined
+      ? {}
+      : {
+          'time to truth over its bound': report.truth.problems.length,
+          "status queries above the gateway's budget (windows)":
+            report.truth.status.problems.length,
+          [`not quiet within ${report.config.population.quietWithinSeconds} s after the last command`]:
+            report.quiescent && report.seconds.quiet <= report.config.population.quietWithinSeconds
+              ? 0
+              : 1,
+        }),
   };
+}
+
+/** Sagas left unknown with the alert raised, the deliberate ones aside. */
+export function alertedCount(report: ChaosReport): number {
+  return report.checks.unknown.filter((u) => !u.deliberate && u.alerted).length;
 }
 
 export function formatReport(report: ChaosReport): string {
@@ -67,14 +88,29 @@ export function formatReport(report: ChaosReport): string {
   for (const p of report.payers.failed.slice(0, 10))
     lines.push(`    payer of ${p.sagaId} could not act: ${p.error}`);
   const deliberate = c.unknown.filter((u) => u.deliberate);
-  row('unknown, deliberate (CVV 217)', deliberate.length);
+  row('unknown, deliberate (CVV 217, the population)', deliberate.length);
   row(
-    'unknown with the alert raised (for a person)',
-    c.unknown.filter((u) => !u.deliberate && u.alerted).length,
+    `unknown with the alert raised (bound ${alertedBound(report.config, c.payments)})`,
+    alertedCount(report),
+  );
+  lines.push(
+    `    by concern: ${
+      Object.entries(c.alertedByConcern)
+        .map(([concern, n]) => `${concern} ${n}`)
+        .join(', ') || 'none'
+    }`,
   );
   for (const [label, value] of Object.entries(zeroLines(report)))
     row(label, value, zeroLine(value));
   for (const [topic, n] of Object.entries(report.dlq)) lines.push(`    ${topic}: ${n}`);
+  if (report.outage !== undefined)
+    lines.push(
+      `  the adapter's database out ${((report.outage.to - report.outage.from) / 1000).toFixed(1)} s; dead letters of it (expected): ${
+        Object.entries(report.outage.dlq)
+          .map(([topic, n]) => `${topic} ${n}`)
+          .join(', ') || 'none'
+      }`,
+    );
   const show = (title: string, items: readonly { paymentId: string; detail: string }[]) => {
     for (const p of items.slice(0, 10)) lines.push(`    ${title} ${p.paymentId}: ${p.detail}`);
     if (items.length > 10) lines.push(`    … ${items.length - 10} more`);
@@ -85,16 +121,40 @@ export function formatReport(report: ChaosReport): string {
   );
   show('double', c.doubleCharges);
   show('misreported', c.misreported);
+  show('contradicted', c.openMismatches);
+  for (const u of report.unreadable) lines.push(`    unreadable ${u}`);
   show('over the limit', c.overLimit);
   show('version', c.versionProblems);
   show('rejected', c.rejected);
+  // The silent ones first: they fail the run; then the alerted, then the deliberate.
+  const rank = (u: (typeof c.unknown)[number]) => (u.deliberate ? 2 : u.alerted ? 1 : 0);
   show(
     'unknown',
-    c.unknown.map((u) => ({
-      paymentId: u.paymentId,
-      detail: `${u.ageSeconds} s old, last event ${u.lastEvent}${u.deliberate ? ' (deliberate)' : ''}${u.alerted ? ` (alert: ${u.concern ?? ''})` : ''}`,
-    })),
+    [...c.unknown]
+      .sort((a, b) => rank(a) - rank(b))
+      .map((u) => ({
+        paymentId: u.paymentId,
+        detail: `${u.ageSeconds} s old, last event ${u.lastEvent}${u.deliberate ? ' (deliberate)' : ''}${u.alerted ? ` (alert: ${u.concern ?? ''})` : ''}`,
+      })),
   );
+  if (report.truth !== undefined) {
+    const t = report.truth;
+    const f = (x?: { count: number; p50Ms: number; p99Ms: number; maxMs: number }) =>
+      x === undefined
+        ? '—'
+        : `${x.count} movements p50 ${(x.p50Ms / 1000).toFixed(1)} s, p99 ${(x.p99Ms / 1000).toFixed(1)} s, max ${(x.maxMs / 1000).toFixed(1)} s`;
+    lines.push(
+      `  population: ${t.population.processing} left processing, ${t.population.abandon} 3-D Secure payers who abandon; status queries the gateway saw at most ${t.status.maxPerSecond.toFixed(1)}/s per endpoint (budget ${report.config.population?.statusBudgetPerSecond ?? '?'}/s)`,
+    );
+    lines.push('  time to truth (ledger movement → the event reporting it):');
+    for (const [family, row] of Object.entries(t.byFamily))
+      lines.push(
+        `    ${family}: callback arrived ${f(row.arrived)}; callbacks lost ${f(row.lost)}`,
+      );
+    show('late', t.problems);
+    show('slowest', t.slowest);
+    show('status budget', t.status.problems);
+  }
   if (report.schedules !== undefined)
     lines.push(...formatSchedules(report.schedules.phase, report.schedules.checks));
   lines.push(`  restarts by the liveness probe: ${report.livenessRestarts.length}`);

@@ -2,253 +2,22 @@
  * The chaos run's workload: the scenarios (one saga each, a chain of commands drawn by weight with
  * a seeded generator) and what ends them.
  */
-import { randomUUID } from 'node:crypto';
-import type {
-  AnyTransferCommand,
-  CardReferenceCommand,
-  PaymentCommand,
-  PayoutCommand,
-  RebillCommand,
-} from '@payments/contracts';
-import { PaymentStack, SANDBOX_MERCHANT } from '../stack/payment-stack';
-import {
-  approvePayout,
-  oneStepPayout,
-  payoutCheck,
-  payoutForm,
-  transfer,
-  transferByRef,
-} from '../stack/payout-commands';
-import { ChallengeAnswer } from '../stack/payer-http';
-import { CommandType, SagaEvent } from './checks';
+import { COMMANDS, ENDS, GUARANTEED_FIRST, SCENARIOS, UNKNOWN } from './flows';
+import type { PayerPlan, SagaEvent, Step, WorkloadCommand } from './flows/companion';
+import type { PaymentStack } from '../stack/payment-stack';
 import type { ChaosReport } from './chaos-config';
 
-/**
- * What the payer does at the page the saga's action-required names: the ACS challenge of a 3-D
- * Secure sale (pass, fail with a wrong password, cancel, or leave the page), or the hosted payout
- * form the payee fills in.
- */
-export type PayerPlan = Exclude<ChallengeAnswer, 'hinted-password'> | 'pass' | 'payee';
-
-/**
- * Workload: one scenario per saga (a card payment, a payout or a transfer), a chain of commands,
- * each after the previous succeeded; a rebill step starts a saga of its own on the card reference
- * an earlier step made.
- */
-export interface Step {
-  readonly type: CommandType;
-  readonly cvv?: string;
-  /** The merchant endpoint; the plain one (no 3-D Secure) when unset. */
-  readonly endpointId?: string;
-  /** A scripted payer (or payee) acts on the step's action-required page over HTTP. */
-  readonly payer?: PayerPlan;
-  /** The sandbox gives this operation of the step's saga a declined outcome once (e.g. REBILL). */
-  readonly declinedOnce?: string;
-  /** Fraction of the payment's amount (partial capture/return); whole when unset. */
-  readonly part?: number;
-  /** The events that let the next step go (or complete the scenario); default SUCCESS[type]. */
-  readonly until?: readonly string[];
-  /** Events that end the scenario early besides ENDS (the step went otherwise than planned). */
-  readonly ends?: readonly string[];
-  /** The sandbox declines this payment's next capture once (an `outcome` fault). */
-  readonly captureDeclinedOnce?: boolean;
-}
-
-export const SCENARIOS: ReadonlyArray<{ name: string; weight: number; steps: Step[] }> = [
-  { name: 'sale approved', weight: 28, steps: [{ type: 'sale', cvv: '123' }] },
-  { name: 'sale declined', weight: 10, steps: [{ type: 'sale', cvv: '116' }] },
-  { name: 'sale → void', weight: 6, steps: [{ type: 'sale', cvv: '123' }, { type: 'void' }] },
-  { name: 'sale → return', weight: 5, steps: [{ type: 'sale', cvv: '123' }, { type: 'return' }] },
-  {
-    name: 'sale → partial return',
-    weight: 5,
-    steps: [
-      { type: 'sale', cvv: '123' },
-      { type: 'return', part: 0.4 },
-    ],
-  },
-  { name: 'preauth declined', weight: 4, steps: [{ type: 'preauth', cvv: '209' }] },
-  {
-    name: 'preauth → capture',
-    weight: 12,
-    steps: [{ type: 'preauth', cvv: '123' }, { type: 'capture' }],
-  },
-  {
-    name: 'preauth → partial capture',
-    weight: 12,
-    steps: [
-      { type: 'preauth', cvv: '123' },
-      { type: 'capture', part: 0.6 },
-    ],
-  },
-  { name: 'preauth → void', weight: 9, steps: [{ type: 'preauth', cvv: '123' }, { type: 'void' }] },
-  {
-    name: 'preauth → capture → partial return',
-    weight: 9,
-    steps: [{ type: 'preauth', cvv: '123' }, { type: 'capture' }, { type: 'return', part: 0.5 }],
-  },
-  {
-    name: 'sale → two partial returns',
-    weight: 4,
-    steps: [
-      { type: 'sale', cvv: '123' },
-      { type: 'return', part: 0.3 },
-      { type: 'return', part: 0.3 },
-    ],
-  },
-  {
-    name: 'preauth → capture declined → capture',
-    weight: 4,
-    steps: [
-      { type: 'preauth', cvv: '123' },
-      { type: 'capture', captureDeclinedOnce: true, until: ['declined'], ends: ['captured'] },
-      { type: 'capture' },
-    ],
-  },
-  { name: 'payout (v2)', weight: 4, steps: [{ type: 'payout' }] },
-  { name: 'payout (v4)', weight: 4, steps: [{ type: 'payout-v4' }] },
-  {
-    name: 'payout-check → approve → pay',
-    weight: 5,
-    steps: [{ type: 'payout-check' }, { type: 'approve-payout' }],
-  },
-  {
-    name: 'payout-check, left to expire',
-    weight: 2,
-    steps: [{ type: 'payout-check', until: ['payout-expired'] }],
-  },
-  { name: 'transfer', weight: 5, steps: [{ type: 'transfer', cvv: '123' }] },
-  {
-    name: '3-D Secure sale, challenge passed',
-    weight: 5,
-    steps: [
-      { type: 'sale', cvv: '321', endpointId: SANDBOX_MERCHANT.threeDsEndpoint, payer: 'pass' },
-    ],
-  },
-  {
-    name: '3-D Secure sale, wrong password',
-    weight: 2,
-    steps: [
-      {
-        type: 'sale',
-        cvv: '321',
-        endpointId: SANDBOX_MERCHANT.threeDsEndpoint,
-        payer: 'wrong-password',
-        until: ['declined'],
-        ends: ['approved'],
-      },
-    ],
-  },
-  {
-    name: '3-D Secure sale, challenge cancelled',
-    weight: 2,
-    steps: [
-      {
-        type: 'sale',
-        cvv: '321',
-        endpointId: SANDBOX_MERCHANT.threeDsEndpoint,
-        payer: 'cancel',
-        until: ['declined'],
-        ends: ['approved'],
-      },
-    ],
-  },
-  {
-    // Nothing tells the service the payer left: it polls, and the ACS declines the sale once its
-    // challenge window is over ("3-D Secure not completed in time"); the run moves the sandbox's
-    // clock past that window when only these are left open.
-    name: '3-D Secure sale, payer abandons',
-    weight: 2,
-    steps: [
-      {
-        type: 'sale',
-        cvv: '321',
-        endpointId: SANDBOX_MERCHANT.threeDsEndpoint,
-        payer: 'abandon',
-        until: ['declined'],
-        ends: ['approved'],
-      },
-    ],
-  },
-  {
-    name: 'sale → card ref → rebill → rebill declined',
-    weight: 4,
-    steps: [
-      { type: 'sale', cvv: '123' },
-      { type: 'create-card-ref' },
-      { type: 'rebill' },
-      { type: 'rebill', declinedOnce: 'REBILL', until: ['declined'], ends: ['approved'] },
-    ],
-  },
-  { name: 'transfer-by-ref', weight: 3, steps: [{ type: 'transfer-by-ref' }] },
-  {
-    name: 'payout form, payee completes',
-    weight: 3,
-    steps: [{ type: 'payout-form', payer: 'payee' }],
-  },
-];
-
-/**
- * The scenarios every run starts first, one each, before the seeded draw: the flows a small run
- * might otherwise never draw.
- */
-export const GUARANTEED_FIRST = [
-  '3-D Secure sale, challenge passed',
-  '3-D Secure sale, wrong password',
-  '3-D Secure sale, challenge cancelled',
-  '3-D Secure sale, payer abandons',
-  'sale → card ref → rebill → rebill declined',
-  'transfer-by-ref',
-  'payout form, payee completes',
-];
+export { ENDS, GUARANTEED_FIRST, SCENARIOS, type PayerPlan, type Step };
 
 /** The event that lets a scenario's next step go: the previous step succeeded. */
-export const SUCCESS: Record<CommandType, string> = {
-  sale: 'approved',
-  preauth: 'authorized',
-  capture: 'captured',
-  void: 'voided',
-  return: 'returned',
-  payout: 'paid-out',
-  'payout-v4': 'paid-out',
-  'payout-check': 'payout-registered',
-  'approve-payout': 'paid-out',
-  transfer: 'transferred',
-  'create-card-ref': 'card-ref-created',
-  rebill: 'approved',
-  'transfer-by-ref': 'transferred',
-  'payout-form': 'paid-out',
+export const successOf = (type: string): string => {
+  const rule = COMMANDS[type];
+  if (rule === undefined) throw new Error(`no chaos companion sends ${type}`);
+  return rule.success;
 };
 
-/**
- * Events after which a scenario sends nothing more: the step did not succeed, or the saga is
- * final otherwise (an approval refused by the daily limit leaves the payout awaiting approval,
- * which ends with `payout-expired`).
- */
-export const ENDS = new Set<string>([
-  'declined',
-  'failed',
-  'command-rejected',
-  'payout-declined',
-  'payout-failed',
-  'payout-refused',
-  'payout-rejected',
-  'payout-expired',
-  'payout-command-rejected',
-  'transfer-declined',
-  'transfer-failed',
-  'transfer-refused',
-  'transfer-command-rejected',
-  'card-reference-failed',
-]);
-
 /** An unknown outcome raised for a person (no trace and no safe repeat): nothing more happens. */
-export const ALERTED = new Set<string>([
-  'outcome-unknown',
-  'payout-outcome-unknown',
-  'transfer-outcome-unknown',
-  'card-reference-unknown',
-]);
+export const ALERTED = UNKNOWN;
 
 /** The sandbox's ACS challenge window (its challengeTimeoutMs), and a second past it. */
 export const ACS_WINDOW_SECONDS = 601;
@@ -272,11 +41,12 @@ export interface Scenario {
   /** The saga the last step sent went to: the scenario's own, or a rebill's. */
   saga: string;
   /**
-   * The rebill steps' saga ids, drawn with the scenario (a draw at send time would depend on
-   * timing, and the seed would no longer give one workload), and how many were used.
+   * The saga ids of the steps that start a saga of their own (rebills, PAN-eligibility checks),
+   * drawn with the scenario (a draw at send time would depend on timing, and the seed would no
+   * longer give one workload), and how many were used.
    */
-  readonly rebillSagas: readonly string[];
-  rebills: number;
+  readonly ownSagas: readonly string[];
+  ownSagasUsed: number;
   /** The card reference an earlier step made (card-ref-created). */
   cardRefId?: string;
   /** The payer of the last step has been sent to its page (once per step). */
@@ -318,83 +88,25 @@ export function seeded(seed: number): () => number {
   };
 }
 
-/** A command a scenario's step sends. */
-export type AnyCommand = PaymentCommand | PayoutCommand | AnyTransferCommand | CardReferenceCommand;
-/** The saga a command is about. */
-export const sagaOf = (command: AnyCommand) =>
-  'paymentId' in command
-    ? command.paymentId
-    : 'transferId' in command
-      ? command.transferId
-      : command.payoutId;
+/** A command a scenario's step sends, and the saga it is about (its family's saga id field). */
+export type AnyCommand = WorkloadCommand;
 
-/** The command of a scenario's step, on the run's stack. */
+/** The command of a scenario's step, on the run's stack (its companion's builder). */
 export function commandOf(stack: PaymentStack, s: Scenario, step: Step): AnyCommand {
-  const amount = step.part ? Math.max(1, Math.round(s.amountMinor * step.part)) : undefined;
-  const payout = { payoutId: s.paymentId, amountMinor: s.amountMinor };
-  switch (step.type) {
-    case 'sale':
-      return stack.sale({
-        paymentId: s.paymentId,
-        cvv: step.cvv,
-        amountMinor: s.amountMinor,
-        endpointId: step.endpointId,
-      });
-    case 'preauth':
-      return stack.preauth({
-        paymentId: s.paymentId,
-        cvv: step.cvv,
-        amountMinor: s.amountMinor,
-      });
-    case 'capture':
-      return stack.capture(s.paymentId, amount);
-    case 'void':
-      return stack.void(s.paymentId);
-    case 'return':
-      return stack.return(s.paymentId, amount);
-    case 'payout':
-    case 'payout-v4':
-      return oneStepPayout({ ...payout, type: step.type });
-    case 'payout-check':
-      return payoutCheck(payout);
-    case 'approve-payout':
-      return approvePayout(s.paymentId);
-    case 'transfer':
-      return transfer({ ...payout, cvv: step.cvv });
-    case 'transfer-by-ref':
-      return transferByRef(payout);
-    case 'payout-form':
-      return payoutForm({
-        ...payout,
-        redirectUrl: `${stack.urls['callback-ingest']}/return/${SANDBOX_MERCHANT.plainEndpoint}`,
-      });
-    case 'create-card-ref':
-      return {
-        type: 'create-card-ref',
-        commandId: randomUUID(),
-        paymentId: s.paymentId,
-        merchant: { endpointId: SANDBOX_MERCHANT.plainEndpoint },
-        occurredAt: new Date().toISOString(),
-      };
-    case 'rebill': {
-      const rebill: RebillCommand = {
-        type: 'rebill',
-        commandId: randomUUID(),
-        // A saga of its own, drawn from the seed like every other: same seed, same faults.
-        paymentId: s.saga,
-        merchant: { endpointId: SANDBOX_MERCHANT.plainEndpoint },
-        occurredAt: new Date().toISOString(),
-        cardRef: { refId: s.cardRefId ?? '' },
-        amount: { minor: amount ?? s.amountMinor, currency: 'USD' },
-        order: { description: 'Rebill by card reference' },
-      };
-      return rebill;
-    }
-    default: {
-      const never: never = step.type;
-      throw new Error(`unknown step ${String(never)}`);
-    }
-  }
+  const rule = COMMANDS[step.type];
+  if (rule === undefined) throw new Error(`no chaos companion sends ${step.type}`);
+  return rule.build({
+    stack,
+    scenarioId: s.paymentId,
+    saga: s.saga,
+    amountMinor: s.amountMinor,
+    ...(step.part ? { partMinor: Math.max(1, Math.round(s.amountMinor * step.part)) } : {}),
+    step,
+    ...((step.endpointId ?? s.steps[0].endpointId) === undefined
+      ? {}
+      : { endpointId: step.endpointId ?? s.steps[0].endpointId }),
+    ...(s.cardRefId === undefined ? {} : { cardRefId: s.cardRefId }),
+  });
 }
 
 export function summarize(scenarios: readonly Scenario[]): ChaosReport['scenarios'] {

@@ -2,18 +2,20 @@ import { randomUUID } from 'node:crypto';
 import { Consumer, Kafka, logLevel, Partitioners } from 'kafkajs';
 import { IdempotentSender } from '@payments/kafka';
 import {
+  type AnyEvent,
+  CARD_PAYMENT_FAMILY,
+  FLOW_FAMILIES,
+  type FlowFamily,
   type PayerAction,
   PaymentCommand,
   PaymentEvent,
+  SCHEDULE_FAMILY,
   ScheduleEvent,
   PayoutBudgetEvent,
   PayoutEvent,
   TOPICS,
   fromKafkaHeaders,
-  parseEvent,
-  parsePayoutEvent,
-  parsePanEligibilityEvent,
-  parseTransferEvent,
+  sagaIdOf,
   PanEligibilityEvent,
   TransferEvent,
 } from '@payments/contracts';
@@ -42,37 +44,60 @@ export interface ReceivedScheduleEvent {
 }
 
 /**
- * A payout, payout-budget, transfer or PAN-eligibility event as received (keyed by its payout,
- * budget, transfer or check id).
+ * An event of any other family (payouts, payout budgets, transfers, PAN-eligibility, and any
+ * family added to FLOW_FAMILIES) as received, keyed by its saga id.
  */
 export interface ReceivedPayoutEvent extends Omit<ReceivedEvent, 'event'> {
   readonly event: PayoutEvent | PayoutBudgetEvent | TransferEvent | PanEligibilityEvent;
 }
 
-/** The saga an event belongs to: its payment, payout, payout budget, transfer or check id. */
+/** The saga an event belongs to: its family's saga id field (contracts' `sagaIdOf`). */
 export function eventSagaId(event: PaymentEvent | ReceivedPayoutEvent['event']): string {
-  if ('paymentId' in event) return event.paymentId;
-  if ('budgetId' in event) return event.budgetId;
-  if ('transferId' in event) return event.transferId;
-  if ('checkId' in event) return event.checkId;
-  return event.payoutId;
+  return sagaIdOf(event) ?? '';
 }
 
-/** A payout, payout-budget, transfer or PAN-eligibility event and the saga id it is indexed under. */
-function parseOtherEvent(
-  value: unknown,
-): { event: ReceivedPayoutEvent['event']; id: string } | undefined {
-  const payout = parsePayoutEvent(value);
-  const transfer = payout.ok ? undefined : parseTransferEvent(value);
-  const check = payout.ok || transfer?.ok ? undefined : parsePanEligibilityEvent(value);
-  const event = payout.ok
-    ? payout.event
-    : transfer?.ok
-      ? transfer.event
-      : check?.ok
-        ? check.event
-        : undefined;
-  return event === undefined ? undefined : { event, id: eventSagaId(event) };
+/** An event of `payments.events.v1` as the contracts define it, or why it is not one. */
+export type StreamEvent =
+  | {
+      readonly ok: true;
+      /** The name of its family in FLOW_FAMILIES. */
+      readonly family: string;
+      readonly sagaId: string;
+      readonly event: AnyEvent | ScheduleEvent;
+    }
+  | { readonly ok: false; readonly error: string };
+
+/**
+ * Parses an event with the schema of its type in the family that defines it (FLOW_FAMILIES: no
+ * list of its own here) and names its saga with the contracts' `sagaIdOf`. The one exception the
+ * contracts document: a schedule's `command-rejected` is the card payments' type addressed by
+ * `scheduleId` (schedules.ts `ScheduleEvent`).
+ */
+export function parseStreamEvent(value: unknown): StreamEvent {
+  const type =
+    typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
+  if (typeof type !== 'string') return { ok: false, error: 'no event type' };
+  for (const family of FLOW_FAMILIES as readonly FlowFamily[]) {
+    if (!Object.hasOwn(family.events, type)) continue;
+    const parsed = family.events[type].safeParse(value);
+    if (parsed.success) {
+      const event = parsed.data as AnyEvent;
+      return { ok: true, family: family.name, event, sagaId: sagaIdOf(event) ?? '' };
+    }
+    const schedule = ScheduleEvent.safeParse(value);
+    if (schedule.success)
+      return {
+        ok: true,
+        family: SCHEDULE_FAMILY.name,
+        event: schedule.data,
+        sagaId: schedule.data.scheduleId,
+      };
+    return {
+      ok: false,
+      error: `${type} (${family.name}): ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    };
+  }
+  return { ok: false, error: `${type}: no family in FLOW_FAMILIES defines it` };
 }
 
 /** Sends commands the way the services send (IdempotentSender: an acknowledgement means "in the log"). */
@@ -155,23 +180,34 @@ export class EventCollector {
           this.invalid.push({ offset: message.offset, error: `headers: ${headers.reason}` });
           return;
         }
-        const value: unknown = JSON.parse(message.value?.toString('utf8') ?? 'null');
-        const schedule = ScheduleEvent.safeParse(value);
-        if (schedule.success) {
-          const id = schedule.data.scheduleId;
-          const list = this.bySchedule.get(id) ?? [];
-          list.push({ event: schedule.data, ceId: headers.envelope.id, receivedAt: Date.now() });
-          this.bySchedule.set(id, list);
+        let value: unknown;
+        try {
+          value = JSON.parse(message.value?.toString('utf8') ?? 'null');
+        } catch {
+          this.invalid.push({ offset: message.offset, error: 'not valid JSON' });
+          return;
+        }
+        const parsed = parseStreamEvent(value);
+        if (!parsed.ok) {
+          this.invalid.push({ offset: message.offset, error: parsed.error });
+          return;
+        }
+        if (parsed.family === SCHEDULE_FAMILY.name) {
+          const list = this.bySchedule.get(parsed.sagaId) ?? [];
+          list.push({
+            event: parsed.event as ScheduleEvent,
+            ceId: headers.envelope.id,
+            receivedAt: Date.now(),
+          });
+          this.bySchedule.set(parsed.sagaId, list);
           for (const listener of this.listeners) listener();
           return;
         }
-        const parsed = parseEvent(value);
-        const other = parsed.ok ? undefined : parseOtherEvent(value);
-        if (other) {
-          const id = other.id;
+        if (parsed.family !== CARD_PAYMENT_FAMILY.name) {
+          const id = parsed.sagaId;
           const list = this.byPayout.get(id) ?? [];
           const received: ReceivedPayoutEvent = {
-            event: other.event,
+            event: parsed.event as ReceivedPayoutEvent['event'],
             ceId: headers.envelope.id,
             ceType: headers.envelope.type,
             partition,
@@ -184,12 +220,9 @@ export class EventCollector {
           for (const listener of this.listeners) listener();
           return;
         }
-        if (!parsed.ok) {
-          this.invalid.push({ offset: message.offset, error: JSON.stringify(parsed) });
-          return;
-        }
+        const event = parsed.event as PaymentEvent;
         const received: ReceivedEvent = {
-          event: parsed.event,
+          event,
           ceId: headers.envelope.id,
           ceType: headers.envelope.type,
           partition,
@@ -200,9 +233,9 @@ export class EventCollector {
             : { traceparent: headers.envelope.traceparent }),
         };
         this.all.push(received);
-        const list = this.byPayment.get(parsed.event.paymentId) ?? [];
+        const list = this.byPayment.get(parsed.sagaId) ?? [];
         list.push(received);
-        this.byPayment.set(parsed.event.paymentId, list);
+        this.byPayment.set(parsed.sagaId, list);
         this.onEvent?.(received);
         for (const listener of this.listeners) listener();
         await Promise.resolve();

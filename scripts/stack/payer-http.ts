@@ -117,27 +117,46 @@ export async function answerChallengeOverHttp(
   };
 }
 
-/** The payee on the gateway's hosted payout form: types the destination card and sends it. */
-export async function completePayoutFormOverHttp(
+/**
+ * The payer (or payee) on the gateway's hosted form: types the card and sends it. A card form
+ * (sale-form, preauth-form, account-verification-form) asks for the CVV too; the payout form has
+ * no CVV field.
+ */
+async function completeHostedFormOverHttp(
   formUrl: string,
-  card: PayeeCard,
+  card: PayeeCard & { readonly cvv?: string },
+  what: string,
 ): Promise<PayerVisit> {
   const page = await get(formUrl);
   const form = formOf(page.html, 'hppForm', formUrl);
   if (page.status !== 200 || !form)
-    throw new Error(`payout form ${formUrl}: HTTP ${page.status}, no form`);
+    throw new Error(`${what} ${formUrl}: HTTP ${page.status}, no form`);
   const submitted = await post(form.action, {
     ...form.fields,
     credit_card_number: card.number,
     card_printed_name: card.holder,
     expire_month: card.month,
     expire_year: card.year,
+    ...(card.cvv === undefined ? {} : { cvv2: card.cvv }),
   });
   if (submitted.status !== 200)
-    throw new Error(`payout form submit ${form.action}: HTTP ${submitted.status}`);
+    throw new Error(`${what} submit ${form.action}: HTTP ${submitted.status}`);
   return {
     pageStatus: page.status,
     submitStatus: submitted.status,
     returnStatus: await returnToMerchant(submitted.html, form.action),
   };
+}
+
+/** The payee on the gateway's hosted payout form: types the destination card and sends it. */
+export function completePayoutFormOverHttp(formUrl: string, card: PayeeCard): Promise<PayerVisit> {
+  return completeHostedFormOverHttp(formUrl, card, 'payout form');
+}
+
+/** The payer on a hosted card form (sale-form, preauth-form): types the card with its CVV. */
+export function completeCardFormOverHttp(
+  formUrl: string,
+  card: PayeeCard & { readonly cvv: string },
+): Promise<PayerVisit> {
+  return completeHostedFormOverHttp(formUrl, card, 'card form');
 }

@@ -1,5 +1,5 @@
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
-import { ChaosReport, DEFAULT_FAULTS } from '../../scripts/chaos/chaos-config';
+import { ChaosReport, DEFAULT_FAULTS, DEFAULT_POPULATION } from '../../scripts/chaos/chaos-config';
 import { runChaos } from '../../scripts/chaos/chaos-run';
 import { formatReport, zeroLines } from '../../scripts/chaos/report';
 import { OwnBroker, startOwnBroker } from '../../scripts/stack/infra';
@@ -13,8 +13,13 @@ import { freeLowPorts } from '../support/local-kafka';
  * broker is restarted (SIGTERM, data kept), with the sandbox's percentage faults (slow answers
  * beyond the adapter's timeout and refused status queries among them) and a reused client_orderid
  * charging again; card payments, payouts and transfers under a low daily payout limit, 3-D Secure
- * sales with scripted payers at the ACS (passed, failed, cancelled, abandoned), card references
- * with rebills, transfer-by-ref and payout forms a scripted payee completes. Then, on the same
+ * sales and preauths with scripted payers at the ACS (passed, failed, cancelled, abandoned), hosted
+ * card forms (sale-form, preauth-form) a scripted payer fills, account verification, card
+ * references with rebills and a PAN-eligibility check, transfer-by-ref and payout forms a scripted
+ * payee completes; and the faults of issue #32 aimed at single payments (a first send slower than
+ * the no-trace window whose resend is refused 429, a capture and a card reference held back by
+ * 429s at once). Every saga, final or alerted, is compared with the ledger, and the sagas ending
+ * alerted are bounded (`maxAlertedShare`). Then, on the same
  * stack and faults, recurring schedules (scripts/chaos/schedules.ts): three the orchestrator
  * charges itself and three registered with the gateway, four daily cycles each with both clocks
  * moved forward, while a replica of each app is SIGKILLed and faults aim at the charges
@@ -54,6 +59,8 @@ beforeAll(async () => {
       replicas: 2,
       payoutDailyLimitMinor: 600_000,
       approvalWindowSeconds: 20,
+      adapterDatabaseOutageSeconds: 12,
+      population: { ...DEFAULT_POPULATION, share: 0.05, min: 10 },
       schedules: {
         own: 3,
         gateway: 3,
@@ -99,7 +106,11 @@ describe('chaos, small fixed-seed run', () => {
     // silent. The CVV 217 card stays unknown by design.
     const silent = report.checks.unknown.filter((u) => !u.deliberate && !u.alerted);
     expect(silent).toEqual([]);
-    expect(report.checks.unknown.filter((u) => u.deliberate)).toHaveLength(1);
+    // The CVV 217 sale stays unknown, and so do the population's sales left processing (but
+    // those a fault drawn before the population's own took first: they end like any other).
+    const deliberate = report.checks.unknown.filter((u) => u.deliberate).length;
+    expect(deliberate).toBeGreaterThanOrEqual(1);
+    expect(deliberate).toBeLessThanOrEqual(1 + (report.truth?.population.processing ?? 0));
     expect(report.checks.paymentsFinal).toBe(report.checks.payments - report.checks.unknown.length);
     expect(report.actions.map((a) => `${a.signal} ${a.target}`)).toEqual(
       report.config.actions.map((a) => `${a.signal} ${a.target}`),
@@ -128,13 +139,21 @@ describe('chaos, small fixed-seed run', () => {
       'card-ref-created',
       'payout-action-required',
       'transferred',
+      'authorized',
+      'account-verified',
+      'pan-eligibility-answered',
     ];
     const seen = Object.fromEntries(types.map((t) => [t, (report.eventTypes[t] ?? 0) > 0]));
     expect(seen).toEqual(Object.fromEntries(types.map((t) => [t, true])));
     // Every scripted payer reached its page and did what it was to do.
     expect(report.payers.failed).toEqual([]);
-    const answers = ['pass', 'wrong-password', 'cancel', 'abandon', 'payee'];
-    expect(Object.keys(report.payers.byAnswer).sort()).toEqual([...answers].sort());
+    const answers = ['pass', 'wrong-password', 'cancel', 'abandon', 'payee', 'card-form'];
+    // (and the population's payers, who all abandon)
+    expect(
+      Object.keys(report.payers.byAnswer)
+        .filter((a) => !a.includes('population'))
+        .sort(),
+    ).toEqual([...answers].sort());
     // The abandoned challenge ended on the ACS's window, as the sandbox's clock was moved past it.
     expect(report.payers.acsWindowsExpired).toBeGreaterThan(0);
     // Each new flow reached its planned end at least once, its saga's events then matched by the
@@ -149,6 +168,11 @@ describe('chaos, small fixed-seed run', () => {
       'sale → card ref → rebill → rebill declined': 'rebill → declined',
       'transfer-by-ref': 'transfer-by-ref → transferred',
       'payout form, payee completes': 'payout-form → paid-out',
+      'sale-form, payer fills the form': 'sale-form → approved',
+      'preauth-form → capture': 'capture → captured',
+      '3-D Secure preauth → capture': 'capture → captured',
+      'account verification': 'account-verification → account-verified',
+      'sale → card ref → PAN eligibility': 'pan-eligibility → pan-eligibility-answered',
     };
     const reached = Object.fromEntries(
       Object.entries(expectedEnds).map(([name, end]) => [

@@ -320,7 +320,7 @@ function statusAnswer(
   const report = (status: GatewayStatusReport['status']): GatewayClassification => ({
     kind: 'accepted',
     // A status reply names the order's amount (the spec's STATUS reply carries it).
-    report: withAskedAmount(
+    report: withAskedAmount<GatewayStatusReport>(
       {
         status,
         gatewayOrderId: 'gw-1',

@@ -1,0 +1,212 @@
+/**
+ * Time to truth (issue #38 item 3), pure: for every money movement in the sandbox's ledger, the
+ * time from the gateway making it to the first event that reports it, split by whether a
+ * callback about the order reached the service (then p99 ≤ `callbackP99Ms`) or every one was
+ * lost (then each ≤ the no-trace window + `lostSlackSeconds`); and the status queries the gateway
+ * saw per endpoint and second against its budget.
+ */
+import type { LedgerEntry } from '../stack/sandbox-controls';
+import { EVENT_RULES } from './flows';
+import type { EventRule, MoveState, SagaEvent } from './flows/companion';
+import type { Problem } from './checks';
+
+/** An event as read from the topic, with the broker's create time (epoch ms). */
+export interface TimedEvent {
+  readonly event: SagaEvent;
+  readonly ceId: string;
+  readonly at: number;
+}
+
+/** The sandbox's clock moved forward by `seconds` at wall time `wallAt` (epoch ms). */
+export interface ClockAdvance {
+  readonly wallAt: number;
+  readonly seconds: number;
+}
+
+export interface TruthBounds {
+  /** p99 of movements whose order's callback reached the service (issue #38: 10 s). */
+  readonly callbackP99Ms: number;
+  /** Every movement whose callbacks were all lost: within the no-trace window + this. */
+  readonly lostBoundMs: number;
+}
+
+export interface TruthFigures {
+  readonly count: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+}
+
+export interface TimeToTruth {
+  /** Per family (the saga's events' family is the first event's), callback arrived / lost. */
+  readonly byFamily: Record<string, { arrived?: TruthFigures; lost?: TruthFigures }>;
+  /** Movements reported later than their bound, and a family's p99 over it. */
+  readonly problems: Problem[];
+  /** The five movements reported last (saga, movement, seconds). */
+  readonly slowest: Problem[];
+}
+
+function figures(latencies: readonly number[]): TruthFigures | undefined {
+  if (latencies.length === 0) return undefined;
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+  return { count: sorted.length, p50Ms: at(0.5), p99Ms: at(0.99), maxMs: sorted.at(-1) ?? 0 };
+}
+
+/** The wall time of a ledger time on the sandbox's clock, moved forward by `advances`. */
+export function wallTimeOf(sandboxAt: number, advances: readonly ClockAdvance[]): number {
+  let offset = 0;
+  let wall = sandboxAt;
+  for (const a of [...advances].sort((x, y) => x.wallAt - y.wallAt)) {
+    const after = offset + a.seconds * 1000;
+    if (sandboxAt >= a.wallAt + after) wall = sandboxAt - after;
+    offset = after;
+  }
+  return offset === 0 ? sandboxAt : wall;
+}
+
+/** Which family a saga's events belong to (by the type of its first event). */
+function familyOf(
+  events: readonly SagaEvent[],
+  families: Readonly<Record<string, string>>,
+): string {
+  return families[events[0]?.type ?? ''] ?? 'unknown';
+}
+
+export function timeToTruth(input: {
+  readonly ledger: readonly LedgerEntry[];
+  /** Events of the sagas to judge, by saga id. */
+  readonly events: ReadonlyMap<string, readonly TimedEvent[]>;
+  /**
+   * Per saga, when its callbacks were delivered (not dropped, answered 2xx; wall clock, as the
+   * sandbox's callback log has it): a movement's callback arrived if one was delivered at or
+   * after it.
+   */
+  readonly callbacksDelivered: ReadonlyMap<string, readonly number[]>;
+  readonly advances: readonly ClockAdvance[];
+  readonly bounds: TruthBounds;
+  /** Event type → its family name. */
+  readonly families: Readonly<Record<string, string>>;
+}): TimeToTruth {
+  const samples = new Map<string, { arrived: number[]; lost: number[] }>();
+  const problems: Problem[] = [];
+  const slowest: (Problem & { latency: number })[] = [];
+  const bySaga = new Map<string, LedgerEntry[]>();
+  for (const l of input.ledger) {
+    if (!input.events.has(l.clientOrderId)) continue;
+    bySaga.set(l.clientOrderId, [...(bySaga.get(l.clientOrderId) ?? []), l]);
+  }
+  for (const [saga, entries] of bySaga) {
+    const seen = new Set<string>();
+    const timed = (input.events.get(saga) ?? []).filter(
+      (t) => !seen.has(t.ceId) && seen.add(t.ceId),
+    );
+    const sorted = [...timed].sort((a, b) => a.event.version - b.event.version);
+    // Each event's movements, in version order (a void releases a hold only after `authorized`).
+    const state: MoveState = { holdOpen: false };
+    const reports = sorted.flatMap((t) => {
+      const rule = EVENT_RULES[t.event.type] as EventRule<SagaEvent> | undefined;
+      return (rule?.moves?.(t.event, state) ?? []).map((m) => ({ movement: m, at: t.at }));
+    });
+    const family = familyOf(
+      sorted.map((t) => t.event),
+      input.families,
+    );
+    const row = samples.get(family) ?? { arrived: [], lost: [] };
+    samples.set(family, row);
+    const delivered = input.callbacksDelivered.get(saga) ?? [];
+    for (const entry of [...entries].sort((a, b) => a.seq - b.seq)) {
+      const movedAt = wallTimeOf(entry.at, input.advances);
+      const arrived = delivered.some((at) => at >= movedAt);
+      const movement = `${entry.movement} ${entry.amountMinor}`;
+      const i = reports.findIndex((r) => r.movement === movement);
+      if (i < 0) continue; // never reported: the misreported / contradicted lines say so
+      const [report] = reports.splice(i, 1);
+      const latency = Math.max(0, report.at - movedAt);
+      (arrived ? row.arrived : row.lost).push(latency);
+      slowest.push({
+        paymentId: saga,
+        detail: `${movement} ${(latency / 1000).toFixed(1)} s${arrived ? '' : ', callbacks lost'}`,
+        latency,
+      });
+      if (!arrived && latency > input.bounds.lostBoundMs)
+        problems.push({
+          paymentId: saga,
+          detail: `${movement} reported ${(latency / 1000).toFixed(1)} s after the gateway made it, every callback lost (bound ${input.bounds.lostBoundMs / 1000} s)`,
+        });
+    }
+  }
+  const byFamily: TimeToTruth['byFamily'] = {};
+  for (const [family, row] of samples) {
+    const arrived = figures(row.arrived);
+    const lost = figures(row.lost);
+    byFamily[family] = { ...(arrived ? { arrived } : {}), ...(lost ? { lost } : {}) };
+    if (arrived && arrived.p99Ms > input.bounds.callbackP99Ms)
+      problems.push({
+        paymentId: family,
+        detail: `time to truth with a callback p99 ${(arrived.p99Ms / 1000).toFixed(1)} s over ${input.bounds.callbackP99Ms / 1000} s (${arrived.count} movements)`,
+      });
+  }
+  slowest.sort((a, b) => b.latency - a.latency);
+  return {
+    byFamily,
+    problems,
+    slowest: slowest.slice(0, 5).map(({ paymentId, detail }) => ({ paymentId, detail })),
+  };
+}
+
+/** One reading of the adapters' status calls: per replica and endpoint, the counter's value. */
+export type StatusReading = { readonly at: number; readonly counts: ReadonlyMap<string, number> };
+
+/** The status calls in a Prometheus text exposition, per endpoint (`gateway_adapter_calls_total`). */
+export function statusCallsOf(metrics: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of metrics.split('\n')) {
+    if (!line.startsWith('gateway_adapter_calls_total{')) continue;
+    const operation = /operation="([^"]*)"/.exec(line)?.[1] ?? '';
+    if (!operation.includes('status')) continue;
+    const endpoint = /endpoint="([^"]*)"/.exec(line)?.[1] ?? '';
+    const value = Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (Number.isFinite(value)) out.set(endpoint, (out.get(endpoint) ?? 0) + value);
+  }
+  return out;
+}
+
+/**
+ * Windows (between consecutive readings of every replica) in which the gateway saw more status
+ * queries on one endpoint than `budgetPerSecond` × the window's seconds + `burst`, summed over
+ * the replicas (a counter that went down is a restarted replica: its new value is the window's).
+ */
+export function statusBudgetExceeded(
+  readings: ReadonlyMap<string, readonly StatusReading[]>,
+  budgetPerSecond: number,
+  burst: number,
+): { readonly problems: Problem[]; readonly maxPerSecond: number } {
+  // Align the replicas' readings by round (they are read together, once per period).
+  const rounds = Math.min(...[...readings.values()].map((r) => r.length));
+  const problems: Problem[] = [];
+  let maxPerSecond = 0;
+  for (let i = 1; i < rounds; i++) {
+    const perEndpoint = new Map<string, number>();
+    let seconds = 0;
+    for (const series of readings.values()) {
+      const [before, now] = [series[i - 1], series[i]];
+      seconds = Math.max(seconds, (now.at - before.at) / 1000);
+      for (const [endpoint, value] of now.counts) {
+        const prior = before.counts.get(endpoint) ?? 0;
+        const delta = value >= prior ? value - prior : value;
+        perEndpoint.set(endpoint, (perEndpoint.get(endpoint) ?? 0) + delta);
+      }
+    }
+    if (seconds <= 0) continue;
+    for (const [endpoint, n] of perEndpoint) {
+      maxPerSecond = Math.max(maxPerSecond, n / seconds);
+      if (n > budgetPerSecond * seconds + burst)
+        problems.push({
+          paymentId: endpoint,
+          detail: `${n} status queries in ${seconds.toFixed(1)} s (budget ${budgetPerSecond}/s)`,
+        });
+    }
+  }
+  return { problems, maxPerSecond };
+}

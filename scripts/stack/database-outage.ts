@@ -1,0 +1,41 @@
+import { Client } from 'pg';
+
+/**
+ * A database out for a while, as an app sees it: new connections refused and open ones cut
+ * (`ALLOW_CONNECTIONS false`, then every backend of it terminated), until `end()` lets them in
+ * again. What a PostgreSQL failover or a network partition does to one app; its handlers' retries
+ * run out, so what they were handling goes to the dead-letter topic (issue #32 item 8).
+ */
+export class DatabaseOutage {
+  private constructor(
+    private readonly admin: Client,
+    private readonly database: string,
+  ) {}
+
+  /** Starts the outage of the database `url` names, from its server's `postgres` database. */
+  static async start(url: string): Promise<DatabaseOutage> {
+    const parsed = new URL(url);
+    const database = decodeURIComponent(parsed.pathname.slice(1));
+    parsed.pathname = '/postgres';
+    const admin = new Client({ connectionString: parsed.toString() });
+    await admin.connect();
+    const outage = new DatabaseOutage(admin, database);
+    const name = admin.escapeIdentifier(database);
+    await admin.query(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS false`);
+    await admin.query(
+      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+      [database],
+    );
+    return outage;
+  }
+
+  /** Lets connections in again. */
+  async end(): Promise<void> {
+    try {
+      const name = this.admin.escapeIdentifier(this.database);
+      await this.admin.query(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS true`);
+    } finally {
+      await this.admin.end();
+    }
+  }
+}

@@ -239,7 +239,6 @@ describe('a sale or preauth the gateway may never have received', () => {
     });
   });
 
-
   it('is never resent while the gateway knows the order (processing), nor when no outcome is unknown', () => {
     unknownSale()
       .and(payments.statusReply({ status: 'processing' }))

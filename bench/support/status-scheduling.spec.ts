@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { DEFAULT_BACKGROUND_SHARE } from '../../apps/gateway-adapter/src/domain/status-budget';
-import { MINUTE, SECOND } from '../../apps/orchestrator/src/domain/polling';
+import { MINUTE, SECOND } from '../../apps/orchestrator/src/domain/gateway-operation/polling';
 import { firstOverBudget, type SimKind, type SimOperation, simulate } from './status-scheduling';
 
 /**

@@ -14,11 +14,11 @@ import {
   type PollFacts,
   pollPriority,
   type StatusPriority,
-} from '../../apps/orchestrator/src/domain/polling';
+} from '../../apps/orchestrator/src/domain/gateway-operation/polling';
 
 /**
  * The one status-query scheduler as a whole, in simulated time (issue #38 item 1): the
- * orchestrator's poll cadence and classes (apps/orchestrator/src/domain/polling.ts) asking one
+ * orchestrator's poll cadence and classes (apps/orchestrator/src/domain/gateway-operation/polling.ts) asking one
  * endpoint's status budget (apps/gateway-adapter/src/domain/status-budget.ts), the real code of
  * both on a manual clock. Each operation is polled at its class's cadence; a query the budget
  * holds back is asked again at `retryAt` plus a jitter (or the cadence, when later), as

@@ -57,7 +57,7 @@ interface PaymentEntry {
  * The scheduling rule for status queries (polls) of one endpoint: money
  * operations go first, polls share a bounded budget and never queue, and among polls need goes
  * before arrival (the request's `priority`, set by the orchestrator's one scheduler,
- * apps/orchestrator/src/domain/polling.ts).
+ * apps/orchestrator/src/domain/gateway-operation/polling.ts).
  *
  * A status query is sent only when, right now,
  *  1. its payment has no status query in flight and none started in the last `minIntervalMs`;

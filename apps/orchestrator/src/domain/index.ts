@@ -7,10 +7,10 @@ export {
   FINGERPRINT_EXCLUDED_FIELDS,
 } from './fingerprint';
 export type { IdempotencyVerdict } from './fingerprint';
-export { nextPollDelay, notSentRetryDelay, POLL_BANDS } from './polling';
+export { nextPollDelay, notSentRetryDelay, POLL_BANDS } from './gateway-operation/polling';
 export { derivedUuid } from './derived-id';
 export {
   DEFAULT_OWN_LIMIT_WAIT_MS,
   NEVER_RECEIVED_ATTEMPT,
   resendAfterNotSent,
-} from './send-rules';
+} from './gateway-operation/send-rules';

@@ -1,7 +1,7 @@
 import type { FlowFamily } from '@payments/contracts';
 import type { OrchestratorConfig } from '../config';
 import type { FlowActions } from '../domain/admin/admin-actions';
-import type { Reconciliation } from '../domain/flow-reconciliation';
+import type { Reconciliation } from '../domain/reconciliation/flow-reconciliation';
 import type { Flow } from '../runtime/flow';
 
 /** A read-only SQL runner (an EntityManager's `query`). */

@@ -3,7 +3,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * Paid twice: a saga of a run may have two checks — `order`, the status of our own
  * order, and `client-order-id`, the status query by our client order id alone that shows another
- * order under it (domain/reconciliation.ts `CheckSubject`). Existing checks are `order` checks.
+ * order under it (domain/reconciliation/reconciliation.ts `CheckSubject`). Existing checks are `order` checks.
  */
 export class ReconciliationLookups1768200000000 implements MigrationInterface {
   readonly name = 'ReconciliationLookups1768200000000';

@@ -9,7 +9,7 @@ import {
   DEFAULT_RESULT_DEADLINE_MS,
   RESULT_DEADLINE_TIMER,
   type ResultDeadlineTimer,
-} from '../domain/operation-model';
+} from '../domain/gateway-operation/operation-model';
 import type { Decision, DecisionContext, Flow, RuntimeEffect, SagaEvent, SagaInput } from './flow';
 
 /**

@@ -4,7 +4,7 @@ import { initialState, type PaymentState } from '../flows/card-payment/domain';
 import { resendStillWanted } from '../flows/card-payment/domain';
 import { rejectionEvent } from '../flows/card-payment/card-payment.flow';
 import { policyFromConfig } from '../flows/card-payment/policy';
-import { eventRow, gatewayRequestRow, inputMeta, relayBackoffMs } from './outbox/outbox-rows';
+import { eventRow, gatewayRequestRow, relayBackoffMs } from './outbox/outbox-rows';
 import { groupByTopic } from './outbox/outbox-relay';
 import {
   hintAllowed,
@@ -186,11 +186,6 @@ describe('small helpers', () => {
     expect(readEndpointId({ merchant: { endpointId: 77 } })).toBe('');
     expect(readEndpointId({ merchant: { endpointId: 'x'.repeat(65) } })).toBe('');
     expect(readEndpointId('nope')).toBe('');
-  });
-
-  it('takes the traceparent from the consumed headers', () => {
-    expect(inputMeta({ traceparent: PARENT, ce_id: 'x' })).toEqual({ traceparent: PARENT });
-    expect(inputMeta({})).toEqual({});
   });
 
   it('allows one hint-driven refresh per interval', () => {

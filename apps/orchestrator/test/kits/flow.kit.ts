@@ -20,7 +20,7 @@ import type {
   SubjectOperation,
 } from '@payments/contracts';
 import type { FlowDecision } from '../../src/domain/decision';
-import type { OperationInFlight } from '../../src/domain/gateway-operation';
+import type { OperationInFlight } from '../../src/domain/gateway-operation/gateway-operation';
 import { idSequence, T0, uuid } from './base.kit';
 
 type Versioned = { readonly version: number };

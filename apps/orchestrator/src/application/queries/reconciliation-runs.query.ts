@@ -24,7 +24,7 @@ interface RunRow {
 }
 
 /**
- * Verdicts that are no mismatch: a match, and the findings (domain/reconciliation.ts `Finding`:
+ * Verdicts that are no mismatch: a match, and the findings (domain/reconciliation/reconciliation.ts `Finding`:
  * a refusal that said nothing, an answer handed to the saga waiting for it).
  */
 const NOT_MISMATCHES = `ARRAY['match', 'unanswered', 'handed-to-saga']`;

@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { counterMetric, gaugeMetric } from '@payments/observability';
 import type { Counter, Gauge } from 'prom-client';
-import type { OperationTimer } from '../../domain/gateway-operation';
+import type { OperationTimer } from '../../domain/gateway-operation/gateway-operation';
 import type { FlowGauge, GaugeValue, Query } from '../../flows/flow-module';
 import { FLOW_MODULES } from '../../flows/registered-flows';
 import { Database } from '../../persistence/database';

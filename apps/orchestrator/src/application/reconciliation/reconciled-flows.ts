@@ -1,7 +1,13 @@
-import type { FlowReconciliation, Reconciliation } from '../../domain/flow-reconciliation';
+import type {
+  FlowReconciliation,
+  Reconciliation,
+} from '../../domain/reconciliation/flow-reconciliation';
 import { FLOW_MODULES } from '../../flows/registered-flows';
 
-export type { FlowReconciliation, Reconciliation } from '../../domain/flow-reconciliation';
+export type {
+  FlowReconciliation,
+  Reconciliation,
+} from '../../domain/reconciliation/flow-reconciliation';
 
 /**
  * Every flow the orchestrator runs, and how reconciliation checks it — or `moves-no-money`, said

@@ -15,7 +15,7 @@ import {
   type Expectation,
   type GatewayAnswer,
   isEvidence,
-} from '../../domain/reconciliation';
+} from '../../domain/reconciliation/reconciliation';
 import {
   gatewayRequestRow,
   type InputMeta,
@@ -60,7 +60,7 @@ export function statusRequestRow(
     subjectRequestId: check.request_id,
     subjectOperation: e.operation,
     // Reconciliation reads settled history: the bounded background share of the status budget,
-    // never a live payment's queries (domain/polling.ts).
+    // never a live payment's queries (domain/gateway-operation/polling.ts).
     priority: 'background',
     // The lookup names no order: the gateway answers about the one it holds under the id.
     ...(e.gatewayOrderId === undefined || check.subject === 'client-order-id'
@@ -155,7 +155,7 @@ export function answerOf(result: GatewayResult): GatewayAnswer | undefined {
 
 /**
  * A check's answer as evidence for its saga: the gateway's final reply about the very request the
- * saga waits for (domain/reconciliation.ts `isEvidence`), as the ordinary status reply about that
+ * saga waits for (domain/reconciliation/reconciliation.ts `isEvidence`), as the ordinary status reply about that
  * request a poll of the saga's own would bring (its subject the saga's request; the check's own
  * request id and attempt keep it apart in the saga's inbox). Undefined: not evidence.
  */

@@ -19,7 +19,7 @@ import {
   type RunScope,
   sagaChecks,
   verdict,
-} from '../../domain/reconciliation';
+} from '../../domain/reconciliation/reconciliation';
 import { addMs } from '../../domain/decision';
 import { gatewayResultInput } from '../../flows/card-payment/gateway-vocabulary';
 import { expectedChargeSubjectId } from '../../flows/recurring-schedule/domain';

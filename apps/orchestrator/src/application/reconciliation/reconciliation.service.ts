@@ -22,7 +22,7 @@ import {
   scheduledWindow,
   type Verdict,
   verdict,
-} from '../../domain/reconciliation';
+} from '../../domain/reconciliation/reconciliation';
 import { type InputMeta, type OutboxRow } from '../../runtime/outbox/outbox-rows';
 import { OutboxWriter } from '../../runtime/outbox/outbox.writer';
 import { Database } from '../../persistence/database';
@@ -65,13 +65,13 @@ export interface RunRequest {
  * Reconciliation runs. A run takes the operations its window holds of the sagas of every flow that
  * moves money (`reconciled-flows.ts`) and stores what each reported — one check per operation
  * settled in the window with a known serial, asked `by-request-sn`; the latest operation's check
- * for the rest (domain/reconciliation.ts `sagaChecks`, `RunScope`) — and asks the gateway for each status through the
+ * for the rest (domain/reconciliation/reconciliation.ts `sagaChecks`, `RunScope`) — and asks the gateway for each status through the
  * gateway-adapter — paced per endpoint
  * (RECONCILIATION_RATE_PER_SECOND) on top of the adapter's own status budget, asked again when an
  * answer is not-sent, unknown, still processing or late, at most RECONCILIATION_MAX_ATTEMPTS
  * times. A saga whose order the gateway confirmed charged (or paid out) as reported is then
  * looked up by its client order id alone: a reply about another order, approved for money, makes
- * the saga `paid-twice` (domain/reconciliation.ts `anotherOrderVerdict`). Each answer gets its
+ * the saga `paid-twice` (domain/reconciliation/reconciliation.ts `anotherOrderVerdict`). Each answer gets its
  * verdict; a mismatch is published at once on
  * `payments.reconciliation.v1`, and when the last check is done the run's counts follow. A refusal
  * other than "no such order" is `unanswered` (inconclusive, never a mismatch). Every change is one
@@ -321,7 +321,7 @@ export class ReconciliationService {
    * than the check's latest, or to a check already done (a redelivery), changes nothing.
    *
    * Returns the evidence for sagas: each answer that is the gateway's final reply about the very
-   * request a saga waits for (domain/reconciliation.ts `isEvidence`), as an ordinary status reply
+   * request a saga waits for (domain/reconciliation/reconciliation.ts `isEvidence`), as an ordinary status reply
    * about that request (`evidenceFor`), for the caller to hand to the saga runtime once this
    * transaction committed. A redelivered answer yields it again (the saga's inbox takes it once).
    */

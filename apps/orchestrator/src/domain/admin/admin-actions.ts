@@ -49,7 +49,7 @@ export type ActionTable = Readonly<Record<string, FlowActions>>;
 /**
  * A refresh is the flow's own status-refresh command: each flow has its saga id field and its
  * command family, and every one of them asks the gateway through the same rule (`refreshQuery`,
- * domain/gateway-operation.ts). Resolving an unknown outcome is the same refresh: money never
+ * domain/gateway-operation/gateway-operation.ts). Resolving an unknown outcome is the same refresh: money never
  * moves on an operator's word, the gateway's answer decides.
  */
 export function refreshActions(type: string, idField: string): FlowActions {

@@ -1,5 +1,5 @@
 import { type RejectionArgs, rejectionFields } from '../../domain/rejection';
-import { OPERATION_TIMER_KINDS } from '../../domain/gateway-operation';
+import { OPERATION_TIMER_KINDS } from '../../domain/gateway-operation/gateway-operation';
 import {
   CARD_PAYMENT_FAMILY,
   type CardReferenceCommand,

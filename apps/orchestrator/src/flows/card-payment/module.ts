@@ -1,6 +1,9 @@
 import { CARD_PAYMENT_FAMILY, type PaymentEvent, type PaymentOperation } from '@payments/contracts';
 import { refreshActions } from '../../domain/admin/admin-actions';
-import { lifecycleEvents, requestReconciliation } from '../../domain/flow-reconciliation';
+import {
+  lifecycleEvents,
+  requestReconciliation,
+} from '../../domain/reconciliation/flow-reconciliation';
 import type { MoneyEventType } from '../../runtime/outcome-metrics';
 import type { FlowModule } from '../flow-module';
 import { CARD_PAYMENT_FLOW, cardPaymentFlow } from './card-payment.flow';

@@ -9,7 +9,7 @@ import {
   OPERATION_TIMER_KINDS,
   type OperationRules,
   type OperationTimer,
-} from '../../domain/gateway-operation';
+} from '../../domain/gateway-operation/gateway-operation';
 import { type RejectionArgs, rejectionFields } from '../../domain/rejection';
 import type { Flow } from '../../runtime/flow';
 import {

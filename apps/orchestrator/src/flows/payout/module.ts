@@ -1,6 +1,9 @@
 import { PAYOUT_FAMILY, type PayoutEvent, type PayoutOperation } from '@payments/contracts';
 import { refreshActions } from '../../domain/admin/admin-actions';
-import { lifecycleEvents, requestReconciliation } from '../../domain/flow-reconciliation';
+import {
+  lifecycleEvents,
+  requestReconciliation,
+} from '../../domain/reconciliation/flow-reconciliation';
 import type { MoneyEventType } from '../../runtime/outcome-metrics';
 import type { FlowModule } from '../flow-module';
 import { opensPayoutOrder, type PayoutState, type PayoutStatus } from './domain/model';

@@ -1,5 +1,5 @@
 import { SCHEDULE_FAMILY } from '@payments/contracts';
-import { gatewayChargesOf } from '../../domain/reconciliation';
+import { gatewayChargesOf } from '../../domain/reconciliation/reconciliation';
 import { refreshActions } from '../../domain/admin/admin-actions';
 import { transactionTypes } from '../../runtime/flow-binding';
 import type { FlowModule } from '../flow-module';

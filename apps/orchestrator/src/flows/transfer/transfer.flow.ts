@@ -4,7 +4,10 @@ import {
   type TransferEvent,
   type TransferOperation,
 } from '@payments/contracts';
-import { OPERATION_TIMER_KINDS, type OperationTimer } from '../../domain/gateway-operation';
+import {
+  OPERATION_TIMER_KINDS,
+  type OperationTimer,
+} from '../../domain/gateway-operation/gateway-operation';
 import { type RejectionArgs, rejectionFields } from '../../domain/rejection';
 import type { Flow } from '../../runtime/flow';
 import { gatewayFlow, singleOperationSaga, transactionTypes } from '../../runtime/flow-binding';

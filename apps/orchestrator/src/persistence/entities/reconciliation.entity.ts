@@ -49,7 +49,7 @@ export class ReconciliationCheckEntity {
   @PrimaryColumn({ name: 'saga_id', type: 'uuid' })
   sagaId!: string;
 
-  /** `order` | `client-order-id` (domain/reconciliation.ts CheckSubject). */
+  /** `order` | `client-order-id` (domain/reconciliation/reconciliation.ts CheckSubject). */
   @PrimaryColumn({ name: 'subject', type: 'text', default: 'order' })
   subject!: string;
 

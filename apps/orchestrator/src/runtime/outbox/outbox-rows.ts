@@ -28,12 +28,6 @@ export interface InputMeta {
   readonly traceparent?: string;
 }
 
-/** The metadata of a consumed message (headers decoded to strings by libs/kafka). */
-export function inputMeta(headers: Readonly<Record<string, string>>): InputMeta {
-  const traceparent = headers.traceparent;
-  return traceparent === undefined ? {} : { traceparent };
-}
-
 /**
  * An event on payments.events.v1. `ceId` is the event's id from history: the outbox row id when it
  * is first published, the same id again when it is re-published for a duplicate command, so

@@ -6,7 +6,7 @@ import {
   PoisonMessageError,
 } from '@payments/kafka';
 import { z } from 'zod';
-import { inputMeta } from '../../runtime/outbox/outbox-rows';
+import { inputMeta } from './input-meta';
 import { ReconciliationService } from '../../application/reconciliation/reconciliation.service';
 import { SagaRuntime } from '../../runtime/saga-runtime';
 

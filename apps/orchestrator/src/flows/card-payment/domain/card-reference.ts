@@ -7,9 +7,12 @@ import type {
   GetCardInfoCommand,
   RebillCommand,
 } from '@payments/contracts';
-import { refreshResend } from '../../../domain/gateway-operation';
-import { nextPollDelay } from '../../../domain/polling';
-import { NEVER_RECEIVED_ATTEMPT, resendAfterNotSent } from '../../../domain/send-rules';
+import { refreshResend } from '../../../domain/gateway-operation/gateway-operation';
+import { nextPollDelay } from '../../../domain/gateway-operation/polling';
+import {
+  NEVER_RECEIVED_ATTEMPT,
+  resendAfterNotSent,
+} from '../../../domain/gateway-operation/send-rules';
 import { type Decision, type DecisionContext } from './decision';
 import {
   accepted,

@@ -13,7 +13,7 @@ import type {
 import type { Decision, DecisionContext, Rejection } from './decision';
 import { accepted, firstSend, rejected } from './drafts';
 import { orderAndPayer, requestBase, requestPayment } from './initiate';
-import { orderOf, refreshQuery } from '../../../domain/gateway-operation';
+import { orderOf, refreshQuery } from '../../../domain/gateway-operation/gateway-operation';
 import {
   currencyRefusal,
   existingPayment,

@@ -5,7 +5,7 @@ import {
   reportError,
   type OperationInput,
   type OperationVocabulary,
-} from '../../../domain/gateway-operation';
+} from '../../../domain/gateway-operation/gateway-operation';
 import type { Decision, DecisionContext } from './decision';
 import { addMs, policyOf, type EventDraft } from './drafts';
 import type { Effect } from './effects';
@@ -72,7 +72,7 @@ export function paymentVocabulary(
 
 /**
  * A send result or status reply, a verified callback, a hint, a poll or alert timer: what it
- * means for the operation in flight (domain/gateway-operation.ts). A status reply's or callback's
+ * means for the operation in flight (domain/gateway-operation/gateway-operation.ts). A status reply's or callback's
  * `about` lists the operations its transaction type can name, normalised at the edge: a status
  * query describes the order's LATEST operation, which may be the preauth or an earlier capture,
  * so a reply resolves a capture, void or return only when it names that operation. A final state

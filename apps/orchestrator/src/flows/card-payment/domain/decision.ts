@@ -1,6 +1,6 @@
 import type { PaymentEvent } from '@payments/contracts';
 import type { FlowDecision, IgnoreReason as SharedIgnoreReason } from '../../../domain/decision';
-import type { ReusedOrderIdRefusal } from '../../../domain/gateway-operation';
+import type { ReusedOrderIdRefusal } from '../../../domain/gateway-operation/gateway-operation';
 import type { Effect } from './effects';
 import type { HoldExpiryAction } from './inputs';
 
@@ -21,9 +21,12 @@ export interface PaymentLimits {
 /** Without configuration: at most 100,000,000 minor units per sale or preauth. */
 export const DEFAULT_LIMITS: PaymentLimits = { default: { maxMinor: 100_000_000 } };
 
-export { DEFAULT_NEVER_RECEIVED_AFTER_MS } from '../../../domain/gateway-operation';
+export { DEFAULT_NEVER_RECEIVED_AFTER_MS } from '../../../domain/gateway-operation/gateway-operation';
 
-export { DEFAULT_OWN_LIMIT_WAIT_MS, NEVER_RECEIVED_ATTEMPT } from '../../../domain/send-rules';
+export {
+  DEFAULT_OWN_LIMIT_WAIT_MS,
+  NEVER_RECEIVED_ATTEMPT,
+} from '../../../domain/gateway-operation/send-rules';
 
 export interface PaymentPolicy {
   /**
@@ -35,7 +38,7 @@ export interface PaymentPolicy {
   /**
    * How long after an outcome became unknown the gateway's "no trace" answer counts (the order
    * does not exist, or the order's latest request is an earlier one): see the no-trace rule in
-   * domain/gateway-operation.ts. Undefined: DEFAULT_NEVER_RECEIVED_AFTER_MS.
+   * domain/gateway-operation/gateway-operation.ts. Undefined: DEFAULT_NEVER_RECEIVED_AFTER_MS.
    */
   neverReceivedAfterMs?: number;
   /** See OperationRules.gatewayRefusesReusedOrderId (undefined: no endpoint does). */

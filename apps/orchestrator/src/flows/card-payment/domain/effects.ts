@@ -1,5 +1,8 @@
 import type { GatewayRequest } from '@payments/contracts';
-import type { HastenResend, ResendGatewayRequest } from '../../../domain/gateway-operation';
+import type {
+  HastenResend,
+  ResendGatewayRequest,
+} from '../../../domain/gateway-operation/gateway-operation';
 import type { Timer, TimerKind } from './inputs';
 
 /**

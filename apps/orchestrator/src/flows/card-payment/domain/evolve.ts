@@ -1,7 +1,7 @@
 import { unhandled } from '../../../domain/decision';
 import type { PaymentEvent } from '@payments/contracts';
 import { DomainError } from '../../../domain/domain-error';
-import { withSettledSerial } from '../../../domain/gateway-operation';
+import { withSettledSerial } from '../../../domain/gateway-operation/gateway-operation';
 import { evolveCardReference } from './card-reference';
 import {
   type FailedPayment,

@@ -14,7 +14,7 @@ import type {
 export type Timer =
   | { kind: 'status-poll'; requestId: string; attempt: number }
   | { kind: 'unknown-alert'; requestId: string }
-  /** The send's result is overdue (the runtime arms it, domain/operation-model.ts). */
+  /** The send's result is overdue (the runtime arms it, domain/gateway-operation/operation-model.ts). */
   | { kind: 'result-deadline'; requestId: string; attempt: number }
   | { kind: 'hold-expiry'; action: HoldExpiryAction }
   /** 3-D Secure 2.x: the method step's 10 seconds are over (decide-payer-flows.ts). */

@@ -1,6 +1,6 @@
 /**
  * An operation the gateway may never have received (DESIGN.md "Truth about money", the no-trace
- * rule of domain/gateway-operation.ts): "no trace" only from the gateway's answers — a status
+ * rule of domain/gateway-operation/gateway-operation.ts): "no trace" only from the gateway's answers — a status
  * query refused because the order does not exist (a request that opens the order), or the order's
  * latest request being an earlier one (a follow-up) — answered after the window since the outcome
  * became unknown. Then the same request once more only when the gateway would refuse the repeat

@@ -5,7 +5,7 @@ import {
   skip,
   inFlightCheck,
   type ExpectationOrSkip,
-} from '../../../domain/reconciliation';
+} from '../../../domain/reconciliation/reconciliation';
 import type { PaymentState } from './state';
 
 /** A card payment (sale, preauth, rebill, account verification, and their follow-ups). */

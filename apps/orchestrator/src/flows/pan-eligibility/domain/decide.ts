@@ -1,11 +1,14 @@
 import type { PanEligibilityCommand, PanEligibilityEvent } from '@payments/contracts';
-import { type OperationVocabulary, reportError } from '../../../domain/gateway-operation';
+import {
+  type OperationVocabulary,
+  reportError,
+} from '../../../domain/gateway-operation/gateway-operation';
 import {
   lifecycleVocabulary,
   operationRef,
   operationSagaDecider,
   sagaDecisions,
-} from '../../../domain/single-operation';
+} from '../../../domain/gateway-operation/single-operation';
 import type {
   CheckContext,
   CheckDecision,

@@ -5,7 +5,7 @@ import {
   requestedState,
   settledAt,
   withLifecycleEvent,
-} from '../../../domain/single-operation';
+} from '../../../domain/gateway-operation/single-operation';
 import type { CheckState } from './model';
 
 /** The check's state after one of its events (pure, total over the event union). */

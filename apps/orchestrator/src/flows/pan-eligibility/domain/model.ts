@@ -6,13 +6,13 @@ import type {
   PanEligibilityOperation,
 } from '@payments/contracts';
 import type { Draft, FlowDecision } from '../../../domain/decision';
-import type { OperationSagaState } from '../../../domain/single-operation';
+import type { OperationSagaState } from '../../../domain/gateway-operation/single-operation';
 import type {
   OperationEffect,
   OperationInFlight,
   OperationRules,
-} from '../../../domain/gateway-operation';
-import type { SagaOperationInput } from '../../../domain/single-operation';
+} from '../../../domain/gateway-operation/gateway-operation';
+import type { SagaOperationInput } from '../../../domain/gateway-operation/single-operation';
 
 /**
  * A PAN-eligibility check (v2 pan-eligibility/send): one gateway operation, no money.

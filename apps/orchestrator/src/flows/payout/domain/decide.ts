@@ -5,12 +5,12 @@ import {
   refreshQuery,
   type OperationOutcome,
   type OperationVocabulary,
-} from '../../../domain/gateway-operation';
+} from '../../../domain/gateway-operation/gateway-operation';
 import {
   lifecycleVocabulary,
   operationSagaDecider,
   sagaDecisions,
-} from '../../../domain/single-operation';
+} from '../../../domain/gateway-operation/single-operation';
 import {
   answerOfBudget,
   dailyAmountRefusal,

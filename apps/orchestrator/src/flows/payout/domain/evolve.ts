@@ -1,8 +1,11 @@
 import type { PayoutEvent } from '@payments/contracts';
 import { unhandled } from '../../../domain/decision';
 import { DomainError } from '../../../domain/domain-error';
-import { opened, withLifecycleEvent } from '../../../domain/single-operation';
-import { inFlight as operation, withSettledSerial } from '../../../domain/gateway-operation';
+import { opened, withLifecycleEvent } from '../../../domain/gateway-operation/single-operation';
+import {
+  inFlight as operation,
+  withSettledSerial,
+} from '../../../domain/gateway-operation/gateway-operation';
 import {
   type OpenPayout,
   opensPayoutOrder,

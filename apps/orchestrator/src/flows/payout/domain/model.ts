@@ -22,8 +22,8 @@ import type {
   OperationInFlight,
   ResendGatewayRequest,
   ReusedOrderIdRefusal,
-} from '../../../domain/gateway-operation';
-import type { SagaOperationInput } from '../../../domain/single-operation';
+} from '../../../domain/gateway-operation/gateway-operation';
+import type { SagaOperationInput } from '../../../domain/gateway-operation/single-operation';
 
 /**
  * The two-step payout: payout-check → registered (awaiting approval until the deadline) →

@@ -1,6 +1,9 @@
 /** What reconciliation expects of a payout saga's latest operation, from its state. */
-import { moneyOperationExpectation, type SettledAs } from '../../../domain/flow-reconciliation';
-import type { CheckTime, ExpectationOrSkip } from '../../../domain/reconciliation';
+import {
+  moneyOperationExpectation,
+  type SettledAs,
+} from '../../../domain/reconciliation/flow-reconciliation';
+import type { CheckTime, ExpectationOrSkip } from '../../../domain/reconciliation/reconciliation';
 import type { OpenPayout, PayoutState } from './model';
 
 /** A payout (one-step, two-step, form, v4). */

@@ -1,6 +1,6 @@
 import { unhandled } from '../../../domain/decision';
 import type { ScheduleEvent } from '@payments/contracts';
-import { inFlight } from '../../../domain/gateway-operation';
+import { inFlight } from '../../../domain/gateway-operation/gateway-operation';
 import { chargeOp, newChargeOp, registrationOp, registrationRequestId } from './gateway-charged';
 import {
   type ChargeOp as ChargeOpOf,

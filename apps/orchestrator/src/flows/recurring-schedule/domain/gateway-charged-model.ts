@@ -8,7 +8,7 @@ import type {
 } from '@payments/contracts';
 import { derivedUuid } from '../../../domain';
 import { type IgnoreReason } from '../../../domain/decision';
-import { type OperationTimer } from '../../../domain/gateway-operation';
+import { type OperationTimer } from '../../../domain/gateway-operation/gateway-operation';
 import { cycleDate, cycleExists, formatLocalDate } from './calendar';
 import { type ChargeOp, type GatewayCharge, type Registration, type RegistrationOp } from './state';
 

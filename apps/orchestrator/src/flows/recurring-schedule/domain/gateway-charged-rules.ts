@@ -8,7 +8,7 @@ import {
   type OperationRules,
   type OperationStep,
   type OperationVocabulary,
-} from '../../../domain/gateway-operation';
+} from '../../../domain/gateway-operation/gateway-operation';
 import { cycleDueAt } from './calendar';
 import {
   CHARGE_ALERT_TIMER_PREFIX,

@@ -11,7 +11,7 @@ import {
   statusRequest,
   unknownAlertTimer,
   unknownAlertVerdict,
-} from '../../../domain/gateway-operation';
+} from '../../../domain/gateway-operation/gateway-operation';
 import { firstCycleFrom } from './calendar';
 import {
   CHARGE_ALERT_TIMER_PREFIX,
@@ -63,7 +63,7 @@ import {
  *
  * The rule: a registered schedule is charged by the gateway, never also by us — no charge timer,
  * no rebill, ever. The registration and each charge's confirmation are operations in flight of
- * the shared gateway-operation rules (domain/gateway-operation.ts: exact matching, the polling
+ * the shared gateway-operation rules (domain/gateway-operation/gateway-operation.ts: exact matching, the polling
  * cadence, the no-trace rule judged on the gateway's answer times, the one resend, the unknown
  * outcome and its alert, the amount check), named here as schedule events. What is the schedule's
  * own:

@@ -8,7 +8,11 @@
  * of that cycle (the same subject), which records it as it records any charge found.
  */
 import { addMs } from '../../../domain/decision';
-import type { PlannedCheck, CheckTime, RunScope } from '../../../domain/reconciliation';
+import type {
+  PlannedCheck,
+  CheckTime,
+  RunScope,
+} from '../../../domain/reconciliation/reconciliation';
 import { cycleDueAt, firstCycleFrom } from './calendar';
 import { chargeClientOrderId, expectedChargeSubjectId } from './gateway-charged-model';
 import { DEFAULT_EXPECTED_CHARGE_GRACE_MS, type ScheduleState } from './state';

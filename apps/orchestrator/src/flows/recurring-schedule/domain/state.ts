@@ -1,5 +1,8 @@
 import type { CardRef, MerchantRef, Money, ScheduleRule } from '@payments/contracts';
-import type { OperationInFlight, ReusedOrderIdRefusal } from '../../../domain/gateway-operation';
+import type {
+  OperationInFlight,
+  ReusedOrderIdRefusal,
+} from '../../../domain/gateway-operation/gateway-operation';
 import type { PaymentLimits } from '../../card-payment/domain/decision';
 
 /** What a schedule charges, whom and when: fixed at creation except the amount (update-schedule). */

@@ -1,11 +1,15 @@
 import type { PayoutBudgetAnswerCommand, RejectionCode, TransferEvent } from '@payments/contracts';
-import { orderOf, refreshQuery, type OperationVocabulary } from '../../../domain/gateway-operation';
+import {
+  orderOf,
+  refreshQuery,
+  type OperationVocabulary,
+} from '../../../domain/gateway-operation/gateway-operation';
 import {
   lifecycleVocabulary,
   operationRef,
   operationSagaDecider,
   sagaDecisions,
-} from '../../../domain/single-operation';
+} from '../../../domain/gateway-operation/single-operation';
 import {
   amountRefusal,
   dailyAmountRefusal,

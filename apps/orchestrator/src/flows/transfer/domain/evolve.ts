@@ -5,7 +5,7 @@ import {
   requestedState,
   settledAt,
   withLifecycleEvent,
-} from '../../../domain/single-operation';
+} from '../../../domain/gateway-operation/single-operation';
 import { utcDay } from '../../payout/domain';
 import type { TransferState } from './model';
 

@@ -9,8 +9,11 @@ import type {
   TransferOperation,
 } from '@payments/contracts';
 import type { Draft, FlowDecision } from '../../../domain/decision';
-import type { OperationEffect, OperationInFlight } from '../../../domain/gateway-operation';
-import type { SagaOperationInput } from '../../../domain/single-operation';
+import type {
+  OperationEffect,
+  OperationInFlight,
+} from '../../../domain/gateway-operation/gateway-operation';
+import type { SagaOperationInput } from '../../../domain/gateway-operation/single-operation';
 import type { BudgetRequest, PayoutPolicy, PublishHeldRequest } from '../../payout/domain';
 
 /**

@@ -1,6 +1,9 @@
 /** What reconciliation expects of a transfer saga's latest operation, from its state. */
-import { moneyOperationExpectation, type SettledAs } from '../../../domain/flow-reconciliation';
-import type { CheckTime, ExpectationOrSkip } from '../../../domain/reconciliation';
+import {
+  moneyOperationExpectation,
+  type SettledAs,
+} from '../../../domain/reconciliation/flow-reconciliation';
+import type { CheckTime, ExpectationOrSkip } from '../../../domain/reconciliation/reconciliation';
 import type { OpenTransfer, TransferState } from './model';
 
 /** A transfer (transfer, transfer-by-ref): one operation, reported as `transfer` by the gateway. */

@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { GatewayStatus, type GatewayStatusReport } from '@payments/contracts';
-import { cardPaymentExpectation } from '../flows/card-payment/domain/reconciliation';
-import type { PaymentState } from '../flows/card-payment/domain/state';
-import type { PayoutState } from '../flows/payout/domain/model';
-import { payoutExpectation } from '../flows/payout/domain/reconciliation';
-import type { TransferState } from '../flows/transfer/domain/model';
-import { transferExpectation } from '../flows/transfer/domain/reconciliation';
+import { cardPaymentExpectation } from '../../flows/card-payment/domain/reconciliation';
+import type { PaymentState } from '../../flows/card-payment/domain/state';
+import type { PayoutState } from '../../flows/payout/domain/model';
+import { payoutExpectation } from '../../flows/payout/domain/reconciliation';
+import type { TransferState } from '../../flows/transfer/domain/model';
+import { transferExpectation } from '../../flows/transfer/domain/reconciliation';
 import {
   anotherOrderVerdict,
   type CheckTime,

@@ -1,16 +1,16 @@
 /**
- * The one status-query scheduler (issue #38 item 1, domain/polling.ts): who is asked, in which
+ * The one status-query scheduler (issue #38 item 1, domain/gateway-operation/polling.ts): who is asked, in which
  * class of the adapter's status budget, and when again — by need, not arrival. The flows' polls,
- * hints, refreshes and the adapter's refusals all go through it (domain/gateway-operation.ts).
+ * hints, refreshes and the adapter's refusals all go through it (domain/gateway-operation/gateway-operation.ts).
  */
 import fc from 'fast-check';
 import { MERCHANT, PAYMENT_ID, saleCommand, testUuid } from '@payments/contracts/testing';
 import type { GatewayStatusRequest, RefreshStatusCommand } from '@payments/contracts';
-import * as payments from '../../test/kits/card-payment.kit';
-import type { PaymentInput } from '../flows/card-payment/domain/inputs';
-import type { PaymentState } from '../flows/card-payment/domain/state';
-import { gatewayResultInput } from '../flows/card-payment/gateway-vocabulary';
-import { msBetween } from './decision';
+import * as payments from '../../../test/kits/card-payment.kit';
+import type { PaymentInput } from '../../flows/card-payment/domain/inputs';
+import type { PaymentState } from '../../flows/card-payment/domain/state';
+import { gatewayResultInput } from '../../flows/card-payment/gateway-vocabulary';
+import { msBetween } from '../decision';
 import {
   BACKGROUND_FAST_BAND,
   classPollDelay,

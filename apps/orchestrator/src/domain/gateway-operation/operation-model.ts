@@ -8,7 +8,7 @@ import {
   type SubjectOperation,
   type UnknownConcern,
 } from '@payments/contracts';
-import { addMs, type IgnoreReason, msBetween } from './decision';
+import { addMs, type IgnoreReason, msBetween } from '../decision';
 import { nextPollDelay } from './polling';
 
 /**
@@ -360,7 +360,7 @@ export function firstPoll(op: OperationInFlight, now: string): OperationEffect {
 /**
  * Nothing changes; a status query is made at once (the poll timer is an upsert per saga).
  * `hinted`: a verified callback or browser return said money may have moved, and the query is
- * urgent (domain/polling.ts); an unverified hint's is not.
+ * urgent (domain/gateway-operation/polling.ts); an unverified hint's is not.
  */
 export function statusQuerySoon<D, E>(
   op: OperationInFlight,
@@ -382,7 +382,7 @@ export function statusQuerySoon<D, E>(
   ]);
 }
 
-/** `priority`: its class in the adapter's status budget (domain/polling.ts; absent: routine). */
+/** `priority`: its class in the adapter's status budget (domain/gateway-operation/polling.ts; absent: routine). */
 export function statusRequest(
   order: GatewayOrder,
   op: OperationInFlight,

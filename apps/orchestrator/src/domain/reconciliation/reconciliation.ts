@@ -151,7 +151,7 @@ export interface OperationEvents {
    * For a request whose transaction the gateway decides (`transactionByGateway`: the universal
    * payment form, a sale or a preauth as the endpoint is set up): the operation each success event
    * says the gateway made of it (`authorized` → preauth). The saga names the operation by the
-   * gateway's answer (`transactionsByGateway`, domain/operation-report.ts `namedBy`), and so does
+   * gateway's answer (`transactionsByGateway`, domain/gateway-operation/operation-report.ts `namedBy`), and so does
    * reconciliation: a form that became a hold is checked as the preauth it is. A decline or failure
    * names its operation in the event itself. Undefined: the operation is always what was asked.
    */
@@ -421,7 +421,7 @@ export const isFinding = (found: string): found is Finding => FINDINGS.has(found
  * Whether the answer is evidence for the saga: the gateway's final reply about the exact request
  * the saga waits for (its outcome unknown; asked by serial when it has one, so a reply about
  * another request is not it). The service hands it to the saga as a status reply about that
- * request; the saga's shared rules (domain/gateway-operation.ts) decide what it means — the
+ * request; the saga's shared rules (domain/gateway-operation/gateway-operation.ts) decide what it means — the
  * amount compared, the reply's subject judged — exactly as for its own poll.
  */
 export function isEvidence(expectation: Expectation, answer: GatewayAnswer): boolean {

@@ -8,7 +8,7 @@ import type {
   SubjectOperation,
   UnknownConcern,
 } from '@payments/contracts';
-import { type Draft, type FlowDecision, type Rejection, stampDrafts } from './decision';
+import { type Draft, type FlowDecision, type Rejection, stampDrafts } from '../decision';
 import {
   inFlight,
   type OperationContext,

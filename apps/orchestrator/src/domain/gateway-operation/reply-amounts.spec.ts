@@ -17,7 +17,7 @@ describe('which answers name an operation amount (reply-amounts.ts)', () => {
   });
 
   it("the README's Truth about money table names exactly these operations", () => {
-    const readme = readFileSync(path.join(__dirname, '../../../../README.md'), 'utf8');
+    const readme = readFileSync(path.join(__dirname, '../../../../../README.md'), 'utf8');
     const row = readme.split('\n').find((line) => line.startsWith('| amounts |')) ?? '';
     const named = /Status replies and callbacks name the amount of ([^;]+);/.exec(row)?.[1] ?? '';
     const listed = named

@@ -14,7 +14,7 @@ import {
   msBetween,
   stampDrafts,
   unhandled,
-} from './decision';
+} from '../decision';
 import { classPollDelay, heldPollDelay, type PollFacts, pollPriority, POLL_BANDS } from './polling';
 import { NEVER_RECEIVED_ATTEMPT, resendAfterNotSent } from './send-rules';
 import {
@@ -450,7 +450,7 @@ export function operationDecision<O extends OperationInFlight, Event, IdField ex
     : { outcome: 'ignored', reason: step.reason, events: [], effects: step.effects };
 }
 
-/** What the one status-query scheduler (domain/polling.ts) needs to know about `op` now. */
+/** What the one status-query scheduler (domain/gateway-operation/polling.ts) needs to know about `op` now. */
 export function pollFacts(
   op: OperationInFlight,
   extra: { readonly waitingForPayer?: boolean; readonly hinted?: boolean } = {},
@@ -486,7 +486,7 @@ function cadenceElapsed(op: OperationInFlight, now: string): number {
 
 /**
  * A status poll of the operation in flight: the query now, in its class of the status budget,
- * and the next poll at that class's cadence (domain/polling.ts; `attempt`: this poll's number,
+ * and the next poll at that class's cadence (domain/gateway-operation/polling.ts; `attempt`: this poll's number,
  * from 1; `extra`: what only the flow knows — a payer being waited for, a hint).
  */
 export function statusPoll(

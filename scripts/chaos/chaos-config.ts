@@ -145,9 +145,12 @@ export const CHAOS_REUSED_CLIENT_ORDER_ID: ReusedClientOrderId = 'charge-again';
 /**
  * The share of sagas that may end alerted: with 5 % 503s before processing in `charge-again`
  * mode, ≈ 6–8 % end `no-trace` (measured: 70 of 1,235 in a default run; 10 of 128 in the e2e
- * with the hosted forms and #32's faults). Above it, something new leaves payments to a person.
+ * with the hosted forms and #32's faults), and every opening request the adapter's database
+ * outage dead-letters ends `no-trace` too once its result deadline passes (no safe repeat: 5 in
+ * the e2e's 133 payments, 17 alerted in all on 2026-11-29). Above it, something new leaves
+ * payments to a person.
  */
-export const DEFAULT_MAX_ALERTED_SHARE = 0.12;
+export const DEFAULT_MAX_ALERTED_SHARE = 0.18;
 
 /** The bound on alerted sagas of a run of `sagas` sagas. */
 export function alertedBound(config: ChaosConfig, sagas: number): number {

@@ -52,6 +52,7 @@ import {
   endsOf,
   GUARANTEED_FIRST,
   type PayerPlan,
+  commandsOf,
   SCENARIOS,
   type Scenario,
   seeded,
@@ -61,6 +62,8 @@ import {
   summarize,
 } from './workload';
 
+/** The status burst of each adapter replica in the population phase: one token, and one reserved for urgent queries. */
+const STATUS_BURST_PER_REPLICA = 2;
 /**
  * The chaos run: mixed commands at a steady rate on `replicas` replicas of every app while single
  * replicas are SIGKILLed and SIGTERMed, the broker restarts and the sandbox injects faults by percentage with a fixed seed;
@@ -212,15 +215,16 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
           ...replication,
           GATEWAY_RESPONSE_TIMEOUT_MS: String(config.faults.gatewayTimeoutMs),
           // The population phase: the status budget as a real gateway sets it (a few per second
-          // per endpoint), one token of burst per replica; the replicas share the endpoint's rate
-          // (GATEWAY_ADAPTER_REPLICAS: each takes 1/replicas of it), and the gateway's count is
-          // checked against it.
+          // per endpoint), two tokens of burst per replica (one of them the urgent reserve, so a
+          // query about money that may just have moved never waits behind routine polls); the
+          // replicas share the endpoint's rate (GATEWAY_ADAPTER_REPLICAS: each takes 1/replicas
+          // of it), and the gateway's count is checked against it.
           GATEWAY_ADAPTER_REPLICAS: String(config.replicas),
           ...(config.population === undefined
             ? {}
             : {
                 GATEWAY_STATUS_RATE_PER_SECOND: String(config.population.statusBudgetPerSecond),
-                GATEWAY_STATUS_BURST: String(config.replicas),
+                GATEWAY_STATUS_BURST: String(STATUS_BURST_PER_REPLICA * config.replicas),
               }),
         },
         'callback-ingest': replication,
@@ -392,6 +396,8 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
         // leaves. Not scenarios: nothing waits for them; their truth is timed like any other.
         const kind = populationSent % 2 === 0 ? 'processing' : 'abandon';
         populationSent += 1;
+        // Part of the run's commands, as every other (commands sent + unsent = --commands).
+        reserved += 1;
         const paymentId = seededUuid(random);
         population.set(paymentId, kind);
         deliberatelyUnknown.add(paymentId);
@@ -415,8 +421,8 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
         const first = SCENARIOS.find((s) => s.name === GUARANTEED_FIRST[guaranteed]);
         if (first) guaranteed += 1;
         let shape = first ?? pick();
-        if (reserved + shape.steps.length > config.commands) shape = SCENARIOS[0];
-        reserved += shape.steps.length;
+        if (reserved + commandsOf(shape.steps) > config.commands) shape = SCENARIOS[0];
+        reserved += commandsOf(shape.steps);
         const paymentId = seededUuid(random);
         const scenario: Scenario = {
           paymentId,
@@ -546,7 +552,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
             status: statusBudgetExceeded(
               statusReadings,
               config.population.statusBudgetPerSecond,
-              config.replicas,
+              STATUS_BURST_PER_REPLICA * config.replicas,
             ),
             population: {
               processing: [...population.values()].filter((k) => k === 'processing').length,

@@ -117,9 +117,14 @@ export function summarize(scenarios: readonly Scenario[]): ChaosReport['scenario
     const complete = s.ended && s.next === s.steps.length && !s.ready;
     if (complete) row.completed += 1;
     else row.endedEarly += 1;
-    row.unsent += s.steps.length - s.next;
+    row.unsent += commandsOf(s.steps.slice(s.next));
   }
   return out;
+}
+
+/** The commands a run of steps sends: one a step, two for a step with a command alongside. */
+export function commandsOf(steps: readonly Step[]): number {
+  return steps.reduce((n, step) => n + (step.alongside === undefined ? 1 : 2), 0);
 }
 
 export function endsOf(scenarios: readonly Scenario[]): ChaosReport['scenarioEnds'] {

@@ -24,22 +24,24 @@ import type {
 } from '@payments/contracts';
 import { PLACEHOLDER_SEALED_CARD } from '@payments/contracts/testing';
 import {
-  type BudgetRequest,
-  type BudgetState,
-  decideBudget,
   decidePayout,
-  evolveBudget,
   evolvePayout,
-  initialBudgetState,
   initialPayoutState,
-  payoutBudgetId,
   type PayoutEffect,
   type PayoutInput,
   type PayoutPolicy,
   type PayoutState,
   type PayoutTimer,
-  type PublishHeldRequest,
 } from '../../src/flows/payout/domain';
+import {
+  type BudgetRequest,
+  type BudgetState,
+  decideBudget,
+  evolveBudget,
+  initialBudgetState,
+  payoutBudgetId,
+  type PublishHeldRequest,
+} from '../../src/flows/payout-budget/domain';
 import type { PayoutContext, PayoutDecision } from '../../src/flows/payout/domain/model';
 import { idSequence, T0, uuid } from './base.kit';
 import {

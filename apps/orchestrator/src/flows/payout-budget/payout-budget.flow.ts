@@ -3,6 +3,7 @@ import { ignoredWith, unhandled } from '../../domain/decision';
 import type { Flow, RuntimeEffect } from '../../runtime/flow';
 import { runtimeEffectOf } from '../../runtime/flow-binding';
 import { inRuntimeTerms } from '../flow-decision';
+import { type PayoutPolicy } from '../payout/domain';
 import {
   budgetRejection,
   type BudgetCommand,
@@ -12,8 +13,7 @@ import {
   evolveBudget,
   initialBudgetState,
   payoutBudgetId,
-  type PayoutPolicy,
-} from '../payout/domain';
+} from './domain';
 
 export const PAYOUT_BUDGET_FLOW = 'payout-budget';
 

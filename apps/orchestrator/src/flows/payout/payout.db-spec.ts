@@ -13,7 +13,8 @@ import { cardPaymentFlow } from '../card-payment/card-payment.flow';
 import { DEFAULT_POLICY } from '../card-payment/domain';
 import { payoutBudgetFlow } from '../payout-budget/payout-budget.flow';
 import { transferFlow } from '../transfer/transfer.flow';
-import { payoutBudgetId, type PayoutPolicy } from './domain';
+import { type PayoutPolicy } from './domain';
+import { payoutBudgetId } from '../payout-budget/domain';
 import { payoutFlow } from './payout.flow';
 import { orchestratorFixture } from '../../../test/kits/orchestrator.fixture';
 

@@ -19,7 +19,7 @@ import {
   releaseOnNoPayment,
   reserveBudget,
   sendWhenReserved,
-} from './budget';
+} from '../../payout-budget/domain/budget';
 import { approvalStep } from './four-eyes';
 import {
   DEFAULT_APPROVAL_WINDOW_MS,

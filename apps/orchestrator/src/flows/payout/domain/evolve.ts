@@ -6,13 +6,8 @@ import {
   inFlight as operation,
   withSettledSerial,
 } from '../../../domain/gateway-operation/gateway-operation';
-import {
-  type OpenPayout,
-  opensPayoutOrder,
-  type PayoutInFlight,
-  type PayoutState,
-  utcDay,
-} from './model';
+import { type OpenPayout, opensPayoutOrder, type PayoutInFlight, type PayoutState } from './model';
+import { utcDay } from '../../payout-budget/domain';
 
 /** Without the operation in flight (its outcome is known); its serial joins the order's. */
 function settled(state: OpenPayout): OpenPayout {

@@ -24,6 +24,7 @@ import type {
   ReusedOrderIdRefusal,
 } from '../../../domain/gateway-operation/gateway-operation';
 import type { SagaOperationInput } from '../../../domain/gateway-operation/single-operation';
+import type { BudgetRequest, PublishHeldRequest } from '../../payout-budget/domain/requests';
 
 /**
  * The two-step payout: payout-check → registered (awaiting approval until the deadline) →
@@ -151,34 +152,6 @@ export type PayoutEffect =
   | { type: 'cancel-timer'; timer: PayoutTimerKind }
   | BudgetRequest;
 
-/**
- * A money-out saga's calls on its endpoint's daily budget (the flow binding turns them into
- * `reserve-payout-budget` / `release-payout-budget` child commands). `payoutId`: the asking saga.
- */
-export type BudgetRequest =
-  /** Ask the endpoint's budget of `day` for the amount (answered in the same transaction). */
-  | {
-      type: 'reserve-budget';
-      payoutId: string;
-      merchant: OpenPayout['merchant'];
-      amount: Money;
-      day: string;
-    }
-  /** Give the reservation back: the operation paid nothing. */
-  | {
-      type: 'release-budget';
-      payoutId: string;
-      merchant: OpenPayout['merchant'];
-      currency: string;
-      day: string;
-    };
-
-/** Publish the request a decision wrote held (the runtime's `publish-held-request`). */
-export interface PublishHeldRequest {
-  readonly type: 'publish-held-request';
-  readonly requestId: string;
-}
-
 /** Amount rules and the approval rules of an endpoint (minor units of the payout's currency). */
 export interface PayoutLimits {
   readonly minMinor?: number;
@@ -259,8 +232,3 @@ export type PayoutDecision = FlowDecision<PayoutEvent, PayoutEffect>;
 export type PayoutEventDraft = Draft<PayoutEvent, 'payoutId'>;
 
 export { addMs, msBetween } from '../../../domain/decision';
-
-/** The UTC calendar day of an instant. */
-export function utcDay(iso: string): string {
-  return new Date(iso).toISOString().slice(0, 10);
-}

@@ -10,16 +10,14 @@ import {
   operationSagaDecider,
   sagaDecisions,
 } from '../../../domain/gateway-operation/single-operation';
+import { amountRefusal, DEFAULT_PAYOUT_POLICY, limitsOf } from '../../payout/domain';
 import {
-  amountRefusal,
   dailyAmountRefusal,
-  DEFAULT_PAYOUT_POLICY,
   keepLargerReserved,
-  limitsOf,
   oneStepBudgetAnswer,
   releaseOnNoPayment,
   sendWhenReserved,
-} from '../../payout/domain';
+} from '../../payout-budget/domain';
 import type {
   OpenTransfer,
   TransferContext,

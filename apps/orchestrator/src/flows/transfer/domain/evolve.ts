@@ -6,7 +6,7 @@ import {
   settledAt,
   withLifecycleEvent,
 } from '../../../domain/gateway-operation/single-operation';
-import { utcDay } from '../../payout/domain';
+import { utcDay } from '../../payout-budget/domain';
 import type { TransferState } from './model';
 
 const ENDED = {

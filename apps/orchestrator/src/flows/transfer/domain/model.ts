@@ -14,7 +14,8 @@ import type {
   OperationInFlight,
 } from '../../../domain/gateway-operation/gateway-operation';
 import type { SagaOperationInput } from '../../../domain/gateway-operation/single-operation';
-import type { BudgetRequest, PayoutPolicy, PublishHeldRequest } from '../../payout/domain';
+import type { PayoutPolicy } from '../../payout/domain';
+import type { BudgetRequest, PublishHeldRequest } from '../../payout-budget/domain';
 
 /**
  * A card-to-card transfer (v4 transfer, v4 transfer-by-ref): one gateway operation, requested

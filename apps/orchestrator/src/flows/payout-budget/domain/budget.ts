@@ -13,11 +13,9 @@ import {
   DEFAULT_DAILY_LIMIT_MINOR,
   DEFAULT_PAYOUT_POLICY,
   limitsOf,
-  type BudgetRequest,
   type PayoutContext,
-  type PublishHeldRequest,
-  utcDay,
-} from './model';
+} from '../../payout/domain/model';
+import { type BudgetRequest, type PublishHeldRequest, utcDay } from './requests';
 
 /**
  * The per-endpoint daily payout budget: one saga per (endpoint, currency, UTC day). Every

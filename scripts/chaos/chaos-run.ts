@@ -542,6 +542,13 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
                   new Map<string, number[]>(),
                 ),
               advances: clockAdvances,
+              // The broker's restarts and the adapter's database outage: every app waits.
+              disruptions: [
+                ...actions
+                  .filter((a) => a.target === 'broker')
+                  .map((a) => ({ from: a.at, to: a.at + (a.recoveryMs ?? a.backAt - a.at) })),
+                ...(outageWindow.to > 0 ? [outageWindow] : []),
+              ],
               bounds: {
                 callbackP99Ms: config.population.callbackP99Seconds * 1000,
                 lostBoundMs:

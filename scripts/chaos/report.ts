@@ -151,6 +151,10 @@ export function formatReport(report: ChaosReport): string {
       lines.push(
         `    ${family}: callback arrived ${f(row.arrived)}; callbacks lost ${f(row.lost)}`,
       );
+    if (t.disrupted !== undefined)
+      lines.push(
+        `    made during a broker restart or the adapter's database outage (from 10 s before to 30 s after), not held to the bounds: ${f(t.disrupted)}`,
+      );
     show('late', t.problems);
     show('slowest', t.slowest);
     show('status budget', t.status.problems);

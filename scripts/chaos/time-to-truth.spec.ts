@@ -70,6 +70,26 @@ describe('timeToTruth', () => {
     ).toMatchObject([{ paymentId: saga, detail: expect.stringContaining('every callback lost') }]);
   });
 
+  it('times a movement made during a disruption (or its grace) apart, not held to the bounds', () => {
+    const late = {
+      ledger: [charged(T0)],
+      events: new Map([[saga, approvedAt(T0 + 50_000)]]),
+      callbacksDelivered: new Map([[saga, [T0 + 2_000]]]),
+      advances: [],
+      bounds,
+      families,
+    };
+    // The broker restarted from T0 - 20 s to T0 - 5 s: T0 is inside its 30 s grace.
+    const during = timeToTruth({ ...late, disruptions: [{ from: T0 - 20_000, to: T0 - 5_000 }] });
+    expect(during.problems).toEqual([]);
+    expect(during.byFamily['card-payment']).toEqual({});
+    expect(during.disrupted).toMatchObject({ count: 1, maxMs: 50_000 });
+    // Past the grace the same movement is judged again.
+    const after = timeToTruth({ ...late, disruptions: [{ from: T0 - 60_000, to: T0 - 31_000 }] });
+    expect(after.problems).toHaveLength(1);
+    expect(after.disrupted).toBeUndefined();
+  });
+
   it("reads a ledger time after the sandbox's clock moved back to the wall clock", () => {
     const advances = [{ wallAt: T0, seconds: 601 }];
     expect(wallTimeOf(T0 - 5_000, advances)).toBe(T0 - 5_000);

@@ -37,9 +37,33 @@ export interface TruthFigures {
   readonly maxMs: number;
 }
 
+/**
+ * A window in which the run disrupted the service's own infrastructure (the broker restarted, the
+ * adapter's database out): every app waits, so a movement the gateway made inside it (or within
+ * `DISRUPTION_LEAD_MS` before it, or `DISRUPTION_GRACE_MS` after it while the backlog drains) is
+ * timed apart, its figures printed
+ * but not held to the bounds, which judge the service at work under gateway faults and kills of
+ * single replicas.
+ */
+export interface Disruption {
+  readonly from: number;
+  readonly to: number;
+}
+
+/** After a disruption ends, how long its backlog may take before movements count again. */
+export const DISRUPTION_GRACE_MS = 30_000;
+
+/**
+ * Before a disruption starts, a movement still within the callback bound of it: its truth was
+ * due while everything waited.
+ */
+export const DISRUPTION_LEAD_MS = 10_000;
+
 export interface TimeToTruth {
   /** Per family (the saga's events' family is the first event's), callback arrived / lost. */
   readonly byFamily: Record<string, { arrived?: TruthFigures; lost?: TruthFigures }>;
+  /** Movements made during a disruption (or its grace), all families: not held to the bounds. */
+  readonly disrupted?: TruthFigures;
   /** Movements reported later than their bound, and a family's p99 over it. */
   readonly problems: Problem[];
   /** The five movements reported last (saga, movement, seconds). */
@@ -85,12 +109,19 @@ export function timeToTruth(input: {
   readonly callbacksDelivered: ReadonlyMap<string, readonly number[]>;
   readonly advances: readonly ClockAdvance[];
   readonly bounds: TruthBounds;
+  /** The run's infrastructure disruptions (wall clock); none: every movement is judged. */
+  readonly disruptions?: readonly Disruption[];
   /** Event type → its family name. */
   readonly families: Readonly<Record<string, string>>;
 }): TimeToTruth {
   const samples = new Map<string, { arrived: number[]; lost: number[] }>();
   const problems: Problem[] = [];
   const slowest: (Problem & { latency: number })[] = [];
+  const disrupted: number[] = [];
+  const inDisruption = (at: number) =>
+    (input.disruptions ?? []).some(
+      (d) => at >= d.from - DISRUPTION_LEAD_MS && at <= d.to + DISRUPTION_GRACE_MS,
+    );
   const bySaga = new Map<string, LedgerEntry[]>();
   for (const l of input.ledger) {
     if (!input.events.has(l.clientOrderId)) continue;
@@ -123,6 +154,10 @@ export function timeToTruth(input: {
       if (i < 0) continue; // never reported: the misreported / contradicted lines say so
       const [report] = reports.splice(i, 1);
       const latency = Math.max(0, report.at - movedAt);
+      if (inDisruption(movedAt)) {
+        disrupted.push(latency);
+        continue;
+      }
       (arrived ? row.arrived : row.lost).push(latency);
       slowest.push({
         paymentId: saga,
@@ -148,8 +183,10 @@ export function timeToTruth(input: {
       });
   }
   slowest.sort((a, b) => b.latency - a.latency);
+  const disruptedFigures = figures(disrupted);
   return {
     byFamily,
+    ...(disruptedFigures === undefined ? {} : { disrupted: disruptedFigures }),
     problems,
     slowest: slowest.slice(0, 5).map(({ paymentId, detail }) => ({ paymentId, detail })),
   };

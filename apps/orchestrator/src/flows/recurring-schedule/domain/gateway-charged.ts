@@ -349,31 +349,17 @@ function expectedCycleTimer(
       effects: expectCycle(state, cycle + 1, policy),
       commandId,
     };
-  const clientOrderId = chargeClientOrderId(id, cycle, firstOf(state));
   // Timers written before `askedSince` carry on from the cycle's time and the grace.
   const askedSince = timer.askedSince ?? (poll === 1 ? ctx.now : undefined);
   const op = expectedChargeOp(state, cycle, policy, ctx.now, askedSince);
-  const [query, next] = statusPoll(
-    { sagaId: id, merchant: state.terms.merchant, clientOrderId },
-    op,
-    poll,
-    ctx,
-  );
   return {
     outcome: 'accepted',
     drafts: [],
     effects: [
-      query,
-      {
-        type: 'set-status-timer',
+      ...askForCharge(state, op, cycle, poll, ctx, {
         kind: EXPECTED_CHARGE_TIMER,
-        at: next.at,
-        timer: {
-          poll: poll + 1,
-          expectedCycle: cycle,
-          ...(askedSince === undefined ? {} : { askedSince }),
-        },
-      },
+        ...(askedSince === undefined ? {} : { askedSince }),
+      }),
       ...scheduleEffects(
         [unknownAlertTimer(op, op.unknownSince ?? op.requestedAt, operationRules(policy, true))],
         EXPECTED_CHARGE_KINDS,
@@ -457,7 +443,28 @@ function missingCycleTimer(
     alerted: true,
     concern: 'no-trace',
   };
-  const [query, next] = statusPoll(
+  return {
+    outcome: 'accepted',
+    drafts: [],
+    effects: askForCharge(state, op, cycle, poll, ctx, { kind: missingChargeTimerKind(cycle) }),
+    commandId: derivedUuid(`recurring-schedule/${id}/missing-charge/${cycle}/${poll}`),
+  };
+}
+
+/**
+ * Ask the gateway for a cycle's charge by its client order id (the shared status poll) and set
+ * the search's timer of `kind` for the next poll at the shared cadence.
+ */
+function askForCharge(
+  state: Extract<GatewayChargedState, { status: 'registered' }>,
+  op: ChargeOp,
+  cycle: number,
+  poll: number,
+  ctx: GatewayContext,
+  next: { kind: string; askedSince?: string },
+): GatewayEffect[] {
+  const id = state.terms.scheduleId;
+  const [query, again] = statusPoll(
     {
       sagaId: id,
       merchant: state.terms.merchant,
@@ -467,20 +474,20 @@ function missingCycleTimer(
     poll,
     ctx,
   );
-  return {
-    outcome: 'accepted',
-    drafts: [],
-    effects: [
-      query,
-      {
-        type: 'set-status-timer',
-        kind: missingChargeTimerKind(cycle),
-        at: next.at,
-        timer: { poll: poll + 1, expectedCycle: cycle },
+  const { kind, askedSince } = next;
+  return [
+    query,
+    {
+      type: 'set-status-timer',
+      kind,
+      at: again.at,
+      timer: {
+        poll: poll + 1,
+        expectedCycle: cycle,
+        ...(askedSince === undefined ? {} : { askedSince }),
       },
-    ],
-    commandId: derivedUuid(`recurring-schedule/${id}/missing-charge/${cycle}/${poll}`),
-  };
+    },
+  ];
 }
 
 /**

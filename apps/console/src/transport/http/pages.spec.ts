@@ -69,6 +69,80 @@ describe('detailPage', () => {
   });
 });
 
+describe('detailPage money and requests', () => {
+  const REQ = '11111111-2222-4333-8444-555555555555';
+  const STATUS_REQ = '11111111-2222-4333-8444-666666666666';
+  const unknownSale = detail({
+    saga: {
+      ...detail().saga,
+      flow: 'card-payment',
+      kind: 'sale',
+      status: 'outcome-unknown',
+      amount: { minor: 6_150, currency: 'USD' },
+      state: {
+        inFlight: {
+          operation: 'sale',
+          requestId: REQ,
+          amount: { minor: 6_150, currency: 'USD' },
+          stage: 'outcome-unknown',
+        },
+      },
+    },
+    money: { currency: 'USD', authorized: 0, captured: 0, returned: 0, remaining: 0 },
+    gatewayRequests: [
+      {
+        requestId: REQ,
+        operation: 'sale',
+        createdAt: '2026-11-27T12:00:00.000Z',
+        request: {},
+        answer: {
+          result: 'outcome-unknown',
+          serial: null,
+          code: null,
+          at: '2026-11-27T12:00:05.000Z',
+        },
+      },
+      {
+        requestId: STATUS_REQ,
+        operation: 'status',
+        createdAt: '2026-11-27T12:01:00.000Z',
+        request: { subjectRequestId: REQ },
+        answer: null,
+      },
+    ],
+  });
+
+  it('says an unknown sale may have charged its amount, never 0.00', () => {
+    const page = detailPage(unknownSale, viewer, undefined).text;
+    expect(page).toContain('unknown — the gateway may have charged 61.50 USD');
+    expect(page).toContain('status: outcome-unknown');
+    expect(page).toContain('last asked at 2026-11-27T12:01:00.000Z');
+    expect(page).not.toContain('0.00 USD');
+  });
+
+  it('lists each gateway request with its answer', () => {
+    const declined = detail({
+      gatewayRequests: [
+        {
+          requestId: REQ,
+          operation: 'sale',
+          createdAt: '2026-11-27T12:00:00.000Z',
+          request: {},
+          answer: {
+            result: 'declined',
+            serial: 'SN-7',
+            code: '05',
+            at: '2026-11-27T12:00:02.000Z',
+          },
+        },
+      ],
+    });
+    const page = detailPage(declined, viewer, undefined).text;
+    expect(page).toContain('<strong>declined</strong> (gateway code 05), serial SN-7');
+    expect(detailPage(unknownSale, viewer, undefined).text).toContain('no answer recorded');
+  });
+});
+
 describe('progressFragment', () => {
   const answer = { ok: true as const, status: 200, body: detail() };
 

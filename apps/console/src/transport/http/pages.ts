@@ -266,12 +266,128 @@ export function progressFragment(
   </div>`;
 }
 
+/** The operation a saga has in flight, as its state keeps it (every flow names it `inFlight`). */
+interface InFlight {
+  readonly operation: string;
+  readonly requestId: string;
+  readonly amount: { minor: number; currency: string } | null;
+  readonly stage: string;
+}
+
+export function inFlightOf(state: unknown): InFlight | null {
+  if (typeof state !== 'object' || state === null) return null;
+  const f = (state as { inFlight?: unknown }).inFlight;
+  if (typeof f !== 'object' || f === null) return null;
+  const { operation, requestId, amount, stage } = f as Record<string, unknown>;
+  if (typeof operation !== 'string' || typeof requestId !== 'string') return null;
+  const money = amount as { minor?: unknown; currency?: unknown } | undefined;
+  return {
+    operation,
+    requestId,
+    stage: typeof stage === 'string' ? stage : 'in flight',
+    amount:
+      typeof money?.minor === 'number' && typeof money.currency === 'string'
+        ? { minor: money.minor, currency: money.currency }
+        : null,
+  };
+}
+
+/** What the operation would have done to the money, in the words a support agent repeats. */
+const MAY_HAVE: Record<string, string> = {
+  sale: 'charged',
+  rebill: 'charged',
+  preauth: 'held',
+  capture: 'captured',
+  void: 'released',
+  return: 'returned',
+  payout: 'paid out',
+  'payout-v4': 'paid out',
+  'payout-check': 'registered',
+  transfer: 'transferred',
+  'transfer-by-ref': 'transferred',
+};
+
+/**
+ * The caveat every money figure carries while an operation is in flight or its outcome unknown:
+ * the gateway may have moved the money, and what the gateway last said of it and when it was
+ * last asked (the latest status request about it, else the request itself).
+ */
+export function unknownMoney(detail: SagaDetail): string | null {
+  const f = inFlightOf(detail.saga.state);
+  if (f === null) return null;
+  const amount = f.amount ?? detail.saga.amount;
+  const verb = MAY_HAVE[f.operation] ?? 'moved';
+  const what =
+    amount === null
+      ? `the gateway may have ${verb} money (${f.operation})`
+      : `the gateway may have ${verb} ${formatMoney(amount.minor, amount.currency)}`;
+  const request = detail.gatewayRequests.find((r) => r.requestId === f.requestId);
+  const asked = detail.gatewayRequests
+    .filter(
+      (r) =>
+        r.requestId === f.requestId ||
+        (r.request as { subjectRequestId?: unknown } | null)?.subjectRequestId === f.requestId,
+    )
+    .at(-1);
+  const status = request?.answer ? request.answer.result : 'no answer yet';
+  const last = asked ? `, last asked at ${asked.createdAt}` : '';
+  return `unknown — ${what} (${f.operation} ${f.stage}; the gateway's status: ${status}${last})`;
+}
+
+function moneyFigures(detail: SagaDetail): Html | string {
+  const { money, saga } = detail;
+  const caveat = unknownMoney(detail);
+  if (money === null) {
+    return caveat === null
+      ? ''
+      : html`<h2>Money</h2>
+          <p class="notice" id="moneyCaveat">${caveat}</p>`;
+  }
+  // While the sale or preauth itself is in flight nothing is settled: a figure is not 0.00 but
+  // unknown. A follow-up in flight (capture, return …) leaves the settled figures true.
+  const pending =
+    caveat !== null &&
+    inFlightOf(saga.state)?.requestId !== undefined &&
+    ['requested', 'processing', 'action-required', 'outcome-unknown'].includes(saga.status);
+  const figure = (minor: number) => (pending ? 'unknown' : formatMoney(minor, money.currency));
+  return html`<h2>Money</h2>
+    ${caveat === null ? '' : html`<p class="notice" id="moneyCaveat">${caveat}</p>`}
+    <dl class="money" id="money">
+      <dt>Authorized</dt>
+      <dd>${figure(money.authorized)}</dd>
+      <dt>Captured</dt>
+      <dd>${figure(money.captured)}</dd>
+      <dt>Returned</dt>
+      <dd>${figure(money.returned)}</dd>
+      <dt>Remaining</dt>
+      <dd>${figure(money.remaining)}</dd>
+    </dl>`;
+}
+
+/** A gateway request and what the history made of its answer. */
+function requestItem(r: SagaDetail['gatewayRequests'][number]): Html {
+  const a = r.answer;
+  return html`<li data-request="${r.requestId}">
+    ${r.operation} <code>${r.requestId}</code> <time>${r.createdAt}</time> —
+    ${
+      a === null || a === undefined
+        ? html`<span class="answer">no answer recorded</span>`
+        : html`<span class="answer"
+            ><strong>${a.result}</strong>${a.code === null ? '' : ` (gateway code ${a.code})`}${
+              a.serial === null ? '' : `, serial ${a.serial}`
+            },
+            at <time>${a.at}</time></span
+          >`
+    }
+  </li>`;
+}
+
 export function detailPage(
   detail: SagaDetail,
   user: SignedInUser,
   progress: Html | undefined,
 ): Html {
-  const { saga, money } = detail;
+  const { saga } = detail;
   const actions =
     user.role !== 'viewer' && detail.actions.length > 0
       ? html`<section class="actions" id="actions">
@@ -285,23 +401,7 @@ export function detailPage(
         </section>`
       : '';
   return html`<h1>Saga <code id="sagaId">${saga.id}</code></h1>
-    ${progress ?? ''} ${summaryList(saga)}
-    ${
-      money
-        ? html`<h2>Money</h2>
-            <dl class="money" id="money">
-              <dt>Authorized</dt>
-              <dd>${formatMoney(money.authorized, money.currency)}</dd>
-              <dt>Captured</dt>
-              <dd>${formatMoney(money.captured, money.currency)}</dd>
-              <dt>Returned</dt>
-              <dd>${formatMoney(money.returned, money.currency)}</dd>
-              <dt>Remaining</dt>
-              <dd>${formatMoney(money.remaining, money.currency)}</dd>
-            </dl>`
-        : ''
-    }
-    ${actions}
+    ${progress ?? ''} ${summaryList(saga)} ${moneyFigures(detail)} ${actions}
     <h2>Timeline</h2>
     ${timeline(detail.history)}
     <h2>Admin actions</h2>
@@ -340,7 +440,7 @@ export function detailPage(
     </ol>
     <h2>Gateway requests</h2>
     <ol id="gatewayRequests">
-      ${detail.gatewayRequests.map((r) => html`<li>${r.operation} <code>${r.requestId}</code> <time>${r.createdAt}</time></li>`)}
+      ${detail.gatewayRequests.map(requestItem)}
     </ol>`;
 }
 

@@ -226,6 +226,26 @@ describe('console: find, see, act', () => {
         'seller verified by phone',
       );
       expect(await inlineCode(page)).toBe(0);
+      // Paid: nothing is offered any more, and a path naming an action is not found, in words.
+      await eventually(
+        async () => {
+          await page.reload();
+          return page.locator('#actions').count();
+        },
+        (n) => n === 0,
+      );
+      const reject = await page.goto(`${consoleUrl}/sagas/${check.payoutId}/actions/reject`);
+      expect(reject?.status()).toBe(404);
+      await expect(page.locator('#notOffered').textContent()).resolves.toContain(
+        'does not offer “reject” to you now',
+      );
+      // A crafted link naming another saga inside the action stays on this saga's path: 404.
+      const other = randomUUID();
+      const crafted = await page.goto(
+        `${consoleUrl}/sagas/${check.payoutId}/actions/..%2F..%2F${other}%2Factions%2Freject`,
+      );
+      expect(crafted?.status()).toBe(404);
+      expect(await page.locator('form#confirmForm').count()).toBe(0);
     });
     const approved = await stack.events.waitForPayout(check.payoutId, ['payout-approved'], 5_000);
     expect(approved.event).toMatchObject({ approvedBy: 'fiona-finance' });
@@ -254,6 +274,24 @@ describe('console: find, see, act', () => {
       expect(text).not.toContain(TEST_CARD_NUMBER);
       expect(text).not.toContain('sealedCard');
       expect(await inlineCode(page)).toBe(0);
+    });
+    expect(violations).toEqual([]);
+  });
+
+  it('a support user finds a declined sale by its amount and reads each gateway request’s answer', async () => {
+    const sale = stack.sale({ amountMinor: 4_217, currency: 'USD', cvv: '116' });
+    await stack.send(sale);
+    await stack.events.waitForType(sale.paymentId, ['declined'], 60_000);
+    await person('support-declined', async (page) => {
+      await signIn(page, VIEWER);
+      await page.goto(`${consoleUrl}/sagas?minAmount=4217&maxAmount=4217&currency=USD`);
+      const row = page.locator(`tr[data-saga="${sale.paymentId}"]`);
+      await expect(row.textContent()).resolves.toContain('42.17 USD');
+      await row.locator('a').first().click();
+      await expect(page.locator('#sagaStatus').textContent()).resolves.toBe('declined');
+      await expect(page.locator('#summary').textContent()).resolves.toContain('42.17 USD');
+      const answer = page.locator('#gatewayRequests li').first().locator('.answer');
+      await expect(answer.textContent()).resolves.toContain('declined');
     });
     expect(violations).toEqual([]);
   });
@@ -331,6 +369,11 @@ describe('console: find, see, act', () => {
       );
       await page.locator(`tr[data-saga="${sale.paymentId}"] a`).click();
       await expect(page.locator('#sagaStatus').textContent()).resolves.not.toBe('approved');
+      // The money is not 0.00 but unknown: the gateway may have charged it.
+      await expect(page.locator('#moneyCaveat').textContent()).resolves.toContain(
+        'unknown — the gateway may have charged 314.00 USD',
+      );
+      await expect(page.locator('#money').textContent()).resolves.not.toContain('0.00');
       await page.locator('#actions a[data-action="resolve-unknown"]').click();
       await expect(page.locator('#willHappen').textContent()).resolves.toContain(
         'asks the gateway',
@@ -421,11 +464,18 @@ describe('console: find, see, act', () => {
       const noToken = await ctx.request.post(actionUrl, { form: { reason: 'forged' } });
       expect(noToken.status()).toBe(403);
       expect(await noToken.text()).toContain('CSRF_TOKEN_INVALID');
-      // The viewer's own, valid form: the API refuses the role, and the page says so.
-      await page.goto(actionUrl);
-      await page.locator('textarea[name="reason"]').fill('I am only a viewer');
-      await page.locator('#confirm').click();
-      await expect(page.locator('#apiError').textContent()).resolves.toContain('FORBIDDEN');
+      // The saga offers a viewer no action: its path is not found, said in plain words, and a
+      // POST with the viewer's own valid CSRF token is refused the same way before the API.
+      const notOffered = await page.goto(actionUrl);
+      expect(notOffered?.status()).toBe(404);
+      await expect(page.locator('#notOffered').textContent()).resolves.toContain(
+        'does not offer “approve” to you now',
+      );
+      const csrf = await page.locator('input[name="_csrf"]').first().inputValue();
+      const withToken = await ctx.request.post(actionUrl, {
+        form: { reason: 'I am only a viewer', _csrf: csrf },
+      });
+      expect(withToken.status()).toBe(404);
     });
     await person('operator-forged', async (page, ctx) => {
       await signIn(page, OPERATOR);

@@ -4,12 +4,14 @@ import { AdminApiClient, type ApiAnswer } from '../../application/admin-api.clie
 import { type Session, SessionSealer, type SignedInUser } from '../../application/session';
 import type { Html } from './html';
 import {
+  actionNotOfferedPage,
   acceptedNotice,
   confirmPage,
   detailPage,
   errorPage,
   layout,
   progressFragment,
+  sagaPath,
   searchPage,
   signInPage,
 } from './pages';
@@ -19,6 +21,11 @@ import { type ConsoleRequest, SESSION_COOKIE, type SessionCookie, writeSession }
 
 /** How long a page polls for an action's result (seconds, one poll a second). */
 const MAX_POLLS = 120;
+
+/** The saga's detail lists the action among those it offers now to this token. */
+function offers(detail: { actions: readonly string[] }, action: string): boolean {
+  return detail.actions.includes(action);
+}
 
 function send(response: Response, status: number, page: Html): void {
   response.status(status).type('html').send(page.text);
@@ -170,6 +177,11 @@ export class ConsoleController {
       send(response, answer.status, layout('Confirm', errorPage(answer), session));
       return;
     }
+    if (!offers(answer.body, action)) {
+      const page = actionNotOfferedPage(answer.body.saga, action, answer.body.actions);
+      send(response, 404, layout('Not found', page, session));
+      return;
+    }
     send(
       response,
       200,
@@ -196,6 +208,11 @@ export class ConsoleController {
       send(response, before.status, layout('Confirm', errorPage(before), session));
       return;
     }
+    if (!offers(before.body, action)) {
+      const page = actionNotOfferedPage(before.body.saga, action, before.body.actions);
+      send(response, 404, layout('Not found', page, session));
+      return;
+    }
     const answer = await this.api.act(user.token, id, action, reason);
     if (this.signedOut(answer, response)) return;
     if (!answer.ok) {
@@ -204,7 +221,7 @@ export class ConsoleController {
       return;
     }
     response.setHeader('X-Console-Notice', acceptedNotice(answer.body));
-    response.redirect(303, `/sagas/${encodeURIComponent(id)}?after=${before.body.saga.version}`);
+    response.redirect(303, `${sagaPath(id)}?after=${before.body.saga.version}`);
   }
 
   @Get('reconciliation')

@@ -1,5 +1,12 @@
 import type { SagaDetail } from '../../application/admin-api.client';
-import { detailPage, progressFragment, searchPage } from './pages';
+import {
+  actionNotOfferedPage,
+  confirmPage,
+  detailPage,
+  progressFragment,
+  sagaPath,
+  searchPage,
+} from './pages';
 
 const ID = '6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f';
 
@@ -140,6 +147,28 @@ describe('detailPage money and requests', () => {
     const page = detailPage(declined, viewer, undefined).text;
     expect(page).toContain('<strong>declined</strong> (gateway code 05), serial SN-7');
     expect(detailPage(unknownSale, viewer, undefined).text).toContain('no answer recorded');
+  });
+});
+
+describe('saga paths', () => {
+  const CRAFTED = '../../B/actions/reject';
+
+  it('encodes every segment, so a crafted action cannot climb to another saga', () => {
+    expect(sagaPath(ID, 'actions', CRAFTED)).toBe(
+      `/sagas/${ID}/actions/..%2F..%2FB%2Factions%2Freject`,
+    );
+    const form = confirmPage(detail().saga, CRAFTED, 'csrf').text;
+    expect(form).toContain(`action="/sagas/${ID}/actions/..%2F..%2FB%2Factions%2Freject"`);
+    expect(form).not.toContain('action="/sagas/' + ID + '/actions/../');
+  });
+
+  it('says in plain words which actions the saga offers instead', () => {
+    const page = actionNotOfferedPage({ id: ID, status: 'paid' }, 'reject', []).text;
+    expect(page).toContain('does not offer “reject” to you now');
+    expect(page).toContain('It offers you no action in this state.');
+    expect(
+      actionNotOfferedPage({ id: ID, status: 'registered' }, 'x', ['approve', 'reject']).text,
+    ).toContain('What it offers now: approve, reject.');
   });
 });
 

@@ -150,7 +150,7 @@ export function searchPage(
           ${items.map(
             (s) =>
               html`<tr data-saga="${s.id}">
-                <td><a href="/sagas/${s.id}">${s.id}</a></td>
+                <td><a href="${sagaPath(s.id)}">${s.id}</a></td>
                 <td>${s.flow}${s.kind ? ` (${s.kind})` : ''}</td>
                 <td class="status">${s.status}</td>
                 <td>${amountOf(s)}</td>
@@ -243,7 +243,7 @@ export function progressFragment(
   const more = polls < maxPolls;
   const every = 'every 1s';
   const poll = more
-    ? html` hx-get="/sagas/${id}/progress?after=${after}&amp;polls=${polls + 1}"
+    ? html` hx-get="${sagaPath(id, 'progress')}?after=${after}&amp;polls=${polls + 1}"
       hx-trigger="${every}" hx-swap="outerHTML"`
     : '';
   if (!answer.ok) {
@@ -394,7 +394,7 @@ export function detailPage(
           <h2>Act</h2>
           ${detail.actions.map(
             (a) =>
-              html`<a class="action" data-action="${a}" href="/sagas/${saga.id}/actions/${a}"
+              html`<a class="action" data-action="${a}" href="${sagaPath(saga.id, 'actions', a)}"
                 >${a}</a
               > `,
           )}
@@ -465,21 +465,49 @@ export function confirmPage(
 ): Html {
   return html`<h1>Confirm: ${action}</h1>
     <p>
-      Saga <a href="/sagas/${saga.id}"><code>${saga.id}</code></a
+      Saga <a href="${sagaPath(saga.id)}"><code>${saga.id}</code></a
       >: ${saga.flow}, ${saga.status}${saga.amount ? `, ${amountOf(saga)}` : ''}.
     </p>
     <p class="notice" id="willHappen">${willHappen(action)}</p>
     ${error ? apiError(error) : ''}
-    <form method="post" action="/sagas/${saga.id}/actions/${action}" id="confirmForm">
+    <form method="post" action="${sagaPath(saga.id, 'actions', action)}" id="confirmForm">
       <input type="hidden" name="${CSRF_FIELD}" value="${csrf}" />
       ${reasonField(reason)}
       <button type="submit" id="confirm">${action}</button>
-      <a href="/sagas/${saga.id}">Cancel</a>
+      <a href="${sagaPath(saga.id)}">Cancel</a>
     </form>`;
 }
 
 export function acceptedNotice(accepted: ActionAccepted): string {
   return `${accepted.commandType} sent as command ${accepted.commandId}`;
+}
+
+/**
+ * A console path under /sagas with every segment encoded: an id or action is one segment whatever
+ * it holds (`../` or `/` cannot climb to another saga's path).
+ */
+export function sagaPath(id: string, ...rest: string[]): string {
+  return ['/sagas', ...[id, ...rest].map(encodeURIComponent)].join('/');
+}
+
+/** A path naming an action the saga does not offer now (to this person): refused in plain words. */
+export function actionNotOfferedPage(
+  saga: { id: string; status: string },
+  action: string,
+  offered: readonly string[],
+): Html {
+  return html`<h1>Not found</h1>
+    <div class="error" role="alert" id="notOffered">
+      <p>
+        Saga <code>${saga.id}</code> (${saga.status}) does not offer “${action}” to you now.
+        ${
+          offered.length === 0
+            ? 'It offers you no action in this state.'
+            : `What it offers now: ${offered.join(', ')}.`
+        }
+      </p>
+    </div>
+    <p><a href="${sagaPath(saga.id)}">Back to the saga</a></p>`;
 }
 
 export function errorPage(error: ApiError): Html {

@@ -679,6 +679,59 @@ describe('console: Reconciliation', () => {
   });
 });
 
+describe('console: sessions that end', () => {
+  it('sign-out revokes the session: a cookie copied before it reads nothing afterwards', async () => {
+    await person('sign-out', async (page, ctx) => {
+      await signIn(page, OPERATOR);
+      const copied = await ctx.cookies(consoleUrl);
+      await page.locator('#signOut').click();
+      await page.waitForURL(`${consoleUrl}/sign-in`);
+      // The copy, replayed in another browser: the console opens it and finds it revoked.
+      const thief = await browser.newContext();
+      try {
+        await thief.addCookies(copied);
+        const stolen = await thief.newPage();
+        await stolen.goto(`${consoleUrl}/sagas?flow=payout`);
+        expect(new URL(stolen.url()).pathname).toBe('/sign-in');
+        expect(await stolen.locator('#who').count()).toBe(0);
+      } finally {
+        await thief.close();
+      }
+    });
+    expect(violations).toEqual([]);
+  });
+
+  it('a stale form is a page in plain words that links the page again, never raw JSON', async () => {
+    await person('stale-form', async (page, ctx) => {
+      await page.goto(`${consoleUrl}/sign-in`);
+      // The session the form belongs to ends (its cookie is gone) before the form is sent.
+      await ctx.clearCookies();
+      await page.locator('input[name="token"]').fill(OPERATOR);
+      const [answer] = await Promise.all([
+        page.waitForResponse(
+          (r) => r.url() === `${consoleUrl}/sign-in` && r.request().method() === 'POST',
+        ),
+        page.locator('#signInForm button[type="submit"]').click(),
+      ]);
+      expect(answer.status()).toBe(403);
+      expect(answer.headers()['content-type']).toContain('text/html');
+      await expect(page.locator('#refusal').textContent()).resolves.toContain('This form expired');
+      await page.locator('#pageAgain').click();
+      await page.waitForURL(`${consoleUrl}/sign-in`);
+      await page.locator('input[name="token"]').fill(OPERATOR);
+      await page.locator('#signInForm button[type="submit"]').click();
+      await page.waitForURL(`${consoleUrl}/sagas`);
+      // An address with no page: a page too.
+      const missing = await page.goto(`${consoleUrl}/no-such-page`);
+      expect(missing?.status()).toBe(404);
+      await expect(page.locator('#refusal').textContent()).resolves.toContain(
+        'There is no page at this address',
+      );
+    });
+    expect(violations).toEqual([]);
+  });
+});
+
 describe('console: a token the API stops knowing', () => {
   it('ends the session at the next page: the person is sent to sign in again', async () => {
     await person('revoked', async (page, ctx) => {
@@ -699,6 +752,38 @@ describe('console: a token the API stops knowing', () => {
       await page.locator('input[name="token"]').fill(VIEWER);
       await page.locator('#signInForm button[type="submit"]').click();
       await expect(page.locator('#apiError').textContent()).resolves.toContain('UNAUTHENTICATED');
+    });
+    expect(violations).toEqual([]);
+  });
+});
+
+// Last: it leaves this client's address throttled for the window.
+describe('console: sign-in throttled', () => {
+  it('refuses sign-in from a client after its failures, before asking the API, in plain words', async () => {
+    await person('throttled', async (page) => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 7 && !statuses.includes(429); i += 1) {
+        await page.goto(`${consoleUrl}/sign-in`);
+        await page.locator('input[name="token"]').fill(`guess-${randomUUID()}`);
+        const [answer] = await Promise.all([
+          page.waitForResponse((r) => r.request().method() === 'POST'),
+          page.locator('#signInForm button[type="submit"]').click(),
+        ]);
+        statuses.push(answer.status());
+      }
+      // Five failures at most (earlier tests' bad tokens count too), then refused.
+      expect(statuses.at(-1)).toBe(429);
+      expect(statuses.slice(0, -1).every((s) => s === 401)).toBe(true);
+      await expect(page.locator('#apiError').textContent()).resolves.toContain(
+        'too many failed sign-ins',
+      );
+      // Even the right token now waits: the API is not asked.
+      await page.goto(`${consoleUrl}/sign-in`);
+      await page.locator('input[name="token"]').fill(OPERATOR);
+      await page.locator('#signInForm button[type="submit"]').click();
+      await expect(page.locator('#apiError').textContent()).resolves.toContain(
+        'too many failed sign-ins',
+      );
     });
     expect(violations).toEqual([]);
   });

@@ -1,7 +1,14 @@
 import { Body, Controller, Get, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { AdminApiClient, type ApiAnswer } from '../../application/admin-api.client';
-import { type Session, SessionSealer, type SignedInUser } from '../../application/session';
+import {
+  type Session,
+  SessionRevocations,
+  SessionSealer,
+  type SignedInUser,
+  signInKeys,
+  SignInThrottle,
+} from '../../application/session';
 import type { Html } from './html';
 import {
   actionNotOfferedPage,
@@ -47,6 +54,8 @@ export class ConsoleController {
     private readonly api: AdminApiClient,
     private readonly sealer: SessionSealer,
     @Inject(SESSION_COOKIE) private readonly cookie: SessionCookie,
+    private readonly revocations: SessionRevocations,
+    private readonly throttle: SignInThrottle,
   ) {}
 
   @Get()
@@ -72,11 +81,22 @@ export class ConsoleController {
       send(response, 400, layout('Sign in', signInPage(session.csrf, 'paste a token'), session));
       return;
     }
+    // Throttled per client address and per token prefix, before the API is asked.
+    const keys = signInKeys(request.ip ?? request.socket.remoteAddress ?? 'unknown', token);
+    const wait = this.throttle.retryAfterSeconds(keys);
+    if (wait > 0) {
+      response.setHeader('Retry-After', String(wait));
+      const said = `too many failed sign-ins: try again in ${Math.ceil(wait / 60)} minute(s)`;
+      send(response, 429, layout('Sign in', signInPage(session.csrf, said), session));
+      return;
+    }
     const answer = await this.api.whoami(token);
     if (!answer.ok) {
+      if (answer.status === 401 || answer.status === 403) this.throttle.failed(keys);
       send(response, answer.status, layout('Sign in', signInPage(session.csrf, answer), session));
       return;
     }
+    this.throttle.succeeded(keys);
     // A new session (new CSRF token) for the signed-in person: nothing of the anonymous one is kept.
     const { name, role, scope } = answer.body;
     const user: SignedInUser = { token, name, role, scope };
@@ -85,7 +105,9 @@ export class ConsoleController {
   }
 
   @Post('sign-out')
-  signOut(@Res() response: Response): void {
+  signOut(@Req() request: ConsoleRequest, @Res() response: Response): void {
+    // Revoked here, not only replaced: a copy of the cookie taken before sign-out opens no more.
+    this.revocations.revoke(sessionOf(request));
     writeSession(response, this.cookie, this.sealer, this.sealer.fresh());
     response.redirect(303, '/sign-in');
   }

@@ -40,7 +40,8 @@ describe('admin query (real PostgreSQL)', () => {
     );
     const history = [
       { type: 'operation-requested', amount: { minor, currency: 'USD' }, at: AT },
-      { type: 'declined', code: '05', serialNumber: 'SN-77', at: LATER },
+      { type: 'accepted-by-gateway', serialNumber: 'SN-77', at: AT },
+      { type: 'declined', code: '05', at: LATER },
     ];
     for (const [i, h] of history.entries()) {
       await orch.dataSource.query(

@@ -117,9 +117,8 @@ function moneyOf(state: unknown): MoneyFigures | null {
 }
 
 /**
- * What the history says of one request: its latest event naming it (`requestId`), with the
- * gateway's serial (`serialNumber`, or the approval's `serial`) and code when the event carries
- * them. Reads the events as stored, so a field an event does not have is simply null.
+ * What the history says of one request: its latest event naming it (`requestId`) and that
+ * event's code, with the gateway's serial (`serialNumber`) from whichever event named it last. Reads the events as stored, so a field an event does not have is simply null.
  */
 export function answerOf(
   requestId: string,
@@ -127,21 +126,29 @@ export function answerOf(
 ): GatewayRequestAnswer | null {
   const text = (e: Record<string, unknown>, key: string) =>
     typeof e[key] === 'string' ? e[key] : null;
-  for (let i = history.length - 1; i >= 0; i -= 1) {
-    const h = history[i];
-    const e = (typeof h.event === 'object' && h.event !== null ? h.event : {}) as Record<
-      string,
-      unknown
-    >;
-    if (e.requestId !== requestId) continue;
-    return {
-      result: h.event_type,
-      serial: text(e, 'serialNumber') ?? text(e, 'serial'),
-      code: text(e, 'code'),
-      at: h.occurred_at.toISOString(),
-    };
-  }
-  return null;
+  const naming = history
+    .map((h) => ({
+      h,
+      e: (typeof h.event === 'object' && h.event !== null ? h.event : {}) as Record<
+        string,
+        unknown
+      >,
+    }))
+    .filter(({ e }) => e.requestId === requestId);
+  const latest = naming.at(-1);
+  if (latest === undefined) return null;
+  // The serial the gateway gave it is named once (accepted-by-gateway); later events may not.
+  const serial =
+    naming
+      .map(({ e }) => text(e, 'serialNumber') ?? text(e, 'serial'))
+      .filter((v) => v !== null)
+      .at(-1) ?? null;
+  return {
+    result: latest.h.event_type,
+    serial,
+    code: text(latest.e, 'code'),
+    at: latest.h.occurred_at.toISOString(),
+  };
 }
 
 function encodeCursor(row: SagaRowSql): string {

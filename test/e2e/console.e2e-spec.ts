@@ -8,7 +8,7 @@
  * .run/browser-screenshots/.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -126,6 +126,54 @@ async function inlineCode(page: Page): Promise<number> {
   );
 }
 
+/**
+ * axe-core (the accessibility engine): from AXE_CORE_PATH (a directory holding `axe.min.js`, e.g.
+ * an `npm install --prefix /tmp/axe axe-core`) or the project's own dependency.
+ */
+function axeSource(): string {
+  const dir = process.env.AXE_CORE_PATH;
+  const file =
+    dir !== undefined && dir !== ''
+      ? path.join(dir, 'axe.min.js')
+      : require.resolve('axe-core/axe.min.js');
+  return readFileSync(file, 'utf8');
+}
+
+/** Where the e2e run leaves the axe report and the screenshots of the main pages (gitignored). */
+const REPORT_DIR = path.join(process.cwd(), '.run', 'console-e2e');
+/** Every page audited: its name and the serious or critical violations axe found on it. */
+const axeReport: Array<{ page: string; width: number; serious: unknown[] }> = [];
+
+/**
+ * The page as it stands, at 1366 and at 390 px wide: axe's serious and critical violations
+ * (injected through the DevTools protocol, so the page's CSP stays strict), a screenshot of each
+ * width, and the width the page needs (nothing wider than the viewport at 390).
+ */
+async function auditPage(page: Page, name: string): Promise<{ overflow: number }> {
+  mkdirSync(REPORT_DIR, { recursive: true });
+  let overflow = 0;
+  for (const width of [1366, 390]) {
+    await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+    const installed = await page.evaluate<boolean>('typeof axe !== "undefined"');
+    if (!installed) await page.evaluate(axeSource());
+    const result = await page.evaluate<{
+      violations: Array<{ id: string; impact: string; nodes: unknown[]; help: string }>;
+    }>(`axe.run(document, { resultTypes: ['violations'] })`);
+    const serious = result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length }));
+    axeReport.push({ page: name, width, serious });
+    await page.screenshot({ path: path.join(REPORT_DIR, `${name}-${width}.png`), fullPage: true });
+    if (width === 390) {
+      overflow = await page.evaluate<number>(
+        'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+      );
+    }
+  }
+  await page.setViewportSize({ width: 1280, height: 720 });
+  return { overflow };
+}
+
 /** Polls `read` until `ok` holds (or fails with the last value after `timeoutMs`). */
 async function eventually<T>(
   read: () => T | Promise<T>,
@@ -219,6 +267,11 @@ describe('console: find, see, act', () => {
       // htmx polls the saga until its version moves on; paid-out arrives on the page.
       await page.locator('#progress li[data-type="paid-out"]').waitFor({ timeout: 60_000 });
       await expect(page.locator('#progressStatus').textContent()).resolves.toBe('paid');
+      // The summary came along with the progress box: no stale status under a new one.
+      await eventually(
+        () => page.locator('#sagaStatus').textContent(),
+        (t) => t === 'paid',
+      );
       await page.reload();
       const audit = page.locator('#audit tr[data-action="approve"]');
       await expect(audit.textContent()).resolves.toContain('fiona-finance');
@@ -284,7 +337,7 @@ describe('console: find, see, act', () => {
     await stack.events.waitForType(sale.paymentId, ['declined'], 60_000);
     await person('support-declined', async (page) => {
       await signIn(page, VIEWER);
-      await page.goto(`${consoleUrl}/sagas?minAmount=4217&maxAmount=4217&currency=USD`);
+      await page.goto(`${consoleUrl}/sagas?minAmount=42.17&maxAmount=42.17&currency=USD`);
       const row = page.locator(`tr[data-saga="${sale.paymentId}"]`);
       await expect(row.textContent()).resolves.toContain('42.17 USD');
       await row.locator('a').first().click();
@@ -296,12 +349,19 @@ describe('console: find, see, act', () => {
     expect(violations).toEqual([]);
   });
 
-  it('pages by the API cursor, opens the canned views, and shows a refused filter as the API states it', async () => {
+  it('pages by the API cursor both ways, opens the canned views, and refuses a filter value in words', async () => {
     const older = await approvedSale(13_579);
     const newer = await approvedSale(13_579);
     await person('paging', async (page) => {
       await signIn(page, VIEWER);
-      await page.goto(`${consoleUrl}/sagas?minAmount=13579&maxAmount=13579&currency=USD&limit=1`);
+      // Amounts typed in major units (the currency's exponent), the selects keep what was chosen.
+      await page.goto(`${consoleUrl}/sagas`);
+      await page.locator('select[name="currency"]').selectOption('USD');
+      await page.locator('input[name="minAmount"]').fill('135.79');
+      await page.locator('input[name="maxAmount"]').fill('135.79');
+      await page.locator('input[name="limit"]').fill('1');
+      await page.locator('#searchForm button[type="submit"]').click();
+      await page.waitForURL((u) => u.searchParams.get('minAmount') === '135.79');
       const ids = () =>
         page
           .locator('#results tbody tr')
@@ -314,6 +374,14 @@ describe('console: find, see, act', () => {
       await page.locator('#nextPage').click();
       expect(await ids()).toEqual([older]);
       expect(await page.locator('#nextPage').count()).toBe(0);
+      await page.locator('#previousPage').click();
+      expect(await ids()).toEqual([newer]);
+      expect(await page.locator('#previousPage').count()).toBe(0);
+      await expect(page.locator('#results').textContent()).resolves.toContain('135.79 USD');
+      // Times in the viewer's zone, UTC on hover.
+      const created = page.locator('#results tbody tr time.local').first();
+      expect(await created.getAttribute('data-local')).toBe('1');
+      expect(await created.getAttribute('title')).toMatch(/Z \(UTC\)$/);
 
       // A saga id goes straight to its story; one that is not a saga id, the API says why.
       await page.locator('input[name="id"]').fill(older);
@@ -323,11 +391,19 @@ describe('console: find, see, act', () => {
       await page.goto(`${consoleUrl}/sagas?id=not-a-saga`);
       await expect(page.locator('#apiError').textContent()).resolves.toContain('uuid');
 
-      // The API's own validation, shown as it says it (nothing re-checked here).
-      await page.goto(`${consoleUrl}/sagas?currency=euro`);
-      const refused = (await page.locator('#apiError').textContent()) ?? '';
-      expect(refused).toContain('BAD_REQUEST');
-      expect(refused).toContain('currency: an ISO 4217 code');
+      // A value no select offers (a crafted URL) is refused in words, not silently unmatched.
+      const sale = await page.goto(`${consoleUrl}/sagas?flow=sale`);
+      expect(sale?.status()).toBe(400);
+      await expect(page.locator('#filterError').textContent()).resolves.toContain(
+        'Flow “sale” is not one the orchestrator runs',
+      );
+      await page.goto(`${consoleUrl}/sagas?currency=USD&minAmount=1.001`);
+      await expect(page.locator('#filterError').textContent()).resolves.toContain(
+        'at most 2 after the point',
+      );
+      // The API's own validation, shown as it says it.
+      await page.goto(`${consoleUrl}/sagas?endpoint=${'x'.repeat(300)}`);
+      expect(await page.locator('#apiError').textContent()).toContain('BAD_REQUEST');
 
       // Canned views are the API's filters: a sale approved a moment ago is in none of them.
       for (const view of ['#viewUnknown', '#viewPayouts', '#viewSchedules']) {
@@ -676,6 +752,49 @@ describe('console: Reconciliation', () => {
       await page.waitForURL(`${consoleUrl}/sagas/${paymentId}`);
       expect(await inlineCode(page)).toBe(0);
     });
+  });
+});
+
+describe('console: every page, checked by real tools', () => {
+  afterAll(() => {
+    mkdirSync(REPORT_DIR, { recursive: true });
+    writeFileSync(path.join(REPORT_DIR, 'axe-report.json'), JSON.stringify(axeReport, null, 2));
+  });
+
+  it('axe finds no serious or critical violation on any page at 1366 or 390 px; the pages fit a phone', async () => {
+    const saleId = await approvedSale(6_150);
+    const check = payoutCheck({ amountMinor: 2_500 });
+    await stack.sendRaw(check);
+    await stack.events.waitForPayout(check.payoutId, ['payout-registered'], 60_000);
+    const overflows: Record<string, number> = {};
+    await person('audit', async (page) => {
+      await page.goto(`${consoleUrl}/sign-in`);
+      overflows['sign-in'] = (await auditPage(page, 'sign-in')).overflow;
+      await signIn(page, OPERATOR);
+      const pages: Array<[string, string]> = [
+        ['search', `/sagas?currency=USD&minAmount=61.50&maxAmount=61.50`],
+        ['saga-sale', `/sagas/${saleId}`],
+        ['saga-payout', `/sagas/${check.payoutId}`],
+        ['confirm-approve', `/sagas/${check.payoutId}/actions/approve`],
+        ['watch', '/watch'],
+        ['dead-letters', '/dead-letters'],
+        ['reconciliation', '/reconciliation'],
+        ['not-found', '/no-such-page'],
+        ['filter-refused', '/sagas?flow=sale'],
+      ];
+      for (const [name, url] of pages) {
+        await page.goto(`${consoleUrl}${url}`);
+        overflows[name] = (await auditPage(page, name)).overflow;
+      }
+    });
+    process.stdout.write(
+      `axe (serious or critical violations per page and width): ${JSON.stringify(
+        axeReport.map((r) => [r.page, r.width, r.serious.length]),
+      )}\nscreenshots and axe-report.json in ${REPORT_DIR}\n`,
+    );
+    expect(axeReport.filter((r) => r.serious.length > 0)).toEqual([]);
+    expect(Object.entries(overflows).filter(([, px]) => px > 0)).toEqual([]);
+    expect(violations).toEqual([]);
   });
 });
 

@@ -23,6 +23,7 @@ import {
   signInPage,
 } from './pages';
 import { deadLettersPage, replayConfirmPage } from './dead-letters';
+import { apiQuery } from './filters';
 import { runPage, runsPage } from './reconciliation';
 import { type ConsoleRequest, SESSION_COOKIE, type SessionCookie, writeSession } from './security';
 
@@ -130,18 +131,42 @@ export class ConsoleController {
       response.redirect(303, `/sagas/${encodeURIComponent(id)}`);
       return;
     }
-    const answer = query.size === 0 ? undefined : await this.api.search(user.token, query);
+    const translated = apiQuery(query);
+    if (!translated.ok) {
+      send(
+        response,
+        400,
+        layout('Find', searchPage(query, translated.message, undefined), session),
+      );
+      return;
+    }
+    const answer =
+      translated.query.size === 0 ? undefined : await this.api.search(user.token, translated.query);
     if (answer && this.signedOut(answer, response)) return;
+    // Keyset pages go forward only: the cursors this person came by ride along in `back`
+    // ('-' = the first page), so Previous is the last of them.
+    const back = (query.get('back') ?? '').split(',').filter((c) => c !== '');
     let next: string | undefined;
     if (answer?.ok && answer.body.nextCursor !== undefined) {
       const following = new URLSearchParams(query);
       following.set('cursor', answer.body.nextCursor);
+      following.set('back', [...back, query.get('cursor') ?? '-'].join(','));
       next = `/sagas?${following.toString()}`;
+    }
+    let previous: string | undefined;
+    if (back.length > 0) {
+      const preceding = new URLSearchParams(query);
+      const cursor = back.at(-1);
+      if (cursor === '-' || cursor === undefined) preceding.delete('cursor');
+      else preceding.set('cursor', cursor);
+      if (back.length > 1) preceding.set('back', back.slice(0, -1).join(','));
+      else preceding.delete('back');
+      previous = `/sagas?${preceding.toString()}`;
     }
     send(
       response,
       answer && !answer.ok ? answer.status : 200,
-      layout('Find', searchPage(query, answer, next), session),
+      layout('Find', searchPage(query, answer, next, previous), session),
     );
   }
 

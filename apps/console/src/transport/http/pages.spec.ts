@@ -3,6 +3,7 @@ import {
   actionNotOfferedPage,
   confirmPage,
   detailPage,
+  inTimeOrder,
   progressFragment,
   sagaPath,
   searchPage,
@@ -202,14 +203,33 @@ describe('progressFragment', () => {
 
 describe('searchPage', () => {
   it('keeps the filters typed and links the next page', () => {
-    const query = new URLSearchParams({ flow: 'payout', status: '"><b>' });
+    const query = new URLSearchParams({ flow: 'payout', endpoint: '"><b>' });
     const page = searchPage(
       query,
       { ok: true, status: 200, body: { items: [detail().saga], nextCursor: 'abc' } },
       '/sagas?flow=payout&cursor=abc',
     ).text;
-    expect(page).toContain('name="status" value="&quot;&gt;&lt;b&gt;"');
+    expect(page).toContain('name="endpoint" value="&quot;&gt;&lt;b&gt;"');
+    expect(page).toContain('<option value="payout" selected>payout</option>');
     expect(page).toContain('href="/sagas?flow=payout&amp;cursor=abc"');
     expect(page).toContain('42.00 USD');
+  });
+});
+
+describe('events published', () => {
+  it('are listed in time order, those not yet published last', () => {
+    const e = (id: string, publishedAt: string | null, sequence: string) => ({
+      id,
+      type: id,
+      publishedAt,
+      sequence,
+    });
+    const ordered = inTimeOrder([
+      e('c', null, '1'),
+      e('b', '2026-11-27T12:00:02.000Z', '3'),
+      e('a', '2026-11-27T12:00:01.000Z', '9'),
+      e('b2', '2026-11-27T12:00:02.000Z', '4'),
+    ]);
+    expect(ordered.map((x) => x.id)).toEqual(['a', 'b', 'b2', 'c']);
   });
 });

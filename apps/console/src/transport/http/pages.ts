@@ -7,6 +7,7 @@ import type {
 } from '../../application/admin-api.client';
 import type { SignedInUser } from '../../application/session';
 import { eventFields, formatMoney } from './format';
+import { CURRENCIES, FLOWS, STATUSES } from './filters';
 import { Html, html } from './html';
 
 /** The form field every POST carries (checked against the session by CsrfGuard). */
@@ -94,12 +95,12 @@ export function signInPage(csrf: string, error?: ApiError | string): Html {
 const FILTERS: ReadonlyArray<[name: string, label: string, type: string]> = [
   ['id', 'Saga id', 'text'],
   ['merchantOrderId', 'Merchant order id', 'text'],
-  ['flow', 'Flow', 'text'],
-  ['status', 'Status', 'text'],
+  ['flow', 'Flow', 'select'],
+  ['status', 'Status', 'select'],
   ['endpoint', 'Endpoint', 'text'],
-  ['currency', 'Currency', 'text'],
-  ['minAmount', 'Min amount (minor units)', 'text'],
-  ['maxAmount', 'Max amount (minor units)', 'text'],
+  ['currency', 'Currency', 'select'],
+  ['minAmount', 'Min amount (e.g. 42.00)', 'text'],
+  ['maxAmount', 'Max amount (e.g. 42.00)', 'text'],
   ['from', 'Created from (ISO 8601)', 'text'],
   ['to', 'Created before (ISO 8601)', 'text'],
   ['unknownOlderThanSeconds', 'Unknown for more than (s)', 'text'],
@@ -117,20 +118,42 @@ function deadline(at: string | null): Html | string {
         <span class="countdown" data-deadline="${at}"></span>`;
 }
 
+const SELECTS: Readonly<Record<string, readonly string[]>> = {
+  flow: FLOWS,
+  status: STATUSES,
+  currency: CURRENCIES,
+};
+
+/**
+ * The search page: `answer` is the API's page, or the console's own refusal of a filter (text).
+ * Pages: `nextHref` and `previousHref` (the console keeps the cursors it came by in `back`).
+ */
 export function searchPage(
   query: URLSearchParams,
-  answer: ApiAnswer<SagaPage> | undefined,
+  answer: ApiAnswer<SagaPage> | string | undefined,
   nextHref: string | undefined,
+  previousHref?: string,
 ): Html {
-  const filters = FILTERS.map(
-    ([name, label, type]) =>
-      html`<label
-        >${label}<input type="${type}" name="${name}" value="${query.get(name) ?? ''}"
-      /></label>`,
-  );
+  const filters = FILTERS.map(([name, label, type]) => {
+    const value = query.get(name) ?? '';
+    if (type === 'select') {
+      const options = SELECTS[name] ?? [];
+      return html`<label
+        >${label}<select name="${name}">
+          <option value="">any</option>
+          ${options.map(
+            (o) => html`<option value="${o}" ${o === value ? 'selected' : ''}>${o}</option>`,
+          )}
+        </select></label
+      >`;
+    }
+    return html`<label>${label}<input type="${type}" name="${name}" value="${value}" /></label>`;
+  });
   let results: Html | string = '';
-  if (answer && !answer.ok) results = apiError(answer);
-  if (answer?.ok) {
+  if (typeof answer === 'string') {
+    results = html`<div class="error" role="alert" id="filterError">${answer}</div>`;
+  } else if (answer && !answer.ok) results = apiError(answer);
+  if (typeof answer === 'object' && answer.ok) {
     const items = answer.body.items;
     results = html`<table id="results">
         <thead>
@@ -156,15 +179,16 @@ export function searchPage(
                 <td>${amountOf(s)}</td>
                 <td>${s.merchantOrderId ?? ''}</td>
                 <td>${s.endpointId}</td>
-                <td>${s.unknownSince ?? ''}</td>
+                <td>${when(s.unknownSince)}</td>
                 <td>${deadline(s.approvalDeadline)}</td>
-                <td>${s.createdAt}</td>
+                <td>${when(s.createdAt)}</td>
               </tr>`,
           )}
         </tbody>
       </table>
       <p>
         ${items.length === 0 ? 'No saga matches.' : `${items.length} shown, newest first.`}
+        ${previousHref ? html` <a href="${previousHref}" id="previousPage">Previous page</a>` : ''}
         ${nextHref ? html` <a href="${nextHref}" id="nextPage">Next page</a>` : ''}
       </p>`;
   }
@@ -194,8 +218,29 @@ export function willHappen(action: string): string {
   return WILL_HAPPEN[action] ?? `The action ${action} is sent to the admin API, which decides.`;
 }
 
-function summaryList(s: SagaSummary): Html {
-  return html`<dl class="money" id="summary">
+/** Published first to last (by time, then outbox order); those not yet published last. */
+export function inTimeOrder(events: SagaDetail['events']): SagaDetail['events'] {
+  return [...events].sort((a, b) => {
+    if (a.publishedAt === null || b.publishedAt === null) {
+      return a.publishedAt === b.publishedAt ? 0 : a.publishedAt === null ? 1 : -1;
+    }
+    const byTime = Date.parse(a.publishedAt) - Date.parse(b.publishedAt);
+    return byTime !== 0 ? byTime : Number(BigInt(a.sequence) - BigInt(b.sequence));
+  });
+}
+
+/**
+ * A time: UTC in the markup and on hover (`title`); console.js writes it in the viewer's own time
+ * zone in place.
+ */
+export function when(at: string | null, none = ''): Html | string {
+  return at === null
+    ? none
+    : html`<time datetime="${at}" title="${at} (UTC)" class="local">${at}</time>`;
+}
+
+function summaryList(s: SagaSummary, oob = false): Html {
+  return html`<dl class="money" id="summary" ${oob ? html`hx-swap-oob="true"` : ''}>
     <dt>Flow</dt>
     <dd>${s.flow}${s.kind ? ` (${s.kind})` : ''}</dd>
     <dt>Status</dt>
@@ -209,13 +254,13 @@ function summaryList(s: SagaSummary): Html {
     <dt>Endpoint</dt>
     <dd>${s.endpointId}</dd>
     <dt>Unknown since</dt>
-    <dd>${s.unknownSince ?? ''}</dd>
+    <dd>${when(s.unknownSince)}</dd>
     <dt>Approval deadline</dt>
     <dd>${deadline(s.approvalDeadline)}</dd>
     <dt>Created</dt>
-    <dd>${s.createdAt}</dd>
+    <dd>${when(s.createdAt)}</dd>
     <dt>Updated</dt>
-    <dd>${s.updatedAt}</dd>
+    <dd>${when(s.updatedAt)}</dd>
   </dl>`;
 }
 
@@ -224,8 +269,7 @@ function timeline(history: SagaDetail['history']): Html {
     ${history.map(
       (h) =>
         html`<li data-type="${h.type}">
-          <strong>${h.type}</strong> v${h.version}
-          <time>${h.occurredAt}</time>
+          <strong>${h.type}</strong> v${h.version} ${when(h.occurredAt)}
           ${eventFields(h.event).map(([k, v]) => html` <span class="field">${k}: ${v}</span>`)}
         </li>`,
     )}
@@ -259,11 +303,12 @@ export function progressFragment(
             ${saga.version}).
           </p>
           <ol>
-            ${since.map((h) => html`<li data-type="${h.type}"><strong>${h.type}</strong> <time>${h.occurredAt}</time></li>`)}
+            ${since.map((h) => html`<li data-type="${h.type}"><strong>${h.type}</strong> ${when(h.occurredAt)}</li>`)}
           </ol>`;
-  return html`<div id="progress" class="notice" data-version="${saga.version}" ${poll}>
-    ${body}
-  </div>`;
+  // The summary comes along out of band: the page never shows a new status in the progress box
+  // above an old one in the summary.
+  return html`<div id="progress" class="notice" data-version="${saga.version}" ${poll}>${body}</div>
+    ${since.length === 0 ? '' : summaryList(saga, true)}`;
 }
 
 /** The operation a saga has in flight, as its state keeps it (every flow names it `inFlight`). */
@@ -368,7 +413,7 @@ function moneyFigures(detail: SagaDetail): Html | string {
 function requestItem(r: SagaDetail['gatewayRequests'][number]): Html {
   const a = r.answer;
   return html`<li data-request="${r.requestId}">
-    ${r.operation} <code>${r.requestId}</code> <time>${r.createdAt}</time> —
+    ${r.operation} <code>${r.requestId}</code> ${when(r.createdAt)} —
     ${
       a === null || a === undefined
         ? html`<span class="answer">no answer recorded</span>`
@@ -376,7 +421,7 @@ function requestItem(r: SagaDetail['gatewayRequests'][number]): Html {
             ><strong>${a.result}</strong>${a.code === null ? '' : ` (gateway code ${a.code})`}${
               a.serial === null ? '' : `, serial ${a.serial}`
             },
-            at <time>${a.at}</time></span
+            at ${when(a.at)}</span
           >`
     }
   </li>`;
@@ -436,7 +481,7 @@ export function detailPage(
     }
     <h2>Events published</h2>
     <ol id="events">
-      ${detail.events.map((e) => html`<li>${e.type} <time>${e.publishedAt ?? 'not yet published'}</time></li>`)}
+      ${inTimeOrder(detail.events).map((e) => html`<li data-type="${e.type}">${e.type} ${when(e.publishedAt, 'not yet published')}</li>`)}
     </ol>
     <h2>Gateway requests</h2>
     <ol id="gatewayRequests">

@@ -342,7 +342,7 @@ async function main(): Promise<void> {
 /**
  * A card reference taken from the approved sale, a monthly schedule of three cycles on it, and the
  * orchestrator's clock moved a month at a time: each cycle is a rebill payment of its
- * own, charged once in the sandbox's ledger.
+ * own, charged once in the sandbox's ledger. Then the clock goes back to the real time.
  */
 async function scheduleSection(
   s: PaymentStack,
@@ -404,6 +404,10 @@ async function scheduleSection(
   await s.events.waitForSchedule(scheduleId, (e) => e.type === 'schedule-completed', 30_000);
   const types = s.events.scheduleEventsOf(scheduleId).map((e) => e.type);
   process.stdout.write(`  schedule events: ${types.join(', ')}\n`);
+  // The clock back to the real time: what follows (and the console with --keep-running) is
+  // stamped with today, so "unknown for over an hour" and the Watch chart read true.
+  await s.resetOrchestratorClock();
+  process.stdout.write('  clock back to the real time\n');
   return true;
 }
 

@@ -433,6 +433,21 @@ export class PaymentStack {
     }
   }
 
+  /**
+   * Moves every orchestrator replica's clock back to the system time (the demo, once its schedule
+   * section is done, before it keeps running: what people do next is stamped with the real time).
+   */
+  async resetOrchestratorClock(): Promise<void> {
+    this.orchestratorClockSeconds = 0;
+    for (const name of this.replicaNames('orchestrator')) {
+      const response = await fetch(`${this.replicaUrl(name)}/test-controls/clock/reset`, {
+        method: 'POST',
+      });
+      if (response.status !== 200)
+        throw new Error(`clock reset on ${name}: HTTP ${response.status} ${await response.text()}`);
+    }
+  }
+
   /** How far `advanceOrchestratorClock` has moved the orchestrator's clock, in seconds. */
   get orchestratorClockAdvanced(): number {
     return this.orchestratorClockSeconds;

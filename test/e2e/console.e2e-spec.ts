@@ -8,7 +8,7 @@
  * .run/browser-screenshots/.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -126,6 +126,54 @@ async function inlineCode(page: Page): Promise<number> {
   );
 }
 
+/**
+ * axe-core (the accessibility engine): from AXE_CORE_PATH (a directory holding `axe.min.js`, e.g.
+ * an `npm install --prefix /tmp/axe axe-core`) or the project's own dependency.
+ */
+function axeSource(): string {
+  const dir = process.env.AXE_CORE_PATH;
+  const file =
+    dir !== undefined && dir !== ''
+      ? path.join(dir, 'axe.min.js')
+      : require.resolve('axe-core/axe.min.js');
+  return readFileSync(file, 'utf8');
+}
+
+/** Where the e2e run leaves the axe report and the screenshots of the main pages (gitignored). */
+const REPORT_DIR = path.join(process.cwd(), '.run', 'console-e2e');
+/** Every page audited: its name and the serious or critical violations axe found on it. */
+const axeReport: Array<{ page: string; width: number; serious: unknown[] }> = [];
+
+/**
+ * The page as it stands, at 1366 and at 390 px wide: axe's serious and critical violations
+ * (injected through the DevTools protocol, so the page's CSP stays strict), a screenshot of each
+ * width, and the width the page needs (nothing wider than the viewport at 390).
+ */
+async function auditPage(page: Page, name: string): Promise<{ overflow: number }> {
+  mkdirSync(REPORT_DIR, { recursive: true });
+  let overflow = 0;
+  for (const width of [1366, 390]) {
+    await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+    const installed = await page.evaluate<boolean>('typeof axe !== "undefined"');
+    if (!installed) await page.evaluate(axeSource());
+    const result = await page.evaluate<{
+      violations: Array<{ id: string; impact: string; nodes: unknown[]; help: string }>;
+    }>(`axe.run(document, { resultTypes: ['violations'] })`);
+    const serious = result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length }));
+    axeReport.push({ page: name, width, serious });
+    await page.screenshot({ path: path.join(REPORT_DIR, `${name}-${width}.png`), fullPage: true });
+    if (width === 390) {
+      overflow = await page.evaluate<number>(
+        'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+      );
+    }
+  }
+  await page.setViewportSize({ width: 1280, height: 720 });
+  return { overflow };
+}
+
 /** Polls `read` until `ok` holds (or fails with the last value after `timeoutMs`). */
 async function eventually<T>(
   read: () => T | Promise<T>,
@@ -219,6 +267,11 @@ describe('console: find, see, act', () => {
       // htmx polls the saga until its version moves on; paid-out arrives on the page.
       await page.locator('#progress li[data-type="paid-out"]').waitFor({ timeout: 60_000 });
       await expect(page.locator('#progressStatus').textContent()).resolves.toBe('paid');
+      // The summary came along with the progress box: no stale status under a new one.
+      await eventually(
+        () => page.locator('#sagaStatus').textContent(),
+        (t) => t === 'paid',
+      );
       await page.reload();
       const audit = page.locator('#audit tr[data-action="approve"]');
       await expect(audit.textContent()).resolves.toContain('fiona-finance');
@@ -226,6 +279,26 @@ describe('console: find, see, act', () => {
         'seller verified by phone',
       );
       expect(await inlineCode(page)).toBe(0);
+      // Paid: nothing is offered any more, and a path naming an action is not found, in words.
+      await eventually(
+        async () => {
+          await page.reload();
+          return page.locator('#actions').count();
+        },
+        (n) => n === 0,
+      );
+      const reject = await page.goto(`${consoleUrl}/sagas/${check.payoutId}/actions/reject`);
+      expect(reject?.status()).toBe(404);
+      await expect(page.locator('#notOffered').textContent()).resolves.toContain(
+        'does not offer “reject” to you now',
+      );
+      // A crafted link naming another saga inside the action stays on this saga's path: 404.
+      const other = randomUUID();
+      const crafted = await page.goto(
+        `${consoleUrl}/sagas/${check.payoutId}/actions/..%2F..%2F${other}%2Factions%2Freject`,
+      );
+      expect(crafted?.status()).toBe(404);
+      expect(await page.locator('form#confirmForm').count()).toBe(0);
     });
     const approved = await stack.events.waitForPayout(check.payoutId, ['payout-approved'], 5_000);
     expect(approved.event).toMatchObject({ approvedBy: 'fiona-finance' });
@@ -258,12 +331,37 @@ describe('console: find, see, act', () => {
     expect(violations).toEqual([]);
   });
 
-  it('pages by the API cursor, opens the canned views, and shows a refused filter as the API states it', async () => {
+  it('a support user finds a declined sale by its amount and reads each gateway request’s answer', async () => {
+    const sale = stack.sale({ amountMinor: 4_217, currency: 'USD', cvv: '116' });
+    await stack.send(sale);
+    await stack.events.waitForType(sale.paymentId, ['declined'], 60_000);
+    await person('support-declined', async (page) => {
+      await signIn(page, VIEWER);
+      await page.goto(`${consoleUrl}/sagas?minAmount=42.17&maxAmount=42.17&currency=USD`);
+      const row = page.locator(`tr[data-saga="${sale.paymentId}"]`);
+      await expect(row.textContent()).resolves.toContain('42.17 USD');
+      await row.locator('a').first().click();
+      await expect(page.locator('#sagaStatus').textContent()).resolves.toBe('declined');
+      await expect(page.locator('#summary').textContent()).resolves.toContain('42.17 USD');
+      const answer = page.locator('#gatewayRequests li').first().locator('.answer');
+      await expect(answer.textContent()).resolves.toContain('declined');
+    });
+    expect(violations).toEqual([]);
+  });
+
+  it('pages by the API cursor both ways, opens the canned views, and refuses a filter value in words', async () => {
     const older = await approvedSale(13_579);
     const newer = await approvedSale(13_579);
     await person('paging', async (page) => {
       await signIn(page, VIEWER);
-      await page.goto(`${consoleUrl}/sagas?minAmount=13579&maxAmount=13579&currency=USD&limit=1`);
+      // Amounts typed in major units (the currency's exponent), the selects keep what was chosen.
+      await page.goto(`${consoleUrl}/sagas`);
+      await page.locator('select[name="currency"]').selectOption('USD');
+      await page.locator('input[name="minAmount"]').fill('135.79');
+      await page.locator('input[name="maxAmount"]').fill('135.79');
+      await page.locator('input[name="limit"]').fill('1');
+      await page.locator('#searchForm button[type="submit"]').click();
+      await page.waitForURL((u) => u.searchParams.get('minAmount') === '135.79');
       const ids = () =>
         page
           .locator('#results tbody tr')
@@ -276,6 +374,14 @@ describe('console: find, see, act', () => {
       await page.locator('#nextPage').click();
       expect(await ids()).toEqual([older]);
       expect(await page.locator('#nextPage').count()).toBe(0);
+      await page.locator('#previousPage').click();
+      expect(await ids()).toEqual([newer]);
+      expect(await page.locator('#previousPage').count()).toBe(0);
+      await expect(page.locator('#results').textContent()).resolves.toContain('135.79 USD');
+      // Times in the viewer's zone, UTC on hover.
+      const created = page.locator('#results tbody tr time.local').first();
+      expect(await created.getAttribute('data-local')).toBe('1');
+      expect(await created.getAttribute('title')).toMatch(/Z \(UTC\)$/);
 
       // A saga id goes straight to its story; one that is not a saga id, the API says why.
       await page.locator('input[name="id"]').fill(older);
@@ -285,11 +391,19 @@ describe('console: find, see, act', () => {
       await page.goto(`${consoleUrl}/sagas?id=not-a-saga`);
       await expect(page.locator('#apiError').textContent()).resolves.toContain('uuid');
 
-      // The API's own validation, shown as it says it (nothing re-checked here).
-      await page.goto(`${consoleUrl}/sagas?currency=euro`);
-      const refused = (await page.locator('#apiError').textContent()) ?? '';
-      expect(refused).toContain('BAD_REQUEST');
-      expect(refused).toContain('currency: an ISO 4217 code');
+      // A value no select offers (a crafted URL) is refused in words, not silently unmatched.
+      const sale = await page.goto(`${consoleUrl}/sagas?flow=sale`);
+      expect(sale?.status()).toBe(400);
+      await expect(page.locator('#filterError').textContent()).resolves.toContain(
+        'Flow “sale” is not one the orchestrator runs',
+      );
+      await page.goto(`${consoleUrl}/sagas?currency=USD&minAmount=1.001`);
+      await expect(page.locator('#filterError').textContent()).resolves.toContain(
+        'at most 2 after the point',
+      );
+      // The API's own validation, shown as it says it.
+      await page.goto(`${consoleUrl}/sagas?endpoint=${'x'.repeat(300)}`);
+      expect(await page.locator('#apiError').textContent()).toContain('BAD_REQUEST');
 
       // Canned views are the API's filters: a sale approved a moment ago is in none of them.
       for (const view of ['#viewUnknown', '#viewPayouts', '#viewSchedules']) {
@@ -331,6 +445,11 @@ describe('console: find, see, act', () => {
       );
       await page.locator(`tr[data-saga="${sale.paymentId}"] a`).click();
       await expect(page.locator('#sagaStatus').textContent()).resolves.not.toBe('approved');
+      // The money is not 0.00 but unknown: the gateway may have charged it.
+      await expect(page.locator('#moneyCaveat').textContent()).resolves.toContain(
+        'unknown — the gateway may have charged 314.00 USD',
+      );
+      await expect(page.locator('#money').textContent()).resolves.not.toContain('0.00');
       await page.locator('#actions a[data-action="resolve-unknown"]').click();
       await expect(page.locator('#willHappen').textContent()).resolves.toContain(
         'asks the gateway',
@@ -421,11 +540,18 @@ describe('console: find, see, act', () => {
       const noToken = await ctx.request.post(actionUrl, { form: { reason: 'forged' } });
       expect(noToken.status()).toBe(403);
       expect(await noToken.text()).toContain('CSRF_TOKEN_INVALID');
-      // The viewer's own, valid form: the API refuses the role, and the page says so.
-      await page.goto(actionUrl);
-      await page.locator('textarea[name="reason"]').fill('I am only a viewer');
-      await page.locator('#confirm').click();
-      await expect(page.locator('#apiError').textContent()).resolves.toContain('FORBIDDEN');
+      // The saga offers a viewer no action: its path is not found, said in plain words, and a
+      // POST with the viewer's own valid CSRF token is refused the same way before the API.
+      const notOffered = await page.goto(actionUrl);
+      expect(notOffered?.status()).toBe(404);
+      await expect(page.locator('#notOffered').textContent()).resolves.toContain(
+        'does not offer “approve” to you now',
+      );
+      const csrf = await page.locator('input[name="_csrf"]').first().inputValue();
+      const withToken = await ctx.request.post(actionUrl, {
+        form: { reason: 'I am only a viewer', _csrf: csrf },
+      });
+      expect(withToken.status()).toBe(404);
     });
     await person('operator-forged', async (page, ctx) => {
       await signIn(page, OPERATOR);
@@ -629,6 +755,102 @@ describe('console: Reconciliation', () => {
   });
 });
 
+describe('console: every page, checked by real tools', () => {
+  afterAll(() => {
+    mkdirSync(REPORT_DIR, { recursive: true });
+    writeFileSync(path.join(REPORT_DIR, 'axe-report.json'), JSON.stringify(axeReport, null, 2));
+  });
+
+  it('axe finds no serious or critical violation on any page at 1366 or 390 px; the pages fit a phone', async () => {
+    const saleId = await approvedSale(6_150);
+    const check = payoutCheck({ amountMinor: 2_500 });
+    await stack.sendRaw(check);
+    await stack.events.waitForPayout(check.payoutId, ['payout-registered'], 60_000);
+    const overflows: Record<string, number> = {};
+    await person('audit', async (page) => {
+      await page.goto(`${consoleUrl}/sign-in`);
+      overflows['sign-in'] = (await auditPage(page, 'sign-in')).overflow;
+      await signIn(page, OPERATOR);
+      const pages: Array<[string, string]> = [
+        ['search', `/sagas?currency=USD&minAmount=61.50&maxAmount=61.50`],
+        ['saga-sale', `/sagas/${saleId}`],
+        ['saga-payout', `/sagas/${check.payoutId}`],
+        ['confirm-approve', `/sagas/${check.payoutId}/actions/approve`],
+        ['watch', '/watch'],
+        ['dead-letters', '/dead-letters'],
+        ['reconciliation', '/reconciliation'],
+        ['not-found', '/no-such-page'],
+        ['filter-refused', '/sagas?flow=sale'],
+      ];
+      for (const [name, url] of pages) {
+        await page.goto(`${consoleUrl}${url}`);
+        overflows[name] = (await auditPage(page, name)).overflow;
+      }
+    });
+    process.stdout.write(
+      `axe (serious or critical violations per page and width): ${JSON.stringify(
+        axeReport.map((r) => [r.page, r.width, r.serious.length]),
+      )}\nscreenshots and axe-report.json in ${REPORT_DIR}\n`,
+    );
+    expect(axeReport.filter((r) => r.serious.length > 0)).toEqual([]);
+    expect(Object.entries(overflows).filter(([, px]) => px > 0)).toEqual([]);
+    expect(violations).toEqual([]);
+  });
+});
+
+describe('console: sessions that end', () => {
+  it('sign-out revokes the session: a cookie copied before it reads nothing afterwards', async () => {
+    await person('sign-out', async (page, ctx) => {
+      await signIn(page, OPERATOR);
+      const copied = await ctx.cookies(consoleUrl);
+      await page.locator('#signOut').click();
+      await page.waitForURL(`${consoleUrl}/sign-in`);
+      // The copy, replayed in another browser: the console opens it and finds it revoked.
+      const thief = await browser.newContext();
+      try {
+        await thief.addCookies(copied);
+        const stolen = await thief.newPage();
+        await stolen.goto(`${consoleUrl}/sagas?flow=payout`);
+        expect(new URL(stolen.url()).pathname).toBe('/sign-in');
+        expect(await stolen.locator('#who').count()).toBe(0);
+      } finally {
+        await thief.close();
+      }
+    });
+    expect(violations).toEqual([]);
+  });
+
+  it('a stale form is a page in plain words that links the page again, never raw JSON', async () => {
+    await person('stale-form', async (page, ctx) => {
+      await page.goto(`${consoleUrl}/sign-in`);
+      // The session the form belongs to ends (its cookie is gone) before the form is sent.
+      await ctx.clearCookies();
+      await page.locator('input[name="token"]').fill(OPERATOR);
+      const [answer] = await Promise.all([
+        page.waitForResponse(
+          (r) => r.url() === `${consoleUrl}/sign-in` && r.request().method() === 'POST',
+        ),
+        page.locator('#signInForm button[type="submit"]').click(),
+      ]);
+      expect(answer.status()).toBe(403);
+      expect(answer.headers()['content-type']).toContain('text/html');
+      await expect(page.locator('#refusal').textContent()).resolves.toContain('This form expired');
+      await page.locator('#pageAgain').click();
+      await page.waitForURL(`${consoleUrl}/sign-in`);
+      await page.locator('input[name="token"]').fill(OPERATOR);
+      await page.locator('#signInForm button[type="submit"]').click();
+      await page.waitForURL(`${consoleUrl}/sagas`);
+      // An address with no page: a page too.
+      const missing = await page.goto(`${consoleUrl}/no-such-page`);
+      expect(missing?.status()).toBe(404);
+      await expect(page.locator('#refusal').textContent()).resolves.toContain(
+        'There is no page at this address',
+      );
+    });
+    expect(violations).toEqual([]);
+  });
+});
+
 describe('console: a token the API stops knowing', () => {
   it('ends the session at the next page: the person is sent to sign in again', async () => {
     await person('revoked', async (page, ctx) => {
@@ -649,6 +871,38 @@ describe('console: a token the API stops knowing', () => {
       await page.locator('input[name="token"]').fill(VIEWER);
       await page.locator('#signInForm button[type="submit"]').click();
       await expect(page.locator('#apiError').textContent()).resolves.toContain('UNAUTHENTICATED');
+    });
+    expect(violations).toEqual([]);
+  });
+});
+
+// Last: it leaves this client's address throttled for the window.
+describe('console: sign-in throttled', () => {
+  it('refuses sign-in from a client after its failures, before asking the API, in plain words', async () => {
+    await person('throttled', async (page) => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 7 && !statuses.includes(429); i += 1) {
+        await page.goto(`${consoleUrl}/sign-in`);
+        await page.locator('input[name="token"]').fill(`guess-${randomUUID()}`);
+        const [answer] = await Promise.all([
+          page.waitForResponse((r) => r.request().method() === 'POST'),
+          page.locator('#signInForm button[type="submit"]').click(),
+        ]);
+        statuses.push(answer.status());
+      }
+      // Five failures at most (earlier tests' bad tokens count too), then refused.
+      expect(statuses.at(-1)).toBe(429);
+      expect(statuses.slice(0, -1).every((s) => s === 401)).toBe(true);
+      await expect(page.locator('#apiError').textContent()).resolves.toContain(
+        'too many failed sign-ins',
+      );
+      // Even the right token now waits: the API is not asked.
+      await page.goto(`${consoleUrl}/sign-in`);
+      await page.locator('input[name="token"]').fill(OPERATOR);
+      await page.locator('#signInForm button[type="submit"]').click();
+      await expect(page.locator('#apiError').textContent()).resolves.toContain(
+        'too many failed sign-ins',
+      );
     });
     expect(violations).toEqual([]);
   });

@@ -1,14 +1,15 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { LoggingModule, loggingOptions } from '@payments/logging';
-import { HttpErrorFilter, ObservabilityModule, provideHealthChecks } from '@payments/observability';
+import { ObservabilityModule, provideHealthChecks } from '@payments/observability';
 import type { Logger } from 'pino';
 import { AdminApiClient } from './application/admin-api.client';
-import { SessionSealer } from './application/session';
+import { SessionRevocations, SessionSealer, SignInThrottle } from './application/session';
 import { CONSOLE_CONFIG, type ConsoleConfig, sessionSecret } from './config';
 import { AssetsController } from './transport/http/assets.controller';
 import { ConsoleController } from './transport/http/console.controller';
 import { WatchController } from './transport/http/watch.controller';
+import { ConsoleErrorFilter } from './transport/http/refusals';
 import { CsrfGuard, SESSION_COOKIE, sessionCookie } from './transport/http/security';
 
 export const SERVICE_NAME = 'console';
@@ -40,7 +41,20 @@ export class AppModule {
         {
           provide: SessionSealer,
           useFactory: () =>
-            new SessionSealer(sessionSecret(config), config.session.ttlSeconds * 1000),
+            new SessionSealer(
+              sessionSecret(config),
+              config.session.ttlSeconds * 1000,
+              Date.now,
+              config.session.idleSeconds * 1000,
+            ),
+        },
+        { provide: SessionRevocations, useValue: new SessionRevocations() },
+        {
+          provide: SignInThrottle,
+          useValue: new SignInThrottle(
+            config.session.signInMaxFailures,
+            config.session.signInWindowSeconds * 1000,
+          ),
         },
         {
           provide: SESSION_COOKIE,
@@ -48,7 +62,7 @@ export class AppModule {
         },
         AdminApiClient,
         { provide: APP_GUARD, useClass: CsrfGuard },
-        { provide: APP_FILTER, useClass: HttpErrorFilter },
+        { provide: APP_FILTER, useClass: ConsoleErrorFilter },
         ...provideHealthChecks({
           liveness: [],
           readiness: [

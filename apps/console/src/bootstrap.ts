@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { createNestApp } from '@payments/bootstrap';
 import { AppModule, type AppModuleOptions } from './app.module';
 import type { ConsoleConfig } from './config';
-import { SessionSealer } from './application/session';
+import { SessionRevocations, SessionSealer } from './application/session';
 import { consoleSecurity, SESSION_COOKIE, type SessionCookie } from './transport/http/security';
 
 /**
@@ -15,7 +15,13 @@ export async function createConsoleApp(
 ): Promise<INestApplication> {
   const app = await createNestApp(AppModule.forRoot(config, options), { bodyParser: false });
   app.disable('x-powered-by');
-  app.use(consoleSecurity(app.get(SessionSealer), app.get<SessionCookie>(SESSION_COOKIE)));
+  app.use(
+    consoleSecurity(
+      app.get(SessionSealer),
+      app.get<SessionCookie>(SESSION_COOKIE),
+      app.get(SessionRevocations),
+    ),
+  );
   app.useBodyParser('urlencoded', { limit: '16kb', extended: false });
   return app;
 }

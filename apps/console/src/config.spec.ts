@@ -18,13 +18,20 @@ describe('console configuration', () => {
     expect(message).not.toContain('short-secret');
   });
 
-  it('defaults to port 3005, 8-hour sessions and a Secure cookie; the secret is masked when logged', () => {
+  it('defaults to port 3005, 8-hour sessions idle for at most 30 minutes, 5 failed sign-ins per 15 minutes and a Secure cookie; the secret is masked when logged', () => {
     const config = loadConfig('console', consoleConfigShape, {
       CONSOLE_ADMIN_API_URL: 'http://orchestrator:3001',
       CONSOLE_SESSION_SECRET: SECRET,
     });
     expect(config.http.port).toBe(3005);
-    expect(config.session).toEqual({ secret: SECRET, ttlSeconds: 28_800, secureCookie: true });
+    expect(config.session).toEqual({
+      secret: SECRET,
+      ttlSeconds: 28_800,
+      idleSeconds: 1_800,
+      signInMaxFailures: 5,
+      signInWindowSeconds: 900,
+      secureCookie: true,
+    });
     expect(sessionSecret(config)).toBe(SECRET);
     expect(JSON.stringify(describeConfig(consoleConfigShape, config))).not.toContain(SECRET);
   });

@@ -44,6 +44,17 @@ export const consoleConfigShape = {
     ttlSeconds: envVar('CONSOLE_SESSION_TTL_SECONDS', positiveInt(8 * 3600), {
       description: 'a positive whole number of seconds a sign-in lasts (default 8 hours)',
     }),
+    idleSeconds: envVar('CONSOLE_SESSION_IDLE_SECONDS', positiveInt(30 * 60), {
+      description:
+        'a positive whole number of seconds without a request after which a session ends (default 30 minutes)',
+    }),
+    signInMaxFailures: envVar('CONSOLE_SIGN_IN_MAX_FAILURES', positiveInt(5), {
+      description:
+        'failed sign-ins allowed per client address and per token prefix within the window (default 5)',
+    }),
+    signInWindowSeconds: envVar('CONSOLE_SIGN_IN_WINDOW_SECONDS', positiveInt(15 * 60), {
+      description: 'the window of the failed sign-in count, in seconds (default 15 minutes)',
+    }),
     secureCookie: envVar('CONSOLE_SECURE_COOKIE', bool(true), {
       description:
         'true (default) sends the session cookie over HTTPS only (__Host- prefix); false for plain-HTTP local runs',

@@ -113,6 +113,14 @@ export interface MoneyFigures {
   readonly remaining: number;
 }
 
+/** What the saga's history says of one gateway request (see SagaDetail.gatewayRequests). */
+export interface GatewayRequestAnswer {
+  readonly result: string;
+  readonly serial: string | null;
+  readonly code: string | null;
+  readonly at: string;
+}
+
 export interface SagaDetail {
   readonly saga: SagaSummary & { readonly state: unknown };
   /** Absent for flows that keep no money positions (payouts carry their amount in the summary). */
@@ -130,12 +138,19 @@ export interface SagaDetail {
     publishedAt: string | null;
     sequence: string;
   }>;
-  /** The gateway requests as first sent (sealed cards left out). */
+  /** The gateway requests as first sent (sealed cards left out), each with its answer so far. */
   readonly gatewayRequests: Array<{
     requestId: string;
     operation: string;
     createdAt: string;
     request: unknown;
+    /**
+     * The latest event of the saga's history about this request (its `requestId`): what the
+     * gateway's answers made of it (`approved`, `declined`, `outcome-unknown`, …), the gateway's
+     * serial and code when named, and when. Null while nothing was recorded about it (a status
+     * request is about its subject: its answer shows on the subject's request).
+     */
+    answer: GatewayRequestAnswer | null;
   }>;
   readonly audit: Array<{
     id: string;

@@ -10,6 +10,7 @@ export {
   AdminRole,
   AdminScope,
   type AdminTokenListing,
+  type GatewayRequestAnswer,
   type LiveEvent,
   type LiveMinute,
   type LiveMinutes,

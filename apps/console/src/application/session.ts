@@ -18,9 +18,13 @@ export interface SignedInUser {
  * the user once signed in. Anonymous sessions exist so that the sign-in form has a CSRF token too.
  */
 export interface Session {
+  /** Random: what sign-out revokes (SessionRevocations). */
+  readonly id: string;
   readonly csrf: string;
   /** Unix ms after which the session is refused. */
   readonly expiresAt: number;
+  /** Unix ms of the last request seen with it: idle longer than the idle timeout, it is refused. */
+  readonly seenAt: number;
   readonly user?: SignedInUser;
 }
 
@@ -41,15 +45,19 @@ export class SessionSealer {
     secret: string,
     private readonly ttlMs: number,
     private readonly now: () => number = Date.now,
+    private readonly idleMs: number = ttlMs,
   ) {
     this.key = Buffer.from(hkdfSync('sha256', secret, 'payments-console', 'session-key', 32));
   }
 
   /** A new session (anonymous unless `user`), with a fresh CSRF token. */
   fresh(user?: SignedInUser): Session {
+    const now = this.now();
     return {
+      id: randomBytes(18).toString('base64url'),
       csrf: randomBytes(24).toString('base64url'),
-      expiresAt: this.now() + this.ttlMs,
+      expiresAt: now + this.ttlMs,
+      seenAt: now,
       ...(user === undefined ? {} : { user }),
     };
   }
@@ -76,12 +84,98 @@ export class SessionSealer {
         decipher.final(),
       ]).toString('utf8');
       const session = JSON.parse(text) as Session;
-      if (typeof session.csrf !== 'string' || typeof session.expiresAt !== 'number') {
+      if (
+        typeof session.id !== 'string' ||
+        typeof session.csrf !== 'string' ||
+        typeof session.expiresAt !== 'number' ||
+        typeof session.seenAt !== 'number'
+      ) {
         return undefined;
       }
-      return session.expiresAt > this.now() ? session : undefined;
+      const now = this.now();
+      return session.expiresAt > now && now - session.seenAt <= this.idleMs ? session : undefined;
     } catch {
       return undefined;
     }
   }
+
+  /** The session seen now: its idle clock restarts (re-sealed only once it is worth a cookie). */
+  touch(session: Session): Session | undefined {
+    const now = this.now();
+    const every = Math.min(60_000, this.idleMs / 4);
+    return now - session.seenAt >= every ? { ...session, seenAt: now } : undefined;
+  }
+}
+
+/**
+ * The sessions signed out before they expired (by id, each kept until its own expiry): a cookie
+ * copied before sign-out opens, but names a revoked session and is refused. Held by this console
+ * process; see the README for replicas.
+ */
+export class SessionRevocations {
+  private readonly revoked = new Map<string, number>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  revoke(session: Session): void {
+    this.prune();
+    this.revoked.set(session.id, session.expiresAt);
+  }
+
+  isRevoked(session: Session): boolean {
+    return this.revoked.has(session.id);
+  }
+
+  private prune(): void {
+    const now = this.now();
+    for (const [id, expiresAt] of this.revoked) if (expiresAt <= now) this.revoked.delete(id);
+  }
+}
+
+/**
+ * Failed sign-ins counted per key (the client's address, the token's first characters) in a
+ * sliding window: past the limit, sign-in is refused before the admin API is asked.
+ */
+export class SignInThrottle {
+  private readonly failures = new Map<string, number[]>();
+
+  constructor(
+    private readonly maxFailures: number,
+    private readonly windowMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Seconds until the first of `keys` may try again; 0 when none is throttled. */
+  retryAfterSeconds(keys: readonly string[]): number {
+    const now = this.now();
+    let wait = 0;
+    for (const key of keys) {
+      const recent = this.recent(key, now);
+      if (recent.length >= this.maxFailures) {
+        wait = Math.max(wait, Math.ceil((recent[0] + this.windowMs - now) / 1000));
+      }
+    }
+    return wait;
+  }
+
+  failed(keys: readonly string[]): void {
+    const now = this.now();
+    for (const key of keys) this.failures.set(key, [...this.recent(key, now), now]);
+  }
+
+  succeeded(keys: readonly string[]): void {
+    for (const key of keys) this.failures.delete(key);
+  }
+
+  private recent(key: string, now: number): number[] {
+    const kept = (this.failures.get(key) ?? []).filter((at) => at > now - this.windowMs);
+    if (kept.length === 0) this.failures.delete(key);
+    else this.failures.set(key, kept);
+    return kept;
+  }
+}
+
+/** The keys a sign-in attempt is counted under: who asks, and which token they try. */
+export function signInKeys(client: string, token: string): string[] {
+  return [`client:${client}`, `token:${token.slice(0, 8)}`];
 }

@@ -16,4 +16,13 @@ describe('ControllableClock', () => {
   it('never goes back', () => {
     expect(() => new ControllableClock().advance(-1)).toThrow(RangeError);
   });
+
+  it('goes back to the system time when reset', () => {
+    const clock = new ControllableClock();
+    clock.advance(64 * 86_400_000);
+    const before = Date.now();
+    const reset = clock.reset().getTime();
+    expect(reset).toBeGreaterThanOrEqual(before);
+    expect(reset).toBeLessThanOrEqual(Date.now());
+  });
 });

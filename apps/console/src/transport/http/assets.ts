@@ -5,6 +5,7 @@
 
 /**
  * Approval deadlines counting down: every `[data-deadline]` shows the time left, each second.
+ * Every `time.local` written in the viewer's time zone (UTC on hover).
  * The Watch page's live list: `#liveEvents[data-stream]` is filled from the console's own
  * server-sent events (rows the server rendered and escaped), newest first, `data-keep` at most.
  */
@@ -21,9 +22,20 @@ export const CONSOLE_SCRIPT = `'use strict';
       el.textContent = (h > 0 ? h + 'h ' : '') + pad(m) + 'm ' + pad(s) + 's left';
     });
   }
+  // Times in the viewer's own time zone; the UTC text stays on hover (title) and in datetime.
+  function localTimes() {
+    document.querySelectorAll('time.local[datetime]').forEach(function (el) {
+      var at = new Date(el.getAttribute('datetime'));
+      if (isNaN(at.getTime()) || el.getAttribute('data-local') === '1') return;
+      el.textContent = at.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+      el.setAttribute('data-local', '1');
+    });
+  }
   tick();
+  localTimes();
   setInterval(tick, 1000);
   document.addEventListener('htmx:afterSwap', tick);
+  document.addEventListener('htmx:afterSettle', localTimes);
 
   var list = document.getElementById('liveEvents');
   var status = document.getElementById('liveStatus');
@@ -62,10 +74,24 @@ dl.money { display: grid; grid-template-columns: max-content max-content; gap: .
 .actions form { display: inline; }
 textarea { width: 30rem; height: 4rem; }
 figure.chart { margin: .5rem 0; }
-figure.chart svg { display: block; background: #f7f8fa; }
+figure.chart svg { display: block; background: #f7f8fa; max-width: 100%; height: auto; }
 figure.chart rect.bar { fill: #3b6fb6; }
 figure.chart line.axis { stroke: #888; stroke-width: 1; }
 tr.live-event.moved td:last-child { font-weight: bold; }
 #liveStatus[data-state="live"] { color: #1a7f37; }
 #liveStatus[data-state="reconnecting"], #liveStatus[data-state="error"] { color: #b00; }
+a { color: #1f4f99; }
+header a { color: #fff; }
+/* Phones (390 px): the menu wraps instead of hiding, tables scroll in their own box, forms fit. */
+@media (max-width: 40rem) {
+  header { flex-wrap: wrap; gap: .4rem .8rem; }
+  header form { margin-left: 0; }
+  main { padding: .6rem; overflow-wrap: anywhere; }
+  th, td { overflow-wrap: normal; }
+  table { display: block; overflow-x: auto; }
+  dl.money { grid-template-columns: max-content 1fr; }
+  textarea { width: 100%; box-sizing: border-box; }
+  form.filters label { flex: 1 1 45%; }
+  form.filters input, form.filters select { width: 100%; box-sizing: border-box; }
+}
 `;

@@ -1,24 +1,39 @@
 import { Body, Controller, Get, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { AdminApiClient, type ApiAnswer } from '../../application/admin-api.client';
-import { type Session, SessionSealer, type SignedInUser } from '../../application/session';
+import {
+  type Session,
+  SessionRevocations,
+  SessionSealer,
+  type SignedInUser,
+  signInKeys,
+  SignInThrottle,
+} from '../../application/session';
 import type { Html } from './html';
 import {
+  actionNotOfferedPage,
   acceptedNotice,
   confirmPage,
   detailPage,
   errorPage,
   layout,
   progressFragment,
+  sagaPath,
   searchPage,
   signInPage,
 } from './pages';
 import { deadLettersPage, replayConfirmPage } from './dead-letters';
+import { apiQuery } from './filters';
 import { runPage, runsPage } from './reconciliation';
 import { type ConsoleRequest, SESSION_COOKIE, type SessionCookie, writeSession } from './security';
 
 /** How long a page polls for an action's result (seconds, one poll a second). */
 const MAX_POLLS = 120;
+
+/** The saga's detail lists the action among those it offers now to this token. */
+function offers(detail: { actions: readonly string[] }, action: string): boolean {
+  return detail.actions.includes(action);
+}
 
 function send(response: Response, status: number, page: Html): void {
   response.status(status).type('html').send(page.text);
@@ -40,6 +55,8 @@ export class ConsoleController {
     private readonly api: AdminApiClient,
     private readonly sealer: SessionSealer,
     @Inject(SESSION_COOKIE) private readonly cookie: SessionCookie,
+    private readonly revocations: SessionRevocations,
+    private readonly throttle: SignInThrottle,
   ) {}
 
   @Get()
@@ -65,11 +82,22 @@ export class ConsoleController {
       send(response, 400, layout('Sign in', signInPage(session.csrf, 'paste a token'), session));
       return;
     }
+    // Throttled per client address and per token prefix, before the API is asked.
+    const keys = signInKeys(request.ip ?? request.socket.remoteAddress ?? 'unknown', token);
+    const wait = this.throttle.retryAfterSeconds(keys);
+    if (wait > 0) {
+      response.setHeader('Retry-After', String(wait));
+      const said = `too many failed sign-ins: try again in ${Math.ceil(wait / 60)} minute(s)`;
+      send(response, 429, layout('Sign in', signInPage(session.csrf, said), session));
+      return;
+    }
     const answer = await this.api.whoami(token);
     if (!answer.ok) {
+      if (answer.status === 401 || answer.status === 403) this.throttle.failed(keys);
       send(response, answer.status, layout('Sign in', signInPage(session.csrf, answer), session));
       return;
     }
+    this.throttle.succeeded(keys);
     // A new session (new CSRF token) for the signed-in person: nothing of the anonymous one is kept.
     const { name, role, scope } = answer.body;
     const user: SignedInUser = { token, name, role, scope };
@@ -78,7 +106,9 @@ export class ConsoleController {
   }
 
   @Post('sign-out')
-  signOut(@Res() response: Response): void {
+  signOut(@Req() request: ConsoleRequest, @Res() response: Response): void {
+    // Revoked here, not only replaced: a copy of the cookie taken before sign-out opens no more.
+    this.revocations.revoke(sessionOf(request));
     writeSession(response, this.cookie, this.sealer, this.sealer.fresh());
     response.redirect(303, '/sign-in');
   }
@@ -101,18 +131,42 @@ export class ConsoleController {
       response.redirect(303, `/sagas/${encodeURIComponent(id)}`);
       return;
     }
-    const answer = query.size === 0 ? undefined : await this.api.search(user.token, query);
+    const translated = apiQuery(query);
+    if (!translated.ok) {
+      send(
+        response,
+        400,
+        layout('Find', searchPage(query, translated.message, undefined), session),
+      );
+      return;
+    }
+    const answer =
+      translated.query.size === 0 ? undefined : await this.api.search(user.token, translated.query);
     if (answer && this.signedOut(answer, response)) return;
+    // Keyset pages go forward only: the cursors this person came by ride along in `back`
+    // ('-' = the first page), so Previous is the last of them.
+    const back = (query.get('back') ?? '').split(',').filter((c) => c !== '');
     let next: string | undefined;
     if (answer?.ok && answer.body.nextCursor !== undefined) {
       const following = new URLSearchParams(query);
       following.set('cursor', answer.body.nextCursor);
+      following.set('back', [...back, query.get('cursor') ?? '-'].join(','));
       next = `/sagas?${following.toString()}`;
+    }
+    let previous: string | undefined;
+    if (back.length > 0) {
+      const preceding = new URLSearchParams(query);
+      const cursor = back.at(-1);
+      if (cursor === '-' || cursor === undefined) preceding.delete('cursor');
+      else preceding.set('cursor', cursor);
+      if (back.length > 1) preceding.set('back', back.slice(0, -1).join(','));
+      else preceding.delete('back');
+      previous = `/sagas?${preceding.toString()}`;
     }
     send(
       response,
       answer && !answer.ok ? answer.status : 200,
-      layout('Find', searchPage(query, answer, next), session),
+      layout('Find', searchPage(query, answer, next, previous), session),
     );
   }
 
@@ -170,6 +224,11 @@ export class ConsoleController {
       send(response, answer.status, layout('Confirm', errorPage(answer), session));
       return;
     }
+    if (!offers(answer.body, action)) {
+      const page = actionNotOfferedPage(answer.body.saga, action, answer.body.actions);
+      send(response, 404, layout('Not found', page, session));
+      return;
+    }
     send(
       response,
       200,
@@ -196,6 +255,11 @@ export class ConsoleController {
       send(response, before.status, layout('Confirm', errorPage(before), session));
       return;
     }
+    if (!offers(before.body, action)) {
+      const page = actionNotOfferedPage(before.body.saga, action, before.body.actions);
+      send(response, 404, layout('Not found', page, session));
+      return;
+    }
     const answer = await this.api.act(user.token, id, action, reason);
     if (this.signedOut(answer, response)) return;
     if (!answer.ok) {
@@ -204,7 +268,7 @@ export class ConsoleController {
       return;
     }
     response.setHeader('X-Console-Notice', acceptedNotice(answer.body));
-    response.redirect(303, `/sagas/${encodeURIComponent(id)}?after=${before.body.saga.version}`);
+    response.redirect(303, `${sagaPath(id)}?after=${before.body.saga.version}`);
   }
 
   @Get('reconciliation')

@@ -2,15 +2,21 @@
  * Presentation only: money written from integer minor units by the currency's own exponent
  * (string arithmetic, never a float), times as ISO text.
  */
-export function formatMoney(minor: number, currency: string): string {
-  let digits = 2;
+/** The currency's ISO 4217 exponent (digits after the point): 2 for a code Intl does not know. */
+export function currencyExponent(currency: string): number {
   try {
-    digits =
+    return (
       new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions()
-        .maximumFractionDigits ?? 2;
+        .maximumFractionDigits ?? 2
+    );
   } catch {
-    // An unknown code: shown with two decimals, as most currencies have.
+    // An unknown code: two decimals, as most currencies have.
+    return 2;
   }
+}
+
+export function formatMoney(minor: number, currency: string): string {
+  const digits = currencyExponent(currency);
   const negative = minor < 0;
   const text = String(Math.abs(Math.trunc(minor))).padStart(digits + 1, '0');
   const whole = text.slice(0, text.length - digits);

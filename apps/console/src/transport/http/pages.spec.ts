@@ -1,5 +1,13 @@
 import type { SagaDetail } from '../../application/admin-api.client';
-import { detailPage, progressFragment, searchPage } from './pages';
+import {
+  actionNotOfferedPage,
+  confirmPage,
+  detailPage,
+  inTimeOrder,
+  progressFragment,
+  sagaPath,
+  searchPage,
+} from './pages';
 
 const ID = '6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f';
 
@@ -69,6 +77,102 @@ describe('detailPage', () => {
   });
 });
 
+describe('detailPage money and requests', () => {
+  const REQ = '11111111-2222-4333-8444-555555555555';
+  const STATUS_REQ = '11111111-2222-4333-8444-666666666666';
+  const unknownSale = detail({
+    saga: {
+      ...detail().saga,
+      flow: 'card-payment',
+      kind: 'sale',
+      status: 'outcome-unknown',
+      amount: { minor: 6_150, currency: 'USD' },
+      state: {
+        inFlight: {
+          operation: 'sale',
+          requestId: REQ,
+          amount: { minor: 6_150, currency: 'USD' },
+          stage: 'outcome-unknown',
+        },
+      },
+    },
+    money: { currency: 'USD', authorized: 0, captured: 0, returned: 0, remaining: 0 },
+    gatewayRequests: [
+      {
+        requestId: REQ,
+        operation: 'sale',
+        createdAt: '2026-11-27T12:00:00.000Z',
+        request: {},
+        answer: {
+          result: 'outcome-unknown',
+          serial: null,
+          code: null,
+          at: '2026-11-27T12:00:05.000Z',
+        },
+      },
+      {
+        requestId: STATUS_REQ,
+        operation: 'status',
+        createdAt: '2026-11-27T12:01:00.000Z',
+        request: { subjectRequestId: REQ },
+        answer: null,
+      },
+    ],
+  });
+
+  it('says an unknown sale may have charged its amount, never 0.00', () => {
+    const page = detailPage(unknownSale, viewer, undefined).text;
+    expect(page).toContain('unknown — the gateway may have charged 61.50 USD');
+    expect(page).toContain('status: outcome-unknown');
+    expect(page).toContain('last asked at 2026-11-27T12:01:00.000Z');
+    expect(page).not.toContain('0.00 USD');
+  });
+
+  it('lists each gateway request with its answer', () => {
+    const declined = detail({
+      gatewayRequests: [
+        {
+          requestId: REQ,
+          operation: 'sale',
+          createdAt: '2026-11-27T12:00:00.000Z',
+          request: {},
+          answer: {
+            result: 'declined',
+            serial: 'SN-7',
+            code: '05',
+            at: '2026-11-27T12:00:02.000Z',
+          },
+        },
+      ],
+    });
+    const page = detailPage(declined, viewer, undefined).text;
+    expect(page).toContain('<strong>declined</strong> (gateway code 05), serial SN-7');
+    expect(detailPage(unknownSale, viewer, undefined).text).toContain('no answer recorded');
+  });
+});
+
+describe('saga paths', () => {
+  const CRAFTED = '../../B/actions/reject';
+
+  it('encodes every segment, so a crafted action cannot climb to another saga', () => {
+    expect(sagaPath(ID, 'actions', CRAFTED)).toBe(
+      `/sagas/${ID}/actions/..%2F..%2FB%2Factions%2Freject`,
+    );
+    const form = confirmPage(detail().saga, CRAFTED, 'csrf').text;
+    expect(form).toContain(`action="/sagas/${ID}/actions/..%2F..%2FB%2Factions%2Freject"`);
+    expect(form).not.toContain('action="/sagas/' + ID + '/actions/../');
+  });
+
+  it('says in plain words which actions the saga offers instead', () => {
+    const page = actionNotOfferedPage({ id: ID, status: 'paid' }, 'reject', []).text;
+    expect(page).toContain('does not offer “reject” to you now');
+    expect(page).toContain('It offers you no action in this state.');
+    expect(
+      actionNotOfferedPage({ id: ID, status: 'registered' }, 'x', ['approve', 'reject']).text,
+    ).toContain('What it offers now: approve, reject.');
+  });
+});
+
 describe('progressFragment', () => {
   const answer = { ok: true as const, status: 200, body: detail() };
 
@@ -99,14 +203,33 @@ describe('progressFragment', () => {
 
 describe('searchPage', () => {
   it('keeps the filters typed and links the next page', () => {
-    const query = new URLSearchParams({ flow: 'payout', status: '"><b>' });
+    const query = new URLSearchParams({ flow: 'payout', endpoint: '"><b>' });
     const page = searchPage(
       query,
       { ok: true, status: 200, body: { items: [detail().saga], nextCursor: 'abc' } },
       '/sagas?flow=payout&cursor=abc',
     ).text;
-    expect(page).toContain('name="status" value="&quot;&gt;&lt;b&gt;"');
+    expect(page).toContain('name="endpoint" value="&quot;&gt;&lt;b&gt;"');
+    expect(page).toContain('<option value="payout" selected>payout</option>');
     expect(page).toContain('href="/sagas?flow=payout&amp;cursor=abc"');
     expect(page).toContain('42.00 USD');
+  });
+});
+
+describe('events published', () => {
+  it('are listed in time order, those not yet published last', () => {
+    const e = (id: string, publishedAt: string | null, sequence: string) => ({
+      id,
+      type: id,
+      publishedAt,
+      sequence,
+    });
+    const ordered = inTimeOrder([
+      e('c', null, '1'),
+      e('b', '2026-11-27T12:00:02.000Z', '3'),
+      e('a', '2026-11-27T12:00:01.000Z', '9'),
+      e('b2', '2026-11-27T12:00:02.000Z', '4'),
+    ]);
+    expect(ordered.map((x) => x.id)).toEqual(['a', 'b', 'b2', 'c']);
   });
 });

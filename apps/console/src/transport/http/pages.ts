@@ -7,6 +7,7 @@ import type {
 } from '../../application/admin-api.client';
 import type { SignedInUser } from '../../application/session';
 import { eventFields, formatMoney } from './format';
+import { CURRENCIES, FLOWS, STATUSES } from './filters';
 import { Html, html } from './html';
 
 /** The form field every POST carries (checked against the session by CsrfGuard). */
@@ -94,12 +95,12 @@ export function signInPage(csrf: string, error?: ApiError | string): Html {
 const FILTERS: ReadonlyArray<[name: string, label: string, type: string]> = [
   ['id', 'Saga id', 'text'],
   ['merchantOrderId', 'Merchant order id', 'text'],
-  ['flow', 'Flow', 'text'],
-  ['status', 'Status', 'text'],
+  ['flow', 'Flow', 'select'],
+  ['status', 'Status', 'select'],
   ['endpoint', 'Endpoint', 'text'],
-  ['currency', 'Currency', 'text'],
-  ['minAmount', 'Min amount (minor units)', 'text'],
-  ['maxAmount', 'Max amount (minor units)', 'text'],
+  ['currency', 'Currency', 'select'],
+  ['minAmount', 'Min amount (e.g. 42.00)', 'text'],
+  ['maxAmount', 'Max amount (e.g. 42.00)', 'text'],
   ['from', 'Created from (ISO 8601)', 'text'],
   ['to', 'Created before (ISO 8601)', 'text'],
   ['unknownOlderThanSeconds', 'Unknown for more than (s)', 'text'],
@@ -117,20 +118,42 @@ function deadline(at: string | null): Html | string {
         <span class="countdown" data-deadline="${at}"></span>`;
 }
 
+const SELECTS: Readonly<Record<string, readonly string[]>> = {
+  flow: FLOWS,
+  status: STATUSES,
+  currency: CURRENCIES,
+};
+
+/**
+ * The search page: `answer` is the API's page, or the console's own refusal of a filter (text).
+ * Pages: `nextHref` and `previousHref` (the console keeps the cursors it came by in `back`).
+ */
 export function searchPage(
   query: URLSearchParams,
-  answer: ApiAnswer<SagaPage> | undefined,
+  answer: ApiAnswer<SagaPage> | string | undefined,
   nextHref: string | undefined,
+  previousHref?: string,
 ): Html {
-  const filters = FILTERS.map(
-    ([name, label, type]) =>
-      html`<label
-        >${label}<input type="${type}" name="${name}" value="${query.get(name) ?? ''}"
-      /></label>`,
-  );
+  const filters = FILTERS.map(([name, label, type]) => {
+    const value = query.get(name) ?? '';
+    if (type === 'select') {
+      const options = SELECTS[name] ?? [];
+      return html`<label
+        >${label}<select name="${name}">
+          <option value="">any</option>
+          ${options.map(
+            (o) => html`<option value="${o}" ${o === value ? 'selected' : ''}>${o}</option>`,
+          )}
+        </select></label
+      >`;
+    }
+    return html`<label>${label}<input type="${type}" name="${name}" value="${value}" /></label>`;
+  });
   let results: Html | string = '';
-  if (answer && !answer.ok) results = apiError(answer);
-  if (answer?.ok) {
+  if (typeof answer === 'string') {
+    results = html`<div class="error" role="alert" id="filterError">${answer}</div>`;
+  } else if (answer && !answer.ok) results = apiError(answer);
+  if (typeof answer === 'object' && answer.ok) {
     const items = answer.body.items;
     results = html`<table id="results">
         <thead>
@@ -150,21 +173,22 @@ export function searchPage(
           ${items.map(
             (s) =>
               html`<tr data-saga="${s.id}">
-                <td><a href="/sagas/${s.id}">${s.id}</a></td>
+                <td><a href="${sagaPath(s.id)}">${s.id}</a></td>
                 <td>${s.flow}${s.kind ? ` (${s.kind})` : ''}</td>
                 <td class="status">${s.status}</td>
                 <td>${amountOf(s)}</td>
                 <td>${s.merchantOrderId ?? ''}</td>
                 <td>${s.endpointId}</td>
-                <td>${s.unknownSince ?? ''}</td>
+                <td>${when(s.unknownSince)}</td>
                 <td>${deadline(s.approvalDeadline)}</td>
-                <td>${s.createdAt}</td>
+                <td>${when(s.createdAt)}</td>
               </tr>`,
           )}
         </tbody>
       </table>
       <p>
         ${items.length === 0 ? 'No saga matches.' : `${items.length} shown, newest first.`}
+        ${previousHref ? html` <a href="${previousHref}" id="previousPage">Previous page</a>` : ''}
         ${nextHref ? html` <a href="${nextHref}" id="nextPage">Next page</a>` : ''}
       </p>`;
   }
@@ -194,8 +218,29 @@ export function willHappen(action: string): string {
   return WILL_HAPPEN[action] ?? `The action ${action} is sent to the admin API, which decides.`;
 }
 
-function summaryList(s: SagaSummary): Html {
-  return html`<dl class="money" id="summary">
+/** Published first to last (by time, then outbox order); those not yet published last. */
+export function inTimeOrder(events: SagaDetail['events']): SagaDetail['events'] {
+  return [...events].sort((a, b) => {
+    if (a.publishedAt === null || b.publishedAt === null) {
+      return a.publishedAt === b.publishedAt ? 0 : a.publishedAt === null ? 1 : -1;
+    }
+    const byTime = Date.parse(a.publishedAt) - Date.parse(b.publishedAt);
+    return byTime !== 0 ? byTime : Number(BigInt(a.sequence) - BigInt(b.sequence));
+  });
+}
+
+/**
+ * A time: UTC in the markup and on hover (`title`); console.js writes it in the viewer's own time
+ * zone in place.
+ */
+export function when(at: string | null, none = ''): Html | string {
+  return at === null
+    ? none
+    : html`<time datetime="${at}" title="${at} (UTC)" class="local">${at}</time>`;
+}
+
+function summaryList(s: SagaSummary, oob = false): Html {
+  return html`<dl class="money" id="summary" ${oob ? html`hx-swap-oob="true"` : ''}>
     <dt>Flow</dt>
     <dd>${s.flow}${s.kind ? ` (${s.kind})` : ''}</dd>
     <dt>Status</dt>
@@ -209,13 +254,13 @@ function summaryList(s: SagaSummary): Html {
     <dt>Endpoint</dt>
     <dd>${s.endpointId}</dd>
     <dt>Unknown since</dt>
-    <dd>${s.unknownSince ?? ''}</dd>
+    <dd>${when(s.unknownSince)}</dd>
     <dt>Approval deadline</dt>
     <dd>${deadline(s.approvalDeadline)}</dd>
     <dt>Created</dt>
-    <dd>${s.createdAt}</dd>
+    <dd>${when(s.createdAt)}</dd>
     <dt>Updated</dt>
-    <dd>${s.updatedAt}</dd>
+    <dd>${when(s.updatedAt)}</dd>
   </dl>`;
 }
 
@@ -224,8 +269,7 @@ function timeline(history: SagaDetail['history']): Html {
     ${history.map(
       (h) =>
         html`<li data-type="${h.type}">
-          <strong>${h.type}</strong> v${h.version}
-          <time>${h.occurredAt}</time>
+          <strong>${h.type}</strong> v${h.version} ${when(h.occurredAt)}
           ${eventFields(h.event).map(([k, v]) => html` <span class="field">${k}: ${v}</span>`)}
         </li>`,
     )}
@@ -243,7 +287,7 @@ export function progressFragment(
   const more = polls < maxPolls;
   const every = 'every 1s';
   const poll = more
-    ? html` hx-get="/sagas/${id}/progress?after=${after}&amp;polls=${polls + 1}"
+    ? html` hx-get="${sagaPath(id, 'progress')}?after=${after}&amp;polls=${polls + 1}"
       hx-trigger="${every}" hx-swap="outerHTML"`
     : '';
   if (!answer.ok) {
@@ -259,11 +303,128 @@ export function progressFragment(
             ${saga.version}).
           </p>
           <ol>
-            ${since.map((h) => html`<li data-type="${h.type}"><strong>${h.type}</strong> <time>${h.occurredAt}</time></li>`)}
+            ${since.map((h) => html`<li data-type="${h.type}"><strong>${h.type}</strong> ${when(h.occurredAt)}</li>`)}
           </ol>`;
-  return html`<div id="progress" class="notice" data-version="${saga.version}" ${poll}>
-    ${body}
-  </div>`;
+  // The summary comes along out of band: the page never shows a new status in the progress box
+  // above an old one in the summary.
+  return html`<div id="progress" class="notice" data-version="${saga.version}" ${poll}>${body}</div>
+    ${since.length === 0 ? '' : summaryList(saga, true)}`;
+}
+
+/** The operation a saga has in flight, as its state keeps it (every flow names it `inFlight`). */
+interface InFlight {
+  readonly operation: string;
+  readonly requestId: string;
+  readonly amount: { minor: number; currency: string } | null;
+  readonly stage: string;
+}
+
+export function inFlightOf(state: unknown): InFlight | null {
+  if (typeof state !== 'object' || state === null) return null;
+  const f = (state as { inFlight?: unknown }).inFlight;
+  if (typeof f !== 'object' || f === null) return null;
+  const { operation, requestId, amount, stage } = f as Record<string, unknown>;
+  if (typeof operation !== 'string' || typeof requestId !== 'string') return null;
+  const money = amount as { minor?: unknown; currency?: unknown } | undefined;
+  return {
+    operation,
+    requestId,
+    stage: typeof stage === 'string' ? stage : 'in flight',
+    amount:
+      typeof money?.minor === 'number' && typeof money.currency === 'string'
+        ? { minor: money.minor, currency: money.currency }
+        : null,
+  };
+}
+
+/** What the operation would have done to the money, in the words a support agent repeats. */
+const MAY_HAVE: Record<string, string> = {
+  sale: 'charged',
+  rebill: 'charged',
+  preauth: 'held',
+  capture: 'captured',
+  void: 'released',
+  return: 'returned',
+  payout: 'paid out',
+  'payout-v4': 'paid out',
+  'payout-check': 'registered',
+  transfer: 'transferred',
+  'transfer-by-ref': 'transferred',
+};
+
+/**
+ * The caveat every money figure carries while an operation is in flight or its outcome unknown:
+ * the gateway may have moved the money, and what the gateway last said of it and when it was
+ * last asked (the latest status request about it, else the request itself).
+ */
+export function unknownMoney(detail: SagaDetail): string | null {
+  const f = inFlightOf(detail.saga.state);
+  if (f === null) return null;
+  const amount = f.amount ?? detail.saga.amount;
+  const verb = MAY_HAVE[f.operation] ?? 'moved';
+  const what =
+    amount === null
+      ? `the gateway may have ${verb} money (${f.operation})`
+      : `the gateway may have ${verb} ${formatMoney(amount.minor, amount.currency)}`;
+  const request = detail.gatewayRequests.find((r) => r.requestId === f.requestId);
+  const asked = detail.gatewayRequests
+    .filter(
+      (r) =>
+        r.requestId === f.requestId ||
+        (r.request as { subjectRequestId?: unknown } | null)?.subjectRequestId === f.requestId,
+    )
+    .at(-1);
+  const status = request?.answer ? request.answer.result : 'no answer yet';
+  const last = asked ? `, last asked at ${asked.createdAt}` : '';
+  return `unknown — ${what} (${f.operation} ${f.stage}; the gateway's status: ${status}${last})`;
+}
+
+function moneyFigures(detail: SagaDetail): Html | string {
+  const { money, saga } = detail;
+  const caveat = unknownMoney(detail);
+  if (money === null) {
+    return caveat === null
+      ? ''
+      : html`<h2>Money</h2>
+          <p class="notice" id="moneyCaveat">${caveat}</p>`;
+  }
+  // While the sale or preauth itself is in flight nothing is settled: a figure is not 0.00 but
+  // unknown. A follow-up in flight (capture, return …) leaves the settled figures true.
+  const pending =
+    caveat !== null &&
+    inFlightOf(saga.state)?.requestId !== undefined &&
+    ['requested', 'processing', 'action-required', 'outcome-unknown'].includes(saga.status);
+  const figure = (minor: number) => (pending ? 'unknown' : formatMoney(minor, money.currency));
+  return html`<h2>Money</h2>
+    ${caveat === null ? '' : html`<p class="notice" id="moneyCaveat">${caveat}</p>`}
+    <dl class="money" id="money">
+      <dt>Authorized</dt>
+      <dd>${figure(money.authorized)}</dd>
+      <dt>Captured</dt>
+      <dd>${figure(money.captured)}</dd>
+      <dt>Returned</dt>
+      <dd>${figure(money.returned)}</dd>
+      <dt>Remaining</dt>
+      <dd>${figure(money.remaining)}</dd>
+    </dl>`;
+}
+
+/** A gateway request and what the history made of its answer. */
+function requestItem(r: SagaDetail['gatewayRequests'][number]): Html {
+  const a = r.answer;
+  return html`<li data-request="${r.requestId}">
+    ${r.operation} <code>${r.requestId}</code> ${when(r.createdAt)} —
+    ${
+      a === null || a === undefined
+        ? html`<span class="answer">no answer recorded</span>`
+        : html`<span class="answer"
+            ><strong>${a.result}</strong>${a.code === null ? '' : ` (gateway code ${a.code})`}${
+              a.serial === null ? '' : `, serial ${a.serial}`
+            },
+            at ${when(a.at)}</span
+          >`
+    }
+  </li>`;
 }
 
 export function detailPage(
@@ -271,37 +432,21 @@ export function detailPage(
   user: SignedInUser,
   progress: Html | undefined,
 ): Html {
-  const { saga, money } = detail;
+  const { saga } = detail;
   const actions =
     user.role !== 'viewer' && detail.actions.length > 0
       ? html`<section class="actions" id="actions">
           <h2>Act</h2>
           ${detail.actions.map(
             (a) =>
-              html`<a class="action" data-action="${a}" href="/sagas/${saga.id}/actions/${a}"
+              html`<a class="action" data-action="${a}" href="${sagaPath(saga.id, 'actions', a)}"
                 >${a}</a
               > `,
           )}
         </section>`
       : '';
   return html`<h1>Saga <code id="sagaId">${saga.id}</code></h1>
-    ${progress ?? ''} ${summaryList(saga)}
-    ${
-      money
-        ? html`<h2>Money</h2>
-            <dl class="money" id="money">
-              <dt>Authorized</dt>
-              <dd>${formatMoney(money.authorized, money.currency)}</dd>
-              <dt>Captured</dt>
-              <dd>${formatMoney(money.captured, money.currency)}</dd>
-              <dt>Returned</dt>
-              <dd>${formatMoney(money.returned, money.currency)}</dd>
-              <dt>Remaining</dt>
-              <dd>${formatMoney(money.remaining, money.currency)}</dd>
-            </dl>`
-        : ''
-    }
-    ${actions}
+    ${progress ?? ''} ${summaryList(saga)} ${moneyFigures(detail)} ${actions}
     <h2>Timeline</h2>
     ${timeline(detail.history)}
     <h2>Admin actions</h2>
@@ -336,11 +481,11 @@ export function detailPage(
     }
     <h2>Events published</h2>
     <ol id="events">
-      ${detail.events.map((e) => html`<li>${e.type} <time>${e.publishedAt ?? 'not yet published'}</time></li>`)}
+      ${inTimeOrder(detail.events).map((e) => html`<li data-type="${e.type}">${e.type} ${when(e.publishedAt, 'not yet published')}</li>`)}
     </ol>
     <h2>Gateway requests</h2>
     <ol id="gatewayRequests">
-      ${detail.gatewayRequests.map((r) => html`<li>${r.operation} <code>${r.requestId}</code> <time>${r.createdAt}</time></li>`)}
+      ${detail.gatewayRequests.map(requestItem)}
     </ol>`;
 }
 
@@ -365,21 +510,49 @@ export function confirmPage(
 ): Html {
   return html`<h1>Confirm: ${action}</h1>
     <p>
-      Saga <a href="/sagas/${saga.id}"><code>${saga.id}</code></a
+      Saga <a href="${sagaPath(saga.id)}"><code>${saga.id}</code></a
       >: ${saga.flow}, ${saga.status}${saga.amount ? `, ${amountOf(saga)}` : ''}.
     </p>
     <p class="notice" id="willHappen">${willHappen(action)}</p>
     ${error ? apiError(error) : ''}
-    <form method="post" action="/sagas/${saga.id}/actions/${action}" id="confirmForm">
+    <form method="post" action="${sagaPath(saga.id, 'actions', action)}" id="confirmForm">
       <input type="hidden" name="${CSRF_FIELD}" value="${csrf}" />
       ${reasonField(reason)}
       <button type="submit" id="confirm">${action}</button>
-      <a href="/sagas/${saga.id}">Cancel</a>
+      <a href="${sagaPath(saga.id)}">Cancel</a>
     </form>`;
 }
 
 export function acceptedNotice(accepted: ActionAccepted): string {
   return `${accepted.commandType} sent as command ${accepted.commandId}`;
+}
+
+/**
+ * A console path under /sagas with every segment encoded: an id or action is one segment whatever
+ * it holds (`../` or `/` cannot climb to another saga's path).
+ */
+export function sagaPath(id: string, ...rest: string[]): string {
+  return ['/sagas', ...[id, ...rest].map(encodeURIComponent)].join('/');
+}
+
+/** A path naming an action the saga does not offer now (to this person): refused in plain words. */
+export function actionNotOfferedPage(
+  saga: { id: string; status: string },
+  action: string,
+  offered: readonly string[],
+): Html {
+  return html`<h1>Not found</h1>
+    <div class="error" role="alert" id="notOffered">
+      <p>
+        Saga <code>${saga.id}</code> (${saga.status}) does not offer “${action}” to you now.
+        ${
+          offered.length === 0
+            ? 'It offers you no action in this state.'
+            : `What it offers now: ${offered.join(', ')}.`
+        }
+      </p>
+    </div>
+    <p><a href="${sagaPath(saga.id)}">Back to the saga</a></p>`;
 }
 
 export function errorPage(error: ApiError): Html {

@@ -6,7 +6,7 @@ import {
   Injectable,
 } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
-import type { Session, SessionSealer } from '../../application/session';
+import type { Session, SessionRevocations, SessionSealer } from '../../application/session';
 import { CSRF_FIELD } from './pages';
 
 /**
@@ -67,7 +67,11 @@ export function writeSession(
  * the one its cookie seals, else a new anonymous one (set as the cookie) so that every form,
  * sign-in included, carries a CSRF token.
  */
-export function consoleSecurity(sealer: SessionSealer, cookie: SessionCookie) {
+export function consoleSecurity(
+  sealer: SessionSealer,
+  cookie: SessionCookie,
+  revocations: SessionRevocations,
+) {
   return (request: ConsoleRequest, response: Response, next: NextFunction): void => {
     response.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
     response.setHeader('X-Frame-Options', 'DENY');
@@ -75,10 +79,18 @@ export function consoleSecurity(sealer: SessionSealer, cookie: SessionCookie) {
     response.setHeader('X-Content-Type-Options', 'nosniff');
     response.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
     response.setHeader('Cache-Control', 'no-store');
+    // Expired, idle too long, or signed out (revoked): a new anonymous session in its place.
     let session = sealer.open(readCookie(request.headers.cookie, cookie.name));
+    if (session !== undefined && revocations.isRevoked(session)) session = undefined;
     if (session === undefined) {
       session = sealer.fresh();
       writeSession(response, cookie, sealer, session);
+    } else if (session.user !== undefined) {
+      const touched = sealer.touch(session);
+      if (touched !== undefined) {
+        session = touched;
+        writeSession(response, cookie, sealer, session);
+      }
     }
     request.consoleSession = session;
     next();

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import {
+  type GatewayRequestAnswer,
   type MoneyFigures,
   type SagaDetail,
   type SagaPage,
@@ -55,9 +56,14 @@ interface SagaRowSql {
 }
 
 // The amount, currency and unknown-since of any flow's state: the in-flight operation's, else the
-// saga's own (payouts, transfers, schedules keep `amount`; a settled payment its authorized sum).
+// saga's own (payouts, transfers, schedules keep `amount`), else what the saga first requested (a
+// card payment's first event, `operation-requested`, names it: a declined, failed or settled
+// payment keeps no amount in its state but was asked for one), else a payment's authorized sum.
 const AMOUNT = `COALESCE((s.state->'inFlight'->'amount'->>'minor')::bigint,
-  (s.state->'amount'->>'minor')::bigint, NULLIF((s.state->>'authorized')::bigint, 0))`;
+  (s.state->'amount'->>'minor')::bigint,
+  (SELECT (h.event->'amount'->>'minor')::bigint FROM saga_history h
+    WHERE h.saga_id = s.id AND h.version = 1),
+  NULLIF((s.state->>'authorized')::bigint, 0))`;
 const CURRENCY = `COALESCE(s.state->'inFlight'->'amount'->>'currency', s.state->'amount'->>'currency',
   s.state->>'currency')`;
 /** Of the sagas aliased `s`; saga-gauges.ts counts unknown outcomes with the same expression. */
@@ -107,6 +113,41 @@ function moneyOf(state: unknown): MoneyFigures | null {
     captured,
     returned,
     remaining: Math.max(0, charged - returned),
+  };
+}
+
+/**
+ * What the history says of one request: its latest event naming it (`requestId`) and that
+ * event's code, with the gateway's serial (`serialNumber`) from whichever event named it last. Reads the events as stored, so a field an event does not have is simply null.
+ */
+export function answerOf(
+  requestId: string,
+  history: ReadonlyArray<{ event_type: string; occurred_at: Date; event: unknown }>,
+): GatewayRequestAnswer | null {
+  const text = (e: Record<string, unknown>, key: string) =>
+    typeof e[key] === 'string' ? e[key] : null;
+  const naming = history
+    .map((h) => ({
+      h,
+      e: (typeof h.event === 'object' && h.event !== null ? h.event : {}) as Record<
+        string,
+        unknown
+      >,
+    }))
+    .filter(({ e }) => e.requestId === requestId);
+  const latest = naming.at(-1);
+  if (latest === undefined) return null;
+  // The serial the gateway gave it is named once (accepted-by-gateway); later events may not.
+  const serial =
+    naming
+      .map(({ e }) => text(e, 'serialNumber') ?? text(e, 'serial'))
+      .filter((v) => v !== null)
+      .at(-1) ?? null;
+  return {
+    result: latest.h.event_type,
+    serial,
+    code: text(latest.e, 'code'),
+    at: latest.h.occurred_at.toISOString(),
   };
 }
 
@@ -264,6 +305,7 @@ export class AdminQueryService {
           operation: r.operation,
           createdAt: r.created_at.toISOString(),
           request: r.body,
+          answer: answerOf(r.request_id, history),
         })),
         audit: audit.map((a) => ({
           id: a.id,

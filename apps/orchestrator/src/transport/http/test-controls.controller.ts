@@ -36,4 +36,11 @@ export class TestControlsController {
     }
     return { now: this.clock.advance(parsed.data.seconds * 1000).toISOString() };
   }
+
+  /** Back to the system time (the demo before `--keep-running`). */
+  @Post('clock/reset')
+  @HttpCode(200)
+  reset(): { now: string } {
+    return { now: this.clock.reset().toISOString() };
+  }
 }

@@ -217,6 +217,7 @@ describe('app shells boot, report health and metrics, and stop cleanly', () => {
       );
       expect(tables).toEqual([
         'admin_audit',
+        'admin_tokens',
         'commands',
         'dead_letter_replays',
         'gateway_requests',

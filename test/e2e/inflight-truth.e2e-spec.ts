@@ -74,6 +74,9 @@ beforeAll(async () => {
       orchestrator: {
         NEVER_RECEIVED_RESEND_SECONDS: String(NEVER_RECEIVED_SECONDS),
         RESULT_DEADLINE_SECONDS: String(RESULT_DEADLINE_SECONDS),
+        // Item 1 is about the one repeat after no trace of an opening operation: only an endpoint
+        // declared to refuse a reused client_orderid gets it (the default is none).
+        GATEWAY_REFUSES_REUSED_ORDER_ID_ENDPOINTS: SANDBOX_MERCHANT.plainEndpoint,
       },
       'gateway-adapter': {
         GATEWAY_RESPONSE_TIMEOUT_MS: String(RESPONSE_TIMEOUT_MS),

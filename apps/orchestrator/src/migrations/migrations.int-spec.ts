@@ -68,6 +68,7 @@ describe('runMigrations (real PostgreSQL)', () => {
       'DeadLetterReplays1769800000000',
       'TimerScope1769810000000',
       'AdminTokens1769860000000',
+      'ReconciliationHolds1769870000000',
     ]);
     expect(messages).toContain('migrations: applied OutboxInbox1767225600000');
     expect(messages).toContain('migrations: applied Payments1767312000000');
@@ -186,6 +187,7 @@ describe('runMigrations (real PostgreSQL)', () => {
       'DeadLetterReplays1769800000000',
       'TimerScope1769810000000',
       'AdminTokens1769860000000',
+      'ReconciliationHolds1769870000000',
     ]);
     const recorded = await query<{ name: string; n: string }>(
       db.url,
@@ -199,6 +201,7 @@ describe('runMigrations (real PostgreSQL)', () => {
       { name: 'OutboxInbox1767225600000', n: '1' },
       { name: 'Payments1767312000000', n: '1' },
       { name: 'Reconciliation1767900000000', n: '1' },
+      { name: 'ReconciliationHolds1769870000000', n: '1' },
       { name: 'ReconciliationLookups1768200000000', n: '1' },
       { name: 'SagaOrderIndex1769720000000', n: '1' },
       { name: 'Sagas1767600000000', n: '1' },

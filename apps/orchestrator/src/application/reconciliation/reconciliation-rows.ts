@@ -38,7 +38,22 @@ export interface CheckRow {
   expectation: Expectation;
   state: string;
   attempts: number;
+  /** Of the attempts, those our own adapter held back (not-sent with retryAt): not spent. */
+  holds: number;
 }
+
+/**
+ * How many of a check's attempts count against RECONCILIATION_MAX_ATTEMPTS: those the gateway
+ * could have answered. An attempt the adapter held back by its own status budget (a run's queries
+ * take the budget's bounded background share, so a run outpaces it by design) reached nothing;
+ * it waits for the budget instead, up to `MAX_HOLDS` times.
+ */
+export function spentAttempts(check: Pick<CheckRow, 'attempts' | 'holds'>): number {
+  return check.holds >= MAX_HOLDS ? Number.POSITIVE_INFINITY : check.attempts - check.holds;
+}
+
+/** Holds after which a check stops waiting for the budget (≈ an hour at one per retryAt). */
+export const MAX_HOLDS = 3_600;
 
 /** The status query a check sends (its own request id is the answer's subject). */
 export function statusRequestRow(

@@ -24,7 +24,13 @@ import { addMs } from '../../domain/decision';
 import { gatewayResultInput } from '../../flows/card-payment/gateway-vocabulary';
 import { expectedChargeSubjectId } from '../../flows/recurring-schedule/domain';
 import { reconciliationOf } from './reconciled-flows';
-import { answerOf, type CheckRow, evidenceFor } from './reconciliation-rows';
+import {
+  answerOf,
+  type CheckRow,
+  evidenceFor,
+  MAX_HOLDS,
+  spentAttempts,
+} from './reconciliation-rows';
 
 const HOUR = 3_600_000;
 const card = reconciliationOf('card-payment');
@@ -45,6 +51,7 @@ const row = (sagaId: string, flow: string, planned: PlannedCheck): CheckRow => (
   expectation: planned.expectation,
   state: 'sent',
   attempts: 1,
+  holds: 0,
 });
 
 /** The gateway adapter's answer to a check's status query. */
@@ -316,5 +323,15 @@ describe("reconciliation covers a registered schedule's expected charges", () =>
       { type: 'gateway-charge-reported', cycle: 0, gatewayOrderId: '1000042' },
       { type: 'gateway-cycle-charged', cycle: 0, gatewayOrderId: '1000042' },
     ]);
+  });
+});
+
+describe('attempts a run spends', () => {
+  it('counts only the attempts the gateway could have answered, and stops waiting after MAX_HOLDS', () => {
+    expect(spentAttempts({ attempts: 5, holds: 0 })).toBe(5);
+    expect(spentAttempts({ attempts: 5, holds: 4 })).toBe(1);
+    expect(spentAttempts({ attempts: MAX_HOLDS + 1, holds: MAX_HOLDS })).toBe(
+      Number.POSITIVE_INFINITY,
+    );
   });
 });

@@ -333,7 +333,7 @@ describe('reconciliation service (real PostgreSQL)', () => {
     expect(verdicts).toHaveLength(4);
   });
 
-  it('not sent: asked again at retryAt, an answer to the older attempt ignored; out of attempts: unresolved', async () => {
+  it('held back by our adapter: asked again at retryAt, the attempt not spent, an answer to the older attempt ignored; out of attempts: unresolved', async () => {
     await emptyTables();
     const id = await payment('approved');
     const runId = randomUUID();
@@ -358,9 +358,14 @@ describe('reconciliation service (real PostgreSQL)', () => {
     ]);
     expect(await outbox('reconciliation.v1')).toHaveLength(0);
 
-    // No answer at all: after each answer timeout it is asked again, then given up (3 attempts).
+    // No answer at all: after each answer timeout it is asked again, then given up after three
+    // attempts that could reach the gateway (the held one is not spent: four sent in all).
     clock.at = new Date(clock.at.getTime() + 31_000);
     expect(await service.dispatch()).toBe(1); // attempt 3
+    clock.at = new Date(clock.at.getTime() + 31_000);
+    expect(await service.dispatch()).toBe(1); // attempt 4
+    expect(await requestsFrom()).toHaveLength(4);
+    expect(await outbox('reconciliation.v1')).toHaveLength(0);
     clock.at = new Date(clock.at.getTime() + 31_000);
     expect(await service.dispatch()).toBe(1); // out of attempts: concluded unresolved
     const events = await reconciliationEvents();

@@ -42,6 +42,7 @@ import {
   type GatewaySide,
   gatewaySide,
   mismatchEvent,
+  spentAttempts,
   statusRequestRow,
 } from './reconciliation-rows';
 
@@ -262,7 +263,8 @@ export class ReconciliationService {
       // check sent again (its attempt is stale) instead of the round overwriting its verdict; a
       // check whose answer is being recorded right now is skipped.
       const due = await tx.query<CheckRow[]>(
-        `SELECT run_id, saga_id, subject, request_id, flow, endpoint_id, expectation, state, attempts
+        `SELECT run_id, saga_id, subject, request_id, flow, endpoint_id, expectation, state, attempts,
+                holds
            FROM reconciliation_checks WHERE state <> 'done' AND next_at <= $1
           ORDER BY next_at LIMIT ${DISPATCH_BATCH}
             FOR UPDATE SKIP LOCKED`,
@@ -276,7 +278,7 @@ export class ReconciliationService {
       const runs = new Set<string>();
       let handled = 0;
       for (const check of due) {
-        if (check.attempts >= this.config.reconciliation.maxAttempts) {
+        if (spentAttempts(check) >= this.config.reconciliation.maxAttempts) {
           rows.push(...(await this.conclude(tx, check, { kind: 'none' }, undefined)));
           runs.add(check.run_id);
           handled += 1;
@@ -332,7 +334,8 @@ export class ReconciliationService {
       const evidence: GatewayResult[] = [];
       for (const result of results) {
         const [check] = await tx.query<CheckRow[]>(
-          `SELECT run_id, saga_id, subject, request_id, flow, endpoint_id, expectation, state, attempts
+          `SELECT run_id, saga_id, subject, request_id, flow, endpoint_id, expectation, state, attempts,
+                holds
              FROM reconciliation_checks WHERE request_id = $1 FOR UPDATE`,
           [result.requestId],
         );
@@ -343,13 +346,17 @@ export class ReconciliationService {
         if (check.state === 'done') continue;
         if (answer === undefined) {
           // Not sent, unknown, or no final report yet: ask again, when the adapter says or soon.
+          // Held back by our own adapter (retryAt): nothing reached the gateway, the attempt is
+          // not spent (spentAttempts).
+          const held = result.result.kind === 'not-sent' && result.result.retryAt !== undefined;
           const retryAt =
             result.result.kind === 'not-sent' && result.result.retryAt !== undefined
               ? new Date(result.result.retryAt)
               : new Date(this.clock.now().getTime() + backoffMs(check.attempts));
           await tx.query(
-            `UPDATE reconciliation_checks SET state = 'pending', next_at = $2 WHERE request_id = $1`,
-            [check.request_id, retryAt],
+            `UPDATE reconciliation_checks SET state = 'pending', next_at = $2,
+                    holds = holds + $3 WHERE request_id = $1`,
+            [check.request_id, retryAt, held ? 1 : 0],
           );
           continue;
         }
@@ -441,7 +448,7 @@ export class ReconciliationService {
 
   /** Still not final: asked again after a backoff, unless out of attempts (false). */
   private async askAgainLater(tx: EntityManager, check: CheckRow): Promise<boolean> {
-    if (check.attempts >= this.config.reconciliation.maxAttempts) return false;
+    if (spentAttempts(check) >= this.config.reconciliation.maxAttempts) return false;
     await tx.query(
       `UPDATE reconciliation_checks SET state = 'pending', next_at = $2 WHERE request_id = $1`,
       [check.request_id, new Date(this.clock.now().getTime() + backoffMs(check.attempts))],

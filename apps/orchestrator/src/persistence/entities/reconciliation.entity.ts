@@ -71,6 +71,10 @@ export class ReconciliationCheckEntity {
   @Column({ name: 'attempts', type: 'integer', default: 0 })
   attempts!: number;
 
+  /** Attempts our own adapter held back (not-sent with retryAt): not spent (migration ReconciliationHolds1769870000000). */
+  @Column({ name: 'holds', type: 'integer', default: 0 })
+  holds!: number;
+
   @Column({ name: 'next_at', type: 'timestamptz' })
   nextAt!: Date;
 

@@ -26,7 +26,10 @@
 # replication, for the measurement in docs/decisions.md only.
 #
 # The monitor's failure detection is shortened for tests (PG_HA_UNHEALTHY_TIMEOUT_MS, default
-# 5000, instead of pg_auto_failover's 20 s): a killed primary is failed over in seconds.
+# 5000, instead of pg_auto_failover's 20 s), and so is the time it gives a lost primary to demote
+# itself before the standby is promoted (PG_HA_DEMOTE_TIMEOUT_MS, default 5000, instead of 30 s;
+# an unreachable old primary cannot acknowledge a commit meanwhile: synchronous replication waits
+# for the standby, which stopped replicating): a killed primary is failed over in seconds.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -34,6 +37,7 @@ BASE_PORT="${PG_HA_PORT:-25431}"
 STATE="${PG_HA_STATE_DIR:-/tmp/payments-pg-ha/$BASE_PORT}"
 START_TIMEOUT="${PG_HA_START_TIMEOUT:-120}"
 UNHEALTHY_MS="${PG_HA_UNHEALTHY_TIMEOUT_MS:-5000}"
+DEMOTE_MS="${PG_HA_DEMOTE_TIMEOUT_MS:-5000}"
 PG_BIN="${PG_HA_PG_BIN:-/usr/lib/postgresql/15/bin}"
 HOST=127.0.0.1
 NODES=2
@@ -95,7 +99,9 @@ postmaster_pid() {
 # Starts `pg_autoctl run` for a created node (name monitor|node1|node2) in the background.
 run_keeper() {
   local name="$1" dir="$STATE/$1"
-  as_pg bash -c "nohup pg_autoctl run --pgdata '$dir' >>'$STATE/$name.log' 2>&1 & echo \$!" \
+  # setsid: the keeper leads a process group of its own (its supervisor children included), so
+  # kill-primary and stop reach all of it with one signal to the group.
+  as_pg bash -c "setsid nohup pg_autoctl run --pgdata '$dir' >>'$STATE/$name.log' 2>&1 & echo \$!" \
     >"$(keeper_pid_file "$name")"
 }
 
@@ -152,7 +158,7 @@ start() {
   done
   stop --wipe >/dev/null 2>&1 || true
   STARTED=0
-  trap '((${STARTED:-1} == 1)) || { say "start failed: stopping what was started"; stop >/dev/null 2>&1 || true; }' EXIT
+  trap '((${STARTED:-1} == 1)) || { say "start failed: stopping what was started"; tail -n 15 "$STATE"/*.log >&2 || true; stop >/dev/null 2>&1 || true; }' EXIT
   mkdir -p "$STATE/xdg/config" "$STATE/xdg/data" "$STATE/xdg/run"
   chmod 700 "$STATE/xdg/run"
   touch "$STATE/monitor.log" "$STATE/node1.log" "$STATE/node2.log"
@@ -165,6 +171,7 @@ start() {
   wait_for "the monitor" monitor_ready
   # Detect a lost node in seconds rather than pg_auto_failover's 20 s (tests, the demo).
   monitor_sql "ALTER SYSTEM SET pgautofailover.node_considered_unhealthy_timeout = '${UNHEALTHY_MS}ms'" >/dev/null
+  monitor_sql "ALTER SYSTEM SET pgautofailover.primary_demote_timeout = '${DEMOTE_MS}ms'" >/dev/null
   monitor_sql "ALTER SYSTEM SET pgautofailover.health_check_period = '1s'" >/dev/null
   monitor_sql "ALTER SYSTEM SET pgautofailover.health_check_retry_delay = '1s'" >/dev/null
   monitor_sql "ALTER SYSTEM SET pgautofailover.health_check_timeout = '1s'" >/dev/null
@@ -212,7 +219,7 @@ stop() {
   local deadline=$((SECONDS + 30))
   for name in node2 node1 monitor; do
     while pid="$(keeper_pid "$name")" && ((SECONDS < deadline)); do sleep 0.2; done
-    if pid="$(keeper_pid "$name")"; then kill -KILL "$pid" 2>/dev/null || true; fi
+    if pid="$(keeper_pid "$name")"; then kill -KILL -- "-$pid" 2>/dev/null || true; fi
     rm -f "$(keeper_pid_file "$name")"
     if [[ -d "$STATE/$name" ]] && pid="$(postmaster_pid "$STATE/$name")"; then
       as_pg "$PG_BIN/pg_ctl" stop -D "$STATE/$name" -m immediate >/dev/null 2>&1 || kill -KILL "$pid" 2>/dev/null || true
@@ -241,9 +248,8 @@ kill_primary() {
   local kpid ppid
   kpid="$(keeper_pid "node$n" || true)"
   ppid="$(postmaster_pid "$(node_dir "$n")" || true)"
-  [[ -n "$kpid" ]] && kill -KILL "$kpid" 2>/dev/null || true
-  # The keeper's supervisor children (postgres controller, node-active) die with it or now.
-  pkill -KILL -P "${kpid:-0}" 2>/dev/null || true
+  # The keeper's whole process group (its supervisor children too), then the postmaster.
+  [[ -n "$kpid" ]] && kill -KILL -- "-$kpid" 2>/dev/null || true
   [[ -n "$ppid" ]] && kill -KILL "$ppid" 2>/dev/null || true
   say "killed node$n (port $port): keeper ${kpid:-?}, postmaster ${ppid:-?}"
   echo "$n"

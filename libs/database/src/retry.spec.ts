@@ -51,6 +51,23 @@ describe('classifyDatabaseError', () => {
       'outcome-unknown',
       queryFailed(pgError('57P01', 'terminating connection due to administrator command')),
     ],
+    [
+      'the rest of a transaction whose connection died (TypeORM)',
+      'outcome-unknown',
+      Object.assign(
+        new Error('Database connection provided by a query runner was already released'),
+        {
+          name: 'QueryRunnerProviderAlreadyReleasedError',
+        },
+      ),
+    ],
+    [
+      'the COMMIT of a transaction whose connection died (TypeORM)',
+      'outcome-unknown',
+      Object.assign(new Error('Query runner already released. Cannot run queries anymore.'), {
+        name: 'QueryRunnerAlreadyReleasedError',
+      }),
+    ],
     ['crash shutdown (57P02)', 'outcome-unknown', pgError('57P02')],
     ['a unique violation', 'other', queryFailed(pgError('23505', 'duplicate key value'))],
     ['a serialization failure', 'other', pgError('40001')],

@@ -8,8 +8,9 @@
  *   a standby that refused it (25006 read_only_sql_transaction: a session that was still on the
  *   demoted primary). Retrying is safe for every statement.
  * - `outcome-unknown`: the connection broke while the statement or its COMMIT was in flight
- *   (ECONNRESET, "Connection terminated", 57P01/57P02 admin or crash shutdown, 08000/08003/08006):
- *   it may or may not have committed. Only work that is idempotent as a whole may be retried.
+ *   (ECONNRESET, "Connection terminated", 57P01/57P02 admin or crash shutdown, 08000/08003/08006,
+ *   TypeORM's QueryRunner(Provider)AlreadyReleasedError for the rest of a transaction whose
+ *   connection died): it may or may not have committed. Only work that is idempotent as a whole may be retried.
  * - `other`: anything else (constraint violations, bugs): never retried here.
  *
  * Who retries what (docs/design.md, "Database failover"): the orchestrator's unit of work retries
@@ -31,7 +32,13 @@ const NOT_APPLIED_CODES = new Set([
 ]);
 const UNKNOWN_CODES = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED']);
 
+const RELEASED_RUNNER = new Set([
+  'QueryRunnerProviderAlreadyReleasedError',
+  'QueryRunnerAlreadyReleasedError',
+]);
+
 interface ErrorLike {
+  name?: unknown;
   code?: unknown;
   message?: unknown;
   driverError?: unknown;
@@ -60,6 +67,9 @@ export function classifyDatabaseError(error: unknown): DatabaseFailure {
     }
     if (
       (code !== undefined && (UNKNOWN_SQLSTATES.has(code) || UNKNOWN_CODES.has(code))) ||
+      // TypeORM releases a transaction's query runner when its connection errors; the
+      // transaction's next statement or its COMMIT then fails with one of these.
+      (typeof e.name === 'string' && RELEASED_RUNNER.has(e.name)) ||
       /Connection terminated|not queryable|terminating connection|server closed the connection/i.test(
         message,
       )

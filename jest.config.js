@@ -77,7 +77,7 @@ module.exports = {
     {
       ...common,
       displayName: 'failover',
-      testMatch: ['<rootDir>/{apps,libs,test}/**/*.failover-spec.ts'],
+      testMatch: ['<rootDir>/test/failover/**/*.failover-spec.ts'],
       setupFilesAfterEnv: ['<rootDir>/test/setup/integration-timeout.ts'],
     },
   ],

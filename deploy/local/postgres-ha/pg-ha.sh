@@ -9,6 +9,7 @@
 #   bash deploy/local/postgres-ha/pg-ha.sh failover        # a planned switchover (the monitor's)
 #   bash deploy/local/postgres-ha/pg-ha.sh kill-primary    # SIGKILL the primary's keeper + postmaster
 #   bash deploy/local/postgres-ha/pg-ha.sh rejoin N        # restart node N's keeper (rejoins as standby)
+#   bash deploy/local/postgres-ha/pg-ha.sh heal            # every node back, wait for primary + secondary
 #   bash deploy/local/postgres-ha/pg-ha.sh primary         # prints the current primary's port
 #   bash deploy/local/postgres-ha/pg-ha.sh set-async | set-sync
 #
@@ -255,6 +256,17 @@ kill_primary() {
   echo "$n"
 }
 
+# Every node running again (a killed one rejoins as a standby), then waits until one is primary
+# and the other a synchronous secondary: a test's starting point after an earlier kill.
+heal() {
+  local n
+  for n in $(seq 1 "$NODES"); do
+    keeper_pid "node$n" >/dev/null || run_keeper "node$n"
+  done
+  wait_for "a primary and a secondary" both_sync
+  say "healed: $(primary_port) is primary"
+}
+
 rejoin() {
   local n="$1"
   [[ "$n" =~ ^[1-2]$ ]] || die "node must be 1 or 2"
@@ -274,7 +286,8 @@ case "$cmd" in
   failover) as_pg pg_autoctl perform failover --pgdata "$STATE/monitor" ;;
   kill-primary) kill_primary ;;
   rejoin) rejoin "$@" ;;
+  heal) heal ;;
   set-async) set_quorum false ;;
   set-sync) set_quorum true ;;
-  *) die "usage: $0 start [--async] | stop [--wipe] | status | uri | primary | failover | kill-primary | rejoin N | set-async | set-sync" ;;
+  *) die "usage: $0 start [--async] | stop [--wipe] | status | uri | primary | failover | kill-primary | rejoin N | heal | set-async | set-sync" ;;
 esac

@@ -1,7 +1,7 @@
 import { DataSource, EntitySchema, MixedList } from 'typeorm';
 import type { MigrationInterface } from 'typeorm';
 import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
-import { needsPrimaryResolution, parseDatabaseUrl, type DatabaseHost } from './database-url';
+import { needsPrimaryResolution, parseDatabaseUrl } from './database-url';
 import { baseClientConfig, failoverClientClass } from './failover-client';
 
 export type MigrationClass = new () => MigrationInterface;
@@ -62,7 +62,7 @@ function connectionOptions(
 > {
   const parsed = parseDatabaseUrl(url);
   if (!needsPrimaryResolution(parsed)) return { url };
-  const first = parsed.hosts[0] as DatabaseHost;
+  const first = parsed.hosts[0];
   const base = baseClientConfig(parsed);
   return {
     host: first.host,

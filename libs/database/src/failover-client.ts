@@ -58,7 +58,7 @@ export function failoverClientClass(url: DatabaseUrl): typeof Client {
     let lastError: unknown;
     for (let k = 0; k < hosts.length; k++) {
       const index = (lastPrimary + k) % hosts.length;
-      const target = hosts[index] as DatabaseHost;
+      const target = hosts[index];
       const probe = new Client({
         ...base,
         host: target.host,
@@ -91,7 +91,7 @@ export function failoverClientClass(url: DatabaseUrl): typeof Client {
     override connect(callback: ConnectCallback): void;
     override connect(callback?: ConnectCallback): Promise<Client> | void {
       const connecting = findPrimary().then((index) => {
-        const target = hosts[index] as DatabaseHost;
+        const target = hosts[index];
         // Client#connect dials this.host/this.port (read from connectionParameters at construction).
         const self = this as unknown as {
           host: string;
@@ -123,7 +123,7 @@ export function failoverClientClass(url: DatabaseUrl): typeof Client {
 export function newPgClient(url: string, extra: ClientConfig = {}): Client {
   const parsed = parseDatabaseUrl(url);
   if (!needsPrimaryResolution(parsed)) return new Client({ connectionString: url, ...extra });
-  const first = parsed.hosts[0] as DatabaseHost;
+  const first = parsed.hosts[0];
   const FailoverClient = failoverClientClass(parsed);
   return new FailoverClient({
     ...baseClientConfig(parsed),

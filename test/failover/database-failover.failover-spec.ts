@@ -16,12 +16,10 @@ import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { DatabaseHealthCheck } from '@payments/observability';
 import type { DataSource } from 'typeorm';
-import { createDataSource } from './data-source';
-import { newPgClient } from './failover-client';
-import { retryOnFailover } from './retry';
+import { createDataSource, newPgClient, retryOnFailover } from '@payments/database';
 
 const run = promisify(execFile);
-const PG_HA = resolve(__dirname, '../../../deploy/local/postgres-ha/pg-ha.sh');
+const PG_HA = resolve(__dirname, '../../deploy/local/postgres-ha/pg-ha.sh');
 const WRITERS = 4;
 const WRITES_BEFORE_KILL = 40;
 const WRITES_AFTER_RECOVERY = 40;
@@ -46,6 +44,7 @@ describe('a PostgreSQL primary lost while commits flow (pg_auto_failover)', () =
   let dataSource: DataSource;
 
   beforeAll(async () => {
+    await pgHa('heal'); // a primary and a synchronous standby, whatever an earlier spec killed
     dataSource = createDataSource({ url: haUrl(), poolSize: 6, applicationName: 'failover-spec' });
     await dataSource.initialize();
     await dataSource.query('DROP TABLE IF EXISTS failover_probe');
@@ -60,7 +59,7 @@ describe('a PostgreSQL primary lost while commits flow (pg_auto_failover)', () =
 
   it('given writers on the multi-host URL, when the primary node is killed, then writes resume on the promoted standby and no acknowledged commit is lost', async () => {
     const acknowledged = new Set<string>();
-    let killedAt: number | undefined;
+    let killedAt: number | undefined = undefined; // set once the primary is killed
     let firstAfterKill: number | undefined;
     let retried = 0;
     let lastFailureAfterKill: number | undefined;

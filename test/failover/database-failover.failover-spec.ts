@@ -24,6 +24,8 @@ const WRITERS = 4;
 const WRITES_BEFORE_KILL = 40;
 const WRITES_AFTER_RECOVERY = 40;
 const LOCK_KEY = '424242';
+/** How long the standby is left behind before the kill. */
+const LAG_MS = 1_500;
 
 function haUrl(): string {
   const url = process.env['DATABASE_HA_URL'];
@@ -124,6 +126,11 @@ describe('a PostgreSQL primary lost while commits flow (pg_auto_failover)', () =
     while (acknowledged.size < WRITES_BEFORE_KILL) await new Promise((r) => setTimeout(r, 20));
 
     const oldPrimary = await pgHa('primary');
+    // The standby left behind for a moment first (the primary's WAL senders paused): what a
+    // slow network does. Synchronous commits wait meanwhile; asynchronous ones are acknowledged
+    // without the standby, and the kill below loses them.
+    await pgHa('pause-replication');
+    await new Promise((r) => setTimeout(r, LAG_MS));
     const killedNode = await pgHa('kill-primary');
     killedAt = Date.now();
     const ackedAtKill = acknowledged.size;

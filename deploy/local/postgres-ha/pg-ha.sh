@@ -10,6 +10,8 @@
 #   bash deploy/local/postgres-ha/pg-ha.sh kill-primary    # SIGKILL the primary's keeper + postmaster
 #   bash deploy/local/postgres-ha/pg-ha.sh rejoin N        # restart node N's keeper (rejoins as standby)
 #   bash deploy/local/postgres-ha/pg-ha.sh heal            # every node back, wait for primary + secondary
+#   bash deploy/local/postgres-ha/pg-ha.sh pause-replication | resume-replication
+#                                         # a standby left behind (SIGSTOP/SIGCONT of the primary's WAL senders)
 #   bash deploy/local/postgres-ha/pg-ha.sh primary         # prints the current primary's port
 #   bash deploy/local/postgres-ha/pg-ha.sh set-async | set-sync
 #
@@ -213,6 +215,7 @@ primary_sql() {
 stop() {
   local wipe=0 name pid
   [[ "${1:-}" == --wipe ]] && wipe=1
+  resume_replication >/dev/null 2>&1 || true
   # Keepers first (they would restart their postgres), then any postmaster left.
   for name in node2 node1 monitor; do
     if pid="$(keeper_pid "$name")"; then kill -TERM "$pid" 2>/dev/null || true; fi
@@ -249,11 +252,50 @@ kill_primary() {
   local kpid ppid
   kpid="$(keeper_pid "node$n" || true)"
   ppid="$(postmaster_pid "$(node_dir "$n")" || true)"
-  # The keeper's whole process group (its supervisor children too), then the postmaster.
+  # The keeper's whole process group (its supervisor children too), then the postmaster, and WAL
+  # senders paused by pause-replication (a stopped process would not notice the postmaster's death).
   [[ -n "$kpid" ]] && kill -KILL -- "-$kpid" 2>/dev/null || true
+  if [[ -f "$STATE/walsenders.stopped" ]]; then
+    # shellcheck disable=SC2046
+    kill -KILL $(cat "$STATE/walsenders.stopped") 2>/dev/null || true
+    rm -f "$STATE/walsenders.stopped"
+  fi
   [[ -n "$ppid" ]] && kill -KILL "$ppid" 2>/dev/null || true
   say "killed node$n (port $port): keeper ${kpid:-?}, postmaster ${ppid:-?}"
   echo "$n"
+}
+
+# The primary's WAL sender processes (one per standby).
+walsender_pids() {
+  local port n pm
+  port="$(primary_port)"
+  [[ -n "$port" ]] || die "no primary known to the monitor"
+  n=$((port - BASE_PORT))
+  pm="$(postmaster_pid "$(node_dir "$n")")" || die "node$n's postmaster is not running"
+  pgrep -P "$pm" -f 'walsender' || true
+}
+
+# A standby that falls behind (a slow or partitioned network): SIGSTOP of the primary's WAL
+# senders, so WAL written meanwhile does not leave the primary. Synchronous commits wait for the
+# standby; asynchronous ones are acknowledged without it — and are lost if the primary dies now
+# (kill-primary SIGKILLs the paused senders too). `resume-replication` sends SIGCONT.
+pause_replication() {
+  local pids
+  pids="$(walsender_pids)"
+  [[ -n "$pids" ]] || die "no WAL sender found on the primary"
+  # shellcheck disable=SC2086
+  kill -STOP $pids
+  echo "$pids" >"$STATE/walsenders.stopped"
+  say "primary's WAL senders paused: $(echo $pids)"
+}
+
+resume_replication() {
+  local file="$STATE/walsenders.stopped"
+  [[ -f "$file" ]] || return 0
+  # shellcheck disable=SC2046
+  kill -CONT $(cat "$file") 2>/dev/null || true
+  rm -f "$file"
+  say "WAL senders resumed"
 }
 
 # Every node running again (a killed one rejoins as a standby), then waits until one is primary
@@ -287,7 +329,9 @@ case "$cmd" in
   kill-primary) kill_primary ;;
   rejoin) rejoin "$@" ;;
   heal) heal ;;
+  pause-replication) pause_replication ;;
+  resume-replication) resume_replication ;;
   set-async) set_quorum false ;;
   set-sync) set_quorum true ;;
-  *) die "usage: $0 start [--async] | stop [--wipe] | status | uri | primary | failover | kill-primary | rejoin N | heal | set-async | set-sync" ;;
+  *) die "usage: $0 start [--async] | stop [--wipe] | status | uri | primary | failover | kill-primary | rejoin N | heal | pause-replication | resume-replication | set-async | set-sync" ;;
 esac

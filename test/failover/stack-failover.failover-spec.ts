@@ -27,6 +27,8 @@ const SALES_AFTER_KILL = 20;
 /** Sales sent while the standby is left behind, just before the kill. */
 const LAGGING_SALES = 5;
 const LAG_MS = 1_500;
+/** How long a sale may take to end once the stack recovered (a lost one never does). */
+const FINAL_WAIT_MS = 60_000;
 const FINAL = ['approved', 'declined', 'failed'];
 
 function haUrl(): string {
@@ -109,17 +111,17 @@ it('given sales flowing, when the database primary is killed, then every sale en
   }
   await afterKill;
 
-  const finals = await Promise.all(
+  // Every sale's final event, each waited for at most FINAL_WAIT_MS: a sale that never ends is
+  // reported (lost), not left to the test's timeout.
+  const outcomes = await Promise.allSettled(
     sales.map((sale) =>
       stack.events
-        .waitFor(sale.paymentId, (e) => FINAL.includes(e.type), 180_000)
-        .then(({ event }) => ({
-          sale,
-          type: event.type,
-          at: Date.now(),
-        })),
+        .waitFor(sale.paymentId, (e) => FINAL.includes(e.type), FINAL_WAIT_MS)
+        .then(({ event }) => ({ sale, type: event.type, at: Date.now() })),
     ),
   );
+  const finals = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+  const lost = sales.filter((sale) => !finals.some((f) => f.sale === sale)).map((s) => s.paymentId);
   const drainedAt = Math.max(...finals.map((f) => f.at));
   const firstAfterKill = Math.min(
     ...finals
@@ -127,23 +129,35 @@ it('given sales flowing, when the database primary is killed, then every sale en
       .map((f) => f.at),
   );
 
+  // Sent twice: a second order or a second capture at the sandbox (charge-again mode). Also
+  // counted: sales the gateway captured that never reached a final event (charged, unreported).
   const twice: string[] = [];
-  for (const { sale, type } of finals) {
+  const capturedButLost: string[] = [];
+  for (const sale of sales) {
+    const type = finals.find((f) => f.sale === sale)?.type;
     const ledger = await stack.controls.ledger(sale.paymentId);
     const orders = new Set(ledger.entries.map((e) => e.orderId));
     const captures = ledger.entries.filter((e) => e.movement === 'captured').length;
-    if (orders.size > 1 || captures > (type === 'approved' ? 1 : 0)) twice.push(sale.paymentId);
+    if (
+      orders.size > 1 ||
+      captures > 1 ||
+      (type !== undefined && type !== 'approved' && captures > 0)
+    ) {
+      twice.push(sale.paymentId);
+    }
+    if (type === undefined && captures > 0) capturedButLost.push(sale.paymentId);
   }
   const newPrimary = await pgHa('primary');
   process.stdout.write(
     `[failover] stack, ${process.env['PG_HA_ASYNC'] === '1' ? 'asynchronous' : 'synchronous'} replication: primary ${oldPrimary} killed, new primary ${newPrimary}; ` +
       `no writable primary for ${writableAt - killedAt} ms; first sale sent after the kill final at +${firstAfterKill - killedAt} ms; ` +
-      `all ${sales.length} sales final (backlog drained) at +${drainedAt - killedAt} ms; ` +
-      `${finals.filter((f) => f.type === 'approved').length} approved, ${twice.length} charged twice\n`,
+      `${finals.length} of ${sales.length} sales final (backlog drained) at +${drainedAt - killedAt} ms; ` +
+      `${finals.filter((f) => f.type === 'approved').length} approved, ${lost.length} never final ` +
+      `(${capturedButLost.length} of them captured by the gateway), ${twice.length} charged twice\n`,
   );
 
   expect(newPrimary).not.toBe(oldPrimary);
-  expect(finals).toHaveLength(SALES_BEFORE_KILL + LAGGING_SALES + SALES_AFTER_KILL);
+  expect(lost).toEqual([]);
   expect(twice).toEqual([]);
   expect(finals.filter((f) => f.type === 'approved')).toHaveLength(sales.length);
-});
+}, 240_000);

@@ -4,6 +4,8 @@
  *  - database:    *.db-spec.ts, against the real PostgreSQL alone (the saga runtime).
  *  - integration: *.int-spec.ts, against the real broker and the real PostgreSQL.
  *  - e2e:         test/e2e/*.e2e-spec.ts, the apps and the sandbox as separate processes.
+ *  - failover:    *.failover-spec.ts, against a replicated PostgreSQL whose primary they kill
+ *                 (`npm run test:failover`, inside scripts/with-pg-ha.sh; not in `npm test`).
  * `npm test` runs unit first, then integration and e2e inside scripts/with-infra.sh, which starts
  * (or reuses, via KAFKA_BROKERS) the brokers: with several workers, one broker per worker (their
  * test environment picks it), the longest suites first (jest.sequencer.cjs).
@@ -71,6 +73,12 @@ module.exports = {
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
       setupFilesAfterEnv: ['<rootDir>/test/setup/e2e-timeout.ts'],
+    },
+    {
+      ...common,
+      displayName: 'failover',
+      testMatch: ['<rootDir>/test/failover/**/*.failover-spec.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/setup/integration-timeout.ts'],
     },
   ],
 };

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { GatewayOperation } from '@payments/contracts';
-import { type PreparedStatement, preparedStatement } from '@payments/database';
+import { type PreparedStatement, preparedStatement, retryOnFailover } from '@payments/database';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
@@ -138,14 +138,20 @@ export class RequestHandoffs {
       owner,
       leaseMs,
     ];
+    // Re-run across a failover only when provably not applied (SentRequestsLedger.claim says
+    // why an unknown outcome is not re-run in place: the redelivery re-runs it instead).
     if (claim === undefined) {
-      const rows = await this.run(HAND_OFF, values);
+      const rows = await retryOnFailover(() => this.run(HAND_OFF, values), ['not-applied']);
       return { handedOff: rows.length === 1, claimed: false };
     }
-    const [row] = await this.run<{ handed_off: boolean; claimed: boolean }>(HAND_OFF_AND_CLAIM, [
-      ...values,
-      ...claimValues(claim.record, claim.options),
-    ]);
+    const [row] = await retryOnFailover(
+      () =>
+        this.run<{ handed_off: boolean; claimed: boolean }>(HAND_OFF_AND_CLAIM, [
+          ...values,
+          ...claimValues(claim.record, claim.options),
+        ]),
+      ['not-applied'],
+    );
     return { handedOff: row?.handed_off === true, claimed: row?.claimed === true };
   }
 

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { retryOnFailover } from '@payments/database';
 import { DataSource } from 'typeorm';
 
 export interface SentRequestRecord {
@@ -70,14 +71,29 @@ export class SentRequestsLedger {
    * yet, so a redelivery of the resend is still refused.
    */
   async claim(record: SentRequestRecord, options: ClaimOptions = {}): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(CLAIM, claimValues(record, options));
+    // Across a failover the claim is re-run in place only when it provably was NOT applied (no
+    // primary reachable, a standby refused it). A claim whose connection broke with its commit
+    // unknown is NOT re-run: re-run, it would find its own committed row and answer "may already
+    // be sent" — true to the letter, but for a request nobody sent. The error goes up instead;
+    // the message's redelivery runs the whole hand-off again against what the database holds
+    // (a committed claim is then seen as in flight and answered by an outcome check, never sent
+    // twice). docs/design.md, "Database failover".
+    const rows: unknown[] = await retryOnFailover(
+      () => this.dataSource.query(CLAIM, claimValues(record, options)),
+      ['not-applied'],
+    );
     return rows.length === 1;
   }
 
   async release(requestId: string, attempt: number): Promise<void> {
-    await this.dataSource.query(
-      `DELETE FROM adapter_sent_requests WHERE request_id = $1 AND attempt = $2`,
-      [requestId, attempt],
+    // A DELETE of one known row: re-running it after an unknown outcome changes nothing.
+    await retryOnFailover(
+      () =>
+        this.dataSource.query(
+          `DELETE FROM adapter_sent_requests WHERE request_id = $1 AND attempt = $2`,
+          [requestId, attempt],
+        ),
+      ['not-applied', 'outcome-unknown'],
     );
   }
 }

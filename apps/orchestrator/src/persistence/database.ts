@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { retryOnFailover } from '@payments/database';
 import { DataSource, type EntityManager } from 'typeorm';
 
 /**
@@ -13,6 +14,23 @@ export class Database {
   /** Runs `work` in one transaction on one connection: committed if it resolves, else rolled back. */
   transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
     return this.dataSource.transaction(work);
+  }
+
+  /**
+   * The saga runtime's unit of work: a transaction that is re-run after a failover — when no
+   * primary was reachable or a standby refused it (not applied) and also when the connection broke
+   * with its COMMIT outcome unknown. Safe because the unit is idempotent by its inbox: a gateway
+   * result or callback records its inbox row, a command its command record, a timer its claim, in
+   * the same transaction; a re-run of a unit that did commit finds them and writes nothing again
+   * (a command's repeat is answered as the duplicate it is). `work` must touch nothing but the
+   * database (the outbox carries everything else). Gives up after DEFAULT_FAILOVER_RETRY's 30 s:
+   * the consumer's own retry and readiness take over.
+   */
+  unitOfWork<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
+    return retryOnFailover(
+      () => this.dataSource.transaction(work),
+      ['not-applied', 'outcome-unknown'],
+    );
   }
 
   /** Reads outside a transaction (the HTTP read API). */

@@ -140,7 +140,7 @@ export class SagaRuntime {
     catalogue: CommandCatalogue,
     body: (work: UnitOfWork, tx: EntityManager) => Promise<T>,
   ): Promise<T> {
-    const [result, committed] = await this.db.transaction(async (tx) => {
+    const [result, committed] = await this.db.unitOfWork(async (tx) => {
       const work = this.unitOfWork(tx, catalogue);
       return [await body(work, tx), work.written] as const;
     });

@@ -7,7 +7,8 @@ import {
 } from '@nestjs/common';
 import { BackgroundLoop, type RoundOutcome } from '@payments/core';
 import { KafkaProducerService } from '@payments/kafka';
-import { Client } from 'pg';
+import type { Client } from 'pg';
+import { classifyDatabaseError, newPgClient } from '@payments/database';
 import { ORCHESTRATOR_CONFIG, type OrchestratorConfig } from '../../config';
 import { relayBackoffMs } from './outbox-rows';
 import { OUTBOX_CHANNEL } from './outbox.writer';
@@ -98,19 +99,27 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
   /** One round: take the lock if not the leader yet (a standby retries every poll), publish. */
   private async round(): Promise<RoundOutcome> {
     const client = await this.connection();
-    if (!this.leader) {
-      this.leader = await this.tryLock(client);
-      if (!this.leader) return 'idle';
-      this.logger.log('outbox relay: lock acquired, publishing');
+    try {
+      if (!this.leader) {
+        this.leader = await this.tryLock(client);
+        if (!this.leader) return 'idle';
+        this.logger.log('outbox relay: lock acquired, publishing');
+      }
+      const published = await this.publishRound(client);
+      return published < this.config.outbox.batchSize ? 'idle' : 'busy';
+    } catch (error) {
+      // A broken connection or a demoted primary (a failover): the lock, if held, went with the
+      // session. Drop the connection so the next round connects to the new primary
+      // (DATABASE_URL with several hosts) and takes the lock there again.
+      if (classifyDatabaseError(error) !== 'other') await this.disconnect();
+      throw error;
     }
-    const published = await this.publishRound(client);
-    return published < this.config.outbox.batchSize ? 'idle' : 'busy';
   }
 
   private async connection(): Promise<Client> {
     if (this.client) return this.client;
-    const client = new Client({
-      connectionString: this.config.database.url,
+    // The writable primary of DATABASE_URL (several hosts: the one that accepts writes).
+    const client = newPgClient(this.config.database.url, {
       application_name: 'orchestrator-outbox-relay',
     });
     client.on('error', (error) => {

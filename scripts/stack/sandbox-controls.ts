@@ -58,6 +58,11 @@ export interface FaultRule {
   /** The reply's `amount` as this text (`eur`, `7,000.00`): with operation STATUS, status replies. */
   replyAmount?: string;
   /**
+   * Replies naming a transaction type (with operation STATUS, status replies) and the callbacks
+   * of matching orders name this text (`authorization`, `hold`); only requests spend `times`.
+   */
+  replyTransactionType?: string;
+  /**
    * `drop` loses each matching delivery attempt (the sandbox retries on its schedule);
    * `no-currency` sends the callbacks without their `currency`.
    */

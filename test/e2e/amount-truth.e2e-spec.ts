@@ -1,8 +1,13 @@
 import type { PaymentEvent, PayoutEvent } from '@payments/contracts';
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
-import { PaymentStack } from '../../scripts/stack/payment-stack';
+import { completeCardFormOverHttp } from '../../scripts/stack/payer-http';
+import {
+  PaymentStack,
+  SANDBOX_MERCHANT,
+  TEST_CARD_NUMBER,
+} from '../../scripts/stack/payment-stack';
 import { oneStepPayout } from '../../scripts/stack/payout-commands';
-import { buildApps } from '../../scripts/stack/processes';
+import { buildApps, sleep } from '../../scripts/stack/processes';
 
 /**
  * Amounts fail closed, end to end (issue #32 items 6 and 10): the four apps as processes on the
@@ -11,6 +16,9 @@ import { buildApps } from '../../scripts/stack/processes';
  * the `amount-mismatch` alert, a callback without its currency only brings the status query
  * forward (whose amount decides); a payout the gateway paid at a larger amount keeps that larger
  * amount on the day's budget, so a payout that fits only under the smaller one is refused.
+ * Nor is an approval read into a transaction type we do not know (item 5): a universal payment
+ * form whose status replies and callbacks name `authorization` is neither charged nor held in
+ * our events; it stays in flight and polled until an answer names what the gateway did.
  */
 
 /** Endpoint whose daily payout budget is 10,000 (PAYOUT_LIMITS below). */
@@ -47,6 +55,15 @@ async function outcomeOf(paymentId: string): Promise<PaymentEvent> {
     60_000,
   );
   return received.event;
+}
+
+/** Waits until `probe` holds, asking again every 250 ms. */
+async function until(probe: () => Promise<boolean>, what: string, timeoutMs = 90_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(250);
+  }
 }
 
 beforeAll(async () => {
@@ -155,5 +172,67 @@ describe("a payout paid at a larger amount keeps the larger amount on the day's 
       'payout-refused',
     ]);
     expect((await stack.controls.ledger(next.payoutId)).entries).toEqual([]);
+  });
+});
+
+describe('a payment form whose answers name a transaction type we do not know', () => {
+  it('status replies and callbacks naming "authorization": neither approved nor authorized, still polled; without the fault it settles by the gateway\'s answer (a hold)', async () => {
+    const form = stack.hostedForm('payment-form', {
+      endpointId: SANDBOX_MERCHANT.paymentFormPreauthEndpoint,
+      amountMinor: 1_250,
+    });
+    // Every status reply about the order (each spends one of the rule's uses) and every callback
+    // name "authorization"; the gateway holds the money as ever.
+    const USES = 1_000;
+    const unknownType = await stack.controls.addFault({
+      clientOrderId: form.paymentId,
+      operation: 'STATUS',
+      replyTransactionType: 'authorization',
+      times: USES,
+    });
+    const statusRepliesNamingIt = async () =>
+      USES - ((await stack.controls.faults()).find((r) => r.id === unknownType.id)?.remaining ?? 0);
+    try {
+      await stack.send(form);
+      const formUrl = (await stack.events.firstAction(form.paymentId, 'redirect')).url;
+      const visit = await completeCardFormOverHttp(formUrl, {
+        number: TEST_CARD_NUMBER,
+        holder: 'JANE DOE',
+        month: '12',
+        year: '2030',
+        cvv: '123',
+      });
+      expect(visit.submitStatus).toBe(200);
+      // The callback arrived (verified: 200) and two status replies were answered with the
+      // unknown type: asked again after the first said nothing we can read.
+      await until(async () => {
+        // (A settled payment stops waiting: the expectations below say what it settled as.)
+        if (typesOf(form.paymentId).some((t) => ['approved', 'authorized'].includes(t)))
+          return true;
+        const { attempts } = await stack.controls.callbacks(form.paymentId);
+        return (
+          attempts.some((a) => a.type === 'authorization' && a.httpStatus === 200) &&
+          (await statusRepliesNamingIt()) >= 2
+        );
+      }, 'the callback and two status replies naming "authorization"');
+      expect(await stack.controls.movements(form.paymentId)).toEqual(['authorized 1250']);
+      const types = typesOf(form.paymentId);
+      expect(types).not.toContain('approved');
+      expect(types).not.toContain('authorized');
+      expect(types).not.toContain('failed');
+    } finally {
+      await stack.controls.removeFault(unknownType.id);
+    }
+    // The next status reply names what the gateway did: a preauth.
+    const settled = await stack.events.waitFor(
+      form.paymentId,
+      (e) => ['approved', 'authorized', 'declined', 'failed'].includes(e.type),
+      120_000,
+    );
+    expect(settled.event).toMatchObject({
+      type: 'authorized',
+      amount: { minor: 1_250, currency: 'USD' },
+    });
+    expect(typesOf(form.paymentId)).not.toContain('approved');
   });
 });

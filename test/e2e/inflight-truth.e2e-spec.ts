@@ -6,7 +6,7 @@ import { buildApps } from '../../scripts/stack/processes';
 import type { FaultRule } from '../../scripts/stack/sandbox-controls';
 
 /**
- * Operations in flight are never lost or wrongly failed (issue #32 items 1, 2 and 8): the four
+ * Operations in flight are never lost or wrongly failed (issue #32 items 1, 2, 8 and 11): the four
  * apps as processes on the real broker and PostgreSQL, the sandbox over HTTP with fault rules.
  *  - a first SALE the gateway holds long, whose repeat after no trace is refused 429: never
  *    `failed`; the first send charges and the payment is approved by the gateway's answer;
@@ -14,6 +14,9 @@ import type { FaultRule } from '../../scripts/stack/sandbox-controls';
  *    429 once: each keeps its own resend, both settle;
  *  - a request published while the gateway adapter is down, past the result's deadline: the sale
  *    is unknown, then polled and settled once the adapter is back.
+ *  - a create-card-ref whose reply is lost (the gateway made the reference) and whose re-ask is
+ *    refused: never `card-reference-failed`; unknown, asked again, and the reference arrives
+ *    (item 11).
  * Short windows through env: no trace counts after 3 s, a result is overdue after 6 s.
  */
 const NEVER_RECEIVED_SECONDS = 3;
@@ -163,6 +166,50 @@ describe('two operations of one payment held back at once (item 2)', () => {
       created: { type: 'card-ref-created' },
     });
     expect(await movements(paymentId, 'captured')).toEqual([6_100]);
+  });
+});
+
+describe('a card reference whose re-ask is refused after a lost reply (item 11)', () => {
+  it('create-card-ref: the reply lost, the re-ask refused 400: card-reference-unknown, never failed; asked again, the reference arrives', async () => {
+    const sale = await saleWith(3_300);
+    const paymentId = sale.paymentId;
+    await stack.events.waitForType(paymentId, ['approved']);
+    // The gateway makes the reference and the connection drops; the re-ask is refused once.
+    const lost = await stack.controls.addFault({
+      clientOrderId: paymentId,
+      operation: 'CARDREF',
+      failAfter: 'drop',
+      times: 1,
+    });
+    const refused = await stack.controls.addFault({
+      clientOrderId: paymentId,
+      operation: 'CARDREF',
+      failBefore: 400,
+      times: 1,
+    });
+    await stack.sendRaw({
+      type: 'create-card-ref',
+      commandId: randomUUID(),
+      paymentId,
+      merchant: { endpointId: SANDBOX_MERCHANT.plainEndpoint },
+      occurredAt: new Date().toISOString(),
+    });
+    const settled = await stack.events.waitFor(
+      paymentId,
+      (e) => ['card-ref-created', 'card-reference-failed'].includes(e.type),
+      90_000,
+    );
+    const types = typesOf(paymentId);
+    expect({ settled: settled.event, types }).toMatchObject({
+      settled: { type: 'card-ref-created' },
+    });
+    expect(types).toContain('card-reference-unknown');
+    expect(types).not.toContain('card-reference-failed');
+    // Both faults served: the reply was lost and the re-ask refused before the reference came.
+    const left = (await stack.controls.faults()).filter((r) =>
+      [lost.id, refused.id].includes(r.id),
+    );
+    expect(left.map((r) => r.remaining)).toEqual([0, 0]);
   });
 });
 

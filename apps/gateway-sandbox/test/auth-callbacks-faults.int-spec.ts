@@ -257,6 +257,39 @@ describe('gateway sandbox: callbacks', () => {
     const got = await cb.waitFor(2, (x) => x.query.get('client_orderid') === o.clientOrderId);
     expect(got.map((x) => x.query.get('type')).sort()).toEqual(['reversal', 'sale']);
   });
+
+  it('replyTransactionType: the status replies and the callbacks of the order name that type, money moving as ever; only status queries spend the rule', async () => {
+    const f = saleFields(EP.usd, { extra: { server_callback_url: `${cb.url}/cb` } });
+    const rule = await controlPost(s.url, 'faults', {
+      clientOrderId: f.client_orderid,
+      operation: 'STATUS',
+      replyTransactionType: 'authorization',
+      times: 5,
+    });
+    expect(rule.status).toBe(201);
+    const r = await post(api(`v2/sale/${EP.usd}`), f);
+    expect(r.status).toBe(200);
+    const orderId = String(r.json['paynet-order-id']);
+    const [c] = await cb.waitFor(1, (x) => x.query.get('client_orderid') === f.client_orderid);
+    // Still genuine: the control does not cover the type.
+    expect(Object.fromEntries(c?.query ?? [])).toMatchObject({
+      type: 'authorization',
+      status: 'approved',
+      control: sha1(`approved${orderId}${f.client_orderid}${KEY}`),
+    });
+    const st = await statusOf(s.url, EP.usd, f.client_orderid, orderId);
+    expect(st).toMatchObject({ status: 'approved', 'transaction-type': 'authorization' });
+    expect((await controlGet(s.url, 'faults')).body).toEqual([
+      expect.objectContaining({ id: rule.body.id, remaining: 4 }),
+    ]);
+    expect(
+      (await controlGet(s.url, `ledger?clientOrderId=${f.client_orderid}`)).body,
+    ).toMatchObject({ totals: { charged: 1042 } });
+    await fetch(`${s.url}/_sandbox/faults/${String(rule.body.id)}`, { method: 'DELETE' });
+    expect(await statusOf(s.url, EP.usd, f.client_orderid, orderId)).toMatchObject({
+      'transaction-type': 'sale',
+    });
+  });
 });
 
 describe('gateway sandbox: faults and test controls', () => {

@@ -66,6 +66,38 @@ describe('CallbackDispatcher', () => {
     expect(urls).toEqual(['http://m.test/cb?status=approved&amount=70.00&control=c']);
   });
 
+  it('a replyTransactionType rule makes the callback name that type, and spends no use of it', async () => {
+    const faults = new FaultRegistry();
+    faults.add({
+      clientOrderId: 'o',
+      operation: 'STATUS',
+      replyTransactionType: 'hold',
+      remaining: 1,
+    });
+    const urls: string[] = [];
+    const d = new CallbackDispatcher(faults, settings, (url) => {
+      urls.push(url);
+      return Promise.resolve(200);
+    });
+    const delivery = (clientOrderId: string) => ({
+      url: 'http://m.test/cb',
+      params: { status: 'approved', type: 'preauth', control: 'c' },
+      login: 'm',
+      clientOrderId,
+      endpointId: '1',
+      maxAttempts: undefined,
+    });
+    d.enqueue(delivery('o'));
+    d.enqueue(delivery('other'));
+    for (let i = 0; i < 200 && !(d.idle() && urls.length === 2); i += 1)
+      await new Promise((r) => setTimeout(r, 5));
+    expect(urls.sort()).toEqual([
+      'http://m.test/cb?status=approved&type=hold&control=c',
+      'http://m.test/cb?status=approved&type=preauth&control=c',
+    ]);
+    expect(faults.list()).toEqual([expect.objectContaining({ remaining: 1 })]);
+  });
+
   it('honours a per-merchant attempt limit', async () => {
     const d = new CallbackDispatcher(
       new FaultRegistry(),

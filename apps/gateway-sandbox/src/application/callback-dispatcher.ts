@@ -87,7 +87,10 @@ export class CallbackDispatcher implements CallbackSink {
     if (change.maxAttempts !== undefined) this.attemptsOverride = change.maxAttempts;
   }
 
-  enqueue(delivery: CallbackDelivery): void {
+  enqueue(given: CallbackDelivery): void {
+    // A `replyTransactionType` rule: the callback names that type (the control does not cover it).
+    const type = this.faults.callbackTransactionType(keyOf(given));
+    const delivery = type === undefined ? given : { ...given, params: { ...given.params, type } };
     const fault = this.faults.forCallback(
       keyOf(delivery),
       ['duplicate', 'delay', 'reorder', 'no-currency'],

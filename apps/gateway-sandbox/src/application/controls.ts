@@ -40,6 +40,7 @@ const faultSchema = z
     outcome: z.enum(['approved', 'declined', 'error', 'filtered', 'unknown']).optional(),
     processedAmountMinor: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
     replyAmount: z.string().min(1).max(32).optional(),
+    replyTransactionType: z.string().min(1).max(32).optional(),
     processingDelayMs: z.number().int().min(0).max(86_400_000).optional(),
     callbacks: z.enum(['drop', 'duplicate', 'delay', 'reorder', 'no-currency']).optional(),
     callbackDelayMs: z.number().int().min(0).max(600_000).optional(),

@@ -170,10 +170,14 @@ export class SandboxApi {
       return this.error(format, fault.failAfter, 'internal error (injected after processing)', 500);
     }
     if (result.kind === 'refused') return this.refusal(format, result.body);
-    if (fault?.replyAmount !== undefined && 'amount' in result.body) {
-      return encode(format, 200, { ...result.body, amount: fault.replyAmount });
+    let body = result.body;
+    if (fault?.replyAmount !== undefined && 'amount' in body) {
+      body = { ...body, amount: fault.replyAmount };
     }
-    return encode(format, 200, result.body);
+    if (fault?.replyTransactionType !== undefined && 'transaction-type' in body) {
+      body = { ...body, 'transaction-type': fault.replyTransactionType };
+    }
+    return encode(format, 200, body);
   }
 
   private resolveEndpoint(route: RoutedPath, fields: Fields): Endpoint | undefined {

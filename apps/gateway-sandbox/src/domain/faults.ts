@@ -50,6 +50,13 @@ export interface FaultRule {
    */
   readonly replyAmount?: string;
   /**
+   * Replies naming a transaction type (`transaction-type`: status replies, so with
+   * `operation: "STATUS"`) and the callbacks of matching orders (`type`) name this text instead
+   * (`authorization`, `hold`: a type a client's table does not know); money moves as ever. Only
+   * requests spend the rule's uses: its callbacks follow while it is live.
+   */
+  readonly replyTransactionType?: string;
+  /**
    * The operation stays `processing` this long (virtual clock) instead of the endpoint's delay:
    * a payment the gateway leaves processing (a slow acquirer), status queries and all.
    */
@@ -148,6 +155,7 @@ export class FaultRegistry {
           r.outcome !== undefined ||
           r.processedAmountMinor !== undefined ||
           r.replyAmount !== undefined ||
+          r.replyTransactionType !== undefined ||
           r.processingDelayMs !== undefined) &&
         matchesRequest(r, request),
       `${request.login}|${request.clientOrderId ?? ''}|${request.operation}`,
@@ -168,6 +176,21 @@ export class FaultRegistry {
         r.callbacks !== undefined && effects.includes(r.callbacks) && matchesCallback(r, callback),
       `callback|${callback.login}|${callback.clientOrderId}|${attempt}`,
     );
+  }
+
+  /**
+   * The transaction type a live rule makes a callback of this order name (`replyTransactionType`),
+   * drawn like any callback fault; spends no use.
+   */
+  callbackTransactionType(callback: CallbackKey): string | undefined {
+    const rule = this.rules.find(
+      (r) =>
+        r.replyTransactionType !== undefined &&
+        (r.remaining === undefined || r.remaining > 0) &&
+        matchesCallback(r, callback) &&
+        this.hits(r, `callback-type|${callback.login}|${callback.clientOrderId}`),
+    );
+    return rule?.replyTransactionType;
   }
 
   private take(predicate: (r: FaultRule) => boolean, key: string): FaultRule | undefined {

@@ -78,6 +78,7 @@ export {
   PaymentCommand,
   PreauthCommand,
   RefreshStatusCommand,
+  SettleByDecisionCommand,
   ReturnCommand,
   SaleCommand,
   VoidCommand,
@@ -187,4 +188,11 @@ export {
   ScheduleRule,
   SCHEDULE_FAMILY,
 } from './schedules';
-export { GatewaySerial, OPERATION_EVENT_FIELDS, UnknownConcern } from './operation-events';
+export {
+  CaseDecision,
+  DECISION_FIELDS,
+  GatewaySerial,
+  OPERATION_EVENT_FIELDS,
+  settleByDecisionCommand,
+  UnknownConcern,
+} from './operation-events';

@@ -133,6 +133,7 @@ export {
   PAYOUT_COMMAND_SCHEMAS,
   PAYOUT_EVENT_SCHEMAS,
   PayoutBudgetAnswerCommand,
+  SettlePayoutByDecisionCommand,
   PayoutBudgetEvent,
   PayoutCheckCommand,
   PayoutCommand,

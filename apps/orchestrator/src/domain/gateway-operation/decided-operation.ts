@@ -2,6 +2,9 @@ import type { GatewayResult, GatewayStatusReport, Money, RejectionCode } from '@
 import type { CaseDecision } from '@payments/contracts';
 import { replySubject } from './operation-report';
 import {
+  type ContradictionFacts,
+  type DecidedOperationFacts,
+  type OperationDecisionFacts,
   type GatewayOrder,
   ignored,
   news,
@@ -23,35 +26,43 @@ import {
  * settles itself by the gateway's answer); a decision about a request no longer in flight (it was
  * settled meanwhile by evidence) is refused.
  */
-export interface OperationDecision {
-  readonly requestId: string;
-  readonly caseId: string;
+export interface OperationDecision extends OperationDecisionFacts {
   readonly decision: CaseDecision;
-  /** `done`: the gateway's amount. */
-  readonly amount?: Money;
-  readonly amountWhy?: string;
-  readonly decidedBy: string;
-  readonly approvedBy: string;
-  readonly reason: string;
 }
 
 /** What the saga keeps of an operation settled by decision (to recognise a contradiction later). */
-export interface DecidedOperation {
-  readonly operation: string;
-  readonly requestId: string;
-  readonly caseId: string;
-  readonly decision: CaseDecision;
-  readonly amount?: Money;
-  readonly serial?: string;
-  /** A contradicting answer reopened the case (alerted once). */
-  readonly reopened?: boolean;
-}
+export type DecidedOperation = DecidedOperationFacts;
 
 /** How a flow names a decided settlement (its event) and what it does besides. */
 export interface DecisionVocabulary<O extends OperationInFlight, Draft, Effect> {
   settledByDecision(op: O, decision: OperationDecision): Draft;
   /** Besides dropping the timers: a money-out flow releases its reservation when not done. */
   decidedEffects?(op: O, decision: OperationDecision): Effect[];
+}
+
+/**
+ * What the saga keeps once its operation was settled by decision (every flow's evolve of its
+ * `settled-by-decision`): the request, the case, the decision and the decided amount.
+ */
+export function decidedOf(
+  op: OperationInFlight,
+  event: { readonly caseId: string; readonly decision: CaseDecision; readonly amount?: Money },
+): DecidedOperation {
+  return {
+    operation: op.operation,
+    requestId: op.requestId,
+    caseId: event.caseId,
+    decision: event.decision,
+    ...(event.amount === undefined ? {} : { amount: event.amount }),
+    ...(op.serial === undefined ? {} : { serial: op.serial }),
+  };
+}
+
+/** The decision after `case-reopened` (once: a further contradiction says nothing new). */
+export function reopenedOf<S extends { readonly decided?: DecidedOperation }>(state: S): S {
+  return state.decided === undefined
+    ? state
+    : { ...state, decided: { ...state.decided, reopened: true } };
 }
 
 export type DecisionStep<Draft, Effect> =
@@ -97,10 +108,7 @@ export function settleByDecision<O extends OperationInFlight, D, E>(
 }
 
 /** What a decided operation's contradicting gateway answer said. */
-export interface Contradiction {
-  readonly answer: 'succeeded' | 'declined' | 'failed';
-  readonly reportedAmount?: Money;
-}
+export type Contradiction = ContradictionFacts;
 
 /** A gateway report's outcome as a decision would name it (undefined: not final). */
 function answerOf(report: GatewayStatusReport): Contradiction | undefined {

@@ -46,7 +46,10 @@ const returnLeftNoTrace = () => {
   const unknown = sale
     .and(payments.command(returnCommand({ amount: payments.eur(2_000) })))
     .and(payments.result({ kind: 'unknown', reason: '503 before processing' }));
-  const saleSerial = payments.serialOf(sale.events[0]?.requestId ?? '');
+  const [requested] = sale.events;
+  const saleSerial = payments.serialOf(
+    requested?.type === 'operation-requested' ? requested.requestId : '',
+  );
   return unknown.and(
     payments.statusReply({
       status: 'approved',

@@ -153,6 +153,7 @@ export {
   TRANSFER_EVENT_SCHEMAS,
   TransferByRefCommand,
   RefreshTransferStatusCommand,
+  SettleTransferByDecisionCommand,
   TransferCommand,
   TransferEvent,
   TransferOperation,

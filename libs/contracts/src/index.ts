@@ -20,6 +20,9 @@ export {
   type SagaDetail,
   type SagaPage,
   type SagaSummary,
+  CASE_DECISIONS,
+  CaseProposeBody,
+  CaseRejectBody,
 } from './admin';
 export {
   MISMATCH_KINDS,

@@ -1,0 +1,232 @@
+/**
+ * Cases end to end (issue 33 items 2 and 3): the four apps as processes on the real broker,
+ * PostgreSQL and the sandbox over HTTP. An operation the gateway leaves unsettled becomes a case
+ * that two people close: a return whose request the gateway never received (the sandbox drops
+ * it) is alerted no-trace, a case is opened, one operator proposes "not done", the same person's
+ * approval is refused, another person with the approver role approves, the saga publishes
+ * `settled-by-decision` (never an ordinary event), and a return of the rest is then taken and
+ * refunded once in the sandbox's ledger. A sale the gateway charged at another amount is settled
+ * "done at the gateway's amount", the event carrying both amounts.
+ */
+import { randomUUID } from 'node:crypto';
+import type { PaymentEvent } from '@payments/contracts';
+import { createTestDatabase, type TestDatabase } from '@payments/testing';
+import { tokenHash } from '../../apps/orchestrator/src/domain/admin/admin-tokens';
+import { PaymentStack } from '../../scripts/stack/payment-stack';
+import { buildApps } from '../../scripts/stack/processes';
+
+/** The window after which the gateway's silence about a request reads as no trace. */
+const NEVER_RECEIVED_SECONDS = 3;
+const ALICE = `alice-${randomUUID()}`;
+const BOB = `bob-${randomUUID()}`;
+
+let stack: PaymentStack;
+let orchestratorDb: TestDatabase;
+let adapterDb: TestDatabase;
+
+beforeAll(async () => {
+  await buildApps();
+  orchestratorDb = await createTestDatabase('e2e_cases_orchestrator');
+  adapterDb = await createTestDatabase('e2e_cases_adapter');
+  stack = await PaymentStack.start({
+    kafkaBrokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
+    orchestratorDatabaseUrl: orchestratorDb.url,
+    adapterDatabaseUrl: adapterDb.url,
+    env: {
+      orchestrator: {
+        NEVER_RECEIVED_RESEND_SECONDS: String(NEVER_RECEIVED_SECONDS),
+        CASE_SWEEP_MS: '300',
+        ADMIN_TOKENS: JSON.stringify([
+          { name: 'alice', role: 'operator', scope: 'all', sha256: tokenHash(ALICE) },
+          { name: 'bob', role: 'approver', scope: 'all', sha256: tokenHash(BOB) },
+        ]),
+      },
+      'gateway-adapter': {
+        GATEWAY_RESPONSE_TIMEOUT_MS: '4000',
+        // The injected faults would open the endpoint breaker (its own suite's subject).
+        GATEWAY_BREAKER_FAILURES: '1000',
+      },
+    },
+  });
+});
+
+afterAll(async () => {
+  await stack?.stop();
+  await orchestratorDb?.drop();
+  await adapterDb?.drop();
+});
+
+interface Answer {
+  readonly status: number;
+  readonly body: Record<string, unknown>;
+}
+
+async function admin(
+  method: 'GET' | 'POST',
+  route: string,
+  token: string,
+  body?: unknown,
+): Promise<Answer> {
+  const response = await fetch(`${stack.urls.orchestrator}${route}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return {
+    status: response.status,
+    body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>),
+  };
+}
+
+/** Waits until `probe` answers, asking again every 200 ms. */
+async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 90_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = await probe();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** The case of a saga, once the case worker opened it. */
+async function caseOf(sagaId: string): Promise<Record<string, unknown>> {
+  return until(async () => {
+    const { body } = await admin('GET', '/admin/cases', ALICE);
+    const list = body as unknown as Array<Record<string, unknown>>;
+    return list.find((c) => c.sagaId === sagaId);
+  }, `a case for ${sagaId}`);
+}
+
+async function refunds(clientOrderId: string): Promise<number[]> {
+  const ledger = await stack.controls.ledger(clientOrderId);
+  return ledger.entries.filter((e) => e.movement === 'refunded').map((e) => e.amountMinor);
+}
+
+const eventsOf = (id: string): PaymentEvent[] => stack.events.distinctEventsOf(id);
+
+describe('cases: the one place where a person decides', () => {
+  it('a return left no trace → a case → "not done" proposed by one operator, approved by another → settled-by-decision, and a return of the rest is refunded once', async () => {
+    const sale = stack.sale({ cvv: '123', amountMinor: 10_000 });
+    await stack.send(sale);
+    await stack.events.waitForType(sale.paymentId, ['approved'], 60_000);
+    // The gateway never receives the return: the connection closes unanswered, nothing processed.
+    await stack.controls.addFault({
+      clientOrderId: sale.paymentId,
+      operation: 'RETURN',
+      failBefore: 'drop',
+      times: 1,
+    });
+    await stack.send(stack.return(sale.paymentId, 4_000));
+    await stack.events.waitFor(
+      sale.paymentId,
+      (e) => e.type === 'outcome-unknown' && e.alert && e.concern === 'no-trace',
+      90_000,
+    );
+
+    const opened = await caseOf(sale.paymentId);
+    expect(opened).toMatchObject({ concern: 'no-trace', operation: 'return', status: 'open' });
+    const id = String(opened.caseId);
+    expect((opened.evidence as unknown[]).length).toBeGreaterThan(0);
+
+    const proposed = await admin('POST', `/admin/cases/${id}/propose`, ALICE, {
+      decision: 'not-done',
+      reason: 'the gateway shows the sale as the order’s latest request; no refund at the acquirer',
+    });
+    expect(proposed).toMatchObject({ status: 200, body: { status: 'proposed' } });
+    // An operator cannot approve; nor could the proposer, whatever their role.
+    const own = await admin('POST', `/admin/cases/${id}/approve`, ALICE);
+    expect(own.status).toBe(403);
+    const approved = await admin('POST', `/admin/cases/${id}/approve`, BOB);
+    expect(approved).toMatchObject({
+      status: 200,
+      body: { status: 'closed', decided: { by: 'alice', approvedBy: 'bob' } },
+    });
+
+    const settled = await stack.events.waitForType(sale.paymentId, ['settled-by-decision']);
+    expect(settled.event).toMatchObject({
+      operation: 'return',
+      decision: 'not-done',
+      caseId: id,
+      decidedBy: 'alice',
+      approvedBy: 'bob',
+    });
+    // Never an ordinary event for the decided return.
+    expect(eventsOf(sale.paymentId).map((e) => e.type)).not.toContain('returned');
+    expect(await refunds(sale.paymentId)).toEqual([]);
+
+    // The return of the rest (all of it: the decided return moved nothing) is taken, once.
+    await stack.send(stack.return(sale.paymentId));
+    const returned = await stack.events.waitForType(sale.paymentId, ['returned'], 60_000);
+    expect(returned.event).toMatchObject({ amount: { minor: 10_000 } });
+    expect(await refunds(sale.paymentId)).toEqual([10_000]);
+  });
+
+  it('the same person cannot approve their own proposal (CASE_SAME_PERSON); an amount mismatch is settled done at the gateway’s amount, the event carrying both', async () => {
+    const sale = stack.sale({ cvv: '123', amountMinor: 10_000 });
+    await stack.controls.addFault({
+      clientOrderId: sale.paymentId,
+      operation: 'SALE',
+      processedAmountMinor: 9_000,
+    });
+    await stack.send(sale);
+    await stack.events.waitFor(
+      sale.paymentId,
+      (e) => e.type === 'outcome-unknown' && e.alert && e.concern === 'amount-mismatch',
+      90_000,
+    );
+    const opened = await caseOf(sale.paymentId);
+    expect(opened).toMatchObject({
+      concern: 'amount-mismatch',
+      requestedAmount: { minor: 10_000 },
+      reportedAmount: { minor: 9_000 },
+    });
+    const id = String(opened.caseId);
+    // Bob proposes (an approver may propose); his own approval is refused.
+    const proposed = await admin('POST', `/admin/cases/${id}/propose`, BOB, {
+      decision: 'done',
+      amount: { minor: 9_000, currency: 'USD' },
+      amountWhy: 'the gateway charged 9,000 (its status reply); the order asked 10,000',
+      reason: 'the acquirer statement shows 9,000 captured',
+    });
+    expect(proposed.status).toBe(200);
+    const own = await admin('POST', `/admin/cases/${id}/approve`, BOB);
+    expect(own).toMatchObject({ status: 409, body: { error: { code: 'CASE_SAME_PERSON' } } });
+    // Alice withdraws nothing (not hers, not an approver): refused.
+    const withdraw = await admin('POST', `/admin/cases/${id}/reject-proposal`, ALICE, {
+      reason: 'no',
+    });
+    expect(withdraw.status).toBe(409);
+    // A second approver is needed: this stack names only bob, so the proposal is withdrawn by
+    // him and proposed by alice instead, then approved by bob.
+    expect(
+      (await admin('POST', `/admin/cases/${id}/reject-proposal`, BOB, { reason: 'four eyes' }))
+        .status,
+    ).toBe(200);
+    expect(
+      (
+        await admin('POST', `/admin/cases/${id}/propose`, ALICE, {
+          decision: 'done',
+          amount: { minor: 9_000, currency: 'USD' },
+          amountWhy: 'the gateway charged 9,000 (its status reply); the order asked 10,000',
+          reason: 'the acquirer statement shows 9,000 captured',
+        })
+      ).status,
+    ).toBe(200);
+    expect((await admin('POST', `/admin/cases/${id}/approve`, BOB)).status).toBe(200);
+
+    const settled = await stack.events.waitForType(sale.paymentId, ['settled-by-decision']);
+    expect(settled.event).toMatchObject({
+      operation: 'sale',
+      decision: 'done',
+      amount: { minor: 9_000, currency: 'USD' },
+      requestedAmount: { minor: 10_000, currency: 'USD' },
+      amountWhy: expect.stringContaining('9,000'),
+    });
+    expect(eventsOf(sale.paymentId).map((e) => e.type)).not.toContain('approved');
+  });
+});

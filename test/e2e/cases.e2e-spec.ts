@@ -96,9 +96,10 @@ async function until<T>(probe: () => Promise<T | undefined>, what: string, timeo
 /** The case of a saga, once the case worker opened it. */
 async function caseOf(sagaId: string): Promise<Record<string, unknown>> {
   return until(async () => {
-    const { body } = await admin('GET', '/admin/cases', ALICE);
-    const list = body as unknown as Array<Record<string, unknown>>;
-    return list.find((c) => c.sagaId === sagaId);
+    const { status, body } = await admin('GET', '/admin/cases', ALICE);
+    if (status !== 200 || !Array.isArray(body))
+      throw new Error(`GET /admin/cases: ${status} ${JSON.stringify(body)}`);
+    return (body as Array<Record<string, unknown>>).find((c) => c.sagaId === sagaId);
   }, `a case for ${sagaId}`);
 }
 

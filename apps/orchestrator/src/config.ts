@@ -189,7 +189,8 @@ export const orchestratorConfigShape = {
         'how often the case worker opens the cases that are due and reopens those a gateway answer contradicted',
     }),
     workerEnabled: envVar('CASE_WORKER_ENABLED', bool(true), {
-      description: 'true to run the case worker here (safe on every replica: one case per saga request)',
+      description:
+        'true to run the case worker here (safe on every replica: one case per saga request)',
     }),
   },
   reconciliation: {

@@ -133,7 +133,9 @@ const actorArb = fc.record({ name: fc.constantFrom('alice', 'bob'), role: roleAr
 const proposalArb: fc.Arbitrary<CaseProposal> = fc.oneof(
   fc.constant({ decision: 'not-done' as const }),
   fc.constant({ decision: 'refresh-and-wait' as const }),
-  fc.integer({ min: 0, max: 1_000_000 }).map((m) => ({ decision: 'done' as const, amount: eur(m) })),
+  fc
+    .integer({ min: 0, max: 1_000_000 })
+    .map((m) => ({ decision: 'done' as const, amount: eur(m) })),
 );
 const actionArb = fc.oneof(
   fc.record({ kind: fc.constant('propose' as const), actor: actorArb, proposal: proposalArb }),

@@ -139,8 +139,7 @@ export interface SettleFields {
 }
 
 export type CaseStep =
-  | { readonly ok: true; readonly record: CaseRecord; readonly followUp: CaseFollowUp }
-  | CaseRefusal;
+  { readonly ok: true; readonly record: CaseRecord; readonly followUp: CaseFollowUp } | CaseRefusal;
 
 const refuse = (code: CaseRefusalCode, message: string): CaseRefusal => ({
   ok: false,

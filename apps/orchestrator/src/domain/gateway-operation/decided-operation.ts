@@ -66,8 +66,7 @@ export function reopenedOf<S extends { readonly decided?: DecidedOperation }>(st
 }
 
 export type DecisionStep<Draft, Effect> =
-  | OperationStep<Draft, Effect>
-  | { outcome: 'refused'; code: RejectionCode; message: string };
+  OperationStep<Draft, Effect> | { outcome: 'refused'; code: RejectionCode; message: string };
 
 /**
  * The case service's approved decision about `op` (undefined: nothing in flight). Refused: the
@@ -123,6 +122,11 @@ function answerOf(report: GatewayStatusReport): Contradiction | undefined {
     case 'error':
     case 'filtered':
       return { answer: 'failed' };
+    // Not final (or a chain of declines still going): says nothing about the decision yet.
+    case 'processing':
+    case 'unknown':
+    case 'chain_declined':
+      return undefined;
     default:
       return undefined;
   }

@@ -315,7 +315,9 @@ export function operationSagaDecider<
     const open = state.status === 'initial' ? undefined : (state as S);
     if (input.kind === 'gateway-result' && open?.decided !== undefined) {
       const subject =
-        input.result.operation === 'status' ? input.result.subjectRequestId : input.result.requestId;
+        input.result.operation === 'status'
+          ? input.result.subjectRequestId
+          : input.result.requestId;
       if (subject === open.decided.requestId && open.inFlight?.requestId !== subject) {
         const vocab = spec.vocabulary(open, ctx);
         const step = answerAfterDecision(

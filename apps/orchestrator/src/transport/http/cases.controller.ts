@@ -84,7 +84,10 @@ const CONFLICTS =
  */
 @ApiTags('admin')
 @ApiBearerAuth()
-@ApiUnauthorizedResponse({ description: 'no, unknown or revoked bearer token', schema: errorSchema })
+@ApiUnauthorizedResponse({
+  description: 'no, unknown or revoked bearer token',
+  schema: errorSchema,
+})
 @UseGuards(AdminAuthGuard)
 @Controller('admin/cases')
 export class CasesController {
@@ -102,7 +105,9 @@ export class CasesController {
     @Query('status') status: string | undefined,
     @Req() request: AdminRequest,
   ): Promise<CaseRecord[]> {
-    return this.cases.list(principalOf(request), parsed(CaseStatusQuery, status));
+    // `parsed` reads an absent value as `{}`: no filter is no filter.
+    const filter = status === undefined ? undefined : parsed(CaseStatusQuery, status);
+    return this.cases.list(principalOf(request), filter);
   }
 
   @Get(':id')

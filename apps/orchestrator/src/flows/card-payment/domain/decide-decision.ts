@@ -1,8 +1,4 @@
-import type {
-  GatewayResult,
-  PaymentOperation,
-  SettleByDecisionCommand,
-} from '@payments/contracts';
+import type { GatewayResult, PaymentOperation, SettleByDecisionCommand } from '@payments/contracts';
 import {
   answerAfterDecision,
   settleByDecision,

@@ -207,7 +207,9 @@ function settledByDecision(
   const amount = event.amount.minor;
   const done = (
     status: SucceededStatus,
-    balances: Partial<Pick<SucceededPayment, 'authorized' | 'captured' | 'returned' | 'holdReleased'>>,
+    balances: Partial<
+      Pick<SucceededPayment, 'authorized' | 'captured' | 'returned' | 'holdReleased'>
+    >,
   ): SucceededPayment => ({ ...withoutInFlight(open), ...balances, version, decided, status });
   switch (op.operation) {
     case 'sale':

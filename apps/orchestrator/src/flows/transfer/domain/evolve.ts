@@ -48,8 +48,7 @@ export function evolveTransfer(state: TransferState, event: TransferEvent): Tran
       const open = opened(state, 'transfer');
       if (open.inFlight === undefined) throw new Error(`${event.type} with nothing in flight`);
       const decided = decidedOf(open.inFlight, event);
-      if (event.decision === 'done')
-        return { ...settledAt(open, 'transferred', version), decided };
+      if (event.decision === 'done') return { ...settledAt(open, 'transferred', version), decided };
       const { reserved: _r, ...rest } = open;
       return { ...settledAt(rest, 'failed', version), decided };
     }

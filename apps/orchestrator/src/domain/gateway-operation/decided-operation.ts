@@ -1,4 +1,10 @@
-import type { GatewayResult, GatewayStatusReport, Money, RejectionCode } from '@payments/contracts';
+import type {
+  GatewayCallback,
+  GatewayResult,
+  GatewayStatusReport,
+  Money,
+  RejectionCode,
+} from '@payments/contracts';
 import type { CaseDecision } from '@payments/contracts';
 import { replySubject } from './operation-report';
 import {
@@ -10,8 +16,10 @@ import {
   news,
   type OperationEffect,
   type OperationInFlight,
+  type OperationContext,
   type OperationStep,
   settleTimers,
+  statusRequest,
 } from './operation-model';
 
 /**
@@ -104,6 +112,32 @@ export function settleByDecision<O extends OperationInFlight, D, E>(
     ...(vocab.decidedEffects?.(op, decision) ?? []),
   ];
   return news([vocab.settledByDecision(op, decision)], effects);
+}
+
+/**
+ * A verified callback about the order after its operation was settled by decision (nothing in
+ * flight): a hint that the gateway may have done it after all. The decided request is asked about
+ * (one status query, urgent; its reply is judged by {@link answerAfterDecision}); undefined when
+ * the callback cannot be about it, or the case was reopened already.
+ */
+export function askAboutDecided(
+  callback: GatewayCallback,
+  about: readonly string[] | undefined,
+  order: GatewayOrder,
+  decided: DecidedOperation,
+  ctx: OperationContext,
+): Extract<OperationEffect, { type: 'send-gateway-request' }> | undefined {
+  if (decided.reopened === true || callback.clientOrderId !== order.clientOrderId) return undefined;
+  if (about !== undefined && !about.includes(decided.operation)) return undefined;
+  const op: OperationInFlight = {
+    operation: decided.operation as OperationInFlight['operation'],
+    requestId: decided.requestId,
+    commandId: decided.caseId,
+    requestedAt: ctx.now,
+    stage: 'outcome-unknown',
+    ...(decided.serial === undefined ? {} : { serial: decided.serial }),
+  };
+  return { type: 'send-gateway-request', request: statusRequest(order, op, ctx, 'urgent') };
 }
 
 /** What a decided operation's contradicting gateway answer said. */

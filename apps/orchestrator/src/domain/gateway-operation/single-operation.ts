@@ -20,12 +20,14 @@ import {
   type OperationVocabulary,
   operationDecision,
   OPERATION_TIMER_KINDS,
+  orderOf,
   type OrderFacts,
   reportError,
   withOperation,
 } from './gateway-operation';
 import {
   answerAfterDecision,
+  askAboutDecided,
   type Contradiction,
   type DecidedOperation,
   type DecisionVocabulary,
@@ -313,6 +315,17 @@ export function operationSagaDecider<
     if (input.kind === 'command') return spec.command(input.command, state, ctx);
     // A gateway answer about the request settled by decision: reopens the case if it contradicts.
     const open = state.status === 'initial' ? undefined : (state as S);
+    if (input.kind === 'callback' && open?.decided !== undefined && open.inFlight === undefined) {
+      const query = askAboutDecided(
+        input.callback,
+        input.about,
+        orderOf(open[spec.idField], open),
+        open.decided,
+        ctx,
+      );
+      if (query !== undefined)
+        return { outcome: 'ignored', reason: 'HINT_ONLY', events: [], effects: [query] };
+    }
     if (input.kind === 'gateway-result' && open?.decided !== undefined) {
       const subject =
         input.result.operation === 'status'

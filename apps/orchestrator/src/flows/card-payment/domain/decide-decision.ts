@@ -1,8 +1,15 @@
-import type { GatewayResult, PaymentOperation, SettleByDecisionCommand } from '@payments/contracts';
+import type {
+  GatewayCallback,
+  GatewayResult,
+  PaymentOperation,
+  SettleByDecisionCommand,
+} from '@payments/contracts';
 import {
   answerAfterDecision,
+  askAboutDecided,
   settleByDecision,
 } from '../../../domain/gateway-operation/decided-operation';
+import { orderOf } from '../../../domain/gateway-operation/gateway-operation';
 import type { Decision, DecisionContext } from './decision';
 import { accepted, type EventDraft, ignored, rejected } from './drafts';
 import type { Effect } from './effects';
@@ -87,4 +94,26 @@ export function answerAfterPaymentDecision(
   );
   if (step.outcome === 'ignored') return ignored(step.reason);
   return accepted(state, state.paymentId, ctx, step.drafts, []);
+}
+
+/**
+ * A verified callback about the order while nothing is in flight and an operation was settled by
+ * decision: the decided request is asked about (its reply may reopen the case); undefined when the
+ * ordinary rules decide it.
+ */
+export function askAfterPaymentDecision(
+  input: { callback: GatewayCallback; about?: readonly PaymentOperation[] },
+  state: PaymentState,
+  ctx: DecisionContext,
+): Decision | undefined {
+  if (state.status === 'initial' || state.decided === undefined || state.inFlight !== undefined)
+    return undefined;
+  const query = askAboutDecided(
+    input.callback,
+    input.about,
+    orderOf(state.paymentId, state),
+    state.decided,
+    ctx,
+  );
+  return query === undefined ? undefined : ignored('HINT_ONLY', [query]);
 }

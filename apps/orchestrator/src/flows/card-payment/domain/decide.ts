@@ -11,7 +11,11 @@ import { decideOperation, inFlightOf } from './decide-gateway';
 import { decideUploadResult, isUploadOperation } from './decide-payer-flows';
 import { ignored } from './drafts';
 import { decideTimer } from './decide-timer';
-import { answerAfterPaymentDecision, decideByDecision } from './decide-decision';
+import {
+  answerAfterPaymentDecision,
+  askAfterPaymentDecision,
+  decideByDecision,
+} from './decide-decision';
 import type { PaymentInput } from './inputs';
 import type { PaymentState } from './state';
 
@@ -41,7 +45,11 @@ export function decide(input: PaymentInput, state: PaymentState, ctx: DecisionCo
       }
       return decideOperation(input, state, ctx);
     }
-    case 'callback':
+    case 'callback': {
+      const ask = askAfterPaymentDecision(input, state, ctx);
+      if (ask !== undefined) return ask;
+      return decideOperation(input, state, ctx);
+    }
     case 'status-check-hint':
       return decideOperation(input, state, ctx);
     case 'timer-fired':

@@ -192,4 +192,23 @@ describe('an operation settled by decision (a case)', () => {
     };
     settled.when(lateDecline).thenIgnored('NO_NEWS');
   });
+
+  it('given "not done" was decided, a verified callback about the order asks the gateway about the decided request (its reply may reopen the case)', () => {
+    const alerted = returnLeftNoTrace();
+    const requestId = alerted.state.inFlight?.requestId ?? '';
+    const settled = alerted.and(decided({ decision: 'not-done' }));
+    const hinted = settled.when(payments.callback('approved', { transactionType: 'reversal' }));
+    hinted.thenIgnored('HINT_ONLY');
+    expect(hinted.decision.effects).toEqual([
+      {
+        type: 'send-gateway-request',
+        request: expect.objectContaining({
+          operation: 'status',
+          subjectRequestId: requestId,
+          subjectOperation: 'return',
+          priority: 'urgent',
+        }),
+      },
+    ]);
+  });
 });

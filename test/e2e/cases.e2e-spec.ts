@@ -230,4 +230,49 @@ describe('cases: the one place where a person decides', () => {
     });
     expect(eventsOf(sale.paymentId).map((e) => e.type)).not.toContain('approved');
   });
+
+  it('a gateway answer that contradicts the decision reopens the case with an alert; the decision stands', async () => {
+    const sale = stack.sale({ cvv: '123', amountMinor: 10_000 });
+    await stack.send(sale);
+    await stack.events.waitForType(sale.paymentId, ['approved'], 60_000);
+    // The return reaches the gateway only long after the adapter gave up on it (unknown): the
+    // status replies show the sale as the order's latest request meanwhile (no trace).
+    await stack.controls.addFault({
+      clientOrderId: sale.paymentId,
+      operation: 'RETURN',
+      latencyMs: 25_000,
+      times: 1,
+    });
+    await stack.send(stack.return(sale.paymentId, 3_000));
+    await stack.events.waitFor(
+      sale.paymentId,
+      (e) => e.type === 'outcome-unknown' && e.alert && e.concern === 'no-trace',
+      90_000,
+    );
+    const id = String((await caseOf(sale.paymentId)).caseId);
+    await admin('POST', `/admin/cases/${id}/propose`, ALICE, {
+      decision: 'not-done',
+      reason: 'no trace of the return at the gateway',
+    });
+    expect((await admin('POST', `/admin/cases/${id}/approve`, BOB)).status).toBe(200);
+    const settled = await stack.events.waitForType(sale.paymentId, ['settled-by-decision']);
+
+    // The gateway processes the return after all: its callback brings a status query about it.
+    const reopened = await stack.events.waitForType(sale.paymentId, ['case-reopened'], 90_000);
+    expect(reopened.event).toMatchObject({
+      caseId: id,
+      decision: 'not-done',
+      answer: 'succeeded',
+      alert: true,
+    });
+    // History stands: the decision's event is where it was, and no ordinary event rewrites it.
+    const types = eventsOf(sale.paymentId).map((e) => `${e.version}:${e.type}`);
+    expect(types).toContain(`${settled.event.version}:settled-by-decision`);
+    expect(types.filter((t) => t.endsWith(':returned'))).toEqual([]);
+    const shown = await until(async () => {
+      const { body } = await admin('GET', `/admin/cases/${id}`, ALICE);
+      return body.status === 'reopened' ? body : undefined;
+    }, 'the case reopened');
+    expect(shown).toMatchObject({ decided: { by: 'alice', approvedBy: 'bob' } });
+  });
 });

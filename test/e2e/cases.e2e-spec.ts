@@ -13,10 +13,13 @@ import type { PaymentEvent } from '@payments/contracts';
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
 import { tokenHash } from '../../apps/orchestrator/src/domain/admin/admin-tokens';
 import { PaymentStack } from '../../scripts/stack/payment-stack';
+import { oneStepPayout } from '../../scripts/stack/payout-commands';
 import { buildApps } from '../../scripts/stack/processes';
 
 /** The window after which the gateway's silence about a request reads as no trace. */
 const NEVER_RECEIVED_SECONDS = 3;
+/** An endpoint whose daily payout budget is 10,000 (PAYOUT_LIMITS below). */
+const DAILY_LIMIT_ENDPOINT = '1111';
 const ALICE = `alice-${randomUUID()}`;
 const BOB = `bob-${randomUUID()}`;
 
@@ -36,6 +39,10 @@ beforeAll(async () => {
       orchestrator: {
         NEVER_RECEIVED_RESEND_SECONDS: String(NEVER_RECEIVED_SECONDS),
         CASE_SWEEP_MS: '300',
+        PAYOUT_LIMITS: JSON.stringify({
+          default: { maxMinor: 1_000_000, dailyLimitMinor: 10_000_000, approvalWindowSeconds: 600 },
+          endpoints: { [DAILY_LIMIT_ENDPOINT]: { dailyLimitMinor: 10_000 } },
+        }),
         ADMIN_TOKENS: JSON.stringify([
           { name: 'alice', role: 'operator', scope: 'all', sha256: tokenHash(ALICE) },
           { name: 'bob', role: 'approver', scope: 'all', sha256: tokenHash(BOB) },
@@ -274,5 +281,46 @@ describe('cases: the one place where a person decides', () => {
       return body.status === 'reopened' ? body : undefined;
     }, 'the case reopened');
     expect(shown).toMatchObject({ decided: { by: 'alice', approvedBy: 'bob' } });
+  });
+
+  it('a payout left no trace decided "not done" releases the day\'s budget: the next payout it held back is paid', async () => {
+    const first = oneStepPayout({ endpointId: DAILY_LIMIT_ENDPOINT, amountMinor: 8_000 });
+    // The gateway never receives it: the connection closes unanswered, nothing processed.
+    await stack.controls.addFault({
+      clientOrderId: first.payoutId,
+      operation: 'PAYOUT',
+      failBefore: 'drop',
+      times: 1,
+    });
+    await stack.sendRaw(first);
+    await stack.events.waitForPayout(first.payoutId, ['payout-outcome-unknown'], 60_000);
+    const id = await until(async () => {
+      const { body } = await admin('GET', '/admin/cases', ALICE);
+      const found = (body as unknown as Array<Record<string, unknown>>).find(
+        (c) => c.sagaId === first.payoutId,
+      );
+      return found === undefined ? undefined : String(found.caseId);
+    }, 'a case for the payout');
+    await admin('POST', `/admin/cases/${id}/propose`, ALICE, {
+      decision: 'not-done',
+      reason: 'the gateway has no such order; nothing left the account',
+    });
+    expect((await admin('POST', `/admin/cases/${id}/approve`, BOB)).status).toBe(200);
+    const settled = await stack.events.waitForPayout(first.payoutId, [
+      'payout-settled-by-decision',
+    ]);
+    expect(settled.event).toMatchObject({ decision: 'not-done', caseId: id });
+
+    // 8,000 of 10,000 would be refused while the first held its reservation: released, it is paid.
+    const second = oneStepPayout({ endpointId: DAILY_LIMIT_ENDPOINT, amountMinor: 8_000 });
+    await stack.sendRaw(second);
+    const final = await stack.events.waitForPayout(
+      second.payoutId,
+      ['paid-out', 'payout-refused', 'payout-declined', 'payout-failed'],
+      60_000,
+    );
+    expect(final.event.type).toBe('paid-out');
+    const ledger = await stack.controls.ledger(first.payoutId);
+    expect(ledger.entries.filter((e) => e.movement === 'paid-out')).toEqual([]);
   });
 });

@@ -218,6 +218,7 @@ describe('app shells boot, report health and metrics, and stop cleanly', () => {
       expect(tables).toEqual([
         'admin_audit',
         'admin_tokens',
+        'cases',
         'commands',
         'dead_letter_replays',
         'gateway_requests',

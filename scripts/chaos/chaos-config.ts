@@ -190,6 +190,8 @@ export interface ChaosReport {
   readonly seconds: { readonly sending: number; readonly quiet: number };
   /** Events by type (outcome-unknown, operation-resent … show the faults at work). */
   readonly eventTypes: Record<string, number>;
+  /** Cases left for a person at the end (issue 33): open, proposed or reopened; with evidence. */
+  readonly openCases?: { readonly open: number; readonly withEvidence: number };
   /**
    * Per scenario: payments started, completed (every step sent, the last one answered) and ended
    * early (a step declined, failed or rejected, or still not final), and the commands left unsent.

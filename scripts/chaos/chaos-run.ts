@@ -39,7 +39,7 @@ import {
   CHAOS_REUSED_CLIENT_ORDER_ID,
   faultRules,
 } from './chaos-config';
-import { BACKLOG_AFTER_SECONDS, outboxCount, quiet } from './quiescence';
+import { BACKLOG_AFTER_SECONDS, openCaseCounts, outboxCount, quiet } from './quiescence';
 import { COMMANDS } from './flows';
 import type { Step } from './flows/companion';
 import {
@@ -591,6 +591,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
     // Sagas left unknown with the alert raised are still polled, so a status request may have
     // been written a moment ago: a backlog is what the relay left behind for longer than that.
     const outboxBacklog = await outboxCount(env.orchestratorDatabaseUrl, BACKLOG_AFTER_SECONDS);
+    const openCases = await openCaseCounts(env.orchestratorDatabaseUrl);
     await stack.stop();
 
     log('card-data audit...');
@@ -607,6 +608,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
         quiet: (quietEnded - (sent.at(-1)?.sentAt ?? quietEnded)) / 1000,
       },
       eventTypes,
+      openCases,
       scenarios: summarize([...scenarios.values()]),
       callbackAttempts: {
         total: attempts.length,

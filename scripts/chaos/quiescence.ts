@@ -52,3 +52,29 @@ export async function outboxCount(url: string, olderThanSeconds = 0): Promise<nu
     await client.end();
   }
 }
+
+/**
+ * The cases the orchestrator opened for alerted sagas (issue 33): those still open for a person
+ * (open, proposed, reopened), and how many of them hold evidence. Zero when the table is absent.
+ */
+export async function openCaseCounts(
+  url: string,
+): Promise<{ readonly open: number; readonly withEvidence: number }> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const result = await client.query<{ open: string; with_evidence: string }>(
+      `SELECT count(*) AS open,
+              count(*) FILTER (WHERE jsonb_array_length(record->'evidence') > 0) AS with_evidence
+         FROM cases WHERE status IN ('open', 'proposed', 'reopened')`,
+    );
+    return {
+      open: Number(result.rows[0].open),
+      withEvidence: Number(result.rows[0].with_evidence),
+    };
+  } catch {
+    return { open: 0, withEvidence: 0 };
+  } finally {
+    await client.end();
+  }
+}

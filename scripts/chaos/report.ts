@@ -100,6 +100,11 @@ export function formatReport(report: ChaosReport): string {
         .join(', ') || 'none'
     }`,
   );
+  if (report.openCases !== undefined)
+    row(
+      'open cases for a person (with evidence)',
+      `${report.openCases.open} (${report.openCases.withEvidence})`,
+    );
   for (const [label, value] of Object.entries(zeroLines(report)))
     row(label, value, zeroLine(value));
   for (const [topic, n] of Object.entries(report.dlq)) lines.push(`    ${topic}: ${n}`);

@@ -12,6 +12,13 @@ import { reconcile } from './commands/reconcile';
 import { send } from './commands/send';
 import { tail } from './commands/tail';
 import { createToken, listTokens, revokeToken } from './commands/tokens';
+import {
+  approveCase,
+  listCases,
+  proposeCase,
+  rejectCaseProposal,
+  showCase,
+} from './commands/cases';
 import { UsageError } from './commands/errors';
 import { collect, isoTime, positiveInt, positiveNumber, regex } from './commands/options';
 
@@ -122,6 +129,46 @@ export function program(): Command {
     .argument('<id>', 'the token id (payments tokens list)')
     .action(async (id: string, options: Parameters<typeof revokeToken>[1]) =>
       revokeToken(id, options, out),
+    );
+
+  const cases = cli
+    .command('cases')
+    .description(
+      'cases: operations a person decides (no trace, amount mismatch …); a money decision needs two people',
+    );
+  admin(cases.command('list'))
+    .description('the cases in the token’s scope, newest first')
+    .option('--status <status>', 'open, proposed, closed or reopened')
+    .action(async (options: Parameters<typeof listCases>[0]) => listCases(options, out));
+  admin(cases.command('show'))
+    .description('one case: its concern, evidence, proposal, decision and audit')
+    .argument('<id>', 'the case id (payments cases list)')
+    .action(async (id: string, options: Parameters<typeof showCase>[1]) =>
+      showCase(id, options, out),
+    );
+  admin(cases.command('propose'))
+    .description('propose a decision with a reason (operator role); a second person approves')
+    .argument('<id>', 'the case id')
+    .option('--decision <decision>', 'done, not-done or refresh-and-wait')
+    .option('--amount <minor>', '"done": the amount the gateway did it at, in minor units')
+    .option('--currency <code>', '"done": its ISO 4217 currency')
+    .option('--amount-why <text>', '"done" at another amount than requested: why')
+    .option('--reason <text>', 'why (the evidence the decision rests on)')
+    .action(async (id: string, options: Parameters<typeof proposeCase>[1]) =>
+      proposeCase(id, options, out),
+    );
+  admin(cases.command('approve'))
+    .description('approve the pending proposal (approver role, not its proposer): the saga settles')
+    .argument('<id>', 'the case id')
+    .action(async (id: string, options: Parameters<typeof approveCase>[1]) =>
+      approveCase(id, options, out),
+    );
+  admin(cases.command('reject-proposal'))
+    .description('reject the pending proposal (approver role, or its proposer withdrawing it)')
+    .argument('<id>', 'the case id')
+    .option('--reason <text>', 'why')
+    .action(async (id: string, options: Parameters<typeof rejectCaseProposal>[1]) =>
+      rejectCaseProposal(id, options, out),
     );
 
   cli

@@ -32,6 +32,9 @@ import { PaymentQueryService } from './application/queries/payment-query.service
 import { SagaGauges } from './application/queries/saga-gauges';
 import { ReconciliationService } from './application/reconciliation/reconciliation.service';
 import { ReconciliationWorker } from './application/reconciliation/reconciliation.worker';
+import { CaseService } from './application/cases/case.service';
+import { CaseWorker } from './application/cases/case.worker';
+import { CasesController } from './transport/http/cases.controller';
 import { Clock, IdGenerator } from './runtime/clock';
 import { ControllableClock } from './runtime/controllable-clock';
 import {
@@ -109,6 +112,7 @@ export class AppModule {
               LiveController,
               ReconciliationRunsController,
               DeadLettersController,
+              CasesController,
             ]
           : []),
         ...(config.testControls.enabled ? [TestControlsController] : []),
@@ -151,6 +155,8 @@ export class AppModule {
         TimerWorker,
         ReconciliationService,
         ReconciliationWorker,
+        CaseService,
+        CaseWorker,
         ...ORCHESTRATOR_HANDLERS,
         ...provideHealthChecks({
           liveness: [getConsumerLivenessToken(groupId)],

@@ -179,6 +179,20 @@ export const orchestratorConfigShape = {
         'true to mount /test-controls (move the orchestrator clock forward); e2e and demo only, never in production',
     }),
   },
+  cases: {
+    afterAlertHours: envVar('CASE_AFTER_ALERT_HOURS', nonNegativeInt(24), {
+      description:
+        'hours an alerted operation without a named concern (no trace, amount mismatch: at once) stays unknown before a case is opened for a person to decide',
+    }),
+    sweepMs: envVar('CASE_SWEEP_MS', positiveInt(5000), {
+      description:
+        'how often the case worker opens the cases that are due and reopens those a gateway answer contradicted',
+    }),
+    workerEnabled: envVar('CASE_WORKER_ENABLED', bool(true), {
+      description:
+        'true to run the case worker here (safe on every replica: one case per saga request)',
+    }),
+  },
   reconciliation: {
     workerEnabled: envVar('RECONCILIATION_WORKER_ENABLED', bool(true), {
       description:

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Instant, Uuid } from './primitives';
+import { Instant, Money, Uuid } from './primitives';
 
 /**
  * The operators' admin API: what an operator may ask of a saga, and the audit event
@@ -226,3 +226,32 @@ export interface ReconciliationRunDetail {
   readonly run: ReconciliationRunSummary;
   readonly mismatches: ReconciliationMismatchRow[];
 }
+
+/**
+ * `POST /admin/cases/:id/propose` (issue 33): what a person proposes for a case, with the reason
+ * (the evidence it rests on). "done" names the amount the gateway did it at (for an amount
+ * mismatch, the gateway's, with `amountWhy`); "not-done" none; "refresh-and-wait" asks the
+ * gateway again and leaves the case open. A money decision waits for a second person with the
+ * approver role (`POST /admin/cases/:id/approve`).
+ */
+export const CaseProposeBody = z.discriminatedUnion('decision', [
+  z.strictObject({
+    decision: z.literal('done'),
+    amount: Money,
+    amountWhy: z.string().trim().min(1).max(1024).optional(),
+    reason: z.string().trim().min(1).max(1024),
+  }),
+  z.strictObject({
+    decision: z.literal('not-done'),
+    reason: z.string().trim().min(1).max(1024),
+  }),
+  z.strictObject({
+    decision: z.literal('refresh-and-wait'),
+    reason: z.string().trim().min(1).max(1024),
+  }),
+]);
+export type CaseProposeBody = z.infer<typeof CaseProposeBody>;
+export const CASE_DECISIONS = ['done', 'not-done', 'refresh-and-wait'] as const;
+
+/** `POST /admin/cases/:id/reject-proposal`: why the pending proposal is rejected. */
+export const CaseRejectBody = z.strictObject({ reason: z.string().trim().min(1).max(1024) });

@@ -6,6 +6,7 @@ import {
   gatewayRequirements,
   type GatewayRequiredCommandType,
 } from './gateway-requirements';
+import { settleByDecisionCommand } from './operation-events';
 import { Money, SealedCard } from './primitives';
 import { CARD_REFERENCE_COMMAND_SCHEMAS } from './schedules';
 
@@ -226,12 +227,24 @@ export type CommandType = PaymentCommand['type'];
 
 export const COMMAND_TYPES = Object.keys(COMMAND_SCHEMAS) as CommandType[];
 
+/**
+ * Internal: the case service's settlement of a payment's operation by an approved decision of two
+ * people (issue 33); never from the commands topic.
+ */
+export const SettleByDecisionCommand = settleByDecisionCommand('paymentId', '');
+export type SettleByDecisionCommand = z.infer<typeof SettleByDecisionCommand>;
+
 /** Card payments: the payment commands, and the card-reference commands a payment hosts. */
 export const CARD_PAYMENT_FAMILY = flowFamily({
   name: 'card-payment',
   sagaIdField: 'paymentId',
-  commands: { ...COMMAND_SCHEMAS, ...CARD_REFERENCE_COMMAND_SCHEMAS },
+  commands: {
+    ...COMMAND_SCHEMAS,
+    ...CARD_REFERENCE_COMMAND_SCHEMAS,
+    'settle-by-decision': SettleByDecisionCommand,
+  },
   events: EVENT_SCHEMAS,
+  internalCommands: ['settle-by-decision'],
 });
 
 // Every command type names its gateway operation and field sources, and nothing else does.

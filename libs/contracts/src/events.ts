@@ -130,6 +130,8 @@ export const EVENT_SCHEMAS = byType(
   }),
   /** An authorization reached its hold expiry uncaptured; `action` says what the saga does about it. */
   event('hold-expired', { action: z.enum(['void', 'report']), amount: Money }),
+  lifecycle.settledByDecision,
+  lifecycle.caseReopened,
   lifecycle.commandRejected,
   ...CARD_REFERENCE_EVENTS,
 );

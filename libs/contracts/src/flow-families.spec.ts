@@ -120,9 +120,12 @@ describe('the flow families', () => {
     ]);
     expect([...INTERNAL_COMMAND_TYPES].sort()).toEqual([
       'payout-budget-answer',
+      'payout-settle-by-decision',
       'record-cycle-outcome',
       'release-payout-budget',
       'reserve-payout-budget',
+      'settle-by-decision',
+      'transfer-settle-by-decision',
     ]);
   });
 

@@ -21,6 +21,9 @@ export {
   type SagaDetail,
   type SagaPage,
   type SagaSummary,
+  CASE_DECISIONS,
+  CaseProposeBody,
+  CaseRejectBody,
 } from './admin';
 export {
   MISMATCH_KINDS,
@@ -79,6 +82,7 @@ export {
   PaymentCommand,
   PreauthCommand,
   RefreshStatusCommand,
+  SettleByDecisionCommand,
   ReturnCommand,
   SaleCommand,
   VoidCommand,
@@ -133,6 +137,7 @@ export {
   PAYOUT_COMMAND_SCHEMAS,
   PAYOUT_EVENT_SCHEMAS,
   PayoutBudgetAnswerCommand,
+  SettlePayoutByDecisionCommand,
   PayoutBudgetEvent,
   PayoutCheckCommand,
   PayoutCommand,
@@ -152,6 +157,7 @@ export {
   TRANSFER_EVENT_SCHEMAS,
   TransferByRefCommand,
   RefreshTransferStatusCommand,
+  SettleTransferByDecisionCommand,
   TransferCommand,
   TransferEvent,
   TransferOperation,
@@ -188,4 +194,11 @@ export {
   ScheduleRule,
   SCHEDULE_FAMILY,
 } from './schedules';
-export { GatewaySerial, OPERATION_EVENT_FIELDS, UnknownConcern } from './operation-events';
+export {
+  CaseDecision,
+  DECISION_FIELDS,
+  GatewaySerial,
+  OPERATION_EVENT_FIELDS,
+  settleByDecisionCommand,
+  UnknownConcern,
+} from './operation-events';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Instant, Money, PayerAction, Uuid } from './primitives';
 import { RejectionCode } from './rejection-codes';
+import { sagaCommands } from './flow-family';
 
 /**
  * The fields of the events every gateway flow publishes about its operation in flight, written
@@ -55,6 +56,35 @@ export const OPERATION_EVENT_FIELDS = {
     unknownSince: Instant,
   },
 } as const;
+
+/**
+ * What a case's decision says about an operation the gateway left unsettled (issue 33): the
+ * gateway did it (`done`, at the amount it reported) or did not (`not-done`). "Refresh and wait"
+ * is no decision: it asks the gateway again and leaves the case open.
+ */
+export const CaseDecision = z.enum(['done', 'not-done']);
+export type CaseDecision = z.infer<typeof CaseDecision>;
+
+/** A person's name as the admin token names them. */
+const CaseActor = z.string().min(1).max(128);
+
+/**
+ * The fields of a decision of two people about one operation (a case's), as the internal command
+ * carries them and the `settled-by-decision` event publishes them: never card data.
+ */
+export const DECISION_FIELDS = {
+  requestId: Uuid,
+  caseId: Uuid,
+  decision: CaseDecision,
+  /** `done`: the amount the gateway did it at (the gateway's, e.g. its reported amount). */
+  amount: Money.optional(),
+  /** `done` at another amount than requested: why that amount (an amount mismatch's evidence). */
+  amountWhy: z.string().min(1).max(1024).optional(),
+  /** Who proposed the decision (operator role) and who approved it (approver role, another person). */
+  decidedBy: CaseActor,
+  approvedBy: CaseActor,
+  reason: z.string().min(1).max(1024),
+};
 
 /** What the gateway's approval of an operation names: its order, and the issuer's approval code. */
 export const APPROVAL_FIELDS = {
@@ -159,6 +189,44 @@ export function operationLifecycle<F extends string, P extends string, O extends
       reason: z.enum(['error', 'filtered', 'rejected', 'not-sent']),
       ...GATEWAY_ERROR_FIELDS,
     }),
+    /**
+     * The operation settled by an audited decision of two people (a case), not by a gateway
+     * answer: finance tells evidence from decision by this type. `done`: `amount` is the
+     * gateway's (with `requestedAmount` and `amountWhy` when they differ); `not-done`: no money
+     * moved (a money-out flow's reservation is released, follow-ups are taken again).
+     */
+    settledByDecision: event(`${prefix}settled-by-decision` as const, {
+      operation,
+      ...DECISION_FIELDS,
+      /** What the operation asked for, when known. */
+      requestedAmount: Money.optional(),
+    }),
+    /**
+     * A gateway answer about an operation settled by decision contradicts the decision: the case
+     * is open again and a person must look (`alert`). History is not rewritten: the decision's
+     * event stands, this one says what the gateway said afterwards.
+     */
+    caseReopened: event(`${prefix}case-reopened` as const, {
+      ...operationRef,
+      caseId: Uuid,
+      decision: CaseDecision,
+      /** What the gateway said: it did the operation (`succeeded`, at `reportedAmount`) or not. */
+      answer: z.enum(['succeeded', 'declined', 'failed']),
+      reportedAmount: Money.optional(),
+      alert: z.literal(true),
+    }),
     commandRejected: commandRejectedEvent(sagaIdField, prefix),
   };
+}
+
+/**
+ * `<prefix>settle-by-decision`: internal, the case service's command to the saga once a decision
+ * was proposed and approved by two people; the flow's decider settles the operation by the one
+ * shared rule (domain/gateway-operation), never sending the gateway anything.
+ */
+export function settleByDecisionCommand<F extends string, P extends string>(
+  sagaIdField: F,
+  prefix: P,
+) {
+  return sagaCommands(sagaIdField)(`${prefix}settle-by-decision` as const, DECISION_FIELDS);
 }

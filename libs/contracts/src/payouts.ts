@@ -4,6 +4,7 @@ import {
   APPROVAL_FIELDS,
   commandRejectedEvent,
   operationLifecycle,
+  settleByDecisionCommand,
   sagaEvents,
 } from './operation-events';
 import { AdminRole } from './admin';
@@ -106,6 +107,13 @@ export type RejectPayoutCommand = z.infer<typeof RejectPayoutCommand>;
 export const RefreshPayoutStatusCommand = payoutCommand('refresh-payout-status', {});
 export type RefreshPayoutStatusCommand = z.infer<typeof RefreshPayoutStatusCommand>;
 
+/**
+ * Internal: the case service's settlement of the payout's operation by an approved decision of two
+ * people (issue 33); "not done" releases the day's reservation.
+ */
+export const SettlePayoutByDecisionCommand = settleByDecisionCommand('payoutId', 'payout-');
+export type SettlePayoutByDecisionCommand = z.infer<typeof SettlePayoutByDecisionCommand>;
+
 /** Internal: the budget's answer to a reservation, addressed to the saga that asked (`payoutId`). */
 export const PayoutBudgetAnswerCommand = payoutCommand('payout-budget-answer', {
   budgetId: Uuid,
@@ -179,6 +187,7 @@ export const PAYOUT_FAMILY = flowFamily({
     RejectPayoutCommand,
     RefreshPayoutStatusCommand,
     PayoutBudgetAnswerCommand,
+    SettlePayoutByDecisionCommand,
   ),
   events: byType(
     /** payout-check or payout-pay decided and its gateway request issued. */
@@ -240,9 +249,11 @@ export const PAYOUT_FAMILY = flowFamily({
     }),
     lifecycle.declined(),
     lifecycle.failed,
+    lifecycle.settledByDecision,
+    lifecycle.caseReopened,
     lifecycle.commandRejected,
   ),
-  internalCommands: ['payout-budget-answer'],
+  internalCommands: ['payout-budget-answer', 'payout-settle-by-decision'],
 });
 
 // ---- the daily budget family (one saga per endpoint, currency and UTC day) ---------------

@@ -62,5 +62,10 @@ export const RejectionCode = z.enum([
   // 3-D Secure uploads
   /** An upload (method result, CRes, PaRes) for a payment with no sale/preauth awaiting the payer. */
   'NO_PAYER_ACTION_PENDING',
+  // cases (issue 33)
+  /** A case's decision about a request no longer in flight, or whose outcome is not unknown. */
+  'CASE_OPERATION_SETTLED',
+  /** A case's decision that does not hold together ("done" without the gateway's amount …). */
+  'CASE_DECISION_INVALID',
 ]);
 export type RejectionCode = z.infer<typeof RejectionCode>;

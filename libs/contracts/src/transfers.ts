@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { byType, flowFamily, parseWith, sagaCommands, unionOf } from './flow-family';
-import { APPROVAL_FIELDS, operationLifecycle } from './operation-events';
+import { APPROVAL_FIELDS, operationLifecycle, settleByDecisionCommand } from './operation-events';
 import { MerchantRef, Money, SealedCard } from './primitives';
 import { dailyLimitRefusal } from './payouts';
 
@@ -40,6 +40,13 @@ export type TransferByRefCommand = z.infer<typeof TransferByRefCommand>;
 export const RefreshTransferStatusCommand = transferCommand('refresh-transfer-status', {});
 export type RefreshTransferStatusCommand = z.infer<typeof RefreshTransferStatusCommand>;
 
+/**
+ * Internal: the case service's settlement of the transfer's operation by an approved decision of
+ * two people (issue 33); "not done" releases the day's reservation.
+ */
+export const SettleTransferByDecisionCommand = settleByDecisionCommand('transferId', 'transfer-');
+export type SettleTransferByDecisionCommand = z.infer<typeof SettleTransferByDecisionCommand>;
+
 // ---- the transfer family ----------------------------------------------------------------
 
 const lifecycle = operationLifecycle('transferId', 'transfer-', TransferOperation);
@@ -52,7 +59,12 @@ const { event: transferEvent, operationRef } = lifecycle;
 export const TRANSFER_FAMILY = flowFamily({
   name: 'transfer',
   sagaIdField: 'transferId',
-  commands: byType(TransferCommand, TransferByRefCommand, RefreshTransferStatusCommand),
+  commands: byType(
+    TransferCommand,
+    TransferByRefCommand,
+    RefreshTransferStatusCommand,
+    SettleTransferByDecisionCommand,
+  ),
   events: byType(
     /** The transfer was decided and its gateway request issued. */
     transferEvent('transfer-requested', {
@@ -77,8 +89,11 @@ export const TRANSFER_FAMILY = flowFamily({
      * transfer: final, its gateway request was never sent and nothing moved.
      */
     transferEvent('transfer-refused', dailyLimitRefusal),
+    lifecycle.settledByDecision,
+    lifecycle.caseReopened,
     lifecycle.commandRejected,
   ),
+  internalCommands: ['transfer-settle-by-decision'],
 });
 export const TRANSFER_COMMAND_SCHEMAS = TRANSFER_FAMILY.commands;
 export const TRANSFER_EVENT_SCHEMAS = TRANSFER_FAMILY.events;

@@ -310,6 +310,10 @@ export const cardPaymentCompanion = chaosCompanion(CARD_PAYMENT_FAMILY, {
     'action-required': { role: 'none' },
     'outcome-unknown': { role: 'unknown' },
     'operation-resent': { role: 'resent' },
+    // A decision of two people (a case) settles the request, but is no gateway evidence: it says
+    // nothing moved in the ledger; a contradicting answer later only reopens the case.
+    'settled-by-decision': { role: 'final' },
+    'case-reopened': { role: 'none' },
     approved: { role: 'final', moves: (e) => [`charged ${e.amount.minor}`] },
     authorized: {
       role: 'final',

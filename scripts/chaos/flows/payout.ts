@@ -64,6 +64,9 @@ export const payoutCompanion = chaosCompanion(PAYOUT_FAMILY, {
     'payout-action-required': { role: 'none' },
     'payout-outcome-unknown': { role: 'unknown' },
     'payout-operation-resent': { role: 'resent' },
+    // A decision of two people (a case): settles the request, but is no gateway evidence.
+    'payout-settled-by-decision': { role: 'final' },
+    'payout-case-reopened': { role: 'none' },
     'payout-registered': { role: 'final' },
     // Four eyes: the first of two approvals, recorded; nothing is sent until the second.
     'payout-approval-recorded': { role: 'none' },

@@ -26,6 +26,9 @@ export const transferCompanion = chaosCompanion(TRANSFER_FAMILY, {
     'transfer-accepted-by-gateway': { role: 'none' },
     'transfer-outcome-unknown': { role: 'unknown' },
     'transfer-operation-resent': { role: 'resent' },
+    // A decision of two people (a case): settles the request, but is no gateway evidence.
+    'transfer-settled-by-decision': { role: 'final' },
+    'transfer-case-reopened': { role: 'none' },
     transferred: { role: 'final', moves: (e) => [`transferred ${e.amount.minor}`] },
     'transfer-declined': { role: 'final', endsScenario: true },
     'transfer-failed': { role: 'final', endsScenario: true },

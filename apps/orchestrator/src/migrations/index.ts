@@ -13,6 +13,7 @@ import { DeadLetterReplays1769800000000 } from './1769800000000-dead-letter-repl
 import { TimerScope1769810000000 } from './1769810000000-timer-scope';
 import { AdminTokens1769860000000 } from './1769860000000-admin-tokens';
 import { ReconciliationHolds1769870000000 } from './1769870000000-reconciliation-holds';
+import { Cases1769880000000 } from './1769880000000-cases';
 
 /** Every migration of the orchestrator's database, oldest first. Append; never edit an applied one. */
 export const orchestratorMigrations: readonly MigrationClass[] = [
@@ -30,4 +31,5 @@ export const orchestratorMigrations: readonly MigrationClass[] = [
   TimerScope1769810000000,
   AdminTokens1769860000000,
   ReconciliationHolds1769870000000,
+  Cases1769880000000,
 ];

@@ -69,6 +69,7 @@ describe('runMigrations (real PostgreSQL)', () => {
       'TimerScope1769810000000',
       'AdminTokens1769860000000',
       'ReconciliationHolds1769870000000',
+      'Cases1769880000000',
     ]);
     expect(messages).toContain('migrations: applied OutboxInbox1767225600000');
     expect(messages).toContain('migrations: applied Payments1767312000000');
@@ -80,6 +81,7 @@ describe('runMigrations (real PostgreSQL)', () => {
     expect(tables.map((t) => t.table_name)).toEqual([
       'admin_audit',
       'admin_tokens',
+      'cases',
       'commands',
       'dead_letter_replays',
       'gateway_requests',
@@ -188,6 +190,7 @@ describe('runMigrations (real PostgreSQL)', () => {
       'TimerScope1769810000000',
       'AdminTokens1769860000000',
       'ReconciliationHolds1769870000000',
+      'Cases1769880000000',
     ]);
     const recorded = await query<{ name: string; n: string }>(
       db.url,
@@ -196,6 +199,7 @@ describe('runMigrations (real PostgreSQL)', () => {
     expect(recorded.sort((x, y) => x.name.localeCompare(y.name))).toEqual([
       { name: 'AdminAudit1767800000000', n: '1' },
       { name: 'AdminTokens1769860000000', n: '1' },
+      { name: 'Cases1769880000000', n: '1' },
       { name: 'CommandRejections1767700000000', n: '1' },
       { name: 'DeadLetterReplays1769800000000', n: '1' },
       { name: 'OutboxInbox1767225600000', n: '1' },

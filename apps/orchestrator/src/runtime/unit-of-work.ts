@@ -47,7 +47,11 @@ export const INBOX = {
 
 /** One input of a unit of work. */
 export type RuntimeInput =
-  | { kind: 'command'; raw: unknown; meta: InputMeta }
+  /**
+   * `origin` `saga`: a command the orchestrator issues itself (an internal type, e.g. the case
+   * service's settle-by-decision), never taken from the commands topic. Default `topic`.
+   */
+  | { kind: 'command'; raw: unknown; meta: InputMeta; origin?: CommandOrigin }
   | { kind: 'gateway-result'; result: GatewayResult; meta: InputMeta }
   | { kind: 'callback'; message: CallbackMessage; meta: InputMeta };
 
@@ -122,7 +126,7 @@ export class UnitOfWork {
   async run(input: RuntimeInput): Promise<void> {
     switch (input.kind) {
       case 'command':
-        return this.command(input.raw, input.meta);
+        return this.command(input.raw, input.meta, input.origin ?? 'topic');
       case 'gateway-result':
         return this.gatewayResult(input.result, input.meta);
       case 'callback':
@@ -140,7 +144,9 @@ export class UnitOfWork {
     const sagaIds = ids.filter((id) => !this.locked.has(id) && isCanonicalUuid(id));
     const inbox = inboxRows(inputs);
     const commands = commandRecords(
-      inputs.flatMap((input) => (input.kind === 'command' ? [input.raw] : [])),
+      inputs.flatMap((input) =>
+        input.kind === 'command' && input.origin !== 'saga' ? [input.raw] : [],
+      ),
       this.deps.catalogue,
     );
     const opened = await this.deps.sagas.prelude(this.tx, { sagaIds, inbox, commands }, this.now);

@@ -62,7 +62,7 @@ export function transferWorld(book?: BudgetBook) {
 
 export function transfer(
   transferId: string,
-  type: AnyTransferCommand['type'] = 'transfer',
+  type: Extract<AnyTransferCommand['type'], 'transfer' | 'transfer-by-ref'> = 'transfer',
   minor = 1_500,
 ): TransferInput {
   const base = {

@@ -297,6 +297,44 @@ export interface OperationVocabulary<O extends OperationInFlight, Draft, Effect>
   ): OperationOutcome<Draft, Effect>;
   declined(report: GatewayStatusReport, op: O): OperationOutcome<Draft, Effect>;
   failed(op: O, why: FailedWhy): OperationOutcome<Draft, Effect>;
+  /**
+   * A decision of two people settled the operation (decided-operation.ts): its event. Undefined:
+   * the flow takes no decisions.
+   */
+  settledByDecision?(op: O, decision: OperationDecisionFacts): Draft;
+  /** Besides dropping the timers, what a decision starts ("not done": a reservation released). */
+  decidedEffects?(op: O, decision: OperationDecisionFacts): Effect[];
+  /** A gateway answer contradicted the decision: the case reopened, with an alert. */
+  caseReopened?(decided: DecidedOperationFacts, contradiction: ContradictionFacts): Draft;
+}
+
+/** What a decision of two people says (decided-operation.ts's OperationDecision). */
+export interface OperationDecisionFacts {
+  readonly requestId: string;
+  readonly caseId: string;
+  readonly decision: 'done' | 'not-done';
+  readonly amount?: Money;
+  readonly amountWhy?: string;
+  readonly decidedBy: string;
+  readonly approvedBy: string;
+  readonly reason: string;
+}
+
+/** What the saga keeps of an operation settled by decision (decided-operation.ts). */
+export interface DecidedOperationFacts {
+  readonly operation: string;
+  readonly requestId: string;
+  readonly caseId: string;
+  readonly decision: 'done' | 'not-done';
+  readonly amount?: Money;
+  readonly serial?: string;
+  readonly reopened?: boolean;
+}
+
+/** What a gateway answer contradicting a decision said. */
+export interface ContradictionFacts {
+  readonly answer: 'succeeded' | 'declined' | 'failed';
+  readonly reportedAmount?: Money;
 }
 
 export interface OperationContext {

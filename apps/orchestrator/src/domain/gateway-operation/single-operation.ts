@@ -20,10 +20,20 @@ import {
   type OperationVocabulary,
   operationDecision,
   OPERATION_TIMER_KINDS,
+  orderOf,
   type OrderFacts,
   reportError,
   withOperation,
 } from './gateway-operation';
+import {
+  answerAfterDecision,
+  askAboutDecided,
+  type Contradiction,
+  type DecidedOperation,
+  type DecisionVocabulary,
+  type OperationDecision,
+  settleByDecision,
+} from './decided-operation';
 
 /**
  * The decider kit of a saga whose gateway operations run one at a time (transfer,
@@ -125,7 +135,10 @@ export function lifecycleVocabulary<O extends OperationInFlight, D, E>(
   | 'operationResent'
   | 'declined'
   | 'failed'
-> {
+> &
+  DecisionVocabulary<O, D, E> & {
+    caseReopened(decided: DecidedOperation, contradiction: Contradiction): D;
+  } {
   const ended = options.ended ?? [];
   // The contracts name these events `${prefix}<suffix>` with the operation's ref and these fields.
   const draft = (suffix: string, op: O, fields: object) =>
@@ -143,12 +156,88 @@ export function lifecycleVocabulary<O extends OperationInFlight, D, E>(
       effects: ended,
     }),
     failed: (op, why) => ({ drafts: [draft('failed', op, why)], effects: ended }),
+    // A decision of two people (a case): its own event; "not done" ends it like a failure.
+    settledByDecision: (op, decision) => draft('settled-by-decision', op, decision),
+    decidedEffects: (_op, decision) => (decision.decision === 'not-done' ? ended : []),
+    caseReopened: (decided, contradiction) =>
+      ({
+        type: `${prefix}case-reopened`,
+        commandId: decided.caseId,
+        operation: decided.operation,
+        requestId: decided.requestId,
+        caseId: decided.caseId,
+        decision: decided.decision,
+        ...contradiction,
+        alert: true,
+      }) as D,
   };
+}
+
+/** The fields of a `<prefix>settle-by-decision` command (the contracts' DECISION_FIELDS). */
+export type SettleByDecisionFields = OperationDecision & {
+  readonly type: string;
+  readonly commandId: string;
+};
+
+/** Whether a command is a family's `<prefix>settle-by-decision`. */
+export function isSettleByDecision(command: { readonly type: string }): boolean {
+  return command.type.endsWith('settle-by-decision');
+}
+
+/**
+ * The case service's approved decision, decided for any saga that runs one operation at a time by
+ * the one shared rule (decided-operation.ts): `<prefix>settled-by-decision` (with the flow's
+ * `decidedEffects`, e.g. a payout's reservation released when not done), or its refusal.
+ */
+export function settlementDecision<O extends OperationInFlight, Event, IdField extends string, E>(
+  command: SettleByDecisionFields,
+  open: { readonly version: number; readonly inFlight?: O },
+  sagaId: string,
+  vocab: Pick<
+    OperationVocabulary<O, Draft<Event, IdField>, E>,
+    'settledByDecision' | 'decidedEffects'
+  >,
+  decisions: ReturnType<typeof sagaDecisions<Event, IdField>>,
+  now: string,
+): FlowDecision<Event, E | OperationEffect> {
+  const { settledByDecision: named, decidedEffects } = vocab;
+  if (named === undefined) throw new Error('the flow names no settled-by-decision event');
+  const decisionVocab: DecisionVocabulary<O, Draft<Event, IdField>, E> = {
+    settledByDecision: named,
+    ...(decidedEffects === undefined ? {} : { decidedEffects }),
+  };
+  const step = settleByDecision<O, Draft<Event, IdField>, E>(
+    {
+      requestId: command.requestId,
+      caseId: command.caseId,
+      decision: command.decision,
+      ...(command.amount === undefined ? {} : { amount: command.amount }),
+      ...(command.amountWhy === undefined ? {} : { amountWhy: command.amountWhy }),
+      decidedBy: command.decidedBy,
+      approvedBy: command.approvedBy,
+      reason: command.reason,
+    },
+    open.inFlight,
+    decisionVocab,
+  );
+  if (step.outcome === 'refused')
+    return decisions.rejected(open, sagaId, now, command, {
+      code: step.code,
+      message: step.message,
+    });
+  if (step.outcome === 'ignored')
+    return { outcome: 'ignored', reason: step.reason, events: [], effects: step.effects };
+  const drafts = step.drafts.map((d) => ({ ...d, commandId: command.commandId }));
+  return decisions.accepted(open, sagaId, now, drafts, step.effects);
 }
 
 /** An open saga that runs one operation at a time, as its state holds it. */
 export type OperationSagaState<O extends OperationInFlight, IdField extends string> = OrderFacts &
-  Readonly<Record<IdField, string>> & { readonly inFlight?: O };
+  Readonly<Record<IdField, string>> & {
+    readonly inFlight?: O;
+    /** The last operation settled by a decision of two people (a case). */
+    readonly decided?: DecidedOperation;
+  };
 
 /**
  * An input about the saga's operation in flight decided by the shared rules and stamped as the
@@ -224,6 +313,52 @@ export function operationSagaDecider<
     ctx: Ctx,
   ): FlowDecision<Event, E | OperationEffect> => {
     if (input.kind === 'command') return spec.command(input.command, state, ctx);
+    // A gateway answer about the request settled by decision: reopens the case if it contradicts.
+    const open = state.status === 'initial' ? undefined : (state as S);
+    if (input.kind === 'callback' && open?.decided !== undefined && open.inFlight === undefined) {
+      const query = askAboutDecided(
+        input.callback,
+        input.about,
+        orderOf(open[spec.idField], open),
+        open.decided,
+        ctx,
+      );
+      if (query !== undefined)
+        return { outcome: 'ignored', reason: 'HINT_ONLY', events: [], effects: [query] };
+    }
+    if (input.kind === 'gateway-result' && open?.decided !== undefined) {
+      const subject =
+        input.result.operation === 'status'
+          ? input.result.subjectRequestId
+          : input.result.requestId;
+      if (subject === open.decided.requestId && open.inFlight?.requestId !== subject) {
+        const vocab = spec.vocabulary(open, ctx);
+        const step = answerAfterDecision(
+          input.result,
+          input.about,
+          open,
+          open.decided,
+          (operation) => vocab.opensOrder(operation as O['operation']),
+          (decided, contradiction) =>
+            vocab.caseReopened?.(decided, contradiction) ??
+            (() => {
+              throw new Error('the flow names no case-reopened event');
+            })(),
+        );
+        return step.outcome === 'ignored'
+          ? { outcome: 'ignored', reason: step.reason, events: [], effects: [] }
+          : {
+              outcome: 'accepted',
+              events: stampDrafts<Event, IdField>(
+                open.version,
+                { [spec.idField]: open[spec.idField] } as unknown as Record<IdField, string>,
+                ctx.now,
+                step.drafts,
+              ),
+              effects: [],
+            };
+      }
+    }
     if (input.kind === 'timer-fired' && !isOperationTimer(input.timer))
       return spec.ownTimer === undefined
         ? { outcome: 'ignored', reason: 'TIMER_OBSOLETE', events: [], effects: [] }

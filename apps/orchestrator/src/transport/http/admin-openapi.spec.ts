@@ -14,6 +14,11 @@ describe('admin API OpenAPI document', () => {
   it('documents the routes, bearer auth and every action', async () => {
     const document = await buildAdminOpenApiDocument();
     expect(Object.keys(document.paths).sort()).toEqual([
+      '/admin/cases',
+      '/admin/cases/{id}',
+      '/admin/cases/{id}/approve',
+      '/admin/cases/{id}/propose',
+      '/admin/cases/{id}/reject-proposal',
       '/admin/dead-letters',
       '/admin/dead-letters/replay',
       '/admin/live/events',

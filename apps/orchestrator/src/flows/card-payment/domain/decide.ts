@@ -11,6 +11,11 @@ import { decideOperation, inFlightOf } from './decide-gateway';
 import { decideUploadResult, isUploadOperation } from './decide-payer-flows';
 import { ignored } from './drafts';
 import { decideTimer } from './decide-timer';
+import {
+  answerAfterPaymentDecision,
+  askAfterPaymentDecision,
+  decideByDecision,
+} from './decide-decision';
 import type { PaymentInput } from './inputs';
 import type { PaymentState } from './state';
 
@@ -22,10 +27,14 @@ import type { PaymentState } from './state';
 export function decide(input: PaymentInput, state: PaymentState, ctx: DecisionContext): Decision {
   switch (input.kind) {
     case 'command':
+      if (input.command.type === 'settle-by-decision')
+        return decideByDecision(input.command, state, ctx);
       return isCardReferenceCommand(input.command)
         ? decideCardReferenceCommand(input.command, state, ctx)
         : decideCommand(input.command, state, ctx);
     case 'gateway-result': {
+      const contradiction = answerAfterPaymentDecision(input, state, ctx);
+      if (contradiction !== undefined) return contradiction;
       if (isCardReferenceResult(input.result))
         return decideCardReferenceResult(input.result, state, ctx);
       if (isUploadOperation(input.result.operation)) {
@@ -36,7 +45,11 @@ export function decide(input: PaymentInput, state: PaymentState, ctx: DecisionCo
       }
       return decideOperation(input, state, ctx);
     }
-    case 'callback':
+    case 'callback': {
+      const ask = askAfterPaymentDecision(input, state, ctx);
+      if (ask !== undefined) return ask;
+      return decideOperation(input, state, ctx);
+    }
     case 'status-check-hint':
       return decideOperation(input, state, ctx);
     case 'timer-fired':

@@ -147,6 +147,14 @@ export function evolve(state: PaymentState, event: PaymentEvent): PaymentState {
           : 'partially-returned',
         { returned: event.totalReturned.minor, holdReleased: event.holdReleased },
       );
+    case 'settled-by-decision':
+      return settledByDecision(state, event);
+    case 'case-reopened': {
+      const open = requireOpen(state, event);
+      return open.decided === undefined
+        ? { ...open, version }
+        : { ...open, version, decided: { ...open.decided, reopened: true } };
+    }
     case 'hold-expired':
       return { ...requireOpen(state, event), version, holdExpired: true };
     case 'command-rejected':
@@ -166,6 +174,64 @@ export function evolve(state: PaymentState, event: PaymentEvent): PaymentState {
 /** Replays a history from the initial state. */
 export function fold(state: PaymentState, events: readonly PaymentEvent[]): PaymentState {
   return events.reduce(evolve, state);
+}
+
+/**
+ * A decision of two people about the operation in flight (a case): "done" moves the position as the
+ * operation's success would, at the decided amount (the gateway's); "not done" as its failure
+ * (a follow-up leaves the position as it was, so follow-ups are taken again). The decision is kept
+ * (`decided`) so a contradicting gateway answer later reopens the case.
+ */
+function settledByDecision(
+  state: PaymentState,
+  event: Extract<PaymentEvent, { type: 'settled-by-decision' }>,
+): PaymentState {
+  const [open, op] = requireInFlight(state, event);
+  const decided = {
+    operation: op.operation,
+    requestId: op.requestId,
+    caseId: event.caseId,
+    decision: event.decision,
+    ...(event.amount === undefined ? {} : { amount: event.amount }),
+    ...(op.serial === undefined ? {} : { serial: op.serial }),
+  };
+  const version = event.version;
+  if (event.decision === 'not-done' || event.amount === undefined) {
+    const rest = { ...withoutInFlight(open), version, decided };
+    if (isMainOperation(op.operation)) {
+      const failed: FailedPayment = { ...rest, status: 'failed' };
+      return failed;
+    }
+    return { ...rest, status: succeededStatusOf(open, event) };
+  }
+  const amount = event.amount.minor;
+  const done = (
+    status: SucceededStatus,
+    balances: Partial<
+      Pick<SucceededPayment, 'authorized' | 'captured' | 'returned' | 'holdReleased'>
+    >,
+  ): SucceededPayment => ({ ...withoutInFlight(open), ...balances, version, decided, status });
+  switch (op.operation) {
+    case 'sale':
+    case 'rebill':
+      return done('approved', { authorized: amount, captured: amount });
+    case 'preauth':
+      return { ...done('authorized', { authorized: amount }), kind: 'preauth' };
+    case 'account-verification':
+      return done('verified', {});
+    case 'capture':
+      return done('captured', { captured: open.captured + amount });
+    case 'void':
+      return done('voided', {});
+    case 'return': {
+      if (open.status === 'authorized')
+        return done('returned', { returned: amount, holdReleased: true });
+      const returned = open.returned + amount;
+      return done(returned >= open.captured ? 'returned' : 'partially-returned', { returned });
+    }
+    default:
+      return unhandled(op.operation, 'operation');
+  }
 }
 
 function stage(state: OpenPayment, op: InFlightOperation): PaymentState {

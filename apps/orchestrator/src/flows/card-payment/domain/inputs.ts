@@ -4,6 +4,7 @@ import type {
   GatewayResult,
   PaymentCommand,
   PaymentOperation,
+  SettleByDecisionCommand,
   StatusCheckHint,
 } from '@payments/contracts';
 
@@ -27,7 +28,8 @@ export type HoldExpiryAction = 'void' | 'report';
 /** Everything the payment decider reacts to. */
 export type PaymentInput =
   /** A rebill, create-card-ref or get-card-info is decided in card-reference.ts. */
-  | { kind: 'command'; command: PaymentCommand | CardReferenceCommand }
+  /** `settle-by-decision`: internal, the case service's approved decision (decide-decision.ts). */
+  | { kind: 'command'; command: PaymentCommand | CardReferenceCommand | SettleByDecisionCommand }
   /** `about`: for a status reply, the operations its transaction type can name (see callback). */
   | { kind: 'gateway-result'; result: GatewayResult; about?: readonly PaymentOperation[] }
   /**

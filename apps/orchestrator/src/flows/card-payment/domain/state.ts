@@ -9,6 +9,8 @@ import type {
   UnknownConcern,
 } from '@payments/contracts';
 
+import type { DecidedOperation } from '../../../domain/gateway-operation/decided-operation';
+
 /**
  * The payment aggregate (one saga row: state + version).
  *
@@ -110,6 +112,11 @@ interface PaymentFacts extends Balances {
   /** A rebill started by a recurring schedule. */
   schedule?: ScheduleLink;
   cardRefRequest?: CardRefRequest;
+  /**
+   * The last operation settled by a decision of two people (a case, `settled-by-decision`): a
+   * later gateway answer about that request that contradicts it reopens the case.
+   */
+  decided?: DecidedOperation;
 }
 
 /** Nothing requested yet. */

@@ -10,6 +10,7 @@ import {
   lifecycleVocabulary,
   operationSagaDecider,
   sagaDecisions,
+  settlementDecision,
 } from '../../../domain/gateway-operation/single-operation';
 import {
   answerOfBudget,
@@ -124,6 +125,16 @@ function decideCommand(
       return refuse('NOTHING_TO_REFRESH', `the payout is ${state.status} with nothing in flight`);
     return accepted(state, state.payoutId, ctx, [], [query]);
   }
+  // A decision of two people (a case) about the operation in flight: the one shared rule.
+  if (command.type === 'payout-settle-by-decision')
+    return settlementDecision(
+      command,
+      state,
+      state.payoutId,
+      payoutVocabulary(state, ctx),
+      decisions,
+      ctx.now,
+    );
   if (state.mode === 'one-step' && command.type !== 'payout-budget-answer') {
     return refuse('PAYOUT_NOT_TWO_STEP', `a one-step payout takes no ${command.type}`);
   }

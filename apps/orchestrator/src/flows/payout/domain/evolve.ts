@@ -6,6 +6,7 @@ import {
   inFlight as operation,
   withSettledSerial,
 } from '../../../domain/gateway-operation/gateway-operation';
+import { decidedOf, reopenedOf } from '../../../domain/gateway-operation/decided-operation';
 import { type OpenPayout, opensPayoutOrder, type PayoutInFlight, type PayoutState } from './model';
 import { utcDay } from '../../payout-budget/domain';
 
@@ -106,6 +107,26 @@ export function evolvePayout(state: PayoutState, event: PayoutEvent): PayoutStat
       const { reserved: _r, ...rest } = settled(opened(state, 'payout'));
       return { ...rest, status: event.type === 'payout-declined' ? 'declined' : 'failed', version };
     }
+    case 'payout-settled-by-decision': {
+      // A decision of two people (a case): "done" as the gateway's success would be, "not done"
+      // as a failure (nothing paid: the reservation was released by the decision's effects).
+      const open = opened(state, 'payout');
+      const op = open.inFlight;
+      if (op === undefined) throw new DomainError('NO_OPERATION_IN_FLIGHT', event.type);
+      const decided = decidedOf(op, event);
+      if (event.decision === 'not-done') {
+        const { reserved: _r, ...rest } = settled(open);
+        return { ...rest, status: 'failed', version, decided };
+      }
+      return {
+        ...settled(open),
+        status: op.operation === 'payout-check' ? 'registered' : 'paid',
+        version,
+        decided,
+      };
+    }
+    case 'payout-case-reopened':
+      return reopenedOf({ ...opened(state, 'payout'), version });
     case 'payout-command-rejected':
       return { ...state, version: Math.max(state.version, version) };
     default:

@@ -1,3 +1,4 @@
+import type { DecidedOperation } from '../../../domain/gateway-operation/decided-operation';
 import type {
   ApprovePayoutCommand,
   GatewayPayoutCheckRequest,
@@ -16,6 +17,7 @@ import type {
   PayoutOperation,
   RejectPayoutCommand,
   RefreshPayoutStatusCommand,
+  SettlePayoutByDecisionCommand,
 } from '@payments/contracts';
 import type { Draft, FlowDecision, IgnoreReason } from '../../../domain/decision';
 import type {
@@ -95,6 +97,8 @@ export interface OpenPayout {
   readonly reserved?: true;
   /** The UTC day whose budget the payout draws on (the approval's, or a one-step request's). */
   readonly budgetDay?: string;
+  /** The operation last settled by a decision of two people (a case, issue 33). */
+  readonly decided?: DecidedOperation;
 }
 
 export type PayoutState = InitialPayout | OpenPayout;
@@ -116,7 +120,8 @@ export type PayoutDomainCommand =
   | ApprovePayoutCommand
   | RejectPayoutCommand
   | RefreshPayoutStatusCommand
-  | PayoutBudgetAnswerCommand;
+  | PayoutBudgetAnswerCommand
+  | SettlePayoutByDecisionCommand;
 
 /** The commands that open a payout, and the operation each sends. */
 export const OPENING_OPERATIONS = {

@@ -9,6 +9,7 @@ import {
   operationRef,
   operationSagaDecider,
   sagaDecisions,
+  settlementDecision,
 } from '../../../domain/gateway-operation/single-operation';
 import { amountRefusal, DEFAULT_PAYOUT_POLICY, limitsOf } from '../../payout/domain';
 import {
@@ -58,6 +59,20 @@ function decideCommand(
   if (command.type === 'payout-budget-answer') {
     const outcome = state.status === 'initial' ? undefined : budgetAnswer(command, state, ctx.now);
     return outcome ?? refuse('INVALID_STATE', `no budget reservation is awaited (${state.status})`);
+  }
+  // A decision of two people (a case) about the operation in flight: the one shared rule.
+  if (command.type === 'transfer-settle-by-decision') {
+    if (state.status === 'initial') return refuse('TRANSFER_NOT_FOUND', 'no such transfer');
+    if (command.merchant.endpointId !== state.merchant.endpointId)
+      return refuse('MERCHANT_MISMATCH', 'the transfer belongs to another endpoint');
+    return settlementDecision(
+      command,
+      state,
+      state.transferId,
+      transferVocabulary(state),
+      decisions,
+      ctx.now,
+    );
   }
   if (command.type === 'refresh-transfer-status') {
     if (state.status === 'initial') return refuse('TRANSFER_NOT_FOUND', 'no such transfer');

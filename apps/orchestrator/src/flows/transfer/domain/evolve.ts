@@ -6,6 +6,7 @@ import {
   settledAt,
   withLifecycleEvent,
 } from '../../../domain/gateway-operation/single-operation';
+import { decidedOf, reopenedOf } from '../../../domain/gateway-operation/decided-operation';
 import { utcDay } from '../../payout-budget/domain';
 import type { TransferState } from './model';
 
@@ -41,6 +42,18 @@ export function evolveTransfer(state: TransferState, event: TransferEvent): Tran
       const { reserved: _r, ...rest } = opened(state, 'transfer');
       return settledAt(rest, ENDED[event.type], version);
     }
+    case 'transfer-settled-by-decision': {
+      // A decision of two people (a case): "done" as transferred, "not done" as failed (its
+      // reservation released by the decision's effects).
+      const open = opened(state, 'transfer');
+      if (open.inFlight === undefined) throw new Error(`${event.type} with nothing in flight`);
+      const decided = decidedOf(open.inFlight, event);
+      if (event.decision === 'done') return { ...settledAt(open, 'transferred', version), decided };
+      const { reserved: _r, ...rest } = open;
+      return { ...settledAt(rest, 'failed', version), decided };
+    }
+    case 'transfer-case-reopened':
+      return reopenedOf({ ...opened(state, 'transfer'), version });
     case 'transfer-command-rejected':
       return { ...state, version: Math.max(state.version, version) };
     default:

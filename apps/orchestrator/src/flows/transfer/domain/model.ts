@@ -1,3 +1,4 @@
+import type { DecidedOperation } from '../../../domain/gateway-operation/decided-operation';
 import type {
   AnyTransferCommand,
   GatewayStatusRequest,
@@ -50,6 +51,8 @@ export interface OpenTransfer {
   readonly reserved?: true;
   /** The UTC day whose budget the transfer draws on. */
   readonly budgetDay?: string;
+  /** The operation settled by a decision of two people (a case, issue 33). */
+  readonly decided?: DecidedOperation;
 }
 
 export type TransferState = InitialTransfer | OpenTransfer;

@@ -1,0 +1,326 @@
+/**
+ * Cases end to end (issue 33 items 2 and 3): the four apps as processes on the real broker,
+ * PostgreSQL and the sandbox over HTTP. An operation the gateway leaves unsettled becomes a case
+ * that two people close: a return whose request the gateway never received (the sandbox drops
+ * it) is alerted no-trace, a case is opened, one operator proposes "not done", the same person's
+ * approval is refused, another person with the approver role approves, the saga publishes
+ * `settled-by-decision` (never an ordinary event), and a return of the rest is then taken and
+ * refunded once in the sandbox's ledger. A sale the gateway charged at another amount is settled
+ * "done at the gateway's amount", the event carrying both amounts.
+ */
+import { randomUUID } from 'node:crypto';
+import type { PaymentEvent } from '@payments/contracts';
+import { createTestDatabase, type TestDatabase } from '@payments/testing';
+import { tokenHash } from '../../apps/orchestrator/src/domain/admin/admin-tokens';
+import { PaymentStack } from '../../scripts/stack/payment-stack';
+import { oneStepPayout } from '../../scripts/stack/payout-commands';
+import { buildApps } from '../../scripts/stack/processes';
+
+/** The window after which the gateway's silence about a request reads as no trace. */
+const NEVER_RECEIVED_SECONDS = 3;
+/** An endpoint whose daily payout budget is 10,000 (PAYOUT_LIMITS below). */
+const DAILY_LIMIT_ENDPOINT = '1111';
+const ALICE = `alice-${randomUUID()}`;
+const BOB = `bob-${randomUUID()}`;
+
+let stack: PaymentStack;
+let orchestratorDb: TestDatabase;
+let adapterDb: TestDatabase;
+
+beforeAll(async () => {
+  await buildApps();
+  orchestratorDb = await createTestDatabase('e2e_cases_orchestrator');
+  adapterDb = await createTestDatabase('e2e_cases_adapter');
+  stack = await PaymentStack.start({
+    kafkaBrokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
+    orchestratorDatabaseUrl: orchestratorDb.url,
+    adapterDatabaseUrl: adapterDb.url,
+    env: {
+      orchestrator: {
+        NEVER_RECEIVED_RESEND_SECONDS: String(NEVER_RECEIVED_SECONDS),
+        CASE_SWEEP_MS: '300',
+        PAYOUT_LIMITS: JSON.stringify({
+          default: { maxMinor: 1_000_000, dailyLimitMinor: 10_000_000, approvalWindowSeconds: 600 },
+          endpoints: { [DAILY_LIMIT_ENDPOINT]: { dailyLimitMinor: 10_000 } },
+        }),
+        ADMIN_TOKENS: JSON.stringify([
+          { name: 'alice', role: 'operator', scope: 'all', sha256: tokenHash(ALICE) },
+          { name: 'bob', role: 'approver', scope: 'all', sha256: tokenHash(BOB) },
+        ]),
+      },
+      'gateway-adapter': {
+        GATEWAY_RESPONSE_TIMEOUT_MS: '4000',
+        // The injected faults would open the endpoint breaker (its own suite's subject).
+        GATEWAY_BREAKER_FAILURES: '1000',
+      },
+    },
+  });
+});
+
+afterAll(async () => {
+  await stack?.stop();
+  await orchestratorDb?.drop();
+  await adapterDb?.drop();
+});
+
+interface Answer {
+  readonly status: number;
+  readonly body: Record<string, unknown>;
+}
+
+async function admin(
+  method: 'GET' | 'POST',
+  route: string,
+  token: string,
+  body?: unknown,
+): Promise<Answer> {
+  const response = await fetch(`${stack.urls.orchestrator}${route}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return {
+    status: response.status,
+    body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>),
+  };
+}
+
+/** Waits until `probe` answers, asking again every 200 ms. */
+async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 90_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = await probe();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** The case of a saga, once the case worker opened it. */
+async function caseOf(sagaId: string): Promise<Record<string, unknown>> {
+  return until(async () => {
+    const { status, body } = await admin('GET', '/admin/cases', ALICE);
+    if (status !== 200 || !Array.isArray(body))
+      throw new Error(`GET /admin/cases: ${status} ${JSON.stringify(body)}`);
+    return (body as Array<Record<string, unknown>>).find((c) => c.sagaId === sagaId);
+  }, `a case for ${sagaId}`);
+}
+
+async function refunds(clientOrderId: string): Promise<number[]> {
+  const ledger = await stack.controls.ledger(clientOrderId);
+  return ledger.entries.filter((e) => e.movement === 'refunded').map((e) => e.amountMinor);
+}
+
+const eventsOf = (id: string): PaymentEvent[] => stack.events.distinctEventsOf(id);
+
+describe('cases: the one place where a person decides', () => {
+  it('a return left no trace → a case → "not done" proposed by one operator, approved by another → settled-by-decision, and a return of the rest is refunded once', async () => {
+    const sale = stack.sale({ cvv: '123', amountMinor: 10_000 });
+    await stack.send(sale);
+    await stack.events.waitForType(sale.paymentId, ['approved'], 60_000);
+    // The gateway never receives the return: the connection closes unanswered, nothing processed.
+    await stack.controls.addFault({
+      clientOrderId: sale.paymentId,
+      operation: 'RETURN',
+      failBefore: 'drop',
+      times: 1,
+    });
+    await stack.send(stack.return(sale.paymentId, 4_000));
+    await stack.events.waitFor(
+      sale.paymentId,
+      (e) => e.type === 'outcome-unknown' && e.alert && e.concern === 'no-trace',
+      90_000,
+    );
+
+    const opened = await caseOf(sale.paymentId);
+    expect(opened).toMatchObject({ concern: 'no-trace', operation: 'return', status: 'open' });
+    const id = String(opened.caseId);
+    expect((opened.evidence as unknown[]).length).toBeGreaterThan(0);
+
+    const proposed = await admin('POST', `/admin/cases/${id}/propose`, ALICE, {
+      decision: 'not-done',
+      reason: 'the gateway shows the sale as the order’s latest request; no refund at the acquirer',
+    });
+    expect(proposed).toMatchObject({ status: 200, body: { status: 'proposed' } });
+    // An operator cannot approve; nor could the proposer, whatever their role.
+    const own = await admin('POST', `/admin/cases/${id}/approve`, ALICE);
+    expect(own.status).toBe(403);
+    const approved = await admin('POST', `/admin/cases/${id}/approve`, BOB);
+    expect(approved).toMatchObject({
+      status: 200,
+      body: { status: 'closed', decided: { by: 'alice', approvedBy: 'bob' } },
+    });
+
+    const settled = await stack.events.waitForType(sale.paymentId, ['settled-by-decision']);
+    expect(settled.event).toMatchObject({
+      operation: 'return',
+      decision: 'not-done',
+      caseId: id,
+      decidedBy: 'alice',
+      approvedBy: 'bob',
+    });
+    // Never an ordinary event for the decided return.
+    expect(eventsOf(sale.paymentId).map((e) => e.type)).not.toContain('returned');
+    expect(await refunds(sale.paymentId)).toEqual([]);
+
+    // The return of the rest (all of it: the decided return moved nothing) is taken, once.
+    await stack.send(stack.return(sale.paymentId));
+    const returned = await stack.events.waitForType(sale.paymentId, ['returned'], 60_000);
+    expect(returned.event).toMatchObject({ amount: { minor: 10_000 } });
+    expect(await refunds(sale.paymentId)).toEqual([10_000]);
+  });
+
+  it('the same person cannot approve their own proposal (CASE_SAME_PERSON); an amount mismatch is settled done at the gateway’s amount, the event carrying both', async () => {
+    const sale = stack.sale({ cvv: '123', amountMinor: 10_000 });
+    await stack.controls.addFault({
+      clientOrderId: sale.paymentId,
+      operation: 'SALE',
+      processedAmountMinor: 9_000,
+    });
+    await stack.send(sale);
+    await stack.events.waitFor(
+      sale.paymentId,
+      (e) => e.type === 'outcome-unknown' && e.alert && e.concern === 'amount-mismatch',
+      90_000,
+    );
+    const opened = await caseOf(sale.paymentId);
+    expect(opened).toMatchObject({
+      concern: 'amount-mismatch',
+      requestedAmount: { minor: 10_000 },
+      reportedAmount: { minor: 9_000 },
+    });
+    const id = String(opened.caseId);
+    // Bob proposes (an approver may propose); his own approval is refused.
+    const proposed = await admin('POST', `/admin/cases/${id}/propose`, BOB, {
+      decision: 'done',
+      amount: { minor: 9_000, currency: 'USD' },
+      amountWhy: 'the gateway charged 9,000 (its status reply); the order asked 10,000',
+      reason: 'the acquirer statement shows 9,000 captured',
+    });
+    expect(proposed.status).toBe(200);
+    const own = await admin('POST', `/admin/cases/${id}/approve`, BOB);
+    expect(own).toMatchObject({ status: 409, body: { error: { code: 'CASE_SAME_PERSON' } } });
+    // Alice withdraws nothing (not hers, not an approver): refused.
+    const withdraw = await admin('POST', `/admin/cases/${id}/reject-proposal`, ALICE, {
+      reason: 'no',
+    });
+    expect(withdraw.status).toBe(409);
+    // A second approver is needed: this stack names only bob, so the proposal is withdrawn by
+    // him and proposed by alice instead, then approved by bob.
+    expect(
+      (await admin('POST', `/admin/cases/${id}/reject-proposal`, BOB, { reason: 'four eyes' }))
+        .status,
+    ).toBe(200);
+    expect(
+      (
+        await admin('POST', `/admin/cases/${id}/propose`, ALICE, {
+          decision: 'done',
+          amount: { minor: 9_000, currency: 'USD' },
+          amountWhy: 'the gateway charged 9,000 (its status reply); the order asked 10,000',
+          reason: 'the acquirer statement shows 9,000 captured',
+        })
+      ).status,
+    ).toBe(200);
+    expect((await admin('POST', `/admin/cases/${id}/approve`, BOB)).status).toBe(200);
+
+    const settled = await stack.events.waitForType(sale.paymentId, ['settled-by-decision']);
+    expect(settled.event).toMatchObject({
+      operation: 'sale',
+      decision: 'done',
+      amount: { minor: 9_000, currency: 'USD' },
+      requestedAmount: { minor: 10_000, currency: 'USD' },
+      amountWhy: expect.stringContaining('9,000'),
+    });
+    expect(eventsOf(sale.paymentId).map((e) => e.type)).not.toContain('approved');
+  });
+
+  it('a gateway answer that contradicts the decision reopens the case with an alert; the decision stands', async () => {
+    const sale = stack.sale({ cvv: '123', amountMinor: 10_000 });
+    await stack.send(sale);
+    await stack.events.waitForType(sale.paymentId, ['approved'], 60_000);
+    // The return reaches the gateway only long after the adapter gave up on it (unknown): the
+    // status replies show the sale as the order's latest request meanwhile (no trace).
+    await stack.controls.addFault({
+      clientOrderId: sale.paymentId,
+      operation: 'RETURN',
+      latencyMs: 25_000,
+      times: 1,
+    });
+    await stack.send(stack.return(sale.paymentId, 3_000));
+    await stack.events.waitFor(
+      sale.paymentId,
+      (e) => e.type === 'outcome-unknown' && e.alert && e.concern === 'no-trace',
+      90_000,
+    );
+    const id = String((await caseOf(sale.paymentId)).caseId);
+    await admin('POST', `/admin/cases/${id}/propose`, ALICE, {
+      decision: 'not-done',
+      reason: 'no trace of the return at the gateway',
+    });
+    expect((await admin('POST', `/admin/cases/${id}/approve`, BOB)).status).toBe(200);
+    const settled = await stack.events.waitForType(sale.paymentId, ['settled-by-decision']);
+
+    // The gateway processes the return after all: its callback brings a status query about it.
+    const reopened = await stack.events.waitForType(sale.paymentId, ['case-reopened'], 90_000);
+    expect(reopened.event).toMatchObject({
+      caseId: id,
+      decision: 'not-done',
+      answer: 'succeeded',
+      alert: true,
+    });
+    // History stands: the decision's event is where it was, and no ordinary event rewrites it.
+    const types = eventsOf(sale.paymentId).map((e) => `${e.version}:${e.type}`);
+    expect(types).toContain(`${settled.event.version}:settled-by-decision`);
+    expect(types.filter((t) => t.endsWith(':returned'))).toEqual([]);
+    const shown = await until(async () => {
+      const { body } = await admin('GET', `/admin/cases/${id}`, ALICE);
+      return body.status === 'reopened' ? body : undefined;
+    }, 'the case reopened');
+    expect(shown).toMatchObject({ decided: { by: 'alice', approvedBy: 'bob' } });
+  });
+
+  it('a payout left no trace decided "not done" releases the day\'s budget: the next payout it held back is paid', async () => {
+    const first = oneStepPayout({ endpointId: DAILY_LIMIT_ENDPOINT, amountMinor: 8_000 });
+    // The gateway never receives it: the connection closes unanswered, nothing processed.
+    await stack.controls.addFault({
+      clientOrderId: first.payoutId,
+      operation: 'PAYOUT',
+      failBefore: 'drop',
+      times: 1,
+    });
+    await stack.sendRaw(first);
+    await stack.events.waitForPayout(first.payoutId, ['payout-outcome-unknown'], 60_000);
+    const id = await until(async () => {
+      const { body } = await admin('GET', '/admin/cases', ALICE);
+      const found = (body as unknown as Array<Record<string, unknown>>).find(
+        (c) => c.sagaId === first.payoutId,
+      );
+      return found === undefined ? undefined : String(found.caseId);
+    }, 'a case for the payout');
+    await admin('POST', `/admin/cases/${id}/propose`, ALICE, {
+      decision: 'not-done',
+      reason: 'the gateway has no such order; nothing left the account',
+    });
+    expect((await admin('POST', `/admin/cases/${id}/approve`, BOB)).status).toBe(200);
+    const settled = await stack.events.waitForPayout(first.payoutId, [
+      'payout-settled-by-decision',
+    ]);
+    expect(settled.event).toMatchObject({ decision: 'not-done', caseId: id });
+
+    // 8,000 of 10,000 would be refused while the first held its reservation: released, it is paid.
+    const second = oneStepPayout({ endpointId: DAILY_LIMIT_ENDPOINT, amountMinor: 8_000 });
+    await stack.sendRaw(second);
+    const final = await stack.events.waitForPayout(
+      second.payoutId,
+      ['paid-out', 'payout-refused', 'payout-declined', 'payout-failed'],
+      60_000,
+    );
+    expect(final.event.type).toBe('paid-out');
+    const ledger = await stack.controls.ledger(first.payoutId);
+    expect(ledger.entries.filter((e) => e.movement === 'paid-out')).toEqual([]);
+  });
+});

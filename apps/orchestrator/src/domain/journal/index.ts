@@ -1,0 +1,3 @@
+/** The journal: double-entry lines for the outcome events that move money (pure). */
+export * from './accounts';
+export * from './posting-rules';

@@ -12,6 +12,7 @@ import { SagaOrderIndex1769720000000 } from './1769720000000-saga-order-index';
 import { DeadLetterReplays1769800000000 } from './1769800000000-dead-letter-replays';
 import { TimerScope1769810000000 } from './1769810000000-timer-scope';
 import { AdminTokens1769860000000 } from './1769860000000-admin-tokens';
+import { Journal1769890000000 } from './1769890000000-journal';
 
 /** Every migration of the orchestrator's database, oldest first. Append; never edit an applied one. */
 export const orchestratorMigrations: readonly MigrationClass[] = [
@@ -28,4 +29,5 @@ export const orchestratorMigrations: readonly MigrationClass[] = [
   DeadLetterReplays1769800000000,
   TimerScope1769810000000,
   AdminTokens1769860000000,
+  Journal1769890000000,
 ];

@@ -11,6 +11,7 @@ import type { EntityManager } from 'typeorm';
 import { idempotencyVerdict } from '../domain';
 import { eventRow as eventRowFor, gatewayRequestRow, type InputMeta } from './outbox/outbox-rows';
 import { OutboxWriter } from './outbox/outbox.writer';
+import type { JournalWriter } from './journal/journal.writer';
 import {
   type HistoryRow,
   inboxKey,
@@ -88,6 +89,8 @@ function inboxRows(
 export interface UnitOfWorkDeps {
   readonly sagas: SagaRepository;
   readonly outbox: OutboxWriter;
+  /** The journal's lines of the decision's money events, in its statement. */
+  readonly journal: JournalWriter;
   readonly timers: TimerRepository;
   readonly ids: IdGenerator;
   readonly catalogue: CommandCatalogue;
@@ -470,6 +473,14 @@ export class UnitOfWork {
       rows.length === 0 &&
       !purgeWithin;
     if (!nothing) {
+      const journalRows = plan.next
+        ? await this.deps.journal.entries(this.tx, {
+            sagaId: row.id,
+            flow: plan.flow,
+            history: plan.history,
+            newSaga: saga.op === 'insert',
+          })
+        : [];
       await sagas.writeDecision(
         this.tx,
         {
@@ -482,6 +493,7 @@ export class UnitOfWork {
         [
           timers.changesPart(plan.flow, row.id, plan.timers, meta.traceparent),
           outbox.rowsPart(rows),
+          this.deps.journal.linesPart(journalRows, this.now),
           ...(purgeWithin ? [sagas.purgePart(row.id, this.now), outbox.purgePart(row.id)] : []),
         ],
         this.now,

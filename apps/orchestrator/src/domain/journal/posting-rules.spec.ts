@@ -26,7 +26,7 @@ function balances(entries: readonly JournalEntry[]): Record<string, bigint> {
   return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== 0n));
 }
 
-const entriesOf = (s: payments.Scenario) => postAll(s.events as PaymentEvent[]).entries;
+const entriesOf = (s: payments.Scenario) => postAll(s.events).entries;
 
 describe('journal posting rules', () => {
   it('every money event of every flow module has a posting rule', () => {

@@ -1,0 +1,143 @@
+/**
+ * The journal's lines are written in the transaction of the events they post: a unit of work
+ * that rolls back leaves neither the events nor their lines, and an entry that does not balance is
+ * refused at commit (the deferred constraint trigger of migration 1769890000000).
+ */
+import { randomUUID } from 'node:crypto';
+import { canonicalJson } from '../../domain';
+import type { CommandCatalogue, Flow, SagaEvent } from '../flow';
+import type { RuntimeInput } from '../saga-runtime';
+import { orchestratorFixture, testFlowParts } from '../../../test/kits/orchestrator.fixture';
+
+interface State {
+  status: 'initial' | 'open';
+  version: number;
+}
+type Event = SagaEvent & { type: string };
+interface Command {
+  type: 'charge' | 'explode';
+  commandId: string;
+  sagaId: string;
+  minor: number;
+}
+
+const ENDPOINT = '4242';
+
+const catalogue: CommandCatalogue = {
+  parse(raw) {
+    const c = raw as Command;
+    const ids = { commandId: c.commandId, sagaId: c.sagaId, type: c.type, endpointId: ENDPOINT };
+    return { ok: true, command: { ...ids, body: c }, fingerprint: canonicalJson(raw) };
+  },
+};
+
+/** A charge approved at once (the card payment's `approved` shape); `explode` fails its decision. */
+const flow: Flow<State, Event> = {
+  name: 'journal-test',
+  commandTypes: ['charge', 'explode'],
+  initialState: { status: 'initial', version: 0 },
+  decide(input, state, ctx) {
+    if (input.kind !== 'command')
+      return { outcome: 'ignored', reason: 'NO_NEWS', events: [], effects: [] };
+    const c = input.command.body as Command;
+    if (c.type === 'explode')
+      throw new Error('the decision failed after an earlier one was written');
+    const event = {
+      type: 'approved',
+      commandId: c.commandId,
+      version: state.version + 1,
+      occurredAt: ctx.now,
+      requestId: randomUUID(),
+      amount: { minor: c.minor, currency: 'EUR' },
+      merchant: { endpointId: ENDPOINT },
+    };
+    return { outcome: 'accepted', events: [event], effects: [] };
+  },
+  evolve: (state, e) => ({ ...state, status: 'open', version: e.version }),
+  ...testFlowParts<State>(),
+};
+
+describe('journal lines in the transaction of their events', () => {
+  const orch = orchestratorFixture({
+    name: 'journal',
+    start: '2026-01-01T00:00:00.000Z',
+    flows: [flow],
+    catalogue,
+  });
+  const command = (raw: Command): RuntimeInput => ({ kind: 'command', raw, meta: {} });
+  const charge = (sagaId: string, minor: number): Command => ({
+    type: 'charge',
+    commandId: randomUUID(),
+    sagaId,
+    minor,
+  });
+  const lines = (sagaId: string) =>
+    orch.dataSource.query<
+      Array<{ account: string; currency: string; amount: string; event_version: number }>
+    >(
+      `SELECT account, currency, amount::text AS amount, event_version
+         FROM journal_lines WHERE saga_id = $1 ORDER BY line_no`,
+      [sagaId],
+    );
+
+  it("writes an event's balanced lines with it, linked to the saga and the event's version", async () => {
+    const id = randomUUID();
+    await orch.runtime.process([command(charge(id, 2_500))]);
+    expect(await lines(id)).toEqual([
+      {
+        account: `merchant:${ENDPOINT}:captured-receivable`,
+        currency: 'EUR',
+        amount: '2500',
+        event_version: 1,
+      },
+      { account: 'world', currency: 'EUR', amount: '-2500', event_version: 1 },
+    ]);
+  });
+
+  it('a unit of work that rolls back leaves no lines (nor events)', async () => {
+    const id = randomUUID();
+    const boom: Command = {
+      type: 'explode',
+      commandId: randomUUID(),
+      sagaId: randomUUID(),
+      minor: 1,
+    };
+    await expect(orch.runtime.process([command(charge(id, 700)), command(boom)])).rejects.toThrow(
+      'the decision failed',
+    );
+    expect(await lines(id)).toEqual([]);
+    const history = await orch.dataSource.query<unknown[]>(
+      'SELECT 1 FROM saga_history WHERE saga_id = $1',
+      [id],
+    );
+    expect(history).toEqual([]);
+  });
+
+  it('refuses, at commit, an entry whose lines do not sum to zero', async () => {
+    const eventId = randomUUID();
+    const insert = (lineNo: number, amount: string) =>
+      `INSERT INTO journal_lines (event_id, line_no, saga_id, flow, event_type, event_version,
+         endpoint_id, occurred_at, posted_at, account, currency, amount)
+       VALUES ('${eventId}', ${lineNo}, 's', 'f', 'approved', 1, '${ENDPOINT}', now(), now(),
+               'world', 'EUR', ${amount})`;
+    await expect(
+      orch.dataSource.transaction(async (tx) => {
+        await tx.query(insert(1, '100'));
+        await tx.query(insert(2, '-99'));
+      }),
+    ).rejects.toThrow('does not balance');
+    const left = await orch.dataSource.query<unknown[]>(
+      'SELECT 1 FROM journal_lines WHERE event_id = $1',
+      [eventId],
+    );
+    expect(left).toEqual([]);
+  });
+
+  it('refuses to change a line (append-only)', async () => {
+    const id = randomUUID();
+    await orch.runtime.process([command(charge(id, 300))]);
+    await expect(
+      orch.dataSource.query(`UPDATE journal_lines SET amount = 1 WHERE saga_id = $1`, [id]),
+    ).rejects.toThrow('append-only');
+  });
+});

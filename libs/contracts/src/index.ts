@@ -188,3 +188,10 @@ export {
   SCHEDULE_FAMILY,
 } from './schedules';
 export { GatewaySerial, OPERATION_EVENT_FIELDS, UnknownConcern } from './operation-events';
+export {
+  CONTROL_EVENT_SCHEMAS,
+  DayClosedEvent,
+  DayClosedTotal,
+  MerchantSeq,
+  MinorSum,
+} from './day-close';

@@ -13,6 +13,7 @@ import { DeadLetterReplays1769800000000 } from './1769800000000-dead-letter-repl
 import { TimerScope1769810000000 } from './1769810000000-timer-scope';
 import { AdminTokens1769860000000 } from './1769860000000-admin-tokens';
 import { Journal1769890000000 } from './1769890000000-journal';
+import { MerchantSequences1769890000001 } from './1769890000001-merchant-sequences';
 
 /** Every migration of the orchestrator's database, oldest first. Append; never edit an applied one. */
 export const orchestratorMigrations: readonly MigrationClass[] = [
@@ -30,4 +31,5 @@ export const orchestratorMigrations: readonly MigrationClass[] = [
   TimerScope1769810000000,
   AdminTokens1769860000000,
   Journal1769890000000,
+  MerchantSequences1769890000001,
 ];

@@ -145,7 +145,9 @@ export class SagaRuntime {
   ): Promise<T> {
     const [result, committed] = await this.db.transaction(async (tx) => {
       const work = this.unitOfWork(tx, catalogue);
-      return [await body(work, tx), work.written] as const;
+      const result = await body(work, tx);
+      await work.finish();
+      return [result, work.written] as const;
     });
     countCommitted(this.metrics, committed, (flow) => this.byName.get(flow)?.moneyEvents ?? []);
     observeTimeToTruth(this.metrics, committed, this.clock.now());

@@ -19,6 +19,7 @@ interface Command {
   commandId: string;
   sagaId: string;
   minor: number;
+  endpoint?: string;
 }
 
 const ENDPOINT = '4242';
@@ -26,7 +27,8 @@ const ENDPOINT = '4242';
 const catalogue: CommandCatalogue = {
   parse(raw) {
     const c = raw as Command;
-    const ids = { commandId: c.commandId, sagaId: c.sagaId, type: c.type, endpointId: ENDPOINT };
+    const endpointId = c.endpoint ?? ENDPOINT;
+    const ids = { commandId: c.commandId, sagaId: c.sagaId, type: c.type, endpointId };
     return { ok: true, command: { ...ids, body: c }, fingerprint: canonicalJson(raw) };
   },
 };
@@ -35,6 +37,7 @@ const catalogue: CommandCatalogue = {
 const flow: Flow<State, Event> = {
   name: 'journal-test',
   commandTypes: ['charge', 'explode'],
+  moneyEvents: ['approved'],
   initialState: { status: 'initial', version: 0 },
   decide(input, state, ctx) {
     if (input.kind !== 'command')
@@ -49,7 +52,7 @@ const flow: Flow<State, Event> = {
       occurredAt: ctx.now,
       requestId: randomUUID(),
       amount: { minor: c.minor, currency: 'EUR' },
-      merchant: { endpointId: ENDPOINT },
+      merchant: { endpointId: c.endpoint ?? ENDPOINT },
     };
     return { outcome: 'accepted', events: [event], effects: [] };
   },
@@ -139,5 +142,55 @@ describe('journal lines in the transaction of their events', () => {
     await expect(
       orch.dataSource.query(`UPDATE journal_lines SET amount = 1 WHERE saga_id = $1`, [id]),
     ).rejects.toThrow('append-only');
+  });
+
+  describe('merchantSeq (control totals)', () => {
+    const seqs = (endpoint: string) =>
+      orch.dataSource.query<
+        Array<{ seq: string; history: number | null; published: number | null }>
+      >(
+        `SELECT m.merchant_seq::text AS seq, (h.event->>'merchantSeq')::int AS history,
+                (o.payload->>'merchantSeq')::int AS published
+           FROM merchant_money_events m
+           JOIN saga_history h ON h.event_id = m.event_id
+           JOIN outbox o ON o.id = m.event_id
+          WHERE m.endpoint_id = $1 ORDER BY m.merchant_seq`,
+        [endpoint],
+      );
+
+    it('numbers the money events of each merchant 1, 2, 3 … in the event as stored and published', async () => {
+      const [a, b] = ['7001', '7002'];
+      await orch.runtime.process([
+        command({ ...charge(randomUUID(), 100), endpoint: a }),
+        command({ ...charge(randomUUID(), 200), endpoint: b }),
+        command({ ...charge(randomUUID(), 300), endpoint: a }),
+      ]);
+      await orch.runtime.process([command({ ...charge(randomUUID(), 400), endpoint: a })]);
+      expect(await seqs(a)).toEqual([
+        { seq: '1', history: 1, published: 1 },
+        { seq: '2', history: 2, published: 2 },
+        { seq: '3', history: 3, published: 3 },
+      ]);
+      expect(await seqs(b)).toEqual([{ seq: '1', history: 1, published: 1 }]);
+    });
+
+    it('a unit of work that rolls back gives its numbers back: no gap', async () => {
+      const e = '7003';
+      const boom: Command = {
+        type: 'explode',
+        commandId: randomUUID(),
+        sagaId: randomUUID(),
+        minor: 1,
+      };
+      await orch.runtime.process([command({ ...charge(randomUUID(), 100), endpoint: e })]);
+      await expect(
+        orch.runtime.process([
+          command({ ...charge(randomUUID(), 200), endpoint: e }),
+          command(boom),
+        ]),
+      ).rejects.toThrow('the decision failed');
+      await orch.runtime.process([command({ ...charge(randomUUID(), 300), endpoint: e })]);
+      expect((await seqs(e)).map((r) => r.seq)).toEqual(['1', '2']);
+    });
   });
 });

@@ -5,6 +5,7 @@ import {
   type JournalEvent,
   journalRelevant,
   postAll,
+  UNATTRIBUTED_ENDPOINT,
 } from '../../domain/journal';
 import { runStatement, type StatementPart, statement } from '../../persistence/sql';
 import type { HistoryRow } from '../../persistence/saga.repository';
@@ -17,6 +18,61 @@ export interface JournalRow {
   readonly commandId: string;
   readonly entry: JournalEntry;
 }
+
+/** A money event waiting for its `merchantSeq` (given at the end of its unit of work). */
+export interface PendingMoneyEvent {
+  readonly eventId: string;
+  readonly sagaId: string;
+  readonly flow: string;
+  readonly endpointId: string;
+  readonly eventType: string;
+  readonly currency: string;
+  /** Integer minor units. */
+  readonly minor: number;
+  readonly occurredAt: string;
+}
+
+/**
+ * Numbers a unit of work's money events per endpoint: the endpoints' counter rows are taken in
+ * endpoint order (two units never wait on each other's rows in a cycle) and bumped by how many
+ * each endpoint has; the numbers are written into the events as stored (history) and as they
+ * will be published (their outbox rows, whose id is the event's), and into
+ * `merchant_money_events`. Runs last, so a counter row is held only from here to the commit.
+ */
+const NUMBER_MONEY_EVENTS = statement(
+  'journal_number_money_events',
+  `WITH pending AS (
+  SELECT * FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (event_id uuid, saga_id text,
+         flow text, endpoint_id text, event_type text, currency text, minor bigint,
+         occurred_at timestamptz))
+         WITH ORDINALITY AS p(event_id, saga_id, flow, endpoint_id, event_type, currency, minor,
+         occurred_at, n)),
+counts AS (SELECT endpoint_id, count(*) AS c FROM pending GROUP BY endpoint_id),
+bumped AS (
+  INSERT INTO merchant_sequences AS s (endpoint_id, last_seq)
+  SELECT endpoint_id, c FROM counts ORDER BY endpoint_id
+  ON CONFLICT (endpoint_id) DO UPDATE SET last_seq = s.last_seq + EXCLUDED.last_seq
+  RETURNING endpoint_id, last_seq),
+numbered AS (
+  SELECT p.*, b.last_seq - c.c + row_number() OVER (PARTITION BY p.endpoint_id ORDER BY p.n) AS seq
+    FROM pending p JOIN bumped b USING (endpoint_id) JOIN counts c USING (endpoint_id)),
+money AS (
+  INSERT INTO merchant_money_events (endpoint_id, merchant_seq, event_id, saga_id, flow,
+         event_type, currency, minor, occurred_at)
+  SELECT endpoint_id, seq, event_id, saga_id, flow, event_type, currency, minor, occurred_at
+    FROM numbered
+  RETURNING 1),
+history AS (
+  UPDATE saga_history h SET event = jsonb_set(h.event, '{merchantSeq}', to_jsonb(nb.seq))
+    FROM numbered nb WHERE h.event_id = nb.event_id
+  RETURNING 1),
+published AS (
+  UPDATE outbox o SET payload = jsonb_set(o.payload, '{merchantSeq}', to_jsonb(nb.seq))
+    FROM numbered nb WHERE o.id = nb.event_id
+  RETURNING 1)
+SELECT (SELECT count(*) FROM money)::int AS money, (SELECT count(*) FROM history)::int AS history,
+       (SELECT count(*) FROM published)::int AS published`,
+);
 
 const SAGA_EVENTS = statement(
   'journal_saga_events',
@@ -32,27 +88,72 @@ const SAGA_EVENTS = statement(
  * such decision; none for a saga's first decision).
  */
 export class JournalWriter {
-  /** The entries of a decision's new events (empty when none moves money). */
+  /**
+   * The entries of a decision's new events (none when nothing moves money) and its money events
+   * (`moneyEvents`, the flow's) waiting for their sequence numbers. `endpointId`: the saga's, when
+   * its events have not named it yet (a saga's first decision names it in its command).
+   */
   async entries(
     tx: EntityManager,
-    args: { sagaId: string; flow: string; history: readonly HistoryRow[]; newSaga: boolean },
-  ): Promise<JournalRow[]> {
+    args: {
+      sagaId: string;
+      flow: string;
+      history: readonly HistoryRow[];
+      newSaga: boolean;
+      moneyEvents: readonly string[];
+      endpointId?: string;
+    },
+  ): Promise<{ rows: JournalRow[]; money: PendingMoneyEvent[] }> {
     const { sagaId, flow, history } = args;
-    if (!history.some((h) => journalRelevant(h.event.type))) return [];
+    const relevant = (type: string) => journalRelevant(type) || args.moneyEvents.includes(type);
+    if (!history.some((h) => relevant(h.event.type))) return { rows: [], money: [] };
     const earlier = args.newSaga
       ? []
       : (await runStatement<{ event: JournalEvent }>(tx, SAGA_EVENTS, [sagaId])).map(
           (r) => r.event,
         );
     const rows: JournalRow[] = [];
+    const money: PendingMoneyEvent[] = [];
     let fold = foldJournal(earlier);
     for (const h of history) {
-      const step = postAll([h.event], fold);
+      const event: JournalEvent = h.event;
+      const step = postAll([event], fold);
       fold = step.fold;
       for (const entry of step.entries)
         rows.push({ eventId: h.eventId, sagaId, flow, commandId: h.event.commandId, entry });
+      if (args.moneyEvents.includes(event.type) && event.amount !== undefined) {
+        money.push({
+          eventId: h.eventId,
+          sagaId,
+          flow,
+          endpointId: fold.endpointId ?? args.endpointId ?? UNATTRIBUTED_ENDPOINT,
+          eventType: event.type,
+          currency: event.amount.currency,
+          minor: event.amount.minor,
+          occurredAt: event.occurredAt,
+        });
+      }
     }
-    return rows;
+    return { rows, money };
+  }
+
+  /** Gives a unit of work's money events their `merchantSeq` (NUMBER_MONEY_EVENTS). */
+  async numberMoneyEvents(tx: EntityManager, pending: readonly PendingMoneyEvent[]): Promise<void> {
+    if (pending.length === 0) return;
+    await runStatement(tx, NUMBER_MONEY_EVENTS, [
+      JSON.stringify(
+        pending.map((p) => ({
+          event_id: p.eventId,
+          saga_id: p.sagaId,
+          flow: p.flow,
+          endpoint_id: p.endpointId,
+          event_type: p.eventType,
+          currency: p.currency,
+          minor: p.minor,
+          occurred_at: p.occurredAt,
+        })),
+      ),
+    ]);
   }
 
   /** The lines of `rows` as part of a statement (written where the statement's guard holds). */

@@ -8,6 +8,11 @@ import { canonicalJson } from '../../domain';
 import type { CommandCatalogue, Flow, SagaEvent } from '../flow';
 import type { RuntimeInput } from '../saga-runtime';
 import { orchestratorFixture, testFlowParts } from '../../../test/kits/orchestrator.fixture';
+import { DayTally } from '@payments/sdk';
+import type { DayClosedEvent } from '@payments/contracts';
+import { DayCloseService } from '../../application/finance/day-close.service';
+import type { OrchestratorConfig } from '../../config';
+import { OutboxWriter } from '../outbox/outbox.writer';
 
 interface State {
   status: 'initial' | 'open';
@@ -47,6 +52,8 @@ const flow: Flow<State, Event> = {
       throw new Error('the decision failed after an earlier one was written');
     const event = {
       type: 'approved',
+      // The card payment's saga id field, so the SDK's tally finds the saga.
+      paymentId: c.sagaId,
       commandId: c.commandId,
       version: state.version + 1,
       occurredAt: ctx.now,
@@ -191,6 +198,71 @@ describe('journal lines in the transaction of their events', () => {
       ).rejects.toThrow('the decision failed');
       await orch.runtime.process([command({ ...charge(randomUUID(), 300), endpoint: e })]);
       expect((await seqs(e)).map((r) => r.seq)).toEqual(['1', '2']);
+    });
+  });
+
+  describe("day close (control totals in the merchant's zone)", () => {
+    const BERLIN = '7100';
+    const config = {
+      finance: {
+        merchantTimeZones: { [BERLIN]: 'Europe/Berlin' },
+        dayCloseGraceSeconds: 900,
+      },
+    } as unknown as OrchestratorConfig;
+    const days = () => new DayCloseService(orch.database, new OutboxWriter(), orch.clock, config);
+    const published = () =>
+      orch.dataSource.query<Array<{ payload: Record<string, unknown> }>>(
+        `SELECT payload FROM outbox WHERE payload->>'type' IN ('approved', 'day-closed')
+            AND payload->'merchant'->>'endpointId' = $1
+          ORDER BY sequence`,
+        [BERLIN],
+      );
+
+    it("counts the day's money events in Berlin's day, once; the SDK's tally agrees, and names a lost one", async () => {
+      const chargeAt = async (at: string, minor: number) => {
+        orch.clock.set(at);
+        await orch.runtime.process([command({ ...charge(randomUUID(), minor), endpoint: BERLIN })]);
+      };
+      await chargeAt('2026-11-27T22:59:59.000Z', 1); // 23:59:59 on the 27th in Berlin
+      await chargeAt('2026-11-27T23:00:00.000Z', 100); // 00:00 on the 28th in Berlin
+      await chargeAt('2026-11-28T12:00:00.000Z', 250);
+      await chargeAt('2026-11-28T23:00:00.000Z', 7); // the 29th in Berlin
+      orch.clock.set('2026-11-28T23:20:00.000Z');
+      const closed = (await days().closeDueDays()).find(
+        (c) => c.event.merchant.endpointId === BERLIN,
+      );
+      expect(closed?.event).toMatchObject({
+        day: '2026-11-28',
+        timeZone: 'Europe/Berlin',
+        from: '2026-11-27T23:00:00.000Z',
+        to: '2026-11-28T23:00:00.000Z',
+        totals: [{ eventType: 'approved', currency: 'EUR', count: 2, sumMinor: '350' }],
+        count: 2,
+        lastMerchantSeq: 3,
+      });
+      expect(await days().closeDueDays()).toEqual([]);
+      const again = await days().close(BERLIN, '2026-11-28', 'someone');
+      expect(again.fresh).toBe(false);
+
+      const events = (await published()).map((r) => r.payload);
+      const dayClosed = events.filter((e) => e.type === 'day-closed') as DayClosedEvent[];
+      expect(dayClosed).toHaveLength(1);
+      const received = events.filter((e) => e.type === 'approved');
+      const tally = new DayTally();
+      for (const e of received) {
+        tally.endpointOf(e.paymentId as string, BERLIN);
+        tally.add(e as never);
+      }
+      expect(tally.check(dayClosed[0]).explanation).toEqual([]);
+      const lossy = new DayTally();
+      for (const e of received.filter((e) => e.merchantSeq !== 2)) {
+        lossy.endpointOf(e.paymentId as string, BERLIN);
+        lossy.add(e as never);
+      }
+      expect(lossy.check(dayClosed[0]).explanation).toEqual([
+        '2026-11-28 7100 approved EUR: day-closed says 2 (350 minor), received 1 (250 minor)',
+        '7100: merchantSeq never received: 2',
+      ]);
     });
   });
 });

@@ -14,6 +14,8 @@ describe('admin API OpenAPI document', () => {
   it('documents the routes, bearer auth and every action', async () => {
     const document = await buildAdminOpenApiDocument();
     expect(Object.keys(document.paths).sort()).toEqual([
+      '/admin/days/{day}',
+      '/admin/days/{day}/close',
       '/admin/dead-letters',
       '/admin/dead-letters/replay',
       '/admin/live/events',

@@ -68,6 +68,8 @@ describe('runMigrations (real PostgreSQL)', () => {
       'DeadLetterReplays1769800000000',
       'TimerScope1769810000000',
       'AdminTokens1769860000000',
+      'Journal1769890000000',
+      'MerchantSequences1769890000001',
     ]);
     expect(messages).toContain('migrations: applied OutboxInbox1767225600000');
     expect(messages).toContain('migrations: applied Payments1767312000000');
@@ -80,9 +82,13 @@ describe('runMigrations (real PostgreSQL)', () => {
       'admin_audit',
       'admin_tokens',
       'commands',
+      'day_closes',
       'dead_letter_replays',
       'gateway_requests',
       'inbox',
+      'journal_lines',
+      'merchant_money_events',
+      'merchant_sequences',
       MIGRATIONS_TABLE,
       'outbox',
       'reconciliation_checks',
@@ -186,6 +192,8 @@ describe('runMigrations (real PostgreSQL)', () => {
       'DeadLetterReplays1769800000000',
       'TimerScope1769810000000',
       'AdminTokens1769860000000',
+      'Journal1769890000000',
+      'MerchantSequences1769890000001',
     ]);
     const recorded = await query<{ name: string; n: string }>(
       db.url,
@@ -196,6 +204,8 @@ describe('runMigrations (real PostgreSQL)', () => {
       { name: 'AdminTokens1769860000000', n: '1' },
       { name: 'CommandRejections1767700000000', n: '1' },
       { name: 'DeadLetterReplays1769800000000', n: '1' },
+      { name: 'Journal1769890000000', n: '1' },
+      { name: 'MerchantSequences1769890000001', n: '1' },
       { name: 'OutboxInbox1767225600000', n: '1' },
       { name: 'Payments1767312000000', n: '1' },
       { name: 'Reconciliation1767900000000', n: '1' },

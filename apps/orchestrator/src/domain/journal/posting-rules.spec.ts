@@ -2,6 +2,8 @@ import fc from 'fast-check';
 import type { PaymentEvent } from '@payments/contracts';
 import * as commands from '@payments/contracts/testing';
 import * as payments from '../../../test/kits/card-payment.kit';
+import * as payouts from '../../../test/kits/payout.kit';
+import type { PayoutInput, PayoutState } from '../../flows/payout/domain/model';
 import type { PaymentState } from '../../flows/card-payment/domain/state';
 import type { PaymentInput } from '../../flows/card-payment/domain/inputs';
 import { FLOW_MODULES } from '../../flows/registered-flows';
@@ -125,6 +127,55 @@ describe('journal properties (card payments)', () => {
         },
       ),
       { numRuns: 300 },
+    );
+  });
+});
+
+type PayoutStep = (s: PayoutState, id: string) => PayoutInput;
+const payoutStepArb: fc.Arbitrary<PayoutStep> = fc.oneof(
+  fc.constant<PayoutStep>((_s, id) => payouts.command(payouts.approve(id))),
+  fc.constant<PayoutStep>((_s, id) => payouts.command(payouts.reject(id))),
+  fc
+    .constantFrom('approved', 'declined', 'error', 'processing', 'unknown')
+    .map(
+      (status) => (s: PayoutState) =>
+        payouts.statusReply(s, { status: status as 'approved' }, ['payout-pay']),
+    ),
+  fc
+    .constantFrom('accepted', 'unknown', 'not-sent')
+    .map(
+      (kind) => (s: PayoutState) =>
+        payouts.sendResult(
+          s,
+          kind === 'accepted' ? { kind: 'accepted' } : ({ kind, reason: 'x' } as never),
+        ),
+    ),
+);
+
+describe('journal properties (payouts)', () => {
+  it('every entry balances, replay rebuilds the same lines, and a paid-out payout leaves payouts-sent at its amount', () => {
+    fc.assert(
+      fc.property(fc.array(payoutStepArb, { minLength: 1, maxLength: 15 }), (steps) => {
+        const { world, id } = payouts.registeredPayout();
+        const incremental: JournalEntry[] = [...postAll(world.events(id)).entries];
+        steps.forEach((step, i) => {
+          const before = world.events(id);
+          world.apply(id, (s) => step(s, id), payouts.at((i + 1) * 1000));
+          const fresh = world.events(id).slice(before.length);
+          incremental.push(...postAll(fresh, foldJournal(before)).entries);
+        });
+        for (const entry of incremental)
+          for (const total of entryTotals(entry).values()) expect(total).toBe(0n);
+        const all = world.events(id);
+        expect(postAll(all).entries).toEqual(incremental);
+        const paid = all.filter((e) => e.type === 'paid-out');
+        const sent =
+          balances(incremental)[`${merchantAccount(payouts.ENDPOINT, 'payouts-sent')} EUR`];
+        expect(sent ?? 0n).toBe(
+          paid.reduce((n, e) => n + BigInt(e.type === 'paid-out' ? e.amount.minor : 0), 0n),
+        );
+      }),
+      { numRuns: 200 },
     );
   });
 });

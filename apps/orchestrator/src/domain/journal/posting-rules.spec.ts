@@ -138,17 +138,13 @@ const payoutStepArb: fc.Arbitrary<PayoutStep> = fc.oneof(
   fc
     .constantFrom('approved', 'declined', 'error', 'processing', 'unknown')
     .map(
-      (status) => (s: PayoutState) =>
-        payouts.statusReply(s, { status: status as 'approved' }, ['payout-pay']),
+      (status) => (s: PayoutState) => payouts.statusReply(s, { status: status }, ['payout-pay']),
     ),
   fc
     .constantFrom('accepted', 'unknown', 'not-sent')
     .map(
       (kind) => (s: PayoutState) =>
-        payouts.sendResult(
-          s,
-          kind === 'accepted' ? { kind: 'accepted' } : ({ kind, reason: 'x' } as never),
-        ),
+        payouts.sendResult(s, kind === 'accepted' ? { kind: 'accepted' } : { kind, reason: 'x' }),
     ),
 );
 

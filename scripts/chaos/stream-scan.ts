@@ -11,7 +11,7 @@ import {
   type ScheduleEvent,
   TOPICS,
 } from '@payments/contracts';
-import { listTopics, parseStreamEvent, scanTopics } from '../stack/kafka-io';
+import { CONTROL_EVENTS, listTopics, parseStreamEvent, scanTopics } from '../stack/kafka-io';
 import type { ActionRecord } from './chaos-config';
 import type { ObservedEvent } from './checks';
 import type { ObservedScheduleEvent } from './schedule-plan';
@@ -77,6 +77,8 @@ export async function scanStream(
       );
       return;
     }
+    // A merchant's day-closed (control totals): no saga's event.
+    if (parsed.family === CONTROL_EVENTS) return;
     if (parsed.family === SCHEDULE_FAMILY.name) {
       scan.scheduleEvents.push({ event: parsed.event as ScheduleEvent, ceId });
       return;

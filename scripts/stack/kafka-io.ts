@@ -4,6 +4,8 @@ import { IdempotentSender } from '@payments/kafka';
 import {
   type AnyEvent,
   CARD_PAYMENT_FAMILY,
+  CONTROL_EVENT_SCHEMAS,
+  DayClosedEvent,
   FLOW_FAMILIES,
   type FlowFamily,
   type PayerAction,
@@ -63,9 +65,12 @@ export type StreamEvent =
       /** The name of its family in FLOW_FAMILIES. */
       readonly family: string;
       readonly sagaId: string;
-      readonly event: AnyEvent | ScheduleEvent;
+      readonly event: AnyEvent | ScheduleEvent | DayClosedEvent;
     }
   | { readonly ok: false; readonly error: string };
+
+/** The `family` parseStreamEvent names for the control events (`day-closed`). */
+export const CONTROL_EVENTS = 'control';
 
 /**
  * Parses an event with the schema of its type in the family that defines it (FLOW_FAMILIES: no
@@ -77,6 +82,13 @@ export function parseStreamEvent(value: unknown): StreamEvent {
   const type =
     typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
   if (typeof type !== 'string') return { ok: false, error: 'no event type' };
+  // The control events of no family (day-close.ts): `family` is CONTROL_EVENTS, no saga.
+  if (Object.hasOwn(CONTROL_EVENT_SCHEMAS, type)) {
+    const parsed = DayClosedEvent.safeParse(value);
+    return parsed.success
+      ? { ok: true, family: CONTROL_EVENTS, event: parsed.data, sagaId: '' }
+      : { ok: false, error: `${type}: ${parsed.error.issues.map((i) => i.message).join('; ')}` };
+  }
   for (const family of FLOW_FAMILIES as readonly FlowFamily[]) {
     if (!Object.hasOwn(family.events, type)) continue;
     const parsed = family.events[type].safeParse(value);
@@ -162,6 +174,8 @@ export class EventCollector {
   private readonly listeners = new Set<() => void>();
   readonly all: ReceivedEvent[] = [];
   readonly invalid: { offset: string; error: string }[] = [];
+  /** The `day-closed` events received (control totals; one per merchant and day, maybe twice). */
+  readonly dayClosed: DayClosedEvent[] = [];
 
   constructor(
     kafka: Kafka,
@@ -190,6 +204,11 @@ export class EventCollector {
         const parsed = parseStreamEvent(value);
         if (!parsed.ok) {
           this.invalid.push({ offset: message.offset, error: parsed.error });
+          return;
+        }
+        if (parsed.family === CONTROL_EVENTS) {
+          this.dayClosed.push(parsed.event as DayClosedEvent);
+          for (const listener of this.listeners) listener();
           return;
         }
         if (parsed.family === SCHEDULE_FAMILY.name) {

@@ -9,6 +9,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { listSagas, showSaga } from './commands/admin';
 import { listDeadLetters, replayDeadLetters } from './commands/dlq';
 import { reconcile } from './commands/reconcile';
+import { closeDay } from './commands/close';
 import { send } from './commands/send';
 import { tail } from './commands/tail';
 import { createToken, listTokens, revokeToken } from './commands/tokens';
@@ -110,6 +111,16 @@ export function program(): Command {
         );
       },
     );
+
+  admin(cli.command('close'))
+    .description(
+      "close a day: each merchant's money events of the day (in its time zone) counted and summed per type and currency, published once as day-closed",
+    )
+    .requiredOption('--day <day>', 'YYYY-MM-DD, the merchants’ calendar day')
+    .option('--endpoint <id>', 'one merchant endpoint (default: every merchant with money events)')
+    .option('--show', 'only read the stored closes of the day')
+    .option('--csv', 'the totals as CSV (columns: docs/operations.md)')
+    .action(async (options: Parameters<typeof closeDay>[0]) => closeDay(options, out));
 
   const tokens = cli
     .command('tokens')

@@ -50,6 +50,9 @@ import { DeadLettersController } from './transport/http/dead-letters.controller'
 import { DeadLetterService } from './application/dead-letters/dead-letter.service';
 import { LiveController } from './transport/http/live.controller';
 import { ReconciliationRunsController } from './transport/http/reconciliation-runs.controller';
+import { DayCloseController } from './transport/http/day-close.controller';
+import { DayCloseService } from './application/finance/day-close.service';
+import { DayCloseWorker } from './application/finance/day-close.worker';
 import { PaymentsController } from './transport/http/payments.controller';
 import { TestControlsController } from './transport/http/test-controls.controller';
 import { ORCHESTRATOR_HANDLERS } from './transport/kafka/handlers';
@@ -111,6 +114,7 @@ export class AppModule {
               AdminTokensController,
               LiveController,
               ReconciliationRunsController,
+              DayCloseController,
               DeadLettersController,
               CasesController,
             ]
@@ -157,6 +161,8 @@ export class AppModule {
         ReconciliationWorker,
         CaseService,
         CaseWorker,
+        DayCloseService,
+        DayCloseWorker,
         ...ORCHESTRATOR_HANDLERS,
         ...provideHealthChecks({
           liveness: [getConsumerLivenessToken(groupId)],

@@ -14,6 +14,7 @@ import {
   versionVar,
 } from '@payments/config';
 import { AdminTokensSchema } from './domain/admin/admin-tokens';
+import { isTimeZone } from './domain/journal/merchant-day';
 
 const AmountLimitsSchema = z.strictObject({
   minMinor: z.number().int().nonnegative().optional(),
@@ -217,6 +218,32 @@ export const orchestratorConfigShape = {
     }),
     tickMs: envVar('RECONCILIATION_TICK_MS', positiveInt(1000), {
       description: 'how often the reconciliation worker looks for due work',
+    }),
+  },
+  finance: {
+    merchantTimeZones: envVar(
+      'MERCHANT_TIME_ZONES',
+      jsonText('{}').pipe(
+        z.record(
+          z.string().regex(/^\d{1,19}$/),
+          z.string().refine(isTimeZone, 'an IANA time zone (Europe/Berlin)'),
+        ),
+      ),
+      {
+        description:
+          "JSON object endpoint id → IANA time zone: where each merchant's day starts and ends (the journal's day-closed control totals); endpoints not named close in UTC",
+      },
+    ),
+    dayCloseEnabled: envVar('DAY_CLOSE_ENABLED', bool(true), {
+      description:
+        "true to close merchants' days here once they ended (plus the grace): day-closed with the day's control totals; safe on every replica (a day closes once)",
+    }),
+    dayCloseGraceSeconds: envVar('DAY_CLOSE_GRACE_SECONDS', nonNegativeInt(900), {
+      description:
+        "seconds after a merchant's midnight before its day is closed (money events of the day still committing)",
+    }),
+    dayCloseTickMs: envVar('DAY_CLOSE_TICK_MS', positiveInt(60_000), {
+      description: 'how often the day-close worker looks for days to close',
     }),
   },
   schedules: {

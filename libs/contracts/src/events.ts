@@ -3,6 +3,7 @@ import { CardSummary, Instant, MerchantRef, Money, PaymentOperation, Uuid } from
 import { byType, parseWith, unionOf } from './flow-family';
 import { APPROVAL_FIELDS, GATEWAY_ERROR_FIELDS, operationLifecycle } from './operation-events';
 import { CardRef, ScheduleLink, ScheduleOnNewCardRef } from './schedules';
+import { MerchantSeq } from './day-close';
 
 /**
  * Events on `payments.events.v1`, the authoritative lifecycle of a payment. Every event carries the
@@ -93,7 +94,12 @@ export const EVENT_SCHEMAS = byType(
   lifecycle.outcomeUnknown,
   lifecycle.operationResent,
   /** A sale was approved: the money is taken. */
-  event('approved', { requestId: Uuid, amount: Money, ...approval }),
+  event('approved', {
+    requestId: Uuid,
+    amount: Money,
+    ...approval,
+    merchantSeq: MerchantSeq.optional(),
+  }),
   /** A preauth was approved: the amount is on hold. */
   event('authorized', { requestId: Uuid, amount: Money, ...approval }),
   /** An account verification was approved: the card account is in good standing, nothing charged. */
@@ -112,6 +118,7 @@ export const EVENT_SCHEMAS = byType(
     totalCaptured: Money,
     remainingAuthorized: Money,
     released: Money,
+    merchantSeq: MerchantSeq.optional(),
   }),
   /** A void: of an authorization (the hold released) or of a sale or capture before settlement. */
   event('voided', {
@@ -127,6 +134,7 @@ export const EVENT_SCHEMAS = byType(
     remainingBalance: Money,
     /** True when the return cancelled an uncaptured preauth (released the hold). */
     holdReleased: z.boolean(),
+    merchantSeq: MerchantSeq.optional(),
   }),
   /** An authorization reached its hold expiry uncaptured; `action` says what the saga does about it. */
   event('hold-expired', { action: z.enum(['void', 'report']), amount: Money }),

@@ -5,6 +5,7 @@ import { PAN_ELIGIBILITY_FAMILY } from './pan-eligibility';
 import { PAYOUT_BUDGET_FAMILY, PAYOUT_FAMILY } from './payouts';
 import { SCHEDULE_FAMILY } from './schedules';
 import { TRANSFER_FAMILY } from './transfers';
+import { CONTROL_EVENT_SCHEMAS } from './day-close';
 
 /**
  * The flow families of `payments.commands.v1` and `payments.events.v1`, one line each. Everything
@@ -45,14 +46,18 @@ export function disjoint<T extends object>(tables: readonly object[]): T {
 }
 
 export type AllCommandSchemas = UnionToIntersection<SchemasOf<Family, 'commands'>>;
-export type AllEventSchemas = UnionToIntersection<SchemasOf<Family, 'events'>>;
+export type AllEventSchemas = UnionToIntersection<SchemasOf<Family, 'events'>> &
+  typeof CONTROL_EVENT_SCHEMAS;
 
 /** Every command on `payments.commands.v1`, by type. */
 export const ALL_COMMAND_SCHEMAS = disjoint<AllCommandSchemas>(
   FLOW_FAMILIES.map((f) => f.commands),
 );
-/** Every event on `payments.events.v1`, by type. */
-export const ALL_EVENT_SCHEMAS = disjoint<AllEventSchemas>(FLOW_FAMILIES.map((f) => f.events));
+/** Every event on `payments.events.v1`, by type: the families' and the control events (day-close.ts). */
+export const ALL_EVENT_SCHEMAS = disjoint<AllEventSchemas>([
+  ...FLOW_FAMILIES.map((f) => f.events),
+  CONTROL_EVENT_SCHEMAS,
+]);
 
 export type AnyCommand = MessageOf<SchemasOf<Family, 'commands'>>;
 export type AnyCommandType = AnyCommand['type'];

@@ -202,3 +202,10 @@ export {
   settleByDecisionCommand,
   UnknownConcern,
 } from './operation-events';
+export {
+  CONTROL_EVENT_SCHEMAS,
+  DayClosedEvent,
+  DayClosedTotal,
+  MerchantSeq,
+  MinorSum,
+} from './day-close';

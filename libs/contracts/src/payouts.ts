@@ -1,3 +1,4 @@
+import { MerchantSeq } from './day-close';
 import { z } from 'zod';
 import { byType, flowFamily, parseWith, sagaCommands, unionOf } from './flow-family';
 import {
@@ -246,6 +247,8 @@ export const PAYOUT_FAMILY = flowFamily({
       requestId: Uuid,
       amount: Money,
       ...APPROVAL_FIELDS,
+      /** The merchant's money-event sequence number (day-close.ts). */
+      merchantSeq: MerchantSeq.optional(),
     }),
     lifecycle.declined(),
     lifecycle.failed,

@@ -1,3 +1,4 @@
+import { MerchantSeq } from './day-close';
 import { z } from 'zod';
 import { byType, flowFamily, parseWith, sagaCommands, unionOf } from './flow-family';
 import { APPROVAL_FIELDS, operationLifecycle, settleByDecisionCommand } from './operation-events';
@@ -81,6 +82,8 @@ export const TRANSFER_FAMILY = flowFamily({
       ...operationRef,
       amount: Money,
       ...APPROVAL_FIELDS,
+      /** The merchant's money-event sequence number (day-close.ts). */
+      merchantSeq: MerchantSeq.optional(),
     }),
     lifecycle.declined(),
     lifecycle.failed,

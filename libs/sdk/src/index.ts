@@ -34,3 +34,4 @@ export {
   type SentCommand,
 } from './producer';
 export { Card, TOPICS } from '@payments/contracts';
+export { DayTally, type DayTallyVerdict, type TallyDifference } from './day-tally';

@@ -14,6 +14,8 @@ import { TimerScope1769810000000 } from './1769810000000-timer-scope';
 import { AdminTokens1769860000000 } from './1769860000000-admin-tokens';
 import { ReconciliationHolds1769870000000 } from './1769870000000-reconciliation-holds';
 import { Cases1769880000000 } from './1769880000000-cases';
+import { Journal1769890000000 } from './1769890000000-journal';
+import { MerchantSequences1769890000001 } from './1769890000001-merchant-sequences';
 
 /** Every migration of the orchestrator's database, oldest first. Append; never edit an applied one. */
 export const orchestratorMigrations: readonly MigrationClass[] = [
@@ -32,4 +34,6 @@ export const orchestratorMigrations: readonly MigrationClass[] = [
   AdminTokens1769860000000,
   ReconciliationHolds1769870000000,
   Cases1769880000000,
+  Journal1769890000000,
+  MerchantSequences1769890000001,
 ];

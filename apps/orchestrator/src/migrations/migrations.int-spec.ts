@@ -70,6 +70,8 @@ describe('runMigrations (real PostgreSQL)', () => {
       'AdminTokens1769860000000',
       'ReconciliationHolds1769870000000',
       'Cases1769880000000',
+      'Journal1769890000000',
+      'MerchantSequences1769890000001',
     ]);
     expect(messages).toContain('migrations: applied OutboxInbox1767225600000');
     expect(messages).toContain('migrations: applied Payments1767312000000');
@@ -83,9 +85,13 @@ describe('runMigrations (real PostgreSQL)', () => {
       'admin_tokens',
       'cases',
       'commands',
+      'day_closes',
       'dead_letter_replays',
       'gateway_requests',
       'inbox',
+      'journal_lines',
+      'merchant_money_events',
+      'merchant_sequences',
       MIGRATIONS_TABLE,
       'outbox',
       'reconciliation_checks',
@@ -191,6 +197,8 @@ describe('runMigrations (real PostgreSQL)', () => {
       'AdminTokens1769860000000',
       'ReconciliationHolds1769870000000',
       'Cases1769880000000',
+      'Journal1769890000000',
+      'MerchantSequences1769890000001',
     ]);
     const recorded = await query<{ name: string; n: string }>(
       db.url,
@@ -202,6 +210,8 @@ describe('runMigrations (real PostgreSQL)', () => {
       { name: 'Cases1769880000000', n: '1' },
       { name: 'CommandRejections1767700000000', n: '1' },
       { name: 'DeadLetterReplays1769800000000', n: '1' },
+      { name: 'Journal1769890000000', n: '1' },
+      { name: 'MerchantSequences1769890000001', n: '1' },
       { name: 'OutboxInbox1767225600000', n: '1' },
       { name: 'Payments1767312000000', n: '1' },
       { name: 'Reconciliation1767900000000', n: '1' },

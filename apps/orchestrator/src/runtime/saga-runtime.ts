@@ -4,6 +4,7 @@ import { PoisonMessageError } from '@payments/kafka';
 import type { EntityManager } from 'typeorm';
 import type { InputMeta } from './outbox/outbox-rows';
 import { OutboxWriter } from './outbox/outbox.writer';
+import { JournalWriter } from './journal/journal.writer';
 import { Database } from '../persistence/database';
 import { SagaRepository } from '../persistence/saga.repository';
 import { TimerRepository, type TimerRow } from '../persistence/timer.repository';
@@ -41,6 +42,8 @@ export class SagaRuntime {
   private readonly byCommandType = new Map<string, AnyFlow>();
   /** Writes the rejection of an invalid command no flow owns (the first flow). */
   private readonly rejectingFlow: AnyFlow;
+  /** Stateless: the journal's lines join each decision's statement. */
+  private readonly journal = new JournalWriter();
 
   constructor(
     private readonly db: Database,
@@ -142,7 +145,9 @@ export class SagaRuntime {
   ): Promise<T> {
     const [result, committed] = await this.db.unitOfWork(async (tx) => {
       const work = this.unitOfWork(tx, catalogue);
-      return [await body(work, tx), work.written] as const;
+      const result = await body(work, tx);
+      await work.finish();
+      return [result, work.written] as const;
     });
     countCommitted(this.metrics, committed, (flow) => this.byName.get(flow)?.moneyEvents ?? []);
     observeTimeToTruth(this.metrics, committed, this.clock.now());
@@ -156,6 +161,7 @@ export class SagaRuntime {
       {
         sagas: this.sagas,
         outbox: this.outbox,
+        journal: this.journal,
         timers: this.timers,
         ids: this.ids,
         catalogue,

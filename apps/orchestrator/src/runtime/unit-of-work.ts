@@ -11,6 +11,7 @@ import type { EntityManager } from 'typeorm';
 import { idempotencyVerdict } from '../domain';
 import { eventRow as eventRowFor, gatewayRequestRow, type InputMeta } from './outbox/outbox-rows';
 import { OutboxWriter } from './outbox/outbox.writer';
+import type { JournalWriter, PendingMoneyEvent } from './journal/journal.writer';
 import {
   type HistoryRow,
   inboxKey,
@@ -92,6 +93,8 @@ function inboxRows(
 export interface UnitOfWorkDeps {
   readonly sagas: SagaRepository;
   readonly outbox: OutboxWriter;
+  /** The journal's lines of the decision's money events, in its statement. */
+  readonly journal: JournalWriter;
   readonly timers: TimerRepository;
   readonly ids: IdGenerator;
   readonly catalogue: CommandCatalogue;
@@ -111,6 +114,8 @@ export class UnitOfWork {
   private readonly commandsRecorded = new Map<string, RecordedCommand | undefined>();
   /** The events written so far (new ones only: a re-emitted duplicate is not an outcome). */
   readonly written: OutcomeEvent[] = [];
+  /** Money events written so far, numbered per merchant by `finish` (control totals). */
+  private readonly moneyEvents: PendingMoneyEvent[] = [];
   /** Sagas decided on in this unit of work that have no row (yet): id → endpoint id. */
   private readonly notSaved = new Map<string, string>();
 
@@ -140,6 +145,15 @@ export class UnitOfWork {
 
   /** Locks the sagas among `ids` (sorted), records the inputs' inbox rows and commands, in one
    * statement; a flow's own commands and ids not in canonical form go the separate way. */
+  /**
+   * The unit of work's last statement before its commit: its money events numbered per merchant
+   * (`merchantSeq`, control totals). Last, so each merchant's counter row is held only until the
+   * commit, which follows at once.
+   */
+  async finish(): Promise<void> {
+    await this.deps.journal.numberMoneyEvents(this.tx, this.moneyEvents);
+  }
+
   async prelude(ids: readonly string[], inputs: readonly RuntimeInput[]): Promise<void> {
     const sagaIds = ids.filter((id) => !this.locked.has(id) && isCanonicalUuid(id));
     const inbox = inboxRows(inputs);
@@ -476,6 +490,17 @@ export class UnitOfWork {
       rows.length === 0 &&
       !purgeWithin;
     if (!nothing) {
+      const journal = plan.next
+        ? await this.deps.journal.entries(this.tx, {
+            sagaId: row.id,
+            flow: plan.flow,
+            history: plan.history,
+            newSaga: saga.op === 'insert',
+            moneyEvents: flow.moneyEvents ?? [],
+            ...(saga.op === 'insert' ? { endpointId: saga.endpointId } : {}),
+          })
+        : { rows: [], money: [] };
+      this.moneyEvents.push(...journal.money);
       await sagas.writeDecision(
         this.tx,
         {
@@ -488,6 +513,7 @@ export class UnitOfWork {
         [
           timers.changesPart(plan.flow, row.id, plan.timers, meta.traceparent),
           outbox.rowsPart(rows),
+          this.deps.journal.linesPart(journal.rows, this.now),
           ...(purgeWithin ? [sagas.purgePart(row.id, this.now), outbox.purgePart(row.id)] : []),
         ],
         this.now,

@@ -19,6 +19,8 @@ describe('admin API OpenAPI document', () => {
       '/admin/cases/{id}/approve',
       '/admin/cases/{id}/propose',
       '/admin/cases/{id}/reject-proposal',
+      '/admin/days/{day}',
+      '/admin/days/{day}/close',
       '/admin/dead-letters',
       '/admin/dead-letters/replay',
       '/admin/live/events',

@@ -1,0 +1,184 @@
+import { randomUUID } from 'node:crypto';
+import type { DayClosedEvent } from '@payments/contracts';
+import { DayTally } from '@payments/sdk';
+import { createTestDatabase, type TestDatabase } from '@payments/testing';
+import { Client } from 'pg';
+import { tokenHash } from '../../apps/orchestrator/src/domain/admin/admin-tokens';
+import { PaymentStack, SANDBOX_MERCHANT } from '../../scripts/stack/payment-stack';
+import { oneStepPayout } from '../../scripts/stack/payout-commands';
+import { buildApps } from '../../scripts/stack/processes';
+
+/**
+ * Finance closes a day (issue #35) on the stack: mixed traffic on one merchant — a sale, a preauth
+ * with a partial capture and two partial returns, a one-step payout — posts a journal whose
+ * balances per account equal the sandbox's ledger of those orders; once the merchant's day is over
+ * (its zone: Europe/Berlin here, the orchestrator's clock moved past its midnight) the operator's
+ * close publishes `day-closed` on the events topic, and the SDK's DayTally, fed what this consumer
+ * received, agrees with it (and names what a lossy consumer missed).
+ */
+const ENDPOINT = SANDBOX_MERCHANT.plainEndpoint;
+const ZONE = 'Europe/Berlin';
+const OPERATOR = `op-${randomUUID()}`;
+
+let stack: PaymentStack;
+let orchestratorDb: TestDatabase;
+let adapterDb: TestDatabase;
+
+beforeAll(async () => {
+  await buildApps();
+  orchestratorDb = await createTestDatabase('e2e_finance_orchestrator');
+  adapterDb = await createTestDatabase('e2e_finance_adapter');
+  stack = await PaymentStack.start({
+    kafkaBrokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
+    orchestratorDatabaseUrl: orchestratorDb.url,
+    adapterDatabaseUrl: adapterDb.url,
+    env: {
+      orchestrator: {
+        TEST_CONTROLS_ENABLED: 'true',
+        MERCHANT_TIME_ZONES: JSON.stringify({ [ENDPOINT]: ZONE }),
+        // The operator closes the day here; the scheduled close is the same service.
+        DAY_CLOSE_ENABLED: 'false',
+        ADMIN_TOKENS: JSON.stringify([
+          { name: 'finance', role: 'operator', sha256: tokenHash(OPERATOR) },
+        ]),
+      },
+    },
+  });
+});
+
+afterAll(async () => {
+  await stack?.stop();
+  await orchestratorDb?.drop();
+  await adapterDb?.drop();
+});
+
+async function query<Row>(text: string, values: unknown[] = []): Promise<Row[]> {
+  const client = new Client({ connectionString: orchestratorDb.url });
+  await client.connect();
+  try {
+    return (await client.query(text, values)).rows as Row[];
+  } finally {
+    await client.end();
+  }
+}
+
+/** The merchant's calendar day of an instant in its zone (YYYY-MM-DD). */
+const dayIn = (at: string) =>
+  new Intl.DateTimeFormat('en-CA', { timeZone: ZONE }).format(new Date(at));
+
+describe("a merchant's day closed", () => {
+  it('journal = sandbox ledger per account; day-closed counts = what the consumer received (DayTally)', async () => {
+    // A sale.
+    const sale = stack.sale({ amountMinor: 3_000 });
+    await stack.send(sale);
+    await stack.events.waitForType(sale.paymentId, ['approved'], 60_000);
+    // A preauth, a partial capture and two partial returns.
+    const preauth = stack.preauth({ amountMinor: 10_000 });
+    const paymentId = preauth.paymentId;
+    await stack.send(preauth);
+    await stack.events.waitForType(paymentId, ['authorized'], 60_000);
+    await stack.send(stack.capture(paymentId, 6_000));
+    await stack.events.waitForType(paymentId, ['captured'], 60_000);
+    await stack.send(stack.return(paymentId, 1_000));
+    await stack.events.waitFor(paymentId, (e) => e.type === 'returned', 60_000);
+    await stack.send(stack.return(paymentId, 2_000));
+    await stack.events.waitFor(
+      paymentId,
+      (e) => e.type === 'returned' && e.totalReturned.minor === 3_000,
+      60_000,
+    );
+    // A one-step payout.
+    const payout = oneStepPayout({ amountMinor: 4_500 });
+    await stack.sendRaw(payout);
+    await stack.events.waitForPayout(payout.payoutId, ['paid-out'], 60_000);
+
+    // The journal's balances per account equal the sandbox's ledger of these orders.
+    const orders = [sale.paymentId, paymentId, payout.payoutId];
+    const ledger = (await stack.controls.ledger()).entries.filter((e) =>
+      orders.includes(e.clientOrderId),
+    );
+    const moved = (movement: string) =>
+      ledger.filter((e) => e.movement === movement).reduce((n, e) => n + e.amountMinor, 0);
+    const balances = await query<{ account: string; currency: string; balance: string }>(
+      `SELECT account, currency, sum(amount)::text AS balance FROM journal_lines
+        WHERE saga_id = ANY($1) GROUP BY account, currency HAVING sum(amount) <> 0
+        ORDER BY account`,
+      [orders],
+    );
+    const account = (kind: string) => `merchant:${ENDPOINT}:${kind}`;
+    const receivable = moved('charged') + moved('captured') - moved('voided');
+    expect(balances).toEqual(
+      [
+        { account: account('captured-receivable'), currency: 'USD', balance: String(receivable) },
+        { account: account('payouts-sent'), currency: 'USD', balance: String(moved('paid-out')) },
+        {
+          account: account('refunds-payable'),
+          currency: 'USD',
+          balance: String(moved('refunded')),
+        },
+        {
+          account: 'world',
+          currency: 'USD',
+          balance: String(-(receivable + moved('paid-out') + moved('refunded'))),
+        },
+      ].sort((a, b) => a.account.localeCompare(b.account)),
+    );
+    expect([receivable, moved('refunded'), moved('paid-out')]).toEqual([9_000, 3_000, 4_500]);
+    // Every entry balances (the database refuses one that does not; this reads it back).
+    expect(
+      await query(
+        `SELECT event_id FROM journal_lines GROUP BY event_id, currency HAVING sum(amount) <> 0`,
+      ),
+    ).toEqual([]);
+
+    // The merchant's day ends (Berlin's midnight, then a minute): the operator closes it.
+    const first = stack.events.distinctEventsOf(sale.paymentId)[0];
+    const day = dayIn(first.occurredAt);
+    const midnight = new Date(`${day}T00:00:00.000Z`).getTime() + 24 * 3_600_000; // UTC midnight after
+    // Berlin's midnight is at most two hours before UTC's: a day and a minute after UTC's is past it.
+    await stack.advanceOrchestratorClock(Math.ceil((midnight - Date.now()) / 1000) + 60);
+    const response = await fetch(`${stack.urls.orchestrator}/admin/days/${day}/close`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${OPERATOR}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ endpointId: ENDPOINT }),
+    });
+    expect(response.status).toBe(200);
+    const [answer] = (await response.json()) as Array<DayClosedEvent & { fresh: boolean }>;
+    expect(answer).toMatchObject({
+      day,
+      timeZone: ZONE,
+      fresh: true,
+      count: 5,
+      totals: [
+        { eventType: 'approved', currency: 'USD', count: 1, sumMinor: '3000' },
+        { eventType: 'captured', currency: 'USD', count: 1, sumMinor: '6000' },
+        { eventType: 'paid-out', currency: 'USD', count: 1, sumMinor: '4500' },
+        { eventType: 'returned', currency: 'USD', count: 2, sumMinor: '3000' },
+      ],
+    });
+
+    // The day-closed event on the topic; the consumer's tally of what it received agrees.
+    const deadline = Date.now() + 60_000;
+    while (stack.events.dayClosed.length === 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    const closed = stack.events.dayClosed.find((e) => e.merchant.endpointId === ENDPOINT);
+    expect(closed).toEqual(
+      expect.objectContaining({ day, lastMerchantSeq: 5, closeId: answer.closeId }),
+    );
+    const received = [
+      ...stack.events.all.map((r) => r.event),
+      ...stack.events.payoutEventsOf(payout.payoutId).map((r) => r.event),
+    ];
+    const tally = new DayTally();
+    for (const event of received) tally.add(event);
+    expect(tally.check(closed!).explanation).toEqual([]);
+    // A consumer that lost the capture is told so: which type and currency, which number.
+    const lossy = new DayTally();
+    for (const event of received.filter((e) => e.type !== 'captured')) lossy.add(event);
+    const verdict = lossy.check(closed!);
+    expect(verdict.differences.map((d) => `${d.eventType} ${d.currency}`)).toEqual([
+      'captured USD',
+    ]);
+    expect(verdict.missingSeqs).toHaveLength(1);
+  });
+});

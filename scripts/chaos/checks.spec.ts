@@ -154,6 +154,34 @@ describe('checkRun', () => {
     ]);
   });
 
+  it('counts a final saga alerted on the way as settled by evidence, or by a decision (issue #33)', () => {
+    const alerted = {
+      type: 'outcome-unknown',
+      operation: 'sale',
+      requestId: saleRequest,
+      since: at,
+      alert: true,
+      concern: 'no-trace',
+    };
+    expect(run(observed(requested, alerted, approved), ledger(['charged', 2_500]))).toMatchObject({
+      paymentsFinal: 1,
+      alertedThenSettled: { byEvidence: 1, byDecision: 0 },
+    });
+    const decided = {
+      type: 'settled-by-decision',
+      operation: 'sale',
+      requestId: saleRequest,
+      decision: 'not-done',
+    };
+    expect(run(observed(requested, alerted, decided), [])).toMatchObject({
+      alertedThenSettled: { byEvidence: 0, byDecision: 1 },
+    });
+    // Never alerted: neither.
+    expect(run(observed(requested, approved), ledger(['charged', 2_500]))).toMatchObject({
+      alertedThenSettled: { byEvidence: 0, byDecision: 0 },
+    });
+  });
+
   describe('sagas left unknown or alerted, against the ledger (issue #38 item 4)', () => {
     const unknown = {
       type: 'outcome-unknown',

@@ -85,6 +85,12 @@ export interface RunChecks {
   readonly openMismatches: Problem[];
   /** Sagas left unknown with the alert raised (the deliberate ones aside), by the alert's concern. */
   readonly alertedByConcern: Record<string, number>;
+  /**
+   * Final sagas that were alerted on the way (issue #33: no saga in limbo): settled by the
+   * gateway's evidence (a poll, a callback, reconciliation handing its answer to the saga) or by
+   * a person's decision (a case closed by two people: `settled-by-decision`).
+   */
+  readonly alertedThenSettled: { readonly byEvidence: number; readonly byDecision: number };
   readonly versionProblems: Problem[];
   readonly rejected: Problem[];
   /** Per endpoint, currency and UTC day (the budget's): paid-out + transferred above the daily limit. */
@@ -265,6 +271,7 @@ export function checkRun(input: {
   const versionProblems: Problem[] = [];
   const rejected: Problem[] = [];
   let paymentsFinal = 0;
+  const alertedThenSettled = { byEvidence: 0, byDecision: 0 };
   for (const [paymentId, commands] of commandsByPayment) {
     const observed = eventsByPayment.get(paymentId) ?? [];
     const events = distinct(observed);
@@ -299,6 +306,14 @@ export function checkRun(input: {
     });
     if (pending.length === 0 && !awaiting && events.length > 0) {
       paymentsFinal += 1;
+      const wasAlerted = events.some(
+        (e) => e.type.endsWith('outcome-unknown') && (e as { alert?: boolean }).alert === true,
+      );
+      if (wasAlerted) {
+        if (events.some((e) => e.type.endsWith('settled-by-decision')))
+          alertedThenSettled.byDecision += 1;
+        else alertedThenSettled.byEvidence += 1;
+      }
       const expected = expectedMovements(events);
       const actual = ledger.map((l) => `${l.movement} ${l.amountMinor}`).sort();
       if (expected.join('|') !== actual.join('|')) {
@@ -378,6 +393,7 @@ export function checkRun(input: {
     paymentsFinal,
     unknown,
     alertedByConcern,
+    alertedThenSettled,
     lost: input.commands.filter((c) => !commandIdsSeen.has(c.commandId)),
     doubleCharges,
     misreported,

@@ -100,6 +100,10 @@ export function formatReport(report: ChaosReport): string {
         .join(', ') || 'none'
     }`,
   );
+  row(
+    'alerted, then settled by evidence (by a decision)',
+    `${c.alertedThenSettled.byEvidence} (${c.alertedThenSettled.byDecision})`,
+  );
   if (report.openCases !== undefined)
     row(
       'open cases for a person (with evidence)',

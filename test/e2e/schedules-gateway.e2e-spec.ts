@@ -444,9 +444,11 @@ describe('a schedule registered with the gateway', () => {
     // our clock at a time (a query the adapter holds back, one sent moments before, waits for
     // the next one).
     const found = () => charged(late).length > 0;
-    for (let step = 0; step < 4 && !found(); step += 1) {
+    // (Up to eight hours, ten seconds of waiting each: on a loaded machine the timer worker, the
+    // adapter and the result can take more than a few seconds; the loop ends once found.)
+    for (let step = 0; step < 8 && !found(); step += 1) {
       await stack.advanceOrchestratorClock(3_600);
-      await waitFor(found, 'the late charge found', 5_000).catch(() => undefined);
+      await waitFor(found, 'the late charge found', 10_000).catch(() => undefined);
     }
     expect(charged(late)).toMatchObject([
       { cycle: 0, clientOrderId: lateCharge, amount: { minor: 2_700, currency: 'USD' } },

@@ -352,7 +352,9 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
     const stalled = saleRequest('123', onSlot);
     // The endpoint's one slot held by a slow sale: the next one waits for it, as a stalled
     // owner would, past its lease.
-    await sandbox.addFault({ clientOrderId: slow.clientOrderId, latencyMs: 3_000 });
+    // (8 s: the test must remove the waiting sale's hand-off while the slot is still held; 3 s
+    // was once not enough on a loaded machine.)
+    await sandbox.addFault({ clientOrderId: slow.clientOrderId, latencyMs: 8_000 });
     const counter = await sandbox.addFault({
       clientOrderId: stalled.clientOrderId,
       latencyMs: 0,

@@ -5,7 +5,6 @@
  * secrets or card numbers in logs or results.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { parseTraceparent, type GatewayRequest, TOPICS } from '@payments/contracts';
 import { metricValue, produceRaw, readMessages } from '../../../test/support/kafka';
 import { createTestDatabase, type TestDatabase, withClient } from '../../../test/support/postgres';
@@ -40,16 +39,12 @@ const ONE_SLOT_ENDPOINT = '1118';
 const FOREIGN_ENDPOINT = '1198';
 const keys = sealingKeys();
 
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+/**
+ * A port nothing listens on: TCP port 1 (tcpmux), never bound on these machines. A port taken
+ * and released at setup could be handed to another suite's process meanwhile (a sandbox of a
+ * stack on another worker answered once, and the breaker never opened).
+ */
+const REFUSING_PORT = 1;
 
 function saleRequest(cvv: string, over: Partial<GatewayRequest> = {}): GatewayRequest {
   const paymentId = randomUUID();
@@ -157,7 +152,7 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
         {
           ...entry,
           endpointId: DEAD_ENDPOINT,
-          baseUrl: `http://127.0.0.1:${await closedPort()}/paynet`,
+          baseUrl: `http://127.0.0.1:${REFUSING_PORT}/paynet`,
           limits: { breakerFailures: 2, breakerCooldownMs: DEAD_ENDPOINT_COOLDOWN_MS },
         },
       ],

@@ -328,7 +328,18 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
     await produceRequests([resend]);
     const [, , sent] = await resultsFor(collector, sale.requestId, 3);
     expect(sent?.value.result.kind).toBe('accepted');
-    // Its redelivery is refused like any other.
+    // Its redelivery is refused like any other, once the resend's hand-off is released (a
+    // redelivery while it is still handed off is left to it: no answer of its own).
+    await until(
+      () =>
+        withClient(db.url, async (client) =>
+          client
+            .query('SELECT 1 FROM adapter_request_handoffs WHERE request_id = $1', [sale.requestId])
+            .then((r) => r.rowCount ?? 0),
+        ),
+      (n) => n === 0,
+      "the resend's hand-off released",
+    );
     await produceRequests([resend]);
     const all = await resultsFor(collector, sale.requestId, 4);
     published.push(...all);

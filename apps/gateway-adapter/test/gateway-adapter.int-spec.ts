@@ -360,13 +360,26 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
     // owner would, past its lease.
     // (8 s: the test must remove the waiting sale's hand-off while the slot is still held; 3 s
     // was once not enough on a loaded machine.)
-    await sandbox.addFault({ clientOrderId: slow.clientOrderId, latencyMs: 8_000 });
+    // The slow sale is produced first and the stalled one only once the slow one is at the
+    // sandbox (holding the slot): produced together they may land on different partitions and be
+    // consumed in either order, and a stalled sale that took the slot first ran at once.
+    const holding = await sandbox.addFault({
+      clientOrderId: slow.clientOrderId,
+      latencyMs: 8_000,
+      times: 100,
+    });
     const counter = await sandbox.addFault({
       clientOrderId: stalled.clientOrderId,
       latencyMs: 0,
       times: 100,
     });
-    await produceRequests([slow, stalled]);
+    await produceRequests([slow]);
+    await until(
+      () => sandbox.faultRemaining(holding.id),
+      (n) => n === 99,
+      'the slow sale at the sandbox',
+    );
+    await produceRequests([stalled]);
     const handoffRows = () =>
       withClient(db.url, async (client) =>
         client

@@ -27,6 +27,9 @@ import {
  * (key = payment id) and read the authoritative event stream. Used by the demo, the e2e tests and
  * the benchmark; nothing here is part of the apps.
  */
+
+/** A card payment's final outcome types (a preauth's `authorized` is not final). */
+export const CARD_PAYMENT_FINAL: readonly string[] = ['approved', 'declined', 'failed'];
 export interface ReceivedEvent {
   readonly event: PaymentEvent;
   readonly ceId: string;
@@ -274,6 +277,20 @@ export class EventCollector {
   /** The payment's events once each (delivery is at least once: deduplicated by ce_id). */
   distinctEventsOf(paymentId: string): PaymentEvent[] {
     return distinct(this.eventsOf(paymentId));
+  }
+
+  /** The types of the payment's events, each event once, in arrival order. */
+  typesOf(paymentId: string): string[] {
+    return this.distinctEventsOf(paymentId).map((e) => e.type);
+  }
+
+  /** The payment's final outcome event (by default approved, declined or failed). */
+  async finalOf(
+    paymentId: string,
+    timeoutMs = 90_000,
+    types: readonly string[] = CARD_PAYMENT_FINAL,
+  ): Promise<PaymentEvent> {
+    return (await this.waitForType(paymentId, types, timeoutMs)).event;
   }
 
   /** Resolves with the first event of the schedule that matches, waiting up to timeoutMs. */

@@ -38,7 +38,7 @@ import {
   callbackControlKeys,
   sandboxCredentials,
 } from './sandbox-config';
-import { SandboxControls } from './sandbox-controls';
+import { type FaultRule, SandboxControls } from './sandbox-controls';
 
 // Where the e2e suites, the chaos run, the demo and the bench have always taken them from.
 export {
@@ -496,6 +496,18 @@ export class PaymentStack {
         paymentId,
       ),
     };
+  }
+
+  /** Sends a sale (CVV 123) with these sandbox fault rules on its own order, matched in order. */
+  async saleWith(
+    amountMinor: number,
+    ...faults: Array<Omit<FaultRule, 'clientOrderId'>>
+  ): Promise<SaleCommand> {
+    const sale = this.sale({ cvv: '123', amountMinor });
+    for (const fault of faults)
+      await this.controls.addFault({ clientOrderId: sale.paymentId, ...fault });
+    await this.send(sale);
+    return sale;
   }
 
   preauth(options: SaleOptions = {}): PaymentCommand {

@@ -113,6 +113,12 @@ export class SandboxControls {
     return ledger.entries.map((e) => `${e.movement} ${e.amountMinor}`);
   }
 
+  /** The amounts (minor units) of the order's movements of one kind, in ledger order. */
+  async amounts(clientOrderId: string, movement: string): Promise<number[]> {
+    const ledger = await this.ledger(clientOrderId);
+    return ledger.entries.filter((e) => e.movement === movement).map((e) => e.amountMinor);
+  }
+
   async ledger(clientOrderId?: string): Promise<Ledger> {
     const query = clientOrderId ? `?clientOrderId=${encodeURIComponent(clientOrderId)}` : '';
     return this.call<Ledger>('GET', `/_sandbox/ledger${query}`);

@@ -1,5 +1,5 @@
 import type { PaymentEvent, PayoutEvent } from '@payments/contracts';
-import { createTestDatabase, type TestDatabase } from '@payments/testing';
+import { waitUntil } from '@payments/testing';
 import { completeCardFormOverHttp } from '../../scripts/stack/payer-http';
 import {
   PaymentStack,
@@ -7,7 +7,7 @@ import {
   TEST_CARD_NUMBER,
 } from '../../scripts/stack/payment-stack';
 import { oneStepPayout } from '../../scripts/stack/payout-commands';
-import { buildApps, sleep } from '../../scripts/stack/processes';
+import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 
 /**
  * Amounts fail closed, end to end (issue #32 items 6 and 10): the four apps as processes on the
@@ -26,12 +26,7 @@ const DAILY_LIMIT_ENDPOINT = '1111';
 const DAILY_LIMIT_MINOR = 10_000;
 
 let stack: PaymentStack;
-let orchestratorDb: TestDatabase;
-let adapterDb: TestDatabase;
-
-/** Events of a payment, each once (delivery is at least once), in arrival order. */
-const eventsOf = (paymentId: string): PaymentEvent[] => stack.events.distinctEventsOf(paymentId);
-const typesOf = (paymentId: string) => eventsOf(paymentId).map((e) => e.type);
+let e2e: E2eStack;
 
 /** A payout's events, each once, in arrival order. */
 function payoutEventsOf(payoutId: string): PayoutEvent[] {
@@ -57,23 +52,8 @@ async function outcomeOf(paymentId: string): Promise<PaymentEvent> {
   return received.event;
 }
 
-/** Waits until `probe` holds, asking again every 250 ms. */
-async function until(probe: () => Promise<boolean>, what: string, timeoutMs = 90_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(250);
-  }
-}
-
 beforeAll(async () => {
-  await buildApps();
-  orchestratorDb = await createTestDatabase('e2e_amounts_orchestrator');
-  adapterDb = await createTestDatabase('e2e_amounts_adapter');
-  stack = await PaymentStack.start({
-    kafkaBrokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
-    orchestratorDatabaseUrl: orchestratorDb.url,
-    adapterDatabaseUrl: adapterDb.url,
+  e2e = await startE2eStack('amounts', {
     env: {
       orchestrator: {
         PAYOUT_LIMITS: JSON.stringify({
@@ -83,13 +63,10 @@ beforeAll(async () => {
       },
     },
   });
+  stack = e2e.stack;
 });
 
-afterAll(async () => {
-  await stack?.stop();
-  await orchestratorDb?.drop();
-  await adapterDb?.drop();
-});
+afterAll(() => e2e?.stop());
 
 describe('an approval whose amount cannot be read', () => {
   it.each(['eur', '7,000.00'])(
@@ -111,7 +88,7 @@ describe('an approval whose amount cannot be read', () => {
         concern: 'amount-mismatch',
       });
       expect(outcome).not.toHaveProperty('reportedAmount');
-      expect(typesOf(sale.paymentId)).not.toContain('approved');
+      expect(stack.events.typesOf(sale.paymentId)).not.toContain('approved');
       // The gateway did charge: that is why a person must look.
       const ledger = await stack.controls.ledger(sale.paymentId);
       expect(ledger.entries.map((e) => [e.movement, e.amountMinor])).toEqual([['charged', 7_000]]);
@@ -131,7 +108,7 @@ describe('an approval whose amount cannot be read', () => {
       concern: 'amount-mismatch',
       reportedAmount: { minor: 1_500, currency: 'USD' },
     });
-    expect(typesOf(sale.paymentId)).not.toContain('approved');
+    expect(stack.events.typesOf(sale.paymentId)).not.toContain('approved');
     // The callback (sent without its currency: the sandbox's no-currency fault) did arrive and
     // was verified (200): it was taken, and asked about, not believed.
     const { attempts } = await stack.controls.callbacks(sale.paymentId);
@@ -205,9 +182,11 @@ describe('a payment form whose answers name a transaction type we do not know', 
       expect(visit.submitStatus).toBe(200);
       // The callback arrived (verified: 200) and two status replies were answered with the
       // unknown type: asked again after the first said nothing we can read.
-      await until(async () => {
+      await waitUntil(async () => {
         // (A settled payment stops waiting: the expectations below say what it settled as.)
-        if (typesOf(form.paymentId).some((t) => ['approved', 'authorized'].includes(t)))
+        if (
+          stack.events.typesOf(form.paymentId).some((t) => ['approved', 'authorized'].includes(t))
+        )
           return true;
         const { attempts } = await stack.controls.callbacks(form.paymentId);
         return (
@@ -216,7 +195,7 @@ describe('a payment form whose answers name a transaction type we do not know', 
         );
       }, 'the callback and two status replies naming "authorization"');
       expect(await stack.controls.movements(form.paymentId)).toEqual(['authorized 1250']);
-      const types = typesOf(form.paymentId);
+      const types = stack.events.typesOf(form.paymentId);
       expect(types).not.toContain('approved');
       expect(types).not.toContain('authorized');
       expect(types).not.toContain('failed');
@@ -233,6 +212,6 @@ describe('a payment form whose answers name a transaction type we do not know', 
       type: 'authorized',
       amount: { minor: 1_250, currency: 'USD' },
     });
-    expect(typesOf(form.paymentId)).not.toContain('approved');
+    expect(stack.events.typesOf(form.paymentId)).not.toContain('approved');
   });
 });

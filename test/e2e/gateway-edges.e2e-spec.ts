@@ -3,9 +3,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import { type PaymentEvent, TOPICS } from '@payments/contracts';
-import { createTestDatabase, type TestDatabase } from '@payments/testing';
 import { PaymentStack, SANDBOX_MERCHANT, SECOND_MERCHANT } from '../../scripts/stack/payment-stack';
-import { buildApps } from '../../scripts/stack/processes';
+import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 
 /**
  * Two edges of the gateway on one stack: its default reply format, and the adapter's limit of
@@ -31,8 +30,7 @@ const NEVER_RECEIVED_SECONDS = 3;
 const SLOW_ENDPOINT_SLOTS = 2;
 
 let stack: PaymentStack;
-let orchestratorDb: TestDatabase;
-let adapterDb: TestDatabase;
+let e2e: E2eStack;
 let workDir: string;
 
 /** Events of a payment, each once (delivery is at least once), in arrival order. */
@@ -40,9 +38,7 @@ const eventsOf = (paymentId: string): PaymentEvent[] => stack.events.distinctEve
 
 const typesOf = (paymentId: string) => eventsOf(paymentId).map((e) => e.type);
 
-async function finalOf(paymentId: string): Promise<PaymentEvent> {
-  return (await stack.events.waitFor(paymentId, (e) => FINAL.includes(e.type), 90_000)).event;
-}
+const finalOf = (paymentId: string) => stack.events.finalOf(paymentId, 90_000, FINAL);
 
 const movements = (clientOrderId: string) => stack.controls.movements(clientOrderId);
 
@@ -53,14 +49,8 @@ const base = () => ({
 });
 
 beforeAll(async () => {
-  await buildApps();
-  orchestratorDb = await createTestDatabase('e2e_form_orchestrator');
-  adapterDb = await createTestDatabase('e2e_form_adapter');
   workDir = path.join(process.cwd(), '.run', `form-replies-${randomUUID().slice(0, 8)}`);
-  stack = await PaymentStack.start({
-    kafkaBrokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
-    orchestratorDatabaseUrl: orchestratorDb.url,
-    adapterDatabaseUrl: adapterDb.url,
+  e2e = await startE2eStack('form', {
     workDir,
     replyFormat: 'form',
     // Sales queued for a slot wait up to 30 s rather than the default 2 s.
@@ -79,13 +69,10 @@ beforeAll(async () => {
       'gateway-adapter': { GATEWAY_BREAKER_FAILURES: '1000' },
     },
   });
+  stack = e2e.stack;
 }, 240_000);
 
-afterAll(async () => {
-  await stack?.stop();
-  await orchestratorDb?.drop();
-  await adapterDb?.drop();
-});
+afterAll(() => e2e?.stop());
 
 describe('form-encoded gateway replies, end to end', () => {
   it('the stack runs on them: every endpoint asks without the JSON Accept, the sandbox answers form-encoded', async () => {

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { PaymentEvent, SaleCommand } from '@payments/contracts';
-import { createTestDatabase, type TestDatabase } from '@payments/testing';
+import type { PaymentEvent } from '@payments/contracts';
+import { waitUntil } from '@payments/testing';
 import { PaymentStack, SANDBOX_MERCHANT } from '../../scripts/stack/payment-stack';
-import { buildApps } from '../../scripts/stack/processes';
-import type { FaultRule } from '../../scripts/stack/sandbox-controls';
+import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 
 /**
  * Operations in flight are never lost or wrongly failed (issue #32 items 1, 2, 8 and 11): the four
@@ -25,54 +24,11 @@ const RESULT_DEADLINE_SECONDS = 6;
 const RESPONSE_TIMEOUT_MS = 4_000;
 
 let stack: PaymentStack;
-let orchestratorDb: TestDatabase;
-let adapterDb: TestDatabase;
+let e2e: E2eStack;
 
 const eventsOf = (paymentId: string): PaymentEvent[] => stack.events.distinctEventsOf(paymentId);
-const typesOf = (paymentId: string) => eventsOf(paymentId).map((e) => e.type);
-
-async function movements(clientOrderId: string, movement: string): Promise<number[]> {
-  const ledger = await stack.controls.ledger(clientOrderId);
-  return ledger.entries.filter((e) => e.movement === movement).map((e) => e.amountMinor);
-}
-
-/** A sale sent with these sandbox faults on its own order, matched in the order given. */
-async function saleWith(
-  amountMinor: number,
-  ...faults: Array<Omit<FaultRule, 'clientOrderId'>>
-): Promise<SaleCommand> {
-  const sale = stack.sale({ cvv: '123', amountMinor });
-  for (const fault of faults)
-    await stack.controls.addFault({ clientOrderId: sale.paymentId, ...fault });
-  await stack.send(sale);
-  return sale;
-}
-
-function finalOf(paymentId: string, timeoutMs = 120_000) {
-  return stack.events.waitFor(
-    paymentId,
-    (e) => ['approved', 'declined', 'failed'].includes(e.type),
-    timeoutMs,
-  );
-}
-
-/** Waits until `probe` holds, asking again every 200 ms. */
-async function until(probe: () => Promise<boolean>, what: string, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
 beforeAll(async () => {
-  await buildApps();
-  orchestratorDb = await createTestDatabase('e2e_inflight_orchestrator');
-  adapterDb = await createTestDatabase('e2e_inflight_adapter');
-  stack = await PaymentStack.start({
-    kafkaBrokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
-    orchestratorDatabaseUrl: orchestratorDb.url,
-    adapterDatabaseUrl: adapterDb.url,
+  e2e = await startE2eStack('inflight', {
     env: {
       orchestrator: {
         NEVER_RECEIVED_RESEND_SECONDS: String(NEVER_RECEIVED_SECONDS),
@@ -88,32 +44,29 @@ beforeAll(async () => {
       },
     },
   });
+  stack = e2e.stack;
 });
 
-afterAll(async () => {
-  await stack?.stop();
-  await orchestratorDb?.drop();
-  await adapterDb?.drop();
-});
+afterAll(() => e2e?.stop());
 
 describe('an attempt that may have reached the gateway (item 1)', () => {
   it('a first SALE held long, its repeat after no trace refused 429: never failed, approved once the first send charges', async () => {
     // The first send arrives 15 s late (the adapter gave up at 4 s: unknown; the gateway has no
     // order meanwhile: no trace after 3 s); the repeat is refused with a 429 (not sent).
-    const sale = await saleWith(
+    const sale = await stack.saleWith(
       4_700,
       { operation: 'SALE', latencyMs: 15_000, times: 1 },
       { operation: 'SALE', failBefore: 429, times: 1 },
     );
-    const final = await finalOf(sale.paymentId);
-    expect({ final: final.event, all: eventsOf(sale.paymentId) }).toMatchObject({
+    const final = await stack.events.finalOf(sale.paymentId, 120_000);
+    expect({ final, all: eventsOf(sale.paymentId) }).toMatchObject({
       final: { type: 'approved', amount: { minor: 4_700 } },
     });
-    const types = typesOf(sale.paymentId);
+    const types = stack.events.typesOf(sale.paymentId);
     // The repeat went out (and was refused): the case this is about.
     expect(types).toContain('operation-resent');
     expect(types).not.toContain('failed');
-    expect(await movements(sale.paymentId, 'charged')).toEqual([4_700]);
+    expect(await stack.controls.amounts(sale.paymentId, 'charged')).toEqual([4_700]);
   });
 });
 
@@ -131,11 +84,11 @@ describe('two operations of one payment held back at once (item 2)', () => {
     });
     await stack.send(stack.capture(paymentId, 6_100));
     // The fourth refusal: the capture waits 8 s for its fifth attempt.
-    await until(async () => {
+    await waitUntil(async () => {
       const rule = (await stack.controls.faults()).find((r) => r.id === captureRule.id);
       return rule === undefined || rule.remaining === 0;
     }, 'the capture refused four times');
-    expect(typesOf(paymentId)).not.toContain('captured');
+    expect(stack.events.typesOf(paymentId)).not.toContain('captured');
     await stack.controls.addFault({
       clientOrderId: paymentId,
       operation: 'CARDREF',
@@ -165,13 +118,13 @@ describe('two operations of one payment held back at once (item 2)', () => {
       captured: { type: 'captured', amount: { minor: 6_100 } },
       created: { type: 'card-ref-created' },
     });
-    expect(await movements(paymentId, 'captured')).toEqual([6_100]);
+    expect(await stack.controls.amounts(paymentId, 'captured')).toEqual([6_100]);
   });
 });
 
 describe('a card reference whose re-ask is refused after a lost reply (item 11)', () => {
   it('create-card-ref: the reply lost, the re-ask refused 400: card-reference-unknown, never failed; asked again, the reference arrives', async () => {
-    const sale = await saleWith(3_300);
+    const sale = await stack.saleWith(3_300);
     const paymentId = sale.paymentId;
     await stack.events.waitForType(paymentId, ['approved']);
     // The gateway makes the reference and the connection drops; the re-ask is refused once.
@@ -199,7 +152,7 @@ describe('a card reference whose re-ask is refused after a lost reply (item 11)'
       (e) => ['card-ref-created', 'card-reference-failed'].includes(e.type),
       90_000,
     );
-    const types = typesOf(paymentId);
+    const types = stack.events.typesOf(paymentId);
     expect({ settled: settled.event, types }).toMatchObject({
       settled: { type: 'card-ref-created' },
     });
@@ -218,7 +171,7 @@ describe('a request whose result does not come (item 8)', () => {
     await stack.kill('gateway-adapter', 'SIGTERM');
     let restarted = false;
     try {
-      const sale = await saleWith(5_300);
+      const sale = await stack.saleWith(5_300);
       const unknown = await stack.events.waitFor(
         sale.paymentId,
         (e) => e.type === 'outcome-unknown' || e.type === 'approved',
@@ -230,12 +183,12 @@ describe('a request whose result does not come (item 8)', () => {
       });
       await stack.startAgain('gateway-adapter');
       restarted = true;
-      const final = await finalOf(sale.paymentId);
-      expect({ final: final.event, all: eventsOf(sale.paymentId) }).toMatchObject({
+      const final = await stack.events.finalOf(sale.paymentId, 120_000);
+      expect({ final, all: eventsOf(sale.paymentId) }).toMatchObject({
         final: { type: 'approved', amount: { minor: 5_300 } },
       });
-      expect(typesOf(sale.paymentId)).not.toContain('failed');
-      expect(await movements(sale.paymentId, 'charged')).toEqual([5_300]);
+      expect(stack.events.typesOf(sale.paymentId)).not.toContain('failed');
+      expect(await stack.controls.amounts(sale.paymentId, 'charged')).toEqual([5_300]);
     } finally {
       if (!restarted) await stack.startAgain('gateway-adapter');
     }

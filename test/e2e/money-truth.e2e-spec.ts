@@ -1,10 +1,8 @@
-import type { PaymentEvent, SaleCommand } from '@payments/contracts';
-import { createTestDatabase, type TestDatabase } from '@payments/testing';
+import type { PaymentEvent } from '@payments/contracts';
 import { PaymentStack, SANDBOX_MERCHANT } from '../../scripts/stack/payment-stack';
 import { oneStepPayout } from '../../scripts/stack/payout-commands';
-import { buildApps } from '../../scripts/stack/processes';
-import type { FaultRule } from '../../scripts/stack/sandbox-controls';
 import { controlFor } from '../support/callback-control';
+import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 
 /**
  * Truth about money end to end (issues #9 item 1, #10 items 1 and 2): the four apps as processes
@@ -19,39 +17,10 @@ const NEVER_RECEIVED_SECONDS = 3;
 const RESPONSE_TIMEOUT_MS = 4_000;
 
 let stack: PaymentStack;
-let orchestratorDb: TestDatabase;
-let adapterDb: TestDatabase;
+let e2e: E2eStack;
 
 /** Events of a payment, each once (delivery is at least once), in arrival order. */
 const eventsOf = (paymentId: string): PaymentEvent[] => stack.events.distinctEventsOf(paymentId);
-const typesOf = (paymentId: string) => eventsOf(paymentId).map((e) => e.type);
-
-async function movements(clientOrderId: string, movement: string): Promise<number[]> {
-  const ledger = await stack.controls.ledger(clientOrderId);
-  return ledger.entries.filter((e) => e.movement === movement).map((e) => e.amountMinor);
-}
-
-/** A sale sent with these sandbox faults on its own order (client order id = payment id). */
-async function saleWith(
-  amountMinor: number,
-  ...faults: Array<Omit<FaultRule, 'clientOrderId'>>
-): Promise<SaleCommand> {
-  const sale = stack.sale({ cvv: '123', amountMinor });
-  for (const fault of faults)
-    await stack.controls.addFault({ clientOrderId: sale.paymentId, ...fault });
-  await stack.send(sale);
-  return sale;
-}
-
-/** The payment's final outcome event (approved, declined or failed). */
-function finalOf(paymentId: string, timeoutMs = 90_000) {
-  return stack.events.waitFor(
-    paymentId,
-    (e) => ['approved', 'declined', 'failed'].includes(e.type),
-    timeoutMs,
-  );
-}
-
 /** An authorized preauth and the gateway's order id of it. */
 async function authorizedPreauth(
   amountMinor: number,
@@ -66,13 +35,7 @@ async function authorizedPreauth(
 }
 
 beforeAll(async () => {
-  await buildApps();
-  orchestratorDb = await createTestDatabase('e2e_truth_orchestrator');
-  adapterDb = await createTestDatabase('e2e_truth_adapter');
-  stack = await PaymentStack.start({
-    kafkaBrokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
-    orchestratorDatabaseUrl: orchestratorDb.url,
-    adapterDatabaseUrl: adapterDb.url,
+  e2e = await startE2eStack('truth', {
     env: {
       orchestrator: {
         NEVER_RECEIVED_RESEND_SECONDS: String(NEVER_RECEIVED_SECONDS),
@@ -87,13 +50,10 @@ beforeAll(async () => {
       },
     },
   });
+  stack = e2e.stack;
 });
 
-afterAll(async () => {
-  await stack?.stop();
-  await orchestratorDb?.drop();
-  await adapterDb?.drop();
-});
+afterAll(() => e2e?.stop());
 
 describe('a capture in flight', () => {
   it('is not captured by the preauth genuine control replayed as a type=capture callback; the gateway decline stands', async () => {
@@ -146,8 +106,8 @@ describe('a capture in flight', () => {
       60_000,
     );
     expect(final.event).toMatchObject({ type: 'declined', operation: 'capture' });
-    expect(typesOf(paymentId)).not.toContain('captured');
-    expect(await movements(paymentId, 'captured')).toEqual([]);
+    expect(stack.events.typesOf(paymentId)).not.toContain('captured');
+    expect(await stack.controls.amounts(paymentId, 'captured')).toEqual([]);
     const view = await stack.payment(paymentId);
     expect(view.body).toMatchObject({ status: 'authorized', amounts: { captured: 0 } });
   });
@@ -155,20 +115,20 @@ describe('a capture in flight', () => {
 
 describe('an operation the gateway never received', () => {
   it('a sale answered 503 before processing is unknown, sent once more after the window, charged once', async () => {
-    const sale = await saleWith(4_400, { operation: 'SALE', failBefore: 503, times: 1 });
-    const final = await finalOf(sale.paymentId);
+    const sale = await stack.saleWith(4_400, { operation: 'SALE', failBefore: 503, times: 1 });
+    const final = await stack.events.finalOf(sale.paymentId);
     // The whole stream in the failure message when it is not approved.
-    expect({ final: final.event, all: eventsOf(sale.paymentId) }).toMatchObject({
+    expect({ final, all: eventsOf(sale.paymentId) }).toMatchObject({
       final: { type: 'approved' },
     });
-    expect(typesOf(sale.paymentId)).toEqual([
+    expect(stack.events.typesOf(sale.paymentId)).toEqual([
       'operation-requested',
       'outcome-unknown',
       'operation-resent',
       'accepted-by-gateway',
       'approved',
     ]);
-    expect(await movements(sale.paymentId, 'charged')).toEqual([4_400]);
+    expect(await stack.controls.amounts(sale.paymentId, 'charged')).toEqual([4_400]);
   });
 
   it('a capture answered 503 before processing is not resolved by the preauth status; resent once, captured once', async () => {
@@ -188,7 +148,7 @@ describe('an operation the gateway never received', () => {
     expect({ final: final.event, all: eventsOf(paymentId) }).toMatchObject({
       final: { type: 'captured', amount: { minor: 6_000 } },
     });
-    const types = typesOf(paymentId);
+    const types = stack.events.typesOf(paymentId);
     expect(types.slice(types.indexOf('authorized') + 1)).toEqual([
       'operation-requested',
       'outcome-unknown',
@@ -196,13 +156,13 @@ describe('an operation the gateway never received', () => {
       'accepted-by-gateway',
       'captured',
     ]);
-    expect(await movements(paymentId, 'captured')).toEqual([6_000]);
+    expect(await stack.controls.amounts(paymentId, 'captured')).toEqual([6_000]);
   });
 });
 
 describe('an answer about an earlier request of the order', () => {
   it('a second return answered 503 before processing is never settled by the status of the first; it stays unknown with the alert, the ledger refunds 3,000 only', async () => {
-    const sale = await saleWith(10_000);
+    const sale = await stack.saleWith(10_000);
     await stack.events.waitForType(sale.paymentId, ['approved']);
     await stack.send(stack.return(sale.paymentId, 3_000));
     await stack.events.waitFor(
@@ -229,8 +189,8 @@ describe('an answer about an earlier request of the order', () => {
       settled: { type: 'outcome-unknown', alert: true, concern: 'no-trace' },
     });
     // A second return cannot be refused as a duplicate: never sent again, never refunded twice.
-    expect(typesOf(sale.paymentId)).not.toContain('operation-resent');
-    expect(await movements(sale.paymentId, 'refunded')).toEqual([3_000]);
+    expect(stack.events.typesOf(sale.paymentId)).not.toContain('operation-resent');
+    expect(await stack.controls.amounts(sale.paymentId, 'refunded')).toEqual([3_000]);
     const view = await stack.payment(sale.paymentId);
     expect(view.body).toMatchObject({ amounts: { returned: 3_000 } });
   });
@@ -246,12 +206,12 @@ describe('a gateway that is only slow', () => {
   it('a sale whose request and its one repeat arrive after the adapter gave up is charged once and reported approved, never failed', async () => {
     // Both the send and its repeat are slow to arrive (longer than the adapter waits, and than
     // the window): the gateway has no order while the orchestrator asks, then charges.
-    const sale = await saleWith(5_100, { operation: 'SALE', latencyMs: SLOW_MS, times: 2 });
-    const final = await finalOf(sale.paymentId);
-    expect({ final: final.event, all: eventsOf(sale.paymentId) }).toMatchObject({
+    const sale = await stack.saleWith(5_100, { operation: 'SALE', latencyMs: SLOW_MS, times: 2 });
+    const final = await stack.events.finalOf(sale.paymentId);
+    expect({ final, all: eventsOf(sale.paymentId) }).toMatchObject({
       final: { type: 'approved', amount: { minor: 5_100 } },
     });
-    expect(typesOf(sale.paymentId)).not.toContain('failed');
+    expect(stack.events.typesOf(sale.paymentId)).not.toContain('failed');
     // The repeat (if one went out) reaches the gateway SLOW_MS after it was sent, under the same
     // client_orderid: wait for that moment, then the ledger shows one charge.
     const resent = eventsOf(sale.paymentId).find((e) => e.type === 'operation-resent');
@@ -259,7 +219,7 @@ describe('a gateway that is only slow', () => {
       const arrives = Date.parse(resent.occurredAt) + SLOW_MS + 2_000;
       await new Promise((r) => setTimeout(r, Math.max(0, arrives - Date.now())));
     }
-    expect(await movements(sale.paymentId, 'charged')).toEqual([5_100]);
+    expect(await stack.controls.amounts(sale.paymentId, 'charged')).toEqual([5_100]);
   });
 
   it('a status query refused with 403 is no evidence that the gateway never got the sale: nothing is sent again, the sale settles on the first status answer', async () => {
@@ -280,20 +240,24 @@ describe('a gateway that is only slow', () => {
       times: 4,
     });
     await stack.send(sale);
-    const final = await finalOf(sale.paymentId);
+    const final = await stack.events.finalOf(sale.paymentId);
     const left = (await stack.controls.faults()).find((f) => f.id === refusals.id);
     expect(left?.remaining ?? 0).toBe(0); // every refusal was served before the answer
-    expect({ final: final.event, all: eventsOf(sale.paymentId) }).toMatchObject({
+    expect({ final, all: eventsOf(sale.paymentId) }).toMatchObject({
       final: { type: 'approved', amount: { minor: 5_200 } },
     });
-    expect(typesOf(sale.paymentId)).not.toContain('operation-resent');
-    expect(await movements(sale.paymentId, 'charged')).toEqual([5_200]);
+    expect(stack.events.typesOf(sale.paymentId)).not.toContain('operation-resent');
+    expect(await stack.controls.amounts(sale.paymentId, 'charged')).toEqual([5_200]);
   });
 });
 
 describe('the gateway processes another amount than was asked for', () => {
   it('a sale charged 1.00 where 60.00 was asked is never reported approved: unknown with the amount-mismatch alert, the gateway amount in it', async () => {
-    const sale = await saleWith(6_000, { operation: 'SALE', processedAmountMinor: 100, times: 1 });
+    const sale = await stack.saleWith(6_000, {
+      operation: 'SALE',
+      processedAmountMinor: 100,
+      times: 1,
+    });
     const alerted = await stack.events.waitFor(
       sale.paymentId,
       (e) => e.type === 'approved' || (e.type === 'outcome-unknown' && e.alert),
@@ -306,9 +270,9 @@ describe('the gateway processes another amount than was asked for', () => {
         reportedAmount: { minor: 100, currency: 'USD' },
       },
     });
-    expect(typesOf(sale.paymentId)).not.toContain('approved');
+    expect(stack.events.typesOf(sale.paymentId)).not.toContain('approved');
     // What really moved is what the alert names.
-    expect(await movements(sale.paymentId, 'charged')).toEqual([100]);
+    expect(await stack.controls.amounts(sale.paymentId, 'charged')).toEqual([100]);
   });
 
   it('a one-step payout of 70.00 the gateway pays as 1.00 is never reported paid-out 70.00', async () => {

@@ -4,3 +4,4 @@ export {
   serverUrl,
   type TestDatabase,
 } from './test-database';
+export { waitUntil } from './wait-until';

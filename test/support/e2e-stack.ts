@@ -1,0 +1,50 @@
+import { createTestDatabase, type TestDatabase } from '@payments/testing';
+import { PaymentStack, type PaymentStackOptions } from '../../scripts/stack/payment-stack';
+import { buildApps } from '../../scripts/stack/processes';
+
+/** The stack of one e2e suite with its two fresh databases; `stop` ends and drops them all. */
+export interface E2eStack {
+  readonly stack: PaymentStack;
+  readonly orchestratorDb: TestDatabase;
+  readonly adapterDb: TestDatabase;
+  stop(): Promise<void>;
+}
+
+type SuiteOptions = Omit<
+  PaymentStackOptions,
+  'kafkaBrokers' | 'orchestratorDatabaseUrl' | 'adapterDatabaseUrl'
+>;
+
+/**
+ * Builds the apps (once per process), creates the databases `e2e_<name>_orchestrator` and
+ * `e2e_<name>_adapter` and starts the four apps on the worker's broker (`KAFKA_BROKERS`). The
+ * suite's `beforeAll` calls it and its `afterAll` calls `stop`.
+ */
+export async function startE2eStack(name: string, options: SuiteOptions = {}): Promise<E2eStack> {
+  await buildApps();
+  const orchestratorDb = await createTestDatabase(`e2e_${name}_orchestrator`);
+  const adapterDb = await createTestDatabase(`e2e_${name}_adapter`);
+  let stack: PaymentStack;
+  try {
+    stack = await PaymentStack.start({
+      ...options,
+      kafkaBrokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
+      orchestratorDatabaseUrl: orchestratorDb.url,
+      adapterDatabaseUrl: adapterDb.url,
+    });
+  } catch (error) {
+    await orchestratorDb.drop();
+    await adapterDb.drop();
+    throw error;
+  }
+  return {
+    stack,
+    orchestratorDb,
+    adapterDb,
+    async stop() {
+      await stack.stop();
+      await orchestratorDb.drop();
+      await adapterDb.drop();
+    },
+  };
+}

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { PayerAction, PaymentEvent } from '@payments/contracts';
-import { createTestDatabase, TestDatabase } from '@payments/testing';
 import { auditCardData, formatAudit } from '../../scripts/stack/card-data-audit';
 import { kafkaClient, listTopics, topicEndOffsets } from '../../scripts/stack/kafka-io';
 import {
@@ -16,8 +15,9 @@ import {
   SANDBOX_MERCHANT,
   TEST_CARD_NUMBER,
 } from '../../scripts/stack/payment-stack';
-import { buildApps, sleep } from '../../scripts/stack/processes';
+import { sleep } from '../../scripts/stack/processes';
 import { controlFor } from '../support/callback-control';
+import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 
 /**
  * 3-D Secure and hosted forms end to end with the payer in a real browser: the gateway sandbox, gateway-adapter,
@@ -32,8 +32,7 @@ import { controlFor } from '../support/callback-control';
 let stack: PaymentStack;
 let browser: PayerBrowser;
 let shop: MerchantReturnPage;
-let orchestratorDb: TestDatabase;
-let adapterDb: TestDatabase;
+let e2e: E2eStack;
 let brokers: string[];
 let auditFrom: Map<string, number>;
 
@@ -77,17 +76,12 @@ async function payOnForm(name: string, paymentId: string, cvv: string): Promise<
 const movements = (clientOrderId: string) => stack.controls.movements(clientOrderId);
 
 beforeAll(async () => {
-  await buildApps();
-  orchestratorDb = await createTestDatabase('e2e_browser_orchestrator');
-  adapterDb = await createTestDatabase('e2e_browser_adapter');
   brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
   shop = await MerchantReturnPage.start();
-  stack = await PaymentStack.start({
-    kafkaBrokers: brokers,
-    orchestratorDatabaseUrl: orchestratorDb.url,
-    adapterDatabaseUrl: adapterDb.url,
+  e2e = await startE2eStack('browser', {
     env: { 'callback-ingest': { MERCHANT_RETURN_URL: shop.url } },
   });
+  stack = e2e.stack;
   const probe = kafkaClient(brokers, 'e2e-browser-audit-start');
   auditFrom = await topicEndOffsets(probe, await listTopics(probe, 'payments.'));
   browser = await PayerBrowser.launch();
@@ -95,10 +89,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await stack?.stop();
+  await e2e?.stop();
   await shop?.close();
-  await orchestratorDb?.drop();
-  await adapterDb?.drop();
 });
 
 describe('3-D Secure sale (endpoint 1111: the gateway announces the ACS with redirect-to)', () => {
@@ -372,7 +364,7 @@ describe('card data', () => {
   it('appears in no log line, no database row and no message of this suite', async () => {
     const audit = await auditCardData({
       logDirs: [path.join(stack.workDir, 'logs')],
-      databaseUrls: [orchestratorDb.url, adapterDb.url],
+      databaseUrls: [e2e.orchestratorDb.url, e2e.adapterDb.url],
       kafka: kafkaClient(brokers, 'e2e-browser-audit'),
       topicOffsets: auditFrom,
       deliberateCommandKeys: new Set(),

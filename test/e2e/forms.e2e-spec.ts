@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { PayerAction, PaymentEvent, PayoutEvent } from '@payments/contracts';
-import { createTestDatabase, TestDatabase } from '@payments/testing';
 import { auditCardData, formatAudit } from '../../scripts/stack/card-data-audit';
 import { kafkaClient, listTopics, topicEndOffsets } from '../../scripts/stack/kafka-io';
 import {
@@ -18,7 +17,8 @@ import {
   TEST_CARD_NUMBER,
 } from '../../scripts/stack/payment-stack';
 import { DESTINATION_CARD_NUMBER, payoutForm } from '../../scripts/stack/payout-commands';
-import { buildApps, sleep } from '../../scripts/stack/processes';
+import { sleep } from '../../scripts/stack/processes';
+import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 
 /**
  * Seed operations completed by a person in a real browser (headless Debian Chromium through
@@ -31,8 +31,7 @@ import { buildApps, sleep } from '../../scripts/stack/processes';
 let stack: PaymentStack;
 let browser: PayerBrowser;
 let shop: MerchantReturnPage;
-let orchestratorDb: TestDatabase;
-let adapterDb: TestDatabase;
+let e2e: E2eStack;
 let brokers: string[];
 let auditFrom: Map<string, number>;
 
@@ -92,21 +91,16 @@ function payoutEventsOf(payoutId: string): PayoutEvent[] {
 }
 
 beforeAll(async () => {
-  await buildApps();
-  orchestratorDb = await createTestDatabase('e2e_forms_orchestrator');
-  adapterDb = await createTestDatabase('e2e_forms_adapter');
   brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
   shop = await MerchantReturnPage.start();
-  stack = await PaymentStack.start({
-    kafkaBrokers: brokers,
-    orchestratorDatabaseUrl: orchestratorDb.url,
-    adapterDatabaseUrl: adapterDb.url,
+  e2e = await startE2eStack('forms', {
     env: {
       'callback-ingest': { MERCHANT_RETURN_URL: shop.url },
       // The unknown-outcome window shortened (one hour by default), for the lost form reply.
       orchestrator: { UNKNOWN_ALERT_SECONDS: String(UNKNOWN_ALERT_SECONDS) },
     },
   });
+  stack = e2e.stack;
   const probe = kafkaClient(brokers, 'e2e-forms-audit-start');
   auditFrom = await topicEndOffsets(probe, await listTopics(probe, 'payments.'));
   browser = await PayerBrowser.launch();
@@ -114,10 +108,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await stack?.stop();
+  await e2e?.stop();
   await shop?.close();
-  await orchestratorDb?.drop();
-  await adapterDb?.drop();
 });
 
 describe('3-D Secure preauth driven through the orchestrator, then captured', () => {
@@ -346,7 +338,7 @@ describe('card data', () => {
   it("neither the payer's nor the payee's card appears in a log line, database row or message", async () => {
     const audit = await auditCardData({
       logDirs: [path.join(stack.workDir, 'logs')],
-      databaseUrls: [orchestratorDb.url, adapterDb.url],
+      databaseUrls: [e2e.orchestratorDb.url, e2e.adapterDb.url],
       kafka: kafkaClient(brokers, 'e2e-forms-audit'),
       topicOffsets: auditFrom,
       deliberateCommandKeys: new Set(),

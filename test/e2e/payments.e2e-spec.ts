@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Admin } from 'kafkajs';
 import { PaymentEvent, TOPICS } from '@payments/contracts';
-import { createTestDatabase, TestDatabase } from '@payments/testing';
 import { auditCardData, formatAudit } from '../../scripts/stack/card-data-audit';
 import {
   ReceivedEvent,
@@ -16,8 +15,9 @@ import {
   SECOND_MERCHANT,
   TEST_CARD_NUMBER,
 } from '../../scripts/stack/payment-stack';
-import { buildApps, sleep } from '../../scripts/stack/processes';
+import { sleep } from '../../scripts/stack/processes';
 import { controlFor } from '../support/callback-control';
+import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 
 /**
  * Payments end to end: the gateway sandbox, gateway-adapter, callback-ingest and the
@@ -29,8 +29,7 @@ import { controlFor } from '../support/callback-control';
 const FINAL = ['approved', 'declined', 'failed'] as const;
 
 let stack: PaymentStack;
-let orchestratorDb: TestDatabase;
-let adapterDb: TestDatabase;
+let e2e: E2eStack;
 let admin: Admin;
 /** End offsets of the orchestrator's input topics when the suite began (see `settle`). */
 let startOffsets: Map<string, number>;
@@ -81,16 +80,11 @@ async function charged(clientOrderId: string): Promise<number> {
 }
 
 beforeAll(async () => {
-  await buildApps();
-  orchestratorDb = await createTestDatabase('e2e_orchestrator');
-  adapterDb = await createTestDatabase('e2e_adapter');
   brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
-  stack = await PaymentStack.start({
-    kafkaBrokers: brokers,
-    orchestratorDatabaseUrl: orchestratorDb.url,
-    adapterDatabaseUrl: adapterDb.url,
+  e2e = await startE2eStack('payments', {
     logLevel: 'debug',
   });
+  stack = e2e.stack;
   admin = kafkaClient(brokers, 'e2e-probe').admin();
   await admin.connect();
   startOffsets = await endOffsets();
@@ -100,9 +94,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await admin?.disconnect();
-  await stack?.stop();
-  await orchestratorDb?.drop();
-  await adapterDb?.drop();
+  await e2e?.stop();
 });
 
 describe('sale', () => {
@@ -586,7 +578,7 @@ describe('card data', () => {
   it('appears in no log line, no database row and no message of this suite (the card-data audit)', async () => {
     const audit = await auditCardData({
       logDirs: [path.join(stack.workDir, 'logs')],
-      databaseUrls: [orchestratorDb.url, adapterDb.url],
+      databaseUrls: [e2e.orchestratorDb.url, e2e.adapterDb.url],
       kafka: kafkaClient(brokers, 'e2e-audit'),
       topicOffsets: auditFrom,
       deliberateCommandKeys: deliberatePlainCard,

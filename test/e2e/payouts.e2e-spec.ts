@@ -1,7 +1,6 @@
 import type { PanEligibilityEvent, PayoutEvent, TransferEvent } from '@payments/contracts';
 import { Client } from 'pg';
 import { createPaymentGatewayClient } from '@payments/payment-gateway';
-import { createTestDatabase, TestDatabase } from '@payments/testing';
 import path from 'node:path';
 import { auditCardData, formatAudit } from '../../scripts/stack/card-data-audit';
 import {
@@ -21,7 +20,7 @@ import {
   transfer,
   transferByRef,
 } from '../../scripts/stack/payout-commands';
-import { buildApps } from '../../scripts/stack/processes';
+import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 
 /**
  * Payouts end to end: the sandbox, gateway-adapter, callback-ingest and the
@@ -37,8 +36,7 @@ const DAILY_LIMIT_ENDPOINT = '1111';
 const DAILY_LIMIT_MINOR = 10_000;
 
 let stack: PaymentStack;
-let orchestratorDb: TestDatabase;
-let adapterDb: TestDatabase;
+let e2e: E2eStack;
 let brokers: string[];
 /** Where every payments.* topic ended when the suite began: the card-data audit reads from here. */
 let auditFrom: Map<string, number>;
@@ -73,7 +71,7 @@ function waitFor(payoutId: string, ...types: string[]): Promise<ReceivedPayoutEv
 
 /** Stored gateway requests and outbox rows of a saga that still hold a sealed card. */
 async function sealedCardsStored(sagaId: string): Promise<number> {
-  const client = new Client({ connectionString: orchestratorDb.url });
+  const client = new Client({ connectionString: e2e.orchestratorDb.url });
   await client.connect();
   try {
     const result = await client.query<{ n: string }>(
@@ -107,15 +105,9 @@ async function registered(endpointId?: string, amountMinor?: number): Promise<st
 }
 
 beforeAll(async () => {
-  await buildApps();
-  orchestratorDb = await createTestDatabase('e2e_payouts_orchestrator');
-  adapterDb = await createTestDatabase('e2e_payouts_adapter');
   brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
-  stack = await PaymentStack.start({
-    kafkaBrokers: brokers,
+  e2e = await startE2eStack('payouts', {
     logLevel: 'debug',
-    orchestratorDatabaseUrl: orchestratorDb.url,
-    adapterDatabaseUrl: adapterDb.url,
     env: {
       orchestrator: {
         PAYOUT_LIMITS: JSON.stringify({
@@ -128,6 +120,7 @@ beforeAll(async () => {
       },
     },
   });
+  stack = e2e.stack;
 });
 
 beforeAll(async () => {
@@ -135,11 +128,7 @@ beforeAll(async () => {
   auditFrom = await topicEndOffsets(probe, await listTopics(probe, 'payments.'));
 });
 
-afterAll(async () => {
-  await stack?.stop();
-  await orchestratorDb?.drop();
-  await adapterDb?.drop();
-});
+afterAll(() => e2e?.stop());
 
 describe('one-step payout', () => {
   it.each([
@@ -463,7 +452,7 @@ describe('card data', () => {
   it('no card number, CVV or control key in any log line, database row or payments.* message of this suite', async () => {
     const audit = await auditCardData({
       logDirs: [path.join(stack.workDir, 'logs')],
-      databaseUrls: [orchestratorDb.url, adapterDb.url],
+      databaseUrls: [e2e.orchestratorDb.url, e2e.adapterDb.url],
       kafka: kafkaClient(brokers, 'e2e-payouts-audit'),
       topicOffsets: auditFrom,
       secrets: [SANDBOX_MERCHANT.controlKey],

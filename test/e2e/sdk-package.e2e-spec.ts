@@ -18,35 +18,26 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { createTestDatabase, TestDatabase } from '@payments/testing';
 import { PaymentStack, TEST_CARD_NUMBER } from '../../scripts/stack/payment-stack';
-import { buildApps, REPO_ROOT } from '../../scripts/stack/processes';
+import { REPO_ROOT } from '../../scripts/stack/processes';
+import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 
 const exec = promisify(execFile);
 const SDK = path.join(REPO_ROOT, 'libs/sdk');
 const NPM_QUIET = ['--no-audit', '--no-fund', '--loglevel=error'];
 
 let stack: PaymentStack;
-let orchestratorDb: TestDatabase;
-let adapterDb: TestDatabase;
+let e2e: E2eStack;
 let project: string;
 
 beforeAll(async () => {
-  await buildApps();
-  orchestratorDb = await createTestDatabase('e2e_sdk_orchestrator');
-  adapterDb = await createTestDatabase('e2e_sdk_adapter');
-  stack = await PaymentStack.start({
-    kafkaBrokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
-    orchestratorDatabaseUrl: orchestratorDb.url,
-    adapterDatabaseUrl: adapterDb.url,
-  });
+  e2e = await startE2eStack('sdk');
+  stack = e2e.stack;
   project = mkdtempSync(path.join(tmpdir(), 'sdk-consumer-'));
 });
 
 afterAll(async () => {
-  await stack?.stop();
-  await orchestratorDb?.drop();
-  await adapterDb?.drop();
+  await e2e?.stop();
   if (project !== undefined) rmSync(project, { recursive: true, force: true });
 });
 

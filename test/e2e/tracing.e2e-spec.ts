@@ -2,7 +2,6 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Producer } from 'kafkajs';
 import { newTraceparent, parseTraceparent, TOPICS } from '@payments/contracts';
-import { createTestDatabase, type TestDatabase } from '@payments/testing';
 import { kafkaClient, type ReceivedEvent } from '../../scripts/stack/kafka-io';
 import {
   type AppName,
@@ -11,7 +10,8 @@ import {
   SANDBOX_MERCHANT,
   TEST_CARD_NUMBER,
 } from '../../scripts/stack/payment-stack';
-import { buildApps, sleep } from '../../scripts/stack/processes';
+import { sleep } from '../../scripts/stack/processes';
+import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 
 /**
  * Tracing across the processes: the four apps run with OTEL_TRACES_EXPORTER=otlp and
@@ -157,16 +157,12 @@ async function eventually<T>(what: string, probe: () => T | undefined, timeoutMs
 }
 
 let stack: PaymentStack;
-let orchestratorDb: TestDatabase;
-let adapterDb: TestDatabase;
+let e2e: E2eStack;
 let producer: Producer;
 const receiver = new OtlpReceiver();
 
 beforeAll(async () => {
-  await buildApps();
   const endpoint = await receiver.start();
-  orchestratorDb = await createTestDatabase('e2e_tracing_orchestrator');
-  adapterDb = await createTestDatabase('e2e_tracing_adapter');
   const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
   const tracing = {
     OTEL_TRACES_EXPORTER: 'otlp',
@@ -181,22 +177,16 @@ beforeAll(async () => {
   };
   // A hold expires 3 s after its authorization: a timer fires within the test.
   env.orchestrator = { ...env.orchestrator, HOLD_EXPIRY_SECONDS: '3', HOLD_EXPIRY_ACTION: 'void' };
-  stack = await PaymentStack.start({
-    kafkaBrokers: brokers,
-    orchestratorDatabaseUrl: orchestratorDb.url,
-    adapterDatabaseUrl: adapterDb.url,
-    env,
-  });
+  e2e = await startE2eStack('tracing', { env });
+  stack = e2e.stack;
   producer = kafkaClient(brokers, 'e2e-tracing').producer();
   await producer.connect();
 });
 
 afterAll(async () => {
   await producer?.disconnect();
-  await stack?.stop();
+  await e2e?.stop();
   await receiver.stop();
-  await orchestratorDb?.drop();
-  await adapterDb?.drop();
 });
 
 /** Sends a command as a traced producer would: with its own root span as `traceparent`. */

@@ -354,6 +354,11 @@ export class EventCollector {
     return [...(this.byPayout.get(id) ?? [])];
   }
 
+  /** A payout's events once each (deduplicated by ce_id), in arrival order. */
+  distinctPayoutEventsOf(payoutId: string): PayoutEvent[] {
+    return distinct(this.payoutEventsOf(payoutId)) as PayoutEvent[];
+  }
+
   /** Resolves with the payout's first event of one of `types`, waiting up to timeoutMs. */
   waitForPayout(
     id: string,

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { RUN_DIR } from './processes';
+import { TEST_CARD_NUMBER } from './sandbox-config';
 
 /**
  * The payer's side played by a real browser: the Debian `chromium` (installed by
@@ -91,6 +92,11 @@ export interface TestCardEntry {
   readonly month: string;
   readonly year: string;
   readonly cvv: string;
+}
+
+/** The sandbox's test card as a payer types it, with this CVV (the CVV picks the outcome). */
+export function testCard(cvv: string): TestCardEntry {
+  return { number: TEST_CARD_NUMBER, holder: 'JANE DOE', month: '12', year: '2030', cvv };
 }
 
 /** The gateway's hosted payment page: the payer types the card there, never into our service. */

@@ -1,4 +1,4 @@
-import type { PaymentEvent, PayoutEvent } from '@payments/contracts';
+import type { PaymentEvent } from '@payments/contracts';
 import { waitUntil } from '@payments/testing';
 import { completeCardFormOverHttp } from '../../scripts/stack/payer-http';
 import {
@@ -28,17 +28,7 @@ const DAILY_LIMIT_MINOR = 10_000;
 let stack: PaymentStack;
 let e2e: E2eStack;
 
-/** A payout's events, each once, in arrival order. */
-function payoutEventsOf(payoutId: string): PayoutEvent[] {
-  const seen = new Set<string>();
-  const out: PayoutEvent[] = [];
-  for (const r of stack.events.payoutEventsOf(payoutId)) {
-    if (seen.has(r.ceId)) continue;
-    seen.add(r.ceId);
-    out.push(r.event as PayoutEvent);
-  }
-  return out;
-}
+const payoutEventsOf = (payoutId: string) => stack.events.distinctPayoutEventsOf(payoutId);
 
 /** The payment's first outcome: approved, declined, failed, or an alerted unknown outcome. */
 async function outcomeOf(paymentId: string): Promise<PaymentEvent> {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import type { PayerAction, PaymentEvent } from '@payments/contracts';
+import type { PayerAction } from '@payments/contracts';
 import { auditCardData, formatAudit } from '../../scripts/stack/card-data-audit';
 import { kafkaClient, listTopics, topicEndOffsets } from '../../scripts/stack/kafka-io';
 import {
@@ -8,7 +8,7 @@ import {
   fillHostedForm,
   MerchantReturnPage,
   PayerBrowser,
-  type TestCardEntry,
+  testCard,
 } from '../../scripts/stack/payer-browser';
 import {
   PaymentStack,
@@ -38,21 +38,11 @@ let auditFrom: Map<string, number>;
 
 const FINAL = ['approved', 'authorized', 'declined', 'failed', 'account-verified'];
 
-const CARD = (cvv: string): TestCardEntry => ({
-  number: TEST_CARD_NUMBER,
-  holder: 'JANE DOE',
-  month: '12',
-  year: '2030',
-  cvv,
-});
-
 const eventsOf = (paymentId: string) => stack.events.distinctEventsOf(paymentId);
 
 const typesOf = (paymentId: string) => eventsOf(paymentId).map((e) => e.type);
 
-async function finalEvent(paymentId: string): Promise<PaymentEvent> {
-  return (await stack.events.waitFor(paymentId, (e) => FINAL.includes(e.type), 90_000)).event;
-}
+const finalEvent = (paymentId: string) => stack.events.finalOf(paymentId, 90_000, FINAL);
 
 const firstAction = <K extends PayerAction['kind']>(paymentId: string, kind: K) =>
   stack.events.firstAction(paymentId, kind);
@@ -68,7 +58,7 @@ async function payOnForm(name: string, paymentId: string, cvv: string): Promise<
   expect(formUrl).toContain('/hpp/');
   await browser.withPage(name, async (page) => {
     await page.goto(formUrl);
-    await fillHostedForm(page, CARD(cvv));
+    await fillHostedForm(page, testCard(cvv));
     await shop.reached(page, paymentId);
   });
 }
@@ -293,7 +283,7 @@ describe('hosted forms (endpoint 1113): the card is typed on the gateway page, n
     const formUrl = await actionUrl(form.paymentId);
     await browser.withPage('sale-form-3ds', async (page) => {
       await page.goto(formUrl);
-      await fillHostedForm(page, CARD('321'));
+      await fillHostedForm(page, testCard('321'));
       await answerChallenge(page, 'hinted-password');
       await shop.reached(page, form.paymentId);
     });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import type { PayerAction, PaymentEvent, PayoutEvent } from '@payments/contracts';
+import type { PayerAction, PaymentEvent } from '@payments/contracts';
 import { auditCardData, formatAudit } from '../../scripts/stack/card-data-audit';
 import { kafkaClient, listTopics, topicEndOffsets } from '../../scripts/stack/kafka-io';
 import {
@@ -9,16 +9,13 @@ import {
   fillPayoutForm,
   MerchantReturnPage,
   PayerBrowser,
-  type TestCardEntry,
+  testCard,
 } from '../../scripts/stack/payer-browser';
-import {
-  PaymentStack,
-  SANDBOX_MERCHANT,
-  TEST_CARD_NUMBER,
-} from '../../scripts/stack/payment-stack';
+import { PaymentStack, SANDBOX_MERCHANT } from '../../scripts/stack/payment-stack';
 import { DESTINATION_CARD_NUMBER, payoutForm } from '../../scripts/stack/payout-commands';
 import { sleep } from '../../scripts/stack/processes';
 import { type E2eStack, startE2eStack } from '../support/e2e-stack';
+import { waitUntil } from '@payments/testing';
 
 /**
  * Seed operations completed by a person in a real browser (headless Debian Chromium through
@@ -38,19 +35,9 @@ let auditFrom: Map<string, number>;
 const FINAL = ['approved', 'authorized', 'declined', 'failed'];
 const UNKNOWN_ALERT_SECONDS = 15;
 
-const CARD = (cvv: string): TestCardEntry => ({
-  number: TEST_CARD_NUMBER,
-  holder: 'JANE DOE',
-  month: '12',
-  year: '2030',
-  cvv,
-});
-
 const typesOf = (paymentId: string) => stack.events.distinctEventsOf(paymentId).map((e) => e.type);
 
-async function finalEvent(paymentId: string): Promise<PaymentEvent> {
-  return (await stack.events.waitFor(paymentId, (e) => FINAL.includes(e.type), 90_000)).event;
-}
+const finalEvent = (paymentId: string) => stack.events.finalOf(paymentId, 90_000, FINAL);
 
 const firstAction = <K extends PayerAction['kind']>(paymentId: string, kind: K) =>
   stack.events.firstAction(paymentId, kind);
@@ -67,28 +54,7 @@ async function captureAll(
   return (await stack.events.waitFor(paymentId, (e) => e.type === 'captured', 60_000)).event;
 }
 
-/** The payee types the destination card on the gateway's hosted payout page (no CVV there). */
-/** Polls `find` every 500 ms until it returns something, or fails after `timeoutMs`. */
-async function waitUntil<T>(find: () => T | undefined, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = find();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`nothing found within ${timeoutMs} ms`);
-    await sleep(500);
-  }
-}
-
-function payoutEventsOf(payoutId: string): PayoutEvent[] {
-  const seen = new Set<string>();
-  const out: PayoutEvent[] = [];
-  for (const r of stack.events.payoutEventsOf(payoutId)) {
-    if (seen.has(r.ceId)) continue;
-    seen.add(r.ceId);
-    out.push(r.event as PayoutEvent);
-  }
-  return out;
-}
+const payoutEventsOf = (payoutId: string) => stack.events.distinctPayoutEventsOf(payoutId);
 
 beforeAll(async () => {
   brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
@@ -285,7 +251,8 @@ describe('payout form completed by the payee in the browser', () => {
           payoutEventsOf(payout.payoutId).find(
             (e) => e.type === 'payout-outcome-unknown' && e.alert,
           ),
-        (UNKNOWN_ALERT_SECONDS + 45) * 1000,
+        'the payout form alerted',
+        { timeoutMs: (UNKNOWN_ALERT_SECONDS + 45) * 1000, everyMs: 500 },
       );
       expect(Date.now() - started).toBeGreaterThanOrEqual(UNKNOWN_ALERT_SECONDS * 1000);
       expect(raised).toMatchObject({ operation: 'payout-form', alert: true });
@@ -311,7 +278,7 @@ describe('universal payment form on an endpoint set up to authorize (1118)', () 
     const formUrl = (await firstAction(form.paymentId, 'redirect')).url;
     await browser.withPage('payment-form-authorizes', async (page) => {
       await page.goto(formUrl);
-      await fillHostedForm(page, CARD('123'));
+      await fillHostedForm(page, testCard('123'));
       await shop.reached(page, form.paymentId);
     });
     expect(await finalEvent(form.paymentId)).toMatchObject({

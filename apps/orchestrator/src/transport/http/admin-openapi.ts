@@ -19,6 +19,7 @@ import { CaseService } from '../../application/cases/case.service';
 import { CasesController } from './cases.controller';
 import { DayCloseController } from './day-close.controller';
 import { DayCloseService } from '../../application/finance/day-close.service';
+import { DayTieOutService } from '../../application/finance/day-tie-out.service';
 
 /**
  * Only what @nestjs/swagger reads: the controller's routes and decorators. The providers are
@@ -45,6 +46,7 @@ import { DayCloseService } from '../../application/finance/day-close.service';
     { provide: Clock, useValue: {} },
     { provide: DeadLetterService, useValue: {} },
     { provide: DayCloseService, useValue: {} },
+    { provide: DayTieOutService, useValue: {} },
     { provide: ORCHESTRATOR_CONFIG, useValue: { admin: { tokens: [] } } },
   ],
 })

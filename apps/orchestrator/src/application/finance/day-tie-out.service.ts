@@ -386,10 +386,9 @@ export class DayTieOutService {
     const lookupOf = (sagaId: string) =>
       checks.find((c) => c.saga_id === sagaId && c.subject === 'client-order-id');
     const operations: OperationFacts[] = ours.map((o) => {
-      const check =
-        o.type === 'settled-by-decision'
-          ? undefined
-          : checkOf(o.saga_id, o.request_id, o.operation);
+      // A decided operation's checks are what its case was about: taken, never its tie-out.
+      const asked = checkOf(o.saga_id, o.request_id, o.operation);
+      const check = o.type === 'settled-by-decision' ? undefined : asked;
       const amount = check?.gateway?.amount;
       const other =
         check?.verdict === 'paid-twice' ? lookupOf(o.saga_id)?.gateway?.amount : undefined;

@@ -16,15 +16,20 @@ import { buildApps } from '../../scripts/stack/processes';
  * of mixed traffic across the money flows: a sale; a preauth, a partial capture and two partial
  * returns; a payout paid; a transfer; a payout refused by the day's limit (the payout and the
  * transfer took most of it); a sale left unknown (the gateway charged another amount than asked)
- * settled "done at" the gateway's amount by two people. Once the day is over the operator closes
- * it: the close report (the day's reconciliation run, every operation asked about by serial) is
- * `closed`, its totals — ours and the gateway's — equal the sandbox's ledger of those orders, its
- * CSV files (the CLI's export) parse back to the same numbers, and the day-closed event's counts
- * equal what this consumer received (the SDK's DayTally says so). Then a second charge is planted
- * in the sandbox's ledger under the sale's order: the report's next version is
- * `open-with-exceptions`, naming that sale (paid twice), and the first version is kept.
+ * settled "done at" the gateway's amount by two people; a return the gateway never received, left
+ * unknown with its case open. Once the day is over the operator closes it: the close report (the
+ * day's reconciliation run, every operation asked about by serial) is `open-with-exceptions`,
+ * naming the unknown return and its open case, its totals — ours and the gateway's — equal to the
+ * sandbox's ledger of those orders. Two people decide the return "not done": that settlement
+ * starts the report's next version by itself, `closed`; its CSV files (the CLI's export) parse back
+ * to the same numbers, and the day-closed event's counts equal what this consumer received (the
+ * SDK's DayTally says so). Then a second charge is planted in the sandbox's ledger under the
+ * sale's order: the next version (an operator's re-run) is `open-with-exceptions`, naming that
+ * sale (paid twice); every version is kept.
  */
 const ENDPOINT = SANDBOX_MERCHANT.plainEndpoint;
+/** The window after which the gateway's silence about a request reads as no trace. */
+const NEVER_RECEIVED_SECONDS = 3;
 const ALICE = `alice-${randomUUID()}`;
 const BOB = `bob-${randomUUID()}`;
 
@@ -49,6 +54,7 @@ beforeAll(async () => {
         DAY_CLOSE_ENABLED: 'false',
         DAY_CLOSE_TICK_MS: '500',
         CASE_SWEEP_MS: '300',
+        NEVER_RECEIVED_RESEND_SECONDS: String(NEVER_RECEIVED_SECONDS),
         RECONCILIATION_TICK_MS: '250',
         PAYOUT_LIMITS: JSON.stringify({
           default: { maxMinor: 1_000_000, dailyLimitMinor: 10_000_000 },
@@ -60,7 +66,8 @@ beforeAll(async () => {
         ]),
       },
       'gateway-adapter': {
-        // The injected fault would open the endpoint breaker (its own suite's subject).
+        GATEWAY_RESPONSE_TIMEOUT_MS: '4000',
+        // The injected faults would open the endpoint breaker (its own suite's subject).
         GATEWAY_BREAKER_FAILURES: '1000',
       },
     },
@@ -119,6 +126,15 @@ async function writtenReport(day: string, version: number): Promise<CloseReport>
   }, `close report v${version} of ${day}`);
 }
 
+/** The case of a saga, once the case worker opened it. */
+async function caseOf(sagaId: string): Promise<string> {
+  const found = await until(async () => {
+    const { body } = await admin('GET', '/admin/cases', ALICE);
+    return (body as Array<Record<string, unknown>>).find((c) => c.sagaId === sagaId);
+  }, `the case of ${sagaId}`);
+  return String(found.caseId);
+}
+
 /** A CSV file's rows as objects by its header (the export quotes no field here). */
 function parseCsv(text: string): Array<Record<string, string>> {
   const [header, ...rows] = text.trim().split('\n');
@@ -130,7 +146,7 @@ function parseCsv(text: string): Array<Record<string, string>> {
 }
 
 describe("a merchant's day closed and tied out against the gateway", () => {
-  it('closed: report totals = sandbox ledger, CSV parses back, day-closed = what the consumer received; a planted second charge opens the next version naming the sale', async () => {
+  it('open with an unknown return and its case; decided: the next version closed, report totals = sandbox ledger, CSV parses back, day-closed = what the consumer received; a planted second charge opens the next version naming the sale', async () => {
     // A sale.
     const sale = stack.sale({ amountMinor: 3_000 });
     await stack.send(sale);
@@ -182,11 +198,7 @@ describe("a merchant's day closed and tied out against the gateway", () => {
       (e) => e.type === 'outcome-unknown' && e.alert && e.concern === 'amount-mismatch',
       90_000,
     );
-    const opened = await until(async () => {
-      const { body } = await admin('GET', '/admin/cases', ALICE);
-      return (body as Array<Record<string, unknown>>).find((c) => c.sagaId === decided.paymentId);
-    }, 'the case of the decided sale');
-    const caseId = String(opened.caseId);
+    const caseId = await caseOf(decided.paymentId);
     const proposed = await admin('POST', `/admin/cases/${caseId}/propose`, ALICE, {
       decision: 'done',
       amount: { minor: 9_000, currency: 'USD' },
@@ -196,6 +208,24 @@ describe("a merchant's day closed and tied out against the gateway", () => {
     expect(proposed.status).toBe(200);
     expect((await admin('POST', `/admin/cases/${caseId}/approve`, BOB)).status).toBe(200);
     await stack.events.waitForType(decided.paymentId, ['settled-by-decision'], 60_000);
+    // A sale whose return the gateway never receives (the connection closes unanswered): unknown,
+    // alerted no-trace, a case opened.
+    const lost = stack.sale({ cvv: '123', amountMinor: 5_000 });
+    await stack.send(lost);
+    await stack.events.waitForType(lost.paymentId, ['approved'], 60_000);
+    await stack.controls.addFault({
+      clientOrderId: lost.paymentId,
+      operation: 'RETURN',
+      failBefore: 'drop',
+      times: 1,
+    });
+    await stack.send(stack.return(lost.paymentId, 2_000));
+    await stack.events.waitFor(
+      lost.paymentId,
+      (e) => e.type === 'outcome-unknown' && e.alert && e.concern === 'no-trace',
+      90_000,
+    );
+    const lostCase = await caseOf(lost.paymentId);
 
     // The merchant's day (UTC) ends; the operator closes it.
     const day = stack.events.distinctEventsOf(sale.paymentId)[0].occurredAt.slice(0, 10);
@@ -204,11 +234,29 @@ describe("a merchant's day closed and tied out against the gateway", () => {
     const closed = await admin('POST', `/admin/days/${day}/close`, ALICE, { endpointId: ENDPOINT });
     expect(closed.status).toBe(200);
     const [answer] = closed.body as Close[];
-    expect(answer).toMatchObject({ day, fresh: true, count: 6 });
+    expect(answer).toMatchObject({ day, fresh: true, count: 7 });
     expect(answer?.report).toMatchObject({ version: 1, trigger: 'close', requestedBy: 'alice' });
 
-    const first = await writtenReport(day, 1);
-    expect([first.state, first.exceptions]).toEqual(['closed', []]);
+    // Open with exceptions: the return still unknown, its case open; nothing else.
+    const opening = await writtenReport(day, 1);
+    expect(opening.state).toBe('open-with-exceptions');
+    expect(opening.exceptions?.map((e) => [e.kind, e.sagaId, e.operation, e.caseId])).toEqual([
+      ['case-open', lost.paymentId, undefined, lostCase],
+      ['unknown', lost.paymentId, 'return', lostCase],
+    ]);
+    // Two people decide the return "not done": the settlement starts the next version by itself.
+    expect(
+      (
+        await admin('POST', `/admin/cases/${lostCase}/propose`, ALICE, {
+          decision: 'not-done',
+          reason: 'the gateway shows no trace of the return; no refund at the acquirer',
+        })
+      ).status,
+    ).toBe(200);
+    expect((await admin('POST', `/admin/cases/${lostCase}/approve`, BOB)).status).toBe(200);
+    await stack.events.waitForType(lost.paymentId, ['settled-by-decision'], 60_000);
+    const first = await writtenReport(day, 2);
+    expect([first.state, first.trigger, first.exceptions]).toEqual(['closed', 'settlement', []]);
     // Its totals, ours and the gateway's, equal the sandbox's ledger of these orders.
     const orders = [
       sale.paymentId,
@@ -217,6 +265,7 @@ describe("a merchant's day closed and tied out against the gateway", () => {
       moved.transferId,
       refused.payoutId,
       decided.paymentId,
+      lost.paymentId,
     ];
     const ledgerOf = async () =>
       (await stack.controls.ledger()).entries.filter((e) => orders.includes(e.clientOrderId));
@@ -235,7 +284,7 @@ describe("a merchant's day closed and tied out against the gateway", () => {
       transferred: sum(ledger, 'transferred'),
     };
     expect(expected).toEqual({
-      charged: 12_000,
+      charged: 17_000,
       captured: 6_000,
       refunded: 3_000,
       paidOut: 4_500,
@@ -284,7 +333,7 @@ describe("a merchant's day closed and tied out against the gateway", () => {
         differenceMinor: r.difference_minor,
       })),
     ).toEqual(first.totals);
-    expect(totalsCsv.every((r) => r.state === 'closed' && r.version === '1')).toBe(true);
+    expect(totalsCsv.every((r) => r.state === 'closed' && r.version === '2')).toBe(true);
     const linesCsv = parseCsv(
       await readFile(join(folder, `close-${day}-${ENDPOINT}-lines.csv`), 'utf8'),
     );
@@ -307,6 +356,7 @@ describe("a merchant's day closed and tied out against the gateway", () => {
       ...stack.events.distinctEventsOf(sale.paymentId),
       ...stack.events.distinctEventsOf(paymentId),
       ...stack.events.distinctEventsOf(decided.paymentId),
+      ...stack.events.distinctEventsOf(lost.paymentId),
       ...stack.events.payoutEventsOf(payout.payoutId).map((r) => r.event),
       ...stack.events.payoutEventsOf(moved.transferId).map((r) => r.event),
       ...stack.events.payoutEventsOf(refused.payoutId).map((r) => r.event),
@@ -314,7 +364,7 @@ describe("a merchant's day closed and tied out against the gateway", () => {
     const tally = new DayTally();
     for (const event of received) tally.add(event);
     expect(tally.check(closedEvent).explanation).toEqual([]);
-    expect(closedEvent.count).toBe(6);
+    expect(closedEvent.count).toBe(7);
 
     // The gateway charges the sale a second time under its order, telling nobody: the next
     // version is open with exceptions, naming the sale; the first is kept.
@@ -326,7 +376,7 @@ describe("a merchant's day closed and tied out against the gateway", () => {
       rerun: true,
     });
     expect(rerun.status).toBe(200);
-    const second = await writtenReport(day, 2);
+    const second = await writtenReport(day, 3);
     expect(second).toMatchObject({ state: 'open-with-exceptions', trigger: 'rerun' });
     expect(second.exceptions).toEqual([
       expect.objectContaining({
@@ -340,15 +390,16 @@ describe("a merchant's day closed and tied out against the gateway", () => {
     expect(total(second, 'gatewayMinor', 'approved', 'settled-by-decision')).toBe(
       sum(await ledgerOf(), 'charged'),
     );
-    expect(total(second, 'oursMinor', 'approved', 'settled-by-decision')).toBe(12_000);
+    expect(total(second, 'oursMinor', 'approved', 'settled-by-decision')).toBe(17_000);
     const all = await admin(
       'GET',
       `/admin/days/${day}/reports?endpointId=${ENDPOINT}&versions=all`,
       ALICE,
     );
     expect((all.body as CloseReport[]).map((r) => [r.version, r.state])).toEqual([
-      [1, 'closed'],
-      [2, 'open-with-exceptions'],
+      [1, 'open-with-exceptions'],
+      [2, 'closed'],
+      [3, 'open-with-exceptions'],
     ]);
   }, 600_000);
 });

@@ -72,7 +72,7 @@ const OPEN_CASE = ['open', 'proposed', 'reopened'];
  * Once the run completed, the report is written once (domain/journal/close-report.ts): per
  * currency and type our totals, the gateway's for the same operations, the differences, and the
  * exceptions (mismatched or unconfirmed operations, operations still unknown, open cases). A later
- * settlement of one of its exceptions (a case closed or changed, an unknown answered or decided)
+ * settlement of one of its exceptions (a case it lists closed, an unknown answered or decided)
  * starts the next version; every version is kept.
  */
 @Injectable()
@@ -164,8 +164,10 @@ export class DayTieOutService {
   /**
    * One round: each reconciling report whose run completed is written (a run never started, the
    * process stopped in between, is started); then each day whose latest report is open with
-   * exceptions and one of them was settled since gets its next version. Returns the reports
-   * written.
+   * exceptions and one of them was settled since — a case it lists open is closed, an operation it
+   * lists unknown no longer holds anything in flight — gets its next version (which lists neither
+   * again: no round repeats it for the same settlement). Evidence added to a case, a status change
+   * that settles nothing, starts none. Returns the reports written.
    */
   async progress(): Promise<CloseReport[]> {
     const reconciling = await this.db.read((db) =>
@@ -184,14 +186,15 @@ export class DayTieOutService {
           WHERE r.state = 'open-with-exceptions'
             AND r.version = (SELECT max(version) FROM day_close_reports l
                               WHERE l.endpoint_id = r.endpoint_id AND l.day = r.day)
-            AND (EXISTS (SELECT 1 FROM cases c
-                          WHERE c.endpoint_id = r.endpoint_id AND c.updated_at > r.completed_at
-                            AND c.saga_id::text IN (SELECT e->>'sagaId'
-                                                      FROM jsonb_array_elements(r.exceptions) e))
-              OR EXISTS (SELECT 1 FROM journal_lines j
-                          WHERE j.posted_at > r.completed_at
-                            AND j.saga_id IN (SELECT e->>'sagaId'
-                                                FROM jsonb_array_elements(r.exceptions) e)))`,
+            AND (EXISTS (SELECT 1 FROM jsonb_array_elements(r.exceptions) e
+                           JOIN cases c ON c.id::text = e->>'caseId'
+                          WHERE e->>'kind' = 'case-open' AND c.status = 'closed')
+              OR EXISTS (SELECT 1 FROM jsonb_array_elements(r.exceptions) e
+                          WHERE e->>'kind' = 'unknown'
+                            AND (SELECT COALESCE(sum(j.amount), 0) FROM journal_lines j
+                                  WHERE j.saga_id = e->>'sagaId'
+                                    AND j.request_id = e->>'requestId'
+                                    AND j.account = 'merchant:' || r.endpoint_id || ':in-flight-unknown') = 0))`,
       ),
     );
     for (const row of settled)

@@ -38,65 +38,68 @@ describe('journal posting rules', () => {
         expect([module.name, type, type in POSTING_RULES]).toEqual([module.name, type, true]);
   });
 
-  describe.each(['', 'payout-', 'transfer-'])("a person's decision (%ssettled-by-decision)", (prefix) => {
-    const at = '2026-11-29T10:00:00.000Z';
-    const base = { occurredAt: at, requestId: 'r-1', merchant: { endpointId: ENDPOINT } };
-    const held = { minor: 4_000, currency: 'EUR' };
-    const decided = (decision: Partial<JournalEvent>) =>
-      postAll([
-        {
-          ...base,
-          type: `${prefix === '' ? 'operation-' : prefix}requested`,
-          version: 1,
-          operation: 'op',
-          amount: held,
-        },
-        { ...base, type: `${prefix}outcome-unknown`, version: 2 },
-        { ...base, type: `${prefix}settled-by-decision`, version: 3, ...decision },
-      ]).entries;
+  describe.each(['', 'payout-', 'transfer-'])(
+    "a person's decision (%ssettled-by-decision)",
+    (prefix) => {
+      const at = '2026-11-29T10:00:00.000Z';
+      const base = { occurredAt: at, requestId: 'r-1', merchant: { endpointId: ENDPOINT } };
+      const held = { minor: 4_000, currency: 'EUR' };
+      const decided = (decision: Partial<JournalEvent>) =>
+        postAll([
+          {
+            ...base,
+            type: `${prefix === '' ? 'operation-' : prefix}requested`,
+            version: 1,
+            operation: 'op',
+            amount: held,
+          },
+          { ...base, type: `${prefix}outcome-unknown`, version: 2 },
+          { ...base, type: `${prefix}settled-by-decision`, version: 3, ...decision },
+        ]).entries;
 
-    it('done at the amount held: it all moves to settled-by-decision, never to an account the gateway answers for', () => {
-      const entries = decided({ decision: 'done', amount: held });
-      expect(balances(entries)).toEqual({
-        [`${acct('settled-by-decision')} EUR`]: 4_000n,
-        'world EUR': -4_000n,
+      it('done at the amount held: it all moves to settled-by-decision, never to an account the gateway answers for', () => {
+        const entries = decided({ decision: 'done', amount: held });
+        expect(balances(entries)).toEqual({
+          [`${acct('settled-by-decision')} EUR`]: 4_000n,
+          'world EUR': -4_000n,
+        });
       });
-    });
 
-    it('done at X below the amount held: X to settled-by-decision, the rest of the hold back to the world', () => {
-      const entries = decided({ decision: 'done', amount: { minor: 2_500, currency: 'EUR' } });
-      expect(entries[entries.length - 1]?.lines).toEqual([
-        { account: acct('settled-by-decision'), currency: 'EUR', amount: 2_500n },
-        { account: acct('in-flight-unknown'), currency: 'EUR', amount: -2_500n },
-        { account: 'world', currency: 'EUR', amount: 1_500n },
-        { account: acct('in-flight-unknown'), currency: 'EUR', amount: -1_500n },
-      ]);
-      expect(balances(entries)).toEqual({
-        [`${acct('settled-by-decision')} EUR`]: 2_500n,
-        'world EUR': -2_500n,
+      it('done at X below the amount held: X to settled-by-decision, the rest of the hold back to the world', () => {
+        const entries = decided({ decision: 'done', amount: { minor: 2_500, currency: 'EUR' } });
+        expect(entries[entries.length - 1]?.lines).toEqual([
+          { account: acct('settled-by-decision'), currency: 'EUR', amount: 2_500n },
+          { account: acct('in-flight-unknown'), currency: 'EUR', amount: -2_500n },
+          { account: 'world', currency: 'EUR', amount: 1_500n },
+          { account: acct('in-flight-unknown'), currency: 'EUR', amount: -1_500n },
+        ]);
+        expect(balances(entries)).toEqual({
+          [`${acct('settled-by-decision')} EUR`]: 2_500n,
+          'world EUR': -2_500n,
+        });
       });
-    });
 
-    it('done at X above the amount held: the hold and the rest from the world to settled-by-decision', () => {
-      const entries = decided({ decision: 'done', amount: { minor: 5_000, currency: 'EUR' } });
-      expect(balances(entries)).toEqual({
-        [`${acct('settled-by-decision')} EUR`]: 5_000n,
-        'world EUR': -5_000n,
+      it('done at X above the amount held: the hold and the rest from the world to settled-by-decision', () => {
+        const entries = decided({ decision: 'done', amount: { minor: 5_000, currency: 'EUR' } });
+        expect(balances(entries)).toEqual({
+          [`${acct('settled-by-decision')} EUR`]: 5_000n,
+          'world EUR': -5_000n,
+        });
       });
-    });
 
-    it('done in another currency than held: the hold back to the world, X from it', () => {
-      const entries = decided({ decision: 'done', amount: { minor: 3_000, currency: 'USD' } });
-      expect(balances(entries)).toEqual({
-        [`${acct('settled-by-decision')} USD`]: 3_000n,
-        'world USD': -3_000n,
+      it('done in another currency than held: the hold back to the world, X from it', () => {
+        const entries = decided({ decision: 'done', amount: { minor: 3_000, currency: 'USD' } });
+        expect(balances(entries)).toEqual({
+          [`${acct('settled-by-decision')} USD`]: 3_000n,
+          'world USD': -3_000n,
+        });
       });
-    });
 
-    it('not done: nothing moved, the amount held goes back to the world', () => {
-      expect(balances(decided({ decision: 'not-done' }))).toEqual({});
-    });
-  });
+      it('not done: nothing moved, the amount held goes back to the world', () => {
+        expect(balances(decided({ decision: 'not-done' }))).toEqual({});
+      });
+    },
+  );
 
   it('a sale: captured-receivable carries the amount, the world the other side', () => {
     expect(balances(entriesOf(payments.approvedSale()))).toEqual({
@@ -158,9 +161,11 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
   fc.constant(() => payments.command(commands.captureCommand())),
   amountArb.map((m) => () => payments.command(commands.returnCommand({ amount: payments.eur(m) }))),
   fc.constant(() => payments.command(commands.voidCommand())),
-  fc
-    .option(amountArb, { nil: undefined })
-    .map((x): Step => (state) => decidedBy(state, x)),
+  fc.option(amountArb, { nil: undefined }).map(
+    (x): Step =>
+      (state) =>
+        decidedBy(state, x),
+  ),
 );
 
 /**

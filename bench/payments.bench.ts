@@ -56,6 +56,7 @@ import {
 } from './support/breakdown';
 import { type Figures, figures, floor, withTimeout } from './support/floor';
 import { hopLatencies, hopLines, hopOffsets, type SaleTimes } from './support/hops';
+import { journalCostLines, journalCounts } from './support/journal-cost';
 import { bucketsSince, scrape, truthBuckets, truthHistogramLine } from './support/truth';
 
 const SALES = Number(process.env.BENCH_SALES ?? 300);
@@ -393,6 +394,7 @@ async function main(): Promise<void> {
       const after = truthBuckets(await scrape(orchestratorUrl), 'card-payment');
       return `${truthHistogramLine(mode, bucketsSince(before, after))}\n`;
     };
+    const journalBefore = await journalCounts(orchestratorDb);
     process.stdout.write('measuring the pipeline (closed loop)...\n');
     let closed: Awaited<ReturnType<typeof measureBreakdown<ModeResult>>> | undefined;
     const closedHistogram = await histogram('closed loop', async () => {
@@ -400,6 +402,14 @@ async function main(): Promise<void> {
     });
     if (closed === undefined) throw new Error('the closed loop did not run');
     const ours = closed.result;
+    // The journal's cost per sale (issue #35), read now: the open loop adds rows of its own.
+    const journal = await journalCostLines({
+      mode: 'closed loop',
+      sales: ours.count,
+      breakdown: closed.breakdown,
+      before: journalBefore,
+      databaseUrl: orchestratorDb,
+    });
     let openHistogram = '';
     let open: Awaited<ReturnType<typeof openLoop>> | undefined;
     let openBreakdown: Breakdown | undefined;
@@ -471,6 +481,7 @@ async function main(): Promise<void> {
       ),
     );
     process.stdout.write(rssLine('closed loop', closed.breakdown));
+    process.stdout.write(journal);
     if (open !== undefined && openBreakdown !== undefined) {
       process.stdout.write(
         breakdownLines('open loop', openBreakdown, open.count, open.seconds, false, idle),

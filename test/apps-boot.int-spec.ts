@@ -220,6 +220,7 @@ describe('app shells boot, report health and metrics, and stop cleanly', () => {
         'admin_tokens',
         'cases',
         'commands',
+        'day_close_reports',
         'day_closes',
         'dead_letter_replays',
         'gateway_requests',

@@ -114,12 +114,19 @@ export function program(): Command {
 
   admin(cli.command('close'))
     .description(
-      "close a day: each merchant's money events of the day (in its time zone) counted and summed per type and currency, published once as day-closed",
+      "close a day: each merchant's money events of the day (in its time zone) counted and summed per type and currency, published once as day-closed; the close report ties the day out against the gateway",
     )
     .requiredOption('--day <day>', 'YYYY-MM-DD, the merchants’ calendar day')
     .option('--endpoint <id>', 'one merchant endpoint (default: every merchant with money events)')
     .option('--show', 'only read the stored closes of the day')
-    .option('--csv', 'the totals as CSV (columns: docs/operations.md)')
+    .option('--csv', 'the day-closed control totals as CSV (columns: docs/operations.md)')
+    .option('--rerun', 'start the next version of the close report (the day reconciled again)')
+    .option('--wait', 'wait until the close reports are written (reconciled against the gateway)')
+    .option('--wait-seconds <n>', 'how long --wait waits at most (default 600)')
+    .option(
+      '--export <folder>',
+      'write the close reports as CSV: close-<day>[-<endpoint>]-totals.csv and -lines.csv (columns: docs/integration.md)',
+    )
     .action(async (options: Parameters<typeof closeDay>[0]) => closeDay(options, out));
 
   const tokens = cli

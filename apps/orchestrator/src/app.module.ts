@@ -52,6 +52,7 @@ import { LiveController } from './transport/http/live.controller';
 import { ReconciliationRunsController } from './transport/http/reconciliation-runs.controller';
 import { DayCloseController } from './transport/http/day-close.controller';
 import { DayCloseService } from './application/finance/day-close.service';
+import { DayTieOutService } from './application/finance/day-tie-out.service';
 import { DayCloseWorker } from './application/finance/day-close.worker';
 import { PaymentsController } from './transport/http/payments.controller';
 import { TestControlsController } from './transport/http/test-controls.controller';
@@ -162,6 +163,7 @@ export class AppModule {
         CaseService,
         CaseWorker,
         DayCloseService,
+        DayTieOutService,
         DayCloseWorker,
         ...ORCHESTRATOR_HANDLERS,
         ...provideHealthChecks({

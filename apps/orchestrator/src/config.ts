@@ -243,7 +243,8 @@ export const orchestratorConfigShape = {
         "seconds after a merchant's midnight before its day is closed (money events of the day still committing)",
     }),
     dayCloseTickMs: envVar('DAY_CLOSE_TICK_MS', positiveInt(60_000), {
-      description: 'how often the day-close worker looks for days to close',
+      description:
+        'how often the day-close worker looks for days to close and writes the close reports whose reconciliation run completed (the latter even with DAY_CLOSE_ENABLED=false)',
     }),
   },
   schedules: {

@@ -72,6 +72,7 @@ describe('runMigrations (real PostgreSQL)', () => {
       'Cases1769880000000',
       'Journal1769890000000',
       'MerchantSequences1769890000001',
+      'DayCloseReports1769910000000',
     ]);
     expect(messages).toContain('migrations: applied OutboxInbox1767225600000');
     expect(messages).toContain('migrations: applied Payments1767312000000');
@@ -85,6 +86,7 @@ describe('runMigrations (real PostgreSQL)', () => {
       'admin_tokens',
       'cases',
       'commands',
+      'day_close_reports',
       'day_closes',
       'dead_letter_replays',
       'gateway_requests',
@@ -199,6 +201,7 @@ describe('runMigrations (real PostgreSQL)', () => {
       'Cases1769880000000',
       'Journal1769890000000',
       'MerchantSequences1769890000001',
+      'DayCloseReports1769910000000',
     ]);
     const recorded = await query<{ name: string; n: string }>(
       db.url,
@@ -209,6 +212,7 @@ describe('runMigrations (real PostgreSQL)', () => {
       { name: 'AdminTokens1769860000000', n: '1' },
       { name: 'Cases1769880000000', n: '1' },
       { name: 'CommandRejections1767700000000', n: '1' },
+      { name: 'DayCloseReports1769910000000', n: '1' },
       { name: 'DeadLetterReplays1769800000000', n: '1' },
       { name: 'Journal1769890000000', n: '1' },
       { name: 'MerchantSequences1769890000001', n: '1' },

@@ -2,3 +2,4 @@
 export * from './accounts';
 export * from './posting-rules';
 export * from './merchant-day';
+export * from './close-report';

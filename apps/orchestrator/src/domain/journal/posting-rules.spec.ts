@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { PaymentEvent } from '@payments/contracts';
+import type { PaymentEvent, SettleByDecisionCommand } from '@payments/contracts';
 import * as commands from '@payments/contracts/testing';
 import * as payments from '../../../test/kits/card-payment.kit';
 import * as payouts from '../../../test/kits/payout.kit';
@@ -11,6 +11,7 @@ import {
   entryTotals,
   foldJournal,
   type JournalEntry,
+  type JournalEvent,
   merchantAccount,
   POSTING_RULES,
   postAll,
@@ -37,26 +38,65 @@ describe('journal posting rules', () => {
         expect([module.name, type, type in POSTING_RULES]).toEqual([module.name, type, true]);
   });
 
-  it.each(['', 'payout-', 'transfer-'])(
-    "a person's decision (%ssettled-by-decision) moves the unknown held for its request to settled-by-decision, never to the world",
+  describe.each(['', 'payout-', 'transfer-'])(
+    "a person's decision (%ssettled-by-decision)",
     (prefix) => {
       const at = '2026-11-29T10:00:00.000Z';
       const base = { occurredAt: at, requestId: 'r-1', merchant: { endpointId: ENDPOINT } };
-      const amount = { minor: 4_000, currency: 'EUR' };
-      const { entries } = postAll([
-        {
-          ...base,
-          type: `${prefix === '' ? 'operation-' : prefix}requested`,
-          version: 1,
-          operation: 'op',
-          amount,
-        },
-        { ...base, type: `${prefix}outcome-unknown`, version: 2 },
-        { ...base, type: `${prefix}settled-by-decision`, version: 3 },
-      ]);
-      expect(balances(entries)).toEqual({
-        [`${acct('settled-by-decision')} EUR`]: 4_000n,
-        'world EUR': -4_000n,
+      const held = { minor: 4_000, currency: 'EUR' };
+      const decided = (decision: Partial<JournalEvent>) =>
+        postAll([
+          {
+            ...base,
+            type: `${prefix === '' ? 'operation-' : prefix}requested`,
+            version: 1,
+            operation: 'op',
+            amount: held,
+          },
+          { ...base, type: `${prefix}outcome-unknown`, version: 2 },
+          { ...base, type: `${prefix}settled-by-decision`, version: 3, ...decision },
+        ]).entries;
+
+      it('done at the amount held: it all moves to settled-by-decision, never to an account the gateway answers for', () => {
+        const entries = decided({ decision: 'done', amount: held });
+        expect(balances(entries)).toEqual({
+          [`${acct('settled-by-decision')} EUR`]: 4_000n,
+          'world EUR': -4_000n,
+        });
+      });
+
+      it('done at X below the amount held: X to settled-by-decision, the rest of the hold back to the world', () => {
+        const entries = decided({ decision: 'done', amount: { minor: 2_500, currency: 'EUR' } });
+        expect(entries[entries.length - 1]?.lines).toEqual([
+          { account: acct('settled-by-decision'), currency: 'EUR', amount: 2_500n },
+          { account: acct('in-flight-unknown'), currency: 'EUR', amount: -2_500n },
+          { account: 'world', currency: 'EUR', amount: 1_500n },
+          { account: acct('in-flight-unknown'), currency: 'EUR', amount: -1_500n },
+        ]);
+        expect(balances(entries)).toEqual({
+          [`${acct('settled-by-decision')} EUR`]: 2_500n,
+          'world EUR': -2_500n,
+        });
+      });
+
+      it('done at X above the amount held: the hold and the rest from the world to settled-by-decision', () => {
+        const entries = decided({ decision: 'done', amount: { minor: 5_000, currency: 'EUR' } });
+        expect(balances(entries)).toEqual({
+          [`${acct('settled-by-decision')} EUR`]: 5_000n,
+          'world EUR': -5_000n,
+        });
+      });
+
+      it('done in another currency than held: the hold back to the world, X from it', () => {
+        const entries = decided({ decision: 'done', amount: { minor: 3_000, currency: 'USD' } });
+        expect(balances(entries)).toEqual({
+          [`${acct('settled-by-decision')} USD`]: 3_000n,
+          'world USD': -3_000n,
+        });
+      });
+
+      it('not done: nothing moved, the amount held goes back to the world', () => {
+        expect(balances(decided({ decision: 'not-done' }))).toEqual({});
       });
     },
   );
@@ -121,7 +161,37 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
   fc.constant(() => payments.command(commands.captureCommand())),
   amountArb.map((m) => () => payments.command(commands.returnCommand({ amount: payments.eur(m) }))),
   fc.constant(() => payments.command(commands.voidCommand())),
+  fc.option(amountArb, { nil: undefined }).map(
+    (x): Step =>
+      (state) =>
+        decidedBy(state, x),
+  ),
 );
+
+/**
+ * The case service's settle-by-decision about the request in flight: done at `x` (any amount:
+ * below, at or above the one held), or not done (undefined). Refused by the decider unless the
+ * outcome is unknown (then only a command-rejected event).
+ */
+function decidedBy(state: PaymentState, x: number | undefined): PaymentInput {
+  if (state.status === 'initial') throw new Error('no payment');
+  const command: SettleByDecisionCommand = {
+    type: 'settle-by-decision',
+    commandId: '20000000-0000-4000-8000-0000000000d1',
+    paymentId: state.paymentId,
+    merchant: state.merchant,
+    occurredAt: payments.T0,
+    requestId: state.inFlight?.requestId ?? '00000000-0000-4000-8000-000000000000',
+    caseId: '20000000-0000-4000-8000-00000000ca5e',
+    decidedBy: 'alice',
+    approvedBy: 'bob',
+    reason: 'the gateway shows no trace; the bank says',
+    ...(x === undefined
+      ? { decision: 'not-done' as const }
+      : { decision: 'done' as const, amount: payments.eur(x) }),
+  };
+  return { kind: 'command', command };
+}
 
 describe('journal properties (card payments)', () => {
   it('every entry balances per currency, holds never go negative, and replaying the history rebuilds the same lines', () => {

@@ -29,6 +29,8 @@ export interface JournalEvent {
   readonly released?: JournalMoney;
   /** `returned`: the return cancelled an uncaptured preauth. */
   readonly holdReleased?: boolean;
+  /** `<prefix>settled-by-decision`: what two people decided (`done` at `amount`, or `not-done`). */
+  readonly decision?: 'done' | 'not-done';
 }
 
 export interface JournalMoney {
@@ -78,9 +80,12 @@ const MOVES_NO_MONEY = new Set(['account-verification', 'payout-check']);
 
 /**
  * A person's decision settling an unknown outcome (a case closed by two people: each money
- * family's `<prefix>settled-by-decision`, naming the decided request): the amount held for it
- * moves from in-flight-unknown to settled-by-decision, never to an account that says the gateway
- * moved it, so finance tells evidence from decision.
+ * family's `<prefix>settled-by-decision`, naming the decided request). `done` at X: X moves to
+ * settled-by-decision, never to an account that says the gateway moved it, so finance tells
+ * evidence from decision; the amount held for the request leaves in-flight-unknown, and what of it
+ * the decision did not take (held − X) goes back to the world, as an answer lets a hold go (X above
+ * the amount held: the rest comes from the world). `not-done`: nothing moved, the amount held goes
+ * back to the world ({@link decisionMoves}).
  */
 const SETTLED_BY_DECISION_TYPES: ReadonlySet<string> = new Set(
   FAMILY_PREFIXES.map((p) => `${p}settled-by-decision`),
@@ -195,11 +200,8 @@ export function post(
   const decided = SETTLED_BY_DECISION_TYPES.has(event.type);
   const answers = ANSWER_TYPES.has(event.type) || decided;
   if (held !== undefined && answers) {
-    poster.move(
-      poster.account('in-flight-unknown'),
-      decided ? poster.account('settled-by-decision') : WORLD_ACCOUNT,
-      held,
-    );
+    if (decided) decisionMoves(held, event, poster);
+    else poster.move(poster.account('in-flight-unknown'), WORLD_ACCOUNT, held);
   }
   POSTING_RULES[event.type]?.(event, fold, poster);
   const next = evolve(fold, event, endpointId, lines);
@@ -216,6 +218,32 @@ export function post(
       lines,
     },
   };
+}
+
+/**
+ * The lines of a decision about a request held as unknown (`held`): `done` at X posts X to
+ * settled-by-decision and lets the rest of the hold go to the world; `not-done` lets it all go.
+ * A `done` naming no amount (written before decisions carried one) settles the amount held.
+ */
+function decisionMoves(held: JournalMoney, event: JournalEvent, p: Poster): void {
+  const inFlight = p.account('in-flight-unknown');
+  const decided = p.account('settled-by-decision');
+  if (event.decision === 'not-done') {
+    p.move(inFlight, WORLD_ACCOUNT, held);
+    return;
+  }
+  const x = event.amount ?? held;
+  if (x.currency !== held.currency) {
+    p.move(inFlight, WORLD_ACCOUNT, held);
+    p.move(WORLD_ACCOUNT, decided, x);
+    return;
+  }
+  const taken = Math.min(held.minor, x.minor);
+  p.move(inFlight, decided, { minor: taken, currency: x.currency });
+  if (held.minor > taken)
+    p.move(inFlight, WORLD_ACCOUNT, { minor: held.minor - taken, currency: x.currency });
+  if (x.minor > taken)
+    p.move(WORLD_ACCOUNT, decided, { minor: x.minor - taken, currency: x.currency });
 }
 
 function operationOf(fold: JournalFold, event: JournalEvent): string | undefined {

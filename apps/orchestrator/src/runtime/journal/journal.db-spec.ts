@@ -10,8 +10,12 @@ import type { RuntimeInput } from '../saga-runtime';
 import { orchestratorFixture, testFlowParts } from '../../../test/kits/orchestrator.fixture';
 import { DayTally } from '@payments/sdk';
 import type { DayClosedEvent } from '@payments/contracts';
+import { derivedUuid } from '@payments/core';
 import { DayCloseService } from '../../application/finance/day-close.service';
+import { DayTieOutService } from '../../application/finance/day-tie-out.service';
+import { ReconciliationService } from '../../application/reconciliation/reconciliation.service';
 import type { OrchestratorConfig } from '../../config';
+import { IdGenerator } from '../clock';
 import { OutboxWriter } from '../outbox/outbox.writer';
 
 interface State {
@@ -263,6 +267,140 @@ describe('journal lines in the transaction of their events', () => {
         '2026-11-28 7100 approved EUR: day-closed says 2 (350 minor), received 1 (250 minor)',
         '7100: merchantSeq never received: 2',
       ]);
+    });
+  });
+
+  describe('close report (the day tied out against the gateway)', () => {
+    const EP = '7300';
+    const DAY = '2026-03-02';
+    const config = {
+      finance: { merchantTimeZones: {}, dayCloseGraceSeconds: 900 },
+      policy: { unknownAlertSeconds: 3_600 },
+    } as unknown as OrchestratorConfig;
+    const days = () => new DayCloseService(orch.database, new OutboxWriter(), orch.clock, config);
+    const tieOut = () =>
+      new DayTieOutService(
+        orch.database,
+        new ReconciliationService(
+          orch.database,
+          new OutboxWriter(),
+          orch.clock,
+          new IdGenerator(),
+          config,
+        ),
+        orch.clock,
+      );
+    const requestOf = async (sagaId: string) => {
+      const [row] = await orch.dataSource.query<Array<{ request_id: string }>>(
+        `SELECT request_id FROM journal_lines WHERE saga_id = $1 LIMIT 1`,
+        [sagaId],
+      );
+      return row?.request_id ?? '';
+    };
+
+    it("ties each money event to its run's check by request id, names a mismatch and its open case; the case closed starts the next version, once", async () => {
+      const [a, b] = [randomUUID(), randomUUID()];
+      orch.clock.set(`${DAY}T10:00:00.000Z`);
+      await orch.runtime.process([
+        command({ ...charge(a, 1_000), endpoint: EP }),
+        command({ ...charge(b, 2_000), endpoint: EP }),
+      ]);
+      const [requestA, requestB] = [await requestOf(a), await requestOf(b)];
+      orch.clock.set('2026-03-03T01:00:00.000Z');
+      const close = await days().close(EP, DAY, 'op');
+      // The day's run as the runner leaves it once the gateway answered: a's request matched,
+      // b's the gateway reports declined (we said charged); a case about b is open.
+      const runId = derivedUuid(`day-close:${EP}:${DAY}:v1`);
+      await orch.dataSource.query(
+        `INSERT INTO reconciliation_runs (id, trigger, requested_by, window_from, window_to,
+                endpoint_id, status, started_at)
+         VALUES ($1, 'on-demand', 'test', $2, $3, $4, 'completed', $3)`,
+        [runId, close.event.from, close.event.to, EP],
+      );
+      const check = (saga: string, requestId: string, verdict: string) =>
+        orch.dataSource.query(
+          `INSERT INTO reconciliation_checks (run_id, saga_id, subject, request_id, flow,
+                  endpoint_id, expectation, state, next_at, verdict)
+           VALUES ($1, $2, $3, $4, 'journal-test', $5, $6, 'done', now(), $7)`,
+          [
+            runId,
+            saga,
+            `request:${requestId}`,
+            randomUUID(),
+            EP,
+            JSON.stringify({
+              status: 'approved',
+              operation: 'sale',
+              outcome: 'approved',
+              basis: 'request',
+              requestId,
+              serial: '1',
+              clientOrderId: saga,
+            }),
+            verdict,
+          ],
+        );
+      await check(a, requestA, 'match');
+      await check(b, requestB, 'reported-charged-but-not');
+      const caseId = randomUUID();
+      await orch.dataSource.query(
+        `INSERT INTO cases (id, flow, saga_id, endpoint_id, request_id, concern, status, record,
+                opened_at, updated_at)
+         VALUES ($1, 'journal-test', $2, $3, $4, 'reconciliation-mismatch', 'open', '{}', now(), now())`,
+        [caseId, b, EP, requestB],
+      );
+
+      await tieOut().startFirst(close.event, 'op');
+      const [v1] = await tieOut().ofDay(DAY, EP, 'latest');
+      expect(v1).toMatchObject({
+        version: 1,
+        state: 'open-with-exceptions',
+        trigger: 'close',
+        totals: [
+          {
+            currency: 'EUR',
+            type: 'approved',
+            count: 2,
+            oursMinor: '3000',
+            gatewayMinor: '1000',
+            differenceMinor: '2000',
+          },
+        ],
+      });
+      expect(v1?.exceptions).toEqual([
+        expect.objectContaining({ kind: 'case-open', sagaId: b, caseId }),
+        expect.objectContaining({
+          kind: 'mismatched',
+          sagaId: b,
+          requestId: requestB,
+          verdict: 'reported-charged-but-not',
+          caseId,
+        }),
+      ]);
+      expect(v1?.lines?.map((l) => [l.sagaId, l.status])).toEqual(
+        [
+          [a, 'matched'],
+          [b, 'mismatched'],
+        ].sort((x, y) => (x[0] < y[0] ? -1 : 1)),
+      );
+      // Nothing settled: no next version.
+      await tieOut().progress();
+      expect(await tieOut().ofDay(DAY, EP, 'all')).toHaveLength(1);
+
+      // The case is closed: the next version starts (its own run), is written, and no further one.
+      orch.clock.set('2026-03-03T02:00:00.000Z');
+      await orch.dataSource.query(`UPDATE cases SET status = 'closed' WHERE id = $1`, [caseId]);
+      await tieOut().progress();
+      await tieOut().progress();
+      await tieOut().progress();
+      const all = await tieOut().ofDay(DAY, EP, 'all');
+      expect(all.map((r) => [r.version, r.trigger, r.state === 'reconciling'])).toEqual([
+        [1, 'close', false],
+        [2, 'settlement', false],
+      ]);
+      expect(all[1]?.runId).toBe(derivedUuid(`day-close:${EP}:${DAY}:v2`));
+      // v2's run checked nothing of this test's flow (not a reconciled flow): both unconfirmed.
+      expect(all[1]?.exceptions?.map((e) => e.kind)).toEqual(['unconfirmed', 'unconfirmed']);
     });
   });
 });

@@ -21,6 +21,7 @@ describe('admin API OpenAPI document', () => {
       '/admin/cases/{id}/reject-proposal',
       '/admin/days/{day}',
       '/admin/days/{day}/close',
+      '/admin/days/{day}/reports',
       '/admin/dead-letters',
       '/admin/dead-letters/replay',
       '/admin/live/events',

@@ -19,6 +19,7 @@ import { CaseService } from '../../application/cases/case.service';
 import { CasesController } from './cases.controller';
 import { DayCloseController } from './day-close.controller';
 import { DayCloseService } from '../../application/finance/day-close.service';
+import { DayTieOutService } from '../../application/finance/day-tie-out.service';
 
 /**
  * Only what @nestjs/swagger reads: the controller's routes and decorators. The providers are
@@ -45,6 +46,7 @@ import { DayCloseService } from '../../application/finance/day-close.service';
     { provide: Clock, useValue: {} },
     { provide: DeadLetterService, useValue: {} },
     { provide: DayCloseService, useValue: {} },
+    { provide: DayTieOutService, useValue: {} },
     { provide: ORCHESTRATOR_CONFIG, useValue: { admin: { tokens: [] } } },
   ],
 })
@@ -57,7 +59,7 @@ export async function buildAdminOpenApiDocument(): Promise<OpenAPIObject> {
     const config = new DocumentBuilder()
       .setTitle('payments orchestrator — admin API')
       .setDescription(
-        'Search sagas, read one with its history, events, gateway requests and audit, and act on it; decide cases (a money decision needs two people: an operator proposes with a reason, another person with the approver role approves; the saga settles with settled-by-decision); list the dead letters and replay one (audited in dead_letter_replays); close a merchant’s day (day-closed control totals) and read the closes. Bearer tokens from ADMIN_TOKENS or created through /admin/tokens (roles viewer, operator, approver; each with a scope: every merchant or a list of endpoints, and every read and action is limited to it: another merchant’s saga answers 404). Every action is an ordinary command on payments.commands.v1, audited on payments.admin.audit.v1 in the same transaction.',
+        'Search sagas, read one with its history, events, gateway requests and audit, and act on it; decide cases (a money decision needs two people: an operator proposes with a reason, another person with the approver role approves; the saga settles with settled-by-decision); list the dead letters and replay one (audited in dead_letter_replays); close a merchant’s day (day-closed control totals; the close report that ties it out against the gateway, versioned) and read the closes and reports. Bearer tokens from ADMIN_TOKENS or created through /admin/tokens (roles viewer, operator, approver; each with a scope: every merchant or a list of endpoints, and every read and action is limited to it: another merchant’s saga answers 404). Every action is an ordinary command on payments.commands.v1, audited on payments.admin.audit.v1 in the same transaction.',
       )
       .setVersion('1')
       .addBearerAuth()

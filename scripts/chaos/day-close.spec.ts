@@ -1,0 +1,176 @@
+import type { CloseReport } from '../../apps/cli/src/commands/close';
+import { dayCloseTiesOut } from './day-close';
+
+type Line = NonNullable<CloseReport['lines']>[number];
+
+const line = (over: Partial<Line>): Line => ({
+  sagaId: 's-1',
+  flow: 'card-payment',
+  requestId: 'r-1',
+  operation: 'sale',
+  type: 'approved',
+  currency: 'USD',
+  oursMinor: '3000',
+  gatewayMinor: '3000',
+  differenceMinor: '0',
+  status: 'matched',
+  verdict: 'match',
+  ...over,
+});
+
+const report = (over: Partial<CloseReport>): CloseReport => ({
+  endpointId: '1113',
+  day: '2026-11-29',
+  version: 1,
+  runId: '00000000-0000-4000-8000-000000000001',
+  timeZone: 'UTC',
+  from: '2026-11-29T00:00:00.000Z',
+  to: '2026-11-30T00:00:00.000Z',
+  state: 'closed',
+  trigger: 'close',
+  requestedBy: 'chaos',
+  startedAt: '2026-11-30T00:01:00.000Z',
+  completedAt: '2026-11-30T00:02:00.000Z',
+  totals: [
+    {
+      currency: 'USD',
+      type: 'approved',
+      count: 1,
+      oursMinor: '3000',
+      gatewayMinor: '3000',
+      differenceMinor: '0',
+    },
+  ],
+  lines: [line({})],
+  exceptions: [],
+  ...over,
+});
+
+const mismatched = line({
+  sagaId: 's-2',
+  requestId: 'r-2',
+  gatewayMinor: '0',
+  differenceMinor: '3000',
+  status: 'mismatched',
+  verdict: 'reported-charged-but-not',
+});
+const twoLines = {
+  lines: [line({}), mismatched],
+  totals: [
+    {
+      currency: 'USD',
+      type: 'approved',
+      count: 2,
+      oursMinor: '6000',
+      gatewayMinor: '3000',
+      differenceMinor: '3000',
+    },
+  ],
+};
+const listedMismatch = {
+  kind: 'mismatched',
+  sagaId: 's-2',
+  requestId: 'r-2',
+  operation: 'sale',
+  verdict: 'reported-charged-but-not',
+};
+
+describe('the chaos run’s day close ties out', () => {
+  it('a closed day with every line matched ties out', () => {
+    expect(dayCloseTiesOut([report({})])).toEqual({ ok: true, problems: [], listed: [] });
+  });
+
+  it('a difference where a case is open, listed: ties out, and the run lists it', () => {
+    const verdict = dayCloseTiesOut([
+      report({
+        state: 'open-with-exceptions',
+        ...twoLines,
+        exceptions: [
+          listedMismatch,
+          {
+            kind: 'case-open',
+            sagaId: 's-2',
+            requestId: 'r-2',
+            caseId: 'c-2',
+            concern: 'no-trace',
+          },
+        ],
+      }),
+    ]);
+    expect(verdict.problems).toEqual([]);
+    expect(verdict.listed).toEqual([
+      '2026-11-29 endpoint 1113 v1: card-payment s-2 sale USD ours 3000 gateway 0 (mismatched, reported-charged-but-not) case c-2',
+      '2026-11-29 endpoint 1113 v1: case c-2 open (no-trace) on s-2',
+    ]);
+  });
+
+  it('a difference with no open case is a problem; so is one not listed among the exceptions', () => {
+    const noCase = dayCloseTiesOut([
+      report({ state: 'open-with-exceptions', ...twoLines, exceptions: [listedMismatch] }),
+    ]);
+    expect(noCase.ok).toBe(false);
+    expect(noCase.problems).toEqual([expect.stringContaining('a difference with no open case')]);
+    const unlisted = dayCloseTiesOut([
+      report({
+        state: 'open-with-exceptions',
+        ...twoLines,
+        exceptions: [{ kind: 'case-open', sagaId: 's-2', requestId: 'r-2', caseId: 'c-2' }],
+      }),
+    ]);
+    expect(unlisted.problems).toEqual([
+      expect.stringContaining('a difference not listed among the exceptions'),
+    ]);
+  });
+
+  it('an operation still unknown needs an open case', () => {
+    const unknown = {
+      kind: 'unknown',
+      sagaId: 's-9',
+      requestId: 'r-9',
+      minor: '4500',
+      currency: 'USD',
+    };
+    expect(
+      dayCloseTiesOut([report({ state: 'open-with-exceptions', exceptions: [unknown] })]).problems,
+    ).toEqual([expect.stringContaining('still unknown (4500 USD held): no open case')]);
+    expect(
+      dayCloseTiesOut([
+        report({
+          state: 'open-with-exceptions',
+          exceptions: [
+            unknown,
+            { kind: 'case-open', sagaId: 's-9', requestId: 'r-9', caseId: 'c-9' },
+          ],
+        }),
+      ]).ok,
+    ).toBe(true);
+  });
+
+  it('totals that do not add up to their lines, a report still reconciling, a state that contradicts its exceptions: each a problem', () => {
+    expect(
+      dayCloseTiesOut([
+        report({
+          totals: [
+            {
+              currency: 'USD',
+              type: 'approved',
+              count: 1,
+              oursMinor: '3000',
+              gatewayMinor: '2000',
+              differenceMinor: '1000',
+            },
+          ],
+        }),
+      ]).problems,
+    ).toEqual([
+      expect.stringContaining('total difference 1000 over 1 line(s), its lines say 0 over 1'),
+    ]);
+    expect(
+      dayCloseTiesOut([report({ state: 'reconciling', totals: undefined, lines: undefined })])
+        .problems,
+    ).toEqual(['2026-11-29 endpoint 1113 v1: still reconciling']);
+    expect(dayCloseTiesOut([report({ state: 'open-with-exceptions' })]).problems).toEqual([
+      '2026-11-29 endpoint 1113 v1: open with exceptions, none listed',
+    ]);
+  });
+});

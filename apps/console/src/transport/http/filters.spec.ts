@@ -43,4 +43,12 @@ describe('apiQuery', () => {
       message: expect.stringContaining('at most 2 after the point'),
     });
   });
+
+  it('refuses a status the chosen flow never has, naming the ones it has', () => {
+    expect(q({ flow: 'payout', status: 'captured' })).toEqual({
+      ok: false,
+      message: expect.stringContaining('not one a payout saga has'),
+    });
+    expect(q({ flow: 'transfer', status: 'transferred' }).ok).toBe(true);
+  });
 });

@@ -1,4 +1,4 @@
-import { apiQuery, parseMajor } from './filters';
+import { apiQuery, endpointChoices, parseMajor } from './filters';
 
 describe('parseMajor', () => {
   it('reads major units exactly by the exponent, never through a float', () => {
@@ -50,5 +50,15 @@ describe('apiQuery', () => {
       message: expect.stringContaining('not one a payout saga has'),
     });
     expect(q({ flow: 'transfer', status: 'transferred' }).ok).toBe(true);
+  });
+
+  it('offers the token’s own endpoints, else the configured ones, and refuses another', () => {
+    expect(endpointChoices({ endpoints: ['1111'] }, ['2222'])).toEqual(['1111']);
+    expect(endpointChoices('all', ['2222'])).toEqual(['2222']);
+    expect(endpointChoices('all', [])).toBeUndefined();
+    const refused = apiQuery(new URLSearchParams({ endpoint: '2222' }), ['1111']);
+    expect(refused).toEqual({ ok: false, message: expect.stringContaining('choose one of 1111') });
+    expect(apiQuery(new URLSearchParams({ endpoint: '1111' }), ['1111']).ok).toBe(true);
+    expect(apiQuery(new URLSearchParams({ endpoint: 'x1' })).ok).toBe(false);
   });
 });

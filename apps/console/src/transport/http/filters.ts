@@ -1,4 +1,4 @@
-import { FLOW_FAMILIES } from '@payments/contracts';
+import { type AdminScope, FLOW_FAMILIES } from '@payments/contracts';
 import { currencyExponent } from './format';
 
 /**
@@ -65,6 +65,18 @@ export const STATUSES: readonly string[] = [
 /** Currencies offered by the Currency filter (ISO 4217). */
 export const CURRENCIES = ['USD', 'EUR', 'GBP', 'CHF', 'JPY', 'KWD', 'PLN', 'RUB', 'UAH'] as const;
 
+/**
+ * The endpoints the Endpoint select offers: a merchant-scoped token's own, else the console's
+ * `CONSOLE_ENDPOINTS`; undefined (the field is typed, digits only) when neither names any.
+ */
+export function endpointChoices(
+  scope: AdminScope | undefined,
+  configured: readonly string[],
+): readonly string[] | undefined {
+  if (scope !== undefined && scope !== 'all') return scope.endpoints;
+  return configured.length > 0 ? configured : undefined;
+}
+
 /** The filters only the console reads (paging history); never sent to the API. */
 const CONSOLE_ONLY = new Set(['back']);
 
@@ -88,7 +100,7 @@ export function parseMajor(text: string, exponent: number): number | undefined {
  * The console's filters as the admin API's query: a select's value must be one it offers, an
  * amount (major units) needs a currency and becomes minor units. Refusals name the field.
  */
-export function apiQuery(query: URLSearchParams): ApiQuery {
+export function apiQuery(query: URLSearchParams, endpoints?: readonly string[]): ApiQuery {
   const out = new URLSearchParams();
   for (const [key, value] of query) if (!CONSOLE_ONLY.has(key)) out.set(key, value);
   const flow = query.get('flow');
@@ -110,6 +122,16 @@ export function apiQuery(query: URLSearchParams): ApiQuery {
       ok: false,
       message: `Status “${status}” is not one a ${flow} saga has: choose one of ${(STATUSES_BY_FLOW[flow] ?? []).join(', ')}.`,
     };
+  }
+  const endpoint = query.get('endpoint');
+  if (endpoint !== null && endpoints !== undefined && !endpoints.includes(endpoint)) {
+    return {
+      ok: false,
+      message: `Endpoint “${endpoint}” is not one you can see: choose one of ${endpoints.join(', ')}.`,
+    };
+  }
+  if (endpoint !== null && !/^\d{1,19}$/.test(endpoint)) {
+    return { ok: false, message: `Endpoint “${endpoint}” is not an endpoint id (digits).` };
   }
   const currency = query.get('currency');
   if (currency !== null && !(CURRENCIES as readonly string[]).includes(currency)) {

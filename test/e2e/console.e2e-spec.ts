@@ -1040,6 +1040,10 @@ describe('console: every page, checked by real tools', () => {
     const check = payoutCheck({ amountMinor: 2_500 });
     await stack.sendRaw(check);
     await stack.events.waitForPayout(check.payoutId, ['payout-registered'], 60_000);
+    const [run] = await adminGet<Array<{ id: string }>>(
+      '/admin/reconciliation/runs?limit=1',
+      OPERATOR,
+    );
     const overflows: Record<string, number> = {};
     await person('audit', async (page) => {
       await page.goto(`${consoleUrl}/sign-in`);
@@ -1053,6 +1057,8 @@ describe('console: every page, checked by real tools', () => {
         ['watch', '/watch'],
         ['dead-letters', '/dead-letters'],
         ['reconciliation', '/reconciliation'],
+        ['reconciliation-run', `/reconciliation/${run?.id ?? 'none'}`],
+        ['confirm-replay', '/dead-letters/replay?at=payments.commands.v1.dlq-0-0'],
         ['not-found', '/no-such-page'],
         ['filter-refused', '/sagas?flow=sale'],
       ];

@@ -64,7 +64,6 @@ header a { color: #fff; }
 header form { margin-left: auto; }
 main { padding: 1rem; max-width: 76rem; }
 table { border-collapse: collapse; width: 100%; }
-.scroll { overflow-x: auto; max-width: 100%; }
 header .scope { font-size: .85rem; }
 th, td { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid #ddd; vertical-align: top; }
 .error { background: #fde8e8; border: 1px solid #d33; padding: .5rem; }

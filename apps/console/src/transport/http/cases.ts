@@ -76,7 +76,7 @@ export function casesPage(
     ${
       shown.length === 0
         ? html`<p id="noCases">No case matches.</p>`
-        : html`<table id="cases">
+        : html`<table id="cases" tabindex="0" aria-label="cases">
             <thead>
               <tr>
                 <th>Opened</th>
@@ -226,7 +226,7 @@ export function casePage(
     ${
       c.evidence.length === 0
         ? html`<p id="noEvidence">None gathered yet.</p>`
-        : html`<table id="evidence">
+        : html`<table id="evidence" tabindex="0" aria-label="evidence">
             <thead>
               <tr>
                 <th>When</th>
@@ -277,7 +277,7 @@ export function casePage(
     }
     ${proposalSteps(c, user, csrf)} ${proposeForm(c, user, csrf)}
     <h2>Audit</h2>
-    <table id="caseAudit">
+    <table id="caseAudit" tabindex="0" aria-label="the case's audit">
       <thead>
         <tr>
           <th>When</th>

@@ -87,23 +87,21 @@ function extraField(close: DayCloseView, key: string): Html {
         <p data-field="${key}" id="${id}">${value.length === 0 ? 'none' : value.join(', ')}</p>`;
     const keys = columns(rows);
     return html`<h4>${key}</h4>
-      <div class="scroll">
-        <table data-field="${key}" id="${id}">
-          <thead>
-            <tr>
-              ${keys.map((k) => html`<th>${k}</th>`)}
-            </tr>
-          </thead>
-          <tbody>
-            ${rows.map(
-              (row) =>
-                html`<tr>
-                  ${keys.map((k) => html`<td>${cell(k, row[k], row)}</td>`)}
-                </tr>`,
-            )}
-          </tbody>
-        </table>
-      </div>`;
+      <table data-field="${key}" id="${id}" tabindex="0" aria-label="${key}">
+        <thead>
+          <tr>
+            ${keys.map((k) => html`<th>${k}</th>`)}
+          </tr>
+        </thead>
+        <tbody>
+          ${rows.map(
+            (row) =>
+              html`<tr>
+                ${keys.map((k) => html`<td>${cell(k, row[k], row)}</td>`)}
+              </tr>`,
+          )}
+        </tbody>
+      </table>`;
   }
   return html`<h4>${key}</h4>
     <p data-field="${key}" id="${id}">
@@ -131,29 +129,32 @@ function closeSection(close: DayCloseView): Html {
     ${currencies.map(
       (currency) =>
         html`<h3>${currency}</h3>
-          <div class="scroll">
-            <table class="totals" data-currency="${currency}">
-              <thead>
-                <tr>
-                  <th>Event</th>
-                  <th>Count</th>
-                  <th>Sum</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${close.totals
-                  .filter((t) => t.currency === currency)
-                  .map(
-                    (t) =>
-                      html`<tr data-event-type="${t.eventType}">
-                        <td>${t.eventType}</td>
-                        <td>${t.count}</td>
-                        <td class="sum">${formatMinorDigits(t.sumMinor, t.currency)}</td>
-                      </tr>`,
-                  )}
-              </tbody>
-            </table>
-          </div>`,
+          <table
+            class="totals"
+            data-currency="${currency}"
+            tabindex="0"
+            aria-label="${currency} totals"
+          >
+            <thead>
+              <tr>
+                <th>Event</th>
+                <th>Count</th>
+                <th>Sum</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${close.totals
+                .filter((t) => t.currency === currency)
+                .map(
+                  (t) =>
+                    html`<tr data-event-type="${t.eventType}">
+                      <td>${t.eventType}</td>
+                      <td>${t.count}</td>
+                      <td class="sum">${formatMinorDigits(t.sumMinor, t.currency)}</td>
+                    </tr>`,
+                )}
+            </tbody>
+          </table>`,
     )}
     ${close.totals.length === 0 ? html`<p class="noTotals">No money event that day.</p>` : ''}
     ${extras.map((key) => extraField(close, key))}

@@ -67,7 +67,7 @@ export const CURRENCIES = ['USD', 'EUR', 'GBP', 'CHF', 'JPY', 'KWD', 'PLN', 'RUB
 
 /**
  * The endpoints the Endpoint select offers: a merchant-scoped token's own, else the console's
- * `CONSOLE_ENDPOINTS`; undefined (the field is typed, digits only) when neither names any.
+ * `CONSOLE_ENDPOINTS`; undefined (the field is typed; the API validates it) when neither names any.
  */
 export function endpointChoices(
   scope: AdminScope | undefined,
@@ -129,9 +129,6 @@ export function apiQuery(query: URLSearchParams, endpoints?: readonly string[]):
       ok: false,
       message: `Endpoint “${endpoint}” is not one you can see: choose one of ${endpoints.join(', ')}.`,
     };
-  }
-  if (endpoint !== null && !/^\d{1,19}$/.test(endpoint)) {
-    return { ok: false, message: `Endpoint “${endpoint}” is not an endpoint id (digits).` };
   }
   const currency = query.get('currency');
   if (currency !== null && !(CURRENCIES as readonly string[]).includes(currency)) {

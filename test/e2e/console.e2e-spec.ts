@@ -977,6 +977,7 @@ describe('console: the day close', () => {
       await page.locator('#closeDay').click();
       await page.waitForURL(/closed=1/);
       await expect(page.locator('#dayNotice').textContent()).resolves.toContain('Closed: 1');
+      expect(await page.locator('#closeDay').count()).toBe(0);
       const [close] = await adminGet<
         Array<{
           count: number;

@@ -39,6 +39,8 @@ describe('the day close page', () => {
     } as DayCloseView;
     const page = dayClosePage('2026-01-01', '1111', [extended], operator, 'c').text;
     expect(page).toContain('id="differences-1111"');
+    // That merchant's day is closed: no button to close it again.
+    expect(page).not.toContain('id="closeDayForm"');
     expect(page).toContain('5.00 USD');
     expect(page).toContain('&lt;x&gt;');
     expect(page).toContain('id="exceptions-1111"');

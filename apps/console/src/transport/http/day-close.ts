@@ -176,6 +176,11 @@ export function dayClosePage(
 ): Html {
   const query = new URLSearchParams({ day, ...(endpoint ? { endpoint } : {}) });
   const refused = !Array.isArray(closes);
+  // A merchant's day closed already answers what it published: no button to close it again.
+  const closedAlready =
+    endpoint !== undefined &&
+    Array.isArray(closes) &&
+    (closes as readonly DayCloseView[]).some((c) => c.merchant.endpointId === endpoint);
   return html`<h1>Day close</h1>
     <p>
       Once a merchant's day is over in its time zone, its close states the count and sum of that
@@ -205,7 +210,7 @@ export function dayClosePage(
             }`
     }
     ${
-      user.role === 'viewer'
+      user.role === 'viewer' || closedAlready
         ? ''
         : html`<form method="post" action="/day-close" id="closeDayForm">
             <input type="hidden" name="${CSRF_FIELD}" value="${csrf}" />

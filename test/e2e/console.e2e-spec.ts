@@ -28,6 +28,31 @@ jest.setTimeout(300_000);
 
 const OPERATOR = `op-${randomUUID()}`;
 const VIEWER = `view-${randomUUID()}`;
+/** A second person with the approver role (cases: four eyes). */
+const APPROVER = `appr-${randomUUID()}`;
+/** A viewer who sees one merchant only (the header says so; the Endpoint select offers it). */
+const MERCHANT_VIEWER = `merch-${randomUUID()}`;
+const ENDPOINT = SANDBOX_MERCHANT.plainEndpoint;
+
+/**
+ * The day-close test closes the sales' day of ENDPOINT: its zone is chosen now so that its
+ * midnight comes 30 to 90 minutes from the start (a fixed-offset Etc/GMT zone), and the test moves
+ * the orchestrator's clock past it — by less than two hours, not a whole day.
+ */
+const DAY_ZONE = (() => {
+  const now = Date.now();
+  for (let hours = -12; hours <= 14; hours += 1) {
+    const offsetMs = hours * 3_600_000;
+    const local = now + offsetMs;
+    const untilMidnight = 86_400_000 - (((local % 86_400_000) + 86_400_000) % 86_400_000);
+    if (untilMidnight >= 30 * 60_000 && untilMidnight < 90 * 60_000) {
+      // Etc/GMT signs are inverted (POSIX): Etc/GMT-5 is UTC+5.
+      const name = hours === 0 ? 'Etc/GMT' : `Etc/GMT${hours > 0 ? '-' : '+'}${Math.abs(hours)}`;
+      return { name, offsetMs };
+    }
+  }
+  throw new Error('no whole-hour zone has its midnight 30 to 90 minutes away');
+})();
 
 let stack: PaymentStack;
 let consoleUrl: string;
@@ -57,7 +82,17 @@ beforeAll(async () => {
         ADMIN_TOKENS: JSON.stringify([
           { name: 'fiona-finance', role: 'operator', sha256: tokenHash(OPERATOR) },
           { name: 'sam-support', role: 'viewer', sha256: tokenHash(VIEWER) },
+          { name: 'adam-approver', role: 'approver', sha256: tokenHash(APPROVER) },
+          {
+            name: 'mia-merchant',
+            role: 'viewer',
+            scope: { endpoints: [ENDPOINT] },
+            sha256: tokenHash(MERCHANT_VIEWER),
+          },
         ]),
+        // Cases are opened within a second of their alert.
+        CASE_SWEEP_MS: '300',
+        MERCHANT_TIME_ZONES: JSON.stringify({ [ENDPOINT]: DAY_ZONE.name }),
       },
     },
     console: true,
@@ -213,6 +248,7 @@ describe('console: safe by default', () => {
       );
       await signIn(page, OPERATOR);
       await expect(page.locator('#who').textContent()).resolves.toBe('fiona-finance (operator)');
+      await expect(page.locator('#scope').textContent()).resolves.toBe('all merchants');
       const [cookie] = await ctx.cookies(consoleUrl);
       expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
       expect(cookie?.value).not.toContain(OPERATOR);
@@ -345,6 +381,14 @@ describe('console: find, see, act', () => {
       await expect(page.locator('#summary').textContent()).resolves.toContain('42.17 USD');
       const answer = page.locator('#gatewayRequests li').first().locator('.answer');
       await expect(answer.textContent()).resolves.toContain('declined');
+      // The gateway's code, and beside it what it means in plain words.
+      await expect(answer.locator('code').textContent()).resolves.toBe('116');
+      await expect(answer.locator('.declineReason').textContent()).resolves.toContain(
+        'insufficient funds',
+      );
+      await expect(
+        page.locator('#timeline li[data-type="declined"] .declineReason').textContent(),
+      ).resolves.toContain('insufficient funds');
     });
     expect(violations).toEqual([]);
   });
@@ -755,6 +799,237 @@ describe('console: Reconciliation', () => {
   });
 });
 
+/** The CSRF token of the page's forms (every signed-in page has the sign-out form). */
+async function csrfOf(page: Page): Promise<string> {
+  return (await page.locator('input[name="_csrf"]').first().getAttribute('value')) ?? '';
+}
+
+/** An admin API answer with a token (to compare what a page shows with what the API says). */
+async function adminGet<T>(route: string, token: string): Promise<T> {
+  const response = await fetch(`${stack.urls.orchestrator}${route}`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  if (!response.ok) throw new Error(`GET ${route}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+describe('console: cases, decided by two people', () => {
+  it('an operator proposes from the evidence, is told why they cannot approve it, and an approver approves: the saga settles by decision', async () => {
+    // The gateway charges 90.00 of a 100.00 sale: an amount mismatch, alerted, becomes a case.
+    const sale = stack.sale({ cvv: '123', amountMinor: 10_000, currency: 'USD' });
+    await stack.controls.addFault({
+      clientOrderId: sale.paymentId,
+      operation: 'SALE',
+      processedAmountMinor: 9_000,
+    });
+    await stack.send(sale);
+    await stack.events.waitFor(
+      sale.paymentId,
+      (e) => e.type === 'outcome-unknown' && e.alert && e.concern === 'amount-mismatch',
+      90_000,
+    );
+    const opened = await eventually(
+      () => adminGet<Array<{ caseId: string; sagaId: string }>>('/admin/cases', OPERATOR),
+      (cases) => cases.some((c) => c.sagaId === sale.paymentId),
+      60_000,
+    );
+    const caseId = opened.find((c) => c.sagaId === sale.paymentId)?.caseId ?? '';
+    const overflows: Record<string, number> = {};
+
+    await person('case-propose', async (page) => {
+      await signIn(page, OPERATOR);
+      await page.locator('#viewCases').click();
+      await page.waitForURL(`${consoleUrl}/cases`);
+      // Filters: the status (the API's) and the merchant (a select of those listed).
+      await page.locator('#caseFilters select[name="status"]').selectOption('open');
+      await page.locator('#caseFilters select[name="endpoint"]').selectOption(ENDPOINT);
+      await page.locator('#caseFilters button[type="submit"]').click();
+      await page.waitForURL(/status=open/);
+      const row = page.locator(`tr[data-case="${caseId}"]`);
+      await expect(row.locator('.status').textContent()).resolves.toBe('open');
+      await expect(row.textContent()).resolves.toContain('100.00 USD');
+      await expect(row.textContent()).resolves.toContain('90.00 USD');
+      overflows.cases = (await auditPage(page, 'cases')).overflow;
+      await page.goto(`${consoleUrl}/cases?status=closed`);
+      expect(await page.locator(`tr[data-case="${caseId}"]`).count()).toBe(0);
+
+      await page.goto(`${consoleUrl}/cases/${caseId}`);
+      await expect(page.locator('#fourEyes').textContent()).resolves.toContain('different');
+      expect(await page.locator('#evidence tbody tr').count()).toBeGreaterThan(0);
+      await expect(page.locator('#case').textContent()).resolves.toContain('90.00 USD');
+      // The form is prefilled with the gateway's amount in major units.
+      await expect(page.locator('#proposeForm input[name="amount"]').inputValue()).resolves.toBe(
+        '90.00',
+      );
+      await page.locator('#proposeForm select[name="decision"]').selectOption('done');
+      await page
+        .locator('#proposeForm input[name="amountWhy"]')
+        .fill('the status reply says 90.00 was charged');
+      await page.locator('#proposeForm textarea[name="reason"]').fill('acquirer statement: 90.00');
+      await page.locator('#propose').click();
+      await page.waitForURL(`${consoleUrl}/cases/${caseId}`);
+      await expect(page.locator('#caseStatus').textContent()).resolves.toBe('proposed');
+      await expect(page.locator('#proposal').getAttribute('data-by')).resolves.toBe(
+        'fiona-finance',
+      );
+      // The proposer is told why they cannot approve; no approve button.
+      await expect(page.locator('#cannotApprove').getAttribute('data-why')).resolves.toBe(
+        'same-person',
+      );
+      await expect(page.locator('#cannotApprove').textContent()).resolves.toContain(
+        'a different person with the approver role must approve it',
+      );
+      expect(await page.locator('#approveForm').count()).toBe(0);
+      overflows['case-proposed'] = (await auditPage(page, 'case-proposed')).overflow;
+      // Approving anyway (a crafted POST) is refused by the API, shown as a page in words.
+      const forged = await page.request.post(`${consoleUrl}/cases/${caseId}/approve`, {
+        form: { _csrf: await csrfOf(page) },
+        maxRedirects: 0,
+      });
+      expect(forged.status()).toBe(403);
+      expect(forged.headers()['content-type']).toContain('text/html');
+      expect(await forged.text()).toContain('id="apiError"');
+    });
+
+    await person('case-approve', async (page) => {
+      await signIn(page, APPROVER);
+      await page.goto(`${consoleUrl}/cases/${caseId}`);
+      await expect(page.locator('#approveForm').textContent()).resolves.toContain('fiona-finance');
+      overflows['case-approve'] = (await auditPage(page, 'case-approve')).overflow;
+      await page.locator('#approve').click();
+      await page.waitForURL(`${consoleUrl}/cases/${caseId}`);
+      await expect(page.locator('#caseStatus').textContent()).resolves.toBe('closed');
+      await expect(page.locator('#decided').getAttribute('data-approved-by')).resolves.toBe(
+        'adam-approver',
+      );
+      await expect(page.locator('#decided').textContent()).resolves.toContain('90.00 USD');
+      const actions = await page
+        .locator('#caseAudit tbody tr')
+        .evaluateAll((rows) =>
+          rows.map((r) => `${r.getAttribute('data-action')}:${r.getAttribute('data-actor')}`),
+        );
+      expect(actions).toEqual(
+        expect.arrayContaining(['proposed:fiona-finance', 'approved:adam-approver']),
+      );
+    });
+    // The saga settles by the decision (its own event, never an ordinary approval).
+    const settled = await stack.events.waitForType(sale.paymentId, ['settled-by-decision'], 60_000);
+    expect(settled.event).toMatchObject({ decision: 'done', amount: { minor: 9_000 } });
+    expect(Object.entries(overflows).filter(([, px]) => px > 0)).toEqual([]);
+    expect(violations).toEqual([]);
+  });
+
+  it('a merchant-scoped viewer sees the scope in the header, the Endpoint select offers it alone, and cases offer them no step', async () => {
+    await person('merchant-viewer', async (page) => {
+      await signIn(page, MERCHANT_VIEWER);
+      await expect(page.locator('#scope').textContent()).resolves.toBe(`merchants ${ENDPOINT}`);
+      const options = await page
+        .locator('#searchForm select[name="endpoint"] option')
+        .evaluateAll((os) => os.map((o) => o.getAttribute('value')));
+      expect(options).toEqual(['', ENDPOINT]);
+      const refused = await page.goto(`${consoleUrl}/sagas?endpoint=1111`);
+      expect(refused?.status()).toBe(400);
+      await expect(page.locator('#filterError').textContent()).resolves.toContain(
+        'not one you can see',
+      );
+      await page.goto(`${consoleUrl}/cases`);
+      const first = page.locator('#cases tbody tr a').first();
+      await first.click();
+      await page.waitForURL(/\/cases\/[0-9a-f-]+$/);
+      expect(await page.locator('#proposeForm, #approveForm, #rejectForm').count()).toBe(0);
+    });
+    expect(violations).toEqual([]);
+  });
+});
+
+describe('console: the day close', () => {
+  it('a day not over cannot be closed (said in words); once over, the operator closes it and reads its totals as the API states them, and downloads them as CSV', async () => {
+    const approved = await stack.events.waitForType(await approvedSale(7_700), ['approved']);
+    const occurred = Date.parse(approved.event.occurredAt);
+    const day = new Date(occurred + DAY_ZONE.offsetMs).toISOString().slice(0, 10);
+    const dayEnds = Date.parse(`${day}T00:00:00.000Z`) + 86_400_000 - DAY_ZONE.offsetMs;
+    const overflows: Record<string, number> = {};
+    await person('day-close', async (page) => {
+      await signIn(page, OPERATOR);
+      await page.locator('#viewDayClose').click();
+      await page.locator('#dayFilters input[name="day"]').fill(day);
+      await page.locator('#dayFilters input[name="endpoint"]').fill(ENDPOINT);
+      await page.locator('#dayFilters button[type="submit"]').click();
+      await page.waitForURL(/day=/);
+      await expect(page.locator('#notClosed').textContent()).resolves.toContain('not closed');
+      // The day is not over in the merchant's zone: the API refuses, the page says so.
+      const [early] = await Promise.all([
+        page.waitForResponse((r) => r.request().method() === 'POST'),
+        page.locator('#closeDay').click(),
+      ]);
+      expect(early.status()).toBe(409);
+      await expect(page.locator('#apiError').textContent()).resolves.toContain('DAY_NOT_OVER');
+      overflows['day-close-refused'] = (await auditPage(page, 'day-close-refused')).overflow;
+
+      // The merchant's midnight passes (the orchestrator's clock moves just past it).
+      const clock = (await (
+        await fetch(`${stack.urls.orchestrator}/test-controls/clock`)
+      ).json()) as { now: string };
+      const seconds = Math.ceil((dayEnds - Date.parse(clock.now)) / 1000) + 2;
+      expect(seconds).toBeLessThan(3 * 3600);
+      if (seconds > 0) await stack.advanceOrchestratorClock(seconds);
+      await page.goto(`${consoleUrl}/day-close?day=${day}&endpoint=${ENDPOINT}`);
+      await page.locator('#closeDay').click();
+      await page.waitForURL(/closed=1/);
+      await expect(page.locator('#dayNotice').textContent()).resolves.toContain('Closed: 1');
+      expect(await page.locator('#closeDay').count()).toBe(0);
+      const [close] = await adminGet<
+        Array<{
+          count: number;
+          closedBy: string;
+          totals: Array<{ eventType: string; currency: string; count: number; sumMinor: string }>;
+        }>
+      >(`/admin/days/${day}?endpointId=${ENDPOINT}`, OPERATOR);
+      expect(close?.closedBy).toBe('fiona-finance');
+      const section = page.locator(`section.close[data-endpoint="${ENDPOINT}"]`);
+      await expect(section.locator('.closeState').textContent()).resolves.toContain('closed');
+      await expect(section.locator('.closeCount').textContent()).resolves.toContain(
+        String(close?.count),
+      );
+      // Every total as the API states it, in major units (USD: two decimals).
+      for (const total of close?.totals ?? []) {
+        const cells = section.locator(
+          `table.totals[data-currency="${total.currency}"] tr[data-event-type="${total.eventType}"] td`,
+        );
+        await expect(cells.nth(1).textContent()).resolves.toBe(String(total.count));
+        const digits = total.sumMinor.padStart(3, '0');
+        await expect(cells.nth(2).textContent()).resolves.toBe(
+          `${digits.slice(0, -2).replace(/^0+(?=\d)/, '')}.${digits.slice(-2)} ${total.currency}`,
+        );
+      }
+      expect(close?.totals.some((t) => t.eventType === 'approved')).toBe(true);
+      overflows['day-close'] = (await auditPage(page, 'day-close')).overflow;
+
+      // The CSV: a header, one row per total, minor and major units.
+      const csv = await page.request.get(
+        `${consoleUrl}${(await page.locator('#dayCsv').getAttribute('href')) ?? ''}`,
+      );
+      expect(csv.status()).toBe(200);
+      expect(csv.headers()['content-type']).toContain('text/csv');
+      expect(csv.headers()['content-disposition']).toContain(`day-close-${day}-${ENDPOINT}.csv`);
+      const lines = (await csv.text()).trim().split('\r\n');
+      expect(lines[0]).toMatch(
+        /^section,day,endpoint,timeZone,currency,eventType,count,sumMinor,sum,/,
+      );
+      const approvedTotal = close?.totals.find((t) => t.eventType === 'approved');
+      expect(lines).toContainEqual(
+        expect.stringMatching(
+          new RegExp(
+            `^totals,${day},${ENDPOINT},${DAY_ZONE.name.replace(/[+]/g, '\\+')},USD,approved,${approvedTotal?.count},${approvedTotal?.sumMinor},`,
+          ),
+        ),
+      );
+    });
+    expect(Object.entries(overflows).filter(([, px]) => px > 0)).toEqual([]);
+    expect(violations).toEqual([]);
+  });
+});
+
 describe('console: every page, checked by real tools', () => {
   afterAll(() => {
     mkdirSync(REPORT_DIR, { recursive: true });
@@ -766,6 +1041,10 @@ describe('console: every page, checked by real tools', () => {
     const check = payoutCheck({ amountMinor: 2_500 });
     await stack.sendRaw(check);
     await stack.events.waitForPayout(check.payoutId, ['payout-registered'], 60_000);
+    const [run] = await adminGet<Array<{ id: string }>>(
+      '/admin/reconciliation/runs?limit=1',
+      OPERATOR,
+    );
     const overflows: Record<string, number> = {};
     await person('audit', async (page) => {
       await page.goto(`${consoleUrl}/sign-in`);
@@ -779,6 +1058,8 @@ describe('console: every page, checked by real tools', () => {
         ['watch', '/watch'],
         ['dead-letters', '/dead-letters'],
         ['reconciliation', '/reconciliation'],
+        ['reconciliation-run', `/reconciliation/${run?.id ?? 'none'}`],
+        ['confirm-replay', '/dead-letters/replay?at=payments.commands.v1.dlq-0-0'],
         ['not-found', '/no-such-page'],
         ['filter-refused', '/sagas?flow=sale'],
       ];

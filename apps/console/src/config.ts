@@ -3,6 +3,7 @@ import {
   bool,
   ConfigError,
   commonVars,
+  endpointIdList,
   envVar,
   httpUrl,
   port,
@@ -27,6 +28,12 @@ export const consoleConfigShape = {
     }),
     timeoutMs: envVar('CONSOLE_ADMIN_API_TIMEOUT_MS', positiveInt(10_000), {
       description: 'a positive whole number of ms to wait for an admin API answer',
+    }),
+  },
+  filters: {
+    endpoints: envVar('CONSOLE_ENDPOINTS', endpointIdList, {
+      description:
+        'comma-separated endpoint ids the Endpoint filter offers a token that sees every merchant (empty: the field is typed); a merchant-scoped token is offered its own',
     }),
   },
   session: {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  endpointIdList,
   bool,
   commonVars,
   tracingVars,
@@ -73,16 +74,7 @@ const retryDelays = z
  * `SCHEDULE_GATEWAY_REGISTRATION_ENDPOINTS`: comma-separated endpoint ids whose schedules are
  * registered with the gateway (create-recurring-payment v4) and charged by it; empty: none.
  */
-const endpointList = z
-  .string()
-  .default('')
-  .transform((text) =>
-    text
-      .split(',')
-      .map((part) => part.trim())
-      .filter((part) => part !== ''),
-  )
-  .pipe(z.array(z.string().regex(/^\d{1,19}$/, 'an endpoint id (digits)')).max(1000));
+const endpointList = endpointIdList;
 
 /** Everything the orchestrator reads from its environment, validated once at boot. */
 export const orchestratorConfigShape = {

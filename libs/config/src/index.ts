@@ -12,6 +12,7 @@ export {
   bool,
   commonVars,
   databaseVars,
+  endpointIdList,
   httpUrl,
   jsonText,
   kafkaVars,

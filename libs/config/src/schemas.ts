@@ -10,6 +10,18 @@ export const port = (fallback: number) =>
     .max(65535, 'a TCP port number (1-65535)')
     .default(fallback);
 
+/** Comma-separated gateway endpoint ids (digits); empty: none. */
+export const endpointIdList = z
+  .string()
+  .default('')
+  .transform((text) =>
+    text
+      .split(',')
+      .map((part) => part.trim())
+      .filter((part) => part !== ''),
+  )
+  .pipe(z.array(z.string().regex(/^\d{1,19}$/, 'an endpoint id (digits)')).max(1000));
+
 export const positiveInt = (fallback: number, what = 'a positive whole number') =>
   z.coerce.number({ error: what }).int(what).positive(what).default(fallback);
 

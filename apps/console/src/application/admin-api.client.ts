@@ -9,6 +9,7 @@ import type {
   SagaPage,
   SagaSummary,
   AdminIdentity,
+  CaseProposeBody,
 } from '@payments/contracts';
 
 export type {
@@ -66,6 +67,83 @@ export interface ReplayDone {
   readonly key: string | null;
 }
 
+interface MoneyView {
+  readonly minor: number;
+  readonly currency: string;
+}
+
+/** A case as `GET /admin/cases` answers it (issue 33): the operation a person must decide. */
+export interface CaseView {
+  readonly caseId: string;
+  readonly flow: string;
+  readonly sagaId: string;
+  readonly endpointId: string;
+  readonly requestId: string;
+  readonly operation: string;
+  readonly concern: string;
+  readonly status: 'open' | 'proposed' | 'closed' | 'reopened';
+  readonly requestedAmount?: MoneyView;
+  readonly reportedAmount?: MoneyView;
+  readonly evidence: ReadonlyArray<{
+    readonly at: string;
+    readonly source: string;
+    readonly ref: string;
+    readonly summary: string;
+    readonly reportedAmount?: MoneyView;
+  }>;
+  readonly proposal?: CaseProposalView;
+  readonly decided?: CaseProposalView & {
+    readonly approvedBy: string;
+    readonly approvedAt: string;
+  };
+  readonly audit: ReadonlyArray<{
+    readonly at: string;
+    readonly actor: string;
+    readonly action: string;
+    readonly decision?: string;
+    readonly reason?: string;
+    readonly evidenceSeen: number;
+  }>;
+  readonly openedAt: string;
+  readonly updatedAt: string;
+}
+
+export interface CaseProposalView {
+  readonly proposal: {
+    readonly decision: string;
+    readonly amount?: MoneyView;
+    readonly amountWhy?: string;
+  };
+  readonly reason: string;
+  readonly by: string;
+  readonly at: string;
+}
+
+/**
+ * One merchant's close of a day as `GET /admin/days/:day` answers it (its day-closed event, who
+ * closed it). Fields this console does not know yet (a report extended with the gateway's totals,
+ * differences, exceptions …) are passed on as they come and rendered generically.
+ */
+export interface DayCloseView {
+  readonly closeId: string;
+  readonly merchant: { readonly endpointId: string; readonly merchantId?: string };
+  readonly day: string;
+  readonly timeZone: string;
+  readonly from: string;
+  readonly to: string;
+  readonly totals: ReadonlyArray<{
+    readonly eventType: string;
+    readonly currency: string;
+    readonly count: number;
+    readonly sumMinor: string;
+  }>;
+  readonly count: number;
+  readonly lastMerchantSeq: number;
+  readonly occurredAt: string;
+  readonly closedBy: string;
+  readonly [field: string]: unknown;
+}
+
 /**
  * The orchestrator's admin API, called with the signed-in person's own token: the API decides
  * who may read and act, and validates every input; the console passes answers on as they are.
@@ -116,6 +194,40 @@ export class AdminApiClient {
 
   replayDeadLetter(token: string, at: string, reason: string): Promise<ApiAnswer<ReplayDone>> {
     return this.call('POST', '/admin/dead-letters/replay', token, { at, reason });
+  }
+
+  cases(token: string, status?: string): Promise<ApiAnswer<CaseView[]>> {
+    const query = status === undefined ? '' : `?${new URLSearchParams({ status }).toString()}`;
+    return this.call('GET', `/admin/cases${query}`, token);
+  }
+
+  case(token: string, id: string): Promise<ApiAnswer<CaseView>> {
+    return this.call('GET', `/admin/cases/${encodeURIComponent(id)}`, token);
+  }
+
+  proposeCase(token: string, id: string, body: CaseProposeBody): Promise<ApiAnswer<CaseView>> {
+    return this.call('POST', `/admin/cases/${encodeURIComponent(id)}/propose`, token, body);
+  }
+
+  approveCase(token: string, id: string): Promise<ApiAnswer<CaseView>> {
+    return this.call('POST', `/admin/cases/${encodeURIComponent(id)}/approve`, token, {});
+  }
+
+  rejectCaseProposal(token: string, id: string, reason: string): Promise<ApiAnswer<CaseView>> {
+    const path = `/admin/cases/${encodeURIComponent(id)}/reject-proposal`;
+    return this.call('POST', path, token, { reason });
+  }
+
+  /** The closes of a day (every merchant, or one). */
+  day(token: string, day: string, endpointId?: string): Promise<ApiAnswer<DayCloseView[]>> {
+    const query =
+      endpointId === undefined ? '' : `?${new URLSearchParams({ endpointId }).toString()}`;
+    return this.call('GET', `/admin/days/${encodeURIComponent(day)}${query}`, token);
+  }
+
+  closeDay(token: string, day: string, endpointId?: string): Promise<ApiAnswer<DayCloseView[]>> {
+    const body = endpointId === undefined ? {} : { endpointId };
+    return this.call('POST', `/admin/days/${encodeURIComponent(day)}/close`, token, body);
   }
 
   liveMinutes(token: string, minutes: number): Promise<ApiAnswer<LiveMinutes>> {

@@ -64,6 +64,7 @@ header a { color: #fff; }
 header form { margin-left: auto; }
 main { padding: 1rem; max-width: 76rem; }
 table { border-collapse: collapse; width: 100%; }
+header .scope { font-size: .85rem; }
 th, td { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid #ddd; vertical-align: top; }
 .error { background: #fde8e8; border: 1px solid #d33; padding: .5rem; }
 .notice { background: #eef6ff; border: 1px solid #69c; padding: .5rem; }

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { Response } from 'express';
+import { CONSOLE_CONFIG, type ConsoleConfig } from '../../config';
 import { AdminApiClient, type ApiAnswer } from '../../application/admin-api.client';
 import {
   type Session,
@@ -23,7 +24,10 @@ import {
   signInPage,
 } from './pages';
 import { deadLettersPage, replayConfirmPage } from './dead-letters';
-import { apiQuery } from './filters';
+import { apiQuery, endpointChoices, parseMajor } from './filters';
+import { CASE_STATUSES, casePage, casePath, caseRefusal, casesPage } from './cases';
+import { dayCloseCsv, dayClosePage, isDay, yesterday } from './day-close';
+import { currencyExponent } from './format';
 import { runPage, runsPage } from './reconciliation';
 import { type ConsoleRequest, SESSION_COOKIE, type SessionCookie, writeSession } from './security';
 
@@ -57,6 +61,7 @@ export class ConsoleController {
     @Inject(SESSION_COOKIE) private readonly cookie: SessionCookie,
     private readonly revocations: SessionRevocations,
     private readonly throttle: SignInThrottle,
+    @Inject(CONSOLE_CONFIG) private readonly config: ConsoleConfig,
   ) {}
 
   @Get()
@@ -131,13 +136,11 @@ export class ConsoleController {
       response.redirect(303, `/sagas/${encodeURIComponent(id)}`);
       return;
     }
-    const translated = apiQuery(query);
+    const endpoints = endpointChoices(user.scope, this.config.filters.endpoints);
+    const translated = apiQuery(query, endpoints);
     if (!translated.ok) {
-      send(
-        response,
-        400,
-        layout('Find', searchPage(query, translated.message, undefined), session),
-      );
+      const page = searchPage(query, translated.message, undefined, undefined, endpoints);
+      send(response, 400, layout('Find', page, session));
       return;
     }
     const answer =
@@ -166,7 +169,7 @@ export class ConsoleController {
     send(
       response,
       answer && !answer.ok ? answer.status : 200,
-      layout('Find', searchPage(query, answer, next, previous), session),
+      layout('Find', searchPage(query, answer, next, previous, endpoints), session),
     );
   }
 
@@ -353,6 +356,292 @@ export class ConsoleController {
       audit: answer.body.auditId,
     });
     response.redirect(303, `/dead-letters?${query.toString()}`);
+  }
+
+  @Get('cases')
+  async cases(
+    @Req() request: ConsoleRequest,
+    @Res() response: Response,
+    @Query('status') status?: string,
+    @Query('endpoint') endpoint?: string,
+  ): Promise<void> {
+    const session = sessionOf(request);
+    const user = this.signedIn(session, response);
+    if (!user) return;
+    const wanted = status === undefined || status === '' ? undefined : status;
+    if (wanted !== undefined && !(CASE_STATUSES as readonly string[]).includes(wanted)) {
+      const said = `Status “${wanted}” is not a case status: choose one of ${CASE_STATUSES.join(', ')}.`;
+      send(
+        response,
+        400,
+        layout(
+          'Cases',
+          errorPage({ ok: false, status: 400, code: 'FILTER_REFUSED', message: said }),
+          session,
+        ),
+      );
+      return;
+    }
+    const answer = await this.api.cases(user.token, wanted);
+    if (this.signedOut(answer, response)) return;
+    if (!answer.ok) {
+      send(response, answer.status, layout('Cases', errorPage(answer), session));
+      return;
+    }
+    const endpoints =
+      endpointChoices(user.scope, this.config.filters.endpoints) ??
+      [...new Set(answer.body.map((c) => c.endpointId))].sort();
+    const merchant = endpoint === undefined || endpoint === '' ? undefined : endpoint;
+    if (merchant !== undefined && !endpoints.includes(merchant) && !/^\d{1,19}$/.test(merchant)) {
+      const said = `Endpoint “${merchant}” is not an endpoint id (digits).`;
+      send(
+        response,
+        400,
+        layout(
+          'Cases',
+          errorPage({ ok: false, status: 400, code: 'FILTER_REFUSED', message: said }),
+          session,
+        ),
+      );
+      return;
+    }
+    const filters = {
+      ...(wanted ? { status: wanted } : {}),
+      ...(merchant ? { endpoint: merchant } : {}),
+    };
+    send(response, 200, layout('Cases', casesPage(answer.body, filters, endpoints), session));
+  }
+
+  @Get('cases/:id')
+  async showCase(
+    @Req() request: ConsoleRequest,
+    @Res() response: Response,
+    @Param('id') id: string,
+  ): Promise<void> {
+    const session = sessionOf(request);
+    const user = this.signedIn(session, response);
+    if (!user) return;
+    const answer = await this.api.case(user.token, id);
+    if (this.signedOut(answer, response)) return;
+    const page = answer.ok ? casePage(answer.body, user, session.csrf) : errorPage(answer);
+    send(response, answer.status, layout(`Case ${id}`, page, session));
+  }
+
+  @Post('cases/:id/:step')
+  async caseStep(
+    @Req() request: ConsoleRequest,
+    @Res() response: Response,
+    @Param('id') id: string,
+    @Param('step') step: string,
+    @Body() body: Record<string, unknown>,
+  ): Promise<void> {
+    const session = sessionOf(request);
+    const user = this.signedIn(session, response);
+    if (!user) return;
+    const text = (name: string) => (typeof body[name] === 'string' ? body[name].trim() : '');
+    const reason = text('reason');
+    let answer;
+    if (step === 'propose') {
+      const decision = text('decision');
+      if (decision === 'done') {
+        const currency = text('currency');
+        const minor = parseMajor(text('amount'), currencyExponent(currency));
+        if (minor === undefined || currency === '') {
+          await this.caseAgain(response, session, user, id, 400, {
+            ok: false,
+            status: 400,
+            code: 'AMOUNT_REFUSED',
+            message: `“${text('amount')}” is not an amount in ${currency || 'the case’s currency'} (digits, at most ${currencyExponent(currency)} after the point).`,
+          });
+          return;
+        }
+        const amountWhy = text('amountWhy');
+        answer = await this.api.proposeCase(user.token, id, {
+          decision: 'done',
+          amount: { minor, currency },
+          ...(amountWhy === '' ? {} : { amountWhy }),
+          reason,
+        });
+      } else if (decision === 'not-done' || decision === 'refresh-and-wait') {
+        answer = await this.api.proposeCase(user.token, id, { decision, reason });
+      } else {
+        await this.caseAgain(response, session, user, id, 400, {
+          ok: false,
+          status: 400,
+          code: 'DECISION_REFUSED',
+          message: `“${decision}” is not a decision: choose done, not-done or refresh-and-wait.`,
+        });
+        return;
+      }
+    } else if (step === 'approve') {
+      answer = await this.api.approveCase(user.token, id);
+    } else if (step === 'reject-proposal') {
+      answer = await this.api.rejectCaseProposal(user.token, id, reason);
+    } else {
+      send(
+        response,
+        404,
+        layout(
+          'Not found',
+          errorPage({
+            ok: false,
+            status: 404,
+            code: 'NOT_FOUND',
+            message: `a case has no step “${step}”`,
+          }),
+          session,
+        ),
+      );
+      return;
+    }
+    if (this.signedOut(answer, response)) return;
+    if (!answer.ok) {
+      await this.caseAgain(response, session, user, id, answer.status, caseRefusal(answer));
+      return;
+    }
+    response.redirect(303, casePath(id));
+  }
+
+  @Get('day-close')
+  async dayClose(
+    @Req() request: ConsoleRequest,
+    @Res() response: Response,
+    @Query('day') day?: string,
+    @Query('endpoint') endpoint?: string,
+    @Query('closed') closed?: string,
+  ): Promise<void> {
+    const session = sessionOf(request);
+    const user = this.signedIn(session, response);
+    if (!user) return;
+    const chosen = this.dayChoice(day, endpoint);
+    if (typeof chosen === 'string') {
+      const page = dayClosePage(
+        day ?? '',
+        endpoint,
+        { ok: false, status: 400, code: 'FILTER_REFUSED', message: chosen },
+        user,
+        session.csrf,
+      );
+      send(response, 400, layout('Day close', page, session));
+      return;
+    }
+    const answer = await this.api.day(user.token, chosen.day, chosen.endpoint);
+    if (this.signedOut(answer, response)) return;
+    const notice =
+      closed !== undefined && /^\d{1,6}$/.test(closed)
+        ? `Closed: ${closed} merchant(s).`
+        : undefined;
+    const page = dayClosePage(
+      chosen.day,
+      chosen.endpoint,
+      answer.ok ? answer.body : answer,
+      user,
+      session.csrf,
+      notice,
+    );
+    send(response, answer.status, layout(`Day close ${chosen.day}`, page, session));
+  }
+
+  @Get('day-close/csv')
+  async dayCloseCsv(
+    @Req() request: ConsoleRequest,
+    @Res() response: Response,
+    @Query('day') day?: string,
+    @Query('endpoint') endpoint?: string,
+  ): Promise<void> {
+    const session = sessionOf(request);
+    const user = this.signedIn(session, response);
+    if (!user) return;
+    const chosen = this.dayChoice(day, endpoint);
+    if (typeof chosen === 'string') {
+      send(
+        response,
+        400,
+        layout(
+          'Day close',
+          errorPage({ ok: false, status: 400, code: 'FILTER_REFUSED', message: chosen }),
+          session,
+        ),
+      );
+      return;
+    }
+    const answer = await this.api.day(user.token, chosen.day, chosen.endpoint);
+    if (this.signedOut(answer, response)) return;
+    if (!answer.ok) {
+      send(response, answer.status, layout('Day close', errorPage(answer), session));
+      return;
+    }
+    const name = `day-close-${chosen.day}${chosen.endpoint ? `-${chosen.endpoint}` : ''}.csv`;
+    response
+      .status(200)
+      .type('text/csv; charset=utf-8')
+      .setHeader('Content-Disposition', `attachment; filename="${name}"`)
+      .send(dayCloseCsv(answer.body));
+  }
+
+  @Post('day-close')
+  async closeDay(
+    @Req() request: ConsoleRequest,
+    @Res() response: Response,
+    @Body() body: Record<string, unknown>,
+  ): Promise<void> {
+    const session = sessionOf(request);
+    const user = this.signedIn(session, response);
+    if (!user) return;
+    const day = typeof body.day === 'string' ? body.day : undefined;
+    const endpoint = typeof body.endpoint === 'string' ? body.endpoint : undefined;
+    const chosen = this.dayChoice(day, endpoint);
+    if (typeof chosen === 'string') {
+      const page = dayClosePage(
+        day ?? '',
+        endpoint,
+        { ok: false, status: 400, code: 'FILTER_REFUSED', message: chosen },
+        user,
+        session.csrf,
+      );
+      send(response, 400, layout('Day close', page, session));
+      return;
+    }
+    const answer = await this.api.closeDay(user.token, chosen.day, chosen.endpoint);
+    if (this.signedOut(answer, response)) return;
+    if (!answer.ok) {
+      const page = dayClosePage(chosen.day, chosen.endpoint, answer, user, session.csrf);
+      send(response, answer.status, layout('Day close', page, session));
+      return;
+    }
+    const query = new URLSearchParams({
+      day: chosen.day,
+      ...(chosen.endpoint ? { endpoint: chosen.endpoint } : {}),
+      closed: String(answer.body.length),
+    });
+    response.redirect(303, `/day-close?${query.toString()}`);
+  }
+
+  /** The day and merchant of a day-close page, or what is wrong with them in words. */
+  private dayChoice(
+    day: string | undefined,
+    endpoint: string | undefined,
+  ): { day: string; endpoint?: string } | string {
+    const d = day === undefined || day.trim() === '' ? yesterday(new Date()) : day.trim();
+    if (!isDay(d)) return `Day “${d}” is not a day (YYYY-MM-DD).`;
+    const e = endpoint === undefined || endpoint.trim() === '' ? undefined : endpoint.trim();
+    if (e !== undefined && !/^\d{1,19}$/.test(e))
+      return `Endpoint “${e}” is not an endpoint id (digits).`;
+    return { day: d, ...(e === undefined ? {} : { endpoint: e }) };
+  }
+
+  /** The case page again with the API's refusal (or the console's) in plain words. */
+  private async caseAgain(
+    response: Response,
+    session: Session,
+    user: SignedInUser,
+    id: string,
+    status: number,
+    refusal: Parameters<typeof casePage>[3],
+  ): Promise<void> {
+    const again = await this.api.case(user.token, id);
+    const page = again.ok ? casePage(again.body, user, session.csrf, refusal) : errorPage(again);
+    send(response, status, layout(`Case ${id}`, page, session));
   }
 
   /** The signed-in person, or a redirect to the sign-in page. */

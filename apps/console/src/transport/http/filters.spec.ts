@@ -1,4 +1,4 @@
-import { apiQuery, parseMajor } from './filters';
+import { apiQuery, endpointChoices, parseMajor } from './filters';
 
 describe('parseMajor', () => {
   it('reads major units exactly by the exponent, never through a float', () => {
@@ -42,5 +42,24 @@ describe('apiQuery', () => {
       ok: false,
       message: expect.stringContaining('at most 2 after the point'),
     });
+  });
+
+  it('refuses a status the chosen flow never has, naming the ones it has', () => {
+    expect(q({ flow: 'payout', status: 'captured' })).toEqual({
+      ok: false,
+      message: expect.stringContaining('not one a payout saga has'),
+    });
+    expect(q({ flow: 'transfer', status: 'transferred' }).ok).toBe(true);
+  });
+
+  it('offers the token’s own endpoints, else the configured ones, and refuses another', () => {
+    expect(endpointChoices({ endpoints: ['1111'] }, ['2222'])).toEqual(['1111']);
+    expect(endpointChoices('all', ['2222'])).toEqual(['2222']);
+    expect(endpointChoices('all', [])).toBeUndefined();
+    const refused = apiQuery(new URLSearchParams({ endpoint: '2222' }), ['1111']);
+    expect(refused).toEqual({ ok: false, message: expect.stringContaining('choose one of 1111') });
+    expect(apiQuery(new URLSearchParams({ endpoint: '1111' }), ['1111']).ok).toBe(true);
+    // A typed endpoint (no list) goes to the API, which validates it and says what is wrong.
+    expect(apiQuery(new URLSearchParams({ endpoint: 'x1' })).ok).toBe(true);
   });
 });

@@ -16,12 +16,21 @@ export function currencyExponent(currency: string): number {
 }
 
 export function formatMoney(minor: number, currency: string): string {
-  const digits = currencyExponent(currency);
   const negative = minor < 0;
-  const text = String(Math.abs(Math.trunc(minor))).padStart(digits + 1, '0');
-  const whole = text.slice(0, text.length - digits);
-  const fraction = digits === 0 ? '' : `.${text.slice(text.length - digits)}`;
-  return `${negative ? '-' : ''}${whole}${fraction} ${currency}`;
+  return `${negative ? '-' : ''}${formatMinorDigits(String(Math.abs(Math.trunc(minor))), currency)}`;
+}
+
+/**
+ * A sum of minor units given as decimal digits (a day's total may pass 2^53: never a number) in
+ * major units by the currency's exponent (text that is not digits is shown as it came).
+ */
+export function formatMinorDigits(digits: string, currency: string): string {
+  if (!/^\d+$/.test(digits)) return `${digits} (minor units) ${currency}`;
+  const exponent = currencyExponent(currency);
+  const text = digits.replace(/^0+(?=\d)/, '').padStart(exponent + 1, '0');
+  const whole = text.slice(0, text.length - exponent);
+  const fraction = exponent === 0 ? '' : `.${text.slice(text.length - exponent)}`;
+  return `${whole}${fraction} ${currency}`;
 }
 
 // Names that never belong on a page, whatever an event carries (card data beyond BIN, last four

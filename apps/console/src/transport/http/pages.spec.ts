@@ -146,7 +146,11 @@ describe('detailPage money and requests', () => {
       ],
     });
     const page = detailPage(declined, viewer, undefined).text;
-    expect(page).toContain('<strong>declined</strong> (gateway code 05), serial SN-7');
+    expect(page).toContain('<strong>declined</strong> (gateway code <code>05</code>:');
+    // Beside the code, its meaning (or that none is known: the gateway publishes no table).
+    expect(page).toMatch(
+      /class="declineReason">no plain-language meaning is known[^<]*<\/span>\), serial SN-7/,
+    );
     expect(detailPage(unknownSale, viewer, undefined).text).toContain('no answer recorded');
   });
 });

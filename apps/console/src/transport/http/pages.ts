@@ -6,6 +6,7 @@ import type {
   SagaSummary,
 } from '../../application/admin-api.client';
 import type { SignedInUser } from '../../application/session';
+import { declineReason } from './decline-reasons';
 import { eventFields, formatMoney } from './format';
 import { CURRENCIES, FLOWS, STATUSES } from './filters';
 import { Html, html } from './html';
@@ -57,9 +58,12 @@ export function layout(
                   <a href="/watch" id="viewWatch">Watch</a>
                   <a href="/dead-letters" id="viewDeadLetters">Dead letters</a>
                   <a href="/reconciliation" id="viewReconciliation">Reconciliation</a>
+                  <a href="/cases" id="viewCases">Cases</a>
+                  <a href="/day-close" id="viewDayClose">Day close</a>
                   <form method="post" action="/sign-out">
                     <input type="hidden" name="${CSRF_FIELD}" value="${session.csrf}" />
-                    <span id="who">${user.name} (${user.role}${scopeText(user.scope)})</span>
+                    <span id="who">${user.name} (${user.role})</span>
+                    <span id="scope" class="scope">${scopeText(user.scope)}</span>
                     <button type="submit" id="signOut">Sign out</button>
                   </form>`
               : ''
@@ -133,11 +137,13 @@ export function searchPage(
   answer: ApiAnswer<SagaPage> | string | undefined,
   nextHref: string | undefined,
   previousHref?: string,
+  endpoints?: readonly string[],
 ): Html {
   const filters = FILTERS.map(([name, label, type]) => {
     const value = query.get(name) ?? '';
-    if (type === 'select') {
-      const options = SELECTS[name] ?? [];
+    const choices = name === 'endpoint' ? endpoints : SELECTS[name];
+    if (type === 'select' || choices !== undefined) {
+      const options = choices ?? [];
       return html`<label
         >${label}<select name="${name}">
           <option value="">any</option>
@@ -264,6 +270,13 @@ function summaryList(s: SagaSummary, oob = false): Html {
   </dl>`;
 }
 
+/** A declined or failed operation's gateway code in plain words, beside the code. */
+function gatewayCodeReason(type: string, event: unknown): Html | string {
+  const code = (event as { code?: unknown } | null)?.code;
+  if (!/(declined|failed)$/.test(type) || typeof code !== 'string') return '';
+  return html` <span class="field declineReason">meaning of ${code}: ${declineReason(code)}</span>`;
+}
+
 function timeline(history: SagaDetail['history']): Html {
   return html`<ol id="timeline">
     ${history.map(
@@ -271,6 +284,7 @@ function timeline(history: SagaDetail['history']): Html {
         html`<li data-type="${h.type}">
           <strong>${h.type}</strong> v${h.version} ${when(h.occurredAt)}
           ${eventFields(h.event).map(([k, v]) => html` <span class="field">${k}: ${v}</span>`)}
+          ${gatewayCodeReason(h.type, h.event)}
         </li>`,
     )}
   </ol>`;
@@ -418,9 +432,12 @@ function requestItem(r: SagaDetail['gatewayRequests'][number]): Html {
       a === null || a === undefined
         ? html`<span class="answer">no answer recorded</span>`
         : html`<span class="answer"
-            ><strong>${a.result}</strong>${a.code === null ? '' : ` (gateway code ${a.code})`}${
-              a.serial === null ? '' : `, serial ${a.serial}`
-            },
+            ><strong>${a.result}</strong>${
+              a.code === null
+                ? ''
+                : html` (gateway code <code>${a.code}</code>:
+                    <span class="declineReason">${declineReason(a.code)}</span>)`
+            }${a.serial === null ? '' : `, serial ${a.serial}`},
             at ${when(a.at)}</span
           >`
     }
@@ -561,7 +578,8 @@ export function errorPage(error: ApiError): Html {
     <p><a href="/sagas">Back to search</a></p>`;
 }
 
-/** The merchants a signed-in token sees, as the header says it: nothing for all of them. */
-function scopeText(scope: SignedInUser['scope']): string {
-  return scope === undefined || scope === 'all' ? '' : `, merchants ${scope.endpoints.join(', ')}`;
+/** The merchants a signed-in token sees, as the header says it. */
+export function scopeText(scope: SignedInUser['scope']): string {
+  if (scope === undefined) return 'merchants: as the API allows';
+  return scope === 'all' ? 'all merchants' : `merchants ${scope.endpoints.join(', ')}`;
 }

@@ -11,7 +11,7 @@ import {
   SAGA_ID_FIELDS,
 } from './flow-families';
 import { byType, type FlowFamily, sagaCommands } from './flow-family';
-import { AdminActionAudited } from './admin';
+import { AdminActionAudited, CaseStepAudited } from './admin';
 import { ReconcileCommand } from './reconciliation';
 import { ScheduleCommandRejected } from './schedules';
 import { TRANSFER_FAMILY } from './transfers';
@@ -63,7 +63,7 @@ async function exportedObjects(): Promise<Array<[string, z.ZodObject]>> {
 }
 
 /** Messages of the reconciliation and admin-audit topics: no flow family's. */
-const OTHER_TOPICS: readonly z.ZodObject[] = [ReconcileCommand, AdminActionAudited];
+const OTHER_TOPICS: readonly z.ZodObject[] = [ReconcileCommand, AdminActionAudited, CaseStepAudited];
 
 const isMessage = (s: z.ZodObject, kind: 'command' | 'event') =>
   s.shape.type instanceof z.ZodLiteral &&

@@ -6,15 +6,25 @@
  * approval is refused, another person with the approver role approves, the saga publishes
  * `settled-by-decision` (never an ordinary event), and a return of the rest is then taken and
  * refunded once in the sandbox's ledger. A sale the gateway charged at another amount is settled
- * "done at the gateway's amount", the event carrying both amounts.
+ * "done at the gateway's amount", the event carrying both amounts. Every step of a case, a
+ * person's or the system's (opened, evidence added, proposed, approved, proposal rejected,
+ * reopened), is a row of `admin_audit` and a `case-step-audited` event on the admin audit topic.
  */
 import { randomUUID } from 'node:crypto';
-import type { PaymentEvent } from '@payments/contracts';
+import {
+  AdminAuditEvent,
+  type CaseStepAudited,
+  type PaymentEvent,
+  TOPICS,
+} from '@payments/contracts';
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
+import { Client } from 'pg';
 import { tokenHash } from '../../apps/orchestrator/src/domain/admin/admin-tokens';
 import { PaymentStack } from '../../scripts/stack/payment-stack';
 import { oneStepPayout } from '../../scripts/stack/payout-commands';
 import { buildApps } from '../../scripts/stack/processes';
+import { TopicCollector } from '../support/adapter-harness';
+import { waitFor } from '../support/kafka';
 
 /** The window after which the gateway's silence about a request reads as no trace. */
 const NEVER_RECEIVED_SECONDS = 3;
@@ -26,6 +36,7 @@ const BOB = `bob-${randomUUID()}`;
 let stack: PaymentStack;
 let orchestratorDb: TestDatabase;
 let adapterDb: TestDatabase;
+const auditTopic = new TopicCollector(TOPICS.adminAudit);
 
 beforeAll(async () => {
   await buildApps();
@@ -55,9 +66,11 @@ beforeAll(async () => {
       },
     },
   });
+  await auditTopic.start();
 });
 
 afterAll(async () => {
+  await auditTopic.stop().catch(() => undefined);
   await stack?.stop();
   await orchestratorDb?.drop();
   await adapterDb?.drop();
@@ -117,6 +130,58 @@ async function refunds(clientOrderId: string): Promise<number[]> {
 
 const eventsOf = (id: string): PaymentEvent[] => stack.events.distinctEventsOf(id);
 
+/** A case's steps as audited: [step, actor, role, whether a command was sent]. */
+type AuditedStep = [string, string, string, boolean];
+
+/**
+ * A case's steps, once `admin_audit` holds `expected` for it (its rows, in order), as the audit
+ * topic shows them too: the same steps, actors and roles, each event a valid `case-step-audited`.
+ */
+async function expectAudited(caseId: string, expected: readonly AuditedStep[]): Promise<void> {
+  const rowsOf = async (): Promise<AuditedStep[]> => {
+    const client = new Client({ connectionString: orchestratorDb.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{
+        action: string;
+        actor: string;
+        role: string;
+        command_id: string | null;
+      }>(
+        `SELECT action, actor, role, command_id FROM admin_audit WHERE case_id = $1 ORDER BY (detail->>'index')::int`,
+        [caseId],
+      );
+      return rows.map((r) => [
+        r.action.replace(/^case-/, ''),
+        r.actor,
+        r.role,
+        r.command_id !== null,
+      ]);
+    } finally {
+      await client.end();
+    }
+  };
+  let rows: AuditedStep[] = [];
+  await waitFor(async () => {
+    rows = await rowsOf();
+    return rows.length >= expected.length;
+  }, `${expected.length} audited steps of case ${caseId}`);
+  expect(rows).toEqual(expected);
+  const onTopic = (): CaseStepAudited[] =>
+    auditTopic.messages.flatMap((m) => {
+      const parsed = AdminAuditEvent.safeParse(JSON.parse(m.value?.toString('utf8') ?? 'null'));
+      return parsed.success &&
+        parsed.data.type === 'case-step-audited' &&
+        parsed.data.caseId === caseId
+        ? [parsed.data]
+        : [];
+    });
+  await waitFor(() => onTopic().length >= expected.length, `the steps of ${caseId} on the topic`);
+  expect(
+    onTopic().map((e): AuditedStep => [e.step, e.actor, e.role, e.commandId !== undefined]),
+  ).toEqual(expected);
+}
+
 describe('cases: the one place where a person decides', () => {
   it('a return left no trace → a case → "not done" proposed by one operator, approved by another → settled-by-decision, and a return of the rest is refunded once', async () => {
     const sale = stack.sale({ cvv: '123', amountMinor: 10_000 });
@@ -172,6 +237,13 @@ describe('cases: the one place where a person decides', () => {
     const returned = await stack.events.waitForType(sale.paymentId, ['returned'], 60_000);
     expect(returned.event).toMatchObject({ amount: { minor: 10_000 } });
     expect(await refunds(sale.paymentId)).toEqual([10_000]);
+    // Each step audited: the system opened it, alice proposed, bob approved (sending the saga
+    // its settle-by-decision); alice's refused approval left no step.
+    await expectAudited(id, [
+      ['opened', 'system', 'system', false],
+      ['proposed', 'alice', 'operator', false],
+      ['approved', 'bob', 'approver', true],
+    ]);
   });
 
   it('the same person cannot approve their own proposal (CASE_SAME_PERSON); an amount mismatch is settled done at the gateway’s amount, the event carrying both', async () => {
@@ -236,6 +308,13 @@ describe('cases: the one place where a person decides', () => {
       amountWhy: expect.stringContaining('9,000'),
     });
     expect(eventsOf(sale.paymentId).map((e) => e.type)).not.toContain('approved');
+    await expectAudited(id, [
+      ['opened', 'system', 'system', false],
+      ['proposed', 'bob', 'approver', false],
+      ['proposal-rejected', 'bob', 'approver', false],
+      ['proposed', 'alice', 'operator', false],
+      ['approved', 'bob', 'approver', true],
+    ]);
   });
 
   it('a gateway answer that contradicts the decision reopens the case with an alert; the decision stands', async () => {
@@ -281,6 +360,14 @@ describe('cases: the one place where a person decides', () => {
       return body.status === 'reopened' ? body : undefined;
     }, 'the case reopened');
     expect(shown).toMatchObject({ decided: { by: 'alice', approvedBy: 'bob' } });
+    // The contradicting answer came in as evidence, and the case reopened: both the system's.
+    await expectAudited(id, [
+      ['opened', 'system', 'system', false],
+      ['proposed', 'alice', 'operator', false],
+      ['approved', 'bob', 'approver', true],
+      ['evidence-added', 'system', 'system', false],
+      ['reopened', 'system', 'system', false],
+    ]);
   });
 
   it('a payout left no trace decided "not done" releases the day\'s budget: the next payout it held back is paid', async () => {

@@ -101,6 +101,8 @@ export const CaseStepAudited = z.strictObject({
   type: z.literal('case-step-audited'),
   auditId: Uuid,
   caseId: Uuid,
+  /** The step's place in the case's audit, from 0 (steps of one case come in this order). */
+  index: z.number().int().min(0),
   step: CaseAuditStep,
   actor: z.string().min(1).max(128),
   role: z.union([AdminRole, z.literal('system')]),

@@ -143,7 +143,8 @@ const adminAuditMessages: MessageSpec[] = [
   },
   {
     name: 'CaseStepAudited',
-    title: 'a step of a case: opened, evidence added, proposed, approved, rejected, closed, reopened',
+    title:
+      'a step of a case: opened, evidence added, proposed, approved, rejected, closed, reopened',
     schema: CaseStepAudited,
     ceType: ceType.admin('case-step-audited'),
     ceSource: CE_SOURCES.admin,

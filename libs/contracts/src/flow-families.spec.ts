@@ -63,7 +63,11 @@ async function exportedObjects(): Promise<Array<[string, z.ZodObject]>> {
 }
 
 /** Messages of the reconciliation and admin-audit topics: no flow family's. */
-const OTHER_TOPICS: readonly z.ZodObject[] = [ReconcileCommand, AdminActionAudited, CaseStepAudited];
+const OTHER_TOPICS: readonly z.ZodObject[] = [
+  ReconcileCommand,
+  AdminActionAudited,
+  CaseStepAudited,
+];
 
 const isMessage = (s: z.ZodObject, kind: 'command' | 'event') =>
   s.shape.type instanceof z.ZodLiteral &&

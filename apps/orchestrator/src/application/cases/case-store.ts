@@ -89,7 +89,9 @@ export async function saveCase(
   );
   if (rows.length === 0) return false;
   const from = previous?.audit.length ?? 0;
-  const steps = record.audit.slice(from).map((entry, i) => auditEvent(record, entry, from + i, command));
+  const steps = record.audit
+    .slice(from)
+    .map((entry, i) => auditEvent(record, entry, from + i, command));
   await audit(tx, outbox, steps);
   return true;
 }
@@ -106,6 +108,7 @@ export function auditEvent(
     type: 'case-step-audited',
     auditId: derivedUuid(`case-audit:${record.caseId}:${index}`),
     caseId: record.caseId,
+    index,
     step: entry.action,
     actor: entry.actor,
     role: entry.role ?? 'system',
@@ -149,6 +152,7 @@ async function audit(
         step.commandType ?? null,
         step.caseId,
         JSON.stringify({
+          index: step.index,
           requestId: step.requestId,
           concern: step.concern,
           evidenceSeen: step.evidenceSeen,
@@ -162,23 +166,21 @@ async function audit(
   const traceparent = messageTraceparent(TOPICS.adminAudit);
   await outbox.enqueue(
     tx,
-    fresh.map(
-      (step): OutboxRow => ({
+    fresh.map((step): OutboxRow => ({
+      id: step.auditId,
+      topic: TOPICS.adminAudit,
+      key: step.sagaId,
+      headers: toKafkaHeaders({
         id: step.auditId,
-        topic: TOPICS.adminAudit,
-        key: step.sagaId,
-        headers: toKafkaHeaders({
-          id: step.auditId,
-          type: ceType.admin(step.type),
-          source: CE_SOURCES.admin,
-          subject: step.sagaId,
-          time: step.occurredAt,
-          traceparent,
-        }),
-        payload: step,
-        aggregateId: step.sagaId,
+        type: ceType.admin(step.type),
+        source: CE_SOURCES.admin,
+        subject: step.sagaId,
+        time: step.occurredAt,
+        traceparent,
       }),
-    ),
+      payload: step,
+      aggregateId: step.sagaId,
+    })),
   );
 }
 

@@ -334,7 +334,9 @@ describe('reconciliation service (real PostgreSQL)', () => {
     // Two gateway orders for one request: a case, the finding its evidence; none for the other.
     const cases = await orch.dataSource.query<
       Array<{ saga_id: string; concern: string; record: { evidence: Array<{ summary: string }> } }>
-    >(`SELECT saga_id, concern, record FROM cases WHERE saga_id = ANY($1::uuid[])`, [[twice, once]]);
+    >(`SELECT saga_id, concern, record FROM cases WHERE saga_id = ANY($1::uuid[])`, [
+      [twice, once],
+    ]);
     expect(cases.map((c) => [c.saga_id, c.concern])).toEqual([[twice, 'reconciliation-mismatch']]);
     expect(cases[0]?.record.evidence.map((e) => e.summary)).toEqual([
       expect.stringContaining('other order: approved sale 2500 USD order gw-second'),
@@ -424,7 +426,7 @@ describe('reconciliation service (real PostgreSQL)', () => {
     const rows = await orch.dataSource.query<
       Array<{ action: string; actor: string; role: string; case_id: string; command_id: null }>
     >(
-      `SELECT action, actor, role, case_id, command_id FROM admin_audit WHERE saga_id = $1 ORDER BY at`,
+      `SELECT action, actor, role, case_id, command_id FROM admin_audit WHERE saga_id = $1 ORDER BY (detail->>'index')::int`,
       [id],
     );
     expect(rows.map((r) => [r.action, r.actor, r.role, r.command_id])).toEqual([
@@ -443,7 +445,11 @@ describe('reconciliation service (real PostgreSQL)', () => {
         caseId: rows[0]?.case_id,
         evidenceSeen: 1,
       }),
-      expect.objectContaining({ type: 'case-step-audited', step: 'evidence-added', evidenceSeen: 2 }),
+      expect.objectContaining({
+        type: 'case-step-audited',
+        step: 'evidence-added',
+        evidenceSeen: 2,
+      }),
     ]);
     for (const event of audited) expect(CaseStepAudited.safeParse(event).success).toBe(true);
   });

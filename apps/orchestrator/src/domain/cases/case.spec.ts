@@ -274,7 +274,7 @@ describe('cases: the steps of the system, each one audit entry', () => {
     expect(closeSettled(decided, answer)).toBe(decided);
   });
 
-  it("a person's steps carry their role, and a \"done\" its amount, into the audit", () => {
+  it('a person\'s steps carry their role, and a "done" its amount, into the audit', () => {
     const done = ok(
       propose(noTrace(), alice, { decision: 'done', amount: eur(1_500) }, 'statement', T0),
     );

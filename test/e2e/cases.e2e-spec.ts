@@ -9,6 +9,8 @@
  * "done at the gateway's amount", the event carrying both amounts. Every step of a case, a
  * person's or the system's (opened, evidence added, proposed, approved, proposal rejected,
  * reopened), is a row of `admin_audit` and a `case-step-audited` event on the admin audit topic.
+ * A PAN-eligibility check the gateway never received is decided "not done" the same way ("done"
+ * refused: eligibility is the gateway's answer).
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -17,11 +19,12 @@ import {
   type PaymentEvent,
   TOPICS,
 } from '@payments/contracts';
+import { createPaymentGatewayClient } from '@payments/payment-gateway';
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
 import { Client } from 'pg';
 import { tokenHash } from '../../apps/orchestrator/src/domain/admin/admin-tokens';
-import { PaymentStack } from '../../scripts/stack/payment-stack';
-import { oneStepPayout } from '../../scripts/stack/payout-commands';
+import { PaymentStack, SANDBOX_MERCHANT } from '../../scripts/stack/payment-stack';
+import { oneStepPayout, panEligibility } from '../../scripts/stack/payout-commands';
 import { buildApps } from '../../scripts/stack/processes';
 import { TopicCollector } from '../support/adapter-harness';
 import { waitFor } from '../support/kafka';
@@ -409,5 +412,87 @@ describe('cases: the one place where a person decides', () => {
     expect(final.event.type).toBe('paid-out');
     const ledger = await stack.controls.ledger(first.payoutId);
     expect(ledger.entries.filter((e) => e.movement === 'paid-out')).toEqual([]);
+  });
+
+  it('a PAN-eligibility check the gateway never received → a case → "done" refused, "not done" approved by a second person → settled-by-decision', async () => {
+    // A card reference to check, made the way a merchant would (setup, as in payouts e2e).
+    const sale = stack.sale({ cvv: '123', amountMinor: 100 });
+    await stack.send(sale);
+    const approved = await stack.events.waitForType(sale.paymentId, ['approved'], 60_000);
+    const client = createPaymentGatewayClient({
+      baseUrl: `${stack.urls['gateway-sandbox']}/paynet`,
+      endpoint: { endpointId: SANDBOX_MERCHANT.plainEndpoint },
+      login: SANDBOX_MERCHANT.login,
+      controlKey: SANDBOX_MERCHANT.controlKey,
+    });
+    const ref = await client.call('v2/create-card-ref', {
+      client_orderid: sale.paymentId,
+      orderid: (approved.event as { gatewayOrderId?: string }).gatewayOrderId ?? '',
+    });
+    await client.close();
+    if (ref.outcome !== 'accepted') throw new Error(`create-card-ref: ${ref.outcome}`);
+
+    const check = panEligibility(ref.reply.cardRefId);
+    // The gateway never receives it, nor its repeat: each connection closes unanswered.
+    await stack.controls.addFault({
+      clientOrderId: check.checkId,
+      operation: 'PAN_ELIGIBILITY_SEND',
+      failBefore: 'drop',
+    });
+    await stack.sendRaw(check);
+    await stack.events.waitForPayout(check.checkId, ['pan-eligibility-outcome-unknown'], 60_000);
+    const id = await until(async () => {
+      const { body } = await admin('GET', '/admin/cases', ALICE);
+      const found = (body as unknown as Array<Record<string, unknown>>).find(
+        (c) => c.sagaId === check.checkId,
+      );
+      return found === undefined ? undefined : String(found.caseId);
+    }, 'a case for the check');
+    // "Done" names an answer only the gateway can give: refused when the saga is told.
+    expect(
+      (
+        await admin('POST', `/admin/cases/${id}/propose`, ALICE, {
+          decision: 'done',
+          amount: { minor: 0, currency: 'USD' },
+          reason: 'eligible, says the acquirer',
+        })
+      ).status,
+    ).toBe(200);
+    const refused = await admin('POST', `/admin/cases/${id}/approve`, BOB);
+    expect(refused).toMatchObject({
+      status: 409,
+      body: { error: { code: 'CASE_DECISION_INVALID' } },
+    });
+    expect(
+      (await admin('POST', `/admin/cases/${id}/reject-proposal`, BOB, { reason: 'not ours' }))
+        .status,
+    ).toBe(200);
+    expect(
+      (
+        await admin('POST', `/admin/cases/${id}/propose`, ALICE, {
+          decision: 'not-done',
+          reason: 'the gateway has no such check; the merchant asks again',
+        })
+      ).status,
+    ).toBe(200);
+    expect((await admin('POST', `/admin/cases/${id}/approve`, BOB)).status).toBe(200);
+    const settled = await stack.events.waitForPayout(check.checkId, [
+      'pan-eligibility-settled-by-decision',
+    ]);
+    expect(settled.event).toMatchObject({
+      decision: 'not-done',
+      caseId: id,
+      decidedBy: 'alice',
+      approvedBy: 'bob',
+    });
+    const types = stack.events.payoutEventsOf(check.checkId).map((e) => e.event.type);
+    expect(types).not.toContain('pan-eligibility-answered');
+    await expectAudited(id, [
+      ['opened', 'system', 'system', false],
+      ['proposed', 'alice', 'operator', false],
+      ['proposal-rejected', 'bob', 'approver', false],
+      ['proposed', 'alice', 'operator', false],
+      ['approved', 'bob', 'approver', true],
+    ]);
   });
 });

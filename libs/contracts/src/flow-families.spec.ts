@@ -127,6 +127,7 @@ describe('the flow families', () => {
       'scheduleId',
     ]);
     expect([...INTERNAL_COMMAND_TYPES].sort()).toEqual([
+      'pan-eligibility-settle-by-decision',
       'payout-budget-answer',
       'payout-settle-by-decision',
       'record-cycle-outcome',

@@ -30,14 +30,17 @@ import { caseIdOf, lockCase, saveCase, type StepCommand } from './case-store';
  * (`case-reopened`), and the people's steps: propose, approve (a second person, approver role),
  * reject a proposal, refresh and wait. An approved decision enters the saga as its flow's internal
  * `settle-by-decision` command (origin `saga`, never the commands topic), decided by the flow
- * through the shared rule; its command id derives from the case, so a retried approval is the
- * same command. Every step, a person's or the system's, is audited through `case-store.ts`
+ * through the shared rule; its command id derives from the case and its proposal, so a retried
+ * approval is the same command. Every step, a person's or the system's, is audited through `case-store.ts`
  * (`admin_audit` and `case-step-audited`, in the case's transaction).
  */
 
-/** Per flow: the saga id field and the commands a case sends it. */
+/**
+ * Per flow: the saga id field and the commands a case sends it (no `refresh`: the flow has no
+ * status refresh of its own, so "refresh and wait" is refused).
+ */
 const FLOW_COMMANDS: Readonly<
-  Record<string, { idField: string; settle: string; refresh: string }>
+  Record<string, { idField: string; settle: string; refresh?: string }>
 > = {
   'card-payment': { idField: 'paymentId', settle: 'settle-by-decision', refresh: 'refresh-status' },
   payout: {
@@ -50,6 +53,8 @@ const FLOW_COMMANDS: Readonly<
     settle: 'transfer-settle-by-decision',
     refresh: 'refresh-transfer-status',
   },
+  // Moves no money; a check the gateway never cleared is decided "not done" (decide.ts).
+  'pan-eligibility': { idField: 'checkId', settle: 'pan-eligibility-settle-by-decision' },
 };
 
 /** The flows whose operations a case can settle. */
@@ -126,6 +131,16 @@ export class CaseService {
     proposal: CaseProposal,
     reason: string,
   ): Promise<CaseResult> {
+    if (proposal.decision === 'refresh-and-wait') {
+      const record = await this.get(principal, caseId);
+      if (record === undefined) return { kind: 'not-found' };
+      if (FLOW_COMMANDS[record.flow]?.refresh === undefined)
+        return {
+          kind: 'refused',
+          code: 'CASE_DECISION_INVALID',
+          message: `a ${record.flow} saga has no status refresh: decide it, or wait for reconciliation`,
+        };
+    }
     const result = await this.step(principal, caseId, (record, now) =>
       propose(record, principal, proposal, reason, now),
     );
@@ -187,7 +202,11 @@ export class CaseService {
       };
     const saga = await this.saga(record.sagaId);
     if (saga === undefined) return { kind: 'not-found' };
-    const commandId = derivedUuid(`case-settle:${record.caseId}`);
+    // One command per proposal: a retried approval of it is the same command; a new proposal
+    // after a refused one (the saga's judgement) is a new command, not a conflicting repeat.
+    const commandId = derivedUuid(
+      `case-settle:${record.caseId}:${record.proposal?.by ?? ''}:${record.proposal?.at ?? ''}`,
+    );
     await this.runtime.process([
       {
         kind: 'command',
@@ -222,16 +241,17 @@ export class CaseService {
 
   /** "Refresh and wait": the flow's refresh command (a status query; its answer decides). */
   private async refresh(record: CaseRecord): Promise<void> {
+    const refresh = FLOW_COMMANDS[record.flow]?.refresh;
     const flow = FLOW_COMMANDS[record.flow];
     const saga = await this.saga(record.sagaId);
-    if (flow === undefined || saga === undefined) return;
+    if (flow === undefined || refresh === undefined || saga === undefined) return;
     const now = this.clock.now().toISOString();
     await this.runtime.process([
       {
         kind: 'command',
         meta: {},
         raw: {
-          type: flow.refresh,
+          type: refresh,
           commandId: derivedUuid(`case-refresh:${record.caseId}:${now}`),
           [flow.idField]: record.sagaId,
           merchant: saga.state.merchant ?? { endpointId: record.endpointId },

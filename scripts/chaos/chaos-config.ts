@@ -190,8 +190,15 @@ export interface ChaosReport {
   readonly seconds: { readonly sending: number; readonly quiet: number };
   /** Events by type (outcome-unknown, operation-resent … show the faults at work). */
   readonly eventTypes: Record<string, number>;
-  /** Cases left for a person at the end (issue 33): open, proposed or reopened; with evidence. */
-  readonly openCases?: { readonly open: number; readonly withEvidence: number };
+  /**
+   * Cases left for a person at the end (issue 33): open, proposed or reopened; with evidence; the
+   * sagas those with evidence are about (a saga alerted and in none of them is in limbo).
+   */
+  readonly openCases?: {
+    readonly open: number;
+    readonly withEvidence: number;
+    readonly sagasWithEvidence?: readonly string[];
+  };
   /**
    * Per scenario: payments started, completed (every step sent, the last one answered) and ended
    * early (a step declined, failed or rejected, or still not final), and the commands left unsent.

@@ -189,6 +189,9 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
           ...replication,
           NEVER_RECEIVED_RESEND_SECONDS: String(config.neverReceivedSeconds),
           UNKNOWN_ALERT_SECONDS: String(config.unknownAlertSeconds),
+          // Every alerted saga gets its case at once (issue 33: 0 in limbo at the run's end).
+          CASE_AFTER_ALERT_HOURS: '0',
+          CASE_SWEEP_MS: '1000',
           PAYOUT_LIMITS: JSON.stringify({
             default: {
               maxMinor: 100_000_000,

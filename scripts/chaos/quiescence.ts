@@ -55,11 +55,14 @@ export async function outboxCount(url: string, olderThanSeconds = 0): Promise<nu
 
 /**
  * The cases the orchestrator opened for alerted sagas (issue 33): those still open for a person
- * (open, proposed, reopened), and how many of them hold evidence. Zero when the table is absent.
+ * (open, proposed, reopened), how many of them hold evidence, and the sagas those are about.
+ * Zero when the table is absent.
  */
-export async function openCaseCounts(
-  url: string,
-): Promise<{ readonly open: number; readonly withEvidence: number }> {
+export async function openCaseCounts(url: string): Promise<{
+  readonly open: number;
+  readonly withEvidence: number;
+  readonly sagasWithEvidence: readonly string[];
+}> {
   const client = new Client({ connectionString: url });
   await client.connect();
   try {
@@ -68,12 +71,18 @@ export async function openCaseCounts(
               count(*) FILTER (WHERE jsonb_array_length(record->'evidence') > 0) AS with_evidence
          FROM cases WHERE status IN ('open', 'proposed', 'reopened')`,
     );
+    const sagas = await client.query<{ saga_id: string }>(
+      `SELECT DISTINCT saga_id FROM cases
+        WHERE status IN ('open', 'proposed', 'reopened')
+          AND jsonb_array_length(record->'evidence') > 0`,
+    );
     return {
       open: Number(result.rows[0].open),
       withEvidence: Number(result.rows[0].with_evidence),
+      sagasWithEvidence: sagas.rows.map((r) => r.saga_id),
     };
   } catch {
-    return { open: 0, withEvidence: 0 };
+    return { open: 0, withEvidence: 0, sagasWithEvidence: [] };
   } finally {
     await client.end();
   }

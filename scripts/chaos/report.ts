@@ -22,6 +22,9 @@ export function zeroLines(report: ChaosReport): Record<string, number> {
     ).length,
     'money out over the daily limit': c.overLimit.length,
     'version gaps/duplicates': c.versionProblems.length,
+    ...(report.openCases?.sagasWithEvidence === undefined
+      ? {}
+      : { 'sagas in limbo (alerted, no open case with evidence)': inLimbo(report).length }),
     'dead letters': Object.values(report.dlq).reduce((a, b) => a + b, 0),
     'outbox backlog': report.outboxBacklog,
     'unreadable events': Math.max(report.invalidEvents, report.collectorInvalid),
@@ -40,6 +43,18 @@ export function zeroLines(report: ChaosReport): Record<string, number> {
               : 1,
         }),
   };
+}
+
+/**
+ * Sagas in limbo (issue 33): left unknown with the alert raised (the deliberate ones too) and in
+ * no open case holding evidence. Every alerted saga either settled (by evidence or by a decision,
+ * `alertedThenSettled`) or waits for a person in such a case.
+ */
+export function inLimbo(report: ChaosReport): string[] {
+  const cased = new Set(report.openCases?.sagasWithEvidence ?? []);
+  return report.checks.unknown
+    .filter((u) => u.alerted && !cased.has(u.paymentId))
+    .map((u) => u.paymentId);
 }
 
 /** Sagas left unknown with the alert raised, the deliberate ones aside. */

@@ -6,15 +6,28 @@
  * approval is refused, another person with the approver role approves, the saga publishes
  * `settled-by-decision` (never an ordinary event), and a return of the rest is then taken and
  * refunded once in the sandbox's ledger. A sale the gateway charged at another amount is settled
- * "done at the gateway's amount", the event carrying both amounts.
+ * "done at the gateway's amount", the event carrying both amounts. Every step of a case, a
+ * person's or the system's (opened, evidence added, proposed, approved, proposal rejected,
+ * reopened), is a row of `admin_audit` and a `case-step-audited` event on the admin audit topic.
+ * A PAN-eligibility check the gateway never received is decided "not done" the same way ("done"
+ * refused: eligibility is the gateway's answer).
  */
 import { randomUUID } from 'node:crypto';
-import type { PaymentEvent } from '@payments/contracts';
+import {
+  AdminAuditEvent,
+  type CaseStepAudited,
+  type PaymentEvent,
+  TOPICS,
+} from '@payments/contracts';
+import { createPaymentGatewayClient } from '@payments/payment-gateway';
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
+import { Client } from 'pg';
 import { tokenHash } from '../../apps/orchestrator/src/domain/admin/admin-tokens';
-import { PaymentStack } from '../../scripts/stack/payment-stack';
-import { oneStepPayout } from '../../scripts/stack/payout-commands';
+import { PaymentStack, SANDBOX_MERCHANT } from '../../scripts/stack/payment-stack';
+import { oneStepPayout, panEligibility } from '../../scripts/stack/payout-commands';
 import { buildApps } from '../../scripts/stack/processes';
+import { TopicCollector } from '../support/adapter-harness';
+import { waitFor } from '../support/kafka';
 
 /** The window after which the gateway's silence about a request reads as no trace. */
 const NEVER_RECEIVED_SECONDS = 3;
@@ -26,6 +39,7 @@ const BOB = `bob-${randomUUID()}`;
 let stack: PaymentStack;
 let orchestratorDb: TestDatabase;
 let adapterDb: TestDatabase;
+const auditTopic = new TopicCollector(TOPICS.adminAudit);
 
 beforeAll(async () => {
   await buildApps();
@@ -55,9 +69,11 @@ beforeAll(async () => {
       },
     },
   });
+  await auditTopic.start();
 });
 
 afterAll(async () => {
+  await auditTopic.stop().catch(() => undefined);
   await stack?.stop();
   await orchestratorDb?.drop();
   await adapterDb?.drop();
@@ -117,6 +133,58 @@ async function refunds(clientOrderId: string): Promise<number[]> {
 
 const eventsOf = (id: string): PaymentEvent[] => stack.events.distinctEventsOf(id);
 
+/** A case's steps as audited: [step, actor, role, whether a command was sent]. */
+type AuditedStep = [string, string, string, boolean];
+
+/**
+ * A case's steps, once `admin_audit` holds `expected` for it (its rows, in order), as the audit
+ * topic shows them too: the same steps, actors and roles, each event a valid `case-step-audited`.
+ */
+async function expectAudited(caseId: string, expected: readonly AuditedStep[]): Promise<void> {
+  const rowsOf = async (): Promise<AuditedStep[]> => {
+    const client = new Client({ connectionString: orchestratorDb.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{
+        action: string;
+        actor: string;
+        role: string;
+        command_id: string | null;
+      }>(
+        `SELECT action, actor, role, command_id FROM admin_audit WHERE case_id = $1 ORDER BY (detail->>'index')::int`,
+        [caseId],
+      );
+      return rows.map((r) => [
+        r.action.replace(/^case-/, ''),
+        r.actor,
+        r.role,
+        r.command_id !== null,
+      ]);
+    } finally {
+      await client.end();
+    }
+  };
+  let rows: AuditedStep[] = [];
+  await waitFor(async () => {
+    rows = await rowsOf();
+    return rows.length >= expected.length;
+  }, `${expected.length} audited steps of case ${caseId}`);
+  expect(rows).toEqual(expected);
+  const onTopic = (): CaseStepAudited[] =>
+    auditTopic.messages.flatMap((m) => {
+      const parsed = AdminAuditEvent.safeParse(JSON.parse(m.value?.toString('utf8') ?? 'null'));
+      return parsed.success &&
+        parsed.data.type === 'case-step-audited' &&
+        parsed.data.caseId === caseId
+        ? [parsed.data]
+        : [];
+    });
+  await waitFor(() => onTopic().length >= expected.length, `the steps of ${caseId} on the topic`);
+  expect(
+    onTopic().map((e): AuditedStep => [e.step, e.actor, e.role, e.commandId !== undefined]),
+  ).toEqual(expected);
+}
+
 describe('cases: the one place where a person decides', () => {
   it('a return left no trace → a case → "not done" proposed by one operator, approved by another → settled-by-decision, and a return of the rest is refunded once', async () => {
     const sale = stack.sale({ cvv: '123', amountMinor: 10_000 });
@@ -172,6 +240,13 @@ describe('cases: the one place where a person decides', () => {
     const returned = await stack.events.waitForType(sale.paymentId, ['returned'], 60_000);
     expect(returned.event).toMatchObject({ amount: { minor: 10_000 } });
     expect(await refunds(sale.paymentId)).toEqual([10_000]);
+    // Each step audited: the system opened it, alice proposed, bob approved (sending the saga
+    // its settle-by-decision); alice's refused approval left no step.
+    await expectAudited(id, [
+      ['opened', 'system', 'system', false],
+      ['proposed', 'alice', 'operator', false],
+      ['approved', 'bob', 'approver', true],
+    ]);
   });
 
   it('the same person cannot approve their own proposal (CASE_SAME_PERSON); an amount mismatch is settled done at the gateway’s amount, the event carrying both', async () => {
@@ -236,6 +311,13 @@ describe('cases: the one place where a person decides', () => {
       amountWhy: expect.stringContaining('9,000'),
     });
     expect(eventsOf(sale.paymentId).map((e) => e.type)).not.toContain('approved');
+    await expectAudited(id, [
+      ['opened', 'system', 'system', false],
+      ['proposed', 'bob', 'approver', false],
+      ['proposal-rejected', 'bob', 'approver', false],
+      ['proposed', 'alice', 'operator', false],
+      ['approved', 'bob', 'approver', true],
+    ]);
   });
 
   it('a gateway answer that contradicts the decision reopens the case with an alert; the decision stands', async () => {
@@ -281,6 +363,14 @@ describe('cases: the one place where a person decides', () => {
       return body.status === 'reopened' ? body : undefined;
     }, 'the case reopened');
     expect(shown).toMatchObject({ decided: { by: 'alice', approvedBy: 'bob' } });
+    // The contradicting answer came in as evidence, and the case reopened: both the system's.
+    await expectAudited(id, [
+      ['opened', 'system', 'system', false],
+      ['proposed', 'alice', 'operator', false],
+      ['approved', 'bob', 'approver', true],
+      ['evidence-added', 'system', 'system', false],
+      ['reopened', 'system', 'system', false],
+    ]);
   });
 
   it('a payout left no trace decided "not done" releases the day\'s budget: the next payout it held back is paid', async () => {
@@ -322,5 +412,87 @@ describe('cases: the one place where a person decides', () => {
     expect(final.event.type).toBe('paid-out');
     const ledger = await stack.controls.ledger(first.payoutId);
     expect(ledger.entries.filter((e) => e.movement === 'paid-out')).toEqual([]);
+  });
+
+  it('a PAN-eligibility check the gateway never received → a case → "done" refused, "not done" approved by a second person → settled-by-decision', async () => {
+    // A card reference to check, made the way a merchant would (setup, as in payouts e2e).
+    const sale = stack.sale({ cvv: '123', amountMinor: 100 });
+    await stack.send(sale);
+    const approved = await stack.events.waitForType(sale.paymentId, ['approved'], 60_000);
+    const client = createPaymentGatewayClient({
+      baseUrl: `${stack.urls['gateway-sandbox']}/paynet`,
+      endpoint: { endpointId: SANDBOX_MERCHANT.plainEndpoint },
+      login: SANDBOX_MERCHANT.login,
+      controlKey: SANDBOX_MERCHANT.controlKey,
+    });
+    const ref = await client.call('v2/create-card-ref', {
+      client_orderid: sale.paymentId,
+      orderid: (approved.event as { gatewayOrderId?: string }).gatewayOrderId ?? '',
+    });
+    await client.close();
+    if (ref.outcome !== 'accepted') throw new Error(`create-card-ref: ${ref.outcome}`);
+
+    const check = panEligibility(ref.reply.cardRefId);
+    // The gateway never receives it, nor its repeat: each connection closes unanswered.
+    await stack.controls.addFault({
+      clientOrderId: check.checkId,
+      operation: 'PAN_ELIGIBILITY_SEND',
+      failBefore: 'drop',
+    });
+    await stack.sendRaw(check);
+    await stack.events.waitForPayout(check.checkId, ['pan-eligibility-outcome-unknown'], 60_000);
+    const id = await until(async () => {
+      const { body } = await admin('GET', '/admin/cases', ALICE);
+      const found = (body as unknown as Array<Record<string, unknown>>).find(
+        (c) => c.sagaId === check.checkId,
+      );
+      return found === undefined ? undefined : String(found.caseId);
+    }, 'a case for the check');
+    // "Done" names an answer only the gateway can give: refused when the saga is told.
+    expect(
+      (
+        await admin('POST', `/admin/cases/${id}/propose`, ALICE, {
+          decision: 'done',
+          amount: { minor: 0, currency: 'USD' },
+          reason: 'eligible, says the acquirer',
+        })
+      ).status,
+    ).toBe(200);
+    const refused = await admin('POST', `/admin/cases/${id}/approve`, BOB);
+    expect(refused).toMatchObject({
+      status: 409,
+      body: { error: { code: 'CASE_DECISION_INVALID' } },
+    });
+    expect(
+      (await admin('POST', `/admin/cases/${id}/reject-proposal`, BOB, { reason: 'not ours' }))
+        .status,
+    ).toBe(200);
+    expect(
+      (
+        await admin('POST', `/admin/cases/${id}/propose`, ALICE, {
+          decision: 'not-done',
+          reason: 'the gateway has no such check; the merchant asks again',
+        })
+      ).status,
+    ).toBe(200);
+    expect((await admin('POST', `/admin/cases/${id}/approve`, BOB)).status).toBe(200);
+    const settled = await stack.events.waitForPayout(check.checkId, [
+      'pan-eligibility-settled-by-decision',
+    ]);
+    expect(settled.event).toMatchObject({
+      decision: 'not-done',
+      caseId: id,
+      decidedBy: 'alice',
+      approvedBy: 'bob',
+    });
+    const types = stack.events.payoutEventsOf(check.checkId).map((e) => e.event.type);
+    expect(types).not.toContain('pan-eligibility-answered');
+    await expectAudited(id, [
+      ['opened', 'system', 'system', false],
+      ['proposed', 'alice', 'operator', false],
+      ['proposal-rejected', 'bob', 'approver', false],
+      ['proposed', 'alice', 'operator', false],
+      ['approved', 'bob', 'approver', true],
+    ]);
   });
 });

@@ -6,6 +6,11 @@
  *    alike are `unanswered` (inconclusive), never a false `no-trace-at-gateway` or `match`;
  *  - a universal payment form that the endpoint (1118) turns into a hold is checked as the preauth
  *    it became: a match, no false `operation-differs`;
+ *  - amounts that differ (the gateway's status replies about an approved sale name another
+ *    amount while the payment is live): a run opens a case (`reconciliation-mismatch`) holding
+ *    the finding, listed by `/admin/cases`; a second run adds its finding to that same case;
+ *    two people decide it for finance (the saga's history stands); every step is a row of
+ *    `admin_audit` and a `case-step-audited` event (issue #33);
  *  - a sale whose reply and callbacks are lost stays unknown, nothing of its own asks the gateway
  *    (the stack's timer worker is held back: TIMER_POLL_MS an hour, so no poll can settle it);
  *    an on-demand run finds the gateway's answer about it and hands it to the saga, which settles
@@ -18,6 +23,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
+  AdminAuditEvent,
+  type CaseStepAudited,
   CE_SOURCES,
   ceType,
   type ReconciliationCompleted,
@@ -27,6 +34,7 @@ import {
   toKafkaHeaders,
 } from '@payments/contracts';
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
+import { tokenHash } from '../../apps/orchestrator/src/domain/admin/admin-tokens';
 import { Client } from 'pg';
 import { PaymentStack, SANDBOX_MERCHANT } from '../../scripts/stack/payment-stack';
 import { buildApps } from '../../scripts/stack/processes';
@@ -42,6 +50,9 @@ let stack: PaymentStack;
 let orchestratorDb: TestDatabase;
 let adapterDb: TestDatabase;
 const collector = new TopicCollector(TOPICS.reconciliation);
+const audit = new TopicCollector(TOPICS.adminAudit);
+const ALICE = `alice-${randomUUID()}`;
+const BOB = `bob-${randomUUID()}`;
 
 /** The sale whose reply and callbacks are lost, and when it was sent. */
 let lost: string;
@@ -70,10 +81,15 @@ beforeAll(async () => {
         SCHEDULE_GATEWAY_REGISTRATION_ENDPOINTS: SCHEDULE_ENDPOINT,
         // The last test moves the orchestrator's clock (its test control).
         TEST_CONTROLS_ENABLED: 'true',
+        ADMIN_TOKENS: JSON.stringify([
+          { name: 'alice', role: 'operator', scope: 'all', sha256: tokenHash(ALICE) },
+          { name: 'bob', role: 'approver', scope: 'all', sha256: tokenHash(BOB) },
+        ]),
       },
     },
   });
   await collector.start();
+  await audit.start();
 
   // The gateway charges the sale, its reply lost on the way back and its callbacks all dropped.
   lostFrom = new Date(Date.now() - 1_000);
@@ -87,6 +103,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await collector.stop().catch(() => undefined);
+  await audit.stop().catch(() => undefined);
   await stack?.stop();
   await orchestratorDb?.drop();
   await adapterDb?.drop();
@@ -176,6 +193,75 @@ async function verdictsOf(
       operation: r.operation,
       verdict: r.verdict,
     }));
+  } finally {
+    await client.end();
+  }
+}
+
+async function admin(
+  method: 'GET' | 'POST',
+  route: string,
+  token: string,
+  body?: unknown,
+): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(`${stack.urls.orchestrator}${route}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text === '' ? {} : (JSON.parse(text) as unknown) };
+}
+
+interface ListedCase {
+  caseId: string;
+  sagaId: string;
+  concern: string;
+  status: string;
+  operation: string;
+  requestedAmount?: { minor: number; currency: string };
+  reportedAmount?: { minor: number; currency: string };
+  evidence: Array<{ source: string; summary: string }>;
+}
+
+/** The cases `/admin/cases` lists for a saga. */
+async function casesOf(sagaId: string): Promise<ListedCase[]> {
+  const { status, body } = await admin('GET', '/admin/cases', ALICE);
+  if (status !== 200 || !Array.isArray(body))
+    throw new Error(`GET /admin/cases: ${status} ${JSON.stringify(body)}`);
+  return (body as ListedCase[]).filter((c) => c.sagaId === sagaId);
+}
+
+/** The case-step-audited events of a case on the admin audit topic, in order. */
+function stepsOnTopic(caseId: string): CaseStepAudited[] {
+  return audit.messages.flatMap((m) => {
+    const parsed = AdminAuditEvent.safeParse(JSON.parse(m.value?.toString('utf8') ?? 'null'));
+    return parsed.success &&
+      parsed.data.type === 'case-step-audited' &&
+      parsed.data.caseId === caseId
+      ? [parsed.data]
+      : [];
+  });
+}
+
+/** The admin_audit rows of a case: [action, actor, role, whether a command was sent]. */
+async function auditRowsOf(caseId: string): Promise<Array<[string, string, string, boolean]>> {
+  const client = new Client({ connectionString: orchestratorDb.url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{
+      action: string;
+      actor: string;
+      role: string;
+      command_id: string | null;
+    }>(
+      `SELECT action, actor, role, command_id FROM admin_audit WHERE case_id = $1 ORDER BY (detail->>'index')::int`,
+      [caseId],
+    );
+    return rows.map((r) => [r.action, r.actor, r.role, r.command_id !== null]);
   } finally {
     await client.end();
   }
@@ -304,6 +390,90 @@ describe('reconciliation tells the truth', () => {
     const ledger = await stack.controls.ledger(lost);
     expect(ledger.entries.map((e) => [e.movement, e.amountMinor])).toEqual([['charged', 5_300]]);
   }, 180_000);
+
+  it('amounts that differ: a run opens one case holding the finding, listed and audited; a second run adds its finding; two people decide it for finance, the saga untouched', async () => {
+    const from = new Date();
+    const sale = stack.sale({ cvv: '123', amountMinor: 4_400 });
+    await stack.send(sale);
+    await stack.events.waitForType(sale.paymentId, ['approved']);
+    const to = new Date(Date.now() + 1_000);
+    const sagaEvents = stack.events.distinctEventsOf(sale.paymentId).map((e) => e.type);
+    // While the payment is live, the gateway's status replies about it name 40.00, not 44.00.
+    const fault = await stack.controls.addFault({
+      clientOrderId: sale.paymentId,
+      operation: 'STATUS',
+      replyAmount: '40.00',
+    });
+    let listed: ListedCase[];
+    try {
+      const first = await requestRun(from, to);
+      addsUp(await completionOf(first));
+      expect(mismatchesOf(first, [sale.paymentId])).toEqual([
+        expect.objectContaining({
+          kind: 'amount-differs',
+          gateway: expect.objectContaining({ amount: { minor: 4_000, currency: 'USD' } }),
+        }),
+      ]);
+      listed = await casesOf(sale.paymentId);
+      expect(listed).toEqual([
+        expect.objectContaining({
+          concern: 'reconciliation-mismatch',
+          status: 'open',
+          operation: 'sale',
+          requestedAmount: { minor: 4_400, currency: 'USD' },
+          reportedAmount: { minor: 4_000, currency: 'USD' },
+        }),
+      ]);
+      expect(listed[0]?.evidence).toEqual([
+        expect.objectContaining({
+          source: 'reconciliation',
+          summary: expect.stringContaining('amount-differs'),
+        }),
+      ]);
+      // Run again: the same case (one per saga operation), the second finding added to it.
+      const second = await requestRun(from, to);
+      addsUp(await completionOf(second));
+      listed = await casesOf(sale.paymentId);
+      expect(listed).toHaveLength(1);
+      expect(listed[0]?.evidence.map((e) => e.source)).toEqual([
+        'reconciliation',
+        'reconciliation',
+      ]);
+    } finally {
+      await stack.controls.removeFault(fault.id);
+    }
+    const caseId = String(listed[0]?.caseId);
+    // Two people decide: the gateway took 40.00 after all (its statement), for finance.
+    const proposed = await admin('POST', `/admin/cases/${caseId}/propose`, ALICE, {
+      decision: 'done',
+      amount: { minor: 4_000, currency: 'USD' },
+      amountWhy: 'the gateway reports 40.00 for the order; we reported 44.00',
+      reason: 'the acquirer statement shows 40.00',
+    });
+    expect(proposed.status).toBe(200);
+    const approved = await admin('POST', `/admin/cases/${caseId}/approve`, BOB);
+    expect(approved).toMatchObject({ status: 200, body: { status: 'closed' } });
+    // The saga's history stands: no event of the decision in it.
+    expect(stack.events.distinctEventsOf(sale.paymentId).map((e) => e.type)).toEqual(sagaEvents);
+
+    const expected: Array<[string, string, string, boolean]> = [
+      ['case-opened', 'system', 'system', false],
+      ['case-evidence-added', 'system', 'system', false],
+      ['case-proposed', 'alice', 'operator', false],
+      ['case-approved', 'bob', 'approver', false],
+    ];
+    expect(await auditRowsOf(caseId)).toEqual(expected);
+    await waitFor(() => stepsOnTopic(caseId).length >= 4, 'the case steps on the audit topic');
+    expect(stepsOnTopic(caseId).map((e) => [e.step, e.actor, e.role])).toEqual(
+      expected.map(([action, actor, role]) => [action.replace(/^case-/, ''), actor, role]),
+    );
+    expect(stepsOnTopic(caseId)[3]).toMatchObject({
+      decision: 'done',
+      amount: { minor: 4_000, currency: 'USD' },
+      reason: 'the acquirer statement shows 40.00',
+      evidenceSeen: 2,
+    });
+  }, 240_000);
 
   // Last: it moves the orchestrator's clock.
   it("a registered schedule's charge made with every callback lost is found by a run and recorded once", async () => {

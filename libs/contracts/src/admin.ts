@@ -75,6 +75,56 @@ export const AdminActionAudited = z.strictObject({
 });
 export type AdminActionAudited = z.infer<typeof AdminActionAudited>;
 
+/** The steps of a case (issue 33) that the admin audit records, each one event. */
+export const CaseAuditStep = z.enum([
+  'opened',
+  'evidence-added',
+  'proposed',
+  'refresh-requested',
+  'approved',
+  'proposal-rejected',
+  'closed',
+  'reopened',
+]);
+export type CaseAuditStep = z.infer<typeof CaseAuditStep>;
+export const CASE_AUDIT_STEPS: readonly CaseAuditStep[] = CaseAuditStep.options;
+
+/**
+ * One step of a case (issue 33) on `payments.admin.audit.v1` (key: the saga id), with its row in
+ * `admin_audit` (written in the same transaction as the case): who (a person's token name and
+ * role, or `system` for the automatic steps: opened, evidence added, closed by evidence,
+ * reopened), what, why, the decision proposed or approved and how many evidence items the person
+ * had before them. An approval names the saga's `settle-by-decision` command it sent, when the
+ * saga takes one.
+ */
+export const CaseStepAudited = z.strictObject({
+  type: z.literal('case-step-audited'),
+  auditId: Uuid,
+  caseId: Uuid,
+  /** The step's place in the case's audit, from 0 (steps of one case come in this order). */
+  index: z.number().int().min(0),
+  step: CaseAuditStep,
+  actor: z.string().min(1).max(128),
+  role: z.union([AdminRole, z.literal('system')]),
+  sagaId: Uuid,
+  flow: z.string().min(1).max(64),
+  requestId: Uuid,
+  concern: z.string().min(1).max(64),
+  decision: z.enum(['done', 'not-done', 'refresh-and-wait']).optional(),
+  /** A "done" decision: the amount the gateway did it at. */
+  amount: Money.optional(),
+  reason: z.string().min(1).max(1024),
+  evidenceSeen: z.number().int().min(0),
+  commandId: Uuid.optional(),
+  commandType: z.string().min(1).max(64).optional(),
+  occurredAt: Instant,
+});
+export type CaseStepAudited = z.infer<typeof CaseStepAudited>;
+
+/** Everything `payments.admin.audit.v1` carries. */
+export const AdminAuditEvent = z.discriminatedUnion('type', [AdminActionAudited, CaseStepAudited]);
+export type AdminAuditEvent = z.infer<typeof AdminAuditEvent>;
+
 // ---- The admin API's read responses (the orchestrator answers them, the console reads them) ----
 
 export interface SagaSummary {
@@ -159,8 +209,11 @@ export interface SagaDetail {
     role: string;
     action: string;
     reason: string;
-    commandId: string;
-    commandType: string;
+    /** Null for a case's step that sent no command. */
+    commandId: string | null;
+    commandType: string | null;
+    /** A case's step (`case-opened`, `case-proposed` …): its case; else null. */
+    caseId?: string | null;
   }>;
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AdminActionAudited } from './admin';
+import { AdminActionAudited, CaseStepAudited } from './admin';
 import {
   ReconcileCommand,
   ReconciliationCompleted,
@@ -139,6 +139,14 @@ const adminAuditMessages: MessageSpec[] = [
     title: 'an operator action through the admin API',
     schema: AdminActionAudited,
     ceType: ceType.admin('admin-action-audited'),
+    ceSource: CE_SOURCES.admin,
+  },
+  {
+    name: 'CaseStepAudited',
+    title:
+      'a step of a case: opened, evidence added, proposed, approved, rejected, closed, reopened',
+    schema: CaseStepAudited,
+    ceType: ceType.admin('case-step-audited'),
     ceSource: CE_SOURCES.admin,
   },
 ];

@@ -11,7 +11,7 @@ import {
   SAGA_ID_FIELDS,
 } from './flow-families';
 import { byType, type FlowFamily, sagaCommands } from './flow-family';
-import { AdminActionAudited } from './admin';
+import { AdminActionAudited, CaseStepAudited } from './admin';
 import { ReconcileCommand } from './reconciliation';
 import { ScheduleCommandRejected } from './schedules';
 import { TRANSFER_FAMILY } from './transfers';
@@ -63,7 +63,11 @@ async function exportedObjects(): Promise<Array<[string, z.ZodObject]>> {
 }
 
 /** Messages of the reconciliation and admin-audit topics: no flow family's. */
-const OTHER_TOPICS: readonly z.ZodObject[] = [ReconcileCommand, AdminActionAudited];
+const OTHER_TOPICS: readonly z.ZodObject[] = [
+  ReconcileCommand,
+  AdminActionAudited,
+  CaseStepAudited,
+];
 
 const isMessage = (s: z.ZodObject, kind: 'command' | 'event') =>
   s.shape.type instanceof z.ZodLiteral &&
@@ -123,6 +127,7 @@ describe('the flow families', () => {
       'scheduleId',
     ]);
     expect([...INTERNAL_COMMAND_TYPES].sort()).toEqual([
+      'pan-eligibility-settle-by-decision',
       'payout-budget-answer',
       'payout-settle-by-decision',
       'record-cycle-outcome',

@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { byType, flowFamily, parseWith, sagaCommands, unionOf } from './flow-family';
-import { GATEWAY_ERROR_FIELDS, operationLifecycle } from './operation-events';
+import {
+  GATEWAY_ERROR_FIELDS,
+  operationLifecycle,
+  settleByDecisionCommand,
+} from './operation-events';
 import { MerchantRef } from './primitives';
 
 /**
@@ -23,6 +27,19 @@ export const PanEligibilityCommand = sagaCommands('checkId')('pan-eligibility', 
 });
 export type PanEligibilityCommand = z.infer<typeof PanEligibilityCommand>;
 
+/**
+ * Internal: the case service's settlement of a check whose outcome the gateway never cleared, by an
+ * approved decision of two people (issue 33). Only "not done" is taken: whether the card is
+ * eligible is the gateway's answer, which no person can give in its place.
+ */
+export const SettlePanEligibilityByDecisionCommand = settleByDecisionCommand(
+  'checkId',
+  'pan-eligibility-',
+);
+export type SettlePanEligibilityByDecisionCommand = z.infer<
+  typeof SettlePanEligibilityByDecisionCommand
+>;
+
 const lifecycle = operationLifecycle('checkId', 'pan-eligibility-', PanEligibilityOperation);
 const { event: checkEvent, operationRef } = lifecycle;
 
@@ -33,7 +50,7 @@ const { event: checkEvent, operationRef } = lifecycle;
 export const PAN_ELIGIBILITY_FAMILY = flowFamily({
   name: 'pan-eligibility',
   sagaIdField: 'checkId',
-  commands: byType(PanEligibilityCommand),
+  commands: byType(PanEligibilityCommand, SettlePanEligibilityByDecisionCommand),
   events: byType(
     checkEvent('pan-eligibility-requested', {
       ...operationRef,
@@ -51,11 +68,17 @@ export const PAN_ELIGIBILITY_FAMILY = flowFamily({
       ...GATEWAY_ERROR_FIELDS,
     }),
     lifecycle.failed,
+    lifecycle.settledByDecision,
+    lifecycle.caseReopened,
     lifecycle.commandRejected,
   ),
+  internalCommands: ['pan-eligibility-settle-by-decision'],
 });
 export const PAN_ELIGIBILITY_COMMAND_SCHEMAS = PAN_ELIGIBILITY_FAMILY.commands;
 export const PAN_ELIGIBILITY_EVENT_SCHEMAS = PAN_ELIGIBILITY_FAMILY.events;
+
+export const AnyPanEligibilityCommand = unionOf(PAN_ELIGIBILITY_COMMAND_SCHEMAS);
+export type AnyPanEligibilityCommand = z.infer<typeof AnyPanEligibilityCommand>;
 
 export const PanEligibilityEvent = unionOf(PAN_ELIGIBILITY_EVENT_SCHEMAS);
 export type PanEligibilityEvent = z.infer<typeof PanEligibilityEvent>;

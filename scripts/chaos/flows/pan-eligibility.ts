@@ -34,6 +34,8 @@ export const panEligibilityCompanion = chaosCompanion(PAN_ELIGIBILITY_FAMILY, {
     'pan-eligibility-operation-resent': { role: 'resent' },
     'pan-eligibility-answered': { role: 'final' },
     'pan-eligibility-failed': { role: 'final', endsScenario: true },
+    'pan-eligibility-settled-by-decision': { role: 'final', endsScenario: true },
+    'pan-eligibility-case-reopened': { role: 'none' },
     'pan-eligibility-command-rejected': { role: 'rejected', endsScenario: true },
   },
   mayMove: { 'pan-eligibility': [] },

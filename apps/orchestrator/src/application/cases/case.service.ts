@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import type { Money } from '@payments/contracts';
 import { ORCHESTRATOR_CONFIG, type OrchestratorConfig } from '../../config';
 import { type AdminPrincipal, scopedEndpoints } from '../../domain/admin/admin-tokens';
 import {
   approve,
+  closeSettled,
   type CaseEvidence,
   type CaseProposal,
   type CaseRecord,
@@ -19,7 +19,9 @@ import {
 import { derivedUuid } from '../../domain/derived-id';
 import { Database } from '../../persistence/database';
 import { Clock } from '../../runtime/clock';
+import { OutboxWriter } from '../../runtime/outbox/outbox.writer';
 import { SagaRuntime } from '../../runtime/saga-runtime';
+import { caseIdOf, lockCase, saveCase, type StepCommand } from './case-store';
 
 /**
  * Cases (issue 33), the application side of domain/cases/case.ts: opened by a sweep of the sagas
@@ -28,13 +30,17 @@ import { SagaRuntime } from '../../runtime/saga-runtime';
  * (`case-reopened`), and the people's steps: propose, approve (a second person, approver role),
  * reject a proposal, refresh and wait. An approved decision enters the saga as its flow's internal
  * `settle-by-decision` command (origin `saga`, never the commands topic), decided by the flow
- * through the shared rule; its command id derives from the case, so a retried approval is the
- * same command.
+ * through the shared rule; its command id derives from the case and its proposal, so a retried
+ * approval is the same command. Every step, a person's or the system's, is audited through `case-store.ts`
+ * (`admin_audit` and `case-step-audited`, in the case's transaction).
  */
 
-/** Per flow: the saga id field and the commands a case sends it. */
+/**
+ * Per flow: the saga id field and the commands a case sends it (no `refresh`: the flow has no
+ * status refresh of its own, so "refresh and wait" is refused).
+ */
 const FLOW_COMMANDS: Readonly<
-  Record<string, { idField: string; settle: string; refresh: string }>
+  Record<string, { idField: string; settle: string; refresh?: string }>
 > = {
   'card-payment': { idField: 'paymentId', settle: 'settle-by-decision', refresh: 'refresh-status' },
   payout: {
@@ -47,6 +53,8 @@ const FLOW_COMMANDS: Readonly<
     settle: 'transfer-settle-by-decision',
     refresh: 'refresh-transfer-status',
   },
+  // Moves no money; a check the gateway never cleared is decided "not done" (decide.ts).
+  'pan-eligibility': { idField: 'checkId', settle: 'pan-eligibility-settle-by-decision' },
 };
 
 /** The flows whose operations a case can settle. */
@@ -87,6 +95,7 @@ export class CaseService {
     private readonly db: Database,
     private readonly clock: Clock,
     private readonly runtime: SagaRuntime,
+    private readonly outbox: OutboxWriter,
     @Inject(ORCHESTRATOR_CONFIG) private readonly config: OrchestratorConfig,
   ) {}
 
@@ -122,6 +131,16 @@ export class CaseService {
     proposal: CaseProposal,
     reason: string,
   ): Promise<CaseResult> {
+    if (proposal.decision === 'refresh-and-wait') {
+      const record = await this.get(principal, caseId);
+      if (record === undefined) return { kind: 'not-found' };
+      if (FLOW_COMMANDS[record.flow]?.refresh === undefined)
+        return {
+          kind: 'refused',
+          code: 'CASE_DECISION_INVALID',
+          message: `a ${record.flow} saga has no status refresh: decide it, or wait for reconciliation`,
+        };
+    }
     const result = await this.step(principal, caseId, (record, now) =>
       propose(record, principal, proposal, reason, now),
     );
@@ -143,6 +162,9 @@ export class CaseService {
   /**
    * The second person approves: checked by the rules, the saga told to settle (its decision is
    * the judge: an operation settled meanwhile by evidence refuses it), then the case closed.
+   * A reconciliation mismatch about an operation the saga no longer waits for (it reported it
+   * settled, the gateway says otherwise) is decided for finance outside the saga: its history
+   * stands, no saga event; the decision is the case's and its audit event's.
    */
   async approve(principal: AdminPrincipal, caseId: string): Promise<CaseResult> {
     const record = await this.get(principal, caseId);
@@ -150,13 +172,27 @@ export class CaseService {
     const step = approve(record, principal, this.clock.now().toISOString());
     if (!step.ok) return { kind: 'refused', code: step.code, message: step.message };
     if (step.followUp.kind !== 'settle') throw new Error('an approval settles');
+    const saga = await this.saga(record.sagaId);
+    const outsideSaga =
+      record.concern === 'reconciliation-mismatch' &&
+      saga?.state.inFlight?.requestId !== record.requestId;
+    if (outsideSaga)
+      return this.step(principal, caseId, (current, now) => approve(current, principal, now));
     const settled = await this.settle(record, step.followUp.command);
-    if (settled !== undefined) return settled;
-    return this.step(principal, caseId, (current, now) => approve(current, principal, now));
+    if (settled.kind !== 'sent') return settled;
+    return this.step(
+      principal,
+      caseId,
+      (current, now) => approve(current, principal, now),
+      settled.command,
+    );
   }
 
   /** Sends the saga its settle-by-decision; a refusal (settled meanwhile) comes back. */
-  private async settle(record: CaseRecord, fields: SettleFields): Promise<CaseResult | undefined> {
+  private async settle(
+    record: CaseRecord,
+    fields: SettleFields,
+  ): Promise<CaseResult | { readonly kind: 'sent'; readonly command: StepCommand }> {
     const flow = FLOW_COMMANDS[record.flow];
     if (flow === undefined)
       return {
@@ -166,7 +202,11 @@ export class CaseService {
       };
     const saga = await this.saga(record.sagaId);
     if (saga === undefined) return { kind: 'not-found' };
-    const commandId = derivedUuid(`case-settle:${record.caseId}`);
+    // One command per proposal: a retried approval of it is the same command; a new proposal
+    // after a refused one (the saga's judgement) is a new command, not a conflicting repeat.
+    const commandId = derivedUuid(
+      `case-settle:${record.caseId}:${record.proposal?.by ?? ''}:${record.proposal?.at ?? ''}`,
+    );
     await this.runtime.process([
       {
         kind: 'command',
@@ -183,7 +223,8 @@ export class CaseService {
       },
     ]);
     const after = await this.saga(record.sagaId);
-    if (after?.state.decided?.caseId === record.caseId) return undefined;
+    if (after?.state.decided?.caseId === record.caseId)
+      return { kind: 'sent', command: { commandId, commandType: flow.settle } };
     const [rejection] = await this.db.read((db) =>
       db.query<Array<{ reason: string; message: string }>>(
         `SELECT event->>'reason' AS reason, event->>'message' AS message FROM saga_history
@@ -200,16 +241,17 @@ export class CaseService {
 
   /** "Refresh and wait": the flow's refresh command (a status query; its answer decides). */
   private async refresh(record: CaseRecord): Promise<void> {
+    const refresh = FLOW_COMMANDS[record.flow]?.refresh;
     const flow = FLOW_COMMANDS[record.flow];
     const saga = await this.saga(record.sagaId);
-    if (flow === undefined || saga === undefined) return;
+    if (flow === undefined || refresh === undefined || saga === undefined) return;
     const now = this.clock.now().toISOString();
     await this.runtime.process([
       {
         kind: 'command',
         meta: {},
         raw: {
-          type: flow.refresh,
+          type: refresh,
           commandId: derivedUuid(`case-refresh:${record.caseId}:${now}`),
           [flow.idField]: record.sagaId,
           merchant: saga.state.merchant ?? { endpointId: record.endpointId },
@@ -231,28 +273,39 @@ export class CaseService {
     principal: AdminPrincipal,
     caseId: string,
     decide: (record: CaseRecord, now: string) => CaseStep,
+    command?: StepCommand,
   ): Promise<CaseResult> {
     return this.db.transaction(async (tx) => {
-      const endpoints = scopedEndpoints(principal.scope);
-      const [row] = await tx.query<CaseRow[]>(
-        `SELECT id, record FROM cases WHERE id = $1 AND ($2::text[] IS NULL OR endpoint_id = ANY($2))
-           FOR UPDATE`,
-        [caseId, endpoints ?? null],
-      );
-      if (row === undefined) return { kind: 'not-found' };
-      const step = decide(row.record, this.clock.now().toISOString());
+      const current = await lockCase(tx, caseId, scopedEndpoints(principal.scope));
+      if (current === undefined) return { kind: 'not-found' };
+      const step = decide(current, this.clock.now().toISOString());
       if (!step.ok) return { kind: 'refused', code: step.code, message: step.message };
-      await save(tx, step.record);
+      await saveCase(tx, this.outbox, step.record, current, command);
       return { kind: 'ok', record: step.record };
+    });
+  }
+
+  /** A step of the system on a case, in one transaction with the case locked. */
+  private async systemStep(
+    caseId: string,
+    next: (record: CaseRecord) => CaseRecord,
+  ): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const current = await lockCase(tx, caseId);
+      if (current === undefined) return false;
+      const record = next(current);
+      if (record === current) return false;
+      return saveCase(tx, this.outbox, record, current);
     });
   }
 
   /**
    * Opens the cases that are due (an alerted operation of a flow that takes decisions with no
-   * case yet) and reopens those whose saga says a gateway answer contradicted the decision.
-   * Returns how many it opened and reopened.
+   * case yet), closes those whose operation the saga settled by the gateway's evidence meanwhile,
+   * and reopens those whose saga says a gateway answer contradicted the decision. Returns how
+   * many it opened, closed and reopened.
    */
-  async sweep(): Promise<{ opened: number; reopened: number }> {
+  async sweep(): Promise<{ opened: number; closed: number; reopened: number }> {
     const now = this.clock.now().toISOString();
     const afterAlertMs = this.config.cases.afterAlertHours * 3_600_000;
     const alerted = await this.db.read((db) =>
@@ -275,7 +328,7 @@ export class CaseService {
       const reported = evidence.map((e) => e.reportedAmount).find((a) => a !== undefined);
       const requested = op.amount ?? saga.state.amount;
       const record = openCase({
-        caseId: derivedUuid(`case:${saga.id}:${op.requestId}`),
+        caseId: caseIdOf(saga.id, op.requestId),
         flow: saga.flow,
         sagaId: saga.id,
         endpointId: saga.endpoint_id,
@@ -287,9 +340,12 @@ export class CaseService {
         ...(requested === undefined ? {} : { requestedAmount: requested }),
         ...(reported === undefined ? {} : { reportedAmount: reported }),
       });
-      const inserted = await this.db.transaction((tx) => save(tx, record, true));
+      const inserted = await this.db.transaction((tx) =>
+        saveCase(tx, this.outbox, record, undefined),
+      );
       if (inserted) opened += 1;
     }
+    const closed = await this.closeSettledByEvidence(now);
     const contradicted = await this.db.read((db) =>
       db.query<Array<SagaRow & { record: CaseRecord }>>(
         `SELECT s.id, s.flow, s.endpoint_id, s.state, c.record FROM sagas s
@@ -299,18 +355,48 @@ export class CaseService {
     );
     for (const row of contradicted) {
       const [answer] = await this.sagaEvidence(row.id, row.record.requestId, 'case-reopened');
-      const record = reopen(
-        row.record,
-        answer ?? {
-          at: now,
-          source: 'gateway-answer',
-          ref: 'case-reopened',
-          summary: 'a gateway answer contradicted the decision',
-        },
+      const evidence: CaseEvidence = answer ?? {
+        at: now,
+        source: 'gateway-answer',
+        ref: 'case-reopened',
+        summary: 'a gateway answer contradicted the decision',
+      };
+      await this.systemStep(row.record.caseId, (current) =>
+        current.status === 'closed' ? reopen(current, evidence) : current,
       );
-      await this.db.transaction((tx) => save(tx, record));
     }
-    return { opened, reopened: contradicted.length };
+    return { opened, closed, reopened: contradicted.length };
+  }
+
+  /**
+   * Open or proposed cases about an operation their saga no longer waits for, and did not settle
+   * by this case's decision: the gateway's evidence settled it (a status reply, a callback, a
+   * reconciliation run's answer). Nobody needs to decide; each closes, a step of the system, with
+   * the saga's last event about the request as evidence. A reconciliation mismatch's case is about
+   * an operation already settled: only a person closes it.
+   */
+  private async closeSettledByEvidence(now: string): Promise<number> {
+    const settled = await this.db.read((db) =>
+      db.query<Array<{ id: string; saga_id: string; request_id: string }>>(
+        `SELECT c.id, c.saga_id, c.request_id FROM cases c JOIN sagas s ON s.id = c.saga_id
+          WHERE c.status IN ('open', 'proposed') AND c.concern <> 'reconciliation-mismatch'
+            AND (s.state->'inFlight'->>'requestId') IS DISTINCT FROM c.request_id::text
+            AND (s.state->'decided'->>'caseId') IS DISTINCT FROM c.id::text
+          LIMIT 200`,
+      ),
+    );
+    let closed = 0;
+    for (const row of settled) {
+      const events = await this.sagaEvidence(row.saga_id, row.request_id);
+      const last: CaseEvidence = events.at(-1) ?? {
+        at: now,
+        source: 'saga-event',
+        ref: 'settled',
+        summary: 'the saga no longer waits for the operation',
+      };
+      if (await this.systemStep(row.id, (current) => closeSettled(current, last))) closed += 1;
+    }
+    return closed;
   }
 
   /** The saga's events about the request, as evidence (references and what they said). */
@@ -368,33 +454,4 @@ function evidenceOf(r: {
     ].join('; '),
     ...(reported === undefined ? {} : { reportedAmount: reported }),
   };
-}
-
-/** Writes the case (`insertOnly`: a new one, once per saga request); whether a row was written. */
-async function save(tx: EntityManager, record: CaseRecord, insertOnly = false): Promise<boolean> {
-  const values = [
-    record.caseId,
-    record.flow,
-    record.sagaId,
-    record.endpointId,
-    record.requestId,
-    record.concern,
-    record.status,
-    JSON.stringify(record),
-    record.openedAt,
-    record.updatedAt,
-  ];
-  const rows = await tx.query<Array<{ id: string }>>(
-    `INSERT INTO cases (id, flow, saga_id, endpoint_id, request_id, concern, status, record,
-                        opened_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10)
-     ON CONFLICT ${
-       insertOnly
-         ? 'DO NOTHING'
-         : '(id) DO UPDATE SET status = EXCLUDED.status, record = EXCLUDED.record, updated_at = EXCLUDED.updated_at'
-     }
-     RETURNING id`,
-    values,
-  );
-  return rows.length > 0;
 }

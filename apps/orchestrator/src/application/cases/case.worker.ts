@@ -11,8 +11,9 @@ import { CaseService } from './case.service';
 
 /**
  * Every CASE_SWEEP_MS: opens the cases that are due (an operation alerted no trace or amount
- * mismatch, or alerted longer than CASE_AFTER_ALERT_HOURS) and reopens those whose saga says a
- * gateway answer contradicted the decision. Safe on every replica: a case's id derives from its
+ * mismatch, or alerted longer than CASE_AFTER_ALERT_HOURS), closes those whose operation the
+ * gateway's evidence settled meanwhile, and reopens those whose saga says a gateway answer
+ * contradicted the decision. Safe on every replica: a case's id derives from its
  * saga and request, and the table takes one per pair.
  */
 @Injectable()
@@ -27,9 +28,11 @@ export class CaseWorker implements OnApplicationBootstrap, BeforeApplicationShut
     const { sweepMs } = config.cases;
     this.loop = new BackgroundLoop({
       runOnce: async () => {
-        const { opened, reopened } = await this.cases.sweep();
-        if (opened + reopened > 0)
-          this.logger.log(`cases: ${opened} opened, ${reopened} reopened (a person must decide)`);
+        const { opened, closed, reopened } = await this.cases.sweep();
+        if (opened + closed + reopened > 0)
+          this.logger.log(
+            `cases: ${opened} opened, ${reopened} reopened (a person must decide), ${closed} closed by the gateway's evidence`,
+          );
         return 'idle';
       },
       idleMs: sweepMs,

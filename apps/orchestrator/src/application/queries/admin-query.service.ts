@@ -265,11 +265,12 @@ export class AdminQueryService {
             role: string;
             action: string;
             reason: string;
-            command_id: string;
-            command_type: string;
+            command_id: string | null;
+            command_type: string | null;
+            case_id: string | null;
           }>
         >(
-          `SELECT id, at, actor, role, action, reason, command_id, command_type FROM admin_audit
+          `SELECT id, at, actor, role, action, reason, command_id, command_type, case_id FROM admin_audit
             WHERE saga_id = $1 ORDER BY at`,
           [id],
         ),
@@ -316,6 +317,7 @@ export class AdminQueryService {
           reason: a.reason,
           commandId: a.command_id,
           commandType: a.command_type,
+          caseId: a.case_id,
         })),
       };
     });

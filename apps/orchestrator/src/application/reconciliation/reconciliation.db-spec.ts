@@ -5,7 +5,7 @@
  * commands and answers change nothing.
  */
 import { randomUUID } from 'node:crypto';
-import type { GatewayResult, GatewayStatusReport } from '@payments/contracts';
+import { CaseStepAudited, type GatewayResult, type GatewayStatusReport } from '@payments/contracts';
 import type { OrchestratorConfig } from '../../config';
 import { OutboxWriter } from '../../runtime/outbox/outbox.writer';
 import { IdGenerator } from '../../runtime/clock';
@@ -331,6 +331,16 @@ describe('reconciliation service (real PostgreSQL)', () => {
       ]),
     );
     expect(verdicts).toHaveLength(4);
+    // Two gateway orders for one request: a case, the finding its evidence; none for the other.
+    const cases = await orch.dataSource.query<
+      Array<{ saga_id: string; concern: string; record: { evidence: Array<{ summary: string }> } }>
+    >(`SELECT saga_id, concern, record FROM cases WHERE saga_id = ANY($1::uuid[])`, [
+      [twice, once],
+    ]);
+    expect(cases.map((c) => [c.saga_id, c.concern])).toEqual([[twice, 'reconciliation-mismatch']]);
+    expect(cases[0]?.record.evidence.map((e) => e.summary)).toEqual([
+      expect.stringContaining('other order: approved sale 2500 USD order gw-second'),
+    ]);
   });
 
   it('held back by our adapter: asked again at retryAt, the attempt not spent, an answer to the older attempt ignored; out of attempts: unresolved', async () => {
@@ -375,6 +385,73 @@ describe('reconciliation service (real PostgreSQL)', () => {
     ]);
     expect(events[0]).toMatchObject({ sagaId: id });
     expect(events[0]).not.toHaveProperty('gateway');
+    // Unresolved says nothing about the gateway: no case of its own.
+    expect(await orch.dataSource.query(`SELECT id FROM cases WHERE saga_id = $1`, [id])).toEqual(
+      [],
+    );
+  });
+
+  it('a mismatch the saga cannot settle opens one case with the finding; a second run adds its finding to that case, every step audited', async () => {
+    await emptyTables();
+    const id = await payment('approved');
+    const declinedAnswer = accepted({
+      status: 'declined',
+      transactionType: 'sale',
+      amount: USD(2500),
+    });
+    for (const _run of [1, 2]) {
+      const before = (await requestsFrom()).length;
+      expect(await startRun(randomUUID())).toBe(1);
+      expect(await service.dispatch()).toBe(1);
+      const [request] = await requestsFrom(before);
+      if (request === undefined) throw new Error('no status request');
+      await service.record([answer(request, declinedAnswer)]);
+      await service.record([answer(request, declinedAnswer)]); // redelivered: nothing more
+      clock.at = new Date(clock.at.getTime() + 1_000);
+    }
+    const cases = await orch.dataSource.query<
+      Array<{ concern: string; status: string; record: Record<string, unknown> }>
+    >(`SELECT concern, status, record FROM cases WHERE saga_id = $1`, [id]);
+    expect(cases).toHaveLength(1);
+    const [opened] = cases;
+    expect(opened).toMatchObject({ concern: 'reconciliation-mismatch', status: 'open' });
+    const evidence = opened?.record.evidence as Array<{ source: string; summary: string }>;
+    expect(evidence).toHaveLength(2);
+    for (const item of evidence) {
+      expect(item.source).toBe('reconciliation');
+      expect(item.summary).toContain('reported-charged-but-not');
+      expect(item.summary).toContain('gateway: declined sale 2500 USD');
+    }
+    // Each step: a row of admin_audit and its event on the admin audit topic, by the system.
+    const rows = await orch.dataSource.query<
+      Array<{ action: string; actor: string; role: string; case_id: string; command_id: null }>
+    >(
+      `SELECT action, actor, role, case_id, command_id FROM admin_audit WHERE saga_id = $1 ORDER BY (detail->>'index')::int`,
+      [id],
+    );
+    expect(rows.map((r) => [r.action, r.actor, r.role, r.command_id])).toEqual([
+      ['case-opened', 'system', 'system', null],
+      ['case-evidence-added', 'system', 'system', null],
+    ]);
+    const audited = (await outbox('admin.audit.v1'))
+      .map((m) => m.payload)
+      .filter((e) => e.sagaId === id);
+    expect(audited).toEqual([
+      expect.objectContaining({
+        type: 'case-step-audited',
+        step: 'opened',
+        actor: 'system',
+        concern: 'reconciliation-mismatch',
+        caseId: rows[0]?.case_id,
+        evidenceSeen: 1,
+      }),
+      expect.objectContaining({
+        type: 'case-step-audited',
+        step: 'evidence-added',
+        evidenceSeen: 2,
+      }),
+    ]);
+    for (const event of audited) expect(CaseStepAudited.safeParse(event).success).toBe(true);
   });
 
   it('a window without settled sagas completes at once with zero checks', async () => {

@@ -26,6 +26,7 @@ import {
 import { type InputMeta, type OutboxRow } from '../../runtime/outbox/outbox-rows';
 import { OutboxWriter } from '../../runtime/outbox/outbox.writer';
 import { Database } from '../../persistence/database';
+import { caseOfMismatch } from '../cases/case-store';
 import { Clock, IdGenerator } from '../../runtime/clock';
 import {
   AWAITING,
@@ -79,7 +80,8 @@ export interface RunRequest {
  * transaction with its outbox rows. Reconciliation never changes a saga itself: the one way its
  * findings reach a saga is evidence — the gateway's final answer about the very request the saga
  * waits for, handed to it as an ordinary status reply (`record`), which the saga's own rules
- * settle; every other finding is reported for people (or their tools) to act on.
+ * settle; every other finding is reported, and a mismatch about an operation the saga reported
+ * settled opens a case for people to decide (`reconciliation-mismatch`, the finding its evidence).
  */
 @Injectable()
 export class ReconciliationService {
@@ -403,7 +405,7 @@ export class ReconciliationService {
       );
       return [];
     }
-    return [this.mismatchRow(check, found, gateway, undefined, meta)];
+    return this.mismatched(tx, check, found, gateway, undefined, meta);
   }
 
   /**
@@ -443,7 +445,7 @@ export class ReconciliationService {
         WHERE run_id = $1 AND saga_id = $2 AND subject = $3`,
       [check.run_id, check.saga_id, asked],
     );
-    return [this.mismatchRow(check, 'paid-twice', order?.gateway ?? undefined, other, meta)];
+    return this.mismatched(tx, check, 'paid-twice', order?.gateway ?? undefined, other, meta);
   }
 
   /** Still not final: asked again after a backoff, unless out of attempts (false). */
@@ -489,15 +491,22 @@ export class ReconciliationService {
     );
   }
 
-  private mismatchRow(
+  /**
+   * A mismatch: its event, and its case (`case-store.ts` `caseOfMismatch`: a finding the saga
+   * cannot settle opens one, with the finding as evidence; a finding about an operation that has
+   * a case is added to it), in the run's transaction.
+   */
+  private async mismatched(
+    tx: EntityManager,
     check: CheckRow,
     kind: MismatchKind,
     gateway: GatewaySide | undefined,
     otherOrder: GatewaySide | undefined,
     meta: InputMeta | undefined,
-  ): OutboxRow {
+  ): Promise<OutboxRow[]> {
     const now = this.clock.now().toISOString();
     const mismatch = mismatchEvent(check, kind, gateway, otherOrder, now);
+    await caseOfMismatch(tx, this.outbox, mismatch);
     const other =
       otherOrder === undefined
         ? ''
@@ -505,7 +514,7 @@ export class ReconciliationService {
     this.logger.warn(
       `reconciliation run ${check.run_id}: ${check.flow} ${check.saga_id} ${kind} (ours ${check.expectation.status}, gateway ${gateway?.status ?? 'no answer'}${other})`,
     );
-    return eventRow(this.ids.next(), check.run_id, mismatch, now, meta);
+    return [eventRow(this.ids.next(), check.run_id, mismatch, now, meta)];
   }
 
   /** When no check of the run is left open: the run's counts, once. */

@@ -4,6 +4,9 @@ import { settleByDecision } from '../gateway-operation/decided-operation';
 import type { OperationInFlight } from '../gateway-operation/operation-model';
 import {
   approve,
+  closeSettled,
+  findingOfMismatch,
+  withEvidence,
   type CaseActor,
   type CaseProposal,
   type CaseRecord,
@@ -233,5 +236,103 @@ describe('cases: properties', () => {
         },
       ),
     );
+  });
+});
+
+describe('cases: the steps of the system, each one audit entry', () => {
+  const answer = {
+    at: T0,
+    source: 'status-reply' as const,
+    ref: 'declined v9',
+    summary: 'the gateway declined the return',
+  };
+
+  it('evidence added is an audit entry of the system; the same evidence twice is kept once', () => {
+    const once = withEvidence(noTrace(), answer);
+    expect(once.evidence).toHaveLength(2);
+    expect(once.audit.map((a) => [a.action, a.actor, a.evidenceSeen])).toEqual([
+      ['opened', 'system', 1],
+      ['evidence-added', 'system', 2],
+    ]);
+    expect(withEvidence(once, answer)).toBe(once);
+  });
+
+  it('a case whose operation the gateway settled closes by the system, a pending proposal lapsing; a closed case stays as it was', () => {
+    const proposed = ok(propose(noTrace(), alice, { decision: 'not-done' }, 'bank', T0)).record;
+    const closed = closeSettled(proposed, answer);
+    expect(closed.status).toBe('closed');
+    expect(closed.proposal).toBeUndefined();
+    expect(closed.decided).toBeUndefined();
+    expect(closed.audit.map((a) => [a.action, a.actor])).toEqual([
+      ['opened', 'system'],
+      ['proposed', 'alice'],
+      ['evidence-added', 'system'],
+      ['closed', 'system'],
+    ]);
+    expect(code(approve(closed, bob, T0))).toBe('CASE_CLOSED');
+    const decided = ok(approve(proposed, bob, T0)).record;
+    expect(closeSettled(decided, answer)).toBe(decided);
+  });
+
+  it('a person\'s steps carry their role, and a "done" its amount, into the audit', () => {
+    const done = ok(
+      propose(noTrace(), alice, { decision: 'done', amount: eur(1_500) }, 'statement', T0),
+    );
+    const approved = ok(approve(done.record, bob, T0));
+    expect(approved.record.audit.slice(1)).toEqual([
+      expect.objectContaining({ action: 'proposed', role: 'operator', amount: eur(1_500) }),
+      expect.objectContaining({ action: 'approved', role: 'approver', amount: eur(1_500) }),
+    ]);
+  });
+
+  it('a reopen adds the contradicting answer as evidence, then reopens: both audited', () => {
+    const decided = ok(
+      approve(ok(propose(noTrace(), alice, { decision: 'not-done' }, 'x', T0)).record, bob, T0),
+    ).record;
+    const reopened = reopen(decided, answer);
+    expect(reopened.audit.slice(decided.audit.length).map((a) => a.action)).toEqual([
+      'evidence-added',
+      'reopened',
+    ]);
+  });
+});
+
+describe('cases: what a reconciliation mismatch means for a case', () => {
+  const mismatch = (kind: Parameters<typeof findingOfMismatch>[0]['kind']) => ({
+    type: 'reconciliation-mismatch' as const,
+    runId: '30000000-0000-4000-8000-0000000000c1',
+    sagaId: '30000000-0000-4000-8000-0000000000aa',
+    flow: 'card-payment',
+    endpointId: '1234',
+    kind,
+    ours: {
+      status: 'approved',
+      operation: 'sale',
+      amount: eur(2_000),
+      requestId: '30000000-0000-4000-8000-0000000000bb',
+    },
+    gateway: { status: 'declined' as const, transactionType: 'sale', amount: eur(1_900) },
+    detectedAt: T0,
+  });
+
+  it.each([
+    ['charged-but-reported-declined', true],
+    ['reported-charged-but-not', true],
+    ['operation-differs', true],
+    ['amount-differs', true],
+    ['no-trace-at-gateway', true],
+    ['paid-twice', true],
+    ['unknown-over-an-hour', false],
+    ['unresolved', false],
+  ] as const)('%s opens a case: %s', (kind, opens) => {
+    const finding = findingOfMismatch(mismatch(kind));
+    expect(finding.opensCase).toBe(opens);
+    expect(finding.evidence).toMatchObject({
+      source: 'reconciliation',
+      reportedAmount: eur(1_900),
+    });
+    expect(finding.evidence.summary).toContain(`reconciliation ${kind}`);
+    expect(finding.evidence.summary).toContain('ours: approved sale 2000 EUR');
+    expect(finding.evidence.summary).toContain('gateway: declined sale 1900 EUR');
   });
 });

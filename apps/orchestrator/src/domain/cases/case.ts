@@ -1,4 +1,10 @@
-import type { AdminRole, Money } from '@payments/contracts';
+import type {
+  AdminRole,
+  CaseAuditStep,
+  MismatchKind,
+  Money,
+  ReconciliationMismatch,
+} from '@payments/contracts';
 
 /**
  * Cases: the one place where a person decides (issue 33). A case belongs to a saga and one of its
@@ -56,16 +62,15 @@ export interface CaseActor {
 /** One line of the case's audit: who did what, why, and how much evidence they saw. */
 export interface CaseAuditEntry {
   readonly at: string;
+  /** A person's token name, or `system` for the automatic steps. */
   readonly actor: string;
-  readonly action:
-    | 'opened'
-    | 'proposed'
-    | 'approved'
-    | 'proposal-rejected'
-    | 'refresh-requested'
-    | 'evidence-added'
-    | 'reopened';
+  /** The person's role (absent: `system`). */
+  readonly role?: AdminRole;
+  /** Each step is also one row of `admin_audit` and one `case-step-audited` event. */
+  readonly action: CaseAuditStep;
   readonly decision?: CaseProposal['decision'];
+  /** A "done" decision: the amount the gateway did it at. */
+  readonly amount?: Money;
   readonly reason?: string;
   /** The evidence items the person had before them (the case's evidence count then). */
   readonly evidenceSeen: number;
@@ -173,12 +178,52 @@ export function openCase(facts: {
   };
 }
 
-/** Evidence gathered later (a status reply, a reconciliation finding); never changes a decision. */
+/**
+ * Evidence gathered later (a status reply, a reconciliation finding), audited as a step of the
+ * system; never changes a decision. The same evidence (its `ref`) twice is kept once.
+ */
 export function withEvidence(record: CaseRecord, evidence: CaseEvidence): CaseRecord {
   if (record.evidence.some((e) => e.ref === evidence.ref)) return record;
   return {
     ...record,
     evidence: [...record.evidence, evidence],
+    audit: [
+      ...record.audit,
+      {
+        at: evidence.at,
+        actor: 'system',
+        action: 'evidence-added',
+        reason: evidence.summary,
+        evidenceSeen: record.evidence.length + 1,
+      },
+    ],
+    updatedAt: evidence.at,
+  };
+}
+
+/**
+ * The saga settled the operation by the gateway's evidence (a status reply, a callback, a
+ * reconciliation run's answer) while the case was open or proposed: nobody needs to decide any
+ * more; the case closes, a step of the system, and a pending proposal lapses. A case already
+ * closed or reopened is left as it is.
+ */
+export function closeSettled(record: CaseRecord, evidence: CaseEvidence): CaseRecord {
+  if (record.status === 'closed' || record.status === 'reopened') return record;
+  const withIt = withEvidence(record, evidence);
+  const { proposal: _p, ...rest } = withIt;
+  return {
+    ...rest,
+    status: 'closed',
+    audit: [
+      ...withIt.audit,
+      {
+        at: evidence.at,
+        actor: 'system',
+        action: 'closed',
+        reason: `settled by the gateway's evidence: ${evidence.summary}`,
+        evidenceSeen: withIt.evidence.length,
+      },
+    ],
     updatedAt: evidence.at,
   };
 }
@@ -217,8 +262,10 @@ export function propose(
   const entry = (action: CaseAuditEntry['action']): CaseAuditEntry => ({
     at: now,
     actor: actor.name,
+    role: actor.role,
     action,
     decision: proposal.decision,
+    ...(proposal.decision === 'done' ? { amount: proposal.amount } : {}),
     reason,
     evidenceSeen: record.evidence.length,
   });
@@ -284,8 +331,10 @@ export function approve(record: CaseRecord, actor: CaseActor, now: string): Case
         {
           at: now,
           actor: actor.name,
+          role: actor.role,
           action: 'approved',
           decision: pending.proposal.decision,
+          ...(pending.proposal.decision === 'done' ? { amount: pending.proposal.amount } : {}),
           reason: pending.reason,
           evidenceSeen: record.evidence.length,
         },
@@ -324,6 +373,7 @@ export function rejectProposal(
         {
           at: now,
           actor: actor.name,
+          role: actor.role,
           action: 'proposal-rejected',
           decision: pending.proposal.decision,
           reason,
@@ -342,18 +392,19 @@ export function rejectProposal(
  * were (history is not rewritten).
  */
 export function reopen(record: CaseRecord, evidence: CaseEvidence): CaseRecord {
-  if (record.status === 'reopened') return withEvidence(record, evidence);
+  const withIt = withEvidence(record, evidence);
+  if (record.status === 'reopened') return withIt;
   return {
-    ...withEvidence(record, evidence),
+    ...withIt,
     status: 'reopened',
     audit: [
-      ...record.audit,
+      ...withIt.audit,
       {
         at: evidence.at,
         actor: 'system',
         action: 'reopened',
         reason: evidence.summary,
-        evidenceSeen: record.evidence.length + 1,
+        evidenceSeen: withIt.evidence.length,
       },
     ],
     updatedAt: evidence.at,
@@ -393,4 +444,50 @@ export function dueConcern(
   const since = op.unknownSince === undefined ? undefined : Date.parse(op.unknownSince);
   if (since === undefined || Number.isNaN(since)) return undefined;
   return Date.parse(now) - since >= afterAlertMs ? 'alerted-too-long' : undefined;
+}
+
+/**
+ * Reconciliation's mismatches that open a case: the saga reported the operation settled and the
+ * gateway's answer about it says otherwise (our approved, its declined; another operation; another
+ * amount; no such order; a second order under our client order id). The saga cannot settle those
+ * by a rule (its history stands), so a person must. An operation still unknown is not among them:
+ * its case is the alert's (the sweep's), and a finding about it is added to that case as evidence.
+ */
+export const CASE_MISMATCH_KINDS: ReadonlySet<MismatchKind> = new Set<MismatchKind>([
+  'charged-but-reported-declined',
+  'reported-charged-but-not',
+  'operation-differs',
+  'amount-differs',
+  'no-trace-at-gateway',
+  'paid-twice',
+]);
+
+/** What a reconciliation mismatch means for a case: the evidence it holds, and whether it opens one. */
+export function findingOfMismatch(mismatch: ReconciliationMismatch): {
+  readonly evidence: CaseEvidence;
+  /** The saga reported the operation settled: the finding opens a case of its own. */
+  readonly opensCase: boolean;
+} {
+  const { ours, gateway, otherOrder } = mismatch;
+  const money = (m: Money | undefined) => (m === undefined ? '' : ` ${m.minor} ${m.currency}`);
+  const side = (label: string, g: typeof gateway) =>
+    g === undefined
+      ? `${label}: no answer`
+      : `${label}: ${g.status}${g.transactionType === undefined ? '' : ` ${g.transactionType}`}${money(g.amount)}${g.gatewayOrderId === undefined ? '' : ` order ${g.gatewayOrderId}`}${g.errorCode === undefined ? '' : ` code ${g.errorCode}`}`;
+  const summary = [
+    `reconciliation ${mismatch.kind}`,
+    `ours: ${ours.status} ${ours.operation}${money(ours.amount)}`,
+    side('gateway', gateway),
+    ...(otherOrder === undefined ? [] : [side('other order', otherOrder)]),
+  ].join('; ');
+  return {
+    evidence: {
+      at: mismatch.detectedAt,
+      source: 'reconciliation',
+      ref: `reconciliation ${mismatch.runId} ${mismatch.kind} ${ours.requestId ?? ours.operation}`,
+      summary,
+      ...(gateway?.amount === undefined ? {} : { reportedAmount: gateway.amount }),
+    },
+    opensCase: CASE_MISMATCH_KINDS.has(mismatch.kind),
+  };
 }

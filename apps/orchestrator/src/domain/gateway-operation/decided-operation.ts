@@ -46,6 +46,11 @@ export interface DecisionVocabulary<O extends OperationInFlight, Draft, Effect> 
   settledByDecision(op: O, decision: OperationDecision): Draft;
   /** Besides dropping the timers: a money-out flow releases its reservation when not done. */
   decidedEffects?(op: O, decision: OperationDecision): Effect[];
+  /**
+   * The decisions the flow takes (all when unset). A flow whose success is an answer only the
+   * gateway can give (PAN eligibility: eligible or not) takes "not done" alone.
+   */
+  readonly takes?: readonly CaseDecision[];
 }
 
 /**
@@ -97,6 +102,12 @@ export function settleByDecision<O extends OperationInFlight, D, E>(
       outcome: 'refused',
       code: 'CASE_OPERATION_SETTLED',
       message: `the ${op.operation}'s outcome is not unknown (${op.stage}): the gateway's answer settles it`,
+    };
+  if (vocab.takes !== undefined && !vocab.takes.includes(decision.decision))
+    return {
+      outcome: 'refused',
+      code: 'CASE_DECISION_INVALID',
+      message: `a ${op.operation} takes only ${vocab.takes.map((d) => `"${d}"`).join(', ')}: its answer is the gateway's alone`,
     };
   if ((decision.decision === 'done') !== (decision.amount !== undefined))
     return {

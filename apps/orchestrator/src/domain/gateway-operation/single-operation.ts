@@ -199,12 +199,14 @@ export function settlementDecision<O extends OperationInFlight, Event, IdField e
   >,
   decisions: ReturnType<typeof sagaDecisions<Event, IdField>>,
   now: string,
+  takes?: DecisionVocabulary<O, Draft<Event, IdField>, E>['takes'],
 ): FlowDecision<Event, E | OperationEffect> {
   const { settledByDecision: named, decidedEffects } = vocab;
   if (named === undefined) throw new Error('the flow names no settled-by-decision event');
   const decisionVocab: DecisionVocabulary<O, Draft<Event, IdField>, E> = {
     settledByDecision: named,
     ...(decidedEffects === undefined ? {} : { decidedEffects }),
+    ...(takes === undefined ? {} : { takes }),
   };
   const step = settleByDecision<O, Draft<Event, IdField>, E>(
     {

@@ -1,6 +1,6 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
-/** `admin_audit` (migration AdminAudit1767800000000): one row per operator action. */
+/** `admin_audit` (migrations AdminAudit1767800000000, CaseAudit1769900000000): one row per operator action or case step. */
 @Entity({ name: 'admin_audit' })
 @Index('admin_audit_saga_idx', ['sagaId', 'at'])
 @Index('admin_audit_at_idx', ['at'])
@@ -29,9 +29,18 @@ export class AdminAuditEntity {
   @Column({ name: 'reason', type: 'text' })
   reason!: string;
 
-  @Column({ name: 'command_id', type: 'uuid' })
-  commandId!: string;
+  /** Null for a case's step that sent no command (migration CaseAudit1769900000000). */
+  @Column({ name: 'command_id', type: 'uuid', nullable: true })
+  commandId!: string | null;
 
-  @Column({ name: 'command_type', type: 'text' })
-  commandType!: string;
+  @Column({ name: 'command_type', type: 'text', nullable: true })
+  commandType!: string | null;
+
+  /** A case's step: its case (else null). */
+  @Column({ name: 'case_id', type: 'uuid', nullable: true })
+  caseId!: string | null;
+
+  /** A case's step: the decision, the amount of a "done", the evidence seen. */
+  @Column({ name: 'detail', type: 'jsonb', nullable: true })
+  detail!: Record<string, unknown> | null;
 }

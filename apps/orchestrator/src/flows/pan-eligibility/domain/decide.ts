@@ -1,4 +1,4 @@
-import type { PanEligibilityCommand, PanEligibilityEvent } from '@payments/contracts';
+import type { AnyPanEligibilityCommand, PanEligibilityEvent } from '@payments/contracts';
 import {
   type OperationVocabulary,
   reportError,
@@ -8,6 +8,7 @@ import {
   operationRef,
   operationSagaDecider,
   sagaDecisions,
+  settlementDecision,
 } from '../../../domain/gateway-operation/single-operation';
 import type {
   CheckContext,
@@ -32,11 +33,36 @@ export const decideCheck = operationSagaDecider({
 
 const decisions = sagaDecisions<PanEligibilityEvent, 'checkId'>('checkId', 'pan-eligibility-');
 
+/** The decisions a check takes in a case: whether the card is eligible is the gateway's answer. */
+export const CHECK_DECISIONS = ['not-done'] as const;
+
 function decideCommand(
-  command: PanEligibilityCommand,
+  command: AnyPanEligibilityCommand,
   state: CheckState,
   ctx: CheckContext,
 ): CheckDecision {
+  // A decision of two people (a case) about the check in flight: the one shared rule.
+  if (command.type === 'pan-eligibility-settle-by-decision') {
+    if (state.status === 'initial')
+      return decisions.rejected(state, command.checkId, ctx.now, command, {
+        code: 'INVALID_STATE',
+        message: 'no such check',
+      });
+    if (command.merchant.endpointId !== state.merchant.endpointId)
+      return decisions.rejected(state, command.checkId, ctx.now, command, {
+        code: 'MERCHANT_MISMATCH',
+        message: 'the check belongs to another endpoint',
+      });
+    return settlementDecision(
+      command,
+      state,
+      state.checkId,
+      checkVocabulary(),
+      decisions,
+      ctx.now,
+      CHECK_DECISIONS,
+    );
+  }
   if (state.status !== 'initial')
     return decisions.rejected(state, command.checkId, ctx.now, command, {
       code: 'CHECK_ALREADY_EXISTS',

@@ -1,5 +1,6 @@
 import type { PanEligibilityEvent } from '@payments/contracts';
 import { unhandled } from '../../../domain/decision';
+import { decidedOf, reopenedOf } from '../../../domain/gateway-operation/decided-operation';
 import {
   opened,
   requestedState,
@@ -26,6 +27,14 @@ export function evolveCheck(state: CheckState, event: PanEligibilityEvent): Chec
       );
     case 'pan-eligibility-failed':
       return settledAt(opened(state, 'check'), 'failed', version);
+    case 'pan-eligibility-settled-by-decision': {
+      // A decision of two people (a case): "not done" (the only one a check takes) as failed.
+      const open = opened(state, 'check');
+      if (open.inFlight === undefined) throw new Error(`${event.type} with nothing in flight`);
+      return { ...settledAt(open, 'failed', version), decided: decidedOf(open.inFlight, event) };
+    }
+    case 'pan-eligibility-case-reopened':
+      return reopenedOf({ ...opened(state, 'check'), version });
     case 'pan-eligibility-command-rejected':
       return { ...state, version: Math.max(state.version, version) };
     default:

@@ -1,7 +1,7 @@
 import type {
+  AnyPanEligibilityCommand,
   GatewayPanEligibilityRequest,
   GatewayStatusRequest,
-  PanEligibilityCommand,
   PanEligibilityEvent,
   PanEligibilityOperation,
 } from '@payments/contracts';
@@ -18,6 +18,9 @@ import type { SagaOperationInput } from '../../../domain/gateway-operation/singl
  * A PAN-eligibility check (v2 pan-eligibility/send): one gateway operation, no money.
  *
  *   initial → checking → eligible | not-eligible | failed
+ *
+ * An outcome the gateway never cleared is decided in a case (issue 33): "not done" only, settled
+ * as `failed` with `pan-eligibility-settled-by-decision` (the saga keeps `decided`).
  */
 export type CheckStatus = 'initial' | 'checking' | 'eligible' | 'not-eligible' | 'failed';
 
@@ -33,7 +36,7 @@ export type CheckState = { readonly status: 'initial'; readonly version: number 
 
 export const initialCheckState: CheckState = { status: 'initial', version: 0 };
 
-export type CheckInput = SagaOperationInput<PanEligibilityCommand, PanEligibilityOperation>;
+export type CheckInput = SagaOperationInput<AnyPanEligibilityCommand, PanEligibilityOperation>;
 
 export type CheckEffect =
   | OperationEffect

@@ -1,0 +1,211 @@
+/**
+ * The case worker's sweep against the migrated schema (PostgreSQL alone, the clock in the test's
+ * hand): an alerted operation opens one case; the gateway's evidence settling the operation first
+ * closes it (actor `system`); a saga's contradiction of a decision reopens it — every step a row of
+ * `admin_audit` and a `case-step-audited` event in the outbox, in the case's transaction.
+ */
+import { randomUUID } from 'node:crypto';
+import { CaseStepAudited } from '@payments/contracts';
+import type { OrchestratorConfig } from '../../config';
+import type { CaseRecord } from '../../domain/cases/case';
+import { OutboxWriter } from '../../runtime/outbox/outbox.writer';
+import type { SagaRuntime } from '../../runtime/saga-runtime';
+import { orchestratorFixture } from '../../../test/kits/orchestrator.fixture';
+import { CaseService } from './case.service';
+
+const config = {
+  cases: { afterAlertHours: 24, sweepMs: 1000, workerEnabled: false },
+} as unknown as OrchestratorConfig;
+
+describe('case sweep (real PostgreSQL)', () => {
+  const orch = orchestratorFixture({
+    name: 'cases',
+    poolSize: 2,
+    start: '2026-03-01T12:00:00.000Z',
+  });
+  let service: CaseService;
+
+  beforeAll(() => {
+    // The sweep sends the saga nothing: no runtime needed.
+    service = new CaseService(
+      orch.database,
+      orch.clock,
+      {} as SagaRuntime,
+      new OutboxWriter(),
+      config,
+    );
+  });
+
+  async function saga(state: object): Promise<string> {
+    const id = randomUUID();
+    await orch.dataSource.query(
+      `INSERT INTO sagas (id, flow, endpoint_id, kind, status, state, version, client_order_id, created_at)
+       VALUES ($1, 'card-payment', '1113', 'sale', 'approved', $2, 3, $4, $3)`,
+      [id, { paymentId: id, merchant: { endpointId: '1113' }, ...state }, orch.clock.now(), id],
+    );
+    return id;
+  }
+
+  const setState = (id: string, state: object) =>
+    orch.dataSource.query(`UPDATE sagas SET state = $2 WHERE id = $1`, [
+      id,
+      { paymentId: id, merchant: { endpointId: '1113' }, ...state },
+    ]);
+
+  async function history(id: string, version: number, event: Record<string, unknown>) {
+    await orch.dataSource.query(
+      `INSERT INTO saga_history (saga_id, version, event_id, event_type, event, command_id, occurred_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [id, version, randomUUID(), event.type, event, randomUUID(), orch.clock.now()],
+    );
+  }
+
+  const caseOf = async (sagaId: string): Promise<CaseRecord | undefined> => {
+    const [row] = await orch.dataSource.query<Array<{ record: CaseRecord }>>(
+      `SELECT record FROM cases WHERE saga_id = $1`,
+      [sagaId],
+    );
+    return row?.record;
+  };
+
+  const audited = async (sagaId: string) => {
+    const rows = await orch.dataSource.query<Array<{ action: string; actor: string }>>(
+      `SELECT action, actor FROM admin_audit WHERE saga_id = $1 ORDER BY (detail->>'index')::int`,
+      [sagaId],
+    );
+    const events = (
+      await orch.dataSource.query<Array<{ payload: Record<string, unknown> }>>(
+        `SELECT payload FROM outbox WHERE topic = 'payments.admin.audit.v1' ORDER BY sequence`,
+      )
+    )
+      .map((r) => r.payload)
+      .filter((e) => e.sagaId === sagaId);
+    for (const e of events) expect(CaseStepAudited.safeParse(e).success).toBe(true);
+    expect(events.map((e) => [`case-${String(e.step)}`, e.actor])).toEqual(
+      rows.map((r) => [r.action, r.actor]),
+    );
+    return rows.map((r) => `${r.action} by ${r.actor}`);
+  };
+
+  it('an alerted operation opens one case; settled by the gateway first, the case closes by the system', async () => {
+    const requestId = randomUUID();
+    const inFlight = {
+      operation: 'return',
+      requestId,
+      stage: 'outcome-unknown',
+      alerted: true,
+      concern: 'no-trace',
+      unknownSince: '2026-03-01T11:00:00.000Z',
+    };
+    const id = await saga({ inFlight });
+    await history(id, 1, {
+      type: 'outcome-unknown',
+      requestId,
+      alert: true,
+      concern: 'no-trace',
+    });
+    expect((await service.sweep()).opened).toBeGreaterThanOrEqual(1);
+    expect(await caseOf(id)).toMatchObject({ concern: 'no-trace', status: 'open', requestId });
+    // Swept again: still one case, nothing new audited.
+    await service.sweep();
+    expect(await audited(id)).toEqual(['case-opened by system']);
+
+    // The gateway's answer settles the return: nothing in flight any more.
+    orch.clock.set('2026-03-01T12:05:00.000Z');
+    await history(id, 2, { type: 'returned', requestId, amount: { minor: 100, currency: 'USD' } });
+    await setState(id, {});
+    expect((await service.sweep()).closed).toBeGreaterThanOrEqual(1);
+    const closed = await caseOf(id);
+    expect(closed?.status).toBe('closed');
+    expect(closed?.decided).toBeUndefined();
+    expect(closed?.evidence.at(-1)?.summary).toContain('returned');
+    expect(await audited(id)).toEqual([
+      'case-opened by system',
+      'case-evidence-added by system',
+      'case-closed by system',
+    ]);
+    // A closed case is not closed again.
+    await service.sweep();
+    expect(await audited(id)).toHaveLength(3);
+  });
+
+  it('an alert without a concern waits CASE_AFTER_ALERT_HOURS; the operation still in flight keeps its case open', async () => {
+    const requestId = randomUUID();
+    const id = await saga({
+      inFlight: {
+        operation: 'sale',
+        requestId,
+        stage: 'outcome-unknown',
+        alerted: true,
+        unknownSince: orch.clock.now().toISOString(),
+      },
+    });
+    await service.sweep();
+    expect(await caseOf(id)).toBeUndefined();
+    orch.clock.set(new Date(orch.clock.now().getTime() + 24 * 3_600_000));
+    await service.sweep();
+    expect(await caseOf(id)).toMatchObject({ concern: 'alerted-too-long', status: 'open' });
+    await service.sweep();
+    expect((await caseOf(id))?.status).toBe('open');
+  });
+
+  it("a saga's contradiction of its decision reopens the case, the answer its evidence: both the system's steps", async () => {
+    const requestId = randomUUID();
+    const id = await saga({
+      inFlight: {
+        operation: 'return',
+        requestId,
+        stage: 'outcome-unknown',
+        alerted: true,
+        concern: 'no-trace',
+        unknownSince: '2026-03-01T11:00:00.000Z',
+      },
+    });
+    await service.sweep();
+    const opened = await caseOf(id);
+    if (opened === undefined) throw new Error('no case');
+    // Decided by two people (as the service's steps leave it), then the saga took it.
+    const decided: CaseRecord = {
+      ...opened,
+      status: 'closed',
+      decided: {
+        proposal: { decision: 'not-done' },
+        reason: 'no trace',
+        by: 'alice',
+        at: opened.openedAt,
+        approvedBy: 'bob',
+        approvedAt: opened.openedAt,
+      },
+    };
+    await orch.dataSource.query(`UPDATE cases SET status = 'closed', record = $2 WHERE id = $1`, [
+      opened.caseId,
+      decided,
+    ]);
+    await history(id, 3, {
+      type: 'case-reopened',
+      requestId,
+      caseId: opened.caseId,
+      decision: 'not-done',
+      answer: 'succeeded',
+      alert: true,
+    });
+    await setState(id, {
+      decided: { requestId, caseId: opened.caseId, decision: 'not-done', reopened: true },
+    });
+    expect((await service.sweep()).reopened).toBe(1);
+    const reopened = await caseOf(id);
+    expect(reopened).toMatchObject({
+      status: 'reopened',
+      decided: { by: 'alice', approvedBy: 'bob' },
+    });
+    expect(reopened?.evidence.at(-1)?.summary).toContain('answer succeeded');
+    expect(await audited(id)).toEqual([
+      'case-opened by system',
+      'case-evidence-added by system',
+      'case-reopened by system',
+    ]);
+    // Not reopened twice.
+    await service.sweep();
+    expect(await audited(id)).toHaveLength(3);
+  });
+});

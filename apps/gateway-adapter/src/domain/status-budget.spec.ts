@@ -350,7 +350,27 @@ describe('StatusBudget by priority class (issue #38: need before arrival)', () =
     // newcomer, whose place came after it, goes.
     clock.advance(1_000 + 1_001);
     expect(pollAs(budget, 'newcomer', 'background').kind).toBe('send');
+    // 'gone' holds nobody back, but is remembered a minute (coming back late, it retakes its
+    // place before newcomers); then forgotten.
+    expect(budget.waiting).toBe(1);
+    clock.advance(60_001);
+    expect(pollAs(budget, 'another', 'background').kind).toBe('send');
     expect(budget.waiting).toBe(0);
+  });
+
+  it('a payment that comes back after its place lapsed (a loaded consumer) retakes it: not sent to the end of the line', () => {
+    const { budget, clock } = classes({ turnClaimMs: 1_000 });
+    expect(pollAs(budget, 'first', 'background').kind).toBe('send');
+    expect(pollAs(budget, 'late', 'background')).toMatchObject({ retryAt: clock.now() + 1_000 });
+    clock.advance(1_000);
+    // Its turn has come; three newcomers wait behind it, one token of the share apart.
+    for (const [i, p] of ['x1', 'x2', 'x3'].entries())
+      expect(pollAs(budget, p, 'background')).toEqual(
+        held(ADAPTER_REASONS.statusTurn, clock.now() + 1_000 * (i + 1)),
+      );
+    // 'late' comes back 1.5 s after its turn (its place lapsed 0.5 s ago): it goes, before x1.
+    clock.advance(1_500);
+    expect(pollAs(budget, 'late', 'background').kind).toBe('send');
   });
 
   it('refuses a reserve that would shut every non-urgent query out, and a share outside (0, 1]', () => {

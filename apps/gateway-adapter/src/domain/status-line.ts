@@ -25,12 +25,13 @@ export class StatusLine {
   constructor(
     private readonly spacingMs: number,
     private readonly claimMs: number,
+    private readonly rememberMs = 60_000,
   ) {
-    if (!(spacingMs > 0) || !(claimMs >= 0))
-      throw new Error('a status line needs spacingMs > 0 and claimMs >= 0');
+    if (!(spacingMs > 0) || !(claimMs >= 0) || !(rememberMs >= 0))
+      throw new Error('a status line needs spacingMs > 0, claimMs >= 0 and rememberMs >= 0');
   }
 
-  /** Places kept right now (bounded by the payments held within the last claim window). */
+  /** Places kept right now (bounded by the payments held within the last `rememberMs`). */
   get size(): number {
     return this.places.size;
   }
@@ -40,16 +41,17 @@ export class StatusLine {
    * place earlier came back and is still waiting; or no place is due.
    */
   mayGo(paymentId: string, now: number): boolean {
-    this.forgetLapsed(now);
+    this.forget(now);
     const own = this.places.get(paymentId);
+    const due = (place: Place) => place.turnAt <= now && now <= place.liveUntil;
     if (own !== undefined && own.turnAt <= now) {
       for (const [other, place] of this.places) {
         if (other === paymentId) return true;
-        if (place.returned && place.turnAt <= now) return false;
+        if (place.returned && due(place)) return false;
       }
       return true;
     }
-    for (const place of this.places.values()) if (place.turnAt <= now) return false;
+    for (const place of this.places.values()) if (due(place)) return false;
     return true;
   }
 
@@ -63,7 +65,7 @@ export class StatusLine {
    * it): keeps its place, or takes one at the end; answers its `retryAt`.
    */
   held(paymentId: string, now: number, gateAt: number): number {
-    this.forgetLapsed(now);
+    this.forget(now);
     const own = this.places.get(paymentId);
     if (own !== undefined) {
       const retryAt = Math.max(gateAt, own.turnAt, now);
@@ -71,13 +73,15 @@ export class StatusLine {
       own.liveUntil = Math.max(own.liveUntil, retryAt + this.claimMs);
       return retryAt;
     }
-    const turnAt = Math.max(gateAt, now) + this.spacingMs * this.places.size;
+    let live = 0;
+    for (const place of this.places.values()) if (now <= place.liveUntil) live += 1;
+    const turnAt = Math.max(gateAt, now) + this.spacingMs * live;
     this.places.set(paymentId, { turnAt, liveUntil: turnAt + this.claimMs, returned: false });
     return turnAt;
   }
 
-  private forgetLapsed(now: number): void {
+  private forget(now: number): void {
     for (const [paymentId, place] of this.places)
-      if (place.liveUntil < now) this.places.delete(paymentId);
+      if (place.liveUntil + this.rememberMs < now) this.places.delete(paymentId);
   }
 }

@@ -57,7 +57,15 @@ import {
 import { type Figures, figures, floor, withTimeout } from './support/floor';
 import { hopLatencies, hopLines, hopOffsets, type SaleTimes } from './support/hops';
 import { journalCostLines, journalCounts } from './support/journal-cost';
-import { bucketsSince, scrape, truthBuckets, truthHistogramLine } from './support/truth';
+import {
+  bucketsSince,
+  scrape,
+  scrapeApp,
+  statusAdmissions,
+  statusBudgetLine,
+  truthBuckets,
+  truthHistogramLine,
+} from './support/truth';
 
 const SALES = Number(process.env.BENCH_SALES ?? 300);
 const RATE = Number(process.env.BENCH_RATE ?? 50);
@@ -387,12 +395,18 @@ async function main(): Promise<void> {
     const idle = await idleCost(processes, 5);
     // The orchestrator's own histogram beside the ledger's figure (one replica: its /metrics).
     const orchestratorUrl = stack.urls.orchestrator;
+    // And the adapter's status budget by priority class (issue #38), from its counter.
+    const adapterUrl = stack.urls['gateway-adapter'];
     const histogram = async (mode: string, work: () => Promise<unknown>): Promise<string> => {
       if (REPLICAS !== 1) return '';
       const before = truthBuckets(await scrape(orchestratorUrl), 'card-payment');
+      const admittedBefore = statusAdmissions(await scrapeApp(adapterUrl));
+      const startedAt = Date.now();
       await work();
+      const seconds = (Date.now() - startedAt) / 1000;
       const after = truthBuckets(await scrape(orchestratorUrl), 'card-payment');
-      return `${truthHistogramLine(mode, bucketsSince(before, after))}\n`;
+      const admittedAfter = statusAdmissions(await scrapeApp(adapterUrl));
+      return `${truthHistogramLine(mode, bucketsSince(before, after))}\n${statusBudgetLine(mode, admittedBefore, admittedAfter, seconds)}; load average (1 min) ${load1().toFixed(1)}\n`;
     };
     const journalBefore = await journalCounts(orchestratorDb);
     process.stdout.write('measuring the pipeline (closed loop)...\n');

@@ -1,6 +1,10 @@
 import fc from 'fast-check';
 import { DEFAULT_BACKGROUND_SHARE } from '../../apps/gateway-adapter/src/domain/status-budget';
-import { MINUTE, SECOND } from '../../apps/orchestrator/src/domain/gateway-operation/polling';
+import {
+  HELD_JITTER_MS,
+  MINUTE,
+  SECOND,
+} from '../../apps/orchestrator/src/domain/gateway-operation/polling';
 import { firstOverBudget, type SimKind, type SimOperation, simulate } from './status-scheduling';
 
 /**
@@ -10,12 +14,32 @@ import { firstOverBudget, type SimKind, type SimOperation, simulate } from './st
  * processing, fresh sales and fresh unknowns (lost replies):
  *  - every fresh unknown is asked within FRESH_BOUND_MS of its reply being lost;
  *  - the queries sent never exceed the status rate and burst, nor the background share;
- *  - no operation is starved for good: each is asked within the horizon (the background class
- *    is capacity-bound: its expected wait is its population over its share of the rate, kept
- *    here at most three minutes, and the horizon is ten times that and more).
+ *  - no operation is starved for good: none goes longer without an admitted query than
+ *    {@link waitBound} — its class's longest cadence, plus twice the time the background share
+ *    takes to serve every operation in the run once, plus the held jitter and a timer batch
+ *    (the adapter's line, apps/gateway-adapter/src/domain/status-line.ts, serves those held in
+ *    the order they were held; twice, because a held query comes back up to the jitter after its
+ *    turn and the line waits for it).
+ * Polls due in one second fire together, in the same order every time (a timer worker's batch).
  */
 const FRESH_BOUND_MS = 15 * SECOND;
 const HORIZON_MS = 40 * MINUTE;
+const BATCH_MS = SECOND;
+
+/**
+ * The longest an operation may go without an admitted query (see above); its class's longest
+ * cadence is the slow band's 10 minutes, a payer's 60 s, or `cadence` for a run that stays in
+ * the fast band (30 s).
+ */
+function waitBound(
+  kind: SimKind,
+  operations: number,
+  rate: number,
+  cadence = kind === 'payer' ? MINUTE : 10 * MINUTE,
+): number {
+  const line = (2 * operations * SECOND) / (rate * DEFAULT_BACKGROUND_SHARE);
+  return cadence + line + HELD_JITTER_MS + BATCH_MS;
+}
 
 const population = (kind: SimKind, count: number, spreadMs: number, seed: number): SimOperation[] =>
   Array.from({ length: count }, (_, i) => ({
@@ -61,11 +85,18 @@ describe('the status-query scheduler under the budget (simulated)', () => {
             statusRatePerSecond: mix.rate,
             statusBurst: mix.burst,
             durationMs: HORIZON_MS,
+            batchMs: BATCH_MS,
           });
           const never = operations.filter(
             (op) => report.firstAskedAfterMs.get(op.id) === undefined,
           );
           expect(never).toEqual([]);
+          const starved = operations.filter(
+            (op) =>
+              (report.longestWaitMs.get(op.id) ?? Infinity) >
+              waitBound(op.kind, operations.length, mix.rate),
+          );
+          expect(starved).toEqual([]);
           const late = operations.filter(
             (op) =>
               op.kind === 'fresh-unknown' &&
@@ -101,5 +132,25 @@ describe('the status-query scheduler under the budget (simulated)', () => {
     const lost = operations.filter((op) => op.kind === 'fresh-unknown');
     const asked = lost.map((op) => report.firstAskedAfterMs.get(op.id) ?? Infinity);
     expect(Math.max(...asked)).toBeLessThanOrEqual(FRESH_BOUND_MS);
+  });
+
+  it('a population beyond the background share, polled in lockstep: each is still asked within the bound, in turn (the line); without it, some wait far longer', () => {
+    // 60 sales left processing, sent together: after their first minute, 60 background polls
+    // every 15-30 s want 2-4 queries a second, and the share serves half a query a second.
+    const operations = population('fresh-processing', 60, 1, 0);
+    const longest = (turnClaimMs?: number) => {
+      const report = simulate(operations, {
+        statusRatePerSecond: 2,
+        statusBurst: 4,
+        durationMs: 5 * MINUTE,
+        batchMs: BATCH_MS,
+        ...(turnClaimMs === undefined ? {} : { turnClaimMs }),
+      });
+      return Math.max(...report.longestWaitMs.values());
+    };
+    const bound = waitBound('fresh-processing', operations.length, 2, 30 * SECOND);
+    expect(longest()).toBeLessThanOrEqual(bound);
+    // A line whose places lapse at once is no line: first come (in batch order), first served.
+    expect(longest(0)).toBeGreaterThan(longest());
   });
 });

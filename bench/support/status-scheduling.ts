@@ -21,8 +21,8 @@ import {
  * orchestrator's poll cadence and classes (apps/orchestrator/src/domain/gateway-operation/polling.ts) asking one
  * endpoint's status budget (apps/gateway-adapter/src/domain/status-budget.ts), the real code of
  * both on a manual clock. Each operation is polled at its class's cadence; a query the budget
- * holds back is asked again at `retryAt` plus a jitter (or the cadence, when later), as
- * gateway-operation.ts does. Used by the property tests beside it and for figures (the issue's
+ * holds back is asked again at `retryAt` plus a jitter, as gateway-operation.ts does; polls due
+ * in one timer batch fire together in the same order every time (SimSettings.batchMs). Used by the property tests beside it and for figures (the issue's
  * 200 left processing / 20 lost replies) without a stack.
  *
  * Simplifications, each on the safe side of what the tests claim: a query admitted is answered at
@@ -55,6 +55,14 @@ export interface SimSettings {
   readonly statusBurst: number;
   readonly durationMs: number;
   readonly minIntervalMs?: number;
+  /**
+   * The timer worker's granularity: polls due within one batch of this many ms fire together at
+   * its end, in the same order every time (by due time, then by operation), as a timer worker
+   * that wakes once a second, or a clock moved forward at once, brings them (undefined: 1 ms).
+   */
+  readonly batchMs?: number;
+  /** The adapter's claim window of a held payment's turn (StatusBudgetOptions.turnClaimMs). */
+  readonly turnClaimMs?: number;
 }
 
 export interface SimSend {
@@ -67,6 +75,12 @@ export interface SimReport {
   readonly sends: readonly SimSend[];
   /** Per operation, the time from its entry to its first admitted query (undefined: never). */
   readonly firstAskedAfterMs: ReadonlyMap<string, number | undefined>;
+  /**
+   * Per operation, the longest time it went without an admitted query: from its entry, between
+   * two admissions, and from the last one to the end of the run (an operation settled by its
+   * first answer counts only up to it).
+   */
+  readonly longestWaitMs: ReadonlyMap<string, number>;
   /** Queries the budget held back, per class. */
   readonly held: Readonly<Record<StatusPriority, number>>;
 }
@@ -119,55 +133,66 @@ export function simulate(operations: readonly SimOperation[], settings: SimSetti
       slotWaitMs: 2_000,
       urgentReservedTokens: defaultUrgentReserve(settings.statusBurst),
       backgroundShare: DEFAULT_BACKGROUND_SHARE,
+      ...(settings.turnClaimMs === undefined ? {} : { turnClaimMs: settings.turnClaimMs }),
     },
     new TokenBucket({ ratePerSecond: 1_000_000, burst: 1_000_000 }, clock),
     new Semaphore(1_000_000),
     clock,
   );
-  const live = operations.map((op) => ({
+  const batch = Math.max(1, settings.batchMs ?? 1);
+  const due = (atMs: number) => Math.ceil(atMs / batch) * batch;
+  const live = operations.map((op, order) => ({
     op,
+    order,
     facts: facts(op),
-    nextAt: firstPollAt(op),
+    nextAt: due(firstPollAt(op)),
     attempt: 1,
+    lastAdmittedAt: op.startsAtMs,
   }));
   const sends: SimSend[] = [];
   const first = new Map<string, number | undefined>(operations.map((op) => [op.id, undefined]));
+  const longest = new Map<string, number>(operations.map((op) => [op.id, 0]));
+  const waited = (entry: (typeof live)[number], untilMs: number) =>
+    longest.set(
+      entry.op.id,
+      Math.max(longest.get(entry.op.id) ?? 0, untilMs - entry.lastAdmittedAt),
+    );
   const held: Record<StatusPriority, number> = { urgent: 0, routine: 0, payer: 0, background: 0 };
   for (;;) {
-    let index = -1;
-    for (let i = 0; i < live.length; i++)
-      if (index < 0 || (live[i]?.nextAt ?? Infinity) < (live[index]?.nextAt ?? Infinity)) index = i;
-    const entry = live[index];
-    if (entry === undefined || entry.nextAt > settings.durationMs) break;
-    const nowMs = T0 + entry.nextAt;
+    // The next batch: every poll due at the earliest instant, in due order (then operation order).
+    let at = Infinity;
+    for (const entry of live) at = Math.min(at, entry.nextAt);
+    if (at > settings.durationMs) break;
+    const firing = live.filter((entry) => entry.nextAt === at).sort((a, b) => a.order - b.order);
+    const nowMs = T0 + at;
     clock.set(Math.max(clock.now(), nowMs));
-    const priority = pollPriority(entry.facts, nowMs);
-    const elapsed = nowMs - entry.facts.requestedAtMs;
-    const cadence = classPollDelay(priority, entry.attempt, elapsed);
-    const heldCadence = classPollDelay(priority, entry.attempt, 0);
-    const admission = budget.admit(entry.op.id, priority);
-    if (admission.kind === 'send') {
-      admission.done();
-      sends.push({ atMs: entry.nextAt, id: entry.op.id, priority });
-      if (first.get(entry.op.id) === undefined)
-        first.set(entry.op.id, entry.nextAt - entry.op.startsAtMs);
-      if (entry.op.kind === 'fresh-unknown') {
-        live.splice(index, 1);
-        continue;
+    for (const entry of firing) {
+      const priority = pollPriority(entry.facts, nowMs);
+      const elapsed = nowMs - entry.facts.requestedAtMs;
+      const cadence = classPollDelay(priority, entry.attempt, elapsed);
+      const admission = budget.admit(entry.op.id, priority);
+      if (admission.kind === 'send') {
+        admission.done();
+        sends.push({ atMs: at, id: entry.op.id, priority });
+        waited(entry, at);
+        entry.lastAdmittedAt = at;
+        if (first.get(entry.op.id) === undefined) first.set(entry.op.id, at - entry.op.startsAtMs);
+        if (entry.op.kind === 'fresh-unknown') {
+          live.splice(live.indexOf(entry), 1);
+          continue;
+        }
+        entry.nextAt = due(at + cadence);
+      } else {
+        held[priority] += 1;
+        entry.nextAt = due(
+          at + heldPollDelay(admission.retryAt, nowMs, `${entry.op.id}/${entry.attempt}`),
+        );
       }
-      entry.nextAt += cadence;
-    } else {
-      held[priority] += 1;
-      entry.nextAt += heldPollDelay(
-        admission.retryAt,
-        nowMs,
-        `${entry.op.id}/${entry.attempt}`,
-        heldCadence,
-      );
+      entry.attempt += 1;
     }
-    entry.attempt += 1;
   }
-  return { sends, firstAskedAfterMs: first, held };
+  for (const entry of live) waited(entry, settings.durationMs);
+  return { sends, firstAskedAfterMs: first, longestWaitMs: longest, held };
 }
 
 /**

@@ -1,4 +1,11 @@
-import { bucketsSince, quantileBound, truthBuckets, truthHistogramLine } from './truth';
+import {
+  bucketsSince,
+  quantileBound,
+  statusAdmissions,
+  statusBudgetLine,
+  truthBuckets,
+  truthHistogramLine,
+} from './truth';
 
 const text = (counts: Record<string, [number, number]>) =>
   Object.entries(counts)
@@ -40,5 +47,26 @@ describe("the orchestrator's time-to-truth histogram, read by the benchmark", ()
   it('has no quantile when nothing was observed', () => {
     expect(quantileBound(new Map(), 0.5)).toBeUndefined();
     expect(quantileBound(new Map([[Infinity, 0]]), 0.5)).toBeUndefined();
+  });
+});
+
+describe("the adapter's status budget by class (bench:payments)", () => {
+  const text = (urgentAdmitted: number, backgroundHeld: number) =>
+    [
+      '# HELP gateway_adapter_status_admissions_total Status queries admitted or held',
+      `gateway_adapter_status_admissions_total{endpoint="1111",priority="urgent",outcome="admitted"} ${urgentAdmitted}`,
+      `gateway_adapter_status_admissions_total{endpoint="1112",priority="urgent",outcome="admitted"} 1`,
+      `gateway_adapter_status_admissions_total{endpoint="1111",priority="background",outcome="held"} ${backgroundHeld}`,
+      'gateway_adapter_status_calls_total{endpoint="1111"} 99',
+    ].join('\n');
+
+  it('sums endpoints per class and outcome, and prints what each gained per second', () => {
+    const before = statusAdmissions(text(4, 10));
+    expect(before.get('urgent/admitted')).toBe(5);
+    const after = statusAdmissions(text(24, 50));
+    const line = statusBudgetLine('open loop at 25/s', before, after, 10);
+    expect(line).toContain('urgent 20 admitted (2.00/s), 0 held (0.00/s)');
+    expect(line).toContain('background 0 admitted (0.00/s), 40 held (4.00/s)');
+    expect(line).toContain('routine 0 admitted');
   });
 });

@@ -51,3 +51,49 @@ export function truthHistogramLine(mode: string, gained: Buckets): string {
 export async function scrape(orchestratorUrl: string): Promise<string> {
   return (await fetch(`${orchestratorUrl}/metrics`)).text();
 }
+
+const ADMISSIONS = 'gateway_adapter_status_admissions_total';
+const PRIORITIES = ['urgent', 'routine', 'payer', 'background'] as const;
+
+/** The adapter's status admissions by `<priority>/<outcome>`, every endpoint summed. */
+export type Admissions = ReadonlyMap<string, number>;
+
+/** `gateway_adapter_status_admissions_total` of an adapter's /metrics text, by class and outcome. */
+export function statusAdmissions(metricsText: string): Admissions {
+  const counts = new Map<string, number>();
+  for (const line of metricsText.split('\n')) {
+    if (!line.startsWith(`${ADMISSIONS}{`)) continue;
+    const priority = /priority="([^"]+)"/.exec(line)?.[1];
+    const outcome = /outcome="([^"]+)"/.exec(line)?.[1];
+    const value = Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (priority === undefined || outcome === undefined || !Number.isFinite(value)) continue;
+    const key = `${priority}/${outcome}`;
+    counts.set(key, (counts.get(key) ?? 0) + value);
+  }
+  return counts;
+}
+
+/**
+ * One line: the status budget's use by priority class over a mode (admitted and held per second,
+ * from what the adapter's counter gained in `seconds`).
+ */
+export function statusBudgetLine(
+  mode: string,
+  before: Admissions,
+  after: Admissions,
+  seconds: number,
+): string {
+  const gained = (key: string) => (after.get(key) ?? 0) - (before.get(key) ?? 0);
+  const perSecond = (n: number) => (seconds > 0 ? n / seconds : 0).toFixed(2);
+  const classes = PRIORITIES.map((p) => {
+    const admitted = gained(`${p}/admitted`);
+    const held = gained(`${p}/held`);
+    return `${p} ${admitted} admitted (${perSecond(admitted)}/s), ${held} held (${perSecond(held)}/s)`;
+  });
+  return `adapter's status budget, ${mode}, ${seconds.toFixed(1)} s (${ADMISSIONS}): ${classes.join('; ')}`;
+}
+
+/** An app's /metrics text (the adapter's, for the status budget). */
+export async function scrapeApp(url: string): Promise<string> {
+  return (await fetch(`${url}/metrics`)).text();
+}

@@ -44,8 +44,9 @@ describe('StatusBudget', () => {
     // 10 tokens, 4 kept for money: six polls go, the rest are held.
     expect(kinds.filter((k) => k === 'send')).toHaveLength(6);
     expect(bucket.available()).toBe(4);
-    // Held until the bucket holds 5 whole tokens again: one refill at 10 per second.
-    expect(poll('p9')).toEqual(held(ADAPTER_REASONS.moneyFirst, clock.now() + 100));
+    // Held until the bucket holds 5 whole tokens again: one refill at 10 per second; p6 and p7,
+    // held before it, have the places before p9's in the routine line (10 ms apart at 100/s).
+    expect(poll('p9')).toEqual(held(ADAPTER_REASONS.moneyFirst, clock.now() + 100 + 2 * 10));
     // The reserve is there for money at once: four money operations, no wait.
     expect([0, 1, 2, 3].map(() => bucket.reserve(0))).toEqual([0, 0, 0, 0]);
   });
@@ -251,31 +252,125 @@ describe('StatusBudget by priority class (issue #38: need before arrival)', () =
     );
   });
 
-  it('background queries take at most their share of the rate, however many ask', () => {
-    const { budget, clock } = classes();
-    const sent: number[] = [];
-    for (let tick = 0; tick < 100; tick++) {
-      for (let i = 0; i < 50; i++)
-        if (pollAs(budget, `b${tick}-${i}`, 'background').kind === 'send') sent.push(tick);
+  /**
+   * Payments asking as the orchestrator does: each at its next poll, a held one again at its
+   * `retryAt` (the jitter left out); `ask(tick)` says who asks anew at that tick (100 ms each).
+   */
+  const run = (
+    budget: StatusBudget,
+    clock: ManualClock,
+    ticks: number,
+    ask: (
+      tick: number,
+    ) => ReadonlyArray<readonly [string, 'urgent' | 'routine' | 'payer' | 'background']>,
+  ) => {
+    const retry = new Map<
+      string,
+      { at: number; priority: 'urgent' | 'routine' | 'payer' | 'background' }
+    >();
+    const sent: { tick: number; paymentId: string; priority: string }[] = [];
+    for (let tick = 0; tick < ticks; tick++) {
+      const due = [...retry].filter(([, r]) => r.at <= clock.now());
+      const asking = [
+        ...ask(tick).filter(([p]) => !retry.has(p)),
+        ...due.map(([p, r]) => [p, r.priority] as const),
+      ];
+      for (const [paymentId, priority] of asking) {
+        const admission = pollAs(budget, paymentId, priority);
+        if (admission.kind === 'send') {
+          retry.delete(paymentId);
+          sent.push({ tick, paymentId, priority });
+        } else retry.set(paymentId, { at: admission.retryAt, priority });
+      }
       clock.advance(100);
     }
+    return sent;
+  };
+
+  it('background queries take at most their share of the rate, however many ask', () => {
+    const { budget, clock } = classes();
+    // Fifty payments ask at once at the start and again every 15 s; each held asks at retryAt.
+    const sent = run(budget, clock, 100, (tick) =>
+      tick % 150 === 0
+        ? Array.from({ length: 50 }, (_, i) => [`b${i}`, 'background'] as const)
+        : [],
+    );
     // 10 s at a quarter of 4 per second: one at once (the share's burst), then one a second.
     expect(sent.length).toBeLessThanOrEqual(11);
     expect(sent.length).toBeGreaterThanOrEqual(10);
-    const refused = budget.admit('b-last', 'background');
-    expect(refused).toMatchObject({ kind: 'held', reason: ADAPTER_REASONS.statusBackgroundShare });
+    // In the order they were first held: the line, not the order of arrival each time.
+    expect(sent.map((s) => s.paymentId)).toEqual(
+      Array.from({ length: sent.length }, (_, i) => `b${i}`),
+    );
+    expect(budget.admit('b-last', 'background').kind).toBe('held');
   });
 
   it('a background query is not shut out by a crowd of routine ones: its share comes first', () => {
     const { budget, clock } = classes();
-    let background = 0;
-    for (let tick = 0; tick < 100; tick++) {
+    const sent = run(budget, clock, 100, (tick) => [
       // Routine queries ask first every tick, more than the rate allows.
-      for (let i = 0; i < 10; i++) pollAs(budget, `r${tick}-${i}`, 'routine');
-      if (pollAs(budget, `b${tick}`, 'background').kind === 'send') background += 1;
-      clock.advance(100);
-    }
-    expect(background).toBeGreaterThanOrEqual(5);
+      ...Array.from({ length: 10 }, (_, i) => [`r${tick}-${i}`, 'routine'] as const),
+      [`b${tick % 5}`, 'background'] as const,
+    ]);
+    expect(sent.filter((s) => s.priority === 'background').length).toBeGreaterThanOrEqual(5);
+  });
+
+  it('two background payments asking in the same order every time are both served: the one held goes first next time (issue #38)', () => {
+    const { budget, clock } = classes();
+    // a and b fire together every 2 s, a first; the share admits one a second (burst 1).
+    const sent = run(budget, clock, 200, (tick) =>
+      tick % 20 === 0
+        ? [
+            ['a', 'background'],
+            ['b', 'background'],
+          ]
+        : [],
+    );
+    const of = (p: string) => sent.filter((s) => s.paymentId === p).length;
+    expect(of('b')).toBeGreaterThanOrEqual(8);
+    expect(Math.abs(of('a') - of('b'))).toBeLessThanOrEqual(1);
+  });
+
+  it('a payment held earlier goes before a newcomer, and one that never comes back holds nobody for long', () => {
+    const { budget, clock } = classes({ turnClaimMs: 1_000 });
+    expect(pollAs(budget, 'first', 'background').kind).toBe('send');
+    const second = pollAs(budget, 'second', 'background');
+    expect(second).toEqual(held(ADAPTER_REASONS.statusBackgroundShare, clock.now() + 1_000));
+    const third = pollAs(budget, 'gone', 'background');
+    expect(third).toEqual(held(ADAPTER_REASONS.statusBackgroundShare, clock.now() + 2_000));
+    clock.advance(1_000);
+    // The share has a token again: a newcomer waits while 'second' is due…
+    expect(pollAs(budget, 'newcomer', 'background')).toMatchObject({
+      kind: 'held',
+      reason: ADAPTER_REASONS.statusTurn,
+    });
+    // …and 'second', coming back, takes it.
+    expect(pollAs(budget, 'second', 'background').kind).toBe('send');
+    // 'gone' never comes back: its place lapses a claim window after its turn, and the
+    // newcomer, whose place came after it, goes.
+    clock.advance(1_000 + 1_001);
+    expect(pollAs(budget, 'newcomer', 'background').kind).toBe('send');
+    // 'gone' holds nobody back, but is remembered a minute (coming back late, it retakes its
+    // place before newcomers); then forgotten.
+    expect(budget.waiting).toBe(1);
+    clock.advance(60_001);
+    expect(pollAs(budget, 'another', 'background').kind).toBe('send');
+    expect(budget.waiting).toBe(0);
+  });
+
+  it('a payment that comes back after its place lapsed (a loaded consumer) retakes it: not sent to the end of the line', () => {
+    const { budget, clock } = classes({ turnClaimMs: 1_000 });
+    expect(pollAs(budget, 'first', 'background').kind).toBe('send');
+    expect(pollAs(budget, 'late', 'background')).toMatchObject({ retryAt: clock.now() + 1_000 });
+    clock.advance(1_000);
+    // Its turn has come; three newcomers wait behind it, one token of the share apart.
+    for (const [i, p] of ['x1', 'x2', 'x3'].entries())
+      expect(pollAs(budget, p, 'background')).toEqual(
+        held(ADAPTER_REASONS.statusTurn, clock.now() + 1_000 * (i + 1)),
+      );
+    // 'late' comes back 1.5 s after its turn (its place lapsed 0.5 s ago): it goes, before x1.
+    clock.advance(1_500);
+    expect(pollAs(budget, 'late', 'background').kind).toBe('send');
   });
 
   it('refuses a reserve that would shut every non-urgent query out, and a share outside (0, 1]', () => {

@@ -2,6 +2,7 @@ import type { StatusPriority } from '@payments/contracts';
 import type { Clock } from '@payments/core';
 import { ADAPTER_REASONS } from './classify';
 import type { Semaphore } from './semaphore';
+import { StatusLine } from './status-line';
 import { TokenBucket } from './token-bucket';
 
 export interface StatusBudgetOptions {
@@ -25,7 +26,16 @@ export interface StatusBudgetOptions {
    * no bound): their own bucket at that rate, on top of the status bucket.
    */
   readonly backgroundShare?: number;
+  /**
+   * How long a held payment's place in its class's line stays due after the `retryAt` it was
+   * given (undefined: {@link DEFAULT_TURN_CLAIM_MS}): the orchestrator asks again at `retryAt`
+   * plus a jitter of up to 2 s, and the way there takes time on a loaded machine.
+   */
+  readonly turnClaimMs?: number;
 }
+
+/** The default claim window of a held payment's turn (see StatusBudgetOptions.turnClaimMs). */
+export const DEFAULT_TURN_CLAIM_MS = 5_000;
 
 /** The default share of the status rate for background queries (see StatusBudgetOptions). */
 export const DEFAULT_BACKGROUND_SHARE = 0.25;
@@ -72,7 +82,12 @@ interface PaymentEntry {
  *  3. the endpoint's bucket holds more than `moneyReservedTokens` whole tokens (money operations'
  *     bookings make it negative, so a poll never takes a token a money operation is waiting for);
  *  4. a concurrency slot is free and another stays free for a money operation (when the limit is
- *     1 there is no other, and a poll may take the only one).
+ *     1 there is no other, and a poll may take the only one);
+ *  5. its class's line lets it go (StatusLine): a payment held earlier in the class has a place
+ *     and a turn (its `retryAt`, one token of the class's rate after the turn before it), and
+ *     while a place is due, a payment of that class without one is held and takes a place at the
+ *     end. Those held go first in the order they were held, whatever order a timer batch brings
+ *     the queries in, so no payment is starved for good (issue #38).
  * Otherwise it is held at once — nothing waits, nothing is booked, nothing queues — with the
  * earliest instant the blocking rule could pass. Money operations keep their bounded waits
  * (reserve a token, queue for a slot), and a freed slot goes to a queued money operation first.
@@ -82,6 +97,7 @@ export class StatusBudget {
   private readonly bucket: TokenBucket;
   private readonly background: TokenBucket | undefined;
   private readonly urgentReserve: number;
+  private readonly lines: Readonly<Record<StatusPriority, StatusLine>>;
   /** Per payment, in start order (re-inserted on each admission), pruned as they expire. */
   private readonly payments = new Map<string, PaymentEntry>();
 
@@ -109,11 +125,24 @@ export class StatusBudget {
       share < 1
         ? new TokenBucket({ ratePerSecond: options.ratePerSecond * share, burst: 1 }, clock)
         : undefined;
+    const claimMs = options.turnClaimMs ?? DEFAULT_TURN_CLAIM_MS;
+    const spacing = 1000 / options.ratePerSecond;
+    this.lines = {
+      urgent: new StatusLine(spacing, claimMs),
+      routine: new StatusLine(spacing, claimMs),
+      payer: new StatusLine(spacing, claimMs),
+      background: new StatusLine(spacing / share, claimMs),
+    };
   }
 
   /** Payments remembered right now (bounded by the status rate × the interval, plus in flight). */
   get tracked(): number {
     return this.payments.size;
+  }
+
+  /** Places held in the classes' lines right now (payments held within the last claim window). */
+  get waiting(): number {
+    return Object.values(this.lines).reduce((sum, line) => sum + line.size, 0);
   }
 
   /** `priority`: the query's class (undefined: `routine`). */
@@ -128,30 +157,18 @@ export class StatusBudget {
       }
       if (after > now) return held(ADAPTER_REASONS.statusRecent, after);
     }
-    const statusTokenAt = this.bucket.availableAt(1, now);
-    if (statusTokenAt > now) return held(ADAPTER_REASONS.statusBudget, statusTokenAt);
-    if ((priority === 'routine' || priority === 'payer') && this.urgentReserve > 0) {
-      const beyondReserveAt = this.bucket.availableAt(this.urgentReserve + 1, now);
-      if (beyondReserveAt > now) return held(ADAPTER_REASONS.statusUrgentFirst, beyondReserveAt);
-    }
-    const backgroundBucket = priority === 'background' ? this.background : undefined;
-    if (backgroundBucket !== undefined) {
-      const shareAt = backgroundBucket.availableAt(1, now);
-      if (shareAt > now) return held(ADAPTER_REASONS.statusBackgroundShare, shareAt);
-    }
-    const aboveReserveAt = this.endpointBucket.availableAt(
-      this.options.moneyReservedTokens + 1,
-      now,
-    );
-    if (aboveReserveAt > now) return held(ADAPTER_REASONS.moneyFirst, aboveReserveAt);
-    const keepFree = this.slots.limit > 1 ? 1 : 0;
-    if (this.slots.active + keepFree >= this.slots.limit) {
-      return held(ADAPTER_REASONS.concurrencyLimited, now + this.options.slotWaitMs);
-    }
+    const line = this.lines[priority];
+    const gate = this.gate(priority, now);
+    if (gate !== undefined) return held(gate.reason, line.held(paymentId, now, gate.at));
+    if (!line.mayGo(paymentId, now))
+      return held(ADAPTER_REASONS.statusTurn, line.held(paymentId, now, now));
     const release = this.slots.tryAcquire();
     if (release === undefined) {
-      return held(ADAPTER_REASONS.concurrencyLimited, now + this.options.slotWaitMs);
+      const at = now + this.options.slotWaitMs;
+      return held(ADAPTER_REASONS.concurrencyLimited, line.held(paymentId, now, at));
     }
+    line.admitted(paymentId);
+    const backgroundBucket = priority === 'background' ? this.background : undefined;
     // Both buckets were checked above: these take a token now and never book a future one.
     this.bucket.reserve(0);
     backgroundBucket?.reserve(0);
@@ -169,6 +186,30 @@ export class StatusBudget {
         release();
       },
     };
+  }
+
+  /** What holds a query of `priority` back now (the budget's rules 2-4), or undefined. */
+  private gate(priority: StatusPriority, now: number): { reason: string; at: number } | undefined {
+    const statusTokenAt = this.bucket.availableAt(1, now);
+    if (statusTokenAt > now) return { reason: ADAPTER_REASONS.statusBudget, at: statusTokenAt };
+    if ((priority === 'routine' || priority === 'payer') && this.urgentReserve > 0) {
+      const beyondReserveAt = this.bucket.availableAt(this.urgentReserve + 1, now);
+      if (beyondReserveAt > now)
+        return { reason: ADAPTER_REASONS.statusUrgentFirst, at: beyondReserveAt };
+    }
+    if (priority === 'background' && this.background !== undefined) {
+      const shareAt = this.background.availableAt(1, now);
+      if (shareAt > now) return { reason: ADAPTER_REASONS.statusBackgroundShare, at: shareAt };
+    }
+    const aboveReserveAt = this.endpointBucket.availableAt(
+      this.options.moneyReservedTokens + 1,
+      now,
+    );
+    if (aboveReserveAt > now) return { reason: ADAPTER_REASONS.moneyFirst, at: aboveReserveAt };
+    const keepFree = this.slots.limit > 1 ? 1 : 0;
+    if (this.slots.active + keepFree >= this.slots.limit)
+      return { reason: ADAPTER_REASONS.concurrencyLimited, at: now + this.options.slotWaitMs };
+    return undefined;
   }
 
   /** Forgets payments whose interval has passed, oldest first; stops at the first still fresh. */

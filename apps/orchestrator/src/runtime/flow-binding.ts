@@ -180,6 +180,7 @@ export function withResultDeadlines(
           ),
         ];
       case 'cancel-timer':
+      case 'advance-timer':
       case 'hasten-resend':
       case 'set-timer':
       case 'start-saga':

@@ -77,6 +77,11 @@ export type RuntimeEffect =
   /** Drop the saga's timer of this kind and scope; with no scope, every timer of the kind. */
   | { type: 'cancel-timer'; kind: string; scope?: string }
   /**
+   * Bring the saga's timer of this kind and scope forward to `at` (its payload kept), when it is
+   * set for later; otherwise nothing (a search held back by the adapter asks again at `retryAt`).
+   */
+  | { type: 'advance-timer'; kind: string; at: string; scope?: string }
+  /**
    * Start another saga in the same transaction with a command (a schedule starts a rebill). The
    * command's id makes the start idempotent like any command.
    */

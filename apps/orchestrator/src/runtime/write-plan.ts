@@ -122,6 +122,14 @@ export function planWrites<State, Event extends SagaEvent>(args: {
           payload: effect.payload,
         });
         break;
+      case 'advance-timer':
+        timers.push({
+          op: 'advance',
+          kind: effect.kind,
+          at: new Date(effect.at),
+          requestId: effect.scope ?? '',
+        });
+        break;
       case 'cancel-timer':
         timers.push({
           op: 'cancel',

@@ -101,7 +101,7 @@ function decideOperationResult<O extends OperationInFlight, D, E>(
     }
     // Held back by the adapter's status budget: asked again when it says, not sooner.
     if (reply.kind === 'not-sent' && reply.retryAt !== undefined)
-      return ignored('NO_NEWS', [heldPoll(op, result.requestId, reply.retryAt, scope)]);
+      return ignored('NO_NEWS', [heldPoll(op, result.requestId, reply.retryAt, ctx.now)]);
     // A failed status query changes nothing: the poll timer asks again.
     if (reply.kind !== 'accepted' || reply.report === undefined) return ignored('NO_NEWS');
     switch (replySubject(reply.report, about, order, op, (o) => vocab.opensOrder(o))) {
@@ -514,28 +514,21 @@ export function statusPoll(
 }
 
 /**
- * The poll after a status query the adapter held back (its status budget spent, `retryAt`): at
- * the later of `retryAt` plus a jitter and its class's fast cadence (3-5 s urgent and routine,
- * 15-30 s background, 30-60 s payer), never sooner.
+ * The poll after a status query the adapter held back (its status budget spent, or a query for
+ * the same payment sent moments ago: `retryAt`): at `retryAt` plus a jitter
+ * (domain/gateway-operation/polling.ts `heldPollDelay`), never sooner; the class's cadence resumes
+ * once a query is sent.
  */
-function heldPoll<O extends OperationInFlight, D, E>(
-  op: O,
+export function heldPoll(
+  op: Pick<OperationInFlight, 'requestId'>,
   queryId: string,
   retryAt: string,
-  { vocab, ctx }: OperationScope<O, D, E>,
+  now: string,
 ): Extract<OperationEffect, { type: 'schedule-timer' }> {
-  const nowMs = Date.parse(ctx.now);
-  const priority = pollPriority(
-    pollFacts(op, { waitingForPayer: waitingForPayer(op, vocab) }),
-    nowMs,
-  );
-  // The class's fast cadence, not its slow band: a held query is re-asked until admitted, so an
-  // operation held once does not lose its turn for the rest of a slow band while others win.
-  const cadence = classPollDelay(priority, 1, 0);
   return {
     type: 'schedule-timer',
     timer: { kind: 'status-poll', requestId: op.requestId, attempt: 2 },
-    at: addMs(ctx.now, heldPollDelay(Date.parse(retryAt), nowMs, queryId, cadence)),
+    at: addMs(now, heldPollDelay(Date.parse(retryAt), Date.parse(now), queryId)),
   };
 }
 

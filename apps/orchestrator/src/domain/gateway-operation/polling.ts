@@ -57,10 +57,10 @@ export function notSentRetryDelay(attempt: number): number {
  *    {@link BACKGROUND_FAST_BAND} while the facts' fast band lasts, then the facts' slow bands.
  *    The adapter gives this class a bounded share, so no population of them takes the budget
  *    from fresher ones.
- * A query the adapter held back (not-sent with `retryAt`) is asked again at the later of
- * `retryAt` plus a jitter and the class's fast cadence ({@link heldPollDelay}; never the slow
- * bands, or an operation held once would lose its turn for ten minutes while others win): the
- * refusal is planned with, not repeated every few seconds.
+ * A query the adapter held back (not-sent with `retryAt`) is asked again at `retryAt` plus a
+ * jitter ({@link heldPollDelay}), whatever the flow: the adapter's `retryAt` is the payment's turn
+ * in its class's line, so those held go first in the order they were held and none is starved
+ * for good; the refusal is planned with, not repeated every few seconds.
  */
 export type { StatusPriority };
 
@@ -134,17 +134,15 @@ export function classPollDelay(
 }
 
 /**
- * Delay before asking again after the adapter held a query back until `retryAtMs`: the later of
- * then and the class's cadence, plus a jitter from `seed` (a crowd held together does not return
- * together, nor in the same order every round).
+ * Delay before asking again after the adapter held a query back until `retryAtMs`: then, plus a
+ * jitter from `seed` (a crowd held together does not return together, nor in the same order every
+ * round). Never the class's cadence instead: the adapter's `retryAt` of a query held for the
+ * budget is the payment's turn in its class's line (apps/gateway-adapter/src/domain/status-line.ts),
+ * kept for a few seconds; a poll that came back a cadence later would lose its turn and start
+ * again at the end of the line.
  */
-export function heldPollDelay(
-  retryAtMs: number,
-  nowMs: number,
-  seed: string,
-  cadenceMs: number,
-): number {
-  return Math.max(retryAtMs - nowMs, cadenceMs, 0) + jitter(seed);
+export function heldPollDelay(retryAtMs: number, nowMs: number, seed: string): number {
+  return Math.max(retryAtMs - nowMs, 0) + jitter(seed);
 }
 
 /** A spread in [0, HELD_JITTER_MS) from a string (FNV-1a): pure, the same for the same seed. */

@@ -101,24 +101,19 @@ describe('classPollDelay: each class its cadence', () => {
 });
 
 describe("heldPollDelay: the adapter's refusal is planned with", () => {
-  it('never before retryAt, never sooner than the cadence, at most the jitter past the later of the two', () => {
+  it('at retryAt plus a jitter: never before it, at most the jitter past it', () => {
     fc.assert(
-      fc.property(
-        fc.integer({ min: -10_000, max: 600_000 }),
-        fc.string(),
-        fc.nat(600_000),
-        (ahead, seed, cadence) => {
-          const delay = heldPollDelay(NOW + ahead, NOW, seed, cadence);
-          expect(delay).toBeGreaterThanOrEqual(Math.max(ahead, cadence));
-          expect(delay).toBeLessThan(Math.max(ahead, cadence, 0) + HELD_JITTER_MS);
-        },
-      ),
+      fc.property(fc.integer({ min: -10_000, max: 600_000 }), fc.string(), (ahead, seed) => {
+        const delay = heldPollDelay(NOW + ahead, NOW, seed);
+        expect(delay).toBeGreaterThanOrEqual(Math.max(ahead, 0));
+        expect(delay).toBeLessThan(Math.max(ahead, 0) + HELD_JITTER_MS);
+      }),
     );
   });
 
   it('a crowd held until the same instant does not come back at the same instant', () => {
     const delays = new Set(
-      Array.from({ length: 50 }, (_, i) => heldPollDelay(NOW + 1_000, NOW, `query-${i}`, 0)),
+      Array.from({ length: 50 }, (_, i) => heldPollDelay(NOW + 1_000, NOW, `query-${i}`)),
     );
     expect(delays.size).toBeGreaterThan(10);
   });
@@ -246,6 +241,31 @@ describe('a flow polls through the scheduler', () => {
   it("an operator's refresh is urgent", () => {
     const refreshed = processingSale().when(payments.command(refresh()), payments.at(10 * MINUTE));
     expect(pollOf(refreshed.decision.effects).request.priority).toBe('urgent');
+  });
+
+  it('a query refused because another of the payment was sent moments ago is asked again within the second, not a cadence later (several timers of one payment due at once)', () => {
+    const retryAt = payments.at(3 * SECOND + 800);
+    const held = processingSale().when(
+      (state) =>
+        gatewayResultInput({
+          requestId: '10000000-0000-4000-8000-00000000abce',
+          paymentId: PAYMENT_ID,
+          operation: 'status',
+          subjectRequestId: state.inFlight?.requestId ?? '',
+          attempt: 1,
+          result: {
+            kind: 'not-sent',
+            reason: 'status query for this payment sent moments ago',
+            retryAt,
+          },
+          completedAt: payments.at(3 * SECOND),
+        }),
+      payments.at(3 * SECOND),
+    );
+    const [next] = held.decision.effects as Array<{ type: string; at: string }>;
+    const after = msBetween(retryAt, next?.at ?? '');
+    expect(after).toBeGreaterThanOrEqual(0);
+    expect(after).toBeLessThan(HELD_JITTER_MS);
   });
 
   it('a status query held by the adapter is asked again at its retryAt (plus jitter), not at the fast cadence', () => {

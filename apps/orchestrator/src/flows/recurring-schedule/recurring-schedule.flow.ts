@@ -86,6 +86,8 @@ function toRuntimeEffect(effect: ScheduleEffect): RuntimeEffect {
       return { type: 'set-timer', kind: effect.kind, at: effect.at, payload: effect.timer };
     case 'cancel-status-timer':
       return { type: 'cancel-timer', kind: effect.kind };
+    case 'advance-status-timer':
+      return { type: 'advance-timer', kind: effect.kind, at: effect.at };
     default:
       return unhandled(effect, 'effect');
   }

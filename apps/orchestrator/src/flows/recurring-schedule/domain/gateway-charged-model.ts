@@ -42,7 +42,9 @@ export type GatewayEffect =
       afterNoTrace?: true;
     }
   | { type: 'set-status-timer'; kind: string; at: string; timer: StatusTimer }
-  | { type: 'cancel-status-timer'; kind: string };
+  | { type: 'cancel-status-timer'; kind: string }
+  /** The status timer of this kind brought forward to `at`, when set for later. */
+  | { type: 'advance-status-timer'; kind: string; at: string };
 
 export type GatewayDraft = ScheduleEvent extends infer E
   ? E extends ScheduleEvent

@@ -158,6 +158,7 @@ export function scheduleEffects(
       case 'send-gateway-request':
       case 'set-status-timer':
       case 'cancel-status-timer':
+      case 'advance-status-timer':
       case 'resend-registration':
         return effect;
       default:

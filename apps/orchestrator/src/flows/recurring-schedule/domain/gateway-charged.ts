@@ -4,6 +4,7 @@ import { addMs, unhandled } from '../../../domain/decision';
 import {
   decideOperationInput,
   firstPoll,
+  heldPoll,
   type OperationInFlight,
   type OperationTimer,
   refreshQuery,
@@ -526,6 +527,26 @@ function expectedCycleAnswered(
   if (state.charges.some((c) => c.cycle === cycle))
     return { outcome: 'ignored', reason: 'CHARGE_ALREADY_RECORDED' };
   const { report, orderId } = reportOf(result);
+  if (result.result.kind === 'not-sent' && result.result.retryAt !== undefined) {
+    // Held back by the adapter's status budget: asked again at retryAt (plus the shared jitter),
+    // not at the search's next cadence, which for a missing cycle is an hour away (issue #38).
+    const kind =
+      state.missingCycles?.includes(cycle) === true
+        ? missingChargeTimerKind(cycle)
+        : EXPECTED_CHARGE_TIMER;
+    const { at } = heldPoll(
+      { requestId: expectedChargeSubjectId(state.terms.scheduleId, cycle) },
+      result.requestId,
+      result.result.retryAt,
+      ctx.now,
+    );
+    return {
+      outcome: 'accepted',
+      drafts: [],
+      effects: [{ type: 'advance-status-timer', kind, at }],
+      commandId,
+    };
+  }
   if (report === undefined || orderId === undefined)
     return { outcome: 'accepted', drafts: [], effects: [], commandId };
   if (state.charges.some((c) => c.gatewayOrderId === orderId))

@@ -2,6 +2,7 @@ import type { GatewayStatusRequest } from '@payments/contracts';
 import { MERCHANT, SCHEDULE_ID } from '@payments/contracts/testing';
 import * as schedules from '../../../../test/kits/recurring-schedule.kit';
 import { addMs, msBetween } from '../../../domain/decision';
+import { HELD_JITTER_MS, SECOND } from '../../../domain/gateway-operation/polling';
 import { decideSchedule, type ScheduleInput } from './decide';
 import { chargeSubjectId, expectedChargeSubjectId, registrationRequestId } from './gateway-charged';
 
@@ -890,6 +891,46 @@ describe('schedule registered with the gateway: every cycle is asked for, callba
       .and(schedules.statusAnswer(request, approvedReport('1000042')), DAY_LATER)
       .when(missing(8), addMs(DAY_LATER, HOUR))
       .thenIgnored('TIMER_OBSOLETE');
+  });
+
+  it('a search held back by the adapter (not-sent with retryAt) asks again at retryAt plus a jitter, not at its next cadence (issue #38)', () => {
+    const ALERT_AT = addMs(CYCLE0_ASKED, HOUR);
+    const DAY_LATER = addMs(ALERT_AT, 24 * HOUR);
+    const missing: ScheduleInput = {
+      kind: 'status-timer',
+      timerKind: 'missing-charge:0',
+      timer: { poll: 7, expectedCycle: 0 },
+    };
+    const polled = schedules
+      .registered()
+      .and(schedules.expectedAlertTimer(0), ALERT_AT)
+      .and(missing, DAY_LATER);
+    const request = sentStatus(polled.when(missing, DAY_LATER));
+    const retryAt = addMs(DAY_LATER, 4 * SECOND);
+    const held = polled.when(
+      schedules.statusAnswer(request, { kind: 'not-sent', reason: 'status budget', retryAt }),
+      addMs(DAY_LATER, 100),
+    );
+    held.then([]).thenEffects([{ type: 'advance-status-timer', kind: 'missing-charge:0' }]);
+    const [advance] = held.decision.effects;
+    const after = advance?.type === 'advance-status-timer' ? msBetween(retryAt, advance.at) : -1;
+    expect(after).toBeGreaterThanOrEqual(0);
+    expect(after).toBeLessThan(HELD_JITTER_MS);
+    // An expected cycle's search the same way, under its own timer.
+    const expected = schedules.registered();
+    const asked = sentStatus(expected.when(schedules.expectedTimer(0, 1), CYCLE0_ASKED));
+    expected
+      .and(schedules.expectedTimer(0, 1), CYCLE0_ASKED)
+      .when(
+        schedules.statusAnswer(asked, {
+          kind: 'not-sent',
+          reason: 'status budget',
+          retryAt: addMs(CYCLE0_ASKED, SECOND),
+        }),
+        CYCLE0_ASKED,
+      )
+      .then([])
+      .thenEffects([{ type: 'advance-status-timer', kind: 'expected-charge' }]);
   });
 
   it('the alert of a cycle found meanwhile is obsolete', () => {

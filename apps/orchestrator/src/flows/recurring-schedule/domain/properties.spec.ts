@@ -89,6 +89,7 @@ function apply(world: World, input: ScheduleInput): void {
       case 'resend-registration':
       case 'set-status-timer':
       case 'cancel-status-timer':
+      case 'advance-status-timer':
         throw new Error(`a schedule the orchestrator charges asked the gateway: ${effect.type}`);
       default: {
         const never: never = effect;

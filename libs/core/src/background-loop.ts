@@ -31,6 +31,28 @@ export class BackgroundLoop {
 
   constructor(private readonly options: BackgroundLoopOptions) {}
 
+  /**
+   * A loop that runs `round` once every `everyMs` (a tick between rounds whatever they found),
+   * waiting twice as long after each failed round in a row, up to `maxBackoffMs`.
+   */
+  static ticking(options: {
+    readonly everyMs: number;
+    readonly maxBackoffMs: number;
+    readonly round: (signal: AbortSignal) => Promise<void>;
+    readonly onError?: BackgroundLoopOptions['onError'];
+  }): BackgroundLoop {
+    const { everyMs, maxBackoffMs, round, onError } = options;
+    return new BackgroundLoop({
+      runOnce: async (signal) => {
+        await round(signal);
+        return 'idle';
+      },
+      idleMs: everyMs,
+      backoffMs: (failures) => Math.min(everyMs * 2 ** failures, maxBackoffMs),
+      ...(onError === undefined ? {} : { onError }),
+    });
+  }
+
   get isRunning(): boolean {
     return this.running !== undefined;
   }

@@ -116,6 +116,30 @@ describe('BackgroundLoop', () => {
     expect(errors[0]).toEqual(['Error: boom', 1, 0]);
   });
 
+  it('ticking: a round per tick (waits after every round, busy or not), doubling waits after failures up to the cap', async () => {
+    const delays: number[] = [];
+    let rounds = 0;
+    const loop = BackgroundLoop.ticking({
+      everyMs: HOUR,
+      maxBackoffMs: 5 * HOUR,
+      round: async () => {
+        rounds += 1;
+        if (rounds <= 4) throw new Error(`round ${rounds}`);
+      },
+      onError: (_error, _failures, delayMs) => {
+        delays.push(delayMs);
+        loop.wake();
+      },
+    });
+    loop.start();
+    await until(() => rounds >= 5);
+    // The fifth round succeeded: the loop now waits a whole tick (an hour) for the next.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(rounds).toBe(5);
+    await loop.stop();
+    expect(delays).toEqual([2 * HOUR, 4 * HOUR, 5 * HOUR, 5 * HOUR]);
+  });
+
   it('stop() interrupts the idle wait and aborts the signal of a running round', async () => {
     let seen: AbortSignal | undefined;
     let release: () => void = () => undefined;

@@ -1,12 +1,6 @@
-import {
-  type BeforeApplicationShutdown,
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-} from '@nestjs/common';
-import { BackgroundLoop } from '@payments/core';
+import { Inject, Injectable } from '@nestjs/common';
 import { ORCHESTRATOR_CONFIG, type OrchestratorConfig } from '../../config';
+import { TickingWorker } from '../ticking-worker';
 import { CaseService } from './case.service';
 
 /**
@@ -17,35 +11,24 @@ import { CaseService } from './case.service';
  * saga and request, and the table takes one per pair.
  */
 @Injectable()
-export class CaseWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly logger = new Logger(CaseWorker.name);
-  private readonly loop: BackgroundLoop;
-
+export class CaseWorker extends TickingWorker {
   constructor(
-    @Inject(ORCHESTRATOR_CONFIG) private readonly config: OrchestratorConfig,
+    @Inject(ORCHESTRATOR_CONFIG) config: OrchestratorConfig,
     private readonly cases: CaseService,
   ) {
-    const { sweepMs } = config.cases;
-    this.loop = new BackgroundLoop({
-      runOnce: async () => {
-        const { opened, closed, reopened } = await this.cases.sweep();
-        if (opened + closed + reopened > 0)
-          this.logger.log(
-            `cases: ${opened} opened, ${reopened} reopened (a person must decide), ${closed} closed by the gateway's evidence`,
-          );
-        return 'idle';
-      },
-      idleMs: sweepMs,
-      backoffMs: (failures) => Math.min(sweepMs * 2 ** failures, 60_000),
-      onError: (error) => this.logger.warn(`case worker: round failed: ${String(error)}`),
+    super({
+      name: 'case worker',
+      everyMs: config.cases.sweepMs,
+      maxBackoffMs: 60_000,
+      enabled: config.cases.workerEnabled,
     });
   }
 
-  onApplicationBootstrap(): void {
-    if (this.config.cases.workerEnabled) this.loop.start();
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.loop.stop();
+  protected async round(): Promise<void> {
+    const { opened, closed, reopened } = await this.cases.sweep();
+    if (opened + closed + reopened > 0)
+      this.logger.log(
+        `cases: ${opened} opened, ${reopened} reopened (a person must decide), ${closed} closed by the gateway's evidence`,
+      );
   }
 }

@@ -1,12 +1,6 @@
-import {
-  type BeforeApplicationShutdown,
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-} from '@nestjs/common';
-import { BackgroundLoop } from '@payments/core';
+import { Inject, Injectable } from '@nestjs/common';
 import { ORCHESTRATOR_CONFIG, type OrchestratorConfig } from '../../config';
+import { TickingWorker } from '../ticking-worker';
 import { DayCloseService } from './day-close.service';
 import { DayTieOutService } from './day-tie-out.service';
 
@@ -18,43 +12,36 @@ import { DayTieOutService } from './day-tie-out.service';
  * replica: a day closes once (`day_closes` key), a report version is written once.
  */
 @Injectable()
-export class DayCloseWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly logger = new Logger(DayCloseWorker.name);
-  private readonly loop: BackgroundLoop;
-
+export class DayCloseWorker extends TickingWorker {
   constructor(
     @Inject(ORCHESTRATOR_CONFIG) private readonly config: OrchestratorConfig,
     private readonly days: DayCloseService,
     private readonly tieOut: DayTieOutService,
   ) {
-    const tickMs = config.finance.dayCloseTickMs;
-    this.loop = new BackgroundLoop({
-      runOnce: async () => {
-        const closes = config.finance.dayCloseEnabled ? await this.days.closeDueDays() : [];
-        for (const close of closes) {
-          this.logger.log(
-            `day ${close.event.day} of endpoint ${close.event.merchant.endpointId} closed (${close.event.timeZone}): ${close.event.count} money events, last merchantSeq ${close.event.lastMerchantSeq}`,
-          );
-          await this.tieOut.startFirst(close.event, close.closedBy);
-        }
-        await this.tieOut.progress();
-        return 'idle';
-      },
-      idleMs: tickMs,
-      backoffMs: (failures) => Math.min(tickMs * 2 ** failures, 600_000),
-      onError: (error) => this.logger.warn(`day close: round failed: ${String(error)}`),
+    super({
+      name: 'day close',
+      everyMs: config.finance.dayCloseTickMs,
+      maxBackoffMs: 600_000,
+      enabled: true,
     });
   }
 
-  onApplicationBootstrap(): void {
-    this.loop.start();
+  override onApplicationBootstrap(): void {
+    super.onApplicationBootstrap();
     if (!this.config.finance.dayCloseEnabled)
       this.logger.log(
         'DAY_CLOSE_ENABLED=false: no scheduled closes here; close reports still progress',
       );
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.loop.stop();
+  protected async round(): Promise<void> {
+    const closes = this.config.finance.dayCloseEnabled ? await this.days.closeDueDays() : [];
+    for (const close of closes) {
+      this.logger.log(
+        `day ${close.event.day} of endpoint ${close.event.merchant.endpointId} closed (${close.event.timeZone}): ${close.event.count} money events, last merchantSeq ${close.event.lastMerchantSeq}`,
+      );
+      await this.tieOut.startFirst(close.event, close.closedBy);
+    }
+    await this.tieOut.progress();
   }
 }

@@ -376,11 +376,16 @@ async function main(): Promise<void> {
           await broker.stop(); // one JVM fewer on the machine while the cluster runs
           broker = undefined;
         }
+        // The first six free ports from CLUSTER_PORT (another checkout may run a cluster there).
+        let clusterPort = CLUSTER_PORT;
+        while ([0, 1, 2, 3, 4, 5].some((o) => listenerPid(clusterPort + o) !== undefined)) {
+          clusterPort += 10;
+        }
         process.stdout.write(
-          `\n== starting a three-node Kafka cluster on ${CLUSTER_PORT} (+2, +4)\n`,
+          `\n== starting a three-node Kafka cluster on ${clusterPort} (+2, +4)\n`,
         );
-        cluster = await startOwnBroker(CLUSTER_PORT, true);
-        const pids = [0, 2, 4].flatMap((o) => listenerPid(CLUSTER_PORT + o) ?? []);
+        cluster = await startOwnBroker(clusterPort, true);
+        const pids = [0, 2, 4].flatMap((o) => listenerPid(clusterPort + o) ?? []);
         results.push(
           await runSetup(
             setup,
@@ -394,6 +399,7 @@ async function main(): Promise<void> {
       } else {
         throw new Error(`unknown set-up ${setup} (single, pg-ha, kafka-3)`);
       }
+      process.stdout.write(`${report(results.at(-1) as SetupResult)}\n`);
     }
   } finally {
     await broker?.stop();

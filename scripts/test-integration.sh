@@ -55,8 +55,10 @@ start_failover() {
   echo "[test-integration] the failover suite ${1:-beside it} (broker $failover_broker; its output when it ends)"
 }
 finish_failover() {
-  local rc=0
+  local rc=0 waited_from=$SECONDS
   wait "$failover_pid" || rc=$?
+  # The wall time the failover suite added to the stage (beside: only what it ran past the tier).
+  echo "[test-integration] waited $((SECONDS - waited_from))s for the failover suite after the integration tier"
   failover_pid=""
   echo "[test-integration] the failover suite's output:"
   cat "$failover_log"
@@ -78,6 +80,7 @@ trap 'exit 143' TERM
 
 rc=0
 [[ "$failover" != beside ]] || start_failover
+tier_started=$SECONDS
 echo "[test-integration] every suite${alone[*]:+ but ${alone[*]}} on $workers workers"
 # "$@" first: after --testPathIgnorePatterns (an array option) a path would be taken as one more
 # pattern to ignore, and every suite but it would run.
@@ -87,6 +90,7 @@ if ((${#alone[@]} > 0)); then
   echo "[test-integration] alone: ${alone[*]}, one at a time"
   npx jest --selectProjects integration e2e --runInBand "$@" -- "${alone[@]}" || ((rc != 0)) || rc=$?
 fi
+echo "[test-integration] the integration tier took $((SECONDS - tier_started))s"
 [[ "$failover" != after ]] || start_failover after it
 if [[ -n "$failover_pid" ]]; then finish_failover || ((rc != 0)) || rc=$?; fi
 exit "$rc"

@@ -42,15 +42,24 @@ elif [[ "$failover" == beside ]]; then
 fi
 
 failover_pid=""
-failover_started=0
 failover_log="$(mktemp)"
+failover_time="$(mktemp)"
 # The failover suite in the background: with-pg-ha.sh starts the cluster, runs jest, and always
-# stops and wipes the cluster (also when this script is interrupted: it is sent TERM, which it
-# forwards to jest before stopping the cluster).
+# stops and wipes the cluster (also when this script is interrupted: the subshell passes TERM on,
+# and with-pg-ha.sh forwards it to jest before stopping the cluster). Its own duration is written
+# to $failover_time when it ends.
 start_failover() {
-  failover_started=$SECONDS
-  KAFKA_BROKERS="$failover_broker" KAFKA_WORKER_BROKERS="" PG_HA_PORT="${PG_HA_PORT:-25531}" \
-    bash "$ROOT/scripts/with-pg-ha.sh" npx jest --selectProjects failover --runInBand >"$failover_log" 2>&1 &
+  (
+    started=$SECONDS
+    KAFKA_BROKERS="$failover_broker" KAFKA_WORKER_BROKERS="" PG_HA_PORT="${PG_HA_PORT:-25531}" \
+      bash "$ROOT/scripts/with-pg-ha.sh" npx jest --selectProjects failover --runInBand &
+    child=$!
+    trap 'kill -TERM "$child" 2>/dev/null; wait "$child"; exit 143' TERM
+    rc=0
+    wait "$child" || rc=$?
+    echo "$((SECONDS - started))" >"$failover_time"
+    exit "$rc"
+  ) >"$failover_log" 2>&1 &
   failover_pid=$!
   echo "[test-integration] the failover suite ${1:-beside it} (broker $failover_broker; its output when it ends)"
 }
@@ -62,7 +71,7 @@ finish_failover() {
   failover_pid=""
   echo "[test-integration] the failover suite's output:"
   cat "$failover_log"
-  echo "[test-integration] the failover suite: exit $rc after $((SECONDS - failover_started))s"
+  echo "[test-integration] the failover suite: exit $rc, its run took $(cat "$failover_time" 2>/dev/null || echo '?')s"
   return "$rc"
 }
 cleanup() {
@@ -72,7 +81,7 @@ cleanup() {
     echo "[test-integration] the failover suite, stopped: its output so far:"
     cat "$failover_log"
   }
-  rm -f "$failover_log"
+  rm -f "$failover_log" "$failover_time"
 }
 trap cleanup EXIT
 trap 'exit 130' INT

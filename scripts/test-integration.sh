@@ -45,16 +45,19 @@ failover_pid=""
 failover_log="$(mktemp)"
 failover_time="$(mktemp)"
 # The failover suite in the background: with-pg-ha.sh starts the cluster, runs jest, and always
-# stops and wipes the cluster (also when this script is interrupted: the subshell passes TERM on,
-# and with-pg-ha.sh forwards it to jest before stopping the cluster). Its own duration is written
-# to $failover_time when it ends.
+# stops and wipes the cluster (also when this script is interrupted: the subshell passes TERM on
+# to the suite's process group). Its own duration is written to $failover_time when it ends.
 start_failover() {
   (
     started=$SECONDS
+    # A process group of its own (setsid): on TERM the whole group is signalled — with-pg-ha.sh,
+    # which then stops the cluster, jest, and the apps its stack spec started (they outlive a
+    # jest that is killed) — and once with-pg-ha.sh is done, whatever is left of the group (an
+    # app jest was still starting) is killed.
     KAFKA_BROKERS="$failover_broker" KAFKA_WORKER_BROKERS="" PG_HA_PORT="${PG_HA_PORT:-25531}" \
-      bash "$ROOT/scripts/with-pg-ha.sh" npx jest --selectProjects failover --runInBand &
+      setsid bash "$ROOT/scripts/with-pg-ha.sh" npx jest --selectProjects failover --runInBand &
     child=$!
-    trap 'kill -TERM "$child" 2>/dev/null; wait "$child"; exit 143' TERM
+    trap 'kill -TERM -- "-$child" 2>/dev/null; wait "$child"; kill -KILL -- "-$child" 2>/dev/null; exit 143' TERM
     rc=0
     wait "$child" || rc=$?
     echo "$((SECONDS - started))" >"$failover_time"

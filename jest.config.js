@@ -5,7 +5,9 @@
  *  - integration: *.int-spec.ts, against the real broker and the real PostgreSQL.
  *  - e2e:         test/e2e/*.e2e-spec.ts, the apps and the sandbox as separate processes.
  *  - failover:    *.failover-spec.ts, against a replicated PostgreSQL whose primary they kill
- *                 (`npm run test:failover`, inside scripts/with-pg-ha.sh; not in `npm test`).
+ *                 (inside scripts/with-pg-ha.sh: `npm run test:failover` alone; in `npm test`
+ *                 scripts/test-integration.sh runs it beside the integration tier, on a broker
+ *                 of its own).
  * `npm test` runs unit first, then integration and e2e inside scripts/with-infra.sh, which starts
  * (or reuses, via KAFKA_BROKERS) the brokers: with several workers, one broker per worker (their
  * test environment picks it), the longest suites first (jest.sequencer.cjs).

@@ -7,10 +7,23 @@
  * viewer's and an operator's token are printed first, so its Watch page can show the demo's
  * events as they happen; `npm run demo -- --keep-running` leaves everything up after the summary
  * (until Ctrl-C) to look around.
+ *
+ * `npm run demo -- --ha`: the same on a replicated PostgreSQL (deploy/local/postgres-ha/pg-ha.sh:
+ * a pg_auto_failover monitor, a primary and a synchronous standby, installed with apt-get when
+ * missing, as root), started around the demo by scripts/with-pg-ha.sh and always stopped and
+ * wiped afterwards; the apps connect with the multi-host URL (target_session_attrs=read-write).
+ * After the scenarios a failover while payments flow: sales sent steadily, the primary node
+ * killed mid-stream (SIGKILL of its keeper and postmaster), the monitor promotes the standby;
+ * printed: the time without a writable primary, the apps' readiness meanwhile, the first sale
+ * completed after the kill, every sale final and charged once (the sandbox in charge-again mode,
+ * so a second send would show in its ledger), and the old primary rejoining as the standby.
  */
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { PaymentEvent } from '@payments/contracts';
 import { ensureBroker, freshDatabase } from './stack/infra';
+import { haUrl, pgHa, waitForWritablePrimary, WITH_PG_HA_SH } from './stack/pg-ha';
 import {
   answerChallenge,
   chromiumInstalled,
@@ -25,10 +38,14 @@ import {
   payoutCheck,
   payoutForm,
 } from './stack/payout-commands';
-import { buildApps, run } from './stack/processes';
+import { buildApps, REPO_ROOT, run } from './stack/processes';
 import { eventSagaId, ReceivedEvent, ReceivedPayoutEvent } from './stack/kafka-io';
 
-const SERVER_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+/** `--ha`: on the replicated PostgreSQL, with a failover while payments flow (see above). */
+const HA = process.argv.includes('--ha');
+const SERVER_URL = HA
+  ? (process.env.DATABASE_HA_URL ?? '')
+  : (process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
 
 interface Scenario {
   readonly name: string;
@@ -162,7 +179,30 @@ async function payeeFillsPayoutForm(s: PaymentStack, payoutId: string): Promise<
   }
 }
 
+/**
+ * `--ha` outside scripts/with-pg-ha.sh: runs this demo again inside it (it starts the replicated
+ * PostgreSQL, exports DATABASE_HA_URL and PG_HA_PORT, and stops and wipes it afterwards, also on
+ * failure or Ctrl-C); resolves with the demo's exit code.
+ */
+function runInsidePgHa(): Promise<number> {
+  process.stdout.write(
+    '== starting a replicated PostgreSQL (pg_auto_failover: monitor, primary, synchronous standby) with scripts/with-pg-ha.sh\n',
+  );
+  const tsx = path.join(REPO_ROOT, 'node_modules/.bin/tsx');
+  const child = spawn('bash', [WITH_PG_HA_SH, tsx, __filename, ...process.argv.slice(2)], {
+    cwd: REPO_ROOT,
+    stdio: 'inherit',
+  });
+  // Ctrl-C reaches the whole process group; this process only waits for the child's end.
+  process.on('SIGINT', () => undefined);
+  return new Promise((resolve) => child.on('exit', (code) => resolve(code ?? 1)));
+}
+
 async function main(): Promise<void> {
+  if (HA && !process.env.DATABASE_HA_URL) {
+    process.exitCode = await runInsidePgHa();
+    return;
+  }
   process.stdout.write('== building the apps\n');
   await buildApps();
   const browserReady = await prepareBrowser();
@@ -320,6 +360,7 @@ async function main(): Promise<void> {
       );
     }
     allDone &&= await scheduleSection(s, approved.paymentId, approved.merchant.endpointId);
+    if (HA) allDone &&= await failoverSection(s);
     process.stdout.write(
       allDone
         ? '\nAll scenarios reached their final outcome.\n'
@@ -409,6 +450,118 @@ async function scheduleSection(
   await s.resetOrchestratorClock();
   process.stdout.write('  clock back to the real time\n');
   return true;
+}
+
+/** How many sales the failover section sends, the pause between two, and after which one the kill. */
+const FAILOVER_SALES = 30;
+const FAILOVER_SALE_GAP_MS = 150;
+const FAILOVER_KILL_AFTER = 10;
+const FINAL_TYPES = ['approved', 'declined', 'failed'];
+
+/**
+ * `--ha`: sales sent steadily while the primary node is killed; the monitor promotes the standby
+ * and the apps follow (docs/design.md, "Database failover"). Prints the recovery figures and
+ * checks every sale final and sent once; then the old primary rejoins as the standby.
+ */
+async function failoverSection(s: PaymentStack): Promise<boolean> {
+  const url = haUrl();
+  const oldPrimary = await pgHa('primary');
+  process.stdout.write(
+    `\n== a failover while payments flow: ${FAILOVER_SALES} sales, one every ${FAILOVER_SALE_GAP_MS} ms; the primary (port ${oldPrimary}) killed after the ${FAILOVER_KILL_AFTER}th\n`,
+  );
+  // A sale the adapter sent twice would be a second order and a second capture in the ledger.
+  await s.controls.changeSettings({ reusedClientOrderId: 'charge-again' });
+  const stamp = (at: number) => `  ${((at - startedAt) / 1000).toFixed(1).padStart(6)}s`;
+  const sales: ReturnType<PaymentStack['sale']>[] = [];
+  const sentAt: number[] = [];
+  let killedAt = 0;
+  let killed: Promise<string> | undefined;
+  const sending = (async () => {
+    for (let i = 0; i < FAILOVER_SALES; i++) {
+      const sale = s.sale({ cvv: '123', amountMinor: 1_000 + i });
+      sales.push(sale);
+      await s.send(sale);
+      sentAt.push(Date.now());
+      if (i + 1 === FAILOVER_KILL_AFTER) {
+        killedAt = Date.now();
+        killed = pgHa('kill-primary');
+        process.stdout.write(
+          `${stamp(killedAt)}  primary killed (SIGKILL of its pg_autoctl keeper and postmaster), ${i + 1} sales sent\n`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, FAILOVER_SALE_GAP_MS));
+    }
+  })();
+  // The apps' readiness while no primary is writable (false until their pools find one).
+  const notReady = new Map<string, { from: number; to?: number }>();
+  let watching = true;
+  const readiness = (async () => {
+    while (watching) {
+      for (const app of ['orchestrator', 'gateway-adapter'] as const) {
+        const ok = await fetch(`${s.urls[app]}/health/ready`, {
+          signal: AbortSignal.timeout(2_000),
+        })
+          .then((r) => r.ok)
+          .catch(() => false);
+        const seen = notReady.get(app);
+        if (!ok && killedAt > 0 && seen === undefined) {
+          notReady.set(app, { from: Date.now() });
+          process.stdout.write(`${stamp(Date.now())}  ${app} /health/ready: not ready\n`);
+        } else if (ok && seen !== undefined && seen.to === undefined) {
+          seen.to = Date.now();
+          process.stdout.write(
+            `${stamp(seen.to)}  ${app} /health/ready: ready again (not ready for ${seen.to - seen.from} ms)\n`,
+          );
+        }
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  })();
+  while (killed === undefined) await new Promise((r) => setTimeout(r, 20));
+  const killedNode = await killed;
+  const writableAt = await waitForWritablePrimary(url);
+  const newPrimary = await pgHa('primary');
+  process.stdout.write(
+    `${stamp(writableAt)}  writable primary again: port ${newPrimary} (the promoted standby), ${writableAt - killedAt} ms without one\n`,
+  );
+  await sending;
+  const outcomes = await Promise.allSettled(
+    sales.map((sale) =>
+      s.events
+        .waitFor(sale.paymentId, (e) => FINAL_TYPES.includes(e.type), 90_000)
+        .then(({ event }) => ({ sale, type: event.type, at: Date.now() })),
+    ),
+  );
+  watching = false;
+  await readiness;
+  const finals = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+  const lost = sales.filter((sale) => !finals.some((f) => f.sale === sale));
+  const sentAfterKill = finals.filter((f) => sales.indexOf(f.sale) >= FAILOVER_KILL_AFTER);
+  let twice = 0;
+  for (const sale of sales) {
+    const type = finals.find((f) => f.sale === sale)?.type;
+    const ledger = await s.controls.ledger(sale.paymentId);
+    const orders = new Set(ledger.entries.map((e) => e.orderId)).size;
+    const captures = ledger.entries.filter((e) => e.movement === 'captured').length;
+    if (orders > 1 || captures > 1 || (type !== 'approved' && captures > 0)) twice++;
+  }
+  const approvedCount = finals.filter((f) => f.type === 'approved').length;
+  const sentInOutage = sentAt.filter((t) => t > killedAt && t < writableAt).length;
+  const firstAfterKill = Math.min(...sentAfterKill.map((f) => f.at));
+  const drainedAt = Math.max(...finals.map((f) => f.at));
+  process.stdout.write(
+    `  first sale sent after the kill completed at +${firstAfterKill - killedAt} ms; every sale final at +${drainedAt - killedAt} ms\n` +
+      `  ${sentInOutage} sales sent while no primary was writable (commands wait on the broker)\n` +
+      `  ${finals.length} of ${sales.length} sales final (${approvedCount} approved), ${lost.length} lost, ${twice} sent twice (sandbox ledger)\n` +
+      `  apps not ready meanwhile: ${notReady.size === 0 ? 'none seen (each poll found a primary)' : [...notReady.keys()].join(', ')}\n`,
+  );
+  const rejoinAt = Date.now();
+  await pgHa('rejoin', killedNode);
+  await pgHa('heal');
+  process.stdout.write(
+    `  node${killedNode} (the old primary) rejoined as the synchronous standby in ${Date.now() - rejoinAt} ms; primary: port ${await pgHa('primary')}\n`,
+  );
+  return lost.length === 0 && twice === 0 && approvedCount === sales.length;
 }
 
 main().catch((error: unknown) => {

@@ -13,11 +13,12 @@
  *  - a secret X declared with an X_FILE twin: the app demands one of the two at boot (credentials,
  *    card key, control keys); deployments give the _FILE variant, never the value.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { ConfigShape, envVar, EnvVar, listVariables } from '@payments/config';
+import { parseDatabaseUrl } from '@payments/database';
 import { KAFKA_DEFAULTS } from '@payments/kafka';
 import { orchestratorConfigShape } from '../apps/orchestrator/src/config';
 import { gatewayAdapterConfigShape } from '../apps/gateway-adapter/src/config';
@@ -139,7 +140,27 @@ interface ChartEnv {
   readonly all: Set<string>;
 }
 
-function chartEnv(app: App): ChartEnv {
+/** Helm's merge of a value set over the chart's values: mappings merged, anything else replaced. */
+function overlay(base: Tree, over: Tree): Tree {
+  const out: Tree = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    const b = out[k];
+    out[k] = isTree(b) && isTree(v) ? overlay(b, v) : v;
+  }
+  return out;
+}
+
+/** The value sets scripts/helm-check.sh renders (deploy/helm/check/values), by name. */
+const VALUE_SETS_DIR = join(ROOT, 'deploy/helm/check/values');
+const valueSets = readdirSync(VALUE_SETS_DIR)
+  .filter((f) => f.endsWith('.yaml'))
+  .map((f) => {
+    const text = read(join(VALUE_SETS_DIR, f));
+    return { name: f.replace(/\.yaml$/, ''), text, values: tree(parse(text) ?? {}, f) };
+  });
+
+function chartEnv(app: App, chartValues: Tree = values): ChartEnv {
+  const values = chartValues;
   const own = tree(values[app.valuesKey], app.valuesKey);
   const plain = new Map<string, string>();
   const add = (env: unknown) => {
@@ -236,6 +257,20 @@ describe.each(APPS)('$dir', (app) => {
       expect(tree(own.pdb, 'pdb')).toHaveProperty('enabled');
     });
   });
+
+  it.each(valueSets.map((set) => set.name))(
+    'the value set %s gives only variables the app reads, with values it accepts, and still every one it needs',
+    (name) => {
+      const set = valueSets.find((v) => v.name === name);
+      const env = chartEnv(app, overlay(values, set?.values ?? {}));
+      expect(unmet(app.shape, env.all)).toEqual([]);
+      expect([...env.all].filter((n) => !known.has(n))).toEqual([]);
+      const rejected = [...env.plain]
+        .filter(([n, value]) => !known.get(n)?.schema.safeParse(value).success)
+        .map(([n, value]) => `${n}=${value}`);
+      expect(rejected).toEqual([]);
+    },
+  );
 
   describe('compose', () => {
     const env = composeEnv(app);
@@ -356,6 +391,43 @@ describe('chart structure', () => {
       if (app.dir === 'gateway-adapter') expect(held.length).toBeGreaterThan(0);
       else expect(held).toEqual([]);
     }
+  });
+
+  it('documents an external replicated PostgreSQL and a Kafka cluster, and external-ha renders one', () => {
+    // The multi-host URL values.yaml shows is one the apps accept and resolve to several hosts.
+    const documented = /postgres:\/\/\S+target_session_attrs=read-write/.exec(valuesText)?.[0];
+    expect(documented).toBeDefined();
+    const parsed = parseDatabaseUrl(documented ?? '');
+    expect(parsed.hosts.length).toBeGreaterThan(1);
+    expect(parsed.targetSessionAttrs).toBe('read-write');
+    const urlVar = variablesOf(orchestratorConfigShape).get('DATABASE_URL');
+    expect(urlVar?.schema.safeParse(documented).success).toBe(true);
+    // Every setting it names is one the apps read.
+    const names = new Set([...APPS.slice(0, 3)].flatMap((a) => [...variablesOf(a.shape).keys()]));
+    for (const name of [
+      'KAFKA_REPLICATION_FACTOR',
+      'KAFKA_MIN_INSYNC_REPLICAS',
+      'KAFKA_SESSION_TIMEOUT_MS',
+      'DATABASE_POOL_SIZE',
+    ]) {
+      expect(valuesText).toContain(name);
+      expect(names.has(name)).toBe(true);
+    }
+    // The example set: the URLs (in its comments: they carry passwords, so Secrets) parse as
+    // multi-host read-write URLs; the Kafka cluster is three brokers with replication 3, min ISR 2.
+    const set = valueSets.find((v) => v.name === 'external-ha');
+    expect(set).toBeDefined();
+    const urls = (set?.text ?? '').match(/postgres:\/\/[^'\s]+/g) ?? [];
+    expect(urls).toHaveLength(2);
+    for (const url of urls) {
+      const u = parseDatabaseUrl(url);
+      expect(u.hosts.length).toBe(3);
+      expect(u.targetSessionAttrs).toBe('read-write');
+    }
+    const common = tree(set?.values.commonEnv, 'external-ha commonEnv');
+    expect(String(common.KAFKA_BROKERS).split(',')).toHaveLength(3);
+    expect(common).toMatchObject({ KAFKA_REPLICATION_FACTOR: '3', KAFKA_MIN_INSYNC_REPLICAS: '2' });
+    expect(JSON.stringify(set?.values)).not.toMatch(/postgres:\/\//);
   });
 
   it('inlines no secret value in values.yaml', () => {

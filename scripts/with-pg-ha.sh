@@ -22,8 +22,23 @@ while port_open "$port" || port_open $((port + 1)) || port_open $((port + 2)); d
   port=$((port + 10))
 done
 export PG_HA_PORT="$port"
-trap 'bash "$PG_HA" stop --wipe || true' EXIT INT TERM
+trap 'bash "$PG_HA" stop --wipe || true' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 DATABASE_HA_URL="$(bash "$PG_HA" start $([[ "${PG_HA_ASYNC:-}" == 1 ]] && echo --async))"
 export DATABASE_HA_URL
 printf '[with-pg-ha] %s\n' "DATABASE_HA_URL=$DATABASE_HA_URL" >&2
-"$@"
+# CMD in the background so that a signal to this script is handled at once (bash defers traps
+# while a foreground child runs): it is forwarded to CMD, then the EXIT trap stops the cluster.
+"$@" &
+child=$!
+forward() {
+  kill -TERM "$child" 2>/dev/null || true
+  wait "$child" 2>/dev/null || true
+  exit "$1"
+}
+trap 'forward 130' INT
+trap 'forward 143' TERM
+rc=0
+wait "$child" || rc=$?
+exit "$rc"

@@ -118,6 +118,7 @@ describe('the chart, by Helm', () => {
         'existing-secrets',
         'operators',
         'console',
+        'external-ha',
       ]),
     );
   });
@@ -254,6 +255,38 @@ describe('what each value set is for', () => {
       (orchestrator.spec?.template as { spec: { serviceAccountName: string } }).spec
         .serviceAccountName,
     ).toBe('payments-runtime');
+  });
+
+  it('external-ha: the apps on a replicated PostgreSQL (multi-host URL Secrets) and a Kafka cluster of three (replication 3, min ISR 2), spread over nodes', () => {
+    for (const app of ['payments-orchestrator', 'payments-gateway-adapter']) {
+      const data = find('external-ha', 'ConfigMap', app).data ?? {};
+      expect(String(data.KAFKA_BROKERS).split(',')).toHaveLength(3);
+      expect(data).toMatchObject({ KAFKA_REPLICATION_FACTOR: '3', KAFKA_MIN_INSYNC_REPLICAS: '2' });
+      expect(data.DATABASE_POOL_SIZE).toMatch(/^[1-9][0-9]*$/);
+      const deployment = find('external-ha', 'Deployment', app);
+      expect(deployment.spec?.replicas).toBe(3);
+      const spec = (
+        deployment.spec?.template as {
+          spec: { topologySpreadConstraints?: { topologyKey: string }[] };
+        }
+      ).spec;
+      expect(spec.topologySpreadConstraints?.map((c) => c.topologyKey)).toEqual([
+        'kubernetes.io/hostname',
+      ]);
+      // Readiness (false while no primary is writable) takes a pod out; liveness never asks the database.
+      expect(container(deployment).readinessProbe).toMatchObject({
+        httpGet: { path: '/health/ready' },
+      });
+      expect(container(deployment).livenessProbe).toMatchObject({
+        httpGet: { path: '/health/live' },
+      });
+    }
+    expect(secretRefs(find('external-ha', 'Deployment', 'payments-orchestrator'))).toEqual([
+      'payments-orchestrator-db-ha',
+    ]);
+    expect(secretRefs(find('external-ha', 'Deployment', 'payments-gateway-adapter'))).toEqual([
+      'payments-adapter-db-ha',
+    ]);
   });
 
   it('operators: the apps point at the Strimzi bootstrap Service and the CloudNativePG app Secrets of the examples', () => {

@@ -1,7 +1,8 @@
 import { execFile, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { Client } from 'pg';
+import { newPgClient } from '@payments/database';
+import { withDatabase } from './pg-ha';
 import { REPO_ROOT, run } from './processes';
 
 /**
@@ -41,12 +42,13 @@ export async function ensureBroker(
   };
 }
 
-/** Creates (or re-creates, empty) a database on the server of `serverUrl`; returns its URL. */
+/**
+ * Creates (or re-creates, empty) a database on the server of `serverUrl` (one host, or a
+ * replicated server's multi-host URL: on its primary); returns its URL.
+ */
 export async function freshDatabase(serverUrl: string, name: string): Promise<string> {
   if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`unsafe database name ${name}`);
-  const admin = new URL(serverUrl);
-  admin.pathname = '/postgres';
-  const client = new Client({ connectionString: admin.toString() });
+  const client = newPgClient(withDatabase(serverUrl, 'postgres'));
   await client.connect();
   try {
     await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
@@ -54,9 +56,7 @@ export async function freshDatabase(serverUrl: string, name: string): Promise<st
   } finally {
     await client.end();
   }
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
+  return withDatabase(serverUrl, name);
 }
 
 /** A broker (or three-node cluster) the caller owns, so it can restart it mid-run. */

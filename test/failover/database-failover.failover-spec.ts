@@ -11,36 +11,17 @@
  * DATABASE_HA_URL and PG_HA_PORT). PG_HA_ASYNC=1 runs it on asynchronous replication: the
  * measurement behind docs/decisions.md (there "0 acknowledged commits lost" may fail).
  */
-import { execFile } from 'node:child_process';
-import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { DatabaseHealthCheck } from '@payments/observability';
 import type { DataSource } from 'typeorm';
 import { createDataSource, newPgClient, retryOnFailover } from '@payments/database';
+import { haUrl, pgHa } from '../../scripts/stack/pg-ha';
 
-const run = promisify(execFile);
-const PG_HA = resolve(__dirname, '../../deploy/local/postgres-ha/pg-ha.sh');
 const WRITERS = 4;
 const WRITES_BEFORE_KILL = 40;
 const WRITES_AFTER_RECOVERY = 40;
 const LOCK_KEY = '424242';
 /** How long the standby is left behind before the kill. */
 const LAG_MS = 1_500;
-
-function haUrl(): string {
-  const url = process.env['DATABASE_HA_URL'];
-  if (url === undefined || url === '') {
-    throw new Error(
-      'DATABASE_HA_URL is not set: run through `npm run test:failover` (scripts/with-pg-ha.sh)',
-    );
-  }
-  return url;
-}
-
-async function pgHa(...args: string[]): Promise<string> {
-  const { stdout } = await run('bash', [PG_HA, ...args], { env: process.env });
-  return stdout.trim();
-}
 
 describe('a PostgreSQL primary lost while commits flow (pg_auto_failover)', () => {
   let dataSource: DataSource;

@@ -12,16 +12,12 @@
  * `npm run test:failover` (scripts/with-infra.sh starts the broker, scripts/with-pg-ha.sh the
  * replicated PostgreSQL: KAFKA_BROKERS, DATABASE_HA_URL, PG_HA_PORT).
  */
-import { execFile } from 'node:child_process';
-import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import type { SaleCommand } from '@payments/contracts';
 import { newPgClient } from '@payments/database';
 import { PaymentStack } from '../../scripts/stack/payment-stack';
+import { haUrl, pgHa, waitForWritablePrimary, withDatabase } from '../../scripts/stack/pg-ha';
 import { buildApps } from '../../scripts/stack/processes';
 
-const run = promisify(execFile);
-const PG_HA = resolve(__dirname, '../../deploy/local/postgres-ha/pg-ha.sh');
 const SALES_BEFORE_KILL = 10;
 const SALES_AFTER_KILL = 20;
 /** Sales sent while the standby is left behind, just before the kill. */
@@ -30,22 +26,6 @@ const LAG_MS = 1_500;
 /** How long a sale may take to end once the stack recovered (a lost one never does). */
 const FINAL_WAIT_MS = 60_000;
 const FINAL = ['approved', 'declined', 'failed'];
-
-function haUrl(): string {
-  const url = process.env['DATABASE_HA_URL'];
-  if (url === undefined || url === '') {
-    throw new Error('DATABASE_HA_URL is not set: run through `npm run test:failover`');
-  }
-  return url;
-}
-
-/** The HA URL with another database name (the path of a multi-host URL). */
-const withDatabase = (url: string, name: string) => url.replace(/\/[^/?]*(\?|$)/, `/${name}$1`);
-
-async function pgHa(...args: string[]): Promise<string> {
-  const { stdout } = await run('bash', [PG_HA, ...args], { env: process.env });
-  return stdout.trim();
-}
 
 let stack: PaymentStack;
 
@@ -96,19 +76,7 @@ it('given sales flowing, when the database primary is killed, then every sale en
   const afterKill = sendSales(SALES_AFTER_KILL);
 
   // Time without a writable primary, as a client of the multi-host URL sees it.
-  let writableAt: number | undefined;
-  while (writableAt === undefined) {
-    const client = newPgClient(haUrl());
-    client.on('error', () => undefined);
-    try {
-      await client.connect();
-      writableAt = Date.now();
-    } catch {
-      await new Promise((r) => setTimeout(r, 200));
-    } finally {
-      await client.end().catch(() => undefined);
-    }
-  }
+  const writableAt = await waitForWritablePrimary(haUrl());
   await afterKill;
 
   // Every sale's final event, each waited for at most FINAL_WAIT_MS: a sale that never ends is

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
+import { register } from 'prom-client';
 import type { GatewayResult } from '@payments/contracts';
 import { saleCommand } from '@payments/contracts/testing';
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
@@ -83,6 +84,19 @@ describe('outbox relay and timers with two orchestrators on one database', () =>
     };
   }
 
+  /** Observed relay rounds that published rows (orchestrator_outbox_round_seconds). */
+  async function publishedRounds(): Promise<number> {
+    const metric = register.getSingleMetric('orchestrator_outbox_round_seconds');
+    const values = (await metric?.get())?.values ?? [];
+    return values
+      .filter(
+        (v) =>
+          (v as { metricName?: string }).metricName?.endsWith('_count') &&
+          v.labels.outcome === 'published',
+      )
+      .reduce((sum, v) => sum + v.value, 0);
+  }
+
   it('publishes a backlog in per-payment order once a relay runs again, with one active relay at a time', async () => {
     const a = await start({ OUTBOX_RELAY_ENABLED: 'false', TIMER_WORKER_ENABLED: 'false' });
     const payments = [randomUUID(), randomUUID(), randomUUID()];
@@ -135,6 +149,7 @@ describe('outbox relay and timers with two orchestrators on one database', () =>
     for (const p of payments) expect(collector.events(p)).toHaveLength(0);
 
     // Two relays now: one holds the lock and publishes, the other stands by.
+    const roundsBefore = await publishedRounds();
     const b = await start({}, { groupId: a.groupId });
     const relayA = a.app.get(OutboxRelay);
     const relayB = b.app.get(OutboxRelay);
@@ -158,6 +173,8 @@ describe('outbox relay and timers with two orchestrators on one database', () =>
       'every outbox row stamped published',
       30_000,
     );
+    // Each round that published is timed (the relay's round time is a metric: docs/capacity.md).
+    expect(await publishedRounds()).toBeGreaterThan(roundsBefore);
 
     // The leader goes away: the standby takes over and publishes what comes next.
     const leader = relayA.isLeader ? relayA : relayB;

@@ -105,7 +105,15 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
         if (!this.leader) return 'idle';
         this.logger.log('outbox relay: lock acquired, publishing');
       }
-      const published = await this.publishRound(client);
+      const endRound = this.metrics.roundSeconds.startTimer();
+      let published: number;
+      try {
+        published = await this.publishRound(client);
+      } catch (error) {
+        endRound({ outcome: 'failed' });
+        throw error;
+      }
+      endRound({ outcome: published > 0 ? 'published' : 'empty' });
       return published < this.config.outbox.batchSize ? 'idle' : 'busy';
     } catch (error) {
       // A broken connection or a demoted primary (a failover): the lock, if held, went with the

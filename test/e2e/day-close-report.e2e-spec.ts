@@ -346,7 +346,11 @@ describe("a merchant's day closed and tied out against the gateway", () => {
 
     // The day-closed event's counts equal what this consumer received: DayTally says so.
     const ours = () =>
-      stack.events.dayClosed.find((e) => e.merchant.endpointId === ENDPOINT && e.day === day);
+      stack.events.dayClosed.find(
+        // Every stack on this worker's broker closes the same merchant's day under the same
+        // closeId (derived from endpoint and day): ours is the one our close answered with.
+        (e) => e.closeId === answer?.closeId && e.occurredAt === answer?.occurredAt,
+      );
     const closedEvent: DayClosedEvent = await until(
       async () => ours(),
       'the day-closed event',
@@ -378,7 +382,13 @@ describe("a merchant's day closed and tied out against the gateway", () => {
     expect(rerun.status).toBe(200);
     const second = await writtenReport(day, 3);
     expect(second).toMatchObject({ state: 'open-with-exceptions', trigger: 'rerun' });
+    // The run's mismatch opened a case (issue #33): the report names both, the case and the line.
     expect(second.exceptions).toEqual([
+      expect.objectContaining({
+        kind: 'case-open',
+        concern: 'reconciliation-mismatch',
+        sagaId: sale.paymentId,
+      }),
       expect.objectContaining({
         kind: 'mismatched',
         sagaId: sale.paymentId,

@@ -161,7 +161,11 @@ describe("a merchant's day closed", () => {
     // (The day-close worker may also have closed yesterday for this merchant meanwhile: the
     // event of this day is the one to judge.)
     const ours = () =>
-      stack.events.dayClosed.find((e) => e.merchant.endpointId === ENDPOINT && e.day === day);
+      stack.events.dayClosed.find(
+        // Every stack on this worker's broker closes the same merchant's day under the same
+        // closeId (derived from endpoint and day): ours is the one our close answered with.
+        (e) => e.closeId === answer?.closeId && e.occurredAt === answer?.occurredAt,
+      );
     const deadline = Date.now() + 60_000;
     while (ours() === undefined && Date.now() < deadline)
       await new Promise((resolve) => setTimeout(resolve, 100));

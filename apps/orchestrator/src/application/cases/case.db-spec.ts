@@ -347,6 +347,30 @@ describe('case sweep (real PostgreSQL)', () => {
     expect((await caseOf(id))?.status).toBe('open');
     expect(await audited(id)).toEqual(['case-opened by system']);
 
+    // "Refresh and wait" asks the schedule's own refresh (a status query), the case stays open.
+    const sent: unknown[] = [];
+    const refreshing = new CaseService(
+      orch.database,
+      orch.clock,
+      { process: (inputs: unknown[]) => Promise.resolve(void sent.push(...inputs)) } as never,
+      new OutboxWriter(),
+      config,
+    );
+    const refresh = await refreshing.propose(
+      OPERATOR,
+      opened?.caseId ?? '',
+      { decision: 'refresh-and-wait' },
+      'ask the gateway again',
+    );
+    expect(refresh.kind).toBe('ok');
+    expect(sent).toMatchObject([
+      {
+        kind: 'command',
+        raw: { type: 'refresh-schedule-status', scheduleId: id, merchant: { endpointId: '1113' } },
+      },
+    ]);
+    expect((await caseOf(id))?.status).toBe('open');
+
     // Registered after all (a status reply): the case closes by the system.
     await setState(id, scheduleState(id, { status: 'registered', recurringPaymentId: 'rp-1' }));
     expect((await service.sweep()).closed).toBeGreaterThanOrEqual(1);

@@ -85,6 +85,8 @@ interface SagaRow {
   endpoint_id: string;
   state: {
     merchant?: { endpointId: string; merchantId?: string };
+    /** A schedule keeps its merchant in its terms. */
+    terms?: { merchant?: { endpointId: string; merchantId?: string } };
     amount?: Money;
     inFlight?: {
       operation: string;
@@ -259,7 +261,8 @@ export class CaseService {
           type: refresh,
           commandId: derivedUuid(`case-refresh:${record.caseId}:${now}`),
           [flow.idField]: record.sagaId,
-          merchant: saga.state.merchant ?? { endpointId: record.endpointId },
+          merchant: saga.state.merchant ??
+            saga.state.terms?.merchant ?? { endpointId: record.endpointId },
           occurredAt: now,
         },
       },

@@ -10,7 +10,9 @@
  * person's or the system's (opened, evidence added, proposed, approved, proposal rejected,
  * reopened), is a row of `admin_audit` and a `case-step-audited` event on the admin audit topic.
  * A PAN-eligibility check the gateway never received is decided "not done" the same way ("done"
- * refused: eligibility is the gateway's answer).
+ * refused: eligibility is the gateway's answer), and so is a card payment's create-card-ref whose
+ * request and every re-ask the gateway never received (alerted after the hour, its case due after
+ * CASE_AFTER_ALERT_HOURS: the orchestrator's clock is moved, so that test runs last).
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -53,6 +55,9 @@ beforeAll(async () => {
       orchestrator: {
         NEVER_RECEIVED_RESEND_SECONDS: String(NEVER_RECEIVED_SECONDS),
         CASE_SWEEP_MS: '300',
+        // The card-reference test (last) moves the orchestrator's clock past the alert and
+        // CASE_AFTER_ALERT_HOURS (its test control).
+        TEST_CONTROLS_ENABLED: 'true',
         PAYOUT_LIMITS: JSON.stringify({
           default: { maxMinor: 1_000_000, dailyLimitMinor: 10_000_000, approvalWindowSeconds: 600 },
           endpoints: { [DAILY_LIMIT_ENDPOINT]: { dailyLimitMinor: 10_000 } },
@@ -494,5 +499,103 @@ describe('cases: the one place where a person decides', () => {
       ['proposed', 'alice', 'operator', false],
       ['approved', 'bob', 'approver', true],
     ]);
+  });
+
+  // Last: it moves the orchestrator's clock forward by a day.
+  it('a create-card-ref whose request and re-asks the gateway never received → alerted → a case → "done" refused, "not done" approved by a second person → settled-by-decision; a new create-card-ref then makes the reference', async () => {
+    const sale = stack.sale({ cvv: '123', amountMinor: 100 });
+    await stack.send(sale);
+    await stack.events.waitForType(sale.paymentId, ['approved'], 60_000);
+    // The gateway never receives the request, nor any re-ask of it: each connection closes.
+    const fault = await stack.controls.addFault({
+      clientOrderId: sale.paymentId,
+      operation: 'CARDREF',
+      failBefore: 'drop',
+    });
+    const base = () => ({
+      commandId: randomUUID(),
+      merchant: { endpointId: SANDBOX_MERCHANT.plainEndpoint },
+      occurredAt: new Date().toISOString(),
+    });
+    await stack.sendRaw({ type: 'create-card-ref', ...base(), paymentId: sale.paymentId });
+    const unknown = await stack.events.waitForType(
+      sale.paymentId,
+      ['card-reference-unknown'],
+      60_000,
+    );
+    const requestId = (unknown.event as { requestId: string }).requestId;
+    // Past the alert hour and CASE_AFTER_ALERT_HOURS (24): alerted, then its case is due.
+    await stack.advanceOrchestratorClock(25 * 3_600);
+    await until(
+      async () =>
+        eventsOf(sale.paymentId).some(
+          (e) => e.type === 'card-reference-unknown' && e.alert && e.requestId === requestId,
+        ) || undefined,
+      'the card reference alerted',
+    );
+    const opened = await caseOf(sale.paymentId);
+    expect(opened).toMatchObject({
+      flow: 'card-payment',
+      operation: 'create-card-ref',
+      requestId,
+      concern: 'alerted-too-long',
+      status: 'open',
+    });
+    expect((opened.evidence as Array<{ ref: string }>).map((e) => e.ref)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^card-reference-unknown v/)]),
+    );
+    const id = String(opened.caseId);
+    // A reference id is the gateway's answer alone: "done" is refused when the saga is told.
+    expect(
+      (
+        await admin('POST', `/admin/cases/${id}/propose`, ALICE, {
+          decision: 'done',
+          amount: { minor: 0, currency: 'USD' },
+          reason: 'made, says the merchant',
+        })
+      ).status,
+    ).toBe(200);
+    expect(await admin('POST', `/admin/cases/${id}/approve`, BOB)).toMatchObject({
+      status: 409,
+      body: { error: { code: 'CASE_DECISION_INVALID' } },
+    });
+    expect(
+      (await admin('POST', `/admin/cases/${id}/reject-proposal`, BOB, { reason: 'not ours' }))
+        .status,
+    ).toBe(200);
+    expect(
+      (
+        await admin('POST', `/admin/cases/${id}/propose`, ALICE, {
+          decision: 'not-done',
+          reason: 'the gateway never received the request nor any re-ask; no reference exists',
+        })
+      ).status,
+    ).toBe(200);
+    // The proposer cannot approve (an operator: the approver role is needed, and another person).
+    expect(await admin('POST', `/admin/cases/${id}/approve`, ALICE)).toMatchObject({
+      status: 403,
+    });
+    expect((await admin('POST', `/admin/cases/${id}/approve`, BOB)).status).toBe(200);
+    const settled = await stack.events.waitForType(sale.paymentId, ['settled-by-decision']);
+    expect(settled.event).toMatchObject({
+      operation: 'create-card-ref',
+      requestId,
+      decision: 'not-done',
+      caseId: id,
+      decidedBy: 'alice',
+      approvedBy: 'bob',
+    });
+    expect(eventsOf(sale.paymentId).map((e) => e.type)).not.toContain('card-ref-created');
+    await expectAudited(id, [
+      ['opened', 'system', 'system', false],
+      ['proposed', 'alice', 'operator', false],
+      ['proposal-rejected', 'bob', 'approver', false],
+      ['proposed', 'alice', 'operator', false],
+      ['approved', 'bob', 'approver', true],
+    ]);
+    // The gateway works again: a new create-card-ref is taken and makes the reference.
+    await stack.controls.removeFault(fault.id);
+    await stack.sendRaw({ type: 'create-card-ref', ...base(), paymentId: sale.paymentId });
+    await stack.events.waitForType(sale.paymentId, ['card-ref-created'], 60_000);
   });
 });

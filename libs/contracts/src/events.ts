@@ -15,6 +15,12 @@ const { event, operationRef } = lifecycle;
 
 const CardReferenceOperation = z.enum(['create-card-ref', 'get-card-info']);
 
+/**
+ * What a case can settle on a payment (issue 33): its operation in flight, or its create-card-ref
+ * whose outcome the gateway never cleared ("not done" only: the reference was not made).
+ */
+const DecidedPaymentOperation = z.enum([...PaymentOperation.options, 'create-card-ref']);
+
 /** What the gateway's approval of an operation names, and what is kept of the card. */
 const approval = { ...APPROVAL_FIELDS, card: CardSummary.optional() };
 
@@ -138,8 +144,8 @@ export const EVENT_SCHEMAS = byType(
   }),
   /** An authorization reached its hold expiry uncaptured; `action` says what the saga does about it. */
   event('hold-expired', { action: z.enum(['void', 'report']), amount: Money }),
-  lifecycle.settledByDecision,
-  lifecycle.caseReopened,
+  lifecycle.settledByDecision.extend({ operation: DecidedPaymentOperation }),
+  lifecycle.caseReopened.extend({ operation: DecidedPaymentOperation }),
   lifecycle.commandRejected,
   ...CARD_REFERENCE_EVENTS,
 );

@@ -46,6 +46,29 @@ describe('case sweep (real PostgreSQL)', () => {
     return id;
   }
 
+  /** A schedule the gateway charges (its stored state as the schedule flow writes it). */
+  async function schedule(state: object): Promise<string> {
+    const id = randomUUID();
+    await orch.dataSource.query(
+      `INSERT INTO sagas (id, flow, endpoint_id, kind, status, state, version, client_order_id, created_at)
+       VALUES ($1, 'recurring-schedule', '1113', 'schedule', 'registered', $2, 3, $4, $3)`,
+      [id, scheduleState(id, state), orch.clock.now(), id],
+    );
+    return id;
+  }
+
+  const scheduleState = (id: string, state: object) => ({
+    terms: {
+      scheduleId: id,
+      merchant: { endpointId: '1113' },
+      amount: { minor: 1_500, currency: 'EUR' },
+    },
+    charges: [],
+    ...state,
+  });
+
+  const OPERATOR = { name: 'alice', role: 'operator', scope: 'all' } as const;
+
   const setState = (id: string, state: object) =>
     orch.dataSource.query(`UPDATE sagas SET state = $2 WHERE id = $1`, [
       id,
@@ -207,5 +230,240 @@ describe('case sweep (real PostgreSQL)', () => {
     // Not reopened twice.
     await service.sweep();
     expect(await audited(id)).toHaveLength(3);
+  });
+
+  it("a card payment's create-card-ref alerted opens its case with its evidence (no amount: a reference moves none); answered by the gateway first, it closes by the system", async () => {
+    const requestId = randomUUID();
+    const cardRefRequest = {
+      operation: 'create-card-ref',
+      requestId,
+      commandId: randomUUID(),
+      requestedAt: '2026-03-01T10:00:00.000Z',
+      unknownSince: '2026-03-01T10:00:00.000Z',
+      alerted: true,
+    };
+    // The sale settled long ago: nothing in flight but the card reference.
+    const id = await saga({ amount: { minor: 10_000, currency: 'EUR' }, cardRefRequest });
+    await history(id, 4, { type: 'card-ref-requested', requestId });
+    await history(id, 5, {
+      type: 'card-reference-unknown',
+      requestId,
+      operation: 'create-card-ref',
+      alert: false,
+    });
+    await history(id, 6, {
+      type: 'card-reference-unknown',
+      requestId,
+      operation: 'create-card-ref',
+      alert: true,
+    });
+    // Alerted without a concern: due after CASE_AFTER_ALERT_HOURS of being unknown.
+    orch.clock.set('2026-03-02T10:00:00.000Z');
+    expect((await service.sweep()).opened).toBeGreaterThanOrEqual(1);
+    const opened = await caseOf(id);
+    expect(opened).toMatchObject({
+      flow: 'card-payment',
+      operation: 'create-card-ref',
+      requestId,
+      concern: 'alerted-too-long',
+      status: 'open',
+    });
+    expect(opened?.requestedAmount).toBeUndefined();
+    expect(opened?.evidence.map((e) => e.ref)).toEqual([
+      'card-ref-requested v4',
+      'card-reference-unknown v5',
+      'card-reference-unknown v6',
+    ]);
+    // Still waiting for the reference: swept again, the case stays open, once.
+    await service.sweep();
+    expect((await caseOf(id))?.status).toBe('open');
+    expect(await audited(id)).toEqual(['case-opened by system']);
+
+    // A re-ask's answer carried the reference: the saga no longer waits; the case closes.
+    await history(id, 7, { type: 'card-ref-created', requestId, cardRef: { refId: '10901' } });
+    await setState(id, { cardRef: { refId: '10901' } });
+    expect((await service.sweep()).closed).toBeGreaterThanOrEqual(1);
+    expect((await caseOf(id))?.status).toBe('closed');
+    expect((await caseOf(id))?.evidence.at(-1)?.summary).toContain('card-ref-created');
+  });
+
+  it('a get-card-info alerted opens no case (it only reads; asked again until answered)', async () => {
+    const id = await saga({
+      cardRefRequest: {
+        operation: 'get-card-info',
+        requestId: randomUUID(),
+        commandId: randomUUID(),
+        requestedAt: '2026-03-01T10:00:00.000Z',
+        unknownSince: '2026-03-01T10:00:00.000Z',
+        alerted: true,
+      },
+    });
+    orch.clock.set('2026-03-04T10:00:00.000Z');
+    await service.sweep();
+    expect(await caseOf(id)).toBeUndefined();
+  });
+
+  it("a schedule's registration left with no trace opens a case listing its events; a decision is refused (not settled by decision yet), the case stays open", async () => {
+    const requestId = randomUUID();
+    const id = await schedule({
+      status: 'registering',
+      registration: {
+        operation: 'create-recurring-payment',
+        requestId,
+        commandId: randomUUID(),
+        requestedAt: '2026-03-01T10:00:00.000Z',
+        stage: 'outcome-unknown',
+        unknownSince: '2026-03-01T10:00:00.000Z',
+        alerted: true,
+        concern: 'no-trace',
+      },
+    });
+    await history(id, 1, { type: 'schedule-created' });
+    await history(id, 2, { type: 'schedule-registration-unknown', reason: 'timeout' });
+    await history(id, 3, {
+      type: 'schedule-registration-unknown',
+      reason: 'no trace',
+      alert: true,
+      concern: 'no-trace',
+    });
+    expect((await service.sweep()).opened).toBeGreaterThanOrEqual(1);
+    const opened = await caseOf(id);
+    expect(opened).toMatchObject({
+      flow: 'recurring-schedule',
+      operation: 'create-recurring-payment',
+      requestId,
+      concern: 'no-trace',
+      status: 'open',
+      requestedAmount: { minor: 1_500, currency: 'EUR' },
+    });
+    expect(opened?.evidence.map((e) => e.ref)).toEqual([
+      'schedule-registration-unknown v2',
+      'schedule-registration-unknown v3',
+    ]);
+    for (const proposal of [{ decision: 'not-done' as const }]) {
+      const refused = await service.propose(OPERATOR, opened?.caseId ?? '', proposal, 'no trace');
+      expect(refused).toMatchObject({ kind: 'refused', code: 'CASE_FLOW_NOT_SETTLEABLE' });
+    }
+    expect((await caseOf(id))?.status).toBe('open');
+    expect(await audited(id)).toEqual(['case-opened by system']);
+
+    // "Refresh and wait" asks the schedule's own refresh (a status query), the case stays open.
+    const sent: unknown[] = [];
+    const refreshing = new CaseService(
+      orch.database,
+      orch.clock,
+      { process: (inputs: unknown[]) => Promise.resolve(void sent.push(...inputs)) } as never,
+      new OutboxWriter(),
+      config,
+    );
+    const refresh = await refreshing.propose(
+      OPERATOR,
+      opened?.caseId ?? '',
+      { decision: 'refresh-and-wait' },
+      'ask the gateway again',
+    );
+    expect(refresh.kind).toBe('ok');
+    expect(sent).toMatchObject([
+      {
+        kind: 'command',
+        raw: { type: 'refresh-schedule-status', scheduleId: id, merchant: { endpointId: '1113' } },
+      },
+    ]);
+    expect((await caseOf(id))?.status).toBe('open');
+
+    // Registered after all (a status reply): the case closes by the system.
+    await setState(id, scheduleState(id, { status: 'registered', recurringPaymentId: 'rp-1' }));
+    expect((await service.sweep()).closed).toBeGreaterThanOrEqual(1);
+    expect((await caseOf(id))?.status).toBe('closed');
+  });
+
+  it("a schedule's charge left unknown, and a cycle alerted not-found, each open a case with their events; the cycle's closes once its charge is seen", async () => {
+    const chargeRequest = randomUUID();
+    const id = await schedule({
+      status: 'registered',
+      recurringPaymentId: 'rp-2',
+      missingCycles: [3],
+      charges: [
+        {
+          gatewayOrderId: 'gw-9001',
+          clientOrderId: 'x-2',
+          cycle: 2,
+          outcome: 'confirming',
+          op: {
+            operation: 'rebill',
+            requestId: chargeRequest,
+            commandId: randomUUID(),
+            requestedAt: '2026-03-01T10:00:00.000Z',
+            stage: 'outcome-unknown',
+            unknownSince: '2026-03-01T10:00:00.000Z',
+            alerted: true,
+            concern: 'amount-mismatch',
+          },
+        },
+      ],
+    });
+    await history(id, 4, { type: 'gateway-charge-reported', cycle: 2, gatewayOrderId: 'gw-9001' });
+    await history(id, 5, {
+      type: 'gateway-charge-outcome-unknown',
+      cycle: 2,
+      gatewayOrderId: 'gw-9001',
+      alert: true,
+      concern: 'amount-mismatch',
+      reportedAmount: { minor: 1_700, currency: 'EUR' },
+    });
+    await history(id, 6, {
+      type: 'gateway-charge-alert',
+      cycle: 3,
+      clientOrderId: 'x-3',
+      reason: 'not-found',
+    });
+    expect((await service.sweep()).opened).toBeGreaterThanOrEqual(2);
+    const cases = await orch.dataSource.query<Array<{ record: CaseRecord }>>(
+      `SELECT record FROM cases WHERE saga_id = $1 ORDER BY record->>'concern'`,
+      [id],
+    );
+    expect(cases.map((c) => c.record)).toMatchObject([
+      {
+        operation: 'rebill',
+        requestId: chargeRequest,
+        concern: 'amount-mismatch',
+        reportedAmount: { minor: 1_700, currency: 'EUR' },
+        evidence: [
+          { ref: 'gateway-charge-reported v4' },
+          { ref: 'gateway-charge-outcome-unknown v5' },
+        ],
+      },
+      { operation: 'rebill', concern: 'no-trace', evidence: [{ ref: 'gateway-charge-alert v6' }] },
+    ]);
+    // Swept again: no second case for either.
+    await service.sweep();
+    expect(
+      await orch.dataSource.query(`SELECT id FROM cases WHERE saga_id = $1`, [id]),
+    ).toHaveLength(2);
+
+    // The cycle's charge is seen (no longer missing); the other charge still being confirmed.
+    await setState(
+      id,
+      scheduleState(id, {
+        status: 'registered',
+        recurringPaymentId: 'rp-2',
+        missingCycles: [],
+        charges: [
+          {
+            gatewayOrderId: 'gw-9001',
+            clientOrderId: 'x-2',
+            cycle: 2,
+            outcome: 'confirming',
+            op: { operation: 'rebill', requestId: chargeRequest, alerted: true },
+          },
+        ],
+      }),
+    );
+    await service.sweep();
+    const after = await orch.dataSource.query<Array<{ record: CaseRecord }>>(
+      `SELECT record FROM cases WHERE saga_id = $1 ORDER BY record->>'concern'`,
+      [id],
+    );
+    expect(after.map((c) => c.record.status)).toEqual(['open', 'closed']);
   });
 });

@@ -16,6 +16,11 @@ import {
   reopen,
   type SettleFields,
 } from '../../domain/cases/case';
+import {
+  alertedOperations,
+  type EvidenceMatch,
+  waitingOperations,
+} from '../../domain/cases/alerted-operations';
 import { derivedUuid } from '../../domain/derived-id';
 import { Database } from '../../persistence/database';
 import { Clock } from '../../runtime/clock';
@@ -40,7 +45,7 @@ import { caseIdOf, lockCase, saveCase, type StepCommand } from './case-store';
  * status refresh of its own, so "refresh and wait" is refused).
  */
 const FLOW_COMMANDS: Readonly<
-  Record<string, { idField: string; settle: string; refresh?: string }>
+  Record<string, { idField: string; settle?: string; refresh?: string }>
 > = {
   'card-payment': { idField: 'paymentId', settle: 'settle-by-decision', refresh: 'refresh-status' },
   payout: {
@@ -55,9 +60,13 @@ const FLOW_COMMANDS: Readonly<
   },
   // Moves no money; a check the gateway never cleared is decided "not done" (decide.ts).
   'pan-eligibility': { idField: 'checkId', settle: 'pan-eligibility-settle-by-decision' },
+  // A schedule the gateway charges: its registration and charges left unknown get a case with
+  // their evidence, but no decision yet (the schedule's own rules, not decided-operation.ts):
+  // "done"/"not done" are refused (CASE_FLOW_NOT_SETTLEABLE); "refresh and wait" asks again.
+  'recurring-schedule': { idField: 'scheduleId', refresh: 'refresh-schedule-status' },
 };
 
-/** The flows whose operations a case can settle. */
+/** The flows whose alerted operations open a case (alerted-operations.ts says which). */
 export const CASE_FLOWS = Object.keys(FLOW_COMMANDS);
 
 export type CaseResult =
@@ -76,6 +85,8 @@ interface SagaRow {
   endpoint_id: string;
   state: {
     merchant?: { endpointId: string; merchantId?: string };
+    /** A schedule keeps its merchant in its terms. */
+    terms?: { merchant?: { endpointId: string; merchantId?: string } };
     amount?: Money;
     inFlight?: {
       operation: string;
@@ -131,16 +142,16 @@ export class CaseService {
     proposal: CaseProposal,
     reason: string,
   ): Promise<CaseResult> {
+    const record = await this.get(principal, caseId);
+    if (record === undefined) return { kind: 'not-found' };
     if (proposal.decision === 'refresh-and-wait') {
-      const record = await this.get(principal, caseId);
-      if (record === undefined) return { kind: 'not-found' };
       if (FLOW_COMMANDS[record.flow]?.refresh === undefined)
         return {
           kind: 'refused',
           code: 'CASE_DECISION_INVALID',
           message: `a ${record.flow} saga has no status refresh: decide it, or wait for reconciliation`,
         };
-    }
+    } else if (!settleable(record)) return notSettleable(record);
     const result = await this.step(principal, caseId, (record, now) =>
       propose(record, principal, proposal, reason, now),
     );
@@ -171,6 +182,7 @@ export class CaseService {
     if (record === undefined) return { kind: 'not-found' };
     const step = approve(record, principal, this.clock.now().toISOString());
     if (!step.ok) return { kind: 'refused', code: step.code, message: step.message };
+    if (!settleable(record)) return notSettleable(record);
     if (step.followUp.kind !== 'settle') throw new Error('an approval settles');
     const saga = await this.saga(record.sagaId);
     const outsideSaga =
@@ -194,12 +206,7 @@ export class CaseService {
     fields: SettleFields,
   ): Promise<CaseResult | { readonly kind: 'sent'; readonly command: StepCommand }> {
     const flow = FLOW_COMMANDS[record.flow];
-    if (flow === undefined)
-      return {
-        kind: 'refused',
-        code: 'CASE_FLOW_NOT_SETTLEABLE',
-        message: `a ${record.flow} saga takes no decisions`,
-      };
+    if (flow?.settle === undefined) return notSettleable(record);
     const saga = await this.saga(record.sagaId);
     if (saga === undefined) return { kind: 'not-found' };
     // One command per proposal: a retried approval of it is the same command; a new proposal
@@ -254,7 +261,8 @@ export class CaseService {
           type: refresh,
           commandId: derivedUuid(`case-refresh:${record.caseId}:${now}`),
           [flow.idField]: record.sagaId,
-          merchant: saga.state.merchant ?? { endpointId: record.endpointId },
+          merchant: saga.state.merchant ??
+            saga.state.terms?.merchant ?? { endpointId: record.endpointId },
           occurredAt: now,
         },
       },
@@ -308,42 +316,45 @@ export class CaseService {
   async sweep(): Promise<{ opened: number; closed: number; reopened: number }> {
     const now = this.clock.now().toISOString();
     const afterAlertMs = this.config.cases.afterAlertHours * 3_600_000;
-    const alerted = await this.db.read((db) =>
-      db.query<SagaRow[]>(
-        `SELECT s.id, s.flow, s.endpoint_id, s.state FROM sagas s
-          WHERE s.flow = ANY($1) AND s.state->'inFlight'->>'alerted' = 'true'
-            AND NOT EXISTS (SELECT 1 FROM cases c WHERE c.saga_id = s.id
-                             AND c.request_id::text = s.state->'inFlight'->>'requestId')
-          LIMIT 200`,
-        [CASE_FLOWS],
-      ),
-    );
     let opened = 0;
-    for (const saga of alerted) {
-      const op = saga.state.inFlight;
-      if (op === undefined) continue;
-      const concern = dueConcern(op, now, afterAlertMs);
-      if (concern === undefined) continue;
-      const evidence = await this.sagaEvidence(saga.id, op.requestId);
-      const reported = evidence.map((e) => e.reportedAmount).find((a) => a !== undefined);
-      const requested = op.amount ?? saga.state.amount;
-      const record = openCase({
-        caseId: caseIdOf(saga.id, op.requestId),
-        flow: saga.flow,
-        sagaId: saga.id,
-        endpointId: saga.endpoint_id,
-        requestId: op.requestId,
-        operation: op.operation,
-        concern,
-        at: now,
-        evidence,
-        ...(requested === undefined ? {} : { requestedAmount: requested }),
-        ...(reported === undefined ? {} : { reportedAmount: reported }),
-      });
-      const inserted = await this.db.transaction((tx) =>
-        saveCase(tx, this.outbox, record, undefined),
+    for (const saga of await this.alertedSagas()) {
+      const cased = new Set(
+        (
+          await this.db.read((db) =>
+            db.query<Array<{ request_id: string }>>(
+              `SELECT request_id::text AS request_id FROM cases WHERE saga_id = $1`,
+              [saga.id],
+            ),
+          )
+        ).map((r) => r.request_id),
       );
-      if (inserted) opened += 1;
+      for (const op of alertedOperations(saga.flow, saga.state)) {
+        if (cased.has(op.requestId)) continue;
+        const concern = dueConcern(op, now, afterAlertMs);
+        if (concern === undefined) continue;
+        const evidence = await this.sagaEvidence(saga.id, op.evidence);
+        const reported = evidence.map((e) => e.reportedAmount).find((a) => a !== undefined);
+        // A card reference moves no money: no requested amount.
+        const requested =
+          op.operation === 'create-card-ref' ? undefined : (op.amount ?? saga.state.amount);
+        const record = openCase({
+          caseId: caseIdOf(saga.id, op.requestId),
+          flow: saga.flow,
+          sagaId: saga.id,
+          endpointId: saga.endpoint_id,
+          requestId: op.requestId,
+          operation: op.operation,
+          concern,
+          at: now,
+          evidence,
+          ...(requested === undefined ? {} : { requestedAmount: requested }),
+          ...(reported === undefined ? {} : { reportedAmount: reported }),
+        });
+        const inserted = await this.db.transaction((tx) =>
+          saveCase(tx, this.outbox, record, undefined),
+        );
+        if (inserted) opened += 1;
+      }
     }
     const closed = await this.closeSettledByEvidence(now);
     const contradicted = await this.db.read((db) =>
@@ -354,7 +365,11 @@ export class CaseService {
       ),
     );
     for (const row of contradicted) {
-      const [answer] = await this.sagaEvidence(row.id, row.record.requestId, 'case-reopened');
+      const [answer] = await this.sagaEvidence(
+        row.id,
+        { by: 'request', requestId: row.record.requestId },
+        'case-reopened',
+      );
       const evidence: CaseEvidence = answer ?? {
         at: now,
         source: 'gateway-answer',
@@ -376,35 +391,92 @@ export class CaseService {
    * an operation already settled: only a person closes it.
    */
   private async closeSettledByEvidence(now: string): Promise<number> {
-    const settled = await this.db.read((db) =>
-      db.query<Array<{ id: string; saga_id: string; request_id: string }>>(
-        `SELECT c.id, c.saga_id, c.request_id FROM cases c JOIN sagas s ON s.id = c.saga_id
+    // The SQL spares the common case (the request is in flight, or the card reference); what the
+    // saga waits for is judged by alerted-operations.ts, as the sweep that opened the case.
+    const candidates = await this.db.read((db) =>
+      db.query<Array<SagaRow & { case_id: string; request_id: string }>>(
+        `SELECT c.id AS case_id, c.request_id::text AS request_id, s.id, s.flow, s.endpoint_id, s.state
+           FROM cases c JOIN sagas s ON s.id = c.saga_id
           WHERE c.status IN ('open', 'proposed') AND c.concern <> 'reconciliation-mismatch'
-            AND (s.state->'inFlight'->>'requestId') IS DISTINCT FROM c.request_id::text
+            AND c.request_id::text <> ALL (array_remove(
+                  ARRAY[s.state->'inFlight'->>'requestId', s.state->'cardRefRequest'->>'requestId'],
+                  NULL))
             AND (s.state->'decided'->>'caseId') IS DISTINCT FROM c.id::text
-          LIMIT 200`,
+          LIMIT 500`,
       ),
+    );
+    const settled = candidates.filter(
+      (row) =>
+        !waitingOperations(row.flow, row.state).some((op) => op.requestId === row.request_id),
     );
     let closed = 0;
     for (const row of settled) {
-      const events = await this.sagaEvidence(row.saga_id, row.request_id);
+      const events = await this.sagaEvidence(row.id, { by: 'request', requestId: row.request_id });
       const last: CaseEvidence = events.at(-1) ?? {
         at: now,
         source: 'saga-event',
         ref: 'settled',
         summary: 'the saga no longer waits for the operation',
       };
-      if (await this.systemStep(row.id, (current) => closeSettled(current, last))) closed += 1;
+      if (await this.systemStep(row.case_id, (current) => closeSettled(current, last))) closed += 1;
     }
     return closed;
   }
 
-  /** The saga's events about the request, as evidence (references and what they said). */
+  /**
+   * Sagas with an alerted operation that has no case yet (alerted-operations.ts): the operation in
+   * flight, a card payment's create-card-ref, a gateway-charged schedule's registration and
+   * charges being confirmed (exact in SQL, so sagas already cased never crowd out the others);
+   * and the schedules with cycles alerted not-found (their request ids derive from the cycle,
+   * so which of them has its case is judged by the sweep).
+   */
+  private async alertedSagas(): Promise<SagaRow[]> {
+    const operations = await this.db.read((db) =>
+      db.query<SagaRow[]>(
+        `SELECT s.id, s.flow, s.endpoint_id, s.state FROM sagas s
+          WHERE s.flow = ANY($1) AND EXISTS (
+            SELECT 1 FROM (
+              SELECT s.state->'inFlight' AS op
+              UNION ALL SELECT s.state->'cardRefRequest'
+              UNION ALL SELECT s.state->'registration' WHERE s.state->>'status' = 'registering'
+              UNION ALL SELECT ch->'op' FROM jsonb_array_elements(
+                  CASE WHEN jsonb_typeof(s.state->'charges') = 'array'
+                       THEN s.state->'charges' ELSE '[]'::jsonb END) ch
+                WHERE ch->>'outcome' = 'confirming') o
+             WHERE o.op->>'alerted' = 'true' AND o.op ? 'operation'
+               AND (o.op->>'operation') IS DISTINCT FROM 'get-card-info'
+               AND NOT EXISTS (SELECT 1 FROM cases c WHERE c.saga_id = s.id
+                                AND c.request_id::text = o.op->>'requestId'))
+          LIMIT 200`,
+        [CASE_FLOWS],
+      ),
+    );
+    const missing = await this.db.read((db) =>
+      db.query<SagaRow[]>(
+        `SELECT s.id, s.flow, s.endpoint_id, s.state FROM sagas s
+          WHERE s.flow = 'recurring-schedule' AND jsonb_typeof(s.state->'missingCycles') = 'array'
+            AND jsonb_array_length(s.state->'missingCycles') > 0
+          LIMIT 500`,
+      ),
+    );
+    const seen = new Set(operations.map((s) => s.id));
+    return [...operations, ...missing.filter((s) => !seen.has(s.id))];
+  }
+
+  /** The saga's events about an operation, as evidence (references and what they said). */
   private async sagaEvidence(
     sagaId: string,
-    requestId: string,
+    about: EvidenceMatch,
     typeEndingWith?: string,
   ): Promise<CaseEvidence[]> {
+    const [where, value] =
+      about.by === 'request'
+        ? [`event->>'requestId' = $2`, about.requestId]
+        : about.by === 'type-prefix'
+          ? [`event_type LIKE $2 || '%'`, about.prefix]
+          : about.by === 'gateway-order'
+            ? [`event->>'gatewayOrderId' = $2`, about.gatewayOrderId]
+            : [`event->>'cycle' = $2`, String(about.cycle)];
     const rows = await this.db.read((db) =>
       db.query<
         Array<{
@@ -415,14 +487,30 @@ export class CaseService {
         }>
       >(
         `SELECT version, event_type, occurred_at, event FROM saga_history
-          WHERE saga_id = $1 AND event->>'requestId' = $2
+          WHERE saga_id = $1 AND ${where}
             AND ($3::text IS NULL OR event_type LIKE '%' || $3)
+            AND ($4::text[] IS NULL OR event_type = ANY($4))
           ORDER BY version`,
-        [sagaId, requestId, typeEndingWith ?? null],
+        [sagaId, value, typeEndingWith ?? null, about.by === 'cycle' ? about.types : null],
       ),
     );
     return rows.map((r) => evidenceOf(r));
   }
+}
+
+/** A case whose operation its flow settles by a decision (a reconciliation mismatch: finance's). */
+function settleable(record: CaseRecord): boolean {
+  return (
+    record.concern === 'reconciliation-mismatch' || FLOW_COMMANDS[record.flow]?.settle !== undefined
+  );
+}
+
+function notSettleable(record: CaseRecord): CaseResult {
+  return {
+    kind: 'refused',
+    code: 'CASE_FLOW_NOT_SETTLEABLE',
+    message: `a ${record.flow} saga's ${record.operation} is not settled by a decision yet: its evidence is in the case; "refresh and wait" asks the gateway again, reconciliation and the gateway's answers settle it`,
+  };
 }
 
 /** What an event says, as a case keeps it (its fields of money and outcome, never card data). */

@@ -51,6 +51,11 @@ export interface DecisionVocabulary<O extends OperationInFlight, Draft, Effect> 
    * gateway can give (PAN eligibility: eligible or not) takes "not done" alone.
    */
   readonly takes?: readonly CaseDecision[];
+  /**
+   * The timers the decision drops, when not the operation's own (status poll, unknown alert): a
+   * request beside the operation in flight (a payment's create-card-ref) drops its own alone.
+   */
+  timersOf?(op: O): Effect[];
 }
 
 /**
@@ -119,7 +124,7 @@ export function settleByDecision<O extends OperationInFlight, D, E>(
           : '"not done" names no amount',
     };
   const effects: Array<E | OperationEffect> = [
-    ...settleTimers(),
+    ...(vocab.timersOf?.(op) ?? settleTimers()),
     ...(vocab.decidedEffects?.(op, decision) ?? []),
   ];
   return news([vocab.settledByDecision(op, decision)], effects);

@@ -74,7 +74,7 @@ const caseSchema = {
 const CaseStatusQuery = z.enum(['open', 'proposed', 'closed', 'reopened']).optional();
 
 const CONFLICTS =
-  'CASE_SAME_PERSON: the person who proposed cannot approve (four eyes); CASE_APPROVER_ROLE_REQUIRED: approving (or rejecting another’s proposal) needs the approver role; CASE_OPERATOR_ROLE_REQUIRED; CASE_PROPOSAL_PENDING: one proposal at a time; CASE_NO_PROPOSAL; CASE_CLOSED; CASE_REOPENED: the gateway contradicted the decision; CASE_REASON_REQUIRED; CASE_OPERATION_SETTLED: the saga settled the operation meanwhile (by the gateway’s answer), or its outcome is not unknown';
+  'CASE_SAME_PERSON: the person who proposed cannot approve (four eyes); CASE_APPROVER_ROLE_REQUIRED: approving (or rejecting another’s proposal) needs the approver role; CASE_OPERATOR_ROLE_REQUIRED; CASE_PROPOSAL_PENDING: one proposal at a time; CASE_NO_PROPOSAL; CASE_CLOSED; CASE_REOPENED: the gateway contradicted the decision; CASE_REASON_REQUIRED; CASE_OPERATION_SETTLED: the saga settled the operation meanwhile (by the gateway’s answer), or its outcome is not unknown; CASE_DECISION_INVALID: a decision the operation does not take (a PAN-eligibility check or a create-card-ref: "not done" only); CASE_FLOW_NOT_SETTLEABLE: the operation is not settled by a decision yet (a gateway-charged schedule’s registration or charge: its case holds the evidence, "refresh and wait" asks again)';
 
 /**
  * Cases (issue 33): the operations a person must decide, in the token's scope (another

@@ -14,7 +14,13 @@ import type { Decision, DecisionContext } from './decision';
 import { accepted, type EventDraft, ignored, rejected } from './drafts';
 import type { Effect } from './effects';
 import { existingPayment, isRejection } from './guards';
-import { type InFlightOperation, isMainOperation, type PaymentState } from './state';
+import {
+  type CardRefRequest,
+  type InFlightOperation,
+  isMainOperation,
+  type OpenPayment,
+  type PaymentState,
+} from './state';
 
 /**
  * The case service's approved decision about the payment's operation in flight (issue 33), by the
@@ -28,32 +34,108 @@ export function decideByDecision(
 ): Decision {
   const payment = existingPayment(command, state);
   if (isRejection(payment)) return rejected(state, command, ctx, payment);
-  const step = settleByDecision<InFlightOperation, EventDraft, Effect>(
-    {
-      requestId: command.requestId,
-      caseId: command.caseId,
-      decision: command.decision,
-      ...(command.amount === undefined ? {} : { amount: command.amount }),
-      ...(command.amountWhy === undefined ? {} : { amountWhy: command.amountWhy }),
-      decidedBy: command.decidedBy,
-      approvedBy: command.approvedBy,
-      reason: command.reason,
-    },
-    payment.inFlight,
-    {
-      settledByDecision: (op, d) => ({
-        type: 'settled-by-decision' as const,
-        commandId: command.commandId,
-        operation: op.operation,
-        ...d,
-        requestedAmount: op.amount,
-      }),
-    },
-  );
+  const decision = {
+    requestId: command.requestId,
+    caseId: command.caseId,
+    decision: command.decision,
+    ...(command.amount === undefined ? {} : { amount: command.amount }),
+    ...(command.amountWhy === undefined ? {} : { amountWhy: command.amountWhy }),
+    decidedBy: command.decidedBy,
+    approvedBy: command.approvedBy,
+    reason: command.reason,
+  };
+  if (
+    payment.cardRefRequest?.operation === 'create-card-ref' &&
+    payment.cardRefRequest.requestId === command.requestId
+  )
+    return decideCardRefByDecision(command, decision, payment, payment.cardRefRequest, ctx);
+  const step = settleByDecision<InFlightOperation, EventDraft, Effect>(decision, payment.inFlight, {
+    settledByDecision: (op, d) => ({
+      type: 'settled-by-decision' as const,
+      commandId: command.commandId,
+      operation: op.operation,
+      ...d,
+      requestedAmount: op.amount,
+    }),
+  });
   if (step.outcome === 'refused')
     return rejected(state, command, ctx, { code: step.code, message: step.message });
   if (step.outcome === 'ignored') return ignored(step.reason);
   return accepted(state, payment.paymentId, ctx, step.drafts, step.effects);
+}
+
+/**
+ * The payment's create-card-ref whose outcome the gateway never cleared (its reply lost, every
+ * re-ask answered without a reference, alerted), decided by the same shared rule: "not done" only
+ * (the reference was not made; a reference id is the gateway's answer alone, nobody gives it in its
+ * place), only while its outcome is unknown, nothing sent. The request stops waiting (its pending
+ * re-ask is no longer wanted: `cardRefResendWanted`), its alert timer dropped, the payment's
+ * operation in flight (if any) untouched; a new create-card-ref is taken again.
+ */
+function decideCardRefByDecision(
+  command: SettleByDecisionCommand,
+  decision: Parameters<typeof settleByDecision>[0],
+  payment: OpenPayment,
+  pending: CardRefRequest,
+  ctx: DecisionContext,
+): Decision {
+  const op = {
+    operation: 'create-card-ref' as const,
+    requestId: pending.requestId,
+    commandId: pending.commandId,
+    requestedAt: pending.requestedAt,
+    stage:
+      pending.unknownSince === undefined ? ('processing' as const) : ('outcome-unknown' as const),
+  };
+  const step = settleByDecision<typeof op, EventDraft, Effect>(decision, op, {
+    takes: ['not-done'],
+    timersOf: () => [{ type: 'cancel-timer', timer: 'card-ref-alert' }],
+    settledByDecision: (o, d) => ({
+      type: 'settled-by-decision' as const,
+      commandId: command.commandId,
+      operation: o.operation,
+      ...d,
+    }),
+  });
+  if (step.outcome === 'refused')
+    return rejected(payment, command, ctx, { code: step.code, message: step.message });
+  if (step.outcome === 'ignored') return ignored(step.reason);
+  return accepted(payment, payment.paymentId, ctx, step.drafts, step.effects);
+}
+
+/**
+ * A create-card-ref result about the request settled "not done" by decision (a re-ask sent before
+ * the decision, answered after it): a reference in it contradicts the decision, so the case is
+ * reopened with an alert (once); the decision's event stands and the reference is not taken
+ * (a person looks; a new create-card-ref gets it, the gateway keeps one per order).
+ */
+function cardRefAnswerAfterDecision(
+  result: GatewayResult,
+  state: OpenPayment,
+  ctx: DecisionContext,
+): Decision {
+  const decided = state.decided;
+  if (decided === undefined || decided.reopened === true) return ignored('NO_NEWS');
+  const r = result.result;
+  if (r.kind !== 'accepted' || r.cardReference?.refId === undefined) return ignored('NO_NEWS');
+  return accepted(
+    state,
+    state.paymentId,
+    ctx,
+    [
+      {
+        type: 'case-reopened' as const,
+        commandId: result.requestId,
+        operation: 'create-card-ref' as const,
+        requestId: decided.requestId,
+        caseId: decided.caseId,
+        decision: decided.decision,
+        answer: 'succeeded' as const,
+        alert: true as const,
+      },
+    ],
+    [],
+  );
 }
 
 /**
@@ -72,6 +154,10 @@ export function answerAfterPaymentDecision(
     input.result.operation === 'status' ? input.result.subjectRequestId : input.result.requestId;
   if (subject !== decided.requestId || state.inFlight?.requestId === decided.requestId)
     return undefined;
+  if (decided.operation === 'create-card-ref')
+    return input.result.operation === 'create-card-ref'
+      ? cardRefAnswerAfterDecision(input.result, state, ctx)
+      : undefined;
   const step = answerAfterDecision(
     input.result,
     input.about,
@@ -108,6 +194,9 @@ export function askAfterPaymentDecision(
 ): Decision | undefined {
   if (state.status === 'initial' || state.decided === undefined || state.inFlight !== undefined)
     return undefined;
+  // A create-card-ref is asked again by itself, not by a status query: a callback (about the
+  // order's money) says nothing of it.
+  if (state.decided.operation === 'create-card-ref') return undefined;
   const query = askAboutDecided(
     input.callback,
     input.about,

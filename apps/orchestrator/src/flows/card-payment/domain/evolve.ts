@@ -171,6 +171,28 @@ export function evolve(state: PaymentState, event: PaymentEvent): PaymentState {
   }
 }
 
+/**
+ * A create-card-ref decided "not done" (a case): the request no longer waits, no reference is
+ * kept, the payment's status and operation in flight untouched; the decision is kept so a
+ * reference answered afterwards reopens the case.
+ */
+function cardRefSettledByDecision(
+  state: PaymentState,
+  event: Extract<PaymentEvent, { type: 'settled-by-decision' }>,
+): PaymentState {
+  const { cardRefRequest: _decided, ...open } = requireOpen(state, event);
+  return {
+    ...open,
+    version: event.version,
+    decided: {
+      operation: event.operation,
+      requestId: event.requestId,
+      caseId: event.caseId,
+      decision: event.decision,
+    },
+  };
+}
+
 /** Replays a history from the initial state. */
 export function fold(state: PaymentState, events: readonly PaymentEvent[]): PaymentState {
   return events.reduce(evolve, state);
@@ -186,6 +208,7 @@ function settledByDecision(
   state: PaymentState,
   event: Extract<PaymentEvent, { type: 'settled-by-decision' }>,
 ): PaymentState {
+  if (event.operation === 'create-card-ref') return cardRefSettledByDecision(state, event);
   const [open, op] = requireInFlight(state, event);
   const decided = {
     operation: op.operation,

@@ -27,6 +27,16 @@ import { runChaos } from './chaos-run';
 import { startReplicatedDatabase } from './infrastructure';
 import { formatReport, passed } from './report';
 
+/**
+ * The standalone run's status budget per endpoint (the gateway's status queries per second).
+ * Every money operation needs at least one status query (the gateway answers `processing`, and a
+ * callback is a hint the orchestrator confirms by asking), and at 10 commands/s the plain endpoint
+ * carries ≈ 7.5 money operations/s: a budget of 4/s (DEFAULT_POPULATION's, the e2e's, whose
+ * 20 s of sending the budget drains after) left 2026-11-29's run with ≈ 200 operations unanswered
+ * for minutes (test/chaos.md). 12/s serves the rate with the population's bounded share on top.
+ */
+const STANDALONE_STATUS_BUDGET = 12;
+
 /** One after each clock step of the schedule phase (brokers are not restarted there). */
 const DEFAULT_SCHEDULE_ACTIONS =
   'orchestrator#0:KILL,gateway-adapter#1:KILL,callback-ingest#0:KILL,orchestrator#1:TERM';
@@ -88,7 +98,8 @@ const HELP = `npm run chaos [-- --name=value ...]   (or CHAOS_NAME=value; the fl
       kill-primary), the standby promoted, the lost node rejoined as a standby
   --payout-daily-limit=5000000 (minor units) --approval-window=30 (s)
   --reused-client-order-id=${CHAOS_REUSED_CLIENT_ORDER_ID} (charge-again|refuse: the sandbox's mode, told to the orchestrator)
-  --population-share=${DEFAULT_POPULATION.share} --population-min=${DEFAULT_POPULATION.min} (0 = no population phase) --status-budget=${DEFAULT_POPULATION.statusBudgetPerSecond} (status queries/s per endpoint, the gateway's)
+  --population-share=${DEFAULT_POPULATION.share} --population-min=${DEFAULT_POPULATION.min} (0 = no population phase) --status-budget=${STANDALONE_STATUS_BUDGET} (status queries/s per endpoint, the gateway's; the e2e: ${DEFAULT_POPULATION.statusBudgetPerSecond})
+  --min-judged=${DEFAULT_POPULATION.minJudged} (movements judged against the time-to-truth bounds, outside every disruption window, at least)
   --adapter-db-outage=12 (s: the adapter's database out once, half-way; 0 = never)
   --max-alerted-share=${DEFAULT_MAX_ALERTED_SHARE} (sagas ending alerted above this share fail the run)
   --fail-before=${DEFAULT_FAULTS.failBefore} --reply-lost=${DEFAULT_FAULTS.replyLost} --slow-arrival=${DEFAULT_FAULTS.slowArrival} --slow-answer=${DEFAULT_FAULTS.slowAnswer} --gateway-timeout=${DEFAULT_FAULTS.gatewayTimeoutMs} (ms)
@@ -172,10 +183,7 @@ async function main(): Promise<void> {
             ...DEFAULT_POPULATION,
             share: numberOption('population-share', DEFAULT_POPULATION.share),
             min: numberOption('population-min', DEFAULT_POPULATION.min),
-            statusBudgetPerSecond: numberOption(
-              'status-budget',
-              DEFAULT_POPULATION.statusBudgetPerSecond,
-            ),
+            statusBudgetPerSecond: numberOption('status-budget', STANDALONE_STATUS_BUDGET),
             minJudged: numberOption('min-judged', DEFAULT_POPULATION.minJudged),
           },
         }

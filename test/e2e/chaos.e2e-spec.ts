@@ -1,6 +1,12 @@
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
-import { ChaosReport, DEFAULT_FAULTS, DEFAULT_POPULATION } from '../../scripts/chaos/chaos-config';
+import {
+  ChaosAction,
+  ChaosReport,
+  DEFAULT_FAULTS,
+  DEFAULT_POPULATION,
+} from '../../scripts/chaos/chaos-config';
 import { runChaos } from '../../scripts/chaos/chaos-run';
+import { startReplicatedDatabase } from '../../scripts/chaos/infrastructure';
 import { formatReport, zeroLines } from '../../scripts/chaos/report';
 import { OwnBroker, startOwnBroker } from '../../scripts/stack/infra';
 import { buildApps } from '../../scripts/stack/processes';
@@ -26,28 +32,50 @@ import { freeLowPorts } from '../support/local-kafka';
  * (callbacks dropped while a charge is due, status queries failing, a rebill's reply lost, a
  * rebill declined). Then the zero lines and the card-data audit.
  * `npm run chaos` is the large run (scripts/chaos/main.ts).
+ *
+ * One broker and the machine's PostgreSQL by default: the cluster and the failover phase are the
+ * standalone run's (test/chaos.md, "Decisions": measured, they do not fit `npm test`'s time).
+ * CHAOS_E2E_CLUSTER=1 runs this file on a three-node cluster with the KRaft controller's node
+ * SIGKILLed once; CHAOS_E2E_FAILOVER=1 on the replicated PostgreSQL (pg-ha.sh, as root) with its
+ * primary lost mid-run — the same checks.
  */
+const ON_CLUSTER = process.env.CHAOS_E2E_CLUSTER === '1';
+const WITH_FAILOVER = process.env.CHAOS_E2E_FAILOVER === '1';
 let broker: OwnBroker;
-let orchestratorDb: TestDatabase;
-let adapterDb: TestDatabase;
+let orchestratorDb: TestDatabase | undefined;
+let adapterDb: TestDatabase | undefined;
+let replicated: Awaited<ReturnType<typeof startReplicatedDatabase>> | undefined;
 let report: ChaosReport;
 
 beforeAll(async () => {
   await buildApps();
-  broker = await startOwnBroker(await freeLowPorts(2));
-  orchestratorDb = await createTestDatabase('e2e_chaos_orchestrator');
-  adapterDb = await createTestDatabase('e2e_chaos_adapter');
+  // A cluster's three nodes take six ports (a client and a controller port each).
+  broker = await startOwnBroker(await freeLowPorts(ON_CLUSTER ? 6 : 2), ON_CLUSTER);
+  const log = (line: string) => process.stdout.write(`${line}\n`);
+  let urls: [string, string];
+  if (WITH_FAILOVER) {
+    const names = ['payments_test_e2e_chaos_orchestrator', 'payments_test_e2e_chaos_adapter'];
+    replicated = await startReplicatedDatabase(names, log);
+    urls = [replicated.urls[names[0]] ?? '', replicated.urls[names[1]] ?? ''];
+  } else {
+    orchestratorDb = await createTestDatabase('e2e_chaos_orchestrator');
+    adapterDb = await createTestDatabase('e2e_chaos_adapter');
+    urls = [orchestratorDb.url, adapterDb.url];
+  }
+  const actions: ChaosAction[] = [
+    { target: 'orchestrator#1', signal: 'SIGKILL' },
+    { target: 'gateway-adapter#0', signal: 'SIGKILL' },
+    { target: 'broker', signal: 'SIGTERM' },
+    ...(WITH_FAILOVER ? [{ target: 'postgres', signal: 'SIGKILL' } as const] : []),
+    ...(ON_CLUSTER ? [{ target: 'controller', signal: 'SIGKILL' } as const] : []),
+    { target: 'callback-ingest#1', signal: 'SIGKILL' },
+  ];
   report = await runChaos(
     {
       commands: 200,
       ratePerSecond: 10,
       seed: 7,
-      actions: [
-        { target: 'orchestrator#1', signal: 'SIGKILL' },
-        { target: 'gateway-adapter#0', signal: 'SIGKILL' },
-        { target: 'broker', signal: 'SIGTERM' },
-        { target: 'callback-ingest#1', signal: 'SIGKILL' },
-      ],
+      actions,
       faults: DEFAULT_FAULTS,
       quietMaxSeconds: 150,
       neverReceivedSeconds: 5,
@@ -78,9 +106,10 @@ beforeAll(async () => {
     },
     {
       broker,
-      orchestratorDatabaseUrl: orchestratorDb.url,
-      adapterDatabaseUrl: adapterDb.url,
-      log: (line) => process.stdout.write(`${line}\n`),
+      ...(replicated === undefined ? {} : { database: replicated.database }),
+      orchestratorDatabaseUrl: urls[0],
+      adapterDatabaseUrl: urls[1],
+      log,
     },
   );
   process.stdout.write(`${formatReport(report)}\n`);
@@ -89,6 +118,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await broker?.stop();
+  await replicated?.stop();
   // CHAOS_KEEP_DB=1 keeps both databases to look into after a failed run.
   if (process.env.CHAOS_KEEP_DB === '1') {
     process.stdout.write(`chaos: kept databases ${orchestratorDb?.url} ${adapterDb?.url}\n`);

@@ -169,7 +169,9 @@ export async function startReplicatedDatabase(
       client.on('error', () => undefined);
       try {
         await client.connect();
-        const result = await client.query<{ ro: string }>('SHOW transaction_read_only');
+        const result = await client.query<{ ro: string }>(
+          "SELECT current_setting('transaction_read_only') AS ro",
+        );
         return result.rows[0]?.ro === 'off';
       } catch {
         return false;

@@ -106,7 +106,7 @@ const HELP = `npm run chaos [-- --name=value ...]   (or CHAOS_NAME=value; the fl
   --callback-drop=${DEFAULT_FAULTS.callbackDrop} --callback-duplicate=${DEFAULT_FAULTS.callbackDuplicate} --callback-reorder=${DEFAULT_FAULTS.callbackReorder}
   --status-fail=${DEFAULT_FAULTS.statusFail} --status-refused=${DEFAULT_FAULTS.statusRefused} --status-slow=${DEFAULT_FAULTS.statusSlow}
   --quiet-max=300 (s) --never-received=15 (s) --unknown-alert=120 (s) --unknown-cards=3 --gateway-delay=200 (ms)
-  --liveness-period=2000 (ms; 0 = never) --log-level=info
+  --liveness-period=2000 (ms; 0 = never) --log-level=info --keep=false (true: leave the brokers and databases running)
   --cluster=true (three KRaft nodes, replication 3, min ISR 2; false: one broker) --broker-port=29392 (single: 29292)
   --failover=true (both apps' databases on a replicated PostgreSQL, deploy/local/postgres-ha/pg-ha.sh,
       monitor on the first free of --pg-ha-port=25481, +10, ...; false: DATABASE_URL's server)
@@ -225,8 +225,19 @@ async function main(): Promise<void> {
         .join(' ')}`,
     );
   } finally {
-    await broker?.stop();
-    await replicated?.stop();
+    if (option('keep', 'false') === 'true') {
+      // To look into a failed run: the databases and the topics as the run left them.
+      log(
+        `chaos: --keep: the brokers and the databases left running; stop them with ${
+          cluster
+            ? `KAFKA_CLUSTER_PORT=${numberOption('broker-port', 29392)} bash deploy/local/kafka/kafka.sh cluster-stop --wipe`
+            : `KAFKA_PORT=${numberOption('broker-port', 29292)} KAFKA_CONTROLLER_PORT=${numberOption('broker-port', 29292) + 1} bash deploy/local/kafka/kafka.sh stop --wipe`
+        }${replicated ? ` and PG_HA_PORT=${replicated.port} bash deploy/local/postgres-ha/pg-ha.sh stop --wipe` : ''}`,
+      );
+    } else {
+      await broker?.stop();
+      await replicated?.stop();
+    }
   }
   process.exitCode = ok ? 0 : 1;
 }

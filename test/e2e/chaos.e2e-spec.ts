@@ -118,8 +118,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await broker?.stop();
-  await replicated?.stop();
-  // CHAOS_KEEP_DB=1 keeps both databases to look into after a failed run.
+  // CHAOS_KEEP_DB=1 keeps both databases to look into after a failed run (with CHAOS_E2E_FAILOVER,
+  // the replicated PostgreSQL running: pg-ha.sh stop --wipe with its PG_HA_PORT when done).
+  if (process.env.CHAOS_KEEP_DB !== '1') await replicated?.stop();
   if (process.env.CHAOS_KEEP_DB === '1') {
     process.stdout.write(`chaos: kept databases ${orchestratorDb?.url} ${adapterDb?.url}\n`);
     return;

@@ -97,15 +97,28 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
   const bySaga = new Map<string, Scenario>();
   const payers: ChaosReport['payers'] = { byAnswer: {}, failed: [], acsWindowsExpired: 0 };
   const payerVisits: Promise<void>[] = [];
+  /**
+   * Scripted payers and payees still at their page: the sandbox's clock is not moved past the ACS
+   * window meanwhile (on a loaded machine a payer who passes may reach the page late, and would
+   * find the window closed under it: HTTP 409, no challenge form).
+   */
+  let payersActing = 0;
+  const visiting = <T>(visit: Promise<T>): Promise<T> => {
+    payersActing += 1;
+    return visit.finally(() => {
+      payersActing -= 1;
+    });
+  };
   const startPayer = (s: Scenario, plan: PayerPlan, url: string) => {
     const saga = s.saga;
     const card = { number: TEST_CARD_NUMBER, holder: 'JANE DOE', month: '12', year: '2030' };
-    const visit =
+    const visit = visiting(
       plan === 'payee'
         ? completePayoutFormOverHttp(url, card)
         : plan === 'card-form'
           ? completeCardFormOverHttp(url, { ...card, cvv: '123' })
-          : answerChallengeOverHttp(url, plan === 'pass' ? 'hinted-password' : plan);
+          : answerChallengeOverHttp(url, plan === 'pass' ? 'hinted-password' : plan),
+    );
     payerVisits.push(
       visit.then(
         () => {
@@ -134,7 +147,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       populationPayers.add(event.paymentId);
       const url = event.action.url;
       payerVisits.push(
-        answerChallengeOverHttp(url, 'abandon').then(
+        visiting(answerChallengeOverHttp(url, 'abandon')).then(
           () => {
             payers.byAnswer['abandon (population)'] =
               (payers.byAnswer['abandon (population)'] ?? 0) + 1;
@@ -493,6 +506,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
         // declines have not come within a minute.
         const stalled = (s: Scenario) => Date.now() - (s.lastEventAt ?? 0) > STALLED_MS;
         if (
+          payersActing === 0 &&
           openScenarios.some((s) => s.abandoned) &&
           openScenarios.every((s) => s.abandoned || stalled(s)) &&
           Date.now() - lastAcsExpiry > 60_000

@@ -8,7 +8,26 @@ import type { TimeToTruth } from './time-to-truth';
 import { type ScheduleChecks } from './schedule-checks';
 import { type SchedulePhase, type ScheduleWorkload } from './schedule-plan';
 
-export type ChaosTarget = Exclude<ReplicaName, 'gateway-sandbox'> | 'broker';
+/**
+ * An app's replica, or the infrastructure: `broker` (a Kafka node; on a cluster one that is not
+ * the KRaft controller, in turn), `controller` (the node that is the KRaft quorum's leader; on a
+ * single broker the same as `broker`), `postgres` (the replicated PostgreSQL's primary node lost:
+ * `pg-ha.sh kill-primary`, then rejoined as a standby; needs the run's replicated database).
+ */
+export type ChaosTarget =
+  Exclude<ReplicaName, 'gateway-sandbox'> | 'broker' | 'controller' | 'postgres';
+
+/** The run's infrastructure rather than an app's replica: every app waits through it. */
+export function isInfrastructure(
+  target: ChaosTarget,
+): target is 'broker' | 'controller' | 'postgres' {
+  return target === 'broker' || target === 'controller' || target === 'postgres';
+}
+
+/** A Kafka node's restart (`broker` or `controller`). */
+export function isBrokerTarget(target: ChaosTarget): target is 'broker' | 'controller' {
+  return target === 'broker' || target === 'controller';
+}
 
 export interface ChaosAction {
   readonly target: ChaosTarget;
@@ -121,6 +140,12 @@ export interface PopulationConfig {
   readonly lostSlackSeconds: number;
   /** The run quiet (but the population) within this after the last command (120 s). */
   readonly quietWithinSeconds: number;
+  /**
+   * At least this many movements must be judged against the bounds (made outside every
+   * disruption window), or the run fails: a bound checked on nothing is no check. The e2e's short
+   * run, mostly inside its disruptions' windows, sets 0; the standalone run 200.
+   */
+  readonly minJudged: number;
 }
 
 export const DEFAULT_POPULATION: PopulationConfig = {
@@ -130,6 +155,7 @@ export const DEFAULT_POPULATION: PopulationConfig = {
   callbackP99Seconds: 10,
   lostSlackSeconds: 30,
   quietWithinSeconds: 120,
+  minJudged: 200,
 };
 
 export type ReusedClientOrderId = 'charge-again' | 'refuse';
@@ -174,6 +200,8 @@ export const DEFAULT_FAULTS: FaultMix = {
 
 export interface ActionRecord extends ChaosAction {
   readonly at: number;
+  /** The Kafka node restarted (1–3 on a cluster, 1 on a single broker), or PostgreSQL's killed node. */
+  readonly node?: number;
   /** When the replacement was spawned (app) or the broker was up again. */
   readonly backAt: number;
   /**
@@ -254,10 +282,60 @@ export interface ChaosReport {
   readonly workDir: string;
   /** The schedule phase and its verdict, when the run had one. */
   readonly schedules?: { readonly phase: SchedulePhase; readonly checks: ScheduleChecks };
+  /** Each loss of the PostgreSQL primary (`postgres` actions) and its recovery figures. */
+  readonly failovers?: readonly FailoverRecord[];
+}
+
+/** A loss of the PostgreSQL primary and what followed (wall clock, epoch ms). */
+export interface FailoverRecord {
+  readonly killedAt: number;
+  /** The node killed and the port of the primary after it. */
+  readonly killedNode: number;
+  readonly newPrimaryPort?: string;
+  /** A client of the multi-host URL got a writable connection again. */
+  readonly writableAt?: number;
+  /** The killed node rejoined as a synchronous standby (`pg-ha.sh rejoin`, then `heal`). */
+  readonly rejoinedAt?: number;
+  /** What went wrong in the failover itself (no new primary, the rejoin failed). */
+  readonly error?: string;
+  /** From the run's events (failover-figures.ts). */
+  figures?: FailoverFigures;
+}
+
+export interface FailoverFigures {
+  /** ms from the kill to a writable primary. */
+  readonly noWritableMs?: number;
+  /** ms from the kill to the first sale sent after it reported final (by its event's broker time). */
+  readonly firstSaleFinalMs?: number;
+  /**
+   * ms from the kill until every command sent from the kill until a writable primary was back had
+   * its first event (the commands that arrived with no primary: the backlog), and how many.
+   */
+  readonly backlogDrainedMs?: number;
+  readonly backlogCommands: number;
+}
+
+/**
+ * The replicated PostgreSQL of a run with `postgres` actions (deploy/local/postgres-ha/pg-ha.sh,
+ * only called: scripts/chaos/replicated-database.ts).
+ */
+export interface ReplicatedDatabase {
+  /** SIGKILLs the primary's keeper and postmaster; returns the node killed (1 or 2). */
+  killPrimary(): Promise<number>;
+  /** The current primary's port, or '' while there is none. */
+  primaryPort(): Promise<string>;
+  /** The node's keeper started again (it rejoins as a standby), then waits for sync replication. */
+  rejoin(node: number): Promise<void>;
+  /** A single-host URL of the current primary for the database `url` names (tools that read one host). */
+  primaryUrl(url: string): Promise<string>;
+  /** True once a client of the multi-host URL can write. */
+  writable(url: string): Promise<boolean>;
 }
 
 export interface ChaosEnvironment {
   readonly broker: OwnBroker;
+  /** The run's replicated PostgreSQL (needed by `postgres` actions); unset: a single server. */
+  readonly database?: ReplicatedDatabase;
   readonly orchestratorDatabaseUrl: string;
   readonly adapterDatabaseUrl: string;
   readonly workDir?: string;

@@ -37,8 +37,12 @@ import {
   type ChaosEnvironment,
   type ChaosReport,
   CHAOS_REUSED_CLIENT_ORDER_ID,
+  type FailoverRecord,
   faultRules,
+  isBrokerTarget,
+  isInfrastructure,
 } from './chaos-config';
+import { brokerNodeFor, failoverFigures, kraftController } from './infrastructure';
 import { BACKLOG_AFTER_SECONDS, openCaseCounts, outboxCount, quiet } from './quiescence';
 import { COMMANDS } from './flows';
 import type { Step } from './flows/companion';
@@ -75,7 +79,10 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
   const workDir = env.workDir ?? path.join(RUN_DIR, `chaos-${randomUUID().slice(0, 8)}`);
   mkdirSync(workDir, { recursive: true });
   for (const action of [...config.actions, ...(config.schedules?.actions ?? [])]) {
-    if (action.target !== 'broker' && replicaOf(action.target).index >= config.replicas) {
+    if (action.target === 'postgres' && env.database === undefined) {
+      throw new Error('a postgres action needs the run on the replicated PostgreSQL');
+    }
+    if (!isInfrastructure(action.target) && replicaOf(action.target).index >= config.replicas) {
       throw new Error(`action on ${action.target}: the run has ${config.replicas} replica(s)`);
     }
   }
@@ -90,15 +97,28 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
   const bySaga = new Map<string, Scenario>();
   const payers: ChaosReport['payers'] = { byAnswer: {}, failed: [], acsWindowsExpired: 0 };
   const payerVisits: Promise<void>[] = [];
+  /**
+   * Scripted payers and payees still at their page: the sandbox's clock is not moved past the ACS
+   * window meanwhile (on a loaded machine a payer who passes may reach the page late, and would
+   * find the window closed under it: HTTP 409, no challenge form).
+   */
+  let payersActing = 0;
+  const visiting = <T>(visit: Promise<T>): Promise<T> => {
+    payersActing += 1;
+    return visit.finally(() => {
+      payersActing -= 1;
+    });
+  };
   const startPayer = (s: Scenario, plan: PayerPlan, url: string) => {
     const saga = s.saga;
     const card = { number: TEST_CARD_NUMBER, holder: 'JANE DOE', month: '12', year: '2030' };
-    const visit =
+    const visit = visiting(
       plan === 'payee'
         ? completePayoutFormOverHttp(url, card)
         : plan === 'card-form'
           ? completeCardFormOverHttp(url, { ...card, cvv: '123' })
-          : answerChallengeOverHttp(url, plan === 'pass' ? 'hinted-password' : plan);
+          : answerChallengeOverHttp(url, plan === 'pass' ? 'hinted-password' : plan),
+    );
     payerVisits.push(
       visit.then(
         () => {
@@ -127,7 +147,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       populationPayers.add(event.paymentId);
       const url = event.action.url;
       payerVisits.push(
-        answerChallengeOverHttp(url, 'abandon').then(
+        visiting(answerChallengeOverHttp(url, 'abandon')).then(
           () => {
             payers.byAnswer['abandon (population)'] =
               (payers.byAnswer['abandon (population)'] ?? 0) + 1;
@@ -238,6 +258,11 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
   );
   const kafka = kafkaClient(broker.brokers, 'chaos');
   const actions: ActionRecord[] = [];
+  const failovers: FailoverRecord[] = [];
+  /** A URL of one host for the run's own SQL (the outage, the audit): the primary's when replicated. */
+  const oneHost = (url: string) => env.database?.primaryUrl(url) ?? Promise.resolve(url);
+  const clusterPort = Number(broker.brokers[0]?.split(':').at(-1));
+  let brokerTurn = 0;
   let sampler: StatusSampler | undefined;
   try {
     if (config.livenessPeriodMs > 0) stack.superviseLiveness(config.livenessPeriodMs, 3);
@@ -323,7 +348,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       outagePlanned = false;
       chaos = chaos.then(async () => {
         log(`chaos: the adapter's database out for ${outageSeconds} s`);
-        const outage = await DatabaseOutage.start(env.adapterDatabaseUrl);
+        const outage = await DatabaseOutage.start(await oneHost(env.adapterDatabaseUrl));
         outageWindow.from = Date.now();
         try {
           await sleep(outageSeconds * 1000);
@@ -339,11 +364,34 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
     const fire = (action: ChaosAction) => {
       chaos = chaos.then(async () => {
         const at = Date.now();
-        log(`chaos: ${action.signal} ${action.target}`);
-        if (action.target === 'broker') {
-          await broker.restart(action.signal, 1 + (fired % 3));
-          actions.push({ ...action, at, backAt: Date.now() });
+        if (action.target === 'postgres') {
+          // Checked at the start: a postgres action needs the replicated database.
+          const database = env.database;
+          if (database === undefined) throw new Error('no replicated PostgreSQL');
+          log(
+            `chaos: ${action.signal} the PostgreSQL primary (keeper and postmaster: the node lost)`,
+          );
+          const record = await loseThePrimary(database, env.orchestratorDatabaseUrl, log);
+          failovers.push(record);
+          actions.push({
+            ...action,
+            at,
+            node: record.killedNode,
+            backAt: record.writableAt ?? Date.now(),
+            ...(record.writableAt === undefined ? {} : { recoveryMs: record.writableAt - at }),
+          });
+        } else if (isBrokerTarget(action.target)) {
+          // Chosen when the action runs: the controller may have moved since the last one.
+          const controller = broker.cluster ? kraftController(clusterPort) : undefined;
+          const node = brokerNodeFor(action.target, broker.cluster, controller, brokerTurn);
+          if (action.target === 'broker') brokerTurn += 1;
+          log(
+            `chaos: ${action.signal} ${action.target}${broker.cluster ? ` (node ${node}; the KRaft controller is node ${controller ?? '?'})` : ''}`,
+          );
+          await broker.restart(action.signal, node);
+          actions.push({ ...action, at, node, backAt: Date.now() });
         } else {
+          log(`chaos: ${action.signal} ${action.target}`);
           await stack.kill(action.target, action.signal);
           const backAt = Date.now();
           await stack.startAgain(action.target);
@@ -461,6 +509,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
         // declines have not come within a minute.
         const stalled = (s: Scenario) => Date.now() - (s.lastEventAt ?? 0) > STALLED_MS;
         if (
+          payersActing === 0 &&
           openScenarios.some((s) => s.abandoned) &&
           openScenarios.every((s) => s.abandoned || stalled(s)) &&
           Date.now() - lastAcsExpiry > 60_000
@@ -545,10 +594,11 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
                   new Map<string, number[]>(),
                 ),
               advances: clockAdvances,
-              // The broker's restarts and the adapter's database outage: every app waits.
+              // The broker's restarts, the adapter's database outage and the PostgreSQL primary's
+              // loss (until a writable primary was back): every app waits.
               disruptions: [
                 ...actions
-                  .filter((a) => a.target === 'broker')
+                  .filter((a) => isInfrastructure(a.target))
                   .map((a) => ({ from: a.at, to: a.at + (a.recoveryMs ?? a.backAt - a.at) })),
                 ...(outageWindow.to > 0 ? [outageWindow] : []),
               ],
@@ -594,13 +644,23 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
     // Sagas left unknown with the alert raised are still polled, so a status request may have
     // been written a moment ago: a backlog is what the relay left behind for longer than that.
     const outboxBacklog = await outboxCount(env.orchestratorDatabaseUrl, BACKLOG_AFTER_SECONDS);
+    for (const f of failovers)
+      f.figures = failoverFigures({
+        killedAt: f.killedAt,
+        ...(f.writableAt === undefined ? {} : { writableAt: f.writableAt }),
+        commands: sent,
+        events: timedBySaga,
+      });
     const openCases = await openCaseCounts(env.orchestratorDatabaseUrl);
     await stack.stop();
 
     log('card-data audit...');
     const audit = await auditCardData({
       logDirs: [path.join(workDir, 'logs')],
-      databaseUrls: [env.orchestratorDatabaseUrl, env.adapterDatabaseUrl],
+      databaseUrls: [
+        await oneHost(env.orchestratorDatabaseUrl),
+        await oneHost(env.adapterDatabaseUrl),
+      ],
       kafka,
       secrets: [SANDBOX_MERCHANT.controlKey],
     });
@@ -633,9 +693,66 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       audit,
       workDir,
       ...(schedules === undefined ? {} : { schedules }),
+      ...(failovers.length === 0 ? {} : { failovers }),
     };
   } finally {
     await sampler?.stop();
     await stack.stop();
   }
+}
+
+/** How long a client of the multi-host URL may wait for a writable primary before the run says so. */
+const NO_PRIMARY_LIMIT_MS = 120_000;
+/** The promoted primary serves alone this long before the lost node comes back as its standby. */
+const REJOIN_AFTER_MS = 15_000;
+
+/**
+ * The PostgreSQL primary lost (`pg-ha.sh kill-primary`: SIGKILL of its keeper and postmaster, so
+ * nothing restarts it, as a lost machine), the standby promoted by the pg_auto_failover monitor;
+ * waits for a client of the multi-host URL to write again, then brings the lost node back
+ * (`rejoin`: its keeper rewinds it into a standby) and waits for synchronous replication.
+ */
+async function loseThePrimary(
+  database: NonNullable<ChaosEnvironment['database']>,
+  url: string,
+  log: (line: string) => void,
+): Promise<FailoverRecord> {
+  const killedAt = Date.now();
+  let killedNode = 0;
+  try {
+    killedNode = await database.killPrimary();
+  } catch (error) {
+    return { killedAt, killedNode, error: (error as Error).message };
+  }
+  let writableAt: number | undefined;
+  while (writableAt === undefined && Date.now() - killedAt < NO_PRIMARY_LIMIT_MS) {
+    if (await database.writable(url)) writableAt = Date.now();
+    else await sleep(200);
+  }
+  const newPrimaryPort = await database.primaryPort();
+  if (writableAt === undefined) {
+    log(`chaos: no writable PostgreSQL primary ${NO_PRIMARY_LIMIT_MS / 1000} s after the kill`);
+    return { killedAt, killedNode, newPrimaryPort, error: 'no writable primary' };
+  }
+  log(
+    `chaos: PostgreSQL node${killedNode} lost; a writable primary (port ${newPrimaryPort}) after ${((writableAt - killedAt) / 1000).toFixed(1)} s`,
+  );
+  await sleep(REJOIN_AFTER_MS);
+  try {
+    await database.rejoin(killedNode);
+  } catch (error) {
+    log(`chaos: node${killedNode} did not rejoin: ${(error as Error).message}`);
+    return {
+      killedAt,
+      killedNode,
+      newPrimaryPort,
+      writableAt,
+      error: 'the lost node did not rejoin',
+    };
+  }
+  const rejoinedAt = Date.now();
+  log(
+    `chaos: PostgreSQL node${killedNode} rejoined as a synchronous standby ${((rejoinedAt - killedAt) / 1000).toFixed(1)} s after the kill`,
+  );
+  return { killedAt, killedNode, newPrimaryPort, writableAt, rejoinedAt };
 }

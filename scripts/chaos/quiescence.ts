@@ -1,7 +1,7 @@
 /** When the chaos run's stack is quiet: nothing left on the orchestrator's inputs or in its outbox. */
 import { Kafka } from 'kafkajs';
-import { Client } from 'pg';
 import { TOPICS } from '@payments/contracts';
+import { newPgClient } from '@payments/database';
 import { topicEndOffsets } from '../stack/kafka-io';
 import { PaymentStack } from '../stack/payment-stack';
 
@@ -40,7 +40,7 @@ export async function quiet(
 export const BACKLOG_AFTER_SECONDS = 10;
 
 export async function outboxCount(url: string, olderThanSeconds = 0): Promise<number> {
-  const client = new Client({ connectionString: url });
+  const client = newPgClient(url);
   await client.connect();
   try {
     const result = await client.query<{ n: string }>(
@@ -63,7 +63,7 @@ export async function openCaseCounts(url: string): Promise<{
   readonly withEvidence: number;
   readonly sagasWithEvidence: readonly string[];
 }> {
-  const client = new Client({ connectionString: url });
+  const client = newPgClient(url);
   await client.connect();
   try {
     const result = await client.query<{ open: string; with_evidence: string }>(

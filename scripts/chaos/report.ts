@@ -30,11 +30,19 @@ export function zeroLines(report: ChaosReport): Record<string, number> {
     'unreadable events': Math.max(report.invalidEvents, report.collectorInvalid),
     'card-data findings': report.audit.findings.length,
     'payers and payees who could not act (page or submission failed)': report.payers.failed.length,
+    ...(report.failovers === undefined
+      ? {}
+      : {
+          'PostgreSQL failovers that did not recover (no writable primary, or no rejoin)':
+            report.failovers.filter((f) => f.error !== undefined).length,
+        }),
     ...(report.schedules === undefined ? {} : scheduleZeroLines(report.schedules.checks)),
     ...(report.truth === undefined || report.config.population === undefined
       ? {}
       : {
           'time to truth over its bound': report.truth.problems.length,
+          [`time to truth: fewer than ${report.config.population.minJudged} movements judged`]:
+            report.truth.judged >= report.config.population.minJudged ? 0 : 1,
           "status queries above the gateway's budget (windows)":
             report.truth.status.problems.length,
           [`not quiet within ${report.config.population.quietWithinSeconds} s after the last command`]:
@@ -175,9 +183,12 @@ export function formatReport(report: ChaosReport): string {
       lines.push(
         `    ${family}: callback arrived ${f(row.arrived)}; callbacks lost ${f(row.lost)}`,
       );
+    lines.push(
+      `    judged against the bounds: ${t.judged} movements (${t.judgedWithCallback} with a callback, ${t.judged - t.judgedWithCallback} with every callback lost); excluded (made during a disruption): ${t.disrupted?.count ?? 0}`,
+    );
     if (t.disrupted !== undefined)
       lines.push(
-        `    made during a broker restart or the adapter's database outage (from 10 s before to 30 s after), not held to the bounds: ${f(t.disrupted)}`,
+        `    made during a broker restart, the adapter's database outage or a PostgreSQL failover (from 10 s before to 30 s after), not held to the bounds: ${f(t.disrupted)}`,
       );
     show('late', t.problems);
     show('slowest', t.slowest);
@@ -191,11 +202,18 @@ export function formatReport(report: ChaosReport): string {
     lines.push(`    ${r.app} at ${at}: ${r.answer.slice(0, 160)}`);
   }
   lines.push(
-    '  recovery after each action (signal → replica ready again; broker: → first event after it):',
+    '  recovery after each action (signal → replica ready again; broker: → first event after it; postgres: → a writable primary):',
   );
   for (const a of report.actions) {
+    const target = a.node === undefined ? a.target : `${a.target} (node ${a.node})`;
     lines.push(
-      `    ${a.signal.padEnd(8)} ${a.target.padEnd(18)} ${a.recoveryMs === undefined ? 'no output after it' : `${(a.recoveryMs / 1000).toFixed(1)} s`}`,
+      `    ${a.signal.padEnd(8)} ${target.padEnd(22)} ${a.recoveryMs === undefined ? 'no output after it' : `${(a.recoveryMs / 1000).toFixed(1)} s`}`,
+    );
+  }
+  const seconds = (ms?: number) => (ms === undefined ? '—' : `${(ms / 1000).toFixed(1)} s`);
+  for (const f of report.failovers ?? []) {
+    lines.push(
+      `  PostgreSQL primary lost (node${f.killedNode}; new primary port ${f.newPrimaryPort ?? '?'}): no writable primary ${seconds(f.figures?.noWritableMs)}; first sale sent after the kill final at +${seconds(f.figures?.firstSaleFinalMs)}; backlog (${f.figures?.backlogCommands ?? 0} commands sent without a primary) drained at +${seconds(f.figures?.backlogDrainedMs)}; lost node rejoined as a standby at +${seconds(f.rejoinedAt === undefined ? undefined : f.rejoinedAt - f.killedAt)}${f.error === undefined ? '' : `; FAILED: ${f.error}`}`,
     );
   }
   lines.push(

@@ -12,7 +12,7 @@ import {
   TOPICS,
 } from '@payments/contracts';
 import { CONTROL_EVENTS, listTopics, parseStreamEvent, scanTopics } from '../stack/kafka-io';
-import type { ActionRecord } from './chaos-config';
+import { type ActionRecord, isBrokerTarget } from './chaos-config';
 import type { ObservedEvent } from './checks';
 import type { ObservedScheduleEvent } from './schedule-plan';
 import type { TimedEvent } from './time-to-truth';
@@ -58,7 +58,7 @@ export async function scanStream(
       table[m.topic] = (table[m.topic] ?? 0) + 1;
     }
     actions.forEach((a, i) => {
-      if (a.target === 'broker' && m.topic === TOPICS.events && m.timestamp >= a.backAt) {
+      if (isBrokerTarget(a.target) && m.topic === TOPICS.events && m.timestamp >= a.backAt) {
         firstAfter.set(i, Math.min(firstAfter.get(i) ?? Infinity, m.timestamp));
       }
     });
@@ -94,7 +94,7 @@ export async function scanStream(
   });
   actions.forEach((a, i) => {
     const first = firstAfter.get(i);
-    if (a.target === 'broker' && first !== undefined) a.recoveryMs = first - a.at;
+    if (isBrokerTarget(a.target) && first !== undefined) a.recoveryMs = first - a.at;
   });
   return scan;
 }

@@ -64,6 +64,10 @@ export interface TimeToTruth {
   readonly byFamily: Record<string, { arrived?: TruthFigures; lost?: TruthFigures }>;
   /** Movements made during a disruption (or its grace), all families: not held to the bounds. */
   readonly disrupted?: TruthFigures;
+  /** Movements held to the bounds (made outside every disruption window), all families. */
+  readonly judged: number;
+  /** Of them, those whose callback arrived (held to the p99 bound). */
+  readonly judgedWithCallback: number;
   /** Movements reported later than their bound, and a family's p99 over it. */
   readonly problems: Problem[];
   /** The five movements reported last (saga, movement, seconds). */
@@ -184,8 +188,12 @@ export function timeToTruth(input: {
   }
   slowest.sort((a, b) => b.latency - a.latency);
   const disruptedFigures = figures(disrupted);
+  const rows = [...samples.values()];
+  const judgedWithCallback = rows.reduce((n, r) => n + r.arrived.length, 0);
   return {
     byFamily,
+    judged: judgedWithCallback + rows.reduce((n, r) => n + r.lost.length, 0),
+    judgedWithCallback,
     ...(disruptedFigures === undefined ? {} : { disrupted: disruptedFigures }),
     problems,
     slowest: slowest.slice(0, 5).map(({ paymentId, detail }) => ({ paymentId, detail })),

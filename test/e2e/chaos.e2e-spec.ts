@@ -1,6 +1,12 @@
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
-import { ChaosReport, DEFAULT_FAULTS, DEFAULT_POPULATION } from '../../scripts/chaos/chaos-config';
+import {
+  ChaosAction,
+  ChaosReport,
+  DEFAULT_FAULTS,
+  DEFAULT_POPULATION,
+} from '../../scripts/chaos/chaos-config';
 import { runChaos } from '../../scripts/chaos/chaos-run';
+import { startReplicatedDatabase } from '../../scripts/chaos/infrastructure';
 import { formatReport, zeroLines } from '../../scripts/chaos/report';
 import { OwnBroker, startOwnBroker } from '../../scripts/stack/infra';
 import { buildApps } from '../../scripts/stack/processes';
@@ -26,28 +32,55 @@ import { freeLowPorts } from '../support/local-kafka';
  * (callbacks dropped while a charge is due, status queries failing, a rebill's reply lost, a
  * rebill declined). Then the zero lines and the card-data audit.
  * `npm run chaos` is the large run (scripts/chaos/main.ts).
+ *
+ * On one broker by default. CHAOS_E2E_CLUSTER=1 runs it on a three-node Kafka cluster
+ * (replication 3, min ISR 2, acks=all), its broker action hitting a node that is not the KRaft
+ * controller and the controller's node SIGKILLed once (measured: 263 s for the file at load
+ * 11–20; on one broker ≈ 190 s inside `npm test` on a quiet machine: test/chaos.md). Not the
+ * default until the version gaps seen after a partition leader moved (two events marked
+ * published, missing from the topic: test/chaos.md, run 3) are explained and fixed: CI would fail
+ * now and then on them. The machine's PostgreSQL: the
+ * failover phase is the standalone run's (it needs root and apt for pg-ha and adds ≥ 1 min);
+ * CHAOS_E2E_FAILOVER=1 runs this file on the replicated PostgreSQL (pg-ha.sh) with its primary
+ * lost mid-run — the same checks.
  */
+const ON_CLUSTER = process.env.CHAOS_E2E_CLUSTER === '1';
+const WITH_FAILOVER = process.env.CHAOS_E2E_FAILOVER === '1';
 let broker: OwnBroker;
-let orchestratorDb: TestDatabase;
-let adapterDb: TestDatabase;
+let orchestratorDb: TestDatabase | undefined;
+let adapterDb: TestDatabase | undefined;
+let replicated: Awaited<ReturnType<typeof startReplicatedDatabase>> | undefined;
 let report: ChaosReport;
 
 beforeAll(async () => {
   await buildApps();
-  broker = await startOwnBroker(await freeLowPorts(2));
-  orchestratorDb = await createTestDatabase('e2e_chaos_orchestrator');
-  adapterDb = await createTestDatabase('e2e_chaos_adapter');
+  // A cluster's three nodes take six ports (a client and a controller port each).
+  broker = await startOwnBroker(await freeLowPorts(ON_CLUSTER ? 6 : 2), ON_CLUSTER);
+  const log = (line: string) => process.stdout.write(`${line}\n`);
+  let urls: [string, string];
+  if (WITH_FAILOVER) {
+    const names = ['payments_test_e2e_chaos_orchestrator', 'payments_test_e2e_chaos_adapter'];
+    replicated = await startReplicatedDatabase(names, log);
+    urls = [replicated.urls[names[0]] ?? '', replicated.urls[names[1]] ?? ''];
+  } else {
+    orchestratorDb = await createTestDatabase('e2e_chaos_orchestrator');
+    adapterDb = await createTestDatabase('e2e_chaos_adapter');
+    urls = [orchestratorDb.url, adapterDb.url];
+  }
+  const actions: ChaosAction[] = [
+    { target: 'orchestrator#1', signal: 'SIGKILL' },
+    { target: 'gateway-adapter#0', signal: 'SIGKILL' },
+    { target: 'broker', signal: 'SIGTERM' },
+    ...(WITH_FAILOVER ? [{ target: 'postgres', signal: 'SIGKILL' } as const] : []),
+    ...(ON_CLUSTER ? [{ target: 'controller', signal: 'SIGKILL' } as const] : []),
+    { target: 'callback-ingest#1', signal: 'SIGKILL' },
+  ];
   report = await runChaos(
     {
       commands: 200,
       ratePerSecond: 10,
       seed: 7,
-      actions: [
-        { target: 'orchestrator#1', signal: 'SIGKILL' },
-        { target: 'gateway-adapter#0', signal: 'SIGKILL' },
-        { target: 'broker', signal: 'SIGTERM' },
-        { target: 'callback-ingest#1', signal: 'SIGKILL' },
-      ],
+      actions,
       faults: DEFAULT_FAULTS,
       quietMaxSeconds: 150,
       neverReceivedSeconds: 5,
@@ -60,7 +93,9 @@ beforeAll(async () => {
       payoutDailyLimitMinor: 600_000,
       approvalWindowSeconds: 20,
       adapterDatabaseOutageSeconds: 12,
-      population: { ...DEFAULT_POPULATION, share: 0.05, min: 10 },
+      // Its disruptions' windows cover almost all of this short run's movements (test/chaos.md):
+      // the bound is judged in the standalone run, which requires DEFAULT_POPULATION.minJudged.
+      population: { ...DEFAULT_POPULATION, share: 0.05, min: 10, minJudged: 0 },
       schedules: {
         own: 3,
         gateway: 3,
@@ -76,9 +111,10 @@ beforeAll(async () => {
     },
     {
       broker,
-      orchestratorDatabaseUrl: orchestratorDb.url,
-      adapterDatabaseUrl: adapterDb.url,
-      log: (line) => process.stdout.write(`${line}\n`),
+      ...(replicated === undefined ? {} : { database: replicated.database }),
+      orchestratorDatabaseUrl: urls[0],
+      adapterDatabaseUrl: urls[1],
+      log,
     },
   );
   process.stdout.write(`${formatReport(report)}\n`);
@@ -87,7 +123,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await broker?.stop();
-  // CHAOS_KEEP_DB=1 keeps both databases to look into after a failed run.
+  // CHAOS_KEEP_DB=1 keeps both databases to look into after a failed run (with CHAOS_E2E_FAILOVER,
+  // the replicated PostgreSQL running: pg-ha.sh stop --wipe with its PG_HA_PORT when done).
+  if (process.env.CHAOS_KEEP_DB !== '1') await replicated?.stop();
   if (process.env.CHAOS_KEEP_DB === '1') {
     process.stdout.write(`chaos: kept databases ${orchestratorDb?.url} ${adapterDb?.url}\n`);
     return;

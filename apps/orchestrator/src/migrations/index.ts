@@ -16,7 +16,7 @@ import { ReconciliationHolds1769870000000 } from './1769870000000-reconciliation
 import { Cases1769880000000 } from './1769880000000-cases';
 import { Journal1769890000000 } from './1769890000000-journal';
 import { MerchantSequences1769890000001 } from './1769890000001-merchant-sequences';
-import { CaseAudit1769900000000 } from './1769900000000-case-audit';
+import { CaseAudit1769900000001 } from './1769900000001-case-audit';
 import { DayCloseReports1769910000000 } from './1769910000000-day-close-reports';
 
 /** Every migration of the orchestrator's database, oldest first. Append; never edit an applied one. */
@@ -38,6 +38,6 @@ export const orchestratorMigrations: readonly MigrationClass[] = [
   Cases1769880000000,
   Journal1769890000000,
   MerchantSequences1769890000001,
-  CaseAudit1769900000000,
+  CaseAudit1769900000001,
   DayCloseReports1769910000000,
 ];

@@ -72,7 +72,7 @@ describe('runMigrations (real PostgreSQL)', () => {
       'Cases1769880000000',
       'Journal1769890000000',
       'MerchantSequences1769890000001',
-      'CaseAudit1769900000000',
+      'CaseAudit1769900000001',
       'DayCloseReports1769910000000',
     ]);
     expect(messages).toContain('migrations: applied OutboxInbox1767225600000');
@@ -202,7 +202,7 @@ describe('runMigrations (real PostgreSQL)', () => {
       'Cases1769880000000',
       'Journal1769890000000',
       'MerchantSequences1769890000001',
-      'CaseAudit1769900000000',
+      'CaseAudit1769900000001',
       'DayCloseReports1769910000000',
     ]);
     const recorded = await query<{ name: string; n: string }>(
@@ -212,7 +212,7 @@ describe('runMigrations (real PostgreSQL)', () => {
     expect(recorded.sort((x, y) => x.name.localeCompare(y.name))).toEqual([
       { name: 'AdminAudit1767800000000', n: '1' },
       { name: 'AdminTokens1769860000000', n: '1' },
-      { name: 'CaseAudit1769900000000', n: '1' },
+      { name: 'CaseAudit1769900000001', n: '1' },
       { name: 'Cases1769880000000', n: '1' },
       { name: 'CommandRejections1767700000000', n: '1' },
       { name: 'DayCloseReports1769910000000', n: '1' },

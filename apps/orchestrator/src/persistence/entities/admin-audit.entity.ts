@@ -1,6 +1,6 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
-/** `admin_audit` (migrations AdminAudit1767800000000, CaseAudit1769900000000): one row per operator action or case step. */
+/** `admin_audit` (migrations AdminAudit1767800000000, CaseAudit1769900000001): one row per operator action or case step. */
 @Entity({ name: 'admin_audit' })
 @Index('admin_audit_saga_idx', ['sagaId', 'at'])
 @Index('admin_audit_at_idx', ['at'])
@@ -29,7 +29,7 @@ export class AdminAuditEntity {
   @Column({ name: 'reason', type: 'text' })
   reason!: string;
 
-  /** Null for a case's step that sent no command (migration CaseAudit1769900000000). */
+  /** Null for a case's step that sent no command (migration CaseAudit1769900000001). */
   @Column({ name: 'command_id', type: 'uuid', nullable: true })
   commandId!: string | null;
 

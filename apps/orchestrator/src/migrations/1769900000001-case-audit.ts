@@ -7,8 +7,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * the decision, the amount of a "done", the evidence count); only an approval that the saga takes
  * sends a command, so the command columns may be empty.
  */
-export class CaseAudit1769900000000 implements MigrationInterface {
-  readonly name = 'CaseAudit1769900000000';
+export class CaseAudit1769900000001 implements MigrationInterface {
+  readonly name = 'CaseAudit1769900000001';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`

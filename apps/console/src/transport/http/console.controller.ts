@@ -191,7 +191,10 @@ export class ConsoleController {
     }
     const since = after !== undefined && /^\d{1,9}$/.test(after) ? Number(after) : undefined;
     const progress =
-      since === undefined ? undefined : progressFragment(id, since, 0, answer, MAX_POLLS);
+      since === undefined
+        ? undefined
+        : // The page renders its own summary: the progress box's out-of-band copy would be a second.
+          progressFragment(id, since, 0, answer, MAX_POLLS, false);
     send(response, 200, layout(`Saga ${id}`, detailPage(answer.body, user, progress), session));
   }
 

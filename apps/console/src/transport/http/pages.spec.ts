@@ -191,6 +191,15 @@ describe('progressFragment', () => {
     expect(progressFragment(ID, 1, 120, answer, 120).text).not.toContain('hx-trigger');
   });
 
+  it('a poll brings the summary out of band; a whole page showing the box has one summary only', () => {
+    const moved = progressFragment(ID, 1, 5, answer, 120);
+    expect(moved.text).toContain('hx-swap-oob="true"');
+    const inPage = progressFragment(ID, 1, 0, answer, 120, false);
+    expect(inPage.text).not.toContain('id="summary"');
+    const page = detailPage(detail(), operator, inPage).text;
+    expect(page.match(/id="sagaStatus"/g)).toHaveLength(1);
+  });
+
   it('shows an API error as the API states it, and polls on', () => {
     const failed = progressFragment(
       ID,

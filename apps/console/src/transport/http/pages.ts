@@ -297,6 +297,8 @@ export function progressFragment(
   polls: number,
   answer: ApiAnswer<SagaDetail>,
   maxPolls: number,
+  /** The summary out of band (a poll's answer); false inside a whole page, which has its own. */
+  withSummary = true,
 ): Html {
   const more = polls < maxPolls;
   const every = 'every 1s';
@@ -322,7 +324,7 @@ export function progressFragment(
   // The summary comes along out of band: the page never shows a new status in the progress box
   // above an old one in the summary.
   return html`<div id="progress" class="notice" data-version="${saga.version}" ${poll}>${body}</div>
-    ${since.length === 0 ? '' : summaryList(saga, true)}`;
+    ${since.length === 0 || !withSummary ? '' : summaryList(saga, true)}`;
 }
 
 /** The operation a saga has in flight, as its state keeps it (every flow names it `inFlight`). */

@@ -7,6 +7,7 @@ export { newPgClient, NoWritablePrimaryError } from './failover-client';
 export {
   classifyDatabaseError,
   DEFAULT_FAILOVER_RETRY,
+  isDatabaseUnavailable,
   retryOnFailover,
   type DatabaseFailure,
   type FailoverRetryPolicy,

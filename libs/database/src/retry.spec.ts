@@ -1,6 +1,11 @@
 import { parseDatabaseUrl } from './database-url';
 import { NoWritablePrimaryError } from './failover-client';
-import { classifyDatabaseError, retryOnFailover, type DatabaseFailure } from './retry';
+import {
+  classifyDatabaseError,
+  isDatabaseUnavailable,
+  retryOnFailover,
+  type DatabaseFailure,
+} from './retry';
 
 /** A pg-style error: a message and a SQLSTATE or errno code. */
 function pgError(code: string | undefined, message = 'failed'): Error {
@@ -75,6 +80,18 @@ describe('classifyDatabaseError', () => {
     ['not an error at all', 'other', 'boom'],
   ])('%s is %s', (_name, kind, error) => {
     expect(classifyDatabaseError(error)).toBe(kind);
+  });
+});
+
+describe('isDatabaseUnavailable', () => {
+  it('is true when the database could not take the statement, false when the statement was at fault', () => {
+    expect(
+      isDatabaseUnavailable(new NoWritablePrimaryError([{ host: 'a', port: 1 }], undefined)),
+    ).toBe(true);
+    expect(isDatabaseUnavailable(queryFailed(pgError('25006')))).toBe(true);
+    expect(isDatabaseUnavailable(pgError('57P01', 'terminating connection'))).toBe(true);
+    expect(isDatabaseUnavailable(queryFailed(pgError('23505', 'duplicate key')))).toBe(false);
+    expect(isDatabaseUnavailable(new Error('a bug'))).toBe(false);
   });
 });
 

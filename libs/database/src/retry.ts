@@ -81,6 +81,16 @@ export function classifyDatabaseError(error: unknown): DatabaseFailure {
   return verdict;
 }
 
+/**
+ * The database could not be reached or could not take a write (no writable primary, a connection
+ * refused or cut, a read-only standby): the statement's input is not at fault. A consumer's
+ * handler answers its runner's `isUnavailable` with it, so such a message waits for the database
+ * instead of being dead-lettered.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  return classifyDatabaseError(error) !== 'other';
+}
+
 export interface FailoverRetryPolicy {
   /** Give up (rethrow the last error) once this long has passed since the first try. */
   readonly deadlineMs: number;

@@ -522,7 +522,8 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
       this.metrics.failed.inc(labels);
       const message = errorMessage(failure.error);
       if (isNonRetriable(failure.error)) return this.deadLetter(payload, 'non-retriable', message);
-      if (retry >= policy.retries) {
+      const unavailable = handler.isUnavailable?.(failure.error) === true;
+      if (retry >= policy.retries && !unavailable) {
         return this.deadLetter(
           payload,
           'retries-exhausted',
@@ -537,6 +538,7 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
           groupId: this.groupId,
           attempt: retry + 1,
           delayMs,
+          ...(unavailable ? { unavailable: true } : {}),
           error: sanitizeErrorText(message),
         },
         'handler failed; retrying',

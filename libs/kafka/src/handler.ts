@@ -22,6 +22,14 @@ export interface KafkaMessageHandler<T = unknown> {
    * retries and dead letters, so one bad message never holds up or poisons its neighbours.
    */
   handleBatch?(messages: readonly ConsumedMessage<T>[]): Promise<void>;
+  /**
+   * Optional: whether a failure says what the handler stands on is unavailable (its database
+   * without a writable primary during a failover), not that the message is at fault. Such a
+   * failure never exhausts the retries: it is tried again in place, at most the policy's longest
+   * delay apart, for as long as the consumer runs — never dead-lettered (a gateway result
+   * dead-lettered while the primary was being replaced left its payment without its answer).
+   */
+  isUnavailable?(error: unknown): boolean;
 }
 
 /** A handler object, or the Nest token (usually the class) of a provider that is one. */

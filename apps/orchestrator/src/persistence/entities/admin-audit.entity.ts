@@ -4,6 +4,7 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 @Entity({ name: 'admin_audit' })
 @Index('admin_audit_saga_idx', ['sagaId', 'at'])
 @Index('admin_audit_at_idx', ['at'])
+@Index('admin_audit_case_idx', ['caseId', 'at'], { where: 'case_id IS NOT NULL' })
 export class AdminAuditEntity {
   @PrimaryColumn({ name: 'id', type: 'uuid' })
   id!: string;

@@ -1,3 +1,4 @@
+import { isDatabaseUnavailable } from '@payments/database';
 import { Injectable } from '@nestjs/common';
 import { CallbackMessage, GatewayResult, ReconcileCommand, TOPICS } from '@payments/contracts';
 import {
@@ -24,6 +25,8 @@ const AnyJson = z.unknown();
 export class CommandsHandler implements KafkaMessageHandler<unknown> {
   readonly topic = TOPICS.commands;
   readonly schema = AnyJson;
+  /** A database failing over: wait for it, never dead-letter the message (libs/database). */
+  readonly isUnavailable = isDatabaseUnavailable;
   constructor(private readonly runtime: SagaRuntime) {}
 
   handle(message: ConsumedMessage<unknown>): Promise<void> {
@@ -41,6 +44,8 @@ export class CommandsHandler implements KafkaMessageHandler<unknown> {
 export class GatewayResultsHandler implements KafkaMessageHandler<GatewayResult> {
   readonly topic = TOPICS.gatewayResults;
   readonly schema = GatewayResult;
+  /** A database failing over: wait for it, never dead-letter the message (libs/database). */
+  readonly isUnavailable = isDatabaseUnavailable;
   constructor(
     private readonly runtime: SagaRuntime,
     private readonly reconciliation: ReconciliationService,
@@ -83,6 +88,8 @@ export class GatewayResultsHandler implements KafkaMessageHandler<GatewayResult>
 export class ReconcileCommandsHandler implements KafkaMessageHandler<ReconcileCommand> {
   readonly topic = TOPICS.reconciliationCommands;
   readonly schema = ReconcileCommand;
+  /** A database failing over: wait for it, never dead-letter the message (libs/database). */
+  readonly isUnavailable = isDatabaseUnavailable;
   constructor(private readonly reconciliation: ReconciliationService) {}
 
   async handle(message: ConsumedMessage<ReconcileCommand>): Promise<void> {
@@ -112,6 +119,8 @@ export class ReconcileCommandsHandler implements KafkaMessageHandler<ReconcileCo
 export class CallbacksHandler implements KafkaMessageHandler<CallbackMessage> {
   readonly topic = TOPICS.gatewayCallbacks;
   readonly schema = CallbackMessage;
+  /** A database failing over: wait for it, never dead-letter the message (libs/database). */
+  readonly isUnavailable = isDatabaseUnavailable;
   constructor(private readonly runtime: SagaRuntime) {}
 
   handle(message: ConsumedMessage<CallbackMessage>): Promise<void> {

@@ -445,6 +445,12 @@ describe('case sweep (real PostgreSQL)', () => {
       await orch.dataSource.query(`SELECT id FROM cases WHERE saga_id = $1`, [id]),
     ).toHaveLength(2);
 
+    // The cycle alerted not-found names no gateway order: no decision, "refresh and wait" only.
+    const cycleCase = cases.map((c) => c.record).find((r) => r.concern === 'no-trace');
+    expect(
+      await service.propose(OPERATOR, cycleCase?.caseId ?? '', { decision: 'not-done' }, 'none'),
+    ).toMatchObject({ kind: 'refused', code: 'CASE_FLOW_NOT_SETTLEABLE' });
+
     // The cycle's charge is seen (no longer missing); the other charge still being confirmed.
     await setState(
       id,

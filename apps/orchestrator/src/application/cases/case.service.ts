@@ -156,7 +156,8 @@ export class CaseService {
           code: 'CASE_DECISION_INVALID',
           message: `a ${record.flow} saga has no status refresh: decide it, or wait for reconciliation`,
         };
-    } else if (!settleable(record)) return notSettleable(record);
+    } else if (!settleable(record) || (await this.searchedCycle(record)))
+      return notSettleable(record);
     const result = await this.step(principal, caseId, (record, now) =>
       propose(record, principal, proposal, reason, now),
     );
@@ -273,6 +274,19 @@ export class CaseService {
         },
       },
     ]);
+  }
+
+  /**
+   * A schedule's cycle alerted `not-found` (its case's request is the cycle's search): no gateway
+   * order to decide about, so no decision (the saga would refuse it; refused here, before a
+   * proposal is audited).
+   */
+  private async searchedCycle(record: CaseRecord): Promise<boolean> {
+    if (record.flow !== 'recurring-schedule') return false;
+    const saga = await this.saga(record.sagaId);
+    return waitingOperations(record.flow, saga?.state).some(
+      (op) => op.requestId === record.requestId && op.evidence.by === 'cycle',
+    );
   }
 
   private async saga(id: string): Promise<SagaRow | undefined> {

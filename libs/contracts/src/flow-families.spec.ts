@@ -133,6 +133,7 @@ describe('the flow families', () => {
       'record-cycle-outcome',
       'release-payout-budget',
       'reserve-payout-budget',
+      'schedule-charge-settle-by-decision',
       'settle-by-decision',
       'transfer-settle-by-decision',
     ]);

@@ -190,6 +190,7 @@ export {
   CreateScheduleCommand,
   RebillCommand,
   RecordCycleOutcomeCommand,
+  SettleScheduleChargeByDecisionCommand,
   RECURRING_COMMAND_SCHEMAS,
   RecurringCommand,
   ScheduleCommand,

@@ -3,7 +3,9 @@ import { byType, flowFamily, sagaCommands, unionOf } from './flow-family';
 import {
   commandRejectedEvent,
   OPERATION_EVENT_FIELDS,
+  operationLifecycle,
   sagaEvents,
+  settleByDecisionCommand,
   UnknownConcern,
 } from './operation-events';
 import { GatewayStatus, Instant, MerchantRef, Money, Uuid } from './primitives';
@@ -112,6 +114,19 @@ export const RecordCycleOutcomeCommand = scheduleCommand('record-cycle-outcome',
 });
 export type RecordCycleOutcomeCommand = z.infer<typeof RecordCycleOutcomeCommand>;
 
+/**
+ * Internal: the case service's settlement of a gateway charge of a registered schedule whose
+ * outcome the gateway never cleared (a reported charge being confirmed, alerted), by an approved
+ * decision of two people (issue 33): "done" at the gateway's amount, or "not done".
+ */
+export const SettleScheduleChargeByDecisionCommand = settleByDecisionCommand(
+  'scheduleId',
+  'schedule-charge-',
+);
+export type SettleScheduleChargeByDecisionCommand = z.infer<
+  typeof SettleScheduleChargeByDecisionCommand
+>;
+
 /** The schedule cycle and dunning attempt a rebill charges. */
 export const ScheduleLink = z.strictObject({ scheduleId: Uuid, cycle: Cycle, attempt: Attempt });
 
@@ -171,6 +186,9 @@ const gatewayCharge = {
   clientOrderId: z.string().min(1).max(128),
 };
 
+/** A gateway charge's confirmation as an operation (its request id: the status queries' subject). */
+const chargeLifecycle = operationLifecycle('scheduleId', 'schedule-charge-', z.enum(['rebill']));
+
 /**
  * The schedule family: the schedule saga's commands and events. Its `command-rejected` is not in
  * the family's table: the type is the card payments' (the same event, addressed by `scheduleId`),
@@ -193,6 +211,7 @@ export const SCHEDULE_FAMILY = flowFamily({
      */
     scheduleCommand('refresh-schedule-status', {}),
     RecordCycleOutcomeCommand,
+    SettleScheduleChargeByDecisionCommand,
   ),
   events: byType(
     event('schedule-created', {
@@ -328,8 +347,20 @@ export const SCHEDULE_FAMILY = flowFamily({
       gatewayOrderId: z.string().min(1).max(128).optional(),
       reason: z.enum(['not-found', 'unconfirmed']),
     }),
+    /**
+     * A gateway charge being confirmed settled by an audited decision of two people (a case), not
+     * by a gateway answer: `done` — the cycle counts as charged at `amount` (the gateway's, with
+     * `requestedAmount`, the schedule's, and `amountWhy` when they differ); `not-done` — the cycle
+     * counts as not charged. Never a `gateway-cycle-charged`: finance tells evidence from decision.
+     */
+    chargeLifecycle.settledByDecision.extend(gatewayCharge),
+    /**
+     * A gateway answer about a charge settled by decision contradicts the decision: the case is
+     * open again and a person must look; the decision's event stands (history is not rewritten).
+     */
+    chargeLifecycle.caseReopened.extend(gatewayCharge),
   ),
-  internalCommands: ['record-cycle-outcome'],
+  internalCommands: ['record-cycle-outcome', 'schedule-charge-settle-by-decision'],
 });
 
 // ---- for consumers ------------------------------------------------------------------------------

@@ -37,6 +37,8 @@ export const recurringScheduleCompanion = chaosCompanion(SCHEDULE_FAMILY, {
     'gateway-cycle-charged': { role: 'none' },
     'gateway-cycle-declined': { role: 'none' },
     'gateway-charge-alert': { role: 'none' },
+    'schedule-charge-settled-by-decision': { role: 'none' },
+    'schedule-charge-case-reopened': { role: 'none' },
   },
   mayMove: {},
 });

@@ -5,12 +5,16 @@
  * `admin_audit` and a `case-step-audited` event in the outbox, in the case's transaction.
  */
 import { randomUUID } from 'node:crypto';
-import { CaseStepAudited } from '@payments/contracts';
+import { CaseStepAudited, type GatewayResult } from '@payments/contracts';
+import { MERCHANT, SCHEDULE_ID } from '@payments/contracts/testing';
 import type { OrchestratorConfig } from '../../config';
 import type { CaseRecord } from '../../domain/cases/case';
 import { OutboxWriter } from '../../runtime/outbox/outbox.writer';
 import type { SagaRuntime } from '../../runtime/saga-runtime';
 import { orchestratorFixture } from '../../../test/kits/orchestrator.fixture';
+import * as schedules from '../../../test/kits/recurring-schedule.kit';
+import { chargeSubjectId } from '../../flows/recurring-schedule/domain/gateway-charged';
+import { recurringScheduleFlow } from '../../flows/recurring-schedule/recurring-schedule.flow';
 import { CaseService } from './case.service';
 
 const config = {
@@ -303,7 +307,7 @@ describe('case sweep (real PostgreSQL)', () => {
     expect(await caseOf(id)).toBeUndefined();
   });
 
-  it("a schedule's registration left with no trace opens a case listing its events; a decision is refused (not settled by decision yet), the case stays open", async () => {
+  it("a schedule's registration left with no trace opens a case listing its events; a decision is refused (a registration is not settled by decision), the case stays open", async () => {
     const requestId = randomUUID();
     const id = await schedule({
       status: 'registering',
@@ -441,6 +445,12 @@ describe('case sweep (real PostgreSQL)', () => {
       await orch.dataSource.query(`SELECT id FROM cases WHERE saga_id = $1`, [id]),
     ).toHaveLength(2);
 
+    // The cycle alerted not-found names no gateway order: no decision, "refresh and wait" only.
+    const cycleCase = cases.map((c) => c.record).find((r) => r.concern === 'no-trace');
+    expect(
+      await service.propose(OPERATOR, cycleCase?.caseId ?? '', { decision: 'not-done' }, 'none'),
+    ).toMatchObject({ kind: 'refused', code: 'CASE_FLOW_NOT_SETTLEABLE' });
+
     // The cycle's charge is seen (no longer missing); the other charge still being confirmed.
     await setState(
       id,
@@ -465,5 +475,158 @@ describe('case sweep (real PostgreSQL)', () => {
       [id],
     );
     expect(after.map((c) => c.record.status)).toEqual(['open', 'closed']);
+  });
+});
+
+/**
+ * A gateway charge of a registered schedule decided in a case, through the real schedule flow on
+ * the saga runtime (PostgreSQL alone): the saga seeded with the history the flow itself decided (a
+ * charge reported, its status at another amount: unknown, alerted amount-mismatch).
+ */
+describe("a schedule's charge decided in a case (real PostgreSQL, the schedule flow)", () => {
+  const orch = orchestratorFixture({
+    name: 'cases_schedule',
+    poolSize: 2,
+    start: '2026-03-01T12:00:00.000Z',
+    flows: [recurringScheduleFlow(schedules.GATEWAY_POLICY)],
+  });
+  const OPERATOR = { name: 'alice', role: 'operator', scope: 'all' } as const;
+  const APPROVER = { name: 'bob', role: 'approver', scope: 'all' } as const;
+  const ORDER = '1000007';
+  const SUBJECT = chargeSubjectId(SCHEDULE_ID, ORDER);
+  const eur = (minor: number) => ({ minor, currency: 'EUR' });
+  const approved = (minor: number) => ({
+    kind: 'accepted' as const,
+    gatewayOrderId: ORDER,
+    report: { status: 'approved' as const, gatewayOrderId: ORDER, amount: eur(minor) },
+  });
+  const statusReply = (result: GatewayResult['result']): GatewayResult => ({
+    requestId: randomUUID(),
+    paymentId: SCHEDULE_ID,
+    operation: 'status',
+    subjectRequestId: SUBJECT,
+    attempt: 1,
+    result,
+    completedAt: orch.clock.now().toISOString(),
+  });
+
+  let service: CaseService;
+  beforeAll(async () => {
+    service = new CaseService(orch.database, orch.clock, orch.runtime, new OutboxWriter(), config);
+    const seeded = schedules
+      .registered()
+      .and(schedules.chargeCallback(1, ORDER))
+      .and(
+        schedules.statusAnswer(
+          { requestId: randomUUID(), subjectRequestId: SUBJECT },
+          approved(99_900),
+        ),
+      );
+    const state = seeded.state;
+    await orch.dataSource.query(
+      `INSERT INTO sagas (id, flow, endpoint_id, kind, status, state, version, client_order_id, created_at)
+       VALUES ($1, 'recurring-schedule', $2, 'schedule', $3, $4, $5, $7, $6)`,
+      [
+        SCHEDULE_ID,
+        MERCHANT.endpointId,
+        state.status,
+        state,
+        state.version,
+        orch.clock.now(),
+        SCHEDULE_ID,
+      ],
+    );
+    for (const event of seeded.events)
+      await orch.dataSource.query(
+        `INSERT INTO saga_history (saga_id, version, event_id, event_type, event, command_id, occurred_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [
+          SCHEDULE_ID,
+          event.version,
+          randomUUID(),
+          event.type,
+          event,
+          event.commandId,
+          event.occurredAt,
+        ],
+      );
+  });
+
+  const caseOf = async (): Promise<CaseRecord | undefined> => {
+    const [row] = await orch.dataSource.query<Array<{ record: CaseRecord }>>(
+      `SELECT record FROM cases WHERE saga_id = $1`,
+      [SCHEDULE_ID],
+    );
+    return row?.record;
+  };
+  const eventsOf = async (type: string) =>
+    (
+      await orch.dataSource.query<Array<{ event: Record<string, unknown> }>>(
+        `SELECT event FROM saga_history WHERE saga_id = $1 AND event_type = $2 ORDER BY version`,
+        [SCHEDULE_ID, type],
+      )
+    ).map((r) => r.event);
+
+  it('proposed "done at the gateway\'s amount" by one person, approved by another: the schedule publishes schedule-charge-settled-by-decision (both amounts), the case closes; a contradicting answer reopens it', async () => {
+    expect((await service.sweep()).opened).toBe(1);
+    const opened = await caseOf();
+    expect(opened).toMatchObject({
+      flow: 'recurring-schedule',
+      operation: 'rebill',
+      requestId: SUBJECT,
+      concern: 'amount-mismatch',
+      status: 'open',
+    });
+    const caseId = opened?.caseId ?? '';
+    const proposed = await service.propose(
+      OPERATOR,
+      caseId,
+      { decision: 'done', amount: eur(99_900), amountWhy: "the gateway's ledger shows 999.00" },
+      'the gateway charged the amount its ledger shows',
+    );
+    expect(proposed.kind).toBe('ok');
+    // Four eyes: the proposer cannot approve.
+    expect(await service.approve({ ...OPERATOR, role: 'approver' }, caseId)).toMatchObject({
+      kind: 'refused',
+      code: 'CASE_SAME_PERSON',
+    });
+    expect(await eventsOf('schedule-charge-settled-by-decision')).toEqual([]);
+
+    expect(await service.approve(APPROVER, caseId)).toMatchObject({ kind: 'ok' });
+    expect(await eventsOf('schedule-charge-settled-by-decision')).toMatchObject([
+      {
+        requestId: SUBJECT,
+        caseId,
+        decision: 'done',
+        amount: eur(99_900),
+        requestedAmount: eur(999),
+        decidedBy: 'alice',
+        approvedBy: 'bob',
+        gatewayOrderId: ORDER,
+      },
+    ]);
+    expect(await eventsOf('gateway-cycle-charged')).toEqual([]);
+    expect((await caseOf())?.status).toBe('closed');
+    // Nothing asked of the gateway by the decision: no request in the outbox after it.
+    const requests = await orch.dataSource.query<Array<{ n: string }>>(
+      `SELECT count(*)::text AS n FROM outbox WHERE topic = 'payments.gateway.requests.v1'`,
+    );
+    expect(requests[0]?.n).toBe('0');
+
+    // The gateway declines that very charge afterwards: the saga says so, the sweep reopens.
+    await orch.runtime.handleGatewayResult(
+      statusReply({
+        kind: 'accepted',
+        gatewayOrderId: ORDER,
+        report: { status: 'declined', gatewayOrderId: ORDER },
+      }),
+      {},
+    );
+    expect(await eventsOf('schedule-charge-case-reopened')).toMatchObject([
+      { requestId: SUBJECT, caseId, answer: 'declined', alert: true },
+    ]);
+    expect((await service.sweep()).reopened).toBe(1);
+    expect((await caseOf())?.status).toBe('reopened');
+    expect(await eventsOf('schedule-charge-settled-by-decision')).toHaveLength(1);
   });
 });

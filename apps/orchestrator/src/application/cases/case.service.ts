@@ -60,10 +60,14 @@ const FLOW_COMMANDS: Readonly<
   },
   // Moves no money; a check the gateway never cleared is decided "not done" (decide.ts).
   'pan-eligibility': { idField: 'checkId', settle: 'pan-eligibility-settle-by-decision' },
-  // A schedule the gateway charges: its registration and charges left unknown get a case with
-  // their evidence, but no decision yet (the schedule's own rules, not decided-operation.ts):
-  // "done"/"not done" are refused (CASE_FLOW_NOT_SETTLEABLE); "refresh and wait" asks again.
-  'recurring-schedule': { idField: 'scheduleId', refresh: 'refresh-schedule-status' },
+  // A schedule the gateway charges: a charge being confirmed is decided by the shared rule
+  // (gateway-charge-decision.ts); its registration is not (NOT_SETTLEABLE_OPERATIONS): "refresh
+  // and wait" asks again.
+  'recurring-schedule': {
+    idField: 'scheduleId',
+    settle: 'schedule-charge-settle-by-decision',
+    refresh: 'refresh-schedule-status',
+  },
 };
 
 /** The flows whose alerted operations open a case (alerted-operations.ts says which). */
@@ -96,6 +100,7 @@ interface SagaRow {
       unknownSince?: string;
       amount?: Money;
     };
+    /** A gateway-charged schedule: the charge it last settled by decision. */
     decided?: { requestId: string; caseId: string; reopened?: boolean };
   };
 }
@@ -151,7 +156,8 @@ export class CaseService {
           code: 'CASE_DECISION_INVALID',
           message: `a ${record.flow} saga has no status refresh: decide it, or wait for reconciliation`,
         };
-    } else if (!settleable(record)) return notSettleable(record);
+    } else if (!settleable(record) || (await this.searchedCycle(record)))
+      return notSettleable(record);
     const result = await this.step(principal, caseId, (record, now) =>
       propose(record, principal, proposal, reason, now),
     );
@@ -223,7 +229,8 @@ export class CaseService {
           type: flow.settle,
           commandId,
           [flow.idField]: record.sagaId,
-          merchant: saga.state.merchant ?? { endpointId: record.endpointId },
+          merchant: saga.state.merchant ??
+            saga.state.terms?.merchant ?? { endpointId: record.endpointId },
           occurredAt: this.clock.now().toISOString(),
           ...fields,
         },
@@ -267,6 +274,19 @@ export class CaseService {
         },
       },
     ]);
+  }
+
+  /**
+   * A schedule's cycle alerted `not-found` (its case's request is the cycle's search): no gateway
+   * order to decide about, so no decision (the saga would refuse it; refused here, before a
+   * proposal is audited).
+   */
+  private async searchedCycle(record: CaseRecord): Promise<boolean> {
+    if (record.flow !== 'recurring-schedule') return false;
+    const saga = await this.saga(record.sagaId);
+    return waitingOperations(record.flow, saga?.state).some(
+      (op) => op.requestId === record.requestId && op.evidence.by === 'cycle',
+    );
   }
 
   private async saga(id: string): Promise<SagaRow | undefined> {
@@ -498,10 +518,20 @@ export class CaseService {
   }
 }
 
+/**
+ * Per flow, the operations a decision does not settle: a schedule's registration (whether the
+ * gateway registered it is its answer alone, and it charges nothing by itself).
+ */
+const NOT_SETTLEABLE_OPERATIONS: Readonly<Record<string, readonly string[]>> = {
+  'recurring-schedule': ['create-recurring-payment'],
+};
+
 /** A case whose operation its flow settles by a decision (a reconciliation mismatch: finance's). */
 function settleable(record: CaseRecord): boolean {
   return (
-    record.concern === 'reconciliation-mismatch' || FLOW_COMMANDS[record.flow]?.settle !== undefined
+    record.concern === 'reconciliation-mismatch' ||
+    (FLOW_COMMANDS[record.flow]?.settle !== undefined &&
+      !(NOT_SETTLEABLE_OPERATIONS[record.flow] ?? []).includes(record.operation))
   );
 }
 
@@ -509,7 +539,7 @@ function notSettleable(record: CaseRecord): CaseResult {
   return {
     kind: 'refused',
     code: 'CASE_FLOW_NOT_SETTLEABLE',
-    message: `a ${record.flow} saga's ${record.operation} is not settled by a decision yet: its evidence is in the case; "refresh and wait" asks the gateway again, reconciliation and the gateway's answers settle it`,
+    message: `a ${record.flow} saga's ${record.operation} is not settled by a decision: its evidence is in the case; "refresh and wait" asks the gateway again, reconciliation and the gateway's answers settle it`,
   };
 }
 

@@ -9,6 +9,7 @@ import type {
 import { derivedUuid } from '../../../domain';
 import { limitRefusal } from '../../card-payment/domain/guards';
 import { cycleDueAt, cycleExists, firstCycleFrom } from './calendar';
+import { decideChargeByDecision } from './gateway-charge-decision';
 import {
   decideGatewayCharged,
   refreshQueries,
@@ -189,6 +190,18 @@ export function decideSchedule(
         ? `the schedule is ${state.status} with nothing in flight at the gateway`
         : `cycle ${charge.cycle} is charged by payment ${charge.paymentId}: refresh that payment`,
     );
+  }
+  if (command.type === 'schedule-charge-settle-by-decision') {
+    if (!isGatewayCharged(state))
+      return reject(
+        'CASE_OPERATION_SETTLED',
+        'the schedule charges its cycles by rebill payments: a case decides the payment',
+      );
+    const outcome = decideChargeByDecision(command, state);
+    if (outcome.outcome === 'refused') return reject(outcome.code, outcome.message);
+    if (outcome.outcome === 'ignored')
+      return { outcome: 'ignored', reason: outcome.reason, events: [], effects: [] };
+    return accept(outcome.drafts, outcome.effects);
   }
   if (isGatewayCharged(state)) {
     if (command.type === 'record-cycle-outcome')

@@ -1,5 +1,6 @@
 import { unhandled } from '../../../domain/decision';
 import type { ScheduleEvent } from '@payments/contracts';
+import { decidedOf, reopenedOf } from '../../../domain/gateway-operation/decided-operation';
 import { inFlight } from '../../../domain/gateway-operation/gateway-operation';
 import { chargeOp, newChargeOp, registrationOp, registrationRequestId } from './gateway-charged';
 import {
@@ -97,6 +98,8 @@ export function evolve(state: ScheduleState, event: ScheduleEvent): ScheduleStat
     case 'gateway-cycle-charged':
     case 'gateway-cycle-declined':
     case 'gateway-charge-alert':
+    case 'schedule-charge-settled-by-decision':
+    case 'schedule-charge-case-reopened':
       throw new Error(`${event.type} for a schedule the gateway does not charge`);
     default:
       return unhandled(event, 'event');
@@ -208,6 +211,37 @@ function evolveGatewayCharged(
       return { ...state, version, charges: settle(event.gatewayOrderId, 'charged') };
     case 'gateway-cycle-declined':
       return { ...state, version, charges: settle(event.gatewayOrderId, 'declined') };
+    case 'schedule-charge-settled-by-decision': {
+      // "done": the cycle counts as charged; "not done": as not charged. Kept as decided, so a
+      // later gateway answer about that very charge that contradicts it reopens the case.
+      const charge = state.charges.find((c) => c.gatewayOrderId === event.gatewayOrderId);
+      if (charge?.outcome !== 'confirming')
+        throw new Error(`${event.type} of no charge confirming`);
+      const decided = decidedOf(chargeOp(terms.scheduleId, charge), event);
+      return {
+        ...state,
+        version,
+        decided,
+        charges: settle(
+          event.gatewayOrderId,
+          event.decision === 'done' ? 'charged' : 'declined',
+        ).map((c) => (c.gatewayOrderId === event.gatewayOrderId ? { ...c, decided } : c)),
+      };
+    }
+    case 'schedule-charge-case-reopened': {
+      // The reopened decision becomes the schedule's last (`decided`): the case sweep reopens the
+      // case it names, whichever charge was decided since.
+      const charges = state.charges.map((c) =>
+        c.gatewayOrderId === event.gatewayOrderId ? reopenedOf(c) : c,
+      );
+      const reopened = charges.find((c) => c.gatewayOrderId === event.gatewayOrderId)?.decided;
+      return {
+        ...state,
+        version,
+        charges,
+        ...(reopened === undefined ? {} : { decided: reopened }),
+      };
+    }
     case 'schedule-updated':
     case 'schedule-paused':
     case 'schedule-resumed':

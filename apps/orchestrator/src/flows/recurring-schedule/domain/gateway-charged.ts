@@ -15,6 +15,11 @@ import {
 } from '../../../domain/gateway-operation/gateway-operation';
 import { firstCycleFrom } from './calendar';
 import {
+  askAboutDecidedCharge,
+  chargeAnswerAfterDecision,
+  decidedChargeAsked,
+} from './gateway-charge-decision';
+import {
   CHARGE_ALERT_TIMER_PREFIX,
   CHARGE_STATUS_TIMER_PREFIX,
   type ChargeOp,
@@ -189,7 +194,17 @@ export function decideGatewayCharged(
           c.outcome === 'confirming' &&
           chargeSubjectId(id, c.gatewayOrderId) === result.subjectRequestId,
       );
-      if (charge === undefined) return { outcome: 'ignored', reason: 'STALE_RESULT' };
+      if (charge === undefined) {
+        // A charge settled by decision: a contradicting answer reopens its case.
+        const decided =
+          result.subjectRequestId === undefined
+            ? undefined
+            : decidedChargeAsked(state, result.subjectRequestId);
+        const about = decided === undefined ? undefined : reportOf(result).report;
+        if (decided === undefined || (about !== undefined && !aboutCharge(about, decided)))
+          return { outcome: 'ignored', reason: 'STALE_RESULT' };
+        return chargeAnswerAfterDecision(result, decided);
+      }
       const { report } = reportOf(result);
       if (report !== undefined && !aboutCharge(report, charge))
         return { outcome: 'ignored', reason: 'NOT_ABOUT_THIS_OPERATION' };
@@ -277,7 +292,12 @@ function reported(
   const known = state.charges.find((c) => c.gatewayOrderId === gatewayOrderId);
   if (known !== undefined) {
     if (known.outcome !== 'confirming')
-      return { outcome: 'ignored', reason: 'CHARGE_ALREADY_RECORDED' };
+      return (
+        askAboutDecidedCharge(callback, state, known, ctx) ?? {
+          outcome: 'ignored',
+          reason: 'CHARGE_ALREADY_RECORDED',
+        }
+      );
     return chargeStep({ kind: 'status-check-hint' }, state, known, policy, ctx);
   }
   const charge: GatewayCharge = {

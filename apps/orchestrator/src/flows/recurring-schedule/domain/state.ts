@@ -3,6 +3,7 @@ import type {
   OperationInFlight,
   ReusedOrderIdRefusal,
 } from '../../../domain/gateway-operation/gateway-operation';
+import type { DecidedOperation } from '../../../domain/gateway-operation/decided-operation';
 import type { PaymentLimits } from '../../card-payment/domain/decision';
 
 /** What a schedule charges, whom and when: fixed at creation except the amount (update-schedule). */
@@ -86,6 +87,11 @@ interface GatewayCharges {
    * reconciliation, until the gateway's answer about it comes.
    */
   readonly missingCycles?: readonly number[];
+  /**
+   * The charge last settled by a decision of two people (a case; each charge keeps its own in
+   * `charges[].decided`): the case service reads here that the saga took its decision.
+   */
+  readonly decided?: DecidedOperation;
 }
 
 /** The create-recurring-payment request of a schedule charged by the gateway, in flight. */
@@ -115,6 +121,11 @@ export interface GatewayCharge {
   readonly outcome: 'confirming' | 'charged' | 'declined';
   /** While confirming (absent on sagas written before the shared rules: read through `chargeOp`). */
   readonly op?: ChargeOp;
+  /**
+   * Settled by a decision (a case), not by the gateway's answer: `charged` is "done", `declined`
+   * is "not done"; a later gateway answer about it that contradicts the decision reopens the case.
+   */
+  readonly decided?: DecidedOperation;
 }
 
 /** The schedule states whose charges the gateway makes. */

@@ -38,6 +38,32 @@ export interface OperationDecision extends OperationDecisionFacts {
   readonly decision: CaseDecision;
 }
 
+/**
+ * The decision a flow's settle-by-decision command carries, as the shared rule takes it (an
+ * amount and its reason only when the command names them).
+ */
+export function decisionOf(command: {
+  readonly requestId: string;
+  readonly caseId: string;
+  readonly decision: CaseDecision;
+  readonly amount?: Money | undefined;
+  readonly amountWhy?: string | undefined;
+  readonly decidedBy: string;
+  readonly approvedBy: string;
+  readonly reason: string;
+}): OperationDecision {
+  return {
+    requestId: command.requestId,
+    caseId: command.caseId,
+    decision: command.decision,
+    ...(command.amount === undefined ? {} : { amount: command.amount }),
+    ...(command.amountWhy === undefined ? {} : { amountWhy: command.amountWhy }),
+    decidedBy: command.decidedBy,
+    approvedBy: command.approvedBy,
+    reason: command.reason,
+  };
+}
+
 /** What the saga keeps of an operation settled by decision (to recognise a contradiction later). */
 export type DecidedOperation = DecidedOperationFacts;
 

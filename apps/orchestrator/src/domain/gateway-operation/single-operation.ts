@@ -26,6 +26,7 @@ import {
   withOperation,
 } from './gateway-operation';
 import {
+  decisionOf,
   answerAfterDecision,
   askAboutDecided,
   type Contradiction,
@@ -209,16 +210,7 @@ export function settlementDecision<O extends OperationInFlight, Event, IdField e
     ...(takes === undefined ? {} : { takes }),
   };
   const step = settleByDecision<O, Draft<Event, IdField>, E>(
-    {
-      requestId: command.requestId,
-      caseId: command.caseId,
-      decision: command.decision,
-      ...(command.amount === undefined ? {} : { amount: command.amount }),
-      ...(command.amountWhy === undefined ? {} : { amountWhy: command.amountWhy }),
-      decidedBy: command.decidedBy,
-      approvedBy: command.approvedBy,
-      reason: command.reason,
-    },
+    decisionOf(command),
     open.inFlight,
     decisionVocab,
   );

@@ -5,6 +5,7 @@ import type {
   SettleByDecisionCommand,
 } from '@payments/contracts';
 import {
+  decisionOf,
   answerAfterDecision,
   askAboutDecided,
   settleByDecision,
@@ -34,16 +35,7 @@ export function decideByDecision(
 ): Decision {
   const payment = existingPayment(command, state);
   if (isRejection(payment)) return rejected(state, command, ctx, payment);
-  const decision = {
-    requestId: command.requestId,
-    caseId: command.caseId,
-    decision: command.decision,
-    ...(command.amount === undefined ? {} : { amount: command.amount }),
-    ...(command.amountWhy === undefined ? {} : { amountWhy: command.amountWhy }),
-    decidedBy: command.decidedBy,
-    approvedBy: command.approvedBy,
-    reason: command.reason,
-  };
+  const decision = decisionOf(command);
   if (
     payment.cardRefRequest?.operation === 'create-card-ref' &&
     payment.cardRefRequest.requestId === command.requestId

@@ -6,6 +6,7 @@ import type {
 } from '@payments/contracts';
 import { derivedUuid } from '../../../domain';
 import {
+  decisionOf,
   answerAfterDecision,
   askAboutDecided,
   type OperationDecision,
@@ -52,16 +53,7 @@ export function decideChargeByDecision(
       message:
         'a cycle alerted not-found names no gateway order to decide about: it is still asked for ("refresh and wait"); a charge found is confirmed by the gateway',
     };
-  const decision: OperationDecision = {
-    requestId: command.requestId,
-    caseId: command.caseId,
-    decision: command.decision,
-    ...(command.amount === undefined ? {} : { amount: command.amount }),
-    ...(command.amountWhy === undefined ? {} : { amountWhy: command.amountWhy }),
-    decidedBy: command.decidedBy,
-    approvedBy: command.approvedBy,
-    reason: command.reason,
-  };
+  const decision: OperationDecision = decisionOf(command);
   const op: ChargeOp | undefined = charge === undefined ? undefined : chargeOp(id, charge);
   const step = settleByDecision<ChargeOp, GatewayDraft, GatewayEffect>(decision, op, {
     settledByDecision: (o, d) => ({

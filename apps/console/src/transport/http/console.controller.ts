@@ -518,14 +518,7 @@ export class ConsoleController {
     if (!user) return;
     const chosen = this.dayChoice(day, endpoint);
     if (typeof chosen === 'string') {
-      const page = dayClosePage(
-        day ?? '',
-        endpoint,
-        { ok: false, status: 400, code: 'FILTER_REFUSED', message: chosen },
-        user,
-        session.csrf,
-      );
-      send(response, 400, layout('Day close', page, session));
+      this.dayRefused(response, session, user, day, endpoint, chosen);
       return;
     }
     const answer = await this.api.day(user.token, chosen.day, chosen.endpoint);
@@ -595,14 +588,7 @@ export class ConsoleController {
     const endpoint = typeof body.endpoint === 'string' ? body.endpoint : undefined;
     const chosen = this.dayChoice(day, endpoint);
     if (typeof chosen === 'string') {
-      const page = dayClosePage(
-        day ?? '',
-        endpoint,
-        { ok: false, status: 400, code: 'FILTER_REFUSED', message: chosen },
-        user,
-        session.csrf,
-      );
-      send(response, 400, layout('Day close', page, session));
+      this.dayRefused(response, session, user, day, endpoint, chosen);
       return;
     }
     const answer = await this.api.closeDay(user.token, chosen.day, chosen.endpoint);
@@ -621,6 +607,20 @@ export class ConsoleController {
   }
 
   /** The day and merchant of a day-close page, or what is wrong with them in words. */
+  /** The day-close page again, the refused day or endpoint said in words (400). */
+  private dayRefused(
+    response: Response,
+    session: Session,
+    user: SignedInUser,
+    day: string | undefined,
+    endpoint: string | undefined,
+    message: string,
+  ): void {
+    const refused = { ok: false as const, status: 400, code: 'FILTER_REFUSED', message };
+    const page = dayClosePage(day ?? '', endpoint, refused, user, session.csrf);
+    send(response, 400, layout('Day close', page, session));
+  }
+
   private dayChoice(
     day: string | undefined,
     endpoint: string | undefined,

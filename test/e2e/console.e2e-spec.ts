@@ -415,10 +415,17 @@ describe('console: find, see, act', () => {
             ),
           );
       expect(await ids()).toEqual([newer]);
-      await page.locator('#nextPage').click();
+      // A page link is a navigation: its rows are read once the new page has loaded (read at
+      // once, they were the rows of neither page, on a loaded machine).
+      const follow = async (link: string) => {
+        const target = new URL((await page.locator(link).getAttribute('href')) ?? '', page.url());
+        await page.locator(link).click();
+        await page.waitForURL((u) => u.href === target.href);
+      };
+      await follow('#nextPage');
       expect(await ids()).toEqual([older]);
       expect(await page.locator('#nextPage').count()).toBe(0);
-      await page.locator('#previousPage').click();
+      await follow('#previousPage');
       expect(await ids()).toEqual([newer]);
       expect(await page.locator('#previousPage').count()).toBe(0);
       await expect(page.locator('#results').textContent()).resolves.toContain('135.79 USD');

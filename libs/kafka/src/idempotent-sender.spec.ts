@@ -76,6 +76,8 @@ describe('IdempotentSender', () => {
     const producer = producers[0];
     expect(producer.calls).toHaveLength(1);
     expect(values(producer.calls[0])).toEqual(['a:1', 'a:2', 'b:3']);
+    // Acknowledged by every in-sync replica (acks=all): an acknowledgement must survive a leader.
+    expect(producer.calls[0].batch.acks).toBe(-1);
     producer.calls[0].answer();
     expect((await together).map((m) => m.topicName)).toEqual(['a', 'b']);
 

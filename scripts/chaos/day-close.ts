@@ -94,17 +94,10 @@ async function admin(
   route: string,
   body?: unknown,
 ): Promise<unknown> {
-  const response = await fetch(`${stack.urls.orchestrator}${route}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${text}`);
-  return JSON.parse(text) as unknown;
+  const answer = await stack.admin<unknown>(method, route, token, body);
+  if (answer.status >= 300)
+    throw new Error(`${method} ${route}: ${answer.status} ${JSON.stringify(answer.body)}`);
+  return answer.body;
 }
 
 /**

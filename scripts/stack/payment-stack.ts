@@ -498,6 +498,28 @@ export class PaymentStack {
     };
   }
 
+  /**
+   * One call of the orchestrator's admin API with a bearer token (none: unauthenticated), its
+   * status and its JSON body (`{}` when the answer has none).
+   */
+  async admin<B = Record<string, unknown>>(
+    method: 'GET' | 'POST',
+    route: string,
+    token: string | undefined,
+    body?: unknown,
+  ): Promise<{ status: number; body: B }> {
+    const response = await fetch(`${this.urls.orchestrator}${route}`, {
+      method,
+      headers: {
+        ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    return { status: response.status, body: (text === '' ? {} : JSON.parse(text)) as B };
+  }
+
   /** Sends a sale (CVV 123) with these sandbox fault rules on its own order, matched in order. */
   async saleWith(
     amountMinor: number,

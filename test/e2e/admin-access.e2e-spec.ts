@@ -59,22 +59,8 @@ interface Answer {
   readonly body: Record<string, unknown>;
 }
 
-async function admin(
-  method: 'GET' | 'POST',
-  route: string,
-  token: string,
-  body?: unknown,
-): Promise<Answer> {
-  const response = await fetch(`${stack.urls.orchestrator}${route}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
+const admin = (method: 'GET' | 'POST', route: string, token: string, body?: unknown) =>
+  stack.admin<Record<string, unknown>>(method, route, token, body);
 
 const errorCode = (a: Answer) => (a.body.error as { code?: string } | undefined)?.code;
 

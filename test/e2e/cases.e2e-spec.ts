@@ -84,31 +84,8 @@ afterAll(async () => {
   await adapterDb?.drop();
 });
 
-interface Answer {
-  readonly status: number;
-  readonly body: Record<string, unknown>;
-}
-
-async function admin(
-  method: 'GET' | 'POST',
-  route: string,
-  token: string,
-  body?: unknown,
-): Promise<Answer> {
-  const response = await fetch(`${stack.urls.orchestrator}${route}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return {
-    status: response.status,
-    body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>),
-  };
-}
+const admin = (method: 'GET' | 'POST', route: string, token: string, body?: unknown) =>
+  stack.admin<Record<string, unknown>>(method, route, token, body);
 
 /** Waits until `probe` answers, asking again every 200 ms. */
 async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 90_000) {

@@ -81,23 +81,8 @@ afterAll(async () => {
   if (folder !== undefined) await rm(folder, { recursive: true, force: true });
 });
 
-async function admin(
-  method: 'GET' | 'POST',
-  route: string,
-  token: string,
-  body?: unknown,
-): Promise<{ status: number; body: unknown }> {
-  const response = await fetch(`${stack.urls.orchestrator}${route}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text === '' ? {} : (JSON.parse(text) as unknown) };
-}
+const admin = (method: 'GET' | 'POST', route: string, token: string, body?: unknown) =>
+  stack.admin<unknown>(method, route, token, body);
 
 /** Waits until `probe` answers, asking again every 250 ms. */
 async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 120_000) {

@@ -198,23 +198,8 @@ async function verdictsOf(
   }
 }
 
-async function admin(
-  method: 'GET' | 'POST',
-  route: string,
-  token: string,
-  body?: unknown,
-): Promise<{ status: number; body: unknown }> {
-  const response = await fetch(`${stack.urls.orchestrator}${route}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text === '' ? {} : (JSON.parse(text) as unknown) };
-}
+const admin = (method: 'GET' | 'POST', route: string, token: string, body?: unknown) =>
+  stack.admin<unknown>(method, route, token, body);
 
 interface ListedCase {
   caseId: string;

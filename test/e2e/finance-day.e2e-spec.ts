@@ -7,6 +7,7 @@ import { tokenHash } from '../../apps/orchestrator/src/domain/admin/admin-tokens
 import { PaymentStack, SANDBOX_MERCHANT } from '../../scripts/stack/payment-stack';
 import { oneStepPayout } from '../../scripts/stack/payout-commands';
 import { buildApps } from '../../scripts/stack/processes';
+import { capturedAndReturnedTwice } from '../support/e2e-stack';
 
 /**
  * Finance closes a day (issue #35) on the stack: mixed traffic on one merchant — a sale, a preauth
@@ -73,20 +74,7 @@ describe("a merchant's day closed", () => {
     await stack.send(sale);
     await stack.events.waitForType(sale.paymentId, ['approved'], 60_000);
     // A preauth, a partial capture and two partial returns.
-    const preauth = stack.preauth({ amountMinor: 10_000 });
-    const paymentId = preauth.paymentId;
-    await stack.send(preauth);
-    await stack.events.waitForType(paymentId, ['authorized'], 60_000);
-    await stack.send(stack.capture(paymentId, 6_000));
-    await stack.events.waitForType(paymentId, ['captured'], 60_000);
-    await stack.send(stack.return(paymentId, 1_000));
-    await stack.events.waitFor(paymentId, (e) => e.type === 'returned', 60_000);
-    await stack.send(stack.return(paymentId, 2_000));
-    await stack.events.waitFor(
-      paymentId,
-      (e) => e.type === 'returned' && e.totalReturned.minor === 3_000,
-      60_000,
-    );
+    const paymentId = await capturedAndReturnedTwice(stack);
     // A one-step payout.
     const payout = oneStepPayout({ amountMinor: 4_500 });
     await stack.sendRaw(payout);

@@ -48,3 +48,25 @@ export async function startE2eStack(name: string, options: SuiteOptions = {}): P
     },
   };
 }
+
+/**
+ * A preauth of 100.00 USD, a partial capture of 60.00 and two partial returns of 10.00 and 20.00,
+ * each step awaited (the finance suites' day of card traffic). Answers the payment id.
+ */
+export async function capturedAndReturnedTwice(stack: PaymentStack): Promise<string> {
+  const preauth = stack.preauth({ amountMinor: 10_000 });
+  const { paymentId } = preauth;
+  await stack.send(preauth);
+  await stack.events.waitForType(paymentId, ['authorized'], 60_000);
+  await stack.send(stack.capture(paymentId, 6_000));
+  await stack.events.waitForType(paymentId, ['captured'], 60_000);
+  await stack.send(stack.return(paymentId, 1_000));
+  await stack.events.waitFor(paymentId, (e) => e.type === 'returned', 60_000);
+  await stack.send(stack.return(paymentId, 2_000));
+  await stack.events.waitFor(
+    paymentId,
+    (e) => e.type === 'returned' && e.totalReturned.minor === 3_000,
+    60_000,
+  );
+  return paymentId;
+}

@@ -44,7 +44,7 @@ import { caseIdOf, lockCase, saveCase, type StepCommand } from './case-store';
  * Per flow: the saga id field and the commands a case sends it (no `refresh`: the flow has no
  * status refresh of its own, so "refresh and wait" is refused).
  */
-const FLOW_COMMANDS: Readonly<
+export const FLOW_COMMANDS: Readonly<
   Record<string, { idField: string; settle?: string; refresh?: string }>
 > = {
   'card-payment': { idField: 'paymentId', settle: 'settle-by-decision', refresh: 'refresh-status' },

@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { freshDatabase, OwnBroker, startOwnBroker } from '../stack/infra';
-import { buildApps, RUN_DIR } from '../stack/processes';
+import { buildApps, RUN_DIR, stopAppsOnSignals } from '../stack/processes';
 import {
   CHAOS_REUSED_CLIENT_ORDER_ID,
   ChaosAction,
@@ -140,6 +140,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${HELP}\n`);
     return;
   }
+  stopAppsOnSignals();
   const cluster = option('cluster', 'true') === 'true';
   const failover = option('failover', 'true') === 'true';
   const config: ChaosConfig = {

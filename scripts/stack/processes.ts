@@ -42,6 +42,34 @@ export function appEntry(app: string): string {
   return path.join(REPO_ROOT, 'dist', 'apps', app, 'src', 'main.js');
 }
 
+/** App processes started here and not yet exited: killed when this process ends. */
+const live = new Set<ChildProcess>();
+let exitHook = false;
+
+function killLive(): void {
+  for (const child of live) child.kill('SIGKILL');
+}
+
+/**
+ * Ends every app process started here when this process is interrupted (SIGINT, SIGTERM), then
+ * exits 130 / 143, for command-line runs (chaos, demo): without it an interrupted run leaves its
+ * apps running, and they join the next run's stack (same ports, database names and consumer
+ * groups) with whatever code they had. The infrastructure (brokers, pg-ha) is left to its own
+ * stop commands (test/chaos.md).
+ */
+export function stopAppsOnSignals(): void {
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
+    process.once(signal, () => {
+      process.stderr.write(`${signal}: stopping ${live.size} app process(es)\n`);
+      killLive();
+      process.exit(code);
+    });
+  }
+}
+
 export function startApp(spec: AppProcessSpec): RunningApp {
   const logFile = spec.logFile ?? path.join(RUN_DIR, 'logs', `${spec.app}.log`);
   mkdirSync(path.dirname(logFile), { recursive: true });
@@ -57,10 +85,16 @@ export function startApp(spec: AppProcessSpec): RunningApp {
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  live.add(child);
+  if (!exitHook) {
+    exitHook = true;
+    process.once('exit', killLive);
+  }
   child.stdout?.pipe(log, { end: false });
   child.stderr?.pipe(log, { end: false });
   const exited = new Promise<number | string>((resolve) => {
     child.once('exit', (code, signal) => {
+      live.delete(child);
       log.end();
       resolve(code ?? signal ?? 'unknown');
     });

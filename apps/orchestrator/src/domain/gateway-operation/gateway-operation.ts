@@ -15,7 +15,14 @@ import {
   stampDrafts,
   unhandled,
 } from '../decision';
-import { classPollDelay, heldPollDelay, type PollFacts, pollPriority, POLL_BANDS } from './polling';
+import {
+  classPollDelay,
+  heldPollDelay,
+  hintLive,
+  type PollFacts,
+  pollPriority,
+  POLL_BANDS,
+} from './polling';
 import { NEVER_RECEIVED_ATTEMPT, resendAfterNotSent } from './send-rules';
 import {
   applyReport,
@@ -498,14 +505,41 @@ export function statusPoll(
   op: OperationInFlight,
   attempt: number,
   ctx: OperationContext,
-  extra: { readonly waitingForPayer?: boolean; readonly hinted?: boolean } = {},
+  extra: {
+    readonly waitingForPayer?: boolean;
+    readonly hinted?: boolean;
+    /** When the hint came (the timer's `hintedAt`): its urgency lasts (polling.ts `hintLive`). */
+    readonly hintedAt?: string;
+  } = {},
 ): [
   { type: 'send-gateway-request'; request: GatewayStatusRequest },
   Extract<OperationEffect, { type: 'schedule-timer' }>,
 ] {
   const nowMs = Date.parse(ctx.now);
-  const priority = pollPriority(pollFacts(op, extra), nowMs);
-  // The next poll's class is judged without the hint: a hint brings one query forward.
+  const live = hintLive(extra.hintedAt, nowMs);
+  // A hint with its time counts while it is live; one without (an older timer) for this query.
+  const hinted = extra.hintedAt === undefined ? extra.hinted === true : live;
+  const priority = pollPriority(pollFacts(op, { ...extra, hinted }), nowMs);
+  if (live && extra.hintedAt !== undefined) {
+    // Money may have moved (a verified callback said so): asked again urgent, at the fast
+    // cadence counted from the hint, until the gateway's answer settles it or the hint is old.
+    return [
+      { type: 'send-gateway-request', request: statusRequest(order, op, ctx, priority) },
+      {
+        type: 'schedule-timer',
+        timer: {
+          kind: 'status-poll',
+          requestId: op.requestId,
+          attempt: attempt + 1,
+          hinted: true,
+          hintedAt: extra.hintedAt,
+        },
+        at: addMs(ctx.now, classPollDelay('urgent', attempt, msBetween(extra.hintedAt, ctx.now))),
+      },
+    ];
+  }
+  // The next poll's class is judged without the hint: a hint without its time brings one query
+  // forward.
   const next = pollPriority(pollFacts(op, { ...extra, hinted: false }), nowMs);
   return [
     { type: 'send-gateway-request', request: statusRequest(order, op, ctx, priority) },
@@ -539,7 +573,8 @@ export function heldPoll(
       kind: 'status-poll',
       requestId: op.requestId,
       attempt: 2,
-      ...(urgent ? { hinted: true as const } : {}),
+      // Urgent from this hold on (polling.ts `hintLive`): held again and again, it stays urgent.
+      ...(urgent ? { hinted: true as const, hintedAt: now } : {}),
     },
     at: addMs(now, heldPollDelay(Date.parse(retryAt), Date.parse(now), queryId)),
   };
@@ -562,6 +597,7 @@ function decideOperationTimer<O extends OperationInFlight, D, E>(
         statusPoll(order, op, timer.attempt, ctx, {
           waitingForPayer: waitingForPayer(op, vocab),
           ...(timer.hinted === true ? { hinted: true } : {}),
+          ...(timer.hintedAt === undefined ? {} : { hintedAt: timer.hintedAt }),
         }),
       );
     case 'unknown-alert': {

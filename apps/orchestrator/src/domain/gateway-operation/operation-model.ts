@@ -137,9 +137,12 @@ export interface GatewayOrder {
 export type OperationTimer =
   /**
    * `hinted`: brought forward by a verified callback or browser return, or asked again after the
-   * adapter held an urgent query back (an urgent query).
+   * adapter held an urgent query back (an urgent query). `hintedAt`: when that hint (or hold)
+   * came: the operation's polls stay urgent, at the fast cadence counted from it, for
+   * URGENT_FOR_MS (domain/gateway-operation/polling.ts `hintLive`) — a hinted query refused or
+   * answered 5xx does not drop the hint.
    */
-  | { kind: 'status-poll'; requestId: string; attempt: number; hinted?: true }
+  | { kind: 'status-poll'; requestId: string; attempt: number; hinted?: true; hintedAt?: string }
   | { kind: 'unknown-alert'; requestId: string }
   | ResultDeadlineTimer;
 
@@ -416,7 +419,7 @@ export function statusQuerySoon<D, E>(
         kind: 'status-poll',
         requestId: op.requestId,
         attempt: 1,
-        ...(hinted ? { hinted: true as const } : {}),
+        ...(hinted ? { hinted: true as const, hintedAt: now } : {}),
       },
       at: now,
     },

@@ -93,6 +93,18 @@ export interface PollFacts {
   readonly hinted?: boolean;
 }
 
+/**
+ * Whether a hint (a verified callback, a browser return, an urgent query held back) made at
+ * `hintedAt` (ISO) still makes the operation's polls urgent at `nowMs`: for {@link URGENT_FOR_MS}
+ * after it, so a hinted query the gateway refused or answered 5xx, or one held back, is asked
+ * again urgent and at the fast cadence instead of dropping to the class the operation's age gives.
+ */
+export function hintLive(hintedAt: string | undefined, nowMs: number): boolean {
+  if (hintedAt === undefined) return false;
+  const at = Date.parse(hintedAt);
+  return Number.isFinite(at) && nowMs - at < URGENT_FOR_MS;
+}
+
 /** The class of the poll made now about an operation with these facts. */
 export function pollPriority(facts: PollFacts, nowMs: number): StatusPriority {
   if (facts.hinted === true) return 'urgent';

@@ -268,6 +268,41 @@ describe('a flow polls through the scheduler', () => {
     expect(after).toBeLessThan(HELD_JITTER_MS);
   });
 
+  it("a verified callback's urgency outlives its first query: refused or answered 5xx, the operation is asked again urgent at the fast cadence until URGENT_FOR_MS after the hint, then in its own class", () => {
+    const hintAt = payments.at(2 * MINUTE);
+    // A hint on a sale two minutes old (background by age) — the payer's browser back with a
+    // verified control, as a capture's verified callback is — and the timer it sets.
+    const brought = processingSale().when((state) => {
+      const input = payments.callback('approved')(state);
+      return input.kind === 'callback'
+        ? { ...input, callback: { ...input.callback, source: 'browser-return' } }
+        : input;
+    }, hintAt);
+    brought.thenIgnored('HINT_ONLY');
+    const [hint] = brought.decision.effects as Array<{ at: string; timer: Timer }>;
+    if (hint === undefined) throw new Error('no hint');
+    expect(hint.timer).toMatchObject({ kind: 'status-poll', hinted: true, hintedAt: hintAt });
+    // Its query is urgent; whatever the gateway answers short of the outcome (a 403, a 503:
+    // nothing settles), the next poll is urgent again and within the fast band's 5 s.
+    const first = processingSale().when(() => payments.timer(hint.timer), hint.at);
+    const poll = pollOf(first.decision.effects);
+    expect(poll.request.priority).toBe('urgent');
+    expect(msBetween(hint.at, poll.nextAt ?? '')).toBeLessThanOrEqual(5 * SECOND);
+    const [, nextTimer] = first.decision.effects as Array<{ at: string; timer: Timer }>;
+    if (nextTimer === undefined) throw new Error('no next poll');
+    const second = processingSale().when(() => payments.timer(nextTimer.timer), nextTimer.at);
+    expect(pollOf(second.decision.effects).request.priority).toBe('urgent');
+    // Past URGENT_FOR_MS after the hint, the operation's own class again (background by age).
+    const stale = processingSale().when(
+      () => payments.timer(nextTimer.timer),
+      payments.at(2 * MINUTE + URGENT_FOR_MS + SECOND),
+    );
+    const late = pollOf(stale.decision.effects);
+    expect(late.request.priority).toBe('background');
+    const [, after] = stale.decision.effects as Array<{ timer: Timer }>;
+    expect(after?.timer).not.toHaveProperty('hinted');
+  });
+
   it('an urgent query the adapter held back (a verified callback on an operation past a minute old) is asked again urgent, not in the background class its age gives it', () => {
     const at = payments.at(2 * MINUTE);
     const retryAt = payments.at(2 * MINUTE + 800);

@@ -5,6 +5,7 @@ import { ReplicaName } from '../stack/payment-stack';
 import { FaultRule } from '../stack/sandbox-controls';
 import { type Problem, RunChecks } from './checks';
 import type { TimeToTruth } from './time-to-truth';
+import type { DayCloseResult } from './day-close';
 import { type ScheduleChecks } from './schedule-checks';
 import { type SchedulePhase, type ScheduleWorkload } from './schedule-plan';
 
@@ -284,6 +285,11 @@ export interface ChaosReport {
   readonly schedules?: { readonly phase: SchedulePhase; readonly checks: ScheduleChecks };
   /** Each loss of the PostgreSQL primary (`postgres` actions) and its recovery figures. */
   readonly failovers?: readonly FailoverRecord[];
+  /**
+   * The day close at the end (scripts/chaos/day-close.ts): every merchant's days of the run closed
+   * by the operator, the close reports and their verdict; or why it could not be done.
+   */
+  readonly dayClose?: DayCloseResult | { readonly error: string };
 }
 
 /** A loss of the PostgreSQL primary and what followed (wall clock, epoch ms). */

@@ -18,6 +18,7 @@ import {
 } from '../stack/payer-http';
 import { DatabaseOutage } from '../stack/database-outage';
 import { RUN_DIR, sleep } from '../stack/processes';
+import { freshAdminTokens } from '../stack/console-app';
 import { checkRun, CommandType, SagaEvent, sagaIdOf, SentCommand } from './checks';
 import { checkSchedules } from './schedule-checks';
 import { GATEWAY_CHARGE_GRACE_SECONDS, scheduleEnv, type SchedulePhase } from './schedule-plan';
@@ -45,6 +46,7 @@ import {
 import { brokerNodeFor, failoverFigures, kraftController } from './infrastructure';
 import { BACKLOG_AFTER_SECONDS, openCaseCounts, outboxCount, quiet } from './quiescence';
 import { COMMANDS } from './flows';
+import { closeChaosDay, dayCloseEnv, type DayCloseResult } from './day-close';
 import type { Step } from './flows/companion';
 import {
   type AnyCommand,
@@ -188,6 +190,12 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
   };
 
   // On a cluster the apps create their topics replicated (RF 3, min ISR 2) and write with acks=all.
+  // The day close at the end (day-close.ts): an operator's token, the clock control, and the
+  // reconciliation paced to the adapter's status budget (GATEWAY_STATUS_RATE_PER_SECOND: the
+  // population's, else the adapter's default 5/s).
+  const admins = freshAdminTokens();
+  const closeEnv = dayCloseEnv(config.population?.statusBudgetPerSecond ?? 5);
+  const runStartedAt = Date.now();
   const replication: Record<string, string> = broker.cluster
     ? { KAFKA_REPLICATION_FACTOR: '3', KAFKA_MIN_INSYNC_REPLICAS: '2' }
     : {};
@@ -233,6 +241,9 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
               }
             : {}),
           ...(config.schedules === undefined ? {} : scheduleEnv()),
+          TEST_CONTROLS_ENABLED: 'true',
+          ADMIN_TOKENS: admins.adminTokens,
+          ...closeEnv,
         },
         'gateway-adapter': {
           ...replication,
@@ -652,6 +663,21 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
         events: timedBySaga,
       });
     const openCases = await openCaseCounts(env.orchestratorDatabaseUrl);
+    // Last, after every other check: closing the day moves the orchestrator's clock past its end,
+    // which fires every timer (alerts, resends, approval windows, dunning retries).
+    let dayClose: DayCloseResult | { readonly error: string };
+    try {
+      dayClose = await closeChaosDay(stack, {
+        operatorToken: admins.tokens.operator,
+        startedAt: runStartedAt,
+        orchestratorDatabaseUrl: env.orchestratorDatabaseUrl,
+        reconciliationRatePerSecond: Number(closeEnv.RECONCILIATION_RATE_PER_SECOND),
+        log,
+      });
+    } catch (error) {
+      log(`day close failed: ${(error as Error).message}`);
+      dayClose = { error: (error as Error).message };
+    }
     await stack.stop();
 
     log('card-data audit...');
@@ -694,6 +720,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       workDir,
       ...(schedules === undefined ? {} : { schedules }),
       ...(failovers.length === 0 ? {} : { failovers }),
+      dayClose,
     };
   } finally {
     await sampler?.stop();

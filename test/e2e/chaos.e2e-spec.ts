@@ -118,8 +118,9 @@ beforeAll(async () => {
     },
   );
   process.stdout.write(`${formatReport(report)}\n`);
-  // The main workload's quiet phase and the schedule phase after it outlast the default timeout.
-}, 1_500_000);
+  // The main workload's quiet phase, the schedule phase and the day close outlast the default
+  // timeout.
+}, 2_400_000);
 
 afterAll(async () => {
   await broker?.stop();
@@ -287,6 +288,19 @@ describe('chaos, small fixed-seed run', () => {
     expect(schedules.phase.actions.map((a) => `${a.signal} ${a.target}`)).toEqual(
       report.config.schedules?.actions.map((a) => `${a.signal} ${a.target}`),
     );
+  });
+
+  it('closes its days at the end and the close report ties out: a difference only where a case is open, each listed', () => {
+    const close = report.dayClose;
+    if (close === undefined || 'error' in close)
+      throw new Error(`the run did not close its day: ${JSON.stringify(close)}`);
+    // From the run's first day through the last the schedule phase moved the clock into (days on).
+    expect(close.days.length).toBeGreaterThan(1);
+    // Every close has its report, written (not reconciling), and every money event is a line.
+    expect(close.figures.reports).toBe(close.closes);
+    expect(close.moneyEvents).toBeGreaterThan(report.config.commands / 4);
+    expect(close.figures.operations).toBeGreaterThanOrEqual(close.moneyEvents);
+    expect(close.verdict.problems).toEqual([]);
   });
 
   it('scanned something in every place the card-data audit looks', () => {

@@ -164,8 +164,11 @@ export function dayCloseEnv(statusBudgetPerSecond: number): Record<string, strin
 /**
  * How long the close may take to be written, pure: the reconciliation asks each endpoint's
  * operations at `ratePerSecond` (the endpoints side by side, an endpoint's days one after the
- * other), each operation about two checks (its requests and its order) asked up to twice (the
- * sandbox's status faults), plus three minutes for the runs and the worker's rounds.
+ * other). Measured (the chaos e2e, 2026-11-29): ≈ 2.5 checks per money event (its requests, the
+ * order, the lookup by client order id), ≈ 0.67 of the pace served (the adapter holds a query
+ * when its replica's background bucket is empty; the sandbox's status faults ask again): ≈ 4 s
+ * per money event at 1/s. The bound is twice that for the busiest endpoint, plus three minutes
+ * for the runs and the worker's rounds.
  */
 export function dayCloseBoundMs(
   closes: readonly Pick<Close, 'merchant' | 'count'>[],
@@ -175,7 +178,7 @@ export function dayCloseBoundMs(
   for (const c of closes)
     perEndpoint.set(c.merchant.endpointId, (perEndpoint.get(c.merchant.endpointId) ?? 0) + c.count);
   const most = Math.max(0, ...perEndpoint.values());
-  return 180_000 + Math.ceil((most * 4 * 1000) / ratePerSecond);
+  return 180_000 + Math.ceil((most * 8 * 1000) / ratePerSecond);
 }
 
 /** What the chaos run's day close did and found (ChaosReport.dayClose). */

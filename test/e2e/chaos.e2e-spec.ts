@@ -30,7 +30,10 @@ import { freeLowPorts } from '../support/local-kafka';
  * charges itself and three registered with the gateway, four daily cycles each with both clocks
  * moved forward, while a replica of each app is SIGKILLed and faults aim at the charges
  * (callbacks dropped while a charge is due, status queries failing, a rebill's reply lost, a
- * rebill declined). Then the zero lines and the card-data audit.
+ * rebill declined). Then the day close (scripts/chaos/day-close.ts): the orchestrator's clock
+ * moved past the last day the run touched, every merchant's days closed by an operator, the close
+ * reports awaited and judged — a difference only where a case is open, each listed. Then the zero
+ * lines and the card-data audit.
  * `npm run chaos` is the large run (scripts/chaos/main.ts).
  *
  * On one broker by default. CHAOS_E2E_CLUSTER=1 runs it on a three-node Kafka cluster

@@ -73,7 +73,9 @@ const STATUS_BURST_PER_REPLICA = 2;
 /**
  * The chaos run: mixed commands at a steady rate on `replicas` replicas of every app while single
  * replicas are SIGKILLed and SIGTERMed, the broker restarts and the sandbox injects faults by percentage with a fixed seed;
- * then quiet until quiescence (bounded), the verdict of `checks.ts`, recovery times and the
+ * then quiet until quiescence (bounded), the schedule phase, the verdict of `checks.ts`,
+ * recovery times, the day close last (`day-close.ts`: the orchestrator's clock moved past the
+ * run's last day, every merchant's days closed by an operator, the close report judged) and the
  * card-data audit. `npm run chaos` (scripts/chaos/main.ts) and test/e2e/chaos.e2e-spec.ts use it.
  */
 export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Promise<ChaosReport> {

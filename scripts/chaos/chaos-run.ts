@@ -74,8 +74,9 @@ const STATUS_BURST_PER_REPLICA = 2;
  * The chaos run: mixed commands at a steady rate on `replicas` replicas of every app while single
  * replicas are SIGKILLed and SIGTERMed, the broker restarts and the sandbox injects faults by percentage with a fixed seed;
  * then quiet until quiescence (bounded), the schedule phase, the verdict of `checks.ts`,
- * recovery times, the day close last (`day-close.ts`: the orchestrator's clock moved past the
- * run's last day, every merchant's days closed by an operator, the close report judged) and the
+ * recovery times, the day close last when asked for (`config.dayClose`, `day-close.ts`: the
+ * orchestrator's clock moved past the run's last day, every merchant's days closed by an operator,
+ * the close report judged) and the
  * card-data audit. `npm run chaos` (scripts/chaos/main.ts) and test/e2e/chaos.e2e-spec.ts use it.
  */
 export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Promise<ChaosReport> {
@@ -192,11 +193,16 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
   };
 
   // On a cluster the apps create their topics replicated (RF 3, min ISR 2) and write with acks=all.
-  // The day close at the end (day-close.ts): an operator's token, the clock control, and the
-  // reconciliation paced to the adapter's status budget (GATEWAY_STATUS_RATE_PER_SECOND: the
-  // population's, else the adapter's default 5/s).
+  // The day close at the end (day-close.ts), when asked for (config.dayClose): an operator's
+  // token, the clock control, and the reconciliation paced to the adapter's status budget
+  // (GATEWAY_STATUS_RATE_PER_SECOND: the population's, else the adapter's default 5/s). Off: the
+  // orchestrator runs without them, as before the close existed.
   const admins = freshAdminTokens();
   const closeEnv = dayCloseEnv(config.population?.statusBudgetPerSecond ?? 5);
+  const dayCloseStackEnv: Record<string, string> =
+    config.dayClose === true
+      ? { TEST_CONTROLS_ENABLED: 'true', ADMIN_TOKENS: admins.adminTokens, ...closeEnv }
+      : {};
   const runStartedAt = Date.now();
   const replication: Record<string, string> = broker.cluster
     ? { KAFKA_REPLICATION_FACTOR: '3', KAFKA_MIN_INSYNC_REPLICAS: '2' }
@@ -243,9 +249,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
               }
             : {}),
           ...(config.schedules === undefined ? {} : scheduleEnv()),
-          TEST_CONTROLS_ENABLED: 'true',
-          ADMIN_TOKENS: admins.adminTokens,
-          ...closeEnv,
+          ...dayCloseStackEnv,
         },
         'gateway-adapter': {
           ...replication,
@@ -666,19 +670,24 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       });
     const openCases = await openCaseCounts(env.orchestratorDatabaseUrl);
     // Last, after every other check: closing the day moves the orchestrator's clock past its end,
-    // which fires every timer (alerts, resends, approval windows, dunning retries).
-    let dayClose: DayCloseResult | { readonly error: string };
-    try {
-      dayClose = await closeChaosDay(stack, {
-        operatorToken: admins.tokens.operator,
-        startedAt: runStartedAt,
-        orchestratorDatabaseUrl: env.orchestratorDatabaseUrl,
-        reconciliationRatePerSecond: Number(closeEnv.RECONCILIATION_RATE_PER_SECOND),
-        log,
-      });
-    } catch (error) {
-      log(`day close failed: ${(error as Error).message}`);
-      dayClose = { error: (error as Error).message };
+    // which fires every timer (alerts, resends, approval windows, dunning retries). Only when
+    // asked for (`--day-close`, CHAOS_DAY_CLOSE=1): it takes minutes.
+    let dayClose: DayCloseResult | { readonly error: string } | undefined;
+    if (config.dayClose === true) {
+      try {
+        dayClose = await closeChaosDay(stack, {
+          operatorToken: admins.tokens.operator,
+          startedAt: runStartedAt,
+          orchestratorDatabaseUrl: env.orchestratorDatabaseUrl,
+          reconciliationRatePerSecond: Number(closeEnv.RECONCILIATION_RATE_PER_SECOND),
+          log,
+        });
+      } catch (error) {
+        log(`day close failed: ${(error as Error).message}`);
+        dayClose = { error: (error as Error).message };
+      }
+    } else {
+      log('day close: not run (enable with --day-close)');
     }
     await stack.stop();
 
@@ -722,7 +731,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       workDir,
       ...(schedules === undefined ? {} : { schedules }),
       ...(failovers.length === 0 ? {} : { failovers }),
-      dayClose,
+      ...(dayClose === undefined ? {} : { dayClose }),
     };
   } finally {
     await sampler?.stop();

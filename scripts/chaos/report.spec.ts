@@ -143,4 +143,11 @@ describe('the report of a run', () => {
       'day close FAILED: POST /admin/days/2026-11-29/close: 409',
     );
   });
+
+  it('says the day close was not run when it was off (the default), with no zero line of its own', () => {
+    const notRun = report({});
+    expect(formatReport(notRun)).toContain('  day close: not run (enable with --day-close)');
+    expect(Object.keys(zeroLines(notRun)).filter((l) => l.startsWith('day close'))).toEqual([]);
+    expect(formatReport(report({ dayClose: { error: 'x' } }))).not.toContain('not run');
+  });
 });

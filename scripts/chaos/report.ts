@@ -203,7 +203,11 @@ export function formatReport(report: ChaosReport): string {
   }
   if (report.schedules !== undefined)
     lines.push(...formatSchedules(report.schedules.phase, report.schedules.checks));
-  if (report.dayClose !== undefined) lines.push(...formatDayClose(report.dayClose));
+  lines.push(
+    ...(report.dayClose === undefined
+      ? ['  day close: not run (enable with --day-close)']
+      : formatDayClose(report.dayClose)),
+  );
   lines.push(`  restarts by the liveness probe: ${report.livenessRestarts.length}`);
   for (const r of report.livenessRestarts) {
     const at = new Date(r.at).toISOString().slice(11, 23);

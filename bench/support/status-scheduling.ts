@@ -2,6 +2,7 @@ import { ManualClock } from '@payments/core';
 import { Semaphore } from '../../apps/gateway-adapter/src/domain/semaphore';
 import {
   DEFAULT_BACKGROUND_SHARE,
+  DEFAULT_BACKGROUND_SHARE_IDLE_MS,
   defaultUrgentReserve,
   StatusBudget,
 } from '../../apps/gateway-adapter/src/domain/status-budget';
@@ -69,6 +70,11 @@ export interface SimSend {
   readonly atMs: number;
   readonly id: string;
   readonly priority: StatusPriority;
+  /**
+   * A query of another class than background had asked within the budget's idle window before
+   * this one (DEFAULT_BACKGROUND_SHARE_IDLE_MS): the background share binds.
+   */
+  readonly othersAsking: boolean;
 }
 
 export interface SimReport {
@@ -158,6 +164,7 @@ export function simulate(operations: readonly SimOperation[], settings: SimSetti
       Math.max(longest.get(entry.op.id) ?? 0, untilMs - entry.lastAdmittedAt),
     );
   const held: Record<StatusPriority, number> = { urgent: 0, routine: 0, payer: 0, background: 0 };
+  let otherAskedAt = Number.NEGATIVE_INFINITY;
   for (;;) {
     // The next batch: every poll due at the earliest instant, in due order (then operation order).
     let at = Infinity;
@@ -170,10 +177,12 @@ export function simulate(operations: readonly SimOperation[], settings: SimSetti
       const priority = pollPriority(entry.facts, nowMs);
       const elapsed = nowMs - entry.facts.requestedAtMs;
       const cadence = classPollDelay(priority, entry.attempt, elapsed);
+      if (priority !== 'background') otherAskedAt = at;
+      const othersAsking = at - otherAskedAt < DEFAULT_BACKGROUND_SHARE_IDLE_MS;
       const admission = budget.admit(entry.op.id, priority);
       if (admission.kind === 'send') {
         admission.done();
-        sends.push({ atMs: at, id: entry.op.id, priority });
+        sends.push({ atMs: at, id: entry.op.id, priority, othersAsking });
         waited(entry, at);
         entry.lastAdmittedAt = at;
         if (first.get(entry.op.id) === undefined) first.set(entry.op.id, at - entry.op.startsAtMs);

@@ -8,7 +8,6 @@ import {
   PaymentStack,
   replicaOf,
   SANDBOX_MERCHANT,
-  sandboxMerchantsWithDelay,
   TEST_CARD_NUMBER,
 } from '../stack/payment-stack';
 import {
@@ -16,12 +15,10 @@ import {
   completeCardFormOverHttp,
   completePayoutFormOverHttp,
 } from '../stack/payer-http';
-import { DatabaseOutage } from '../stack/database-outage';
 import { RUN_DIR, sleep } from '../stack/processes';
-import { freshAdminTokens } from '../stack/console-app';
 import { checkRun, CommandType, SagaEvent, sagaIdOf, SentCommand } from './checks';
 import { checkSchedules } from './schedule-checks';
-import { GATEWAY_CHARGE_GRACE_SECONDS, scheduleEnv, type SchedulePhase } from './schedule-plan';
+import { GATEWAY_CHARGE_GRACE_SECONDS, type SchedulePhase } from './schedule-plan';
 import { runSchedulePhase } from './schedules';
 import {
   type ClockAdvance,
@@ -32,21 +29,19 @@ import {
 import { sampleStatusCalls, type StatusSampler } from './status-sampler';
 import { scanStream } from './stream-scan';
 import {
-  type ActionRecord,
-  type ChaosAction,
   type ChaosConfig,
   type ChaosEnvironment,
   type ChaosReport,
   CHAOS_REUSED_CLIENT_ORDER_ID,
-  type FailoverRecord,
   faultRules,
-  isBrokerTarget,
   isInfrastructure,
 } from './chaos-config';
-import { brokerNodeFor, failoverFigures, kraftController } from './infrastructure';
+import { failoverFigures } from './infrastructure';
+import { ChaosActions } from './chaos-actions';
+import { chaosStackOptions, STATUS_BURST_PER_REPLICA } from './chaos-stack';
 import { BACKLOG_AFTER_SECONDS, openCaseCounts, outboxCount, quiet } from './quiescence';
 import { COMMANDS } from './flows';
-import { closeChaosDay, dayCloseEnv, type DayCloseResult } from './day-close';
+import { chaosDayClose } from './day-close';
 import type { Step } from './flows/companion';
 import {
   type AnyCommand,
@@ -68,8 +63,6 @@ import {
   summarize,
 } from './workload';
 
-/** The status burst of each adapter replica in the population phase: one token, and one reserved for urgent queries. */
-const STATUS_BURST_PER_REPLICA = 2;
 /**
  * The chaos run: mixed commands at a steady rate on `replicas` replicas of every app while single
  * replicas are SIGKILLed and SIGTERMed, the broker restarts and the sandbox injects faults by percentage with a fixed seed;
@@ -192,94 +185,20 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
     if (s.ended) s.endedBy = `${last.type} → ${endOf(event)}`;
   };
 
-  // On a cluster the apps create their topics replicated (RF 3, min ISR 2) and write with acks=all.
-  // The day close at the end (day-close.ts), when asked for (config.dayClose): an operator's
-  // token, the clock control, and the reconciliation paced to the adapter's status budget
-  // (GATEWAY_STATUS_RATE_PER_SECOND: the population's, else the adapter's default 5/s). Off: the
-  // orchestrator runs without them, as before the close existed.
-  const admins = freshAdminTokens();
-  const closeEnv = dayCloseEnv(config.population?.statusBudgetPerSecond ?? 5);
-  const dayCloseStackEnv: Record<string, string> =
-    config.dayClose === true
-      ? { TEST_CONTROLS_ENABLED: 'true', ADMIN_TOKENS: admins.adminTokens, ...closeEnv }
-      : {};
+  // The day close at the end (day-close.ts) when asked for (`--day-close`): its orchestrator
+  // settings (the clock control, an operator, the pace); off, none.
+  const dayCloser = chaosDayClose(config);
   const runStartedAt = Date.now();
-  const replication: Record<string, string> = broker.cluster
-    ? { KAFKA_REPLICATION_FACTOR: '3', KAFKA_MIN_INSYNC_REPLICAS: '2' }
-    : {};
   const stack = await PaymentStack.start(
-    {
-      kafkaBrokers: broker.brokers,
-      orchestratorDatabaseUrl: env.orchestratorDatabaseUrl,
-      adapterDatabaseUrl: env.adapterDatabaseUrl,
-      workDir,
-      logLevel: config.logLevel,
-      replicas: config.replicas,
-      // The schedule phase moves the orchestrator's clock while it kills replicas.
-      restoreOrchestratorClock: true,
-      env: {
-        'gateway-sandbox': {
-          SANDBOX_MERCHANTS_FILE: sandboxMerchantsWithDelay(workDir, config.gatewayDelayMs),
-        },
-        orchestrator: {
-          ...replication,
-          NEVER_RECEIVED_RESEND_SECONDS: String(config.neverReceivedSeconds),
-          UNKNOWN_ALERT_SECONDS: String(config.unknownAlertSeconds),
-          // Every alerted saga gets its case at once (issue 33: 0 in limbo at the run's end).
-          CASE_AFTER_ALERT_HOURS: '0',
-          CASE_SWEEP_MS: '1000',
-          PAYOUT_LIMITS: JSON.stringify({
-            default: {
-              maxMinor: 100_000_000,
-              dailyLimitMinor: config.payoutDailyLimitMinor,
-              approvalWindowSeconds: config.approvalWindowSeconds,
-            },
-          }),
-          // What the sandbox below does with a reused client_orderid, told to the orchestrator: in
-          // `charge-again` (the default, as the spec promises nothing) no endpoint is declared, so
-          // it never repeats a payment the gateway shows no trace of (it alerts a person instead);
-          // in `refuse` the sandbox's endpoints are declared and it may.
-          ...(reusedClientOrderId === 'refuse'
-            ? {
-                GATEWAY_REFUSES_REUSED_ORDER_ID_ENDPOINTS: [
-                  SANDBOX_MERCHANT.plainEndpoint,
-                  SANDBOX_MERCHANT.threeDsEndpoint,
-                  SANDBOX_MERCHANT.paymentFormPreauthEndpoint,
-                ].join(','),
-              }
-            : {}),
-          ...(config.schedules === undefined ? {} : scheduleEnv()),
-          ...dayCloseStackEnv,
-        },
-        'gateway-adapter': {
-          ...replication,
-          GATEWAY_RESPONSE_TIMEOUT_MS: String(config.faults.gatewayTimeoutMs),
-          // The population phase: the status budget as a real gateway sets it (a few per second
-          // per endpoint), two tokens of burst per replica (one of them the urgent reserve, so a
-          // query about money that may just have moved never waits behind routine polls); the
-          // replicas share the endpoint's rate (GATEWAY_ADAPTER_REPLICAS: each takes 1/replicas
-          // of it), and the gateway's count is checked against it.
-          GATEWAY_ADAPTER_REPLICAS: String(config.replicas),
-          ...(config.population === undefined
-            ? {}
-            : {
-                GATEWAY_STATUS_RATE_PER_SECOND: String(config.population.statusBudgetPerSecond),
-                GATEWAY_STATUS_BURST: String(STATUS_BURST_PER_REPLICA * config.replicas),
-              }),
-        },
-        'callback-ingest': replication,
-      },
-    },
+    chaosStackOptions(config, env, workDir, reusedClientOrderId, dayCloser?.env),
     // Events of sagas no scenario started (payout budgets) find no scenario in onEvent.
     (received) => onEvent(received.event),
   );
   const kafka = kafkaClient(broker.brokers, 'chaos');
-  const actions: ActionRecord[] = [];
-  const failovers: FailoverRecord[] = [];
   /** A URL of one host for the run's own SQL (the outage, the audit): the primary's when replicated. */
   const oneHost = (url: string) => env.database?.primaryUrl(url) ?? Promise.resolve(url);
-  const clusterPort = Number(broker.brokers[0]?.split(':').at(-1));
-  let brokerTurn = 0;
+  const chaos = new ChaosActions(stack, env, oneHost);
+  const { actions, failovers, outageWindow } = chaos;
   let sampler: StatusSampler | undefined;
   try {
     if (config.livenessPeriodMs > 0) stack.superviseLiveness(config.livenessPeriodMs, 3);
@@ -354,70 +273,9 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
     const thresholds = config.actions.map((_, i) =>
       Math.floor(((i + 1) * config.commands) / (config.actions.length + 1)),
     );
-    let chaos: Promise<void> = Promise.resolve();
     let fired = 0;
     const outageSeconds = config.adapterDatabaseOutageSeconds ?? 0;
     let outagePlanned = outageSeconds > 0;
-    const outageWindow = { from: 0, to: 0 };
-    // In the chain of chaos actions, so no replica of the adapter is restarting meanwhile (an app
-    // does not start without its database: that would be another test).
-    const startOutage = () => {
-      outagePlanned = false;
-      chaos = chaos.then(async () => {
-        log(`chaos: the adapter's database out for ${outageSeconds} s`);
-        const outage = await DatabaseOutage.start(await oneHost(env.adapterDatabaseUrl));
-        outageWindow.from = Date.now();
-        try {
-          await sleep(outageSeconds * 1000);
-        } finally {
-          await outage.end().catch((error: unknown) => {
-            log(`chaos: ending the database outage failed: ${(error as Error).message}`);
-          });
-          outageWindow.to = Date.now();
-          log(`chaos: the adapter's database back`);
-        }
-      });
-    };
-    const fire = (action: ChaosAction) => {
-      chaos = chaos.then(async () => {
-        const at = Date.now();
-        if (action.target === 'postgres') {
-          // Checked at the start: a postgres action needs the replicated database.
-          const database = env.database;
-          if (database === undefined) throw new Error('no replicated PostgreSQL');
-          log(
-            `chaos: ${action.signal} the PostgreSQL primary (keeper and postmaster: the node lost)`,
-          );
-          const record = await loseThePrimary(database, env.orchestratorDatabaseUrl, log);
-          failovers.push(record);
-          actions.push({
-            ...action,
-            at,
-            node: record.killedNode,
-            backAt: record.writableAt ?? Date.now(),
-            ...(record.writableAt === undefined ? {} : { recoveryMs: record.writableAt - at }),
-          });
-        } else if (isBrokerTarget(action.target)) {
-          // Chosen when the action runs: the controller may have moved since the last one.
-          const controller = broker.cluster ? kraftController(clusterPort) : undefined;
-          const node = brokerNodeFor(action.target, broker.cluster, controller, brokerTurn);
-          if (action.target === 'broker') brokerTurn += 1;
-          log(
-            `chaos: ${action.signal} ${action.target}${broker.cluster ? ` (node ${node}; the KRaft controller is node ${controller ?? '?'})` : ''}`,
-          );
-          await broker.restart(action.signal, node);
-          actions.push({ ...action, at, node, backAt: Date.now() });
-        } else {
-          log(`chaos: ${action.signal} ${action.target}`);
-          await stack.kill(action.target, action.signal);
-          const backAt = Date.now();
-          await stack.startAgain(action.target);
-          actions.push({ ...action, at, backAt, recoveryMs: Date.now() - at });
-        }
-        log(`chaos: ${action.target} back after ${((Date.now() - at) / 1000).toFixed(1)} s`);
-      });
-    };
-
     const interval = 1000 / config.ratePerSecond;
     const started = Date.now();
     let lastProgress = started;
@@ -437,9 +295,12 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
     for (let tick = 0; ; tick++) {
       const due = started + tick * interval;
       if (due > Date.now()) await sleep(due - Date.now());
-      if (outagePlanned && reserved >= config.commands / 2) startOutage();
+      if (outagePlanned && reserved >= config.commands / 2) {
+        outagePlanned = false;
+        chaos.outage(outageSeconds);
+      }
       while (fired < thresholds.length && reserved >= thresholds[fired]) {
-        fire(config.actions[fired]);
+        chaos.fire(config.actions[fired]);
         fired += 1;
       }
       const follow = [...scenarios.values()].find((s) => s.ready);
@@ -512,7 +373,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
         await sendStep(scenario, shape.steps[0]);
       } else {
         // Everything started: wait for the follow-ups, then for quiescence (bounded).
-        if (fired === thresholds.length && !outagePlanned) await chaos;
+        if (fired === thresholds.length && !outagePlanned) await chaos.done();
         allStarted ??= Date.now();
         if (Date.now() - lastProgress > 5_000) {
           lastProgress = Date.now();
@@ -551,7 +412,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
         progress();
       }
     }
-    await chaos;
+    await chaos.done();
     await Promise.all(payerVisits);
     const quietEnded = Date.now();
     const statusReadings = (await sampler?.stop()) ?? new Map<string, StatusReading[]>();
@@ -670,25 +531,13 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       });
     const openCases = await openCaseCounts(env.orchestratorDatabaseUrl);
     // Last, after every other check: closing the day moves the orchestrator's clock past its end,
-    // which fires every timer (alerts, resends, approval windows, dunning retries). Only when
-    // asked for (`--day-close`, CHAOS_DAY_CLOSE=1): it takes minutes.
-    let dayClose: DayCloseResult | { readonly error: string } | undefined;
-    if (config.dayClose === true) {
-      try {
-        dayClose = await closeChaosDay(stack, {
-          operatorToken: admins.tokens.operator,
-          startedAt: runStartedAt,
-          orchestratorDatabaseUrl: env.orchestratorDatabaseUrl,
-          reconciliationRatePerSecond: Number(closeEnv.RECONCILIATION_RATE_PER_SECOND),
-          log,
-        });
-      } catch (error) {
-        log(`day close failed: ${(error as Error).message}`);
-        dayClose = { error: (error as Error).message };
-      }
-    } else {
-      log('day close: not run (enable with --day-close)');
-    }
+    // which fires every timer (alerts, resends, approval windows, dunning retries).
+    const dayClose = await dayCloser?.run(stack, {
+      startedAt: runStartedAt,
+      orchestratorDatabaseUrl: env.orchestratorDatabaseUrl,
+      log,
+    });
+    if (dayClose === undefined) log('day close: not run (enable with --day-close)');
     await stack.stop();
 
     log('card-data audit...');
@@ -737,60 +586,4 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
     await sampler?.stop();
     await stack.stop();
   }
-}
-
-/** How long a client of the multi-host URL may wait for a writable primary before the run says so. */
-const NO_PRIMARY_LIMIT_MS = 120_000;
-/** The promoted primary serves alone this long before the lost node comes back as its standby. */
-const REJOIN_AFTER_MS = 15_000;
-
-/**
- * The PostgreSQL primary lost (`pg-ha.sh kill-primary`: SIGKILL of its keeper and postmaster, so
- * nothing restarts it, as a lost machine), the standby promoted by the pg_auto_failover monitor;
- * waits for a client of the multi-host URL to write again, then brings the lost node back
- * (`rejoin`: its keeper rewinds it into a standby) and waits for synchronous replication.
- */
-async function loseThePrimary(
-  database: NonNullable<ChaosEnvironment['database']>,
-  url: string,
-  log: (line: string) => void,
-): Promise<FailoverRecord> {
-  const killedAt = Date.now();
-  let killedNode = 0;
-  try {
-    killedNode = await database.killPrimary();
-  } catch (error) {
-    return { killedAt, killedNode, error: (error as Error).message };
-  }
-  let writableAt: number | undefined;
-  while (writableAt === undefined && Date.now() - killedAt < NO_PRIMARY_LIMIT_MS) {
-    if (await database.writable(url)) writableAt = Date.now();
-    else await sleep(200);
-  }
-  const newPrimaryPort = await database.primaryPort();
-  if (writableAt === undefined) {
-    log(`chaos: no writable PostgreSQL primary ${NO_PRIMARY_LIMIT_MS / 1000} s after the kill`);
-    return { killedAt, killedNode, newPrimaryPort, error: 'no writable primary' };
-  }
-  log(
-    `chaos: PostgreSQL node${killedNode} lost; a writable primary (port ${newPrimaryPort}) after ${((writableAt - killedAt) / 1000).toFixed(1)} s`,
-  );
-  await sleep(REJOIN_AFTER_MS);
-  try {
-    await database.rejoin(killedNode);
-  } catch (error) {
-    log(`chaos: node${killedNode} did not rejoin: ${(error as Error).message}`);
-    return {
-      killedAt,
-      killedNode,
-      newPrimaryPort,
-      writableAt,
-      error: 'the lost node did not rejoin',
-    };
-  }
-  const rejoinedAt = Date.now();
-  log(
-    `chaos: PostgreSQL node${killedNode} rejoined as a synchronous standby ${((rejoinedAt - killedAt) / 1000).toFixed(1)} s after the kill`,
-  );
-  return { killedAt, killedNode, newPrimaryPort, writableAt, rejoinedAt };
 }

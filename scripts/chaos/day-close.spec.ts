@@ -1,5 +1,6 @@
 import type { CloseReport } from '../../apps/cli/src/commands/close';
 import {
+  chaosDayClose,
   dayCloseBoundMs,
   dayCloseEnv,
   dayCloseFigures,
@@ -247,5 +248,19 @@ describe('the chaos run’s day close: days, figures, pace and bound', () => {
       180_000 + 2_000_000,
     );
     expect(dayCloseBoundMs([], 3)).toBe(180_000);
+  });
+});
+
+describe('chaosDayClose: the run’s day close only when asked for', () => {
+  it('is nothing when the config does not ask (the default): no settings for the orchestrator', () => {
+    expect(chaosDayClose({})).toBeUndefined();
+    expect(chaosDayClose({ dayClose: false })).toBeUndefined();
+  });
+
+  it('asked for: the clock control, an operator token of its own and the pace for the orchestrator', () => {
+    const close = chaosDayClose({ dayClose: true });
+    expect(close?.env).toMatchObject({ TEST_CONTROLS_ENABLED: 'true', ...dayCloseEnv(5) });
+    const admins = JSON.parse(close?.env.ADMIN_TOKENS ?? '[]') as Array<{ role: string }>;
+    expect(admins.map((a) => a.role)).toContain('operator');
   });
 });

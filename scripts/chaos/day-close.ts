@@ -1,7 +1,9 @@
 import { newPgClient } from '@payments/database';
 import type { Close, CloseReport } from '../../apps/cli/src/commands/close';
 import { DEFAULT_BACKGROUND_SHARE } from '../../apps/gateway-adapter/src/domain/status-budget';
+import { freshAdminTokens } from '../stack/console-app';
 import type { PaymentStack } from '../stack/payment-stack';
+import type { ChaosConfig } from './chaos-config';
 
 /**
  * The chaos run's day close (issue #35: "the chaos suite closes its day at the end and the close
@@ -326,5 +328,50 @@ export async function closeChaosDay(
           },
     seconds: (Date.now() - began) / 1000,
     boundSeconds: boundMs / 1000,
+  };
+}
+
+/** The day close of a chaos run that asked for it: the orchestrator's settings, and the close. */
+export interface ChaosDayClose {
+  /** The orchestrator's environment for it: the clock control, an operator, the pace. */
+  readonly env: Readonly<Record<string, string>>;
+  /** Closes the run's days ({@link closeChaosDay}); a failure is the result's `error`. */
+  readonly run: (
+    stack: PaymentStack,
+    options: {
+      readonly startedAt: number;
+      readonly orchestratorDatabaseUrl: string;
+      readonly log: (line: string) => void;
+    },
+  ) => Promise<DayCloseResult | { readonly error: string }>;
+}
+
+/**
+ * The run's day close when `config.dayClose` asks for it (`--day-close`, CHAOS_DAY_CLOSE=1), else
+ * undefined: the orchestrator then runs without the close's settings, as before it existed. An
+ * operator's token made up for the run, the clock control (TEST_CONTROLS_ENABLED), and the
+ * reconciliation paced to the adapter's status budget ({@link dayCloseEnv}: the population's
+ * GATEWAY_STATUS_RATE_PER_SECOND, else the adapter's default 5/s).
+ */
+export function chaosDayClose(
+  config: Pick<ChaosConfig, 'dayClose' | 'population'>,
+): ChaosDayClose | undefined {
+  if (config.dayClose !== true) return undefined;
+  const admins = freshAdminTokens();
+  const pace = dayCloseEnv(config.population?.statusBudgetPerSecond ?? 5);
+  return {
+    env: { TEST_CONTROLS_ENABLED: 'true', ADMIN_TOKENS: admins.adminTokens, ...pace },
+    run: async (stack, options) => {
+      try {
+        return await closeChaosDay(stack, {
+          ...options,
+          operatorToken: admins.tokens.operator,
+          reconciliationRatePerSecond: Number(pace.RECONCILIATION_RATE_PER_SECOND),
+        });
+      } catch (error) {
+        options.log(`day close failed: ${(error as Error).message}`);
+        return { error: (error as Error).message };
+      }
+    },
   };
 }

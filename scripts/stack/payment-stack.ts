@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import {
+import type {
   AccountVerificationCommand,
   AccountVerificationFormCommand,
   CaptureCommand,
@@ -9,7 +9,6 @@ import {
   ReturnCommand,
   SaleCommand,
   VoidCommand,
-  seal,
 } from '@payments/contracts';
 import { Balancer } from './balancer';
 import { freshAdminTokens, type RunningConsole, startConsole } from './console-app';
@@ -30,15 +29,18 @@ import {
   startApp,
   waitForReady,
 } from './processes';
-import {
-  CARD_PRIVATE_KEY_FILE,
-  CARD_PUBLIC_KEY_FILE,
-  SANDBOX_MERCHANT,
-  TEST_CARD_NUMBER,
-  callbackControlKeys,
-  sandboxCredentials,
-} from './sandbox-config';
+import { CARD_PRIVATE_KEY_FILE, callbackControlKeys, sandboxCredentials } from './sandbox-config';
 import { type FaultRule, SandboxControls } from './sandbox-controls';
+import {
+  accountVerificationFormOf,
+  accountVerificationOf,
+  captureCommand,
+  hostedFormOf,
+  returnCommand,
+  saleCommand,
+  type SaleOptions,
+  voidCommand,
+} from './payment-commands';
 
 // Where the e2e suites, the chaos run, the demo and the bench have always taken them from.
 export {
@@ -47,6 +49,7 @@ export {
   TEST_CARD_NUMBER,
   sandboxMerchantsWithDelay,
 } from './sandbox-config';
+export type { SaleOptions } from './payment-commands';
 
 /**
  * The whole product on one machine: the gateway sandbox and the three apps as separate
@@ -137,7 +140,6 @@ export class PaymentStack {
   readonly events: EventCollector;
   /** The console, when started with the `console` option. */
   console: RunningConsole | undefined;
-  private readonly cardPublicKey = readFileSync(CARD_PUBLIC_KEY_FILE, 'utf8');
 
   private constructor(
     readonly options: PaymentStackOptions,
@@ -471,31 +473,9 @@ export class PaymentStack {
     return { status: response.status, body: await response.json() };
   }
 
+  /** A sale with the sealed test card (payment-commands.ts). */
   sale(options: SaleOptions = {}): SaleCommand {
-    const paymentId = options.paymentId ?? randomUUID();
-    return {
-      type: 'sale',
-      commandId: randomUUID(),
-      paymentId,
-      merchant: { endpointId: options.endpointId ?? SANDBOX_MERCHANT.plainEndpoint },
-      occurredAt: new Date().toISOString(),
-      amount: { minor: options.amountMinor ?? 1_000, currency: options.currency ?? 'USD' },
-      order: { description: options.description ?? 'Demo order' },
-      customer: { email: 'jane.doe@example.com', ipAddress: '203.0.113.7', phone: '+4930123456' },
-      billingAddress: { address1: '1 Main St', city: 'Berlin', zipCode: '10115', country: 'DE' },
-      redirectUrl: `${this.urls['callback-ingest']}/return/${options.endpointId ?? SANDBOX_MERCHANT.plainEndpoint}`,
-      sealedCard: seal(
-        {
-          number: TEST_CARD_NUMBER,
-          expiryMonth: 12,
-          expiryYear: 2030,
-          cvv: options.cvv ?? '123',
-          holderName: 'JANE DOE',
-        },
-        this.cardPublicKey,
-        paymentId,
-      ),
-    };
+    return saleCommand(this.urls['callback-ingest'], options);
   }
 
   /**
@@ -541,55 +521,29 @@ export class PaymentStack {
     type: 'sale-form' | 'preauth-form' | 'payment-form',
     options: SaleOptions = {},
   ): PaymentCommand {
-    const { sealedCard: _card, browser: _browser, ...fields } = this.sale(options);
-    return { ...fields, type };
+    return hostedFormOf(this.sale(options), type);
   }
 
   /** Account verification (zero amount) with the sealed card (cvv 123 passes). */
   accountVerification(options: SaleOptions = {}): AccountVerificationCommand {
-    const {
-      amount: _amount,
-      type: _type,
-      order,
-      browser: _browser,
-      ...fields
-    } = this.sale(options);
-    return { ...fields, type: 'account-verification', order: { description: order.description } };
+    return accountVerificationOf(this.sale(options));
   }
 
   /** Account verification on the gateway's hosted page. */
   accountVerificationForm(options: SaleOptions = {}): AccountVerificationFormCommand {
-    const { sealedCard: _card, ...fields } = this.accountVerification(options);
-    return { ...fields, type: 'account-verification-form', redirectUrl: fields.redirectUrl ?? '' };
+    return accountVerificationFormOf(this.accountVerification(options));
   }
 
   capture(paymentId: string, amountMinor?: number, currency = 'USD'): CaptureCommand {
-    return {
-      ...this.followUp(paymentId),
-      type: 'capture',
-      ...(amountMinor === undefined ? {} : { amount: { minor: amountMinor, currency } }),
-    };
+    return captureCommand(paymentId, amountMinor, currency);
   }
 
   void(paymentId: string): VoidCommand {
-    return { ...this.followUp(paymentId), type: 'void' };
+    return voidCommand(paymentId);
   }
 
   return(paymentId: string, amountMinor?: number, currency = 'USD'): ReturnCommand {
-    return {
-      ...this.followUp(paymentId),
-      type: 'return',
-      ...(amountMinor === undefined ? {} : { amount: { minor: amountMinor, currency } }),
-    };
-  }
-
-  private followUp(paymentId: string) {
-    return {
-      commandId: randomUUID(),
-      paymentId,
-      merchant: { endpointId: SANDBOX_MERCHANT.plainEndpoint },
-      occurredAt: new Date().toISOString(),
-    };
+    return returnCommand(paymentId, amountMinor, currency);
   }
 
   async stop(): Promise<void> {
@@ -603,13 +557,4 @@ export class PaymentStack {
     }
     await Promise.all(this.balancers.map((b) => b.stop()));
   }
-}
-
-export interface SaleOptions {
-  readonly paymentId?: string;
-  readonly amountMinor?: number;
-  readonly currency?: string;
-  readonly cvv?: string;
-  readonly endpointId?: string;
-  readonly description?: string;
 }

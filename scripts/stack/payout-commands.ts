@@ -13,6 +13,7 @@ import {
   seal,
 } from '@payments/contracts';
 import { CARD_PUBLIC_KEY_FILE, SANDBOX_MERCHANT, TEST_CARD_NUMBER } from './sandbox-config';
+import { sealedTestCard } from './payment-commands';
 
 /**
  * Payout commands as a finance system sends them, for the e2e tests and the demo:
@@ -66,17 +67,7 @@ export function transfer(options: PayoutOptions & { readonly cvv?: string } = {}
     ...ids,
     transferId,
     amount: { minor: options.amountMinor ?? 1_000, currency: options.currency ?? 'USD' },
-    sealedCard: seal(
-      {
-        number: TEST_CARD_NUMBER,
-        expiryMonth: 12,
-        expiryYear: 2030,
-        cvv: options.cvv ?? '123',
-        holderName: 'JANE DOE',
-      },
-      CARD_PUBLIC_KEY,
-      transferId,
-    ),
+    sealedCard: sealedTestCard(transferId, options.cvv ?? '123'),
     sealedDestinationCard: sealedDestinationCard(transferId),
     order: { description: 'Card to card' },
   };

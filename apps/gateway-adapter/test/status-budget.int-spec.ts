@@ -166,6 +166,8 @@ describe('status budget: a flood of status queries and a few money operations', 
       const r = statusResults[i]?.result;
       if (r?.kind !== 'not-sent') return 'sent';
       expect(Date.parse(r.retryAt ?? '')).toBeGreaterThan(Date.parse(s.requestedAt));
+      // The class it was asked in, so the orchestrator asks again in it (issue #38).
+      expect(statusResults[i]?.priority).toBe('urgent');
       return r.reason;
     });
     // A payment's second query answered "sent moments ago" proves its first was admitted to the

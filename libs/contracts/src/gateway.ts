@@ -428,6 +428,13 @@ export const GatewayResult = z.strictObject({
   subjectRequestId: Uuid.optional(),
   attempt: z.number().int().min(1),
   result: GatewayClassification,
+  /**
+   * For a `status` query the adapter held back (`not-sent`): the class it was asked in (its
+   * request's `priority`), so that it is asked again in it — a query a verified callback made
+   * urgent stays urgent, rather than taking the class its operation's age gives it (issue #38).
+   * Absent on every other result, and when the request named no class.
+   */
+  priority: StatusPriority.optional(),
   completedAt: Instant,
   /**
    * When the adapter got the gateway's HTTP answer (an accepted or rejected reply; absent when

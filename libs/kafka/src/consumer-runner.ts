@@ -10,6 +10,7 @@ import { sleep, withTimeout } from '@payments/core';
 import { correlationIdFromHeaders, runWithCorrelationId } from '@payments/logging';
 import { type HealthCheck, type SpanScope, startSpan } from '@payments/observability';
 import { backoffDelay, validateRetryPolicy } from './backoff';
+import { type BatchCaller, callBatch, decodeChunk } from './consumer-batch';
 import { coordinates, type DeadLetterWriter, writeDeadLetter } from './consumer-dead-letter';
 import { ConsumerStoppingError, rebalanceCause } from './consumer-errors';
 import { topicLag } from './consumer-lag';
@@ -92,6 +93,7 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
   private readonly abort = new AbortController();
   private readonly metrics: KafkaConsumerMetrics = kafkaConsumerMetrics();
   private readonly deadLetterWriter: DeadLetterWriter;
+  private readonly batchCaller: BatchCaller;
   private readonly joined: Promise<void>;
   private markJoined: () => void = () => undefined;
 
@@ -106,6 +108,12 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
       metrics: this.metrics,
       sendTimeoutMs: deps.settings.sendTimeoutMs,
       markCrashed: (reason) => this.markCrashed(reason),
+    };
+    this.batchCaller = {
+      groupId: this.groupId,
+      settings: deps.settings,
+      logger: deps.logger,
+      metrics: this.metrics,
     };
     this.joined = new Promise((resolve) => {
       this.markJoined = resolve;
@@ -364,70 +372,25 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
   ): Promise<boolean> {
     if (!this.isActive()) throw new ConsumerStoppingError();
     const { topic, partition } = payload.batch;
-    const { maxMessageBytes, maxValueDepth } = this.deps.settings;
-    const decoded: ConsumedMessage<unknown>[] = [];
-    for (const message of chunk) {
-      const result = decodeMessage({ topic, partition, message }, handler.schema, {
-        maxValueBytes: maxMessageBytes,
-        maxDepth: maxValueDepth,
-      });
-      if (!result.ok) return false;
-      decoded.push(result.message);
-    }
+    const decoded = decodeChunk(this.batchCaller, handler, payload.batch, chunk);
+    if (decoded === undefined) return false;
     const handleBatch = handler.handleBatch?.bind(handler);
     if (handleBatch === undefined) return false;
     const last = chunk[chunk.length - 1];
     if (last === undefined) return false;
-    this.inFlight += 1;
-    const keepAlive = setInterval(
-      () => void payload.heartbeat().catch(() => undefined),
-      this.deps.settings.heartbeatIntervalMs,
-    );
-    // One consume span per message (each continues its own trace, and the handler sees its
-    // traceparent rewritten to it); the batch is handled in one span linked to all of them.
-    const consumed = decoded.map((message) => consumeSpan(this.groupId, message));
-    const traced = consumed.map((c) => c.message);
-    const handleSpan = startSpan(`handle ${topic}`, {
-      ...(consumed[0]?.span.traceparent === undefined
-        ? {}
-        : { parent: consumed[0].span.traceparent }),
-      links: consumed.slice(1).map((c) => c.span.traceparent),
-      attributes: { 'messaging.batch.message_count': traced.length },
-    });
-    let batchError: unknown;
-    try {
-      try {
-        // The batch's log lines carry its first message's correlation id.
-        const headers = traced[0]?.headers ?? {};
-        await handleSpan.run(() =>
-          runWithCorrelationId(correlationIdFromHeaders(headers), () => handleBatch(traced)),
-        );
-      } catch (error) {
-        batchError = error;
-        this.metrics.batchFallbacks.inc({ group: this.groupId, topic });
-        this.deps.logger.debug(
-          {
-            groupId: this.groupId,
-            topic,
-            partition,
-            from: chunk[0]?.offset,
-            to: last.offset,
-            error: sanitizeErrorText(errorMessage(error)),
-          },
-          'batch failed; its messages go one by one',
-        );
-        return false;
-      } finally {
-        clearInterval(keepAlive);
-        handleSpan.end(batchError);
-        // A failed batch's messages go one by one, each in a consume span of its own.
-        for (const c of consumed) c.span.end(batchError);
-      }
-      this.metrics.handled.inc({ group: this.groupId, topic }, chunk.length);
-      this.metrics.batches.inc({ group: this.groupId, topic });
+    return this.inFlightWork(async () => {
+      if (!(await callBatch(this.batchCaller, handleBatch, payload, chunk, decoded))) return false;
       await this.commitNext(topic, partition, last.offset);
       payload.resolveOffset(last.offset);
       return true;
+    });
+  }
+
+  /** Runs `work` counted in flight: a stop waits for it (whenIdle) before it disconnects. */
+  private async inFlightWork<T>(work: () => Promise<T>): Promise<T> {
+    this.inFlight += 1;
+    try {
+      return await work();
     } finally {
       this.inFlight -= 1;
       if (this.inFlight === 0) for (const wake of this.idleWaiters.splice(0)) wake();
@@ -437,14 +400,7 @@ export class KafkaConsumerRunner implements OnApplicationBootstrap, BeforeApplic
   private async onMessage(payload: EachMessagePayload): Promise<void> {
     // Anything reached after a stop began (or after a crash) is neither handled nor committed.
     if (!this.isActive()) throw new ConsumerStoppingError();
-    this.inFlight += 1;
-    let outcome: Outcome;
-    try {
-      outcome = await this.process(payload);
-    } finally {
-      this.inFlight -= 1;
-      if (this.inFlight === 0) for (const wake of this.idleWaiters.splice(0)) wake();
-    }
+    const outcome = await this.inFlightWork(() => this.process(payload));
     if (outcome === 'left-uncommitted') {
       this.deps.logger.info(
         {

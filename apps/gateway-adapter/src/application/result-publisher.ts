@@ -6,6 +6,7 @@ import {
   type GatewayOperation,
   type GatewayRequest,
   GatewayResult,
+  type StatusPriority,
   toKafkaHeaders,
   TOPICS,
 } from '@payments/contracts';
@@ -24,6 +25,8 @@ export interface ResultAddress {
   readonly attempt: number;
   /** For `status`: the request whose status was asked. */
   readonly subjectRequestId?: string;
+  /** For `status`: its class (echoed on a held query's result, GatewayResult `priority`). */
+  readonly priority?: StatusPriority;
 }
 
 export function addressOf(request: GatewayRequest): ResultAddress {
@@ -33,6 +36,9 @@ export function addressOf(request: GatewayRequest): ResultAddress {
     operation: request.operation,
     attempt: request.attempt,
     ...(request.operation === 'status' ? { subjectRequestId: request.subjectRequestId } : {}),
+    ...(request.operation === 'status' && request.priority !== undefined
+      ? { priority: request.priority }
+      : {}),
   };
 }
 
@@ -65,6 +71,12 @@ export class ResultPublisher {
         : {}),
       attempt: request.attempt,
       result,
+      // A held status query is asked again in its class (the orchestrator's heldPoll).
+      ...(request.operation === 'status' &&
+      result.kind === 'not-sent' &&
+      request.priority !== undefined
+        ? { priority: request.priority }
+        : {}),
       completedAt,
       ...(answeredAt === undefined ? {} : { answeredAt }),
     });

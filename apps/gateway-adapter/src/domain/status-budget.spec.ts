@@ -2,7 +2,12 @@ import fc from 'fast-check';
 import { ManualClock } from '@payments/core';
 import { ADAPTER_REASONS } from './classify';
 import { Semaphore } from './semaphore';
-import { type StatusBudgetOptions, StatusBudget } from './status-budget';
+import {
+  DEFAULT_BACKGROUND_SHARE_IDLE_MS,
+  type StatusBudgetOptions,
+  StatusBudget,
+} from './status-budget';
+import { StatusLine } from './status-line';
 import { TokenBucket } from './token-bucket';
 
 function setup(
@@ -287,14 +292,138 @@ describe('StatusBudget by priority class (issue #38: need before arrival)', () =
     return sent;
   };
 
-  it('background queries take at most their share of the rate, however many ask', () => {
-    const { budget, clock } = classes();
-    // Fifty payments ask at once at the start and again every 15 s; each held asks at retryAt.
-    const sent = run(budget, clock, 100, (tick) =>
-      tick % 150 === 0
-        ? Array.from({ length: 50 }, (_, i) => [`b${i}`, 'background'] as const)
-        : [],
+  /**
+   * Payments asking exactly when told (no tick, no jitter: what is measured is the budget): each
+   * asks at `firstAt`, again at `retryAt` when held, and `everyMs` after it was sent; those due at
+   * one instant ask in the same order every time. Returns the sends, up to `untilMs` from now.
+   */
+  const exact = (
+    budget: StatusBudget,
+    clock: ManualClock,
+    askers: ReadonlyArray<{
+      readonly id: string;
+      readonly priority: 'urgent' | 'routine' | 'payer' | 'background';
+      readonly firstAt: number;
+      readonly everyMs: number;
+    }>,
+    untilMs: number,
+  ) => {
+    const t0 = clock.now();
+    const next = askers.map((a) => t0 + a.firstAt);
+    const sent: { at: number; id: string; priority: string }[] = [];
+    for (;;) {
+      const at = Math.min(...next);
+      if (at > t0 + untilMs) return sent;
+      clock.set(at);
+      askers.forEach((asker, i) => {
+        if (next[i] !== at) return;
+        const admission = pollAs(budget, asker.id, asker.priority);
+        if (admission.kind === 'send') {
+          sent.push({ at: at - t0, id: asker.id, priority: asker.priority });
+          next[i] = at + asker.everyMs;
+        } else next[i] = Math.max(admission.retryAt, at + 1);
+      });
+    }
+  };
+
+  it('property: with only background queries asking, the whole status rate is used (within a token), not their share', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 8 }),
+        fc.integer({ min: 2, max: 8 }),
+        fc.integer({ min: 0, max: 40 }),
+        fc.integer({ min: 3_000, max: 15_000 }),
+        (rate, burst, extra, untilMs) => {
+          const reserve = Math.min(burst - 1, 1);
+          const { budget, clock } = classes({
+            ratePerSecond: rate,
+            burst,
+            urgentReservedTokens: reserve,
+          });
+          // More payments than the rate serves (each at most once a second, the interval).
+          const askers = Array.from({ length: 2 * rate + 2 + extra }, (_, i) => ({
+            id: `b${i}`,
+            priority: 'background' as const,
+            firstAt: 0,
+            everyMs: 1_000,
+          }));
+          const sent = exact(budget, clock, askers, untilMs);
+          // Every token but the urgent reserve: the burst less the reserve, then the rate.
+          expect(sent.length).toBeGreaterThanOrEqual(
+            Math.floor(burst - reserve + (rate * untilMs) / 1000) - 1,
+          );
+          expect(sent.length).toBeLessThanOrEqual(burst + (rate * untilMs) / 1000);
+        },
+      ),
+      { numRuns: 100 },
     );
+  });
+
+  /**
+   * Another class asking: a payer's query kept in flight (its first ask takes a token), asked
+   * again each time (held: in flight), so the background share binds (rule 2).
+   */
+  const othersAsk = (budget: StatusBudget) => budget.admit('busy-payer', 'payer');
+
+  it('property: no payment starved, whatever the mix: each background payment is sent within two rounds of the share serving the whole population', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 8 }),
+        fc.integer({ min: 2, max: 8 }),
+        fc.integer({ min: 1, max: 30 }),
+        fc.array(
+          fc.record({
+            priority: fc.constantFrom('routine' as const, 'payer' as const),
+            firstAt: fc.integer({ min: 0, max: 5_000 }),
+            everyMs: fc.integer({ min: 1_000, max: 5_000 }),
+          }),
+          { maxLength: 16 },
+        ),
+        fc.integer({ min: 0, max: 30_000 }),
+        (rate, burst, population, others, spreadMs) => {
+          const { budget, clock } = classes({
+            ratePerSecond: rate,
+            burst,
+            urgentReservedTokens: 1,
+          });
+          const everyMs = 15_000;
+          const askers = [
+            ...others.map((o, i) => ({ id: `o${i}`, ...o })),
+            ...Array.from({ length: population }, (_, i) => ({
+              id: `b${i}`,
+              priority: 'background' as const,
+              firstAt: (i * 7_919) % (spreadMs + 1),
+              everyMs,
+            })),
+          ];
+          const untilMs = 120_000;
+          const sent = exact(budget, clock, askers, untilMs);
+          const bound = (2 * (population + 1) * 1000) / (rate * 0.25);
+          for (const asker of askers.filter((a) => a.priority === 'background')) {
+            const times = sent.filter((s) => s.id === asker.id).map((s) => s.at);
+            // Due at its first ask, then `everyMs` after each send; sent within the bound.
+            const dues = [asker.firstAt, ...times.map((t) => t + everyMs)];
+            dues.forEach((due, i) => {
+              const sentAt = times[i] ?? Number.POSITIVE_INFINITY;
+              if (due + bound <= untilMs) expect(sentAt - due).toBeLessThanOrEqual(bound);
+            });
+          }
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it('background queries take at most their share of the rate while another class asks, however many ask', () => {
+    const { budget, clock } = classes();
+    // Fifty payments ask at once at the start and again every 15 s; each held asks at retryAt;
+    // a payer is asked about every tick.
+    const sent = run(budget, clock, 100, (tick) => [
+      ['w', 'payer'] as const,
+      ...(tick % 150 === 0
+        ? Array.from({ length: 50 }, (_, i) => [`b${i}`, 'background'] as const)
+        : []),
+    ]).filter((s) => s.priority === 'background');
     // 10 s at a quarter of 4 per second: one at once (the share's burst), then one a second.
     expect(sent.length).toBeLessThanOrEqual(11);
     expect(sent.length).toBeGreaterThanOrEqual(10);
@@ -302,7 +431,37 @@ describe('StatusBudget by priority class (issue #38: need before arrival)', () =
     expect(sent.map((s) => s.paymentId)).toEqual(
       Array.from({ length: sent.length }, (_, i) => `b${i}`),
     );
+    othersAsk(budget);
     expect(budget.admit('b-last', 'background').kind).toBe('held');
+  });
+
+  it('the share binds again as soon as another class asks, and lets go a window after the last', () => {
+    const { budget, clock } = classes({ backgroundShareIdleMs: 1_000 });
+    // Nothing else asking: beyond the share, down to the urgent reserve (3 of 4 tokens).
+    expect(['b1', 'b2', 'b3', 'b4'].map((p) => pollAs(budget, p, 'background').kind)).toEqual([
+      'send',
+      'send',
+      'send',
+      'held',
+    ]);
+    // The urgent reserve is there at once.
+    expect(pollAs(budget, 'u1', 'urgent').kind).toBe('send');
+    clock.advance(1_000);
+    // A payer asks: the share (one a second, its token taken by b1 a second ago) binds; b4, held
+    // first, comes back and takes the share's token.
+    expect(pollAs(budget, 'w1', 'payer').kind).toBe('send');
+    expect(pollAs(budget, 'b4', 'background').kind).toBe('send');
+    expect(pollAs(budget, 'b6', 'background')).toEqual(
+      held(ADAPTER_REASONS.statusBackgroundShare, clock.now() + 1_000),
+    );
+    // Still within the window 999 ms later; a window after the payer's query, beyond it again.
+    clock.advance(999);
+    expect(pollAs(budget, 'b7', 'background')).toMatchObject({
+      reason: ADAPTER_REASONS.statusBackgroundShare,
+    });
+    clock.advance(1);
+    expect(pollAs(budget, 'b6', 'background').kind).toBe('send');
+    expect(pollAs(budget, 'b7', 'background').kind).toBe('send');
   });
 
   it('a background query is not shut out by a crowd of routine ones: its share comes first', () => {
@@ -333,44 +492,81 @@ describe('StatusBudget by priority class (issue #38: need before arrival)', () =
 
   it('a payment held earlier goes before a newcomer, and one that never comes back holds nobody for long', () => {
     const { budget, clock } = classes({ turnClaimMs: 1_000 });
-    expect(pollAs(budget, 'first', 'background').kind).toBe('send');
-    const second = pollAs(budget, 'second', 'background');
+    const bg = (paymentId: string) => {
+      othersAsk(budget);
+      return pollAs(budget, paymentId, 'background');
+    };
+    expect(bg('first').kind).toBe('send');
+    const second = bg('second');
     expect(second).toEqual(held(ADAPTER_REASONS.statusBackgroundShare, clock.now() + 1_000));
-    const third = pollAs(budget, 'gone', 'background');
+    const third = bg('gone');
     expect(third).toEqual(held(ADAPTER_REASONS.statusBackgroundShare, clock.now() + 2_000));
     clock.advance(1_000);
     // The share has a token again: a newcomer waits while 'second' is due…
-    expect(pollAs(budget, 'newcomer', 'background')).toMatchObject({
+    expect(bg('newcomer')).toMatchObject({
       kind: 'held',
       reason: ADAPTER_REASONS.statusTurn,
     });
     // …and 'second', coming back, takes it.
-    expect(pollAs(budget, 'second', 'background').kind).toBe('send');
+    expect(bg('second').kind).toBe('send');
     // 'gone' never comes back: its place lapses a claim window after its turn, and the
     // newcomer, whose place came after it, goes.
     clock.advance(1_000 + 1_001);
-    expect(pollAs(budget, 'newcomer', 'background').kind).toBe('send');
+    expect(bg('newcomer').kind).toBe('send');
     // 'gone' holds nobody back, but is remembered a minute (coming back late, it retakes its
     // place before newcomers); then forgotten.
     expect(budget.waiting).toBe(1);
     clock.advance(60_001);
-    expect(pollAs(budget, 'another', 'background').kind).toBe('send');
+    expect(bg('another').kind).toBe('send');
     expect(budget.waiting).toBe(0);
   });
 
   it('a payment that comes back after its place lapsed (a loaded consumer) retakes it: not sent to the end of the line', () => {
     const { budget, clock } = classes({ turnClaimMs: 1_000 });
-    expect(pollAs(budget, 'first', 'background').kind).toBe('send');
-    expect(pollAs(budget, 'late', 'background')).toMatchObject({ retryAt: clock.now() + 1_000 });
+    const bg = (paymentId: string) => {
+      othersAsk(budget);
+      return pollAs(budget, paymentId, 'background');
+    };
+    expect(bg('first').kind).toBe('send');
+    expect(bg('late')).toMatchObject({ retryAt: clock.now() + 1_000 });
     clock.advance(1_000);
     // Its turn has come; three newcomers wait behind it, one token of the share apart.
     for (const [i, p] of ['x1', 'x2', 'x3'].entries())
-      expect(pollAs(budget, p, 'background')).toEqual(
-        held(ADAPTER_REASONS.statusTurn, clock.now() + 1_000 * (i + 1)),
-      );
+      expect(bg(p)).toEqual(held(ADAPTER_REASONS.statusTurn, clock.now() + 1_000 * (i + 1)));
     // 'late' comes back 1.5 s after its turn (its place lapsed 0.5 s ago): it goes, before x1.
     clock.advance(1_500);
-    expect(pollAs(budget, 'late', 'background').kind).toBe('send');
+    expect(bg('late').kind).toBe('send');
+  });
+
+  it('places given at the status rate while nothing else asked are spread out at the share rate, in line order, once another class asks (not all told the same instant)', () => {
+    const { budget, clock } = classes();
+    const t0 = clock.now();
+    expect(['b0', 'b1', 'b2'].map((p) => pollAs(budget, p, 'background').kind)).toEqual([
+      'send',
+      'send',
+      'send',
+    ]);
+    // Nothing else asking: turns one token of the status rate (4/s) apart.
+    expect(['b3', 'b4', 'b5'].map((p) => pollAs(budget, p, 'background'))).toEqual([
+      held(ADAPTER_REASONS.statusUrgentFirst, t0 + 250),
+      held(ADAPTER_REASONS.statusUrgentFirst, t0 + 500),
+      held(ADAPTER_REASONS.statusUrgentFirst, t0 + 750),
+    ]);
+    // A payer asks from t0 + 250: the share (1/s, its token taken by b0 at t0) binds; each place
+    // coming back is told a turn one token of the share after the one before it.
+    for (const [i, p] of ['b3', 'b4', 'b5'].entries()) {
+      clock.set(t0 + 250 * (i + 1));
+      othersAsk(budget);
+      expect(pollAs(budget, p, 'background')).toEqual(
+        held(ADAPTER_REASONS.statusBackgroundShare, t0 + 1_000 * (i + 1)),
+      );
+    }
+    clock.set(t0 + 1_000);
+    othersAsk(budget);
+    expect(pollAs(budget, 'b3', 'background').kind).toBe('send');
+    clock.set(t0 + 2_000);
+    othersAsk(budget);
+    expect(pollAs(budget, 'b4', 'background').kind).toBe('send');
   });
 
   it('refuses a reserve that would shut every non-urgent query out, and a share outside (0, 1]', () => {
@@ -379,7 +575,7 @@ describe('StatusBudget by priority class (issue #38: need before arrival)', () =
     expect(() => classes({ backgroundShare: 1.5 })).toThrow(/backgroundShare/);
   });
 
-  it('property: whatever the mix and timing of classes, sends never exceed the rate and burst, nor background its share', () => {
+  it('property: whatever the mix and timing of classes, sends never exceed the rate and burst, nor background its share while other classes ask', () => {
     const priorities = ['urgent', 'routine', 'payer', 'background'] as const;
     fc.assert(
       fc.property(
@@ -400,11 +596,17 @@ describe('StatusBudget by priority class (issue #38: need before arrival)', () =
             urgentReservedTokens: Math.min(burst - 1, 1),
             minIntervalMs: 0,
           });
-          const sends: { at: number; priority: string }[] = [];
+          const sends: { at: number; priority: string; othersAsking: boolean }[] = [];
+          let otherAskedAt = Number.NEGATIVE_INFINITY;
           for (const ask of asks) {
             clock.advance(ask.gapMs);
+            if (ask.priority !== 'background') otherAskedAt = clock.now();
             if (pollAs(budget, `p${ask.payment}`, ask.priority).kind === 'send')
-              sends.push({ at: clock.now(), priority: ask.priority });
+              sends.push({
+                at: clock.now(),
+                priority: ask.priority,
+                othersAsking: clock.now() - otherAskedAt < DEFAULT_BACKGROUND_SHARE_IDLE_MS,
+              });
           }
           const within = (list: number[], perSecond: number, allowed: number) => {
             for (let i = 0; i < list.length; i++)
@@ -418,8 +620,9 @@ describe('StatusBudget by priority class (issue #38: need before arrival)', () =
             rate,
             burst,
           );
+          // The background queries sent while another class had asked within the window.
           within(
-            sends.filter((s) => s.priority === 'background').map((s) => s.at),
+            sends.filter((s) => s.priority === 'background' && s.othersAsking).map((s) => s.at),
             rate * 0.25,
             1,
           );
@@ -427,5 +630,94 @@ describe('StatusBudget by priority class (issue #38: need before arrival)', () =
       ),
       { numRuns: 200 },
     );
+  });
+
+  it('property: a fresh urgent query is sent at once after a window (and a token) of background only, and within two tokens of the status rate whatever the mix and timing of the other classes', () => {
+    // Background asks most: windows in which nothing else asks are common.
+    const others = ['routine', 'payer', 'background', 'background', 'background'] as const;
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            gapMs: fc.integer({ min: 0, max: 600 }),
+            priority: fc.constantFrom(...others),
+            payment: fc.integer({ min: 0, max: 30 }),
+            urgentAsks: fc.boolean(),
+          }),
+          { minLength: 1, maxLength: 300 },
+        ),
+        fc.integer({ min: 1, max: 8 }),
+        fc.integer({ min: 2, max: 8 }),
+        (asks, rate, burst) => {
+          const { budget, clock } = classes({
+            ratePerSecond: rate,
+            burst,
+            urgentReservedTokens: 1,
+            minIntervalMs: 0,
+          });
+          const bound = 2 * Math.ceil(1000 / rate);
+          // One urgent query at a time (a fresh payment), asking again exactly at its retryAt.
+          let urgent: { id: string; firstAt: number; retryAt: number } | undefined;
+          let probes = 0;
+          let otherAskedAt = Number.NEGATIVE_INFINITY;
+          const askUrgent = () => {
+            if (urgent === undefined) return;
+            // A background query within its share may take the reserve while others ask: a
+            // token time after the window, it is back.
+            const quiet =
+              clock.now() - otherAskedAt >=
+              DEFAULT_BACKGROUND_SHARE_IDLE_MS + Math.ceil(1000 / rate) + 1;
+            otherAskedAt = clock.now();
+            const admission = pollAs(budget, urgent.id, 'urgent');
+            // Only background queries asked within the window: the urgent reserve is there.
+            if (quiet && urgent.firstAt === clock.now()) expect(admission.kind).toBe('send');
+            if (admission.kind === 'send') {
+              expect(clock.now() - urgent.firstAt).toBeLessThanOrEqual(bound);
+              urgent = undefined;
+            } else urgent.retryAt = admission.retryAt;
+          };
+          for (const ask of asks) {
+            const at = clock.now() + ask.gapMs;
+            while (urgent !== undefined && urgent.retryAt < at) {
+              clock.set(Math.max(clock.now(), urgent.retryAt));
+              askUrgent();
+            }
+            clock.set(at);
+            // The other classes ask first at an instant shared with the urgent query's retry.
+            if (ask.priority !== 'background') otherAskedAt = at;
+            pollAs(budget, `p${ask.payment}`, ask.priority);
+            if (urgent !== undefined && urgent.retryAt <= at) askUrgent();
+            if (ask.urgentAsks && urgent === undefined) {
+              urgent = { id: `u${probes++}`, firstAt: at, retryAt: at };
+              askUrgent();
+            }
+          }
+          while (urgent !== undefined) {
+            clock.set(Math.max(clock.now(), urgent.retryAt));
+            askUrgent();
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe('StatusLine', () => {
+  it('a payment whose turn came waits for one held again before it while tokens are short, and goes past it when they are spare', () => {
+    const line = new StatusLine(100, 1_000);
+    expect(line.held('a', 0, 0)).toBe(0);
+    expect(line.held('b', 0, 0)).toBe(100);
+    // 'a' came back at its turn and the tokens held it again: it keeps its place, told 200.
+    expect(line.held('a', 100, 200)).toBe(200);
+    // 'b' comes at 200 while 'a' is on its way back: with one token it waits (those held earlier
+    // go first); with a token to spare for 'a' it goes, and 'a' loses nothing.
+    expect(line.mayGo('b', 200, false)).toBe(false);
+    expect(line.mayGo('b', 200, true)).toBe(true);
+    // Held again, 'b' is told a turn one token after 'a's.
+    expect(line.held('b', 200, 200)).toBe(300);
+    expect(line.mayGo('a', 200)).toBe(true);
+    // A newcomer waits while a place is due, spare tokens or not.
+    expect(line.mayGo('c', 200, true)).toBe(false);
   });
 });

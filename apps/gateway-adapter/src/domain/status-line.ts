@@ -1,18 +1,26 @@
 /**
  * The line of one class of status queries held back by an endpoint's status budget (issue #38:
  * no operation starved for good). A payment held gets a place at the end of its class's line and
- * a turn, `spacingMs` (one token of the class's rate) after the turn before it; its `retryAt` is
- * that turn. A place is *due* from its turn until `claimMs` after the last `retryAt` it was
- * given: a payment asking without a place (a newcomer), or before its turn, is admitted only
- * while no place of its class is due, so those held earlier go first whatever order a timer
- * batch brings them in. Among due places, one whose payment came back and was held again goes
- * before those taken after it (first come back, first served, in the order the places were
- * taken); a place whose payment never comes back (its operation settled meanwhile) holds no due
- * payment back and newcomers for at most `claimMs`; a place that lapsed is forgotten. Pure:
- * times are passed in.
+ * a turn: one token of the class's rate per live place before it, after the instant the class's
+ * tokens next allow one; its `retryAt` is that turn. The token is `spacingMs`, or the spacing the
+ * caller gives for now (the background share binds only while other classes ask: its line is
+ * spaced by the share's rate then, by the status rate otherwise). A place is *due* from its turn
+ * until `claimMs` after the last `retryAt` it was given: a payment asking without a place (a
+ * newcomer), or before its turn, is admitted only while no place of its class is due, so those
+ * held earlier go first whatever order a timer batch brings them in. A payment whose turn has
+ * come goes whenever the budget's tokens allow (the line never holds a token back from a payment
+ * whose turn it is, so the budget does not idle while a held payment is on its way back); held
+ * again (its turn came, the tokens did not), it keeps its place and is given a new turn the same
+ * way — one token after each place before it whose turn comes by then — so those held earlier
+ * are told earlier turns, and a line whose rate fell (the share binding again) spreads out again
+ * rather than asking all at once. A place whose payment never comes back (its operation settled meanwhile) holds newcomers
+ * back for at most `claimMs`; a place that lapsed holds nobody back but is remembered
+ * `rememberMs` (a payment coming back late retakes it, before newcomers); then it is forgotten.
+ * Pure: times are passed in.
  */
 interface Place {
-  readonly turnAt: number;
+  /** From when it is due: its turn, or the later one it was given when held again. */
+  turnAt: number;
   liveUntil: number;
   /** Held again once its turn had come: its payment is still asking, it goes before later ones. */
   returned: boolean;
@@ -37,14 +45,17 @@ export class StatusLine {
   }
 
   /**
-   * Whether `paymentId` may take a token now: it holds a due place and no payment that took its
-   * place earlier came back and is still waiting; or no place is due.
+   * Whether `paymentId` may take a token now: its turn has come and no payment that took its
+   * place earlier came back and is still waiting — or the tokens are `spare` (one more of the
+   * class would still find one, so going now takes nothing from those before it); or no place
+   * is due.
    */
-  mayGo(paymentId: string, now: number): boolean {
+  mayGo(paymentId: string, now: number, spare = false): boolean {
     this.forget(now);
     const own = this.places.get(paymentId);
     const due = (place: Place) => place.turnAt <= now && now <= place.liveUntil;
     if (own !== undefined && own.turnAt <= now) {
+      if (spare) return true;
       for (const [other, place] of this.places) {
         if (other === paymentId) return true;
         if (place.returned && due(place)) return false;
@@ -62,20 +73,31 @@ export class StatusLine {
 
   /**
    * Held back (`gateAt`: when the class's tokens next allow one; `now` if only the line held
-   * it): keeps its place, or takes one at the end; answers its `retryAt`.
+   * it; `spacingMs`: one token of the class's rate now): keeps its place, or takes one at the
+   * end; answers its `retryAt`.
    */
-  held(paymentId: string, now: number, gateAt: number): number {
+  held(paymentId: string, now: number, gateAt: number, spacingMs = this.spacingMs): number {
+    if (!(spacingMs > 0)) throw new Error('a status line needs spacingMs > 0');
     this.forget(now);
+    const from = Math.max(gateAt, now);
     const own = this.places.get(paymentId);
     if (own !== undefined) {
-      const retryAt = Math.max(gateAt, own.turnAt, now);
+      // Held again: one token after each place before it whose turn comes by then (they go
+      // first), so places held again together are told turns one token apart, in line order.
+      let turn = from;
+      for (const [other, place] of this.places) {
+        if (other === paymentId) break;
+        if (now <= place.liveUntil && place.turnAt <= turn) turn += spacingMs;
+      }
+      const retryAt = Math.max(turn, own.turnAt);
       if (own.turnAt <= now) own.returned = true;
+      own.turnAt = retryAt;
       own.liveUntil = Math.max(own.liveUntil, retryAt + this.claimMs);
       return retryAt;
     }
     let live = 0;
     for (const place of this.places.values()) if (now <= place.liveUntil) live += 1;
-    const turnAt = Math.max(gateAt, now) + this.spacingMs * live;
+    const turnAt = from + spacingMs * live;
     this.places.set(paymentId, { turnAt, liveUntil: turnAt + this.claimMs, returned: false });
     return turnAt;
   }

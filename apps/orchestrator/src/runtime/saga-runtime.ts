@@ -12,9 +12,10 @@ import { Clock, IdGenerator } from './clock';
 import type { CommandCatalogue } from './flow';
 import { countCommitted, observeTimeToTruth, outcomeMetrics } from './outcome-metrics';
 import { memoisedCatalogue, timerRetryDelayMs } from './runtime-rules';
-import { type AnyFlow, type RuntimeInput, type RuntimeOptions, UnitOfWork } from './unit-of-work';
+import { UnitOfWork } from './unit-of-work';
+import type { AnyFlow, RuntimeInput, RuntimeOptions } from './runtime-input';
 
-export { type AnyFlow, INBOX, type RuntimeInput, type RuntimeOptions } from './unit-of-work';
+export { type AnyFlow, INBOX, type RuntimeInput, type RuntimeOptions } from './runtime-input';
 
 /**
  * The flows the runtime hosts. The first one also writes the rejection of an invalid command of

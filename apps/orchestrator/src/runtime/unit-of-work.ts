@@ -26,7 +26,6 @@ import type {
   CommandCatalogue,
   CommandOrigin,
   Decision,
-  Flow,
   RuntimeEffect,
   SagaEvent,
   SagaInput,
@@ -34,60 +33,18 @@ import type {
 import { type GatewayAnswer, gatewayAnswerOf, type OutcomeEvent } from './outcome-metrics';
 import { commandRecords, hintAllowed, isCanonicalUuid } from './runtime-rules';
 import { planWrites, RESEND_TIMER, type ResendPayload, type WritePlan } from './write-plan';
-
-export interface RuntimeOptions {
-  /** At most one status-check hint acted on per saga per interval. */
-  readonly hintIntervalMs: number;
-}
-
-/** Inbox consumer names (one per consumed stream). */
-export const INBOX = {
-  gatewayResults: 'orchestrator:gateway-results',
-  callbacks: 'orchestrator:gateway-callbacks',
-} as const;
-
-/** One input of a unit of work. */
-export type RuntimeInput =
-  /**
-   * `origin` `saga`: a command the orchestrator issues itself (an internal type, e.g. the case
-   * service's settle-by-decision), never taken from the commands topic. Default `topic`.
-   */
-  | { kind: 'command'; raw: unknown; meta: InputMeta; origin?: CommandOrigin }
-  | { kind: 'gateway-result'; result: GatewayResult; meta: InputMeta }
-  | { kind: 'callback'; message: CallbackMessage; meta: InputMeta };
-
-export type AnyFlow = Flow<unknown, SagaEvent>;
-
-/** A gateway result's inbox id: a request's attempt is answered once. */
-function resultMessageId(result: GatewayResult): string {
-  return `${result.requestId}:${result.attempt}`;
-}
-
-/** The inbox row an input writes (gateway results and callbacks; commands have their own record). */
-function inboxOf(input: RuntimeInput): { consumer: string; messageId: string } | undefined {
-  switch (input.kind) {
-    case 'command':
-      return undefined;
-    case 'gateway-result':
-      return { consumer: INBOX.gatewayResults, messageId: resultMessageId(input.result) };
-    case 'callback':
-      return { consumer: INBOX.callbacks, messageId: input.message.notificationId };
-    default: {
-      const never: never = input;
-      throw new Error(`unhandled input ${JSON.stringify(never)}`);
-    }
-  }
-}
+import {
+  type AnyFlow,
+  INBOX,
+  inboxRows,
+  resultMessageId,
+  type RuntimeInput,
+  type RuntimeOptions,
+} from './runtime-input';
 
 /** An event written, with the gateway answer it reports (when its input was one). */
 function outcome(flow: string, event: SagaEvent, answer: GatewayAnswer | undefined): OutcomeEvent {
   return answer === undefined ? { flow, event } : { flow, event, answer };
-}
-
-function inboxRows(
-  inputs: readonly RuntimeInput[],
-): Array<{ consumer: string; messageId: string }> {
-  return inputs.flatMap((input) => inboxOf(input) ?? []);
 }
 
 export interface UnitOfWorkDeps {
@@ -143,8 +100,6 @@ export class UnitOfWork {
     }
   }
 
-  /** Locks the sagas among `ids` (sorted), records the inputs' inbox rows and commands, in one
-   * statement; a flow's own commands and ids not in canonical form go the separate way. */
   /**
    * The unit of work's last statement before its commit: its money events numbered per merchant
    * (`merchantSeq`, control totals). Last, so each merchant's counter row is held only until the
@@ -154,6 +109,8 @@ export class UnitOfWork {
     await this.deps.journal.numberMoneyEvents(this.tx, this.moneyEvents);
   }
 
+  /** Locks the sagas among `ids` (sorted), records the inputs' inbox rows and commands, in one
+   * statement; a flow's own commands and ids not in canonical form go the separate way. */
   async prelude(ids: readonly string[], inputs: readonly RuntimeInput[]): Promise<void> {
     const sagaIds = ids.filter((id) => !this.locked.has(id) && isCanonicalUuid(id));
     const inbox = inboxRows(inputs);

@@ -1,16 +1,14 @@
 import { Body, Controller, Get, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { CONSOLE_CONFIG, type ConsoleConfig } from '../../config';
-import { AdminApiClient, type ApiAnswer } from '../../application/admin-api.client';
+import { AdminApiClient, type SagaDetail } from '../../application/admin-api.client';
 import {
-  type Session,
   SessionRevocations,
   SessionSealer,
   type SignedInUser,
   signInKeys,
   SignInThrottle,
 } from '../../application/session';
-import type { Html } from './html';
 import {
   actionNotOfferedPage,
   acceptedNotice,
@@ -26,7 +24,8 @@ import {
 import { deadLettersPage, replayConfirmPage } from './dead-letters';
 import { apiQuery, endpointChoices, parseMajor } from './filters';
 import { CASE_STATUSES, casePage, casePath, caseRefusal, casesPage } from './cases';
-import { dayCloseCsv, dayClosePage, isDay, yesterday } from './day-close';
+import { dayChoice, dayCloseCsv, dayClosePage } from './day-close';
+import { ConsolePage, send, sessionOf } from './console-page';
 import { currencyExponent } from './format';
 import { runPage, runsPage } from './reconciliation';
 import { type ConsoleRequest, SESSION_COOKIE, type SessionCookie, writeSession } from './security';
@@ -34,19 +33,14 @@ import { type ConsoleRequest, SESSION_COOKIE, type SessionCookie, writeSession }
 /** How long a page polls for an action's result (seconds, one poll a second). */
 const MAX_POLLS = 120;
 
-/** The saga's detail lists the action among those it offers now to this token. */
-function offers(detail: { actions: readonly string[] }, action: string): boolean {
-  return detail.actions.includes(action);
-}
-
-function send(response: Response, status: number, page: Html): void {
-  response.status(status).type('html').send(page.text);
-}
-
-function sessionOf(request: ConsoleRequest): Session {
-  const session = request.consoleSession;
-  if (session === undefined) throw new Error('consoleSecurity middleware did not run');
-  return session;
+/**
+ * The saga's detail lists the action among those it offers now to this token; if it does not,
+ * the page says so (404) and false.
+ */
+function offered(page: ConsolePage, detail: SagaDetail, action: string): boolean {
+  if ((detail.actions as readonly string[]).includes(action)) return true;
+  page.show(404, 'Not found', actionNotOfferedPage(detail.saga, action, detail.actions));
+  return false;
 }
 
 /**
@@ -124,9 +118,8 @@ export class ConsoleController {
     @Res() response: Response,
     @Query() raw: Record<string, unknown>,
   ): Promise<void> {
-    const session = sessionOf(request);
-    const user = this.signedIn(session, response);
-    if (!user) return;
+    const page = this.signedIn(request, response);
+    if (!page) return;
     const query = new URLSearchParams();
     for (const [key, value] of Object.entries(raw)) {
       if (typeof value === 'string' && value.trim() !== '') query.set(key, value.trim());
@@ -136,16 +129,18 @@ export class ConsoleController {
       response.redirect(303, `/sagas/${encodeURIComponent(id)}`);
       return;
     }
-    const endpoints = endpointChoices(user.scope, this.config.filters.endpoints);
+    const endpoints = endpointChoices(page.user.scope, this.config.filters.endpoints);
     const translated = apiQuery(query, endpoints);
     if (!translated.ok) {
-      const page = searchPage(query, translated.message, undefined, undefined, endpoints);
-      send(response, 400, layout('Find', page, session));
+      const body = searchPage(query, translated.message, undefined, undefined, endpoints);
+      page.show(400, 'Find', body);
       return;
     }
     const answer =
-      translated.query.size === 0 ? undefined : await this.api.search(user.token, translated.query);
-    if (answer && this.signedOut(answer, response)) return;
+      translated.query.size === 0
+        ? undefined
+        : await this.api.search(page.user.token, translated.query);
+    if (answer && page.signedOut(answer)) return;
     // Keyset pages go forward only: the cursors this person came by ride along in `back`
     // ('-' = the first page), so Previous is the last of them.
     const back = (query.get('back') ?? '').split(',').filter((c) => c !== '');
@@ -166,10 +161,10 @@ export class ConsoleController {
       else preceding.delete('back');
       previous = `/sagas?${preceding.toString()}`;
     }
-    send(
-      response,
+    page.show(
       answer && !answer.ok ? answer.status : 200,
-      layout('Find', searchPage(query, answer, next, previous, endpoints), session),
+      'Find',
+      searchPage(query, answer, next, previous, endpoints),
     );
   }
 
@@ -180,22 +175,17 @@ export class ConsoleController {
     @Param('id') id: string,
     @Query('after') after?: string,
   ): Promise<void> {
-    const session = sessionOf(request);
-    const user = this.signedIn(session, response);
-    if (!user) return;
-    const answer = await this.api.detail(user.token, id);
-    if (this.signedOut(answer, response)) return;
-    if (!answer.ok) {
-      send(response, answer.status, layout('Saga', errorPage(answer), session));
-      return;
-    }
+    const page = this.signedIn(request, response);
+    if (!page) return;
+    const answer = await this.api.detail(page.user.token, id);
+    if (!page.answered(answer, 'Saga')) return;
     const since = after !== undefined && /^\d{1,9}$/.test(after) ? Number(after) : undefined;
     const progress =
       since === undefined
         ? undefined
         : // The page renders its own summary: the progress box's out-of-band copy would be a second.
           progressFragment(id, since, 0, answer, MAX_POLLS, false);
-    send(response, 200, layout(`Saga ${id}`, detailPage(answer.body, user, progress), session));
+    page.show(200, `Saga ${id}`, detailPage(answer.body, page.user, progress));
   }
 
   @Get('sagas/:id/progress')
@@ -206,9 +196,9 @@ export class ConsoleController {
     @Query('after') after: string,
     @Query('polls') polls: string,
   ): Promise<void> {
-    const user = this.signedIn(sessionOf(request), response);
-    if (!user) return;
-    const answer = await this.api.detail(user.token, id);
+    const page = this.signedIn(request, response);
+    if (!page) return;
+    const answer = await this.api.detail(page.user.token, id);
     const since = /^\d{1,9}$/.test(after ?? '') ? Number(after) : 0;
     const count = /^\d{1,4}$/.test(polls ?? '') ? Number(polls) : MAX_POLLS;
     send(response, 200, progressFragment(id, since, count, answer, MAX_POLLS));
@@ -221,25 +211,12 @@ export class ConsoleController {
     @Param('id') id: string,
     @Param('action') action: string,
   ): Promise<void> {
-    const session = sessionOf(request);
-    const user = this.signedIn(session, response);
-    if (!user) return;
-    const answer = await this.api.detail(user.token, id);
-    if (this.signedOut(answer, response)) return;
-    if (!answer.ok) {
-      send(response, answer.status, layout('Confirm', errorPage(answer), session));
-      return;
-    }
-    if (!offers(answer.body, action)) {
-      const page = actionNotOfferedPage(answer.body.saga, action, answer.body.actions);
-      send(response, 404, layout('Not found', page, session));
-      return;
-    }
-    send(
-      response,
-      200,
-      layout(`Confirm ${action}`, confirmPage(answer.body.saga, action, session.csrf), session),
-    );
+    const page = this.signedIn(request, response);
+    if (!page) return;
+    const answer = await this.api.detail(page.user.token, id);
+    if (!page.answered(answer, 'Confirm') || !offered(page, answer.body, action)) return;
+    const body = confirmPage(answer.body.saga, action, page.session.csrf);
+    page.show(200, `Confirm ${action}`, body);
   }
 
   @Post('sagas/:id/actions/:action')
@@ -250,27 +227,17 @@ export class ConsoleController {
     @Param('action') action: string,
     @Body() body: Record<string, unknown>,
   ): Promise<void> {
-    const session = sessionOf(request);
-    const user = this.signedIn(session, response);
-    if (!user) return;
+    const page = this.signedIn(request, response);
+    if (!page) return;
     const reason = typeof body.reason === 'string' ? body.reason : '';
     // The version before the action: the result page polls until the saga moves past it.
-    const before = await this.api.detail(user.token, id);
-    if (this.signedOut(before, response)) return;
-    if (!before.ok) {
-      send(response, before.status, layout('Confirm', errorPage(before), session));
-      return;
-    }
-    if (!offers(before.body, action)) {
-      const page = actionNotOfferedPage(before.body.saga, action, before.body.actions);
-      send(response, 404, layout('Not found', page, session));
-      return;
-    }
-    const answer = await this.api.act(user.token, id, action, reason);
-    if (this.signedOut(answer, response)) return;
+    const before = await this.api.detail(page.user.token, id);
+    if (!page.answered(before, 'Confirm') || !offered(page, before.body, action)) return;
+    const answer = await this.api.act(page.user.token, id, action, reason);
+    if (page.signedOut(answer)) return;
     if (!answer.ok) {
-      const page = confirmPage(before.body.saga, action, session.csrf, answer, reason);
-      send(response, answer.status, layout(`Confirm ${action}`, page, session));
+      const again = confirmPage(before.body.saga, action, page.session.csrf, answer, reason);
+      page.show(answer.status, `Confirm ${action}`, again);
       return;
     }
     response.setHeader('X-Console-Notice', acceptedNotice(answer.body));
@@ -279,13 +246,15 @@ export class ConsoleController {
 
   @Get('reconciliation')
   async runs(@Req() request: ConsoleRequest, @Res() response: Response): Promise<void> {
-    const session = sessionOf(request);
-    const user = this.signedIn(session, response);
-    if (!user) return;
-    const answer = await this.api.reconciliationRuns(user.token);
-    if (this.signedOut(answer, response)) return;
-    const page = answer.ok ? runsPage(answer.body) : errorPage(answer);
-    send(response, answer.status, layout('Reconciliation', page, session));
+    const page = this.signedIn(request, response);
+    if (!page) return;
+    const answer = await this.api.reconciliationRuns(page.user.token);
+    if (page.signedOut(answer)) return;
+    page.show(
+      answer.status,
+      'Reconciliation',
+      answer.ok ? runsPage(answer.body) : errorPage(answer),
+    );
   }
 
   @Get('reconciliation/:id')
@@ -294,13 +263,12 @@ export class ConsoleController {
     @Res() response: Response,
     @Param('id') id: string,
   ): Promise<void> {
-    const session = sessionOf(request);
-    const user = this.signedIn(session, response);
-    if (!user) return;
-    const answer = await this.api.reconciliationRun(user.token, id);
-    if (this.signedOut(answer, response)) return;
-    const page = answer.ok ? runPage(answer.body) : errorPage(answer);
-    send(response, answer.status, layout('Reconciliation run', page, session));
+    const page = this.signedIn(request, response);
+    if (!page) return;
+    const answer = await this.api.reconciliationRun(page.user.token, id);
+    if (page.signedOut(answer)) return;
+    const body = answer.ok ? runPage(answer.body) : errorPage(answer);
+    page.show(answer.status, 'Reconciliation run', body);
   }
 
   @Get('dead-letters')
@@ -310,15 +278,14 @@ export class ConsoleController {
     @Query('replayed') replayed?: string,
     @Query('audit') audit?: string,
   ): Promise<void> {
-    const session = sessionOf(request);
-    const user = this.signedIn(session, response);
-    if (!user) return;
-    const answer = await this.api.deadLetters(user.token);
-    if (this.signedOut(answer, response)) return;
+    const page = this.signedIn(request, response);
+    if (!page) return;
+    const answer = await this.api.deadLetters(page.user.token);
+    if (page.signedOut(answer)) return;
     const notice =
       replayed !== undefined && audit !== undefined ? { at: replayed, audit } : undefined;
-    const page = answer.ok ? deadLettersPage(answer.body, user, notice) : errorPage(answer);
-    send(response, answer.status, layout('Dead letters', page, session));
+    const body = answer.ok ? deadLettersPage(answer.body, page.user, notice) : errorPage(answer);
+    page.show(answer.status, 'Dead letters', body);
   }
 
   @Get('dead-letters/replay')
@@ -327,13 +294,9 @@ export class ConsoleController {
     @Res() response: Response,
     @Query('at') at?: string,
   ): void {
-    const session = sessionOf(request);
-    if (!this.signedIn(session, response)) return;
-    send(
-      response,
-      200,
-      layout('Confirm replay', replayConfirmPage(at ?? '', session.csrf), session),
-    );
+    const page = this.signedIn(request, response);
+    if (!page) return;
+    page.show(200, 'Confirm replay', replayConfirmPage(at ?? '', page.session.csrf));
   }
 
   @Post('dead-letters/replay')
@@ -342,16 +305,15 @@ export class ConsoleController {
     @Res() response: Response,
     @Body() body: Record<string, unknown>,
   ): Promise<void> {
-    const session = sessionOf(request);
-    const user = this.signedIn(session, response);
-    if (!user) return;
+    const page = this.signedIn(request, response);
+    if (!page) return;
     const at = typeof body.at === 'string' ? body.at : '';
     const reason = typeof body.reason === 'string' ? body.reason : '';
-    const answer = await this.api.replayDeadLetter(user.token, at, reason);
-    if (this.signedOut(answer, response)) return;
+    const answer = await this.api.replayDeadLetter(page.user.token, at, reason);
+    if (page.signedOut(answer)) return;
     if (!answer.ok) {
-      const page = replayConfirmPage(at, session.csrf, answer, reason);
-      send(response, answer.status, layout('Confirm replay', page, session));
+      const again = replayConfirmPage(at, page.session.csrf, answer, reason);
+      page.show(answer.status, 'Confirm replay', again);
       return;
     }
     const query = new URLSearchParams({
@@ -368,51 +330,30 @@ export class ConsoleController {
     @Query('status') status?: string,
     @Query('endpoint') endpoint?: string,
   ): Promise<void> {
-    const session = sessionOf(request);
-    const user = this.signedIn(session, response);
-    if (!user) return;
+    const page = this.signedIn(request, response);
+    if (!page) return;
     const wanted = status === undefined || status === '' ? undefined : status;
     if (wanted !== undefined && !(CASE_STATUSES as readonly string[]).includes(wanted)) {
       const said = `Status “${wanted}” is not a case status: choose one of ${CASE_STATUSES.join(', ')}.`;
-      send(
-        response,
-        400,
-        layout(
-          'Cases',
-          errorPage({ ok: false, status: 400, code: 'FILTER_REFUSED', message: said }),
-          session,
-        ),
-      );
+      page.refuse(400, 'Cases', 'FILTER_REFUSED', said);
       return;
     }
-    const answer = await this.api.cases(user.token, wanted);
-    if (this.signedOut(answer, response)) return;
-    if (!answer.ok) {
-      send(response, answer.status, layout('Cases', errorPage(answer), session));
-      return;
-    }
+    const answer = await this.api.cases(page.user.token, wanted);
+    if (!page.answered(answer, 'Cases')) return;
     const endpoints =
-      endpointChoices(user.scope, this.config.filters.endpoints) ??
+      endpointChoices(page.user.scope, this.config.filters.endpoints) ??
       [...new Set(answer.body.map((c) => c.endpointId))].sort();
     const merchant = endpoint === undefined || endpoint === '' ? undefined : endpoint;
     if (merchant !== undefined && !endpoints.includes(merchant) && !/^\d{1,19}$/.test(merchant)) {
       const said = `Endpoint “${merchant}” is not an endpoint id (digits).`;
-      send(
-        response,
-        400,
-        layout(
-          'Cases',
-          errorPage({ ok: false, status: 400, code: 'FILTER_REFUSED', message: said }),
-          session,
-        ),
-      );
+      page.refuse(400, 'Cases', 'FILTER_REFUSED', said);
       return;
     }
     const filters = {
       ...(wanted ? { status: wanted } : {}),
       ...(merchant ? { endpoint: merchant } : {}),
     };
-    send(response, 200, layout('Cases', casesPage(answer.body, filters, endpoints), session));
+    page.show(200, 'Cases', casesPage(answer.body, filters, endpoints));
   }
 
   @Get('cases/:id')
@@ -421,13 +362,14 @@ export class ConsoleController {
     @Res() response: Response,
     @Param('id') id: string,
   ): Promise<void> {
-    const session = sessionOf(request);
-    const user = this.signedIn(session, response);
-    if (!user) return;
-    const answer = await this.api.case(user.token, id);
-    if (this.signedOut(answer, response)) return;
-    const page = answer.ok ? casePage(answer.body, user, session.csrf) : errorPage(answer);
-    send(response, answer.status, layout(`Case ${id}`, page, session));
+    const page = this.signedIn(request, response);
+    if (!page) return;
+    const answer = await this.api.case(page.user.token, id);
+    if (page.signedOut(answer)) return;
+    const body = answer.ok
+      ? casePage(answer.body, page.user, page.session.csrf)
+      : errorPage(answer);
+    page.show(answer.status, `Case ${id}`, body);
   }
 
   @Post('cases/:id/:step')
@@ -438,9 +380,9 @@ export class ConsoleController {
     @Param('step') step: string,
     @Body() body: Record<string, unknown>,
   ): Promise<void> {
-    const session = sessionOf(request);
-    const user = this.signedIn(session, response);
-    if (!user) return;
+    const page = this.signedIn(request, response);
+    if (!page) return;
+    const { token } = page.user;
     const text = (name: string) => (typeof body[name] === 'string' ? body[name].trim() : '');
     const reason = text('reason');
     let answer;
@@ -450,7 +392,7 @@ export class ConsoleController {
         const currency = text('currency');
         const minor = parseMajor(text('amount'), currencyExponent(currency));
         if (minor === undefined || currency === '') {
-          await this.caseAgain(response, session, user, id, 400, {
+          await this.caseAgain(page, id, 400, {
             ok: false,
             status: 400,
             code: 'AMOUNT_REFUSED',
@@ -459,16 +401,16 @@ export class ConsoleController {
           return;
         }
         const amountWhy = text('amountWhy');
-        answer = await this.api.proposeCase(user.token, id, {
+        answer = await this.api.proposeCase(token, id, {
           decision: 'done',
           amount: { minor, currency },
           ...(amountWhy === '' ? {} : { amountWhy }),
           reason,
         });
       } else if (decision === 'not-done' || decision === 'refresh-and-wait') {
-        answer = await this.api.proposeCase(user.token, id, { decision, reason });
+        answer = await this.api.proposeCase(token, id, { decision, reason });
       } else {
-        await this.caseAgain(response, session, user, id, 400, {
+        await this.caseAgain(page, id, 400, {
           ok: false,
           status: 400,
           code: 'DECISION_REFUSED',
@@ -477,29 +419,16 @@ export class ConsoleController {
         return;
       }
     } else if (step === 'approve') {
-      answer = await this.api.approveCase(user.token, id);
+      answer = await this.api.approveCase(token, id);
     } else if (step === 'reject-proposal') {
-      answer = await this.api.rejectCaseProposal(user.token, id, reason);
+      answer = await this.api.rejectCaseProposal(token, id, reason);
     } else {
-      send(
-        response,
-        404,
-        layout(
-          'Not found',
-          errorPage({
-            ok: false,
-            status: 404,
-            code: 'NOT_FOUND',
-            message: `a case has no step “${step}”`,
-          }),
-          session,
-        ),
-      );
+      page.refuse(404, 'Not found', 'NOT_FOUND', `a case has no step “${step}”`);
       return;
     }
-    if (this.signedOut(answer, response)) return;
+    if (page.signedOut(answer)) return;
     if (!answer.ok) {
-      await this.caseAgain(response, session, user, id, answer.status, caseRefusal(answer));
+      await this.caseAgain(page, id, answer.status, caseRefusal(answer));
       return;
     }
     response.redirect(303, casePath(id));
@@ -513,29 +442,24 @@ export class ConsoleController {
     @Query('endpoint') endpoint?: string,
     @Query('closed') closed?: string,
   ): Promise<void> {
-    const session = sessionOf(request);
-    const user = this.signedIn(session, response);
-    if (!user) return;
-    const chosen = this.dayChoice(day, endpoint);
-    if (typeof chosen === 'string') {
-      this.dayRefused(response, session, user, day, endpoint, chosen);
-      return;
-    }
-    const answer = await this.api.day(user.token, chosen.day, chosen.endpoint);
-    if (this.signedOut(answer, response)) return;
+    const asked = this.dayPage(request, response, day, endpoint);
+    if (!asked) return;
+    const { page, chosen } = asked;
+    const answer = await this.api.day(page.user.token, chosen.day, chosen.endpoint);
+    if (page.signedOut(answer)) return;
     const notice =
       closed !== undefined && /^\d{1,6}$/.test(closed)
         ? `Closed: ${closed} merchant(s).`
         : undefined;
-    const page = dayClosePage(
+    const body = dayClosePage(
       chosen.day,
       chosen.endpoint,
       answer.ok ? answer.body : answer,
-      user,
-      session.csrf,
+      page.user,
+      page.session.csrf,
       notice,
     );
-    send(response, answer.status, layout(`Day close ${chosen.day}`, page, session));
+    page.show(answer.status, `Day close ${chosen.day}`, body);
   }
 
   @Get('day-close/csv')
@@ -545,28 +469,11 @@ export class ConsoleController {
     @Query('day') day?: string,
     @Query('endpoint') endpoint?: string,
   ): Promise<void> {
-    const session = sessionOf(request);
-    const user = this.signedIn(session, response);
-    if (!user) return;
-    const chosen = this.dayChoice(day, endpoint);
-    if (typeof chosen === 'string') {
-      send(
-        response,
-        400,
-        layout(
-          'Day close',
-          errorPage({ ok: false, status: 400, code: 'FILTER_REFUSED', message: chosen }),
-          session,
-        ),
-      );
-      return;
-    }
-    const answer = await this.api.day(user.token, chosen.day, chosen.endpoint);
-    if (this.signedOut(answer, response)) return;
-    if (!answer.ok) {
-      send(response, answer.status, layout('Day close', errorPage(answer), session));
-      return;
-    }
+    const asked = this.dayPage(request, response, day, endpoint, 'plain');
+    if (!asked) return;
+    const { page, chosen } = asked;
+    const answer = await this.api.day(page.user.token, chosen.day, chosen.endpoint);
+    if (!page.answered(answer, 'Day close')) return;
     const name = `day-close-${chosen.day}${chosen.endpoint ? `-${chosen.endpoint}` : ''}.csv`;
     response
       .status(200)
@@ -581,21 +488,16 @@ export class ConsoleController {
     @Res() response: Response,
     @Body() body: Record<string, unknown>,
   ): Promise<void> {
-    const session = sessionOf(request);
-    const user = this.signedIn(session, response);
-    if (!user) return;
     const day = typeof body.day === 'string' ? body.day : undefined;
     const endpoint = typeof body.endpoint === 'string' ? body.endpoint : undefined;
-    const chosen = this.dayChoice(day, endpoint);
-    if (typeof chosen === 'string') {
-      this.dayRefused(response, session, user, day, endpoint, chosen);
-      return;
-    }
-    const answer = await this.api.closeDay(user.token, chosen.day, chosen.endpoint);
-    if (this.signedOut(answer, response)) return;
+    const asked = this.dayPage(request, response, day, endpoint);
+    if (!asked) return;
+    const { page, chosen } = asked;
+    const answer = await this.api.closeDay(page.user.token, chosen.day, chosen.endpoint);
+    if (page.signedOut(answer)) return;
     if (!answer.ok) {
-      const page = dayClosePage(chosen.day, chosen.endpoint, answer, user, session.csrf);
-      send(response, answer.status, layout('Day close', page, session));
+      const again = dayClosePage(chosen.day, chosen.endpoint, answer, page.user, page.session.csrf);
+      page.show(answer.status, 'Day close', again);
       return;
     }
     const query = new URLSearchParams({
@@ -606,59 +508,53 @@ export class ConsoleController {
     response.redirect(303, `/day-close?${query.toString()}`);
   }
 
-  /** The day and merchant of a day-close page, or what is wrong with them in words. */
-  /** The day-close page again, the refused day or endpoint said in words (400). */
-  private dayRefused(
+  /**
+   * The signed-in page and the day and merchant it asks for; undefined when the route is done:
+   * the sign-in page, or the refused day or endpoint said in words (400) on the day-close page
+   * (`plain`: on the error page, for the CSV).
+   */
+  private dayPage(
+    request: ConsoleRequest,
     response: Response,
-    session: Session,
-    user: SignedInUser,
     day: string | undefined,
     endpoint: string | undefined,
-    message: string,
-  ): void {
-    const refused = { ok: false as const, status: 400, code: 'FILTER_REFUSED', message };
-    const page = dayClosePage(day ?? '', endpoint, refused, user, session.csrf);
-    send(response, 400, layout('Day close', page, session));
-  }
-
-  private dayChoice(
-    day: string | undefined,
-    endpoint: string | undefined,
-  ): { day: string; endpoint?: string } | string {
-    const d = day === undefined || day.trim() === '' ? yesterday(new Date()) : day.trim();
-    if (!isDay(d)) return `Day “${d}” is not a day (YYYY-MM-DD).`;
-    const e = endpoint === undefined || endpoint.trim() === '' ? undefined : endpoint.trim();
-    if (e !== undefined && !/^\d{1,19}$/.test(e))
-      return `Endpoint “${e}” is not an endpoint id (digits).`;
-    return { day: d, ...(e === undefined ? {} : { endpoint: e }) };
+    refusal: 'day-close' | 'plain' = 'day-close',
+  ): { page: ConsolePage; chosen: { day: string; endpoint?: string } } | undefined {
+    const page = this.signedIn(request, response);
+    if (!page) return undefined;
+    const chosen = dayChoice(day, endpoint);
+    if (typeof chosen !== 'string') return { page, chosen };
+    if (refusal === 'plain') {
+      page.refuse(400, 'Day close', 'FILTER_REFUSED', chosen);
+      return undefined;
+    }
+    const refused = { ok: false as const, status: 400, code: 'FILTER_REFUSED', message: chosen };
+    page.show(
+      400,
+      'Day close',
+      dayClosePage(day ?? '', endpoint, refused, page.user, page.session.csrf),
+    );
+    return undefined;
   }
 
   /** The case page again with the API's refusal (or the console's) in plain words. */
   private async caseAgain(
-    response: Response,
-    session: Session,
-    user: SignedInUser,
+    page: ConsolePage,
     id: string,
     status: number,
     refusal: Parameters<typeof casePage>[3],
   ): Promise<void> {
-    const again = await this.api.case(user.token, id);
-    const page = again.ok ? casePage(again.body, user, session.csrf, refusal) : errorPage(again);
-    send(response, status, layout(`Case ${id}`, page, session));
+    const again = await this.api.case(page.user.token, id);
+    const body = again.ok
+      ? casePage(again.body, page.user, page.session.csrf, refusal)
+      : errorPage(again);
+    page.show(status, `Case ${id}`, body);
   }
 
-  /** The signed-in person, or a redirect to the sign-in page. */
-  private signedIn(session: Session, response: Response): SignedInUser | undefined {
-    if (session.user) return session.user;
-    response.redirect(303, '/sign-in');
-    return undefined;
-  }
-
-  /** A token the API no longer knows (revoked): the session ends and the person signs in again. */
-  private signedOut(answer: ApiAnswer<unknown>, response: Response): boolean {
-    if (answer.ok || answer.status !== 401) return false;
-    writeSession(response, this.cookie, this.sealer, this.sealer.fresh());
-    response.redirect(303, '/sign-in');
-    return true;
+  /** The signed-in person's page, or a redirect to the sign-in page. */
+  private signedIn(request: ConsoleRequest, response: Response): ConsolePage | undefined {
+    return ConsolePage.signedIn(request, response, () =>
+      writeSession(response, this.cookie, this.sealer, this.sealer.fresh()),
+    );
   }
 }

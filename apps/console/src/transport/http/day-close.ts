@@ -30,6 +30,19 @@ export function isDay(text: string): boolean {
   return /^\d{4}-\d{2}-\d{2}$/.test(text) && !Number.isNaN(Date.parse(`${text}T00:00:00Z`));
 }
 
+/** The day and merchant of a day-close page, or what is wrong with them in words. */
+export function dayChoice(
+  day: string | undefined,
+  endpoint: string | undefined,
+): { day: string; endpoint?: string } | string {
+  const d = day === undefined || day.trim() === '' ? yesterday(new Date()) : day.trim();
+  if (!isDay(d)) return `Day “${d}” is not a day (YYYY-MM-DD).`;
+  const e = endpoint === undefined || endpoint.trim() === '' ? undefined : endpoint.trim();
+  if (e !== undefined && !/^\d{1,19}$/.test(e))
+    return `Endpoint “${e}” is not an endpoint id (digits).`;
+  return { day: d, ...(e === undefined ? {} : { endpoint: e }) };
+}
+
 /** A value as plain text: scalars as they are, anything else as JSON. */
 function scalarText(value: unknown): string {
   if (value === null || value === undefined) return '';

@@ -99,9 +99,13 @@ function decideOperationResult<O extends OperationInFlight, D, E>(
         return noTrace(scope, result.completedAt);
       return ignored('NO_NEWS');
     }
-    // Held back by the adapter's status budget: asked again when it says, not sooner.
+    // Held back by the adapter's status budget: asked again when it says, not sooner, and in
+    // the class it was asked in when that was urgent (a verified callback's or a refresh's
+    // query stays urgent; its age would make it background, at the end of that line).
     if (reply.kind === 'not-sent' && reply.retryAt !== undefined)
-      return ignored('NO_NEWS', [heldPoll(op, result.requestId, reply.retryAt, ctx.now)]);
+      return ignored('NO_NEWS', [
+        heldPoll(op, result.requestId, reply.retryAt, ctx.now, result.priority === 'urgent'),
+      ]);
     // A failed status query changes nothing: the poll timer asks again.
     if (reply.kind !== 'accepted' || reply.report === undefined) return ignored('NO_NEWS');
     switch (replySubject(reply.report, about, order, op, (o) => vocab.opensOrder(o))) {
@@ -517,17 +521,26 @@ export function statusPoll(
  * The poll after a status query the adapter held back (its status budget spent, or a query for
  * the same payment sent moments ago: `retryAt`): at `retryAt` plus a jitter
  * (domain/gateway-operation/polling.ts `heldPollDelay`), never sooner; the class's cadence resumes
- * once a query is sent.
+ * once a query is sent. `urgent`: the held query was urgent (the result's `priority`): the poll
+ * is urgent again, as a hint's (a verified callback's query held because another query of the
+ * payment was sent moments ago, or the budget was spent, used to come back in the class its
+ * operation's age gave it — background past a minute — and wait at the end of that line).
  */
 export function heldPoll(
   op: Pick<OperationInFlight, 'requestId'>,
   queryId: string,
   retryAt: string,
   now: string,
+  urgent = false,
 ): Extract<OperationEffect, { type: 'schedule-timer' }> {
   return {
     type: 'schedule-timer',
-    timer: { kind: 'status-poll', requestId: op.requestId, attempt: 2 },
+    timer: {
+      kind: 'status-poll',
+      requestId: op.requestId,
+      attempt: 2,
+      ...(urgent ? { hinted: true as const } : {}),
+    },
     at: addMs(now, heldPollDelay(Date.parse(retryAt), Date.parse(now), queryId)),
   };
 }

@@ -135,7 +135,10 @@ export interface GatewayOrder {
 }
 
 export type OperationTimer =
-  /** `hinted`: brought forward by a verified callback or browser return (an urgent query). */
+  /**
+   * `hinted`: brought forward by a verified callback or browser return, or asked again after the
+   * adapter held an urgent query back (an urgent query).
+   */
   | { kind: 'status-poll'; requestId: string; attempt: number; hinted?: true }
   | { kind: 'unknown-alert'; requestId: string }
   | ResultDeadlineTimer;

@@ -58,7 +58,9 @@ export function notSentRetryDelay(attempt: number): number {
  *    The adapter gives this class a bounded share, so no population of them takes the budget
  *    from fresher ones.
  * A query the adapter held back (not-sent with `retryAt`) is asked again at `retryAt` plus a
- * jitter ({@link heldPollDelay}), whatever the flow: the adapter's `retryAt` is the payment's turn
+ * jitter ({@link heldPollDelay}), whatever the flow, and urgent again when it was urgent (the
+ * result's `priority`: a verified callback's query held back must not fall to the class its
+ * operation's age gives it, at the end of that line): the adapter's `retryAt` is the payment's turn
  * in its class's line, so those held go first in the order they were held and none is starved
  * for good; the refusal is planned with, not repeated every few seconds.
  */
@@ -84,7 +86,10 @@ export interface PollFacts {
   readonly alerted?: boolean;
   /** Waiting for the payer (3-D Secure challenge, hosted form, approval). */
   readonly waitingForPayer?: boolean;
-  /** This poll was brought forward by a verified callback or browser return. */
+  /**
+   * This poll was brought forward by a verified callback or browser return, or asks again a
+   * query the adapter held back while it was urgent (gateway-operation.ts `heldPoll`).
+   */
   readonly hinted?: boolean;
 }
 

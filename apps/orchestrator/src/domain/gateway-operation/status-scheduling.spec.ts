@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { MERCHANT, PAYMENT_ID, saleCommand, testUuid } from '@payments/contracts/testing';
 import type { GatewayStatusRequest, RefreshStatusCommand } from '@payments/contracts';
 import * as payments from '../../../test/kits/card-payment.kit';
-import type { PaymentInput } from '../../flows/card-payment/domain/inputs';
+import type { PaymentInput, Timer } from '../../flows/card-payment/domain/inputs';
 import type { PaymentState } from '../../flows/card-payment/domain/state';
 import { gatewayResultInput } from '../../flows/card-payment/gateway-vocabulary';
 import { msBetween } from '../decision';
@@ -266,6 +266,66 @@ describe('a flow polls through the scheduler', () => {
     const after = msBetween(retryAt, next?.at ?? '');
     expect(after).toBeGreaterThanOrEqual(0);
     expect(after).toBeLessThan(HELD_JITTER_MS);
+  });
+
+  it('an urgent query the adapter held back (a verified callback on an operation past a minute old) is asked again urgent, not in the background class its age gives it', () => {
+    const at = payments.at(2 * MINUTE);
+    const retryAt = payments.at(2 * MINUTE + 800);
+    // The callback's hint: an urgent query now, though the sale is two minutes old.
+    const asked = processingSale().when(pollTimer(1, true), at);
+    expect(pollOf(asked.decision.effects).request.priority).toBe('urgent');
+    // The adapter held it (another query of the payment sent moments ago) and says so.
+    const held = processingSale().when(
+      (state) =>
+        gatewayResultInput({
+          requestId: '10000000-0000-4000-8000-00000000abcf',
+          paymentId: PAYMENT_ID,
+          operation: 'status',
+          subjectRequestId: state.inFlight?.requestId ?? '',
+          attempt: 1,
+          result: {
+            kind: 'not-sent',
+            reason: 'status query for this payment sent moments ago',
+            retryAt,
+          },
+          priority: 'urgent',
+          completedAt: at,
+        }),
+      at,
+    );
+    held.thenIgnored('NO_NEWS');
+    const [next] = held.decision.effects as Array<{
+      type: string;
+      at: string;
+      timer: Timer;
+    }>;
+    expect(next?.type).toBe('schedule-timer');
+    expect(msBetween(retryAt, next?.at ?? '')).toBeLessThan(HELD_JITTER_MS);
+    // That poll, when it fires, is urgent again; a held background query's is not.
+    if (next === undefined) throw new Error('no poll');
+    const again = processingSale().when(() => payments.timer(next.timer), next.at);
+    expect(pollOf(again.decision.effects).request.priority).toBe('urgent');
+    const heldBackground = processingSale().when(
+      (state) =>
+        gatewayResultInput({
+          requestId: '10000000-0000-4000-8000-00000000abd0',
+          paymentId: PAYMENT_ID,
+          operation: 'status',
+          subjectRequestId: state.inFlight?.requestId ?? '',
+          attempt: 1,
+          result: { kind: 'not-sent', reason: 'status budget spent', retryAt },
+          priority: 'background',
+          completedAt: at,
+        }),
+      at,
+    );
+    const [plain] = heldBackground.decision.effects as Array<{
+      at: string;
+      timer: Timer;
+    }>;
+    if (plain === undefined) throw new Error('no poll');
+    const later = processingSale().when(() => payments.timer(plain.timer), plain.at);
+    expect(pollOf(later.decision.effects).request.priority).toBe('background');
   });
 
   it('a status query held by the adapter is asked again at its retryAt (plus jitter), not at the fast cadence', () => {

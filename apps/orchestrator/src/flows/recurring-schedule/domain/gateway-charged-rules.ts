@@ -1,7 +1,10 @@
+import type { GatewayResult } from '@payments/contracts';
 import { addMs, unhandled } from '../../../domain/decision';
 import {
   decideOperationInput,
   firstPoll,
+  statusRequest,
+  unknownAlertTimer,
   type GatewayOrder,
   type OperationEffect,
   type OperationInput,
@@ -383,4 +386,57 @@ export function chargeStep(
     ctx,
   });
   return outcomeOf(step, chargeTimerKinds(charge.gatewayOrderId), op.commandId, extra);
+}
+
+/**
+ * A charge just reported: its status asked at once, polled at the shared cadence, and its alert
+ * armed for when it stays unknown.
+ */
+export function startConfirming(
+  state: GatewayChargedState,
+  charge: GatewayCharge,
+  op: ChargeOp,
+  policy: SchedulePolicy,
+  ctx: GatewayContext,
+  askNow = true,
+): GatewayEffect[] {
+  return scheduleEffects(
+    [
+      ...(askNow
+        ? [
+            {
+              type: 'send-gateway-request' as const,
+              request: statusRequest(chargeOrder(state.terms, charge), op, ctx),
+            },
+          ]
+        : []),
+      firstPoll(op, ctx.now),
+      unknownAlertTimer(op, ctx.now, operationRules(policy, true)),
+    ],
+    chargeTimerKinds(charge.gatewayOrderId),
+  );
+}
+
+/** The report of a status reply, and the gateway order it names. */
+export function reportOf(result: GatewayResult) {
+  const r = result.result;
+  const report = r.kind === 'accepted' ? r.report : undefined;
+  const orderId = report?.gatewayOrderId ?? (r.kind === 'accepted' ? r.gatewayOrderId : undefined);
+  return { report, orderId };
+}
+
+/**
+ * A status reply about a charge's order speaks of the charge only when it names that order (or
+ * none) and a charge's transaction type (a sale or rebill, or none): a later refund of the order
+ * is not its outcome.
+ */
+export function aboutCharge(
+  report: NonNullable<ReturnType<typeof reportOf>['report']>,
+  charge: Pick<GatewayCharge, 'gatewayOrderId'>,
+): boolean {
+  const type = report.transactionType;
+  return (
+    (report.gatewayOrderId === undefined || report.gatewayOrderId === charge.gatewayOrderId) &&
+    (type === undefined || type === 'sale' || type === 'rebill')
+  );
 }

@@ -1,19 +1,12 @@
-import type { GatewayCallback, GatewayResult } from '@payments/contracts';
+import type { GatewayCallback } from '@payments/contracts';
 import { derivedUuid } from '../../../domain';
-import { addMs, unhandled } from '../../../domain/decision';
+import { unhandled } from '../../../domain/decision';
 import {
-  decideOperationInput,
-  firstPoll,
-  heldPoll,
   type OperationInFlight,
   type OperationTimer,
   refreshQuery,
-  statusPoll,
-  statusRequest,
   unknownAlertTimer,
-  unknownAlertVerdict,
 } from '../../../domain/gateway-operation/gateway-operation';
-import { firstCycleFrom } from './calendar';
 import {
   askAboutDecidedCharge,
   chargeAnswerAfterDecision,
@@ -22,8 +15,6 @@ import {
 import {
   CHARGE_ALERT_TIMER_PREFIX,
   CHARGE_STATUS_TIMER_PREFIX,
-  type ChargeOp,
-  EXPECTED_CHARGE_TIMER,
   type GatewayCharge,
   type GatewayChargedState,
   MISSING_CHARGE_TIMER_PREFIX,
@@ -33,15 +24,12 @@ import {
 } from './state';
 import {
   type GatewayContext,
-  type GatewayDraft,
   type GatewayEffect,
   type GatewayInput,
   type GatewayOutcome,
   type StatusTimer,
-  chargeClientOrderId,
   chargeOp,
   chargeSubjectId,
-  expectedChargeSubjectId,
   newChargeOp,
   registrationOp,
   registrationRequestId,
@@ -50,19 +38,25 @@ import {
   EXPECTED_CHARGE_KINDS,
   type OperationKinds,
   REGISTRATION_KINDS,
+  aboutCharge,
   chargeOrder,
   chargeStep,
   chargeTimerKinds,
-  chargeVocabulary,
-  expectCycle,
-  expectedChargeOp,
   firstOf,
-  graceMs,
   operationRules,
   registrationOrder,
   registrationStep,
+  reportOf,
   scheduleEffects,
+  startConfirming,
 } from './gateway-charged-rules';
+import {
+  expectedChargeAlert,
+  expectedCycleAnswered,
+  expectedCycleAsked,
+  expectedCycleTimer,
+  missingCycleTimer,
+} from './gateway-charged-expected';
 
 /**
  * Schedules registered with the gateway (create-recurring-payment v4), pure.
@@ -99,35 +93,7 @@ import {
 
 export * from './gateway-charged-model';
 export { chargeTimerKinds } from './gateway-charged-rules';
-
-/**
- * A charge just reported: its status asked at once, polled at the shared cadence, and its alert
- * armed for when it stays unknown.
- */
-function startConfirming(
-  state: GatewayChargedState,
-  charge: GatewayCharge,
-  op: ChargeOp,
-  policy: SchedulePolicy,
-  ctx: GatewayContext,
-  askNow = true,
-): GatewayEffect[] {
-  return scheduleEffects(
-    [
-      ...(askNow
-        ? [
-            {
-              type: 'send-gateway-request' as const,
-              request: statusRequest(chargeOrder(state.terms, charge), op, ctx),
-            },
-          ]
-        : []),
-      firstPoll(op, ctx.now),
-      unknownAlertTimer(op, ctx.now, operationRules(policy, true)),
-    ],
-    chargeTimerKinds(charge.gatewayOrderId),
-  );
-}
+export { missingChargeTimerKind } from './gateway-charged-expected';
 
 /**
  * A refresh of a registered schedule: a status query now about each of its operations in flight —
@@ -320,312 +286,5 @@ function reported(
     ],
     effects: startConfirming(state, charge, op, policy, ctx),
     commandId: derivedUuid(`callback/${callback.notificationId}`),
-  };
-}
-
-/** The report of a status reply, and the gateway order it names. */
-function reportOf(result: GatewayResult) {
-  const r = result.result;
-  const report = r.kind === 'accepted' ? r.report : undefined;
-  const orderId = report?.gatewayOrderId ?? (r.kind === 'accepted' ? r.gatewayOrderId : undefined);
-  return { report, orderId };
-}
-
-/**
- * A status reply about a charge's order speaks of the charge only when it names that order (or
- * none) and a charge's transaction type (a sale or rebill, or none): a later refund of the order
- * is not its outcome.
- */
-function aboutCharge(
-  report: NonNullable<ReturnType<typeof reportOf>['report']>,
-  charge: Pick<GatewayCharge, 'gatewayOrderId'>,
-): boolean {
-  const type = report.transactionType;
-  return (
-    (report.gatewayOrderId === undefined || report.gatewayOrderId === charge.gatewayOrderId) &&
-    (type === undefined || type === 'sale' || type === 'rebill')
-  );
-}
-
-/**
- * The expected-cycle timer: recorded already → the next cycle; else the shared status poll (the
- * query by its client order id, the next at the shared cadence from when it was due, or first
- * asked if later) and the shared unknown-outcome alert, armed at the same instant by every poll
- * (the search's end).
- */
-function expectedCycleTimer(
-  state: GatewayChargedState,
-  timer: Extract<StatusTimer, { expectedCycle: number }>,
-  policy: SchedulePolicy,
-  ctx: GatewayContext,
-): GatewayOutcome {
-  const { expectedCycle: cycle, poll } = timer;
-  if (state.status !== 'registered') return { outcome: 'ignored', reason: 'TIMER_OBSOLETE' };
-  const id = state.terms.scheduleId;
-  const commandId = derivedUuid(`recurring-schedule/${id}/expected-charge/${cycle}/${poll}`);
-  if (state.charges.some((c) => c.cycle === cycle))
-    return {
-      outcome: 'accepted',
-      drafts: [],
-      effects: expectCycle(state, cycle + 1, policy),
-      commandId,
-    };
-  // Timers written before `askedSince` carry on from the cycle's time and the grace.
-  const askedSince = timer.askedSince ?? (poll === 1 ? ctx.now : undefined);
-  const op = expectedChargeOp(state, cycle, policy, ctx.now, askedSince);
-  return {
-    outcome: 'accepted',
-    drafts: [],
-    effects: [
-      ...askForCharge(state, op, cycle, poll, ctx, {
-        kind: EXPECTED_CHARGE_TIMER,
-        ...(askedSince === undefined ? {} : { askedSince }),
-      }),
-      ...scheduleEffects(
-        [unknownAlertTimer(op, op.unknownSince ?? op.requestedAt, operationRules(policy, true))],
-        EXPECTED_CHARGE_KINDS,
-      ),
-    ],
-    commandId,
-  };
-}
-
-/**
- * The expected cycle's alert (the shared rule: its outcome unknown from its time and the grace on
- * for the whole window): no charge found → a person is alerted (not-found) and the next cycle is
- * expected; the charge is never assumed made. Found meanwhile, or another cycle's: obsolete.
- */
-function expectedChargeAlert(
-  state: GatewayChargedState,
-  timer: Extract<OperationTimer, { kind: 'unknown-alert' }>,
-  policy: SchedulePolicy,
-  ctx: GatewayContext,
-): GatewayOutcome {
-  const obsolete: GatewayOutcome = { outcome: 'ignored', reason: 'TIMER_OBSOLETE' };
-  const cycle = expectedCycleAsked(state, timer.requestId, policy, ctx.now);
-  if (cycle === undefined || state.charges.some((c) => c.cycle === cycle)) return obsolete;
-  const op = expectedChargeOp(state, cycle, policy, ctx.now);
-  const alert = unknownAlertVerdict(timer, op, operationRules(policy, true), ctx.now);
-  if (alert.verdict === 'obsolete') return obsolete;
-  const id = state.terms.scheduleId;
-  const commandId = derivedUuid(`recurring-schedule/${id}/expected-charge/${cycle}/alert`);
-  if (alert.verdict === 'later')
-    return {
-      outcome: 'accepted',
-      drafts: [],
-      effects: scheduleEffects([alert.rearm], EXPECTED_CHARGE_KINDS),
-      commandId,
-    };
-  const clientOrderId = chargeClientOrderId(id, cycle, firstOf(state));
-  return {
-    outcome: 'accepted',
-    drafts: [{ type: 'gateway-charge-alert', cycle, clientOrderId, reason: 'not-found' }],
-    effects: [
-      ...expectCycle(state, cycle + 1, policy),
-      // Still asked for, slowly (the first query now, the next at the slow cadence).
-      {
-        type: 'set-status-timer',
-        kind: missingChargeTimerKind(cycle),
-        at: ctx.now,
-        timer: { poll: 1, expectedCycle: cycle },
-      },
-    ],
-    commandId,
-  };
-}
-
-/** The slow search's timer kind of a cycle alerted not-found. */
-export const missingChargeTimerKind = (cycle: number): string =>
-  `${MISSING_CHARGE_TIMER_PREFIX}${cycle}`;
-
-/**
- * A cycle alerted `not-found`, its charge still not seen: asked for again by its client order id
- * at the slow cadence the shared rule gives an operation alerted for a person with no trace of it
- * (gateway-operation.ts `statusPoll`), for as long as it stays missing — a gateway that charges
- * late, its callbacks lost, is still found (and the answer is taken as any expected cycle's).
- * Seen meanwhile (a callback, reconciliation, an answer): obsolete.
- */
-function missingCycleTimer(
-  state: GatewayChargedState,
-  timer: Extract<StatusTimer, { expectedCycle: number }>,
-  policy: SchedulePolicy,
-  ctx: GatewayContext,
-): GatewayOutcome {
-  const { expectedCycle: cycle, poll } = timer;
-  if (
-    state.status !== 'registered' ||
-    state.missingCycles?.includes(cycle) !== true ||
-    state.charges.some((c) => c.cycle === cycle)
-  )
-    return { outcome: 'ignored', reason: 'TIMER_OBSOLETE' };
-  const id = state.terms.scheduleId;
-  const op: ChargeOp = {
-    ...expectedChargeOp(state, cycle, policy, ctx.now),
-    alerted: true,
-    concern: 'no-trace',
-  };
-  return {
-    outcome: 'accepted',
-    drafts: [],
-    effects: askForCharge(state, op, cycle, poll, ctx, { kind: missingChargeTimerKind(cycle) }),
-    commandId: derivedUuid(`recurring-schedule/${id}/missing-charge/${cycle}/${poll}`),
-  };
-}
-
-/**
- * Ask the gateway for a cycle's charge by its client order id (the shared status poll) and set
- * the search's timer of `kind` for the next poll at the shared cadence.
- */
-function askForCharge(
-  state: Extract<GatewayChargedState, { status: 'registered' }>,
-  op: ChargeOp,
-  cycle: number,
-  poll: number,
-  ctx: GatewayContext,
-  next: { kind: string; askedSince?: string },
-): GatewayEffect[] {
-  const id = state.terms.scheduleId;
-  const [query, again] = statusPoll(
-    {
-      sagaId: id,
-      merchant: state.terms.merchant,
-      clientOrderId: chargeClientOrderId(id, cycle, firstOf(state)),
-    },
-    op,
-    poll,
-    ctx,
-  );
-  const { kind, askedSince } = next;
-  return [
-    query,
-    {
-      type: 'set-status-timer',
-      kind,
-      at: again.at,
-      timer: {
-        poll: poll + 1,
-        expectedCycle: cycle,
-        ...(askedSince === undefined ? {} : { askedSince }),
-      },
-    },
-  ];
-}
-
-/**
- * The cycle an expected-charge status reply asked about: one whose time and grace have passed
- * by now and that is not recorded (searched back from the latest such cycle).
- */
-function expectedCycleAsked(
-  state: GatewayChargedState,
-  subjectRequestId: string | undefined,
-  policy: SchedulePolicy,
-  now: string,
-): number | undefined {
-  if (subjectRequestId === undefined || state.status !== 'registered') return undefined;
-  const { rule, scheduleId } = state.terms;
-  const first = firstOf(state);
-  const upTo = firstCycleFrom(rule, first, addMs(now, -graceMs(policy))) ?? first + 10_000;
-  for (let c = upTo; c >= first && upTo - c <= 10_000; c -= 1)
-    if (expectedChargeSubjectId(scheduleId, c) === subjectRequestId) return c;
-  return undefined;
-}
-
-/**
- * A status reply about an expected cycle's order: a charge found is recorded as its callback
- * would have (reported), and this very reply is then its first status answer (the shared rules
- * settle it when final, amount checked); else it is confirmed by polling. The next cycle is then
- * expected. No order yet: the next poll is armed.
- */
-function expectedCycleAnswered(
-  result: GatewayResult,
-  cycle: number,
-  state: GatewayChargedState,
-  policy: SchedulePolicy,
-  ctx: GatewayContext,
-): GatewayOutcome {
-  const commandId = result.requestId;
-  if (state.charges.some((c) => c.cycle === cycle))
-    return { outcome: 'ignored', reason: 'CHARGE_ALREADY_RECORDED' };
-  const { report, orderId } = reportOf(result);
-  if (result.result.kind === 'not-sent' && result.result.retryAt !== undefined) {
-    // Held back by the adapter's status budget: asked again at retryAt (plus the shared jitter),
-    // not at the search's next cadence, which for a missing cycle is an hour away (issue #38).
-    const kind =
-      state.missingCycles?.includes(cycle) === true
-        ? missingChargeTimerKind(cycle)
-        : EXPECTED_CHARGE_TIMER;
-    const { at } = heldPoll(
-      { requestId: expectedChargeSubjectId(state.terms.scheduleId, cycle) },
-      result.requestId,
-      result.result.retryAt,
-      ctx.now,
-    );
-    return {
-      outcome: 'accepted',
-      drafts: [],
-      effects: [{ type: 'advance-status-timer', kind, at }],
-      commandId,
-    };
-  }
-  if (report === undefined || orderId === undefined)
-    return { outcome: 'accepted', drafts: [], effects: [], commandId };
-  if (state.charges.some((c) => c.gatewayOrderId === orderId))
-    return { outcome: 'ignored', reason: 'CHARGE_ALREADY_RECORDED' };
-  const charge: GatewayCharge = {
-    gatewayOrderId: orderId,
-    clientOrderId: chargeClientOrderId(state.terms.scheduleId, cycle, firstOf(state)),
-    cycle,
-    outcome: 'confirming',
-  };
-  const reportedDraft: GatewayDraft = {
-    type: 'gateway-charge-reported',
-    cycle,
-    gatewayOrderId: orderId,
-    clientOrderId: charge.clientOrderId,
-    reportedStatus: report.status,
-  };
-  // A missing cycle found late: its slow search ends (the search of later cycles goes on as it is).
-  const next: GatewayEffect[] =
-    state.missingCycles?.includes(cycle) === true
-      ? [{ type: 'cancel-status-timer', kind: missingChargeTimerKind(cycle) }]
-      : expectCycle(state, cycle + 1, policy);
-  const op = newChargeOp(state.terms.scheduleId, orderId, ctx.now);
-  if (!aboutCharge(report, charge)) {
-    return {
-      outcome: 'accepted',
-      drafts: [reportedDraft],
-      effects: [...startConfirming(state, charge, op, policy, ctx, false), ...next],
-      commandId,
-    };
-  }
-  const step = decideOperationInput(
-    { kind: 'gateway-result', result: { ...result, subjectRequestId: op.requestId } },
-    {
-      order: chargeOrder(state.terms, charge),
-      op,
-      vocab: chargeVocabulary(state, charge),
-      rules: operationRules(policy, true),
-      ctx,
-    },
-  );
-  // Settled by this reply (the shared rules drop the operation's timers): nothing to poll.
-  const settled = step.effects.some((e) => e.type === 'cancel-timer' && e.timer === 'status-poll');
-  const kinds = chargeTimerKinds(orderId);
-  return {
-    outcome: 'accepted',
-    drafts: [reportedDraft, ...(step.outcome === 'news' ? step.drafts : [])],
-    effects: [
-      // Not settled: polled from now on (this reply was its first answer: the next query waits
-      // for the first poll), and what the reply says of its timers comes after (an alert
-      // dropped). Settled: none was ever armed.
-      ...(settled
-        ? []
-        : [
-            ...startConfirming(state, charge, op, policy, ctx, false),
-            ...scheduleEffects(step.effects, kinds),
-          ]),
-      ...next,
-    ],
-    commandId,
   };
 }

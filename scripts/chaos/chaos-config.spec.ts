@@ -1,4 +1,4 @@
-import { DEFAULT_FAULTS, faultRules } from './chaos-config';
+import { dayCloseRequested, DEFAULT_FAULTS, faultRules } from './chaos-config';
 
 /**
  * The sandbox applies the first fault rule that hits, so a share meant of all requests must be
@@ -49,5 +49,30 @@ describe('faultRules', () => {
     const answer = slow.find((r) => r.latencyAfterMs !== undefined);
     expect(arrival?.latencyMs).toBeGreaterThan(mix.gatewayTimeoutMs);
     expect(answer?.latencyAfterMs).toBeGreaterThan(mix.gatewayTimeoutMs);
+  });
+});
+
+describe('dayCloseRequested: the day close is off unless asked for', () => {
+  it('is off with neither the flag nor CHAOS_DAY_CLOSE (npm run chaos, the e2e in npm test)', () => {
+    expect(dayCloseRequested([], {})).toBe(false);
+    expect(dayCloseRequested(['--commands=300', '--cluster=false'], { CHAOS_SEED: '3' })).toBe(
+      false,
+    );
+    expect(dayCloseRequested([], { CHAOS_DAY_CLOSE: '0' })).toBe(false);
+    expect(dayCloseRequested([], { CHAOS_DAY_CLOSE: '' })).toBe(false);
+  });
+
+  it('is on with --day-close (bare, =true or =1) or CHAOS_DAY_CLOSE=1 (or true)', () => {
+    expect(dayCloseRequested(['--day-close'], {})).toBe(true);
+    expect(dayCloseRequested(['--seed=3', '--day-close=true'], {})).toBe(true);
+    expect(dayCloseRequested(['--day-close=1'], {})).toBe(true);
+    expect(dayCloseRequested([], { CHAOS_DAY_CLOSE: '1' })).toBe(true);
+    expect(dayCloseRequested([], { CHAOS_DAY_CLOSE: 'true' })).toBe(true);
+  });
+
+  it('the flag wins over the environment, as every chaos option’s; a look-alike flag is not it', () => {
+    expect(dayCloseRequested(['--day-close=false'], { CHAOS_DAY_CLOSE: '1' })).toBe(false);
+    expect(dayCloseRequested(['--day-close'], { CHAOS_DAY_CLOSE: '0' })).toBe(true);
+    expect(dayCloseRequested(['--day-closes'], {})).toBe(false);
   });
 });

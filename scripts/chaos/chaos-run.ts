@@ -41,6 +41,7 @@ import { ChaosActions } from './chaos-actions';
 import { chaosStackOptions, STATUS_BURST_PER_REPLICA } from './chaos-stack';
 import { BACKLOG_AFTER_SECONDS, openCaseCounts, outboxCount, quiet } from './quiescence';
 import { COMMANDS } from './flows';
+import { chaosDayClose } from './day-close';
 import type { Step } from './flows/companion';
 import {
   type AnyCommand,
@@ -65,7 +66,10 @@ import {
 /**
  * The chaos run: mixed commands at a steady rate on `replicas` replicas of every app while single
  * replicas are SIGKILLed and SIGTERMed, the broker restarts and the sandbox injects faults by percentage with a fixed seed;
- * then quiet until quiescence (bounded), the verdict of `checks.ts`, recovery times and the
+ * then quiet until quiescence (bounded), the schedule phase, the verdict of `checks.ts`,
+ * recovery times, the day close last when asked for (`config.dayClose`, `day-close.ts`: the
+ * orchestrator's clock moved past the run's last day, every merchant's days closed by an operator,
+ * the close report judged) and the
  * card-data audit. `npm run chaos` (scripts/chaos/main.ts) and test/e2e/chaos.e2e-spec.ts use it.
  */
 export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Promise<ChaosReport> {
@@ -181,8 +185,12 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
     if (s.ended) s.endedBy = `${last.type} → ${endOf(event)}`;
   };
 
+  // The day close at the end (day-close.ts) when asked for (`--day-close`): its orchestrator
+  // settings (the clock control, an operator, the pace); off, none.
+  const dayCloser = chaosDayClose(config);
+  const runStartedAt = Date.now();
   const stack = await PaymentStack.start(
-    chaosStackOptions(config, env, workDir, reusedClientOrderId),
+    chaosStackOptions(config, env, workDir, reusedClientOrderId, dayCloser?.env),
     // Events of sagas no scenario started (payout budgets) find no scenario in onEvent.
     (received) => onEvent(received.event),
   );
@@ -522,6 +530,14 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
         events: timedBySaga,
       });
     const openCases = await openCaseCounts(env.orchestratorDatabaseUrl);
+    // Last, after every other check: closing the day moves the orchestrator's clock past its end,
+    // which fires every timer (alerts, resends, approval windows, dunning retries).
+    const dayClose = await dayCloser?.run(stack, {
+      startedAt: runStartedAt,
+      orchestratorDatabaseUrl: env.orchestratorDatabaseUrl,
+      log,
+    });
+    if (dayClose === undefined) log('day close: not run (enable with --day-close)');
     await stack.stop();
 
     log('card-data audit...');
@@ -564,6 +580,7 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
       workDir,
       ...(schedules === undefined ? {} : { schedules }),
       ...(failovers.length === 0 ? {} : { failovers }),
+      ...(dayClose === undefined ? {} : { dayClose }),
     };
   } finally {
     await sampler?.stop();

@@ -11,13 +11,16 @@ export const STATUS_BURST_PER_REPLICA = 2;
 
 /**
  * The stack a chaos run starts (chaos-run.ts): every app configured from the run's config as an
- * operator would (environment variables), on the run's broker and databases.
+ * operator would (environment variables), on the run's broker and databases; `dayClose`: the
+ * orchestrator's settings of the day close at the end, when the run asked for it (day-close.ts
+ * `chaosDayClose`; none by default).
  */
 export function chaosStackOptions(
   config: ChaosConfig,
   env: ChaosEnvironment,
   workDir: string,
   reusedClientOrderId: NonNullable<ChaosConfig['reusedClientOrderId']>,
+  dayClose: Readonly<Record<string, string>> = {},
 ): PaymentStackOptions {
   const { broker } = env;
   // On a cluster the apps create their topics replicated (RF 3, min ISR 2) and write with acks=all.
@@ -65,6 +68,7 @@ export function chaosStackOptions(
             }
           : {}),
         ...(config.schedules === undefined ? {} : scheduleEnv()),
+        ...dayClose,
       },
       'gateway-adapter': {
         ...replication,

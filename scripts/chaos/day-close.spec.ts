@@ -1,5 +1,12 @@
 import type { CloseReport } from '../../apps/cli/src/commands/close';
-import { dayCloseTiesOut } from './day-close';
+import {
+  chaosDayClose,
+  dayCloseBoundMs,
+  dayCloseEnv,
+  dayCloseFigures,
+  dayCloseTiesOut,
+  daysBetween,
+} from './day-close';
 
 type Line = NonNullable<CloseReport['lines']>[number];
 
@@ -172,5 +179,88 @@ describe('the chaos run’s day close ties out', () => {
     expect(dayCloseTiesOut([report({ state: 'open-with-exceptions' })]).problems).toEqual([
       '2026-11-29 endpoint 1113 v1: open with exceptions, none listed',
     ]);
+  });
+});
+
+describe('the chaos run’s day close: days, figures, pace and bound', () => {
+  it('daysBetween: every UTC day from the first instant’s through the last’s', () => {
+    const at = (iso: string) => Date.parse(iso);
+    expect(daysBetween(at('2026-11-29T23:59:00Z'), at('2026-12-02T00:00:00Z'))).toEqual([
+      '2026-11-29',
+      '2026-11-30',
+      '2026-12-01',
+      '2026-12-02',
+    ]);
+    expect(daysBetween(at('2026-11-29T08:00:00Z'), at('2026-11-29T09:00:00Z'))).toEqual([
+      '2026-11-29',
+    ]);
+  });
+
+  it('dayCloseFigures counts the lines by status and the exceptions by kind, open cases once', () => {
+    const decided = line({ sagaId: 's-3', type: 'settled-by-decision', status: 'decided' });
+    const unconfirmed = line({ sagaId: 's-4', status: 'unconfirmed', verdict: 'unresolved' });
+    const figures = dayCloseFigures([
+      report({}),
+      report({
+        endpointId: '1111',
+        state: 'open-with-exceptions',
+        lines: [line({}), mismatched, decided, unconfirmed],
+        exceptions: [
+          listedMismatch,
+          { kind: 'unknown', sagaId: 's-9', requestId: 'r-9' },
+          { kind: 'case-open', sagaId: 's-2', requestId: 'r-2', caseId: 'c-2' },
+          { kind: 'case-open', sagaId: 's-2', requestId: 'r-2', caseId: 'c-2' },
+          { kind: 'case-open', sagaId: 's-9', requestId: 'r-9', caseId: 'c-9' },
+        ],
+      }),
+    ]);
+    expect(figures).toEqual({
+      reports: 2,
+      closed: 1,
+      openWithExceptions: 1,
+      operations: 5,
+      matched: 2,
+      decided: 1,
+      mismatched: 1,
+      unconfirmed: 1,
+      unknown: 1,
+      openCases: 2,
+    });
+  });
+
+  it('dayCloseEnv paces reconciliation to the adapter’s background share of the status budget, one query a tick, and leaves the close to the operator', () => {
+    expect(dayCloseEnv(12)).toEqual({
+      DAY_CLOSE_ENABLED: 'false',
+      DAY_CLOSE_TICK_MS: '1000',
+      RECONCILIATION_RATE_PER_SECOND: '3',
+      RECONCILIATION_TICK_MS: '333',
+    });
+    // Below one a second: one a second (the adapter holds what it cannot take yet).
+    expect(dayCloseEnv(2)).toMatchObject({
+      RECONCILIATION_RATE_PER_SECOND: '1',
+      RECONCILIATION_TICK_MS: '1000',
+    });
+  });
+
+  it('dayCloseBoundMs: the busiest endpoint’s days at the pace, 8 s an operation at 1/s, plus three minutes', () => {
+    const close = (endpointId: string, count: number) => ({ merchant: { endpointId }, count });
+    expect(dayCloseBoundMs([close('1111', 600), close('1111', 150), close('1112', 700)], 3)).toBe(
+      180_000 + 2_000_000,
+    );
+    expect(dayCloseBoundMs([], 3)).toBe(180_000);
+  });
+});
+
+describe('chaosDayClose: the run’s day close only when asked for', () => {
+  it('is nothing when the config does not ask (the default): no settings for the orchestrator', () => {
+    expect(chaosDayClose({})).toBeUndefined();
+    expect(chaosDayClose({ dayClose: false })).toBeUndefined();
+  });
+
+  it('asked for: the clock control, an operator token of its own and the pace for the orchestrator', () => {
+    const close = chaosDayClose({ dayClose: true });
+    expect(close?.env).toMatchObject({ TEST_CONTROLS_ENABLED: 'true', ...dayCloseEnv(5) });
+    const admins = JSON.parse(close?.env.ADMIN_TOKENS ?? '[]') as Array<{ role: string }>;
+    expect(admins.map((a) => a.role)).toContain('operator');
   });
 });

@@ -6,6 +6,7 @@ function report(
   change: {
     judged?: number;
     failovers?: FailoverRecord[];
+    dayClose?: ChaosReport['dayClose'];
   } = {},
 ): ChaosReport {
   const judged = change.judged ?? 300;
@@ -52,6 +53,7 @@ function report(
     audit: { findings: [], logLines: 1, rows: 1, tables: 1, messages: 1, topics: 1 },
     workDir: '/tmp',
     ...(change.failovers === undefined ? {} : { failovers: change.failovers }),
+    ...(change.dayClose === undefined ? {} : { dayClose: change.dayClose }),
   } as unknown as ChaosReport;
 }
 
@@ -93,5 +95,59 @@ describe('the report of a run', () => {
     });
     expect(passed(lost)).toBe(false);
     expect(formatReport(lost)).toContain('FAILED: no writable primary');
+  });
+
+  it('prints the day close with its figures and listed exceptions, and fails a run whose close does not tie out or was not made', () => {
+    const figures = {
+      reports: 2,
+      closed: 1,
+      openWithExceptions: 1,
+      operations: 7,
+      matched: 6,
+      decided: 0,
+      mismatched: 0,
+      unconfirmed: 0,
+      unknown: 1,
+      openCases: 1,
+    };
+    const close = (problems: string[]) => ({
+      days: ['2026-11-29', '2026-11-30'],
+      closes: 2,
+      moneyEvents: 7,
+      advancedSeconds: 3_600,
+      reports: [],
+      figures,
+      verdict: {
+        ok: problems.length === 0,
+        problems,
+        listed: ['2026-11-29 endpoint 1111 v1: case c-1 open (no-trace) on s-1'],
+      },
+      seconds: 95.4,
+      boundSeconds: 400,
+    });
+    const ok = report({ dayClose: close([]) });
+    expect(passed(ok)).toBe(true);
+    expect(formatReport(ok)).toContain(
+      'day close ties out: 2 day(s) (2026-11-29, 2026-11-30), 2 close(s), 2 report(s): 1 closed, 1 open with exceptions; 7 operations: 6 matched, 0 decided, 0 mismatched, 0 unconfirmed; 1 unknown, 1 open case(s); 95 s (bound 400 s',
+    );
+    expect(formatReport(ok)).toContain(
+      '    2026-11-29 endpoint 1111 v1: case c-1 open (no-trace) on s-1',
+    );
+    const off = report({ dayClose: close(['2026-11-29 endpoint 1111 v1: still reconciling']) });
+    expect(passed(off)).toBe(false);
+    expect(formatReport(off)).toContain('day close does NOT tie out');
+    expect(formatReport(off)).toContain('problem: 2026-11-29 endpoint 1111 v1: still reconciling');
+    const failed = report({ dayClose: { error: 'POST /admin/days/2026-11-29/close: 409' } });
+    expect(passed(failed)).toBe(false);
+    expect(formatReport(failed)).toContain(
+      'day close FAILED: POST /admin/days/2026-11-29/close: 409',
+    );
+  });
+
+  it('says the day close was not run when it was off (the default), with no zero line of its own', () => {
+    const notRun = report({});
+    expect(formatReport(notRun)).toContain('  day close: not run (enable with --day-close)');
+    expect(Object.keys(zeroLines(notRun)).filter((l) => l.startsWith('day close'))).toEqual([]);
+    expect(formatReport(report({ dayClose: { error: 'x' } }))).not.toContain('not run');
   });
 });

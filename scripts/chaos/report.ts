@@ -1,6 +1,7 @@
 /** The chaos run's report: its zero lines, the text `npm run chaos` prints, the verdict. */
 import { formatSchedules, scheduleZeroLines } from './schedule-checks';
 import { alertedBound, type ChaosReport } from './chaos-config';
+import type { DayCloseResult } from './day-close';
 import { GUARANTEED_FIRST } from './workload';
 
 const zeroLine = (n: number) => (n === 0 ? 'ok' : 'FAIL');
@@ -37,6 +38,12 @@ export function zeroLines(report: ChaosReport): Record<string, number> {
             report.failovers.filter((f) => f.error !== undefined).length,
         }),
     ...(report.schedules === undefined ? {} : scheduleZeroLines(report.schedules.checks)),
+    ...(report.dayClose === undefined
+      ? {}
+      : {
+          'day close: differences without an open case or unlisted (problems)':
+            'error' in report.dayClose ? 1 : report.dayClose.verdict.problems.length,
+        }),
     ...(report.truth === undefined || report.config.population === undefined
       ? {}
       : {
@@ -196,6 +203,11 @@ export function formatReport(report: ChaosReport): string {
   }
   if (report.schedules !== undefined)
     lines.push(...formatSchedules(report.schedules.phase, report.schedules.checks));
+  lines.push(
+    ...(report.dayClose === undefined
+      ? ['  day close: not run (enable with --day-close)']
+      : formatDayClose(report.dayClose)),
+  );
   lines.push(`  restarts by the liveness probe: ${report.livenessRestarts.length}`);
   for (const r of report.livenessRestarts) {
     const at = new Date(r.at).toISOString().slice(11, 23);
@@ -230,4 +242,23 @@ export function formatReport(report: ChaosReport): string {
 
 export function passed(report: ChaosReport): boolean {
   return report.quiescent && Object.values(zeroLines(report)).every((n) => n === 0);
+}
+
+/**
+ * The day close's lines: whether it ties out (0 differences but where a case is open, each
+ * listed), its figures and wall time, every difference and exception, then the problems.
+ */
+export function formatDayClose(close: DayCloseResult | { readonly error: string }): string[] {
+  if ('error' in close) return [`  day close FAILED: ${close.error}`];
+  const f = close.figures;
+  const lines = [
+    `  day close ${close.verdict.ok ? 'ties out' : 'does NOT tie out'}: ${close.days.length} day(s) (${close.days.join(', ')}), ${close.closes} close(s), ${f.reports} report(s): ${f.closed} closed, ${f.openWithExceptions} open with exceptions; ${f.operations} operations: ${f.matched} matched, ${f.decided} decided, ${f.mismatched} mismatched, ${f.unconfirmed} unconfirmed; ${f.unknown} unknown, ${f.openCases} open case(s); ${close.seconds.toFixed(0)} s (bound ${close.boundSeconds.toFixed(0)} s, the orchestrator's clock moved ${close.advancedSeconds} s)`,
+  ];
+  for (const l of close.verdict.listed.slice(0, 50)) lines.push(`    ${l}`);
+  if (close.verdict.listed.length > 50)
+    lines.push(`    … ${close.verdict.listed.length - 50} more`);
+  for (const p of close.verdict.problems.slice(0, 20)) lines.push(`    problem: ${p}`);
+  if (close.verdict.problems.length > 20)
+    lines.push(`    … ${close.verdict.problems.length - 20} more problems`);
+  return lines;
 }

@@ -367,6 +367,11 @@ export class DayTieOutService {
       cases.find((c) => c.saga_id === sagaId && c.request_id === requestId);
     const requestOf = (c: (typeof checks)[number]) => c.expectation.requestId;
     const usedChecks = new Set<(typeof checks)[number]>();
+    // A line's check: its request's (by request id), else its saga's order check about the same
+    // operation. One rule names operations on both sides: as the saga's `*-requested` named it
+    // (the line's journal line; every check's expectation, the order check's included:
+    // flows/payout/domain/reconciliation.ts `settledAs`); the gateway's own name for it (`payout`
+    // for a v4 payout) is read only by the verdict, through the flow's vocabulary.
     const checkOf = (sagaId: string, requestId: string | null, operation: string | null) => {
       const own = checks.find(
         (c) =>

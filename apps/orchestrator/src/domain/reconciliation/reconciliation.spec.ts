@@ -6,6 +6,9 @@ import type { PayoutState } from '../../flows/payout/domain/model';
 import { payoutExpectation } from '../../flows/payout/domain/reconciliation';
 import type { TransferState } from '../../flows/transfer/domain/model';
 import { transferExpectation } from '../../flows/transfer/domain/reconciliation';
+import { payoutModule } from '../../flows/payout/module';
+import * as payouts from '../../../test/kits/payout.kit';
+import type { FlowReconciliation } from './flow-reconciliation';
 import {
   anotherOrderVerdict,
   type CheckTime,
@@ -683,4 +686,65 @@ describe('reconciliation: scheduled windows', () => {
       ),
     );
   });
+});
+
+describe('a one-step payout settled without its serial: its order check is about its day’s line', () => {
+  // The close report's line names the operation as the payout's `payout-requested` did (its
+  // journal line); the line finds its order check only when the check names it the same way
+  // (day-tie-out.service.ts `checkOf`). The gateway names all one-step payouts `payout`: that is
+  // read through the flow's vocabulary by the verdict, never written into the expectation.
+  it.each(['payout', 'payout-v4', 'payout-form'] as const)(
+    '%s: the order check names the operation as the history does, and the gateway’s `payout` matches it',
+    (type) => {
+      const open = (id: string) =>
+        type === 'payout-form'
+          ? payouts.payoutForm(id, 4_200)
+          : payouts.oneStepPayout(id, 4_200, type);
+      const { world, id } = payouts.opened(open);
+      world.apply(id, (s) => payouts.sendResult(s, { kind: 'accepted', gatewayOrderId: 'G-7' }));
+      world.apply(id, (s) =>
+        payouts.statusReply(s, { status: 'approved', gatewayOrderId: 'G-7' }, [type]),
+      );
+      expect(world.types(id)).toContain('paid-out');
+      // Settled as by a callback: no accepted-by-gateway, so no serial.
+      const history = world
+        .events(id)
+        .filter((e) => e.type !== 'payout-accepted-by-gateway') as HistoryEvent[];
+      const flow = payoutModule.reconciliation as FlowReconciliation;
+      const state = world.state(id);
+      const operations = flow.operations(history);
+      expect(operations).toEqual([
+        expect.objectContaining({ operation: type, outcome: 'approved', reachedGateway: true }),
+      ]);
+      expect(operations[0]?.serial).toBeUndefined();
+      const latest = flow.latest?.(state, AT);
+      // The run of the day it was paid (the kit's T0).
+      const day = Date.parse(`${payouts.T0.slice(0, 10)}T00:00:00Z`);
+      const scope = { from: new Date(day), to: new Date(day + 86_400_000), createdInWindow: true };
+      const checks = sagaChecks(flow.order(state), operations, latest, scope);
+      expect(checks).toEqual([
+        {
+          subject: 'order',
+          expectation: expect.objectContaining({
+            operation: type,
+            outcome: 'approved',
+            basis: 'latest-operation',
+          }),
+        },
+      ]);
+      const [check] = checks;
+      if (check === undefined) throw new Error('no order check');
+      expect(
+        verdict(
+          check.expectation,
+          report('approved', 'payout', { minor: 4_200, currency: 'EUR' }),
+          flow.named,
+        ),
+      ).toBe('match');
+      // …and the gateway saying it declined that payout is a mismatch, not another operation's.
+      expect(verdict(check.expectation, report('declined', 'payout'), flow.named)).toBe(
+        'reported-charged-but-not',
+      );
+    },
+  );
 });

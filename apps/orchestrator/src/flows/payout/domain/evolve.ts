@@ -36,6 +36,7 @@ export function evolvePayout(state: PayoutState, event: PayoutEvent): PayoutStat
           merchant: event.merchant,
           amount: event.amount,
           clientOrderId: event.clientOrderId,
+          opening: event.operation,
           inFlight,
         };
         // A one-step payout reserved its amount in the transaction that requested it (decide.ts):

@@ -72,6 +72,13 @@ export interface OpenPayout {
   readonly status: Exclude<PayoutStatus, 'initial'>;
   /** two-step: payout-check → approval → payout-pay; one-step: `payout` / `payout-v4` at once. */
   readonly mode: 'two-step' | 'one-step';
+  /**
+   * The operation that opened the order, as its `payout-requested` named it (payout-check, or the
+   * one-step `payout`, `payout-v4`, `payout-form`): what reconciliation's check of a one-step
+   * payout names, as its history and its day's journal line do. Unset in states written before it
+   * was kept (a one-step payout is then read as `payout`).
+   */
+  readonly opening?: PayoutOperation;
   readonly version: number;
   readonly payoutId: string;
   readonly merchant: { endpointId: string; merchantId?: string };

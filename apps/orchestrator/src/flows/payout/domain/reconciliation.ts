@@ -11,8 +11,21 @@ export function payoutExpectation(state: PayoutState, at: CheckTime): Expectatio
   return moneyOperationExpectation(state, at, settledAs);
 }
 
+/**
+ * The operation that moved the money, named as the saga named it (its `payout-requested`: the
+ * two-step payout-pay, a one-step `payout`, `payout-v4` or `payout-form`) — as every check's
+ * expectation names it (the request checks from the history, an in-flight check from the request)
+ * and as the day's journal line does, so the close report's line finds its order check
+ * (day-tie-out.service.ts `checkOf`). The gateway's name for it (`payout` for all three one-step
+ * kinds) is read through the flow's vocabulary (`named`, gateway-vocabulary.ts) by the verdict.
+ */
 function settledAs(state: OpenPayout): SettledAs {
-  const operation = state.mode === 'two-step' ? 'payout-pay' : 'payout';
+  const operation =
+    state.mode === 'two-step'
+      ? 'payout-pay'
+      : state.opening === undefined || state.opening === 'payout-check'
+        ? 'payout'
+        : state.opening;
   switch (state.status) {
     case 'paid':
       return { as: 'approved', operation };

@@ -2,27 +2,12 @@ import {
   isFinalGatewayStatus,
   type GatewayCallback,
   type GatewayResult,
-  type GatewayStatusRequest,
   type MerchantRef,
   type PayerAction,
   type SubjectOperation,
 } from '@payments/contracts';
-import {
-  addMs,
-  type Draft,
-  type FlowDecision,
-  msBetween,
-  stampDrafts,
-  unhandled,
-} from '../decision';
-import {
-  classPollDelay,
-  heldPollDelay,
-  hintLive,
-  type PollFacts,
-  pollPriority,
-  POLL_BANDS,
-} from './polling';
+import { type Draft, type FlowDecision, msBetween, stampDrafts, unhandled } from '../decision';
+import { heldPoll, statusPoll, waitingForPayer } from './operation-polls';
 import { NEVER_RECEIVED_ATTEMPT, resendAfterNotSent } from './send-rules';
 import {
   applyReport,
@@ -47,7 +32,6 @@ import {
   type OperationVocabulary,
   refusesReusedOrderId,
   statusQuerySoon,
-  statusRequest,
   unknownAlertTimer,
   unknownAlertVerdict,
   withSettledTimers,
@@ -55,6 +39,7 @@ import {
 } from './operation-model';
 
 export * from './operation-model';
+export { heldPoll, pollFacts, statusPoll } from './operation-polls';
 export { type ReplySubject, replySubject } from './operation-report';
 
 /**
@@ -459,125 +444,6 @@ export function operationDecision<O extends OperationInFlight, Event, IdField ex
         effects: step.effects,
       }
     : { outcome: 'ignored', reason: step.reason, events: [], effects: step.effects };
-}
-
-/** What the one status-query scheduler (domain/gateway-operation/polling.ts) needs to know about `op` now. */
-export function pollFacts(
-  op: OperationInFlight,
-  extra: { readonly waitingForPayer?: boolean; readonly hinted?: boolean } = {},
-): PollFacts {
-  return {
-    requestedAtMs: Date.parse(op.requestedAt),
-    stage: op.stage,
-    ...(op.unknownSince === undefined ? {} : { unknownSinceMs: Date.parse(op.unknownSince) }),
-    ...(op.alerted === true ? { alerted: true } : {}),
-    ...(extra.waitingForPayer === true ? { waitingForPayer: true } : {}),
-    ...(extra.hinted === true ? { hinted: true } : {}),
-  };
-}
-
-/** Whether the operation waits for a person: a payer action announced, or a hosted form open. */
-function waitingForPayer<O extends OperationInFlight>(
-  op: O,
-  vocab: Pick<OperationVocabulary<O, unknown, unknown>, 'hostedForm'>,
-): boolean {
-  return (
-    op.stage === 'action-required' || (op.stage === 'processing' && vocab.hostedForm?.(op) === true)
-  );
-}
-
-/** The time since the request from which the cadence is read (see the alerted case below). */
-function cadenceElapsed(op: OperationInFlight, now: string): number {
-  // Raised for a person (no trace, nothing safe to send): asked at the slow cadence, which
-  // still catches a slow gateway's late answer without crowding out live operations' polls.
-  return op.alerted === true && op.concern === 'no-trace'
-    ? Math.max(msBetween(op.requestedAt, now), POLL_BANDS[0].until)
-    : msBetween(op.requestedAt, now);
-}
-
-/**
- * A status poll of the operation in flight: the query now, in its class of the status budget,
- * and the next poll at that class's cadence (domain/gateway-operation/polling.ts; `attempt`: this poll's number,
- * from 1; `extra`: what only the flow knows — a payer being waited for, a hint).
- */
-export function statusPoll(
-  order: GatewayOrder,
-  op: OperationInFlight,
-  attempt: number,
-  ctx: OperationContext,
-  extra: {
-    readonly waitingForPayer?: boolean;
-    readonly hinted?: boolean;
-    /** When the hint came (the timer's `hintedAt`): its urgency lasts (polling.ts `hintLive`). */
-    readonly hintedAt?: string;
-  } = {},
-): [
-  { type: 'send-gateway-request'; request: GatewayStatusRequest },
-  Extract<OperationEffect, { type: 'schedule-timer' }>,
-] {
-  const nowMs = Date.parse(ctx.now);
-  const live = hintLive(extra.hintedAt, nowMs);
-  // A hint with its time counts while it is live; one without (an older timer) for this query.
-  const hinted = extra.hintedAt === undefined ? extra.hinted === true : live;
-  const priority = pollPriority(pollFacts(op, { ...extra, hinted }), nowMs);
-  if (live && extra.hintedAt !== undefined) {
-    // Money may have moved (a verified callback said so): asked again urgent, at the fast
-    // cadence counted from the hint, until the gateway's answer settles it or the hint is old.
-    return [
-      { type: 'send-gateway-request', request: statusRequest(order, op, ctx, priority) },
-      {
-        type: 'schedule-timer',
-        timer: {
-          kind: 'status-poll',
-          requestId: op.requestId,
-          attempt: attempt + 1,
-          hinted: true,
-          hintedAt: extra.hintedAt,
-        },
-        at: addMs(ctx.now, classPollDelay('urgent', attempt, msBetween(extra.hintedAt, ctx.now))),
-      },
-    ];
-  }
-  // The next poll's class is judged without the hint: a hint without its time brings one query
-  // forward.
-  const next = pollPriority(pollFacts(op, { ...extra, hinted: false }), nowMs);
-  return [
-    { type: 'send-gateway-request', request: statusRequest(order, op, ctx, priority) },
-    {
-      type: 'schedule-timer',
-      timer: { kind: 'status-poll', requestId: op.requestId, attempt: attempt + 1 },
-      at: addMs(ctx.now, classPollDelay(next, attempt, cadenceElapsed(op, ctx.now))),
-    },
-  ];
-}
-
-/**
- * The poll after a status query the adapter held back (its status budget spent, or a query for
- * the same payment sent moments ago: `retryAt`): at `retryAt` plus a jitter
- * (domain/gateway-operation/polling.ts `heldPollDelay`), never sooner; the class's cadence resumes
- * once a query is sent. `urgent`: the held query was urgent (the result's `priority`): the poll
- * is urgent again, as a hint's (a verified callback's query held because another query of the
- * payment was sent moments ago, or the budget was spent, used to come back in the class its
- * operation's age gave it — background past a minute — and wait at the end of that line).
- */
-export function heldPoll(
-  op: Pick<OperationInFlight, 'requestId'>,
-  queryId: string,
-  retryAt: string,
-  now: string,
-  urgent = false,
-): Extract<OperationEffect, { type: 'schedule-timer' }> {
-  return {
-    type: 'schedule-timer',
-    timer: {
-      kind: 'status-poll',
-      requestId: op.requestId,
-      attempt: 2,
-      // Urgent from this hold on (polling.ts `hintLive`): held again and again, it stays urgent.
-      ...(urgent ? { hinted: true as const, hintedAt: now } : {}),
-    },
-    at: addMs(now, heldPollDelay(Date.parse(retryAt), Date.parse(now), queryId)),
-  };
 }
 
 /**

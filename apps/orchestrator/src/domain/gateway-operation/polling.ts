@@ -88,7 +88,7 @@ export interface PollFacts {
   readonly waitingForPayer?: boolean;
   /**
    * This poll was brought forward by a verified callback or browser return, or asks again a
-   * query the adapter held back while it was urgent (gateway-operation.ts `heldPoll`).
+   * query the adapter held back while it was urgent (operation-polls.ts `heldPoll`).
    */
   readonly hinted?: boolean;
 }

@@ -5,12 +5,12 @@
  * the recovery figures of a lost primary, from the run's events.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { newPgClient, parseDatabaseUrl } from '@payments/database';
-import { REPO_ROOT } from '../stack/processes';
+import { REPO_ROOT, RUN_DIR } from '../stack/processes';
 import type { FailoverFigures, ReplicatedDatabase } from './chaos-config';
 import type { SentCommand } from './checks';
 import type { TimedEvent } from './time-to-truth';
@@ -155,8 +155,21 @@ export async function startReplicatedDatabase(
     killPrimary: async () => Number((await pgHa(port, 'kill-primary')).split('\n').at(-1)),
     primaryPort,
     rejoin: async (node) => {
-      await pgHa(port, 'rejoin', String(node));
-      await pgHa(port, 'heal');
+      try {
+        await pgHa(port, 'rejoin', String(node));
+        await pgHa(port, 'heal');
+      } catch (error) {
+        // The state directory is wiped at the end of the run: keep what tells why (pg-ha's and the
+        // keepers' logs, the monitor's view) beside the run's logs.
+        const kept = keepPgHaLogs(port);
+        const state = await pgHa(port, 'status').catch((e: unknown) => (e as Error).message);
+        throw new Error(
+          `${(error as Error).message}; monitor: ${state.trim()}; logs kept in ${kept}`,
+          {
+            cause: error,
+          },
+        );
+      }
     },
     primaryUrl: async (dbUrl) => {
       const parsed = parseDatabaseUrl(dbUrl);
@@ -234,4 +247,19 @@ export function failoverFigures(input: {
     ...(drained === undefined ? {} : { backlogDrainedMs: drained - killedAt }),
     backlogCommands: backlog.length,
   };
+}
+
+/** Copies the replicated PostgreSQL's logs (pg-ha.sh's state directory) under .run; returns where. */
+function keepPgHaLogs(port: number): string {
+  const from = process.env.PG_HA_STATE_DIR ?? path.join('/tmp', 'payments-pg-ha', String(port));
+  const to = path.join(RUN_DIR, `pg-ha-${port}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  try {
+    mkdirSync(to, { recursive: true });
+    for (const name of readdirSync(from)) {
+      if (name.endsWith('.log')) copyFileSync(path.join(from, name), path.join(to, name));
+    }
+  } catch {
+    // Nothing to keep (the directory is gone): the error says where it would have been.
+  }
+  return to;
 }

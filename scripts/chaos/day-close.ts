@@ -3,7 +3,6 @@ import type { Close, CloseReport } from '../../apps/cli/src/commands/close';
 import { DEFAULT_BACKGROUND_SHARE } from '../../apps/gateway-adapter/src/domain/status-budget';
 import { freshAdminTokens } from '../stack/console-app';
 import type { PaymentStack } from '../stack/payment-stack';
-import type { ChaosConfig } from './chaos-config';
 
 /**
  * The chaos run's day close (issue #35: "the chaos suite closes its day at the end and the close
@@ -354,7 +353,11 @@ export interface ChaosDayClose {
  * GATEWAY_STATUS_RATE_PER_SECOND, else the adapter's default 5/s).
  */
 export function chaosDayClose(
-  config: Pick<ChaosConfig, 'dayClose' | 'population'>,
+  // ChaosConfig's two fields, named here: chaos-config.ts imports this module's result type.
+  config: {
+    readonly dayClose?: boolean;
+    readonly population?: { readonly statusBudgetPerSecond?: number };
+  },
 ): ChaosDayClose | undefined {
   if (config.dayClose !== true) return undefined;
   const admins = freshAdminTokens();

@@ -124,6 +124,17 @@ describe('a PostgreSQL primary lost while commits flow (pg_auto_failover)', () =
     stop = true;
     await Promise.all(writers);
     await probing;
+    // The probe in flight when writes recovered may have started before (its check waits up to
+    // 1 s): readiness must come back now that a primary is writable — asked a few times, bounded.
+    for (let i = 0; i < 10 && readiness[readiness.length - 1] !== true; i++) {
+      readiness.push(
+        await health.check().then(
+          () => true,
+          () => false,
+        ),
+      );
+      if (readiness[readiness.length - 1] !== true) await new Promise((r) => setTimeout(r, 200));
+    }
     const newPrimary = await pgHa('primary');
 
     // The leader's session died with the old primary; a new one takes the lock on the new primary.

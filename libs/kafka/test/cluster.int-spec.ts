@@ -56,6 +56,30 @@ async function locate(topic: string, groupId: string, missing: readonly number[]
   return `${where}; committed ${JSON.stringify([...committed])}`;
 }
 
+/**
+ * Waits until every acknowledged message was handled; else fails saying what is missing, where it
+ * is (in the log or not) and `context` (how the consumer and producer stood), not only that time
+ * ran out.
+ */
+async function everyAcknowledgedHandled(
+  acknowledged: readonly number[],
+  handled: (n: number) => boolean,
+  { topic, groupId }: { readonly topic: string; readonly groupId: string },
+  context: string,
+): Promise<void> {
+  await waitFor(
+    () => acknowledged.every(handled),
+    'every acknowledged message to be handled',
+    120_000,
+  ).catch(async (error: unknown) => {
+    const missing = acknowledged.filter((n) => !handled(n));
+    const where = await locate(topic, groupId, missing.slice(0, 5));
+    throw new Error(
+      `${String(error)}: ${missing.length} of ${acknowledged.length} acknowledged not handled (first ${missing.slice(0, 5).join(', ')}); ${context}; where: ${where}`,
+    );
+  });
+}
+
 describe('libs/kafka on a three-node cluster', () => {
   let cluster: LocalKafka;
   let started: KafkaTestApp | undefined;
@@ -143,18 +167,12 @@ describe('libs/kafka on a three-node cluster', () => {
     producing = false;
     await production;
 
-    await waitFor(
-      () => acknowledged.every((n) => handled.includes(n)),
-      'every acknowledged message to be handled',
-      120_000,
-    ).catch(async (error: unknown) => {
-      // Say what is missing and how the consumer stands, not only that time ran out.
-      const missing = acknowledged.filter((n) => !handled.includes(n));
-      const where = await locate(topic, groupId, missing.slice(0, 5));
-      throw new Error(
-        `${String(error)}: ${missing.length} of ${acknowledged.length} acknowledged not handled (first ${missing.slice(0, 5).join(', ')}), runner ${JSON.stringify(runner.status)}; not acknowledged (outcome unknown): ${JSON.stringify(failed)}; where: ${where}`,
-      );
-    });
+    await everyAcknowledgedHandled(
+      acknowledged,
+      (n) => handled.includes(n),
+      { topic, groupId },
+      `runner ${JSON.stringify(runner.status)}; not acknowledged (outcome unknown): ${JSON.stringify(failed)}`,
+    );
     expect(acknowledged.filter((n) => !handled.includes(n))).toEqual([]);
     expect(runner.status).toEqual({ state: 'running' });
     // The restarted broker caught up: every partition is fully in sync again.
@@ -238,17 +256,12 @@ describe('libs/kafka on a three-node cluster', () => {
     producing = false;
     await production;
 
-    await waitFor(
-      () => acknowledged.every((n) => handled.has(n)),
-      'every acknowledged message to be handled',
-      120_000,
-    ).catch(async (error: unknown) => {
-      const missing = acknowledged.filter((n) => !handled.has(n));
-      const where = await locate(topic, groupId, missing.slice(0, 5));
-      throw new Error(
-        `${String(error)}: ${missing.length} of ${acknowledged.length} acknowledged not handled (first ${missing.slice(0, 5).join(', ')}); calls not acknowledged ${notAcknowledged}; runner ${JSON.stringify(started?.runner.status)}; where: ${where}`,
-      );
-    });
+    await everyAcknowledgedHandled(
+      acknowledged,
+      (n) => handled.has(n),
+      { topic, groupId },
+      `calls not acknowledged ${notAcknowledged}; runner ${JSON.stringify(started?.runner.status)}`,
+    );
     expect(acknowledged.filter((n) => !handled.has(n))).toEqual([]);
   });
 });

@@ -249,12 +249,8 @@ export class ConsoleController {
     const page = this.signedIn(request, response);
     if (!page) return;
     const answer = await this.api.reconciliationRuns(page.user.token);
-    if (page.signedOut(answer)) return;
-    page.show(
-      answer.status,
-      'Reconciliation',
-      answer.ok ? runsPage(answer.body) : errorPage(answer),
-    );
+    if (!page.answered(answer, 'Reconciliation')) return;
+    page.show(200, 'Reconciliation', runsPage(answer.body));
   }
 
   @Get('reconciliation/:id')
@@ -266,9 +262,8 @@ export class ConsoleController {
     const page = this.signedIn(request, response);
     if (!page) return;
     const answer = await this.api.reconciliationRun(page.user.token, id);
-    if (page.signedOut(answer)) return;
-    const body = answer.ok ? runPage(answer.body) : errorPage(answer);
-    page.show(answer.status, 'Reconciliation run', body);
+    if (!page.answered(answer, 'Reconciliation run')) return;
+    page.show(200, 'Reconciliation run', runPage(answer.body));
   }
 
   @Get('dead-letters')
@@ -281,11 +276,10 @@ export class ConsoleController {
     const page = this.signedIn(request, response);
     if (!page) return;
     const answer = await this.api.deadLetters(page.user.token);
-    if (page.signedOut(answer)) return;
+    if (!page.answered(answer, 'Dead letters')) return;
     const notice =
       replayed !== undefined && audit !== undefined ? { at: replayed, audit } : undefined;
-    const body = answer.ok ? deadLettersPage(answer.body, page.user, notice) : errorPage(answer);
-    page.show(answer.status, 'Dead letters', body);
+    page.show(200, 'Dead letters', deadLettersPage(answer.body, page.user, notice));
   }
 
   @Get('dead-letters/replay')
@@ -365,11 +359,8 @@ export class ConsoleController {
     const page = this.signedIn(request, response);
     if (!page) return;
     const answer = await this.api.case(page.user.token, id);
-    if (page.signedOut(answer)) return;
-    const body = answer.ok
-      ? casePage(answer.body, page.user, page.session.csrf)
-      : errorPage(answer);
-    page.show(answer.status, `Case ${id}`, body);
+    if (!page.answered(answer, `Case ${id}`)) return;
+    page.show(200, `Case ${id}`, casePage(answer.body, page.user, page.session.csrf));
   }
 
   @Post('cases/:id/:step')

@@ -2,7 +2,7 @@ import { CASE_DECISIONS } from '@payments/contracts';
 import type { CaseView } from '../../application/admin-api.client';
 import type { SignedInUser } from '../../application/session';
 import { currencyExponent, formatMoney } from './format';
-import { Html, html } from './html';
+import { Html, html, tableHead } from './html';
 import { type ApiError, apiError, CSRF_FIELD, reasonField, sagaPath, when } from './pages';
 
 /** The case statuses the API filters on (`GET /admin/cases?status=`). */
@@ -77,18 +77,7 @@ export function casesPage(
       shown.length === 0
         ? html`<p id="noCases">No case matches.</p>`
         : html`<table id="cases" tabindex="0" aria-label="cases">
-            <thead>
-              <tr>
-                <th>Opened</th>
-                <th>Status</th>
-                <th>Why</th>
-                <th>Operation</th>
-                <th>Asked</th>
-                <th>Gateway reported</th>
-                <th>Merchant</th>
-                <th>Saga</th>
-              </tr>
-            </thead>
+            ${tableHead('Opened', 'Status', 'Why', 'Operation', 'Asked', 'Gateway reported', 'Merchant', 'Saga')}
             <tbody>
               ${shown.map(
                 (c) =>
@@ -227,15 +216,7 @@ export function casePage(
       c.evidence.length === 0
         ? html`<p id="noEvidence">None gathered yet.</p>`
         : html`<table id="evidence" tabindex="0" aria-label="evidence">
-            <thead>
-              <tr>
-                <th>When</th>
-                <th>Source</th>
-                <th>Reference</th>
-                <th>What it says</th>
-                <th>Amount reported</th>
-              </tr>
-            </thead>
+            ${tableHead('When', 'Source', 'Reference', 'What it says', 'Amount reported')}
             <tbody>
               ${c.evidence.map(
                 (e) =>
@@ -278,16 +259,7 @@ export function casePage(
     ${proposalSteps(c, user, csrf)} ${proposeForm(c, user, csrf)}
     <h2>Audit</h2>
     <table id="caseAudit" tabindex="0" aria-label="the case's audit">
-      <thead>
-        <tr>
-          <th>When</th>
-          <th>Who</th>
-          <th>What</th>
-          <th>Decision</th>
-          <th>Why</th>
-          <th>Evidence seen</th>
-        </tr>
-      </thead>
+      ${tableHead('When', 'Who', 'What', 'Decision', 'Why', 'Evidence seen')}
       <tbody>
         ${c.audit.map(
           (a) =>

@@ -1,7 +1,7 @@
 import type { DayCloseView } from '../../application/admin-api.client';
 import type { SignedInUser } from '../../application/session';
 import { formatMinorDigits, formatMoney } from './format';
-import { Html, html } from './html';
+import { Html, html, tableHead } from './html';
 import { type ApiError, apiError, CSRF_FIELD, when } from './pages';
 
 /** The fields of a close this console reads by name; any other is shown as it comes. */
@@ -101,11 +101,7 @@ function extraField(close: DayCloseView, key: string): Html {
     const keys = columns(rows);
     return html`<h4>${key}</h4>
       <table data-field="${key}" id="${id}" tabindex="0" aria-label="${key}">
-        <thead>
-          <tr>
-            ${keys.map((k) => html`<th>${k}</th>`)}
-          </tr>
-        </thead>
+        ${tableHead(...keys)}
         <tbody>
           ${rows.map(
             (row) =>
@@ -148,13 +144,7 @@ function closeSection(close: DayCloseView): Html {
             tabindex="0"
             aria-label="${currency} totals"
           >
-            <thead>
-              <tr>
-                <th>Event</th>
-                <th>Count</th>
-                <th>Sum</th>
-              </tr>
-            </thead>
+            ${tableHead('Event', 'Count', 'Sum')}
             <tbody>
               ${close.totals
                 .filter((t) => t.currency === currency)

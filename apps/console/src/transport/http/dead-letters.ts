@@ -1,6 +1,6 @@
 import type { DeadLetterPage, DeadLetterView } from '../../application/admin-api.client';
 import type { SignedInUser } from '../../application/session';
-import { Html, html } from './html';
+import { Html, html, tableHead } from './html';
 import { type ApiError, apiError, CSRF_FIELD, reasonField } from './pages';
 
 function replayLink(letter: DeadLetterView): Html {
@@ -41,18 +41,16 @@ export function deadLettersPage(
       page.items.length === 0
         ? html`<p id="deadLettersEmpty">None.</p>`
         : html`<table id="deadLetters">
-            <thead>
-              <tr>
-                <th>time</th>
-                <th>dead letter</th>
-                <th>from topic</th>
-                <th>key</th>
-                <th>reason</th>
-                <th>error</th>
-                <th>bytes</th>
-                ${operator ? html`<th></th>` : ''}
-              </tr>
-            </thead>
+            ${tableHead(
+              'time',
+              'dead letter',
+              'from topic',
+              'key',
+              'reason',
+              'error',
+              'bytes',
+              ...(operator ? [''] : []),
+            )}
             <tbody>
               ${page.items.map(
                 (l) =>

@@ -34,3 +34,12 @@ export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): Htm
   });
   return new Html(text);
 }
+
+/** A table's head: one `<th>` a column, in order (an empty string: an empty header cell). */
+export function tableHead(...columns: readonly string[]): Html {
+  return html`<thead>
+    <tr>
+      ${columns.map((c) => html`<th>${c}</th>`)}
+    </tr>
+  </thead>`;
+}

@@ -9,7 +9,7 @@ import type { SignedInUser } from '../../application/session';
 import { declineReason } from './decline-reasons';
 import { eventFields, formatMoney } from './format';
 import { CURRENCIES, FLOWS, STATUSES } from './filters';
-import { Html, html } from './html';
+import { Html, html, tableHead } from './html';
 
 /** The form field every POST carries (checked against the session by CsrfGuard). */
 export const CSRF_FIELD = '_csrf';
@@ -162,19 +162,7 @@ export function searchPage(
   if (typeof answer === 'object' && answer.ok) {
     const items = answer.body.items;
     results = html`<table id="results">
-        <thead>
-          <tr>
-            <th>Saga</th>
-            <th>Flow</th>
-            <th>Status</th>
-            <th>Amount</th>
-            <th>Merchant order</th>
-            <th>Endpoint</th>
-            <th>Unknown since</th>
-            <th>Approval deadline</th>
-            <th>Created</th>
-          </tr>
-        </thead>
+        ${tableHead('Saga', 'Flow', 'Status', 'Amount', 'Merchant order', 'Endpoint', 'Unknown since', 'Approval deadline', 'Created')}
         <tbody>
           ${items.map(
             (s) =>
@@ -473,16 +461,7 @@ export function detailPage(
       detail.audit.length === 0
         ? html`<p id="auditEmpty">None.</p>`
         : html`<table id="audit">
-            <thead>
-              <tr>
-                <th>When</th>
-                <th>Who</th>
-                <th>Role</th>
-                <th>Action</th>
-                <th>Why</th>
-                <th>Command</th>
-              </tr>
-            </thead>
+            ${tableHead('When', 'Who', 'Role', 'Action', 'Why', 'Command')}
             <tbody>
               ${detail.audit.map(
                 (a) =>

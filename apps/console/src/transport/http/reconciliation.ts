@@ -2,7 +2,7 @@ import type {
   ReconciliationRunDetail,
   ReconciliationRunSummary,
 } from '../../application/admin-api.client';
-import { Html, html } from './html';
+import { Html, html, tableHead } from './html';
 
 function window(run: ReconciliationRunSummary): string {
   return `${run.from} – ${run.to}${run.endpointId === null ? '' : ` (endpoint ${run.endpointId})`}`;
@@ -20,16 +20,7 @@ export function runsPage(runs: readonly ReconciliationRunSummary[]): Html {
       runs.length === 0
         ? html`<p id="noRuns">No run yet.</p>`
         : html`<table id="runs">
-            <thead>
-              <tr>
-                <th>started</th>
-                <th>window</th>
-                <th>trigger</th>
-                <th>status</th>
-                <th>checked</th>
-                <th>mismatched</th>
-              </tr>
-            </thead>
+            ${tableHead('started', 'window', 'trigger', 'status', 'checked', 'mismatched')}
             <tbody>
               ${runs.map(
                 (run) =>
@@ -72,14 +63,7 @@ export function runPage(detail: ReconciliationRunDetail): Html {
       mismatches.length === 0
         ? html`<p id="noMismatches">None.</p>`
         : html`<table id="mismatches">
-            <thead>
-              <tr>
-                <th>kind</th>
-                <th>saga</th>
-                <th>flow</th>
-                <th>endpoint</th>
-              </tr>
-            </thead>
+            ${tableHead('kind', 'saga', 'flow', 'endpoint')}
             <tbody>
               ${mismatches.map(
                 (m) =>

@@ -1,6 +1,6 @@
 import type { LiveEvent, LiveMinutes } from '../../application/admin-api.client';
 import { formatMoney } from './format';
-import { Html, html } from './html';
+import { Html, html, tableHead } from './html';
 
 /** Minutes the chart shows. */
 export const CHART_MINUTES = 30;
@@ -21,14 +21,7 @@ export function watchPage(): Html {
       </h2>
       <p>Events published while this page is open, newest first (the last 200).</p>
       <table>
-        <thead>
-          <tr>
-            <th>time</th>
-            <th>event</th>
-            <th>saga</th>
-            <th>amount</th>
-          </tr>
-        </thead>
+        ${tableHead('time', 'event', 'saga', 'amount')}
         <tbody id="liveEvents" data-stream="/watch/events" data-keep="200"></tbody>
       </table>
     </section>`;

@@ -502,7 +502,7 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
     expect(
       await metricValue('gateway_adapter_calls_total', {
         endpoint: `endpoint ${DEAD_ENDPOINT}`,
-        operation: 'status',
+        operation: 'v2/status',
         outcome: 'not-sent',
       }),
     ).toBe(1);

@@ -92,6 +92,13 @@ describe('timeToTruth', () => {
     expect(after.problems).toHaveLength(1);
     expect(after.disrupted).toBeUndefined();
     expect(after.slowestDisrupted).toBeUndefined();
+    expect(after.slowest).toEqual([{ paymentId: saga, detail: 'charged 500 50.0 s' }]);
+    // Judged, but a disruption began while it waited for its report: the slowest line says so.
+    const before = timeToTruth({ ...late, disruptions: [{ from: T0 + 14_000, to: T0 + 26_000 }] });
+    expect(before).toMatchObject({ judged: 1, judgedWithCallback: 1 });
+    expect(before.slowest).toEqual([
+      { paymentId: saga, detail: 'charged 500 50.0 s, a disruption began 14.0 s after it' },
+    ]);
     expect(after).toMatchObject({ judged: 1, judgedWithCallback: 1 });
   });
 

@@ -161,9 +161,19 @@ export function timeToTruth(input: {
       if (i < 0) continue; // never reported: the misreported / contradicted lines say so
       const [report] = reports.splice(i, 1);
       const latency = Math.max(0, report.at - movedAt);
+      // A disruption that began while the movement waited for its report (judged movements only:
+      // one made within the lead is excluded): its truth may have been held by it.
+      const began = (input.disruptions ?? [])
+        .map((d) => d.from - movedAt)
+        .filter((after) => after > 0 && after < latency)
+        .sort((a, b) => a - b)[0];
       const timed = {
         paymentId: saga,
-        detail: `${movement} ${(latency / 1000).toFixed(1)} s${arrived ? '' : ', callbacks lost'}`,
+        detail: `${movement} ${(latency / 1000).toFixed(1)} s${arrived ? '' : ', callbacks lost'}${
+          began === undefined || inDisruption(movedAt)
+            ? ''
+            : `, a disruption began ${(began / 1000).toFixed(1)} s after it`
+        }`,
         latency,
       };
       if (inDisruption(movedAt)) {

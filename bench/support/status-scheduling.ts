@@ -22,7 +22,8 @@ import {
  * orchestrator's poll cadence and classes (apps/orchestrator/src/domain/gateway-operation/polling.ts) asking one
  * endpoint's status budget (apps/gateway-adapter/src/domain/status-budget.ts), the real code of
  * both on a manual clock. Each operation is polled at its class's cadence; a query the budget
- * holds back is asked again at `retryAt` plus a jitter, as gateway-operation.ts does; polls due
+ * holds back is asked again at `retryAt` plus a jitter (an urgent one at most URGENT_HELD_MAX_MS
+ * later), as gateway-operation.ts does; polls due
  * in one timer batch fire together in the same order every time (SimSettings.batchMs). Used by the property tests beside it and for figures (the issue's
  * 200 left processing / 20 lost replies) without a stack.
  *
@@ -194,7 +195,13 @@ export function simulate(operations: readonly SimOperation[], settings: SimSetti
       } else {
         held[priority] += 1;
         entry.nextAt = due(
-          at + heldPollDelay(admission.retryAt, nowMs, `${entry.op.id}/${entry.attempt}`),
+          at +
+            heldPollDelay(
+              admission.retryAt,
+              nowMs,
+              `${entry.op.id}/${entry.attempt}`,
+              priority === 'urgent',
+            ),
         );
       }
       entry.attempt += 1;

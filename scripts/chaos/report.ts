@@ -199,6 +199,7 @@ export function formatReport(report: ChaosReport): string {
       );
     show('late', t.problems);
     show('slowest', t.slowest);
+    show('slowest during a disruption', t.slowestDisrupted ?? []);
     show('status budget', t.status.problems);
   }
   if (report.schedules !== undefined)

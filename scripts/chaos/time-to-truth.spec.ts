@@ -84,11 +84,21 @@ describe('timeToTruth', () => {
     expect(during.problems).toEqual([]);
     expect(during.byFamily['card-payment']).toEqual({});
     expect(during.disrupted).toMatchObject({ count: 1, maxMs: 50_000 });
+    expect(during.slowest).toEqual([]);
+    expect(during.slowestDisrupted).toEqual([{ paymentId: saga, detail: 'charged 500 50.0 s' }]);
     expect(during).toMatchObject({ judged: 0, judgedWithCallback: 0 });
     // Past the grace the same movement is judged again.
     const after = timeToTruth({ ...late, disruptions: [{ from: T0 - 60_000, to: T0 - 31_000 }] });
     expect(after.problems).toHaveLength(1);
     expect(after.disrupted).toBeUndefined();
+    expect(after.slowestDisrupted).toBeUndefined();
+    expect(after.slowest).toEqual([{ paymentId: saga, detail: 'charged 500 50.0 s' }]);
+    // Judged, but a disruption began while it waited for its report: the slowest line says so.
+    const before = timeToTruth({ ...late, disruptions: [{ from: T0 + 14_000, to: T0 + 26_000 }] });
+    expect(before).toMatchObject({ judged: 1, judgedWithCallback: 1 });
+    expect(before.slowest).toEqual([
+      { paymentId: saga, detail: 'charged 500 50.0 s, a disruption began 14.0 s after it' },
+    ]);
     expect(after).toMatchObject({ judged: 1, judgedWithCallback: 1 });
   });
 

@@ -72,6 +72,8 @@ export interface TimeToTruth {
   readonly problems: Problem[];
   /** The five movements reported last (saga, movement, seconds). */
   readonly slowest: Problem[];
+  /** The five reported last among those made during a disruption (not held to the bounds). */
+  readonly slowestDisrupted?: Problem[];
 }
 
 function figures(latencies: readonly number[]): TruthFigures | undefined {
@@ -122,6 +124,7 @@ export function timeToTruth(input: {
   const problems: Problem[] = [];
   const slowest: (Problem & { latency: number })[] = [];
   const disrupted: number[] = [];
+  const slowestDisrupted: (Problem & { latency: number })[] = [];
   const inDisruption = (at: number) =>
     (input.disruptions ?? []).some(
       (d) => at >= d.from - DISRUPTION_LEAD_MS && at <= d.to + DISRUPTION_GRACE_MS,
@@ -158,16 +161,28 @@ export function timeToTruth(input: {
       if (i < 0) continue; // never reported: the misreported / contradicted lines say so
       const [report] = reports.splice(i, 1);
       const latency = Math.max(0, report.at - movedAt);
+      // A disruption that began while the movement waited for its report (judged movements only:
+      // one made within the lead is excluded): its truth may have been held by it.
+      const began = (input.disruptions ?? [])
+        .map((d) => d.from - movedAt)
+        .filter((after) => after > 0 && after < latency)
+        .sort((a, b) => a - b)[0];
+      const timed = {
+        paymentId: saga,
+        detail: `${movement} ${(latency / 1000).toFixed(1)} s${arrived ? '' : ', callbacks lost'}${
+          began === undefined || inDisruption(movedAt)
+            ? ''
+            : `, a disruption began ${(began / 1000).toFixed(1)} s after it`
+        }`,
+        latency,
+      };
       if (inDisruption(movedAt)) {
         disrupted.push(latency);
+        slowestDisrupted.push(timed);
         continue;
       }
       (arrived ? row.arrived : row.lost).push(latency);
-      slowest.push({
-        paymentId: saga,
-        detail: `${movement} ${(latency / 1000).toFixed(1)} s${arrived ? '' : ', callbacks lost'}`,
-        latency,
-      });
+      slowest.push(timed);
       if (!arrived && latency > input.bounds.lostBoundMs)
         problems.push({
           paymentId: saga,
@@ -187,6 +202,7 @@ export function timeToTruth(input: {
       });
   }
   slowest.sort((a, b) => b.latency - a.latency);
+  slowestDisrupted.sort((a, b) => b.latency - a.latency);
   const disruptedFigures = figures(disrupted);
   const rows = [...samples.values()];
   const judgedWithCallback = rows.reduce((n, r) => n + r.arrived.length, 0);
@@ -197,6 +213,13 @@ export function timeToTruth(input: {
     ...(disruptedFigures === undefined ? {} : { disrupted: disruptedFigures }),
     problems,
     slowest: slowest.slice(0, 5).map(({ paymentId, detail }) => ({ paymentId, detail })),
+    ...(slowestDisrupted.length === 0
+      ? {}
+      : {
+          slowestDisrupted: slowestDisrupted
+            .slice(0, 5)
+            .map(({ paymentId, detail }) => ({ paymentId, detail })),
+        }),
   };
 }
 

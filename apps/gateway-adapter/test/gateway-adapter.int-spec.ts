@@ -5,7 +5,14 @@
  * secrets or card numbers in logs or results.
  */
 import { randomUUID } from 'node:crypto';
-import { parseTraceparent, type GatewayRequest, TOPICS } from '@payments/contracts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  type GatewayRequest,
+  type GatewayResult,
+  type GatewayStatusRequest,
+  parseTraceparent,
+  TOPICS,
+} from '@payments/contracts';
 import { metricValue, produceRaw, readMessages } from '../../../test/support/kafka';
 import { createTestDatabase, type TestDatabase, withClient } from '../../../test/support/postgres';
 import {
@@ -70,7 +77,7 @@ function saleRequest(cvv: string, over: Partial<GatewayRequest> = {}): GatewayRe
   } as GatewayRequest;
 }
 
-function statusRequest(sale: GatewayRequest, gatewayOrderId?: string): GatewayRequest {
+function statusRequest(sale: GatewayRequest, gatewayOrderId?: string): GatewayStatusRequest {
   return {
     operation: 'status',
     requestId: randomUUID(),
@@ -473,6 +480,32 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
         outcome: 'not-sent',
       }),
     ).toBe(2);
+    expect(
+      await metricValue('gateway_adapter_breaker_state', { endpoint: `endpoint ${DEAD_ENDPOINT}` }),
+    ).toBe(2);
+    // A status query is not refused by the open breaker (it moves no money; issue #38): the
+    // adapter calls the gateway (here: connect refused), and its failure leaves the breaker open
+    // for the same cool-down.
+    const [first] = requests;
+    if (!first) throw new Error('no request');
+    let status: GatewayResult | undefined;
+    for (let asked = 1; asked <= 5; asked++) {
+      // Asked again only while the adapter's limits other than the breaker hold it (the status
+      // budget: the sales above took tokens of the endpoint's rate).
+      status = (await run({ ...statusRequest(first), priority: 'urgent' }))[0]?.value;
+      const result = status?.result;
+      if (result?.kind !== 'not-sent' || result.retryAt === undefined) break;
+      if (result.reason === ADAPTER_REASONS.circuitOpen) break;
+      await sleep(Math.min(Math.max(Date.parse(result.retryAt ?? '') - Date.now(), 100), 5_000));
+    }
+    expect(status?.result).toEqual({ kind: 'not-sent', reason: 'connection-refused' });
+    expect(
+      await metricValue('gateway_adapter_calls_total', {
+        endpoint: `endpoint ${DEAD_ENDPOINT}`,
+        operation: 'v2/status',
+        outcome: 'not-sent',
+      }),
+    ).toBe(1);
     expect(
       await metricValue('gateway_adapter_breaker_state', { endpoint: `endpoint ${DEAD_ENDPOINT}` }),
     ).toBe(2);

@@ -323,6 +323,58 @@ describe('libs/kafka against a real broker', () => {
     expect(handled).toEqual(Array.from({ length: total }, (_, n) => n));
   });
 
+  it('a replica stopping (SIGTERM) with a message in flight: a hint produced to its partition meanwhile is handled once, by the other replica; the in-flight one once, by the stopping one', async () => {
+    // Issue #38 item c: a verified callback (a hint) arriving while its partition's replica
+    // shuts down must not be lost, nor handled by the replica going away after its stop began.
+    const topic = uniqueName('handover');
+    const groupId = uniqueName('handover-group');
+    const handled: Array<{ id: string; by: string; partition: number }> = [];
+    const held = gate();
+    const reachedHeld = gate();
+    const handlerOf = (by: string) =>
+      defineHandler(topic, Payload, async (m) => {
+        handled.push({ id: m.value.id, by, partition: m.partition });
+        if (m.value.id === 'in-flight') {
+          reachedHeld.open();
+          await held.promise;
+        }
+      });
+    const root = { topicPartitions: 2 };
+    const stopping = await start({ groupId, handlers: [handlerOf('stopping')] }, root);
+    await start({ groupId, handlers: [handlerOf('other')] }, root);
+    // Whose partition is whose now that both joined: one message to each.
+    await produceRaw(
+      topic,
+      [0, 1].map((partition) => ({ partition, value: json({ id: `probe-${partition}`, n: 0 }) })),
+    );
+    await waitFor(() => handled.length >= 2, 'a probe handled on each partition');
+    const partition = handled.find((h) => h.by === 'stopping')?.partition;
+    if (partition === undefined) throw new Error('the first replica kept no partition');
+
+    await produceRaw(topic, [{ partition, value: json({ id: 'in-flight', n: 1 }) }]);
+    await reachedHeld.promise;
+    const closing = stopping.app.close();
+    apps.splice(apps.indexOf(stopping), 1);
+    await waitFor(
+      () => stopping.runner.status.state === 'stopping',
+      'the replica to start stopping',
+    );
+    await produceRaw(topic, [{ partition, value: json({ id: 'hint', n: 2 }) }]);
+    held.open();
+    await closing;
+    await waitFor(() => handled.some((h) => h.id === 'hint'), 'the hint handled');
+    await waitFor(
+      async () => (await committedOffsets(groupId, topic)).get(partition) === '3',
+      'the partition committed past the hint',
+    );
+    expect(handled.filter((h) => h.id === 'in-flight')).toEqual([
+      { id: 'in-flight', by: 'stopping', partition },
+    ]);
+    expect(handled.filter((h) => h.id === 'hint')).toEqual([
+      { id: 'hint', by: 'other', partition },
+    ]);
+  });
+
   it('a crashed consumer (dead-letter write impossible) fails its liveness check and commits nothing', async () => {
     const topic = uniqueName('crash');
     const groupId = uniqueName('crash-group');

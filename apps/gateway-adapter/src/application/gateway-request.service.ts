@@ -76,7 +76,9 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  *
  * Order of the guards when a request runs:
  *  1. endpoint lookup (no credentials → rejected "unknown-endpoint": nothing was sent);
- *  2. circuit breaker open → not-sent "circuit open" (no ledger, no network);
+ *  2. money operations: circuit breaker open → not-sent "circuit open" (no ledger, no network);
+ *     status queries pass it (they move no money; CircuitBreaker.statusPermit: counted while
+ *     closed, the trial when half-open, nothing while open);
  *  3. money operations: rate limit (bounded wait) and concurrency slot (bounded wait) → else
  *     not-sent; status queries: the endpoint's status budget admits them now or they are
  *     not-sent at once (they never wait, so they never hold up a money operation);
@@ -278,8 +280,10 @@ export class GatewayRequestService {
   ): Promise<Answer | typeof FENCED> {
     const endpoint = this.endpoints.find(request.merchant.endpointId);
     if (!endpoint) return this.unknownEndpoint(request);
-    if (endpoint.breaker.isRefusing()) return this.circuitOpen(endpoint);
+    // A status query passes an open breaker (CircuitBreaker.statusPermit): it moves no money and
+    // its own budget bounds its rate.
     if (request.operation === 'status') return this.performStatus(request, endpoint, ledger);
+    if (endpoint.breaker.isRefusing()) return this.circuitOpen(endpoint);
 
     const waitMs = endpoint.bucket.reserve(endpoint.limits.maxWaitMs);
     if (waitMs === undefined) {
@@ -336,7 +340,10 @@ export class GatewayRequestService {
     endpoint: GatewayEndpoint,
     ledger: LedgerClaim,
   ): Promise<Answer | typeof FENCED> {
-    const permit = endpoint.breaker.tryAcquire();
+    const permit =
+      request.operation === 'status'
+        ? endpoint.breaker.statusPermit()
+        : endpoint.breaker.tryAcquire();
     if (!permit) return this.circuitOpen(endpoint);
     let settled = false;
     try {

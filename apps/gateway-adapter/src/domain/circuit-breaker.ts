@@ -24,6 +24,19 @@ export interface BreakerPermit {
  * Open: calls are refused (answered not-sent "circuit open", no ledger row, no network) until the
  * cool-down has passed. Half-open: exactly one trial call passes; its success closes the breaker,
  * its failure opens it again for another cool-down. Pure: time from the injected clock.
+ *
+ * Status queries are never refused (`statusPermit`, issue #38): they move no money and the
+ * endpoint's status budget already bounds their rate, so an open breaker that refused them only
+ * kept a payment whose callback said money moved from its truth for the cool-down (up to a
+ * minute in the chaos runs, faults re-opening it). What they do to the breaker:
+ *  - closed: they count as any call (a failure towards opening it, an answer resets the count);
+ *  - half-open with no trial in flight: the status query is the trial (its answer closes the
+ *    breaker, its failure opens it again). A safer trial than a money operation's: a failed
+ *    trial sale is an outcome unknown, a failed status query is nothing;
+ *  - open, or a trial in flight: they pass and change nothing. An answer does not end the
+ *    cool-down early (money waits for it as before: one answer from a flapping gateway must not
+ *    let the money backlog in), and a failure does not extend it (the faults of a budget's worth
+ *    of status queries would otherwise keep money out for good).
  */
 export class CircuitBreaker {
   private current: BreakerState = 'closed';
@@ -62,6 +75,20 @@ export class CircuitBreaker {
    */
   halfOpensAt(): number | undefined {
     return this.state === 'open' ? this.openedAt + this.options.cooldownMs : undefined;
+  }
+
+  /**
+   * A permit for one status query: never refused (see the class comment). Closed: a counting
+   * permit; half-open with no trial in flight: the trial; otherwise one that changes nothing.
+   */
+  statusPermit(): BreakerPermit {
+    const state = this.state;
+    if (state === 'closed') return this.permit(false);
+    if (state === 'half-open' && !this.trialInFlight) {
+      this.trialInFlight = true;
+      return this.permit(true);
+    }
+    return BYSTANDER;
   }
 
   /** A permit for one call, or undefined when the breaker refuses it. */
@@ -115,3 +142,10 @@ export class CircuitBreaker {
     this.onStateChange(next);
   }
 }
+
+/** The permit of a status query that passed an open breaker: its outcome changes nothing. */
+const BYSTANDER: BreakerPermit = {
+  success: () => undefined,
+  failure: () => undefined,
+  cancel: () => undefined,
+};

@@ -116,9 +116,10 @@ export function statusPoll(
 /**
  * The poll after a status query the adapter held back (its status budget spent, or a query for
  * the same payment sent moments ago: `retryAt`): at `retryAt` plus a jitter
- * (domain/gateway-operation/polling.ts `heldPollDelay`), never sooner; the class's cadence resumes
- * once a query is sent. `urgent`: the held query was urgent (the result's `priority`): the poll
- * is urgent again, as a hint's (a verified callback's query held because another query of the
+ * (domain/gateway-operation/polling.ts `heldPollDelay`), never sooner unless urgent; the class's
+ * cadence resumes once a query is sent. `urgent`: the held query was urgent (the result's
+ * `priority`): the poll is at `retryAt` or `URGENT_HELD_MAX_MS` from now, whichever comes first,
+ * and urgent again, as a hint's (a verified callback's query held because another query of the
  * payment was sent moments ago, or the budget was spent, used to come back in the class its
  * operation's age gave it — background past a minute — and wait at the end of that line).
  */
@@ -138,6 +139,6 @@ export function heldPoll(
       // Urgent from this hold on (polling.ts `hintLive`): held again and again, it stays urgent.
       ...(urgent ? { hinted: true as const, hintedAt: now } : {}),
     },
-    at: addMs(now, heldPollDelay(Date.parse(retryAt), Date.parse(now), queryId)),
+    at: addMs(now, heldPollDelay(Date.parse(retryAt), Date.parse(now), queryId, urgent)),
   };
 }

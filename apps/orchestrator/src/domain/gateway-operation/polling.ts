@@ -58,7 +58,8 @@ export function notSentRetryDelay(attempt: number): number {
  *    The adapter gives this class a bounded share, so no population of them takes the budget
  *    from fresher ones.
  * A query the adapter held back (not-sent with `retryAt`) is asked again at `retryAt` plus a
- * jitter ({@link heldPollDelay}), whatever the flow, and urgent again when it was urgent (the
+ * jitter ({@link heldPollDelay}; an urgent one at most {@link URGENT_HELD_MAX_MS} later), whatever
+ * the flow, and urgent again when it was urgent (the
  * result's `priority`: a verified callback's query held back must not fall to the class its
  * operation's age gives it, at the end of that line): the adapter's `retryAt` is the payment's turn
  * in its class's line, so those held go first in the order they were held and none is starved
@@ -76,6 +77,13 @@ export const BACKGROUND_FAST_BAND = {
 } as const;
 /** The spread added to a held query's `retryAt`, so held polls do not return all at once. */
 export const HELD_JITTER_MS = 2 * SECOND;
+/**
+ * The longest an urgent query held back waits before it is asked again, whatever its `retryAt`
+ * (plus the jitter): the fast band's longest cadence. Issue #38: a verified callback's query held
+ * until a far `retryAt` (a long urgent line, an adapter limit's instant) went that long without
+ * a query while money had moved.
+ */
+export const URGENT_HELD_MAX_MS = POLL_BANDS[0].max;
 
 /** What the scheduler needs to know about an operation in flight (times in clock ms). */
 export interface PollFacts {
@@ -157,9 +165,21 @@ export function classPollDelay(
  * budget is the payment's turn in its class's line (apps/gateway-adapter/src/domain/status-line.ts),
  * kept for a few seconds; a poll that came back a cadence later would lose its turn and start
  * again at the end of the line.
+ *
+ * `urgent` (the held query was urgent: money may have just moved): at `retryAt` or after
+ * {@link URGENT_HELD_MAX_MS}, whichever comes first, plus the jitter — seconds, whatever the
+ * adapter said. Coming back before its turn costs one more hold, not the turn: the adapter's line
+ * keeps the payment's place and answers the same turn or a later one (StatusLine.held), and an
+ * urgent query needs one token, which the urgent reserve keeps from every other class.
  */
-export function heldPollDelay(retryAtMs: number, nowMs: number, seed: string): number {
-  return Math.max(retryAtMs - nowMs, 0) + jitter(seed);
+export function heldPollDelay(
+  retryAtMs: number,
+  nowMs: number,
+  seed: string,
+  urgent = false,
+): number {
+  const wait = Math.max(retryAtMs - nowMs, 0);
+  return (urgent ? Math.min(wait, URGENT_HELD_MAX_MS) : wait) + jitter(seed);
 }
 
 /** A spread in [0, HELD_JITTER_MS) from a string (FNV-1a): pure, the same for the same seed. */

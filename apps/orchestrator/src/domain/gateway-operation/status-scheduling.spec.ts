@@ -22,7 +22,9 @@ import {
   type PollFacts,
   ROUTINE_FOR_MS,
   SECOND,
+  type StatusPriority,
   URGENT_FOR_MS,
+  URGENT_HELD_MAX_MS,
 } from './polling';
 
 const NOW = 1_700_000_000_000;
@@ -111,6 +113,18 @@ describe("heldPollDelay: the adapter's refusal is planned with", () => {
     );
   });
 
+  it('urgent: at retryAt or URGENT_HELD_MAX_MS from now, whichever comes first, plus the jitter — seconds, however far retryAt lies', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -10_000, max: 600_000 }), fc.string(), (ahead, seed) => {
+        const delay = heldPollDelay(NOW + ahead, NOW, seed, true);
+        const from = Math.min(Math.max(ahead, 0), URGENT_HELD_MAX_MS);
+        expect(delay).toBeGreaterThanOrEqual(from);
+        expect(delay).toBeLessThan(from + HELD_JITTER_MS);
+        expect(delay).toBeLessThan(URGENT_HELD_MAX_MS + HELD_JITTER_MS);
+      }),
+    );
+  });
+
   it('a crowd held until the same instant does not come back at the same instant', () => {
     const delays = new Set(
       Array.from({ length: 50 }, (_, i) => heldPollDelay(NOW + 1_000, NOW, `query-${i}`)),
@@ -146,6 +160,29 @@ const pollTimer =
       ...(hinted ? { hinted } : {}),
     });
   };
+
+/**
+ * The adapter's answer to a status query about the sale in flight that it held back: not sent,
+ * asked again at `retryAt` (ISO); `priority`: the class the query was asked in (absent: as an
+ * older adapter answers, none).
+ */
+const heldResult =
+  (
+    retryAt: string,
+    at: string,
+    options: { reason?: string; priority?: StatusPriority; queryId?: string } = {},
+  ) =>
+  (state: PaymentState): PaymentInput =>
+    gatewayResultInput({
+      requestId: options.queryId ?? '10000000-0000-4000-8000-00000000abcd',
+      paymentId: PAYMENT_ID,
+      operation: 'status',
+      subjectRequestId: state.inFlight?.requestId ?? '',
+      attempt: 1,
+      result: { kind: 'not-sent', reason: options.reason ?? 'status budget spent', retryAt },
+      ...(options.priority === undefined ? {} : { priority: options.priority }),
+      completedAt: at,
+    });
 
 const refresh = (): RefreshStatusCommand => ({
   type: 'refresh-status',
@@ -246,20 +283,10 @@ describe('a flow polls through the scheduler', () => {
   it('a query refused because another of the payment was sent moments ago is asked again within the second, not a cadence later (several timers of one payment due at once)', () => {
     const retryAt = payments.at(3 * SECOND + 800);
     const held = processingSale().when(
-      (state) =>
-        gatewayResultInput({
-          requestId: '10000000-0000-4000-8000-00000000abce',
-          paymentId: PAYMENT_ID,
-          operation: 'status',
-          subjectRequestId: state.inFlight?.requestId ?? '',
-          attempt: 1,
-          result: {
-            kind: 'not-sent',
-            reason: 'status query for this payment sent moments ago',
-            retryAt,
-          },
-          completedAt: payments.at(3 * SECOND),
-        }),
+      heldResult(retryAt, payments.at(3 * SECOND), {
+        reason: 'status query for this payment sent moments ago',
+        queryId: '10000000-0000-4000-8000-00000000abce',
+      }),
       payments.at(3 * SECOND),
     );
     const [next] = held.decision.effects as Array<{ type: string; at: string }>;
@@ -311,21 +338,11 @@ describe('a flow polls through the scheduler', () => {
     expect(pollOf(asked.decision.effects).request.priority).toBe('urgent');
     // The adapter held it (another query of the payment sent moments ago) and says so.
     const held = processingSale().when(
-      (state) =>
-        gatewayResultInput({
-          requestId: '10000000-0000-4000-8000-00000000abcf',
-          paymentId: PAYMENT_ID,
-          operation: 'status',
-          subjectRequestId: state.inFlight?.requestId ?? '',
-          attempt: 1,
-          result: {
-            kind: 'not-sent',
-            reason: 'status query for this payment sent moments ago',
-            retryAt,
-          },
-          priority: 'urgent',
-          completedAt: at,
-        }),
+      heldResult(retryAt, at, {
+        reason: 'status query for this payment sent moments ago',
+        priority: 'urgent',
+        queryId: '10000000-0000-4000-8000-00000000abcf',
+      }),
       at,
     );
     held.thenIgnored('NO_NEWS');
@@ -341,17 +358,10 @@ describe('a flow polls through the scheduler', () => {
     const again = processingSale().when(() => payments.timer(next.timer), next.at);
     expect(pollOf(again.decision.effects).request.priority).toBe('urgent');
     const heldBackground = processingSale().when(
-      (state) =>
-        gatewayResultInput({
-          requestId: '10000000-0000-4000-8000-00000000abd0',
-          paymentId: PAYMENT_ID,
-          operation: 'status',
-          subjectRequestId: state.inFlight?.requestId ?? '',
-          attempt: 1,
-          result: { kind: 'not-sent', reason: 'status budget spent', retryAt },
-          priority: 'background',
-          completedAt: at,
-        }),
+      heldResult(retryAt, at, {
+        priority: 'background',
+        queryId: '10000000-0000-4000-8000-00000000abd0',
+      }),
       at,
     );
     const [plain] = heldBackground.decision.effects as Array<{
@@ -366,16 +376,7 @@ describe('a flow polls through the scheduler', () => {
   it('a status query held by the adapter is asked again at its retryAt (plus jitter), not at the fast cadence', () => {
     const retryAt = payments.at(40 * SECOND);
     const held = processingSale().when(
-      (state) =>
-        gatewayResultInput({
-          requestId: '10000000-0000-4000-8000-00000000abcd',
-          paymentId: PAYMENT_ID,
-          operation: 'status',
-          subjectRequestId: state.inFlight?.requestId ?? '',
-          attempt: 1,
-          result: { kind: 'not-sent', reason: 'status budget spent', retryAt },
-          completedAt: payments.at(3 * SECOND),
-        }),
+      heldResult(retryAt, payments.at(3 * SECOND)),
       payments.at(3 * SECOND),
     );
     held.thenIgnored('NO_NEWS');
@@ -384,5 +385,58 @@ describe('a flow polls through the scheduler', () => {
     const after = msBetween(retryAt, next?.at ?? '');
     expect(after).toBeGreaterThanOrEqual(0);
     expect(after).toBeLessThan(HELD_JITTER_MS);
+  });
+
+  it("an urgent query held until a far retryAt (a long urgent line, a limit's instant) is asked again within URGENT_HELD_MAX_MS plus the jitter, urgent; a background one waits for its retryAt", () => {
+    const at = payments.at(2 * MINUTE);
+    const retryAt = payments.at(2 * MINUTE + 40 * SECOND);
+    const urgent = processingSale().when(heldResult(retryAt, at, { priority: 'urgent' }), at);
+    urgent.thenIgnored('NO_NEWS');
+    const [next] = urgent.decision.effects as Array<{ at: string; timer: Timer }>;
+    if (next === undefined) throw new Error('no poll');
+    expect(msBetween(at, next.at)).toBeGreaterThanOrEqual(URGENT_HELD_MAX_MS);
+    expect(msBetween(at, next.at)).toBeLessThan(URGENT_HELD_MAX_MS + HELD_JITTER_MS);
+    const again = processingSale().when(() => payments.timer(next.timer), next.at);
+    expect(pollOf(again.decision.effects).request.priority).toBe('urgent');
+    const background = processingSale().when(
+      heldResult(retryAt, at, { priority: 'background' }),
+      at,
+    );
+    const [plain] = background.decision.effects as Array<{ at: string }>;
+    expect(msBetween(retryAt, plain?.at ?? '')).toBeGreaterThanOrEqual(0);
+  });
+
+  it('property: a held query is asked again at min(retryAt, now + URGENT_HELD_MAX_MS) plus the jitter when it was urgent, at retryAt plus the jitter otherwise; urgent again only when it was', () => {
+    const at = payments.at(2 * MINUTE);
+    fc.assert(
+      fc.property(
+        fc.integer({ min: -5 * SECOND, max: 10 * MINUTE }),
+        fc.constantFrom<StatusPriority | undefined>(
+          'urgent',
+          'routine',
+          'payer',
+          'background',
+          undefined,
+        ),
+        fc.uuid(),
+        (ahead, priority, queryId) => {
+          const retryAt = payments.at(2 * MINUTE + ahead);
+          const held = processingSale().when(
+            heldResult(retryAt, at, { ...(priority === undefined ? {} : { priority }), queryId }),
+            at,
+          );
+          const [next] = held.decision.effects as Array<{ at: string; timer: Timer }>;
+          if (next === undefined) throw new Error('no poll');
+          const wait = Math.max(ahead, 0);
+          const from = priority === 'urgent' ? Math.min(wait, URGENT_HELD_MAX_MS) : wait;
+          expect(msBetween(at, next.at)).toBeGreaterThanOrEqual(from);
+          expect(msBetween(at, next.at)).toBeLessThan(from + HELD_JITTER_MS);
+          const asked = processingSale().when(() => payments.timer(next.timer), next.at);
+          const urgentAgain = pollOf(asked.decision.effects).request.priority === 'urgent';
+          expect(urgentAgain).toBe(priority === 'urgent');
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 });

@@ -347,15 +347,27 @@ export class PaymentStack {
 
   async startAgain(name: ReplicaName): Promise<void> {
     const { app, index } = this.resolve(name);
-    this.replicas[app][index] = startApp(this.specs[app][index]);
+    const restore = app === 'orchestrator' && this.options.restoreOrchestratorClock === true;
+    // Restored: the replica starts at the stack's offset (TEST_CLOCK_OFFSET_SECONDS), so nothing
+    // it handles is stamped with the real time. Moved afterwards it used to handle messages at the
+    // real time until then: a chaos run's rebills settled on the day before they were requested,
+    // which that day's reconciliation never read (test/chaos.md, Traps).
+    const offset = this.orchestratorClockSeconds;
+    const spec = this.specs[app][index];
+    this.replicas[app][index] = startApp(
+      restore && offset > 0
+        ? { ...spec, env: { ...spec.env, TEST_CLOCK_OFFSET_SECONDS: String(offset) } }
+        : spec,
+    );
     try {
       await waitForReady(this.replicas[app][index], 90_000);
-      if (
-        app === 'orchestrator' &&
-        this.options.restoreOrchestratorClock === true &&
-        this.orchestratorClockSeconds > 0
-      )
-        await this.advanceReplicaClock(name, this.orchestratorClockSeconds);
+      // Moved meanwhile (an advance that missed it while it started): the rest now, by its clock.
+      if (restore && this.orchestratorClockSeconds > offset) {
+        const response = await fetch(`${this.replicaUrl(name)}/test-controls/clock`);
+        const { now } = (await response.json()) as { now: string };
+        const behind = Date.now() + this.orchestratorClockSeconds * 1000 - Date.parse(now);
+        if (behind >= 1000) await this.advanceReplicaClock(name, Math.round(behind / 1000));
+      }
     } finally {
       this.busy.delete(this.key(name));
     }

@@ -31,8 +31,8 @@ import { freeLowPorts } from '../support/local-kafka';
  * charges itself and three registered with the gateway, four daily cycles each with both clocks
  * moved forward, while a replica of each app is SIGKILLed and faults aim at the charges
  * (callbacks dropped while a charge is due, status queries failing, a rebill's reply lost, a
- * rebill declined). With CHAOS_DAY_CLOSE=1 (off by default: 3.5–7.5 min more, and it does not tie
- * out yet — test/chaos.md) then the day close (scripts/chaos/day-close.ts): the orchestrator's
+ * rebill declined). With CHAOS_DAY_CLOSE=1 (off by default: 3.5–7.5 min more; it ties out since
+ * test/chaos.md's run G) then the day close (scripts/chaos/day-close.ts): the orchestrator's
  * clock moved past the last day the run touched, every merchant's days closed by an operator, the
  * close reports awaited and judged — a difference only where a case is open, each listed. Then the
  * zero lines and the card-data audit.

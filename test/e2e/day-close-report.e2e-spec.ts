@@ -97,11 +97,15 @@ async function until<T>(probe: () => Promise<T | undefined>, what: string, timeo
 }
 
 /** The latest close report of the day once written (no longer reconciling), version `version`. */
-async function writtenReport(day: string, version: number): Promise<CloseReport> {
+async function writtenReport(
+  day: string,
+  version: number,
+  endpointId: string = ENDPOINT,
+): Promise<CloseReport> {
   return until(async () => {
     const { status, body } = await admin(
       'GET',
-      `/admin/days/${day}/reports?endpointId=${ENDPOINT}`,
+      `/admin/days/${day}/reports?endpointId=${endpointId}`,
       ALICE,
     );
     if (status !== 200) throw new Error(`GET reports: ${status} ${JSON.stringify(body)}`);
@@ -385,4 +389,67 @@ describe("a merchant's day closed and tied out against the gateway", () => {
       [3, 'open-with-exceptions'],
     ]);
   }, 600_000);
+});
+
+describe('a sale settled by its callback, its reply lost, returned at once (issue #35)', () => {
+  it("the day closes `closed`: the sale's line matched by the serial it learnt after its callback", async () => {
+    // Its own endpoint: the day above (its close, its cases) is not this one's.
+    const endpointId = SANDBOX_MERCHANT.paymentFormPreauthEndpoint;
+    const sale = stack.sale({ endpointId, amountMinor: 4_000 });
+    // The sale's reply is lost after the gateway charged it; its callback comes. Status replies
+    // are slow (2 s), so the callback — which names no serial — settles it, not a poll.
+    await stack.controls.addFault({
+      clientOrderId: sale.paymentId,
+      operation: 'SALE',
+      failAfter: 'drop',
+      times: 1,
+    });
+    await stack.controls.addFault({
+      clientOrderId: sale.paymentId,
+      operation: 'STATUS',
+      latencyMs: 2_000,
+    });
+    await stack.send(sale);
+    await stack.events.waitForType(sale.paymentId, ['approved'], 60_000);
+    // Returned at once: the return waits for the sale's serial (held), then goes out.
+    await stack.send({ ...stack.return(sale.paymentId), merchant: { endpointId } });
+    const returned = await stack.events.waitForType(sale.paymentId, ['returned'], 90_000);
+    const history = stack.events.distinctEventsOf(sale.paymentId);
+    const saleRequest = history[0]?.type === 'operation-requested' ? history[0].requestId : '';
+    const approvedAt = history.findIndex((e) => e.type === 'approved');
+    const saleAccepted = history.findIndex(
+      (e) => e.type === 'accepted-by-gateway' && e.requestId === saleRequest,
+    );
+    // Settled by the callback (no serial before the outcome), the serial learnt afterwards.
+    expect(history.slice(0, approvedAt + 1).map((e) => e.type)).toEqual([
+      'operation-requested',
+      'outcome-unknown',
+      'approved',
+    ]);
+    expect(saleAccepted).toBeGreaterThan(approvedAt);
+    expect(history[saleAccepted]).toMatchObject({ serialNumber: expect.any(String) });
+    // One charge, one refund: the held return was sent once.
+    const ledger = (await stack.controls.ledger()).entries.filter(
+      (e) => e.clientOrderId === sale.paymentId,
+    );
+    expect(ledger.map((e) => [e.movement, e.amountMinor])).toEqual([
+      ['charged', 4_000],
+      ['refunded', 4_000],
+    ]);
+
+    // The day (the orchestrator's: the test above moved its clock) ends; the operator closes it.
+    const day = returned.event.occurredAt.slice(0, 10);
+    const midnight = new Date(`${day}T00:00:00.000Z`).getTime() + 24 * 3_600_000;
+    await stack.advanceOrchestratorClock(
+      Math.ceil((midnight - Date.parse(returned.event.occurredAt)) / 1000) + 120,
+    );
+    const closed = await admin('POST', `/admin/days/${day}/close`, ALICE, { endpointId });
+    expect(closed.status).toBe(200);
+    const report = await writtenReport(day, 1, endpointId);
+    expect([report.state, report.exceptions]).toEqual(['closed', []]);
+    expect(report.lines?.find((l) => l.requestId === saleRequest)).toMatchObject({
+      type: 'approved',
+      verdict: 'match',
+    });
+  }, 300_000);
 });

@@ -137,8 +137,19 @@ export class AppModule {
         },
         { provide: APP_FILTER, useClass: HttpErrorFilter },
         // TEST_CONTROLS_ENABLED: a clock the test controls move forward; otherwise the system's.
+        // TEST_CLOCK_OFFSET_SECONDS: a replica restarted by a test starts where the others are.
         ...(config.testControls.enabled
-          ? [ControllableClock, { provide: Clock, useExisting: ControllableClock }]
+          ? [
+              {
+                provide: ControllableClock,
+                useFactory: () => {
+                  const clock = new ControllableClock();
+                  clock.advance(config.testControls.clockOffsetSeconds * 1000);
+                  return clock;
+                },
+              },
+              { provide: Clock, useExisting: ControllableClock },
+            ]
           : [Clock]),
         IdGenerator,
         Database,

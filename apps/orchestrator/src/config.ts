@@ -171,6 +171,10 @@ export const orchestratorConfigShape = {
       description:
         'true to mount /test-controls (move the orchestrator clock forward); e2e and demo only, never in production',
     }),
+    clockOffsetSeconds: envVar('TEST_CLOCK_OFFSET_SECONDS', nonNegativeInt(0), {
+      description:
+        'with TEST_CONTROLS_ENABLED: the clock starts this many seconds ahead (a replica a test restarts after moving the others: it never handles a message at the real time)',
+    }),
   },
   cases: {
     afterAlertHours: envVar('CASE_AFTER_ALERT_HOURS', nonNegativeInt(24), {

@@ -116,6 +116,9 @@ function moneyOf(state: unknown): MoneyFigures | null {
   };
 }
 
+/** The events of an operation in flight that are not its outcome (every flow's, by suffix). */
+const LIFECYCLE = ['accepted-by-gateway', 'outcome-unknown', 'action-required', 'operation-resent'];
+
 /**
  * What the history says of one request: its latest event naming it (`requestId`) and that
  * event's code, with the gateway's serial (`serialNumber`) from whichever event named it last. Reads the events as stored, so a field an event does not have is simply null.
@@ -135,7 +138,13 @@ export function answerOf(
       >,
     }))
     .filter(({ e }) => e.requestId === requestId);
-  const latest = naming.at(-1);
+  // A serial learnt after the request's outcome (an accepted-by-gateway after it: issue #35,
+  // domain/gateway-operation/operation-serial.ts) names the serial only; the answer stays the outcome.
+  const settled = (i: number) =>
+    naming.slice(1, i).some(({ h }) => !LIFECYCLE.some((suffix) => h.event_type.endsWith(suffix)));
+  const latest = naming
+    .filter(({ h }, i) => !(h.event_type.endsWith('accepted-by-gateway') && settled(i)))
+    .at(-1);
   if (latest === undefined) return null;
   // The serial the gateway gave it is named once (accepted-by-gateway); later events may not.
   const serial =

@@ -9,7 +9,7 @@
  *    an ordinary status reply, and the saga's own rules settle it with its usual events.
  */
 import type { GatewayResult, GatewayStatusReport } from '@payments/contracts';
-import { SCHEDULE_ID, saleCommand } from '@payments/contracts/testing';
+import { SCHEDULE_ID, returnCommand, saleCommand } from '@payments/contracts/testing';
 import * as payments from '../../../test/kits/card-payment.kit';
 import * as schedules from '../../../test/kits/recurring-schedule.kit';
 import {
@@ -152,6 +152,67 @@ describe('reconciliation: a universal payment form is checked as what the gatewa
     const charged = checkOf(form({ type: 'approved', requestId: R1 }));
     expect(verdict(charged, approvedAs('sale'), card.named)).toBe('match');
     expect(verdict(charged, approvedAs('preauth'), card.named)).toBe('operation-differs');
+  });
+});
+
+describe('reconciliation: a sale settled by its callback, then returned, is checked by its own serial (issue #35)', () => {
+  const at: CheckTime = { now: new Date(addMs(payments.T0, HOUR)), unknownAlertMs: HOUR };
+  const scope: RunScope = { from: new Date(0), to: at.now, createdInWindow: true };
+  // The reply lost, the verified callback settles the sale (it names no serial).
+  const settled = payments.givenInputs(
+    payments.command(saleCommand()),
+    payments.result({ kind: 'unknown', reason: 'timeout' }),
+    payments.callback('approved'),
+  );
+  const saleId =
+    settled.events[0]?.type === 'operation-requested' ? settled.events[0].requestId : '';
+  /** The saga's answer to its serial query: a status reply about the sale by order. */
+  const serialReply = (requestSerial: string | undefined) =>
+    gatewayResultInput({
+      requestId: CHECK_REQUEST,
+      paymentId: settled.state.status === 'initial' ? '' : settled.state.paymentId,
+      operation: 'status',
+      subjectRequestId: saleId,
+      attempt: 1,
+      result: reported({
+        status: 'approved',
+        transactionType: 'sale',
+        gatewayOrderId: 'gw-777',
+        amount: { minor: 10_000, currency: 'EUR' },
+        ...(requestSerial === undefined ? {} : { requestSerial }),
+      }),
+      completedAt: payments.T0,
+    });
+  /** The return asked at once (held on the question), then its own reply and status reply. */
+  const returned = (answer: ReturnType<typeof serialReply>) =>
+    settled
+      .and(payments.command(returnCommand()))
+      .and(answer)
+      .and(payments.acceptedResult())
+      .and(payments.answer('approved'));
+  const plan = (history: ReturnType<typeof returned>) =>
+    sagaChecks(
+      card.order(history.state),
+      card.operations(history.events as unknown as HistoryEvent[]),
+      card.latest?.(history.state, at),
+      scope,
+    ).map((c) => [c.subject, c.expectation.operation, c.expectation.serial]);
+
+  it("the plan has the sale's request check beside the return's, and no order check", () => {
+    const history = returned(serialReply('sn-the-sale'));
+    const returnSerial =
+      history.state.status === 'initial' ? '' : history.state.requestSerials?.[1];
+    expect(plan(history)).toEqual([
+      [`request:${saleId}`, 'sale', 'sn-the-sale'],
+      [expect.stringMatching(/^request:/), 'return', returnSerial],
+    ]);
+  });
+
+  it('the question closed without a serial: as before, the order check names the return only', () => {
+    expect(plan(returned(serialReply(undefined)))).toEqual([
+      [expect.stringMatching(/^request:/), 'return', expect.any(String)],
+      ['order', 'return', undefined],
+    ]);
   });
 });
 

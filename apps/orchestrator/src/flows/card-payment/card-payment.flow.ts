@@ -1,5 +1,6 @@
 import { type RejectionArgs, rejectionFields } from '../../domain/rejection';
 import { OPERATION_TIMER_KINDS } from '../../domain/gateway-operation/gateway-operation';
+import { SERIAL_QUERY_TIMER } from '../../domain/gateway-operation/operation-serial';
 import {
   CARD_PAYMENT_FAMILY,
   type CardReferenceCommand,
@@ -60,6 +61,7 @@ export function cardPaymentFlow(policy: PaymentPolicy): Flow<PaymentState, Payme
       'hold-expiry',
       'threeds-method-deadline',
       'card-ref-alert',
+      SERIAL_QUERY_TIMER,
     ],
     operations: CARD_PAYMENT_OPERATIONS,
     ...(policy.resultDeadlineMs === undefined ? {} : { resultDeadlineMs: policy.resultDeadlineMs }),

@@ -27,6 +27,7 @@ import {
 import type { OpenPayment, PaymentState } from './state';
 import { initiateHostedForm, initiateVerification, uploadPayerResult } from './decide-payer-flows';
 import { cardRefRefresh } from './card-reference';
+import { followUpSend } from './decide-serial';
 
 export function decideCommand(
   command: PaymentCommand,
@@ -120,7 +121,7 @@ function followUp(
         clientOrderId: payment.clientOrderId,
       },
     ],
-    [{ type: 'send-gateway-request', request }],
+    followUpSend(payment, request, ctx),
   );
 }
 

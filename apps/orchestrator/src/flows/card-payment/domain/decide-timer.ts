@@ -1,6 +1,7 @@
 import { unhandled } from '../../../domain/decision';
 import { decideCardRefAlert, decideCardRefDeadline } from './card-reference';
 import { decideMethodDeadline } from './decide-payer-flows';
+import { decideSerialTimer } from './decide-serial';
 import type { Decision, DecisionContext } from './decision';
 import { decideOperation } from './decide-gateway';
 import { accepted, addMs, firstSend, ignored } from './drafts';
@@ -23,8 +24,9 @@ export function decideTimer(timer: Timer, state: PaymentState, ctx: DecisionCont
     case 'hold-expiry': {
       if (state.status !== 'authorized' || state.holdExpired) return ignored('TIMER_OBSOLETE');
       const payment = state;
-      if (payment.inFlight) {
-        // A capture, void or return is under way; look again once it has settled.
+      if (payment.inFlight || payment.serialPending) {
+        // A capture, void or return is under way (or the sale's serial is still asked for, which
+        // holds follow-ups): look again once it has settled.
         return ignored('NO_NEWS', [
           { type: 'schedule-timer', timer, at: addMs(ctx.now, HOLD_RECHECK_MS) },
         ]);
@@ -69,6 +71,8 @@ export function decideTimer(timer: Timer, state: PaymentState, ctx: DecisionCont
       return decideMethodDeadline(timer, state, ctx);
     case 'card-ref-alert':
       return decideCardRefAlert(timer, state, ctx);
+    case 'serial-query':
+      return decideSerialTimer(timer, state, ctx);
     default:
       return unhandled(timer, 'timer');
   }

@@ -17,6 +17,7 @@ import {
   decideByDecision,
 } from './decide-decision';
 import type { PaymentInput } from './inputs';
+import { decideSerialResult, withSerialQuestion } from './decide-serial';
 import type { PaymentState } from './state';
 
 /**
@@ -25,6 +26,11 @@ import type { PaymentState } from './state';
  * a rejection (itself a command-rejected event) or an ignore with its reason.
  */
 export function decide(input: PaymentInput, state: PaymentState, ctx: DecisionContext): Decision {
+  // A sale, preauth or rebill settled with its serial unknown asks for it (decide-serial.ts).
+  return withSerialQuestion(decideInput(input, state, ctx), state, ctx);
+}
+
+function decideInput(input: PaymentInput, state: PaymentState, ctx: DecisionContext): Decision {
   switch (input.kind) {
     case 'command':
       if (input.command.type === 'settle-by-decision')
@@ -35,6 +41,9 @@ export function decide(input: PaymentInput, state: PaymentState, ctx: DecisionCo
     case 'gateway-result': {
       const contradiction = answerAfterPaymentDecision(input, state, ctx);
       if (contradiction !== undefined) return contradiction;
+      // About the settled sale whose serial is asked for: only its serial is learnt.
+      const serial = decideSerialResult(input, state, ctx);
+      if (serial !== undefined) return serial;
       if (isCardReferenceResult(input.result))
         return decideCardReferenceResult(input.result, state, ctx);
       if (isUploadOperation(input.result.operation)) {

@@ -10,8 +10,13 @@ import type { Timer, TimerKind } from './inputs';
  * (outbox rows and timer rows).
  */
 export type Effect =
-  /** Publish a new gateway request. */
-  | { type: 'send-gateway-request'; request: GatewayRequest }
+  /**
+   * Publish a new gateway request. `held`: written, not published, until a later decision's
+   * `publish-held-request` (a follow-up waiting for the sale's serial, decide-serial.ts).
+   */
+  | { type: 'send-gateway-request'; request: GatewayRequest; held?: true }
+  /** Publish the request a decision wrote held (as written: its first attempt). */
+  | { type: 'publish-held-request'; requestId: string }
   /**
    * Publish the SAME request again (all fields as first sent, `attempt` bumped). The request is
    * kept by the app layer (it holds the sealed card, which never goes into state or events).

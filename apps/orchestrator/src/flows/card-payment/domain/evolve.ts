@@ -2,6 +2,7 @@ import { unhandled } from '../../../domain/decision';
 import type { PaymentEvent } from '@payments/contracts';
 import { DomainError } from '../../../domain/domain-error';
 import { withSettledSerial } from '../../../domain/gateway-operation/gateway-operation';
+import { pendingSerial } from '../../../domain/gateway-operation/operation-serial';
 import { evolveCardReference } from './card-reference';
 import {
   type FailedPayment,
@@ -62,9 +63,17 @@ export function evolve(state: PaymentState, event: PaymentEvent): PaymentState {
         };
         return pending;
       }
-      return { ...requireSucceeded(state, event), version, inFlight };
+      const succeeded = requireSucceeded(state, event);
+      // Asked while the sale's serial is still asked for: written held (decide-serial.ts).
+      return {
+        ...succeeded,
+        version,
+        inFlight: succeeded.serialPending === undefined ? inFlight : { ...inFlight, held: true },
+      };
     }
     case 'accepted-by-gateway': {
+      if (state.status !== 'initial' && state.serialPending?.requestId === event.requestId)
+        return serialLearnt(state, event);
       const [open, op] = requireInFlight(state, event);
       const withOrder =
         event.gatewayOrderId !== undefined && isMainOperation(op.operation)
@@ -109,16 +118,20 @@ export function evolve(state: PaymentState, event: PaymentEvent): PaymentState {
       );
     }
     case 'approved':
-      return settle(state, event, 'approved', {
-        authorized: event.amount.minor,
-        captured: event.amount.minor,
-      });
+      return withSerialMark(
+        state,
+        event,
+        settle(state, event, 'approved', {
+          authorized: event.amount.minor,
+          captured: event.amount.minor,
+        }),
+      );
     case 'authorized':
       // A hold, whatever was assumed when the gateway decided the transaction (payment-form).
-      return {
+      return withSerialMark(state, event, {
         ...settle(state, event, 'authorized', { authorized: event.amount.minor }),
         kind: 'preauth',
-      };
+      });
     case 'account-verified':
       return settle(state, event, 'verified', {});
     case 'declined':
@@ -191,6 +204,50 @@ function cardRefSettledByDecision(
       decision: event.decision,
     },
   };
+}
+
+/**
+ * A sale, preauth or rebill that succeeded before any reply named its serial (a verified callback
+ * settled it) keeps the mark: its serial is asked for, follow-ups wait (operation-serial.ts).
+ */
+function withSerialMark(
+  before: PaymentState,
+  event: Extract<PaymentEvent, { type: 'approved' | 'authorized' }>,
+  settled: SucceededPayment,
+): SucceededPayment {
+  const op = before.inFlight;
+  if (op === undefined) return settled;
+  const mark = pendingSerial(
+    op,
+    isMainOperation(op.operation),
+    event.occurredAt,
+    event.type === 'authorized' ? 'preauth' : undefined,
+  );
+  return mark === undefined ? settled : { ...settled, serialPending: mark };
+}
+
+/**
+ * The serial question of a settled sale closed (`accepted-by-gateway` about it after its outcome):
+ * its serial, when named, joins the order's; a follow-up held on it is held no more.
+ */
+function serialLearnt(
+  state: OpenPayment,
+  event: Extract<PaymentEvent, { type: 'accepted-by-gateway' }>,
+): PaymentState {
+  const { serialPending: _closed, ...open } = state;
+  const held = open.inFlight;
+  const { held: _h, ...released } = held ?? { held: undefined };
+  return {
+    ...open,
+    version: event.version,
+    ...(event.serialNumber === undefined
+      ? {}
+      : withSettledSerial(open, { serial: event.serialNumber })),
+    ...(open.gatewayOrderId === undefined && event.gatewayOrderId !== undefined
+      ? { gatewayOrderId: event.gatewayOrderId }
+      : {}),
+    ...(held === undefined ? {} : { inFlight: released as InFlightOperation }),
+  } as PaymentState;
 }
 
 /** Replays a history from the initial state. */

@@ -7,6 +7,7 @@ import type {
   SettleByDecisionCommand,
   StatusCheckHint,
 } from '@payments/contracts';
+import type { SerialQueryTimer } from '../../../domain/gateway-operation/operation-serial';
 
 /**
  * Timers are keyed by (payment id, kind, request id): scheduling one replaces the previous of
@@ -21,7 +22,9 @@ export type Timer =
   /** 3-D Secure 2.x: the method step's 10 seconds are over (decide-payer-flows.ts). */
   | { kind: 'threeds-method-deadline'; requestId: string }
   /** A card-reference request unknown for the alert window (card-reference.ts). */
-  | { kind: 'card-ref-alert'; requestId: string };
+  | { kind: 'card-ref-alert'; requestId: string }
+  /** The next status query about the serial of a sale settled without one (decide-serial.ts). */
+  | SerialQueryTimer;
 export type TimerKind = Timer['kind'];
 export type HoldExpiryAction = 'void' | 'report';
 

@@ -4,11 +4,61 @@ import * as commands from '@payments/contracts/testing';
 import type { PaymentInput } from './inputs';
 import { FINAL_STATUSES, type PaymentState } from './state';
 import * as payments from '../../../../test/kits/card-payment.kit';
+import { SERIAL_QUERY_ATTEMPTS } from '../../../domain/gateway-operation/operation-serial';
+import { gatewayResultInput } from '../gateway-vocabulary';
+import type { Effect } from './effects';
+import { FlowHistory } from '../../../../test/kits/flow.kit';
 
 type Step = (s: PaymentState) => PaymentInput;
 
 const statusArb = fc.constantFrom(...GatewayStatus.options);
 const FINAL_OUTCOME_TYPES = new Set<PaymentEvent['type']>(['approved', 'declined', 'failed']);
+
+/** The sale's request: in flight, or settled with its serial still asked for. */
+const saleId = (s: PaymentState): string =>
+  s.status === 'initial' ? 'gone' : (s.serialPending?.requestId ?? s.inFlight?.requestId ?? 'gone');
+
+/** A send result of the sale's own request (late when a callback settled it). */
+function saleResult(s: PaymentState, result: Parameters<typeof payments.result>[0]): PaymentInput {
+  return gatewayResultInput({
+    requestId: saleId(s),
+    paymentId: s.status === 'initial' ? '' : s.paymentId,
+    operation: 'sale',
+    attempt: 1,
+    result,
+    completedAt: payments.T0,
+  });
+}
+
+/** A status reply about the sale's request, by order: naming `serial` (or none), or refused. */
+const serialReply =
+  (serial: string | undefined, refused = false, transactionType = 'sale'): Step =>
+  (s) =>
+    gatewayResultInput({
+      requestId: '10000000-0000-4000-8000-00000000beef',
+      paymentId: s.status === 'initial' ? '' : s.paymentId,
+      operation: 'status',
+      subjectRequestId: saleId(s),
+      attempt: 1,
+      result: refused
+        ? { kind: 'rejected', code: '403', message: 'refused' }
+        : {
+            kind: 'accepted',
+            report: {
+              status: 'approved',
+              gatewayOrderId: 'gw-777',
+              transactionType,
+              amount: { minor: 10_000, currency: 'EUR' },
+              ...(serial === undefined ? {} : { requestSerial: serial }),
+            },
+          },
+      completedAt: payments.T0,
+    });
+
+const serialTimer =
+  (attempt: number): Step =>
+  (s) =>
+    payments.timer({ kind: 'serial-query', requestId: saleId(s), attempt });
 
 /** Anything that can arrive after a sale was sent: callbacks, status replies, late/duplicate results, timers. */
 const saleNoiseArb: fc.Arbitrary<{ label: string; step: Step; final: boolean }> = fc.oneof(
@@ -28,6 +78,19 @@ const saleNoiseArb: fc.Arbitrary<{ label: string; step: Step; final: boolean }> 
     step: payments.result({ kind: 'unknown', reason: 'timeout' }),
     final: false,
   }),
+  // Issue #35: the sale's own send result after its callback, and the answers about its serial.
+  fc.constant({
+    label: 'late accepted naming the serial',
+    step: (s: PaymentState) => saleResult(s, { kind: 'accepted', serialNumber: 'sn-sale' }),
+    final: false,
+  }),
+  // About the sale in flight it is an ordinary status reply, which settles it.
+  fc.constant({ label: 'serial reply', step: serialReply('sn-sale'), final: true }),
+  fc.integer({ min: 1, max: SERIAL_QUERY_ATTEMPTS + 1 }).map((attempt) => ({
+    label: `serial query ${attempt}`,
+    step: serialTimer(attempt),
+    final: false,
+  })),
   fc.constant({
     label: 'poll',
     step: (s: PaymentState) =>
@@ -166,6 +229,92 @@ describe('properties', () => {
         expect(sum('captured')).toBe(end.state.captured);
         if (!end.state.holdReleased) expect(sum('returned')).toBe(end.state.returned);
       }),
+      { numRuns: 300 },
+    );
+  });
+  it('a sale settled by its callback: its serial recorded at most once, a follow-up published exactly once and only once the question closed', () => {
+    const stepArb: fc.Arbitrary<Step> = fc.oneof(
+      { weight: 3, arbitrary: fc.constant(() => payments.command(commands.returnCommand())) },
+      { weight: 1, arbitrary: fc.constant(() => payments.command(commands.voidCommand())) },
+      {
+        weight: 3,
+        arbitrary: fc
+          .tuple(
+            fc.option(fc.constantFrom('sn-sale', 'sn-other'), { nil: undefined }),
+            fc.boolean(),
+            fc.constantFrom('sale', 'reversal', 'void'),
+          )
+          .map(([serial, refused, type]) => serialReply(serial, refused, type)),
+      },
+      {
+        weight: 2,
+        arbitrary: fc
+          .integer({ min: 1, max: SERIAL_QUERY_ATTEMPTS + 1 })
+          .map((attempt) => serialTimer(attempt)),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom<Step>(
+          (s) => saleResult(s, { kind: 'accepted', serialNumber: 'sn-sale' }),
+          (s) => saleResult(s, { kind: 'unknown', reason: 'timeout' }),
+        ),
+      },
+      { weight: 1, arbitrary: fc.constant(payments.callback('approved')) },
+    );
+    fc.assert(
+      fc.property(
+        fc.boolean(),
+        fc.array(stepArb, { minLength: 1, maxLength: 25 }),
+        (lost, steps) => {
+          const start = payments.givenInputs(
+            payments.command(commands.saleCommand()),
+            ...(lost ? [payments.result({ kind: 'unknown', reason: 'timeout' })] : []),
+            payments.callback('approved'),
+          );
+          const published = new Map<string, number>();
+          let s = start;
+          steps.forEach((step, i) => {
+            const before = s.state;
+            const input = step(before);
+            const outcome = s.when(input, payments.at(i * 1000));
+            const after = outcome.after;
+            const marked = after.status !== 'initial' && after.serialPending !== undefined;
+            for (const effect of outcome.decision.effects as Effect[]) {
+              const id =
+                effect.type === 'publish-held-request'
+                  ? effect.requestId
+                  : effect.type === 'send-gateway-request' &&
+                      effect.request.operation !== 'status' &&
+                      effect.held !== true
+                    ? effect.request.requestId
+                    : undefined;
+              if (id === undefined) continue;
+              // Never sent while the sale's serial is still asked for (a reply would describe it).
+              expect(marked).toBe(false);
+              published.set(id, (published.get(id) ?? 0) + 1);
+            }
+            // The decision checked is the one appended (the same ids: no second decision).
+            s = new FlowHistory(s.flow, [...s.events, ...outcome.decision.events], s.ids, s.policy);
+          });
+          const events = s.events;
+          // One outcome, one money event: nothing learnt about the serial ever settles or charges.
+          expect(events.filter((e) => e.type === 'approved')).toHaveLength(1);
+          const approvedAt = events.findIndex((e) => e.type === 'approved');
+          const first = events[0];
+          const sale = first?.type === 'operation-requested' ? first.requestId : undefined;
+          const afterwards = events
+            .slice(approvedAt + 1)
+            .filter((e) => e.type === 'accepted-by-gateway' && e.requestId === sale);
+          expect(afterwards.length).toBeLessThanOrEqual(1);
+          for (const count of published.values()) expect(count).toBe(1);
+          // A follow-up still in flight once the question closed went out; one still held did not.
+          const end = s.state;
+          const op = end.inFlight;
+          if (op !== undefined)
+            expect(published.get(op.requestId) ?? 0).toBe(end.serialPending === undefined ? 1 : 0);
+          expect(events.map((e) => e.version)).toEqual(events.map((_, i) => i + 1));
+        },
+      ),
       { numRuns: 300 },
     );
   });

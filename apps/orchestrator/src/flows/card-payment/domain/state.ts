@@ -10,6 +10,7 @@ import type {
 } from '@payments/contracts';
 
 import type { DecidedOperation } from '../../../domain/gateway-operation/decided-operation';
+import type { SerialPending } from '../../../domain/gateway-operation/operation-serial';
 
 /**
  * The payment aggregate (one saga row: state + version).
@@ -56,6 +57,11 @@ export interface InFlightOperation {
   via?: 'hosted-form';
   /** The gateway decides the transaction (payment-form): its answer names sale or preauth. */
   transactionByGateway?: true;
+  /**
+   * A follow-up asked while the sale's or preauth's serial was still asked for (`serialPending`):
+   * its request is written, not published, until that question closes (decide-serial.ts).
+   */
+  held?: true;
 }
 
 /** `rebill`: a charge of a card reference with the cardholder absent (a sale without a card). */
@@ -117,6 +123,11 @@ interface PaymentFacts extends Balances {
    * later gateway answer about that request that contradicts it reopens the case.
    */
   decided?: DecidedOperation;
+  /**
+   * The sale, preauth or rebill succeeded before any reply named its serial (a verified callback
+   * settled it): the serial is asked for, and follow-ups wait (domain/gateway-operation/operation-serial.ts).
+   */
+  serialPending?: SerialPending<PaymentOperation>;
 }
 
 /** Nothing requested yet. */

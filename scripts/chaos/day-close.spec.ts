@@ -232,22 +232,22 @@ describe('the chaos run’s day close: days, figures, pace and bound', () => {
     });
   });
 
-  it('dayCloseEnv offers reconciliation twice the status budget (the adapter’s background share is work-conserving, the rest it holds), over the orchestrator replicas, one query a tick, and leaves the close to the operator', () => {
-    expect(OFFERED_TIMES_BUDGET).toBe(2);
+  it('dayCloseEnv offers reconciliation the whole status budget (the adapter’s background share is work-conserving, the rest it holds), over the orchestrator replicas, one query a tick, and leaves the close to the operator', () => {
+    expect(OFFERED_TIMES_BUDGET).toBe(1);
     expect(dayCloseEnv(12, 2)).toEqual({
       DAY_CLOSE_ENABLED: 'false',
       DAY_CLOSE_TICK_MS: '1000',
-      RECONCILIATION_RATE_PER_SECOND: '12',
-      RECONCILIATION_TICK_MS: '83',
+      RECONCILIATION_RATE_PER_SECOND: '6',
+      RECONCILIATION_TICK_MS: '166',
     });
-    // The e2e's budget of 4/s over two replicas: 4/s each, a query every 250 ms.
+    // The e2e's budget of 4/s over two replicas: 2/s each, a query every 500 ms.
     expect(dayCloseEnv(4, 2)).toMatchObject({
-      RECONCILIATION_RATE_PER_SECOND: '4',
-      RECONCILIATION_TICK_MS: '250',
+      RECONCILIATION_RATE_PER_SECOND: '2',
+      RECONCILIATION_TICK_MS: '500',
     });
     // One replica offers it all; never below one a second.
-    expect(dayCloseEnv(4)).toMatchObject({ RECONCILIATION_RATE_PER_SECOND: '8' });
-    expect(dayCloseEnv(0.25, 2)).toMatchObject({
+    expect(dayCloseEnv(4)).toMatchObject({ RECONCILIATION_RATE_PER_SECOND: '4' });
+    expect(dayCloseEnv(1, 2)).toMatchObject({
       RECONCILIATION_RATE_PER_SECOND: '1',
       RECONCILIATION_TICK_MS: '1000',
     });

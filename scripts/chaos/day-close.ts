@@ -145,20 +145,20 @@ export function daysBetween(fromMs: number, toMs: number): string[] {
 }
 
 /**
- * How many times the status budget reconciliation offers the adapter. The adapter admits a
+ * How many times the status budget reconciliation offers the adapter: once. The adapter admits a
  * `background` query while nothing else asks only when its replica's status bucket holds a token
  * beyond the urgent reserve — with the chaos stack's burst of 2 per replica, one of them the
  * reserve, only when the bucket is full again — so a query that arrives between two refills is
- * held (not-sent with a `retryAt`, no attempt spent) and comes back later. Offered at the budget,
- * the chaos e2e's close drew ≈ half of it (2026-11-29: 1.5–2.5 status queries/s sent on the
- * plain endpoint against 4/s, the rest held); offered at twice the budget a query is waiting at
- * most refills. The held ones cost a round trip over the broker each, no gateway query.
+ * held (not-sent with a `retryAt`, no attempt spent) and comes back later: offered the budget,
+ * the chaos e2e's close drew about half of it (2026-11-29: 1.5–2.5 status queries/s sent on the
+ * plain endpoint against 4/s). Offering twice the budget did not draw more (2.2 checks done a
+ * second either way) and doubled the held round trips (test/chaos.md, run F3).
  */
-export const OFFERED_TIMES_BUDGET = 2;
+export const OFFERED_TIMES_BUDGET = 1;
 
 /**
- * The chaos stack's reconciliation pace: {@link OFFERED_TIMES_BUDGET} × the status budget per
- * endpoint (GATEWAY_STATUS_RATE_PER_SECOND). Reconciliation's queries are `background`, and the
+ * The chaos stack's reconciliation pace: the status budget per endpoint
+ * (GATEWAY_STATUS_RATE_PER_SECOND, × {@link OFFERED_TIMES_BUDGET}). Reconciliation's queries are `background`, and the
  * adapter's background share is work-conserving (apps/gateway-adapter/src/domain/status-budget.ts):
  * while no other class has asked within a second a background query may take any token of the
  * status rate but the urgent reserve, and only while another class asks does the share (¼) bind

@@ -52,13 +52,14 @@ describe('faultRules', () => {
   });
 });
 
-describe('dayCloseRequested: the day close is off unless asked for', () => {
-  it('is off with neither the flag nor CHAOS_DAY_CLOSE (npm run chaos, the e2e in npm test)', () => {
+describe('dayCloseRequested: on by default in npm run chaos, off in the e2e unless asked for', () => {
+  it('without the flag or CHAOS_DAY_CLOSE, the caller’s default: off for the e2e, on for npm run chaos', () => {
     expect(dayCloseRequested([], {})).toBe(false);
     expect(dayCloseRequested(['--commands=300', '--cluster=false'], { CHAOS_SEED: '3' })).toBe(
       false,
     );
-    expect(dayCloseRequested([], { CHAOS_DAY_CLOSE: '0' })).toBe(false);
+    expect(dayCloseRequested([], {}, true)).toBe(true);
+    expect(dayCloseRequested(['--commands=300'], { CHAOS_DAY_CLOSE: '' }, true)).toBe(true);
     expect(dayCloseRequested([], { CHAOS_DAY_CLOSE: '' })).toBe(false);
   });
 
@@ -70,9 +71,21 @@ describe('dayCloseRequested: the day close is off unless asked for', () => {
     expect(dayCloseRequested([], { CHAOS_DAY_CLOSE: 'true' })).toBe(true);
   });
 
-  it('the flag wins over the environment, as every chaos option’s; a look-alike flag is not it', () => {
+  it('is off with --no-day-close, --day-close=false (or =0) or CHAOS_DAY_CLOSE=0 (or false), whatever the default', () => {
+    expect(dayCloseRequested(['--no-day-close'], {}, true)).toBe(false);
+    expect(dayCloseRequested(['--day-close=false'], {}, true)).toBe(false);
+    expect(dayCloseRequested(['--day-close=0'], {}, true)).toBe(false);
+    expect(dayCloseRequested([], { CHAOS_DAY_CLOSE: '0' }, true)).toBe(false);
+    expect(dayCloseRequested([], { CHAOS_DAY_CLOSE: 'false' }, true)).toBe(false);
+  });
+
+  it('the flag wins over the environment, the last flag over an earlier one; a look-alike flag is not it', () => {
     expect(dayCloseRequested(['--day-close=false'], { CHAOS_DAY_CLOSE: '1' })).toBe(false);
+    expect(dayCloseRequested(['--no-day-close'], { CHAOS_DAY_CLOSE: '1' }, true)).toBe(false);
     expect(dayCloseRequested(['--day-close'], { CHAOS_DAY_CLOSE: '0' })).toBe(true);
+    expect(dayCloseRequested(['--no-day-close', '--day-close'], {}, true)).toBe(true);
+    expect(dayCloseRequested(['--day-close', '--no-day-close'], {}, true)).toBe(false);
     expect(dayCloseRequested(['--day-closes'], {})).toBe(false);
+    expect(dayCloseRequested(['--no-day-closes'], {}, true)).toBe(true);
   });
 });

@@ -131,9 +131,10 @@ export interface ChaosConfig {
   /**
    * The day close at the end (scripts/chaos/day-close.ts, issue #35): the orchestrator's clock
    * moved past the run's last day, every merchant's days closed by an operator, the close reports
-   * judged. Off unless asked for ({@link dayCloseRequested}: `--day-close`, CHAOS_DAY_CLOSE=1): it
-   * takes minutes (reconciliation asks at the status budget's background share: 446 s in the e2e)
-   * and does not tie out yet (test/chaos.md, Traps). Off: the stack runs as it did without it.
+   * judged. On by default in `npm run chaos` (`--no-day-close` or `--day-close=false` turns it
+   * off), off in the chaos e2e inside `npm test` unless CHAOS_DAY_CLOSE=1
+   * ({@link dayCloseRequested}): there it adds minutes to the longest suite (test/chaos.md).
+   * Off: the stack runs as it did without it.
    */
   readonly dayClose?: boolean;
 }
@@ -143,24 +144,33 @@ export const DAY_CLOSE_FLAG = 'day-close';
 
 /**
  * Whether a run closes its days ({@link ChaosConfig.dayClose}), pure: `--day-close` (or
- * `--day-close=true|1`), else the environment's CHAOS_DAY_CLOSE (`1` or `true`); the flag wins,
- * as every chaos option's (scripts/chaos/main.ts). Off by default — in `npm run chaos` and in the
- * chaos e2e inside `npm test` alike.
+ * `--day-close=true|1`) on, `--no-day-close` (or `--day-close=false|0`) off, else the
+ * environment's CHAOS_DAY_CLOSE (`1`/`true` on, `0`/`false` off), else `byDefault` — on for the
+ * standalone `npm run chaos` (scripts/chaos/main.ts), off for the chaos e2e inside `npm test`.
+ * The flag wins, as every chaos option's; the last flag wins over an earlier one.
  */
 export function dayCloseRequested(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
+  byDefault = false,
 ): boolean {
-  const flag = argv.find(
-    (a) => a === `--${DAY_CLOSE_FLAG}` || a.startsWith(`--${DAY_CLOSE_FLAG}=`),
+  const flag = argv.findLast(
+    (a) =>
+      a === `--${DAY_CLOSE_FLAG}` ||
+      a.startsWith(`--${DAY_CLOSE_FLAG}=`) ||
+      a === `--no-${DAY_CLOSE_FLAG}`,
   );
   const value =
     flag === undefined
       ? env.CHAOS_DAY_CLOSE
-      : flag.includes('=')
-        ? flag.slice(flag.indexOf('=') + 1)
-        : 'true';
-  return value === '1' || value === 'true';
+      : flag === `--no-${DAY_CLOSE_FLAG}`
+        ? 'false'
+        : flag.includes('=')
+          ? flag.slice(flag.indexOf('=') + 1)
+          : 'true';
+  if (value === '1' || value === 'true') return true;
+  if (value === '0' || value === 'false') return false;
+  return byDefault;
 }
 
 export interface PopulationConfig {

@@ -49,12 +49,12 @@ describe('chaosStackOptions: the day close’s settings reach the orchestrator o
       expect(off).not.toHaveProperty(name);
   });
 
-  it('on: the clock control, an operator, no scheduled close, the pace', () => {
+  it('on: the clock control, an operator, no scheduled close, the pace (the adapter’s default budget of 5/s, one replica)', () => {
     expect(orchestratorEnv(config(true))).toMatchObject({
       TEST_CONTROLS_ENABLED: 'true',
       ADMIN_TOKENS: expect.stringContaining('operator'),
       DAY_CLOSE_ENABLED: 'false',
-      RECONCILIATION_RATE_PER_SECOND: '1',
+      RECONCILIATION_RATE_PER_SECOND: '5',
     });
   });
 });

@@ -1,8 +1,12 @@
 import type { CloseReport } from '../../apps/cli/src/commands/close';
 import {
   chaosDayClose,
-  dayCloseBoundMs,
+  checksPerSecond,
+  CHECKS_PER_MONEY_EVENT,
+  dayCloseBound,
   dayCloseEnv,
+  OFFERED_TIMES_BUDGET,
+  SERVED_SHARE,
   dayCloseFigures,
   dayCloseTiesOut,
   daysBetween,
@@ -228,26 +232,48 @@ describe('the chaos run’s day close: days, figures, pace and bound', () => {
     });
   });
 
-  it('dayCloseEnv paces reconciliation to the adapter’s background share of the status budget, one query a tick, and leaves the close to the operator', () => {
-    expect(dayCloseEnv(12)).toEqual({
+  it('dayCloseEnv offers reconciliation the whole status budget (the adapter’s background share is work-conserving, the rest it holds), over the orchestrator replicas, one query a tick, and leaves the close to the operator', () => {
+    expect(OFFERED_TIMES_BUDGET).toBe(1);
+    expect(dayCloseEnv(12, 2)).toEqual({
       DAY_CLOSE_ENABLED: 'false',
       DAY_CLOSE_TICK_MS: '1000',
-      RECONCILIATION_RATE_PER_SECOND: '3',
-      RECONCILIATION_TICK_MS: '333',
+      RECONCILIATION_RATE_PER_SECOND: '6',
+      RECONCILIATION_TICK_MS: '166',
     });
-    // Below one a second: one a second (the adapter holds what it cannot take yet).
-    expect(dayCloseEnv(2)).toMatchObject({
+    // The e2e's budget of 4/s over two replicas: 2/s each, a query every 500 ms.
+    expect(dayCloseEnv(4, 2)).toMatchObject({
+      RECONCILIATION_RATE_PER_SECOND: '2',
+      RECONCILIATION_TICK_MS: '500',
+    });
+    // One replica offers it all; never below one a second.
+    expect(dayCloseEnv(4)).toMatchObject({ RECONCILIATION_RATE_PER_SECOND: '4' });
+    expect(dayCloseEnv(1, 2)).toMatchObject({
       RECONCILIATION_RATE_PER_SECOND: '1',
       RECONCILIATION_TICK_MS: '1000',
     });
   });
 
-  it('dayCloseBoundMs: the busiest endpoint’s days at the pace, 8 s an operation at 1/s, plus three minutes', () => {
+  it('dayCloseBound: from the money events of the busiest endpoint, its checks at half the pace, plus three minutes — and says so', () => {
     const close = (endpointId: string, count: number) => ({ merchant: { endpointId }, count });
-    expect(dayCloseBoundMs([close('1111', 600), close('1111', 150), close('1112', 700)], 3)).toBe(
-      180_000 + 2_000_000,
+    const bound = dayCloseBound([close('1111', 600), close('1111', 150), close('1112', 700)], 12);
+    // 750 money events × 3 checks at 6/s: 375 s.
+    expect(bound.ms).toBe(180_000 + (750 * CHECKS_PER_MONEY_EVENT * 1000) / (12 * SERVED_SHARE));
+    expect(bound.busiest).toEqual({ endpointId: '1111', moneyEvents: 750 });
+    expect(bound.text).toBe(
+      '3 min + 750 money events of the busiest endpoint (1111) × 3 checks at 6/s (50 % of the status budget, 12/s) = 555 s',
     );
-    expect(dayCloseBoundMs([], 3)).toBe(180_000);
+    // More money events, a longer bound; a faster pace, a shorter one.
+    expect(dayCloseBound([close('1111', 751)], 12).ms).toBeGreaterThan(
+      dayCloseBound([close('1111', 750)], 12).ms,
+    );
+    expect(dayCloseBound([close('1111', 750)], 4).ms).toBeGreaterThan(bound.ms);
+    expect(dayCloseBound([], 3)).toMatchObject({ ms: 180_000 });
+  });
+
+  it('checksPerSecond: checks done between two progress points, a second', () => {
+    expect(checksPerSecond([0, 0], [15, 45])).toBe('3.0');
+    expect(checksPerSecond([15, 45], [30, 51])).toBe('0.4');
+    expect(checksPerSecond([15, 45], [15, 45])).toBe('—');
   });
 });
 
@@ -260,6 +286,11 @@ describe('chaosDayClose: the run’s day close only when asked for', () => {
   it('asked for: the clock control, an operator token of its own and the pace for the orchestrator', () => {
     const close = chaosDayClose({ dayClose: true });
     expect(close?.env).toMatchObject({ TEST_CONTROLS_ENABLED: 'true', ...dayCloseEnv(5) });
+    // The population's status budget over the orchestrator's replicas.
+    expect(
+      chaosDayClose({ dayClose: true, replicas: 2, population: { statusBudgetPerSecond: 12 } })
+        ?.env,
+    ).toMatchObject(dayCloseEnv(12, 2));
     const admins = JSON.parse(close?.env.ADMIN_TOKENS ?? '[]') as Array<{ role: string }>;
     expect(admins.map((a) => a.role)).toContain('operator');
   });

@@ -1,6 +1,5 @@
 import { newPgClient } from '@payments/database';
 import type { Close, CloseReport } from '../../apps/cli/src/commands/close';
-import { DEFAULT_BACKGROUND_SHARE } from '../../apps/gateway-adapter/src/domain/status-budget';
 import { freshAdminTokens } from '../stack/console-app';
 import type { PaymentStack } from '../stack/payment-stack';
 
@@ -146,40 +145,93 @@ export function daysBetween(fromMs: number, toMs: number): string[] {
 }
 
 /**
- * The chaos stack's reconciliation pace: the share of the adapter's status budget per endpoint a
- * reconciliation query (priority `background`) may take (DEFAULT_BACKGROUND_SHARE of
- * GATEWAY_STATUS_RATE_PER_SECOND), at least one a second; asking faster only has the adapter hold
- * the rest (not-sent, asked again at its `retryAt`). One query per worker tick, so the adapter's
- * background bucket (burst 1) is not asked several at once.
+ * How many times the status budget reconciliation offers the adapter: once. The adapter admits a
+ * `background` query while nothing else asks only when its replica's status bucket holds a token
+ * beyond the urgent reserve — with the chaos stack's burst of 2 per replica, one of them the
+ * reserve, only when the bucket is full again — so a query that arrives between two refills is
+ * held (not-sent with a `retryAt`, no attempt spent) and comes back later: offered the budget,
+ * the chaos e2e's close drew about half of it (2026-11-29: 1.5–2.5 status queries/s sent on the
+ * plain endpoint against 4/s). Offering twice the budget did not draw more (2.2 checks done a
+ * second either way) and doubled the held round trips (test/chaos.md, run F3).
  */
-export function dayCloseEnv(statusBudgetPerSecond: number): Record<string, string> {
-  const rate = Math.max(1, Math.floor(statusBudgetPerSecond * DEFAULT_BACKGROUND_SHARE));
+export const OFFERED_TIMES_BUDGET = 1;
+
+/**
+ * The chaos stack's reconciliation pace: the status budget per endpoint
+ * (GATEWAY_STATUS_RATE_PER_SECOND, × {@link OFFERED_TIMES_BUDGET}). Reconciliation's queries are `background`, and the
+ * adapter's background share is work-conserving (apps/gateway-adapter/src/domain/status-budget.ts):
+ * while no other class has asked within a second a background query may take any token of the
+ * status rate but the urgent reserve, and only while another class asks does the share (¼) bind
+ * — the adapter then holds the rest and asks again at the turn it gives. At the close little else
+ * asks (the sagas left unknown, at the slow cadence), so pacing at the share, as before, left most
+ * of the budget idle. Every orchestrator replica runs a dispatch round per tick (one at a time: an
+ * advisory lock), each up to its per-tick share of RECONCILIATION_RATE_PER_SECOND per endpoint,
+ * so the rate is divided over the replicas, one query per tick.
+ */
+export function dayCloseEnv(
+  statusBudgetPerSecond: number,
+  orchestratorReplicas = 1,
+): Record<string, string> {
+  const rate = Math.max(
+    1,
+    Math.ceil((statusBudgetPerSecond * OFFERED_TIMES_BUDGET) / Math.max(1, orchestratorReplicas)),
+  );
   return {
     DAY_CLOSE_ENABLED: 'false',
     DAY_CLOSE_TICK_MS: '1000',
     RECONCILIATION_RATE_PER_SECOND: String(rate),
-    RECONCILIATION_TICK_MS: String(Math.max(100, Math.floor(1000 / rate))),
+    RECONCILIATION_TICK_MS: String(Math.max(50, Math.floor(1000 / rate))),
   };
 }
 
 /**
- * How long the close may take to be written, pure: the reconciliation asks each endpoint's
- * operations at `ratePerSecond` (the endpoints side by side, an endpoint's days one after the
- * other). Measured (the chaos e2e, 2026-11-29): ≈ 2.5 checks per money event (its requests, the
- * order, the lookup by client order id), ≈ 0.67 of the pace served (the adapter holds a query
- * when its replica's background bucket is empty; the sandbox's status faults ask again): ≈ 4 s
- * per money event at 1/s. The bound is twice that for the busiest endpoint, plus three minutes
- * for the runs and the worker's rounds.
+ * Reconciliation checks per money event the bound allows: one request check per operation (a
+ * declined one has no money event but is checked), the lookup by client order id once the
+ * gateway confirmed the order's money, the order check of an operation settled without its
+ * serial, the operations still unknown. Measured (the chaos e2e, 2026-11-29): 2.65 before the
+ * order check beside a request check was dropped, ≈ 2.6 after (test/chaos.md).
  */
-export function dayCloseBoundMs(
+export const CHECKS_PER_MONEY_EVENT = 3;
+
+/**
+ * The share of the status budget the bound counts on the close drawing: the adapter holds what
+ * the budget cannot take at that moment (another class asking binds the background share; a
+ * query between two refills), and the status faults ask again (503, 403, a processing order).
+ */
+export const SERVED_SHARE = 0.5;
+
+/** How long the close may take, and why (printed with the close). */
+export interface DayCloseBound {
+  readonly ms: number;
+  readonly busiest?: { readonly endpointId: string; readonly moneyEvents: number };
+  /** The bound's derivation in words, for the progress output and the report. */
+  readonly text: string;
+}
+
+/**
+ * How long the close may take to be written, pure, from the money events it has to check: the
+ * reconciliation asks each endpoint's operations within its status budget, `budgetPerSecond`
+ * (the endpoints side by side, an endpoint's days one after the other), so the busiest endpoint's
+ * money events × {@link CHECKS_PER_MONEY_EVENT} checks at {@link SERVED_SHARE} of the budget,
+ * plus three minutes for the runs' start, the last answers and the worker's rounds.
+ */
+export function dayCloseBound(
   closes: readonly Pick<Close, 'merchant' | 'count'>[],
-  ratePerSecond: number,
-): number {
+  budgetPerSecond: number,
+): DayCloseBound {
   const perEndpoint = new Map<string, number>();
   for (const c of closes)
     perEndpoint.set(c.merchant.endpointId, (perEndpoint.get(c.merchant.endpointId) ?? 0) + c.count);
-  const most = Math.max(0, ...perEndpoint.values());
-  return 180_000 + Math.ceil((most * 8 * 1000) / ratePerSecond);
+  const [busiest] = [...perEndpoint].sort((a, b) => b[1] - a[1]);
+  const events = busiest?.[1] ?? 0;
+  const checkingMs = Math.ceil(
+    (events * CHECKS_PER_MONEY_EVENT * 1000) / (budgetPerSecond * SERVED_SHARE),
+  );
+  return {
+    ms: 180_000 + checkingMs,
+    ...(busiest === undefined ? {} : { busiest: { endpointId: busiest[0], moneyEvents: events } }),
+    text: `3 min + ${events} money events of the busiest endpoint${busiest === undefined ? '' : ` (${busiest[0]})`} × ${CHECKS_PER_MONEY_EVENT} checks at ${SERVED_SHARE * budgetPerSecond}/s (${SERVED_SHARE * 100} % of the status budget, ${budgetPerSecond}/s) = ${Math.round(180 + checkingMs / 1000)} s`,
+  };
 }
 
 /** What the chaos run's day close did and found (ChaosReport.dayClose). */
@@ -197,6 +249,14 @@ export interface DayCloseResult {
   /** Wall time from the clock move to the last report written (or the bound). */
   readonly seconds: number;
   readonly boundSeconds: number;
+  /** How the bound was reached from the money events ({@link dayCloseBound}). */
+  readonly bound: string;
+  /** The close runs' reconciliation checks, and how many of them were done. */
+  readonly checks: number;
+  readonly checksDone: number;
+  /** Status queries the checks asked the adapter, and how many of them it held (its budget). */
+  readonly queries: number;
+  readonly held: number;
 }
 
 async function admin(
@@ -212,28 +272,50 @@ async function admin(
   return answer.body;
 }
 
-/** The checks of these reconciliation runs done so far, and in all (the progress output). */
-async function checksDone(url: string, runIds: readonly string[]): Promise<[number, number]> {
+/** What the close runs' reconciliation checks did so far (the progress output, the figures). */
+interface ChecksSoFar {
+  readonly done: number;
+  readonly all: number;
+  /** Status queries sent to the adapter (each attempt), and those it held by its budget. */
+  readonly queries: number;
+  readonly held: number;
+}
+
+async function checksSoFar(url: string, runIds: readonly string[]): Promise<ChecksSoFar> {
   const client = newPgClient(url);
   await client.connect();
   try {
-    const { rows } = await client.query<{ done: string; all: string }>(
-      `SELECT count(*) FILTER (WHERE state = 'done') AS done, count(*) AS all
+    const { rows } = await client.query<Record<keyof ChecksSoFar, string>>(
+      `SELECT count(*) FILTER (WHERE state = 'done') AS done, count(*) AS all,
+              COALESCE(sum(attempts), 0) AS queries, COALESCE(sum(holds), 0) AS held
          FROM reconciliation_checks WHERE run_id = ANY($1::uuid[])`,
       [runIds],
     );
-    return [Number(rows[0]?.done ?? 0), Number(rows[0]?.all ?? 0)];
+    const row = rows[0];
+    return {
+      done: Number(row?.done ?? 0),
+      all: Number(row?.all ?? 0),
+      queries: Number(row?.queries ?? 0),
+      held: Number(row?.held ?? 0),
+    };
   } finally {
     await client.end();
   }
+}
+
+/** Checks done a second, pure: `[seconds, done]` of two progress points. */
+export function checksPerSecond(from: [number, number], to: [number, number]): string {
+  const seconds = to[0] - from[0];
+  return seconds <= 0 ? '—' : ((to[1] - from[1]) / seconds).toFixed(1);
 }
 
 /**
  * Closes every UTC day from the one of `startedAt` (the run's first command) through the day the
  * orchestrator's clock is in now, for every merchant with money events: the clock is moved past
  * the last day's end (plus `graceSeconds`), the operator closes each day (POST
- * /admin/days/{day}/close), the close reports are awaited (at most {@link dayCloseBoundMs}, a
- * progress line every `progressEveryMs`) and judged. The clock stays moved: call it last.
+ * /admin/days/{day}/close), the close reports are awaited (at most {@link dayCloseBound}, from the
+ * money events to check; a progress line every `progressEveryMs` with the checks done a second)
+ * and judged. The clock stays moved: call it last.
  */
 export async function closeChaosDay(
   stack: PaymentStack,
@@ -241,7 +323,10 @@ export async function closeChaosDay(
     readonly operatorToken: string;
     readonly startedAt: number;
     readonly orchestratorDatabaseUrl: string;
-    readonly reconciliationRatePerSecond: number;
+    /** The reconciliation's pace per endpoint, all orchestrator replicas together. */
+    readonly pacePerSecond: number;
+    /** The adapter's status budget per endpoint (the gateway's status queries a second). */
+    readonly statusBudgetPerSecond: number;
     readonly log: (line: string) => void;
     readonly graceSeconds?: number;
     readonly progressEveryMs?: number;
@@ -268,13 +353,15 @@ export async function closeChaosDay(
         {},
       )) as Close[]),
     );
-  const boundMs = dayCloseBoundMs(closes, options.reconciliationRatePerSecond);
+  const bound = dayCloseBound(closes, options.statusBudgetPerSecond);
   const runIds = closes.flatMap((c) => (c.report ? [c.report.runId] : []));
   options.log(
-    `day close: ${closes.length} close(s) of ${new Set(closes.map((c) => c.merchant.endpointId)).size} merchant(s), ${closes.reduce((n, c) => n + c.count, 0)} money events; waiting for the reports (reconciliation ${options.reconciliationRatePerSecond}/s per endpoint, at most ${(boundMs / 1000).toFixed(0)} s)`,
+    `day close: ${closes.length} close(s) of ${new Set(closes.map((c) => c.merchant.endpointId)).size} merchant(s), ${closes.reduce((n, c) => n + c.count, 0)} money events; waiting for the reports (reconciliation offered ${options.pacePerSecond}/s per endpoint, status budget ${options.statusBudgetPerSecond}/s; at most ${bound.text})`,
   );
-  const deadline = Date.now() + boundMs;
+  const deadline = Date.now() + bound.ms;
+  const progressEveryMs = options.progressEveryMs ?? 15_000;
   let lastProgress = Date.now();
+  let previous: [number, number] = [0, 0];
   let reports: CloseReport[] = [];
   for (;;) {
     reports = [];
@@ -290,18 +377,19 @@ export async function closeChaosDay(
     const written = reports.filter((r) => r.state !== 'reconciling').length;
     if ((reports.length >= closes.length && written === reports.length) || Date.now() > deadline)
       break;
-    if (Date.now() - lastProgress >= (options.progressEveryMs ?? 15_000)) {
+    if (Date.now() - lastProgress >= progressEveryMs) {
       lastProgress = Date.now();
-      const [done, all] = await checksDone(options.orchestratorDatabaseUrl, runIds).catch(() => [
-        NaN,
-        NaN,
-      ]);
+      const so = await checksSoFar(options.orchestratorDatabaseUrl, runIds).catch(() => undefined);
+      const now: [number, number] = [(Date.now() - began) / 1000, so?.done ?? NaN];
       options.log(
-        `day close ${((Date.now() - began) / 1000).toFixed(0)} s: reports written ${written}/${closes.length}, reconciliation checks done ${done}/${all}`,
+        `day close ${now[0].toFixed(0)} s: reports written ${written}/${closes.length}, reconciliation checks done ${so?.done ?? '?'}/${so?.all ?? '?'} (${checksPerSecond(previous, now)}/s over the last ${(now[0] - previous[0]).toFixed(0)} s, ${checksPerSecond([0, 0], now)}/s since the clock move; ${so?.queries ?? '?'} status queries asked, ${so?.held ?? '?'} held by the adapter's budget)`,
       );
+      previous = now;
     }
     await new Promise((resolve) => setTimeout(resolve, 1_000));
   }
+  const seconds = (Date.now() - began) / 1000;
+  const so = await checksSoFar(options.orchestratorDatabaseUrl, runIds).catch(() => undefined);
   const verdict = dayCloseTiesOut(reports);
   // A close whose report never came (none started, or the bound passed before its first version).
   const missing = closes.filter(
@@ -325,8 +413,13 @@ export async function closeChaosDay(
             ],
             listed: verdict.listed,
           },
-    seconds: (Date.now() - began) / 1000,
-    boundSeconds: boundMs / 1000,
+    seconds,
+    boundSeconds: bound.ms / 1000,
+    bound: bound.text,
+    checks: so?.all ?? 0,
+    checksDone: so?.done ?? 0,
+    queries: so?.queries ?? 0,
+    held: so?.held ?? 0,
   };
 }
 
@@ -346,22 +439,26 @@ export interface ChaosDayClose {
 }
 
 /**
- * The run's day close when `config.dayClose` asks for it (`--day-close`, CHAOS_DAY_CLOSE=1), else
- * undefined: the orchestrator then runs without the close's settings, as before it existed. An
- * operator's token made up for the run, the clock control (TEST_CONTROLS_ENABLED), and the
- * reconciliation paced to the adapter's status budget ({@link dayCloseEnv}: the population's
- * GATEWAY_STATUS_RATE_PER_SECOND, else the adapter's default 5/s).
+ * The run's day close when `config.dayClose` asks for it (on by default in `npm run chaos`;
+ * `--day-close`, CHAOS_DAY_CLOSE=1 in the e2e), else undefined: the orchestrator then runs
+ * without the close's settings, as before it existed. An operator's token made up for the run,
+ * the clock control (TEST_CONTROLS_ENABLED), and the reconciliation paced from the adapter's status
+ * budget ({@link dayCloseEnv}: the population's GATEWAY_STATUS_RATE_PER_SECOND, else the
+ * adapter's default 5/s), over the orchestrator's replicas.
  */
 export function chaosDayClose(
-  // ChaosConfig's two fields, named here: chaos-config.ts imports this module's result type.
+  // ChaosConfig's fields, named here: chaos-config.ts imports this module's result type.
   config: {
     readonly dayClose?: boolean;
+    readonly replicas?: number;
     readonly population?: { readonly statusBudgetPerSecond?: number };
   },
 ): ChaosDayClose | undefined {
   if (config.dayClose !== true) return undefined;
   const admins = freshAdminTokens();
-  const pace = dayCloseEnv(config.population?.statusBudgetPerSecond ?? 5);
+  const budget = config.population?.statusBudgetPerSecond ?? 5;
+  const replicas = Math.max(1, config.replicas ?? 1);
+  const pace = dayCloseEnv(budget, replicas);
   return {
     env: { TEST_CONTROLS_ENABLED: 'true', ADMIN_TOKENS: admins.adminTokens, ...pace },
     run: async (stack, options) => {
@@ -369,7 +466,8 @@ export function chaosDayClose(
         return await closeChaosDay(stack, {
           ...options,
           operatorToken: admins.tokens.operator,
-          reconciliationRatePerSecond: Number(pace.RECONCILIATION_RATE_PER_SECOND),
+          pacePerSecond: Number(pace.RECONCILIATION_RATE_PER_SECOND) * replicas,
+          statusBudgetPerSecond: budget,
         });
       } catch (error) {
         options.log(`day close failed: ${(error as Error).message}`);

@@ -114,8 +114,8 @@ const HELP = `npm run chaos [-- --name=value ...]   (or CHAOS_NAME=value; the fl
       monitor on the first free of --pg-ha-port=25481, +10, ...; false: DATABASE_URL's server)
   --own-schedules=3 --gateway-schedules=3 --schedule-cycles=4 (0 schedules: no schedule phase)
   --schedule-actions=${DEFAULT_SCHEDULE_ACTIONS} --schedule-step-timeout=150 (s)
-  --${DAY_CLOSE_FLAG} (or CHAOS_DAY_CLOSE=1; off by default: the days closed at the end by an operator,
-      the close reports judged — minutes more; test/chaos.md)
+  --${DAY_CLOSE_FLAG}=true (on by default: the days closed at the end by an operator, the close reports
+      judged, bounded by the money events to check; --no-${DAY_CLOSE_FLAG} or CHAOS_DAY_CLOSE=0 turns it off; test/chaos.md)
 
 What each line of the report means: test/chaos.md.`;
 
@@ -194,7 +194,7 @@ async function main(): Promise<void> {
         }
       : {}),
     ...scheduleOptions(),
-    dayClose: dayCloseRequested(process.argv.slice(2), process.env),
+    dayClose: dayCloseRequested(process.argv.slice(2), process.env, true),
   };
   const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const log = (line: string) => process.stdout.write(`${line}\n`);

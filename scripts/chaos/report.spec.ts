@@ -124,6 +124,12 @@ describe('the report of a run', () => {
       },
       seconds: 95.4,
       boundSeconds: 400,
+      bound:
+        '3 min + 7 money events of the busiest endpoint (1111) × 3 checks at 2/s (50 % of the status budget, 4/s) = 191 s',
+      checks: 18,
+      checksDone: 18,
+      queries: 30,
+      held: 9,
     });
     const ok = report({ dayClose: close([]) });
     expect(passed(ok)).toBe(true);
@@ -132,6 +138,9 @@ describe('the report of a run', () => {
     );
     expect(formatReport(ok)).toContain(
       '    2026-11-29 endpoint 1111 v1: case c-1 open (no-trace) on s-1',
+    );
+    expect(formatReport(ok)).toContain(
+      "    reconciliation: 18 checks for 7 money events (2.57 a money event), 18 done, 0.2 done a second; 30 status queries asked, 9 held by the adapter's budget; bound 3 min + 7 money events",
     );
     const off = report({ dayClose: close(['2026-11-29 endpoint 1111 v1: still reconciling']) });
     expect(passed(off)).toBe(false);

@@ -255,6 +255,11 @@ export function formatDayClose(close: DayCloseResult | { readonly error: string 
   const lines = [
     `  day close ${close.verdict.ok ? 'ties out' : 'does NOT tie out'}: ${close.days.length} day(s) (${close.days.join(', ')}), ${close.closes} close(s), ${f.reports} report(s): ${f.closed} closed, ${f.openWithExceptions} open with exceptions; ${f.operations} operations: ${f.matched} matched, ${f.decided} decided, ${f.mismatched} mismatched, ${f.unconfirmed} unconfirmed; ${f.unknown} unknown, ${f.openCases} open case(s); ${close.seconds.toFixed(0)} s (bound ${close.boundSeconds.toFixed(0)} s, the orchestrator's clock moved ${close.advancedSeconds} s)`,
   ];
+  const perEvent = close.moneyEvents === 0 ? '—' : (close.checks / close.moneyEvents).toFixed(2);
+  const perSecond = close.seconds <= 0 ? '—' : (close.checksDone / close.seconds).toFixed(1);
+  lines.push(
+    `    reconciliation: ${close.checks} checks for ${close.moneyEvents} money events (${perEvent} a money event), ${close.checksDone} done, ${perSecond} done a second; ${close.queries} status queries asked, ${close.held} held by the adapter's budget; bound ${close.bound}`,
+  );
   for (const l of close.verdict.listed.slice(0, 50)) lines.push(`    ${l}`);
   if (close.verdict.listed.length > 50)
     lines.push(`    … ${close.verdict.listed.length - 50} more`);

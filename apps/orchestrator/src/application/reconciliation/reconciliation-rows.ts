@@ -145,6 +145,14 @@ export function mismatchEvent(
   };
 }
 
+/**
+ * How long after the check that asked for it the lookup by client order id is due: longer than
+ * the adapter's least interval between two status queries of one payment
+ * (GATEWAY_STATUS_MIN_INTERVAL_MS, 1 s). Asked at once it was held back by the adapter ("status
+ * query for this payment sent moments ago"): a round trip for nothing (test/chaos.md).
+ */
+export const LOOKUP_AFTER_MS = 2_000;
+
 /** 2 s, 4 s, 8 s … capped at a minute: a processing order or a busy adapter gets time. */
 export function backoffMs(attempts: number): number {
   return Math.min(60_000, 1000 * 2 ** Math.max(1, attempts));

@@ -10,6 +10,7 @@ import type { OrchestratorConfig } from '../../config';
 import { OutboxWriter } from '../../runtime/outbox/outbox.writer';
 import { IdGenerator } from '../../runtime/clock';
 import { ReconciliationService } from './reconciliation.service';
+import { LOOKUP_AFTER_MS } from './reconciliation-rows';
 import { orchestratorFixture } from '../../../test/kits/orchestrator.fixture';
 
 const config = {
@@ -185,8 +186,10 @@ describe('reconciliation service (real PostgreSQL)', () => {
     await service.record([last]); // a redelivered answer changes nothing
     expect(await outbox('reconciliation.v1')).toHaveLength(1); // the lookup is still out
 
-    // The sale the gateway confirmed charged is looked up by its client order id alone; the
-    // gateway answers about our own order: nothing else is under that id.
+    // The sale the gateway confirmed charged is looked up by its client order id alone (once the
+    // adapter would let the saga's next status query go); the gateway answers about our own
+    // order: nothing else is under that id.
+    clock.at = new Date(clock.at.getTime() + LOOKUP_AFTER_MS);
     expect(await service.dispatch()).toBe(1);
     const lookups = await requestsFrom(3);
     expect(lookups).toHaveLength(1);
@@ -260,6 +263,9 @@ describe('reconciliation service (real PostgreSQL)', () => {
       ]);
     }
     expect(await outbox('reconciliation.v1')).toHaveLength(0);
+    // The lookups are due once the adapter would let each saga's next status query go.
+    expect(await service.dispatch()).toBe(0);
+    clock.at = new Date(clock.at.getTime() + LOOKUP_AFTER_MS);
     expect(await service.dispatch()).toBe(2);
     const lookups = await requestsFrom(2);
     const lookupOf = (id: string) => {
@@ -573,6 +579,7 @@ describe('reconciliation service (real PostgreSQL)', () => {
       reply('sn-t', 'approved', 'transfer', 5_000),
     ]);
     // The sale and the transfer, confirmed, are looked up by client order id: only ours there.
+    clock.at = new Date(clock.at.getTime() + LOOKUP_AFTER_MS);
     expect(await service.dispatch()).toBe(2);
     const lookups = await requestsFrom(4);
     expect(lookups.map((l) => l.paymentId).sort()).toEqual([card, transfer].sort());

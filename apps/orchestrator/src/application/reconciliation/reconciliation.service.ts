@@ -42,6 +42,7 @@ import {
   evidenceFor,
   type GatewaySide,
   gatewaySide,
+  LOOKUP_AFTER_MS,
   mismatchEvent,
   spentAttempts,
   statusRequestRow,
@@ -470,7 +471,7 @@ export class ReconciliationService {
     );
   }
 
-  /** The saga's lookup by client order id, due now (a redelivered answer adds nothing). */
+  /** The saga's lookup by client order id, due shortly (a redelivered answer adds nothing). */
   private async addLookup(tx: EntityManager, check: CheckRow): Promise<void> {
     const subject: CheckSubject = 'client-order-id';
     await tx.query(
@@ -486,7 +487,7 @@ export class ReconciliationService {
         check.flow,
         check.endpoint_id,
         JSON.stringify({ ...check.expectation, lookupFor: check.subject }),
-        this.clock.now(),
+        new Date(this.clock.now().getTime() + LOOKUP_AFTER_MS),
       ],
     );
   }

@@ -318,13 +318,37 @@ function inWindow(op: SettledOperation, scope: RunScope): boolean {
 }
 
 /**
+ * Whether the order check would ask about a request a request check already names by serial:
+ * the saga's last request the gateway took (its latest at the gateway: nothing is in flight when
+ * the state reports a settled operation) has a known serial and is the operation, with the
+ * outcome, the state reports. The order's latest request is then that very request, asked
+ * `by-request-sn` by the run whose window holds its outcome; the order check would ask the same
+ * question again (and the close's tie-out never takes it: a line takes its own request's check
+ * first, day-tie-out.service.ts `checkOf`).
+ */
+export function latestAskedBySerial(
+  all: readonly SettledOperation[],
+  latest: Expectation,
+): boolean {
+  if (latest.outcome === 'unknown') return false;
+  const last = all.filter((op) => op.reachedGateway && op.order === undefined).at(-1);
+  return (
+    last?.serial !== undefined &&
+    last.operation === latest.operation &&
+    last.outcome === latest.outcome
+  );
+}
+
+/**
  * A saga's checks in a run: one per settled operation of the window the gateway took and whose
  * serial is known (asked `by-request-sn`: the answer is about that very request), and one per
  * charge on an order of its own. The check of the latest operation (`latest`, from the state)
- * is added when an operation of the window the gateway took has no known serial, for an outcome
- * unknown for over an hour (in every run that reads the saga), and, in the run of the saga's
- * creation window, for a saga whose history names no operation (written before serials were
- * kept): the order's latest request is then all the gateway can be asked about.
+ * is added when an operation of the window the gateway took has no known serial — unless the
+ * latest is itself asked by serial ({@link latestAskedBySerial}: an opening sale settled by its
+ * callback, then a return; the order's latest request is the return, whose own check names it) —
+ * for an outcome unknown for over an hour (in every run that reads the saga), and, in the run of
+ * the saga's creation window, for a saga whose history names no operation (written before
+ * serials were kept): the order's latest request is then all the gateway can be asked about.
  */
 export function sagaChecks(
   order: SagaOrder | undefined,
@@ -377,7 +401,7 @@ export function sagaChecks(
   if (latest?.kind !== 'check') return checks;
   const fromState =
     latest.expectation.outcome === 'unknown' || (scope.createdInWindow && all.length === 0);
-  if (unserialed || fromState) {
+  if (fromState || (unserialed && !latestAskedBySerial(all, latest.expectation))) {
     checks.push({
       subject: 'order',
       expectation: { ...latest.expectation, basis: 'latest-operation' },

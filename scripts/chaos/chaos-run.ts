@@ -58,7 +58,7 @@ import {
   type Scenario,
   seeded,
   seededUuid,
-  STALLED_MS,
+  mayEndAcsWindows,
   successOf,
   summarize,
 } from './workload';
@@ -383,13 +383,10 @@ export async function runChaos(config: ChaosConfig, env: ChaosEnvironment): Prom
         const open = openScenarios.length > 0;
         // Payers who left their ACS page wait for the challenge window on the sandbox's clock (10
         // minutes): it is moved past it, once nothing else is under way (every other open saga
-        // silent for a minute: moving the clock cannot change what it awaits), and again if the
-        // declines have not come within a minute.
-        const stalled = (s: Scenario) => Date.now() - (s.lastEventAt ?? 0) > STALLED_MS;
+        // silent for a minute, five while its payer waits for the redirect: moving the clock
+        // cannot change what it awaits), and again if the declines have not come within a minute.
         if (
-          payersActing === 0 &&
-          openScenarios.some((s) => s.abandoned) &&
-          openScenarios.every((s) => s.abandoned || stalled(s)) &&
+          mayEndAcsWindows(openScenarios, payersActing, Date.now()) &&
           Date.now() - lastAcsExpiry > 60_000
         ) {
           lastAcsExpiry = Date.now();

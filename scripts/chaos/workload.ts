@@ -25,6 +25,13 @@ export const ACS_WINDOW_SECONDS = 601;
 /** An open saga with no event for this long is stalled (awaits nothing the run will bring). */
 export const STALLED_MS = 60_000;
 
+/**
+ * A saga whose scripted payer still waits for its page (the redirect not yet reported) is stalled
+ * only after this long: moving the sandbox's clock past the ACS window would end the very challenge
+ * it awaits (a stack slow to recover from a broker restart reports the redirect minutes late).
+ */
+export const AWAITING_PAYER_STALLED_MS = 5 * STALLED_MS;
+
 export interface Scenario {
   readonly paymentId: string;
   readonly name: string;
@@ -57,6 +64,32 @@ export interface Scenario {
   lastEventAt?: number;
   /** The last step sent and the event that ended the scenario (`sale → declined: …`). */
   endedBy?: string;
+}
+
+/** The scenario's current step has a payer who will answer (not abandon) and has not started yet. */
+export function awaitsPayer(s: Scenario): boolean {
+  const plan = s.next > 0 ? s.steps[s.next - 1]?.payer : undefined;
+  return plan !== undefined && plan !== 'abandon' && s.payerStarted !== true;
+}
+
+/**
+ * May the sandbox's clock be moved past the ACS window now, to end the abandoned challenges? Only
+ * when no payer is at a page, some open scenario abandoned, and every other open one is stalled
+ * (silent for {@link STALLED_MS}; {@link AWAITING_PAYER_STALLED_MS} while its payer waits for the
+ * redirect): moving the clock then cannot change what they await.
+ */
+export function mayEndAcsWindows(
+  open: readonly Scenario[],
+  payersActing: number,
+  now: number,
+): boolean {
+  const stalled = (s: Scenario) =>
+    now - (s.lastEventAt ?? 0) > (awaitsPayer(s) ? AWAITING_PAYER_STALLED_MS : STALLED_MS);
+  return (
+    payersActing === 0 &&
+    open.some((s) => s.abandoned === true) &&
+    open.every((s) => s.abandoned === true || stalled(s))
+  );
 }
 
 /** An ending event as the report names it: a decline with the gateway's message. */

@@ -260,7 +260,7 @@ describe('the chaos run’s day close: days, figures, pace and bound', () => {
     expect(bound.ms).toBe(180_000 + (750 * CHECKS_PER_MONEY_EVENT * 1000) / (12 * SERVED_SHARE));
     expect(bound.busiest).toEqual({ endpointId: '1111', moneyEvents: 750 });
     expect(bound.text).toBe(
-      '3 min + 750 money events of the busiest endpoint (1111) × 3 checks at 6/s (50 % of the status budget, 12/s) = 555 s',
+      '3 min + 750 money events of the busiest endpoint (1111) × 3 checks at 3/s (25 % of the status budget, 12/s) = 930 s',
     );
     // More money events, a longer bound; a faster pace, a shorter one.
     expect(dayCloseBound([close('1111', 751)], 12).ms).toBeGreaterThan(

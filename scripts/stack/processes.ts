@@ -1,6 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 
 /**
@@ -140,8 +141,49 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** A free TCP port on 127.0.0.1, chosen by the kernel. */
+/**
+ * Ports handed out by {@link freePort}, one file a port, across every process of this machine:
+ * jest's workers start stacks at the same time, and a port the kernel called free in one worker
+ * could be called free in another before the first stack's app listened on it (seen in npm test:
+ * two stacks' callback-ingest on one port — the loser exited EADDRINUSE, the winner answered the
+ * loser's readiness probe, and the sandbox's callbacks went to the other stack's saga store).
+ */
+const PORT_RESERVATIONS = path.join(os.tmpdir(), 'payments-stack-ports');
+/** A reservation older than this is stale (its stack is long up or gone): the port may be reused. */
+const RESERVATION_MS = 15 * 60_000;
+
+/**
+ * A free TCP port on 127.0.0.1, chosen by the kernel and reserved for this caller against every
+ * other stack started on this machine within {@link RESERVATION_MS}.
+ */
 export async function freePort(): Promise<number> {
+  for (let tries = 0; tries < 100; tries += 1) {
+    const port = await kernelPort();
+    if (reservePort(port)) return port;
+  }
+  throw new Error(`no free port could be reserved under ${PORT_RESERVATIONS}`);
+}
+
+/** Reserves `port` (false: another caller holds a reservation younger than RESERVATION_MS). */
+export function reservePort(port: number, now = Date.now()): boolean {
+  mkdirSync(PORT_RESERVATIONS, { recursive: true });
+  const file = path.join(PORT_RESERVATIONS, String(port));
+  try {
+    writeFileSync(file, String(process.pid), { flag: 'wx' });
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  try {
+    if (now - statSync(file).mtimeMs <= RESERVATION_MS) return false;
+    writeFileSync(file, String(process.pid));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function kernelPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Consumer, Kafka, logLevel, Partitioners } from 'kafkajs';
 import { IdempotentSender } from '@payments/kafka';
+import { onStoppedForGood } from './kafka-crash';
 import {
   type AnyEvent,
   CARD_PAYMENT_FAMILY,
@@ -170,7 +171,13 @@ function distinct<E>(records: readonly { readonly ceId: string; readonly event: 
 }
 
 export class EventCollector {
-  private readonly consumer: Consumer;
+  private consumer: Consumer;
+  private readonly groupId = `observer-${randomUUID()}`;
+  /** (partition, offset) of every message taken: a restarted consumer may be given some again. */
+  private readonly taken = new Set<string>();
+  private stopping = false;
+  /** Restarts after a crash kafkajs does not restart from. */
+  restarts = 0;
   private readonly byPayment = new Map<string, ReceivedEvent[]>();
   private readonly bySchedule = new Map<string, ReceivedScheduleEvent[]>();
   private readonly byPayout = new Map<string, ReceivedPayoutEvent[]>();
@@ -181,17 +188,25 @@ export class EventCollector {
   readonly dayClosed: DayClosedEvent[] = [];
 
   constructor(
-    kafka: Kafka,
+    private readonly kafka: Kafka,
     /** Every payment, payout, payout-budget, transfer and PAN-eligibility event as it arrives. */
     private readonly onEvent?: (received: ReceivedEvent | ReceivedPayoutEvent) => void,
   ) {
-    this.consumer = kafka.consumer({ groupId: `observer-${randomUUID()}`, maxWaitTimeInMs: 100 });
+    this.consumer = this.newConsumer();
+  }
+
+  private newConsumer(): Consumer {
+    return this.kafka.consumer({ groupId: this.groupId, maxWaitTimeInMs: 100 });
   }
 
   async start(): Promise<void> {
     await connectAndSubscribe(this.consumer, [TOPICS.events]);
+    this.watchCrashes(this.consumer);
     await this.consumer.run({
       eachMessage: async ({ message, partition }) => {
+        const key = `${partition}:${message.offset}`;
+        if (this.taken.has(key)) return;
+        this.taken.add(key);
         const headers = fromKafkaHeaders(message.headers ?? {});
         if (!headers.ok) {
           this.invalid.push({ offset: message.offset, error: `headers: ${headers.reason}` });
@@ -409,7 +424,24 @@ export class EventCollector {
     return event.action as Extract<PayerAction, { kind: K }>;
   }
 
+  /** Stopped for good (onStoppedForGood): started again in its group, at its committed offsets. */
+  private watchCrashes(consumer: Consumer): void {
+    onStoppedForGood(consumer, () => {
+      if (this.stopping || consumer !== this.consumer) return;
+      this.restarts += 1;
+      void (async () => {
+        await consumer.disconnect().catch(() => undefined);
+        if (this.stopping) return;
+        this.consumer = this.newConsumer();
+        await this.start();
+      })().catch((error: unknown) => {
+        this.invalid.push({ offset: '-', error: `observer restart failed: ${String(error)}` });
+      });
+    });
+  }
+
   async stop(): Promise<void> {
+    this.stopping = true;
     await this.consumer.disconnect();
   }
 }

@@ -36,15 +36,13 @@ export interface StatusBudgetOptions {
   /**
    * How long a held payment's place in its class's line stays due after the `retryAt` it was
    * given (undefined: {@link DEFAULT_TURN_CLAIM_MS}): the orchestrator asks again at `retryAt`
-   * plus a jitter of up to 250 ms, its timers are polled every 500 ms, and the way there (outbox
-   * relay, broker) takes time on a loaded machine. While a place is due, newcomers of its class are
-   * held and the tokens kept for it may go unused: the window is that way's length, not more.
+   * plus a jitter of up to 2 s, and the way there takes time on a loaded machine.
    */
   readonly turnClaimMs?: number;
 }
 
 /** The default claim window of a held payment's turn (see StatusBudgetOptions.turnClaimMs). */
-export const DEFAULT_TURN_CLAIM_MS = 2_000;
+export const DEFAULT_TURN_CLAIM_MS = 5_000;
 
 /** The default share of the status rate for background queries (see StatusBudgetOptions). */
 export const DEFAULT_BACKGROUND_SHARE = 0.25;

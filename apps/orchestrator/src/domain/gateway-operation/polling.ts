@@ -75,16 +75,8 @@ export const BACKGROUND_FAST_BAND = {
   max: 30 * SECOND,
   step: 5 * SECOND,
 } as const;
-/**
- * The spread added to a held query's `retryAt`, so held polls do not return all at once. Small:
- * the adapter's status line already gives every held payment its own turn, one token apart
- * (apps/gateway-adapter domain/status-line.ts), and a place whose payment is late holds the
- * payments behind it back while the tokens it was kept for go unused — with 2 s (until session
- * 15) a held query came back ≈ 1 s after its turn on average, ≈ 6 turns late at 6/s a replica,
- * and the standalone chaos run's adapters held 5,800 queries "held earlier go first" while
- * spending ≈ 2 of 12 tokens a second in the day close.
- */
-export const HELD_JITTER_MS = 250;
+/** The spread added to a held query's `retryAt`, so held polls do not return all at once. */
+export const HELD_JITTER_MS = 2 * SECOND;
 /**
  * The longest an urgent query held back waits before it is asked again, whatever its `retryAt`
  * (plus the jitter): the fast band's longest cadence. Issue #38: a verified callback's query held

@@ -13,7 +13,8 @@
  *    ambiguity: it is recorded (`accepted-by-gateway` for that request), never its outcome;
  *  - otherwise one status query by order is asked while the operation is still the order's latest
  *    request (`background`, `urgent` once a follow-up waits on it), again at its class's cadence
- *    up to {@link SERIAL_QUERY_ATTEMPTS} times; its reply naming the request's serial
+ *    up to {@link SERIAL_QUERY_ATTEMPTS} times and for at least {@link SERIAL_QUESTION_MIN_MS}; its
+ *    reply naming the request's serial
  *    (`requestSerial`, not one of the order's earlier requests, its transaction type naming the
  *    operation) is recorded the same way; a reply about the operation naming none, or no usable
  *    answer after the attempts, closes the question (`accepted-by-gateway` naming no serial: the
@@ -61,6 +62,18 @@ export const SERIAL_QUERY_TIMER = 'serial-query' satisfies SerialQueryTimer['kin
 
 /** Status queries about a marked request before the question closes without a serial. */
 export const SERIAL_QUERY_ATTEMPTS = 6;
+
+/**
+ * The least time from the mark (the operation settled) before the question may close without a
+ * serial, whatever the attempts. A query's timer fires at its class's cadence whether or not the
+ * query before it was answered, so the attempts alone measure the orchestrator's clock, not the
+ * gateway's silence: in the standalone chaos run (session 16) twelve questions closed empty 29 to
+ * 114 s after their mark while the adapter took 35-50 s to reach each query (a PostgreSQL
+ * failover), their follow-ups went, and the day close could no longer name the sale
+ * (`unconfirmed`). Ten minutes outlast any backlog the chaos runs have shown (the adapter's worst,
+ * 206 s) and the gateway's fast polling band.
+ */
+export const SERIAL_QUESTION_MIN_MS = 10 * 60_000;
 
 /** The effects this module asks of a flow (a subset of every such flow's effects). */
 export type SerialEffect =
@@ -181,15 +194,26 @@ export function serialQueryTimer(
 ): SerialStep {
   if (mark === undefined || mark.requestId !== timer.requestId)
     return { outcome: 'ignored', reason: 'TIMER_OBSOLETE', effects: [] };
-  if (timer.attempt > SERIAL_QUERY_ATTEMPTS)
-    // No usable answer after the attempts: the question closes, the operation stays as it was.
+  if (
+    timer.attempt > SERIAL_QUERY_ATTEMPTS &&
+    Date.parse(ctx.now) - Date.parse(mark.since) >= SERIAL_QUESTION_MIN_MS
+  )
+    // No usable answer after the attempts and the least time: the question closes, the operation
+    // stays as it was.
     return learnt(
       order.gatewayOrderId === undefined ? {} : { gatewayOrderId: order.gatewayOrderId },
     );
   return {
     outcome: 'ignored',
     reason: 'NO_NEWS',
-    effects: ask(mark, order, ctx, timer.attempt, followUpWaits || timer.urgent === true),
+    effects: ask(
+      mark,
+      order,
+      ctx,
+      // Past the attempts but not the least time: asked again at the last attempt's cadence.
+      Math.min(timer.attempt, SERIAL_QUERY_ATTEMPTS),
+      followUpWaits || timer.urgent === true,
+    ),
   };
 }
 

@@ -6,7 +6,10 @@ import {
   voidCommand,
 } from '@payments/contracts/testing';
 import * as payments from '../../../../test/kits/card-payment.kit';
-import { SERIAL_QUERY_ATTEMPTS } from '../../../domain/gateway-operation/operation-serial';
+import {
+  SERIAL_QUERY_ATTEMPTS,
+  SERIAL_QUESTION_MIN_MS,
+} from '../../../domain/gateway-operation/operation-serial';
 import { gatewayResultInput } from '../gateway-vocabulary';
 import type { PaymentState } from './state';
 
@@ -223,7 +226,7 @@ describe('a sale settled by its callback learns its serial afterwards (issue #35
     expect(event && 'serialNumber' in event).toBe(false);
   });
 
-  it('a refused query changes nothing (asked again); after the attempts the question closes and the follow-up goes', () => {
+  it('a refused query changes nothing (asked again); after the attempts and the least time the question closes and the follow-up goes', () => {
     const waiting = lostReplySettledByCallback().and(payments.command(returnCommand()));
     const saleId = markOf(waiting.state)?.requestId ?? '';
     const returnId = waiting.state.inFlight?.requestId;
@@ -263,14 +266,25 @@ describe('a sale settled by its callback learns its serial afterwards (issue #35
           timer: { kind: 'serial-query', attempt: SERIAL_QUERY_ATTEMPTS + 1 },
         },
       ]);
+    const lastTimer = payments.timer({
+      kind: 'serial-query',
+      requestId: saleId,
+      attempt: SERIAL_QUERY_ATTEMPTS + 1,
+    });
+    // The attempts are spent before the least time: the timers fired while no answer came (a
+    // backlog in front of the adapter) — asked again, the follow-up still held.
+    waiting
+      .when(lastTimer, payments.at(SERIAL_QUESTION_MIN_MS - 1_000))
+      .thenIgnored('NO_NEWS')
+      .thenEffects([
+        { type: 'send-gateway-request', request: { operation: 'status', priority: 'urgent' } },
+        {
+          type: 'schedule-timer',
+          timer: { kind: 'serial-query', attempt: SERIAL_QUERY_ATTEMPTS + 1 },
+        },
+      ]);
     const closed = waiting
-      .when(
-        payments.timer({
-          kind: 'serial-query',
-          requestId: saleId,
-          attempt: SERIAL_QUERY_ATTEMPTS + 1,
-        }),
-      )
+      .when(lastTimer, payments.at(SERIAL_QUESTION_MIN_MS))
       .then([{ type: 'accepted-by-gateway', requestId: saleId, operation: 'sale' }])
       .thenEffectsEqual([
         { type: 'cancel-timer', timer: 'serial-query' },

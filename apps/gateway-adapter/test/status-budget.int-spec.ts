@@ -84,8 +84,12 @@ function status(paymentId: string): GatewayRequest {
     // An unknown backlog's polls (money may have moved): the whole status burst is theirs. The
     // classes' shares (routine leaves the urgent reserve) are status-budget.spec.ts's subject.
     priority: 'urgent',
+    urgentSince: URGENT_SINCE,
   };
 }
+
+/** When the flood's urgency began: echoed on each held result (the orchestrator's heldPoll). */
+const URGENT_SINCE = new Date(Date.now() - 60_000).toISOString();
 
 describe('status budget: a flood of status queries and a few money operations', () => {
   let db: TestDatabase;
@@ -168,6 +172,8 @@ describe('status budget: a flood of status queries and a few money operations', 
       expect(Date.parse(r.retryAt ?? '')).toBeGreaterThan(Date.parse(s.requestedAt));
       // The class it was asked in, so the orchestrator asks again in it (issue #38).
       expect(statusResults[i]?.priority).toBe('urgent');
+      // …urgent no longer than its urgency lasts from when it began (not from this hold).
+      expect(statusResults[i]?.urgentSince).toBe(URGENT_SINCE);
       return r.reason;
     });
     // A payment's second query answered "sent moments ago" proves its first was admitted to the

@@ -106,6 +106,13 @@ export const GatewayStatusRequest = request(z.literal('status'), {
   subjectSerial: GatewaySerial.optional(),
   /** Its class in the endpoint's status budget (absent: `routine`). */
   priority: StatusPriority.optional(),
+  /**
+   * For an `urgent` query: when its urgency began (the verified callback or browser return that
+   * hinted at a change, the reply lost, an operator's refresh). Echoed on a held query's result,
+   * so the query asked again stays urgent for as long after that instant as any urgent poll, and
+   * no longer: a hold does not start the urgency again (issue #38).
+   */
+  urgentSince: Instant.optional(),
 });
 export type GatewayStatusRequest = z.infer<typeof GatewayStatusRequest>;
 
@@ -435,6 +442,8 @@ export const GatewayResult = z.strictObject({
    * Absent on every other result, and when the request named no class.
    */
   priority: StatusPriority.optional(),
+  /** For a held `status` query: its request's `urgentSince`, echoed like `priority`. */
+  urgentSince: Instant.optional(),
   completedAt: Instant,
   /**
    * When the adapter got the gateway's HTTP answer (an accepted or rejected reply; absent when

@@ -27,6 +27,8 @@ export interface ResultAddress {
   readonly subjectRequestId?: string;
   /** For `status`: its class (echoed on a held query's result, GatewayResult `priority`). */
   readonly priority?: StatusPriority;
+  /** For `status`: when its urgency began (echoed with `priority`, GatewayResult `urgentSince`). */
+  readonly urgentSince?: string;
 }
 
 export function addressOf(request: GatewayRequest): ResultAddress {
@@ -38,6 +40,9 @@ export function addressOf(request: GatewayRequest): ResultAddress {
     ...(request.operation === 'status' ? { subjectRequestId: request.subjectRequestId } : {}),
     ...(request.operation === 'status' && request.priority !== undefined
       ? { priority: request.priority }
+      : {}),
+    ...(request.operation === 'status' && request.urgentSince !== undefined
+      ? { urgentSince: request.urgentSince }
       : {}),
   };
 }
@@ -71,11 +76,15 @@ export class ResultPublisher {
         : {}),
       attempt: request.attempt,
       result,
-      // A held status query is asked again in its class (the orchestrator's heldPoll).
+      // A held status query is asked again in its class (the orchestrator's heldPoll), urgent
+      // no longer than its urgency lasts from when it began.
       ...(request.operation === 'status' &&
       result.kind === 'not-sent' &&
       request.priority !== undefined
-        ? { priority: request.priority }
+        ? {
+            priority: request.priority,
+            ...(request.urgentSince === undefined ? {} : { urgentSince: request.urgentSince }),
+          }
         : {}),
       completedAt,
       ...(answeredAt === undefined ? {} : { answeredAt }),

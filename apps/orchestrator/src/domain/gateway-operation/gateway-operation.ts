@@ -96,7 +96,14 @@ function decideOperationResult<O extends OperationInFlight, D, E>(
     // query stays urgent; its age would make it background, at the end of that line).
     if (reply.kind === 'not-sent' && reply.retryAt !== undefined)
       return ignored('NO_NEWS', [
-        heldPoll(op, result.requestId, reply.retryAt, ctx.now, result.priority === 'urgent'),
+        heldPoll(
+          op,
+          result.requestId,
+          reply.retryAt,
+          ctx.now,
+          result.priority === 'urgent',
+          result.urgentSince,
+        ),
       ]);
     // A failed status query changes nothing: the poll timer asks again.
     if (reply.kind !== 'accepted' || reply.report === undefined) return ignored('NO_NEWS');

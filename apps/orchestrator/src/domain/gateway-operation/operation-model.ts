@@ -432,6 +432,8 @@ export function statusRequest(
   op: OperationInFlight,
   ctx: OperationContext,
   priority?: StatusPriority,
+  /** For an urgent query: when its urgency began (GatewayStatusRequest `urgentSince`). */
+  urgentSince?: string,
 ): GatewayStatusRequest {
   return {
     operation: 'status',
@@ -446,6 +448,7 @@ export function statusRequest(
     ...(order.gatewayOrderId === undefined ? {} : { gatewayOrderId: order.gatewayOrderId }),
     ...(op.serial === undefined ? {} : { subjectSerial: op.serial }),
     ...(priority === undefined ? {} : { priority }),
+    ...(priority === 'urgent' && urgentSince !== undefined ? { urgentSince } : {}),
   };
 }
 
@@ -462,7 +465,7 @@ export function refreshQuery(
   ctx: OperationContext,
 ): Extract<OperationEffect, { type: 'send-gateway-request' }> | undefined {
   if (op === undefined) return undefined;
-  return { type: 'send-gateway-request', request: statusRequest(order, op, ctx, 'urgent') };
+  return { type: 'send-gateway-request', request: statusRequest(order, op, ctx, 'urgent', ctx.now) };
 }
 
 /**

@@ -86,7 +86,10 @@ export function statusPoll(
     // Money may have moved (a verified callback said so): asked again urgent, at the fast
     // cadence counted from the hint, until the gateway's answer settles it or the hint is old.
     return [
-      { type: 'send-gateway-request', request: statusRequest(order, op, ctx, priority) },
+      {
+        type: 'send-gateway-request',
+        request: statusRequest(order, op, ctx, priority, extra.hintedAt),
+      },
       {
         type: 'schedule-timer',
         timer: {
@@ -103,8 +106,13 @@ export function statusPoll(
   // The next poll's class is judged without the hint: a hint without its time brings one query
   // forward.
   const next = pollPriority(pollFacts(op, { ...extra, hinted: false }), nowMs);
+  // Urgent by its age (the reply lost): since it became unknown; by a hint without its time: now.
+  const urgentSince = hinted ? ctx.now : (op.unknownSince ?? op.requestedAt);
   return [
-    { type: 'send-gateway-request', request: statusRequest(order, op, ctx, priority) },
+    {
+      type: 'send-gateway-request',
+      request: statusRequest(order, op, ctx, priority, urgentSince),
+    },
     {
       type: 'schedule-timer',
       timer: { kind: 'status-poll', requestId: op.requestId, attempt: attempt + 1 },
@@ -121,7 +129,8 @@ export function statusPoll(
  * `priority`): the poll is at `retryAt` or `URGENT_HELD_MAX_MS` from now, whichever comes first,
  * and urgent again, as a hint's (a verified callback's query held because another query of the
  * payment was sent moments ago, or the budget was spent, used to come back in the class its
- * operation's age gave it — background past a minute — and wait at the end of that line).
+ * operation's age gave it — background past a minute — and wait at the end of that line), until
+ * its urgency ends (`urgentSince` + URGENT_FOR_MS).
  */
 export function heldPoll(
   op: Pick<OperationInFlight, 'requestId'>,
@@ -129,6 +138,8 @@ export function heldPoll(
   retryAt: string,
   now: string,
   urgent = false,
+  /** When the held query's urgency began (its result's `urgentSince`; absent: now). */
+  urgentSince?: string,
 ): Extract<OperationEffect, { type: 'schedule-timer' }> {
   return {
     type: 'schedule-timer',
@@ -136,8 +147,12 @@ export function heldPoll(
       kind: 'status-poll',
       requestId: op.requestId,
       attempt: 2,
-      // Urgent from this hold on (polling.ts `hintLive`): held again and again, it stays urgent.
-      ...(urgent ? { hinted: true as const, hintedAt: now } : {}),
+      // Urgent for as long after its urgency began as any urgent poll (polling.ts `hintLive`),
+      // never longer: a hold does not start it again. Session 16's standalone chaos run: with
+      // the hold's own time here, ≈ 150 sales unknown or alerted for minutes were asked urgent
+      // every ≈ 6 s for good (a hold every time), 1,100-1,500 urgent queries a minute against a
+      // budget of 240, and callbacks' captures waited behind them.
+      ...(urgent ? { hinted: true as const, hintedAt: urgentSince ?? now } : {}),
     },
     at: addMs(now, heldPollDelay(Date.parse(retryAt), Date.parse(now), queryId, urgent)),
   };

@@ -150,7 +150,7 @@ function pollOf(effects: readonly unknown[]): { request: GatewayStatusRequest; n
 }
 
 const pollTimer =
-  (attempt: number, hinted?: true) =>
+  (attempt: number, hinted?: true, hintedAt?: string) =>
   (state: PaymentState): PaymentInput => {
     if (state.status === 'initial' || state.inFlight === undefined) throw new Error('no op');
     return payments.timer({
@@ -158,6 +158,7 @@ const pollTimer =
       requestId: state.inFlight.requestId,
       attempt,
       ...(hinted ? { hinted } : {}),
+      ...(hintedAt === undefined ? {} : { hintedAt }),
     });
   };
 
@@ -170,7 +171,12 @@ const heldResult =
   (
     retryAt: string,
     at: string,
-    options: { reason?: string; priority?: StatusPriority; queryId?: string } = {},
+    options: {
+      reason?: string;
+      priority?: StatusPriority;
+      queryId?: string;
+      urgentSince?: string;
+    } = {},
   ) =>
   (state: PaymentState): PaymentInput =>
     gatewayResultInput({
@@ -181,6 +187,7 @@ const heldResult =
       attempt: 1,
       result: { kind: 'not-sent', reason: options.reason ?? 'status budget spent', retryAt },
       ...(options.priority === undefined ? {} : { priority: options.priority }),
+      ...(options.urgentSince === undefined ? {} : { urgentSince: options.urgentSince }),
       completedAt: at,
     });
 
@@ -371,6 +378,48 @@ describe('a flow polls through the scheduler', () => {
     if (plain === undefined) throw new Error('no poll');
     const later = processingSale().when(() => payments.timer(plain.timer), plain.at);
     expect(pollOf(later.decision.effects).request.priority).toBe('background');
+  });
+
+  it('an urgent query held again and again stays urgent until URGENT_FOR_MS after its urgency began (the echoed urgentSince), not after each hold', () => {
+    // The hint at two minutes: the urgent query names when its urgency began.
+    const hintAt = payments.at(2 * MINUTE);
+    const asked = processingSale().when(pollTimer(1, true, hintAt), hintAt);
+    expect(pollOf(asked.decision.effects).request).toMatchObject({
+      priority: 'urgent',
+      urgentSince: hintAt,
+    });
+    const heldAt = (offset: number) => {
+      const at = payments.at(2 * MINUTE + offset);
+      const held = processingSale().when(
+        heldResult(payments.at(2 * MINUTE + offset + 800), at, {
+          priority: 'urgent',
+          urgentSince: hintAt,
+        }),
+        at,
+      );
+      const [next] = held.decision.effects as Array<{ at: string; timer: Timer }>;
+      if (next === undefined) throw new Error('no poll');
+      return pollOf(
+        processingSale().when(() => payments.timer(next.timer), next.at).decision.effects,
+      ).request;
+    };
+    // Held within the urgency: urgent again, naming the same start.
+    expect(heldAt(URGENT_FOR_MS - 30 * SECOND)).toMatchObject({
+      priority: 'urgent',
+      urgentSince: hintAt,
+    });
+    // Held past it: the class the operation's age gives (background), however often it was held.
+    const late = heldAt(URGENT_FOR_MS + SECOND);
+    expect(late.priority).toBe('background');
+    expect(late).not.toHaveProperty('urgentSince');
+  });
+
+  it("an unknown operation's urgent query names when it became unknown", () => {
+    const at = payments.at(30 * SECOND);
+    const poll = pollOf(unknownSale().when(pollTimer(2), at).decision.effects).request;
+    expect(poll.priority).toBe('urgent');
+    expect(poll.urgentSince).toBeDefined();
+    expect(Date.parse(poll.urgentSince ?? '')).toBeLessThan(Date.parse(at));
   });
 
   it('a status query held by the adapter is asked again at its retryAt (plus jitter), not at the fast cadence', () => {

@@ -3,8 +3,10 @@ import { Semaphore } from '../../apps/gateway-adapter/src/domain/semaphore';
 import {
   DEFAULT_BACKGROUND_SHARE,
   DEFAULT_BACKGROUND_SHARE_IDLE_MS,
+  DEFAULT_STATUS_WAIT_MS,
   defaultUrgentReserve,
   StatusBudget,
+  type StatusAnswer,
 } from '../../apps/gateway-adapter/src/domain/status-budget';
 import { TokenBucket } from '../../apps/gateway-adapter/src/domain/token-bucket';
 import {
@@ -70,6 +72,8 @@ export interface SimSettings {
   readonly batchMs?: number;
   /** The adapter's claim window of a held payment's turn (StatusBudgetOptions.turnClaimMs). */
   readonly turnClaimMs?: number;
+  /** The adapter's waiting room (StatusBudgetOptions.waitMs; undefined: its default, 0: none). */
+  readonly waitMs?: number;
 }
 
 export interface SimSend {
@@ -107,6 +111,12 @@ export interface SimReport {
    * the status bucket full and overflowing while truth waited — the budget idle (issue #38).
    */
   readonly tokensLostWhileHeld: number;
+  /**
+   * Of those, the tokens lost while a query the background share does not bind was held (an
+   * urgent, routine or payer one, or a background one while no other class asked): the waste
+   * the budget's rules do not mean (issue #38).
+   */
+  readonly tokensLostWhileUnboundHeld: number;
   /** How long some query was held, in all (ms), and the queries admitted meanwhile. */
   readonly heldMs: number;
   readonly admittedWhileHeld: number;
@@ -151,6 +161,8 @@ function firstPollAt(op: SimOperation): number {
 
 export function simulate(operations: readonly SimOperation[], settings: SimSettings): SimReport {
   const clock = new ManualClock(T0);
+  /** The adapter's one timer (its waiting room's): when, in run time, and what. */
+  let wake: { atMs: number; fn: () => void } | undefined;
   const budget = new StatusBudget(
     {
       ratePerSecond: settings.statusRatePerSecond,
@@ -161,10 +173,18 @@ export function simulate(operations: readonly SimOperation[], settings: SimSetti
       urgentReservedTokens: defaultUrgentReserve(settings.statusBurst),
       backgroundShare: DEFAULT_BACKGROUND_SHARE,
       ...(settings.turnClaimMs === undefined ? {} : { turnClaimMs: settings.turnClaimMs }),
+      waitMs: settings.waitMs ?? DEFAULT_STATUS_WAIT_MS,
     },
     new TokenBucket({ ratePerSecond: 1_000_000, burst: 1_000_000 }, clock),
     new Semaphore(1_000_000),
     clock,
+    (fn, delayMs) => {
+      const timer = { atMs: clock.now() - T0 + delayMs, fn };
+      wake = timer;
+      return () => {
+        if (wake === timer) wake = undefined;
+      };
+    },
   );
   const batch = Math.max(1, settings.batchMs ?? 1);
   const due = (atMs: number) => Math.ceil(atMs / batch) * batch;
@@ -182,9 +202,13 @@ export function simulate(operations: readonly SimOperation[], settings: SimSetti
     held: false,
     /** The first ask of the poll now being made (its cadence's due time), until admitted. */
     askingSince: undefined as number | undefined,
+    /** Waiting in the adapter's room: asked again only after its answer. */
+    inRoom: false,
+    /** The class it was held in. */
+    heldAs: 'routine',
   }));
   const nextOf = (entry: (typeof live)[number]) =>
-    entry.hinted ? entry.nextAt : Math.min(entry.nextAt, entry.hintAt);
+    entry.inRoom ? Infinity : entry.hinted ? entry.nextAt : Math.min(entry.nextAt, entry.hintAt);
   const sends: SimSend[] = [];
   const first = new Map<string, number | undefined>(operations.map((op) => [op.id, undefined]));
   const longest = new Map<string, number>(operations.map((op) => [op.id, 0]));
@@ -206,11 +230,18 @@ export function simulate(operations: readonly SimOperation[], settings: SimSetti
   let level = settings.statusBurst;
   let previousAt = 0;
   let lostWhileHeld = 0;
+  let lostWhileUnboundHeld = 0;
+  let otherAskedAt = Number.NEGATIVE_INFINITY;
   let heldMs = 0;
   let admittedWhileHeld = 0;
   const advance = (untilMs: number) => {
     const someHeld = live.some((entry) => entry.held);
+    const shareBinds = previousAt - otherAskedAt < DEFAULT_BACKGROUND_SHARE_IDLE_MS;
+    const unboundHeld = live.some(
+      (entry) => entry.held && (entry.heldAs !== 'background' || !shareBinds),
+    );
     const filled = level + ((untilMs - previousAt) * rate) / 1000;
+    if (unboundHeld) lostWhileUnboundHeld += Math.max(0, filled - settings.statusBurst);
     if (someHeld) {
       lostWhileHeld += Math.max(0, filled - settings.statusBurst);
       heldMs += untilMs - previousAt;
@@ -218,11 +249,63 @@ export function simulate(operations: readonly SimOperation[], settings: SimSetti
     level = Math.min(settings.statusBurst, filled);
     previousAt = untilMs;
   };
-  let otherAskedAt = Number.NEGATIVE_INFINITY;
+  type Live = (typeof live)[number];
+  const answered = (entry: Live, at: number, priority: StatusPriority, answer: StatusAnswer) => {
+    const nowMs = T0 + at;
+    entry.inRoom = false;
+    if (answer.kind === 'send') {
+      answer.done();
+      entry.held = false;
+      if (live.some((other) => other.held)) admittedWhileHeld += 1;
+      level -= 1;
+      sends.push({
+        atMs: at,
+        id: entry.op.id,
+        priority,
+        othersAsking: at - otherAskedAt < DEFAULT_BACKGROUND_SHARE_IDLE_MS,
+      });
+      waitsMs[priority].push(at - (entry.askingSince ?? at));
+      entry.askingSince = undefined;
+      waited(entry, at);
+      entry.lastAdmittedAt = at;
+      if (first.get(entry.op.id) === undefined) first.set(entry.op.id, at - entry.op.startsAtMs);
+      if (entry.op.kind === 'fresh-unknown' || entry.hinted) {
+        truth.set(entry.op.id, at - (entry.hinted ? entry.hintAt : entry.op.startsAtMs));
+        live.splice(live.indexOf(entry), 1);
+        return;
+      }
+      const elapsed = nowMs - entry.facts.requestedAtMs;
+      entry.nextAt = due(at + classPollDelay(priority, entry.attempt, elapsed));
+    } else {
+      held[priority] += 1;
+      entry.held = true;
+      entry.heldAs = priority;
+      entry.nextAt = due(
+        at +
+          heldPollDelay(
+            answer.retryAt,
+            nowMs,
+            `${entry.op.id}/${entry.attempt}`,
+            priority === 'urgent',
+          ),
+      );
+    }
+    entry.attempt += 1;
+  };
   for (;;) {
-    // The next batch: every poll due at the earliest instant, in due order (then operation order).
+    // The next batch: every poll due at the earliest instant, in due order (then operation
+    // order); or the adapter's timer, first when due first.
     let at = Infinity;
     for (const entry of live) at = Math.min(at, nextOf(entry));
+    const timer = wake;
+    if (timer !== undefined && timer.atMs <= at) {
+      if (timer.atMs > settings.durationMs) break;
+      advance(timer.atMs);
+      clock.set(Math.max(clock.now(), T0 + timer.atMs));
+      wake = undefined;
+      timer.fn();
+      continue;
+    }
     if (at > settings.durationMs) break;
     advance(at);
     const firing = live.filter((entry) => nextOf(entry) === at).sort((a, b) => a.order - b.order);
@@ -236,42 +319,18 @@ export function simulate(operations: readonly SimOperation[], settings: SimSetti
       }
       entry.askingSince ??= at;
       const priority = pollPriority(entry.facts, nowMs);
-      const elapsed = nowMs - entry.facts.requestedAtMs;
-      const cadence = classPollDelay(priority, entry.attempt, elapsed);
       if (priority !== 'background') otherAskedAt = at;
-      const othersAsking = at - otherAskedAt < DEFAULT_BACKGROUND_SHARE_IDLE_MS;
-      const admission = budget.admit(entry.op.id, priority);
-      if (admission.kind === 'send') {
-        admission.done();
-        entry.held = false;
-        if (live.some((other) => other.held)) admittedWhileHeld += 1;
-        level -= 1;
-        sends.push({ atMs: at, id: entry.op.id, priority, othersAsking });
-        waitsMs[priority].push(at - entry.askingSince);
-        entry.askingSince = undefined;
-        waited(entry, at);
-        entry.lastAdmittedAt = at;
-        if (first.get(entry.op.id) === undefined) first.set(entry.op.id, at - entry.op.startsAtMs);
-        if (entry.op.kind === 'fresh-unknown' || entry.hinted) {
-          truth.set(entry.op.id, at - (entry.hinted ? entry.hintAt : entry.op.startsAtMs));
-          live.splice(live.indexOf(entry), 1);
-          continue;
-        }
-        entry.nextAt = due(at + cadence);
-      } else {
-        held[priority] += 1;
+      const admission = budget.admit(entry.op.id, priority, (answer) =>
+        answered(entry, clock.now() - T0, priority, answer),
+      );
+      if (admission.kind === 'wait') {
+        // In the adapter's room: asked again only after its answer.
         entry.held = true;
-        entry.nextAt = due(
-          at +
-            heldPollDelay(
-              admission.retryAt,
-              nowMs,
-              `${entry.op.id}/${entry.attempt}`,
-              priority === 'urgent',
-            ),
-        );
+        entry.heldAs = priority;
+        entry.inRoom = true;
+        continue;
       }
-      entry.attempt += 1;
+      answered(entry, at, priority, admission);
     }
   }
   advance(settings.durationMs);
@@ -284,6 +343,7 @@ export function simulate(operations: readonly SimOperation[], settings: SimSetti
     waitsMs,
     truthAfterMs: truth,
     tokensLostWhileHeld: lostWhileHeld,
+    tokensLostWhileUnboundHeld: lostWhileUnboundHeld,
     heldMs,
     admittedWhileHeld,
   };
@@ -362,6 +422,6 @@ export function describeRun(report: SimReport, settings: SimSettings): string[] 
     `wait from first ask to admission: ${waits.join('; ')}`,
     `time to truth (callback → admitted query): p50 ${s(quantile(truth, 0.5))} s p99 ${s(quantile(truth, 0.99))} s max ${s(Math.max(...truth))} s (n ${truth.length})`,
     `admitted ${report.sends.length} (${(report.sends.length / seconds).toFixed(2)}/s of ${settings.statusRatePerSecond}/s); while some query was held (${heldS.toFixed(0)} s): ${(report.admittedWhileHeld / Math.max(heldS, 1e-9)).toFixed(2)}/s`,
-    `held ${Object.values(report.held).reduce((a, b) => a + b, 0)} (${JSON.stringify(report.held)}); tokens lost while some query was held: ${report.tokensLostWhileHeld.toFixed(1)} (${((100 * report.tokensLostWhileHeld) / (settings.statusRatePerSecond * Math.max(heldS, 1e-9))).toFixed(1)}% of the budget meanwhile)`,
+    `held ${Object.values(report.held).reduce((a, b) => a + b, 0)} (${JSON.stringify(report.held)}); tokens lost while some query was held: ${report.tokensLostWhileHeld.toFixed(1)} (${((100 * report.tokensLostWhileHeld) / (settings.statusRatePerSecond * Math.max(heldS, 1e-9))).toFixed(1)}% of the budget meanwhile); while a query the background share does not bind was held: ${report.tokensLostWhileUnboundHeld.toFixed(1)}`,
   ];
 }

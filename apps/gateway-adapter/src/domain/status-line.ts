@@ -22,8 +22,8 @@ interface Place {
   /** From when it is due: its turn, or the later one it was given when held again. */
   turnAt: number;
   liveUntil: number;
-  /** Held again once its turn had come: its payment is still asking, it goes before later ones. */
-  returned: boolean;
+  /** When it was taken: the payment's rank in the waiting room among those of its class. */
+  readonly takenAt: number;
 }
 
 export class StatusLine {
@@ -44,26 +44,10 @@ export class StatusLine {
     return this.places.size;
   }
 
-  /**
-   * Whether `paymentId` may take a token now: its turn has come and no payment that took its
-   * place earlier came back and is still waiting — or the tokens are `spare` (one more of the
-   * class would still find one, so going now takes nothing from those before it); or no place
-   * is due.
-   */
-  mayGo(paymentId: string, now: number, spare = false): boolean {
+  /** When `paymentId` took its place in this line (first held), if it holds one. */
+  since(paymentId: string, now: number): number | undefined {
     this.forget(now);
-    const own = this.places.get(paymentId);
-    const due = (place: Place) => place.turnAt <= now && now <= place.liveUntil;
-    if (own !== undefined && own.turnAt <= now) {
-      if (spare) return true;
-      for (const [other, place] of this.places) {
-        if (other === paymentId) return true;
-        if (place.returned && due(place)) return false;
-      }
-      return true;
-    }
-    for (const place of this.places.values()) if (due(place)) return false;
-    return true;
+    return this.places.get(paymentId)?.takenAt;
   }
 
   /** Admitted: its place (if any) is given up. */
@@ -90,7 +74,6 @@ export class StatusLine {
         if (now <= place.liveUntil && place.turnAt <= turn) turn += spacingMs;
       }
       const retryAt = Math.max(turn, own.turnAt);
-      if (own.turnAt <= now) own.returned = true;
       own.turnAt = retryAt;
       own.liveUntil = Math.max(own.liveUntil, retryAt + this.claimMs);
       return retryAt;
@@ -98,7 +81,7 @@ export class StatusLine {
     let live = 0;
     for (const place of this.places.values()) if (now <= place.liveUntil) live += 1;
     const turnAt = from + spacingMs * live;
-    this.places.set(paymentId, { turnAt, liveUntil: turnAt + this.claimMs, returned: false });
+    this.places.set(paymentId, { turnAt, liveUntil: turnAt + this.claimMs, takenAt: now });
     return turnAt;
   }
 

@@ -2,24 +2,19 @@
  * The line of one class of status queries held back by an endpoint's status budget (issue #38:
  * no operation starved for good). A payment held gets a place at the end of its class's line and
  * a turn: one token of the class's rate per live place before it, after the instant the class's
- * tokens next allow one; its `retryAt` is that turn. The token is `spacingMs`, or the spacing the
- * caller gives for now (the background share binds only while other classes ask: its line is
- * spaced by the share's rate then, by the status rate otherwise). A place is *due* from its turn
- * until `claimMs` after the last `retryAt` it was given: a payment asking without a place (a
- * newcomer), or before its turn, is admitted only while no place of its class is due, so those
- * held earlier go first whatever order a timer batch brings them in. A payment whose turn has
- * come goes whenever the budget's tokens allow (the line never holds a token back from a payment
- * whose turn it is, so the budget does not idle while a held payment is on its way back); held
- * again (its turn came, the tokens did not), it keeps its place and is given a new turn the same
- * way — one token after each place before it whose turn comes by then — so those held earlier
- * are told earlier turns, and a line whose rate fell (the share binding again) spreads out again
- * rather than asking all at once. A place whose payment never comes back (its operation settled meanwhile) holds newcomers
- * back for at most `claimMs`; a place that lapsed holds nobody back but is remembered
- * `rememberMs` (a payment coming back late retakes it, before newcomers); then it is forgotten.
- * Pure: times are passed in.
+ * tokens next allow one; the budget tells it to come back by then. The token is `spacingMs`, or
+ * the spacing the caller gives for now (the background share binds only while other classes ask:
+ * its line is spaced by the share's rate then, by the status rate otherwise). Held again, a
+ * payment keeps its place and is given a new turn the same way — one token after each place
+ * before it whose turn comes by then — so those held earlier are told earlier turns, and a line
+ * whose rate fell (the share binding again) spreads out again rather than asking all at once.
+ * The line holds no token for anyone: it ranks the payments in the budget's waiting room
+ * (`since`: those held earlier go first whenever they are there). A place lapses `claimMs` after
+ * its last turn (it no longer counts before later ones) and is remembered `rememberMs` more (a
+ * payment coming back late keeps its rank); then it is forgotten. Pure: times are passed in.
  */
 interface Place {
-  /** From when it is due: its turn, or the later one it was given when held again. */
+  /** Its turn, or the later one it was given when held again. */
   turnAt: number;
   liveUntil: number;
   /** When it was taken: the payment's rank in the waiting room among those of its class. */

@@ -34,9 +34,9 @@ export interface StatusBudgetOptions {
    */
   readonly backgroundShareIdleMs?: number;
   /**
-   * How long a held payment's place in its class's line stays due after the `retryAt` it was
-   * given (undefined: {@link DEFAULT_TURN_CLAIM_MS}): the orchestrator asks again at `retryAt`
-   * plus a jitter of up to 2 s, and the way there takes time on a loaded machine.
+   * How long a held payment's place in its class's line counts before later places' turns after
+   * the turn it was given (undefined: {@link DEFAULT_TURN_CLAIM_MS}): the orchestrator asks again
+   * at `retryAt` plus a jitter of up to 2 s, and the way there takes time on a loaded machine.
    */
   readonly turnClaimMs?: number;
   /**
@@ -50,7 +50,10 @@ export interface StatusBudgetOptions {
 /** The default wait of a status query in the adapter's waiting room (StatusBudgetOptions.waitMs). */
 export const DEFAULT_STATUS_WAIT_MS = 1_000;
 
-/** Runs `fn` once after `delayMs` (a timer); returns what cancels it. Injected: tests and the simulation move time by hand. */
+/**
+ * Runs `fn` once after `delayMs` (a timer); returns what cancels it. Injected: tests and the
+ * simulation move time by hand.
+ */
 export type Wake = (fn: () => void, delayMs: number) => () => void;
 
 /** The default claim window of a held payment's turn (see StatusBudgetOptions.turnClaimMs). */
@@ -141,18 +144,19 @@ interface PaymentEntry {
  *     bookings make it negative, so a poll never takes a token a money operation is waiting for);
  *  4. a concurrency slot is free and another stays free for a money operation (when the limit is
  *     1 there is no other, and a poll may take the only one);
- *  5. no query waiting in the room (below) ranks before it and passes rules 2-4 now: the room
+ *  5. no query waiting in the room (below) ranks before it and passes rules 1-4 now: the room
  *     is served before a newcomer.
  * Otherwise it waits in the room (issue #38, time to truth), up to `waitMs`: each token, when it
- * comes, goes to the best query present whose class's rules 2-4 pass — by class (urgent; routine
+ * comes, goes to the best query present whose rules 1-4 pass — by class (urgent; routine
  * and payer; background), then by how long its payment has been held (its place in its class's
  * line, StatusLine; a payment without one by when it came). Work-conserving: a token goes to
  * whoever is there, so the budget never idles while a query waits for a token its class may
  * take; those held earlier go first whenever they are there. A query the room cannot serve
- * within `waitMs` is answered held (not sent, nothing booked) with `retryAt`: its turn in its
- * class's line (one token of the class's rate per place before it), which it keeps, so when it
- * comes back it goes before the newcomers present. Without a `later` to answer through (or with
- * `waitMs` 0) it is answered held at once. The rule 1 holds are always answered at once. Money
+ * within `waitMs` is answered held (not sent, nothing booked) with `retryAt`: held by rule 1,
+ * when that allows; otherwise half a wait before its turn in its class's line (one token of the
+ * class's rate per place before it), a place it keeps, so it is in the room when its token comes
+ * and goes before the newcomers there. Without a `later` to answer through (or with `waitMs` 0)
+ * it is answered held at once, `retryAt` its turn. Money
  * operations keep their bounded waits (reserve a token, queue for a slot), and a freed slot goes
  * to a queued money operation first.
  * Pure apart from the shared bucket and semaphore: time from the injected clock, timers from the

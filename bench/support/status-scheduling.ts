@@ -3,8 +3,10 @@ import { Semaphore } from '../../apps/gateway-adapter/src/domain/semaphore';
 import {
   DEFAULT_BACKGROUND_SHARE,
   DEFAULT_BACKGROUND_SHARE_IDLE_MS,
+  DEFAULT_STATUS_WAIT_MS,
   defaultUrgentReserve,
   StatusBudget,
+  type StatusAnswer,
 } from '../../apps/gateway-adapter/src/domain/status-budget';
 import { TokenBucket } from '../../apps/gateway-adapter/src/domain/token-bucket';
 import {
@@ -50,6 +52,11 @@ export interface SimOperation {
   readonly kind: SimKind;
   /** When it enters (fresh kinds); the others are there from 0, their first poll spread by it. */
   readonly startsAtMs: number;
+  /**
+   * A fresh sale whose truth the gateway has this long after `startsAtMs` (its callback came):
+   * the first query admitted from then settles it (SimReport.truthAfterMs). Undefined: never.
+   */
+  readonly settlesAfterMs?: number;
 }
 
 export interface SimSettings {
@@ -65,6 +72,8 @@ export interface SimSettings {
   readonly batchMs?: number;
   /** The adapter's claim window of a held payment's turn (StatusBudgetOptions.turnClaimMs). */
   readonly turnClaimMs?: number;
+  /** The adapter's waiting room (StatusBudgetOptions.waitMs; undefined: its default, 0: none). */
+  readonly waitMs?: number;
 }
 
 export interface SimSend {
@@ -90,6 +99,27 @@ export interface SimReport {
   readonly longestWaitMs: ReadonlyMap<string, number>;
   /** Queries the budget held back, per class. */
   readonly held: Readonly<Record<StatusPriority, number>>;
+  /**
+   * Per admitted query, by its class: the time from the poll's first ask (its cadence's due time)
+   * to its admission — the holds between them included.
+   */
+  readonly waitsMs: Readonly<Record<StatusPriority, readonly number[]>>;
+  /** Per operation with a truth (`settlesAfterMs`, or a fresh unknown's loss): time to it. */
+  readonly truthAfterMs: ReadonlyMap<string, number>;
+  /**
+   * Status tokens lost while some query was held (its operation between a hold and its next ask):
+   * the status bucket full and overflowing while truth waited — the budget idle (issue #38).
+   */
+  readonly tokensLostWhileHeld: number;
+  /**
+   * Of those, the tokens lost while a query the background share does not bind was held (an
+   * urgent, routine or payer one, or a background one while no other class asked): the waste
+   * the budget's rules do not mean (issue #38).
+   */
+  readonly tokensLostWhileUnboundHeld: number;
+  /** How long some query was held, in all (ms), and the queries admitted meanwhile. */
+  readonly heldMs: number;
+  readonly admittedWhileHeld: number;
 }
 
 const T0 = 1_700_000_000_000;
@@ -131,6 +161,8 @@ function firstPollAt(op: SimOperation): number {
 
 export function simulate(operations: readonly SimOperation[], settings: SimSettings): SimReport {
   const clock = new ManualClock(T0);
+  /** The adapter's one timer (its waiting room's): when, in run time, and what. */
+  let wake: { atMs: number; fn: () => void } | undefined;
   const budget = new StatusBudget(
     {
       ratePerSecond: settings.statusRatePerSecond,
@@ -141,10 +173,18 @@ export function simulate(operations: readonly SimOperation[], settings: SimSetti
       urgentReservedTokens: defaultUrgentReserve(settings.statusBurst),
       backgroundShare: DEFAULT_BACKGROUND_SHARE,
       ...(settings.turnClaimMs === undefined ? {} : { turnClaimMs: settings.turnClaimMs }),
+      waitMs: settings.waitMs ?? DEFAULT_STATUS_WAIT_MS,
     },
     new TokenBucket({ ratePerSecond: 1_000_000, burst: 1_000_000 }, clock),
     new Semaphore(1_000_000),
     clock,
+    (fn, delayMs) => {
+      const timer = { atMs: clock.now() - T0 + delayMs, fn };
+      wake = timer;
+      return () => {
+        if (wake === timer) wake = undefined;
+      };
+    },
   );
   const batch = Math.max(1, settings.batchMs ?? 1);
   const due = (atMs: number) => Math.ceil(atMs / batch) * batch;
@@ -155,60 +195,158 @@ export function simulate(operations: readonly SimOperation[], settings: SimSetti
     nextAt: due(firstPollAt(op)),
     attempt: 1,
     lastAdmittedAt: op.startsAtMs,
+    /** When its truth came (its callback): the poll is brought forward and urgent from then. */
+    hintAt: op.settlesAfterMs === undefined ? Infinity : due(op.startsAtMs + op.settlesAfterMs),
+    hinted: false,
+    /** Its last ask was held: it is between a hold and its next ask. */
+    held: false,
+    /** The first ask of the poll now being made (its cadence's due time), until admitted. */
+    askingSince: undefined as number | undefined,
+    /** Waiting in the adapter's room: asked again only after its answer. */
+    inRoom: false,
+    /** The class it was held in. */
+    heldAs: 'routine',
   }));
+  const nextOf = (entry: (typeof live)[number]) =>
+    entry.inRoom ? Infinity : entry.hinted ? entry.nextAt : Math.min(entry.nextAt, entry.hintAt);
   const sends: SimSend[] = [];
   const first = new Map<string, number | undefined>(operations.map((op) => [op.id, undefined]));
   const longest = new Map<string, number>(operations.map((op) => [op.id, 0]));
+  const truth = new Map<string, number>();
+  const waitsMs: Record<StatusPriority, number[]> = {
+    urgent: [],
+    routine: [],
+    payer: [],
+    background: [],
+  };
   const waited = (entry: (typeof live)[number], untilMs: number) =>
     longest.set(
       entry.op.id,
       Math.max(longest.get(entry.op.id) ?? 0, untilMs - entry.lastAdmittedAt),
     );
   const held: Record<StatusPriority, number> = { urgent: 0, routine: 0, payer: 0, background: 0 };
+  // A shadow of the status bucket, from the sends: what it loses while some query is held.
+  const rate = settings.statusRatePerSecond;
+  let level = settings.statusBurst;
+  let previousAt = 0;
+  let lostWhileHeld = 0;
+  let lostWhileUnboundHeld = 0;
   let otherAskedAt = Number.NEGATIVE_INFINITY;
+  let heldMs = 0;
+  let admittedWhileHeld = 0;
+  const advance = (untilMs: number) => {
+    const someHeld = live.some((entry) => entry.held);
+    const shareBinds = previousAt - otherAskedAt < DEFAULT_BACKGROUND_SHARE_IDLE_MS;
+    const unboundHeld = live.some(
+      (entry) => entry.held && (entry.heldAs !== 'background' || !shareBinds),
+    );
+    const filled = level + ((untilMs - previousAt) * rate) / 1000;
+    if (unboundHeld) lostWhileUnboundHeld += Math.max(0, filled - settings.statusBurst);
+    if (someHeld) {
+      lostWhileHeld += Math.max(0, filled - settings.statusBurst);
+      heldMs += untilMs - previousAt;
+    }
+    level = Math.min(settings.statusBurst, filled);
+    previousAt = untilMs;
+  };
+  type Live = (typeof live)[number];
+  const answered = (entry: Live, at: number, priority: StatusPriority, answer: StatusAnswer) => {
+    const nowMs = T0 + at;
+    entry.inRoom = false;
+    if (answer.kind === 'send') {
+      answer.done();
+      entry.held = false;
+      if (live.some((other) => other.held)) admittedWhileHeld += 1;
+      level -= 1;
+      sends.push({
+        atMs: at,
+        id: entry.op.id,
+        priority,
+        othersAsking: at - otherAskedAt < DEFAULT_BACKGROUND_SHARE_IDLE_MS,
+      });
+      waitsMs[priority].push(at - (entry.askingSince ?? at));
+      entry.askingSince = undefined;
+      waited(entry, at);
+      entry.lastAdmittedAt = at;
+      if (first.get(entry.op.id) === undefined) first.set(entry.op.id, at - entry.op.startsAtMs);
+      if (entry.op.kind === 'fresh-unknown' || entry.hinted) {
+        truth.set(entry.op.id, at - (entry.hinted ? entry.hintAt : entry.op.startsAtMs));
+        live.splice(live.indexOf(entry), 1);
+        return;
+      }
+      const elapsed = nowMs - entry.facts.requestedAtMs;
+      entry.nextAt = due(at + classPollDelay(priority, entry.attempt, elapsed));
+    } else {
+      held[priority] += 1;
+      entry.held = true;
+      entry.heldAs = priority;
+      entry.nextAt = due(
+        at +
+          heldPollDelay(
+            answer.retryAt,
+            nowMs,
+            `${entry.op.id}/${entry.attempt}`,
+            priority === 'urgent',
+          ),
+      );
+    }
+    entry.attempt += 1;
+  };
   for (;;) {
-    // The next batch: every poll due at the earliest instant, in due order (then operation order).
+    // The next batch: every poll due at the earliest instant, in due order (then operation
+    // order); or the adapter's timer, first when due first.
     let at = Infinity;
-    for (const entry of live) at = Math.min(at, entry.nextAt);
+    for (const entry of live) at = Math.min(at, nextOf(entry));
+    const timer = wake;
+    if (timer !== undefined && timer.atMs <= at) {
+      if (timer.atMs > settings.durationMs) break;
+      advance(timer.atMs);
+      clock.set(Math.max(clock.now(), T0 + timer.atMs));
+      wake = undefined;
+      timer.fn();
+      continue;
+    }
     if (at > settings.durationMs) break;
-    const firing = live.filter((entry) => entry.nextAt === at).sort((a, b) => a.order - b.order);
+    advance(at);
+    const firing = live.filter((entry) => nextOf(entry) === at).sort((a, b) => a.order - b.order);
     const nowMs = T0 + at;
     clock.set(Math.max(clock.now(), nowMs));
     for (const entry of firing) {
-      const priority = pollPriority(entry.facts, nowMs);
-      const elapsed = nowMs - entry.facts.requestedAtMs;
-      const cadence = classPollDelay(priority, entry.attempt, elapsed);
-      if (priority !== 'background') otherAskedAt = at;
-      const othersAsking = at - otherAskedAt < DEFAULT_BACKGROUND_SHARE_IDLE_MS;
-      const admission = budget.admit(entry.op.id, priority);
-      if (admission.kind === 'send') {
-        admission.done();
-        sends.push({ atMs: at, id: entry.op.id, priority, othersAsking });
-        waited(entry, at);
-        entry.lastAdmittedAt = at;
-        if (first.get(entry.op.id) === undefined) first.set(entry.op.id, at - entry.op.startsAtMs);
-        if (entry.op.kind === 'fresh-unknown') {
-          live.splice(live.indexOf(entry), 1);
-          continue;
-        }
-        entry.nextAt = due(at + cadence);
-      } else {
-        held[priority] += 1;
-        entry.nextAt = due(
-          at +
-            heldPollDelay(
-              admission.retryAt,
-              nowMs,
-              `${entry.op.id}/${entry.attempt}`,
-              priority === 'urgent',
-            ),
-        );
+      if (!entry.hinted && entry.hintAt <= at) {
+        entry.hinted = true;
+        entry.facts = { ...entry.facts, hinted: true };
+        entry.askingSince = at;
       }
-      entry.attempt += 1;
+      entry.askingSince ??= at;
+      const priority = pollPriority(entry.facts, nowMs);
+      if (priority !== 'background') otherAskedAt = at;
+      const admission = budget.admit(entry.op.id, priority, (answer) =>
+        answered(entry, clock.now() - T0, priority, answer),
+      );
+      if (admission.kind === 'wait') {
+        // In the adapter's room: asked again only after its answer.
+        entry.held = true;
+        entry.heldAs = priority;
+        entry.inRoom = true;
+        continue;
+      }
+      answered(entry, at, priority, admission);
     }
   }
+  advance(settings.durationMs);
   for (const entry of live) waited(entry, settings.durationMs);
-  return { sends, firstAskedAfterMs: first, longestWaitMs: longest, held };
+  return {
+    sends,
+    firstAskedAfterMs: first,
+    longestWaitMs: longest,
+    held,
+    waitsMs,
+    truthAfterMs: truth,
+    tokensLostWhileHeld: lostWhileHeld,
+    tokensLostWhileUnboundHeld: lostWhileUnboundHeld,
+    heldMs,
+    admittedWhileHeld,
+  };
 }
 
 /**
@@ -230,4 +368,60 @@ export function firstOverBudget(
     level -= 1;
   }
   return undefined;
+}
+
+/**
+ * The standalone chaos runs' population on one adapter (test/chaos.md, runs g and h of session
+ * 15; issue #38): `stuck` sales the gateway leaves processing (background), and fresh sales
+ * arriving `salesPerSecond` for `durationMs`, each polled routine from its first poll until its
+ * callback comes 4-20 s after it was sent, which makes its poll urgent (a hint) and is settled by
+ * the first query admitted from then (its time to truth).
+ */
+export function chaosPopulation(
+  stuck: number,
+  salesPerSecond: number,
+  durationMs: number,
+): SimOperation[] {
+  const everyMs = 1_000 / salesPerSecond;
+  const sales = Math.floor(durationMs / everyMs);
+  return [
+    ...Array.from({ length: stuck }, (_, i) => ({
+      id: `stuck-${i}`,
+      kind: 'stuck-processing' as const,
+      startsAtMs: (i * 7_919) % 30_000,
+    })),
+    ...Array.from({ length: sales }, (_, i) => ({
+      id: `sale-${i}`,
+      kind: 'fresh-processing' as const,
+      startsAtMs: Math.round(i * everyMs),
+      settlesAfterMs: 4_000 + ((i * 5_003) % 16_000),
+    })),
+  ];
+}
+
+/** The `q` quantile of `values` (nearest rank; NaN when empty). */
+export function quantile(values: readonly number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? Number.NaN;
+}
+
+/** A run's figures in one line each (bench/status-scheduling.bench.ts, test/chaos.md). */
+export function describeRun(report: SimReport, settings: SimSettings): string[] {
+  const s = (ms: number) => (ms / 1000).toFixed(1);
+  const waits = (['urgent', 'routine', 'payer', 'background'] as const)
+    .filter((c) => report.waitsMs[c].length > 0)
+    .map(
+      (c) =>
+        `${c} p50 ${s(quantile(report.waitsMs[c], 0.5))} s p99 ${s(quantile(report.waitsMs[c], 0.99))} s (n ${report.waitsMs[c].length})`,
+    );
+  const truth = [...report.truthAfterMs.values()];
+  const seconds = settings.durationMs / 1000;
+  const heldS = report.heldMs / 1000;
+  return [
+    `wait from first ask to admission: ${waits.join('; ')}`,
+    `time to truth (callback → admitted query): p50 ${s(quantile(truth, 0.5))} s p99 ${s(quantile(truth, 0.99))} s max ${s(Math.max(...truth))} s (n ${truth.length})`,
+    `admitted ${report.sends.length} (${(report.sends.length / seconds).toFixed(2)}/s of ${settings.statusRatePerSecond}/s); while some query was held (${heldS.toFixed(0)} s): ${(report.admittedWhileHeld / Math.max(heldS, 1e-9)).toFixed(2)}/s`,
+    `held ${Object.values(report.held).reduce((a, b) => a + b, 0)} (${JSON.stringify(report.held)}); tokens lost while some query was held: ${report.tokensLostWhileHeld.toFixed(1)} (${((100 * report.tokensLostWhileHeld) / (settings.statusRatePerSecond * Math.max(heldS, 1e-9))).toFixed(1)}% of the budget meanwhile); while a query the background share does not bind was held: ${report.tokensLostWhileUnboundHeld.toFixed(1)}`,
+  ];
 }

@@ -227,5 +227,74 @@ describe('status budget: a flood of status queries and a few money operations', 
     expect((admissions?.values ?? []).map((v) => v.labels.priority)).not.toContain('routine');
     expect(count('admitted')).toBeGreaterThanOrEqual(STATUS_BURST);
     expect(count('admitted') + count('held')).toBeGreaterThanOrEqual(statuses.length);
+    // Each status query's log line names its class, held ones included (issue #38).
+    const handled = adapter.logs
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((l) => l.msg === 'gateway request handled' && l.operation === 'status');
+    expect(handled.length).toBeGreaterThanOrEqual(statuses.length);
+    expect(handled.filter((l) => l.result === 'not-sent').map((l) => l.priority)).toEqual(
+      handled.filter((l) => l.result === 'not-sent').map(() => 'urgent'),
+    );
+  });
+});
+
+describe('status budget: the waiting room (issue #38, time to truth)', () => {
+  let db: TestDatabase;
+  let sandbox: TestSandbox;
+  let adapter: RunningAdapter;
+  const collector = new TopicCollector(TOPICS.gatewayResults);
+
+  beforeAll(async () => {
+    db = await createTestDatabase('gateway_adapter_room');
+    sandbox = await startTestSandbox();
+    const credentials = {
+      endpoints: [
+        {
+          endpointId: SANDBOX_MERCHANT.endpointId,
+          baseUrl: sandbox.baseUrl,
+          login: SANDBOX_MERCHANT.login,
+          controlKey: SANDBOX_MERCHANT.controlKey,
+          // Two status queries a second, one at once; status queries may wait up to 1 s.
+          limits: {
+            ratePerSecond: 100,
+            burst: 100,
+            maxWaitMs: 2_000,
+            statusRatePerSecond: 2,
+            statusBurst: 1,
+            moneyReservedTokens: 0,
+            statusMinIntervalMs: 1_000,
+          },
+        },
+      ],
+    };
+    adapter = await startAdapter({
+      DATABASE_URL: db.url,
+      GATEWAY_CREDENTIALS: JSON.stringify(credentials),
+      CARD_SEALING_PRIVATE_KEY: keys.privatePem,
+      CALLBACK_BASE_URL: 'http://127.0.0.1:9/',
+    });
+    await collector.start();
+  }, 120_000);
+
+  afterAll(async () => {
+    await collector?.stop().catch(() => undefined);
+    await adapter?.close().catch(() => undefined);
+    await sandbox?.close().catch(() => undefined);
+    await db?.drop();
+  });
+
+  it('two payments asked at once with one token: the second waits for the next token in the adapter and is sent, not answered not-sent', async () => {
+    const asked = [status(randomUUID()), status(randomUUID())];
+    await produceRequests(asked);
+    const results = await Promise.all(
+      asked.map(async (request) => {
+        const [first] = await resultsFor(collector, request.requestId);
+        if (!first) throw new Error(`no result for ${request.requestId}`);
+        return first.value.result;
+      }),
+    );
+    // Before the room the second was answered not-sent ('status budget spent') at once, and the
+    // token that came half a second later was lost unless a query happened to come then.
+    expect(results.map((r) => r.kind)).not.toContain('not-sent');
   });
 });

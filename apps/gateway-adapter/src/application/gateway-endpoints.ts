@@ -5,11 +5,23 @@ import { Semaphore } from '../domain/semaphore';
 import {
   DEFAULT_BACKGROUND_SHARE,
   defaultUrgentReserve,
+  DEFAULT_STATUS_WAIT_MS,
   StatusBudget,
+  type Wake,
 } from '../domain/status-budget';
 import { TokenBucket } from '../domain/token-bucket';
 import { adapterMetrics, BREAKER_STATE_VALUE } from './metrics';
 import type { EndpointCredentials, EndpointLimits } from '../secrets/credentials';
+
+/**
+ * The status budgets' timers (their waiting rooms, at most one pending per endpoint): unref'd,
+ * so a query waiting never keeps a stopping process alive.
+ */
+const timerWake: Wake = (fn, delayMs) => {
+  const timer = setTimeout(fn, Math.max(0, delayMs));
+  timer.unref();
+  return () => clearTimeout(timer);
+};
 
 export interface TransportSettings {
   readonly connectTimeoutMs: number;
@@ -118,10 +130,13 @@ export class GatewayEndpoints {
             slotWaitMs: c.limits.maxWaitMs,
             urgentReservedTokens: defaultUrgentReserve(c.limits.statusBurst),
             backgroundShare: DEFAULT_BACKGROUND_SHARE,
+            // The waiting room: never longer than a money operation may wait for its token.
+            waitMs: Math.min(DEFAULT_STATUS_WAIT_MS, c.limits.maxWaitMs),
           },
           bucket,
           slots,
           clock,
+          timerWake,
         ),
       });
     }

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { ADAPTER_REASONS, type ClassifiableReply, classifyCall } from '../domain/classify';
 import { callbackUrl, type GatewayCall, isMutating, planCall } from '../domain/operation-table';
 import { SemaphoreTimeoutError } from '../domain/semaphore';
+import type { StatusAnswer } from '../domain/status-budget';
 import { GATEWAY_ADAPTER_CONFIG, type GatewayAdapterConfig } from '../config';
 import { type SentRequestRecord, SentRequestsLedger } from '../persistence/sent-requests.ledger';
 import { adapterMetrics } from './metrics';
@@ -262,6 +263,8 @@ export class GatewayRequestService {
         operation: request.operation,
         attempt: request.attempt,
         endpointId: request.merchant.endpointId,
+        // A status query's class: whose queries the budget admits or holds (issue #38).
+        ...(request.operation === 'status' ? { priority: request.priority ?? 'routine' } : {}),
         result: r.kind,
         ...(r.kind === 'not-sent' || r.kind === 'unknown' ? { reason: r.reason } : {}),
         ...(r.kind === 'not-sent' && r.retryAt !== undefined ? { retryAt: r.retryAt } : {}),
@@ -308,23 +311,25 @@ export class GatewayRequestService {
   }
 
   /**
-   * A status query never waits and never books a token or a slot ahead: it is sent now if the
-   * endpoint's status budget admits it (StatusBudget: one per payment at a time, its own bucket,
-   * never the tokens or the slot kept for money operations), otherwise answered not-sent at once
-   * with `retryAt`, so the partition moves on to the next request (a money operation among them).
+   * A status query never books a token or a slot ahead: it is sent when the endpoint's status
+   * budget admits it (StatusBudget: one per payment at a time, its own bucket, never the tokens or
+   * the slot kept for money operations), at once or after waiting in the budget's room (at most
+   * its `waitMs`, in its own lane place: other sagas' requests run meanwhile); otherwise answered
+   * not-sent with `retryAt`.
    */
   private async performStatus(
     request: GatewayRequest,
     endpoint: GatewayEndpoint,
     ledger: LedgerClaim,
   ): Promise<Answer | typeof FENCED> {
-    const admission = endpoint.statusBudget.admit(
-      request.paymentId,
-      request.operation === 'status' ? request.priority : undefined,
-    );
+    const priority = (request.operation === 'status' ? request.priority : undefined) ?? 'routine';
+    const admission = await new Promise<StatusAnswer>((resolve) => {
+      const now = endpoint.statusBudget.admit(request.paymentId, priority, resolve);
+      if (now.kind !== 'wait') resolve(now);
+    });
     this.metrics.statusAdmissions.inc({
       endpoint: endpoint.id,
-      priority: (request.operation === 'status' ? request.priority : undefined) ?? 'routine',
+      priority,
       outcome: admission.kind === 'held' ? 'held' : 'admitted',
     });
     if (admission.kind === 'held') return heldBack(admission.reason, admission.retryAt);

@@ -25,7 +25,6 @@ export const ADAPTER_REASONS = {
   statusBudget: 'status budget spent: status queries share a bounded rate',
   statusUrgentFirst: 'status budget: the remaining tokens are kept for urgent status queries',
   statusBackgroundShare: 'status budget: background status queries take a bounded share',
-  statusTurn: 'status budget: queries of this class held earlier go first',
   moneyFirst: 'rate limit: the remaining tokens are kept for money operations',
   queueFull: 'queue limit: too many requests waiting for this endpoint',
   handoffLost:

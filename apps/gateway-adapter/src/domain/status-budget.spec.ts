@@ -4,11 +4,37 @@ import { ADAPTER_REASONS } from './classify';
 import { Semaphore } from './semaphore';
 import {
   DEFAULT_BACKGROUND_SHARE_IDLE_MS,
+  type StatusAnswer,
   type StatusBudgetOptions,
   StatusBudget,
+  type Wake,
 } from './status-budget';
 import { StatusLine } from './status-line';
 import { TokenBucket } from './token-bucket';
+
+/**
+ * The budget's timer moved by hand: `fire(upTo)` runs what is due by then, the clock set to each
+ * instant; `next` is when the pending one is due.
+ */
+function manualWake(clock: ManualClock) {
+  let pending: { at: number; fn: () => void } | undefined;
+  const wake: Wake = (fn, delayMs) => {
+    const timer = { at: clock.now() + delayMs, fn };
+    pending = timer;
+    return () => {
+      if (pending === timer) pending = undefined;
+    };
+  };
+  const fire = (upTo: number) => {
+    while (pending !== undefined && pending.at <= upTo) {
+      const timer = pending;
+      pending = undefined;
+      clock.set(Math.max(clock.now(), timer.at));
+      timer.fn();
+    }
+  };
+  return { wake, fire, next: () => pending?.at ?? Infinity };
+}
 
 function setup(
   over: Partial<StatusBudgetOptions> = {},
@@ -16,6 +42,7 @@ function setup(
   slots = 4,
 ) {
   const clock = new ManualClock();
+  const timers = manualWake(clock);
   const bucket = new TokenBucket(endpoint, clock);
   const semaphore = new Semaphore(slots);
   const budget = new StatusBudget(
@@ -30,6 +57,7 @@ function setup(
     bucket,
     semaphore,
     clock,
+    timers.wake,
   );
   /** Admits a status query for `paymentId` and finishes its call at once. */
   const poll = (paymentId: string) => {
@@ -37,8 +65,11 @@ function setup(
     if (admission.kind === 'send') admission.done();
     return admission;
   };
-  return { clock, bucket, semaphore, budget, poll };
+  timersOf.set(budget, timers);
+  return { clock, bucket, semaphore, budget, poll, timers };
 }
+
+const timersOf = new WeakMap<StatusBudget, ReturnType<typeof manualWake>>();
 
 const held = (reason: string, retryAt: number) => ({ kind: 'held', reason, retryAt });
 
@@ -222,11 +253,29 @@ describe('StatusBudget by priority class (issue #38: need before arrival)', () =
         moneyReservedTokens: 0,
         urgentReservedTokens: 1,
         backgroundShare: 0.25,
+        waitMs: 1_000,
         ...over,
       },
       { ratePerSecond: 1_000, burst: 1_000 },
       100,
     );
+  /**
+   * Asks as the adapter does (`later`: the query may wait in the room); `answer` gets the answer
+   * when it comes — now, or from a later timer — with the clock at that instant.
+   */
+  const ask = (
+    budget: StatusBudget,
+    paymentId: string,
+    priority: 'urgent' | 'routine' | 'payer' | 'background',
+    answer: (admission: StatusAnswer) => void,
+  ) => {
+    const later = (admission: StatusAnswer) => {
+      if (admission.kind === 'send') admission.done();
+      answer(admission);
+    };
+    const now = budget.admit(paymentId, priority, later);
+    if (now.kind !== 'wait') later(now);
+  };
   const pollAs = (
     budget: StatusBudget,
     paymentId: string,
@@ -265,29 +314,36 @@ describe('StatusBudget by priority class (issue #38: need before arrival)', () =
     budget: StatusBudget,
     clock: ManualClock,
     ticks: number,
-    ask: (
+    asks: (
       tick: number,
     ) => ReadonlyArray<readonly [string, 'urgent' | 'routine' | 'payer' | 'background']>,
   ) => {
+    const timers = timersOf.get(budget);
     const retry = new Map<
       string,
       { at: number; priority: 'urgent' | 'routine' | 'payer' | 'background' }
     >();
     const sent: { tick: number; paymentId: string; priority: string }[] = [];
-    for (let tick = 0; tick < ticks; tick++) {
+    const t0 = clock.now();
+    let tick = 0;
+    for (; tick < ticks; tick++) {
+      clock.set(Math.max(clock.now(), t0 + tick * 100));
       const due = [...retry].filter(([, r]) => r.at <= clock.now());
       const asking = [
-        ...ask(tick).filter(([p]) => !retry.has(p)),
+        ...asks(tick).filter(([p]) => !retry.has(p)),
         ...due.map(([p, r]) => [p, r.priority] as const),
       ];
       for (const [paymentId, priority] of asking) {
-        const admission = pollAs(budget, paymentId, priority);
-        if (admission.kind === 'send') {
-          retry.delete(paymentId);
-          sent.push({ tick, paymentId, priority });
-        } else retry.set(paymentId, { at: admission.retryAt, priority });
+        // Waiting in the room: not asked again until answered.
+        retry.set(paymentId, { at: Infinity, priority });
+        ask(budget, paymentId, priority, (admission) => {
+          if (admission.kind === 'send') {
+            retry.delete(paymentId);
+            sent.push({ tick, paymentId, priority });
+          } else retry.set(paymentId, { at: admission.retryAt, priority });
+        });
       }
-      clock.advance(100);
+      timers?.fire(t0 + tick * 100 + 99);
     }
     return sent;
   };
@@ -309,19 +365,28 @@ describe('StatusBudget by priority class (issue #38: need before arrival)', () =
     untilMs: number,
   ) => {
     const t0 = clock.now();
+    const timers = timersOf.get(budget);
     const next = askers.map((a) => t0 + a.firstAt);
     const sent: { at: number; id: string; priority: string }[] = [];
     for (;;) {
       const at = Math.min(...next);
-      if (at > t0 + untilMs) return sent;
+      const timerAt = timers?.next() ?? Infinity;
+      if (Math.min(at, timerAt) > t0 + untilMs) return sent;
+      if (timerAt <= at) {
+        timers?.fire(timerAt);
+        continue;
+      }
       clock.set(at);
       askers.forEach((asker, i) => {
         if (next[i] !== at) return;
-        const admission = pollAs(budget, asker.id, asker.priority);
-        if (admission.kind === 'send') {
-          sent.push({ at: at - t0, id: asker.id, priority: asker.priority });
-          next[i] = at + asker.everyMs;
-        } else next[i] = Math.max(admission.retryAt, at + 1);
+        next[i] = Infinity;
+        ask(budget, asker.id, asker.priority, (admission) => {
+          const now = clock.now();
+          if (admission.kind === 'send') {
+            sent.push({ at: now - t0, id: asker.id, priority: asker.priority });
+            next[i] = now + asker.everyMs;
+          } else next[i] = Math.max(admission.retryAt, now + 1);
+        });
       });
     }
   };
@@ -490,52 +555,68 @@ describe('StatusBudget by priority class (issue #38: need before arrival)', () =
     expect(Math.abs(of('a') - of('b'))).toBeLessThanOrEqual(1);
   });
 
-  it('a payment held earlier goes before a newcomer, and one that never comes back holds nobody for long', () => {
-    const { budget, clock } = classes({ turnClaimMs: 1_000 });
+  it('the waiting room: a token goes to the query waiting, at once when it comes (the budget never idles while one waits); one held earlier goes before a newcomer present with it', () => {
+    // Another class asks throughout: the share binds.
+    const { budget, clock, timers } = classes({ backgroundShareIdleMs: 10_000 });
+    const answers = new Map<string, { at: number; kind: string; retryAt?: number }>();
     const bg = (paymentId: string) => {
       othersAsk(budget);
-      return pollAs(budget, paymentId, 'background');
+      ask(budget, paymentId, 'background', (a) =>
+        answers.set(paymentId, {
+          at: clock.now(),
+          kind: a.kind,
+          ...(a.kind === 'held' ? { retryAt: a.retryAt } : {}),
+        }),
+      );
+      return answers.get(paymentId);
     };
-    expect(bg('first').kind).toBe('send');
-    const second = bg('second');
-    expect(second).toEqual(held(ADAPTER_REASONS.statusBackgroundShare, clock.now() + 1_000));
-    const third = bg('gone');
-    expect(third).toEqual(held(ADAPTER_REASONS.statusBackgroundShare, clock.now() + 2_000));
-    clock.advance(1_000);
-    // The share has a token again: a newcomer waits while 'second' is due…
-    expect(bg('newcomer')).toMatchObject({
+    const t0 = clock.now();
+    expect(bg('first')?.kind).toBe('send');
+    // The share's next token comes in 1 s: 'second' and 'late' wait for it; 'second' came first.
+    expect(bg('second')).toBeUndefined();
+    expect(bg('late')).toBeUndefined();
+    expect(budget.present).toBe(2);
+    timers.fire(t0 + 1_000);
+    expect(answers.get('second')).toEqual({ at: t0 + 1_000, kind: 'send' });
+    // 'late' waited its whole wait: held, its place taken, told to come back half a wait before
+    // its turn (the share's next token, at 2 s).
+    expect(answers.get('late')).toEqual({ at: t0 + 1_000, kind: 'held', retryAt: t0 + 1_500 });
+    // A newcomer comes before 'late' is back; at the 2 s token both are there: 'late' goes.
+    clock.set(t0 + 1_200);
+    expect(bg('newcomer')).toBeUndefined();
+    clock.set(t0 + 1_500);
+    answers.delete('late');
+    expect(bg('late')).toBeUndefined();
+    timers.fire(t0 + 2_000);
+    expect(answers.get('late')).toEqual({ at: t0 + 2_000, kind: 'send' });
+    expect(answers.get('newcomer')).toBeUndefined();
+    // Not served within its wait, the newcomer is held with a place (its turn the 3 s token).
+    timers.fire(t0 + 2_200);
+    expect(answers.get('newcomer')).toEqual({
+      at: t0 + 2_200,
       kind: 'held',
-      reason: ADAPTER_REASONS.statusTurn,
+      retryAt: t0 + 2_500,
     });
-    // …and 'second', coming back, takes it.
-    expect(bg('second').kind).toBe('send');
-    // 'gone' never comes back: its place lapses a claim window after its turn, and the
-    // newcomer, whose place came after it, goes.
-    clock.advance(1_000 + 1_001);
-    expect(bg('newcomer').kind).toBe('send');
-    // 'gone' holds nobody back, but is remembered a minute (coming back late, it retakes its
-    // place before newcomers); then forgotten.
-    expect(budget.waiting).toBe(1);
-    clock.advance(60_001);
-    expect(bg('another').kind).toBe('send');
-    expect(budget.waiting).toBe(0);
+    // Nobody waiting and the share's token there: a newcomer goes at once (work-conserving: no
+    // token is kept for a payment that is not there).
+    clock.set(t0 + 3_000);
+    expect(bg('quick')).toEqual({ at: t0 + 3_000, kind: 'send' });
   });
 
-  it('a payment that comes back after its place lapsed (a loaded consumer) retakes it: not sent to the end of the line', () => {
-    const { budget, clock } = classes({ turnClaimMs: 1_000 });
-    const bg = (paymentId: string) => {
-      othersAsk(budget);
-      return pollAs(budget, paymentId, 'background');
-    };
-    expect(bg('first').kind).toBe('send');
-    expect(bg('late')).toMatchObject({ retryAt: clock.now() + 1_000 });
-    clock.advance(1_000);
-    // Its turn has come; three newcomers wait behind it, one token of the share apart.
-    for (const [i, p] of ['x1', 'x2', 'x3'].entries())
-      expect(bg(p)).toEqual(held(ADAPTER_REASONS.statusTurn, clock.now() + 1_000 * (i + 1)));
-    // 'late' comes back 1.5 s after its turn (its place lapsed 0.5 s ago): it goes, before x1.
-    clock.advance(1_500);
-    expect(bg('late').kind).toBe('send');
+  it('a query waiting is answered exactly once, and a second query about the same payment meanwhile is held at once', () => {
+    const { budget, clock, timers } = classes({ ratePerSecond: 1, burst: 2 });
+    const seen: string[] = [];
+    const later = (a: StatusAnswer) => seen.push(a.kind);
+    expect(budget.admit('a', 'routine', later).kind).toBe('send');
+    // Routine needs a token beyond the urgent reserve: 'b' waits for the bucket to refill.
+    expect(budget.admit('b', 'routine', later).kind).toBe('wait');
+    expect(budget.admit('b', 'routine', later)).toMatchObject({
+      kind: 'held',
+      reason: ADAPTER_REASONS.statusInFlight,
+    });
+    timers.fire(clock.now() + 5_000);
+    expect(seen).toEqual(['send']);
+    expect(budget.present).toBe(0);
   });
 
   it('places given at the status rate while nothing else asked are spread out at the share rate, in line order, once another class asks (not all told the same instant)', () => {
@@ -704,20 +785,24 @@ describe('StatusBudget by priority class (issue #38: need before arrival)', () =
 });
 
 describe('StatusLine', () => {
-  it('a payment whose turn came waits for one held again before it while tokens are short, and goes past it when they are spare', () => {
+  it('tells turns one token apart in the order places were taken, keeps a place held again, and remembers when it was taken', () => {
     const line = new StatusLine(100, 1_000);
     expect(line.held('a', 0, 0)).toBe(0);
     expect(line.held('b', 0, 0)).toBe(100);
     // 'a' came back at its turn and the tokens held it again: it keeps its place, told 200.
     expect(line.held('a', 100, 200)).toBe(200);
-    // 'b' comes at 200 while 'a' is on its way back: with one token it waits (those held earlier
-    // go first); with a token to spare for 'a' it goes, and 'a' loses nothing.
-    expect(line.mayGo('b', 200, false)).toBe(false);
-    expect(line.mayGo('b', 200, true)).toBe(true);
-    // Held again, 'b' is told a turn one token after 'a's.
+    // 'b', held again at 200, is told a turn one token after 'a's.
     expect(line.held('b', 200, 200)).toBe(300);
-    expect(line.mayGo('a', 200)).toBe(true);
-    // A newcomer waits while a place is due, spare tokens or not.
-    expect(line.mayGo('c', 200, true)).toBe(false);
+    // Its rank in the waiting room: when it took its place, whatever its turns since.
+    expect([line.since('a', 200), line.since('b', 200), line.since('c', 200)]).toEqual([
+      0,
+      0,
+      undefined,
+    ]);
+    line.admitted('a');
+    expect(line.since('a', 300)).toBeUndefined();
+    // A place lapsed (its claim window) is remembered a minute, then forgotten.
+    expect(line.since('b', 300 + 1_000 + 60_000)).toBe(0);
+    expect(line.since('b', 300 + 1_000 + 60_001)).toBeUndefined();
   });
 });

@@ -34,12 +34,27 @@ export interface StatusBudgetOptions {
    */
   readonly backgroundShareIdleMs?: number;
   /**
-   * How long a held payment's place in its class's line stays due after the `retryAt` it was
-   * given (undefined: {@link DEFAULT_TURN_CLAIM_MS}): the orchestrator asks again at `retryAt`
-   * plus a jitter of up to 2 s, and the way there takes time on a loaded machine.
+   * How long a held payment's place in its class's line counts before later places' turns after
+   * the turn it was given (undefined: {@link DEFAULT_TURN_CLAIM_MS}): the orchestrator asks again
+   * at `retryAt` plus a jitter of up to 2 s, and the way there takes time on a loaded machine.
    */
   readonly turnClaimMs?: number;
+  /**
+   * How long a status query may wait in the adapter for a token (the waiting room; undefined: 0,
+   * a query the budget cannot admit at once is answered held at once). At most the money
+   * operations' bound (GATEWAY_LIMIT_MAX_WAIT_MS); needs a `wake` (the constructor's).
+   */
+  readonly waitMs?: number;
 }
+
+/** The default wait of a status query in the adapter's waiting room (StatusBudgetOptions.waitMs). */
+export const DEFAULT_STATUS_WAIT_MS = 1_000;
+
+/**
+ * Runs `fn` once after `delayMs` (a timer); returns what cancels it. Injected: tests and the
+ * simulation move time by hand.
+ */
+export type Wake = (fn: () => void, delayMs: number) => () => void;
 
 /** The default claim window of a held payment's turn (see StatusBudgetOptions.turnClaimMs). */
 export const DEFAULT_TURN_CLAIM_MS = 5_000;
@@ -72,6 +87,32 @@ export interface StatusHeld {
   readonly retryAt: number;
 }
 
+/** Waiting in the room: the answer comes later, once, through the `later` given to `admit`. */
+export interface StatusWaiting {
+  readonly kind: 'wait';
+}
+
+export type StatusAnswer = StatusGo | StatusHeld;
+
+/** A status query waiting in the room for a token of its class. */
+interface Waiter {
+  readonly paymentId: string;
+  readonly priority: StatusPriority;
+  /** Its class first (urgent; routine and payer; background), then this: earlier goes first. */
+  readonly since: number;
+  readonly until: number;
+  readonly later: (answer: StatusAnswer) => void;
+  /** What held it back when last tried: its reason and `retryAt` if the wait runs out. */
+  gate: { reason: string; at: number };
+}
+
+const RANK: Readonly<Record<StatusPriority, number>> = {
+  urgent: 0,
+  routine: 1,
+  payer: 1,
+  background: 2,
+};
+
 interface PaymentEntry {
   startedAt: number;
   inFlight: boolean;
@@ -79,8 +120,8 @@ interface PaymentEntry {
 
 /**
  * The scheduling rule for status queries (polls) of one endpoint: money
- * operations go first, polls share a bounded budget and never queue, and among polls need goes
- * before arrival (the request's `priority`, set by the orchestrator's one scheduler,
+ * operations go first, polls share a bounded budget and wait at most `waitMs`, and among polls
+ * need goes before arrival (the request's `priority`, set by the orchestrator's one scheduler,
  * apps/orchestrator/src/domain/gateway-operation/polling.ts).
  *
  * A status query is sent only when, right now,
@@ -103,18 +144,23 @@ interface PaymentEntry {
  *     bookings make it negative, so a poll never takes a token a money operation is waiting for);
  *  4. a concurrency slot is free and another stays free for a money operation (when the limit is
  *     1 there is no other, and a poll may take the only one);
- *  5. its class's line lets it go (StatusLine): a payment held earlier in the class has a place
- *     and a turn (its `retryAt`, one token of the class's rate after the turn before it: for
- *     background, the share's rate while other classes ask, the status rate otherwise), and
- *     while a place is due, a payment of that class without one is held and takes a place at the
- *     end. Those held go first in the order they were held, whatever order a timer batch brings
- *     the queries in, so no payment is starved for good (issue #38); but a payment whose turn has
- *     come is not held for one held again before it while the tokens are spare (one more of its
- *     class would still go), so the line never leaves the budget idle while truth waits.
- * Otherwise it is held at once — nothing waits, nothing is booked, nothing queues — with the
- * earliest instant the blocking rule could pass. Money operations keep their bounded waits
- * (reserve a token, queue for a slot), and a freed slot goes to a queued money operation first.
- * Pure apart from the shared bucket and semaphore: time from the injected clock.
+ *  5. no query waiting in the room (below) ranks before it and passes rules 1-4 now: the room
+ *     is served before a newcomer.
+ * Otherwise it waits in the room (issue #38, time to truth), up to `waitMs`: each token, when it
+ * comes, goes to the best query present whose rules 1-4 pass — by class (urgent; routine
+ * and payer; background), then by how long its payment has been held (its place in its class's
+ * line, StatusLine; a payment without one by when it came). Work-conserving: a token goes to
+ * whoever is there, so the budget never idles while a query waits for a token its class may
+ * take; those held earlier go first whenever they are there. A query the room cannot serve
+ * within `waitMs` is answered held (not sent, nothing booked) with `retryAt`: held by rule 1,
+ * when that allows; otherwise half a wait before its turn in its class's line (one token of the
+ * class's rate per place before it), a place it keeps, so it is in the room when its token comes
+ * and goes before the newcomers there. Without a `later` to answer through (or with `waitMs` 0)
+ * it is answered held at once, `retryAt` its turn. Money
+ * operations keep their bounded waits (reserve a token, queue for a slot), and a freed slot goes
+ * to a queued money operation first.
+ * Pure apart from the shared bucket and semaphore: time from the injected clock, timers from the
+ * injected `wake`.
  */
 export class StatusBudget {
   private readonly bucket: TokenBucket;
@@ -128,13 +174,23 @@ export class StatusBudget {
   private readonly lines: Readonly<Record<StatusPriority, StatusLine>>;
   /** Per payment, in start order (re-inserted on each admission), pruned as they expire. */
   private readonly payments = new Map<string, PaymentEntry>();
+  /** The waiting room, in the order they came. */
+  private readonly room: Waiter[] = [];
+  private readonly waitMs: number;
+  private wakeAt: number | undefined;
+  private cancelWake: (() => void) | undefined;
 
   constructor(
     private readonly options: StatusBudgetOptions,
     private readonly endpointBucket: TokenBucket,
     private readonly slots: Semaphore,
     private readonly clock: Clock,
+    private readonly wake?: Wake,
   ) {
+    this.waitMs = options.waitMs ?? 0;
+    if (!(this.waitMs >= 0)) throw new Error('a status budget needs waitMs >= 0');
+    if (this.waitMs > 0 && wake === undefined)
+      throw new Error('a status budget that lets queries wait needs a wake (timers)');
     if (!(options.moneyReservedTokens >= 0) || !(options.minIntervalMs >= 0)) {
       throw new Error('a status budget needs moneyReservedTokens >= 0 and minIntervalMs >= 0');
     }
@@ -180,32 +236,124 @@ export class StatusBudget {
     return Object.values(this.lines).reduce((sum, line) => sum + line.size, 0);
   }
 
-  /** `priority`: the query's class (undefined: `routine`). */
-  admit(paymentId: string, priority: StatusPriority = 'routine'): StatusGo | StatusHeld {
+  /** Queries waiting in the room right now. */
+  get present(): number {
+    return this.room.length;
+  }
+
+  /**
+   * `priority`: the query's class (undefined: `routine`). `later`: where the answer of a query
+   * that waits in the room goes (exactly once, from a later `wake`); without it, never waits.
+   */
+  admit(paymentId: string, priority?: StatusPriority): StatusAnswer;
+  admit(
+    paymentId: string,
+    priority: StatusPriority,
+    later: (answer: StatusAnswer) => void,
+  ): StatusAnswer | StatusWaiting;
+  admit(
+    paymentId: string,
+    priority: StatusPriority = 'routine',
+    later?: (answer: StatusAnswer) => void,
+  ): StatusAnswer | StatusWaiting {
     const now = this.clock.now();
     if (priority !== 'background') this.lastOtherAskAt = now;
     this.prune(now);
-    const previous = this.payments.get(paymentId);
-    if (previous !== undefined) {
-      const after = previous.startedAt + this.options.minIntervalMs;
-      if (previous.inFlight) {
-        return held(ADAPTER_REASONS.statusInFlight, Math.max(after, now + this.options.slotWaitMs));
-      }
-      if (after > now) return held(ADAPTER_REASONS.statusRecent, after);
+    const waiting = this.room.find((w) => w.paymentId === paymentId);
+    if (waiting !== undefined) return held(ADAPTER_REASONS.statusInFlight, waiting.until);
+    // Those waiting first (rule 5): a token that came meanwhile is theirs.
+    this.serve(now);
+    const gate = this.paymentGate(paymentId, now) ?? this.gate(priority, now);
+    if (gate === undefined) return this.go(paymentId, priority, now);
+    if (later !== undefined && this.waitMs > 0) {
+      const since = this.lines[priority].since(paymentId, now) ?? now;
+      this.room.push({ paymentId, priority, since, until: now + this.waitMs, later, gate });
+      this.rearm(now);
+      return { kind: 'wait' };
     }
-    const line = this.lines[priority];
+    return this.hold(paymentId, priority, gate, now, later !== undefined);
+  }
+
+  /**
+   * Gives the tokens there are now to the best queries waiting whose class may take them (rules
+   * 2-4), then answers held those whose wait ran out.
+   */
+  private serve(now: number): void {
+    for (;;) {
+      const ranked = [...this.room].sort(
+        (a, b) => RANK[a.priority] - RANK[b.priority] || a.since - b.since,
+      );
+      const next = ranked.find((w) => {
+        const gate = this.paymentGate(w.paymentId, now) ?? this.gate(w.priority, now);
+        if (gate !== undefined) w.gate = gate;
+        return gate === undefined;
+      });
+      if (next === undefined) break;
+      this.room.splice(this.room.indexOf(next), 1);
+      next.later(this.go(next.paymentId, next.priority, now));
+    }
+    for (const w of this.room.filter((waiter) => waiter.until <= now)) {
+      this.room.splice(this.room.indexOf(w), 1);
+      w.later(this.hold(w.paymentId, w.priority, w.gate, now, true));
+    }
+  }
+
+  /** Sets the one timer: the earliest instant a waiter's class may take a token or its wait ends. */
+  private rearm(now: number): void {
+    let at = Infinity;
+    for (const w of this.room) at = Math.min(at, w.until, Math.max(w.gate.at, now));
+    if (at === this.wakeAt) return;
+    this.cancelWake?.();
+    this.cancelWake = undefined;
+    this.wakeAt = undefined;
+    if (at === Infinity || this.wake === undefined) return;
+    this.wakeAt = at;
+    this.cancelWake = this.wake(() => {
+      this.cancelWake = undefined;
+      this.wakeAt = undefined;
+      const woken = this.clock.now();
+      this.serve(woken);
+      this.rearm(woken);
+    }, at - now);
+  }
+
+  /**
+   * Held: by its payment's own query (rule 1), until that allows; otherwise its place in its
+   * class's line (kept or taken), its turn the `retryAt`.
+   */
+  private hold(
+    paymentId: string,
+    priority: StatusPriority,
+    gate: { reason: string; at: number },
+    now: number,
+    waits = false,
+  ): StatusHeld {
+    if (
+      gate.reason === ADAPTER_REASONS.statusInFlight ||
+      gate.reason === ADAPTER_REASONS.statusRecent
+    )
+      return held(gate.reason, gate.at);
     const spacing = this.lineSpacing(priority, now);
-    const gate = this.gate(priority, now);
-    if (gate !== undefined) return held(gate.reason, line.held(paymentId, now, gate.at, spacing));
-    if (!line.mayGo(paymentId, now, this.spare(priority, now)))
-      return held(ADAPTER_REASONS.statusTurn, line.held(paymentId, now, now, spacing));
+    const turn = this.lines[priority].held(paymentId, now, gate.at, spacing);
+    // A query that may wait (`waits`) is told to come back half a wait before its turn: in the
+    // room when its token comes, where it goes before those who took their places after it (told
+    // the very instant of its token, it would find it given to one that came a moment earlier,
+    // every round).
+    return held(gate.reason, waits ? Math.max(now, turn - this.waitMs / 2) : turn);
+  }
+
+  /** Admitted now (rules 2-4 passed): takes its tokens and a slot. */
+  private go(paymentId: string, priority: StatusPriority, now: number): StatusAnswer {
     const release = this.slots.tryAcquire();
     if (release === undefined) {
-      const at = now + this.options.slotWaitMs;
-      return held(ADAPTER_REASONS.concurrencyLimited, line.held(paymentId, now, at, spacing));
+      const gate = {
+        reason: ADAPTER_REASONS.concurrencyLimited,
+        at: now + this.options.slotWaitMs,
+      };
+      return this.hold(paymentId, priority, gate, now);
     }
-    line.admitted(paymentId);
-    // The buckets were checked above: these take a token now and never book a future one. A
+    this.lines[priority].admitted(paymentId);
+    // The buckets were checked: these take a token now and never book a future one. A
     // background query beyond its share (nothing else asking) takes none of the share's.
     this.bucket.reserve(0);
     if (priority === 'background' && this.background?.availableAt(1, now) === now)
@@ -222,8 +370,26 @@ export class StatusBudget {
         finished = true;
         entry.inFlight = false;
         release();
+        // A slot freed: a query waiting for one may go now.
+        if (this.room.length > 0) {
+          const at = this.clock.now();
+          this.serve(at);
+          this.rearm(at);
+        }
       },
     };
+  }
+
+  /** What holds a query about `paymentId` back now (the budget's rule 1), or undefined. */
+  private paymentGate(paymentId: string, now: number): { reason: string; at: number } | undefined {
+    const previous = this.payments.get(paymentId);
+    if (previous === undefined) return undefined;
+    const after = previous.startedAt + this.options.minIntervalMs;
+    if (previous.inFlight) {
+      const at = Math.max(after, now + this.options.slotWaitMs);
+      return { reason: ADAPTER_REASONS.statusInFlight, at };
+    }
+    return after > now ? { reason: ADAPTER_REASONS.statusRecent, at: after } : undefined;
   }
 
   /** What holds a query of `priority` back now (the budget's rules 2-4), or undefined. */
@@ -256,20 +422,6 @@ export class StatusBudget {
     if (this.slots.active + keepFree >= this.slots.limit)
       return { reason: ADAPTER_REASONS.concurrencyLimited, at: now + this.options.slotWaitMs };
     return undefined;
-  }
-
-  /**
-   * Whether the status bucket holds a token beyond what a query of `priority` needs (rule 2): one
-   * going now leaves one for a payment of its class held earlier and on its way back.
-   */
-  private spare(priority: StatusPriority, now: number): boolean {
-    if (priority === 'background' && this.background !== undefined && this.othersAsking(now))
-      return false;
-    const need =
-      priority === 'urgent' || (priority === 'background' && this.background === undefined)
-        ? 1
-        : this.urgentReserve + 1;
-    return this.bucket.availableAt(need + 1, now) <= now;
   }
 
   /** Whether a query of another class than background asked within the idle window. */

@@ -2,28 +2,23 @@
  * The line of one class of status queries held back by an endpoint's status budget (issue #38:
  * no operation starved for good). A payment held gets a place at the end of its class's line and
  * a turn: one token of the class's rate per live place before it, after the instant the class's
- * tokens next allow one; its `retryAt` is that turn. The token is `spacingMs`, or the spacing the
- * caller gives for now (the background share binds only while other classes ask: its line is
- * spaced by the share's rate then, by the status rate otherwise). A place is *due* from its turn
- * until `claimMs` after the last `retryAt` it was given: a payment asking without a place (a
- * newcomer), or before its turn, is admitted only while no place of its class is due, so those
- * held earlier go first whatever order a timer batch brings them in. A payment whose turn has
- * come goes whenever the budget's tokens allow (the line never holds a token back from a payment
- * whose turn it is, so the budget does not idle while a held payment is on its way back); held
- * again (its turn came, the tokens did not), it keeps its place and is given a new turn the same
- * way — one token after each place before it whose turn comes by then — so those held earlier
- * are told earlier turns, and a line whose rate fell (the share binding again) spreads out again
- * rather than asking all at once. A place whose payment never comes back (its operation settled meanwhile) holds newcomers
- * back for at most `claimMs`; a place that lapsed holds nobody back but is remembered
- * `rememberMs` (a payment coming back late retakes it, before newcomers); then it is forgotten.
- * Pure: times are passed in.
+ * tokens next allow one; the budget tells it to come back by then. The token is `spacingMs`, or
+ * the spacing the caller gives for now (the background share binds only while other classes ask:
+ * its line is spaced by the share's rate then, by the status rate otherwise). Held again, a
+ * payment keeps its place and is given a new turn the same way — one token after each place
+ * before it whose turn comes by then — so those held earlier are told earlier turns, and a line
+ * whose rate fell (the share binding again) spreads out again rather than asking all at once.
+ * The line holds no token for anyone: it ranks the payments in the budget's waiting room
+ * (`since`: those held earlier go first whenever they are there). A place lapses `claimMs` after
+ * its last turn (it no longer counts before later ones) and is remembered `rememberMs` more (a
+ * payment coming back late keeps its rank); then it is forgotten. Pure: times are passed in.
  */
 interface Place {
-  /** From when it is due: its turn, or the later one it was given when held again. */
+  /** Its turn, or the later one it was given when held again. */
   turnAt: number;
   liveUntil: number;
-  /** Held again once its turn had come: its payment is still asking, it goes before later ones. */
-  returned: boolean;
+  /** When it was taken: the payment's rank in the waiting room among those of its class. */
+  readonly takenAt: number;
 }
 
 export class StatusLine {
@@ -44,26 +39,10 @@ export class StatusLine {
     return this.places.size;
   }
 
-  /**
-   * Whether `paymentId` may take a token now: its turn has come and no payment that took its
-   * place earlier came back and is still waiting — or the tokens are `spare` (one more of the
-   * class would still find one, so going now takes nothing from those before it); or no place
-   * is due.
-   */
-  mayGo(paymentId: string, now: number, spare = false): boolean {
+  /** When `paymentId` took its place in this line (first held), if it holds one. */
+  since(paymentId: string, now: number): number | undefined {
     this.forget(now);
-    const own = this.places.get(paymentId);
-    const due = (place: Place) => place.turnAt <= now && now <= place.liveUntil;
-    if (own !== undefined && own.turnAt <= now) {
-      if (spare) return true;
-      for (const [other, place] of this.places) {
-        if (other === paymentId) return true;
-        if (place.returned && due(place)) return false;
-      }
-      return true;
-    }
-    for (const place of this.places.values()) if (due(place)) return false;
-    return true;
+    return this.places.get(paymentId)?.takenAt;
   }
 
   /** Admitted: its place (if any) is given up. */
@@ -90,7 +69,6 @@ export class StatusLine {
         if (now <= place.liveUntil && place.turnAt <= turn) turn += spacingMs;
       }
       const retryAt = Math.max(turn, own.turnAt);
-      if (own.turnAt <= now) own.returned = true;
       own.turnAt = retryAt;
       own.liveUntil = Math.max(own.liveUntil, retryAt + this.claimMs);
       return retryAt;
@@ -98,7 +76,7 @@ export class StatusLine {
     let live = 0;
     for (const place of this.places.values()) if (now <= place.liveUntil) live += 1;
     const turnAt = from + spacingMs * live;
-    this.places.set(paymentId, { turnAt, liveUntil: turnAt + this.claimMs, returned: false });
+    this.places.set(paymentId, { turnAt, liveUntil: turnAt + this.claimMs, takenAt: now });
     return turnAt;
   }
 

@@ -162,14 +162,14 @@ export function classPollDelay(
  * Delay before asking again after the adapter held a query back until `retryAtMs`: then, plus a
  * jitter from `seed` (a crowd held together does not return together, nor in the same order every
  * round). Never the class's cadence instead: the adapter's `retryAt` of a query held for the
- * budget is the payment's turn in its class's line (apps/gateway-adapter/src/domain/status-line.ts),
- * kept for a few seconds; a poll that came back a cadence later would lose its turn and start
- * again at the end of the line.
+ * budget is half the adapter's room wait before the payment's turn in its class's line
+ * (apps/gateway-adapter/src/domain/status-line.ts): there it waits for its token, ranked before
+ * the payments held after it; a poll that came back a cadence later would have lost a minute.
  *
  * `urgent` (the held query was urgent: money may have just moved): at `retryAt` or after
  * {@link URGENT_HELD_MAX_MS}, whichever comes first, plus the jitter — seconds, whatever the
- * adapter said. Coming back before its turn costs one more hold, not the turn: the adapter's line
- * keeps the payment's place and answers the same turn or a later one (StatusLine.held), and an
+ * adapter said. Coming back before its turn costs a wait in the adapter's room (at most 1 s) or one
+ * more hold, not the turn: the adapter's line keeps the payment's place (StatusLine.held), and an
  * urgent query needs one token, which the urgent reserve keeps from every other class.
  */
 export function heldPollDelay(

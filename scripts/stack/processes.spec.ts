@@ -1,4 +1,7 @@
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import {
   FIXED_PORT_RANGES,
   freePort,
@@ -16,6 +19,20 @@ function listenOn(port: number, host: string): Promise<Server> {
   });
 }
 
+const RESERVATIONS = path.join(os.tmpdir(), 'payments-stack-ports');
+
+/** The ports this process holds a reservation of (reservePort writes the holder's pid). */
+function reservedHere(): Set<number> {
+  const ports = readdirSync(RESERVATIONS).filter((file) => {
+    try {
+      return readFileSync(path.join(RESERVATIONS, file), 'utf8') === String(process.pid);
+    } catch {
+      return false;
+    }
+  });
+  return new Set(ports.map(Number));
+}
+
 const close = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
 
 /** `random` for freePortBlock that starts its search at `port` (in the default range). */
@@ -25,6 +42,17 @@ const startingAt = (port: number, count = 1) => {
 };
 
 describe('freePort / freePortBlock: one allocator for every stack on this machine', () => {
+  // Each test's ports are given back after it (only this process's: never another stack's): a
+  // reservation left would keep them from the stacks of the machine for 15 minutes.
+  let before: Set<number>;
+  beforeEach(() => {
+    mkdirSync(RESERVATIONS, { recursive: true });
+    before = reservedHere();
+  });
+  afterEach(() => {
+    for (const port of reservedHere()) if (!before.has(port)) releasePort(port);
+  });
+
   it('hands out ports below the kernel ephemeral range (no listen(0) or outgoing socket can take them) and outside the fixed ones', async () => {
     const { low, high } = portRange();
     const ports = await Promise.all(Array.from({ length: 30 }, () => freePort()));

@@ -10,9 +10,9 @@
  */
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from '../scripts/stack/processes';
 import { createTestDatabase, TestDatabase, withClient } from './support/postgres';
 
 const ROOT = join(__dirname, '..');
@@ -49,21 +49,6 @@ async function build(): Promise<void> {
     ],
     { cwd: ROOT },
   );
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address
-          ? resolve(address.port)
-          : reject(new Error('no port')),
-      );
-    });
-  });
 }
 
 interface Running {

@@ -1,5 +1,12 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import {
+  createWriteStream,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -142,26 +149,102 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /**
- * Ports handed out by {@link freePort}, one file a port, across every process of this machine:
- * jest's workers start stacks at the same time, and a port the kernel called free in one worker
- * could be called free in another before the first stack's app listened on it (seen in npm test:
- * two stacks' callback-ingest on one port — the loser exited EADDRINUSE, the winner answered the
- * loser's readiness probe, and the sandbox's callbacks went to the other stack's saga store).
+ * Ports handed out by {@link freePort} and {@link freePortBlock}, one file a port, across every
+ * process of this machine: jest's workers start stacks at the same time, and a port called free
+ * in one worker could be called free in another before the first stack's app listened on it
+ * (seen in npm test: two stacks' callback-ingest on one port — the loser exited EADDRINUSE, the
+ * winner answered the loser's readiness probe, and the sandbox's callbacks went to the other
+ * stack's saga store).
  */
 const PORT_RESERVATIONS = path.join(os.tmpdir(), 'payments-stack-ports');
 /** A reservation older than this is stale (its stack is long up or gone): the port may be reused. */
 const RESERVATION_MS = 15 * 60_000;
+/** The allocator's ports start here (below: with-infra.sh's brokers from 19092, kafka.sh's 9092…). */
+export const PORT_RANGE_LOW = 20_000;
+/**
+ * Ports other scripts bind at fixed numbers or search upwards from, never handed out (they run
+ * beside the tests: `npm run chaos` while `npm test` runs, the failover suite inside it):
+ * replicated PostgreSQL (with-pg-ha.sh 25431, +10…; the chaos run 25481, +10…; the failover suite
+ * 25531, +10…; monitor and two nodes each) and the brokers of the demo (29092), the bench
+ * (29192, 29292, 29300, 29392) and the chaos run (29292, a cluster 29392–29397).
+ */
+export const FIXED_PORT_RANGES: readonly (readonly [number, number])[] = [
+  [25_400, 25_999],
+  [29_000, 29_999],
+];
 
 /**
- * A free TCP port on 127.0.0.1, chosen by the kernel and reserved for this caller against every
- * other stack started on this machine within {@link RESERVATION_MS}.
+ * Where {@link freePortBlock} takes ports from: [PORT_RANGE_LOW, the kernel's ephemeral range's
+ * first port) — /proc/sys/net/ipv4/ip_local_port_range, 32768 without it. The kernel never hands
+ * out a port below that range to a `listen(0)` or an outgoing socket, so a port reserved here
+ * stays free between the check and the child's bind for everything but another fixed-port user.
+ * A machine whose ephemeral range starts too low to leave 2,000 ports gets the ports above it.
  */
-export async function freePort(): Promise<number> {
-  for (let tries = 0; tries < 100; tries += 1) {
-    const port = await kernelPort();
-    if (reservePort(port)) return port;
+export function portRange(ephemeral = readEphemeralRange()): {
+  readonly low: number;
+  readonly high: number;
+} {
+  if (ephemeral.low - PORT_RANGE_LOW >= 2_000) return { low: PORT_RANGE_LOW, high: ephemeral.low };
+  if (65_536 - (ephemeral.high + 1) >= 2_000) return { low: ephemeral.high + 1, high: 65_536 };
+  return { low: PORT_RANGE_LOW, high: 32_768 };
+}
+
+function readEphemeralRange(): { low: number; high: number } {
+  try {
+    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
+      .trim()
+      .split(/\s+/)
+      .map(Number);
+    if (Number.isInteger(low) && Number.isInteger(high)) return { low, high };
+  } catch {
+    // Not Linux (or no /proc): the IANA/Linux default start.
   }
-  throw new Error(`no free port could be reserved under ${PORT_RESERVATIONS}`);
+  return { low: 32_768, high: 60_999 };
+}
+
+/** A free TCP port, reserved for this caller on this machine ({@link freePortBlock} of one). */
+export function freePort(): Promise<number> {
+  return freePortBlock(1);
+}
+
+/**
+ * The first of `count` consecutive free TCP ports below the kernel's ephemeral range
+ * ({@link portRange}), outside {@link FIXED_PORT_RANGES}; each reserved for this caller against
+ * every other caller on this machine within {@link RESERVATION_MS} and checked free by binding
+ * it on every address, as the apps listen (a connect misses a listener on another address). The
+ * search starts at a random port (`random` for tests) and goes upwards, wrapping round.
+ */
+export async function freePortBlock(
+  count: number,
+  options: { readonly random?: () => number; readonly range?: { low: number; high: number } } = {},
+): Promise<number> {
+  const { low, high } = options.range ?? portRange();
+  const starts = high - low - count + 1;
+  if (count < 1 || starts < 1) throw new Error(`no block of ${count} ports in ${low}–${high - 1}`);
+  const offset = Math.floor((options.random ?? Math.random)() * starts);
+  for (let tries = 0; tries < Math.min(starts, 5_000); tries += 1) {
+    const first = low + ((offset + tries) % starts);
+    const last = first + count - 1;
+    if (FIXED_PORT_RANGES.some(([from, to]) => first <= to && last >= from)) continue;
+    if (await claimBlock(first, count)) return first;
+  }
+  throw new Error(
+    `no ${count} consecutive free ports could be reserved under ${PORT_RESERVATIONS}`,
+  );
+}
+
+/** Reserves first…first+count-1 and checks each free; on a refusal gives back what it took. */
+async function claimBlock(first: number, count: number): Promise<boolean> {
+  const taken: number[] = [];
+  for (let port = first; port < first + count; port += 1) {
+    if (reservePort(port)) {
+      taken.push(port);
+      if (await bindable(port)) continue;
+    }
+    for (const p of taken) releasePort(p);
+    return false;
+  }
+  return true;
 }
 
 /** Reserves `port` (false: another caller holds a reservation younger than RESERVATION_MS). */
@@ -183,18 +266,18 @@ export function reservePort(port: number, now = Date.now()): boolean {
   }
 }
 
-function kernelPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** Gives a reservation back (a port this caller reserved and does not use). */
+export function releasePort(port: number): void {
+  rmSync(path.join(PORT_RESERVATIONS, String(port)), { force: true });
+}
+
+/** Whether a listener could bind `port` on every address (no host: IPv6 `::` and IPv4), as the apps do. */
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
     server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => {
-        if (address && typeof address === 'object') resolve(address.port);
-        else reject(new Error('no port'));
-      });
-    });
+    server.once('error', () => resolve(false));
+    server.listen({ port }, () => server.close(() => resolve(true)));
   });
 }
 

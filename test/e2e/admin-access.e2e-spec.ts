@@ -10,11 +10,11 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { createTestDatabase, type TestDatabase } from '@payments/testing';
 import { tokenHash } from '../../apps/orchestrator/src/domain/admin/admin-tokens';
 import { PaymentStack, SANDBOX_MERCHANT } from '../../scripts/stack/payment-stack';
 import { payoutCheck } from '../../scripts/stack/payout-commands';
-import { buildApps, REPO_ROOT } from '../../scripts/stack/processes';
+import { REPO_ROOT } from '../../scripts/stack/processes';
+import { adminTokens, type E2eStack, startE2eStack } from '../support/e2e-stack';
 
 const exec = promisify(execFile);
 /** The configured token: an approver of every merchant (creates the others). */
@@ -25,33 +25,23 @@ const MERCHANT_B = SANDBOX_MERCHANT.paymentFormPreauthEndpoint;
 /** Payouts above this need two approvals. */
 const FOUR_EYES_ABOVE = 5_000;
 
+let e2e: E2eStack;
 let stack: PaymentStack;
-let orchestratorDb: TestDatabase;
-let adapterDb: TestDatabase;
 
 beforeAll(async () => {
-  await buildApps();
-  orchestratorDb = await createTestDatabase('e2e_admin_access_orchestrator');
-  adapterDb = await createTestDatabase('e2e_admin_access_adapter');
-  stack = await PaymentStack.start({
-    kafkaBrokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
-    orchestratorDatabaseUrl: orchestratorDb.url,
-    adapterDatabaseUrl: adapterDb.url,
+  e2e = await startE2eStack('admin_access', {
     env: {
       orchestrator: {
-        ADMIN_TOKENS: JSON.stringify([
-          { name: 'root', role: 'approver', scope: 'all', sha256: tokenHash(ROOT) },
-        ]),
+        ADMIN_TOKENS: adminTokens([{ name: 'root', role: 'approver', scope: 'all', token: ROOT }]),
         PAYOUT_FOUR_EYES_ABOVE_MINOR: String(FOUR_EYES_ABOVE),
       },
     },
   });
+  stack = e2e.stack;
 });
 
 afterAll(async () => {
-  await stack?.stop();
-  await orchestratorDb?.drop();
-  await adapterDb?.drop();
+  await e2e?.stop();
 });
 
 interface Answer {

@@ -14,14 +14,13 @@ import {
   type CreateScheduleCommand,
   TOPICS,
 } from '@payments/contracts';
-import { createTestDatabase, type TestDatabase } from '@payments/testing';
-import { tokenHash } from '../../apps/orchestrator/src/domain/admin/admin-tokens';
 import { chargeIds } from '../../apps/orchestrator/src/flows/recurring-schedule/domain';
 import { PaymentStack, SANDBOX_MERCHANT } from '../../scripts/stack/payment-stack';
 import { Client } from 'pg';
 import { oneStepPayout, payoutCheck, transfer } from '../../scripts/stack/payout-commands';
-import { buildApps, REPO_ROOT } from '../../scripts/stack/processes';
+import { REPO_ROOT } from '../../scripts/stack/processes';
 import { readMessages } from '../support/kafka';
+import { adminTokens, type E2eStack, startE2eStack } from '../support/e2e-stack';
 
 const exec = promisify(execFile);
 const OPERATOR = `op-${randomUUID()}`;
@@ -29,18 +28,11 @@ const OPERATOR = `op-${randomUUID()}`;
 const GATEWAY_SCHEDULE_ENDPOINT = SANDBOX_MERCHANT.paymentFormPreauthEndpoint;
 const VIEWER = `view-${randomUUID()}`;
 
+let e2e: E2eStack;
 let stack: PaymentStack;
-let orchestratorDb: TestDatabase;
-let adapterDb: TestDatabase;
 
 beforeAll(async () => {
-  await buildApps();
-  orchestratorDb = await createTestDatabase('e2e_admin_orchestrator');
-  adapterDb = await createTestDatabase('e2e_admin_adapter');
-  stack = await PaymentStack.start({
-    kafkaBrokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
-    orchestratorDatabaseUrl: orchestratorDb.url,
-    adapterDatabaseUrl: adapterDb.url,
+  e2e = await startE2eStack('admin', {
     env: {
       orchestrator: {
         // The clock is moved past the fast polling phase so that only an operator's action can
@@ -48,19 +40,18 @@ beforeAll(async () => {
         TEST_CONTROLS_ENABLED: 'true',
         // Schedules on this endpoint are registered with the gateway, which charges them.
         SCHEDULE_GATEWAY_REGISTRATION_ENDPOINTS: GATEWAY_SCHEDULE_ENDPOINT,
-        ADMIN_TOKENS: JSON.stringify([
-          { name: 'alice', role: 'operator', sha256: tokenHash(OPERATOR) },
-          { name: 'bob', role: 'viewer', sha256: tokenHash(VIEWER) },
+        ADMIN_TOKENS: adminTokens([
+          { name: 'alice', role: 'operator', token: OPERATOR },
+          { name: 'bob', role: 'viewer', token: VIEWER },
         ]),
       },
     },
   });
+  stack = e2e.stack;
 });
 
 afterAll(async () => {
-  await stack?.stop();
-  await orchestratorDb?.drop();
-  await adapterDb?.drop();
+  await e2e?.stop();
 });
 
 interface Answer {
@@ -399,7 +390,7 @@ describe('admin API: actions enter as commands through Kafka, audited', () => {
 
 /** The orchestrator's next status poll of a saga (its timer of `kind`), or undefined without one. */
 async function nextPoll(sagaId: string, kind = 'status-poll'): Promise<Date | undefined> {
-  const client = new Client({ connectionString: orchestratorDb.url });
+  const client = new Client({ connectionString: e2e.orchestratorDb.url });
   await client.connect();
   try {
     const result = await client.query<{ due_at: Date }>(

@@ -22,14 +22,12 @@ import {
   TOPICS,
 } from '@payments/contracts';
 import { createPaymentGatewayClient } from '@payments/payment-gateway';
-import { createTestDatabase, type TestDatabase } from '@payments/testing';
 import { Client } from 'pg';
-import { tokenHash } from '../../apps/orchestrator/src/domain/admin/admin-tokens';
 import { PaymentStack, SANDBOX_MERCHANT } from '../../scripts/stack/payment-stack';
 import { oneStepPayout, panEligibility } from '../../scripts/stack/payout-commands';
-import { buildApps } from '../../scripts/stack/processes';
 import { TopicCollector } from '../support/adapter-harness';
 import { waitFor } from '../support/kafka';
+import { adminTokens, type E2eStack, startE2eStack } from '../support/e2e-stack';
 
 /** The window after which the gateway's silence about a request reads as no trace. */
 const NEVER_RECEIVED_SECONDS = 3;
@@ -38,19 +36,12 @@ const DAILY_LIMIT_ENDPOINT = '1111';
 const ALICE = `alice-${randomUUID()}`;
 const BOB = `bob-${randomUUID()}`;
 
+let e2e: E2eStack;
 let stack: PaymentStack;
-let orchestratorDb: TestDatabase;
-let adapterDb: TestDatabase;
 const auditTopic = new TopicCollector(TOPICS.adminAudit);
 
 beforeAll(async () => {
-  await buildApps();
-  orchestratorDb = await createTestDatabase('e2e_cases_orchestrator');
-  adapterDb = await createTestDatabase('e2e_cases_adapter');
-  stack = await PaymentStack.start({
-    kafkaBrokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
-    orchestratorDatabaseUrl: orchestratorDb.url,
-    adapterDatabaseUrl: adapterDb.url,
+  e2e = await startE2eStack('cases', {
     env: {
       orchestrator: {
         NEVER_RECEIVED_RESEND_SECONDS: String(NEVER_RECEIVED_SECONDS),
@@ -62,9 +53,9 @@ beforeAll(async () => {
           default: { maxMinor: 1_000_000, dailyLimitMinor: 10_000_000, approvalWindowSeconds: 600 },
           endpoints: { [DAILY_LIMIT_ENDPOINT]: { dailyLimitMinor: 10_000 } },
         }),
-        ADMIN_TOKENS: JSON.stringify([
-          { name: 'alice', role: 'operator', scope: 'all', sha256: tokenHash(ALICE) },
-          { name: 'bob', role: 'approver', scope: 'all', sha256: tokenHash(BOB) },
+        ADMIN_TOKENS: adminTokens([
+          { name: 'alice', role: 'operator', scope: 'all', token: ALICE },
+          { name: 'bob', role: 'approver', scope: 'all', token: BOB },
         ]),
       },
       'gateway-adapter': {
@@ -74,14 +65,13 @@ beforeAll(async () => {
       },
     },
   });
+  stack = e2e.stack;
   await auditTopic.start();
 });
 
 afterAll(async () => {
   await auditTopic.stop().catch(() => undefined);
-  await stack?.stop();
-  await orchestratorDb?.drop();
-  await adapterDb?.drop();
+  await e2e?.stop();
 });
 
 const admin = (method: 'GET' | 'POST', route: string, token: string, body?: unknown) =>
@@ -124,7 +114,7 @@ type AuditedStep = [string, string, string, boolean];
  */
 async function expectAudited(caseId: string, expected: readonly AuditedStep[]): Promise<void> {
   const rowsOf = async (): Promise<AuditedStep[]> => {
-    const client = new Client({ connectionString: orchestratorDb.url });
+    const client = new Client({ connectionString: e2e.orchestratorDb.url });
     await client.connect();
     try {
       const { rows } = await client.query<{

@@ -10,8 +10,7 @@ import { runChaos } from '../../scripts/chaos/chaos-run';
 import { startReplicatedDatabase } from '../../scripts/chaos/infrastructure';
 import { formatReport, zeroLines } from '../../scripts/chaos/report';
 import { OwnBroker, startOwnBroker } from '../../scripts/stack/infra';
-import { buildApps } from '../../scripts/stack/processes';
-import { freeLowPorts } from '../support/local-kafka';
+import { buildApps, freePortBlock } from '../../scripts/stack/processes';
 
 /**
  * The chaos suite's small fixed-seed run inside `npm test`: 200 mixed commands at 10/s on a
@@ -70,7 +69,7 @@ let report: ChaosReport;
 beforeAll(async () => {
   await buildApps();
   // A cluster's three nodes take six ports (a client and a controller port each).
-  broker = await startOwnBroker(await freeLowPorts(ON_CLUSTER ? 6 : 2), ON_CLUSTER);
+  broker = await startOwnBroker(await freePortBlock(ON_CLUSTER ? 6 : 2), ON_CLUSTER);
   const log = (line: string) => process.stdout.write(`${line}\n`);
   let urls: [string, string];
   if (WITH_FAILOVER) {

@@ -10,10 +10,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { TOPICS } from '@payments/contracts';
-import { createTestDatabase, type TestDatabase } from '@payments/testing';
 import { PaymentStack, TEST_CARD_NUMBER } from '../../scripts/stack/payment-stack';
-import { buildApps, REPO_ROOT } from '../../scripts/stack/processes';
+import { REPO_ROOT } from '../../scripts/stack/processes';
 import { produceRaw, uniqueName, waitFor, withAdmin } from '../support/kafka';
+import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 
 const exec = promisify(execFile);
 const BIN = path.join(REPO_ROOT, 'bin/payments.js');
@@ -22,9 +22,8 @@ const SEALING_KEY = path.join(
   'apps/gateway-adapter/test-keys/card-sealing-test-public.pem',
 );
 
+let e2e: E2eStack;
 let stack: PaymentStack;
-let orchestratorDb: TestDatabase;
-let adapterDb: TestDatabase;
 let dir: string;
 
 interface Run {
@@ -73,21 +72,13 @@ function file(name: string, content: unknown): string {
 }
 
 beforeAll(async () => {
-  await buildApps();
-  orchestratorDb = await createTestDatabase('e2e_cli_orchestrator');
-  adapterDb = await createTestDatabase('e2e_cli_adapter');
-  stack = await PaymentStack.start({
-    kafkaBrokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
-    orchestratorDatabaseUrl: orchestratorDb.url,
-    adapterDatabaseUrl: adapterDb.url,
-  });
+  e2e = await startE2eStack('cli');
+  stack = e2e.stack;
   dir = mkdtempSync(path.join(tmpdir(), 'payments-cli-'));
 });
 
 afterAll(async () => {
-  await stack?.stop();
-  await orchestratorDb?.drop();
-  await adapterDb?.drop();
+  await e2e?.stop();
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 

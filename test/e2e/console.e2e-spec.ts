@@ -13,8 +13,6 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { CreateScheduleCommand } from '@payments/contracts';
-import { createTestDatabase, type TestDatabase } from '@payments/testing';
-import { tokenHash } from '../../apps/orchestrator/src/domain/admin/admin-tokens';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, SCREENSHOT_DIR } from '../../scripts/stack/payer-browser';
 import {
   PaymentStack,
@@ -22,7 +20,8 @@ import {
   TEST_CARD_NUMBER,
 } from '../../scripts/stack/payment-stack';
 import { payoutCheck } from '../../scripts/stack/payout-commands';
-import { buildApps, sleep } from '../../scripts/stack/processes';
+import { sleep } from '../../scripts/stack/processes';
+import { adminTokens, type E2eStack, startE2eStack } from '../support/e2e-stack';
 
 jest.setTimeout(300_000);
 
@@ -54,22 +53,15 @@ const DAY_ZONE = (() => {
   throw new Error('no whole-hour zone has its midnight 30 to 90 minutes away');
 })();
 
+let e2e: E2eStack;
 let stack: PaymentStack;
 let consoleUrl: string;
 let browser: Browser;
-let orchestratorDb: TestDatabase;
-let adapterDb: TestDatabase;
 /** Every Content-Security-Policy violation any page reported, by console message or event. */
 const violations: string[] = [];
 
 beforeAll(async () => {
-  await buildApps();
-  orchestratorDb = await createTestDatabase('e2e_console_orchestrator');
-  adapterDb = await createTestDatabase('e2e_console_adapter');
-  stack = await PaymentStack.start({
-    kafkaBrokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
-    orchestratorDatabaseUrl: orchestratorDb.url,
-    adapterDatabaseUrl: adapterDb.url,
+  e2e = await startE2eStack('console', {
     env: {
       orchestrator: {
         // Its clock is moved past the fast status-poll phase in the unknown-outcome test.
@@ -79,15 +71,15 @@ beforeAll(async () => {
         RECONCILIATION_INTERVAL_SECONDS: '20',
         RECONCILIATION_SETTLE_SECONDS: '10',
         RECONCILIATION_TICK_MS: '250',
-        ADMIN_TOKENS: JSON.stringify([
-          { name: 'fiona-finance', role: 'operator', sha256: tokenHash(OPERATOR) },
-          { name: 'sam-support', role: 'viewer', sha256: tokenHash(VIEWER) },
-          { name: 'adam-approver', role: 'approver', sha256: tokenHash(APPROVER) },
+        ADMIN_TOKENS: adminTokens([
+          { name: 'fiona-finance', role: 'operator', token: OPERATOR },
+          { name: 'sam-support', role: 'viewer', token: VIEWER },
+          { name: 'adam-approver', role: 'approver', token: APPROVER },
           {
             name: 'mia-merchant',
             role: 'viewer',
             scope: { endpoints: [ENDPOINT] },
-            sha256: tokenHash(MERCHANT_VIEWER),
+            token: MERCHANT_VIEWER,
           },
         ]),
         // Cases are opened within a second of their alert.
@@ -97,6 +89,7 @@ beforeAll(async () => {
     },
     console: true,
   });
+  stack = e2e.stack;
   consoleUrl = stack.console?.url ?? '';
   browser = await chromium.launch({
     executablePath: CHROMIUM_PATH,
@@ -108,9 +101,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close().catch(() => undefined);
-  await stack?.stop();
-  await orchestratorDb?.drop();
-  await adapterDb?.drop();
+  await e2e?.stop();
 });
 
 /** A person's own browser context (own cookies), every page watched for CSP violations. */
@@ -697,7 +688,7 @@ describe('console: dead letters', () => {
   async function replaysOf(
     at: string,
   ): Promise<Array<{ actor: string; role: string; reason: string }>> {
-    const client = new Client({ connectionString: orchestratorDb.url });
+    const client = new Client({ connectionString: e2e.orchestratorDb.url });
     await client.connect();
     try {
       const { rows } = await client.query<{ actor: string; role: string; reason: string }>(
@@ -1150,9 +1141,7 @@ describe('console: a token the API stops knowing', () => {
       const sealedBefore = (await ctx.cookies(consoleUrl))[0]?.value;
       // The viewer's token is taken out of ADMIN_TOKENS (the orchestrator restarts with it gone).
       await stack.restart('orchestrator', 'SIGTERM', {
-        ADMIN_TOKENS: JSON.stringify([
-          { name: 'fiona-finance', role: 'operator', sha256: tokenHash(OPERATOR) },
-        ]),
+        ADMIN_TOKENS: adminTokens([{ name: 'fiona-finance', role: 'operator', token: OPERATOR }]),
       });
       await page.goto(`${consoleUrl}/sagas?flow=payout`);
       await page.waitForURL(`${consoleUrl}/sign-in`);

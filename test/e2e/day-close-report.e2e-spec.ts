@@ -4,13 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DayClosedEvent } from '@payments/contracts';
 import { DayTally } from '@payments/sdk';
-import { createTestDatabase, type TestDatabase } from '@payments/testing';
 import { type Close, type CloseReport, closeDay } from '../../apps/cli/src/commands/close';
-import { tokenHash } from '../../apps/orchestrator/src/domain/admin/admin-tokens';
 import { PaymentStack, SANDBOX_MERCHANT } from '../../scripts/stack/payment-stack';
 import { oneStepPayout, transfer } from '../../scripts/stack/payout-commands';
-import { buildApps } from '../../scripts/stack/processes';
 import { capturedAndReturnedTwice } from '../support/e2e-stack';
+import { adminTokens, type E2eStack, startE2eStack } from '../support/e2e-stack';
 
 /**
  * The day close ties out against the gateway (issue #35 item 3), on the stack. One merchant's day
@@ -34,20 +32,13 @@ const NEVER_RECEIVED_SECONDS = 3;
 const ALICE = `alice-${randomUUID()}`;
 const BOB = `bob-${randomUUID()}`;
 
+let e2e: E2eStack;
 let stack: PaymentStack;
-let orchestratorDb: TestDatabase;
-let adapterDb: TestDatabase;
 let folder: string;
 
 beforeAll(async () => {
-  await buildApps();
-  orchestratorDb = await createTestDatabase('e2e_close_report_orchestrator');
-  adapterDb = await createTestDatabase('e2e_close_report_adapter');
   folder = await mkdtemp(join(tmpdir(), 'close-report-'));
-  stack = await PaymentStack.start({
-    kafkaBrokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
-    orchestratorDatabaseUrl: orchestratorDb.url,
-    adapterDatabaseUrl: adapterDb.url,
+  e2e = await startE2eStack('close_report', {
     env: {
       orchestrator: {
         TEST_CONTROLS_ENABLED: 'true',
@@ -61,9 +52,9 @@ beforeAll(async () => {
           default: { maxMinor: 1_000_000, dailyLimitMinor: 10_000_000 },
           endpoints: { [ENDPOINT]: { dailyLimitMinor: 10_000 } },
         }),
-        ADMIN_TOKENS: JSON.stringify([
-          { name: 'alice', role: 'operator', scope: 'all', sha256: tokenHash(ALICE) },
-          { name: 'bob', role: 'approver', scope: 'all', sha256: tokenHash(BOB) },
+        ADMIN_TOKENS: adminTokens([
+          { name: 'alice', role: 'operator', scope: 'all', token: ALICE },
+          { name: 'bob', role: 'approver', scope: 'all', token: BOB },
         ]),
       },
       'gateway-adapter': {
@@ -73,12 +64,11 @@ beforeAll(async () => {
       },
     },
   });
+  stack = e2e.stack;
 });
 
 afterAll(async () => {
-  await stack?.stop();
-  await orchestratorDb?.drop();
-  await adapterDb?.drop();
+  await e2e?.stop();
   if (folder !== undefined) await rm(folder, { recursive: true, force: true });
 });
 

@@ -1,13 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { DayClosedEvent } from '@payments/contracts';
 import { DayTally } from '@payments/sdk';
-import { createTestDatabase, type TestDatabase } from '@payments/testing';
 import { Client } from 'pg';
-import { tokenHash } from '../../apps/orchestrator/src/domain/admin/admin-tokens';
 import { PaymentStack, SANDBOX_MERCHANT } from '../../scripts/stack/payment-stack';
 import { oneStepPayout } from '../../scripts/stack/payout-commands';
-import { buildApps } from '../../scripts/stack/processes';
 import { capturedAndReturnedTwice } from '../support/e2e-stack';
+import { adminTokens, type E2eStack, startE2eStack } from '../support/e2e-stack';
 
 /**
  * Finance closes a day (issue #35) on the stack: mixed traffic on one merchant — a sale, a preauth
@@ -21,40 +19,30 @@ const ENDPOINT = SANDBOX_MERCHANT.plainEndpoint;
 const ZONE = 'Europe/Berlin';
 const OPERATOR = `op-${randomUUID()}`;
 
+let e2e: E2eStack;
 let stack: PaymentStack;
-let orchestratorDb: TestDatabase;
-let adapterDb: TestDatabase;
 
 beforeAll(async () => {
-  await buildApps();
-  orchestratorDb = await createTestDatabase('e2e_finance_orchestrator');
-  adapterDb = await createTestDatabase('e2e_finance_adapter');
-  stack = await PaymentStack.start({
-    kafkaBrokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
-    orchestratorDatabaseUrl: orchestratorDb.url,
-    adapterDatabaseUrl: adapterDb.url,
+  e2e = await startE2eStack('finance', {
     env: {
       orchestrator: {
         TEST_CONTROLS_ENABLED: 'true',
         MERCHANT_TIME_ZONES: JSON.stringify({ [ENDPOINT]: ZONE }),
         // The operator closes the day here; the scheduled close is the same service.
         DAY_CLOSE_ENABLED: 'false',
-        ADMIN_TOKENS: JSON.stringify([
-          { name: 'finance', role: 'operator', sha256: tokenHash(OPERATOR) },
-        ]),
+        ADMIN_TOKENS: adminTokens([{ name: 'finance', role: 'operator', token: OPERATOR }]),
       },
     },
   });
+  stack = e2e.stack;
 });
 
 afterAll(async () => {
-  await stack?.stop();
-  await orchestratorDb?.drop();
-  await adapterDb?.drop();
+  await e2e?.stop();
 });
 
 async function query<Row>(text: string, values: unknown[] = []): Promise<Row[]> {
-  const client = new Client({ connectionString: orchestratorDb.url });
+  const client = new Client({ connectionString: e2e.orchestratorDb.url });
   await client.connect();
   try {
     return (await client.query(text, values)).rows as Row[];

@@ -33,22 +33,18 @@ import {
   TOPICS,
   toKafkaHeaders,
 } from '@payments/contracts';
-import { createTestDatabase, type TestDatabase } from '@payments/testing';
-import { tokenHash } from '../../apps/orchestrator/src/domain/admin/admin-tokens';
 import { Client } from 'pg';
 import { PaymentStack, SANDBOX_MERCHANT } from '../../scripts/stack/payment-stack';
-import { buildApps } from '../../scripts/stack/processes';
 import { TopicCollector } from '../support/adapter-harness';
 import { produceRaw, waitFor } from '../support/kafka';
+import { adminTokens, type E2eStack, startE2eStack } from '../support/e2e-stack';
 
-const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
 const DAY = 86_400;
 /** Registered with the gateway (its schedules are charged by the sandbox). */
 const SCHEDULE_ENDPOINT = '1113';
 
+let e2e: E2eStack;
 let stack: PaymentStack;
-let orchestratorDb: TestDatabase;
-let adapterDb: TestDatabase;
 const collector = new TopicCollector(TOPICS.reconciliation);
 const audit = new TopicCollector(TOPICS.adminAudit);
 const ALICE = `alice-${randomUUID()}`;
@@ -59,13 +55,7 @@ let lost: string;
 let lostFrom: Date;
 
 beforeAll(async () => {
-  await buildApps();
-  orchestratorDb = await createTestDatabase('e2e_recon_truth_orchestrator');
-  adapterDb = await createTestDatabase('e2e_recon_truth_adapter');
-  stack = await PaymentStack.start({
-    kafkaBrokers: brokers,
-    orchestratorDatabaseUrl: orchestratorDb.url,
-    adapterDatabaseUrl: adapterDb.url,
+  e2e = await startE2eStack('recon_truth', {
     env: {
       // The refused status queries would open the endpoint's breaker (its own suite's subject).
       'gateway-adapter': { GATEWAY_BREAKER_FAILURES: '1000' },
@@ -81,13 +71,14 @@ beforeAll(async () => {
         SCHEDULE_GATEWAY_REGISTRATION_ENDPOINTS: SCHEDULE_ENDPOINT,
         // The last test moves the orchestrator's clock (its test control).
         TEST_CONTROLS_ENABLED: 'true',
-        ADMIN_TOKENS: JSON.stringify([
-          { name: 'alice', role: 'operator', scope: 'all', sha256: tokenHash(ALICE) },
-          { name: 'bob', role: 'approver', scope: 'all', sha256: tokenHash(BOB) },
+        ADMIN_TOKENS: adminTokens([
+          { name: 'alice', role: 'operator', scope: 'all', token: ALICE },
+          { name: 'bob', role: 'approver', scope: 'all', token: BOB },
         ]),
       },
     },
   });
+  stack = e2e.stack;
   await collector.start();
   await audit.start();
 
@@ -104,9 +95,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await collector.stop().catch(() => undefined);
   await audit.stop().catch(() => undefined);
-  await stack?.stop();
-  await orchestratorDb?.drop();
-  await adapterDb?.drop();
+  await e2e?.stop();
 });
 
 /** Asks for an on-demand run over [from, to), as an operator's tool does; returns its id. */
@@ -172,7 +161,7 @@ async function verdictsOf(
   runId: string,
   sagaIds: readonly string[],
 ): Promise<Array<{ sagaId: string; subject: string; operation: string; verdict: string | null }>> {
-  const client = new Client({ connectionString: orchestratorDb.url });
+  const client = new Client({ connectionString: e2e.orchestratorDb.url });
   await client.connect();
   try {
     const { rows } = await client.query<{
@@ -234,7 +223,7 @@ function stepsOnTopic(caseId: string): CaseStepAudited[] {
 
 /** The admin_audit rows of a case: [action, actor, role, whether a command was sent]. */
 async function auditRowsOf(caseId: string): Promise<Array<[string, string, string, boolean]>> {
-  const client = new Client({ connectionString: orchestratorDb.url });
+  const client = new Client({ connectionString: e2e.orchestratorDb.url });
   await client.connect();
   try {
     const { rows } = await client.query<{

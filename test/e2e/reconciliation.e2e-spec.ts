@@ -24,20 +24,19 @@ import {
   TOPICS,
   toKafkaHeaders,
 } from '@payments/contracts';
-import { createTestDatabase, type TestDatabase } from '@payments/testing';
 import { Client } from 'pg';
 import { PaymentStack } from '../../scripts/stack/payment-stack';
 import { transfer } from '../../scripts/stack/payout-commands';
-import { buildApps, REPO_ROOT } from '../../scripts/stack/processes';
+import { REPO_ROOT } from '../../scripts/stack/processes';
 import { TopicCollector } from '../support/adapter-harness';
 import { produceRaw, waitFor } from '../support/kafka';
+import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 
 const exec = promisify(execFile);
 const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
 
+let e2e: E2eStack;
 let stack: PaymentStack;
-let orchestratorDb: TestDatabase;
-let adapterDb: TestDatabase;
 const collector = new TopicCollector(TOPICS.reconciliation);
 
 /** The three sales and the window they were made in. */
@@ -52,13 +51,7 @@ let firstOrder: string;
 let secondOrder: string;
 
 beforeAll(async () => {
-  await buildApps();
-  orchestratorDb = await createTestDatabase('e2e_recon_orchestrator');
-  adapterDb = await createTestDatabase('e2e_recon_adapter');
-  stack = await PaymentStack.start({
-    kafkaBrokers: brokers,
-    orchestratorDatabaseUrl: orchestratorDb.url,
-    adapterDatabaseUrl: adapterDb.url,
+  e2e = await startE2eStack('recon', {
     env: {
       orchestrator: {
         // Scheduled runs of 5-second windows, each checked once it ended 15 s ago: long enough
@@ -69,6 +62,7 @@ beforeAll(async () => {
       },
     },
   });
+  stack = e2e.stack;
   await collector.start();
 
   started = new Date(Date.now() - 1_000);
@@ -106,16 +100,14 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await collector.stop().catch(() => undefined);
-  await stack?.stop();
-  await orchestratorDb?.drop();
-  await adapterDb?.drop();
+  await e2e?.stop();
 });
 
 /** The checks of a run in the orchestrator's database (lookups by client order id left out). */
 async function checksOf(
   runId: string,
 ): Promise<Array<{ sagaId: string; operation: string; serial?: string; verdict: string | null }>> {
-  const client = new Client({ connectionString: orchestratorDb.url });
+  const client = new Client({ connectionString: e2e.orchestratorDb.url });
   await client.connect();
   try {
     const { rows } = await client.query<{

@@ -1,15 +1,14 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import type { CreateScheduleCommand, ScheduleEvent } from '@payments/contracts';
-import { createTestDatabase, TestDatabase } from '@payments/testing';
 import { kafkaClient, listTopics, topicEndOffsets } from '../../scripts/stack/kafka-io';
 import {
   PaymentStack,
   SANDBOX_MERCHANT,
   sandboxMerchantsWithDelay,
 } from '../../scripts/stack/payment-stack';
-import { buildApps } from '../../scripts/stack/processes';
 import { waitFor } from '../support/kafka';
+import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 
 /**
  * A schedule registered with the gateway (create-recurring-payment v4) on the four
@@ -20,9 +19,8 @@ import { waitFor } from '../support/kafka';
  * asked for on the slow poll: a charge the gateway makes late, its callbacks lost, is found.
  * Judged on our own schedule id only (the stacks share consumer groups).
  */
+let e2e: E2eStack;
 let stack: PaymentStack;
-let orchestratorDb: TestDatabase;
-let adapterDb: TestDatabase;
 
 const ENDPOINT = '1113';
 const DAY = 86_400;
@@ -88,18 +86,12 @@ const charged = (scheduleId: string) =>
     );
 
 beforeAll(async () => {
-  await buildApps();
-  orchestratorDb = await createTestDatabase('e2e_schedules_gateway_orchestrator');
-  adapterDb = await createTestDatabase('e2e_schedules_gateway_adapter');
   const workDir = `${process.cwd()}/.run/schedules-gateway-${randomUUID().slice(0, 8)}`;
   mkdirSync(workDir, { recursive: true });
   const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
   const probe = kafkaClient(brokers, 'e2e-schedules-gateway-start');
   await topicEndOffsets(probe, await listTopics(probe, 'payments.'));
-  stack = await PaymentStack.start({
-    kafkaBrokers: brokers,
-    orchestratorDatabaseUrl: orchestratorDb.url,
-    adapterDatabaseUrl: adapterDb.url,
+  e2e = await startE2eStack('schedules_gateway', {
     workDir,
     env: {
       'gateway-sandbox': { SANDBOX_MERCHANTS_FILE: sandboxMerchantsWithDelay(workDir, 0) },
@@ -116,12 +108,11 @@ beforeAll(async () => {
       },
     },
   });
+  stack = e2e.stack;
 });
 
 afterAll(async () => {
-  await stack?.stop();
-  await orchestratorDb?.drop();
-  await adapterDb?.drop();
+  await e2e?.stop();
 });
 
 describe('a schedule registered with the gateway', () => {

@@ -6,7 +6,6 @@ import type {
   RebillCommand,
   ScheduleEvent,
 } from '@payments/contracts';
-import { createTestDatabase, TestDatabase } from '@payments/testing';
 import { auditCardData, formatAudit } from '../../scripts/stack/card-data-audit';
 import { kafkaClient, listTopics, topicEndOffsets } from '../../scripts/stack/kafka-io';
 import {
@@ -14,7 +13,7 @@ import {
   SANDBOX_MERCHANT,
   sandboxMerchantsWithDelay,
 } from '../../scripts/stack/payment-stack';
-import { buildApps } from '../../scripts/stack/processes';
+import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 
 /**
  * Card references, rebill and recurring schedules end to end: the sandbox, the
@@ -23,9 +22,8 @@ import { buildApps } from '../../scripts/stack/processes';
  * month at a time, so a year of cycles runs in seconds; the sandbox's ledger says what was really
  * charged. One stack; the schedules run side by side on the one clock.
  */
+let e2e: E2eStack;
 let stack: PaymentStack;
-let orchestratorDb: TestDatabase;
-let adapterDb: TestDatabase;
 /** Where every payments.* topic ended when the suite began: the card-data audit reads from here. */
 let auditFrom: Map<string, number>;
 let brokers: string[];
@@ -96,20 +94,14 @@ function rebill(endpointId: string, refId: string, amountMinor: number): RebillC
 }
 
 beforeAll(async () => {
-  await buildApps();
-  orchestratorDb = await createTestDatabase('e2e_schedules_orchestrator');
-  adapterDb = await createTestDatabase('e2e_schedules_adapter');
   const workDir = `${process.cwd()}/.run/schedules-${randomUUID().slice(0, 8)}`;
   mkdirSync(workDir, { recursive: true });
   brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
   const probe = kafkaClient(brokers, 'e2e-schedules-audit-start');
   auditFrom = await topicEndOffsets(probe, await listTopics(probe, 'payments.'));
-  stack = await PaymentStack.start({
-    kafkaBrokers: brokers,
+  e2e = await startE2eStack('schedules', {
     // Debug logs: the card-data audit below reads everything the apps could have written.
     logLevel: 'debug',
-    orchestratorDatabaseUrl: orchestratorDb.url,
-    adapterDatabaseUrl: adapterDb.url,
     workDir,
     env: {
       // Replies are final at once: a cycle takes one round trip, not a processing delay.
@@ -124,12 +116,11 @@ beforeAll(async () => {
       },
     },
   });
+  stack = e2e.stack;
 });
 
 afterAll(async () => {
-  await stack?.stop();
-  await orchestratorDb?.drop();
-  await adapterDb?.drop();
+  await e2e?.stop();
 });
 
 describe('card references and rebill', () => {
@@ -525,7 +516,7 @@ describe('card data', () => {
   it('no card number, CVV, holder name, key or signature in any log line, database row or message of this suite', async () => {
     const audit = await auditCardData({
       logDirs: [`${stack.workDir}/logs`],
-      databaseUrls: [orchestratorDb.url, adapterDb.url],
+      databaseUrls: [e2e.orchestratorDb.url, e2e.adapterDb.url],
       kafka: kafkaClient(brokers, 'e2e-schedules-audit'),
       topicOffsets: auditFrom,
       // The control key, and the holder name get-card-info returns (the adapter drops it).

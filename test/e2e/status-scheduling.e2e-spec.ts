@@ -1,8 +1,7 @@
 import type { PaymentEvent, SaleCommand } from '@payments/contracts';
-import { createTestDatabase, type TestDatabase } from '@payments/testing';
 import { PaymentStack, SANDBOX_MERCHANT, SECOND_MERCHANT } from '../../scripts/stack/payment-stack';
-import { buildApps } from '../../scripts/stack/processes';
 import type { FaultRule } from '../../scripts/stack/sandbox-controls';
+import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 
 /**
  * Issue #38 end to end: the safe resend default (item 5) and the one status-query scheduler under
@@ -34,9 +33,8 @@ const LOST_REPLIES = 20;
  */
 const URGENT_BOUND_MS = 3_000 + (LOST_REPLIES / (0.75 * STATUS_RATE)) * 1_000 + 20_000;
 
+let e2e: E2eStack;
 let stack: PaymentStack;
-let orchestratorDb: TestDatabase;
-let adapterDb: TestDatabase;
 
 const eventsOf = (paymentId: string): PaymentEvent[] => stack.events.distinctEventsOf(paymentId);
 const typesOf = (paymentId: string) => eventsOf(paymentId).map((e) => e.type);
@@ -59,13 +57,7 @@ async function saleWith(
 }
 
 beforeAll(async () => {
-  await buildApps();
-  orchestratorDb = await createTestDatabase('e2e_sched_orchestrator');
-  adapterDb = await createTestDatabase('e2e_sched_adapter');
-  stack = await PaymentStack.start({
-    kafkaBrokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
-    orchestratorDatabaseUrl: orchestratorDb.url,
-    adapterDatabaseUrl: adapterDb.url,
+  e2e = await startE2eStack('sched', {
     endpointLimits: {
       [SANDBOX_MERCHANT.plainEndpoint]: {
         statusRatePerSecond: STATUS_RATE,
@@ -84,12 +76,11 @@ beforeAll(async () => {
       },
     },
   });
+  stack = e2e.stack;
 }, 240_000);
 
 afterAll(async () => {
-  await stack?.stop();
-  await orchestratorDb?.drop();
-  await adapterDb?.drop();
+  await e2e?.stop();
 });
 
 describe('the resend default (issue #38 item 5)', () => {

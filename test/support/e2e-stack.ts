@@ -1,4 +1,5 @@
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
+import { tokenHash } from '../../apps/orchestrator/src/domain/admin/admin-tokens';
 import { PaymentStack, type PaymentStackOptions } from '../../scripts/stack/payment-stack';
 import { buildApps } from '../../scripts/stack/processes';
 
@@ -23,7 +24,12 @@ type SuiteOptions = Omit<
 export async function startE2eStack(name: string, options: SuiteOptions = {}): Promise<E2eStack> {
   await buildApps();
   const orchestratorDb = await createTestDatabase(`e2e_${name}_orchestrator`);
-  const adapterDb = await createTestDatabase(`e2e_${name}_adapter`);
+  const adapterDb = await createTestDatabase(`e2e_${name}_adapter`).catch(
+    async (error: unknown) => {
+      await orchestratorDb.drop();
+      throw error;
+    },
+  );
   let stack: PaymentStack;
   try {
     stack = await PaymentStack.start({
@@ -47,6 +53,21 @@ export async function startE2eStack(name: string, options: SuiteOptions = {}): P
       await adapterDb.drop();
     },
   };
+}
+
+/** One person of the orchestrator's ADMIN_TOKENS: the token itself, stored as its SHA-256. */
+export interface AdminPerson {
+  readonly name: string;
+  readonly role: 'viewer' | 'operator' | 'approver';
+  readonly scope?: 'all' | { readonly endpoints: readonly string[] };
+  readonly token: string;
+}
+
+/** The orchestrator's ADMIN_TOKENS for these people, each token stored as its hash (as deployed). */
+export function adminTokens(people: readonly AdminPerson[]): string {
+  return JSON.stringify(
+    people.map(({ token, ...person }) => ({ ...person, sha256: tokenHash(token) })),
+  );
 }
 
 /**

@@ -107,10 +107,11 @@ export const GatewayStatusRequest = request(z.literal('status'), {
   /** Its class in the endpoint's status budget (absent: `routine`). */
   priority: StatusPriority.optional(),
   /**
-   * For an `urgent` query: when its urgency began (the verified callback or browser return that
-   * hinted at a change, the reply lost, an operator's refresh). Echoed on a held query's result,
-   * so the query asked again stays urgent for as long after that instant as any urgent poll, and
-   * no longer: a hold does not start the urgency again (issue #38).
+   * For an `urgent` query made so by a hint: when the hint came (the verified callback or browser
+   * return that hinted at a change, an operator's refresh); absent when its urgency is its
+   * operation's age (a reply lost). Echoed on a held query's result, so the query asked again
+   * stays urgent for as long after the hint as any hinted poll, and no longer: a hold does not
+   * start the urgency again (issue #38).
    */
   urgentSince: Instant.optional(),
 });

@@ -106,8 +106,9 @@ export function statusPoll(
   // The next poll's class is judged without the hint: a hint without its time brings one query
   // forward.
   const next = pollPriority(pollFacts(op, { ...extra, hinted: false }), nowMs);
-  // Urgent by its age (the reply lost): since it became unknown; by a hint without its time: now.
-  const urgentSince = hinted ? ctx.now : (op.unknownSince ?? op.requestedAt);
+  // Urgent by a hint without its time: since now. Urgent by its age (the reply lost): none — held,
+  // it is asked again in the class its age gives then (urgent for URGENT_FOR_MS from the loss).
+  const urgentSince = hinted ? ctx.now : undefined;
   return [
     {
       type: 'send-gateway-request',
@@ -130,7 +131,8 @@ export function statusPoll(
  * and urgent again, as a hint's (a verified callback's query held because another query of the
  * payment was sent moments ago, or the budget was spent, used to come back in the class its
  * operation's age gave it — background past a minute — and wait at the end of that line), until
- * its urgency ends (`urgentSince` + URGENT_FOR_MS).
+ * its hint's urgency ends (`urgentSince` + HINT_URGENT_FOR_MS); urgent by its age alone, it is
+ * asked again in the class its age gives.
  */
 export function heldPoll(
   op: Pick<OperationInFlight, 'requestId'>,
@@ -138,7 +140,10 @@ export function heldPoll(
   retryAt: string,
   now: string,
   urgent = false,
-  /** When the held query's urgency began (its result's `urgentSince`; absent: now). */
+  /**
+   * When the held query's hint began (its result's `urgentSince`); absent (urgent by its age, or
+   * an adapter that does not echo it): no hint, the class its age gives when asked again.
+   */
   urgentSince?: string,
 ): Extract<OperationEffect, { type: 'schedule-timer' }> {
   return {
@@ -152,7 +157,9 @@ export function heldPoll(
       // the hold's own time here, ≈ 150 sales unknown or alerted for minutes were asked urgent
       // every ≈ 6 s for good (a hold every time), 1,100-1,500 urgent queries a minute against a
       // budget of 240, and callbacks' captures waited behind them.
-      ...(urgent ? { hinted: true as const, hintedAt: urgentSince ?? now } : {}),
+      ...(urgent && urgentSince !== undefined
+        ? { hinted: true as const, hintedAt: urgentSince }
+        : {}),
     },
     at: addMs(now, heldPollDelay(Date.parse(retryAt), Date.parse(now), queryId, urgent)),
   };

@@ -68,6 +68,15 @@ export function notSentRetryDelay(attempt: number): number {
 export type { StatusPriority };
 
 export const URGENT_FOR_MS = 3 * MINUTE;
+/**
+ * How long a hint (a verified callback, a browser return, an operator's refresh) keeps an
+ * operation's polls urgent: the gateway said money moved, or a person asked, so the truth is
+ * there to be read and is owed within seconds (issue #38's bound) — longer than an unknown's
+ * {@link URGENT_FOR_MS}, which is a guess. Session 16's chaos run: a capture whose callback came
+ * fell to the background class 3 min after it, behind the population left processing, and was
+ * reported 15 min late.
+ */
+export const HINT_URGENT_FOR_MS = 10 * MINUTE;
 export const ROUTINE_FOR_MS = MINUTE;
 export const PAYER_BAND = { min: 30 * SECOND, max: 60 * SECOND, step: 10 * SECOND } as const;
 export const BACKGROUND_FAST_BAND = {
@@ -102,15 +111,15 @@ export interface PollFacts {
 }
 
 /**
- * Whether a hint (a verified callback, a browser return, an urgent query held back) made at
- * `hintedAt` (ISO) still makes the operation's polls urgent at `nowMs`: for {@link URGENT_FOR_MS}
- * after it, so a hinted query the gateway refused or answered 5xx, or one held back, is asked
+ * Whether a hint (a verified callback, a browser return, a refresh; a held query's echoed
+ * `urgentSince`) made at `hintedAt` (ISO) still makes the operation's polls urgent at `nowMs`: for
+ * {@link HINT_URGENT_FOR_MS} after it, so a hinted query the gateway refused or answered 5xx, or one held back, is asked
  * again urgent and at the fast cadence instead of dropping to the class the operation's age gives.
  */
 export function hintLive(hintedAt: string | undefined, nowMs: number): boolean {
   if (hintedAt === undefined) return false;
   const at = Date.parse(hintedAt);
-  return Number.isFinite(at) && nowMs - at < URGENT_FOR_MS;
+  return Number.isFinite(at) && nowMs - at < HINT_URGENT_FOR_MS;
 }
 
 /** The class of the poll made now about an operation with these facts. */

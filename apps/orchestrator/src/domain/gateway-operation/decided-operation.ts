@@ -179,7 +179,10 @@ export function askAboutDecided(
     stage: 'outcome-unknown',
     ...(decided.serial === undefined ? {} : { serial: decided.serial }),
   };
-  return { type: 'send-gateway-request', request: statusRequest(order, op, ctx, 'urgent', ctx.now) };
+  return {
+    type: 'send-gateway-request',
+    request: statusRequest(order, op, ctx, 'urgent', ctx.now),
+  };
 }
 
 /** What a decided operation's contradicting gateway answer said. */

@@ -465,7 +465,10 @@ export function refreshQuery(
   ctx: OperationContext,
 ): Extract<OperationEffect, { type: 'send-gateway-request' }> | undefined {
   if (op === undefined) return undefined;
-  return { type: 'send-gateway-request', request: statusRequest(order, op, ctx, 'urgent', ctx.now) };
+  return {
+    type: 'send-gateway-request',
+    request: statusRequest(order, op, ctx, 'urgent', ctx.now),
+  };
 }
 
 /**

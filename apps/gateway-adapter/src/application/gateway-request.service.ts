@@ -324,7 +324,14 @@ export class GatewayRequestService {
   ): Promise<Answer | typeof FENCED> {
     const priority = (request.operation === 'status' ? request.priority : undefined) ?? 'routine';
     const admission = await new Promise<StatusAnswer>((resolve) => {
-      const now = endpoint.statusBudget.admit(request.paymentId, priority, resolve);
+      const now = endpoint.statusBudget.admit(
+        request.paymentId,
+        priority,
+        resolve,
+        // A hint's query (a verified callback said money moved) goes before the unknowns' in
+        // its class: the truth is there to be read (issue #38's bound with a callback).
+        request.operation === 'status' && request.urgentSince !== undefined,
+      );
       if (now.kind !== 'wait') resolve(now);
     });
     this.metrics.statusAdmissions.inc({

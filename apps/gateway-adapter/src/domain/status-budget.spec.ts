@@ -603,6 +603,37 @@ describe('StatusBudget by priority class (issue #38: need before arrival)', () =
     expect(bg('quick')).toEqual({ at: t0 + 3_000, kind: 'send' });
   });
 
+  it("a hint's urgent query (its request names urgentSince) takes the next token before unknowns' urgent queries waiting longer", () => {
+    const { budget, clock, timers } = classes({
+      ratePerSecond: 1,
+      burst: 1,
+      urgentReservedTokens: 0,
+    });
+    const answers = new Map<string, string>();
+    const askUrgent = (paymentId: string, hinted: boolean) => {
+      const later = (admission: StatusAnswer) => {
+        if (admission.kind === 'send') admission.done();
+        answers.set(paymentId, `${admission.kind}@${clock.now()}`);
+      };
+      const now = budget.admit(paymentId, 'urgent', later, hinted);
+      if (now.kind !== 'wait') later(now);
+    };
+    const t0 = clock.now();
+    askUrgent('first', false);
+    expect(answers.get('first')).toBe(`send@${t0}`);
+    // The only token is spent: two unknowns wait, then a callback's hinted query comes.
+    clock.set(t0 + 100);
+    askUrgent('unknown-1', false);
+    clock.set(t0 + 200);
+    askUrgent('unknown-2', false);
+    clock.set(t0 + 300);
+    askUrgent('hinted', true);
+    expect(budget.present).toBe(3);
+    timers.fire(t0 + 1_000);
+    expect(answers.get('hinted')).toBe(`send@${t0 + 1_000}`);
+    expect(answers.get('unknown-1')).toBeUndefined();
+  });
+
   it('a query waiting is answered exactly once, and a second query about the same payment meanwhile is held at once', () => {
     const { budget, clock, timers } = classes({ ratePerSecond: 1, burst: 2 });
     const seen: string[] = [];

@@ -98,6 +98,11 @@ export type StatusAnswer = StatusGo | StatusHeld;
 interface Waiter {
   readonly paymentId: string;
   readonly priority: StatusPriority;
+  /**
+   * Urgent by a hint (its request names `urgentSince`: a verified callback, a browser return, a
+   * refresh): within its class it goes before queries urgent only by their age (a reply lost).
+   */
+  readonly hinted: boolean;
   /** Its class first (urgent; routine and payer; background), then this: earlier goes first. */
   readonly since: number;
   readonly until: number;
@@ -250,11 +255,13 @@ export class StatusBudget {
     paymentId: string,
     priority: StatusPriority,
     later: (answer: StatusAnswer) => void,
+    hinted?: boolean,
   ): StatusAnswer | StatusWaiting;
   admit(
     paymentId: string,
     priority: StatusPriority = 'routine',
     later?: (answer: StatusAnswer) => void,
+    hinted = false,
   ): StatusAnswer | StatusWaiting {
     const now = this.clock.now();
     if (priority !== 'background') this.lastOtherAskAt = now;
@@ -267,7 +274,15 @@ export class StatusBudget {
     if (gate === undefined) return this.go(paymentId, priority, now);
     if (later !== undefined && this.waitMs > 0) {
       const since = this.lines[priority].since(paymentId, now) ?? now;
-      this.room.push({ paymentId, priority, since, until: now + this.waitMs, later, gate });
+      this.room.push({
+        paymentId,
+        priority,
+        hinted,
+        since,
+        until: now + this.waitMs,
+        later,
+        gate,
+      });
       this.rearm(now);
       return { kind: 'wait' };
     }
@@ -281,7 +296,10 @@ export class StatusBudget {
   private serve(now: number): void {
     for (;;) {
       const ranked = [...this.room].sort(
-        (a, b) => RANK[a.priority] - RANK[b.priority] || a.since - b.since,
+        (a, b) =>
+          RANK[a.priority] - RANK[b.priority] ||
+          Number(b.hinted) - Number(a.hinted) ||
+          a.since - b.since,
       );
       const next = ranked.find((w) => {
         const gate = this.paymentGate(w.paymentId, now) ?? this.gate(w.priority, now);

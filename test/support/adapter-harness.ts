@@ -2,7 +2,8 @@
  * The gateway-adapter as a Nest application in the test process, wired exactly as main.ts wires
  * it (AppModule.forRoot with configuration resolved from an environment object and secrets
  * checked by loadAdapterSecrets), against the real broker and a test database; plus a producer of
- * gateway requests and a collector of gateway results.
+ * gateway requests, a collector of gateway results, and `startAdapterStack`, which starts all of
+ * it with a test database and the sandbox for one suite.
  */
 import { generateKeyPairSync } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
@@ -23,8 +24,13 @@ import { getConsumerToken, type KafkaConsumerRunner } from '@payments/kafka';
 import { createLogger } from '@payments/logging';
 import { AppModule, CONSUMER_GROUP, SERVICE_NAME } from '../../apps/gateway-adapter/src/app.module';
 import { gatewayAdapterConfigShape } from '../../apps/gateway-adapter/src/config';
-import { loadAdapterSecrets } from '../../apps/gateway-adapter/src/secrets/credentials';
+import {
+  type EndpointLimits,
+  loadAdapterSecrets,
+} from '../../apps/gateway-adapter/src/secrets/credentials';
+import { SANDBOX_MERCHANT, startTestSandbox, type TestSandbox } from './adapter-sandbox';
 import { createTopics, pointGroupAtEnd, testBrokers, uniqueName, waitFor } from './kafka';
+import { createTestDatabase, type TestDatabase } from './postgres';
 
 /** A throw-away sealing key pair for one test run. */
 export function sealingKeys(): { publicPem: string; privatePem: string } {
@@ -185,4 +191,83 @@ export async function resultsFor(
     timeoutMs,
   );
   return results(collector).filter((r) => r.value.requestId === requestId);
+}
+
+/**
+ * One entry of the adapter's GATEWAY_CREDENTIALS in a suite: each field left out is the sandbox's
+ * default merchant (SANDBOX_MERCHANT: endpoint 1113, its login and control key) on the suite's
+ * sandbox.
+ */
+export interface TestEndpoint {
+  readonly endpointId?: string;
+  /** Default: the suite's sandbox (`TestSandbox.baseUrl`). */
+  readonly baseUrl?: string;
+  readonly login?: string;
+  readonly controlKey?: string;
+  readonly rsaPrivateKeyFile?: string;
+  /** The entry's own limits over the adapter's defaults (the GATEWAY_* variables). */
+  readonly limits?: Partial<EndpointLimits>;
+  readonly currencyExponents?: Readonly<Record<string, number>>;
+}
+
+export interface AdapterStackOptions {
+  /** The test database's prefix: `payments_test_<database>_<random>`. */
+  readonly database: string;
+  /** The sealing key pair of the suite's cards: the adapter opens them with the private half. */
+  readonly keys: { readonly privatePem: string };
+  /** GATEWAY_CREDENTIALS' entries; default one, the sandbox merchant's endpoint 1113. */
+  readonly endpoints?: readonly TestEndpoint[];
+}
+
+/** A suite's adapter with its test database, sandbox and a collector of gateway results. */
+export interface AdapterStack {
+  readonly db: TestDatabase;
+  readonly sandbox: TestSandbox;
+  readonly adapter: RunningAdapter;
+  /** Reads payments.gateway.results.v1 from the beginning. */
+  readonly collector: TopicCollector;
+  /** Stops the collector, the adapter and the sandbox, then drops the database. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Creates the test database, starts the sandbox, the adapter (on that database, with the
+ * endpoints' credentials, the sealing key and a callback URL nothing answers) and a collector
+ * of its results. The suite's `beforeAll` calls it and its `afterAll` calls `stop`; a start that
+ * fails stops what it had started and drops the database.
+ */
+export async function startAdapterStack(options: AdapterStackOptions): Promise<AdapterStack> {
+  const db = await createTestDatabase(options.database);
+  const collector = new TopicCollector(TOPICS.gatewayResults);
+  let sandbox: TestSandbox | undefined;
+  let adapter: RunningAdapter | undefined;
+  const stop = async (): Promise<void> => {
+    // Each cleanup runs even if an earlier one fails, so the test database is always dropped.
+    await collector.stop().catch(() => undefined);
+    await adapter?.close().catch(() => undefined);
+    await sandbox?.close().catch(() => undefined);
+    await db.drop();
+  };
+  try {
+    sandbox = await startTestSandbox();
+    const sandboxUrl = sandbox.baseUrl;
+    const endpoints = (options.endpoints ?? [{}]).map((endpoint) => ({
+      endpointId: SANDBOX_MERCHANT.endpointId,
+      baseUrl: sandboxUrl,
+      login: SANDBOX_MERCHANT.login,
+      controlKey: SANDBOX_MERCHANT.controlKey,
+      ...endpoint,
+    }));
+    adapter = await startAdapter({
+      DATABASE_URL: db.url,
+      GATEWAY_CREDENTIALS: JSON.stringify({ endpoints }),
+      CARD_SEALING_PRIVATE_KEY: options.keys.privatePem,
+      CALLBACK_BASE_URL: 'http://127.0.0.1:9/',
+    });
+    await collector.start();
+    return { db, sandbox, adapter, collector, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
 }

@@ -6,22 +6,15 @@
  * over 150000, is approved, and the status report and the sandbox ledger carry ISO minor units.
  */
 import { randomUUID } from 'node:crypto';
-import { type GatewayRequest, TOPICS } from '@payments/contracts';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/postgres';
+import { type GatewayRequest } from '@payments/contracts';
 import {
+  type AdapterStack,
   produceRequests,
   resultsFor,
-  type RunningAdapter,
   sealCard,
   sealingKeys,
-  startAdapter,
-  TopicCollector,
+  startAdapterStack,
 } from '../../../test/support/adapter-harness';
-import {
-  SANDBOX_MERCHANT,
-  startTestSandbox,
-  type TestSandbox,
-} from '../../../test/support/adapter-sandbox';
 
 jest.setTimeout(120_000);
 
@@ -73,41 +66,23 @@ function statusOf(sale: GatewayRequest, gatewayOrderId: string): GatewayRequest 
 }
 
 describe('gateway-adapter → sandbox with a per-endpoint currency exponent', () => {
-  let db: TestDatabase;
-  let sandbox: TestSandbox;
-  let adapter: RunningAdapter;
-  const collector = new TopicCollector(TOPICS.gatewayResults);
+  let stack: AdapterStack;
 
   beforeAll(async () => {
-    db = await createTestDatabase('gateway_adapter_exponent');
-    sandbox = await startTestSandbox();
-    const entry = {
-      baseUrl: sandbox.baseUrl,
-      login: SANDBOX_MERCHANT.login,
-      controlKey: SANDBOX_MERCHANT.controlKey,
-    };
-    adapter = await startAdapter({
-      DATABASE_URL: db.url,
-      GATEWAY_CREDENTIALS: JSON.stringify({
-        endpoints: [{ ...entry, endpointId: JPY_TWO_DECIMALS, currencyExponents: { JPY: 2 } }],
-      }),
-      CARD_SEALING_PRIVATE_KEY: keys.privatePem,
-      CALLBACK_BASE_URL: 'http://127.0.0.1:9/',
+    stack = await startAdapterStack({
+      database: 'gateway_adapter_exponent',
+      keys,
+      // The sandbox merchant's login and control key, on its endpoint 1117 alone.
+      endpoints: [{ endpointId: JPY_TWO_DECIMALS, currencyExponents: { JPY: 2 } }],
     });
-    await collector.start();
   }, 120_000);
 
-  afterAll(async () => {
-    await collector?.stop().catch(() => undefined);
-    await adapter?.close().catch(() => undefined);
-    await sandbox?.close().catch(() => undefined);
-    await db?.drop();
-  });
+  afterAll(() => stack?.stop());
 
   it('a 1,500 yen sale is accepted, approved, reported and charged as 1,500 yen', async () => {
     const sale = jpySale(JPY_TWO_DECIMALS, 1500);
     await produceRequests([sale]);
-    const [result] = await resultsFor(collector, sale.requestId);
+    const [result] = await resultsFor(stack.collector, sale.requestId);
     expect(result?.value.result).toMatchObject({ kind: 'accepted' });
     const orderId =
       result?.value.result.kind === 'accepted' ? (result.value.result.gatewayOrderId ?? '') : '';
@@ -118,7 +93,7 @@ describe('gateway-adapter → sandbox with a per-endpoint currency exponent', ()
     for (;;) {
       const status = statusOf(sale, orderId);
       await produceRequests([status]);
-      const [r] = await resultsFor(collector, status.requestId);
+      const [r] = await resultsFor(stack.collector, status.requestId);
       report = r?.value.result;
       if (Date.now() > deadline) break;
       // A status query for this payment sent moments ago is held back: ask again at retryAt.
@@ -135,6 +110,6 @@ describe('gateway-adapter → sandbox with a per-endpoint currency exponent', ()
       kind: 'accepted',
       report: { status: 'approved', amount: { minor: 1500, currency: 'JPY' } },
     });
-    expect((await sandbox.ledger(sale.clientOrderId)).totals).toEqual({ charged: 1500 });
+    expect((await stack.sandbox.ledger(sale.clientOrderId)).totals).toEqual({ charged: 1500 });
   });
 });

@@ -11,23 +11,18 @@
  * charged); the sale to 1113 is answered, accepted, before the slow endpoint's third.
  */
 import { randomUUID } from 'node:crypto';
-import { type GatewayRequest, TOPICS } from '@payments/contracts';
+import { type GatewayRequest } from '@payments/contracts';
 import { waitFor } from '../../../test/support/kafka';
-import { createTestDatabase, type TestDatabase, withClient } from '../../../test/support/postgres';
+import { withClient } from '../../../test/support/postgres';
 import {
+  type AdapterStack,
   produceRequests,
   resultsFor,
-  type RunningAdapter,
   sealCard,
   sealingKeys,
-  startAdapter,
-  TopicCollector,
+  startAdapterStack,
 } from '../../../test/support/adapter-harness';
-import {
-  SANDBOX_MERCHANT,
-  startTestSandbox,
-  type TestSandbox,
-} from '../../../test/support/adapter-sandbox';
+import { SANDBOX_MERCHANT } from '../../../test/support/adapter-sandbox';
 import { ADAPTER_REASONS } from '../src/domain/classify';
 
 jest.setTimeout(180_000);
@@ -74,51 +69,25 @@ function sale(endpointId: string): GatewayRequest {
 }
 
 describe('endpoint lanes: a slow endpoint holds up no other', () => {
-  let db: TestDatabase;
-  let sandbox: TestSandbox;
-  let adapter: RunningAdapter;
-  const collector = new TopicCollector(TOPICS.gatewayResults);
+  let stack: AdapterStack;
 
   beforeAll(async () => {
-    db = await createTestDatabase('gateway_adapter_lanes');
-    sandbox = await startTestSandbox();
-    const credentials = {
+    stack = await startAdapterStack({
+      database: 'gateway_adapter_lanes',
+      keys,
       endpoints: [
-        {
-          endpointId: SANDBOX_MERCHANT.endpointId,
-          baseUrl: sandbox.baseUrl,
-          login: SANDBOX_MERCHANT.login,
-          controlKey: SANDBOX_MERCHANT.controlKey,
-        },
-        {
-          endpointId: SLOW.endpointId,
-          baseUrl: sandbox.baseUrl,
-          login: SLOW.login,
-          controlKey: SLOW.controlKey,
-          limits: { maxConcurrent: 1, maxWaitMs: 30_000, maxQueued: LANE },
-        },
+        { endpointId: SANDBOX_MERCHANT.endpointId },
+        { ...SLOW, limits: { maxConcurrent: 1, maxWaitMs: 30_000, maxQueued: LANE } },
       ],
-    };
-    adapter = await startAdapter({
-      DATABASE_URL: db.url,
-      GATEWAY_CREDENTIALS: JSON.stringify(credentials),
-      CARD_SEALING_PRIVATE_KEY: keys.privatePem,
-      CALLBACK_BASE_URL: 'http://127.0.0.1:9/',
     });
-    await collector.start();
   }, 120_000);
 
-  afterAll(async () => {
-    await collector?.stop().catch(() => undefined);
-    await adapter?.close().catch(() => undefined);
-    await sandbox?.close().catch(() => undefined);
-    await db?.drop();
-  });
+  afterAll(() => stack?.stop());
 
   it('answers the other endpoint while the slow one works through its lane; beyond the lane, not-sent with retryAt', async () => {
     const slow = Array.from({ length: LANE + 2 }, () => sale(SLOW.endpointId));
     for (const s of slow) {
-      await sandbox.addFault({
+      await stack.sandbox.addFault({
         clientOrderId: s.clientOrderId,
         operation: 'SALE',
         latencyMs: SLOW_MS,
@@ -128,7 +97,7 @@ describe('endpoint lanes: a slow endpoint holds up no other', () => {
     await produceRequests([...slow, other]);
 
     const firstResult = async (request: GatewayRequest) => {
-      const [result] = await resultsFor(collector, request.requestId, 1, 90_000);
+      const [result] = await resultsFor(stack.collector, request.requestId, 1, 90_000);
       if (!result) throw new Error(`no result for ${request.requestId}`);
       return result;
     };
@@ -160,7 +129,9 @@ describe('endpoint lanes: a slow endpoint holds up no other', () => {
 
     // An ordering: the other endpoint's sale was answered before the slow endpoint's last sale
     // in its lane (which the gateway reached only after two others of 2 s each).
-    const order = collector.messages.map((m) => JSON.parse(m.value?.toString('utf8') ?? '{}'));
+    const order = stack.collector.messages.map((m) =>
+      JSON.parse(m.value?.toString('utf8') ?? '{}'),
+    );
     const position = (r: GatewayRequest) =>
       order.findIndex((v: { requestId?: string }) => v.requestId === r.requestId);
     expect(position(other)).toBeLessThan(Math.max(...admitted.map(position)));
@@ -168,19 +139,19 @@ describe('endpoint lanes: a slow endpoint holds up no other', () => {
     // Charged once each where sent; nothing where held back.
     for (const s of [...admitted, other]) {
       await waitFor(
-        async () => (await sandbox.ledger(s.clientOrderId)).entries.length > 0,
+        async () => (await stack.sandbox.ledger(s.clientOrderId)).entries.length > 0,
         `the charge of ${s.clientOrderId} in the sandbox ledger`,
       );
-      expect((await sandbox.ledger(s.clientOrderId)).totals).toEqual({ charged: 1900 });
+      expect((await stack.sandbox.ledger(s.clientOrderId)).totals).toEqual({ charged: 1900 });
     }
     for (const i of refusedIndexes) {
       const s = slow[i];
       if (s === undefined) throw new Error('no sale');
-      expect((await sandbox.ledger(s.clientOrderId)).entries).toEqual([]);
+      expect((await stack.sandbox.ledger(s.clientOrderId)).entries).toEqual([]);
     }
     // Every hand-off was answered and removed; the ledger holds the three sent slow sales and
     // the other (nothing for the two held back).
-    const left = await withClient(db.url, async (client) => {
+    const left = await withClient(stack.db.url, async (client) => {
       const handoffs = await client.query(
         'SELECT count(*)::int AS n FROM adapter_request_handoffs',
       );

@@ -14,23 +14,18 @@ import {
   TOPICS,
 } from '@payments/contracts';
 import { metricValue, produceRaw, readMessages } from '../../../test/support/kafka';
-import { createTestDatabase, type TestDatabase, withClient } from '../../../test/support/postgres';
+import { withClient } from '../../../test/support/postgres';
 import {
+  type AdapterStack,
   type CollectedResult,
   produceRequests,
   results,
   resultsFor,
-  type RunningAdapter,
   sealCard,
   sealingKeys,
-  startAdapter,
-  TopicCollector,
+  startAdapterStack,
 } from '../../../test/support/adapter-harness';
-import {
-  SANDBOX_MERCHANT,
-  startTestSandbox,
-  type TestSandbox,
-} from '../../../test/support/adapter-sandbox';
+import { SANDBOX_MERCHANT } from '../../../test/support/adapter-sandbox';
 import { ADAPTER_REASONS } from '../src/domain/classify';
 import { resultEventId } from '../src/domain/result-id';
 import { loadAdapterSecrets } from '../src/secrets/credentials';
@@ -103,15 +98,12 @@ async function until<T>(probe: () => Promise<T>, ok: (v: T) => boolean, what: st
 }
 
 describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
-  let db: TestDatabase;
-  let sandbox: TestSandbox;
-  let adapter: RunningAdapter;
-  const collector = new TopicCollector(TOPICS.gatewayResults);
+  let stack: AdapterStack;
   const published: CollectedResult[] = [];
 
   async function run(request: GatewayRequest, count = 1): Promise<CollectedResult[]> {
     await produceRequests([request]);
-    const got = await resultsFor(collector, request.requestId, count);
+    const got = await resultsFor(stack.collector, request.requestId, count);
     published.push(...got);
     return got;
   }
@@ -133,60 +125,41 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
 
   async function finalOrder(orderId: string): Promise<void> {
     await until(
-      () => sandbox.order(orderId),
+      () => stack.sandbox.order(orderId),
       (o) => o.status !== 'processing',
       `order ${orderId} final in the sandbox`,
     );
   }
 
   beforeAll(async () => {
-    db = await createTestDatabase('gateway_adapter');
-    sandbox = await startTestSandbox();
-    const entry = {
-      baseUrl: sandbox.baseUrl,
-      login: SANDBOX_MERCHANT.login,
-      controlKey: SANDBOX_MERCHANT.controlKey,
-      rsaPrivateKeyFile: SANDBOX_MERCHANT.rsaPrivateKeyFile,
-    };
-    const credentials = {
-      endpoints: [
-        { ...entry, endpointId: SANDBOX_MERCHANT.endpointId },
-        {
-          ...entry,
-          endpointId: ONE_SLOT_ENDPOINT,
-          limits: { maxConcurrent: 1, maxWaitMs: 60_000 },
-        },
-        {
-          ...entry,
-          endpointId: DEAD_ENDPOINT,
-          baseUrl: `http://127.0.0.1:${REFUSING_PORT}/paynet`,
-          limits: { breakerFailures: 2, breakerCooldownMs: DEAD_ENDPOINT_COOLDOWN_MS },
-        },
-      ],
-    };
-    adapter = await startAdapter({
-      DATABASE_URL: db.url,
-      GATEWAY_CREDENTIALS: JSON.stringify(credentials),
-      CARD_SEALING_PRIVATE_KEY: keys.privatePem,
-      CALLBACK_BASE_URL: 'http://127.0.0.1:9/',
+    const endpoints = [
+      { endpointId: SANDBOX_MERCHANT.endpointId },
+      { endpointId: ONE_SLOT_ENDPOINT, limits: { maxConcurrent: 1, maxWaitMs: 60_000 } },
+      {
+        endpointId: DEAD_ENDPOINT,
+        baseUrl: `http://127.0.0.1:${REFUSING_PORT}/paynet`,
+        limits: { breakerFailures: 2, breakerCooldownMs: DEAD_ENDPOINT_COOLDOWN_MS },
+      },
+    ];
+    stack = await startAdapterStack({
+      database: 'gateway_adapter',
+      keys,
+      // Every entry can sign v4 operations with the sandbox merchant's RSA key.
+      endpoints: endpoints.map((endpoint) => ({
+        ...endpoint,
+        rsaPrivateKeyFile: SANDBOX_MERCHANT.rsaPrivateKeyFile,
+      })),
     });
-    await collector.start();
   }, 120_000);
 
-  afterAll(async () => {
-    // Each cleanup runs even if an earlier one fails, so the test database is always dropped.
-    await collector?.stop().catch(() => undefined);
-    await adapter?.close().catch(() => undefined);
-    await sandbox?.close().catch(() => undefined);
-    await db?.drop();
-  });
+  afterAll(() => stack?.stop());
 
   it('is ready (broker and database) and live (consumer)', async () => {
-    const ready = await fetch(`${adapter.url}/health/ready`);
+    const ready = await fetch(`${stack.adapter.url}/health/ready`);
     const body = (await ready.json()) as { status: string; info: Record<string, unknown> };
     expect(ready.status).toBe(200);
     expect(Object.keys(body.info)).toEqual(expect.arrayContaining(['kafka', 'database']));
-    const live = (await (await fetch(`${adapter.url}/health/live`)).json()) as {
+    const live = (await (await fetch(`${stack.adapter.url}/health/live`)).json()) as {
       info: Record<string, unknown>;
     };
     expect(Object.keys(live.info)).toContain('kafka-consumer:gateway-adapter');
@@ -228,14 +201,14 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
         },
       },
     });
-    const ledger = await sandbox.ledger(sale.clientOrderId);
+    const ledger = await stack.sandbox.ledger(sale.clientOrderId);
     expect(ledger.totals).toEqual({ charged: 1042 });
   });
 
   it('continues the request trace in the result headers', async () => {
     const sale = saleRequest('123');
     const { traceparents } = await produceRequests([sale]);
-    const [result] = await resultsFor(collector, sale.requestId);
+    const [result] = await resultsFor(stack.collector, sale.requestId);
     const incoming = parseTraceparent(traceparents[0] ?? '');
     const outgoing = parseTraceparent(result?.headers.traceparent ?? '');
     expect(outgoing?.traceId).toBe(incoming?.traceId);
@@ -254,7 +227,7 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
       kind: 'accepted',
       report: { status: 'declined', errorCode: '116' },
     });
-    expect((await sandbox.ledger(sale.clientOrderId)).entries).toEqual([]);
+    expect((await stack.sandbox.ledger(sale.clientOrderId)).entries).toEqual([]);
   });
 
   it.each([
@@ -262,14 +235,18 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
     ['a dropped connection after processing', 'drop' as const, /^connection-lost/],
   ])('%s → unknown; the sandbox charged exactly once', async (_name, failAfter, reason) => {
     const sale = saleRequest('123');
-    await sandbox.addFault({ clientOrderId: sale.clientOrderId, operation: 'SALE', failAfter });
+    await stack.sandbox.addFault({
+      clientOrderId: sale.clientOrderId,
+      operation: 'SALE',
+      failAfter,
+    });
     const [result] = await run(sale);
     expect(result?.value.result).toMatchObject({
       kind: 'unknown',
       reason: expect.stringMatching(reason),
     });
     const ledger = await until(
-      () => sandbox.ledger(sale.clientOrderId),
+      () => stack.sandbox.ledger(sale.clientOrderId),
       (l) => l.entries.length > 0,
       'the charge in the sandbox ledger',
     );
@@ -280,15 +257,15 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
   it('the same request delivered twice → one gateway call; the second result is unknown', async () => {
     const sale = saleRequest('123');
     // A rule with no effect but a countdown: it counts the requests the sandbox receives.
-    const counter = await sandbox.addFault({
+    const counter = await stack.sandbox.addFault({
       clientOrderId: sale.clientOrderId,
       latencyMs: 0,
       times: 100,
     });
     await produceRequests([sale]);
-    const [first] = await resultsFor(collector, sale.requestId, 1);
+    const [first] = await resultsFor(stack.collector, sale.requestId, 1);
     await produceRequests([sale]);
-    const both = await resultsFor(collector, sale.requestId, 2);
+    const both = await resultsFor(stack.collector, sale.requestId, 2);
     published.push(...both);
     expect(first?.value.result.kind).toBe('accepted');
     expect(both[1]?.value.result).toEqual({
@@ -297,9 +274,9 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
     });
     // Same ce_id for both: a consumer that saw the first drops the second.
     expect(both[1]?.headers.ce_id).toBe(both[0]?.headers.ce_id);
-    expect(await sandbox.faultRemaining(counter.id)).toBe(99);
+    expect(await stack.sandbox.faultRemaining(counter.id)).toBe(99);
     const rows = await withClient(
-      db.url,
+      stack.db.url,
       async (client) =>
         (
           await client.query(
@@ -314,18 +291,18 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
   it('sends the one resend flagged afterNoTrace past an earlier attempt in the ledger, and that resend only once', async () => {
     const sale = saleRequest('123');
     // The first attempt fails before the sandbox processes it: unknown, and in the ledger.
-    await sandbox.addFault({ clientOrderId: sale.clientOrderId, failBefore: 503, times: 1 });
-    const counter = await sandbox.addFault({
+    await stack.sandbox.addFault({ clientOrderId: sale.clientOrderId, failBefore: 503, times: 1 });
+    const counter = await stack.sandbox.addFault({
       clientOrderId: sale.clientOrderId,
       latencyMs: 0,
       times: 100,
     });
     await produceRequests([sale]);
-    const [first] = await resultsFor(collector, sale.requestId, 1);
+    const [first] = await resultsFor(stack.collector, sale.requestId, 1);
     expect(first?.value.result.kind).toBe('unknown');
     // A plain resend (no flag) is refused by the ledger: the first may have reached the gateway.
     await produceRequests([{ ...sale, attempt: 6 }]);
-    const [, plain] = await resultsFor(collector, sale.requestId, 2);
+    const [, plain] = await resultsFor(stack.collector, sale.requestId, 2);
     expect(plain?.value.result).toEqual({
       kind: 'unknown',
       reason: ADAPTER_REASONS.mayHaveBeenSent,
@@ -333,13 +310,13 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
     // The orchestrator's resend after the gateway showed no trace: sent, approved.
     const resend = { ...sale, attempt: 7, afterNoTrace: true as const };
     await produceRequests([resend]);
-    const [, , sent] = await resultsFor(collector, sale.requestId, 3);
+    const [, , sent] = await resultsFor(stack.collector, sale.requestId, 3);
     expect(sent?.value.result.kind).toBe('accepted');
     // Its redelivery is refused like any other, once the resend's hand-off is released (a
     // redelivery while it is still handed off is left to it: no answer of its own).
     await until(
       () =>
-        withClient(db.url, async (client) =>
+        withClient(stack.db.url, async (client) =>
           client
             .query('SELECT 1 FROM adapter_request_handoffs WHERE request_id = $1', [sale.requestId])
             .then((r) => r.rowCount ?? 0),
@@ -348,7 +325,7 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
       "the resend's hand-off released",
     );
     await produceRequests([resend]);
-    const all = await resultsFor(collector, sale.requestId, 4);
+    const all = await resultsFor(stack.collector, sale.requestId, 4);
     published.push(...all);
     expect(all[3]?.value.result).toEqual({
       kind: 'unknown',
@@ -356,7 +333,7 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
     });
     // Past the first attempt (answered by the 503 rule) exactly one request reached the sandbox:
     // the flagged resend (the counter rule matches from the second request on).
-    expect(await sandbox.faultRemaining(counter.id)).toBe(99);
+    expect(await stack.sandbox.faultRemaining(counter.id)).toBe(99);
   });
 
   it('fencing: a sale whose hand-off the sweep answered while it waited for its slot is never sent', async () => {
@@ -370,25 +347,25 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
     // The slow sale is produced first and the stalled one only once the slow one is at the
     // sandbox (holding the slot): produced together they may land on different partitions and be
     // consumed in either order, and a stalled sale that took the slot first ran at once.
-    const holding = await sandbox.addFault({
+    const holding = await stack.sandbox.addFault({
       clientOrderId: slow.clientOrderId,
       latencyMs: 8_000,
       times: 100,
     });
-    const counter = await sandbox.addFault({
+    const counter = await stack.sandbox.addFault({
       clientOrderId: stalled.clientOrderId,
       latencyMs: 0,
       times: 100,
     });
     await produceRequests([slow]);
     await until(
-      () => sandbox.faultRemaining(holding.id),
+      () => stack.sandbox.faultRemaining(holding.id),
       (n) => n === 99,
       'the slow sale at the sandbox',
     );
     await produceRequests([stalled]);
     const handoffRows = () =>
-      withClient(db.url, async (client) =>
+      withClient(stack.db.url, async (client) =>
         client
           .query('SELECT 1 FROM adapter_request_handoffs WHERE request_id = $1', [
             stalled.requestId,
@@ -398,20 +375,22 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
     await until(handoffRows, (n) => n === 1, 'the waiting sale handed off');
     // Meanwhile its lease ran out and another replica's sweep answered it unknown and removed
     // its row (the orchestrator may then send its deliberate resend).
-    await withClient(db.url, (client) =>
+    await withClient(stack.db.url, (client) =>
       client.query('DELETE FROM adapter_request_handoffs WHERE request_id = $1', [
         stalled.requestId,
       ]),
     );
     // A status query of the same payment runs after it in its lane: once it is answered, the
     // stalled sale has run to its end.
-    const [slowAnswer] = await resultsFor(collector, slow.requestId, 1);
+    const [slowAnswer] = await resultsFor(stack.collector, slow.requestId, 1);
     expect(slowAnswer?.value.result.kind).toBe('accepted');
     await run({ ...statusRequest(stalled), merchant: stalled.merchant });
-    expect(results(collector).filter((r) => r.value.requestId === stalled.requestId)).toEqual([]);
-    expect(await sandbox.faultRemaining(counter.id)).toBe(100);
+    expect(results(stack.collector).filter((r) => r.value.requestId === stalled.requestId)).toEqual(
+      [],
+    );
+    expect(await stack.sandbox.faultRemaining(counter.id)).toBe(100);
     // Its claim stays: the sweep told the orchestrator it may have been sent.
-    const claimed = await withClient(db.url, async (client) =>
+    const claimed = await withClient(stack.db.url, async (client) =>
       client
         .query('SELECT attempt FROM adapter_sent_requests WHERE request_id = $1', [
           stalled.requestId,
@@ -424,7 +403,7 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
   it('a redelivered attempt already handed off is not answered "unknown endpoint" by a replica without its credentials', async () => {
     const foreign = saleRequest('123', { merchant: { endpointId: FOREIGN_ENDPOINT } });
     // Another replica, which has the endpoint, handed this attempt off and runs it.
-    await withClient(db.url, (client) =>
+    await withClient(stack.db.url, (client) =>
       client.query(
         `INSERT INTO adapter_request_handoffs
            (request_id, attempt, payment_id, operation, endpoint_id, owner, lease_until)
@@ -440,10 +419,12 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
     await produceRequests([foreign, next]);
     // The next request of the payment (same partition, after it) is answered: the redelivery
     // was taken before it, and said nothing.
-    const [answered] = await resultsFor(collector, next.requestId, 1);
+    const [answered] = await resultsFor(stack.collector, next.requestId, 1);
     expect(answered?.value.result).toMatchObject({ kind: 'rejected', code: 'unknown-endpoint' });
-    expect(results(collector).filter((r) => r.value.requestId === foreign.requestId)).toEqual([]);
-    await withClient(db.url, (client) =>
+    expect(results(stack.collector).filter((r) => r.value.requestId === foreign.requestId)).toEqual(
+      [],
+    );
+    await withClient(stack.db.url, (client) =>
       client.query('DELETE FROM adapter_request_handoffs WHERE request_id = $1', [
         foreign.requestId,
       ]),
@@ -512,7 +493,7 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
     // not-sent released its ledger rows; the one our breaker refused left none (a claim taken
     // with its hand-off is released before the answer).
     const rows = await withClient(
-      db.url,
+      stack.db.url,
       async (client) =>
         (
           await client.query(
@@ -534,8 +515,8 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
   });
 
   it('keeps card numbers, CVV, keys and control keys out of logs and results', () => {
-    const logs = adapter.logs.join('');
-    expect(adapter.logs.some((l) => l.includes('gateway request handled'))).toBe(true);
+    const logs = stack.adapter.logs.join('');
+    expect(stack.adapter.logs.some((l) => l.includes('gateway request handled'))).toBe(true);
     const everything = [logs, ...published.map((p) => p.raw + JSON.stringify(p.headers))].join(
       '\n',
     );

@@ -12,24 +12,18 @@
  * queries spent the whole bucket and the sales behind them were refused as rate-limited.
  */
 import { randomUUID } from 'node:crypto';
-import { type GatewayRequest, TOPICS } from '@payments/contracts';
+import { type GatewayRequest } from '@payments/contracts';
 import { waitFor } from '../../../test/support/kafka';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/postgres';
 import {
+  type AdapterStack,
   type CollectedResult,
   produceRequests,
   resultsFor,
-  type RunningAdapter,
   sealCard,
   sealingKeys,
-  startAdapter,
-  TopicCollector,
+  startAdapterStack,
 } from '../../../test/support/adapter-harness';
-import {
-  SANDBOX_MERCHANT,
-  startTestSandbox,
-  type TestSandbox,
-} from '../../../test/support/adapter-sandbox';
+import { SANDBOX_MERCHANT } from '../../../test/support/adapter-sandbox';
 import { register } from 'prom-client';
 import { ADAPTER_REASONS } from '../src/domain/classify';
 
@@ -92,21 +86,14 @@ function status(paymentId: string): GatewayRequest {
 const URGENT_SINCE = new Date(Date.now() - 60_000).toISOString();
 
 describe('status budget: a flood of status queries and a few money operations', () => {
-  let db: TestDatabase;
-  let sandbox: TestSandbox;
-  let adapter: RunningAdapter;
-  const collector = new TopicCollector(TOPICS.gatewayResults);
+  let stack: AdapterStack;
 
   beforeAll(async () => {
-    db = await createTestDatabase('gateway_adapter_budget');
-    sandbox = await startTestSandbox();
-    const credentials = {
+    stack = await startAdapterStack({
+      database: 'gateway_adapter_budget',
+      keys,
       endpoints: [
         {
-          endpointId: SANDBOX_MERCHANT.endpointId,
-          baseUrl: sandbox.baseUrl,
-          login: SANDBOX_MERCHANT.login,
-          controlKey: SANDBOX_MERCHANT.controlKey,
           limits: {
             ratePerSecond: 1,
             burst: 20,
@@ -118,22 +105,10 @@ describe('status budget: a flood of status queries and a few money operations', 
           },
         },
       ],
-    };
-    adapter = await startAdapter({
-      DATABASE_URL: db.url,
-      GATEWAY_CREDENTIALS: JSON.stringify(credentials),
-      CARD_SEALING_PRIVATE_KEY: keys.privatePem,
-      CALLBACK_BASE_URL: 'http://127.0.0.1:9/',
     });
-    await collector.start();
   }, 120_000);
 
-  afterAll(async () => {
-    await collector?.stop().catch(() => undefined);
-    await adapter?.close().catch(() => undefined);
-    await sandbox?.close().catch(() => undefined);
-    await db?.drop();
-  });
+  afterAll(() => stack?.stop());
 
   it('sends every money operation; polls get their bounded share, one per payment, the rest not-sent with retryAt', async () => {
     const polled = Array.from({ length: PAYMENTS_POLLED }, () => randomUUID());
@@ -151,7 +126,7 @@ describe('status budget: a flood of status queries and a few money operations', 
     await produceRequests(flood);
 
     const resultOf = async (request: GatewayRequest): Promise<CollectedResult['value']> => {
-      const [first] = await resultsFor(collector, request.requestId);
+      const [first] = await resultsFor(stack.collector, request.requestId);
       if (!first) throw new Error(`no result for ${request.requestId}`);
       return first.value;
     };
@@ -208,10 +183,10 @@ describe('status budget: a flood of status queries and a few money operations', 
     // The sandbox charged each sale once (it processes asynchronously after accepting).
     for (const s of sales) {
       await waitFor(
-        async () => (await sandbox.ledger(s.clientOrderId)).entries.length > 0,
+        async () => (await stack.sandbox.ledger(s.clientOrderId)).entries.length > 0,
         `the charge of ${s.clientOrderId} in the sandbox ledger`,
       );
-      expect((await sandbox.ledger(s.clientOrderId)).totals).toEqual({ charged: 2500 });
+      expect((await stack.sandbox.ledger(s.clientOrderId)).totals).toEqual({ charged: 2500 });
     }
 
     // The budget's use by priority class, as /metrics shows it: the flood's class only, every
@@ -228,7 +203,7 @@ describe('status budget: a flood of status queries and a few money operations', 
     expect(count('admitted')).toBeGreaterThanOrEqual(STATUS_BURST);
     expect(count('admitted') + count('held')).toBeGreaterThanOrEqual(statuses.length);
     // Each status query's log line names its class, held ones included (issue #38).
-    const handled = adapter.logs
+    const handled = stack.adapter.logs
       .map((line) => JSON.parse(line) as Record<string, unknown>)
       .filter((l) => l.msg === 'gateway request handled' && l.operation === 'status');
     expect(handled.length).toBeGreaterThanOrEqual(statuses.length);
@@ -239,21 +214,14 @@ describe('status budget: a flood of status queries and a few money operations', 
 });
 
 describe('status budget: the waiting room (issue #38, time to truth)', () => {
-  let db: TestDatabase;
-  let sandbox: TestSandbox;
-  let adapter: RunningAdapter;
-  const collector = new TopicCollector(TOPICS.gatewayResults);
+  let stack: AdapterStack;
 
   beforeAll(async () => {
-    db = await createTestDatabase('gateway_adapter_room');
-    sandbox = await startTestSandbox();
-    const credentials = {
+    stack = await startAdapterStack({
+      database: 'gateway_adapter_room',
+      keys,
       endpoints: [
         {
-          endpointId: SANDBOX_MERCHANT.endpointId,
-          baseUrl: sandbox.baseUrl,
-          login: SANDBOX_MERCHANT.login,
-          controlKey: SANDBOX_MERCHANT.controlKey,
           // Two status queries a second, one at once; status queries may wait up to 1 s.
           limits: {
             ratePerSecond: 100,
@@ -266,29 +234,17 @@ describe('status budget: the waiting room (issue #38, time to truth)', () => {
           },
         },
       ],
-    };
-    adapter = await startAdapter({
-      DATABASE_URL: db.url,
-      GATEWAY_CREDENTIALS: JSON.stringify(credentials),
-      CARD_SEALING_PRIVATE_KEY: keys.privatePem,
-      CALLBACK_BASE_URL: 'http://127.0.0.1:9/',
     });
-    await collector.start();
   }, 120_000);
 
-  afterAll(async () => {
-    await collector?.stop().catch(() => undefined);
-    await adapter?.close().catch(() => undefined);
-    await sandbox?.close().catch(() => undefined);
-    await db?.drop();
-  });
+  afterAll(() => stack?.stop());
 
   it('two payments asked at once with one token: the second waits for the next token in the adapter and is sent, not answered not-sent', async () => {
     const asked = [status(randomUUID()), status(randomUUID())];
     await produceRequests(asked);
     const results = await Promise.all(
       asked.map(async (request) => {
-        const [first] = await resultsFor(collector, request.requestId);
+        const [first] = await resultsFor(stack.collector, request.requestId);
         if (!first) throw new Error(`no result for ${request.requestId}`);
         return first.value.result;
       }),

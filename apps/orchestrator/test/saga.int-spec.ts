@@ -431,6 +431,72 @@ describe('orchestrator saga (real broker + PostgreSQL)', () => {
     });
   });
 
+  it("two returns of one amount: the second's callback, the same parameters as the first's (one notificationId), still brings its status query forward", async () => {
+    const { paymentId } = await saleInProcessing();
+    await producer.callback(callback(paymentId, 'approved'));
+    await collector.waitForEvents(paymentId, 3);
+    const sameCallback = callback(paymentId, 'approved', {
+      transactionType: 'reversal',
+      amount: { minor: 1_000, currency: 'EUR' },
+    });
+    const refund = async () => {
+      const before = collector.requests(paymentId).length;
+      await producer.command({
+        type: 'return',
+        commandId: randomUUID(),
+        paymentId,
+        merchant: { endpointId: '1234' },
+        occurredAt: T(),
+        amount: { minor: 1_000, currency: 'EUR' },
+      });
+      const requests = await collector.waitForRequests(paymentId, before + 1);
+      const request = requests[before].value;
+      expect(request.operation).toBe('return');
+      await producer.result(accepted(request));
+      // The gateway's callback names the order, the type, the status and the amount: the same
+      // parameters for both returns, so callback-ingest gives both one notificationId.
+      await producer.callback(sameCallback);
+      // The hint's query: urgent, about this return (a poll of its own would be routine).
+      const status = await waitFor(
+        () =>
+          collector
+            .requests(paymentId)
+            .map((r) => r.value)
+            .find(
+              (r) =>
+                r.operation === 'status' &&
+                r.subjectRequestId === request.requestId &&
+                r.priority === 'urgent',
+            ),
+        `the hinted status query about return ${request.requestId}`,
+      );
+      await producer.result({
+        requestId: status.requestId,
+        paymentId,
+        operation: 'status',
+        subjectRequestId: request.requestId,
+        attempt: 1,
+        result: {
+          kind: 'accepted',
+          report: {
+            status: 'approved',
+            transactionType: 'reversal',
+            requestSerial: `sn-${request.requestId}`,
+            amount: { minor: 1_000, currency: 'EUR' },
+          },
+        },
+        completedAt: T(),
+      });
+    };
+    await refund();
+    await collector.waitForEvents(paymentId, 6);
+    // Without the saga's version in the callback's inbox key the second callback is dropped as a
+    // repeat of the first: no status query until the return's routine poll, seconds later.
+    await refund();
+    const events = await collector.waitForEvents(paymentId, 9);
+    expect(types(events).filter((t) => t === 'returned')).toHaveLength(2);
+  });
+
   it('resends the original request (same requestId, sealed card, attempt 2) after a not-sent result', async () => {
     const command = newSale();
     await producer.command(command);
@@ -481,13 +547,21 @@ describe('orchestrator saga (real broker + PostgreSQL)', () => {
     const late = callback(paymentId, 'declined'); // a reordered, contradicting one
     await producer.callback(late);
     await waitFor(async () => {
-      const rows = await query(`SELECT 1 FROM inbox WHERE message_id = $1`, [late.notificationId]);
+      const rows = await query(`SELECT 1 FROM inbox WHERE message_id LIKE $1`, [
+        `${late.notificationId}@%`,
+      ]);
       return rows.length === 1;
     }, 'the late callback to be processed');
-    const inbox = await query(`SELECT 1 FROM inbox WHERE message_id = $1`, [
-      approved.notificationId,
+    // Keyed by the notification at the saga's version: the first at version 2 (settled it), the
+    // redelivery at version 3 (decided again, changed nothing).
+    const inbox = await query<{ message_id: string }>(
+      `SELECT message_id FROM inbox WHERE message_id LIKE $1 ORDER BY message_id`,
+      [`${approved.notificationId}@%`],
+    );
+    expect(inbox.map((r) => r.message_id)).toEqual([
+      `${approved.notificationId}@v2`,
+      `${approved.notificationId}@v3`,
     ]);
-    expect(inbox).toHaveLength(1);
     const history = await query<{ version: number }>(
       `SELECT version FROM saga_history WHERE saga_id = $1 ORDER BY version`,
       [paymentId],
@@ -509,7 +583,7 @@ describe('orchestrator saga (real broker + PostgreSQL)', () => {
     await producer.callback(first);
     await waitFor(
       async () =>
-        (await query(`SELECT 1 FROM inbox WHERE message_id = $1`, [first.notificationId]))
+        (await query(`SELECT 1 FROM inbox WHERE message_id LIKE $1`, [`${first.notificationId}@%`]))
           .length === 1,
       'first hint',
     );
@@ -522,8 +596,11 @@ describe('orchestrator saga (real broker + PostgreSQL)', () => {
     await producer.callback(second);
     await waitFor(
       async () =>
-        (await query(`SELECT 1 FROM inbox WHERE message_id = $1`, [second.notificationId]))
-          .length === 1,
+        (
+          await query(`SELECT 1 FROM inbox WHERE message_id LIKE $1`, [
+            `${second.notificationId}@%`,
+          ])
+        ).length === 1,
       'second hint',
     );
     const [{ last_hint_at: secondAt }] = await query<{ last_hint_at: Date }>(

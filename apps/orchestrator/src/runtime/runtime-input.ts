@@ -34,15 +34,32 @@ export function resultMessageId(result: GatewayResult): string {
   return `${result.requestId}:${result.attempt}`;
 }
 
-/** The inbox row an input writes (gateway results and callbacks; commands have their own record). */
+/**
+ * A callback's inbox id: its notification at the saga's version when it came. The gateway's
+ * callback names the order, the type, the status and the amount but no operation, so two returns
+ * of one amount on one order send the same parameters and callback-ingest gives them one
+ * `notificationId` (a hash of them): keyed by it alone, the second return's callback was dropped
+ * as a repeat of the first and its hint lost (session 16's chaos run: a refund reported 235 s
+ * late). A repeat while the saga has not changed is still dropped; once the saga moved on (an
+ * event since) the same notification is decided again, and every such decision is idempotent: a
+ * follow-up's callback is only a hint, an opening operation's settles it once, a final saga's
+ * changes nothing.
+ */
+export function callbackMessageId(message: CallbackMessage, sagaVersion: number): string {
+  return `${message.notificationId}@v${sagaVersion}`;
+}
+
+/**
+ * The inbox row an input writes before its saga is locked (gateway results; commands have their
+ * own record; a callback's depends on its saga's version, written once the saga is locked).
+ */
 export function inboxOf(input: RuntimeInput): { consumer: string; messageId: string } | undefined {
   switch (input.kind) {
     case 'command':
+    case 'callback':
       return undefined;
     case 'gateway-result':
       return { consumer: INBOX.gatewayResults, messageId: resultMessageId(input.result) };
-    case 'callback':
-      return { consumer: INBOX.callbacks, messageId: input.message.notificationId };
     default: {
       const never: never = input;
       throw new Error(`unhandled input ${JSON.stringify(never)}`);

@@ -35,6 +35,7 @@ import { commandRecords, hintAllowed, isCanonicalUuid } from './runtime-rules';
 import { planWrites, RESEND_TIMER, type ResendPayload, type WritePlan } from './write-plan';
 import {
   type AnyFlow,
+  callbackMessageId,
   INBOX,
   inboxRows,
   resultMessageId,
@@ -277,12 +278,13 @@ export class UnitOfWork {
   }
 
   private async callback(message: CallbackMessage, meta: InputMeta): Promise<void> {
-    if (!(await this.inbox(INBOX.callbacks, message.notificationId))) return;
     const row = await this.lock(message.paymentId);
     if (!row) {
       this.deps.logger.warn(`${message.kind} for unknown saga ${message.paymentId} ignored`);
       return;
     }
+    const version = this.current(row).version;
+    if (!(await this.inbox(INBOX.callbacks, callbackMessageId(message, version)))) return;
     switch (message.kind) {
       case 'callback':
         await this.decideAndApply(row, { kind: 'callback', callback: message }, meta);

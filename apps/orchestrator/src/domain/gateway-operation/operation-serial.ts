@@ -13,7 +13,8 @@
  *    ambiguity: it is recorded (`accepted-by-gateway` for that request), never its outcome;
  *  - otherwise one status query by order is asked while the operation is still the order's latest
  *    request (`background`, `urgent` once a follow-up waits on it), again at its class's cadence
- *    up to {@link SERIAL_QUERY_ATTEMPTS} times and for at least {@link SERIAL_QUESTION_MIN_MS}; its
+ *    up to {@link SERIAL_QUERY_ATTEMPTS} times and for at least {@link SERIAL_QUESTION_MIN_MS}
+ *    (never more than {@link SERIAL_QUESTION_MAX_MS}); its
  *    reply naming the request's serial
  *    (`requestSerial`, not one of the order's earlier requests, its transaction type naming the
  *    operation) is recorded the same way; a reply about the operation naming none, or no usable
@@ -74,6 +75,14 @@ export const SERIAL_QUERY_ATTEMPTS = 6;
  * 206 s) and the gateway's fast polling band.
  */
 export const SERIAL_QUESTION_MIN_MS = 10 * 60_000;
+
+/**
+ * The most time from the mark before the question closes without a serial, whatever the attempts:
+ * a query the adapter holds back asks again as attempt 2, so under a status budget that never
+ * admits it the attempts alone would never run out and a follow-up held on the answer would wait
+ * for good.
+ */
+export const SERIAL_QUESTION_MAX_MS = 30 * 60_000;
 
 /** The effects this module asks of a flow (a subset of every such flow's effects). */
 export type SerialEffect =
@@ -194,9 +203,10 @@ export function serialQueryTimer(
 ): SerialStep {
   if (mark === undefined || mark.requestId !== timer.requestId)
     return { outcome: 'ignored', reason: 'TIMER_OBSOLETE', effects: [] };
+  const open = Date.parse(ctx.now) - Date.parse(mark.since);
   if (
-    timer.attempt > SERIAL_QUERY_ATTEMPTS &&
-    Date.parse(ctx.now) - Date.parse(mark.since) >= SERIAL_QUESTION_MIN_MS
+    (timer.attempt > SERIAL_QUERY_ATTEMPTS && open >= SERIAL_QUESTION_MIN_MS) ||
+    open >= SERIAL_QUESTION_MAX_MS
   )
     // No usable answer after the attempts and the least time: the question closes, the operation
     // stays as it was.

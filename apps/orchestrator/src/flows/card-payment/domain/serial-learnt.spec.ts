@@ -8,6 +8,7 @@ import {
 import * as payments from '../../../../test/kits/card-payment.kit';
 import {
   SERIAL_QUERY_ATTEMPTS,
+  SERIAL_QUESTION_MAX_MS,
   SERIAL_QUESTION_MIN_MS,
 } from '../../../domain/gateway-operation/operation-serial';
 import { gatewayResultInput } from '../gateway-vocabulary';
@@ -293,6 +294,26 @@ describe('a sale settled by its callback learns its serial afterwards (issue #35
       .thenState({ serialPending: undefined });
     expect(closed.decision.events[0]).not.toHaveProperty('serialNumber');
     expect(closed.after).not.toHaveProperty('requestSerials');
+  });
+
+  it('held back by the adapter again and again (attempt 2 each time), the question still closes at SERIAL_QUESTION_MAX_MS: the follow-up never waits for good', () => {
+    const waiting = lostReplySettledByCallback().and(payments.command(returnCommand()));
+    const saleId = markOf(waiting.state)?.requestId ?? '';
+    const returnId = waiting.state.inFlight?.requestId;
+    const heldAgain = payments.timer({
+      kind: 'serial-query',
+      requestId: saleId,
+      attempt: 2,
+      urgent: true,
+    });
+    waiting.when(heldAgain, payments.at(SERIAL_QUESTION_MAX_MS - 1_000)).thenIgnored('NO_NEWS');
+    waiting
+      .when(heldAgain, payments.at(SERIAL_QUESTION_MAX_MS))
+      .then([{ type: 'accepted-by-gateway', requestId: saleId, operation: 'sale' }])
+      .thenEffectsEqual([
+        { type: 'cancel-timer', timer: 'serial-query' },
+        { type: 'publish-held-request', requestId: returnId },
+      ]);
   });
 
   it('a reply about another request of the order (another transaction type, or an earlier serial) is not about the sale', () => {

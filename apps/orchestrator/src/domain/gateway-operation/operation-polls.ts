@@ -32,6 +32,8 @@ export function pollFacts(
     requestedAtMs: Date.parse(op.requestedAt),
     stage: op.stage,
     ...(op.unknownSince === undefined ? {} : { unknownSinceMs: Date.parse(op.unknownSince) }),
+    // A reply named this request's serial: the gateway has it (an unknown now is its own report).
+    ...(op.serial === undefined ? {} : { acknowledged: true }),
     ...(op.alerted === true ? { alerted: true } : {}),
     ...(extra.waitingForPayer === true ? { waitingForPayer: true } : {}),
     ...(extra.hinted === true ? { hinted: true } : {}),

@@ -437,13 +437,14 @@ export const GatewayResult = z.strictObject({
   attempt: z.number().int().min(1),
   result: GatewayClassification,
   /**
-   * For a `status` query the adapter held back (`not-sent`): the class it was asked in (its
-   * request's `priority`), so that it is asked again in it — a query a verified callback made
-   * urgent stays urgent, rather than taking the class its operation's age gives it (issue #38).
-   * Absent on every other result, and when the request named no class.
+   * For a `status` query the adapter held back (`not-sent`) or the gateway did not answer
+   * (`unknown`: a 5xx, a timeout): the class it was asked in (its request's `priority`), so that
+   * it is asked again in it — a query a verified callback made urgent stays urgent, rather than
+   * taking the class its operation's age gives it, and a hinted one is asked again within
+   * seconds (issue #38). Absent on every other result, and when the request named no class.
    */
   priority: StatusPriority.optional(),
-  /** For a held `status` query: its request's `urgentSince`, echoed like `priority`. */
+  /** For such a `status` query: its request's `urgentSince`, echoed like `priority`. */
   urgentSince: Instant.optional(),
   completedAt: Instant,
   /**

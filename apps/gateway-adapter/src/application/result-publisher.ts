@@ -48,6 +48,25 @@ export function addressOf(request: GatewayRequest): ResultAddress {
 }
 
 /**
+ * What a status query's result echoes of its request (GatewayResult `priority`, `urgentSince`):
+ * for one held back (`not-sent`) or not answered by the gateway (`unknown`: a 5xx, a timeout),
+ * so the orchestrator asks again in its class (its heldPoll) — a hinted query within seconds,
+ * urgent no longer than its urgency lasts from when it began. Nothing for an answer, a money
+ * operation or a request that named no class.
+ */
+export function statusClassEcho(
+  request: ResultAddress,
+  result: GatewayClassification,
+): Pick<GatewayResult, 'priority' | 'urgentSince'> {
+  if (request.operation !== 'status' || request.priority === undefined) return {};
+  if (result.kind !== 'not-sent' && result.kind !== 'unknown') return {};
+  return {
+    priority: request.priority,
+    ...(request.urgentSince === undefined ? {} : { urgentSince: request.urgentSince }),
+  };
+}
+
+/**
  * Publishes one GatewayResult to `payments.gateway.results.v1`, keyed by the payment id, with
  * CloudEvents binary headers: `ce_id` stable per request id and attempt (a result published
  * twice dedupes downstream), `ce_subject` = payment id, the request's trace continued.
@@ -76,16 +95,7 @@ export class ResultPublisher {
         : {}),
       attempt: request.attempt,
       result,
-      // A held status query is asked again in its class (the orchestrator's heldPoll), urgent
-      // no longer than its urgency lasts from when it began.
-      ...(request.operation === 'status' &&
-      result.kind === 'not-sent' &&
-      request.priority !== undefined
-        ? {
-            priority: request.priority,
-            ...(request.urgentSince === undefined ? {} : { urgentSince: request.urgentSince }),
-          }
-        : {}),
+      ...statusClassEcho(request, result),
       completedAt,
       ...(answeredAt === undefined ? {} : { answeredAt }),
     });

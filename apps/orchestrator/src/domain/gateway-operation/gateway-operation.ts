@@ -8,6 +8,7 @@ import {
 } from '@payments/contracts';
 import { type Draft, type FlowDecision, msBetween, stampDrafts, unhandled } from '../decision';
 import { heldPoll, statusPoll, waitingForPayer } from './operation-polls';
+import { hintLive } from './polling';
 import { NEVER_RECEIVED_ATTEMPT, resendAfterNotSent } from './send-rules';
 import {
   applyReport,
@@ -105,7 +106,19 @@ function decideOperationResult<O extends OperationInFlight, D, E>(
           result.urgentSince,
         ),
       ]);
-    // A failed status query changes nothing: the poll timer asks again.
+    // A hinted query the gateway did not answer (a 5xx, a timeout): money moved and the truth
+    // is owed within seconds, so it is asked again now (plus the jitter), not at the next poll
+    // of the fast cadence 3-5 s on (issue #38: a payout-pay's callback reported 10.2 s late
+    // after two 503s). The adapter's budget and the per-payment spacing still bound it.
+    if (
+      reply.kind === 'unknown' &&
+      result.priority === 'urgent' &&
+      hintLive(result.urgentSince, Date.parse(ctx.now))
+    )
+      return ignored('NO_NEWS', [
+        heldPoll(op, result.requestId, ctx.now, ctx.now, true, result.urgentSince),
+      ]);
+    // Any other failed status query changes nothing: the poll timer asks again.
     if (reply.kind !== 'accepted' || reply.report === undefined) return ignored('NO_NEWS');
     switch (replySubject(reply.report, about, order, op, (o) => vocab.opensOrder(o))) {
       case 'this': {

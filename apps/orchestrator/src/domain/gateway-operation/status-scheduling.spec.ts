@@ -73,6 +73,24 @@ describe('pollPriority: the class of a poll, by need', () => {
       sent(5 * SECOND, { stage: 'action-required' }),
     ],
     ['a hosted form left open', 'payer', sent(5 * SECOND, { waitingForPayer: true })],
+    [
+      'the gateway itself reports unknown about a request it acknowledged (not a lost answer)',
+      'routine',
+      sent(10 * SECOND, {
+        stage: 'outcome-unknown',
+        unknownSinceMs: NOW - 5 * SECOND,
+        acknowledged: true,
+      }),
+    ],
+    [
+      'the same, past a minute: left processing by the gateway',
+      'background',
+      sent(ROUTINE_FOR_MS, {
+        stage: 'outcome-unknown',
+        unknownSinceMs: NOW - 5 * SECOND,
+        acknowledged: true,
+      }),
+    ],
     ['a fresh sale processing', 'routine', sent(ROUTINE_FOR_MS - 1)],
     ['a sale the gateway leaves processing', 'background', sent(ROUTINE_FOR_MS)],
   ])('%s → %s', (_name, expected, facts) => {
@@ -218,6 +236,27 @@ describe('a flow polls through the scheduler', () => {
     expect(
       msBetween(payments.at(URGENT_FOR_MS + SECOND), poll.nextAt ?? ''),
     ).toBeGreaterThanOrEqual(BACKGROUND_FAST_BAND.min);
+  });
+
+  it("a sale the gateway acknowledged and then reports `unknown` is polled as one left processing, not urgent (a lost answer's unknown is)", () => {
+    const reported = processingSale().when(
+      payments.statusReply({ status: 'unknown' }),
+      payments.at(4 * SECOND),
+    );
+    reported.then([{ type: 'outcome-unknown', alert: false }]);
+    const asked = (at: number) =>
+      pollOf(
+        processingSale()
+          .and(payments.statusReply({ status: 'unknown' }), payments.at(4 * SECOND))
+          .when(pollTimer(2), payments.at(at)).decision.effects,
+      ).request.priority;
+    expect(asked(10 * SECOND)).toBe('routine');
+    expect(asked(2 * MINUTE)).toBe('background');
+    // The reply lost on the way (no serial): urgent for URGENT_FOR_MS from the loss.
+    expect(
+      pollOf(unknownSale().when(pollTimer(2), payments.at(10 * SECOND)).decision.effects).request
+        .priority,
+    ).toBe('urgent');
   });
 
   it('a sale the gateway leaves processing drops to background after a minute', () => {
@@ -414,6 +453,53 @@ describe('a flow polls through the scheduler', () => {
     const late = heldAt(HINT_URGENT_FOR_MS + SECOND);
     expect(late.priority).toBe('background');
     expect(late).not.toHaveProperty('urgentSince');
+  });
+
+  it('a hinted query the gateway did not answer (a 5xx) is asked again within the jitter, urgent; an unhinted or stale one waits for its cadence', () => {
+    const hintAt = payments.at(2 * MINUTE);
+    const failedAt = (
+      offset: number,
+      options: { priority?: StatusPriority; urgentSince?: string },
+    ) => {
+      const at = payments.at(2 * MINUTE + offset);
+      const failed = processingSale().when(
+        (state: PaymentState): PaymentInput =>
+          gatewayResultInput({
+            requestId: '10000000-0000-4000-8000-00000000abcf',
+            paymentId: PAYMENT_ID,
+            operation: 'status',
+            subjectRequestId: state.inFlight?.requestId ?? '',
+            attempt: 1,
+            result: { kind: 'unknown', reason: 'server-error' },
+            ...(options.priority === undefined ? {} : { priority: options.priority }),
+            ...(options.urgentSince === undefined ? {} : { urgentSince: options.urgentSince }),
+            completedAt: at,
+          }),
+        at,
+      );
+      failed.thenIgnored('NO_NEWS');
+      return { at, effects: failed.decision.effects as Array<{ at: string; timer: Timer }> };
+    };
+    // Session 16's run m: a payout-pay's callback, its urgent queries answered 503 twice, the
+    // truth 10.2 s after the callback — two fast-band cadences. Now: asked again at once.
+    const soon = failedAt(5 * SECOND, { priority: 'urgent', urgentSince: hintAt });
+    expect(soon.effects).toHaveLength(1);
+    const [next] = soon.effects;
+    if (next === undefined) throw new Error('no poll');
+    expect(msBetween(soon.at, next.at)).toBeGreaterThanOrEqual(0);
+    expect(msBetween(soon.at, next.at)).toBeLessThan(HELD_JITTER_MS);
+    expect(next.timer).toMatchObject({ kind: 'status-poll', hinted: true, hintedAt: hintAt });
+    expect(
+      pollOf(processingSale().when(() => payments.timer(next.timer), next.at).decision.effects)
+        .request,
+    ).toMatchObject({ priority: 'urgent', urgentSince: hintAt });
+    // Urgent by age only (no hint), a routine query, or a hint past HINT_URGENT_FOR_MS: the
+    // poll timer already armed asks again at the class's cadence.
+    expect(failedAt(5 * SECOND, { priority: 'urgent' }).effects).toEqual([]);
+    expect(failedAt(5 * SECOND, { priority: 'routine' }).effects).toEqual([]);
+    expect(
+      failedAt(HINT_URGENT_FOR_MS + SECOND, { priority: 'urgent', urgentSince: hintAt }).effects,
+    ).toEqual([]);
   });
 
   it("an unknown operation's urgent query names no hint: held, it is asked again urgent while its age says so, in its age's class after", () => {

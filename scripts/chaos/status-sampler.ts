@@ -1,6 +1,6 @@
 /**
  * The status queries the gateway sees: each adapter replica's `/metrics` read once a second (its
- * `gateway_adapter_calls_total` of status operations per endpoint), for `statusBudgetExceeded`.
+ * status budget's admissions per endpoint, `statusCallsOf`), for `statusBudgetExceeded`.
  */
 import type { PaymentStack } from '../stack/payment-stack';
 import { sleep } from '../stack/processes';
@@ -25,8 +25,13 @@ export function sampleStatusCalls(stack: PaymentStack, periodMs = 1_000): Status
             .then(async (r) => statusCallsOf(await r.text()))
             .catch(() => undefined);
           const series = readings.get(name) ?? [];
-          // A replica down or slow to answer: its last reading stands (its counter resumes).
-          series.push({ at, counts: counts ?? series.at(-1)?.counts ?? new Map() });
+          // A replica down or slow to answer: its last reading stands (its counter resumes),
+          // marked stale so that no window is judged on it.
+          series.push(
+            counts === undefined
+              ? { at, stale: true, counts: series.at(-1)?.counts ?? new Map() }
+              : { at, until: Date.now(), counts },
+          );
           readings.set(name, series);
         }),
       );

@@ -112,28 +112,60 @@ describe('timeToTruth', () => {
 describe('status queries against the gateway budget', () => {
   const metrics = (n: number) =>
     [
-      '# TYPE gateway_adapter_calls_total counter',
-      `gateway_adapter_calls_total{operation="v2/status",outcome="accepted",endpoint="1110"} ${n}`,
-      'gateway_adapter_calls_total{operation="v2/sale",outcome="accepted",endpoint="1110"} 99',
+      '# TYPE gateway_adapter_status_admissions_total counter',
+      `gateway_adapter_status_admissions_total{endpoint="1110",priority="urgent",outcome="admitted"} ${n - 1}`,
+      'gateway_adapter_status_admissions_total{endpoint="1110",priority="routine",outcome="admitted"} 1',
+      'gateway_adapter_status_admissions_total{endpoint="1110",priority="urgent",outcome="held"} 50',
+      // Counted when a call ends (a slow answer lands in a later window): not read.
+      'gateway_adapter_calls_total{operation="v2/status",outcome="accepted",endpoint="1110"} 99',
     ].join('\n');
+  const reading = (at: number, n: number, until = at + 100) => ({
+    at,
+    until,
+    counts: statusCallsOf(metrics(n)),
+  });
 
-  it('counts the status calls per endpoint', () => {
+  it('counts the status queries admitted to the gateway per endpoint, every class', () => {
     expect(statusCallsOf(metrics(7))).toEqual(new Map([['1110', 7]]));
   });
 
-  it('sums the replicas per window and fails a window above budget × seconds + burst', () => {
-    const reading = (at: number, n: number) => ({ at, counts: statusCallsOf(metrics(n)) });
+  it('judges each replica against its share: budget and burst over the replicas, over the longest its window can be', () => {
+    // Budget 4/s, burst 2, two replicas: 2/s + 1 each.
     const within = new Map([
-      ['a#0', [reading(T0, 0), reading(T0 + 1_000, 2)]],
-      ['a#1', [reading(T0, 0), reading(T0 + 1_000, 2)]],
+      ['a#0', [reading(T0, 0), reading(T0 + 1_000, 3)]],
+      ['a#1', [reading(T0, 0), reading(T0 + 1_000, 3)]],
     ]);
-    expect(statusBudgetExceeded(within, 4, 1).problems).toEqual([]);
+    expect(statusBudgetExceeded(within, 4, 2)).toEqual({ problems: [], maxPerSecond: 6 });
     const above = new Map([
       ['a#0', [reading(T0, 0), reading(T0 + 1_000, 4)]],
       ['a#1', [reading(T0, 10), reading(T0 + 1_000, 2)]], // restarted: its counter began again
     ]);
-    const result = statusBudgetExceeded(above, 4, 1);
-    expect(result.problems).toHaveLength(1);
-    expect(result.maxPerSecond).toBe(6);
+    const result = statusBudgetExceeded(above, 4, 2);
+    expect(result.problems).toEqual([
+      expect.objectContaining({ paymentId: '1110', detail: expect.stringMatching(/^a#0: 4 /) }),
+    ]);
+  });
+
+  it('a reading answered late or not at all is no window: a slow /metrics under load is not a burst of queries', () => {
+    // One replica, budget 2/s + 1. The second round's read answered 900 ms after it began: 4 queries in ≤ 1.9 s is
+    // within 2/s + 1; a stale reading (no answer) is skipped and the next one judged over both.
+    const late = new Map([['a#0', [reading(T0, 0), reading(T0 + 1_000, 4, T0 + 1_900)]]]);
+    expect(statusBudgetExceeded(late, 2, 1).problems).toEqual([]);
+    const stale = new Map([
+      [
+        'a#0',
+        [
+          reading(T0, 0),
+          { at: T0 + 1_000, stale: true, counts: statusCallsOf(metrics(1)) },
+          reading(T0 + 2_000, 5),
+        ],
+      ],
+    ]);
+    expect(statusBudgetExceeded(stale, 2, 1).problems).toEqual([]);
+    // Without the stale mark the 4 queries of two seconds count in one.
+    const unmarked = new Map([
+      ['a#0', [reading(T0, 0), reading(T0 + 1_000, 1), reading(T0 + 2_000, 5)]],
+    ]);
+    expect(statusBudgetExceeded(unmarked, 2, 1).problems).toHaveLength(1);
   });
 });

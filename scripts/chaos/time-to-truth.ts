@@ -223,16 +223,31 @@ export function timeToTruth(input: {
   };
 }
 
-/** One reading of the adapters' status calls: per replica and endpoint, the counter's value. */
-export type StatusReading = { readonly at: number; readonly counts: ReadonlyMap<string, number> };
+/**
+ * One reading of an adapter replica's status queries: per endpoint, the counter's value, read
+ * between `at` (the read began) and `until` (its answer came; absent: at `at`). `stale`: the
+ * replica did not answer (down, or slow under load), so `counts` repeats its last reading.
+ */
+export type StatusReading = {
+  readonly at: number;
+  readonly until?: number;
+  readonly stale?: boolean;
+  readonly counts: ReadonlyMap<string, number>;
+};
 
-/** The status calls in a Prometheus text exposition, per endpoint (`gateway_adapter_calls_total`). */
+/**
+ * The status queries sent to the gateway in a Prometheus text exposition, per endpoint: the
+ * status budget's admissions (`gateway_adapter_status_admissions_total{outcome="admitted"}`),
+ * counted when the query leaves for the gateway — what the gateway sees when it arrives. Not
+ * `gateway_adapter_calls_total`, counted when a call ends: a slow answer (the chaos mix answers 5 %
+ * of status queries 1.5 s late) moves it into a later window, and a window then counts more
+ * queries than were sent in it (session 17: "16 in 1.0 s", budget 12/s + 4).
+ */
 export function statusCallsOf(metrics: string): Map<string, number> {
   const out = new Map<string, number>();
   for (const line of metrics.split('\n')) {
-    if (!line.startsWith('gateway_adapter_calls_total{')) continue;
-    const operation = /operation="([^"]*)"/.exec(line)?.[1] ?? '';
-    if (!operation.includes('status')) continue;
+    if (!line.startsWith('gateway_adapter_status_admissions_total{')) continue;
+    if (/outcome="([^"]*)"/.exec(line)?.[1] !== 'admitted') continue;
     const endpoint = /endpoint="([^"]*)"/.exec(line)?.[1] ?? '';
     const value = Number(line.slice(line.lastIndexOf(' ') + 1));
     if (Number.isFinite(value)) out.set(endpoint, (out.get(endpoint) ?? 0) + value);
@@ -241,18 +256,45 @@ export function statusCallsOf(metrics: string): Map<string, number> {
 }
 
 /**
- * Windows (between consecutive readings of every replica) in which the gateway saw more status
- * queries on one endpoint than `budgetPerSecond` × the window's seconds + `burst`, summed over
- * the replicas (a counter that went down is a restarted replica: its new value is the window's).
+ * Whether the gateway saw more status queries on an endpoint than its budget allows: each
+ * replica's share (GATEWAY_ADAPTER_REPLICAS: `budgetPerSecond` / replicas, `burst` / replicas)
+ * judged between two of its answered readings — more than share × the longest the time between
+ * them can be (the earlier read's start to the later one's answer) + its share of the burst. While
+ * every replica keeps its share, the endpoint keeps the budget over any window; a replica judged
+ * on its own readings is not misjudged when another one's /metrics is slow. A counter that went
+ * down is a restarted replica: its new value is the window's. `maxPerSecond`: the endpoint's
+ * highest rate over the rounds (every replica's reading of a round summed), for the report.
  */
 export function statusBudgetExceeded(
   readings: ReadonlyMap<string, readonly StatusReading[]>,
   budgetPerSecond: number,
   burst: number,
 ): { readonly problems: Problem[]; readonly maxPerSecond: number } {
+  const replicas = Math.max(1, readings.size);
+  const [shareRate, shareBurst] = [budgetPerSecond / replicas, burst / replicas];
+  const problems: Problem[] = [];
+  const delta = (before: StatusReading, now: StatusReading, endpoint: string): number => {
+    const [prior, value] = [before.counts.get(endpoint) ?? 0, now.counts.get(endpoint) ?? 0];
+    return value >= prior ? value - prior : value;
+  };
+  for (const [replica, series] of readings) {
+    const answered = series.filter((r) => r.stale !== true);
+    for (let i = 1; i < answered.length; i++) {
+      const [before, now] = [answered[i - 1], answered[i]];
+      const seconds = ((now.until ?? now.at) - before.at) / 1000;
+      if (seconds <= 0) continue;
+      for (const endpoint of now.counts.keys()) {
+        const n = delta(before, now, endpoint);
+        if (n > shareRate * seconds + shareBurst)
+          problems.push({
+            paymentId: endpoint,
+            detail: `${replica}: ${n} status queries in ${seconds.toFixed(1)} s (its share of the budget ${budgetPerSecond}/s: ${shareRate}/s + ${shareBurst})`,
+          });
+      }
+    }
+  }
   // Align the replicas' readings by round (they are read together, once per period).
   const rounds = Math.min(...[...readings.values()].map((r) => r.length));
-  const problems: Problem[] = [];
   let maxPerSecond = 0;
   for (let i = 1; i < rounds; i++) {
     const perEndpoint = new Map<string, number>();
@@ -260,21 +302,11 @@ export function statusBudgetExceeded(
     for (const series of readings.values()) {
       const [before, now] = [series[i - 1], series[i]];
       seconds = Math.max(seconds, (now.at - before.at) / 1000);
-      for (const [endpoint, value] of now.counts) {
-        const prior = before.counts.get(endpoint) ?? 0;
-        const delta = value >= prior ? value - prior : value;
-        perEndpoint.set(endpoint, (perEndpoint.get(endpoint) ?? 0) + delta);
-      }
+      for (const endpoint of now.counts.keys())
+        perEndpoint.set(endpoint, (perEndpoint.get(endpoint) ?? 0) + delta(before, now, endpoint));
     }
-    if (seconds <= 0) continue;
-    for (const [endpoint, n] of perEndpoint) {
-      maxPerSecond = Math.max(maxPerSecond, n / seconds);
-      if (n > budgetPerSecond * seconds + burst)
-        problems.push({
-          paymentId: endpoint,
-          detail: `${n} status queries in ${seconds.toFixed(1)} s (budget ${budgetPerSecond}/s)`,
-        });
-    }
+    if (seconds > 0)
+      for (const n of perEndpoint.values()) maxPerSecond = Math.max(maxPerSecond, n / seconds);
   }
   return { problems, maxPerSecond };
 }

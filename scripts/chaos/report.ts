@@ -3,6 +3,7 @@ import { formatSchedules, scheduleZeroLines } from './schedule-checks';
 import { alertedBound, type ChaosReport } from './chaos-config';
 import type { DayCloseResult } from './day-close';
 import { GUARANTEED_FIRST } from './workload';
+import { STATUS_BURST_PER_REPLICA } from './chaos-stack';
 
 const zeroLine = (n: number) => (n === 0 ? 'ok' : 'FAIL');
 
@@ -183,7 +184,7 @@ export function formatReport(report: ChaosReport): string {
         ? '—'
         : `${x.count} movements p50 ${(x.p50Ms / 1000).toFixed(1)} s, p99 ${(x.p99Ms / 1000).toFixed(1)} s, max ${(x.maxMs / 1000).toFixed(1)} s`;
     lines.push(
-      `  population: ${t.population.processing} left processing, ${t.population.abandon} 3-D Secure payers who abandon; status queries the gateway saw at most ${t.status.maxPerSecond.toFixed(1)}/s per endpoint (budget ${report.config.population?.statusBudgetPerSecond ?? '?'}/s)`,
+      `  population: ${t.population.processing} left processing, ${t.population.abandon} 3-D Secure payers who abandon; status queries the gateway saw at most ${t.status.maxPerSecond.toFixed(1)}/s per endpoint in a second (budget ${report.config.population?.statusBudgetPerSecond ?? '?'}/s + a burst of ${STATUS_BURST_PER_REPLICA * report.config.replicas})`,
     );
     lines.push('  time to truth (ledger movement → the event reporting it):');
     for (const [family, row] of Object.entries(t.byFamily))

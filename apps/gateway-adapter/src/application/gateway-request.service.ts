@@ -60,6 +60,29 @@ const ledgerRecord = (request: GatewayRequest): SentRequestRecord => ({
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
+ * The adapter's own database failed before the call (the sent-requests claim or the hand-off's
+ * fence): this run did not send the request, so it may run it again once the database answers.
+ */
+class NotSentYet extends Error {
+  constructor(readonly reason: unknown) {
+    super(reason instanceof Error ? reason.message : String(reason));
+  }
+}
+
+/**
+ * How long a handed-off request whose run failed before its call (NotSentYet) is run again,
+ * keeping its hand-off (the lease renewed once the database answers): a PostgreSQL failover's
+ * ≈ 11 s and the chaos run's 12-s outage fit in it. Before, the run gave up at the first error,
+ * the lease ran out and the sweep answered `unknown` ("may have been sent") for a request never
+ * sent: an opening operation with no trace at the gateway then stays unknown with the alert
+ * raised under the safe resend default (the failover suite's sale "never final", session 17).
+ */
+export const NOT_SENT_RETRY_MS = 60_000;
+
+/** The pause before running such a request again: 250 ms doubling, at most 2 s. */
+const notSentBackoff = (retry: number): number => Math.min(2_000, 250 * 2 ** retry);
+
+/**
  * Accepts gateway requests from Kafka and hands them off, then performs each and publishes its
  * classified result.
  *
@@ -194,10 +217,34 @@ export class GatewayRequestService {
     headers: Readonly<Record<string, string>>,
     ledger: LedgerClaim,
   ): Promise<void> {
+    const until = performance.now() + NOT_SENT_RETRY_MS;
     try {
-      // Fenced: the row is the sweep's (answered unknown, or to be), not this run's to remove.
-      if ((await this.execute(request, headers, ledger)) === FENCED) return;
-      await this.handoffs.finish(request.requestId, request.attempt);
+      for (let retry = 0; ; retry++) {
+        try {
+          // Fenced: the row is the sweep's (answered unknown, or to be), not this run's to remove.
+          if ((await this.execute(request, headers, ledger)) === FENCED) return;
+          await this.handoffs.finish(request.requestId, request.attempt);
+          return;
+        } catch (error) {
+          // Not sent by this run: run again (still tracked, so the keeper renews its lease once
+          // the database answers; a sweep that answered it meanwhile fences the next run).
+          if (!(error instanceof NotSentYet) || performance.now() >= until) throw error;
+          this.logger.warn(
+            {
+              requestId: request.requestId,
+              attempt: request.attempt,
+              operation: request.operation,
+              retry: retry + 1,
+              error: maskCardNumbers(error.message),
+            },
+            "gateway request not sent: the adapter's database failed before the call; run again",
+          );
+          await sleep(notSentBackoff(retry));
+          await this.handoffs
+            .renew(this.keeper.owner, [request], this.keeper.leaseMs)
+            .catch(() => undefined);
+        }
+      }
     } catch (error) {
       this.logger.error(
         {
@@ -365,22 +412,31 @@ export class GatewayRequestService {
       }
       const mutating = call.mutating;
       if (mutating) {
+        // The database's answers below come before the call: a failure there is NotSentYet.
+        const beforeCall = <T>(step: Promise<T>): Promise<T> =>
+          step.catch((error: unknown) => {
+            throw new NotSentYet(error);
+          });
         const claimed =
           ledger === 'at-call'
-            ? await this.ledger.claim(ledgerRecord(request), {
-                afterNoTrace: request.afterNoTrace === true,
-              })
+            ? await beforeCall(
+                this.ledger.claim(ledgerRecord(request), {
+                  afterNoTrace: request.afterNoTrace === true,
+                }),
+              )
             : ledger === 'held';
         if (!claimed) {
           return adapter({ kind: 'unknown', reason: ADAPTER_REASONS.mayHaveBeenSent });
         }
         // Fencing, at call time: a run that stalled (a slot or token wait, a paused process) past
         // its hand-off's lease must not send what the sweep has answered unknown meanwhile.
-        const own = await this.handoffs.fence(
-          request.requestId,
-          request.attempt,
-          this.keeper.owner,
-          this.keeper.leaseMs,
+        const own = await beforeCall(
+          this.handoffs.fence(
+            request.requestId,
+            request.attempt,
+            this.keeper.owner,
+            this.keeper.leaseMs,
+          ),
         );
         if (!own) return FENCED;
       }

@@ -1,0 +1,131 @@
+/**
+ * The adapter's own database out while a sale waits for its call, on the real broker, a test
+ * PostgreSQL database (made unreachable: new connections refused, open ones cut, as a failover
+ * does) and the sandbox over real HTTP.
+ *
+ * Endpoint 1113 may have one call in flight; the gateway takes 4 s over the first sale, so the
+ * second waits in its lane for the slot. While it waits the database goes out; when the slot
+ * frees, the second sale's run needs the database once more before its call (the hand-off's
+ * fence), and that fails. The request was not sent: the run keeps its hand-off and runs again
+ * once the database answers, and the sale reaches the gateway — once. Before (session 17's
+ * failover suite), the run gave up, the lease ran out and the sweep answered `unknown` ("may
+ * have been sent") for a request the gateway never had.
+ */
+import { randomUUID } from 'node:crypto';
+import { type GatewayRequest } from '@payments/contracts';
+import { DatabaseOutage } from '../../../scripts/stack/database-outage';
+import { waitFor } from '../../../test/support/kafka';
+import { withClient } from '../../../test/support/postgres';
+import {
+  type AdapterStack,
+  produceRequests,
+  resultsFor,
+  sealCard,
+  sealingKeys,
+  startAdapterStack,
+} from '../../../test/support/adapter-harness';
+import { SANDBOX_MERCHANT } from '../../../test/support/adapter-sandbox';
+
+jest.setTimeout(180_000);
+
+const keys = sealingKeys();
+const FIRST_CALL_MS = 4_000;
+
+function sale(): GatewayRequest {
+  const paymentId = randomUUID();
+  return {
+    operation: 'sale',
+    requestId: randomUUID(),
+    paymentId,
+    merchant: { endpointId: SANDBOX_MERCHANT.endpointId },
+    clientOrderId: `outage-${paymentId.slice(0, 8)}`,
+    attempt: 1,
+    requestedAt: new Date().toISOString(),
+    amount: { minor: 2100, currency: 'USD' },
+    orderDescription: 'Database outage test order',
+    customer: { email: 'jane@example.com', ipAddress: '203.0.113.7', phone: '+15550100' },
+    billingAddress: { address1: '1 Main St', city: 'Springfield', zipCode: '12345', country: 'US' },
+    redirectUrl: 'https://shop.example/return',
+    sealedCard: sealCard(
+      {
+        number: '4444555566661111',
+        expiryMonth: 12,
+        expiryYear: 2031,
+        cvv: '123',
+        holderName: 'JANE DOE',
+      },
+      keys.publicPem,
+      paymentId,
+    ),
+  };
+}
+
+describe("the adapter's database out before a call", () => {
+  let stack: AdapterStack;
+
+  beforeAll(async () => {
+    stack = await startAdapterStack({
+      database: 'gateway_adapter_outage',
+      keys,
+      endpoints: [{ limits: { maxConcurrent: 1, maxWaitMs: 30_000, maxQueued: 4 } }],
+    });
+  }, 120_000);
+
+  afterAll(() => stack?.stop());
+
+  it('a sale whose run failed before its call is run again once the database answers, and sent once', async () => {
+    const [first, second] = [sale(), sale()];
+    await stack.sandbox.addFault({
+      clientOrderId: first.clientOrderId,
+      operation: 'SALE',
+      latencyMs: FIRST_CALL_MS,
+    });
+    // One partition, one message after another: the first takes the slot (its call 4 s at the
+    // gateway), the second waits in its lane for it. Both handed off, the database goes out.
+    await produceRequests([first, second]);
+    await waitFor(
+      () =>
+        withClient(stack.db.url, async (client) => {
+          const { rowCount } = await client.query(
+            'SELECT 1 FROM adapter_request_handoffs WHERE request_id = ANY($1::uuid[])',
+            [[first.requestId, second.requestId]],
+          );
+          return rowCount === 2;
+        }),
+      'both sales handed off',
+      30_000,
+    );
+    const outage = await DatabaseOutage.start(stack.db.url);
+    let ended = false;
+    try {
+      // The slot frees while the database is out: the second run's fence fails.
+      await waitFor(
+        () =>
+          stack.adapter.logs.some(
+            (line) =>
+              line.includes(second.requestId) &&
+              // Run again (now), or given up for the sweep to answer (before).
+              (line.includes("the adapter's database failed before the call") ||
+                line.includes('handed-off gateway request failed')),
+          ),
+        'the second run failing before its call',
+        30_000,
+      );
+      expect((await stack.sandbox.ledger(second.clientOrderId)).entries).toEqual([]);
+      await outage.end();
+      ended = true;
+    } finally {
+      if (!ended) await outage.end();
+    }
+
+    const [answer] = await resultsFor(stack.collector, second.requestId, 1, 60_000);
+    expect(answer?.value.result.kind).toBe('accepted');
+    await waitFor(
+      async () => (await stack.sandbox.ledger(second.clientOrderId)).entries.length > 0,
+      'the second sale at the gateway',
+      30_000,
+    );
+    expect((await stack.sandbox.ledger(second.clientOrderId)).totals).toEqual({ charged: 2100 });
+    expect((await stack.sandbox.ledger(first.clientOrderId)).totals).toEqual({ charged: 2100 });
+  });
+});

@@ -5,7 +5,7 @@
  * gateway requests, a collector of gateway results, and `startAdapterStack`, which starts all of
  * it with a test database and the sandbox for one suite.
  */
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Kafka, type KafkaMessage, logLevel, Partitioners, type Consumer } from 'kafkajs';
@@ -43,6 +43,47 @@ export function sealingKeys(): { publicPem: string; privatePem: string } {
 
 export function sealCard(card: Card, publicPem: string, paymentId: string): string {
   return seal(card, publicPem, paymentId);
+}
+
+/**
+ * A sale as the orchestrator sends one to the adapter, its card (the sandbox's approving test
+ * PAN, `cvv` 123 unless given) sealed with `publicPem` for a new payment; `prefix` starts its
+ * client_orderid (a suite's sales are told apart in the sandbox's ledger and fault rules), and
+ * `over` sets any other field (an endpoint, an amount, an address).
+ */
+export function saleRequest(
+  publicPem: string,
+  prefix: string,
+  over: Partial<GatewayRequest> = {},
+  cvv = '123',
+): GatewayRequest {
+  const paymentId = randomUUID();
+  return {
+    operation: 'sale',
+    requestId: randomUUID(),
+    paymentId,
+    merchant: { endpointId: SANDBOX_MERCHANT.endpointId },
+    clientOrderId: `${prefix}-${paymentId.slice(0, 8)}`,
+    attempt: 1,
+    requestedAt: new Date().toISOString(),
+    amount: { minor: 1042, currency: 'USD' },
+    orderDescription: 'Adapter test order',
+    customer: { email: 'jane@example.com', ipAddress: '203.0.113.7', phone: '+15550100' },
+    billingAddress: { address1: '1 Main St', city: 'Springfield', zipCode: '12345', country: 'US' },
+    redirectUrl: 'https://shop.example/return',
+    sealedCard: sealCard(
+      {
+        number: '4444555566661111',
+        expiryMonth: 12,
+        expiryYear: 2031,
+        cvv,
+        holderName: 'JANE DOE',
+      },
+      publicPem,
+      paymentId,
+    ),
+    ...over,
+  } as GatewayRequest;
 }
 
 export interface RunningAdapter {

@@ -11,7 +11,7 @@ import {
   type AdapterStack,
   produceRequests,
   resultsFor,
-  sealCard,
+  saleRequest,
   sealingKeys,
   startAdapterStack,
 } from '../../../test/support/adapter-harness';
@@ -22,32 +22,12 @@ const JPY_TWO_DECIMALS = '1117';
 const keys = sealingKeys();
 
 function jpySale(endpointId: string, minor: number): GatewayRequest {
-  const paymentId = randomUUID();
-  return {
-    operation: 'sale',
-    requestId: randomUUID(),
-    paymentId,
+  return saleRequest(keys.publicPem, 'exp', {
     merchant: { endpointId },
-    clientOrderId: `exp-${paymentId.slice(0, 8)}`,
-    attempt: 1,
-    requestedAt: new Date().toISOString(),
     amount: { minor, currency: 'JPY' },
     orderDescription: 'Exponent test order',
-    customer: { email: 'jane@example.com', ipAddress: '203.0.113.7', phone: '+15550100' },
     billingAddress: { address1: '1 Main St', city: 'Tokyo', zipCode: '100-0001', country: 'JP' },
-    redirectUrl: 'https://shop.example/return',
-    sealedCard: sealCard(
-      {
-        number: '4444555566661111',
-        expiryMonth: 12,
-        expiryYear: 2031,
-        cvv: '123',
-        holderName: 'JANE DOE',
-      },
-      keys.publicPem,
-      paymentId,
-    ),
-  };
+  });
 }
 
 function statusOf(sale: GatewayRequest, gatewayOrderId: string): GatewayRequest {

@@ -11,7 +11,6 @@
  * failover suite), the run gave up, the lease ran out and the sweep answered `unknown` ("may
  * have been sent") for a request the gateway never had.
  */
-import { randomUUID } from 'node:crypto';
 import { type GatewayRequest } from '@payments/contracts';
 import { DatabaseOutage } from '../../../scripts/stack/database-outage';
 import { waitFor } from '../../../test/support/kafka';
@@ -20,11 +19,10 @@ import {
   type AdapterStack,
   produceRequests,
   resultsFor,
-  sealCard,
+  saleRequest,
   sealingKeys,
   startAdapterStack,
 } from '../../../test/support/adapter-harness';
-import { SANDBOX_MERCHANT } from '../../../test/support/adapter-sandbox';
 
 jest.setTimeout(180_000);
 
@@ -32,32 +30,10 @@ const keys = sealingKeys();
 const FIRST_CALL_MS = 4_000;
 
 function sale(): GatewayRequest {
-  const paymentId = randomUUID();
-  return {
-    operation: 'sale',
-    requestId: randomUUID(),
-    paymentId,
-    merchant: { endpointId: SANDBOX_MERCHANT.endpointId },
-    clientOrderId: `outage-${paymentId.slice(0, 8)}`,
-    attempt: 1,
-    requestedAt: new Date().toISOString(),
+  return saleRequest(keys.publicPem, 'outage', {
     amount: { minor: 2100, currency: 'USD' },
     orderDescription: 'Database outage test order',
-    customer: { email: 'jane@example.com', ipAddress: '203.0.113.7', phone: '+15550100' },
-    billingAddress: { address1: '1 Main St', city: 'Springfield', zipCode: '12345', country: 'US' },
-    redirectUrl: 'https://shop.example/return',
-    sealedCard: sealCard(
-      {
-        number: '4444555566661111',
-        expiryMonth: 12,
-        expiryYear: 2031,
-        cvv: '123',
-        holderName: 'JANE DOE',
-      },
-      keys.publicPem,
-      paymentId,
-    ),
-  };
+  });
 }
 
 describe("the adapter's database out before a call", () => {

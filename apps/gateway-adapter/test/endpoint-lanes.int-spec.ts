@@ -10,7 +10,6 @@
  * fifth find the lane full and are answered not-sent with retryAt at once (nothing sent, nothing
  * charged); the sale to 1113 is answered, accepted, before the slow endpoint's third.
  */
-import { randomUUID } from 'node:crypto';
 import { type GatewayRequest } from '@payments/contracts';
 import { waitFor } from '../../../test/support/kafka';
 import { withClient } from '../../../test/support/postgres';
@@ -18,7 +17,7 @@ import {
   type AdapterStack,
   produceRequests,
   resultsFor,
-  sealCard,
+  saleRequest,
   sealingKeys,
   startAdapterStack,
 } from '../../../test/support/adapter-harness';
@@ -40,32 +39,11 @@ const LANE = 3;
 const SLOW_MS = 6_000;
 
 function sale(endpointId: string): GatewayRequest {
-  const paymentId = randomUUID();
-  return {
-    operation: 'sale',
-    requestId: randomUUID(),
-    paymentId,
+  return saleRequest(keys.publicPem, 'lane', {
     merchant: { endpointId },
-    clientOrderId: `lane-${paymentId.slice(0, 8)}`,
-    attempt: 1,
-    requestedAt: new Date().toISOString(),
     amount: { minor: 1900, currency: 'USD' },
     orderDescription: 'Endpoint lanes test order',
-    customer: { email: 'jane@example.com', ipAddress: '203.0.113.7', phone: '+15550100' },
-    billingAddress: { address1: '1 Main St', city: 'Springfield', zipCode: '12345', country: 'US' },
-    redirectUrl: 'https://shop.example/return',
-    sealedCard: sealCard(
-      {
-        number: '4444555566661111',
-        expiryMonth: 12,
-        expiryYear: 2031,
-        cvv: '123',
-        holderName: 'JANE DOE',
-      },
-      keys.publicPem,
-      paymentId,
-    ),
-  };
+  });
 }
 
 describe('endpoint lanes: a slow endpoint holds up no other', () => {

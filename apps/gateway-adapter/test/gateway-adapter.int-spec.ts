@@ -21,7 +21,7 @@ import {
   produceRequests,
   results,
   resultsFor,
-  sealCard,
+  saleRequest,
   sealingKeys,
   startAdapterStack,
 } from '../../../test/support/adapter-harness';
@@ -48,28 +48,8 @@ const keys = sealingKeys();
  */
 const REFUSING_PORT = 1;
 
-function saleRequest(cvv: string, over: Partial<GatewayRequest> = {}): GatewayRequest {
-  const paymentId = randomUUID();
-  return {
-    operation: 'sale',
-    requestId: randomUUID(),
-    paymentId,
-    merchant: { endpointId: SANDBOX_MERCHANT.endpointId },
-    clientOrderId: `adp-${paymentId.slice(0, 8)}`,
-    attempt: 1,
-    requestedAt: new Date().toISOString(),
-    amount: { minor: 1042, currency: 'USD' },
-    orderDescription: 'Adapter test order',
-    customer: { email: 'jane@example.com', ipAddress: '203.0.113.7', phone: '+15550100' },
-    billingAddress: { address1: '1 Main St', city: 'Springfield', zipCode: '12345', country: 'US' },
-    redirectUrl: 'https://shop.example/return',
-    sealedCard: sealCard(
-      { number: PAN, expiryMonth: 12, expiryYear: 2031, cvv, holderName: 'JANE DOE' },
-      keys.publicPem,
-      paymentId,
-    ),
-    ...over,
-  } as GatewayRequest;
+function adapterSale(cvv: string, over: Partial<GatewayRequest> = {}): GatewayRequest {
+  return saleRequest(keys.publicPem, 'adp', over, cvv);
 }
 
 function statusRequest(sale: GatewayRequest, gatewayOrderId?: string): GatewayStatusRequest {
@@ -166,7 +146,7 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
   });
 
   it('sale with CVV 123 → accepted with the gateway order id; status → approved report', async () => {
-    const sale = saleRequest('123');
+    const sale = adapterSale('123');
     const [result] = await run(sale);
     expect(result?.value).toMatchObject({
       requestId: sale.requestId,
@@ -206,7 +186,7 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
   });
 
   it('continues the request trace in the result headers', async () => {
-    const sale = saleRequest('123');
+    const sale = adapterSale('123');
     const { traceparents } = await produceRequests([sale]);
     const [result] = await resultsFor(stack.collector, sale.requestId);
     const incoming = parseTraceparent(traceparents[0] ?? '');
@@ -216,7 +196,7 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
   });
 
   it('a declined CVV → accepted, then status declined (never approved)', async () => {
-    const sale = saleRequest('116');
+    const sale = adapterSale('116');
     const [result] = await run(sale);
     expect(result?.value.result.kind).toBe('accepted');
     const orderId =
@@ -234,7 +214,7 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
     ['a 500 after processing', 500, /^server-error/],
     ['a dropped connection after processing', 'drop' as const, /^connection-lost/],
   ])('%s → unknown; the sandbox charged exactly once', async (_name, failAfter, reason) => {
-    const sale = saleRequest('123');
+    const sale = adapterSale('123');
     await stack.sandbox.addFault({
       clientOrderId: sale.clientOrderId,
       operation: 'SALE',
@@ -255,7 +235,7 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
   });
 
   it('the same request delivered twice → one gateway call; the second result is unknown', async () => {
-    const sale = saleRequest('123');
+    const sale = adapterSale('123');
     // A rule with no effect but a countdown: it counts the requests the sandbox receives.
     const counter = await stack.sandbox.addFault({
       clientOrderId: sale.clientOrderId,
@@ -289,7 +269,7 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
   });
 
   it('sends the one resend flagged afterNoTrace past an earlier attempt in the ledger, and that resend only once', async () => {
-    const sale = saleRequest('123');
+    const sale = adapterSale('123');
     // The first attempt fails before the sandbox processes it: unknown, and in the ledger.
     await stack.sandbox.addFault({ clientOrderId: sale.clientOrderId, failBefore: 503, times: 1 });
     const counter = await stack.sandbox.addFault({
@@ -338,8 +318,8 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
 
   it('fencing: a sale whose hand-off the sweep answered while it waited for its slot is never sent', async () => {
     const onSlot = { merchant: { endpointId: ONE_SLOT_ENDPOINT } };
-    const slow = saleRequest('123', onSlot);
-    const stalled = saleRequest('123', onSlot);
+    const slow = adapterSale('123', onSlot);
+    const stalled = adapterSale('123', onSlot);
     // The endpoint's one slot held by a slow sale: the next one waits for it, as a stalled
     // owner would, past its lease.
     // (8 s: the test must remove the waiting sale's hand-off while the slot is still held; 3 s
@@ -401,7 +381,7 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
   });
 
   it('a redelivered attempt already handed off is not answered "unknown endpoint" by a replica without its credentials', async () => {
-    const foreign = saleRequest('123', { merchant: { endpointId: FOREIGN_ENDPOINT } });
+    const foreign = adapterSale('123', { merchant: { endpointId: FOREIGN_ENDPOINT } });
     // Another replica, which has the endpoint, handed this attempt off and runs it.
     await withClient(stack.db.url, (client) =>
       client.query(
@@ -411,7 +391,7 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
         [foreign.requestId, foreign.paymentId, FOREIGN_ENDPOINT],
       ),
     );
-    const next = saleRequest('123', {
+    const next = adapterSale('123', {
       merchant: { endpointId: FOREIGN_ENDPOINT },
       paymentId: foreign.paymentId,
       requestId: randomUUID(),
@@ -433,7 +413,7 @@ describe('gateway-adapter with broker, PostgreSQL and sandbox', () => {
 
   it('opens the breaker after repeated transport failures and then answers not-sent without a call', async () => {
     const requests = [1, 2, 3].map(() =>
-      saleRequest('123', { merchant: { endpointId: DEAD_ENDPOINT } }),
+      adapterSale('123', { merchant: { endpointId: DEAD_ENDPOINT } }),
     );
     const outcomes: CollectedResult[] = [];
     // The breaker opens while the second request is handled: not before it was produced.

@@ -19,7 +19,7 @@ import {
   type CollectedResult,
   produceRequests,
   resultsFor,
-  sealCard,
+  saleRequest,
   sealingKeys,
   startAdapterStack,
 } from '../../../test/support/adapter-harness';
@@ -36,32 +36,10 @@ const STATUS_BURST = 4;
 const SALES_AFTER = [30, 45, 60, 75, 80];
 
 function sale(): GatewayRequest {
-  const paymentId = randomUUID();
-  return {
-    operation: 'sale',
-    requestId: randomUUID(),
-    paymentId,
-    merchant: { endpointId: SANDBOX_MERCHANT.endpointId },
-    clientOrderId: `bud-${paymentId.slice(0, 8)}`,
-    attempt: 1,
-    requestedAt: new Date().toISOString(),
+  return saleRequest(keys.publicPem, 'bud', {
     amount: { minor: 2500, currency: 'USD' },
     orderDescription: 'Status budget test order',
-    customer: { email: 'jane@example.com', ipAddress: '203.0.113.7', phone: '+15550100' },
-    billingAddress: { address1: '1 Main St', city: 'Springfield', zipCode: '12345', country: 'US' },
-    redirectUrl: 'https://shop.example/return',
-    sealedCard: sealCard(
-      {
-        number: '4444555566661111',
-        expiryMonth: 12,
-        expiryYear: 2031,
-        cvv: '123',
-        holderName: 'JANE DOE',
-      },
-      keys.publicPem,
-      paymentId,
-    ),
-  };
+  });
 }
 
 function status(paymentId: string): GatewayRequest {

@@ -163,6 +163,15 @@ export function heldPoll(
         ? { hinted: true as const, hintedAt: urgentSince }
         : {}),
     },
-    at: addMs(now, heldPollDelay(Date.parse(retryAt), Date.parse(now), queryId, urgent)),
+    at: addMs(
+      now,
+      heldPollDelay(
+        Date.parse(retryAt),
+        Date.parse(now),
+        queryId,
+        urgent,
+        hintLive(urgentSince, Date.parse(now)),
+      ),
+    ),
   };
 }

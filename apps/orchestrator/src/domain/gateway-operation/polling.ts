@@ -99,6 +99,19 @@ export const HELD_JITTER_MS = 2 * SECOND;
  */
 export const URGENT_HELD_MAX_MS = POLL_BANDS[0].max;
 
+/**
+ * The longest a live hint's query held back (a verified callback, a browser return, a refresh:
+ * money moved, the truth is there to be read) waits before it is asked again, and the spread on
+ * top ({@link HINT_HELD_JITTER_MS}): it comes back while the adapter's room still ranks it first
+ * in the urgent class, rather than at {@link URGENT_HELD_MAX_MS} — session 17's run q (seed 11):
+ * in the follow-ups' burst the urgent class was saturated, hinted queries held with a `retryAt`
+ * ≈ 15 s ahead (the whole urgent line's turn) came back 5-7 s later, were absent from the room
+ * when most tokens came, and the unknowns urgent by age took them: captures and refunds reported
+ * 12-23 s after their callback (p99 11.7 s, bound 10 s).
+ */
+export const HINT_HELD_MAX_MS = SECOND;
+export const HINT_HELD_JITTER_MS = 500;
+
 /** What the scheduler needs to know about an operation in flight (times in clock ms). */
 export interface PollFacts {
   readonly requestedAtMs: number;
@@ -190,8 +203,9 @@ export function classPollDelay(
  *
  * `urgent` (the held query was urgent: money may have just moved): at `retryAt` or after
  * {@link URGENT_HELD_MAX_MS}, whichever comes first, plus the jitter — seconds, whatever the
- * adapter said. Coming back before its turn costs a wait in the adapter's room (at most 1 s) or one
- * more hold, not the turn: the adapter's line keeps the payment's place (StatusLine.held), and an
+ * adapter said; `hinted` too (a live hint: money moved, and the room ranks it first in its
+ * class): within {@link HINT_HELD_MAX_MS} plus {@link HINT_HELD_JITTER_MS}. Coming back before its
+ * turn costs a wait in the adapter's room (at most 1 s) or one more hold, not the turn: the adapter's line keeps the payment's place (StatusLine.held), and an
  * urgent query needs one token, which the urgent reserve keeps from every other class.
  */
 export function heldPollDelay(
@@ -199,8 +213,12 @@ export function heldPollDelay(
   nowMs: number,
   seed: string,
   urgent = false,
+  /** Urgent by a live hint: at `retryAt` or {@link HINT_HELD_MAX_MS}, plus a shorter spread. */
+  hinted = false,
 ): number {
   const wait = Math.max(retryAtMs - nowMs, 0);
+  if (urgent && hinted)
+    return Math.min(wait, HINT_HELD_MAX_MS) + (jitter(seed) % HINT_HELD_JITTER_MS);
   return (urgent ? Math.min(wait, URGENT_HELD_MAX_MS) : wait) + jitter(seed);
 }
 

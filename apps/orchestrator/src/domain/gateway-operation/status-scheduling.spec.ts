@@ -23,6 +23,8 @@ import {
   ROUTINE_FOR_MS,
   SECOND,
   type StatusPriority,
+  HINT_HELD_JITTER_MS,
+  HINT_HELD_MAX_MS,
   HINT_URGENT_FOR_MS,
   URGENT_FOR_MS,
   URGENT_HELD_MAX_MS,
@@ -538,7 +540,7 @@ describe('a flow polls through the scheduler', () => {
     expect(after).toBeLessThan(HELD_JITTER_MS);
   });
 
-  it("an urgent query held until a far retryAt (a long urgent line, a limit's instant) is asked again within URGENT_HELD_MAX_MS plus the jitter, urgent; a background one waits for its retryAt", () => {
+  it("an urgent query held until a far retryAt (a long urgent line, a limit's instant) is asked again within URGENT_HELD_MAX_MS plus the jitter — a live hint's within HINT_HELD_MAX_MS plus its shorter spread — urgent; a background one waits for its retryAt", () => {
     const at = payments.at(2 * MINUTE);
     const retryAt = payments.at(2 * MINUTE + 40 * SECOND);
     const urgent = processingSale().when(
@@ -548,10 +550,17 @@ describe('a flow polls through the scheduler', () => {
     urgent.thenIgnored('NO_NEWS');
     const [next] = urgent.decision.effects as Array<{ at: string; timer: Timer }>;
     if (next === undefined) throw new Error('no poll');
-    expect(msBetween(at, next.at)).toBeGreaterThanOrEqual(URGENT_HELD_MAX_MS);
-    expect(msBetween(at, next.at)).toBeLessThan(URGENT_HELD_MAX_MS + HELD_JITTER_MS);
+    // Session 17's run q: back in 5-7 s, the hinted query missed the tokens the room gave the
+    // unknowns meanwhile; now within 1.5 s, while the room still ranks it first.
+    expect(msBetween(at, next.at)).toBeGreaterThanOrEqual(HINT_HELD_MAX_MS);
+    expect(msBetween(at, next.at)).toBeLessThan(HINT_HELD_MAX_MS + HINT_HELD_JITTER_MS);
     const again = processingSale().when(() => payments.timer(next.timer), next.at);
     expect(pollOf(again.decision.effects).request.priority).toBe('urgent');
+    // Urgent by its age (a reply lost, no hint): within URGENT_HELD_MAX_MS plus the jitter.
+    const unknown = unknownSale().when(heldResult(retryAt, at, { priority: 'urgent' }), at);
+    const [byAge] = unknown.decision.effects as Array<{ at: string }>;
+    expect(msBetween(at, byAge?.at ?? '')).toBeGreaterThanOrEqual(URGENT_HELD_MAX_MS);
+    expect(msBetween(at, byAge?.at ?? '')).toBeLessThan(URGENT_HELD_MAX_MS + HELD_JITTER_MS);
     const background = processingSale().when(
       heldResult(retryAt, at, { priority: 'background' }),
       at,
@@ -560,12 +569,13 @@ describe('a flow polls through the scheduler', () => {
     expect(msBetween(retryAt, plain?.at ?? '')).toBeGreaterThanOrEqual(0);
   });
 
-  it('property: a held query is asked again at min(retryAt, now + URGENT_HELD_MAX_MS) plus the jitter when it was urgent, at retryAt plus the jitter otherwise; urgent again only when it was', () => {
+  it('property: a held query is asked again at min(retryAt, now + HINT_HELD_MAX_MS) plus the short spread when a live hint made it urgent, at min(retryAt, now + URGENT_HELD_MAX_MS) plus the jitter when its age did, at retryAt plus the jitter otherwise; urgent again only by its hint', () => {
     const at = payments.at(2 * MINUTE);
     fc.assert(
       fc.property(
         fc.integer({ min: -5 * SECOND, max: 10 * MINUTE }),
-        fc.constantFrom<StatusPriority | undefined>(
+        fc.constantFrom<StatusPriority | 'hinted' | undefined>(
+          'hinted',
           'urgent',
           'routine',
           'payer',
@@ -573,12 +583,13 @@ describe('a flow polls through the scheduler', () => {
           undefined,
         ),
         fc.uuid(),
-        (ahead, priority, queryId) => {
+        (ahead, kind, queryId) => {
           const retryAt = payments.at(2 * MINUTE + ahead);
+          const priority = kind === 'hinted' ? 'urgent' : kind;
           const held = processingSale().when(
             heldResult(retryAt, at, {
               ...(priority === undefined ? {} : { priority }),
-              ...(priority === 'urgent' ? { urgentSince: at } : {}),
+              ...(kind === 'hinted' ? { urgentSince: at } : {}),
               queryId,
             }),
             at,
@@ -586,12 +597,15 @@ describe('a flow polls through the scheduler', () => {
           const [next] = held.decision.effects as Array<{ at: string; timer: Timer }>;
           if (next === undefined) throw new Error('no poll');
           const wait = Math.max(ahead, 0);
-          const from = priority === 'urgent' ? Math.min(wait, URGENT_HELD_MAX_MS) : wait;
+          const [from, spread] =
+            kind === 'hinted'
+              ? [Math.min(wait, HINT_HELD_MAX_MS), HINT_HELD_JITTER_MS]
+              : [kind === 'urgent' ? Math.min(wait, URGENT_HELD_MAX_MS) : wait, HELD_JITTER_MS];
           expect(msBetween(at, next.at)).toBeGreaterThanOrEqual(from);
-          expect(msBetween(at, next.at)).toBeLessThan(from + HELD_JITTER_MS);
+          expect(msBetween(at, next.at)).toBeLessThan(from + spread);
           const asked = processingSale().when(() => payments.timer(next.timer), next.at);
           const urgentAgain = pollOf(asked.decision.effects).request.priority === 'urgent';
-          expect(urgentAgain).toBe(priority === 'urgent');
+          expect(urgentAgain).toBe(kind === 'hinted');
         },
       ),
       { numRuns: 60 },

@@ -60,8 +60,8 @@ const ledgerRecord = (request: GatewayRequest): SentRequestRecord => ({
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * The adapter's own database failed before the call (the sent-requests claim or the hand-off's
- * fence): this run did not send the request, so it may run it again once the database answers.
+ * The adapter's own database failed at the hand-off's fence, the last step before the call: this
+ * run did not send the request, so it may run it again once the database answers.
  */
 class NotSentYet extends Error {
   constructor(readonly reason: unknown) {
@@ -412,32 +412,26 @@ export class GatewayRequestService {
       }
       const mutating = call.mutating;
       if (mutating) {
-        // The database's answers below come before the call: a failure there is NotSentYet.
-        const beforeCall = <T>(step: Promise<T>): Promise<T> =>
-          step.catch((error: unknown) => {
-            throw new NotSentYet(error);
-          });
+        // A claim at call time whose commit is unknown is not run again here: run again it would
+        // find its own row and answer "may have been sent" (SentRequestsLedger.claim).
         const claimed =
           ledger === 'at-call'
-            ? await beforeCall(
-                this.ledger.claim(ledgerRecord(request), {
-                  afterNoTrace: request.afterNoTrace === true,
-                }),
-              )
+            ? await this.ledger.claim(ledgerRecord(request), {
+                afterNoTrace: request.afterNoTrace === true,
+              })
             : ledger === 'held';
         if (!claimed) {
           return adapter({ kind: 'unknown', reason: ADAPTER_REASONS.mayHaveBeenSent });
         }
         // Fencing, at call time: a run that stalled (a slot or token wait, a paused process) past
         // its hand-off's lease must not send what the sweep has answered unknown meanwhile.
-        const own = await beforeCall(
-          this.handoffs.fence(
-            request.requestId,
-            request.attempt,
-            this.keeper.owner,
-            this.keeper.leaseMs,
-          ),
-        );
+        // The fence is the last database answer before the call, and running it again only
+        // extends the lease: a failure there is NotSentYet (the run is repeated).
+        const own = await this.handoffs
+          .fence(request.requestId, request.attempt, this.keeper.owner, this.keeper.leaseMs)
+          .catch((error: unknown) => {
+            throw new NotSentYet(error);
+          });
         if (!own) return FENCED;
       }
       const result = await this.send(call.call, endpoint);

@@ -22,10 +22,18 @@ export class DatabaseOutage {
     const outage = new DatabaseOutage(admin, database);
     const name = admin.escapeIdentifier(database);
     await admin.query(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS false`);
-    await admin.query(
-      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
-      [database],
-    );
+    // A connection whose backend read `datallowconn` before the ALTER committed finishes its
+    // start-up and shows in pg_stat_activity only afterwards: terminate until two rounds, 50 ms
+    // apart, find none left (one such connection left in an app's pool would make the outage partial).
+    // (A terminated backend may still be listed for a moment: bounded at 100 rounds.)
+    for (let quiet = 0, round = 0; quiet < 2 && round < 100; round++) {
+      const { rowCount } = await admin.query(
+        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+        [database],
+      );
+      quiet = rowCount === 0 ? quiet + 1 : 0;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     return outage;
   }
 

@@ -3,7 +3,7 @@
  * PostgreSQL database (made unreachable: new connections refused, open ones cut, as a failover
  * does) and the sandbox over real HTTP.
  *
- * Endpoint 1113 may have one call in flight; the gateway takes 4 s over the first sale, so the
+ * Endpoint 1113 may have one call in flight; the gateway takes 10 s over the first sale, so the
  * second waits in its lane for the slot. While it waits the database goes out; when the slot
  * frees, the second sale's run needs the database once more before its call (the hand-off's
  * fence), and that fails. The request was not sent: the run keeps its hand-off and runs again
@@ -27,7 +27,9 @@ import {
 jest.setTimeout(180_000);
 
 const keys = sealingKeys();
-const FIRST_CALL_MS = 4_000;
+// Long enough that the database is out before the first call ends on a loaded CI machine
+// (4 s were not: CI's run of session 17's stop timed out waiting for the second run to fail).
+const FIRST_CALL_MS = 10_000;
 
 function sale(): GatewayRequest {
   return saleRequest(keys.publicPem, 'outage', {
@@ -74,6 +76,8 @@ describe("the adapter's database out before a call", () => {
     const outage = await DatabaseOutage.start(stack.db.url);
     let ended = false;
     try {
+      // The scenario holds only if the first call is still at the gateway: the second waits.
+      expect((await stack.sandbox.ledger(first.clientOrderId)).entries).toEqual([]);
       // The slot frees while the database is out: the second run's fence fails.
       await waitFor(
         () =>
@@ -85,8 +89,14 @@ describe("the adapter's database out before a call", () => {
                 line.includes('handed-off gateway request failed')),
           ),
         'the second run failing before its call',
-        30_000,
-      );
+        FIRST_CALL_MS + 20_000,
+      ).catch((error: unknown) => {
+        // What the adapter said of the two sales: the way to tell why, when it times out.
+        const said = stack.adapter.logs.filter(
+          (line) => line.includes(first.requestId) || line.includes(second.requestId),
+        );
+        throw new Error(`${String(error)}; the adapter's lines:\n${said.join('\n')}`);
+      });
       expect((await stack.sandbox.ledger(second.clientOrderId)).entries).toEqual([]);
       await outage.end();
       ended = true;

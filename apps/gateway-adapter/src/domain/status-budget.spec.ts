@@ -634,6 +634,39 @@ describe('StatusBudget by priority class (issue #38: need before arrival)', () =
     expect(answers.get('unknown-1')).toBeUndefined();
   });
 
+  it("a hint's urgent query held behind many unknowns' places is told a turn counting only the hinted places before it (the room serves hints first)", () => {
+    // No wait in the room: every query the tokens cannot take now is held at once with its turn.
+    const { budget, clock } = classes({
+      ratePerSecond: 1,
+      burst: 1,
+      urgentReservedTokens: 0,
+      waitMs: 0,
+    });
+    const ask = (paymentId: string, hinted: boolean) => {
+      let answer: StatusAnswer | undefined;
+      const now = budget.admit(paymentId, 'urgent', (a) => (answer = a), hinted);
+      if (now.kind !== 'wait') answer = now;
+      if (answer?.kind === 'send') answer.done();
+      return answer;
+    };
+    const t0 = clock.now();
+    expect(ask('first', false)?.kind).toBe('send');
+    // Ten unknowns (urgent by age) ask while the only token is spent: ten places, a token apart.
+    const unknownTurns = Array.from({ length: 10 }, (_, i) => ask(`unknown-${i}`, false)).map(
+      (a) => (a?.kind === 'held' ? a.retryAt : undefined),
+    );
+    expect(unknownTurns).toEqual(Array.from({ length: 10 }, (_, i) => t0 + 1_000 * (i + 1)));
+    // A callback's hinted query: the room serves it before every unknown, so its turn is the
+    // next token's, not the end of the unknowns' line (t0 + 11 s, as every place counted before).
+    clock.set(t0 + 100);
+    expect(ask('hinted', true)).toEqual(held(ADAPTER_REASONS.statusBudget, t0 + 1_000));
+    // A second hint goes one token after the first, still before the unknowns.
+    expect(ask('hinted-2', true)).toEqual(held(ADAPTER_REASONS.statusBudget, t0 + 2_000));
+    // Back at its turn, the first hint is sent.
+    clock.set(t0 + 1_000);
+    expect(ask('hinted', true)?.kind).toBe('send');
+  });
+
   it('a query waiting is answered exactly once, and a second query about the same payment meanwhile is held at once', () => {
     const { budget, clock, timers } = classes({ ratePerSecond: 1, burst: 2 });
     const seen: string[] = [];
@@ -835,5 +868,19 @@ describe('StatusLine', () => {
     // A place lapsed (its claim window) is remembered a minute, then forgotten.
     expect(line.since('b', 300 + 1_000 + 60_000)).toBe(0);
     expect(line.since('b', 300 + 1_000 + 60_001)).toBeUndefined();
+  });
+
+  it('counts only hinted places before a hinted one, every live hinted place before an unhinted one, and a hint that came drops the turn its place had', () => {
+    const line = new StatusLine(100, 1_000);
+    expect(['a', 'b', 'c'].map((p) => line.held(p, 0, 0))).toEqual([0, 100, 200]);
+    // Hinted places: after the hinted ones only, whatever the unhinted line holds.
+    expect(line.held('h1', 0, 0, 100, true)).toBe(0);
+    expect(line.held('h2', 0, 0, 100, true)).toBe(100);
+    // An unhinted newcomer: after every live place, hinted ones included.
+    expect(line.held('d', 0, 0)).toBe(500);
+    // 'b' held again: after 'a' (before it in line) and both hinted places (they go first).
+    expect(line.held('b', 50, 100)).toBe(400);
+    // 'd' held again with a hint that came meanwhile: after 'h1' and 'h2' only, not its old 500.
+    expect(line.held('d', 60, 100, 100, true)).toBe(300);
   });
 });

@@ -271,7 +271,7 @@ export class StatusBudget {
     // Those waiting first (rule 5): a token that came meanwhile is theirs.
     this.serve(now);
     const gate = this.paymentGate(paymentId, now) ?? this.gate(priority, now);
-    if (gate === undefined) return this.go(paymentId, priority, now);
+    if (gate === undefined) return this.go(paymentId, priority, now, hinted);
     if (later !== undefined && this.waitMs > 0) {
       const since = this.lines[priority].since(paymentId, now) ?? now;
       this.room.push({
@@ -286,7 +286,7 @@ export class StatusBudget {
       this.rearm(now);
       return { kind: 'wait' };
     }
-    return this.hold(paymentId, priority, gate, now, later !== undefined);
+    return this.hold(paymentId, priority, gate, now, later !== undefined, hinted);
   }
 
   /**
@@ -308,11 +308,11 @@ export class StatusBudget {
       });
       if (next === undefined) break;
       this.room.splice(this.room.indexOf(next), 1);
-      next.later(this.go(next.paymentId, next.priority, now));
+      next.later(this.go(next.paymentId, next.priority, now, next.hinted));
     }
     for (const w of this.room.filter((waiter) => waiter.until <= now)) {
       this.room.splice(this.room.indexOf(w), 1);
-      w.later(this.hold(w.paymentId, w.priority, w.gate, now, true));
+      w.later(this.hold(w.paymentId, w.priority, w.gate, now, true, w.hinted));
     }
   }
 
@@ -337,7 +337,8 @@ export class StatusBudget {
 
   /**
    * Held: by its payment's own query (rule 1), until that allows; otherwise its place in its
-   * class's line (kept or taken), its turn the `retryAt`.
+   * class's line (kept or taken; a hinted one counts only the hinted places before it, as the
+   * room serves them first), its turn the `retryAt`.
    */
   private hold(
     paymentId: string,
@@ -345,6 +346,7 @@ export class StatusBudget {
     gate: { reason: string; at: number },
     now: number,
     waits = false,
+    hinted = false,
   ): StatusHeld {
     if (
       gate.reason === ADAPTER_REASONS.statusInFlight ||
@@ -352,7 +354,7 @@ export class StatusBudget {
     )
       return held(gate.reason, gate.at);
     const spacing = this.lineSpacing(priority, now);
-    const turn = this.lines[priority].held(paymentId, now, gate.at, spacing);
+    const turn = this.lines[priority].held(paymentId, now, gate.at, spacing, hinted);
     // A query that may wait (`waits`) is told to come back half a wait before its turn: in the
     // room when its token comes, where it goes before those who took their places after it (told
     // the very instant of its token, it would find it given to one that came a moment earlier,
@@ -361,14 +363,19 @@ export class StatusBudget {
   }
 
   /** Admitted now (rules 2-4 passed): takes its tokens and a slot. */
-  private go(paymentId: string, priority: StatusPriority, now: number): StatusAnswer {
+  private go(
+    paymentId: string,
+    priority: StatusPriority,
+    now: number,
+    hinted: boolean,
+  ): StatusAnswer {
     const release = this.slots.tryAcquire();
     if (release === undefined) {
       const gate = {
         reason: ADAPTER_REASONS.concurrencyLimited,
         at: now + this.options.slotWaitMs,
       };
-      return this.hold(paymentId, priority, gate, now);
+      return this.hold(paymentId, priority, gate, now, false, hinted);
     }
     this.lines[priority].admitted(paymentId);
     // The buckets were checked: these take a token now and never book a future one. A

@@ -11,7 +11,10 @@
  * The line holds no token for anyone: it ranks the payments in the budget's waiting room
  * (`since`: those held earlier go first whenever they are there). A place lapses `claimMs` after
  * its last turn (it no longer counts before later ones) and is remembered `rememberMs` more (a
- * payment coming back late keeps its rank); then it is forgotten. Pure: times are passed in.
+ * payment coming back late keeps its rank); then it is forgotten. A hinted place (its query
+ * names `urgentSince`: a verified callback, a browser return) goes before every unhinted one in
+ * the waiting room, so its turn counts only the hinted places before it, and an unhinted place's
+ * counts every live hinted place as before it. Pure: times are passed in.
  */
 interface Place {
   /** Its turn, or the later one it was given when held again. */
@@ -19,6 +22,8 @@ interface Place {
   liveUntil: number;
   /** When it was taken: the payment's rank in the waiting room among those of its class. */
   readonly takenAt: number;
+  /** Its query named a hint when last held (a hint comes, or lapses, between two holds). */
+  hinted: boolean;
 }
 
 export class StatusLine {
@@ -52,31 +57,51 @@ export class StatusLine {
 
   /**
    * Held back (`gateAt`: when the class's tokens next allow one; `now` if only the line held
-   * it; `spacingMs`: one token of the class's rate now): keeps its place, or takes one at the
-   * end; answers its `retryAt`.
+   * it; `spacingMs`: one token of the class's rate now; `hinted`: its query names a hint):
+   * keeps its place, or takes one at the end; answers its `retryAt`.
    */
-  held(paymentId: string, now: number, gateAt: number, spacingMs = this.spacingMs): number {
+  held(
+    paymentId: string,
+    now: number,
+    gateAt: number,
+    spacingMs = this.spacingMs,
+    hinted = false,
+  ): number {
     if (!(spacingMs > 0)) throw new Error('a status line needs spacingMs > 0');
     this.forget(now);
     const from = Math.max(gateAt, now);
     const own = this.places.get(paymentId);
     if (own !== undefined) {
-      // Held again: one token after each place before it whose turn comes by then (they go
-      // first), so places held again together are told turns one token apart, in line order.
+      // A hint that came since its last turn: that turn counted the unhinted places before it.
+      const hintCame = hinted && !own.hinted;
+      own.hinted = hinted;
+      // Held again: one token after each place going before it whose turn comes by then, so
+      // places held again together are told turns one token apart, in line order.
       let turn = from;
+      let beforeOwn = true;
       for (const [other, place] of this.places) {
-        if (other === paymentId) break;
-        if (now <= place.liveUntil && place.turnAt <= turn) turn += spacingMs;
+        if (other === paymentId) {
+          beforeOwn = false;
+          continue;
+        }
+        const first = place.hinted === hinted ? beforeOwn : place.hinted;
+        if (first && now <= place.liveUntil && place.turnAt <= turn) turn += spacingMs;
       }
-      const retryAt = Math.max(turn, own.turnAt);
+      const retryAt = hintCame ? turn : Math.max(turn, own.turnAt);
       own.turnAt = retryAt;
       own.liveUntil = Math.max(own.liveUntil, retryAt + this.claimMs);
       return retryAt;
     }
-    let live = 0;
-    for (const place of this.places.values()) if (now <= place.liveUntil) live += 1;
-    const turnAt = from + spacingMs * live;
-    this.places.set(paymentId, { turnAt, liveUntil: turnAt + this.claimMs, takenAt: now });
+    let before = 0;
+    for (const place of this.places.values())
+      if (now <= place.liveUntil && (place.hinted || !hinted)) before += 1;
+    const turnAt = from + spacingMs * before;
+    this.places.set(paymentId, {
+      turnAt,
+      liveUntil: turnAt + this.claimMs,
+      takenAt: now,
+      hinted,
+    });
     return turnAt;
   }
 

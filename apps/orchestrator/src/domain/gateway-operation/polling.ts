@@ -107,7 +107,9 @@ export const URGENT_HELD_MAX_MS = POLL_BANDS[0].max;
  * in the follow-ups' burst the urgent class was saturated, hinted queries held with a `retryAt`
  * ≈ 15 s ahead (the whole urgent line's turn) came back 5-7 s later, were absent from the room
  * when most tokens came, and the unknowns urgent by age took them: captures and refunds reported
- * 12-23 s after their callback (p99 11.7 s, bound 10 s).
+ * 12-23 s after their callback (p99 11.7 s, bound 10 s). The adapter's line now tells a hinted
+ * place a turn counting only the hinted places before it (StatusLine.held): this bound stays the
+ * orchestrator's own, whatever an adapter (of another version, or another replica's line) says.
  */
 export const HINT_HELD_MAX_MS = SECOND;
 export const HINT_HELD_JITTER_MS = 500;

@@ -7,7 +7,13 @@ import { AdminApiClient } from './application/admin-api.client';
 import { SessionRevocations, SessionSealer, SignInThrottle } from './application/session';
 import { CONSOLE_CONFIG, type ConsoleConfig, sessionSecret } from './config';
 import { AssetsController } from './transport/http/assets.controller';
-import { ConsoleController } from './transport/http/console.controller';
+import { CasesController } from './transport/http/cases.controller';
+import { ConsolePages } from './transport/http/console-page';
+import { DayCloseController } from './transport/http/day-close.controller';
+import { DeadLettersController } from './transport/http/dead-letters.controller';
+import { ReconciliationController } from './transport/http/reconciliation.controller';
+import { SagasController } from './transport/http/sagas.controller';
+import { SignInController } from './transport/http/sign-in.controller';
 import { WatchController } from './transport/http/watch.controller';
 import { ConsoleErrorFilter } from './transport/http/refusals';
 import { CsrfGuard, SESSION_COOKIE, sessionCookie } from './transport/http/security';
@@ -35,7 +41,17 @@ export class AppModule {
         }),
         ObservabilityModule.forRoot({ service: SERVICE_NAME }),
       ],
-      controllers: [ConsoleController, WatchController, AssetsController],
+      // One controller a part of the console; every signed-in route starts with ConsolePages.
+      controllers: [
+        SignInController,
+        SagasController,
+        CasesController,
+        DayCloseController,
+        ReconciliationController,
+        DeadLettersController,
+        WatchController,
+        AssetsController,
+      ],
       providers: [
         { provide: CONSOLE_CONFIG, useValue: config },
         {
@@ -61,6 +77,7 @@ export class AppModule {
           useValue: sessionCookie(config.session.secureCookie, config.session.ttlSeconds),
         },
         AdminApiClient,
+        ConsolePages,
         { provide: APP_GUARD, useClass: CsrfGuard },
         { provide: APP_FILTER, useClass: ConsoleErrorFilter },
         ...provideHealthChecks({

@@ -1,9 +1,10 @@
+import { Inject, Injectable } from '@nestjs/common';
 import type { Response } from 'express';
 import type { ApiAnswer } from '../../application/admin-api.client';
-import type { Session, SignedInUser } from '../../application/session';
+import { type Session, SessionSealer, type SignedInUser } from '../../application/session';
 import type { Html } from './html';
 import { errorPage, layout } from './pages';
-import type { ConsoleRequest } from './security';
+import { type ConsoleRequest, SESSION_COOKIE, type SessionCookie, writeSession } from './security';
 
 export function send(response: Response, status: number, page: Html): void {
   response.status(status).type('html').send(page.text);
@@ -61,6 +62,11 @@ export class ConsolePage {
     return true;
   }
 
+  /** The API's answer rendered under `title` (200), or the page answered as `answered` does. */
+  render<T>(answer: ApiAnswer<T>, title: string, body: (value: T) => Html): void {
+    if (this.answered(answer, title)) this.show(200, title, body(answer.body));
+  }
+
   /**
    * The API answered: otherwise the page has been answered already (its refusal under `title`
    * with the API's status, or the sign-in page if the token is no longer known).
@@ -70,5 +76,27 @@ export class ConsolePage {
     if (answer.ok) return true;
     this.show(answer.status, title, errorPage(answer));
     return false;
+  }
+}
+
+/**
+ * What every signed-in route starts with, for the console's controllers: the person's page, or
+ * the sign-in page; and the end of a session (a fresh, anonymous cookie).
+ */
+@Injectable()
+export class ConsolePages {
+  constructor(
+    private readonly sealer: SessionSealer,
+    @Inject(SESSION_COOKIE) private readonly cookie: SessionCookie,
+  ) {}
+
+  /** The signed-in person's page, or a redirect to the sign-in page (undefined: the route is done). */
+  signedIn(request: ConsoleRequest, response: Response): ConsolePage | undefined {
+    return ConsolePage.signedIn(request, response, () => this.endSession(response));
+  }
+
+  /** Writes a fresh, anonymous session cookie. */
+  endSession(response: Response): void {
+    writeSession(response, this.cookie, this.sealer, this.sealer.fresh());
   }
 }

@@ -1,10 +1,10 @@
-import { Controller, Get, Inject, Logger, Req, Res } from '@nestjs/common';
+import { Controller, Get, Logger, Req, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { AdminApiClient, type LiveEvent } from '../../application/admin-api.client';
-import { SessionSealer } from '../../application/session';
 import { ServerSentEventReader, serverSentEvent } from '../../application/server-sent-events';
 import { apiError, errorPage, layout } from './pages';
-import { type ConsoleRequest, SESSION_COOKIE, type SessionCookie, writeSession } from './security';
+import { ConsolePages } from './console-page';
+import type { ConsoleRequest } from './security';
 import { CHART_MINUTES, liveRow, minutesFragment, watchPage } from './watch';
 
 /** How long the browser waits before it reconnects a dropped stream. */
@@ -21,8 +21,7 @@ export class WatchController {
 
   constructor(
     private readonly api: AdminApiClient,
-    private readonly sealer: SessionSealer,
-    @Inject(SESSION_COOKIE) private readonly cookie: SessionCookie,
+    private readonly pages: ConsolePages,
   ) {}
 
   @Get()
@@ -46,7 +45,7 @@ export class WatchController {
       return;
     }
     const answer = await this.api.liveMinutes(user.token, CHART_MINUTES);
-    if (!answer.ok && answer.status === 401) this.endSession(response);
+    if (!answer.ok && answer.status === 401) this.pages.endSession(response);
     const fragment = answer.ok ? minutesFragment(answer.body) : apiError(answer);
     response.status(200).type('html').send(fragment.text);
   }
@@ -62,7 +61,7 @@ export class WatchController {
     request.on('close', () => closed.abort());
     const upstream = await this.api.liveEvents(user.token, closed.signal);
     // A token the API stopped knowing ends the session (the cookie goes before the headers do).
-    if (!upstream.ok && upstream.status === 401) this.endSession(response);
+    if (!upstream.ok && upstream.status === 401) this.pages.endSession(response);
     response.status(200);
     response.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
     response.setHeader('X-Accel-Buffering', 'no');
@@ -93,9 +92,5 @@ export class WatchController {
     } finally {
       response.end();
     }
-  }
-
-  private endSession(response: Response): void {
-    writeSession(response, this.cookie, this.sealer, this.sealer.fresh());
   }
 }

@@ -25,7 +25,8 @@ export interface TimerRow extends TimerKey {
 
 /**
  * A timer set, cancelled or brought forward by a decision, in the order the decision gave.
- * `set`: the timer of `kind` and `scope` (undefined: '', the saga's own). `cancel`: that one, or
+ * `set`: the timer of `kind` and `scope` (undefined: '', the saga's own); with `keepSooner`, a
+ * pending one due no later than `at` stays as it is (its time and payload). `cancel`: that one, or
  * with no scope every timer of the kind. `advance`: the saga's timer of `kind` of the request
  * `requestId` falls due at `at` if it was due later; without such a timer, nothing.
  */
@@ -36,6 +37,7 @@ export type TimerChange =
       readonly scope?: string;
       readonly at: Date;
       readonly payload: object;
+      readonly keepSooner?: true;
     }
   | { readonly op: 'cancel'; readonly kind: string; readonly scope?: string }
   | {
@@ -58,7 +60,9 @@ const keyOf = (kind: string, scope: string | undefined) => `${kind}\u0000${scope
  * set or a cancel replaces what came before on its timers (a cancel of a whole kind, every timer
  * of the kind); an advance after a set of the same timer moves that set, after anything else it
  * changes nothing the decision wrote (it stays an advance of the stored timer, or drops after a
- * cancel).
+ * cancel). A `keepSooner` set after a set of the same timer due no later drops; after a cancel it
+ * is a plain set (nothing stored is left to keep); after an advance of the stored timer it
+ * replaces the advance (the stored timer, advanced or not, is kept only when due no later).
  */
 export function lastPerTimer(changes: readonly TimerChange[]): TimerChange[] {
   const last = new Map<string, TimerChange>();
@@ -68,7 +72,12 @@ export function lastPerTimer(changes: readonly TimerChange[]): TimerChange[] {
     const wholeKind = last.get(keyOf(change.kind, undefined));
     const before = last.get(key);
     let now: TimerChange | undefined = change;
-    if (change.op === 'advance') {
+    if (change.op === 'set' && change.keepSooner === true) {
+      if (before?.op === 'set')
+        now = before.at <= change.at ? undefined : before.keepSooner ? change : plainSet(change);
+      else if (before?.op === 'cancel' || (before === undefined && wholeKind !== undefined))
+        now = plainSet(change);
+    } else if (change.op === 'advance') {
       if (before === undefined) {
         if (wholeKind !== undefined) now = undefined;
       } else if (before.op === 'cancel') now = undefined;
@@ -83,6 +92,11 @@ export function lastPerTimer(changes: readonly TimerChange[]): TimerChange[] {
     last.set(key, now);
   }
   return [...last.values()];
+}
+
+function plainSet(change: Extract<TimerChange, { op: 'set' }>): TimerChange {
+  const { keepSooner: _kept, ...plain } = change;
+  return plain;
 }
 
 /** `timers`: one row per (flow, saga, kind, scope), in the caller's transaction. */
@@ -100,7 +114,13 @@ export class TimerRepository {
     changes: readonly TimerChange[],
     traceparent?: string,
   ): StatementPart {
-    const sets: Array<{ kind: string; scope: string; due_at: string; payload: object }> = [];
+    const sets: Array<{
+      kind: string;
+      scope: string;
+      due_at: string;
+      payload: object;
+      keep_sooner: boolean;
+    }> = [];
     const cancels: Array<{ kind: string; scope: string | null }> = [];
     const advances: Array<{ kind: string; due_at: string; scope: string }> = [];
     for (const change of lastPerTimer(changes)) {
@@ -111,6 +131,7 @@ export class TimerRepository {
             scope: change.scope ?? '',
             due_at: change.at.toISOString(),
             payload: change.payload,
+            keep_sooner: change.keepSooner === true,
           });
           break;
         case 'cancel':
@@ -133,11 +154,23 @@ export class TimerRepository {
       ctes: (n, guard) => `timers_set AS (
   INSERT INTO timers (flow, saga_id, kind, scope, due_at, payload, attempts, traceparent)
   SELECT $${n}::text, $${n + 1}::uuid, t.kind, t.scope, t.due_at, t.payload, 0, $${n + 4}::text
-    FROM jsonb_to_recordset($${n + 2}::jsonb) AS t(kind text, scope text, due_at timestamptz, payload jsonb)
-   WHERE ${guard}
+    FROM jsonb_to_recordset($${n + 2}::jsonb)
+         AS t(kind text, scope text, due_at timestamptz, payload jsonb, keep_sooner boolean)
+   WHERE NOT t.keep_sooner AND ${guard}
   ON CONFLICT (flow, saga_id, kind, scope)
   DO UPDATE SET due_at = EXCLUDED.due_at, payload = EXCLUDED.payload, attempts = 0,
                 traceparent = EXCLUDED.traceparent
+  RETURNING 1),
+timers_set_unless_sooner AS (
+  INSERT INTO timers (flow, saga_id, kind, scope, due_at, payload, attempts, traceparent)
+  SELECT $${n}::text, $${n + 1}::uuid, t.kind, t.scope, t.due_at, t.payload, 0, $${n + 4}::text
+    FROM jsonb_to_recordset($${n + 2}::jsonb)
+         AS t(kind text, scope text, due_at timestamptz, payload jsonb, keep_sooner boolean)
+   WHERE t.keep_sooner AND ${guard}
+  ON CONFLICT (flow, saga_id, kind, scope)
+  DO UPDATE SET due_at = EXCLUDED.due_at, payload = EXCLUDED.payload, attempts = 0,
+                traceparent = EXCLUDED.traceparent
+   WHERE timers.due_at > EXCLUDED.due_at
   RETURNING 1),
 timers_cancelled AS (
   DELETE FROM timers t WHERE t.flow = $${n}::text AND t.saga_id = $${n + 1}::uuid
@@ -163,7 +196,7 @@ timers_advanced AS (
         JSON.stringify(advances),
       ],
       result:
-        '(SELECT count(*) FROM timers_set)::int AS timers_set, (SELECT count(*) FROM timers_cancelled)::int AS timers_cancelled, (SELECT count(*) FROM timers_advanced)::int AS timers_advanced',
+        '((SELECT count(*) FROM timers_set) + (SELECT count(*) FROM timers_set_unless_sooner))::int AS timers_set, (SELECT count(*) FROM timers_cancelled)::int AS timers_cancelled, (SELECT count(*) FROM timers_advanced)::int AS timers_advanced',
     };
   }
 

@@ -68,10 +68,11 @@ export function transactionTypes<Op extends string>(
 
 /**
  * A decider's timer effects: upsert the timer of a kind — the operation's own when it names its
- * request (`requestId`), else the saga's — or drop every timer of a kind.
+ * request (`requestId`), else the saga's; `keepSooner`: unless one pending is due no later — or
+ * drop every timer of a kind.
  */
 export type TimerEffect<Timer extends { kind: string }> =
-  | { type: 'schedule-timer'; timer: Timer; at: string }
+  | { type: 'schedule-timer'; timer: Timer; at: string; keepSooner?: true }
   | { type: 'cancel-timer'; timer: Timer['kind'] };
 
 /** The gateway and timer effects every gateway flow's decider has, in the runtime's vocabulary. */
@@ -103,6 +104,7 @@ export function runtimeEffectOf<Timer extends { kind: string }>(
         at: effect.at,
         payload: effect.timer,
         ...(typeof requestId === 'string' ? { scope: requestId } : {}),
+        ...(effect.keepSooner ? { keepSooner: true as const } : {}),
       };
     }
     case 'cancel-timer':

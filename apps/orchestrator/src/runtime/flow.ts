@@ -71,9 +71,17 @@ export type RuntimeEffect =
   /**
    * Upsert the saga's timer of this kind and scope (one per flow, saga, kind and scope). `scope`:
    * the request id of the operation it belongs to, so operations in flight at once never share a
-   * timer; undefined: the saga's own ('').
+   * timer; undefined: the saga's own (''). `keepSooner`: one pending and due no later stays as it
+   * is (a hint's poll is not put off by the first poll after a send result that came after it).
    */
-  | { type: 'set-timer'; kind: string; at: string; payload: object; scope?: string }
+  | {
+      type: 'set-timer';
+      kind: string;
+      at: string;
+      payload: object;
+      scope?: string;
+      keepSooner?: true;
+    }
   /** Drop the saga's timer of this kind and scope; with no scope, every timer of the kind. */
   | { type: 'cancel-timer'; kind: string; scope?: string }
   /**

@@ -280,6 +280,36 @@ describe('small helpers', () => {
     ).toEqual([{ op: 'cancel', kind: 'gateway-resend' }]);
   });
 
+  it('a keep-sooner set (the first poll after a send result) gives way to a set of its timer due no later, replaces a later one, and after a cancel is a plain set', () => {
+    const at = (s: number) => new Date(Date.UTC(2025, 2, 1, 10, 0, s));
+    const set = (scope: string, s: number, keepSooner = false) =>
+      ({
+        op: 'set',
+        kind: 'status-poll',
+        scope,
+        at: at(s),
+        payload: { requestId: scope, s },
+        ...(keepSooner ? { keepSooner: true as const } : {}),
+      }) as const;
+    // A hint's poll due now, then the result's first poll due later: the hint's stays.
+    expect(lastPerTimer([set('a', 0), set('a', 3, true)])).toEqual([set('a', 0)]);
+    // Due sooner than the set before it: it replaces it, as a plain set (the set replaced the
+    // stored timer); after a keep-sooner set it stays keep-sooner (the stored timer still counts).
+    expect(lastPerTimer([set('a', 5), set('a', 3, true)])).toEqual([set('a', 3)]);
+    expect(lastPerTimer([set('a', 5, true), set('a', 3, true)])).toEqual([set('a', 3, true)]);
+    // Alone it stays keep-sooner (the stored timer decides); after a cancel, a plain set.
+    expect(lastPerTimer([set('a', 3, true)])).toEqual([set('a', 3, true)]);
+    expect(
+      lastPerTimer([{ op: 'cancel', kind: 'status-poll', scope: 'a' }, set('a', 3, true)]),
+    ).toEqual([set('a', 3)]);
+    expect(lastPerTimer([{ op: 'cancel', kind: 'status-poll' }, set('a', 3, true)])).toEqual([
+      { op: 'cancel', kind: 'status-poll' },
+      set('a', 3),
+    ]);
+    // A plain set after it replaces it whatever their times.
+    expect(lastPerTimer([set('a', 3, true), set('a', 9)])).toEqual([set('a', 9)]);
+  });
+
   it('backs off failed timers and relay rounds, bounded', () => {
     expect([0, 1, 2, 3].map(timerRetryDelayMs)).toEqual([1000, 2000, 4000, 8000]);
     expect(timerRetryDelayMs(50)).toBe(300_000);

@@ -35,7 +35,8 @@ type CounterCommand =
   | { type: 'open'; commandId: string; sagaId: string; parent?: string }
   | { type: 'add'; commandId: string; sagaId: string; n: number; badVersion?: boolean }
   | { type: 'spawn'; commandId: string; sagaId: string; childId: string }
-  | { type: 'arm'; commandId: string; sagaId: string; at: string }
+  /** `keepSooner`: unless a bell is due no later (the first poll after a send result does so). */
+  | { type: 'arm'; commandId: string; sagaId: string; at: string; keepSooner?: true }
   | { type: 'disarm'; commandId: string; sagaId: string }
   /** A resend of `requestId` deferred to `at`; `hasten`: brought forward in the same decision. */
   | {
@@ -138,7 +139,13 @@ const counterFlow: Flow<CounterState, CounterEvent> = {
           outcome: 'accepted',
           events: [],
           effects: [
-            { type: 'set-timer', kind: 'bell', at: c.at, payload: { armedBy: c.commandId } },
+            {
+              type: 'set-timer',
+              kind: 'bell',
+              at: c.at,
+              payload: { armedBy: c.commandId },
+              ...(c.keepSooner ? { keepSooner: true as const } : {}),
+            },
           ],
         };
       case 'disarm':
@@ -356,6 +363,41 @@ describe('saga runtime (real PostgreSQL, no broker)', () => {
     expect(await timers()).toHaveLength(1);
     await send({ type: 'disarm', commandId: randomUUID(), sagaId: id });
     expect(await timers()).toEqual([]);
+  });
+
+  it('a keep-sooner timer leaves one due no later as it is (time and payload) and replaces one due later', async () => {
+    const id = randomUUID();
+    const bell = async () =>
+      (
+        await orch.dataSource.query<Array<{ due_at: Date; payload: { armedBy: string } }>>(
+          `SELECT due_at, payload FROM timers WHERE saga_id = $1 AND kind = 'bell'`,
+          [id],
+        )
+      )[0];
+    const arm = (seconds: number, keepSooner = false) => ({
+      type: 'arm',
+      commandId: randomUUID(),
+      sagaId: id,
+      at: new Date(clock.at.getTime() + seconds * 1000).toISOString(),
+      ...(keepSooner ? { keepSooner: true } : {}),
+    });
+    // None pending: set.
+    const first = arm(10, true);
+    await send(open(id), first);
+    expect(await bell()).toMatchObject({ payload: { armedBy: first.commandId } });
+    // A hint's bell due now, then a keep-sooner one due later: the sooner one stays.
+    const soon = arm(0);
+    await send(soon);
+    await send(arm(4, true));
+    expect(await bell()).toEqual({ due_at: clock.at, payload: { armedBy: soon.commandId } });
+    // Due sooner than the pending one: it replaces it.
+    await send(arm(60));
+    const sooner = arm(4, true);
+    await send(sooner);
+    expect(await bell()).toEqual({
+      due_at: new Date(sooner.at),
+      payload: { armedBy: sooner.commandId },
+    });
   });
 
   it("brings a deferred resend forward to now, only that very request's, and only when it was due later", async () => {

@@ -120,6 +120,7 @@ export function planWrites<State, Event extends SagaEvent>(args: {
           ...(effect.scope === undefined ? {} : { scope: effect.scope }),
           at: new Date(effect.at),
           payload: effect.payload,
+          ...(effect.keepSooner ? { keepSooner: true as const } : {}),
         });
         break;
       case 'advance-timer':

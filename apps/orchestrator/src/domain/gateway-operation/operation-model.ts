@@ -186,7 +186,8 @@ export interface ResendGatewayRequest {
 export type OperationEffect =
   | { type: 'send-gateway-request'; request: GatewayStatusRequest }
   | ResendGatewayRequest
-  | { type: 'schedule-timer'; timer: OperationTimer; at: string }
+  /** `keepSooner`: a pending timer of this kind and request due no later stays as it is. */
+  | { type: 'schedule-timer'; timer: OperationTimer; at: string; keepSooner?: true }
   | { type: 'cancel-timer'; timer: OperationTimer['kind'] };
 
 export interface OperationRules {
@@ -392,12 +393,19 @@ export function settleTimers(): OperationEffect[] {
   ];
 }
 
-/** The first status poll after a send (facts §4 bands). */
+/**
+ * The first status poll after a send (facts §4 bands) — unless a poll of this request is due
+ * sooner: a verified callback or browser return that came before the send's result (their
+ * streams are not ordered with each other) set a hinted poll due now, and the result's first
+ * poll, a routine one seconds later, must not put it off (session 18: a return's callback lost its
+ * urgent query that way in CI).
+ */
 export function firstPoll(op: OperationInFlight, now: string): OperationEffect {
   return {
     type: 'schedule-timer',
     timer: { kind: 'status-poll', requestId: op.requestId, attempt: 1 },
     at: addMs(now, nextPollDelay(0, 0)),
+    keepSooner: true,
   };
 }
 

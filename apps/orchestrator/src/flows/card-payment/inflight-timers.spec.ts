@@ -197,6 +197,10 @@ class SagaSim {
     for (const c of last) {
       if (c.op === 'set') {
         const scope = c.scope ?? '';
+        const stored = this.timers.get(key(c.kind, scope));
+        const at = c.at.getTime() - Date.parse(payments.T0);
+        // A keep-sooner set leaves a pending timer due no later as it is.
+        if (c.keepSooner === true && stored !== undefined && stored.at <= at) continue;
         this.timers.set(key(c.kind, scope), {
           kind: c.kind,
           scope,
@@ -421,6 +425,38 @@ describe('every operation in flight always has a live timer of its own (issue 32
       ),
       { numRuns: 500 },
     );
+  });
+
+  it("a verified callback that came before its capture's send result keeps its hinted poll due then: the result's first poll, seconds later, does not put it off", () => {
+    const sim = new SagaSim();
+    sim.decide(asSaga(preauthCommand()));
+    settle(sim);
+    sim.decide(asSaga(captureCommand()));
+    const sent = sim.outstanding.find((o) => o.request.operation === 'capture');
+    if (sent === undefined) throw new Error('no capture sent');
+    const poll = () => sim.timers.get(`status-poll/${sent.request.requestId}`);
+    // The gateway's callback about the capture reaches the orchestrator before the adapter's
+    // result (two topics, not ordered with each other): a hint, its urgent poll due now.
+    sim.now += 1_000;
+    const hintedAt = sim.now;
+    sim.decide({
+      kind: 'callback',
+      callback: {
+        kind: 'callback',
+        notificationId: 'n-capture',
+        paymentId: PAYMENT_ID,
+        clientOrderId: sent.request.clientOrderId,
+        source: 'server-callback',
+        report: { status: 'approved', transactionType: 'capture', gatewayOrderId: 'gw-1' },
+        receivedAt: iso(hintedAt),
+      },
+    });
+    expect(poll()).toMatchObject({ at: hintedAt, payload: { hinted: true } });
+    // Then the send result: accepted, its first poll seconds on — the hint's stays.
+    sim.now += 50;
+    sim.answer(sim.outstanding.indexOf(sent), 0, false);
+    expect(sim.state.inFlight?.stage).toBe('processing');
+    expect(poll()).toMatchObject({ at: hintedAt, payload: { hinted: true } });
   });
 
   it('a capture held back four times and a card reference held back during its back-off both keep their resend (the scenario of item 2)', () => {

@@ -83,7 +83,13 @@ function toRuntimeEffect(effect: ScheduleEffect): RuntimeEffect {
     case 'resend-registration':
       return { ...effect, type: 'resend-gateway-request' };
     case 'set-status-timer':
-      return { type: 'set-timer', kind: effect.kind, at: effect.at, payload: effect.timer };
+      return {
+        type: 'set-timer',
+        kind: effect.kind,
+        at: effect.at,
+        payload: effect.timer,
+        ...(effect.keepSooner ? { keepSooner: true as const } : {}),
+      };
     case 'cancel-status-timer':
       return { type: 'cancel-timer', kind: effect.kind };
     case 'advance-status-timer':

@@ -41,7 +41,7 @@ export type GatewayEffect =
       notBefore: string;
       afterNoTrace?: true;
     }
-  | { type: 'set-status-timer'; kind: string; at: string; timer: StatusTimer }
+  | { type: 'set-status-timer'; kind: string; at: string; timer: StatusTimer; keepSooner?: true }
   | { type: 'cancel-status-timer'; kind: string }
   /** The status timer of this kind brought forward to `at`, when set for later. */
   | { type: 'advance-status-timer'; kind: string; at: string };

@@ -243,7 +243,8 @@ export class AdminQueryService {
   /** One saga as `principal` may see it: undefined when there is none in the token's scope. */
   async detail(id: string, principal: AdminPrincipal): Promise<SagaDetail | undefined> {
     const endpoints = scopedEndpoints(principal.scope);
-    return this.db.read(async (db) => {
+    // One snapshot: the saga's status and its history, events and requests agree.
+    return this.db.snapshot(async (db) => {
       const [row] = await db.query<SagaRowSql[]>(
         `SELECT ${COLUMNS}, s.state FROM sagas s
           WHERE s.id = $1 AND ($2::text[] IS NULL OR s.endpoint_id = ANY($2))`,

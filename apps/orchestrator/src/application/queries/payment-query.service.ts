@@ -34,7 +34,8 @@ export class PaymentQueryService {
   constructor(private readonly db: Database) {}
 
   async find(id: string): Promise<PaymentView | undefined> {
-    return this.db.read(async (db) => {
+    // One snapshot: the status and the history agree.
+    return this.db.snapshot(async (db) => {
       const row = await db.findOneBy(SagaEntity, { id, flow: CARD_PAYMENT_FLOW });
       if (!row) return undefined;
       const history = await db.find(SagaHistoryEntity, {

@@ -72,7 +72,8 @@ export class ReconciliationRunsQuery {
   }
 
   async detail(runId: string): Promise<ReconciliationRunDetail | undefined> {
-    return this.db.read(async (db) => {
+    // One snapshot: the run's counts and its mismatches agree.
+    return this.db.snapshot(async (db) => {
       const [run] = await db.query<RunRow[]>(RUNS_SQL.replace('%WHERE%', 'id = $2'), [1, runId]);
       if (run === undefined) return undefined;
       const mismatches = await db.query<

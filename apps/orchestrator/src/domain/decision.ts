@@ -58,6 +58,13 @@ export function ignoredWith<Effect, Reason extends string>(
   return { outcome: 'ignored', reason, events: [], effects };
 }
 
+/**
+ * How a timer set treats one of its kind and scope already pending: `any`, one due no later stays
+ * as it is (time and payload); `hinted`, only one a hint brought forward (its payload says
+ * `hinted: true`) and due no later. Without it, the set replaces whatever is pending.
+ */
+export type KeepSooner = 'any' | 'hinted';
+
 export function addMs(iso: string, ms: number): string {
   return new Date(Date.parse(iso) + ms).toISOString();
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { TimerEntity } from './entities';
+import type { KeepSooner } from '../domain/decision';
 import type { StatementPart } from './sql';
 
 /**
@@ -37,7 +38,7 @@ export type TimerChange =
       readonly scope?: string;
       readonly at: Date;
       readonly payload: object;
-      readonly keepSooner?: true;
+      readonly keepSooner?: KeepSooner;
     }
   | { readonly op: 'cancel'; readonly kind: string; readonly scope?: string }
   | {
@@ -60,7 +61,7 @@ const keyOf = (kind: string, scope: string | undefined) => `${kind}\u0000${scope
  * set or a cancel replaces what came before on its timers (a cancel of a whole kind, every timer
  * of the kind); an advance after a set of the same timer moves that set, after anything else it
  * changes nothing the decision wrote (it stays an advance of the stored timer, or drops after a
- * cancel). A `keepSooner` set after a set of the same timer due no later drops; after a cancel it
+ * cancel). A `keepSooner` set after a set of the same timer it would keep drops; after a cancel it
  * is a plain set (nothing stored is left to keep); after an advance of the stored timer it
  * replaces the advance (the stored timer, advanced or not, is kept only when due no later).
  */
@@ -72,9 +73,13 @@ export function lastPerTimer(changes: readonly TimerChange[]): TimerChange[] {
     const wholeKind = last.get(keyOf(change.kind, undefined));
     const before = last.get(key);
     let now: TimerChange | undefined = change;
-    if (change.op === 'set' && change.keepSooner === true) {
+    if (change.op === 'set' && change.keepSooner !== undefined) {
       if (before?.op === 'set')
-        now = before.at <= change.at ? undefined : before.keepSooner ? change : plainSet(change);
+        now = keeps(before, change.keepSooner, change.at)
+          ? undefined
+          : before.keepSooner !== undefined
+            ? change
+            : plainSet(change);
       else if (before?.op === 'cancel' || (before === undefined && wholeKind !== undefined))
         now = plainSet(change);
     } else if (change.op === 'advance') {
@@ -92,6 +97,17 @@ export function lastPerTimer(changes: readonly TimerChange[]): TimerChange[] {
     last.set(key, now);
   }
   return [...last.values()];
+}
+
+/** Whether a `keepSooner` set due `at` leaves the `pending` timer as it is. */
+export function keeps(
+  pending: { readonly at: Date; readonly payload: unknown },
+  keepSooner: KeepSooner,
+  at: Date,
+): boolean {
+  if (pending.at > at) return false;
+  if (keepSooner === 'any') return true;
+  return (pending.payload as { hinted?: unknown } | null)?.hinted === true;
 }
 
 function plainSet(change: Extract<TimerChange, { op: 'set' }>): TimerChange {
@@ -119,7 +135,7 @@ export class TimerRepository {
       scope: string;
       due_at: string;
       payload: object;
-      keep_sooner: boolean;
+      keep_sooner: KeepSooner | '';
     }> = [];
     const cancels: Array<{ kind: string; scope: string | null }> = [];
     const advances: Array<{ kind: string; due_at: string; scope: string }> = [];
@@ -131,7 +147,7 @@ export class TimerRepository {
             scope: change.scope ?? '',
             due_at: change.at.toISOString(),
             payload: change.payload,
-            keep_sooner: change.keepSooner === true,
+            keep_sooner: change.keepSooner ?? '',
           });
           break;
         case 'cancel':
@@ -155,8 +171,8 @@ export class TimerRepository {
   INSERT INTO timers (flow, saga_id, kind, scope, due_at, payload, attempts, traceparent)
   SELECT $${n}::text, $${n + 1}::uuid, t.kind, t.scope, t.due_at, t.payload, 0, $${n + 4}::text
     FROM jsonb_to_recordset($${n + 2}::jsonb)
-         AS t(kind text, scope text, due_at timestamptz, payload jsonb, keep_sooner boolean)
-   WHERE NOT t.keep_sooner AND ${guard}
+         AS t(kind text, scope text, due_at timestamptz, payload jsonb, keep_sooner text)
+   WHERE t.keep_sooner = '' AND ${guard}
   ON CONFLICT (flow, saga_id, kind, scope)
   DO UPDATE SET due_at = EXCLUDED.due_at, payload = EXCLUDED.payload, attempts = 0,
                 traceparent = EXCLUDED.traceparent
@@ -165,12 +181,23 @@ timers_set_unless_sooner AS (
   INSERT INTO timers (flow, saga_id, kind, scope, due_at, payload, attempts, traceparent)
   SELECT $${n}::text, $${n + 1}::uuid, t.kind, t.scope, t.due_at, t.payload, 0, $${n + 4}::text
     FROM jsonb_to_recordset($${n + 2}::jsonb)
-         AS t(kind text, scope text, due_at timestamptz, payload jsonb, keep_sooner boolean)
-   WHERE t.keep_sooner AND ${guard}
+         AS t(kind text, scope text, due_at timestamptz, payload jsonb, keep_sooner text)
+   WHERE t.keep_sooner = 'any' AND ${guard}
   ON CONFLICT (flow, saga_id, kind, scope)
   DO UPDATE SET due_at = EXCLUDED.due_at, payload = EXCLUDED.payload, attempts = 0,
                 traceparent = EXCLUDED.traceparent
    WHERE timers.due_at > EXCLUDED.due_at
+  RETURNING 1),
+timers_set_unless_hinted_sooner AS (
+  INSERT INTO timers (flow, saga_id, kind, scope, due_at, payload, attempts, traceparent)
+  SELECT $${n}::text, $${n + 1}::uuid, t.kind, t.scope, t.due_at, t.payload, 0, $${n + 4}::text
+    FROM jsonb_to_recordset($${n + 2}::jsonb)
+         AS t(kind text, scope text, due_at timestamptz, payload jsonb, keep_sooner text)
+   WHERE t.keep_sooner = 'hinted' AND ${guard}
+  ON CONFLICT (flow, saga_id, kind, scope)
+  DO UPDATE SET due_at = EXCLUDED.due_at, payload = EXCLUDED.payload, attempts = 0,
+                traceparent = EXCLUDED.traceparent
+   WHERE timers.due_at > EXCLUDED.due_at OR NOT (timers.payload @> '{"hinted": true}'::jsonb)
   RETURNING 1),
 timers_cancelled AS (
   DELETE FROM timers t WHERE t.flow = $${n}::text AND t.saga_id = $${n + 1}::uuid
@@ -196,7 +223,7 @@ timers_advanced AS (
         JSON.stringify(advances),
       ],
       result:
-        '((SELECT count(*) FROM timers_set) + (SELECT count(*) FROM timers_set_unless_sooner))::int AS timers_set, (SELECT count(*) FROM timers_cancelled)::int AS timers_cancelled, (SELECT count(*) FROM timers_advanced)::int AS timers_advanced',
+        '((SELECT count(*) FROM timers_set) + (SELECT count(*) FROM timers_set_unless_sooner) + (SELECT count(*) FROM timers_set_unless_hinted_sooner))::int AS timers_set, (SELECT count(*) FROM timers_cancelled)::int AS timers_cancelled, (SELECT count(*) FROM timers_advanced)::int AS timers_advanced',
     };
   }
 

@@ -4,7 +4,7 @@ import type {
   StatusCheckHint,
   SubjectOperation,
 } from '@payments/contracts';
-import { addMs, type FlowDecision } from '../domain/decision';
+import { addMs, type FlowDecision, type KeepSooner } from '../domain/decision';
 import {
   DEFAULT_RESULT_DEADLINE_MS,
   RESULT_DEADLINE_TIMER,
@@ -72,7 +72,7 @@ export function transactionTypes<Op extends string>(
  * drop every timer of a kind.
  */
 export type TimerEffect<Timer extends { kind: string }> =
-  | { type: 'schedule-timer'; timer: Timer; at: string; keepSooner?: true }
+  | { type: 'schedule-timer'; timer: Timer; at: string; keepSooner?: KeepSooner }
   | { type: 'cancel-timer'; timer: Timer['kind'] };
 
 /** The gateway and timer effects every gateway flow's decider has, in the runtime's vocabulary. */
@@ -104,7 +104,7 @@ export function runtimeEffectOf<Timer extends { kind: string }>(
         at: effect.at,
         payload: effect.timer,
         ...(typeof requestId === 'string' ? { scope: requestId } : {}),
-        ...(effect.keepSooner ? { keepSooner: true as const } : {}),
+        ...(effect.keepSooner === undefined ? {} : { keepSooner: effect.keepSooner }),
       };
     }
     case 'cancel-timer':

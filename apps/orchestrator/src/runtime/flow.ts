@@ -5,7 +5,7 @@ import type {
   RejectionCode,
   StatusCheckHint,
 } from '@payments/contracts';
-import type { FlowDecision, Rejection } from '../domain/decision';
+import type { FlowDecision, KeepSooner, Rejection } from '../domain/decision';
 
 /**
  * The saga runtime's contract with a flow (DESIGN.md "Sagas"). A flow is a folder with a pure
@@ -71,8 +71,9 @@ export type RuntimeEffect =
   /**
    * Upsert the saga's timer of this kind and scope (one per flow, saga, kind and scope). `scope`:
    * the request id of the operation it belongs to, so operations in flight at once never share a
-   * timer; undefined: the saga's own (''). `keepSooner`: one pending and due no later stays as it
-   * is (a hint's poll is not put off by the first poll after a send result that came after it).
+   * timer; undefined: the saga's own (''). `keepSooner` (KeepSooner): one pending and due no later
+   * stays as it is — any, or one a hint brought forward (a hint's poll is not put off by the first
+   * poll after a send result that came after it, nor by the re-ask of a query held back).
    */
   | {
       type: 'set-timer';
@@ -80,7 +81,7 @@ export type RuntimeEffect =
       at: string;
       payload: object;
       scope?: string;
-      keepSooner?: true;
+      keepSooner?: KeepSooner;
     }
   /** Drop the saga's timer of this kind and scope; with no scope, every timer of the kind. */
   | { type: 'cancel-timer'; kind: string; scope?: string }

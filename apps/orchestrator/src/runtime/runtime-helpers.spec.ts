@@ -14,6 +14,7 @@ import {
 } from './runtime-rules';
 import type { Flow, RuntimeEffect } from './flow';
 import { planWrites } from './write-plan';
+import type { KeepSooner } from '../domain/decision';
 import { lastPerTimer } from '../persistence/timer.repository';
 
 const PAYMENT = '0f8b8c1e-4d4a-4c4e-9a53-6f1f0c2d3e4a';
@@ -282,32 +283,38 @@ describe('small helpers', () => {
 
   it('a keep-sooner set (the first poll after a send result) gives way to a set of its timer due no later, replaces a later one, and after a cancel is a plain set', () => {
     const at = (s: number) => new Date(Date.UTC(2025, 2, 1, 10, 0, s));
-    const set = (scope: string, s: number, keepSooner = false) =>
+    const set = (scope: string, s: number, keepSooner?: KeepSooner, hinted = false) =>
       ({
         op: 'set',
         kind: 'status-poll',
         scope,
         at: at(s),
-        payload: { requestId: scope, s },
-        ...(keepSooner ? { keepSooner: true as const } : {}),
+        payload: { requestId: scope, s, ...(hinted ? { hinted: true } : {}) },
+        ...(keepSooner === undefined ? {} : { keepSooner }),
       }) as const;
     // A hint's poll due now, then the result's first poll due later: the hint's stays.
-    expect(lastPerTimer([set('a', 0), set('a', 3, true)])).toEqual([set('a', 0)]);
+    expect(lastPerTimer([set('a', 0), set('a', 3, 'any')])).toEqual([set('a', 0)]);
     // Due sooner than the set before it: it replaces it, as a plain set (the set replaced the
     // stored timer); after a keep-sooner set it stays keep-sooner (the stored timer still counts).
-    expect(lastPerTimer([set('a', 5), set('a', 3, true)])).toEqual([set('a', 3)]);
-    expect(lastPerTimer([set('a', 5, true), set('a', 3, true)])).toEqual([set('a', 3, true)]);
+    expect(lastPerTimer([set('a', 5), set('a', 3, 'any')])).toEqual([set('a', 3)]);
+    expect(lastPerTimer([set('a', 5, 'any'), set('a', 3, 'any')])).toEqual([set('a', 3, 'any')]);
     // Alone it stays keep-sooner (the stored timer decides); after a cancel, a plain set.
-    expect(lastPerTimer([set('a', 3, true)])).toEqual([set('a', 3, true)]);
+    expect(lastPerTimer([set('a', 3, 'any')])).toEqual([set('a', 3, 'any')]);
     expect(
-      lastPerTimer([{ op: 'cancel', kind: 'status-poll', scope: 'a' }, set('a', 3, true)]),
+      lastPerTimer([{ op: 'cancel', kind: 'status-poll', scope: 'a' }, set('a', 3, 'any')]),
     ).toEqual([set('a', 3)]);
-    expect(lastPerTimer([{ op: 'cancel', kind: 'status-poll' }, set('a', 3, true)])).toEqual([
+    expect(lastPerTimer([{ op: 'cancel', kind: 'status-poll' }, set('a', 3, 'any')])).toEqual([
       { op: 'cancel', kind: 'status-poll' },
       set('a', 3),
     ]);
     // A plain set after it replaces it whatever their times.
-    expect(lastPerTimer([set('a', 3, true), set('a', 9)])).toEqual([set('a', 9)]);
+    expect(lastPerTimer([set('a', 3, 'any'), set('a', 9)])).toEqual([set('a', 9)]);
+    // Keeping only a hinted one (a held query's re-ask): a hint's poll due sooner stays; a
+    // cadence poll due sooner does not (the re-ask at retryAt replaces it, as planned).
+    expect(lastPerTimer([set('a', 0, undefined, true), set('a', 20, 'hinted')])).toEqual([
+      set('a', 0, undefined, true),
+    ]);
+    expect(lastPerTimer([set('a', 4), set('a', 20, 'hinted')])).toEqual([set('a', 20)]);
   });
 
   it('backs off failed timers and relay rounds, bounded', () => {

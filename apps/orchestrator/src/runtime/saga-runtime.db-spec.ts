@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { register } from 'prom-client';
 import { canonicalJson } from '../domain';
+import type { KeepSooner } from '../domain/decision';
 import type { CommandCatalogue, Flow, RuntimeEffect, SagaEvent } from './flow';
 import type { GatewayResult } from '@payments/contracts';
 import { OUTCOME_METRIC } from './outcome-metrics';
@@ -35,8 +36,18 @@ type CounterCommand =
   | { type: 'open'; commandId: string; sagaId: string; parent?: string }
   | { type: 'add'; commandId: string; sagaId: string; n: number; badVersion?: boolean }
   | { type: 'spawn'; commandId: string; sagaId: string; childId: string }
-  /** `keepSooner`: unless a bell is due no later (the first poll after a send result does so). */
-  | { type: 'arm'; commandId: string; sagaId: string; at: string; keepSooner?: true }
+  /**
+   * `keepSooner`: unless a bell it keeps is pending (due no later; with `hinted`, one whose
+   * payload says hinted). `hinted`: this bell's payload says hinted (a hint brought it forward).
+   */
+  | {
+      type: 'arm';
+      commandId: string;
+      sagaId: string;
+      at: string;
+      keepSooner?: KeepSooner;
+      hinted?: true;
+    }
   | { type: 'disarm'; commandId: string; sagaId: string }
   /** A resend of `requestId` deferred to `at`; `hasten`: brought forward in the same decision. */
   | {
@@ -143,8 +154,8 @@ const counterFlow: Flow<CounterState, CounterEvent> = {
               type: 'set-timer',
               kind: 'bell',
               at: c.at,
-              payload: { armedBy: c.commandId },
-              ...(c.keepSooner ? { keepSooner: true as const } : {}),
+              payload: { armedBy: c.commandId, ...(c.hinted ? { hinted: true } : {}) },
+              ...(c.keepSooner === undefined ? {} : { keepSooner: c.keepSooner }),
             },
           ],
         };
@@ -374,29 +385,42 @@ describe('saga runtime (real PostgreSQL, no broker)', () => {
           [id],
         )
       )[0];
-    const arm = (seconds: number, keepSooner = false) => ({
+    const arm = (seconds: number, keepSooner?: KeepSooner, hinted = false) => ({
       type: 'arm',
       commandId: randomUUID(),
       sagaId: id,
       at: new Date(clock.at.getTime() + seconds * 1000).toISOString(),
-      ...(keepSooner ? { keepSooner: true } : {}),
+      ...(keepSooner === undefined ? {} : { keepSooner }),
+      ...(hinted ? { hinted: true } : {}),
     });
     // None pending: set.
-    const first = arm(10, true);
+    const first = arm(10, 'any');
     await send(open(id), first);
     expect(await bell()).toMatchObject({ payload: { armedBy: first.commandId } });
     // A hint's bell due now, then a keep-sooner one due later: the sooner one stays.
     const soon = arm(0);
     await send(soon);
-    await send(arm(4, true));
+    await send(arm(4, 'any'));
     expect(await bell()).toEqual({ due_at: clock.at, payload: { armedBy: soon.commandId } });
     // Due sooner than the pending one: it replaces it.
     await send(arm(60));
-    const sooner = arm(4, true);
+    const sooner = arm(4, 'any');
     await send(sooner);
     expect(await bell()).toEqual({
       due_at: new Date(sooner.at),
       payload: { armedBy: sooner.commandId },
+    });
+    // Keeping only a hinted one: a sooner bell that is not hinted is replaced (a held query's
+    // re-ask replaces the cadence's poll), a sooner hinted one stays (a hint's poll).
+    const reask = arm(20, 'hinted');
+    await send(reask);
+    expect(await bell()).toMatchObject({ payload: { armedBy: reask.commandId } });
+    const hint = arm(1, undefined, true);
+    await send(hint);
+    await send(arm(20, 'hinted'));
+    expect(await bell()).toEqual({
+      due_at: new Date(hint.at),
+      payload: { armedBy: hint.commandId, hinted: true },
     });
   });
 

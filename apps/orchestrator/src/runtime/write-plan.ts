@@ -120,7 +120,7 @@ export function planWrites<State, Event extends SagaEvent>(args: {
           ...(effect.scope === undefined ? {} : { scope: effect.scope }),
           at: new Date(effect.at),
           payload: effect.payload,
-          ...(effect.keepSooner ? { keepSooner: true as const } : {}),
+          ...(effect.keepSooner === undefined ? {} : { keepSooner: effect.keepSooner }),
         });
         break;
       case 'advance-timer':

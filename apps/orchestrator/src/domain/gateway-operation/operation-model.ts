@@ -8,7 +8,7 @@ import {
   type SubjectOperation,
   type UnknownConcern,
 } from '@payments/contracts';
-import { addMs, type IgnoreReason, msBetween } from '../decision';
+import { addMs, type IgnoreReason, type KeepSooner, msBetween } from '../decision';
 import { nextPollDelay } from './polling';
 
 /**
@@ -186,8 +186,8 @@ export interface ResendGatewayRequest {
 export type OperationEffect =
   | { type: 'send-gateway-request'; request: GatewayStatusRequest }
   | ResendGatewayRequest
-  /** `keepSooner`: a pending timer of this kind and request due no later stays as it is. */
-  | { type: 'schedule-timer'; timer: OperationTimer; at: string; keepSooner?: true }
+  /** `keepSooner`: a pending timer of this kind and request due no later stays as it is (KeepSooner). */
+  | { type: 'schedule-timer'; timer: OperationTimer; at: string; keepSooner?: KeepSooner }
   | { type: 'cancel-timer'; timer: OperationTimer['kind'] };
 
 export interface OperationRules {
@@ -405,7 +405,7 @@ export function firstPoll(op: OperationInFlight, now: string): OperationEffect {
     type: 'schedule-timer',
     timer: { kind: 'status-poll', requestId: op.requestId, attempt: 1 },
     at: addMs(now, nextPollDelay(0, 0)),
-    keepSooner: true,
+    keepSooner: 'any',
   };
 }
 

@@ -134,7 +134,8 @@ export function statusPoll(
  * payment was sent moments ago, or the budget was spent, used to come back in the class its
  * operation's age gave it — background past a minute — and wait at the end of that line), until
  * its hint's urgency ends (`urgentSince` + HINT_URGENT_FOR_MS); urgent by its age alone, it is
- * asked again in the class its age gives.
+ * asked again in the class its age gives. A hint's poll due sooner is never put off by it
+ * (`keepSooner: 'hinted'`).
  */
 export function heldPoll(
   op: Pick<OperationInFlight, 'requestId'>,
@@ -173,5 +174,8 @@ export function heldPoll(
         hintLive(urgentSince, Date.parse(now)),
       ),
     ),
+    // A hint's poll due sooner stays (a verified callback that came while this query waited in
+    // the adapter); the class's cadence poll armed when this query was sent does not.
+    keepSooner: 'hinted',
   };
 }

@@ -25,7 +25,7 @@ import {
 } from '@payments/contracts/testing';
 import * as payments from '../../../test/kits/card-payment.kit';
 import { withAskedAmount } from '../../../test/kits/flow.kit';
-import { lastPerTimer, type TimerChange } from '../../persistence/timer.repository';
+import { keeps, lastPerTimer, type TimerChange } from '../../persistence/timer.repository';
 import type { RuntimeEffect, SagaInput } from '../../runtime/flow';
 import { planWrites, RESEND_TIMER, type ResendPayload } from '../../runtime/write-plan';
 import { cardPaymentFlow } from './card-payment.flow';
@@ -198,9 +198,17 @@ class SagaSim {
       if (c.op === 'set') {
         const scope = c.scope ?? '';
         const stored = this.timers.get(key(c.kind, scope));
-        const at = c.at.getTime() - Date.parse(payments.T0);
-        // A keep-sooner set leaves a pending timer due no later as it is.
-        if (c.keepSooner === true && stored !== undefined && stored.at <= at) continue;
+        // A keep-sooner set leaves a pending timer it keeps (due no later; hinted, if asked) as it is.
+        if (
+          c.keepSooner !== undefined &&
+          stored !== undefined &&
+          keeps(
+            { at: new Date(Date.parse(payments.T0) + stored.at), payload: stored.payload },
+            c.keepSooner,
+            c.at,
+          )
+        )
+          continue;
         this.timers.set(key(c.kind, scope), {
           kind: c.kind,
           scope,
@@ -456,6 +464,54 @@ describe('every operation in flight always has a live timer of its own (issue 32
     sim.now += 50;
     sim.answer(sim.outstanding.indexOf(sent), 0, false);
     expect(sim.state.inFlight?.stage).toBe('processing');
+    expect(poll()).toMatchObject({ at: hintedAt, payload: { hinted: true } });
+  });
+
+  it("a verified callback that came while the capture's routine status query waited in the adapter keeps its hinted poll: the query's held answer (retryAt) does not put it off", () => {
+    const sim = new SagaSim();
+    sim.decide(asSaga(preauthCommand()));
+    settle(sim);
+    sim.decide(asSaga(captureCommand()));
+    const sent = sim.outstanding.find((o) => o.request.operation === 'capture');
+    if (sent === undefined) throw new Error('no capture sent');
+    sim.answer(sim.outstanding.indexOf(sent), 0, false);
+    const poll = () => sim.timers.get(`status-poll/${sent.request.requestId}`);
+    // The first poll fires: a routine status query goes to the adapter, the cadence's next poll
+    // is armed.
+    sim.fireNext();
+    const query = sim.outstanding.find((o) => o.request.operation === 'status');
+    if (query === undefined) throw new Error('no status query sent');
+    expect(poll()?.payload).not.toHaveProperty('hinted');
+    // The capture's callback comes while the query waits in the adapter's room: a hint.
+    const hintedAt = sim.now;
+    sim.decide({
+      kind: 'callback',
+      callback: {
+        kind: 'callback',
+        notificationId: 'n-capture-held',
+        paymentId: PAYMENT_ID,
+        clientOrderId: sent.request.clientOrderId,
+        source: 'server-callback',
+        report: { status: 'approved', transactionType: 'capture', gatewayOrderId: 'gw-1' },
+        receivedAt: iso(hintedAt),
+      },
+    });
+    expect(poll()).toMatchObject({ at: hintedAt, payload: { hinted: true } });
+    // Then the query's answer: held by the budget, asked again in 30 s — the hint's poll stays.
+    sim.outstanding.splice(sim.outstanding.indexOf(query), 1);
+    sim.decide({
+      kind: 'gateway-result',
+      result: {
+        requestId: query.request.requestId,
+        paymentId: PAYMENT_ID,
+        operation: 'status',
+        attempt: 1,
+        result: { kind: 'not-sent', reason: 'status budget spent', retryAt: iso(sim.now + 30_000) },
+        completedAt: iso(sim.now),
+        subjectRequestId: sent.request.requestId,
+        priority: 'routine',
+      },
+    });
     expect(poll()).toMatchObject({ at: hintedAt, payload: { hinted: true } });
   });
 

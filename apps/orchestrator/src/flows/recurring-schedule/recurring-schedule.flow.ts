@@ -88,7 +88,7 @@ function toRuntimeEffect(effect: ScheduleEffect): RuntimeEffect {
         kind: effect.kind,
         at: effect.at,
         payload: effect.timer,
-        ...(effect.keepSooner ? { keepSooner: true as const } : {}),
+        ...(effect.keepSooner === undefined ? {} : { keepSooner: effect.keepSooner }),
       };
     case 'cancel-status-timer':
       return { type: 'cancel-timer', kind: effect.kind };

@@ -7,7 +7,7 @@ import type {
   ScheduleEvent,
 } from '@payments/contracts';
 import { derivedUuid } from '../../../domain';
-import { type IgnoreReason } from '../../../domain/decision';
+import { type IgnoreReason, type KeepSooner } from '../../../domain/decision';
 import { type OperationTimer } from '../../../domain/gateway-operation/gateway-operation';
 import { cycleDate, cycleExists, formatLocalDate } from './calendar';
 import { type ChargeOp, type GatewayCharge, type Registration, type RegistrationOp } from './state';
@@ -41,7 +41,13 @@ export type GatewayEffect =
       notBefore: string;
       afterNoTrace?: true;
     }
-  | { type: 'set-status-timer'; kind: string; at: string; timer: StatusTimer; keepSooner?: true }
+  | {
+      type: 'set-status-timer';
+      kind: string;
+      at: string;
+      timer: StatusTimer;
+      keepSooner?: KeepSooner;
+    }
   | { type: 'cancel-status-timer'; kind: string }
   /** The status timer of this kind brought forward to `at`, when set for later. */
   | { type: 'advance-status-timer'; kind: string; at: string };

@@ -148,7 +148,7 @@ export function scheduleEffects(
           kind: effect.timer.kind === 'status-poll' ? kinds.poll : kinds.alert,
           at: effect.at,
           timer: effect.timer,
-          ...(effect.keepSooner ? { keepSooner: true as const } : {}),
+          ...(effect.keepSooner === undefined ? {} : { keepSooner: effect.keepSooner }),
         };
       case 'cancel-timer':
         return {

@@ -167,38 +167,28 @@ export class TimerRepository {
       }
     }
     return {
-      ctes: (n, guard) => `timers_set AS (
+      ctes: (n, guard) => {
+        // The sets of one keep-sooner mode ('' none): a pending timer is updated only `when`.
+        const upsert = (name: string, mode: KeepSooner | '', when?: string) => {
+          const only = when === undefined ? '' : `\n   WHERE ${when}`;
+          return `${name} AS (
   INSERT INTO timers (flow, saga_id, kind, scope, due_at, payload, attempts, traceparent)
   SELECT $${n}::text, $${n + 1}::uuid, t.kind, t.scope, t.due_at, t.payload, 0, $${n + 4}::text
     FROM jsonb_to_recordset($${n + 2}::jsonb)
          AS t(kind text, scope text, due_at timestamptz, payload jsonb, keep_sooner text)
-   WHERE t.keep_sooner = '' AND ${guard}
+   WHERE t.keep_sooner = '${mode}' AND ${guard}
   ON CONFLICT (flow, saga_id, kind, scope)
   DO UPDATE SET due_at = EXCLUDED.due_at, payload = EXCLUDED.payload, attempts = 0,
-                traceparent = EXCLUDED.traceparent
-  RETURNING 1),
-timers_set_unless_sooner AS (
-  INSERT INTO timers (flow, saga_id, kind, scope, due_at, payload, attempts, traceparent)
-  SELECT $${n}::text, $${n + 1}::uuid, t.kind, t.scope, t.due_at, t.payload, 0, $${n + 4}::text
-    FROM jsonb_to_recordset($${n + 2}::jsonb)
-         AS t(kind text, scope text, due_at timestamptz, payload jsonb, keep_sooner text)
-   WHERE t.keep_sooner = 'any' AND ${guard}
-  ON CONFLICT (flow, saga_id, kind, scope)
-  DO UPDATE SET due_at = EXCLUDED.due_at, payload = EXCLUDED.payload, attempts = 0,
-                traceparent = EXCLUDED.traceparent
-   WHERE timers.due_at > EXCLUDED.due_at
-  RETURNING 1),
-timers_set_unless_hinted_sooner AS (
-  INSERT INTO timers (flow, saga_id, kind, scope, due_at, payload, attempts, traceparent)
-  SELECT $${n}::text, $${n + 1}::uuid, t.kind, t.scope, t.due_at, t.payload, 0, $${n + 4}::text
-    FROM jsonb_to_recordset($${n + 2}::jsonb)
-         AS t(kind text, scope text, due_at timestamptz, payload jsonb, keep_sooner text)
-   WHERE t.keep_sooner = 'hinted' AND ${guard}
-  ON CONFLICT (flow, saga_id, kind, scope)
-  DO UPDATE SET due_at = EXCLUDED.due_at, payload = EXCLUDED.payload, attempts = 0,
-                traceparent = EXCLUDED.traceparent
-   WHERE timers.due_at > EXCLUDED.due_at OR NOT (timers.payload @> '{"hinted": true}'::jsonb)
-  RETURNING 1),
+                traceparent = EXCLUDED.traceparent${only}
+  RETURNING 1)`;
+        };
+        return `${upsert('timers_set', '')},
+${upsert('timers_set_unless_sooner', 'any', 'timers.due_at > EXCLUDED.due_at')},
+${upsert(
+  'timers_set_unless_hinted_sooner',
+  'hinted',
+  `timers.due_at > EXCLUDED.due_at OR NOT (timers.payload @> '{"hinted": true}'::jsonb)`,
+)},
 timers_cancelled AS (
   DELETE FROM timers t WHERE t.flow = $${n}::text AND t.saga_id = $${n + 1}::uuid
      AND jsonb_array_length($${n + 3}::jsonb) > 0
@@ -213,7 +203,8 @@ timers_advanced AS (
     FROM jsonb_to_recordset($${n + 5}::jsonb) AS a(kind text, due_at timestamptz, scope text)
    WHERE t.flow = $${n}::text AND t.saga_id = $${n + 1}::uuid AND t.kind = a.kind
      AND t.scope = a.scope AND t.due_at > a.due_at AND ${guard}
-  RETURNING 1)`,
+  RETURNING 1)`;
+      },
       values: [
         flow,
         sagaId,

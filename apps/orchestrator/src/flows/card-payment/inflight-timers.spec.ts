@@ -374,6 +374,22 @@ const commandOf = (variant: number): PaymentCommand | CardReferenceCommand => {
 };
 
 /** The opening operation accepted, then approved by its first poll's status reply. */
+/** The gateway's verified server callback: `capture` approved on the order (a hint). */
+function captureApproved(capture: GatewayRequest, at: number): SagaInput {
+  return {
+    kind: 'callback',
+    callback: {
+      kind: 'callback',
+      notificationId: `n-capture-${at}`,
+      paymentId: PAYMENT_ID,
+      clientOrderId: capture.clientOrderId,
+      source: 'server-callback',
+      report: { status: 'approved', transactionType: 'capture', gatewayOrderId: 'gw-1' },
+      receivedAt: iso(at),
+    },
+  };
+}
+
 function settle(sim: SagaSim): void {
   sim.answer(0, 0, false);
   sim.fireNext();
@@ -447,18 +463,7 @@ describe('every operation in flight always has a live timer of its own (issue 32
     // result (two topics, not ordered with each other): a hint, its urgent poll due now.
     sim.now += 1_000;
     const hintedAt = sim.now;
-    sim.decide({
-      kind: 'callback',
-      callback: {
-        kind: 'callback',
-        notificationId: 'n-capture',
-        paymentId: PAYMENT_ID,
-        clientOrderId: sent.request.clientOrderId,
-        source: 'server-callback',
-        report: { status: 'approved', transactionType: 'capture', gatewayOrderId: 'gw-1' },
-        receivedAt: iso(hintedAt),
-      },
-    });
+    sim.decide(captureApproved(sent.request, hintedAt));
     expect(poll()).toMatchObject({ at: hintedAt, payload: { hinted: true } });
     // Then the send result: accepted, its first poll seconds on — the hint's stays.
     sim.now += 50;
@@ -484,18 +489,7 @@ describe('every operation in flight always has a live timer of its own (issue 32
     expect(poll()?.payload).not.toHaveProperty('hinted');
     // The capture's callback comes while the query waits in the adapter's room: a hint.
     const hintedAt = sim.now;
-    sim.decide({
-      kind: 'callback',
-      callback: {
-        kind: 'callback',
-        notificationId: 'n-capture-held',
-        paymentId: PAYMENT_ID,
-        clientOrderId: sent.request.clientOrderId,
-        source: 'server-callback',
-        report: { status: 'approved', transactionType: 'capture', gatewayOrderId: 'gw-1' },
-        receivedAt: iso(hintedAt),
-      },
-    });
+    sim.decide(captureApproved(sent.request, hintedAt));
     expect(poll()).toMatchObject({ at: hintedAt, payload: { hinted: true } });
     // Then the query's answer: held by the budget, asked again in 30 s — the hint's poll stays.
     sim.outstanding.splice(sim.outstanding.indexOf(query), 1);

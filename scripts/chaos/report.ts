@@ -196,7 +196,7 @@ export function formatReport(report: ChaosReport): string {
     );
     if (t.disrupted !== undefined)
       lines.push(
-        `    made during a broker restart, the adapter's database outage or a PostgreSQL failover (from 10 s before to 30 s after), not held to the bounds: ${f(t.disrupted)}`,
+        `    made during a broker restart, the adapter's database outage or a PostgreSQL failover (from its bound before — 10 s with a callback, the lost-callback bound without — to 30 s after), not held to the bounds: ${f(t.disrupted)}`,
       );
     show('late', t.problems);
     show('slowest', t.slowest);

@@ -102,6 +102,33 @@ describe('timeToTruth', () => {
     expect(after).toMatchObject({ judged: 1, judgedWithCallback: 1 });
   });
 
+  it('a movement whose every callback was lost is timed apart when a disruption begins within its own bound (the lost-callback one), not only within the callback bound', () => {
+    const lost = {
+      ledger: [charged(T0)],
+      events: new Map([[saga, approvedAt(T0 + 200_000)]]),
+      callbacksDelivered: new Map<string, number[]>(),
+      advances: [],
+      bounds,
+      families,
+    };
+    // A failover 20 s after it: within the lost-callback bound, so not held to it.
+    const soon = timeToTruth({ ...lost, disruptions: [{ from: T0 + 20_000, to: T0 + 30_000 }] });
+    expect(soon).toMatchObject({ judged: 0, problems: [] });
+    expect(soon.disrupted).toMatchObject({ count: 1 });
+    // Past that bound: judged, and late.
+    const later = T0 + bounds.lostBoundMs + 1_000;
+    const past = timeToTruth({ ...lost, disruptions: [{ from: later, to: later + 10_000 }] });
+    expect(past).toMatchObject({ judged: 1 });
+    expect(past.problems).toHaveLength(1);
+    // With a callback the lead stays the callback bound: 20 s before, judged.
+    const arrived = timeToTruth({
+      ...lost,
+      callbacksDelivered: new Map([[saga, [T0 + 1_000]]]),
+      disruptions: [{ from: T0 + 20_000, to: T0 + 30_000 }],
+    });
+    expect(arrived).toMatchObject({ judged: 1, judgedWithCallback: 1 });
+  });
+
   it("reads a ledger time after the sandbox's clock moved back to the wall clock", () => {
     const advances = [{ wallAt: T0, seconds: 601 }];
     expect(wallTimeOf(T0 - 5_000, advances)).toBe(T0 - 5_000);

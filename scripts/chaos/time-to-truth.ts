@@ -40,8 +40,8 @@ export interface TruthFigures {
 /**
  * A window in which the run disrupted the service's own infrastructure (the broker restarted, the
  * adapter's database out): every app waits, so a movement the gateway made inside it (or within
- * `DISRUPTION_LEAD_MS` before it, or `DISRUPTION_GRACE_MS` after it while the backlog drains) is
- * timed apart, its figures printed
+ * its bound before it — `DISRUPTION_LEAD_MS` with a callback, the lost-callback bound without —,
+ * or `DISRUPTION_GRACE_MS` after it while the backlog drains) is timed apart, its figures printed
  * but not held to the bounds, which judge the service at work under gateway faults and kills of
  * single replicas.
  */
@@ -54,8 +54,11 @@ export interface Disruption {
 export const DISRUPTION_GRACE_MS = 30_000;
 
 /**
- * Before a disruption starts, a movement still within the callback bound of it: its truth was
- * due while everything waited.
+ * Before a disruption starts, a movement whose callback arrived still within the callback bound of
+ * it: its truth was due while everything waited. A movement whose every callback was lost is due
+ * within the lost-callback bound (`TruthBounds.lostBoundMs`), so that is its lead (session 18's
+ * run b: a transfer made 11.2 s before a PostgreSQL failover, its truth due within 45 s, was
+ * judged, and reported 215 s late after the failover and two kills).
  */
 export const DISRUPTION_LEAD_MS = 10_000;
 
@@ -125,9 +128,9 @@ export function timeToTruth(input: {
   const slowest: (Problem & { latency: number })[] = [];
   const disrupted: number[] = [];
   const slowestDisrupted: (Problem & { latency: number })[] = [];
-  const inDisruption = (at: number) =>
+  const inDisruption = (at: number, leadMs: number) =>
     (input.disruptions ?? []).some(
-      (d) => at >= d.from - DISRUPTION_LEAD_MS && at <= d.to + DISRUPTION_GRACE_MS,
+      (d) => at >= d.from - leadMs && at <= d.to + DISRUPTION_GRACE_MS,
     );
   const bySaga = new Map<string, LedgerEntry[]>();
   for (const l of input.ledger) {
@@ -161,6 +164,10 @@ export function timeToTruth(input: {
       if (i < 0) continue; // never reported: the misreported / contradicted lines say so
       const [report] = reports.splice(i, 1);
       const latency = Math.max(0, report.at - movedAt);
+      const disruptedAt = inDisruption(
+        movedAt,
+        arrived ? DISRUPTION_LEAD_MS : Math.max(DISRUPTION_LEAD_MS, input.bounds.lostBoundMs),
+      );
       // A disruption that began while the movement waited for its report (judged movements only:
       // one made within the lead is excluded): its truth may have been held by it.
       const began = (input.disruptions ?? [])
@@ -170,13 +177,13 @@ export function timeToTruth(input: {
       const timed = {
         paymentId: saga,
         detail: `${movement} ${(latency / 1000).toFixed(1)} s${arrived ? '' : ', callbacks lost'}${
-          began === undefined || inDisruption(movedAt)
+          began === undefined || disruptedAt
             ? ''
             : `, a disruption began ${(began / 1000).toFixed(1)} s after it`
         }`,
         latency,
       };
-      if (inDisruption(movedAt)) {
+      if (disruptedAt) {
         disrupted.push(latency);
         slowestDisrupted.push(timed);
         continue;

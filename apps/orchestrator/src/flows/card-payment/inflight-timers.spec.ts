@@ -374,6 +374,18 @@ const commandOf = (variant: number): PaymentCommand | CardReferenceCommand => {
 };
 
 /** The opening operation accepted, then approved by its first poll's status reply. */
+/** A preauth authorized and its capture sent, not answered yet; `poll`: the capture's poll timer. */
+function captureSent() {
+  const sim = new SagaSim();
+  sim.decide(asSaga(preauthCommand()));
+  settle(sim);
+  sim.decide(asSaga(captureCommand()));
+  const sent = sim.outstanding.find((o) => o.request.operation === 'capture');
+  if (sent === undefined) throw new Error('no capture sent');
+  const poll = () => sim.timers.get(`status-poll/${sent.request.requestId}`);
+  return { sim, sent, poll };
+}
+
 /** The gateway's verified server callback: `capture` approved on the order (a hint). */
 function captureApproved(capture: GatewayRequest, at: number): SagaInput {
   return {
@@ -452,13 +464,7 @@ describe('every operation in flight always has a live timer of its own (issue 32
   });
 
   it("a verified callback that came before its capture's send result keeps its hinted poll due then: the result's first poll, seconds later, does not put it off", () => {
-    const sim = new SagaSim();
-    sim.decide(asSaga(preauthCommand()));
-    settle(sim);
-    sim.decide(asSaga(captureCommand()));
-    const sent = sim.outstanding.find((o) => o.request.operation === 'capture');
-    if (sent === undefined) throw new Error('no capture sent');
-    const poll = () => sim.timers.get(`status-poll/${sent.request.requestId}`);
+    const { sim, sent, poll } = captureSent();
     // The gateway's callback about the capture reaches the orchestrator before the adapter's
     // result (two topics, not ordered with each other): a hint, its urgent poll due now.
     sim.now += 1_000;
@@ -473,14 +479,8 @@ describe('every operation in flight always has a live timer of its own (issue 32
   });
 
   it("a verified callback that came while the capture's routine status query waited in the adapter keeps its hinted poll: the query's held answer (retryAt) does not put it off", () => {
-    const sim = new SagaSim();
-    sim.decide(asSaga(preauthCommand()));
-    settle(sim);
-    sim.decide(asSaga(captureCommand()));
-    const sent = sim.outstanding.find((o) => o.request.operation === 'capture');
-    if (sent === undefined) throw new Error('no capture sent');
+    const { sim, sent, poll } = captureSent();
     sim.answer(sim.outstanding.indexOf(sent), 0, false);
-    const poll = () => sim.timers.get(`status-poll/${sent.request.requestId}`);
     // The first poll fires: a routine status query goes to the adapter, the cadence's next poll
     // is armed.
     sim.fireNext();
